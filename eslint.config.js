@@ -1,0 +1,31 @@
+// Lint rules: typescript-eslint's recommended set, plus the architecture rule that the
+// domain core (src/broker, src/auth) never imports a transport.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "coney-data/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["src/broker/**/*.ts", "src/auth/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["**/amqp/**", "**/http/**", "**/cli/**"], message: "The domain core knows no transport." },
+          { group: ["node:net", "node:http", "node:https", "node:tls", "fastify"], message: "The domain core knows no transport." },
+        ],
+      }],
+    },
+  },
+  {
+    files: ["scripts/**/*.mjs", "bin/**/*.js"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
+  },
+);
