@@ -1,0 +1,109 @@
+/**
+ * basic.* handlers: qos, consume/cancel, publish (content follows), get, ack/nack/reject,
+ * recover. RabbitMQ's semantics where it extends or departs from the 0-9-1 text: qos
+ * global=false is per consumer and global=true per channel; immediate=true is not supported;
+ * recover with requeue=false is not supported.
+ */
+import {
+  encodeBasicCancelOk,
+  encodeBasicConsumeOk,
+  encodeBasicGetEmpty,
+  encodeBasicGetOk,
+  encodeBasicQosOk,
+  encodeBasicRecoverOk,
+  MethodId,
+} from "../../codec/generated.js";
+import { BrokerError } from "../../../errors/broker-error.js";
+import { REPLY_TO_QUEUE } from "../../../broker/direct-reply.js";
+import { generateConsumerTag } from "../../../broker/names.js";
+import { ChannelConsumer } from "../channel-consumer.js";
+import { DirectReplyConsumer } from "../direct-reply-to.js";
+import { on, type HandlerTable } from "./handler.js";
+import { expandQueueName } from "./queue-methods.js";
+
+export const basicHandlers: HandlerTable = [
+  on(MethodId.BasicQos, (ch, a) => {
+    if (a.prefetchSize !== 0) throw new BrokerError("notImplemented", `prefetch_size!=0 (${a.prefetchSize})`);
+    if (a.global) ch.prefetchCount = a.prefetchCount;
+    else ch.consumerPrefetch = a.prefetchCount;
+    encodeBasicQosOk(ch.conn.out, ch.number, {});
+    ch.resumeDeliveries();
+  }),
+
+  on(MethodId.BasicConsume, (ch, a) => {
+    const tag = a.consumerTag === "" ? generateConsumerTag() : a.consumerTag;
+    if (ch.consumers.has(tag) || ch.replyConsumer?.tag === tag) {
+      throw new BrokerError("notAllowed", `attempt to reuse consumer tag '${tag}'`);
+    }
+    if (a.queue === REPLY_TO_QUEUE) {
+      if (!a.noAck) throw new BrokerError("preconditionFailed", "reply consumer cannot acknowledge");
+      if (ch.replyConsumer) throw new BrokerError("preconditionFailed", "reply consumer already set");
+      ch.replyConsumer = new DirectReplyConsumer(ch, tag);
+      if (!a.nowait) encodeBasicConsumeOk(ch.conn.out, ch.number, { consumerTag: tag });
+      return;
+    }
+    const queue = ch.conn.broker.queueForRead(ch.ctx, ch.conn.vhost, expandQueueName(ch, a.queue));
+    const priority = a.arguments["x-priority"];
+    if (priority !== undefined && (typeof priority !== "number" || !Number.isInteger(priority))) {
+      throw new BrokerError("preconditionFailed", `invalid arg 'x-priority' for consumer '${tag}': expected an integer`);
+    }
+    const consumer = new ChannelConsumer(ch, queue, tag, a.noAck, a.exclusive, priority ?? 0, ch.consumerPrefetch, a.arguments);
+    queue.checkConsumable(a.exclusive);
+    // consume-ok must precede the first delivery, which addConsumer may trigger at once.
+    if (!a.nowait) encodeBasicConsumeOk(ch.conn.out, ch.number, { consumerTag: tag });
+    ch.consumers.set(tag, consumer);
+    queue.addConsumer(consumer);
+  }),
+
+  on(MethodId.BasicCancel, (ch, a) => {
+    if (ch.replyConsumer?.tag === a.consumerTag) {
+      ch.conn.broker.directReply.unregister(ch.replyConsumer.key);
+      ch.replyConsumer = null;
+    } else {
+      ch.cancelConsumer(a.consumerTag);
+    }
+    if (!a.nowait) encodeBasicCancelOk(ch.conn.out, ch.number, { consumerTag: a.consumerTag });
+  }),
+
+  on(MethodId.BasicPublish, (ch, a) => {
+    if (a.immediate) throw new BrokerError("notImplemented", "immediate=true");
+    const exchange = ch.conn.broker.exchangeForPublish(ch.ctx, ch.vhost, a.exchange);
+    ch.startPublish(exchange, a.routingKey, a.mandatory);
+  }),
+
+  on(MethodId.BasicGet, (ch, a) => {
+    const queue = ch.conn.broker.queueForRead(ch.ctx, ch.conn.vhost, expandQueueName(ch, a.queue));
+    const entry = queue.get(a.noAck);
+    if (!entry) {
+      encodeBasicGetEmpty(ch.conn.out, ch.number, { reserved1: "" });
+      return;
+    }
+    const tag = ch.nextDeliveryTag++;
+    if (!a.noAck) ch.unacked.set(tag, { queue, entry, consumer: null });
+    if (a.noAck) ch.stats.getNoAck++;
+    else ch.stats.get++;
+    const m = entry.message;
+    encodeBasicGetOk(ch.conn.out, ch.number, {
+      deliveryTag: tag,
+      redelivered: entry.redelivered,
+      exchange: m.exchange,
+      routingKey: m.routingKey,
+      messageCount: queue.messageCount,
+    });
+    ch.writeContent(m);
+  }),
+
+  on(MethodId.BasicAck, (ch, a) => ch.settle(a.deliveryTag, a.multiple, "ack")),
+  on(MethodId.BasicNack, (ch, a) => ch.settle(a.deliveryTag, a.multiple, a.requeue ? "requeue" : "discard")),
+  on(MethodId.BasicReject, (ch, a) => ch.settle(a.deliveryTag, false, a.requeue ? "requeue" : "discard")),
+
+  on(MethodId.BasicRecover, (ch, a) => {
+    if (!a.requeue) throw new BrokerError("notImplemented", "requeue=false");
+    ch.recover();
+    encodeBasicRecoverOk(ch.conn.out, ch.number, {});
+  }),
+  on(MethodId.BasicRecoverAsync, (ch, a) => {
+    if (!a.requeue) throw new BrokerError("notImplemented", "requeue=false");
+    ch.recover();
+  }),
+];

@@ -1,0 +1,12 @@
+/** Typing glue for method handler tables: `on(MethodId.X, (ch, args) => …)` gets X's argument type. */
+import type { Method } from "../../codec/generated.js";
+import type { Channel } from "../channel.js";
+
+export type HandlerTable = Array<[number, (ch: Channel, m: Method) => void]>;
+
+export function on<I extends Method["id"]>(
+  id: I,
+  handler: (ch: Channel, args: Extract<Method, { id: I }>["args"]) => void,
+): [number, (ch: Channel, m: Method) => void] {
+  return [id, (ch, m) => handler(ch, m.args as Extract<Method, { id: I }>["args"])];
+}

@@ -1,0 +1,52 @@
+/**
+ * tx.* and confirm.select. A channel is in at most one of the two modes (RabbitMQ refuses to
+ * switch). In tx mode publishes and settlements wait for tx.commit; rollback drops them.
+ */
+import {
+  encodeConfirmSelectOk,
+  encodeTxCommitOk,
+  encodeTxRollbackOk,
+  encodeTxSelectOk,
+  MethodId,
+} from "../../codec/generated.js";
+import { BrokerError } from "../../../errors/broker-error.js";
+import { ConfirmTracker } from "../confirm-tracker.js";
+import { on, type HandlerTable } from "./handler.js";
+
+const notTransactional = (): BrokerError => new BrokerError("preconditionFailed", "channel is not transactional");
+
+export const txAndConfirmHandlers: HandlerTable = [
+  on(MethodId.ConfirmSelect, (ch, a) => {
+    if (ch.tx) throw new BrokerError("preconditionFailed", "cannot switch from tx to confirm mode");
+    ch.confirm ??= new ConfirmTracker();
+    if (!a.nowait) encodeConfirmSelectOk(ch.conn.out, ch.number, {});
+  }),
+  on(MethodId.TxSelect, (ch) => {
+    if (ch.confirm) throw new BrokerError("preconditionFailed", "cannot switch from confirm to tx mode");
+    ch.tx ??= { publishes: [], settlements: [] };
+    encodeTxSelectOk(ch.conn.out, ch.number, {});
+  }),
+  on(MethodId.TxCommit, (ch) => {
+    const tx = ch.tx;
+    if (!tx) throw notTransactional();
+    const { publishes, settlements } = tx;
+    tx.publishes = [];
+    tx.settlements = [];
+    // Route with the transaction lifted, so route() publishes instead of buffering again.
+    ch.tx = null;
+    try {
+      for (const p of publishes) ch.route(p.exchange, p.message, p.mandatory);
+      for (const s of settlements) s();
+    } finally {
+      ch.tx = tx;
+    }
+    encodeTxCommitOk(ch.conn.out, ch.number, {});
+  }),
+  on(MethodId.TxRollback, (ch) => {
+    const tx = ch.tx;
+    if (!tx) throw notTransactional();
+    tx.publishes = [];
+    tx.settlements = [];
+    encodeTxRollbackOk(ch.conn.out, ch.number, {});
+  }),
+];

@@ -1,0 +1,122 @@
+/**
+ * The client connections the broker knows about, whatever their transport, and the read-only
+ * views of them (connection, channel, consumer) that the management API turns into records.
+ * vhost and user deletion close theirs through this registry.
+ */
+import type { FieldTable } from "../amqp/codec/field-table.js";
+
+export interface ConsumerInfo {
+  readonly tag: string;
+  readonly queue: string;
+  readonly vhost: string;
+  readonly ackRequired: boolean;
+  readonly exclusive: boolean;
+  readonly prefetchCount: number;
+  readonly priority: number;
+  readonly arguments: FieldTable;
+}
+
+export interface ChannelCounters {
+  publish: number;
+  confirm: number;
+  deliver: number;
+  deliverNoAck: number;
+  get: number;
+  getNoAck: number;
+  ack: number;
+  redeliver: number;
+  returnUnroutable: number;
+}
+
+export interface ChannelInfo {
+  readonly number: number;
+  /** "<connection name> (<number>)", as RabbitMQ names channels. */
+  readonly name: string;
+  readonly connectionName: string;
+  readonly peerHost: string;
+  readonly peerPort: number;
+  readonly user: string;
+  readonly vhost: string;
+  readonly state: "running" | "closing";
+  readonly consumerCount: number;
+  /** Prefetch given to new consumers (basic.qos global=false). */
+  readonly prefetchCount: number;
+  /** Channel-wide prefetch (basic.qos global=true). */
+  readonly globalPrefetchCount: number;
+  readonly messagesUnacknowledged: number;
+  readonly messagesUnconfirmed: number;
+  readonly messagesUncommitted: number;
+  readonly acksUncommitted: number;
+  readonly confirm: boolean;
+  readonly transactional: boolean;
+  readonly createdAt: number;
+  readonly stats: Readonly<ChannelCounters>;
+  readonly consumers: readonly ConsumerInfo[];
+}
+
+export interface ConnectionInfo {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  readonly peerHost: string;
+  readonly peerPort: number;
+  readonly user: string;
+  readonly vhost: string;
+  readonly protocol: string;
+  readonly authMechanism: string;
+  readonly ssl: boolean;
+  readonly state: string;
+  readonly connectedAt: number;
+  readonly channelMax: number;
+  readonly frameMax: number;
+  /** Negotiated heartbeat in seconds (RabbitMQ's `timeout` field). */
+  readonly heartbeat: number;
+  readonly clientProperties: FieldTable;
+  readonly recvOct: number;
+  readonly sendOct: number;
+  readonly recvCnt: number;
+  readonly sendCnt: number;
+  readonly channels: readonly ChannelInfo[];
+}
+
+export interface ClientConnection {
+  readonly name: string;
+  readonly vhost: string;
+  readonly user: string;
+  /** Closes the connection with CONNECTION_FORCED and the given reason. */
+  forceClose(reason: string): void;
+  /** A consistent snapshot for the management API. */
+  info(): ConnectionInfo;
+}
+
+export class ConnectionRegistry<C extends ClientConnection = ClientConnection> {
+  private readonly byName = new Map<string, C>();
+
+  add(c: C): void {
+    this.byName.set(c.name, c);
+  }
+
+  remove(c: C): void {
+    if (this.byName.get(c.name) === c) this.byName.delete(c.name);
+  }
+
+  get(name: string): C | undefined {
+    return this.byName.get(name);
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  list(): C[] {
+    return [...this.byName.values()];
+  }
+
+  inVhost(vhost: string): C[] {
+    return this.list().filter((c) => c.vhost === vhost);
+  }
+
+  ofUser(user: string): C[] {
+    return this.list().filter((c) => c.user === user);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The default exchange (""): every queue is bound to it implicitly with its own name as the
+ * routing key (AMQP 0-9-1 §2.1.2.4 / spec "default exchange"). It keeps no bindings; routing is
+ * one lookup in the vhost's queue table. Explicit bind/unbind are refused by the vhost.
+ */
+import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { Binding, Destination } from "../binding.js";
+import type { Queue } from "../queue/queue.js";
+import { Exchange } from "./exchange.js";
+
+export class DefaultExchange extends Exchange {
+  readonly type = "direct";
+
+  constructor(vhost: string, private readonly queues: ReadonlyMap<string, Queue>) {
+    super(vhost, { name: "", durable: true, autoDelete: false, internal: false, arguments: {} });
+  }
+
+  protected addRoute(_b: Binding): void {
+    throw new Error("the default exchange takes no explicit bindings");
+  }
+
+  protected removeRoute(_b: Binding): void {}
+
+  route(routingKey: string, _headers: FieldTable | undefined, out: Destination[]): void {
+    const q = this.queues.get(routingKey);
+    if (q) out.push(q);
+  }
+}

@@ -1,0 +1,23 @@
+/** Fanout exchange: every bound destination gets every message; keys and headers are ignored. */
+import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { Binding, Destination } from "../binding.js";
+import { Exchange } from "./exchange.js";
+
+export class FanoutExchange extends Exchange {
+  readonly type = "fanout";
+  private destinations: Destination[] = [];
+
+  protected addRoute(b: Binding): void {
+    this.destinations.push(b.destination);
+  }
+
+  protected removeRoute(b: Binding): void {
+    const i = this.destinations.indexOf(b.destination);
+    if (i >= 0) this.destinations.splice(i, 1);
+  }
+
+  route(_routingKey: string, _headers: FieldTable | undefined, out: Destination[]): void {
+    const d = this.destinations;
+    for (let i = 0; i < d.length; i++) out.push(d[i]!);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Headers exchange: bindings match on message headers, per the binding's `x-match`:
+ * `all` (default) every binding argument must be present with an equal value, `any` at least
+ * one; `all-with-x` / `any-with-x` also compare arguments that start with "x-", which the plain
+ * forms skip (RabbitMQ 3.10 semantics). A binding argument of void type matches on presence.
+ * This is the one type that has to look at every binding of the exchange per message.
+ */
+import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { Binding, Destination } from "../binding.js";
+import { fieldValueEquals } from "../field-value-equals.js";
+import { Exchange } from "./exchange.js";
+
+type MatchMode = "all" | "any" | "all-with-x" | "any-with-x";
+
+interface HeaderRoute {
+  readonly binding: Binding;
+  readonly mode: MatchMode;
+  readonly entries: ReadonlyArray<readonly [string, FieldTable[string]]>;
+}
+
+export class HeadersExchange extends Exchange {
+  readonly type = "headers";
+  private routes: HeaderRoute[] = [];
+
+  protected addRoute(b: Binding): void {
+    const mode = parseMode(b.args["x-match"]);
+    const withX = mode === "all-with-x" || mode === "any-with-x";
+    const entries = Object.entries(b.args).filter(([k]) => k !== "x-match" && (withX || !k.startsWith("x-")));
+    this.routes.push({ binding: b, mode, entries });
+  }
+
+  protected removeRoute(b: Binding): void {
+    this.routes = this.routes.filter((r) => r.binding !== b);
+  }
+
+  route(_routingKey: string, headers: FieldTable | undefined, out: Destination[]): void {
+    const h = headers ?? {};
+    for (const r of this.routes) if (matches(r, h)) out.push(r.binding.destination);
+  }
+}
+
+export function parseMode(value: unknown): MatchMode {
+  return value === "any" || value === "all-with-x" || value === "any-with-x" ? value : "all";
+}
+
+/** The x-match values RabbitMQ accepts; anything else is refused at bind time. */
+export function isValidMatchMode(value: unknown): boolean {
+  return value === undefined || value === "all" || value === "any" || value === "all-with-x" || value === "any-with-x";
+}
+
+function matches(r: HeaderRoute, headers: FieldTable): boolean {
+  const any = r.mode === "any" || r.mode === "any-with-x";
+  if (r.entries.length === 0) return !any; // "all" of nothing matches everything; "any" of nothing, nothing
+  for (const [key, expected] of r.entries) {
+    const present = Object.hasOwn(headers, key);
+    const ok = present && (expected === null || fieldValueEquals(headers[key]!, expected));
+    if (any && ok) return true;
+    if (!any && !ok) return false;
+  }
+  return !any;
+}

@@ -1,0 +1,22 @@
+/** Topic exchange: binding keys with "*" and "#" wildcards, matched through a trie (topic-trie.ts). */
+import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { Binding, Destination } from "../binding.js";
+import { Exchange } from "./exchange.js";
+import { TopicTrie } from "./topic-trie.js";
+
+export class TopicExchange extends Exchange {
+  readonly type = "topic";
+  private readonly trie = new TopicTrie<Destination>();
+
+  protected addRoute(b: Binding): void {
+    this.trie.add(b.routingKey, b.destination);
+  }
+
+  protected removeRoute(b: Binding): void {
+    this.trie.remove(b.routingKey, b.destination);
+  }
+
+  route(routingKey: string, _headers: FieldTable | undefined, out: Destination[]): void {
+    this.trie.match(routingKey, (d) => out.push(d));
+  }
+}

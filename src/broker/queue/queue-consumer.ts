@@ -1,0 +1,25 @@
+/**
+ * What a queue needs from a consumer. The AMQP channel implements it (and so does the direct
+ * reply-to pseudo-consumer); the queue knows nothing of frames or sockets.
+ */
+import type { Queue } from "./queue.js";
+import type { QueueEntry } from "./queue-entry.js";
+
+export interface QueueConsumer {
+  readonly tag: string;
+  readonly noAck: boolean;
+  readonly exclusive: boolean;
+  /** x-priority: higher priority consumers get messages first while they have capacity. */
+  readonly priority: number;
+  /** Identity of the owning connection, for exclusive-queue checks. */
+  readonly owner: object;
+  /** True while the consumer can take one more message (prefetch not exhausted, channel flowing). */
+  canTake(): boolean;
+  /**
+   * Hands over one entry. Ack-mode consumers keep it until acked, rejected or requeued and then
+   * call queue.settle / queue.requeue; no-ack consumers own it immediately.
+   */
+  deliver(queue: Queue, entry: QueueEntry): void;
+  /** The queue went away (deleted): RabbitMQ's consumer_cancel_notify sends basic.cancel. */
+  cancelledByQueue(queue: Queue): void;
+}

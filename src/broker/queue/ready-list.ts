@@ -1,0 +1,58 @@
+/**
+ * The ready messages of a queue, in delivery order. Requeued entries (rejected, nacked, or left
+ * unacked by a closed channel) return to their original positions: since a queue always hands
+ * out its oldest entry, every requeued entry is older (smaller seq) than every entry that was
+ * never delivered, so requeued entries live in their own small list sorted by seq and are served
+ * first. The list is kept in descending order so that taking the oldest is an O(1) pop().
+ */
+import { EntryDeque } from "./entry-deque.js";
+import type { QueueEntry } from "./queue-entry.js";
+
+export class ReadyList {
+  private readonly fresh = new EntryDeque();
+  /** Descending by seq: the oldest requeued entry is last. */
+  private requeued: QueueEntry[] = [];
+  bytes = 0;
+
+  get length(): number {
+    return this.fresh.length + this.requeued.length;
+  }
+
+  push(e: QueueEntry): void {
+    this.fresh.push(e);
+    this.bytes += e.message.body.length;
+  }
+
+  peek(): QueueEntry | undefined {
+    return this.requeued.length > 0 ? this.requeued[this.requeued.length - 1] : this.fresh.peek();
+  }
+
+  shift(): QueueEntry | undefined {
+    const e = this.requeued.length > 0 ? this.requeued.pop() : this.fresh.shift();
+    if (e) this.bytes -= e.message.body.length;
+    return e;
+  }
+
+  /** Returns entries to their original positions (see the header); a single requeue of the oldest is O(1). */
+  requeue(entries: readonly QueueEntry[]): void {
+    if (entries.length === 0) return;
+    for (const e of entries) this.bytes += e.message.body.length;
+    if (entries.length === 1 && (this.requeued.length === 0 || this.requeued[this.requeued.length - 1]!.seq > entries[0]!.seq)) {
+      this.requeued.push(entries[0]!);
+      return;
+    }
+    this.requeued = this.requeued.concat(entries).sort((a, b) => b.seq - a.seq);
+  }
+
+  clear(): QueueEntry[] {
+    const out = this.requeued.reverse().concat(this.fresh.clear());
+    this.requeued = [];
+    this.bytes = 0;
+    return out;
+  }
+
+  *[Symbol.iterator](): IterableIterator<QueueEntry> {
+    for (let i = this.requeued.length - 1; i >= 0; i--) yield this.requeued[i]!;
+    yield* this.fresh;
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * A virtual host: its exchanges, queues and the bindings between them, plus its policies and
+ * parameters. This class holds state and routes; permission checks and persistence belong to
+ * the Broker, which is the only caller of the mutating methods.
+ */
+import type { FieldTable } from "../amqp/codec/field-table.js";
+import { Binding, type Destination } from "./binding.js";
+import { DefaultExchange } from "./exchange/default-exchange.js";
+import type { Exchange } from "./exchange/exchange.js";
+import { createExchange } from "./exchange/exchange-types.js";
+import { Queue, type QueueHost } from "./queue/queue.js";
+
+export interface VHostMetadata {
+  description: string;
+  tags: string[];
+  defaultQueueType: string;
+  tracing: boolean;
+}
+
+export interface PolicyRecord {
+  readonly vhost: string;
+  readonly name: string;
+  readonly pattern: string;
+  readonly applyTo: string;
+  readonly definition: Record<string, unknown>;
+  readonly priority: number;
+}
+
+/** The exchanges RabbitMQ predeclares in every vhost (name, type, internal). */
+const PREDECLARED: ReadonlyArray<readonly [string, string, boolean]> = [
+  ["amq.direct", "direct", false],
+  ["amq.fanout", "fanout", false],
+  ["amq.topic", "topic", false],
+  ["amq.headers", "headers", false],
+  ["amq.match", "headers", false],
+  ["amq.rabbitmq.trace", "topic", true],
+];
+
+export class VHost {
+  readonly exchanges = new Map<string, Exchange>();
+  readonly queues = new Map<string, Queue>();
+  readonly defaultExchange: DefaultExchange;
+  readonly policies = new Map<string, PolicyRecord>();
+  readonly operatorPolicies = new Map<string, PolicyRecord>();
+  /** component → name → value (vhost-scoped runtime parameters). */
+  readonly parameters = new Map<string, Map<string, unknown>>();
+  readonly stats = { publish: 0, deliver: 0, ack: 0, recvOct: 0, sendOct: 0 };
+  private epoch = 0;
+  /** Scratch stack reused by every route() call, so routing allocates nothing per message. */
+  private readonly scratch: Destination[] = [];
+
+  constructor(readonly name: string, public metadata: VHostMetadata, private readonly queueHost: QueueHost) {
+    this.defaultExchange = new DefaultExchange(name, this.queues);
+    this.exchanges.set("", this.defaultExchange);
+    for (const [xName, type, internal] of PREDECLARED) {
+      this.exchanges.set(xName, createExchange(name, { name: xName, type, durable: true, autoDelete: false, internal, arguments: {} })!);
+    }
+  }
+
+  addExchange(x: Exchange): void {
+    this.exchanges.set(x.name, x);
+  }
+
+  /** Removes an exchange and every binding that touches it; returns the bindings removed. */
+  removeExchange(x: Exchange): Binding[] {
+    this.exchanges.delete(x.name);
+    const removed = [...x.bindings.values(), ...x.boundFrom];
+    for (const b of removed) this.detach(b);
+    return removed;
+  }
+
+  addQueue(spec: ConstructorParameters<typeof Queue>[1]): Queue {
+    const q = new Queue(this.name, spec, this.queueHost);
+    this.queues.set(q.name, q);
+    return q;
+  }
+
+  /** Removes a queue and its bindings; returns the bindings removed. */
+  removeQueue(q: Queue): Binding[] {
+    this.queues.delete(q.name);
+    const removed = [...q.boundFrom];
+    for (const b of removed) this.detach(b);
+    return removed;
+  }
+
+  /** Adds a binding; false when it already existed. */
+  attach(b: Binding): boolean {
+    if (!b.source.bind(b)) return false;
+    b.destination.boundFrom.add(b);
+    return true;
+  }
+
+  detach(b: Binding): boolean {
+    const had = b.source.unbind(b);
+    b.destination.boundFrom.delete(b);
+    return had;
+  }
+
+  findBinding(source: Exchange, destination: Destination, routingKey: string, args: FieldTable): Binding | undefined {
+    return source.bindings.get(Binding.keyOf(destination, routingKey, args));
+  }
+
+  /** Every binding in the vhost, including the default exchange's implicit ones when asked. */
+  *bindings(): IterableIterator<Binding> {
+    for (const x of this.exchanges.values()) yield* x.bindings.values();
+  }
+
+  /**
+   * Routes one message from `x` into `out` (each queue at most once). Exchange-to-exchange
+   * bindings are followed, each exchange at most once per message (cycles are harmless), and an
+   * exchange that routes nowhere hands the message to its alternate exchange.
+   */
+  route(x: Exchange, routingKey: string, headers: FieldTable | undefined, out: Queue[], alternate: (x: Exchange) => Exchange | undefined): void {
+    const epoch = ++this.epoch;
+    this.routeFrom(x, routingKey, headers, out, epoch, alternate);
+  }
+
+  private routeFrom(
+    x: Exchange,
+    routingKey: string,
+    headers: FieldTable | undefined,
+    out: Queue[],
+    epoch: number,
+    alternate: (x: Exchange) => Exchange | undefined,
+  ): void {
+    x.routeEpoch = epoch;
+    const scratch = this.scratch;
+    const start = scratch.length;
+    const before = out.length;
+    x.route(routingKey, headers, scratch);
+    const end = scratch.length;
+    let routedHere = false;
+    for (let i = start; i < end; i++) {
+      const d = scratch[i]!;
+      routedHere = true;
+      if (d.routeEpoch === epoch) continue;
+      if (d.kind === "queue") {
+        d.routeEpoch = epoch;
+        out.push(d);
+      } else {
+        this.routeFrom(d, routingKey, headers, out, epoch, alternate);
+      }
+    }
+    scratch.length = start;
+    if (!routedHere || out.length === before) {
+      const ae = alternate(x);
+      if (ae && ae.routeEpoch !== epoch) this.routeFrom(ae, routingKey, headers, out, epoch, alternate);
+    }
+  }
+}

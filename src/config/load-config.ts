@@ -1,0 +1,81 @@
+/**
+ * Reads configuration from, in increasing precedence: defaults, a JSON config file
+ * (--config or CONEY_CONFIG), environment variables (CONEY_*), and command-line flags.
+ */
+import { readFileSync } from "node:fs";
+import { Command, InvalidArgumentError } from "commander";
+import { isLogLevel } from "../logging/logger.js";
+import { defaultConfig, type ConeyConfig } from "./config.js";
+
+type Key = keyof ConeyConfig;
+type Kind = "port" | "int" | "string" | "list" | "level" | "nullable-port" | "nullable-string";
+
+/** Every setting: its flag, its environment variable, and how to parse it. */
+const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind; help: string }> = [
+  { key: "amqpPort", flag: "--amqp-port <port>", env: "CONEY_AMQP_PORT", kind: "port", help: "AMQP 0-9-1 port (0 = ephemeral)" },
+  { key: "httpPort", flag: "--http-port <port>", env: "CONEY_HTTP_PORT", kind: "nullable-port", help: "management API port (0 = ephemeral, 'off' = disabled)" },
+  { key: "bind", flag: "--bind <address>", env: "CONEY_BIND", kind: "string", help: "address to listen on (default: all interfaces)" },
+  { key: "dataDir", flag: "--data-dir <dir>", env: "CONEY_DATA_DIR", kind: "string", help: "where definitions and messages are stored" },
+  { key: "defaultUser", flag: "--default-user <name>", env: "CONEY_DEFAULT_USER", kind: "string", help: "user created on first boot" },
+  { key: "defaultPass", flag: "--default-pass <password>", env: "CONEY_DEFAULT_PASS", kind: "string", help: "its password" },
+  { key: "defaultVhost", flag: "--default-vhost <vhost>", env: "CONEY_DEFAULT_VHOST", kind: "string", help: "vhost created on first boot" },
+  { key: "loopbackUsers", flag: "--loopback-users <names>", env: "CONEY_LOOPBACK_USERS", kind: "list", help: "comma-separated users allowed only from localhost ('none' for nobody)" },
+  { key: "logLevel", flag: "--log-level <level>", env: "CONEY_LOG_LEVEL", kind: "level", help: "debug, info, warn, error or silent" },
+  { key: "heartbeat", flag: "--heartbeat <seconds>", env: "CONEY_HEARTBEAT", kind: "int", help: "heartbeat interval proposed to clients" },
+  { key: "frameMax", flag: "--frame-max <bytes>", env: "CONEY_FRAME_MAX", kind: "int", help: "largest frame accepted" },
+  { key: "channelMax", flag: "--channel-max <n>", env: "CONEY_CHANNEL_MAX", kind: "int", help: "channels per connection" },
+  { key: "maxMessageSize", flag: "--max-message-size <bytes>", env: "CONEY_MAX_MESSAGE_SIZE", kind: "int", help: "largest message body accepted" },
+  { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API" },
+  { key: "loadDefinitions", flag: "--load-definitions <file>", env: "CONEY_LOAD_DEFINITIONS", kind: "nullable-string", help: "definitions file imported at boot" },
+];
+
+function parse(kind: Kind, raw: string, name: string): unknown {
+  switch (kind) {
+    case "port":
+    case "nullable-port": {
+      if (kind === "nullable-port" && (raw === "off" || raw === "none")) return null;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`${name}: '${raw}' is not a port number`);
+      return n;
+    }
+    case "int": {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name}: '${raw}' is not a non-negative integer`);
+      return n;
+    }
+    case "list":
+      return raw === "none" ? [] : raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    case "level":
+      if (raw !== "silent" && !isLogLevel(raw)) throw new InvalidArgumentError(`${name}: '${raw}' is not a log level`);
+      return raw;
+    default:
+      return raw;
+  }
+}
+
+/** Parses argv and env into a complete configuration; throws with a readable message on bad input. */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig {
+  const program = new Command("coney")
+    .description("Coney: an AMQP 0-9-1 message broker with RabbitMQ's management API")
+    .option("--config <file>", "JSON configuration file (keys as in the README)")
+    .exitOverride();
+  for (const s of SETTINGS) program.option(s.flag, `${s.help} [env ${s.env}]`, (v: string) => parse(s.kind, v, s.flag.split(" ")[0]!));
+  program.parse(argv, { from: "user" });
+  const flags = program.opts<Record<string, unknown>>();
+
+  const config: Record<string, unknown> = { ...defaultConfig() };
+  const file = (flags["config"] as string | undefined) ?? env["CONEY_CONFIG"];
+  if (file) {
+    const fromFile = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(fromFile)) {
+      if (!(k in config)) throw new Error(`config file ${file}: unknown setting '${k}'`);
+      config[k] = v;
+    }
+  }
+  for (const s of SETTINGS) {
+    const raw = env[s.env];
+    if (raw !== undefined && raw !== "") config[s.key] = parse(s.kind, raw, s.env);
+  }
+  for (const s of SETTINGS) if (flags[s.key] !== undefined) config[s.key] = flags[s.key];
+  return config as unknown as ConeyConfig;
+}

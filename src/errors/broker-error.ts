@@ -1,0 +1,40 @@
+/**
+ * BrokerError: the one error type of the domain. `reason` is RabbitMQ's text without the
+ * reply-name prefix ("no queue 'q' in vhost '/'"); transports add what their protocol needs:
+ * AMQP sends "NOT_FOUND - no queue 'q' in vhost '/'", HTTP sends {"error":"not_found","reason":...}.
+ */
+import { ERROR_CATALOGUE, type ErrorKind, type ErrorSpec } from "./catalogue.js";
+
+export class BrokerError extends Error {
+  readonly kind: ErrorKind;
+  readonly reason: string;
+
+  constructor(kind: ErrorKind, reason: string, options?: { cause?: unknown }) {
+    super(reason, options);
+    this.name = "BrokerError";
+    this.kind = kind;
+    this.reason = reason;
+  }
+
+  get spec(): ErrorSpec {
+    return ERROR_CATALOGUE[this.kind];
+  }
+
+  /** The AMQP reply text, e.g. "NOT_FOUND - no queue 'q' in vhost '/'". */
+  get replyText(): string {
+    return `${this.spec.amqpName} - ${this.reason}`;
+  }
+}
+
+/** Erlang-style quoting RabbitMQ uses in texts: "queue 'q' in vhost '/'". */
+export function describeResource(kind: "queue" | "exchange", name: string, vhost: string): string {
+  return `${kind} '${name}' in vhost '${vhost}'`;
+}
+
+export const notFound = (kind: "queue" | "exchange", name: string, vhost: string): BrokerError =>
+  new BrokerError("notFound", `no ${describeResource(kind, name, vhost)}`);
+
+export const accessRefused = (kind: "queue" | "exchange" | "topic", name: string, vhost: string, user: string): BrokerError =>
+  new BrokerError("accessRefused", `access to ${kind} '${name}' in vhost '${vhost}' refused for user '${user}'`);
+
+export const preconditionFailed = (reason: string): BrokerError => new BrokerError("preconditionFailed", reason);

@@ -1,0 +1,34 @@
+/** The `coney` command: load configuration, start the broker, stop cleanly on SIGTERM/SIGINT. */
+import { loadConfig } from "./config/load-config.js";
+import { createLogger } from "./logging/logger.js";
+import { startBroker } from "./start-broker.js";
+
+export async function main(argv: string[]): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(argv, process.env);
+  } catch (err) {
+    const e = err as { code?: string; exitCode?: number; message?: string };
+    if (e.code === "commander.helpDisplayed" || e.code === "commander.version") process.exit(0);
+    process.stderr.write(`coney: ${e.message ?? String(err)}\n`);
+    process.exit(64);
+  }
+  const logger = createLogger(config.logLevel);
+  const running = await startBroker({ ...config, logger });
+  logger.info("Coney started", { amqp_port: running.amqpPort, http_port: running.httpPort, data_dir: config.dataDir });
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("stopping", { signal });
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error("error while stopping", { err });
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}

@@ -1,0 +1,81 @@
+// Publisher confirms, transactions and direct reply-to.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import amqp, { type ChannelModel } from "amqplib";
+import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { withTimeout } from "../helpers/wait.js";
+
+describe("confirms, transactions, direct reply-to", () => {
+  let broker: TestBroker;
+  let conn: ChannelModel;
+
+  before(async () => {
+    broker = await startTestBroker();
+    conn = await amqp.connect(broker.amqpUrl);
+  });
+  after(async () => {
+    await conn.close();
+    await broker.close();
+  });
+
+  it("confirms every publish, including unroutable ones", async () => {
+    const ch = await conn.createConfirmChannel();
+    const { queue } = await ch.assertQueue("", { exclusive: true });
+    const acks: Array<Promise<void>> = [];
+    for (let i = 0; i < 500; i++) {
+      acks.push(new Promise((resolve, reject) => ch.sendToQueue(queue, Buffer.from(String(i)), {}, (err) => (err ? reject(err) : resolve()))));
+    }
+    acks.push(new Promise((resolve, reject) => ch.publish("amq.direct", "nowhere", Buffer.from("u"), {}, (err) => (err ? reject(err) : resolve()))));
+    await withTimeout(Promise.all(acks), 5000, "501 confirms");
+    assert.equal((await ch.checkQueue(queue)).messageCount, 500);
+    await ch.close();
+  });
+
+  it("tx: publishes and acks take effect on commit, vanish on rollback", async () => {
+    const ch = await conn.createChannel();
+    const { queue } = await ch.assertQueue("", { exclusive: true });
+    const tx = await conn.createChannel();
+    // amqplib's promise API has no tx helpers; its generic rpc() sends the methods.
+    await rpc(tx, "txSelect");
+    tx.sendToQueue(queue, Buffer.from("a"));
+    assert.equal((await ch.checkQueue(queue)).messageCount, 0, "nothing before commit");
+    await rpc(tx, "txCommit");
+    assert.equal((await ch.checkQueue(queue)).messageCount, 1);
+    tx.sendToQueue(queue, Buffer.from("b"));
+    await rpc(tx, "txRollback");
+    assert.equal((await ch.checkQueue(queue)).messageCount, 1, "rolled back publish never arrives");
+    const m = (await tx.get(queue))!;
+    tx.ack(m);
+    await rpc(tx, "txRollback");
+    assert.equal((await ch.checkQueue(queue)).messageCount, 0, "the message is still unacked after rollback");
+    tx.ack(m);
+    await rpc(tx, "txCommit");
+    await tx.close();
+    assert.equal((await ch.checkQueue(queue)).messageCount, 0);
+    await ch.close();
+  });
+
+  it("direct reply-to answers an RPC without a reply queue", async () => {
+    const server = await conn.createChannel();
+    const { queue } = await server.assertQueue("", { exclusive: true });
+    await server.consume(queue, (m) => {
+      server.sendToQueue(m!.properties.replyTo as string, Buffer.from(`re:${m!.content}`), { correlationId: m!.properties.correlationId });
+    }, { noAck: true });
+    const client = await conn.createChannel();
+    const reply = new Promise<{ body: string; cid: string }>((resolve) => {
+      void client.consume("amq.rabbitmq.reply-to", (m) => resolve({ body: m!.content.toString(), cid: m!.properties.correlationId }), { noAck: true });
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    client.sendToQueue(queue, Buffer.from("ping"), { replyTo: "amq.rabbitmq.reply-to", correlationId: "42" });
+    assert.deepEqual(await withTimeout(reply, 3000, "RPC reply"), { body: "re:ping", cid: "42" });
+    await client.close();
+    await server.close();
+  });
+});
+
+/** Sends a tx method through amqplib's generic Channel.rpc (method ids: class 90). */
+async function rpc(ch: object, method: "txSelect" | "txCommit" | "txRollback"): Promise<void> {
+  const ids = { txSelect: [0x5a000a, 0x5a000b], txCommit: [0x5a0014, 0x5a0015], txRollback: [0x5a001e, 0x5a001f] } as const;
+  const [id, okId] = ids[method];
+  await (ch as { rpc: (id: number, fields: object, expect: number) => Promise<unknown> }).rpc(id, {}, okId);
+}

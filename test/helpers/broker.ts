@@ -1,0 +1,42 @@
+/**
+ * Test harness: a real broker on ephemeral loopback ports with its own temporary data dir.
+ * Set CONEY_TEST_LOG=debug to see the broker's logs while a test runs.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startBroker, type RunningBroker, type StartOptions } from "../../src/start-broker.js";
+import type { LogLevel } from "../../src/logging/logger.js";
+
+export interface TestBroker extends RunningBroker {
+  readonly amqpUrl: string;
+  readonly httpUrl: string;
+  readonly dataDir: string;
+  /** amqp://user:pass@127.0.0.1:port/vhost */
+  urlFor(user: string, pass: string, vhost?: string): string;
+}
+
+export async function startTestBroker(options: StartOptions = {}): Promise<TestBroker> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "coney-test-"));
+  const running = await startBroker({
+    amqpPort: 0,
+    httpPort: 0,
+    bind: "127.0.0.1",
+    logLevel: (process.env["CONEY_TEST_LOG"] as LogLevel | undefined) ?? "silent",
+    ...options,
+    dataDir,
+  });
+  const urlFor = (user: string, pass: string, vhost = "/"): string =>
+    `amqp://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@127.0.0.1:${running.amqpPort}/${encodeURIComponent(vhost)}`;
+  return {
+    ...running,
+    amqpUrl: urlFor("guest", "guest"),
+    httpUrl: `http://127.0.0.1:${running.httpPort ?? 0}`,
+    dataDir,
+    urlFor,
+    async close() {
+      await running.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
