@@ -53,7 +53,7 @@ export const ERROR_CATALOGUE = {
   /** A management path that names nothing. RabbitMQ's exact 404 body for unknown objects. */
   objectNotFound: { amqpCode: 404, amqpName: "NOT_FOUND", level: "channel", httpStatus: 404, httpError: "Object Not Found" },
   /** Failed HTTP authentication (RabbitMQ spells it with a z here). */
-  notAuthorized: { amqpCode: 403, amqpName: "ACCESS_REFUSED", level: "connection", httpStatus: 401, httpError: "not_authorized" },
+  notAuthorized: { amqpCode: 403, amqpName: "ACCESS_REFUSED", level: "channel", httpStatus: 401, httpError: "not_authorized" },
   /** Authenticated but lacking the tag or vhost access a route needs (spec: 403, not RabbitMQ's 401). */
   forbidden: { amqpCode: 403, amqpName: "ACCESS_REFUSED", level: "channel", httpStatus: 403, httpError: "not_authorised" },
   methodNotAllowed: { amqpCode: 540, amqpName: "NOT_IMPLEMENTED", level: "connection", httpStatus: 405, httpError: "method_not_allowed" },

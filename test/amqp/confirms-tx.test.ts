@@ -2,6 +2,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp, { type ChannelModel } from "amqplib";
+import { mustGet } from "../helpers/amqplib-get.js";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { withTimeout } from "../helpers/wait.js";
 
@@ -44,7 +45,7 @@ describe("confirms, transactions, direct reply-to", () => {
     tx.sendToQueue(queue, Buffer.from("b"));
     await rpc(tx, "txRollback");
     assert.equal((await ch.checkQueue(queue)).messageCount, 1, "rolled back publish never arrives");
-    const m = (await tx.get(queue))!;
+    const m = (await mustGet(tx, queue));
     tx.ack(m);
     await rpc(tx, "txRollback");
     assert.equal((await ch.checkQueue(queue)).messageCount, 0, "the message is still unacked after rollback");

@@ -139,7 +139,11 @@ describe("AMQP errors", () => {
     c.on("error", () => {});
     const ch = await c.createChannel();
     ch.on("error", () => {});
-    await assert.rejects(ch.assertExchange("weird", "no-such-type"), (e: unknown) => /COMMAND_INVALID - unknown exchange type 'no-such-type'/.test(String((e as Error).message)));
+    const closed = new Promise<unknown>((resolve) => c.once("error", resolve));
+    await assert.rejects(ch.assertExchange("weird", "no-such-type"));
+    const err = (await closed) as { code?: number; message?: string };
+    assert.equal(err.code, 503);
+    assert.match(String(err.message), /COMMAND_INVALID - unknown exchange type 'no-such-type'/);
   });
 
   it("deletes of missing queues and exchanges are idempotent over AMQP", async () => {

@@ -2,6 +2,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from "amqplib";
+import { mustGet } from "../helpers/amqplib-get.js";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
 
@@ -91,13 +92,13 @@ describe("messaging with amqplib", () => {
     const { queue } = await ch.assertQueue("", { exclusive: true });
     for (const s of ["a", "b", "c"]) ch.sendToQueue(queue, Buffer.from(s));
     await ch.checkQueue(queue);
-    const a = (await ch.get(queue))!;
-    const b = (await ch.get(queue))!;
+    const a = (await mustGet(ch, queue));
+    const b = (await mustGet(ch, queue));
     ch.nack(b, false, true);
     ch.nack(a, false, true);
     const order: Array<[string, boolean]> = [];
     for (let i = 0; i < 3; i++) {
-      const m = (await ch.get(queue, { noAck: true }))!;
+      const m = (await mustGet(ch, queue, { noAck: true }));
       order.push([m.content.toString(), m.fields.redelivered]);
     }
     assert.deepEqual(order, [["a", true], ["b", true], ["c", false]]);
@@ -112,7 +113,7 @@ describe("messaging with amqplib", () => {
     assert.ok(m);
     assert.equal((await ch.checkQueue(queue)).messageCount, 0);
     await other.close();
-    const again = (await ch.get(queue, { noAck: true }))!;
+    const again = (await mustGet(ch, queue, { noAck: true }));
     assert.equal(again.content.toString(), "x");
     assert.equal(again.fields.redelivered, true);
   });
@@ -140,7 +141,7 @@ describe("messaging with amqplib", () => {
     for (let i = 0; i < 5; i++) ch.sendToQueue(queue, Buffer.from(String(i)));
     await ch.checkQueue(queue);
     const msgs = [];
-    for (let i = 0; i < 5; i++) msgs.push((await ch.get(queue))!);
+    for (let i = 0; i < 5; i++) msgs.push((await mustGet(ch, queue)));
     ch.ack(msgs[3]!, true);
     ch.ack(msgs[4]!);
     const q = await ch.checkQueue(queue);

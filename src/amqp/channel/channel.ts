@@ -239,7 +239,10 @@ export class Channel {
         broker.stats.dropUnroutable++;
       }
     }
-    if (this.confirm) this.confirm.settle(seq, true);
+    if (this.confirm) {
+      this.confirm.settle(seq, true);
+      this.conn.scheduleFlush();
+    }
   }
 
   private sendReturn(code: number, text: string, message: Message): void {

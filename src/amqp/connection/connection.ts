@@ -145,6 +145,11 @@ export class AmqpConnection implements ClientConnection {
     };
   }
 
+  /** A method rather than a narrowed field read: frame handlers may close the connection. */
+  get isClosed(): boolean {
+    return this.state === "closed";
+  }
+
   get isLoopback(): boolean {
     return isLoopbackAddress(this.peerHost);
   }
@@ -165,7 +170,7 @@ export class AmqpConnection implements ClientConnection {
       for (let f = this.reader.next(); f; f = this.reader.next()) {
         this.stats.recvCnt++;
         this.onFrame(f.type, f.channel, f.payload);
-        if (this.state === "closed") return;
+        if (this.isClosed) return;
       }
     } catch (err) {
       this.connectionError(err, 0, 0);
@@ -290,7 +295,7 @@ export class AmqpConnection implements ClientConnection {
         encodeConnectionTune(this.out, 0, t);
       },
       sendOpenOk: () => {
-        encodeConnectionOpenOk(this.out, 0, { reserved1: "" });
+        encodeConnectionOpenOk(this.out, 0, { knownHosts: "" });
         this.opened();
       },
       authenticate: (mechanism: string, username: string, password: string): string => {
@@ -368,7 +373,12 @@ export class AmqpConnection implements ClientConnection {
       this.flush();
       return;
     }
-    if (this.flushScheduled || this.out.length === 0) return;
+    if (this.out.length > 0) this.scheduleFlush();
+  }
+
+  /** Schedules a flush even with nothing buffered yet: channels add confirms in beforeFlush(). */
+  scheduleFlush(): void {
+    if (this.flushScheduled) return;
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;

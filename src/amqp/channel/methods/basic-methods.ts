@@ -56,8 +56,9 @@ export const basicHandlers: HandlerTable = [
   }),
 
   on(MethodId.BasicCancel, (ch, a) => {
-    if (ch.replyConsumer?.tag === a.consumerTag) {
-      ch.conn.broker.directReply.unregister(ch.replyConsumer.key);
+    const reply = ch.replyConsumer;
+    if (reply && reply.tag === a.consumerTag) {
+      ch.conn.broker.directReply.unregister(reply.key);
       ch.replyConsumer = null;
     } else {
       ch.cancelConsumer(a.consumerTag);
@@ -75,7 +76,7 @@ export const basicHandlers: HandlerTable = [
     const queue = ch.conn.broker.queueForRead(ch.ctx, ch.conn.vhost, expandQueueName(ch, a.queue));
     const entry = queue.get(a.noAck);
     if (!entry) {
-      encodeBasicGetEmpty(ch.conn.out, ch.number, { reserved1: "" });
+      encodeBasicGetEmpty(ch.conn.out, ch.number, { clusterId: "" });
       return;
     }
     const tag = ch.nextDeliveryTag++;

@@ -5,7 +5,7 @@ import { on, type HandlerTable } from "./handler.js";
 
 export const channelHandlers: HandlerTable = [
   on(MethodId.ChannelOpen, (ch) => {
-    encodeChannelOpenOk(ch.conn.out, ch.number, { reserved1: Buffer.alloc(0) });
+    encodeChannelOpenOk(ch.conn.out, ch.number, { channelId: Buffer.alloc(0) });
   }),
   on(MethodId.ChannelClose, (ch) => ch.closeByClient()),
   on(MethodId.ChannelCloseOk, () => {}),
@@ -16,6 +16,6 @@ export const channelHandlers: HandlerTable = [
   }),
   on(MethodId.ChannelFlowOk, () => {}),
   on(MethodId.AccessRequest, (ch) => {
-    encodeAccessRequestOk(ch.conn.out, ch.number, { reserved1: 1 });
+    encodeAccessRequestOk(ch.conn.out, ch.number, { ticket: 1 });
   }),
 ];

@@ -8,5 +8,6 @@ export function on<I extends Method["id"]>(
   id: I,
   handler: (ch: Channel, args: Extract<Method, { id: I }>["args"]) => void,
 ): [number, (ch: Channel, m: Method) => void] {
-  return [id, (ch, m) => handler(ch, m.args as Extract<Method, { id: I }>["args"])];
+  // The table is keyed by id, so m.args is the args type of I; TS cannot see through the lookup.
+  return [id, (ch, m) => handler(ch, m.args as never)];
 }

@@ -1,0 +1,95 @@
+/**
+ * Bounds-checked reads of AMQP's primitive types from a Buffer. Every read checks that the
+ * bytes exist, so malformed input raises CodecError, never a RangeError or an out-of-bounds read.
+ */
+import { CodecError } from "./codec-error.js";
+
+export class ByteReader {
+  constructor(readonly buf: Buffer, public pos: number = 0, readonly end: number = buf.length) {}
+
+  private need(n: number): void {
+    if (this.pos + n > this.end) throw new CodecError(`truncated data: need ${n} bytes at offset ${this.pos}, have ${this.end - this.pos}`);
+  }
+
+  u8(): number {
+    this.need(1);
+    return this.buf[this.pos++]!;
+  }
+  i8(): number {
+    this.need(1);
+    return this.buf.readInt8(this.pos++);
+  }
+  u16(): number {
+    this.need(2);
+    const v = this.buf.readUInt16BE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+  i16(): number {
+    this.need(2);
+    const v = this.buf.readInt16BE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.buf.readUInt32BE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  i32(): number {
+    this.need(4);
+    const v = this.buf.readInt32BE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  /** longlong as a number; AMQP counters (delivery tags, sizes) stay far below 2^53. */
+  u64(): number {
+    this.need(8);
+    const hi = this.buf.readUInt32BE(this.pos);
+    const lo = this.buf.readUInt32BE(this.pos + 4);
+    this.pos += 8;
+    return hi * 0x1_0000_0000 + lo;
+  }
+  i64(): number | bigint {
+    this.need(8);
+    const v = this.buf.readBigInt64BE(this.pos);
+    this.pos += 8;
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  }
+  f32(): number {
+    this.need(4);
+    const v = this.buf.readFloatBE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  f64(): number {
+    this.need(8);
+    const v = this.buf.readDoubleBE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+  bytes(n: number): Buffer {
+    this.need(n);
+    const b = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return b;
+  }
+  shortstr(): string {
+    const n = this.u8();
+    this.need(n);
+    const s = this.buf.toString("utf8", this.pos, this.pos + n);
+    this.pos += n;
+    return s;
+  }
+  longstrBytes(): Buffer {
+    return this.bytes(this.u32());
+  }
+  longstr(): string {
+    const n = this.u32();
+    this.need(n);
+    const s = this.buf.toString("utf8", this.pos, this.pos + n);
+    this.pos += n;
+    return s;
+  }
+}
