@@ -3,11 +3,14 @@
  * (--config or CONEY_CONFIG), environment variables (CONEY_*), and command-line flags.
  */
 import { readFileSync } from "node:fs";
-import { Command, InvalidArgumentError } from "commander";
+import { Command } from "commander";
 import { isLogLevel } from "../logging/logger.js";
 import { defaultConfig, type ConeyConfig } from "./config.js";
 
 type Key = keyof ConeyConfig;
+
+/** A setting with a value it cannot take; the message names the setting and the value. */
+export class ConfigError extends Error {}
 type Kind = "port" | "int" | "string" | "list" | "level" | "nullable-port" | "nullable-string";
 
 /** Every setting: its flag, its environment variable, and how to parse it. */
@@ -35,18 +38,18 @@ function parse(kind: Kind, raw: string, name: string): unknown {
     case "nullable-port": {
       if (kind === "nullable-port" && (raw === "off" || raw === "none")) return null;
       const n = Number(raw);
-      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`${name}: '${raw}' is not a port number`);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: '${raw}' is not a port number`);
       return n;
     }
     case "int": {
       const n = Number(raw);
-      if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name}: '${raw}' is not a non-negative integer`);
+      if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name}: '${raw}' is not a non-negative integer`);
       return n;
     }
     case "list":
       return raw === "none" ? [] : raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
     case "level":
-      if (raw !== "silent" && !isLogLevel(raw)) throw new InvalidArgumentError(`${name}: '${raw}' is not a log level`);
+      if (raw !== "silent" && !isLogLevel(raw)) throw new ConfigError(`${name}: '${raw}' is not a log level`);
       return raw;
     default:
       return raw;
@@ -59,7 +62,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
     .description("Coney: an AMQP 0-9-1 message broker with RabbitMQ's management API")
     .option("--config <file>", "JSON configuration file (keys as in the README)")
     .exitOverride();
-  for (const s of SETTINGS) program.option(s.flag, `${s.help} [env ${s.env}]`, (v: string) => parse(s.kind, v, s.flag.split(" ")[0]!));
+  // Flags are parsed after commander has collected them (its option parsers cannot yield null).
+  for (const s of SETTINGS) program.option(s.flag, `${s.help} [env ${s.env}]`);
   program.parse(argv, { from: "user" });
   const flags = program.opts<Record<string, unknown>>();
 
@@ -76,6 +80,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
     const raw = env[s.env];
     if (raw !== undefined && raw !== "") config[s.key] = parse(s.kind, raw, s.env);
   }
-  for (const s of SETTINGS) if (flags[s.key] !== undefined) config[s.key] = flags[s.key];
+  for (const s of SETTINGS) {
+    const raw = flags[s.key];
+    if (typeof raw === "string") config[s.key] = parse(s.kind, raw, s.flag.split(" ")[0]!);
+  }
   return config as unknown as ConeyConfig;
 }

@@ -1,0 +1,44 @@
+// The `coney` binary as a user runs it: it logs the ports it bound, serves clients, and stops
+// cleanly on SIGTERM (clients see 320 CONNECTION_FORCED).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import amqp from "amqplib";
+import { withTimeout } from "./helpers/wait.js";
+
+const bin = new URL("../../bin/coney.js", import.meta.url).pathname;
+
+describe("coney binary", () => {
+  it("starts on port 0, reports the bound port, and shuts down on SIGTERM", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-main-"));
+    const child = spawn(process.execPath, [bin, "--amqp-port", "0", "--http-port", "0", "--bind", "127.0.0.1", "--data-dir", dataDir], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    const port = await withTimeout(
+      new Promise<number>((resolve) => {
+        child.stderr.on("data", (d: Buffer) => {
+          stderr += d.toString();
+          const m = /"msg":"Coney started","amqp_port":(\d+)/.exec(stderr);
+          if (m) resolve(Number(m[1]));
+        });
+      }),
+      10_000,
+      "the startup log line",
+    );
+    assert.ok(port > 0);
+    assert.match(stderr, /default user 'guest' exists with its default password/);
+    const conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${port}`);
+    conn.on("error", () => {});
+    const closed = new Promise<unknown>((resolve) => conn.on("close", resolve));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    assert.equal(await withTimeout(exited, 10_000, "exit after SIGTERM"), 0);
+    const err = (await withTimeout(closed, 5000, "connection close")) as { code?: number };
+    assert.equal(err.code, 320);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
