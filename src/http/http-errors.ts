@@ -1,0 +1,19 @@
+/**
+ * The only place a BrokerError becomes an HTTP answer: status and `{"error","reason"}` from the
+ * error catalogue. Unknown errors are 500 with a generic body (details go to the log).
+ */
+import type { FastifyReply } from "fastify";
+import { BrokerError } from "../errors/broker-error.js";
+
+export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  const be = err instanceof BrokerError ? err : null;
+  if (!be) return reply.code(500).send({ error: "internal_server_error", reason: "Internal Server Error" });
+  if (be.kind === "notAuthorized" && be.reason === "") {
+    // No credentials at all: RabbitMQ's challenge, no body.
+    return reply.code(401).header("www-authenticate", 'Basic realm="RabbitMQ Management"').send();
+  }
+  return reply.code(be.spec.httpStatus).send({ error: be.spec.httpError, reason: be.reason });
+}
+
+export const objectNotFound = (): BrokerError => new BrokerError("objectNotFound", "Not Found");
+export const badRequest = (reason: string): BrokerError => new BrokerError("badRequest", reason);

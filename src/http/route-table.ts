@@ -1,0 +1,71 @@
+/**
+ * Resources are declared as a path plus handlers by method; every other method on the path
+ * answers 405 with an `Allow` header (RabbitMQ's cowboy_rest behaviour). Handlers receive the
+ * authenticated caller; errors become catalogue answers in one place.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Broker } from "../broker/broker.js";
+import type { ConeyConfig } from "../config/config.js";
+import { authenticate, type Caller } from "./http-auth.js";
+import { sendError } from "./http-errors.js";
+
+export type Method = "GET" | "PUT" | "POST" | "DELETE";
+
+export interface RouteContext {
+  readonly broker: Broker;
+  readonly config: ConeyConfig;
+  readonly node: string;
+  readonly listeners: ReadonlyArray<{ protocol: string; port: number }>;
+}
+
+export interface Request {
+  readonly caller: Caller;
+  readonly params: Record<string, string>;
+  readonly query: Record<string, string | undefined>;
+  readonly body: unknown;
+  readonly raw: FastifyRequest;
+}
+
+/** A handler returns the JSON body (200), or a Reply for other statuses. */
+export type Handler = (req: Request) => unknown;
+
+export class Reply {
+  constructor(readonly status: number, readonly body?: unknown, readonly headers: Record<string, string> = {}) {}
+}
+
+export const created = (headers: Record<string, string> = {}): Reply => new Reply(201, undefined, headers);
+export const noContent = (): Reply => new Reply(204);
+
+const ALL: Method[] = ["GET", "PUT", "POST", "DELETE"];
+
+export function resource(app: FastifyInstance, ctx: RouteContext, path: string, handlers: Partial<Record<Method, Handler>>, open = false): void {
+  const allowed = ALL.filter((m) => handlers[m]);
+  const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
+  app.route({
+    method: ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH", "OPTIONS"],
+    url: path,
+    handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      const method = (req.method === "HEAD" ? "GET" : req.method) as Method;
+      if (req.method === "OPTIONS") return reply.code(204).header("allow", allow).send();
+      const h = handlers[method];
+      if (!h) return reply.code(405).header("allow", allow).send();
+      try {
+        const caller = open ? (null as unknown as Caller) : authenticate(ctx.broker, req, ctx.config.loopbackUsers);
+        const result = h({
+          caller,
+          params: req.params as Record<string, string>,
+          query: req.query as Record<string, string | undefined>,
+          body: req.body,
+          raw: req,
+        });
+        if (result instanceof Reply) {
+          reply.code(result.status).headers(result.headers);
+          return result.body === undefined ? reply.send() : reply.send(result.body);
+        }
+        return reply.code(200).send(result);
+      } catch (err) {
+        return sendError(reply, err);
+      }
+    },
+  });
+}

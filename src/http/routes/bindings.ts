@@ -1,0 +1,88 @@
+/**
+ * /api/bindings: list (all, per vhost), e→q and e→e: GET list, POST (201 + relative Location),
+ * GET/DELETE one by its properties key. Keys are matched against the bindings that exist, in
+ * raw and decoded form, so routing keys holding ~ + % / stay reachable.
+ */
+import type { FastifyInstance } from "fastify";
+import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { Binding } from "../../broker/binding.js";
+import { canSeeVhost, requireVhost } from "../http-auth.js";
+import { objectNotFound } from "../http-errors.js";
+import { exchangeName } from "./exchanges.js";
+import { propertiesKey } from "../properties-key.js";
+import { bindingRecord, defaultBindingRecord } from "../records.js";
+import { objectBody, optObject, optString } from "../request-body.js";
+import { created, noContent, resource, type Request, type RouteContext } from "../route-table.js";
+
+export function registerBindings(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  const all = (vhost: string): Binding[] => [...b.vhost(vhost).bindings()];
+
+  resource(app, ctx, "/api/bindings", { GET: ({ caller }) => [...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)).flatMap(all).map(bindingRecord) });
+  resource(app, ctx, "/api/bindings/:vhost", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return all(params["vhost"]!).map(bindingRecord);
+    },
+  });
+
+  for (const dtype of ["q", "e"] as const) {
+    const kind = dtype === "q" ? "queue" : "exchange";
+    const ends = (r: Request) => {
+      const vhost = r.params["vhost"]!;
+      requireVhost(b, r.caller, vhost);
+      const v = b.vhost(vhost);
+      const source = v.exchanges.get(exchangeName(r.params["source"]!));
+      const dest = dtype === "q" ? v.queues.get(r.params["dest"]!) : v.exchanges.get(exchangeName(r.params["dest"]!));
+      if (!source || !dest) throw objectNotFound();
+      return { vhost, source, dest, between: [...source.bindings.values()].filter((x) => x.destination === dest) };
+    };
+    const findByProps = (r: Request): Binding => {
+      const { between } = ends(r);
+      const decoded = r.params["props"]!;
+      const raw = r.raw.url.split("?")[0]!.split("/").pop()!;
+      const hit = between.find((x) => {
+        const pk = propertiesKey(x.routingKey, x.args);
+        return pk === raw || pk === decoded || safeDecode(pk) === decoded;
+      });
+      if (!hit) throw objectNotFound();
+      return hit;
+    };
+    const base = `/api/bindings/:vhost/e/:source/${dtype}/:dest`;
+    resource(app, ctx, base, {
+      GET: (r) => {
+        const { source, dest, between } = ends(r);
+        // The default exchange's bindings are implicit: one per queue, keyed by its name.
+        if (source.name === "" && dest.kind === "queue") return [defaultBindingRecord(dest)];
+        return between.map(bindingRecord);
+      },
+      POST: (r) => {
+        const { vhost, source, dest } = ends(r);
+        const o = objectBody(r.body);
+        const key = optString(o, "routing_key", "");
+        const args = optObject(o, "arguments") as FieldTable;
+        if (kind === "queue") b.bindQueue(r.caller.ctx, vhost, dest.name, source.name, key, args);
+        else b.bindExchange(r.caller.ctx, vhost, dest.name, source.name, key, args);
+        return created({ location: `${encodeURIComponent(r.params["dest"]!)}/${propertiesKey(key, args)}` });
+      },
+    });
+    resource(app, ctx, `${base}/:props`, {
+      GET: (r) => bindingRecord(findByProps(r)),
+      DELETE: (r) => {
+        const hit = findByProps(r);
+        const vhost = r.params["vhost"]!;
+        if (kind === "queue") b.unbindQueue(r.caller.ctx, vhost, hit.destination.name, hit.source.name, hit.routingKey, hit.args);
+        else b.unbindExchange(r.caller.ctx, vhost, hit.destination.name, hit.source.name, hit.routingKey, hit.args);
+        return noContent();
+      },
+    });
+  }
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, " "));
+  } catch {
+    return s;
+  }
+}

@@ -1,0 +1,80 @@
+/** /api/connections, /api/channels, /api/consumers and their per-vhost views. */
+import type { FastifyInstance } from "fastify";
+import { isAdministrator, isMonitor } from "../../auth/user.js";
+import type { ChannelInfo, ConnectionInfo } from "../../broker/connection-registry.js";
+import { BrokerError } from "../../errors/broker-error.js";
+import { requireVhost, type Caller } from "../http-auth.js";
+import { objectNotFound } from "../http-errors.js";
+import { listResponse } from "../list-query.js";
+import { channelRecord, connectionRecord } from "../records.js";
+import { noContent, resource, type RouteContext } from "../route-table.js";
+
+export function registerConnections(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  /** Monitors and administrators see every connection; other users only their own. */
+  const visible = (c: Caller): ConnectionInfo[] =>
+    b.connections.list().map((x) => x.info()).filter((i) => isMonitor(c.user) || i.user === c.user.name);
+  const channels = (conns: ConnectionInfo[]): ChannelInfo[] => conns.flatMap((c) => c.channels);
+  const consumers = (chs: ChannelInfo[]) =>
+    chs.flatMap((ch) =>
+      ch.consumers.map((c) => ({
+        consumer_tag: c.tag,
+        queue: { name: c.queue, vhost: c.vhost },
+        channel_details: { name: ch.name, number: ch.number, connection_name: ch.connectionName, peer_host: ch.peerHost, peer_port: ch.peerPort, user: ch.user },
+        ack_required: c.ackRequired,
+        exclusive: c.exclusive,
+        prefetch_count: c.prefetchCount,
+        priority: c.priority,
+        arguments: c.arguments,
+        active: true,
+        activity_status: "up",
+      })),
+    );
+  const own = (c: Caller, name: string): ConnectionInfo => {
+    const conn = b.connections.get(name);
+    if (!conn) throw objectNotFound();
+    const info = conn.info();
+    if (!isMonitor(c.user) && info.user !== c.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+    return info;
+  };
+
+  resource(app, ctx, "/api/connections", { GET: ({ caller, query }) => listResponse(visible(caller).map((c) => connectionRecord(c, ctx.node)), query, ["name"]) });
+  resource(app, ctx, "/api/connections/:name", {
+    GET: ({ caller, params }) => connectionRecord(own(caller, params["name"]!), ctx.node),
+    DELETE: ({ caller, params, raw }) => {
+      const info = own(caller, params["name"]!);
+      if (!isAdministrator(caller.user) && info.user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+      const reason = raw.headers["x-reason"];
+      b.connections.get(info.name)?.forceClose(typeof reason === "string" ? reason : "Closed via management plugin");
+      return noContent();
+    },
+  });
+  resource(app, ctx, "/api/connections/:name/channels", { GET: ({ caller, params }) => own(caller, params["name"]!).channels.map((ch) => channelRecord(ch, ctx.node)) });
+  resource(app, ctx, "/api/channels", { GET: ({ caller, query }) => listResponse(channels(visible(caller)).map((ch) => channelRecord(ch, ctx.node)), query, ["name"]) });
+  resource(app, ctx, "/api/channels/:name", {
+    GET: ({ caller, params }) => {
+      const ch = channels(visible(caller)).find((c) => c.name === params["name"]);
+      if (!ch) throw objectNotFound();
+      return { ...channelRecord(ch, ctx.node), consumer_details: consumers([ch]) };
+    },
+  });
+  resource(app, ctx, "/api/consumers", { GET: ({ caller }) => consumers(channels(visible(caller))) });
+  resource(app, ctx, "/api/consumers/:vhost", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return consumers(channels(visible(caller))).filter((c) => c.queue.vhost === params["vhost"]);
+    },
+  });
+  resource(app, ctx, "/api/vhosts/:vhost/connections", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return visible(caller).filter((c) => c.vhost === params["vhost"]).map((c) => connectionRecord(c, ctx.node));
+    },
+  });
+  resource(app, ctx, "/api/vhosts/:vhost/channels", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return channels(visible(caller)).filter((c) => c.vhost === params["vhost"]).map((ch) => channelRecord(ch, ctx.node));
+    },
+  });
+}

@@ -1,0 +1,94 @@
+/** /api/exchanges: list, one, PUT, DELETE (if-unused), publish, bindings source/destination. */
+import type { FastifyInstance } from "fastify";
+import type { FieldTable } from "../../amqp/codec/field-table.js";
+import { createMessage } from "../../broker/message.js";
+import { checkNameLength } from "../../broker/names.js";
+import type { Queue } from "../../broker/queue/queue.js";
+import { BrokerError } from "../../errors/broker-error.js";
+import { canSeeVhost, requireVhost } from "../http-auth.js";
+import { objectNotFound } from "../http-errors.js";
+import { listResponse } from "../list-query.js";
+import { payloadFromJson, propertiesFromJson } from "../message-json.js";
+import { bindingRecord, exchangeRecord } from "../records.js";
+import { objectBody, optBool, optObject, optString } from "../request-body.js";
+import { created, noContent, resource, type RouteContext } from "../route-table.js";
+
+/** RabbitMQ's alias: the default exchange "" is written amq.default in paths. */
+export const exchangeName = (segment: string): string => (segment === "amq.default" ? "" : segment);
+
+export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
+    listResponse(vhosts.flatMap((v) => [...b.vhost(v).exchanges.values()].map(exchangeRecord)), query);
+  const exchangeOf = (vhost: string, segment: string) => {
+    const x = b.vhost(vhost).exchanges.get(exchangeName(segment));
+    if (!x) throw objectNotFound();
+    return x;
+  };
+  const scratch: Queue[] = [];
+
+  resource(app, ctx, "/api/exchanges", { GET: ({ caller, query }) => listOf([...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)), query) });
+  resource(app, ctx, "/api/exchanges/:vhost", {
+    GET: ({ caller, params, query }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return listOf([params["vhost"]!], query);
+    },
+  });
+  resource(app, ctx, "/api/exchanges/:vhost/:name", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return exchangeRecord(exchangeOf(params["vhost"]!, params["name"]!));
+    },
+    PUT: ({ caller, params, body }) => {
+      const vhost = params["vhost"]!;
+      if (!b.vhosts.has(vhost)) throw new BrokerError("notFound", "vhost_not_found");
+      requireVhost(b, caller, vhost);
+      const name = exchangeName(params["name"]!);
+      checkNameLength("exchange", name);
+      const o = objectBody(body);
+      const isNew = b.declareExchange(
+        caller.ctx,
+        vhost,
+        {
+          name,
+          type: optString(o, "type", "direct"),
+          durable: optBool(o, "durable", true),
+          autoDelete: optBool(o, "auto_delete", false),
+          internal: optBool(o, "internal", false),
+          arguments: optObject(o, "arguments") as FieldTable,
+        },
+        false,
+      );
+      return isNew ? created() : noContent();
+    },
+    DELETE: ({ caller, params, query }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      b.deleteExchange(caller.ctx, params["vhost"]!, exchangeName(params["name"]!), query["if-unused"] === "true", true);
+      return noContent();
+    },
+  });
+  resource(app, ctx, "/api/exchanges/:vhost/:name/publish", {
+    POST: ({ caller, params, body }) => {
+      const vhost = params["vhost"]!;
+      requireVhost(b, caller, vhost);
+      const o = objectBody(body);
+      const v = b.vhost(vhost);
+      const x = b.exchangeForPublish(caller.ctx, v, exchangeName(params["name"]!));
+      const properties = propertiesFromJson(optObject(o, "properties"));
+      const message = createMessage(x.name, optString(o, "routing_key", ""), properties, null, payloadFromJson(o), Date.now());
+      return { routed: b.publish(v, x, message, scratch) > 0 };
+    },
+  });
+  resource(app, ctx, "/api/exchanges/:vhost/:name/bindings/source", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return [...exchangeOf(params["vhost"]!, params["name"]!).bindings.values()].map(bindingRecord);
+    },
+  });
+  resource(app, ctx, "/api/exchanges/:vhost/:name/bindings/destination", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return [...exchangeOf(params["vhost"]!, params["name"]!).boundFrom].map(bindingRecord);
+    },
+  });
+}

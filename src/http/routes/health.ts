@@ -1,0 +1,59 @@
+/**
+ * Health checks, as RabbitMQ's: 200 {"status":"ok"} or 503 {"status":"failed","reason":…};
+ * bad path parameters are 400. Alarms come from the node's live memory and disk figures.
+ */
+import type { FastifyInstance } from "fastify";
+import { badRequest } from "../http-errors.js";
+import { requireVhost } from "../http-auth.js";
+import { nodeRecord } from "./overview.js";
+import { Reply, resource, type RouteContext } from "../route-table.js";
+
+const failed = (body: Record<string, unknown>): Reply => new Reply(503, { status: "failed", ...body });
+
+export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  resource(app, ctx, "/api/aliveness-test/:vhost", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return { status: "ok" };
+    },
+  });
+  const alarms = (reason: string) => () => {
+    const n = nodeRecord(ctx);
+    const active = [...(n["mem_alarm"] ? ["memory"] : []), ...(n["disk_free_alarm"] ? ["disk space"] : [])];
+    if (active.length === 0) return { status: "ok" };
+    return failed({ reason, alarms: active.map((resource) => ({ node: ctx.node, resource })) });
+  };
+  resource(app, ctx, "/api/health/checks/alarms", { GET: alarms("There are alarms in effect in the cluster") });
+  resource(app, ctx, "/api/health/checks/local-alarms", { GET: alarms("There are alarms in effect on the node") });
+  resource(app, ctx, "/api/health/checks/certificate-expiration/:within/:unit", {
+    GET: ({ params }) => {
+      const within = Number(params["within"]);
+      if (!Number.isInteger(within) || within < 0) throw badRequest("Invalid expiration value.");
+      if (!["days", "weeks", "months", "years"].includes(params["unit"]!.toLowerCase())) {
+        throw badRequest("Time unit not recognised. Supported units: days, weeks, months, years.");
+      }
+      // No TLS listener is configured, so no certificate can expire.
+      return { status: "ok" };
+    },
+  });
+  resource(app, ctx, "/api/health/checks/virtual-hosts", { GET: () => ({ status: "ok" }) });
+  resource(app, ctx, "/api/health/checks/node-is-quorum-critical", { GET: () => ({ status: "ok", reason: "single node cluster" }) });
+  resource(app, ctx, "/api/health/checks/port-listener/:port", {
+    GET: ({ params }) => {
+      const port = Number(params["port"]);
+      if (!Number.isInteger(port)) throw badRequest("Invalid port");
+      const ports = ctx.listeners.map((l) => l.port);
+      return ports.includes(port) ? { status: "ok", port } : failed({ reason: "No active listener", missing: port, ports });
+    },
+  });
+  resource(app, ctx, "/api/health/checks/protocol-listener/:protocols", {
+    GET: ({ params }) => {
+      const alias: Record<string, string> = { amqp091: "amqp", "amqp0-9-1": "amqp", amqp: "amqp", http: "http", management: "http", http_api: "http", ui: "http" };
+      const wanted = params["protocols"]!.split(",").map((p) => alias[p.trim().toLowerCase()] ?? p.trim().toLowerCase());
+      const have = ctx.listeners.map((l) => l.protocol);
+      const missing = wanted.filter((p) => !have.includes(p));
+      return missing.length === 0 ? { status: "ok", protocols: wanted } : failed({ reason: "No active listener", missing, protocols: have });
+    },
+  });
+}

@@ -1,0 +1,152 @@
+/** /api/overview, /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
+import type { FastifyInstance } from "fastify";
+import { statfsSync, readdirSync, readFileSync } from "node:fs";
+import { totalmem } from "node:os";
+import { isMonitor } from "../../auth/user.js";
+import { EXCHANGE_TYPES } from "../../broker/exchange/exchange-types.js";
+import { VERSION } from "../../amqp/connection/server-properties.js";
+import { requireMonitor } from "../http-auth.js";
+import { objectNotFound } from "../http-errors.js";
+import { resource, type RouteContext } from "../route-table.js";
+
+const exchangeTypes = (): unknown[] =>
+  [...EXCHANGE_TYPES].map(([name, t]) => ({ name, description: t.description, enabled: true })).sort((a, b) => a.name.localeCompare(b.name));
+
+/** Open file descriptors of this process (Linux /proc); null where the platform has no such view. */
+function fdUsed(): number | null {
+  try {
+    return readdirSync("/proc/self/fd").length;
+  } catch {
+    return null;
+  }
+}
+
+function fdTotal(): number | null {
+  try {
+    const m = /Max open files\s+(\d+)/.exec(readFileSync("/proc/self/limits", "utf8"));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function nodeRecord(ctx: RouteContext): Record<string, unknown> {
+  let diskFree = 0;
+  try {
+    const s = statfsSync(ctx.config.dataDir);
+    diskFree = s.bavail * s.bsize;
+  } catch {
+    diskFree = 0;
+  }
+  const memLimit = Math.floor(totalmem() * 0.4); // RabbitMQ's default vm_memory_high_watermark 0.4
+  const memUsed = process.memoryUsage.rss();
+  const diskLimit = 50_000_000; // RabbitMQ's default disk_free_limit
+  const sockets = ctx.broker.connections.size;
+  return {
+    name: ctx.node,
+    type: "disc",
+    running: true,
+    being_drained: false,
+    os_pid: String(process.pid),
+    uptime: Math.round(process.uptime() * 1000),
+    mem_used: memUsed,
+    mem_limit: memLimit,
+    mem_alarm: memUsed > memLimit,
+    disk_free: diskFree,
+    disk_free_limit: diskLimit,
+    disk_free_alarm: diskFree < diskLimit,
+    fd_used: fdUsed() ?? sockets,
+    fd_total: fdTotal() ?? 1024,
+    sockets_used: sockets,
+    sockets_total: fdTotal() ?? 1024,
+    // Node has no Erlang processes; the nearest equivalents: active handles vs. the fd limit.
+    proc_used: sockets + 1,
+    proc_total: fdTotal() ?? 1024,
+    processors: 1,
+    rates_mode: "basic",
+    exchange_types: exchangeTypes(),
+    partitions: [],
+    run_queue: 0,
+  };
+}
+
+export function registerOverview(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  resource(app, ctx, "/api/overview", {
+    GET: ({ caller }) => {
+      let queues = 0, consumers = 0, exchanges = 0, ready = 0, unacked = 0;
+      for (const v of b.vhosts.values()) {
+        exchanges += v.exchanges.size;
+        for (const q of v.queues.values()) {
+          queues++;
+          consumers += q.consumerCount;
+          ready += q.messageCount;
+          unacked += q.unacked;
+        }
+      }
+      const conns = b.connections.list();
+      const s = b.stats;
+      return {
+        management_version: VERSION,
+        rates_mode: "basic",
+        product_name: "Coney",
+        product_version: VERSION,
+        broker_version: VERSION,
+        rabbitmq_version: VERSION,
+        erlang_version: `Node.js ${process.version}`,
+        erlang_full_version: `Node.js ${process.version} (${process.platform}/${process.arch})`,
+        cluster_name: ctx.config.clusterName,
+        node: ctx.node,
+        exchange_types: exchangeTypes(),
+        message_stats: {
+          publish: s.publish,
+          deliver: s.deliver,
+          deliver_no_ack: s.deliverNoAck,
+          deliver_get: s.deliver + s.deliverNoAck + s.get + s.getNoAck,
+          get: s.get,
+          get_no_ack: s.getNoAck,
+          ack: s.ack,
+          confirm: s.confirm,
+          redeliver: s.redeliver,
+          return_unroutable: s.returnUnroutable,
+          drop_unroutable: s.dropUnroutable,
+        },
+        churn_rates: {
+          connection_created: s.connectionCreated,
+          connection_closed: s.connectionClosed,
+          channel_created: s.channelCreated,
+          channel_closed: s.channelClosed,
+          queue_declared: s.queueDeclared,
+          queue_created: s.queueCreated,
+          queue_deleted: s.queueDeleted,
+        },
+        queue_totals: { messages: ready + unacked, messages_ready: ready, messages_unacknowledged: unacked },
+        object_totals: {
+          ...(isMonitor(caller.user) ? { consumers } : {}),
+          queues,
+          exchanges,
+          connections: conns.length,
+          channels: conns.reduce((n, c) => n + c.info().channels.length, 0),
+        },
+        listeners: ctx.listeners.map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port })),
+      };
+    },
+  });
+  resource(app, ctx, "/api/nodes", {
+    GET: ({ caller }) => {
+      requireMonitor(caller);
+      return [nodeRecord(ctx)];
+    },
+  });
+  resource(app, ctx, "/api/nodes/:name", {
+    GET: ({ caller, params }) => {
+      requireMonitor(caller);
+      if (params["name"] !== ctx.node) throw objectNotFound();
+      return nodeRecord(ctx);
+    },
+  });
+  resource(app, ctx, "/api/whoami", { GET: ({ caller }) => ({ name: caller.user.name, tags: caller.user.tags, is_internal_user: caller.user.isInternal }) });
+  resource(app, ctx, "/api/version", { GET: () => VERSION }, true);
+  resource(app, ctx, "/api/cluster-name", { GET: () => ({ name: ctx.config.clusterName }) });
+  resource(app, ctx, "/api/extensions", { GET: () => [] });
+}

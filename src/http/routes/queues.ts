@@ -1,0 +1,81 @@
+/** /api/queues: list (all, per vhost), one, PUT, DELETE (if-empty/if-unused), purge, get, bindings. */
+import type { FastifyInstance } from "fastify";
+import type { FieldTable } from "../../amqp/codec/field-table.js";
+import { checkNameLength } from "../../broker/names.js";
+import { canSeeVhost, requireVhost } from "../http-auth.js";
+import { objectNotFound } from "../http-errors.js";
+import { listResponse } from "../list-query.js";
+import { getMessages } from "../message-json.js";
+import { bindingRecord, defaultBindingRecord, queueRecord } from "../records.js";
+import { objectBody, optBool, optObject } from "../request-body.js";
+import { created, noContent, resource, type RouteContext } from "../route-table.js";
+import { BrokerError } from "../../errors/broker-error.js";
+
+export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
+    listResponse(vhosts.flatMap((v) => [...b.vhost(v).queues.values()].map((q) => queueRecord(q, ctx.node))), query);
+
+  resource(app, ctx, "/api/queues", {
+    GET: ({ caller, query }) => listOf([...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)), query),
+  });
+  resource(app, ctx, "/api/queues/:vhost", {
+    GET: ({ caller, params, query }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return listOf([params["vhost"]!], query);
+    },
+  });
+  const queueOf = (vhost: string, name: string) => {
+    const q = b.vhost(vhost).queues.get(name);
+    if (!q) throw objectNotFound();
+    return q;
+  };
+  resource(app, ctx, "/api/queues/:vhost/:name", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return queueRecord(queueOf(params["vhost"]!, params["name"]!), ctx.node);
+    },
+    PUT: ({ caller, params, body }) => {
+      const vhost = params["vhost"]!;
+      if (!b.vhosts.has(vhost)) throw new BrokerError("notFound", "vhost_not_found");
+      requireVhost(b, caller, vhost);
+      checkNameLength("queue", params["name"]!);
+      const o = objectBody(body);
+      const { created: isNew } = b.declareQueue(
+        caller.ctx,
+        vhost,
+        { name: params["name"]!, durable: optBool(o, "durable", false), autoDelete: optBool(o, "auto_delete", false), exclusiveOwner: null, arguments: optObject(o, "arguments") as FieldTable },
+        false,
+      );
+      return isNew ? created() : noContent();
+    },
+    DELETE: ({ caller, params, query }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      b.deleteQueue(caller.ctx, params["vhost"]!, params["name"]!, { ifEmpty: query["if-empty"] === "true", ifUnused: query["if-unused"] === "true", mustExist: true });
+      return noContent();
+    },
+  });
+  resource(app, ctx, "/api/queues/:vhost/:name/contents", {
+    DELETE: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      queueOf(params["vhost"]!, params["name"]!);
+      b.purgeQueue(caller.ctx, params["vhost"]!, params["name"]!);
+      return noContent();
+    },
+  });
+  resource(app, ctx, "/api/queues/:vhost/:name/get", {
+    POST: ({ caller, params, body }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      queueOf(params["vhost"]!, params["name"]!);
+      const q = b.queueForRead(caller.ctx, params["vhost"]!, params["name"]!);
+      return getMessages(q, objectBody(body));
+    },
+  });
+  resource(app, ctx, "/api/queues/:vhost/:name/bindings", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      const q = queueOf(params["vhost"]!, params["name"]!);
+      return [defaultBindingRecord(q), ...[...q.boundFrom].map(bindingRecord)];
+    },
+  });
+}

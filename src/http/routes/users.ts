@@ -1,0 +1,93 @@
+/** /api/users and /api/permissions: the spec's user and permission administration (admin only). */
+import type { FastifyInstance } from "fastify";
+import { isHashingAlgorithm, type HashingAlgorithm } from "../../auth/password.js";
+import { parseTags } from "../../auth/user.js";
+import { requireAdministrator } from "../http-auth.js";
+import { badRequest, objectNotFound } from "../http-errors.js";
+import { listResponse } from "../list-query.js";
+import { permissionRecord, userRecord } from "../records.js";
+import { objectBody, reqString } from "../request-body.js";
+import { created, noContent, resource, type RouteContext } from "../route-table.js";
+
+export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  resource(app, ctx, "/api/users", {
+    GET: ({ caller, query }) => {
+      requireAdministrator(caller);
+      return listResponse(b.users.list().map(userRecord), query, ["name"]);
+    },
+  });
+  resource(app, ctx, "/api/users/:name", {
+    GET: ({ caller, params }) => {
+      requireAdministrator(caller);
+      const u = b.users.get(params["name"]!);
+      if (!u) throw objectNotFound();
+      return userRecord(u);
+    },
+    PUT: ({ caller, params, body }) => {
+      requireAdministrator(caller);
+      const o = objectBody(body);
+      if (o["tags"] === undefined) throw badRequest("tags_not_present");
+      const tags = parseTags(o["tags"]);
+      if (tags === null) throw badRequest("'tags' must be a comma-separated string or an array of strings");
+      if (o["password"] !== undefined && o["password_hash"] !== undefined) throw badRequest("give either password or password_hash, not both");
+      const algorithm = o["hashing_algorithm"];
+      if (algorithm !== undefined && (typeof algorithm !== "string" || !isHashingAlgorithm(algorithm))) {
+        throw badRequest(`unknown hashing_algorithm ${JSON.stringify(algorithm)}`);
+      }
+      const isNew = b.putUser(params["name"]!, {
+        tags,
+        ...(o["password"] !== undefined ? { password: reqString(o, "password") } : {}),
+        ...(o["password_hash"] !== undefined ? { passwordHash: reqString(o, "password_hash") } : {}),
+        ...(algorithm !== undefined ? { hashingAlgorithm: algorithm as HashingAlgorithm } : {}),
+      });
+      return isNew ? created() : noContent();
+    },
+    DELETE: ({ caller, params }) => {
+      requireAdministrator(caller);
+      b.deleteUser(params["name"]!);
+      return noContent();
+    },
+  });
+  resource(app, ctx, "/api/users/:name/permissions", {
+    GET: ({ caller, params }) => {
+      requireAdministrator(caller);
+      if (!b.users.get(params["name"]!)) throw objectNotFound();
+      return b.users.permissionsOfUser(params["name"]!).map(permissionRecord);
+    },
+  });
+  resource(app, ctx, "/api/permissions", {
+    GET: ({ caller }) => {
+      requireAdministrator(caller);
+      return b.users.allPermissions().map(permissionRecord);
+    },
+  });
+  resource(app, ctx, "/api/permissions/:vhost", {
+    GET: ({ caller, params }) => {
+      requireAdministrator(caller);
+      if (!b.vhosts.has(params["vhost"]!)) throw objectNotFound();
+      return b.users.permissionsOfVhost(params["vhost"]!).map(permissionRecord);
+    },
+  });
+  resource(app, ctx, "/api/permissions/:vhost/:user", {
+    GET: ({ caller, params }) => {
+      requireAdministrator(caller);
+      const p = b.users.permission(params["user"]!, params["vhost"]!);
+      if (!p) throw objectNotFound();
+      return permissionRecord(p);
+    },
+    // The spec: PUT and DELETE of a permission answer 204.
+    PUT: ({ caller, params, body }) => {
+      requireAdministrator(caller);
+      const o = objectBody(body);
+      for (const k of ["configure", "write", "read"]) if (o[k] === undefined) throw badRequest(`[{key_missing,${k}}]`);
+      b.setPermission(params["user"]!, params["vhost"]!, { configure: reqString(o, "configure"), write: reqString(o, "write"), read: reqString(o, "read") });
+      return noContent();
+    },
+    DELETE: ({ caller, params }) => {
+      requireAdministrator(caller);
+      b.clearPermission(params["user"]!, params["vhost"]!);
+      return noContent();
+    },
+  });
+}

@@ -1,0 +1,62 @@
+/** /api/vhosts: list, one, PUT (creator gets full permissions, as RabbitMQ), DELETE, permissions. */
+import type { FastifyInstance } from "fastify";
+import { isMonitor, parseTags } from "../../auth/user.js";
+import { checkNameLength } from "../../broker/names.js";
+import { canSeeVhost, requireAdministrator } from "../http-auth.js";
+import { badRequest, objectNotFound } from "../http-errors.js";
+import { listResponse } from "../list-query.js";
+import { permissionRecord, vhostRecord } from "../records.js";
+import { objectBody, optBool, optString } from "../request-body.js";
+import { created, noContent, resource, type RouteContext } from "../route-table.js";
+
+export function registerVhosts(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  resource(app, ctx, "/api/vhosts", {
+    GET: ({ caller, query }) =>
+      listResponse(
+        [...b.vhosts.values()].filter((v) => isMonitor(caller.user) || canSeeVhost(caller, v.name)).map((v) => vhostRecord(v, ctx.node)),
+        query,
+        ["name"],
+      ),
+  });
+  resource(app, ctx, "/api/vhosts/:vhost", {
+    GET: ({ caller, params }) => {
+      requireAdministrator(caller);
+      const v = b.vhosts.get(params["vhost"]!);
+      if (!v) throw objectNotFound();
+      return vhostRecord(v, ctx.node);
+    },
+    PUT: ({ caller, params, body }) => {
+      requireAdministrator(caller);
+      const name = params["vhost"]!;
+      checkNameLength("vhost", name);
+      const o = objectBody(body);
+      const tags = o["tags"] === undefined ? undefined : parseTags(o["tags"]);
+      if (tags === null) throw badRequest("'tags' must be a comma-separated string or an array of strings");
+      const dqt = optString(o, "default_queue_type", optString(o, "defaultqueuetype", "classic"));
+      if (!["classic", "quorum", "stream"].includes(dqt)) throw badRequest(`invalid default_queue_type '${dqt}'`);
+      const meta = {
+        ...(o["description"] !== undefined ? { description: optString(o, "description", "") } : {}),
+        ...(tags ? { tags } : {}),
+        defaultQueueType: dqt,
+        tracing: optBool(o, "tracing", false),
+      };
+      const isNew = b.putVhost(name, meta);
+      if (isNew) b.setPermission(caller.user.name, name, { configure: ".*", write: ".*", read: ".*" });
+      return isNew ? created() : noContent();
+    },
+    DELETE: ({ caller, params }) => {
+      requireAdministrator(caller);
+      if (!b.vhosts.has(params["vhost"]!)) throw objectNotFound();
+      b.deleteVhost(params["vhost"]!);
+      return noContent();
+    },
+  });
+  resource(app, ctx, "/api/vhosts/:vhost/permissions", {
+    GET: ({ caller, params }) => {
+      requireAdministrator(caller);
+      if (!b.vhosts.has(params["vhost"]!)) throw objectNotFound();
+      return b.users.permissionsOfVhost(params["vhost"]!).map(permissionRecord);
+    },
+  });
+}
