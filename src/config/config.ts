@@ -25,8 +25,6 @@ export interface ConeyConfig {
   maxMessageSize: number;
   handshakeTimeout: number;
   clusterName: string;
-  /** Definitions file imported at boot (RabbitMQ load_definitions). */
-  loadDefinitions: string | null;
 }
 
 export function defaultConfig(): ConeyConfig {
@@ -46,6 +44,5 @@ export function defaultConfig(): ConeyConfig {
     maxMessageSize: 128 * 1024 * 1024,
     handshakeTimeout: 10,
     clusterName: `coney@${hostname()}`,
-    loadDefinitions: null,
   };
 }
