@@ -7,6 +7,9 @@ import { mkdirSync } from "node:fs";
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
 import { bootstrapDefaults } from "./broker/bootstrap.js";
 import { Broker } from "./broker/broker.js";
+import { exportDefinitions, importDefinitions } from "./broker/definitions.js";
+import { DefinitionsFile } from "./store/definitions-file.js";
+import { VERSION } from "./amqp/connection/server-properties.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { listenHttp, type HttpListener } from "./http/http-server.js";
@@ -30,7 +33,19 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   mkdirSync(config.dataDir, { recursive: true });
 
   const broker = new Broker();
-  bootstrapDefaults(broker, config);
+  const definitions = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION }));
+  const saved = definitions.read();
+  if (saved) {
+    // Restoring writes nothing back: the file already holds exactly this.
+    definitions.muted = true;
+    importDefinitions(broker, saved);
+    definitions.muted = false;
+    logger.info("definitions restored", { file: definitions.path, vhosts: broker.vhosts.size, users: broker.users.list().length });
+  } else {
+    bootstrapDefaults(broker, config);
+  }
+  broker.definitions = definitions;
+  definitions.put();
   if (broker.authenticate("guest", "guest")) {
     logger.warn("the default user 'guest' exists with its default password; replace it before production use (see README, Production)");
   }
@@ -66,6 +81,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       closed = true;
       await http?.close();
       await amqp.close();
+      definitions.flush();
       logger.info("broker stopped");
     },
   };

@@ -10,6 +10,7 @@ import { badRequest, sendError } from "./http-errors.js";
 import type { RouteContext } from "./route-table.js";
 import { registerBindings } from "./routes/bindings.js";
 import { registerConnections } from "./routes/connections.js";
+import { registerDefinitions } from "./routes/definitions.js";
 import { registerExchanges } from "./routes/exchanges.js";
 import { registerHealth } from "./routes/health.js";
 import { registerOverview } from "./routes/overview.js";
@@ -52,7 +53,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
 
   const node = opts.config.clusterName;
   const ctx: RouteContext = { broker, config: opts.config, node, listeners: [{ protocol: "amqp", port: opts.amqpPort }] };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth]) {
+  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });

@@ -1,0 +1,176 @@
+/**
+ * RabbitMQ's definitions document (rabbitmqctl export_definitions, GET/POST /api/definitions,
+ * load_definitions): export from live state and import into it. The same functions persist
+ * the broker's durable definitions, so what survives a restart and what an export shows agree.
+ *
+ * Import merges, as RabbitMQ does: existing queues/exchanges/bindings are kept, users, vhosts,
+ * permissions and policies are overwritten. The shape of every item is checked before anything
+ * is applied; a semantic refusal while applying (e.g. a permission for an unknown user) stops
+ * the import there, as RabbitMQ's importer does.
+ */
+import type { FieldTable } from "../amqp/codec/field-table.js";
+import { isHashingAlgorithm, type HashingAlgorithm } from "../auth/password.js";
+import { PermissionChecker } from "../auth/permission-check.js";
+import { parseTags } from "../auth/user.js";
+import { BrokerError } from "../errors/broker-error.js";
+import { userDefinition, type Broker } from "./broker.js";
+import type { ClientContext } from "./client-context.js";
+import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
+import type { PolicyRecord } from "./vhost.js";
+
+export interface Definitions {
+  rabbit_version?: string;
+  rabbitmq_version?: string;
+  product_name?: string;
+  product_version?: string;
+  users?: unknown[];
+  vhosts?: unknown[];
+  permissions?: unknown[];
+  topic_permissions?: unknown[];
+  parameters?: unknown[];
+  global_parameters?: unknown[];
+  policies?: unknown[];
+  queues?: unknown[];
+  exchanges?: unknown[];
+  bindings?: unknown[];
+}
+
+export interface ExportOptions {
+  /** Only what survives a restart: durable, non-exclusive queues and exchanges, bindings between them. */
+  durableOnly?: boolean;
+  version: string;
+}
+
+const isSystemExchange = (name: string): boolean => name === "" || name.startsWith("amq.");
+
+export function exportDefinitions(broker: Broker, opts: ExportOptions): Definitions {
+  const vhosts = [...broker.vhosts.values()];
+  return {
+    rabbit_version: opts.version,
+    rabbitmq_version: opts.version,
+    product_name: "Coney",
+    product_version: opts.version,
+    users: broker.users.list().filter((u) => u.isInternal).map(userDefinition),
+    vhosts: vhosts.map((v) => ({
+      name: v.name,
+      description: v.metadata.description,
+      tags: v.metadata.tags,
+      default_queue_type: v.metadata.defaultQueueType,
+      metadata: { description: v.metadata.description, tags: v.metadata.tags, default_queue_type: v.metadata.defaultQueueType },
+      limits: [],
+    })),
+    permissions: broker.users.allPermissions().map((p) => p.toJSON()),
+    topic_permissions: [],
+    parameters: vhosts.flatMap((v) =>
+      [...v.parameters].flatMap(([component, byName]) => [...byName].map(([name, value]) => ({ vhost: v.name, component, name, value }))),
+    ),
+    global_parameters: [],
+    policies: vhosts.flatMap((v) =>
+      [...v.policies.values()].map((p) => ({ vhost: p.vhost, name: p.name, pattern: p.pattern, "apply-to": p.applyTo, definition: p.definition, priority: p.priority })),
+    ),
+    queues: vhosts.flatMap((v) =>
+      [...v.queues.values()].filter((q) => q.exclusiveOwner === null && (!opts.durableOnly || q.durable)).map(queueDefinition),
+    ),
+    exchanges: vhosts.flatMap((v) =>
+      [...v.exchanges.values()].filter((x) => !isSystemExchange(x.name) && (!opts.durableOnly || x.durable)).map(exchangeDefinition),
+    ),
+    bindings: vhosts.flatMap((v) =>
+      [...v.bindings()]
+        .filter((b) => b.destination.kind !== "queue" || b.destination.exclusiveOwner === null)
+        .filter((b) => !opts.durableOnly || (b.source.durable && b.destination.durable))
+        .map(bindingDefinition),
+    ),
+  };
+}
+
+type Item = Record<string, unknown>;
+
+function items(defs: Definitions, key: keyof Definitions): Item[] {
+  const v = defs[key];
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) throw new BrokerError("badRequest", `'${key}' must be an array`);
+  return v.map((i, n) => {
+    if (i === null || typeof i !== "object" || Array.isArray(i)) throw new BrokerError("badRequest", `${key}[${n}] must be an object`);
+    return i as Item;
+  });
+}
+
+function str(i: Item, key: string, where: string, fallback?: string): string {
+  const v = i[key] ?? fallback;
+  if (typeof v !== "string") throw new BrokerError("badRequest", `${where}: '${key}' must be a string`);
+  return v;
+}
+
+function bool(i: Item, key: string, fallback: boolean): boolean {
+  const v = i[key];
+  return v === undefined ? fallback : v === true || v === "true";
+}
+
+/**
+ * Imports a definitions document. `vhostOverride` imports a single-vhost document into that
+ * vhost. Runs with a full-permission context: this is an administrator's operation.
+ */
+export function importDefinitions(broker: Broker, defs: Definitions, vhostOverride?: string): void {
+  if (defs === null || typeof defs !== "object" || Array.isArray(defs)) throw new BrokerError("badRequest", "definitions must be a JSON object");
+  const vhostOf = (i: Item, where: string): string => vhostOverride ?? str(i, "vhost", where);
+  // Shapes first: a malformed document changes nothing.
+  const users = items(defs, "users").map((u, n) => {
+    const where = `users[${n}]`;
+    const tags = parseTags(u["tags"] ?? "");
+    if (tags === null) throw new BrokerError("badRequest", `${where}: invalid tags`);
+    const algorithm = str(u, "hashing_algorithm", where, "rabbit_password_hashing_sha256");
+    if (!isHashingAlgorithm(algorithm)) throw new BrokerError("badRequest", `${where}: unknown hashing_algorithm '${algorithm}'`);
+    return { name: str(u, "name", where), passwordHash: str(u, "password_hash", where, ""), algorithm: algorithm as HashingAlgorithm, tags };
+  });
+  const vhosts = vhostOverride ? [] : items(defs, "vhosts").map((v, n) => ({ name: str(v, "name", `vhosts[${n}]`), description: typeof v["description"] === "string" ? v["description"] : undefined }));
+  const permissions = items(defs, "permissions").map((p, n) => {
+    const where = `permissions[${n}]`;
+    return { user: str(p, "user", where), vhost: vhostOf(p, where), configure: str(p, "configure", where), write: str(p, "write", where), read: str(p, "read", where) };
+  });
+  const exchanges = items(defs, "exchanges").map((x, n) => ({ vhost: vhostOf(x, `exchanges[${n}]`), item: x, where: `exchanges[${n}]` }));
+  const queues = items(defs, "queues").map((q, n) => ({ vhost: vhostOf(q, `queues[${n}]`), item: q, where: `queues[${n}]` }));
+  const bindings = items(defs, "bindings").map((b, n) => ({ vhost: vhostOf(b, `bindings[${n}]`), item: b, where: `bindings[${n}]` }));
+  const policies = items(defs, "policies").map((p, n) => ({ vhost: vhostOf(p, `policies[${n}]`), item: p, where: `policies[${n}]` }));
+
+  for (const u of users) broker.putUser(u.name, { passwordHash: u.passwordHash, hashingAlgorithm: u.algorithm, tags: u.tags });
+  for (const v of vhosts) broker.putVhost(v.name, v.description === undefined ? {} : { description: v.description });
+  for (const p of permissions) broker.setPermission(p.user, p.vhost, p);
+  const ctx = adminContext(broker);
+  for (const { vhost, item, where } of exchanges) {
+    const name = str(item, "name", where);
+    if (isSystemExchange(name) || broker.vhost(vhost).exchanges.has(name)) continue;
+    broker.declareExchange(ctx, vhost, { name, type: str(item, "type", where, "direct"), durable: bool(item, "durable", true), autoDelete: bool(item, "auto_delete", false), internal: bool(item, "internal", false), arguments: (item["arguments"] ?? {}) as FieldTable }, false);
+  }
+  for (const { vhost, item, where } of queues) {
+    const name = str(item, "name", where);
+    if (broker.vhost(vhost).queues.has(name)) continue;
+    broker.declareQueue(ctx, vhost, { name, durable: bool(item, "durable", true), autoDelete: bool(item, "auto_delete", false), exclusiveOwner: null, arguments: (item["arguments"] ?? {}) as FieldTable }, false);
+  }
+  for (const { vhost, item, where } of bindings) {
+    const source = str(item, "source", where);
+    const dest = str(item, "destination", where);
+    const key = str(item, "routing_key", where, "");
+    const args = (item["arguments"] ?? {}) as FieldTable;
+    if (str(item, "destination_type", where, "queue") === "queue") broker.bindQueue(ctx, vhost, dest, source, key, args);
+    else broker.bindExchange(ctx, vhost, dest, source, key, args);
+  }
+  for (const { vhost, item, where } of policies) {
+    const record: PolicyRecord = {
+      vhost,
+      name: str(item, "name", where),
+      pattern: str(item, "pattern", where),
+      applyTo: str(item, "apply-to", where, "all"),
+      definition: (item["definition"] ?? {}) as Record<string, unknown>,
+      priority: typeof item["priority"] === "number" ? item["priority"] : 0,
+    };
+    broker.vhost(vhost).policies.set(record.name, record);
+    broker.definitions.put("policies", `${vhost}\u0000${record.name}`, record);
+  }
+}
+
+/** Imports run as the system: every pattern matches. */
+function adminContext(broker: Broker): ClientContext {
+  const system = { name: "rmq-internal", passwordHash: "", hashingAlgorithm: "rabbit_password_hashing_sha256" as const, tags: ["administrator"], limits: {}, isInternal: false };
+  const grants = { hasVhostAccess: () => true, allows: () => true };
+  return { permissions: new PermissionChecker(broker.users, system, grants), owner: null };
+}

@@ -1,0 +1,59 @@
+/** /api/definitions and /api/definitions/{vhost}: RabbitMQ-format export (GET) and import (POST). */
+import type { FastifyInstance } from "fastify";
+import { VERSION } from "../../amqp/connection/server-properties.js";
+import { exportDefinitions, importDefinitions, type Definitions } from "../../broker/definitions.js";
+import { requireAdministrator } from "../http-auth.js";
+import { badRequest, objectNotFound } from "../http-errors.js";
+import { noContent, resource, type RouteContext } from "../route-table.js";
+
+const PER_VHOST = ["permissions", "parameters", "policies", "queues", "exchanges", "bindings"] as const;
+
+export function registerDefinitions(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  const body = (raw: unknown): Definitions => {
+    if (raw === undefined || raw === null || typeof raw !== "object" || Array.isArray(raw)) throw badRequest("failed_to_parse_json: definitions must be a JSON object");
+    return raw as Definitions;
+  };
+  resource(app, ctx, "/api/definitions", {
+    GET: ({ caller }) => {
+      requireAdministrator(caller);
+      return exportDefinitions(b, { version: VERSION });
+    },
+    POST: ({ caller, body: raw }) => {
+      requireAdministrator(caller);
+      importDefinitions(b, body(raw));
+      return noContent();
+    },
+  });
+  resource(app, ctx, "/api/definitions/:vhost", {
+    GET: ({ caller, params }) => {
+      requireAdministrator(caller);
+      const vhost = params["vhost"]!;
+      const v = b.vhosts.get(vhost);
+      if (!v) throw objectNotFound();
+      const all = exportDefinitions(b, { version: VERSION }) as Record<string, unknown>;
+      const single: Record<string, unknown> = {
+        rabbit_version: VERSION,
+        rabbitmq_version: VERSION,
+        product_name: "Coney",
+        product_version: VERSION,
+        rabbitmq_definition_format: "single_virtual_host",
+        original_vhost_name: vhost,
+        explanation: `Definitions of virtual host '${vhost}'`,
+        metadata: { description: v.metadata.description, tags: v.metadata.tags, default_queue_type: v.metadata.defaultQueueType },
+        description: v.metadata.description,
+        limits: {},
+      };
+      for (const key of PER_VHOST) {
+        single[key] = (all[key] as Array<Record<string, unknown>>).filter((i) => i["vhost"] === vhost).map(({ vhost: _v, ...rest }) => rest);
+      }
+      return single;
+    },
+    POST: ({ caller, params, body: raw }) => {
+      requireAdministrator(caller);
+      if (!b.vhosts.has(params["vhost"]!)) throw objectNotFound();
+      importDefinitions(b, body(raw), params["vhost"]!);
+      return noContent();
+    },
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * Atomic file replacement: write a temporary file beside the target, fsync it, rename it over
+ * the target, fsync the directory. A crash at any moment leaves either the old file or the new
+ * one, never a half-written mix.
+ */
+import { closeSync, fsyncSync, openSync, renameSync, writeSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+
+let counter = 0;
+
+export function writeFileAtomicSync(path: string, data: string | Buffer): void {
+  const tmp = `${path}.tmp-${process.pid}-${counter++}`;
+  const fd = openSync(tmp, "w", 0o600);
+  try {
+    const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  renameSync(tmp, path);
+  const dir = openSync(dirname(path), "r");
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
