@@ -3,11 +3,11 @@
  * definitions, and starts the listeners. `startBroker` is also the programmatic API for
  * embedding Coney (e.g. in another project's tests): pass port 0 to get ephemeral ports.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
 import { bootstrapDefaults } from "./broker/bootstrap.js";
 import { Broker } from "./broker/broker.js";
-import { exportDefinitions, importDefinitions } from "./broker/definitions.js";
+import { exportDefinitions, importDefinitions, type Definitions } from "./broker/definitions.js";
 import { DefinitionsFile } from "./store/definitions-file.js";
 import { VERSION } from "./amqp/connection/server-properties.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
@@ -45,6 +45,11 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     bootstrapDefaults(broker, config);
   }
   broker.definitions = definitions;
+  if (config.loadDefinitions) {
+    // RabbitMQ's load_definitions: imported at every boot, merged over what was saved.
+    importDefinitions(broker, JSON.parse(readFileSync(config.loadDefinitions, "utf8")) as Definitions);
+    logger.info("definitions loaded", { file: config.loadDefinitions });
+  }
   definitions.put();
   if (broker.authenticate("guest", "guest")) {
     logger.warn("the default user 'guest' exists with its default password; replace it before production use (see README, Production)");

@@ -25,6 +25,8 @@ export interface ConeyConfig {
   maxMessageSize: number;
   handshakeTimeout: number;
   clusterName: string;
+  /** A RabbitMQ definitions file imported at every boot (RabbitMQ's load_definitions). */
+  loadDefinitions: string | null;
 }
 
 export function defaultConfig(): ConeyConfig {
@@ -44,5 +46,6 @@ export function defaultConfig(): ConeyConfig {
     maxMessageSize: 128 * 1024 * 1024,
     handshakeTimeout: 10,
     clusterName: `coney@${hostname()}`,
+    loadDefinitions: null,
   };
 }

@@ -29,6 +29,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "channelMax", flag: "--channel-max <n>", env: "CONEY_CHANNEL_MAX", kind: "int", help: "channels per connection" },
   { key: "maxMessageSize", flag: "--max-message-size <bytes>", env: "CONEY_MAX_MESSAGE_SIZE", kind: "int", help: "largest message body accepted" },
   { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API" },
+  { key: "loadDefinitions", flag: "--load-definitions <file>", env: "CONEY_LOAD_DEFINITIONS", kind: "nullable-string", help: "RabbitMQ definitions file imported at boot" },
 ];
 
 function parse(kind: Kind, raw: string, name: string): unknown {

@@ -2,7 +2,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp from "amqplib";
@@ -77,5 +77,18 @@ describe("definitions persistence", () => {
     for (let i = 0; i < 50; i++) assert.ok(after.broker.vhost("/").queues.has(`durable-${i}`));
     await after.close();
     rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe("--load-definitions", () => {
+  it("imports a definitions file at boot", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "coney-load-"));
+    const file = join(dir, "defs.json");
+    writeFileSync(file, JSON.stringify({ vhosts: [{ name: "loaded" }], queues: [{ name: "boot-q", vhost: "loaded", durable: true, auto_delete: false, arguments: {} }] }));
+    const b = await startTestBroker({ loadDefinitions: file });
+    assert.ok(b.broker.vhost("loaded").queues.has("boot-q"));
+    assert.ok(b.broker.authenticate("guest", "guest"), "first boot still creates the default user");
+    await b.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 });
