@@ -7,6 +7,7 @@ import type { User } from "../auth/user.js";
 import type { Binding } from "../broker/binding.js";
 import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.js";
 import type { Exchange } from "../broker/exchange/exchange.js";
+import { bindingDefinition, exchangeDefinition } from "../broker/definition-records.js";
 import type { Queue } from "../broker/queue/queue.js";
 import type { VHost } from "../broker/vhost.js";
 import { propertiesKey } from "./properties-key.js";
@@ -56,13 +57,7 @@ export function queueRecord(q: Queue, node: string): Record<string, unknown> {
 
 export function exchangeRecord(x: Exchange): Record<string, unknown> {
   return {
-    name: x.name,
-    vhost: x.vhost,
-    type: x.type,
-    durable: x.durable,
-    auto_delete: x.autoDelete,
-    internal: x.internal,
-    arguments: x.arguments,
+    ...exchangeDefinition(x),
     policy: x.policy,
     user_who_performed_action: "rmq-internal",
     message_stats: { publish_in: x.stats.publishIn, publish_out: x.stats.publishOut },
@@ -70,15 +65,7 @@ export function exchangeRecord(x: Exchange): Record<string, unknown> {
 }
 
 export function bindingRecord(b: Binding): Record<string, unknown> {
-  return {
-    source: b.source.name,
-    vhost: b.source.vhost,
-    destination: b.destination.name,
-    destination_type: b.destination.kind,
-    routing_key: b.routingKey,
-    arguments: b.args,
-    properties_key: propertiesKey(b.routingKey, b.args),
-  };
+  return { ...bindingDefinition(b), properties_key: propertiesKey(b.routingKey, b.args) };
 }
 
 /** The implicit binding of every queue to the default exchange, as RabbitMQ lists it. */

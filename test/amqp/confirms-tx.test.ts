@@ -1,26 +1,16 @@
 // Publisher confirms, transactions and direct reply-to.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type ChannelModel } from "amqplib";
 import { mustGet } from "../helpers/amqplib-get.js";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
 import { withTimeout } from "../helpers/wait.js";
 
 describe("confirms, transactions, direct reply-to", () => {
-  let broker: TestBroker;
-  let conn: ChannelModel;
+  const f = useBrokerWithConnection();
 
-  before(async () => {
-    broker = await startTestBroker();
-    conn = await amqp.connect(broker.amqpUrl);
-  });
-  after(async () => {
-    await conn.close();
-    await broker.close();
-  });
 
   it("confirms every publish, including unroutable ones", async () => {
-    const ch = await conn.createConfirmChannel();
+    const ch = await f.conn.createConfirmChannel();
     const { queue } = await ch.assertQueue("", { exclusive: true });
     const acks: Array<Promise<void>> = [];
     for (let i = 0; i < 500; i++) {
@@ -33,9 +23,9 @@ describe("confirms, transactions, direct reply-to", () => {
   });
 
   it("tx: publishes and acks take effect on commit, vanish on rollback", async () => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     const { queue } = await ch.assertQueue("", { exclusive: true });
-    const tx = await conn.createChannel();
+    const tx = await f.conn.createChannel();
     // amqplib's promise API has no tx helpers; its generic rpc() sends the methods.
     await rpc(tx, "txSelect");
     tx.sendToQueue(queue, Buffer.from("a"));
@@ -57,12 +47,12 @@ describe("confirms, transactions, direct reply-to", () => {
   });
 
   it("direct reply-to answers an RPC without a reply queue", async () => {
-    const server = await conn.createChannel();
+    const server = await f.conn.createChannel();
     const { queue } = await server.assertQueue("", { exclusive: true });
     await server.consume(queue, (m) => {
       server.sendToQueue(m!.properties.replyTo as string, Buffer.from(`re:${m!.content}`), { correlationId: m!.properties.correlationId });
     }, { noAck: true });
-    const client = await conn.createChannel();
+    const client = await f.conn.createChannel();
     const reply = new Promise<{ body: string; cid: string }>((resolve) => {
       void client.consume("amq.rabbitmq.reply-to", (m) => resolve({ body: m!.content.toString(), cid: m!.properties.correlationId }), { noAck: true });
     });

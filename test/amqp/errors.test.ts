@@ -1,8 +1,8 @@
 // RabbitMQ's reply codes and texts for the errors clients match on, over amqplib.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type Channel, type ChannelModel } from "amqplib";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import amqp, { type Channel } from "amqplib";
+import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
 
 /** amqplib rejects with an Error carrying the reply code; its message holds the reply text. */
 function closedWith(code: number, text: string) {
@@ -15,23 +15,14 @@ function closedWith(code: number, text: string) {
 }
 
 describe("AMQP errors", () => {
-  let broker: TestBroker;
-  let conn: ChannelModel;
+  const f = useBrokerWithConnection();
 
   const channel = async (): Promise<Channel> => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     ch.on("error", () => {});
     return ch;
   };
 
-  before(async () => {
-    broker = await startTestBroker();
-    conn = await amqp.connect(broker.amqpUrl);
-  });
-  after(async () => {
-    await conn.close();
-    await broker.close();
-  });
 
   it("404 NOT_FOUND for a passive declare of a missing queue", async () => {
     const ch = await channel();
@@ -74,7 +65,7 @@ describe("AMQP errors", () => {
   it("405 RESOURCE_LOCKED for another connection's exclusive queue", async () => {
     const ch = await channel();
     const { queue } = await ch.assertQueue("", { exclusive: true });
-    const other = await amqp.connect(broker.amqpUrl);
+    const other = await amqp.connect(f.broker.amqpUrl);
     const och = await other.createChannel();
     och.on("error", () => {});
     await assert.rejects(och.consume(queue, () => {}), closedWith(405, `RESOURCE_LOCKED - cannot obtain exclusive access to locked queue '${queue}' in vhost '/'`));
@@ -92,7 +83,7 @@ describe("AMQP errors", () => {
   });
 
   it("530 NOT_ALLOWED for a reused consumer tag closes the connection", async () => {
-    const c = await amqp.connect(broker.amqpUrl);
+    const c = await amqp.connect(f.broker.amqpUrl);
     c.on("error", () => {});
     const ch = await c.createChannel();
     ch.on("error", () => {});
@@ -135,7 +126,7 @@ describe("AMQP errors", () => {
   });
 
   it("503 COMMAND_INVALID for an unknown exchange type closes the connection", async () => {
-    const c = await amqp.connect(broker.amqpUrl);
+    const c = await amqp.connect(f.broker.amqpUrl);
     c.on("error", () => {});
     const ch = await c.createChannel();
     ch.on("error", () => {});

@@ -1,28 +1,19 @@
 // Lifecycles of exclusive, auto-delete and server-named queues, auto-delete exchanges, and
 // server-sent consumer cancellation.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type ChannelModel } from "amqplib";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import amqp from "amqplib";
+import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 
 describe("object lifecycles", () => {
-  let broker: TestBroker;
-  let conn: ChannelModel;
+  const f = useBrokerWithConnection();
 
-  before(async () => {
-    broker = await startTestBroker();
-    conn = await amqp.connect(broker.amqpUrl);
-  });
-  after(async () => {
-    await conn.close();
-    await broker.close();
-  });
 
-  const vhost = () => broker.broker.vhost("/");
+  const vhost = () => f.broker.broker.vhost("/");
 
   it("server-named queues are amq.gen-…", async () => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     const { queue, messageCount, consumerCount } = await ch.assertQueue("", { exclusive: true });
     assert.match(queue, /^amq\.gen-[A-Za-z0-9_-]{22}$/);
     assert.equal(messageCount, 0);
@@ -31,7 +22,7 @@ describe("object lifecycles", () => {
   });
 
   it("exclusive queues go with their connection", async () => {
-    const c = await amqp.connect(broker.amqpUrl);
+    const c = await amqp.connect(f.broker.amqpUrl);
     const ch = await c.createChannel();
     await ch.assertQueue("excl-q", { exclusive: true });
     assert.ok(vhost().queues.has("excl-q"));
@@ -40,7 +31,7 @@ describe("object lifecycles", () => {
   });
 
   it("auto-delete queues go when their last consumer cancels", async () => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     await ch.assertQueue("ad-q", { autoDelete: true });
     const a = await ch.consume("ad-q", () => {});
     const b = await ch.consume("ad-q", () => {});
@@ -52,7 +43,7 @@ describe("object lifecycles", () => {
   });
 
   it("auto-delete exchanges go when their last binding is removed", async () => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     await ch.assertExchange("ad-x", "fanout", { autoDelete: true });
     const { queue } = await ch.assertQueue("", { exclusive: true });
     await ch.bindQueue(queue, "ad-x", "");
@@ -63,10 +54,10 @@ describe("object lifecycles", () => {
   });
 
   it("deleting a queue cancels its consumers (consumer_cancel_notify)", async () => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     await ch.assertQueue("cancel-q");
     const cancelled = new Promise<unknown>((resolve) => ch.consume("cancel-q", (m) => m === null && resolve(m)));
-    const other = await conn.createChannel();
+    const other = await f.conn.createChannel();
     await other.deleteQueue("cancel-q");
     assert.equal(await withTimeout(cancelled, 3000, "server cancel"), null);
     await ch.close();
@@ -74,7 +65,7 @@ describe("object lifecycles", () => {
   });
 
   it("queue.delete reports the messages it removed, purge too", async () => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     await ch.assertQueue("count-q");
     for (let i = 0; i < 3; i++) ch.sendToQueue("count-q", Buffer.from("x"));
     await ch.checkQueue("count-q");

@@ -1,34 +1,25 @@
 // The rest of the protocol's surface: recover, flow, consumer priorities, channel-wide qos,
 // AMQPLAIN, truncated frames, methods on a closing channel, loopback-only users.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Duplex } from "node:stream";
-import amqp, { type ChannelModel, type ConsumeMessage } from "amqplib";
+import type { ConsumeMessage } from "amqplib";
 import { AmqpConnection } from "../../src/amqp/connection/connection.js";
 import { FrameReader } from "../../src/amqp/codec/frame-reader.js";
 import { OutputBuffer } from "../../src/amqp/codec/output-buffer.js";
 import { decodeMethod, encodeConnectionStartOk, MethodId } from "../../src/amqp/codec/generated.js";
 import { createLogger } from "../../src/logging/logger.js";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
 import { eventually } from "../helpers/wait.js";
 import { mustGet } from "../helpers/amqplib-get.js";
 import { PROTOCOL_HEADER, WireClient } from "../helpers/wire-client.js";
 
 describe("protocol details", () => {
-  let broker: TestBroker;
-  let conn: ChannelModel;
+  const f = useBrokerWithConnection();
 
-  before(async () => {
-    broker = await startTestBroker();
-    conn = await amqp.connect(broker.amqpUrl);
-  });
-  after(async () => {
-    await conn.close();
-    await broker.close();
-  });
 
   it("basic.recover requeues every unacked message, redelivered", async () => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     const { queue } = await ch.assertQueue("", { exclusive: true });
     ch.sendToQueue(queue, Buffer.from("a"));
     ch.sendToQueue(queue, Buffer.from("b"));
@@ -43,7 +34,7 @@ describe("protocol details", () => {
   });
 
   it("channel.flow active=true is confirmed; active=false is 540 NOT_IMPLEMENTED, as in RabbitMQ", async () => {
-    const c = await WireClient.connect(broker.amqpPort);
+    const c = await WireClient.connect(f.broker.amqpPort);
     await c.handshake();
     c.send(1, { id: MethodId.ChannelOpen, name: "channel.open", args: { outOfBand: "" } });
     await c.nextMethod();
@@ -58,7 +49,7 @@ describe("protocol details", () => {
   });
 
   it("higher-priority consumers get messages first while they have capacity", async () => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     await ch.prefetch(1);
     const { queue } = await ch.assertQueue("", { exclusive: true });
     const low: ConsumeMessage[] = [];
@@ -74,7 +65,7 @@ describe("protocol details", () => {
   });
 
   it("global qos limits the whole channel", async () => {
-    const ch = await conn.createChannel();
+    const ch = await f.conn.createChannel();
     await ch.prefetch(2, true);
     const { queue } = await ch.assertQueue("", { exclusive: true });
     for (let i = 0; i < 6; i++) ch.sendToQueue(queue, Buffer.from(String(i)));
@@ -88,7 +79,7 @@ describe("protocol details", () => {
   });
 
   it("AMQPLAIN login works", async () => {
-    const c = await WireClient.connect(broker.amqpPort);
+    const c = await WireClient.connect(f.broker.amqpPort);
     c.write(PROTOCOL_HEADER);
     await c.nextMethod();
     const t = new OutputBuffer();
@@ -103,14 +94,14 @@ describe("protocol details", () => {
   });
 
   it("a truncated frame followed by silence leaves others unaffected; a closing channel ignores methods", async () => {
-    const c = await WireClient.connect(broker.amqpPort);
+    const c = await WireClient.connect(f.broker.amqpPort);
     await c.handshake();
     c.write(Buffer.from([1, 0, 1, 0, 0, 0, 50, 0, 20])); // announces 50 bytes, sends 2
-    const other = await conn.createChannel();
+    const other = await f.conn.createChannel();
     await other.checkExchange("amq.direct");
     c.close();
 
-    const w = await WireClient.connect(broker.amqpPort);
+    const w = await WireClient.connect(f.broker.amqpPort);
     await w.handshake();
     w.send(1, { id: MethodId.ChannelOpen, name: "channel.open", args: { outOfBand: "" } });
     await w.nextMethod();
@@ -137,7 +128,7 @@ describe("protocol details", () => {
       },
     });
     Object.assign(fake, { remoteAddress: "192.0.2.10", remotePort: 40000, localAddress: "192.0.2.1", localPort: 5672 });
-    new AmqpConnection(fake, broker.broker, { ...settings(), loopbackUsers: ["guest"] }, createLogger("silent"));
+    new AmqpConnection(fake, f.broker.broker, { ...settings(), loopbackUsers: ["guest"] }, createLogger("silent"));
     fake.push(PROTOCOL_HEADER);
     const startOk = new OutputBuffer();
     encodeConnectionStartOk(startOk, 0, { clientProperties: {}, mechanism: "PLAIN", response: Buffer.from("\0guest\0guest"), locale: "en_US" });

@@ -1,0 +1,27 @@
+/**
+ * The common setup of AMQP test files: one broker and one amqplib connection for the file,
+ * opened before its tests and closed after them.
+ */
+import { after, before } from "node:test";
+import amqp, { type ChannelModel } from "amqplib";
+import { startTestBroker, type TestBroker } from "./broker.js";
+import type { StartOptions } from "../../src/start-broker.js";
+
+export interface BrokerFixture {
+  readonly broker: TestBroker;
+  readonly conn: ChannelModel;
+}
+
+/** Call inside describe(); the returned object is filled in before the first test runs. */
+export function useBrokerWithConnection(options: StartOptions = {}): BrokerFixture {
+  const fixture = {} as { broker: TestBroker; conn: ChannelModel };
+  before(async () => {
+    fixture.broker = await startTestBroker(options);
+    fixture.conn = await amqp.connect(fixture.broker.amqpUrl);
+  });
+  after(async () => {
+    await fixture.conn.close();
+    await fixture.broker.close();
+  });
+  return fixture;
+}
