@@ -27,7 +27,8 @@ import { DEFAULT_HASHING_ALGORITHM, hashPassword, isValidPasswordHash, verifyPas
 import type { User, UserLimits } from "../auth/user.js";
 import { validateQueueArguments } from "./queue/queue-arguments.js";
 import type { Queue, QueueHost, QueueSpec } from "./queue/queue.js";
-import { VHost, type VHostMetadata } from "./vhost.js";
+import { VHost, type PolicyRecord, type VHostMetadata } from "./vhost.js";
+import { validatePolicy } from "./policies.js";
 import { ConnectionRegistry } from "./connection-registry.js";
 import { BrokerStats } from "./broker-stats.js";
 import { DirectReplyRegistry } from "./direct-reply.js";
@@ -170,6 +171,23 @@ export class Broker {
     const user = this.users.get(username);
     if (!user || !verifyPassword(password, user.passwordHash, user.hashingAlgorithm)) return null;
     return user;
+  }
+
+  // ---------------------------------------------------------------- policies
+
+  /** Creates or replaces a policy after validating it; returns true when it was created. */
+  putPolicy(p: PolicyRecord): boolean {
+    const v = this.vhost(p.vhost);
+    validatePolicy(p);
+    const isNew = !v.policies.has(p.name);
+    v.policies.set(p.name, p);
+    this.definitions.put("policies", `${p.vhost}\u0000${p.name}`, p);
+    return isNew;
+  }
+
+  deletePolicy(vhost: string, name: string): void {
+    if (!this.vhost(vhost).policies.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+    this.definitions.delete("policies", `${vhost}\u0000${name}`);
   }
 
   // ---------------------------------------------------------------- exchanges

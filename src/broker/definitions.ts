@@ -163,8 +163,7 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
       definition: (item["definition"] ?? {}) as Record<string, unknown>,
       priority: typeof item["priority"] === "number" ? item["priority"] : 0,
     };
-    broker.vhost(vhost).policies.set(record.name, record);
-    broker.definitions.put("policies", `${vhost}\u0000${record.name}`, record);
+    broker.putPolicy(record);
   }
 }
 

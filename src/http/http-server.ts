@@ -14,6 +14,7 @@ import { registerDefinitions } from "./routes/definitions.js";
 import { registerExchanges } from "./routes/exchanges.js";
 import { registerHealth } from "./routes/health.js";
 import { registerOverview } from "./routes/overview.js";
+import { registerPolicies } from "./routes/policies.js";
 import { registerQueues } from "./routes/queues.js";
 import { registerUsers } from "./routes/users.js";
 import { registerVhosts } from "./routes/vhosts.js";
@@ -53,7 +54,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
 
   const node = opts.config.clusterName;
   const ctx: RouteContext = { broker, config: opts.config, node, listeners: [{ protocol: "amqp", port: opts.amqpPort }] };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions]) {
+  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });

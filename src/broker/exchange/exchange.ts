@@ -33,8 +33,6 @@ export abstract class Exchange implements ExchangeSpec {
   readonly arguments: FieldTable;
   /** Live counters for the management API. */
   readonly stats = { publishIn: 0, publishOut: 0 };
-  /** Set by the policy engine; null when no policy applies. */
-  policy: string | null = null;
 
   constructor(readonly vhost: string, spec: Omit<ExchangeSpec, "type">) {
     this.name = spec.name;

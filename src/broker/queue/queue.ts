@@ -56,8 +56,6 @@ export class Queue implements QueueSpec {
   /** Routing epoch stamp, see VHost.route. */
   routeEpoch = 0;
   readonly stats: QueueStats = { publish: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0 };
-  /** Set by the policy engine; null when no policy applies. */
-  policy: string | null = null;
   readonly createdAt: number;
 
   private readonly ready = new ReadyList();

@@ -2,6 +2,8 @@
 import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../amqp/codec/field-table.js";
 import { createMessage } from "../../broker/message.js";
+import type { Exchange } from "../../broker/exchange/exchange.js";
+import { effectivePolicy } from "../../broker/policies.js";
 import { checkNameLength } from "../../broker/names.js";
 import type { Queue } from "../../broker/queue/queue.js";
 import { BrokerError } from "../../errors/broker-error.js";
@@ -19,13 +21,14 @@ export const exchangeName = (segment: string): string => (segment === "amq.defau
 export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
   const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
-    listResponse(vhosts.flatMap((v) => [...b.vhost(v).exchanges.values()].map(exchangeRecord)), query);
+    listResponse(vhosts.flatMap((v) => [...b.vhost(v).exchanges.values()].map(record)), query);
   const exchangeOf = (vhost: string, segment: string) => {
     const x = b.vhost(vhost).exchanges.get(exchangeName(segment));
     if (!x) throw objectNotFound();
     return x;
   };
   const scratch: Queue[] = [];
+  const record = (x: Exchange) => exchangeRecord(x, effectivePolicy(b.vhost(x.vhost).policies.values(), "exchange", x.name));
 
   resource(app, ctx, "/api/exchanges", { GET: ({ caller, query }) => listOf([...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)), query) });
   resource(app, ctx, "/api/exchanges/:vhost", {
@@ -37,7 +40,7 @@ export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void
   resource(app, ctx, "/api/exchanges/:vhost/:name", {
     GET: ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return exchangeRecord(exchangeOf(params["vhost"]!, params["name"]!));
+      return record(exchangeOf(params["vhost"]!, params["name"]!));
     },
     PUT: ({ caller, params, body }) => {
       const vhost = params["vhost"]!;

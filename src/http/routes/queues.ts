@@ -2,6 +2,8 @@
 import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../amqp/codec/field-table.js";
 import { checkNameLength } from "../../broker/names.js";
+import { effectivePolicy } from "../../broker/policies.js";
+import type { Queue } from "../../broker/queue/queue.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
@@ -13,8 +15,9 @@ import { BrokerError } from "../../errors/broker-error.js";
 
 export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
+  const record = (q: Queue) => queueRecord(q, ctx.node, effectivePolicy(b.vhost(q.vhost).policies.values(), "queue", q.name, q.type));
   const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
-    listResponse(vhosts.flatMap((v) => [...b.vhost(v).queues.values()].map((q) => queueRecord(q, ctx.node))), query);
+    listResponse(vhosts.flatMap((v) => [...b.vhost(v).queues.values()].map((q) => record(q))), query);
 
   resource(app, ctx, "/api/queues", {
     GET: ({ caller, query }) => listOf([...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)), query),
@@ -33,7 +36,7 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   resource(app, ctx, "/api/queues/:vhost/:name", {
     GET: ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return queueRecord(queueOf(params["vhost"]!, params["name"]!), ctx.node);
+      return record(queueOf(params["vhost"]!, params["name"]!));
     },
     PUT: ({ caller, params, body }) => {
       const vhost = params["vhost"]!;

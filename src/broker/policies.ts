@@ -1,0 +1,93 @@
+/**
+ * Policies: validation of their definitions (RabbitMQ's known keys, each with its type and
+ * range, so an unknown key or a bad value is refused before anything is stored) and the rule
+ * that picks the policy applying to a queue or exchange: pattern match on the name, apply-to,
+ * highest priority wins. Making the definitions take effect on queues is a separate step.
+ */
+import { BrokerError } from "../errors/broker-error.js";
+import { compilePattern, InvalidPatternError } from "../auth/permission-pattern.js";
+import type { PolicyRecord } from "./vhost.js";
+
+type Check = (v: unknown) => string | null;
+
+const nonNegInt: Check = (v) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? null : "must be a non-negative integer");
+const posInt: Check = (v) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? null : "must be a positive integer");
+const str: Check = (v) => (typeof v === "string" ? null : "must be a string");
+const oneOf = (...values: string[]): Check => (v) => (typeof v === "string" && values.includes(v) ? null : `must be one of ${values.join(", ")}`);
+
+/** RabbitMQ's policy keys (rabbit_policies, rabbit_mirror_queue_misc, quorum and stream validators). */
+const KEYS: ReadonlyMap<string, Check> = new Map([
+  ["message-ttl", nonNegInt],
+  ["expires", posInt],
+  ["max-length", nonNegInt],
+  ["max-length-bytes", nonNegInt],
+  ["max-in-memory-length", nonNegInt],
+  ["max-in-memory-bytes", nonNegInt],
+  ["overflow", oneOf("drop-head", "reject-publish", "reject-publish-dlx")],
+  ["dead-letter-exchange", str],
+  ["dead-letter-routing-key", str],
+  ["dead-letter-strategy", oneOf("at-most-once", "at-least-once")],
+  ["delivery-limit", nonNegInt],
+  ["queue-mode", oneOf("default", "lazy")],
+  ["queue-version", oneOf("1", "2")],
+  ["queue-master-locator", oneOf("client-local", "min-masters", "random")],
+  ["queue-leader-locator", oneOf("client-local", "balanced")],
+  ["alternate-exchange", str],
+  ["federation-upstream", str],
+  ["federation-upstream-set", str],
+  ["max-age", str],
+  ["stream-max-segment-size-bytes", posInt],
+  ["consumer-timeout", posInt],
+  // Classic mirroring: accepted and validated as RabbitMQ does; a single node has nothing to mirror.
+  ["ha-mode", oneOf("all", "exactly", "nodes")],
+  ["ha-params", () => null],
+  ["ha-sync-mode", oneOf("manual", "automatic")],
+  ["ha-sync-batch-size", posInt],
+  ["ha-promote-on-shutdown", oneOf("when-synced", "always")],
+  ["ha-promote-on-failure", oneOf("when-synced", "always")],
+]);
+
+export const APPLY_TO = ["all", "queues", "exchanges", "classic_queues", "quorum_queues", "streams"] as const;
+
+export function validatePolicy(p: PolicyRecord): void {
+  try {
+    compilePattern(p.pattern);
+  } catch (err) {
+    if (err instanceof InvalidPatternError) throw new BrokerError("badRequest", err.message);
+    throw err;
+  }
+  if (!(APPLY_TO as readonly string[]).includes(p.applyTo)) throw new BrokerError("badRequest", `'${p.applyTo}' is not a valid apply-to value`);
+  if (!Number.isInteger(p.priority)) throw new BrokerError("badRequest", "priority must be an integer");
+  const keys = Object.keys(p.definition);
+  if (keys.length === 0) throw new BrokerError("badRequest", "Validation failed\n\nno policy keys given\n");
+  for (const key of keys) {
+    const check = KEYS.get(key);
+    if (!check) throw new BrokerError("badRequest", `Validation failed\n\n[{<<"${key}">>,${JSON.stringify(p.definition[key])}}] are not recognised policy settings\n`);
+    const problem = check(p.definition[key]);
+    if (problem) throw new BrokerError("badRequest", `Validation failed\n\n${key} ${problem}, got ${JSON.stringify(p.definition[key])}\n`);
+  }
+  const mode = p.definition["ha-mode"];
+  const params = p.definition["ha-params"];
+  if (mode === "exactly" && !(typeof params === "number" && Number.isInteger(params) && params > 0)) {
+    throw new BrokerError("badRequest", `Validation failed\n\nha-params ${JSON.stringify(params)} must be a positive integer for ha-mode exactly\n`);
+  }
+  if (mode === "nodes" && !(Array.isArray(params) && params.length > 0 && params.every((n) => typeof n === "string"))) {
+    throw new BrokerError("badRequest", `Validation failed\n\nha-params ${JSON.stringify(params)} must be a non-empty list of node names for ha-mode nodes\n`);
+  }
+  if (mode === "all" && params !== undefined) throw new BrokerError("badRequest", "Validation failed\n\nha-params must not be set for ha-mode all\n");
+  if (params !== undefined && mode === undefined) throw new BrokerError("badRequest", "Validation failed\n\nha-params requires ha-mode\n");
+}
+
+/** The policy that applies to a resource: matching pattern and apply-to, highest priority. */
+export function effectivePolicy(policies: Iterable<PolicyRecord>, kind: "queue" | "exchange", name: string, queueType = "classic"): PolicyRecord | null {
+  let best: PolicyRecord | null = null;
+  for (const p of policies) {
+    const applies =
+      p.applyTo === "all" ||
+      (kind === "exchange" && p.applyTo === "exchanges") ||
+      (kind === "queue" && (p.applyTo === "queues" || p.applyTo === `${queueType}_queues`));
+    if (!applies || !compilePattern(p.pattern).matches(name)) continue;
+    if (!best || p.priority > best.priority) best = p;
+  }
+  return best;
+}
