@@ -13,10 +13,18 @@ import { VERSION } from "./amqp/connection/server-properties.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { listenHttp, type HttpListener } from "./http/http-server.js";
+import { TokenVerifier } from "./auth/oauth/token-verifier.js";
+import { ResourceAlarms } from "./broker/alarms/resource-alarms.js";
+import type { ListenerCertificate } from "./tls/certificate-expiry.js";
+import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
   readonly httpPort: number | null;
+  /** The AMQPS listener's port, null when no TLS certificate is configured. */
+  readonly amqpsPort: number | null;
+  /** Memory and disk alarms; their limits can be changed at run time. */
+  readonly alarms: ResourceAlarms;
   readonly broker: Broker;
   readonly config: ConeyConfig;
   close(): Promise<void>;
@@ -55,36 +63,58 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     logger.warn("the default user 'guest' exists with its default password; replace it before production use (see README, Production)");
   }
 
-  const amqp: AmqpListener = await listenAmqp(
-    broker,
-    {
-      channelMax: config.channelMax,
-      frameMax: config.frameMax,
-      heartbeat: config.heartbeat,
-      maxMessageSize: config.maxMessageSize,
-      loopbackUsers: config.loopbackUsers,
-      handshakeTimeout: config.handshakeTimeout,
-      clusterName: config.clusterName,
-    },
-    config.amqpPort,
-    config.bind,
-    logger,
-  );
+  const tokens = config.oauthResourceServerId === null
+    ? null
+    : new TokenVerifier({ resourceServerId: config.oauthResourceServerId, keyFiles: config.oauthKeyFiles, hmacSecrets: config.oauthHmacSecrets });
+  const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.dataDir);
+  alarms.start(config.alarmInterval);
+  const tls = tlsFilesOf(config);
+  const settings = {
+    channelMax: config.channelMax,
+    frameMax: config.frameMax,
+    heartbeat: config.heartbeat,
+    maxMessageSize: config.maxMessageSize,
+    loopbackUsers: config.loopbackUsers,
+    handshakeTimeout: config.handshakeTimeout,
+    clusterName: config.clusterName,
+    tokens,
+    alarms,
+    maxConnections: config.maxConnections,
+  };
+  const amqp: AmqpListener = await listenAmqp(broker, settings, config.amqpPort, config.bind, logger);
   logger.info("AMQP 0-9-1 listener started", { port: amqp.port, bind: config.bind || "*" });
+  const certificates: ListenerCertificate[] = [];
+  const extraListeners: Array<{ protocol: string; port: number }> = [];
+  const amqps: AmqpListener | null = tls ? await listenAmqp(broker, settings, config.amqpsPort, config.bind, logger, tlsServerOptions(tls)) : null;
+  if (amqps && tls) {
+    certificates.push({ protocol: "amqp/ssl", port: amqps.port, file: tls.cert });
+    extraListeners.push({ protocol: "amqp/ssl", port: amqps.port });
+    logger.info("AMQPS listener started", { port: amqps.port, bind: config.bind || "*", verifyPeer: tls.verifyPeer });
+  }
   const http: HttpListener | null =
-    config.httpPort === null ? null : await listenHttp(broker, { port: config.httpPort, bind: config.bind, config, amqpPort: amqp.port }, logger);
+    config.httpPort === null
+      ? null
+      : await listenHttp(
+          broker,
+          { port: config.httpPort, bind: config.bind, config, amqpPort: amqp.port, tokens, alarms, tls: config.httpTls ? tls : null, certificates, listeners: extraListeners },
+          logger,
+        );
   if (http) logger.info("management API listener started", { port: http.port, bind: config.bind || "*" });
 
   let closed = false;
   return {
     amqpPort: amqp.port,
     httpPort: http?.port ?? null,
+    amqpsPort: amqps?.port ?? null,
+    alarms,
     broker,
     config,
     async close() {
       if (closed) return;
       closed = true;
       await http?.close();
+      alarms.stop();
+      await amqps?.close();
       await amqp.close();
       definitions.flush();
       logger.info("broker stopped");

@@ -23,8 +23,14 @@ export class PermissionChecker {
   constructor(
     private readonly registry: UserRegistry,
     readonly user: User,
-    private readonly grants: ExternalGrants | null = null,
+    private grants: ExternalGrants | null = null,
   ) {}
+
+  /** A refreshed OAuth 2.0 token (connection.update-secret): its scopes apply from the next operation. */
+  replaceGrants(grants: ExternalGrants): void {
+    this.grants = grants;
+    this.cache.clear();
+  }
 
   /** (b) of the check order: does the user have any permission in this vhost? */
   hasVhostAccess(vhost: string): boolean {

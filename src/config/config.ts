@@ -27,6 +27,34 @@ export interface ConeyConfig {
   clusterName: string;
   /** A RabbitMQ definitions file imported at every boot (RabbitMQ's load_definitions). */
   loadDefinitions: string | null;
+  /** OAuth 2.0: the resource server id tokens must name in `aud` and prefix their scopes with; null disables OAuth. */
+  oauthResourceServerId: string | null;
+  /** OAuth 2.0 verification keys, "kid=file": PEM public keys (RS256/ES256) or JWKS files. */
+  oauthKeyFiles: string[];
+  /** OAuth 2.0 HS256 shared secrets, "kid=secret". */
+  oauthHmacSecrets: string[];
+  /** TLS: PEM certificate, private key and CA bundle; the certificate turns on the AMQPS listener. */
+  tlsCert: string | null;
+  tlsKey: string | null;
+  tlsCa: string | null;
+  /** Ask clients for a certificate and refuse those the CA did not sign (RabbitMQ verify_peer + fail_if_no_peer_cert). */
+  tlsVerifyPeer: boolean;
+  /** AMQPS listener, started when tlsCert is set. */
+  amqpsPort: number;
+  /** Serve the management API over HTTPS with the same certificate. */
+  httpTls: boolean;
+  /** Management API requests per minute per user (per address before login); 0 turns the limit off. */
+  httpRateLimit: number;
+  /** Largest management API request body, bytes; larger ones get 413. */
+  httpBodyLimit: number;
+  /** Memory alarm: this process's RSS above this fraction of total memory (RabbitMQ vm_memory_high_watermark). */
+  memHighWatermark: number;
+  /** Disk alarm: free bytes on the data dir's file system below this (RabbitMQ disk_free_limit). */
+  diskFreeLimit: number;
+  /** Milliseconds between memory and disk checks. */
+  alarmInterval: number;
+  /** Open AMQP connections allowed in total; 0 = no limit. */
+  maxConnections: number;
 }
 
 export function defaultConfig(): ConeyConfig {
@@ -47,5 +75,20 @@ export function defaultConfig(): ConeyConfig {
     handshakeTimeout: 10,
     clusterName: `coney@${hostname()}`,
     loadDefinitions: null,
+    oauthResourceServerId: null,
+    oauthKeyFiles: [],
+    oauthHmacSecrets: [],
+    tlsCert: null,
+    tlsKey: null,
+    tlsCa: null,
+    tlsVerifyPeer: false,
+    amqpsPort: 5671,
+    httpTls: false,
+    httpRateLimit: 60_000,
+    httpBodyLimit: 20_000_000,
+    memHighWatermark: 0.4,
+    diskFreeLimit: 50_000_000,
+    alarmInterval: 1000,
+    maxConnections: 0,
   };
 }

@@ -11,7 +11,7 @@ type Key = keyof ConeyConfig;
 
 /** A setting with a value it cannot take; the message names the setting and the value. */
 export class ConfigError extends Error {}
-type Kind = "port" | "int" | "string" | "list" | "level" | "nullable-port" | "nullable-string";
+type Kind = "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "nullable-port" | "nullable-string";
 
 /** Every setting: its flag, its environment variable, and how to parse it. */
 const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind; help: string }> = [
@@ -30,6 +30,21 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "maxMessageSize", flag: "--max-message-size <bytes>", env: "CONEY_MAX_MESSAGE_SIZE", kind: "int", help: "largest message body accepted" },
   { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API" },
   { key: "loadDefinitions", flag: "--load-definitions <file>", env: "CONEY_LOAD_DEFINITIONS", kind: "nullable-string", help: "RabbitMQ definitions file imported at boot" },
+  { key: "oauthResourceServerId", flag: "--oauth-resource-server-id <id>", env: "CONEY_OAUTH_RESOURCE_SERVER_ID", kind: "nullable-string", help: "OAuth 2.0 resource server id (turns on bearer tokens)" },
+  { key: "oauthKeyFiles", flag: "--oauth-key-files <kid=file,...>", env: "CONEY_OAUTH_KEY_FILES", kind: "list", help: "OAuth 2.0 PEM public keys or JWKS files, each with a key id" },
+  { key: "oauthHmacSecrets", flag: "--oauth-hmac-secrets <kid=secret,...>", env: "CONEY_OAUTH_HMAC_SECRETS", kind: "list", help: "OAuth 2.0 HS256 secrets, each with a key id" },
+  { key: "tlsCert", flag: "--tls-cert <file>", env: "CONEY_TLS_CERT", kind: "nullable-string", help: "PEM certificate (turns on AMQPS)" },
+  { key: "tlsKey", flag: "--tls-key <file>", env: "CONEY_TLS_KEY", kind: "nullable-string", help: "PEM private key of the certificate" },
+  { key: "tlsCa", flag: "--tls-ca <file>", env: "CONEY_TLS_CA", kind: "nullable-string", help: "PEM CA bundle for client certificates" },
+  { key: "tlsVerifyPeer", flag: "--tls-verify-peer <bool>", env: "CONEY_TLS_VERIFY_PEER", kind: "bool", help: "require client certificates signed by the CA" },
+  { key: "amqpsPort", flag: "--amqps-port <port>", env: "CONEY_AMQPS_PORT", kind: "port", help: "AMQPS port (0 = ephemeral)" },
+  { key: "httpTls", flag: "--http-tls <bool>", env: "CONEY_HTTP_TLS", kind: "bool", help: "serve the management API over HTTPS" },
+  { key: "httpRateLimit", flag: "--http-rate-limit <n>", env: "CONEY_HTTP_RATE_LIMIT", kind: "int", help: "management API requests per minute per user or address (0 = off)" },
+  { key: "httpBodyLimit", flag: "--http-body-limit <bytes>", env: "CONEY_HTTP_BODY_LIMIT", kind: "int", help: "largest management API request body" },
+  { key: "memHighWatermark", flag: "--mem-high-watermark <fraction>", env: "CONEY_MEM_HIGH_WATERMARK", kind: "number", help: "memory alarm threshold, fraction of total memory" },
+  { key: "diskFreeLimit", flag: "--disk-free-limit <bytes>", env: "CONEY_DISK_FREE_LIMIT", kind: "int", help: "disk alarm threshold, free bytes" },
+  { key: "alarmInterval", flag: "--alarm-interval <ms>", env: "CONEY_ALARM_INTERVAL", kind: "int", help: "milliseconds between memory and disk checks" },
+  { key: "maxConnections", flag: "--max-connections <n>", env: "CONEY_MAX_CONNECTIONS", kind: "int", help: "open AMQP connections allowed (0 = no limit)" },
 ];
 
 function parse(kind: Kind, raw: string, name: string): unknown {
@@ -46,6 +61,15 @@ function parse(kind: Kind, raw: string, name: string): unknown {
       if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name}: '${raw}' is not a non-negative integer`);
       return n;
     }
+    case "number": {
+      const n = Number(raw);
+      if (!Number.isFinite(n) || n < 0) throw new ConfigError(`${name}: '${raw}' is not a non-negative number`);
+      return n;
+    }
+    case "bool":
+      if (raw === "true" || raw === "1") return true;
+      if (raw === "false" || raw === "0") return false;
+      throw new ConfigError(`${name}: '${raw}' is not true or false`);
     case "list":
       return raw === "none" ? [] : raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
     case "level":

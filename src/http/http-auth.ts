@@ -2,7 +2,9 @@
  * Authentication and the management tag matrix. Every request (but the few RabbitMQ leaves
  * open) carries HTTP Basic credentials; the user must hold a management tag; routes then ask
  * for more (administrator, monitoring, policymaker) or for access to a vhost. Per the spec a
- * failed login is 401 and a refusal after login is 403.
+ * failed login is 401 and a refusal after login is 403. With OAuth 2.0 configured,
+ * `Authorization: Bearer <JWT>` is accepted too (RabbitMQ's OAuth 2.0 plugin); an invalid,
+ * expired or wrongly signed token is 401.
  */
 import type { FastifyRequest } from "fastify";
 import type { PermissionChecker } from "../auth/permission-check.js";
@@ -11,6 +13,8 @@ import type { Broker } from "../broker/broker.js";
 import type { ClientContext } from "../broker/client-context.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { isLoopbackAddress } from "../amqp/connection/connection.js";
+import { sessionOf } from "../auth/oauth/token-login.js";
+import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 
 export interface Caller {
   readonly user: User;
@@ -18,9 +22,10 @@ export interface Caller {
   readonly permissions: PermissionChecker;
 }
 
-export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers: readonly string[]): Caller {
+export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers: readonly string[], tokens: TokenVerifier | null = null): Caller | Promise<Caller> {
   const header = req.headers.authorization;
   if (!header) throw new BrokerError("notAuthorized", "");
+  if (tokens && header.slice(0, 7).toLowerCase() === "bearer ") return bearer(broker, tokens, header.slice(7).trim());
   const m = /^Basic\s+(\S+)$/i.exec(header);
   if (!m) throw new BrokerError("notAuthorized", "Not_Authorized");
   const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
@@ -34,6 +39,17 @@ export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers:
   if (!isManagementUser(user)) throw new BrokerError("forbidden", "Not management user");
   const permissions = broker.checkerFor(user.name);
   return { user, permissions, ctx: { permissions, owner: null } };
+}
+
+async function bearer(broker: Broker, tokens: TokenVerifier, token: string): Promise<Caller> {
+  let session;
+  try {
+    session = sessionOf(broker.users, await tokens.verify(token));
+  } catch {
+    throw new BrokerError("notAuthorized", "Not_Authorized");
+  }
+  if (!isManagementUser(session.user)) throw new BrokerError("forbidden", "Not management user");
+  return { user: session.user, permissions: session.permissions, ctx: { permissions: session.permissions, owner: null } };
 }
 
 export function requireAdministrator(c: Caller): void {

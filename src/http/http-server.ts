@@ -8,6 +8,11 @@ import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { badRequest, sendError } from "./http-errors.js";
 import type { RouteContext } from "./route-table.js";
+import { registerRateLimit } from "./request-rate-limit.js";
+import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
+import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
+import type { ListenerCertificate } from "../tls/certificate-expiry.js";
+import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { registerBindings } from "./routes/bindings.js";
 import { registerConnections } from "./routes/connections.js";
 import { registerDefinitions } from "./routes/definitions.js";
@@ -29,10 +34,33 @@ export interface HttpOptions {
   readonly bind: string;
   readonly config: ConeyConfig;
   readonly amqpPort: number;
+  readonly tokens: TokenVerifier | null;
+  readonly alarms: ResourceAlarms;
+  /** HTTPS with these files; null for plain HTTP. */
+  readonly tls: TlsFiles | null;
+  /** Every TLS listener's certificate (AMQPS and HTTPS), for the expiry health check. */
+  readonly certificates: ListenerCertificate[];
+  /** Other listeners, for the listener health checks. */
+  readonly listeners: Array<{ protocol: string; port: number }>;
 }
 
+/** A slow client cannot hold a request open: headers within 10 s, a whole request within 60 s. */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 60_000;
+const IDLE_KEEP_ALIVE_MS = 30_000;
+
 export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logger): Promise<HttpListener> {
-  const app = Fastify({ logger: false, bodyLimit: 20_000_000, ignoreTrailingSlash: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: opts.config.httpBodyLimit,
+    ignoreTrailingSlash: true,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    connectionTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: IDLE_KEEP_ALIVE_MS,
+    ...(opts.tls ? { https: tlsServerOptions(opts.tls) } : {}),
+  });
+  app.server.headersTimeout = HEADERS_TIMEOUT_MS;
+  await registerRateLimit(app, opts.config.httpRateLimit);
   // RabbitMQ accepts JSON whatever the content type says; an empty body means {}.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
@@ -46,6 +74,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   });
   app.setErrorHandler((err, _req, reply) => {
     const e = err as { statusCode?: number; code?: string };
+    if (e.statusCode === 429) return reply.code(429).send({ error: "too_many_requests", reason: (err as { reason?: string }).reason ?? "Too many requests" });
     if (e.code === "FST_ERR_CTP_BODY_TOO_LARGE") return reply.code(413).send({ error: "payload_too_large", reason: "Exceeded HTTP request body size limit" });
     if (!(err instanceof Error && err.name === "BrokerError")) logger.error("management API error", { err });
     return sendError(reply, err);
@@ -53,13 +82,22 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "Object Not Found", reason: "Not Found" }));
 
   const node = opts.config.clusterName;
-  const ctx: RouteContext = { broker, config: opts.config, node, listeners: [{ protocol: "amqp", port: opts.amqpPort }] };
+  const ctx: RouteContext = {
+    broker,
+    config: opts.config,
+    node,
+    listeners: [{ protocol: "amqp", port: opts.amqpPort }, ...opts.listeners],
+    tokens: opts.tokens,
+    alarms: opts.alarms,
+    certificates: opts.certificates,
+  };
   for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
-  (ctx.listeners as Array<{ protocol: string; port: number }>).push({ protocol: "http", port });
+  (ctx.listeners as Array<{ protocol: string; port: number }>).push({ protocol: opts.tls ? "https" : "http", port });
+  if (opts.tls) opts.certificates.push({ protocol: "https", port, file: opts.tls.cert });
   return { port, close: () => app.close() };
 }

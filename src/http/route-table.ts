@@ -6,8 +6,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
+import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import { authenticate, type Caller } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
+import type { ListenerCertificate } from "../tls/certificate-expiry.js";
+import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
 
@@ -16,6 +19,12 @@ export interface RouteContext {
   readonly config: ConeyConfig;
   readonly node: string;
   readonly listeners: ReadonlyArray<{ protocol: string; port: number }>;
+  /** OAuth 2.0 token verification; null when OAuth is not configured. */
+  readonly tokens: TokenVerifier | null;
+  /** Certificates of the TLS listeners, for the certificate-expiration health check. */
+  readonly certificates: readonly ListenerCertificate[];
+  /** Live resource alarms (memory, disk). */
+  readonly alarms: ResourceAlarms;
 }
 
 export interface Request {
@@ -50,7 +59,7 @@ export function resource(app: FastifyInstance, ctx: RouteContext, path: string, 
       const h = handlers[method];
       if (!h) return reply.code(405).header("allow", allow).send();
       try {
-        const caller = open ? (null as unknown as Caller) : authenticate(ctx.broker, req, ctx.config.loopbackUsers);
+        const caller = open ? (null as unknown as Caller) : await authenticate(ctx.broker, req, ctx.config.loopbackUsers, ctx.tokens);
         const result = h({
           caller,
           params: req.params as Record<string, string>,

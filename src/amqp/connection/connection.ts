@@ -35,6 +35,9 @@ import type { ClientConnection, ConnectionInfo } from "../../broker/connection-r
 import type { VHost } from "../../broker/vhost.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Logger } from "../../logging/logger.js";
+import type { ResourceAlarms } from "../../broker/alarms/resource-alarms.js";
+import { isTokenLogin, sessionOf } from "../../auth/oauth/token-login.js";
+import type { TokenVerifier } from "../../auth/oauth/token-verifier.js";
 import { Channel } from "../channel/channel.js";
 import { Handshake, type Tuning } from "./handshake.js";
 import { replyFor } from "./reply.js";
@@ -50,6 +53,12 @@ export interface AmqpSettings {
   /** Seconds a client has to complete the handshake. */
   readonly handshakeTimeout: number;
   readonly clusterName: string;
+  /** OAuth 2.0: a password that is a JWT is verified as a token (any user name). Null: passwords only. */
+  readonly tokens?: TokenVerifier | null;
+  /** Memory and disk alarms; a publishing connection is blocked while one is on. */
+  readonly alarms?: ResourceAlarms | null;
+  /** Open connections allowed on the node; 0 = no limit. */
+  readonly maxConnections?: number;
 }
 
 const PROTOCOL_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 0, 9, 1]); // "AMQP" 0 0 9 1
@@ -82,6 +91,7 @@ export class AmqpConnection implements ClientConnection {
   private headerBytes: Buffer | null = Buffer.alloc(0);
   private readonly reader: FrameReader;
   private readonly handshake: Handshake;
+  private readonly handshakeHostState: ReturnType<AmqpConnection["handshakeHost"]>;
   private flushScheduled = false;
   private lastRecv = Date.now();
   private lastSend = Date.now();
@@ -89,6 +99,10 @@ export class AmqpConnection implements ClientConnection {
   private handshakeTimer: NodeJS.Timeout | null;
   private closeTimer: NodeJS.Timeout | null = null;
   private readonly log: Logger;
+  /** Set while an alarm holds this connection: connection.blocked sent, socket not read. */
+  private alarmBlocked = false;
+  /** Closes a token login's connection when the token expires (RabbitMQ's credential expiry). */
+  private tokenTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly socket: Duplex,
@@ -106,7 +120,8 @@ export class AmqpConnection implements ClientConnection {
     this.log = logger.child({ connection: this.name });
     this.tuning = { channelMax: settings.channelMax, frameMax: settings.frameMax, heartbeat: settings.heartbeat };
     this.reader = new FrameReader(settings.frameMax);
-    this.handshake = new Handshake(this.handshakeHost());
+    this.handshakeHostState = this.handshakeHost();
+    this.handshake = new Handshake(this.handshakeHostState);
     s.setNoDelay?.(true);
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("drain", () => this.onDrain());
@@ -221,6 +236,7 @@ export class AmqpConnection implements ClientConnection {
     }
     if (type === FRAME_METHOD) {
       const m = decodeMethod(payload);
+      if (m.id === MethodId.BasicPublish && this.settings.alarms?.reason != null && !this.alarmBlocked) this.blockForAlarm(this.settings.alarms);
       if (channel === 0) return this.onConnectionMethod(m);
       if (!this.handshake.done) throw new BrokerError("channelError", `${m.name} before connection.open`);
       return this.channelFor(channel, m).handleMethod(m);
@@ -268,8 +284,7 @@ export class AmqpConnection implements ClientConnection {
       case MethodId.ConnectionCloseOk:
         return this.destroy();
       case MethodId.ConnectionUpdateSecret:
-        encodeConnectionUpdateSecretOk(this.out, 0, {});
-        return;
+        return this.updateSecret(m.args.newSecret.toString("utf8"));
       default:
         throw new BrokerError("commandInvalid", `unexpected method ${m.name} on channel 0`);
     }
@@ -298,7 +313,14 @@ export class AmqpConnection implements ClientConnection {
         encodeConnectionOpenOk(this.out, 0, { knownHosts: "" });
         this.opened();
       },
-      authenticate: (mechanism: string, username: string, password: string): string => {
+      closed: false as boolean,
+      flush: () => this.flush(),
+      fail: (err: unknown) => {
+        this.connectionError(err, 0, 0);
+      },
+      authenticate: (mechanism: string, username: string, password: string): string | Promise<string> => {
+        const tokens = this.settings.tokens ?? null;
+        if (isTokenLogin(tokens, password)) return this.tokenLogin(tokens, mechanism, password);
         const user = this.broker.authenticate(username, password);
         if (!user) {
           this.log.warn("login refused", { user: username, mechanism });
@@ -317,6 +339,7 @@ export class AmqpConnection implements ClientConnection {
         const v = this.broker.vhosts.get(vhost);
         if (!v) throw new BrokerError("notAllowed", `vhost ${vhost} not found`);
         this.permissions!.checkVhost(vhost);
+        this.checkConnectionLimits();
         this.vhost = vhost;
         this.vhostRef = v;
       },
@@ -339,6 +362,101 @@ export class AmqpConnection implements ClientConnection {
     this.log.debug("connection opened", { user: this.user, vhost: this.vhost });
   }
 
+  // ------------------------------------------------------------ OAuth 2.0 tokens, limits, alarms
+
+  /** A token as the password: verified asynchronously; the handshake reads nothing meanwhile. */
+  private async tokenLogin(tokens: TokenVerifier, mechanism: string, token: string): Promise<string> {
+    let session;
+    try {
+      session = sessionOf(this.broker.users, await tokens.verify(token));
+    } catch (err) {
+      this.log.warn("token login refused", { mechanism, reason: err instanceof Error ? err.message : String(err) });
+      throw new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
+    }
+    this.user = session.user.name;
+    this.permissions = session.permissions;
+    this.armTokenExpiry(session.expiresAt);
+    return session.user.name;
+  }
+
+  private armTokenExpiry(expiresAt: number | null): void {
+    if (this.tokenTimer) clearTimeout(this.tokenTimer);
+    this.tokenTimer = null;
+    if (expiresAt === null) return;
+    // setTimeout holds at most 2^31-1 ms; a later expiry re-arms when that fires.
+    const delay = Math.min(Math.max(0, expiresAt - Date.now()), 2_147_483_647);
+    this.tokenTimer = setTimeout(() => {
+      if (Date.now() < expiresAt) return this.armTokenExpiry(expiresAt);
+      this.log.info("closing connection: OAuth 2.0 token expired", { user: this.user });
+      this.connectionError(new BrokerError("accessRefused", "credential expired"), 0, 0);
+    }, delay);
+    this.tokenTimer.unref();
+  }
+
+  /** connection.update-secret (RabbitMQ extension): a fresh token for the same user, or NOT_ALLOWED. */
+  private updateSecret(secret: string): void {
+    const tokens = this.settings.tokens ?? null;
+    // Only a token login can take a new token; a password login has no secret to refresh.
+    if (!isTokenLogin(tokens, secret) || this.permissions?.user.isInternal !== false) {
+      throw new BrokerError("notAllowed", `Secret update was refused for user '${this.user}'`);
+    }
+    tokens.verify(secret).then(
+      (login) => {
+        if (this.isClosed || this.state === "closing") return;
+        if (login.user.name !== this.user) {
+          this.connectionError(new BrokerError("notAllowed", `Secret update was refused for user '${this.user}': the token names another user`), 0, 0);
+          return;
+        }
+        // Channels hold this checker: swapping its grants updates them all.
+        this.permissions!.replaceGrants(login.grants);
+        this.armTokenExpiry(login.expiresAt);
+        encodeConnectionUpdateSecretOk(this.out, 0, {});
+        this.flush();
+      },
+      (err: unknown) => {
+        this.log.warn("secret update refused", { reason: err instanceof Error ? err.message : String(err) });
+        this.connectionError(new BrokerError("notAllowed", `Secret update was refused for user '${this.user}'`), 0, 0);
+      },
+    );
+  }
+
+  /** The node's connection limit and the user's max-connections limit (RabbitMQ's texts). */
+  private checkConnectionLimits(): void {
+    const max = this.settings.maxConnections ?? 0;
+    if (max > 0 && this.broker.connections.size >= max) {
+      throw new BrokerError("notAllowed", `connection refused: node connection limit (${max}) is reached`);
+    }
+    const userMax = this.permissions?.user.limits["max-connections"];
+    if (userMax !== undefined && userMax >= 0 && this.broker.connections.ofUser(this.user).length >= userMax) {
+      throw new BrokerError("notAllowed", `Connection refused for user '${this.user}': user connection limit (${userMax}) is reached`);
+    }
+  }
+
+  /**
+   * RabbitMQ blocks a connection when it publishes while an alarm is on: connection.blocked is
+   * sent and the socket is no longer read (TCP back-pressure reaches the publisher) until clear.
+   */
+  private blockForAlarm(alarms: ResourceAlarms): void {
+    this.alarmBlocked = true;
+    this.state = "blocked";
+    encodeConnectionBlocked(this.out, 0, { reason: alarms.reason ?? "" });
+    this.maybeFlush();
+    alarms.hold(this);
+    // The frames already read are still handled; pausing stops the next reads.
+    (this.socket as Partial<Socket>).pause?.();
+  }
+
+  /** Called by ResourceAlarms when every alarm has cleared. */
+  unblock(): void {
+    if (!this.alarmBlocked) return;
+    this.alarmBlocked = false;
+    if (this.state === "closed" || this.state === "closing") return;
+    this.state = "running";
+    encodeConnectionUnblocked(this.out, 0, {});
+    this.flush();
+    (this.socket as Partial<Socket>).resume?.();
+  }
+
   // ------------------------------------------------------------ heartbeats
 
   /**
@@ -351,6 +469,8 @@ export class AmqpConnection implements ClientConnection {
     const tickMs = (hb * 1000) / 2;
     this.heartbeatTimer = setInterval(() => {
       const now = Date.now();
+      // A connection blocked by an alarm is not read, so its heartbeats cannot count (RabbitMQ too).
+      if (this.alarmBlocked) this.lastRecv = now;
       if (now - this.lastRecv > hb * 2000) {
         this.log.warn(`missed heartbeats from client, timeout: ${hb}s`);
         this.destroy();
@@ -479,6 +599,9 @@ export class AmqpConnection implements ClientConnection {
 
   private onSocketClosed(): void {
     if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
+    if (this.tokenTimer) clearTimeout(this.tokenTimer);
+    this.handshakeHostState.closed = true;
+    this.settings.alarms?.release(this);
     if (this.closeTimer) clearTimeout(this.closeTimer);
     if (this.state !== "closed" && this.state !== "closing") this.teardown();
     if (this.state === "closing" && this.heartbeatTimer) clearInterval(this.heartbeatTimer);

@@ -23,14 +23,21 @@ export interface HandshakeHost {
   sendStart(mechanisms: string): void;
   sendTune(t: Tuning): void;
   sendOpenOk(): void;
-  /** Returns the user name on success; throws BrokerError (ACCESS_REFUSED) otherwise. */
-  authenticate(mechanism: string, username: string, password: string): string;
+  /**
+   * Returns the user name on success; throws BrokerError (ACCESS_REFUSED) otherwise. A token
+   * login (OAuth 2.0) answers with a promise: the handshake waits for it and reads nothing else.
+   */
+  authenticate(mechanism: string, username: string, password: string): string | Promise<string>;
+  /** For the end of an asynchronous login: whether the connection is still there, send, fail. */
+  readonly closed: boolean;
+  flush(): void;
+  fail(err: unknown): void;
   /** Checks vhost existence and access; throws NOT_ALLOWED / INVALID_PATH. */
   openVhost(vhost: string): void;
   tuned(t: Tuning, clientProperties: FieldTable, mechanism: string): void;
 }
 
-type Step = "start-ok" | "tune-ok" | "open" | "done";
+type Step = "start-ok" | "authenticating" | "tune-ok" | "open" | "done";
 
 export class Handshake {
   private step: Step = "start-ok";
@@ -54,6 +61,8 @@ export class Handshake {
       case "start-ok":
         if (m.id !== MethodId.ConnectionStartOk) throw unexpected(m.name, "connection.start-ok");
         return this.onStartOk(m.args.mechanism, m.args.response, m.args.clientProperties);
+      case "authenticating":
+        throw unexpected(m.name, "nothing before authentication completes");
       case "tune-ok":
         if (m.id !== MethodId.ConnectionTuneOk) throw unexpected(m.name, "connection.tune-ok");
         return this.onTuneOk(m.args);
@@ -72,9 +81,22 @@ export class Handshake {
     }
     const creds = parseSaslResponse(mechanism, response);
     if (!creds) throw new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
-    this.host.authenticate(mechanism, creds.username, creds.password);
+    const login = this.host.authenticate(mechanism, creds.username, creds.password);
     this.clientProperties = clientProperties;
     this.mechanism = mechanism;
+    if (typeof login === "string") return this.proposeTuning();
+    this.step = "authenticating";
+    login.then(
+      () => {
+        if (this.host.closed || this.step !== "authenticating") return;
+        this.proposeTuning();
+        this.host.flush();
+      },
+      (err: unknown) => this.host.fail(err),
+    );
+  }
+
+  private proposeTuning(): void {
     this.step = "tune-ok";
     this.host.sendTune(this.host.serverTuning);
   }

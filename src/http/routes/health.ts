@@ -1,11 +1,13 @@
 /**
  * Health checks, as RabbitMQ's: 200 {"status":"ok"} or 503 {"status":"failed","reason":…};
- * bad path parameters are 400. Alarms come from the node's live memory and disk figures.
+ * bad path parameters are 400. Alarms come from the broker's ResourceAlarms; certificate expiry
+ * is read from the TLS listeners' certificate files.
  */
 import type { FastifyInstance } from "fastify";
 import { badRequest } from "../http-errors.js";
 import { requireVhost } from "../http-auth.js";
 import { nodeRecord } from "./overview.js";
+import { EXPIRY_UNITS_DAYS, expiringWithin } from "../../tls/certificate-expiry.js";
 import { Reply, resource, type RouteContext } from "../route-table.js";
 
 const failed = (body: Record<string, unknown>): Reply => new Reply(503, { status: "failed", ...body });
@@ -20,7 +22,7 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
   });
   const alarms = (reason: string) => () => {
     const n = nodeRecord(ctx);
-    const active = [...(n["mem_alarm"] ? ["memory"] : []), ...(n["disk_free_alarm"] ? ["disk space"] : [])];
+    const active = [...(n["mem_alarm"] ? ["memory"] : []), ...(n["disk_free_alarm"] ? ["disk"] : [])];
     if (active.length === 0) return { status: "ok" };
     return failed({ reason, alarms: active.map((resource) => ({ node: ctx.node, resource })) });
   };
@@ -30,11 +32,10 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
     GET: ({ params }) => {
       const within = Number(params["within"]);
       if (!Number.isInteger(within) || within < 0) throw badRequest("Invalid expiration value.");
-      if (!["days", "weeks", "months", "years"].includes(params["unit"]!.toLowerCase())) {
-        throw badRequest("Time unit not recognised. Supported units: days, weeks, months, years.");
-      }
-      // No TLS listener is configured, so no certificate can expire.
-      return { status: "ok" };
+      const days = EXPIRY_UNITS_DAYS[params["unit"]!.toLowerCase()];
+      if (days === undefined) throw badRequest("Time unit not recognised. Supported units: days, weeks, months, years.");
+      const expired = expiringWithin(ctx.certificates, within * days * 86_400_000, Date.now()).map((c) => ({ node: ctx.node, ...c }));
+      return expired.length === 0 ? { status: "ok" } : failed({ reason: "Certificates expiring", expired });
     },
   });
   resource(app, ctx, "/api/health/checks/virtual-hosts", { GET: () => ({ status: "ok" }) });

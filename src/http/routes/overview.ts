@@ -1,7 +1,6 @@
 /** /api/overview, /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
 import type { FastifyInstance } from "fastify";
-import { statfsSync, readdirSync, readFileSync } from "node:fs";
-import { totalmem } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { isMonitor } from "../../auth/user.js";
 import { EXCHANGE_TYPES } from "../../broker/exchange/exchange-types.js";
 import { VERSION } from "../../amqp/connection/server-properties.js";
@@ -31,16 +30,8 @@ function fdTotal(): number | null {
 }
 
 export function nodeRecord(ctx: RouteContext): Record<string, unknown> {
-  let diskFree = 0;
-  try {
-    const s = statfsSync(ctx.config.dataDir);
-    diskFree = s.bavail * s.bsize;
-  } catch {
-    diskFree = 0;
-  }
-  const memLimit = Math.floor(totalmem() * 0.4); // RabbitMQ's default vm_memory_high_watermark 0.4
-  const memUsed = process.memoryUsage.rss();
-  const diskLimit = 50_000_000; // RabbitMQ's default disk_free_limit
+  // The figures the alarms last measured (ResourceAlarms polls them).
+  const { memUsed, memLimit, memAlarm, diskFree, diskFreeLimit: diskLimit, diskAlarm } = ctx.alarms.figures;
   const sockets = ctx.broker.connections.size;
   return {
     name: ctx.node,
@@ -51,10 +42,10 @@ export function nodeRecord(ctx: RouteContext): Record<string, unknown> {
     uptime: Math.round(process.uptime() * 1000),
     mem_used: memUsed,
     mem_limit: memLimit,
-    mem_alarm: memUsed > memLimit,
+    mem_alarm: memAlarm,
     disk_free: diskFree,
     disk_free_limit: diskLimit,
-    disk_free_alarm: diskFree < diskLimit,
+    disk_free_alarm: diskAlarm,
     fd_used: fdUsed() ?? sockets,
     fd_total: fdTotal() ?? 1024,
     sockets_used: sockets,

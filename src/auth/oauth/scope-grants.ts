@@ -1,0 +1,87 @@
+/**
+ * RabbitMQ's OAuth 2.0 scope grammar (rabbitmq_auth_backend_oauth2, rabbit_oauth2_scope):
+ *   <resource_server_id>.configure:<vhost pattern>/<name pattern>
+ *   <resource_server_id>.write:<vhost pattern>/<name pattern>
+ *   <resource_server_id>.read:<vhost pattern>/<name pattern>
+ *   <resource_server_id>.tag:<tag>
+ * Patterns are wildcards where `*` matches any run of characters (RabbitMQ's wildcard matcher,
+ * anchored at both ends); parts are percent-decoded, so a vhost `/` is written `%2F`. Scopes with
+ * another prefix belong to other resource servers and are ignored. A name pattern omitted
+ * (`read:vhost`) means every name, as RabbitMQ does.
+ */
+import type { ExternalGrants } from "../permission-check.js";
+import type { PermissionKind } from "../permission.js";
+
+interface ScopeGrant {
+  readonly kind: PermissionKind;
+  readonly vhost: string;
+  readonly name: string;
+}
+
+/** Anchored `*` wildcard match, linear in practice: each literal segment is found once, left to right. */
+export function wildcardMatches(pattern: string, value: string): boolean {
+  const parts = pattern.split("*");
+  if (parts.length === 1) return pattern === value;
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  if (!value.startsWith(first) || value.length < first.length + last.length || !value.endsWith(last)) return false;
+  let at = first.length;
+  const end = value.length - last.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const seg = parts[i]!;
+    const found = value.indexOf(seg, at);
+    if (found < 0 || found + seg.length > end) return false;
+    at = found + seg.length;
+  }
+  return true;
+}
+
+function decode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/** The permissions and tags a token's scopes grant; implements the checker's ExternalGrants. */
+export class ScopeGrants implements ExternalGrants {
+  readonly tags: string[] = [];
+  private readonly grants: ScopeGrant[] = [];
+
+  constructor(resourceServerId: string, scopes: readonly string[]) {
+    const prefix = `${resourceServerId}.`;
+    for (const scope of scopes) {
+      if (!scope.startsWith(prefix)) continue;
+      const rest = scope.slice(prefix.length);
+      const colon = rest.indexOf(":");
+      if (colon < 0) continue;
+      const action = rest.slice(0, colon);
+      const target = rest.slice(colon + 1);
+      if (action === "tag") {
+        if (target !== "" && !this.tags.includes(target)) this.tags.push(target);
+        continue;
+      }
+      if (action !== "configure" && action !== "write" && action !== "read") continue;
+      const slash = target.indexOf("/");
+      const vhost = decode(slash < 0 ? target : target.slice(0, slash));
+      const name = slash < 0 ? "*" : decode(target.slice(slash + 1));
+      this.grants.push({ kind: action, vhost, name });
+    }
+  }
+
+  hasVhostAccess(vhost: string): boolean {
+    return this.grants.some((g) => wildcardMatches(g.vhost, vhost));
+  }
+
+  allows(vhost: string, kind: PermissionKind, name: string): boolean {
+    return this.grants.some((g) => g.kind === kind && wildcardMatches(g.vhost, vhost) && wildcardMatches(g.name, name));
+  }
+}
+
+/** The `scope` claim as RabbitMQ reads it: a space-separated string or a list of strings. */
+export function scopesOf(claim: unknown): string[] {
+  if (typeof claim === "string") return claim.split(" ").filter((s) => s !== "");
+  if (Array.isArray(claim)) return claim.filter((s): s is string => typeof s === "string");
+  return [];
+}

@@ -1,0 +1,128 @@
+/**
+ * Memory and disk alarms, as RabbitMQ's rabbit_alarm: polled every `intervalMs`, the memory
+ * alarm is on while this process's RSS is above `memHighWatermark` × total memory, the disk alarm
+ * while the data dir's file system has fewer than `diskFreeLimit` free bytes. While any alarm is
+ * on, a connection that publishes is blocked (it sends connection.blocked and stops reading, see
+ * AmqpConnection); when every alarm clears, each blocked connection is released.
+ * No transport here: connections register themselves as Blockable.
+ */
+import { statfsSync } from "node:fs";
+import { totalmem } from "node:os";
+
+export interface AlarmLimits {
+  memHighWatermark: number;
+  diskFreeLimit: number;
+}
+
+export interface AlarmFigures {
+  readonly memUsed: number;
+  readonly memLimit: number;
+  readonly memAlarm: boolean;
+  readonly diskFree: number;
+  readonly diskFreeLimit: number;
+  readonly diskAlarm: boolean;
+}
+
+/** A connection that was blocked by an alarm and waits for it to clear. */
+export interface Blockable {
+  unblock(): void;
+}
+
+/** How figures are read; tests of pure logic may pass their own. */
+export interface ResourceProbe {
+  rss(): number;
+  totalMemory(): number;
+  diskFree(dir: string): number;
+}
+
+export const processProbe: ResourceProbe = {
+  rss: () => process.memoryUsage.rss(),
+  totalMemory: () => totalmem(),
+  diskFree: (dir) => {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize;
+  },
+};
+
+export class ResourceAlarms {
+  /** RabbitMQ's connection.blocked reason while an alarm is on, null when clear. Read on every publish. */
+  reason: string | null = null;
+  private figuresNow: AlarmFigures;
+  private readonly blocked = new Set<Blockable>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private limits: AlarmLimits,
+    private readonly dataDir: string,
+    private readonly probe: ResourceProbe = processProbe,
+  ) {
+    this.figuresNow = this.measure();
+    this.apply();
+  }
+
+  get figures(): AlarmFigures {
+    return this.figuresNow;
+  }
+
+  /** Starts polling; the timer does not keep the process alive. */
+  start(intervalMs: number): void {
+    this.stop();
+    this.timer = setInterval(() => this.check(), Math.max(10, intervalMs));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Changes the thresholds at run time (RabbitMQ's set_vm_memory_high_watermark / set_disk_free_limit) and re-checks. */
+  setLimits(limits: Partial<AlarmLimits>): void {
+    this.limits = { ...this.limits, ...limits };
+    this.check();
+  }
+
+  check(): void {
+    this.figuresNow = this.measure();
+    this.apply();
+  }
+
+  /** Called by a connection that has just been blocked; released when the alarms clear. */
+  hold(c: Blockable): void {
+    this.blocked.add(c);
+  }
+
+  release(c: Blockable): void {
+    this.blocked.delete(c);
+  }
+
+  private measure(): AlarmFigures {
+    const memUsed = this.probe.rss();
+    const memLimit = Math.floor(this.probe.totalMemory() * this.limits.memHighWatermark);
+    let diskFree = 0;
+    try {
+      diskFree = this.probe.diskFree(this.dataDir);
+    } catch {
+      diskFree = 0; // an unreadable data dir is as good as a full one
+    }
+    return {
+      memUsed,
+      memLimit,
+      memAlarm: memUsed > memLimit,
+      diskFree,
+      diskFreeLimit: this.limits.diskFreeLimit,
+      diskAlarm: diskFree < this.limits.diskFreeLimit,
+    };
+  }
+
+  private apply(): void {
+    const f = this.figuresNow;
+    const reasons = [...(f.memAlarm ? ["memory"] : []), ...(f.diskAlarm ? ["disk"] : [])];
+    this.reason = reasons.length === 0 ? null : `low on ${reasons.join(" and ")}`;
+    if (this.reason === null && this.blocked.size > 0) {
+      const released = [...this.blocked];
+      this.blocked.clear();
+      for (const c of released) c.unblock();
+    }
+  }
+}
