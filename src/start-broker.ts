@@ -14,6 +14,7 @@ import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { listenHttp, type HttpListener } from "./http/http-server.js";
 import { TokenVerifier } from "./auth/oauth/token-verifier.js";
+import { LoginThrottle } from "./auth/login-throttle.js";
 import { ResourceAlarms } from "./broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
@@ -69,6 +70,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.dataDir);
   alarms.start(config.alarmInterval);
   const tls = tlsFilesOf(config);
+  const loginThrottle = new LoginThrottle();
   const settings = {
     channelMax: config.channelMax,
     frameMax: config.frameMax,
@@ -80,6 +82,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     tokens,
     alarms,
     maxConnections: config.maxConnections,
+    loginThrottle,
   };
   const amqp: AmqpListener = await listenAmqp(broker, settings, config.amqpPort, config.bind, logger);
   logger.info("AMQP 0-9-1 listener started", { port: amqp.port, bind: config.bind || "*" });
@@ -96,7 +99,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       ? null
       : await listenHttp(
           broker,
-          { port: config.httpPort, bind: config.bind, config, amqpPort: amqp.port, tokens, alarms, tls: config.httpTls ? tls : null, certificates, listeners: extraListeners },
+          { port: config.httpPort, bind: config.bind, config, amqpPort: amqp.port, tokens, alarms, loginThrottle, tls: config.httpTls ? tls : null, certificates, listeners: extraListeners },
           logger,
         );
   if (http) logger.info("management API listener started", { port: http.port, bind: config.bind || "*" });

@@ -57,6 +57,8 @@ export const ERROR_CATALOGUE = {
   /** Authenticated but lacking the tag or vhost access a route needs (spec: 403, not RabbitMQ's 401). */
   forbidden: { amqpCode: 403, amqpName: "ACCESS_REFUSED", level: "channel", httpStatus: 403, httpError: "not_authorised" },
   methodNotAllowed: { amqpCode: 540, amqpName: "NOT_IMPLEMENTED", level: "connection", httpStatus: 405, httpError: "method_not_allowed" },
+  /** Failed-login throttling of a client address (src/auth/login-throttle.ts). */
+  tooManyLogins: { amqpCode: 403, amqpName: "ACCESS_REFUSED", level: "channel", httpStatus: 429, httpError: "too_many_requests" },
   conflict: { amqpCode: 406, amqpName: "PRECONDITION_FAILED", level: "channel", httpStatus: 409, httpError: "conflict" },
   payloadTooLarge: { amqpCode: 311, amqpName: "CONTENT_TOO_LARGE", level: "channel", httpStatus: 413, httpError: "payload_too_large" },
   tooManyRequests: { amqpCode: 530, amqpName: "NOT_ALLOWED", level: "connection", httpStatus: 429, httpError: "too_many_requests" },

@@ -15,6 +15,7 @@ import { BrokerError } from "../errors/broker-error.js";
 import { isLoopbackAddress } from "../amqp/connection/connection.js";
 import { sessionOf } from "../auth/oauth/token-login.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
+import type { LoginThrottle } from "../auth/login-throttle.js";
 
 export interface Caller {
   readonly user: User;
@@ -22,9 +23,12 @@ export interface Caller {
   readonly permissions: PermissionChecker;
 }
 
-export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers: readonly string[], tokens: TokenVerifier | null = null): Caller | Promise<Caller> {
+export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers: readonly string[], tokens: TokenVerifier | null = null, throttle: LoginThrottle | null = null): Caller | Promise<Caller> {
   const header = req.headers.authorization;
   if (!header) throw new BrokerError("notAuthorized", "");
+  const address = req.socket.remoteAddress ?? "";
+  const wait = throttle?.waitFor(address) ?? 0;
+  if (wait > 0) throw new BrokerError("tooManyLogins", `Too many failed logins from this address; retry in ${Math.ceil(wait / 1000)} s`);
   if (tokens && header.slice(0, 7).toLowerCase() === "bearer ") return bearer(broker, tokens, header.slice(7).trim());
   const m = /^Basic\s+(\S+)$/i.exec(header);
   if (!m) throw new BrokerError("notAuthorized", "Not_Authorized");
@@ -32,7 +36,11 @@ export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers:
   const colon = decoded.indexOf(":");
   if (colon < 0) throw new BrokerError("notAuthorized", "Not_Authorized");
   const user = broker.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1));
-  if (!user) throw new BrokerError("notAuthorized", "Not_Authorized");
+  if (!user) {
+    throttle?.failed(address);
+    throw new BrokerError("notAuthorized", "Not_Authorized");
+  }
+  throttle?.succeeded(address);
   if (loopbackUsers.includes(user.name) && !isLoopbackAddress(req.socket.remoteAddress ?? "")) {
     throw new BrokerError("notAuthorized", "User can only log in via localhost");
   }

@@ -10,6 +10,7 @@ import { badRequest, sendError } from "./http-errors.js";
 import type { RouteContext } from "./route-table.js";
 import { registerRateLimit } from "./request-rate-limit.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
+import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
@@ -36,6 +37,7 @@ export interface HttpOptions {
   readonly amqpPort: number;
   readonly tokens: TokenVerifier | null;
   readonly alarms: ResourceAlarms;
+  readonly loginThrottle: LoginThrottle;
   /** HTTPS with these files; null for plain HTTP. */
   readonly tls: TlsFiles | null;
   /** Every TLS listener's certificate (AMQPS and HTTPS), for the expiry health check. */
@@ -89,6 +91,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     listeners: [{ protocol: "amqp", port: opts.amqpPort }, ...opts.listeners],
     tokens: opts.tokens,
     alarms: opts.alarms,
+    loginThrottle: opts.loginThrottle,
     certificates: opts.certificates,
   };
   for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies]) {

@@ -10,6 +10,7 @@ import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import { authenticate, type Caller } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
+import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
@@ -25,6 +26,7 @@ export interface RouteContext {
   readonly certificates: readonly ListenerCertificate[];
   /** Live resource alarms (memory, disk). */
   readonly alarms: ResourceAlarms;
+  readonly loginThrottle: LoginThrottle;
 }
 
 export interface Request {
@@ -59,7 +61,7 @@ export function resource(app: FastifyInstance, ctx: RouteContext, path: string, 
       const h = handlers[method];
       if (!h) return reply.code(405).header("allow", allow).send();
       try {
-        const caller = open ? (null as unknown as Caller) : await authenticate(ctx.broker, req, ctx.config.loopbackUsers, ctx.tokens);
+        const caller = open ? (null as unknown as Caller) : await authenticate(ctx.broker, req, ctx.config.loopbackUsers, ctx.tokens, ctx.loginThrottle);
         const result = h({
           caller,
           params: req.params as Record<string, string>,

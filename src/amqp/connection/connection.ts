@@ -38,6 +38,7 @@ import type { Logger } from "../../logging/logger.js";
 import type { ResourceAlarms } from "../../broker/alarms/resource-alarms.js";
 import { isTokenLogin, sessionOf } from "../../auth/oauth/token-login.js";
 import type { TokenVerifier } from "../../auth/oauth/token-verifier.js";
+import type { LoginThrottle } from "../../auth/login-throttle.js";
 import { Channel } from "../channel/channel.js";
 import { Handshake, type Tuning } from "./handshake.js";
 import { replyFor } from "./reply.js";
@@ -59,6 +60,8 @@ export interface AmqpSettings {
   readonly alarms?: ResourceAlarms | null;
   /** Open connections allowed on the node; 0 = no limit. */
   readonly maxConnections?: number;
+  /** Failed-login throttling per client address. */
+  readonly loginThrottle?: LoginThrottle | null;
 }
 
 const PROTOCOL_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 0, 9, 1]); // "AMQP" 0 0 9 1
@@ -319,9 +322,16 @@ export class AmqpConnection implements ClientConnection {
         this.connectionError(err, 0, 0);
       },
       authenticate: (mechanism: string, username: string, password: string): string | Promise<string> => {
+        const throttle = this.settings.loginThrottle ?? null;
+        if (throttle && throttle.waitFor(this.peerHost) > 0) {
+          this.log.warn("login refused: too many failed logins from this address", { user: username });
+          throw new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
+        }
         const tokens = this.settings.tokens ?? null;
         if (isTokenLogin(tokens, password)) return this.tokenLogin(tokens, mechanism, password);
         const user = this.broker.authenticate(username, password);
+        if (user) throttle?.succeeded(this.peerHost);
+        else throttle?.failed(this.peerHost);
         if (!user) {
           this.log.warn("login refused", { user: username, mechanism });
           throw new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
@@ -370,6 +380,7 @@ export class AmqpConnection implements ClientConnection {
     try {
       session = sessionOf(this.broker.users, await tokens.verify(token));
     } catch (err) {
+      this.settings.loginThrottle?.failed(this.peerHost);
       this.log.warn("token login refused", { mechanism, reason: err instanceof Error ? err.message : String(err) });
       throw new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
     }
