@@ -4,11 +4,19 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { WireClient } from "../helpers/wire-client.js";
 
 const basic = (user: string, pass: string): string => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
 
 describe("limits", () => {
   let broker: TestBroker;
+  /** The connection.close a refused handshake gets. */
+  const refusal = async (user = "guest", pass = "guest") => {
+    const wire = await WireClient.connect(broker.amqpPort);
+    await assert.rejects(wire.handshake(0, user, pass), /expected connection.open-ok, got connection.close/);
+    wire.close();
+    return wire.lastClose();
+  };
   const call = async (path: string, auth?: string, init: RequestInit = {}) => {
     const res = await fetch(`${broker.httpUrl}${path}`, { ...init, headers: { ...(auth ? { authorization: auth } : {}), "content-type": "application/json" } });
     const text = await res.text();
@@ -42,12 +50,26 @@ describe("limits", () => {
   it("refuse AMQP connections past the node's connection limit, with RabbitMQ's text", async () => {
     const open = [await amqp.connect(broker.amqpUrl), await amqp.connect(broker.amqpUrl), await amqp.connect(broker.amqpUrl)];
     try {
-      await assert.rejects(amqp.connect(broker.amqpUrl), /ConnectionClose/);
+      assert.deepEqual(await refusal(), { classId: 0, methodId: 0, replyCode: 530, replyText: "NOT_ALLOWED - connection refused: node connection limit (3) is reached" });
     } finally {
       await Promise.all(open.map((c) => c.close()));
     }
     const again = await amqp.connect(broker.amqpUrl);
     await again.close();
+  });
+
+  it("refuse a user's connection past its max-connections limit, with RabbitMQ's text", async () => {
+    // Set through the Broker method (the management API's user-limits route is not in this branch).
+    broker.broker.putUser("limited", { password: "pw", tags: [], limits: { "max-connections": 1 } });
+    broker.broker.setPermission("limited", "/", { configure: ".*", write: ".*", read: ".*" });
+    const first = await amqp.connect(broker.urlFor("limited", "pw"));
+    try {
+      assert.deepEqual(await refusal("limited", "pw"), { classId: 0, methodId: 0, replyCode: 530, replyText: "NOT_ALLOWED - Connection refused for user 'limited': user connection limit (1) is reached" });
+      const other = await amqp.connect(broker.amqpUrl);
+      await other.close();
+    } finally {
+      await first.close();
+    }
   });
 
   it("throttle repeated failed logins from one address, on both listeners, until the back-off passes", async () => {
