@@ -450,11 +450,19 @@ export class AmqpConnection implements ClientConnection {
   private blockForAlarm(alarms: ResourceAlarms): void {
     this.alarmBlocked = true;
     this.state = "blocked";
-    encodeConnectionBlocked(this.out, 0, { reason: alarms.reason ?? "" });
-    this.maybeFlush();
+    if (this.understandsBlocked) {
+      encodeConnectionBlocked(this.out, 0, { reason: alarms.reason ?? "" });
+      this.maybeFlush();
+    }
     alarms.hold(this);
     // The frames already read are still handled; pausing stops the next reads.
     (this.socket as Partial<Socket>).pause?.();
+  }
+
+  /** Only clients that announced the capability get connection.blocked/unblocked (RabbitMQ too). */
+  private get understandsBlocked(): boolean {
+    const caps = this.clientProperties["capabilities"];
+    return typeof caps === "object" && caps !== null && (caps as Record<string, unknown>)["connection.blocked"] === true;
   }
 
   /** Called by ResourceAlarms when every alarm has cleared. */
@@ -463,7 +471,7 @@ export class AmqpConnection implements ClientConnection {
     this.alarmBlocked = false;
     if (this.state === "closed" || this.state === "closing") return;
     this.state = "running";
-    encodeConnectionUnblocked(this.out, 0, {});
+    if (this.understandsBlocked) encodeConnectionUnblocked(this.out, 0, {});
     this.flush();
     (this.socket as Partial<Socket>).resume?.();
   }
