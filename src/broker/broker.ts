@@ -27,6 +27,7 @@ import { DEFAULT_HASHING_ALGORITHM, hashPassword, isValidPasswordHash, verifyPas
 import type { User, UserLimits } from "../auth/user.js";
 import { validateQueueArguments } from "./queue/queue-arguments.js";
 import type { Queue, QueueHost, QueueSpec } from "./queue/queue.js";
+import type { QueueJournal } from "./queue/queue-journal.js";
 import { VHost, type PolicyRecord, type VHostMetadata } from "./vhost.js";
 import { validatePolicy } from "./policies.js";
 import { ConnectionRegistry } from "./connection-registry.js";
@@ -36,6 +37,8 @@ import { DirectReplyRegistry } from "./direct-reply.js";
 export interface BrokerOptions {
   definitions?: DefinitionsSink;
   now?: () => number;
+  /** Stores persistent messages of durable queues (src/store/message-store.ts). */
+  journal?: QueueJournal;
 }
 
 export interface UserInput {
@@ -65,14 +68,18 @@ export class Broker {
   readonly now: () => number;
   definitions: DefinitionsSink;
   private readonly queueHost: QueueHost;
+  /** Publishers wait on it for confirms and tx.commit of stored messages; null = nothing stored. */
+  readonly journal: QueueJournal | null;
 
   constructor(options: BrokerOptions = {}) {
     this.now = options.now ?? Date.now;
     this.definitions = options.definitions ?? NO_PERSISTENCE;
+    this.journal = options.journal ?? null;
     this.queueHost = {
       now: this.now,
       queueUnused: (q) => this.removeQueue(this.vhosts.get(q.vhost)!, q),
     };
+    if (options.journal) this.queueHost.journal = options.journal;
   }
 
   /** A permission checker for a logged-in user; one per connection or HTTP request. */

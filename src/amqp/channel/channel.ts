@@ -19,6 +19,7 @@ import {
   encodeBasicReturn,
   encodeChannelClose,
   encodeChannelCloseOk,
+  encodeTxCommitOk,
   MethodId,
   writeBody,
   writeContentHeader,
@@ -33,9 +34,10 @@ import type { Exchange } from "../../broker/exchange/exchange.js";
 import { createMessage, type Message } from "../../broker/message.js";
 import type { Queue } from "../../broker/queue/queue.js";
 import type { QueueEntry } from "../../broker/queue/queue-entry.js";
+import type { SyncWaiter } from "../../broker/queue/queue-journal.js";
 import type { AmqpConnection } from "../connection/connection.js";
 import type { ChannelConsumer } from "./channel-consumer.js";
-import { ConfirmTracker } from "./confirm-tracker.js";
+import { ConfirmTracker, TX_COMMIT_TOKEN } from "./confirm-tracker.js";
 import { METHOD_HANDLERS } from "./method-table.js";
 import type { DirectReplyConsumer } from "./direct-reply-to.js";
 
@@ -64,7 +66,7 @@ interface TxState {
   settlements: Array<() => void>;
 }
 
-export class Channel {
+export class Channel implements SyncWaiter {
   state: "open" | "closing" = "open";
   readonly ctx: ClientContext;
   nextDeliveryTag = 1;
@@ -227,6 +229,8 @@ export class Channel {
   route(exchange: Exchange, message: Message, mandatory: boolean): void {
     const seq = this.confirm ? this.confirm.take() : 0;
     const broker = this.conn.broker;
+    const journal = broker.journal;
+    const appendsBefore = journal ? journal.appends : 0;
     const routed = exchange.name === "" && message.routingKey.startsWith("amq.rabbitmq.reply-to.")
       ? this.conn.broker.directReply.deliver(message.routingKey, message)
       : broker.publish(this.vhost, exchange, message, this.routed) > 0;
@@ -240,9 +244,24 @@ export class Channel {
       }
     }
     if (this.confirm) {
-      this.confirm.settle(seq, true);
-      this.conn.scheduleFlush();
+      // A persistent message stored for a durable queue is confirmed only once it is fsynced.
+      if (journal !== null && journal.appends !== appendsBefore) journal.whenSynced(this, seq);
+      else this.synced(seq, true);
     }
+  }
+
+  /** The message store synced what this channel waits for: a confirm (token = seq) or a tx.commit. */
+  synced(token: number, ok: boolean): void {
+    if (token === TX_COMMIT_TOKEN) {
+      if (this.state !== "open" || this.conn.channels.get(this.number) !== this) return;
+      if (ok) encodeTxCommitOk(this.conn.out, this.number, {});
+      else this.conn.methodError(new BrokerError("internalError", "the message store could not write the transaction"), this.number, 90, 20);
+      this.conn.maybeFlush();
+      return;
+    }
+    if (!this.confirm) return;
+    this.confirm.settle(token, ok);
+    this.conn.scheduleFlush();
   }
 
   private sendReturn(code: number, text: string, message: Message): void {

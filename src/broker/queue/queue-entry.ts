@@ -10,4 +10,6 @@ export interface QueueEntry {
   deliveryCount: number;
   /** ms since epoch after which it must not be delivered; 0 = never. */
   expiresAt: number;
+  /** Where the message store keeps this entry (see src/store/record-ref.ts); 0 or absent = not stored. */
+  storeRef?: number;
 }

@@ -15,6 +15,7 @@ import type { Binding } from "../binding.js";
 import type { Message } from "../message.js";
 import type { QueueConsumer } from "./queue-consumer.js";
 import type { QueueEntry } from "./queue-entry.js";
+import type { QueueJournal, QueueLog } from "./queue-journal.js";
 import { ReadyList } from "./ready-list.js";
 
 export interface QueueSpec {
@@ -31,6 +32,8 @@ export interface QueueHost {
   /** An auto-delete queue lost its last consumer. */
   queueUnused(queue: Queue): void;
   now(): number;
+  /** The message store for persistent messages in durable queues; absent = nothing is stored. */
+  journal?: QueueJournal;
 }
 
 export interface QueueStats {
@@ -66,6 +69,8 @@ export class Queue implements QueueSpec {
   private dispatching = false;
   private hadConsumer = false;
   private deleted = false;
+  /** Set for durable, non-exclusive queues when the broker has a message store. */
+  private readonly log: QueueLog | null;
   unacked = 0;
   unackedBytes = 0;
   /** ms since epoch of the last consumer activity, for idle_since. */
@@ -80,6 +85,7 @@ export class Queue implements QueueSpec {
     this.type = spec.arguments["x-queue-type"] === "quorum" ? "quorum" : "classic";
     this.createdAt = host.now();
     this.lastActivity = this.createdAt;
+    this.log = spec.durable && spec.exclusiveOwner === null && host.journal ? host.journal.forQueue(vhost, spec.name) : null;
   }
 
   get messageCount(): number {
@@ -109,8 +115,15 @@ export class Queue implements QueueSpec {
   /** Accepts a routed message. */
   enqueue(message: Message): void {
     this.stats.publish++;
-    this.ready.push({ message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, expiresAt: 0 });
+    const e: QueueEntry = { message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, expiresAt: 0, storeRef: 0 };
+    if (this.log && message.persistent) this.log.append(e);
+    this.ready.push(e);
     this.dispatch();
+  }
+
+  /** Boot recovery: a stored entry goes back in order, without being stored again. */
+  restore(message: Message, redelivered: boolean, storeRef: number): void {
+    this.ready.push({ message, seq: this.nextSeq++, redelivered, deliveryCount: 0, expiresAt: 0, storeRef });
   }
 
   /**
@@ -184,6 +197,7 @@ export class Queue implements QueueSpec {
   /** An ack-mode entry was acknowledged. */
   settle(e: QueueEntry): void {
     this.release(e);
+    this.forget(e);
     this.stats.ack++;
   }
 
@@ -194,7 +208,10 @@ export class Queue implements QueueSpec {
       this.release(e);
       e.redelivered = true;
     }
-    if (this.deleted) return;
+    if (this.deleted) {
+      for (const e of entries) this.forget(e);
+      return;
+    }
     this.ready.requeue(entries);
     this.dispatch();
   }
@@ -202,11 +219,14 @@ export class Queue implements QueueSpec {
   /** An ack-mode entry was rejected without requeue: it leaves the queue. */
   discard(e: QueueEntry): void {
     this.release(e);
+    this.forget(e);
   }
 
   /** queue.purge: drops the ready messages (not the unacknowledged ones); returns how many. */
   purge(): number {
-    return this.ready.clear().length;
+    const dropped = this.ready.clear();
+    for (const e of dropped) this.forget(e);
+    return dropped.length;
   }
 
   /** Marks the queue deleted, tells its consumers, and drops its messages. Returns the ready count it had. */
@@ -217,17 +237,25 @@ export class Queue implements QueueSpec {
     const consumers = this.consumers;
     this.consumers = [];
     for (const c of consumers) c.cancelledByQueue(this);
-    this.ready.clear();
+    for (const e of this.ready.clear()) this.forget(e);
     return count;
   }
 
   private handOut(e: QueueEntry, noAck: boolean): void {
     e.deliveryCount++;
     if (e.redelivered) this.stats.redeliver++;
-    if (!noAck) {
+    if (noAck) {
+      this.forget(e);
+    } else {
       this.unacked++;
       this.unackedBytes += e.message.body.length;
+      if (e.storeRef && !e.redelivered && e.deliveryCount === 1) this.log!.delivered(e);
     }
+  }
+
+  /** Every entry that leaves the queue forever passes here, so the store can reclaim its record. */
+  private forget(e: QueueEntry): void {
+    if (e.storeRef) this.log!.forget(e);
   }
 
   private release(e: QueueEntry): void {

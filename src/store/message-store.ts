@@ -1,0 +1,237 @@
+/**
+ * The message store: persistent messages of durable queues in append-only segment files under
+ * `<data-dir>/messages`, one record per queue entry (see message-record.ts), deaths and deliveries
+ * in each segment's side file (see segment.ts).
+ *
+ * Group commit: appends only buffer pieces; one flush per event-loop turn writes every buffered
+ * piece with one writev per file and one fdatasync per touched file, then tells every waiter
+ * (publisher confirms, tx.commit) registered before the flush began. While a flush is on disk
+ * the loop keeps reading publishes, which form the next batch: one fsync serves many publishers.
+ * A batch of only deaths/deliveries is written without fsync (losing it in a crash can only cause
+ * redelivery, which AMQP allows); close() syncs everything.
+ *
+ * Space: a segment whose records are all dead is deleted (with its side file) once it is no
+ * longer the one being appended to.
+ */
+import { mkdirSync } from "node:fs";
+import { encodeBasicProperties } from "../amqp/codec/generated.js";
+import type { QueueEntry } from "../broker/queue/queue-entry.js";
+import type { QueueJournal, QueueLog, SyncWaiter } from "../broker/queue/queue-journal.js";
+import type { Logger } from "../logging/logger.js";
+import { encodeRecordHead, queueKey } from "./message-record.js";
+import { recordRef, refOffset, refSegment } from "./record-ref.js";
+import { DELIVERED_BIT, SEGMENT_MAGIC, Segment } from "./segment.js";
+
+export interface MessageStoreOptions {
+  readonly dir: string;
+  readonly logger: Logger;
+  /** A new segment is started when the current one would grow past this. */
+  readonly segmentBytes?: number;
+}
+
+export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+
+export class MessageStore implements QueueJournal {
+  readonly dir: string;
+  readonly segmentBytes: number;
+  readonly logger: Logger;
+  appends = 0;
+  /** Runs right before each fsync batch: the definitions a confirmed message depends on go first. */
+  beforeSync: (() => void) | null = null;
+  readonly segments = new Map<number, Segment>();
+  /** Next store-wide record sequence (see message-record.ts). */
+  nextStoreSeq = 1;
+  nextSegmentId = 1;
+  readonly stats = { flushes: 0, syncs: 0, records: 0, segmentsDeleted: 0 };
+
+  private current: Segment | null = null;
+  private readonly dirty = new Set<Segment>();
+  private readonly reclaimable = new Set<Segment>();
+  private waiters: SyncWaiter[] = [];
+  private tokens: number[] = [];
+  private scheduled = false;
+  private flushing: Promise<void> | null = null;
+  private closing = false;
+  private closed = false;
+
+  constructor(options: MessageStoreOptions) {
+    this.dir = options.dir;
+    this.logger = options.logger;
+    this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  forQueue(vhost: string, name: string): QueueLog {
+    return new StoredQueueLog(this, Buffer.from(queueKey(vhost, name), "utf8"));
+  }
+
+  whenSynced(waiter: SyncWaiter, token: number): void {
+    this.waiters.push(waiter);
+    this.tokens.push(token);
+    this.schedule();
+  }
+
+  /** Appends one entry's record; its body and property bytes are written as they are. */
+  appendEntry(key: Buffer, e: QueueEntry, storeSeq = this.nextStoreSeq++): void {
+    const m = e.message;
+    const props = (m.rawProperties ??= encodeBasicProperties(m.properties));
+    const head = encodeRecordHead(key, m, props, storeSeq);
+    const seg = this.segmentFor(head.length + props.length + m.body.length);
+    e.storeRef = recordRef(seg.id, seg.size);
+    seg.append(head);
+    seg.append(props);
+    seg.append(m.body);
+    seg.live++;
+    this.appends++;
+    this.stats.records++;
+    this.touch(seg);
+  }
+
+  /** Copies an already-encoded record (compaction at recovery); returns its new ref. */
+  appendRaw(record: Buffer, delivered: boolean): number {
+    const seg = this.segmentFor(record.length);
+    const ref = recordRef(seg.id, seg.size);
+    seg.append(record);
+    seg.live++;
+    if (delivered) seg.mark(refOffset(ref) | DELIVERED_BIT);
+    this.appends++;
+    this.touch(seg);
+    return ref;
+  }
+
+  markDelivered(ref: number): void {
+    const seg = this.segments.get(refSegment(ref));
+    if (!seg) return;
+    seg.mark(refOffset(ref) | DELIVERED_BIT);
+    this.touch(seg);
+  }
+
+  markDead(ref: number): void {
+    const seg = this.segments.get(refSegment(ref));
+    if (!seg) return;
+    seg.mark(refOffset(ref));
+    seg.live--;
+    if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
+    this.touch(seg);
+  }
+
+  /** Registers a recovered segment (read-only; only its side file is appended to). */
+  adoptSegment(seg: Segment): void {
+    this.segments.set(seg.id, seg);
+    if (seg.id >= this.nextSegmentId) this.nextSegmentId = seg.id + 1;
+  }
+
+  /** A recovered segment whose live records were copied elsewhere: deleted after the copies are synced. */
+  retire(seg: Segment): void {
+    seg.live = 0;
+    this.reclaimable.add(seg);
+    this.schedule();
+  }
+
+  /** Resolves when everything appended so far is written and synced (used at close and by tests). */
+  async sync(): Promise<void> {
+    await new Promise<void>((resolve) => this.whenSynced({ synced: () => resolve() }, 0));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.flushing) await this.flushing;
+    await this.flushNow();
+    this.closed = true;
+    for (const seg of this.segments.values()) seg.closeFiles();
+  }
+
+  private segmentFor(bytes: number): Segment {
+    let seg = this.current;
+    if (seg === null || (seg.size + bytes > this.segmentBytes && seg.size > SEGMENT_MAGIC.length)) {
+      if (seg !== null && seg.live === 0) this.reclaimable.add(seg);
+      seg = new Segment(this.dir, this.nextSegmentId++, 0, true);
+      this.segments.set(seg.id, seg);
+      this.current = seg;
+      this.touch(seg);
+    }
+    return seg;
+  }
+
+  private touch(seg: Segment): void {
+    this.dirty.add(seg);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.flushing || this.closed) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flushNow();
+    });
+  }
+
+  private flushNow(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    this.flushing = this.flushBatch().finally(() => {
+      this.flushing = null;
+      if (this.dirty.size > 0 || this.waiters.length > 0) this.schedule();
+    });
+    return this.flushing;
+  }
+
+  private async flushBatch(): Promise<void> {
+    const segs = [...this.dirty];
+    this.dirty.clear();
+    const waiters = this.waiters;
+    const tokens = this.tokens;
+    this.waiters = [];
+    this.tokens = [];
+    let sync = this.closing || waiters.length > 0;
+    for (const s of segs) if (s.hasPendingData) sync = true;
+    let ok = true;
+    try {
+      if (sync && this.beforeSync) this.beforeSync();
+      this.stats.flushes++;
+      if (sync) this.stats.syncs++;
+      await Promise.all(segs.map((s) => s.write(sync)));
+    } catch (err) {
+      ok = false;
+      this.logger.error("message store write failed; unconfirmed messages are nacked", { err });
+    }
+    for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+    this.reclaim();
+  }
+
+  /** Deletes segments whose records are all dead (never the one being appended to). */
+  private reclaim(): void {
+    for (const seg of this.reclaimable) {
+      if (seg === this.current || seg.live > 0) {
+        if (seg.live > 0) this.reclaimable.delete(seg);
+        continue;
+      }
+      if (seg.hasPendingData) continue;
+      this.reclaimable.delete(seg);
+      this.dirty.delete(seg);
+      this.segments.delete(seg.id);
+      seg.destroy();
+      this.stats.segmentsDeleted++;
+      this.logger.debug("message store segment deleted", { segment: seg.id });
+    }
+  }
+}
+
+/** A durable queue's handle on the store. */
+class StoredQueueLog implements QueueLog {
+  constructor(private readonly store: MessageStore, private readonly key: Buffer) {}
+
+  append(e: QueueEntry): void {
+    this.store.appendEntry(this.key, e);
+  }
+
+  delivered(e: QueueEntry): void {
+    if (e.storeRef) this.store.markDelivered(e.storeRef);
+  }
+
+  forget(e: QueueEntry): void {
+    const ref = e.storeRef;
+    e.storeRef = 0;
+    if (ref) this.store.markDead(ref);
+  }
+}
