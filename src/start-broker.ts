@@ -101,6 +101,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       await http?.close();
       await amqp.close();
       await store.close();
+      logger.info("message store closed", { ...store.stats });
       definitions.flush();
       logger.info("broker stopped");
     },

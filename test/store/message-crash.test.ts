@@ -1,0 +1,134 @@
+// Crashes and damaged files: kill -9 during confirmed publishing, a truncated segment, flipped bytes.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import amqp, { type ConfirmChannel } from "amqplib";
+import { startTestBroker } from "../helpers/broker.js";
+import { eventually } from "../helpers/wait.js";
+import { readRecord } from "../../src/store/message-record.js";
+import { SEGMENT_MAGIC } from "../../src/store/segment.js";
+import { capturingLogger, drain, spawnBroker } from "./store-harness.js";
+
+const tmp = (): string => mkdtempSync(join(tmpdir(), "coney-crash-"));
+
+/** Publishes persistent messages with up to 100 unconfirmed, until told to stop; records confirmed ids. */
+async function publishUntilStopped(ch: ConfirmChannel, k: number, confirmed: Set<string>, stop: { now: boolean }): Promise<void> {
+  let inflight = 0;
+  let wake: (() => void) | null = null;
+  for (let i = 0; !stop.now; i++) {
+    while (inflight >= 100 && !stop.now) await new Promise<void>((r) => (wake = r));
+    if (stop.now) return;
+    inflight++;
+    const id = `${k}-${i}`;
+    ch.sendToQueue("crash-q", Buffer.from(id), { persistent: true, messageId: id }, (err: unknown) => {
+      inflight--;
+      if (err === null || err === undefined) confirmed.add(id);
+      const w = wake;
+      wake = null;
+      w?.();
+    });
+  }
+}
+
+/** Publishes `n` persistent messages (body "m<i>") to a durable queue, then stops the broker cleanly. */
+async function storeMessages(dataDir: string, n: number): Promise<void> {
+  const b = await startTestBroker({ dataDir });
+  const conn = await amqp.connect(b.amqpUrl);
+  const ch = await conn.createConfirmChannel();
+  await ch.assertQueue("q", { durable: true });
+  for (let i = 0; i < n; i++) ch.sendToQueue("q", Buffer.from(`m${i}`.padEnd(100, ".")), { persistent: true });
+  await ch.waitForConfirms();
+  await conn.close();
+  await b.close();
+}
+
+/** The start offsets of the records in the newest segment. */
+function lastSegment(dataDir: string): { path: string; offsets: number[] } {
+  const dir = join(dataDir, "messages");
+  const name = readdirSync(dir).filter((f) => f.endsWith(".seg")).sort().pop()!;
+  const path = join(dir, name);
+  const buf = readFileSync(path);
+  const offsets: number[] = [];
+  for (let pos = SEGMENT_MAGIC.length; ; ) {
+    const r = readRecord(buf, pos);
+    if (r.status !== "ok") break;
+    offsets.push(pos);
+    pos = r.next;
+  }
+  return { path, offsets };
+}
+
+/** The bodies in queue "q" after a restart; the broker's log lines are appended to `lines`. */
+async function bodiesAfterRestart(dataDir: string, lines: string[]): Promise<string[]> {
+  const captured = capturingLogger();
+  const b = await startTestBroker({ dataDir, logger: captured.logger });
+  const conn = await amqp.connect(b.amqpUrl);
+  const ch = await conn.createChannel();
+  const bodies = (await drain(ch, "q")).map((m) => m.content.toString().replace(/\.+$/, ""));
+  await conn.close();
+  await b.close();
+  lines.push(...captured.lines);
+  return bodies;
+}
+
+const range = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `m${from + i}`);
+
+describe("crash safety", () => {
+  it("keeps every confirmed message when the broker is killed with SIGKILL during publishing from several connections", async () => {
+    const dataDir = tmp();
+    const broker = await spawnBroker(dataDir);
+    const conns = await Promise.all([0, 1, 2].map(() => amqp.connect(broker.url)));
+    for (const c of conns) c.on("error", () => {});
+    const chans = await Promise.all(conns.map((c) => c.createConfirmChannel()));
+    for (const ch of chans) ch.on("error", () => {});
+    await chans[0]!.assertQueue("crash-q", { durable: true });
+    const confirmed = new Set<string>();
+    const stop = { now: false };
+    chans.forEach((ch, k) => void publishUntilStopped(ch, k, confirmed, stop));
+    await eventually(() => confirmed.size >= 1500, 20_000, "1500 confirms");
+    stop.now = true;
+    const confirmedAtKill = new Set(confirmed);
+    await broker.kill();
+
+    const after = await startTestBroker({ dataDir });
+    const conn = await amqp.connect(after.amqpUrl);
+    const ch = await conn.createChannel();
+    const present = new Set((await drain(ch, "crash-q")).map((m) => String(m.properties.messageId)));
+    const lost = [...confirmedAtKill].filter((id) => !present.has(id));
+    assert.deepEqual(lost, [], `${lost.length} confirmed messages lost of ${confirmedAtKill.size}`);
+    await conn.close();
+    await after.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("starts with a truncated last segment: the torn record is skipped and logged, the others come back", async () => {
+    const dataDir = tmp();
+    await storeMessages(dataDir, 10);
+    const { path } = lastSegment(dataDir);
+    truncateSync(path, readFileSync(path).length - 20);
+    const lines: string[] = [];
+    assert.deepEqual(await bodiesAfterRestart(dataDir, lines), range(0, 9));
+    assert.ok(lines.some((l) => l.includes("torn record")), lines.join("\n"));
+    // The store goes on appending to a fresh segment.
+    await storeMessages(dataDir, 3);
+    assert.deepEqual(await bodiesAfterRestart(dataDir, []), range(0, 3));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("skips records whose checksum does not match, at the tail and in the middle, and logs them", async () => {
+    const dataDir = tmp();
+    await storeMessages(dataDir, 10);
+    const { path, offsets } = lastSegment(dataDir);
+    assert.equal(offsets.length, 10);
+    const buf = readFileSync(path);
+    buf[offsets[4]! + 60]! ^= 0x01;
+    buf[buf.length - 5]! ^= 0x40;
+    writeFileSync(path, buf);
+    const lines: string[] = [];
+    assert.deepEqual(await bodiesAfterRestart(dataDir, lines), [...range(0, 4), ...range(5, 9)]);
+    assert.equal(lines.filter((l) => l.includes("bad checksum")).length, 2, lines.join("\n"));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
