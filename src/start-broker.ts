@@ -12,6 +12,7 @@ import { exportDefinitions, importDefinitions, type Definitions } from "./broker
 import { DefinitionsFile } from "./store/definitions-file.js";
 import { MessageStore } from "./store/message-store.js";
 import { recoverMessages } from "./store/store-recovery.js";
+import type { PagingLimits } from "./store/stored-queue-log.js";
 import { VERSION } from "./amqp/connection/server-properties.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -28,7 +29,7 @@ export interface RunningBroker {
 export interface StartOptions extends Partial<ConeyConfig> {
   logger?: Logger;
   /** Message store tuning (tests use small segments). */
-  messageStore?: { segmentBytes?: number };
+  messageStore?: { segmentBytes?: number; paging?: PagingLimits };
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
@@ -58,10 +59,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   }
   definitions.put();
   // Messages come back after the definitions: only durable queues that still exist get theirs.
-  const recovered = recoverMessages(store, (vhost, name) => {
-    const q = broker.vhosts.get(vhost)?.queues.get(name);
-    return q && q.durable && q.exclusiveOwner === null ? q : undefined;
-  });
+  const recovered = recoverMessages(store);
   // A confirmed message must not outlive the declaration of its queue: definitions go to disk first.
   store.beforeSync = () => definitions.flush();
   if (recovered.segments > 0) logger.info("messages recovered", { ...recovered });

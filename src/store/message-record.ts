@@ -2,7 +2,8 @@
  * The on-disk form of one stored queue entry, and its checksum. A record is
  *   u32 payloadLength | u32 crc32(payload) | payload
  * and the payload is
- *   u8 kind (1) | u16 keyLength | queue key (utf8 "vhost\0name") | u8 exchangeLength | exchange |
+ *   u8 kind (1 persistent, 2 transient: written only to keep a paged-out queue's order, and
+ *   ignored by recovery) | u16 keyLength | queue key (utf8 "vhost\0name") | u8 exchangeLength | exchange |
  *   u8 routingKeyLength | routing key | f64 storeSeq | f64 publishedAt | u32 propertiesLength |
  *   content-header property bytes | body (the rest).
  * The header part is built here; the property bytes and the body are written as they are (the
@@ -13,7 +14,8 @@ import { crc32 } from "node:zlib";
 import type { Message } from "../broker/message.js";
 
 export const RECORD_HEADER = 8;
-const KIND_MESSAGE = 1;
+const KIND_PERSISTENT = 1;
+const KIND_TRANSIENT = 2;
 
 /** The fixed-size fields of the payload, after the three strings. */
 const FIXED_TAIL = 8 + 8 + 4;
@@ -25,7 +27,7 @@ export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSe
   const headLen = RECORD_HEADER + 1 + 2 + key.length + 1 + exLen + 1 + rkLen + FIXED_TAIL;
   const head = Buffer.allocUnsafe(headLen);
   let p = RECORD_HEADER;
-  head[p++] = KIND_MESSAGE;
+  head[p++] = m.persistent ? KIND_PERSISTENT : KIND_TRANSIENT;
   head.writeUInt16LE(key.length, p);
   p += 2;
   p += key.copy(head, p);
@@ -44,6 +46,7 @@ export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSe
 }
 
 export interface DecodedRecord {
+  readonly persistent: boolean;
   readonly key: string;
   readonly exchange: string;
   readonly routingKey: string;
@@ -77,7 +80,7 @@ export function readRecord(buf: Buffer, pos: number): ReadResult {
 }
 
 function decodePayload(b: Buffer): DecodedRecord | null {
-  if (b.length < 1 + 2 || b[0] !== KIND_MESSAGE) return null;
+  if (b.length < 1 + 2 || (b[0] !== KIND_PERSISTENT && b[0] !== KIND_TRANSIENT)) return null;
   let p = 1;
   const keyLen = b.readUInt16LE(p);
   p += 2;
@@ -97,7 +100,7 @@ function decodePayload(b: Buffer): DecodedRecord | null {
   const propsLen = b.readUInt32LE(p + 16);
   p += FIXED_TAIL;
   if (p + propsLen > b.length) return null;
-  return { key, exchange, routingKey, storeSeq, publishedAt, properties: b.subarray(p, p + propsLen), body: b.subarray(p + propsLen) };
+  return { persistent: b[0] === KIND_PERSISTENT, key, exchange, routingKey, storeSeq, publishedAt, properties: b.subarray(p, p + propsLen), body: b.subarray(p + propsLen) };
 }
 
 /** The queue key used in records. */

@@ -12,29 +12,40 @@
  *
  * Space: a segment whose records are all dead is deleted (with its side file) once it is no
  * longer the one being appended to.
+ *
+ * Memory: each durable queue's log (stored-queue-log.ts) pages messages out beyond `paging`
+ * limits and reads them back through a SegmentReader as consumers need them.
  */
 import { mkdirSync } from "node:fs";
-import { encodeBasicProperties } from "../amqp/codec/generated.js";
-import type { QueueEntry } from "../broker/queue/queue-entry.js";
-import type { QueueJournal, QueueLog, SyncWaiter } from "../broker/queue/queue-journal.js";
+import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
+import { createMessage, type Message } from "../broker/message.js";
+import type { QueueJournal, SyncWaiter } from "../broker/queue/queue-journal.js";
 import type { Logger } from "../logging/logger.js";
 import { encodeRecordHead, queueKey } from "./message-record.js";
 import { recordRef, refOffset, refSegment } from "./record-ref.js";
 import { DELIVERED_BIT, SEGMENT_MAGIC, Segment } from "./segment.js";
+import { SegmentReader } from "./segment-reader.js";
+import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
 
 export interface MessageStoreOptions {
   readonly dir: string;
   readonly logger: Logger;
   /** A new segment is started when the current one would grow past this. */
   readonly segmentBytes?: number;
+  /** Ready messages a durable queue keeps in memory before the rest stay on disk only. */
+  readonly paging?: PagingLimits;
 }
 
 export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_PAGING: PagingLimits = { maxEntries: 16384, maxBytes: 16 * 1024 * 1024 };
 
-export class MessageStore implements QueueJournal {
+export class MessageStore implements QueueJournal, LogStore {
   readonly dir: string;
   readonly segmentBytes: number;
   readonly logger: Logger;
+  readonly paging: PagingLimits;
+  /** Each durable queue's log by its key "vhost\0name" (recovery finds queues here). */
+  readonly logs = new Map<string, StoredQueueLog>();
   appends = 0;
   /** Runs right before each fsync batch: the definitions a confirmed message depends on go first. */
   beforeSync: (() => void) | null = null;
@@ -53,16 +64,32 @@ export class MessageStore implements QueueJournal {
   private flushing: Promise<void> | null = null;
   private closing = false;
   private closed = false;
+  /** Flush batches started; records appended now travel in batch `batchesStarted + 1`. */
+  private batchesStarted = 0;
+  private readonly flushWatchers = new Set<StoredQueueLog>();
+  private readonly reader = new SegmentReader();
 
   constructor(options: MessageStoreOptions) {
     this.dir = options.dir;
     this.logger = options.logger;
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    this.paging = options.paging ?? DEFAULT_PAGING;
     mkdirSync(this.dir, { recursive: true });
   }
 
-  forQueue(vhost: string, name: string): QueueLog {
-    return new StoredQueueLog(this, Buffer.from(queueKey(vhost, name), "utf8"));
+  forQueue(vhost: string, name: string): StoredQueueLog {
+    const key = queueKey(vhost, name);
+    const log = new StoredQueueLog(this, Buffer.from(key, "utf8"));
+    this.logs.set(key, log);
+    return log;
+  }
+
+  get pendingBatch(): number {
+    return this.batchesStarted + 1;
+  }
+
+  watchFlush(log: StoredQueueLog): void {
+    this.flushWatchers.add(log);
   }
 
   whenSynced(waiter: SyncWaiter, token: number): void {
@@ -71,13 +98,12 @@ export class MessageStore implements QueueJournal {
     this.schedule();
   }
 
-  /** Appends one entry's record; its body and property bytes are written as they are. */
-  appendEntry(key: Buffer, e: QueueEntry, storeSeq = this.nextStoreSeq++): void {
-    const m = e.message;
+  /** Appends one message's record for a queue and returns its ref; body and property bytes are written as they are. */
+  appendMessage(key: Buffer, m: Message): number {
     const props = (m.rawProperties ??= encodeBasicProperties(m.properties));
-    const head = encodeRecordHead(key, m, props, storeSeq);
+    const head = encodeRecordHead(key, m, props, this.nextStoreSeq++);
     const seg = this.segmentFor(head.length + props.length + m.body.length);
-    e.storeRef = recordRef(seg.id, seg.size);
+    const ref = recordRef(seg.id, seg.size);
     seg.append(head);
     seg.append(props);
     seg.append(m.body);
@@ -85,6 +111,19 @@ export class MessageStore implements QueueJournal {
     this.appends++;
     this.stats.records++;
     this.touch(seg);
+    return ref;
+  }
+
+  /** Reads a paged-out message back; an unreadable record is logged and counted dead. */
+  readMessage(ref: number): Message | null {
+    const seg = this.segments.get(refSegment(ref));
+    const r = seg ? this.reader.read(seg.id, seg.path, refOffset(ref)) : null;
+    if (r === null) {
+      this.logger.error("message store: a paged-out message could not be read back; it is dropped", { segment: refSegment(ref), offset: refOffset(ref) });
+      this.markDead(ref);
+      return null;
+    }
+    return createMessage(r.exchange, r.routingKey, decodeBasicProperties(r.properties), r.properties, r.body, r.publishedAt);
   }
 
   /** Copies an already-encoded record (compaction at recovery); returns its new ref. */
@@ -115,6 +154,11 @@ export class MessageStore implements QueueJournal {
     this.touch(seg);
   }
 
+  /** Writes buffered records now without fsync (recovery's compaction copies; the next flush syncs them). */
+  writePendingSync(): void {
+    for (const seg of this.dirty) seg.writeSync();
+  }
+
   /** Registers a recovered segment (read-only; only its side file is appended to). */
   adoptSegment(seg: Segment): void {
     this.segments.set(seg.id, seg);
@@ -139,6 +183,7 @@ export class MessageStore implements QueueJournal {
     await this.flushNow();
     this.closed = true;
     for (const seg of this.segments.values()) seg.closeFiles();
+    this.reader.closeAll();
   }
 
   private segmentFor(bytes: number): Segment {
@@ -183,6 +228,7 @@ export class MessageStore implements QueueJournal {
     const tokens = this.tokens;
     this.waiters = [];
     this.tokens = [];
+    const batch = ++this.batchesStarted;
     let sync = this.closing || waiters.length > 0;
     for (const s of segs) if (s.hasPendingData) sync = true;
     let ok = true;
@@ -196,6 +242,7 @@ export class MessageStore implements QueueJournal {
       this.logger.error("message store write failed; unconfirmed messages are nacked", { err });
     }
     for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+    for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
     this.reclaim();
   }
 
@@ -210,28 +257,10 @@ export class MessageStore implements QueueJournal {
       this.reclaimable.delete(seg);
       this.dirty.delete(seg);
       this.segments.delete(seg.id);
+      this.reader.forget(seg.id);
       seg.destroy();
       this.stats.segmentsDeleted++;
       this.logger.debug("message store segment deleted", { segment: seg.id });
     }
-  }
-}
-
-/** A durable queue's handle on the store. */
-class StoredQueueLog implements QueueLog {
-  constructor(private readonly store: MessageStore, private readonly key: Buffer) {}
-
-  append(e: QueueEntry): void {
-    this.store.appendEntry(this.key, e);
-  }
-
-  delivered(e: QueueEntry): void {
-    if (e.storeRef) this.store.markDelivered(e.storeRef);
-  }
-
-  forget(e: QueueEntry): void {
-    const ref = e.storeRef;
-    e.storeRef = 0;
-    if (ref) this.store.markDead(ref);
   }
 }

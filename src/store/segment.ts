@@ -9,7 +9,7 @@
  * Writes are buffered here (pieces of records, never copied) and written by the store's group
  * commit; `live` counts the records not yet dead.
  */
-import { closeSync, fdatasync, ftruncateSync, openSync, rmSync, writev, type PathLike } from "node:fs";
+import { closeSync, fdatasync, ftruncateSync, openSync, rmSync, writev, writevSync, type PathLike } from "node:fs";
 import { join } from "node:path";
 
 export const SEGMENT_MAGIC = Buffer.from("CONEYMS1", "latin1");
@@ -30,6 +30,8 @@ export class Segment {
   private pending: Buffer[] = [];
   private acks: Buffer = Buffer.allocUnsafe(4096);
   private ackLen = 0;
+  /** writeSync() wrote records that no fsync has covered yet. */
+  private unsynced = false;
 
   constructor(dir: string, readonly id: number, size: number, readonly writable: boolean) {
     this.path = join(dir, segmentFileName(id, "seg"));
@@ -51,8 +53,9 @@ export class Segment {
     return this.pending.length > 0 || this.ackLen > 0;
   }
 
+  /** Records not yet both written and synced. */
   get hasPendingData(): boolean {
-    return this.pending.length > 0;
+    return this.pending.length > 0 || this.unsynced;
   }
 
   append(piece: Buffer): void {
@@ -81,15 +84,28 @@ export class Segment {
       this.acks = Buffer.allocUnsafe(Math.max(4096, this.acks.length));
       this.ackLen = 0;
     }
-    if (data.length > 0) {
-      await writeAll(this.dataFd!, data);
-      if (sync) await datasync(this.dataFd!);
+    if (data.length > 0) await writeAll(this.dataFd!, data);
+    if ((data.length > 0 || this.unsynced) && sync) {
+      this.unsynced = false;
+      await datasync(this.dataFd!);
     }
     if (acks) {
       this.ackFd ??= openSync(this.ackPath, "a", 0o600);
       await writeAll(this.ackFd, [acks]);
       if (sync) await datasync(this.ackFd);
     }
+  }
+
+  /** Writes buffered records synchronously, without fsync (recovery only; side-file marks stay buffered). */
+  writeSync(): void {
+    if (this.pending.length === 0) return;
+    const data = this.pending;
+    this.pending = [];
+    let total = 0;
+    for (const b of data) total += b.length;
+    const written = writevSync(this.dataFd!, data);
+    if (written !== total) throw new Error(`short write: ${written} of ${total} bytes`);
+    this.unsynced = true;
   }
 
   closeFiles(): void {

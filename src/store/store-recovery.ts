@@ -1,7 +1,9 @@
 /**
  * Boot recovery of the message store: reads every segment in order, skips records marked dead in
  * its side file, and gives each durable queue its live entries back in publish order (by store
- * sequence), redelivered when a delivery was recorded. A record whose queue no longer exists is
+ * sequence), redelivered when a delivery was recorded. Recovered messages start out paged: only
+ * their refs are kept (8 bytes each) and the queue pages them in as consumers need them, so boot
+ * time and memory do not depend on body sizes. A record whose queue no longer exists is
  * dead. A torn tail (the file ends inside a record) or a record whose checksum does not match is
  * skipped and logged; recovery always completes.
  *
@@ -11,20 +13,12 @@
  */
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { decodeBasicProperties } from "../amqp/codec/generated.js";
-import { createMessage, type Message } from "../broker/message.js";
 import type { MessageStore } from "./message-store.js";
 import { readRecord, type DecodedRecord } from "./message-record.js";
 import { recordRef } from "./record-ref.js";
+import { RefFifo } from "./ref-fifo.js";
+import type { StoredQueueLog } from "./stored-queue-log.js";
 import { DELIVERED_BIT, SEGMENT_MAGIC, Segment, segmentFileName } from "./segment.js";
-
-/** What recovery needs of a durable queue (Queue.restore). */
-export interface RecoveryTarget {
-  restore(message: Message, redelivered: boolean, storeRef: number): void;
-}
-
-/** Finds the durable queue a record belongs to, by its key "vhost\0name". */
-export type QueueLookup = (vhost: string, name: string) => RecoveryTarget | undefined;
 
 export interface RecoveryReport {
   segments: number;
@@ -39,20 +33,19 @@ export interface RecoveryReport {
   ms: number;
 }
 
-interface Found {
-  readonly rec: DecodedRecord;
-  readonly seg: Segment;
-  readonly offset: number;
-  /** The whole record, for copying during compaction. */
-  readonly raw: Buffer;
-  readonly delivered: boolean;
-  readonly copy: boolean;
+/** A queue's live records as found, in file order: store sequences and refs (negative = delivered). */
+interface QueueScan {
+  readonly log: StoredQueueLog;
+  readonly seqs: RefFifo;
+  readonly refs: RefFifo;
+  sorted: boolean;
+  lastSeq: number;
 }
 
 const SEGMENT_FILE = /^(\d{8})\.seg$/;
 const MAX_LOGGED_PER_SEGMENT = 10;
 
-export function recoverMessages(store: MessageStore, lookup: QueueLookup, compactBelow = 0.5): RecoveryReport {
+export function recoverMessages(store: MessageStore, compactBelow = 0.5): RecoveryReport {
   const started = performance.now();
   removeOrphanAckFiles(store.dir);
   const report: RecoveryReport = { segments: 0, messages: 0, queues: 0, orphaned: 0, corruptRecords: 0, tornTails: 0, compactedSegments: 0, deletedSegments: 0, ms: 0 };
@@ -61,8 +54,9 @@ export function recoverMessages(store: MessageStore, lookup: QueueLookup, compac
     .filter((x): x is string => x !== undefined)
     .map(Number)
     .sort((a, b) => a - b);
-  const byQueue = new Map<string, { target: RecoveryTarget; found: Found[]; sorted: boolean; lastSeq: number }>();
-  const unknown = new Set<string>();
+  // Compaction appends while later segments are still being read: new ids come after all of them.
+  if (ids.length > 0) store.nextSegmentId = ids[ids.length - 1]! + 1;
+  const byQueue = new Map<string, QueueScan>();
   const retired: Segment[] = [];
   let maxSeq = 0;
 
@@ -81,7 +75,8 @@ export function recoverMessages(store: MessageStore, lookup: QueueLookup, compac
     }
     seg.size = buf.length;
     const { dead, delivered, validBytes } = readMarks(store, seg);
-    const found: Found[] = [];
+    // First pass: which records are live, and how much of the segment they fill.
+    const live: Array<{ offset: number; end: number; rec: DecodedRecord; q: QueueScan }> = [];
     let liveBytes = 0;
     let logged = 0;
     for (let pos = SEGMENT_MAGIC.length; ; ) {
@@ -101,24 +96,21 @@ export function recoverMessages(store: MessageStore, lookup: QueueLookup, compac
       const offset = pos;
       pos = r.next;
       if (r.record.storeSeq > maxSeq) maxSeq = r.record.storeSeq;
-      if (dead.has(offset)) continue;
-      const key = r.record.key;
-      let q = byQueue.get(key);
+      // Transient records only kept a paged queue's order while the broker ran.
+      if (!r.record.persistent || dead.has(offset)) continue;
+      let q = byQueue.get(r.record.key);
       if (!q) {
-        const sep = key.indexOf("\u0000");
-        const target = unknown.has(key) || sep < 0 ? undefined : lookup(key.slice(0, sep), key.slice(sep + 1));
-        if (!target) {
-          unknown.add(key);
+        const log = store.logs.get(r.record.key);
+        if (!log) {
           report.orphaned++;
           continue;
         }
-        byQueue.set(key, (q = { target, found: [], sorted: true, lastSeq: 0 }));
+        byQueue.set(r.record.key, (q = { log, seqs: new RefFifo(), refs: new RefFifo(), sorted: true, lastSeq: 0 }));
       }
-      const raw = buf.subarray(offset, pos);
-      found.push({ rec: r.record, seg, offset, raw, delivered: delivered.has(offset), copy: false });
-      liveBytes += raw.length;
+      live.push({ offset, end: pos, rec: r.record, q });
+      liveBytes += pos - offset;
     }
-    if (found.length === 0) {
+    if (live.length === 0) {
       dropSegment(store, seg, report);
       continue;
     }
@@ -128,32 +120,40 @@ export function recoverMessages(store: MessageStore, lookup: QueueLookup, compac
       retired.push(seg);
       report.compactedSegments++;
     } else {
-      seg.live = found.length;
+      seg.live = live.length;
     }
-    for (const f of found) {
-      const q = byQueue.get(f.rec.key)!;
-      if (f.rec.storeSeq <= q.lastSeq) q.sorted = false;
-      q.lastSeq = f.rec.storeSeq;
-      q.found.push(copy ? { ...f, copy } : f);
+    for (const l of live) {
+      const wasDelivered = delivered.has(l.offset);
+      const ref = copy ? store.appendRaw(buf.subarray(l.offset, l.end), wasDelivered) : recordRef(seg.id, l.offset);
+      const q = l.q;
+      if (l.rec.storeSeq <= q.lastSeq) q.sorted = false;
+      q.lastSeq = l.rec.storeSeq;
+      q.seqs.push(l.rec.storeSeq);
+      q.refs.push(wasDelivered ? -ref : ref);
+      q.log.pagedBytes += l.rec.body.length;
     }
+    // Copies go to their file now, so no segment's bytes stay in memory past its turn.
+    if (copy) store.writePendingSync();
   }
 
   store.nextStoreSeq = maxSeq + 1;
   for (const q of byQueue.values()) {
     report.queues++;
+    const seqs = q.seqs.drain();
+    const refs = q.refs.drain();
     // Copies made by compaction sit in later segments than records published after them.
-    if (!q.sorted) q.found.sort((a, b) => a.rec.storeSeq - b.rec.storeSeq);
+    const order = q.sorted ? null : Array.from(seqs.keys()).sort((a, b) => seqs[a]! - seqs[b]!);
     let prevSeq = -1;
-    for (const f of q.found) {
-      if (f.rec.storeSeq === prevSeq) {
+    for (let k = 0; k < seqs.length; k++) {
+      const i = order === null ? k : order[k]!;
+      const v = refs[i]!;
+      if (seqs[i] === prevSeq) {
         // The second copy of a record (crash between a compaction's copy and its delete).
-        if (!f.copy) store.markDead(recordRef(f.seg.id, f.offset));
+        store.markDead(Math.abs(v));
         continue;
       }
-      prevSeq = f.rec.storeSeq;
-      const ref = f.copy ? store.appendRaw(f.raw, f.delivered) : recordRef(f.seg.id, f.offset);
-      const r = f.rec;
-      q.target.restore(createMessage(r.exchange, r.routingKey, decodeBasicProperties(r.properties), r.properties, r.body, r.publishedAt), f.delivered, ref);
+      prevSeq = seqs[i]!;
+      q.log.restorePaged(Math.abs(v), v < 0, 0);
       report.messages++;
     }
   }

@@ -4,14 +4,33 @@
  * `append` where a persistent entry is accepted, `delivered` the first time an entry is handed
  * out in ack mode (so a restart can set the redelivered flag), and `forget` wherever an entry
  * leaves the queue forever (ack, reject without requeue, no-ack delivery, purge, delete, drop).
+ *
+ * Paging: once a queue holds more ready messages in memory than the store's limits, further
+ * messages stay only on disk, in order, behind the in-memory ones (`pageOut`); the queue asks for
+ * them back as its in-memory part runs low (`pageIn`). Recovered messages start out paged.
  */
+import type { Message } from "../message.js";
 import type { QueueEntry } from "./queue-entry.js";
+
+/** Receives messages paged back in, oldest first (Queue.restore). */
+export interface PageSink {
+  restore(message: Message, redelivered: boolean, storeRef: number): void;
+}
 
 export interface QueueLog {
   /** Records a persistent entry; sets `e.storeRef`. */
   append(e: QueueEntry): void;
   delivered(e: QueueEntry): void;
   forget(e: QueueEntry): void;
+  /** Messages (and their body bytes) that are only on disk. */
+  readonly pagedCount: number;
+  readonly pagedBytes: number;
+  /** Takes the message onto disk only (true) when the queue is over its memory limits or already paging. */
+  pageOut(message: Message, readyLength: number, readyBytes: number): boolean;
+  /** Brings paged messages back into `sink` while the in-memory part is below the limits. */
+  pageIn(sink: PageSink, readyLength: number, readyBytes: number): void;
+  /** Drops every paged message for good (purge, delete); returns how many. */
+  dropPaged(): number;
 }
 
 /** Told when records written so far are on disk (fsync), or could not be written. */

@@ -15,7 +15,7 @@ import type { Binding } from "../binding.js";
 import type { Message } from "../message.js";
 import type { QueueConsumer } from "./queue-consumer.js";
 import type { QueueEntry } from "./queue-entry.js";
-import type { QueueJournal, QueueLog } from "./queue-journal.js";
+import type { PageSink, QueueJournal, QueueLog } from "./queue-journal.js";
 import { ReadyList } from "./ready-list.js";
 
 export interface QueueSpec {
@@ -46,7 +46,7 @@ export interface QueueStats {
   redeliver: number;
 }
 
-export class Queue implements QueueSpec {
+export class Queue implements QueueSpec, PageSink {
   readonly kind = "queue" as const;
   readonly name: string;
   readonly durable: boolean;
@@ -88,12 +88,13 @@ export class Queue implements QueueSpec {
     this.log = spec.durable && spec.exclusiveOwner === null && host.journal ? host.journal.forQueue(vhost, spec.name) : null;
   }
 
+  /** Ready messages, including those paged out to the message store. */
   get messageCount(): number {
-    return this.ready.length;
+    return this.log === null ? this.ready.length : this.ready.length + this.log.pagedCount;
   }
 
   get readyBytes(): number {
-    return this.ready.bytes;
+    return this.log === null ? this.ready.bytes : this.ready.bytes + this.log.pagedBytes;
   }
 
   get consumerCount(): number {
@@ -115,13 +116,17 @@ export class Queue implements QueueSpec {
   /** Accepts a routed message. */
   enqueue(message: Message): void {
     this.stats.publish++;
+    if (this.log !== null && this.log.pageOut(message, this.ready.length, this.ready.bytes)) {
+      this.dispatch();
+      return;
+    }
     const e: QueueEntry = { message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, expiresAt: 0, storeRef: 0 };
     if (this.log && message.persistent) this.log.append(e);
     this.ready.push(e);
     this.dispatch();
   }
 
-  /** Boot recovery: a stored entry goes back in order, without being stored again. */
+  /** A stored message paged back in (after the ones in memory), without being stored again. */
   restore(message: Message, redelivered: boolean, storeRef: number): void {
     this.ready.push({ message, seq: this.nextSeq++, redelivered, deliveryCount: 0, expiresAt: 0, storeRef });
   }
@@ -166,6 +171,7 @@ export class Queue implements QueueSpec {
 
   /** basic.get: the oldest ready entry, or null. Ack-mode gets are held like deliveries. */
   get(noAck: boolean): QueueEntry | null {
+    this.pageIn();
     const e = this.ready.shift();
     if (!e) return null;
     this.lastActivity = this.host.now();
@@ -180,10 +186,12 @@ export class Queue implements QueueSpec {
     if (this.dispatching || this.deleted) return;
     this.dispatching = true;
     try {
+      this.pageIn();
       while (this.ready.length > 0 && this.consumers.length > 0) {
         const c = this.pickConsumer();
         if (!c) break;
         const e = this.ready.shift()!;
+        this.pageIn();
         if (c.noAck) this.stats.deliverNoAck++;
         else this.stats.deliver++;
         this.handOut(e, c.noAck);
@@ -226,18 +234,19 @@ export class Queue implements QueueSpec {
   purge(): number {
     const dropped = this.ready.clear();
     for (const e of dropped) this.forget(e);
-    return dropped.length;
+    return dropped.length + (this.log === null ? 0 : this.log.dropPaged());
   }
 
   /** Marks the queue deleted, tells its consumers, and drops its messages. Returns the ready count it had. */
   markDeleted(): number {
     if (this.deleted) return 0;
-    const count = this.ready.length;
+    const count = this.messageCount;
     this.deleted = true;
     const consumers = this.consumers;
     this.consumers = [];
     for (const c of consumers) c.cancelledByQueue(this);
     for (const e of this.ready.clear()) this.forget(e);
+    this.log?.dropPaged();
     return count;
   }
 
@@ -251,6 +260,11 @@ export class Queue implements QueueSpec {
       this.unackedBytes += e.message.body.length;
       if (e.storeRef && !e.redelivered && e.deliveryCount === 1) this.log!.delivered(e);
     }
+  }
+
+  /** Brings messages paged out to the store back into memory when the ready list runs low. */
+  private pageIn(): void {
+    if (this.log !== null && this.log.pagedCount > 0) this.log.pageIn(this, this.ready.length, this.ready.bytes);
   }
 
   /** Every entry that leaves the queue forever passes here, so the store can reclaim its record. */

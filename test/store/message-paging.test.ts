@@ -1,0 +1,83 @@
+// Paging: beyond a queue's in-memory limits messages stay on disk only and come back in order.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import amqp from "amqplib";
+import { startTestBroker } from "../helpers/broker.js";
+import { collector, withTimeout } from "../helpers/wait.js";
+import { drain } from "./store-harness.js";
+
+const paging = { maxEntries: 50, maxBytes: 1024 * 1024 };
+
+describe("message paging", () => {
+  it("keeps at most the limit in memory and delivers everything in publish order, transient ones included", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-paging-"));
+    const b = await startTestBroker({ dataDir, messageStore: { paging } });
+    const conn = await amqp.connect(b.amqpUrl);
+    const ch = await conn.createConfirmChannel();
+    await ch.assertQueue("deep", { durable: true });
+    const expected: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      // Every tenth message is transient: once the queue pages, it must not overtake the paged ones.
+      const persistent = i % 10 !== 0;
+      ch.sendToQueue("deep", Buffer.from(`m${i}`), { persistent, messageId: String(i) });
+      expected.push(String(i));
+    }
+    await ch.waitForConfirms();
+    const q = b.broker.vhost("/").queues.get("deep")!;
+    assert.equal(q.messageCount, 400);
+    const inMemory = [...q.readyEntries()].length;
+    // Message 50 is transient and arrives before anything is paged: transient messages stay in memory.
+    assert.equal(inMemory, paging.maxEntries + 1, "only the head of the queue is in memory");
+
+    const consumer = await conn.createChannel();
+    await consumer.prefetch(20);
+    const got = collector<string>(400);
+    await consumer.consume("deep", (m) => {
+      if (!m) return;
+      got.push(String(m.properties.messageId));
+      consumer.ack(m);
+    });
+    assert.deepEqual(await withTimeout(got.done, 10_000, "400 deliveries"), expected);
+    await conn.close();
+    await b.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("recovers a deep queue as paged refs, then pages it in; purge drops paged messages too", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-paging-"));
+    const first = await startTestBroker({ dataDir, messageStore: { paging } });
+    const conn = await amqp.connect(first.amqpUrl);
+    const ch = await conn.createConfirmChannel();
+    await ch.assertQueue("deep", { durable: true });
+    await ch.assertQueue("to-purge", { durable: true });
+    for (let i = 0; i < 300; i++) {
+      ch.sendToQueue("deep", Buffer.alloc(100, i % 256), { persistent: true, messageId: String(i) });
+      ch.sendToQueue("to-purge", Buffer.from("x"), { persistent: true });
+    }
+    await ch.waitForConfirms();
+    await conn.close();
+    await first.close();
+
+    const second = await startTestBroker({ dataDir, messageStore: { paging } });
+    const q = second.broker.vhost("/").queues.get("deep")!;
+    assert.equal(q.messageCount, 300);
+    assert.equal([...q.readyEntries()].length, 0, "nothing is read into memory at boot");
+    const c2 = await amqp.connect(second.amqpUrl);
+    const ch2 = await c2.createChannel();
+    assert.equal((await ch2.purgeQueue("to-purge")).messageCount, 300);
+    const got = await drain(ch2, "deep");
+    assert.deepEqual(got.map((m) => m.properties.messageId), Array.from({ length: 300 }, (_, i) => String(i)));
+    assert.ok(got.every((m, i) => m.content.equals(Buffer.alloc(100, i % 256))));
+    await c2.close();
+    await second.close();
+
+    const third = await startTestBroker({ dataDir, messageStore: { paging } });
+    assert.equal(third.broker.vhost("/").queues.get("deep")!.messageCount, 0);
+    assert.equal(third.broker.vhost("/").queues.get("to-purge")!.messageCount, 0);
+    await third.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
