@@ -5,10 +5,11 @@
 //   node bench/durability-probe.mjs publish  [--seconds 10] [--publishers 4] [--window 256] [--size 1024]
 //     persistent messages (delivery-mode 2) into one durable queue, publisher confirms, up to
 //     `window` unconfirmed per publisher: confirmed messages per second.
-//   node bench/durability-probe.mjs recovery [--messages 1000000] [--size 100]
+//   node bench/durability-probe.mjs recovery [--messages 1000000] [--size 100] [--consume 1]
 //     stores that many confirmed persistent messages, stops the broker (SIGTERM), starts it again
 //     and reports the store's recovery time (from its log) and the time until AMQP accepts
-//     connections, plus the broker's resident memory after recovery.
+//     connections, plus the broker's resident memory when the messages were stored and after
+//     recovery; with --consume 1 it then consumes them all (prefetch 1000, acks) and reports the rate.
 //
 // Run `npm run build` first. The broker gets a fresh temporary data dir, deleted afterwards.
 import { Buffer } from "node:buffer";
@@ -92,6 +93,28 @@ async function publish(port, { publishers, window, size, seconds, count }) {
   return { confirmed, seconds: Number(secs.toFixed(2)), rate: Math.round(confirmed / secs) };
 }
 
+/** One consumer takes `count` messages (prefetch 1000, an ack with multiple=true every 100). */
+async function consumeAll(port, count, pid) {
+  const client = new AMQPClient(`amqp://guest:guest@127.0.0.1:${port}`);
+  const conn = await client.connect();
+  const ch = await conn.channel();
+  await ch.prefetch(1000);
+  const started = performance.now();
+  let n = 0;
+  let peakRss = 0;
+  await new Promise((resolve) => {
+    void ch.basicConsume("durability-probe", { noAck: false }, (msg) => {
+      n++;
+      if (n % 100 === 0 || n === count) void msg.ack(true);
+      if (n % 200000 === 0) peakRss = Math.max(peakRss, rssMb(pid));
+      if (n === count) resolve();
+    });
+  });
+  const secs = (performance.now() - started) / 1000;
+  await conn.close();
+  return { consumed: n, seconds: Number(secs.toFixed(2)), msgsPerSec: Math.round(n / secs), peakBrokerRssMbWhileConsuming: peakRss };
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), "coney-probe-"));
 try {
   if (mode === "publish") {
@@ -108,12 +131,13 @@ try {
     const size = opt("size", 100);
     const b = await startBroker(dataDir);
     const r = await publish(b.port, { publishers: 4, window: 512, size, seconds: 3600, count: messages });
-    console.log(JSON.stringify({ figure: "stored before restart", messages: r.confirmed, size, publishRate: r.rate }));
+    console.log(JSON.stringify({ figure: "stored before restart", messages: r.confirmed, size, publishRate: r.rate, brokerRssMb: rssMb(b.child.pid) }));
     await stop(b.child);
     const again = await startBroker(dataDir);
     const line = again.log().split("\n").find((l) => l.includes('"messages recovered"'));
     const rec = line ? JSON.parse(line) : null;
     console.log(JSON.stringify({ figure: "recovery", messages: rec?.messages, segments: rec?.segments, storeRecoveryMs: rec?.ms, bootToAmqpReadyMs: Math.round(again.readyMs), brokerRssMbAfterRecovery: rssMb(again.child.pid) }));
+    if (opt("consume", 0)) console.log(JSON.stringify({ figure: "consume after recovery", ...(await consumeAll(again.port, rec?.messages ?? 0, again.child.pid)) }));
     await stop(again.child);
   } else {
     console.error("usage: node bench/durability-probe.mjs publish|recovery [options]  (see the header of this file)");
