@@ -79,21 +79,21 @@ describe("coneyctl queues and clients", () => {
     ch.sendToQueue("doomed", Buffer.from("y"));
     await eventually(() => broker.broker.vhost("/").queues.get("doomed")?.messageCount === 2, 5000, "2 messages in doomed");
     const [notEmpty, inUse] = await Promise.all([ctl(broker, ["delete_queue", "doomed", "--if-empty"]), ctl(broker, ["delete_queue", "-u", "busy"])]);
-    assert.deepEqual(notEmpty, { code: 64, stdout: "Deleting queue 'doomed' on vhost '/' if queue is empty ...\n", stderr: "Error:\nThe queue is not empty\n" });
-    assert.deepEqual([inUse.code, inUse.stderr], [64, "Error:\nThe queue is in use\n"]);
+    assert.deepEqual(notEmpty, { code: 64, stdout: "Deleting queue 'doomed' on vhost '/' if queue is empty ...\n", stderr: "Error:\nQueue is not empty\n" });
+    assert.deepEqual([inUse.code, inUse.stderr], [64, "Error:\nQueue is in use\n"]);
     assert.ok(broker.broker.vhost("/").queues.has("doomed") && broker.broker.vhost("/").queues.has("busy"));
     const del = await ctl(broker, ["delete_queue", "doomed"]);
     assert.deepEqual(del, { code: 0, stderr: "", stdout: "Deleting queue 'doomed' on vhost '/' ...\nQueue was successfully deleted with 2 ready messages\n" });
     assert.equal(broker.broker.vhost("/").queues.has("doomed"), false);
     const missing = await ctl(broker, ["delete_queue", "doomed"]);
-    assert.deepEqual([missing.code, missing.stderr], [64, "Error:\nNo such queue was found\n"]);
+    assert.deepEqual([missing.code, missing.stderr], [64, "Error:\nQueue not found\n"]);
     await ch.close();
   });
 
   it("queue and connection commands without their arguments exit 64", async () => {
     const cases: [string[], string][] = [
-      [["purge_queue"], "purge_queue [--vhost <vhost>] <queue>"],
-      [["delete_queue"], "delete_queue [--vhost <vhost>] <queue_name> [--if-empty|-e] [--if-unused|-u]"],
+      [["purge_queue"], "purge_queue <queue>"],
+      [["delete_queue"], "delete_queue <queue_name> [--if-empty|-e] [--if-unused|-u]"],
       [["close_connection", "x"], "close_connection <connection pid> <explanation>"],
     ];
     const results = await Promise.all(cases.map(([args]) => ctl(broker, args)));

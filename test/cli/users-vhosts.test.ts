@@ -87,7 +87,7 @@ describe("coneyctl users", () => {
 
   it("user commands without their arguments exit 64", async () => {
     const cases: [string, string][] = [
-      ["add_user", "add_user <username> [<password>]"],
+      ["add_user", "add_user <username> <password>"],
       ["delete_user", "delete_user <username>"],
       ["change_password", "change_password <username> <password>"],
       ["set_user_tags", "set_user_tags <username> <tag> [...]"],

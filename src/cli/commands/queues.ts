@@ -1,4 +1,4 @@
-/** Queue commands with rabbitmqctl's names and texts: list_queues, purge_queue, delete_queue. */
+/** Queue commands with rabbitmqctl 3.10's names and texts: list_queues, purge_queue, delete_queue. */
 import type { CommandSpec } from "../command-spec.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { listCommand } from "../list-command.js";
@@ -36,7 +36,7 @@ const listQueues = listCommand({
 
 const purgeQueue: CommandSpec = {
   name: "purge_queue",
-  usage: "purge_queue [--vhost <vhost>] <queue>",
+  usage: "purge_queue <queue>",
   description: "Purges a queue (removes all messages in it)",
   section: "queues",
   minArgs: 1,
@@ -52,7 +52,7 @@ const purgeQueue: CommandSpec = {
 
 const deleteQueue: CommandSpec = {
   name: "delete_queue",
-  usage: "delete_queue [--vhost <vhost>] <queue_name> [--if-empty|-e] [--if-unused|-u]",
+  usage: "delete_queue <queue_name> [--if-empty|-e] [--if-unused|-u]",
   description: "Deletes a queue",
   section: "queues",
   minArgs: 1,
@@ -66,13 +66,13 @@ const deleteQueue: CommandSpec = {
   async run({ api, out, args, vhost, opts }) {
     const queuePath = path("queues", vhost, args[0]!);
     const found = await api.send("GET", queuePath);
-    if (found.status === 404) throw new CliError(EXIT.usage, "No such queue was found");
+    if (found.status === 404) throw new CliError(EXIT.usage, "Queue not found");
     const ready = (api.expectOk(found).body as Item)["messages_ready"];
     const query = [...(opts["ifEmpty"] ? ["if-empty=true"] : []), ...(opts["ifUnused"] ? ["if-unused=true"] : [])].join("&");
     const res = await api.send("DELETE", query ? `${queuePath}?${query}` : queuePath);
-    if (res.status === 404) throw new CliError(EXIT.usage, "No such queue was found");
-    if (res.status === 400 && reasonOf(res).endsWith("not empty")) throw new CliError(EXIT.usage, "The queue is not empty");
-    if (res.status === 400 && reasonOf(res).endsWith("in use")) throw new CliError(EXIT.usage, "The queue is in use");
+    if (res.status === 404) throw new CliError(EXIT.usage, "Queue not found");
+    if (res.status === 400 && reasonOf(res).endsWith("not empty")) throw new CliError(EXIT.usage, "Queue is not empty");
+    if (res.status === 400 && reasonOf(res).endsWith("in use")) throw new CliError(EXIT.usage, "Queue is in use");
     api.expectOk(res);
     out.message(`Queue was successfully deleted with ${String(ready)} ready messages`);
   },

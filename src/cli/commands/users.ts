@@ -42,7 +42,7 @@ const ADD_USER_DONE = "Done. Don't forget to grant the user permissions to some 
 
 const addUser: CommandSpec = {
   name: "add_user",
-  usage: "add_user <username> [<password>]",
+  usage: "add_user <username> <password>",
   description: "Creates a new user in the internal database. This user will have no permissions for any virtual hosts by default.",
   section: "users",
   minArgs: 1,
