@@ -1,7 +1,7 @@
 /**
  * Where the broker's management API is and who we are: flags win over CONEY_* environment
  * variables, which win over the defaults (a local broker, guest/guest). rabbitmqctl's
- * `-n rabbit@host` is honoured as a host when --host is not given, so pasted runbook lines work.
+ * `-n rabbit@host` is honoured as a host flag (--host wins over it), so pasted runbook lines work.
  */
 import { readFileSync } from "node:fs";
 
@@ -38,7 +38,7 @@ export const DEFAULT_PORT = 15672;
 
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv): ConnectionOptions {
   const nodeHost = flags.node?.includes("@") ? flags.node.slice(flags.node.indexOf("@") + 1) : undefined;
-  const host = flags.host ?? env["CONEY_HOST"] ?? nodeHost ?? "127.0.0.1";
+  const host = flags.host ?? nodeHost ?? env["CONEY_HOST"] ?? "127.0.0.1";
   const portText = flags.port ?? env["CONEY_PORT"] ?? String(DEFAULT_PORT);
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new RangeError(`invalid port '${portText}'`);

@@ -6,7 +6,7 @@ import { allUsage, commandUsage } from "../usage-text.js";
 export function helpCommand(all: () => readonly CommandSpec[]): CommandSpec {
   return {
     name: "help",
-    usage: "help (<command> | [--list-commands])",
+    usage: "help [<command>]",
     description: "Displays usage information for a command",
     section: "help",
     minArgs: 0,
