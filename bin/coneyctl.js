@@ -14,6 +14,12 @@ function readStdin() {
   });
 }
 
+// `coneyctl list_queues | head -1`: a reader that goes away is no error of ours.
+process.stdout.on("error", (err) => {
+  if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 const io = {
   env: process.env,
   out: (text) => process.stdout.write(text),

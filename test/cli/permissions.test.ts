@@ -67,8 +67,8 @@ describe("coneyctl permissions", () => {
       ["app1", "^app1_.*", "^app1_.*", "^app1_.*"],
     ];
     for (const [user] of profiles) broker.broker.putUser(user, { password: "pw", tags: [] });
-    const results = await Promise.all(profiles.map((p) => ctl(broker, ["set_permissions", "--vhost", "orders", ...p])));
-    for (const r of results) assert.equal(r.code, 0, r.stderr);
+    const results = await Promise.all(profiles.map((p) => ctl(broker, ["set_permissions", "-q", "--vhost", "orders", ...p])));
+    for (const r of results) assert.deepEqual(r, { code: 0, stdout: "", stderr: "" }, "-q prints no banner");
     const listed = await ctl(broker, ["list_permissions", "-p", "orders", "-s"]);
     for (const [user, c, w, r] of profiles) assert.ok(listed.stdout.includes(`${user}\t${c}\t${w}\t${r}\n`), listed.stdout);
     assert.ok(!listed.stdout.includes("Listing"), "-s hides the banner");
