@@ -1,10 +1,11 @@
 // Crashes and damaged files: kill -9 during confirmed publishing, a truncated segment, flipped bytes.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp, { type ConfirmChannel } from "amqplib";
+import { mustGet } from "../helpers/amqplib-get.js";
 import { startTestBroker } from "../helpers/broker.js";
 import { eventually } from "../helpers/wait.js";
 import { readRecord } from "../../src/store/message-record.js";
@@ -114,6 +115,25 @@ describe("crash safety", () => {
     // The store goes on appending to a fresh segment.
     await storeMessages(dataDir, 3);
     assert.deepEqual(await bodiesAfterRestart(dataDir, []), range(0, 3));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("ignores a torn entry at the end of an ack file and keeps the acks before it", async () => {
+    const dataDir = tmp();
+    await storeMessages(dataDir, 10);
+    const b = await startTestBroker({ dataDir });
+    const conn = await amqp.connect(b.amqpUrl);
+    const ch = await conn.createChannel();
+    for (let i = 0; i < 4; i++) ch.ack(await mustGet(ch, "q"));
+    // amqplib may write connection.close before a channel's last ack: wait until the broker has them.
+    await eventually(() => b.broker.vhost("/").queues.get("q")!.stats.ack === 4, 5000, "4 acks");
+    await conn.close();
+    await b.close();
+    const { path } = lastSegment(dataDir);
+    appendFileSync(path.replace(/\.seg$/, ".acks"), Buffer.from([1, 2]));
+    const lines: string[] = [];
+    assert.deepEqual(await bodiesAfterRestart(dataDir, lines), range(4, 10));
+    assert.ok(lines.some((l) => l.includes("torn entry at the end of an ack file")), lines.join("\n"));
     rmSync(dataDir, { recursive: true, force: true });
   });
 
