@@ -29,7 +29,7 @@ export interface RunningBroker {
 export interface StartOptions extends Partial<ConeyConfig> {
   logger?: Logger;
   /** Message store tuning (tests use small segments). */
-  messageStore?: { segmentBytes?: number; paging?: PagingLimits };
+  messageStore?: { segmentBytes?: number; paging?: PagingLimits; compactEveryMs?: number };
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {

@@ -34,6 +34,14 @@ export interface MessageStoreOptions {
   readonly segmentBytes?: number;
   /** Ready messages a durable queue keeps in memory before the rest stay on disk only. */
   readonly paging?: PagingLimits;
+  /** How often online compaction looks for mostly-dead segments; 0 = never (tests call compact()). */
+  readonly compactEveryMs?: number;
+}
+
+/** A segment considered for online compaction, with the tail refs found into it. */
+interface Candidate {
+  readonly seg: Segment;
+  found: number;
 }
 
 export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
@@ -53,11 +61,12 @@ export class MessageStore implements QueueJournal, LogStore {
   /** Next store-wide record sequence (see message-record.ts). */
   nextStoreSeq = 1;
   nextSegmentId = 1;
-  readonly stats = { flushes: 0, syncs: 0, records: 0, segmentsDeleted: 0 };
+  readonly stats = { flushes: 0, syncs: 0, records: 0, segmentsDeleted: 0, segmentsCompacted: 0 };
 
   private current: Segment | null = null;
   private readonly dirty = new Set<Segment>();
   private readonly reclaimable = new Set<Segment>();
+  private retiring: Array<{ seg: Segment; afterBatch: number }> = [];
   private waiters: SyncWaiter[] = [];
   private tokens: number[] = [];
   private scheduled = false;
@@ -68,12 +77,16 @@ export class MessageStore implements QueueJournal, LogStore {
   private batchesStarted = 0;
   private readonly flushWatchers = new Set<StoredQueueLog>();
   private readonly reader = new SegmentReader();
+  private readonly compactTimer: NodeJS.Timeout | null;
 
   constructor(options: MessageStoreOptions) {
     this.dir = options.dir;
     this.logger = options.logger;
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     this.paging = options.paging ?? DEFAULT_PAGING;
+    const every = options.compactEveryMs ?? 30_000;
+    this.compactTimer = every > 0 ? setInterval(() => this.compact(), every) : null;
+    this.compactTimer?.unref();
     mkdirSync(this.dir, { recursive: true });
   }
 
@@ -108,6 +121,7 @@ export class MessageStore implements QueueJournal, LogStore {
     seg.append(props);
     seg.append(m.body);
     seg.live++;
+    seg.records++;
     this.appends++;
     this.stats.records++;
     this.touch(seg);
@@ -132,6 +146,7 @@ export class MessageStore implements QueueJournal, LogStore {
     const ref = recordRef(seg.id, seg.size);
     seg.append(record);
     seg.live++;
+    seg.records++;
     if (delivered) seg.mark(refOffset(ref) | DELIVERED_BIT);
     this.appends++;
     this.touch(seg);
@@ -147,7 +162,7 @@ export class MessageStore implements QueueJournal, LogStore {
 
   markDead(ref: number): void {
     const seg = this.segments.get(refSegment(ref));
-    if (!seg) return;
+    if (!seg || seg.live === 0) return; // gone, or retired by compaction
     seg.mark(refOffset(ref));
     seg.live--;
     if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
@@ -159,16 +174,68 @@ export class MessageStore implements QueueJournal, LogStore {
     for (const seg of this.dirty) seg.writeSync();
   }
 
+  /**
+   * Online compaction: an old segment less than `below` live whose live records are all paged
+   * out (so every ref to them is in some queue's tail, none on an in-memory entry) has them
+   * copied to the current segment, the tails pointed at the copies, and is deleted once the
+   * copies are synced. Returns how many segments were compacted.
+   */
+  compact(below = 0.5): number {
+    const candidates = new Map<number, Candidate>();
+    for (const seg of this.segments.values()) {
+      if (seg !== this.current && seg.live > 0 && !seg.hasPendingData && seg.live < below * seg.records) candidates.set(seg.id, { seg, found: 0 });
+    }
+    if (candidates.size === 0) return 0;
+    this.forEachTailRef(candidates, (c) => {
+      c.found++;
+      return 0;
+    });
+    for (const [id, c] of candidates) if (c.found !== c.seg.live) candidates.delete(id);
+    // A candidate with an unreadable record is left alone: moving only part of it would leave
+    // old copies that a restart cannot tell from the new ones.
+    this.forEachTailRef(candidates, (c, ref) => {
+      if (this.reader.readWithRaw(c.seg.id, c.seg.path, refOffset(ref)) === null) candidates.delete(c.seg.id);
+      return 0;
+    });
+    if (candidates.size === 0) return 0;
+    this.forEachTailRef(candidates, (c, ref, delivered) => this.appendRaw(this.reader.readWithRaw(c.seg.id, c.seg.path, refOffset(ref))!.raw, delivered));
+    // The copies must be readable from their file at once (paging reads files); the next flush
+    // syncs them, and only then are the old segments deleted.
+    this.writePendingSync();
+    for (const c of candidates.values()) this.retire(c.seg);
+    this.stats.segmentsCompacted += candidates.size;
+    this.logger.debug("message store segments compacted", { segments: candidates.size });
+    return candidates.size;
+  }
+
+  /** Calls `visit` for every tail ref into a candidate segment; a non-zero result replaces the ref. */
+  private forEachTailRef(candidates: Map<number, Candidate>, visit: (c: Candidate, ref: number, delivered: boolean) => number): void {
+    for (const log of this.logs.values()) {
+      const tail = log.tail;
+      for (let i = 0; i < tail.length; i++) {
+        const v = tail.at(i);
+        const ref = Math.abs(v);
+        const c = candidates.get(refSegment(ref));
+        if (!c) continue;
+        const moved = visit(c, ref, v < 0);
+        if (moved !== 0) tail.setAt(i, v < 0 ? -moved : moved);
+      }
+    }
+  }
+
   /** Registers a recovered segment (read-only; only its side file is appended to). */
   adoptSegment(seg: Segment): void {
     this.segments.set(seg.id, seg);
     if (seg.id >= this.nextSegmentId) this.nextSegmentId = seg.id + 1;
   }
 
-  /** A recovered segment whose live records were copied elsewhere: deleted after the copies are synced. */
+  /**
+   * A segment whose live records were copied elsewhere: deleted after a flush that started after
+   * now has completed, so the copies are synced first.
+   */
   retire(seg: Segment): void {
     seg.live = 0;
-    this.reclaimable.add(seg);
+    this.retiring.push({ seg, afterBatch: this.batchesStarted + 1 });
     this.schedule();
   }
 
@@ -178,6 +245,7 @@ export class MessageStore implements QueueJournal, LogStore {
   }
 
   async close(): Promise<void> {
+    if (this.compactTimer) clearInterval(this.compactTimer);
     this.closing = true;
     if (this.flushing) await this.flushing;
     await this.flushNow();
@@ -243,6 +311,10 @@ export class MessageStore implements QueueJournal, LogStore {
     }
     for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
     for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
+    if (ok && this.retiring.length > 0) {
+      for (const r of this.retiring) if (r.afterBatch <= batch) this.reclaimable.add(r.seg);
+      this.retiring = this.retiring.filter((r) => r.afterBatch > batch);
+    }
     this.reclaim();
   }
 

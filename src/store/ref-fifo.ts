@@ -30,6 +30,15 @@ export class RefFifo {
     return v;
   }
 
+  /** The i-th value from the head (0 = oldest). */
+  at(i: number): number {
+    return this.buf[(this.head + i) & (this.buf.length - 1)]!;
+  }
+
+  setAt(i: number, v: number): void {
+    this.buf[(this.head + i) & (this.buf.length - 1)] = v;
+  }
+
   /** Empties the FIFO, returning what it held in order. */
   drain(): Float64Array {
     const out = new Float64Array(this.size);

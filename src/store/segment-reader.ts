@@ -20,21 +20,28 @@ export class SegmentReader {
 
   /** The record at `offset` of segment `path`, or null when it cannot be read whole and intact. */
   read(segmentId: number, path: string, offset: number): DecodedRecord | null {
+    return this.readWithRaw(segmentId, path, offset)?.record ?? null;
+  }
+
+  /** The record and its whole encoded bytes (for copying it elsewhere). */
+  readWithRaw(segmentId: number, path: string, offset: number): { record: DecodedRecord; raw: Buffer } | null {
     let w = this.windows.get(segmentId);
     if (!w) {
       w = { fd: openSync(path, "r"), start: 0, buf: Buffer.alloc(0) };
       this.windows.set(segmentId, w);
     }
-    let r = w.buf.length > 0 && offset >= w.start ? readRecord(w.buf, offset - w.start) : null;
+    let at = offset - w.start;
+    let r = w.buf.length > 0 && at >= 0 ? readRecord(w.buf, at) : null;
     if (r === null || r.status === "torn" || r.status === "end") {
       this.load(w, offset, WINDOW_BYTES);
+      at = 0;
       r = readRecord(w.buf, 0);
       if (r.status === "torn" && w.buf.length >= 8) {
         this.load(w, offset, 8 + w.buf.readUInt32LE(0));
         r = readRecord(w.buf, 0);
       }
     }
-    return r.status === "ok" ? r.record : null;
+    return r.status === "ok" ? { record: r.record, raw: w.buf.subarray(at, r.next) } : null;
   }
 
   /** A deleted segment's descriptor is closed. */

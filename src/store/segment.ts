@@ -25,6 +25,8 @@ export class Segment {
   /** Logical end: bytes written plus bytes waiting to be written. */
   size: number;
   live = 0;
+  /** Records ever stored here (live or dead): live / records is what compaction looks at. */
+  records = 0;
   private dataFd: number | null = null;
   private ackFd: number | null = null;
   private pending: Buffer[] = [];

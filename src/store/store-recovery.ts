@@ -79,6 +79,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
     const live: Array<{ offset: number; end: number; rec: DecodedRecord; q: QueueScan }> = [];
     let liveBytes = 0;
     let logged = 0;
+    let records = 0;
     for (let pos = SEGMENT_MAGIC.length; ; ) {
       const r = readRecord(buf, pos);
       if (r.status === "end") break;
@@ -95,6 +96,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
       }
       const offset = pos;
       pos = r.next;
+      records++;
       if (r.record.storeSeq > maxSeq) maxSeq = r.record.storeSeq;
       // Transient records only kept a paged queue's order while the broker ran.
       if (!r.record.persistent || dead.has(offset)) continue;
@@ -121,6 +123,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
       report.compactedSegments++;
     } else {
       seg.live = live.length;
+      seg.records = records;
     }
     for (const l of live) {
       const wasDelivered = delivered.has(l.offset);

@@ -1,12 +1,13 @@
 // Paging: beyond a queue's in-memory limits messages stay on disk only and come back in order.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp from "amqplib";
 import { startTestBroker } from "../helpers/broker.js";
-import { collector, withTimeout } from "../helpers/wait.js";
+import { collector, eventually, withTimeout } from "../helpers/wait.js";
+import type { MessageStore } from "../../src/store/message-store.js";
 import { drain } from "./store-harness.js";
 
 const paging = { maxEntries: 50, maxBytes: 1024 * 1024 };
@@ -78,6 +79,53 @@ describe("message paging", () => {
     assert.equal(third.broker.vhost("/").queues.get("deep")!.messageCount, 0);
     assert.equal(third.broker.vhost("/").queues.get("to-purge")!.messageCount, 0);
     await third.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+
+describe("online compaction", () => {
+  it("moves the paged survivors of mostly-consumed segments and deletes those segments, keeping order across a restart", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-compact-"));
+    const opts = { dataDir, messageStore: { paging: { maxEntries: 10, maxBytes: 1024 * 1024 }, segmentBytes: 8192, compactEveryMs: 0 } };
+    const b = await startTestBroker(opts);
+    const conn = await amqp.connect(b.amqpUrl);
+    const ch = await conn.createConfirmChannel();
+    await ch.assertQueue("slow", { durable: true });
+    await ch.assertQueue("fast", { durable: true });
+    // Interleaved: one message for the slow queue, three for the fast one, in every segment.
+    for (let i = 0; i < 200; i++) {
+      ch.sendToQueue("slow", Buffer.alloc(200, i % 256), { persistent: true, messageId: String(i) });
+      for (let k = 0; k < 3; k++) ch.sendToQueue("fast", Buffer.alloc(200, 1), { persistent: true });
+    }
+    await ch.waitForConfirms();
+    const fast = await conn.createChannel();
+    for (const m of await drain(fast, "fast", false)) fast.ack(m);
+    await eventually(() => b.broker.vhost("/").queues.get("fast")!.unacked === 0, 5000, "fast queue acked");
+    const store = b.broker.journal as MessageStore;
+    await store.sync();
+    const segs = (): number => readdirSync(join(dataDir, "messages")).filter((f) => f.endsWith(".seg")).length;
+    const before = segs();
+    const deletedBefore = store.stats.segmentsDeleted;
+    const compacted = store.compact();
+    // Every full segment is a quarter live. Not candidates: the newest (being written), and the
+    // first two, which hold the slow queue's in-memory head (entries the store cannot re-point).
+    assert.ok(compacted >= before - 4, `compacted ${compacted} of ${before} segments`);
+    await store.sync();
+    await eventually(() => store.stats.segmentsDeleted - deletedBefore >= compacted, 5000, "compacted segments deleted");
+    // The survivors now fill about a quarter of the space they held.
+    assert.ok(segs() <= Math.ceil(before / 4) + 2, `${segs()} segment files left of ${before}`);
+    await conn.close();
+    await b.close();
+
+    const again = await startTestBroker(opts);
+    const c2 = await amqp.connect(again.amqpUrl);
+    const ch2 = await c2.createChannel();
+    const got = await drain(ch2, "slow");
+    assert.deepEqual(got.map((m) => m.properties.messageId), Array.from({ length: 200 }, (_, i) => String(i)));
+    assert.ok(got.every((m, i) => m.content.equals(Buffer.alloc(200, i % 256))));
+    assert.equal((await drain(ch2, "fast")).length, 0);
+    await c2.close();
+    await again.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 });
