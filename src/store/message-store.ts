@@ -11,7 +11,8 @@
  * redelivery, which AMQP allows); close() syncs everything.
  *
  * Space: a segment whose records are all dead is deleted (with its side file) once it is no
- * longer the one being appended to.
+ * longer the one being appended to; mostly-dead ones are compacted online (online-compaction.ts,
+ * every `compactEveryMs`) and at boot (store-recovery.ts).
  *
  * Memory: each durable queue's log (stored-queue-log.ts) pages messages out beyond `paging`
  * limits and reads them back through a SegmentReader as consumers need them.
@@ -25,6 +26,7 @@ import { encodeRecordHead, queueKey } from "./message-record.js";
 import { recordRef, refOffset, refSegment } from "./record-ref.js";
 import { DELIVERED_BIT, SEGMENT_MAGIC, Segment } from "./segment.js";
 import { SegmentReader } from "./segment-reader.js";
+import { compactSegments } from "./online-compaction.js";
 import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
 
 export interface MessageStoreOptions {
@@ -36,12 +38,6 @@ export interface MessageStoreOptions {
   readonly paging?: PagingLimits;
   /** How often online compaction looks for mostly-dead segments; 0 = never (tests call compact()). */
   readonly compactEveryMs?: number;
-}
-
-/** A segment considered for online compaction, with the tail refs found into it. */
-interface Candidate {
-  readonly seg: Segment;
-  found: number;
 }
 
 export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
@@ -76,7 +72,7 @@ export class MessageStore implements QueueJournal, LogStore {
   /** Flush batches started; records appended now travel in batch `batchesStarted + 1`. */
   private batchesStarted = 0;
   private readonly flushWatchers = new Set<StoredQueueLog>();
-  private readonly reader = new SegmentReader();
+  readonly reader = new SegmentReader();
   private readonly compactTimer: NodeJS.Timeout | null;
 
   constructor(options: MessageStoreOptions) {
@@ -140,7 +136,7 @@ export class MessageStore implements QueueJournal, LogStore {
     return createMessage(r.exchange, r.routingKey, decodeBasicProperties(r.properties), r.properties, r.body, r.publishedAt);
   }
 
-  /** Copies an already-encoded record (compaction at recovery); returns its new ref. */
+  /** Copies an already-encoded record (compaction); returns its new ref. */
   appendRaw(record: Buffer, delivered: boolean): number {
     const seg = this.segmentFor(record.length);
     const ref = recordRef(seg.id, seg.size);
@@ -169,58 +165,18 @@ export class MessageStore implements QueueJournal, LogStore {
     this.touch(seg);
   }
 
-  /** Writes buffered records now without fsync (recovery's compaction copies; the next flush syncs them). */
+  /** Writes buffered records now without fsync (compaction copies must be readable at once; the next flush syncs them). */
   writePendingSync(): void {
     for (const seg of this.dirty) seg.writeSync();
   }
 
-  /**
-   * Online compaction: an old segment less than `below` live whose live records are all paged
-   * out (so every ref to them is in some queue's tail, none on an in-memory entry) has them
-   * copied to the current segment, the tails pointed at the copies, and is deleted once the
-   * copies are synced. Returns how many segments were compacted.
-   */
+  /** Online compaction (see online-compaction.ts); returns how many segments were compacted. */
   compact(below = 0.5): number {
-    const candidates = new Map<number, Candidate>();
-    for (const seg of this.segments.values()) {
-      if (seg !== this.current && seg.live > 0 && !seg.hasPendingData && seg.live < below * seg.records) candidates.set(seg.id, { seg, found: 0 });
-    }
-    if (candidates.size === 0) return 0;
-    this.forEachTailRef(candidates, (c) => {
-      c.found++;
-      return 0;
-    });
-    for (const [id, c] of candidates) if (c.found !== c.seg.live) candidates.delete(id);
-    // A candidate with an unreadable record is left alone: moving only part of it would leave
-    // old copies that a restart cannot tell from the new ones.
-    this.forEachTailRef(candidates, (c, ref) => {
-      if (this.reader.readWithRaw(c.seg.id, c.seg.path, refOffset(ref)) === null) candidates.delete(c.seg.id);
-      return 0;
-    });
-    if (candidates.size === 0) return 0;
-    this.forEachTailRef(candidates, (c, ref, delivered) => this.appendRaw(this.reader.readWithRaw(c.seg.id, c.seg.path, refOffset(ref))!.raw, delivered));
-    // The copies must be readable from their file at once (paging reads files); the next flush
-    // syncs them, and only then are the old segments deleted.
-    this.writePendingSync();
-    for (const c of candidates.values()) this.retire(c.seg);
-    this.stats.segmentsCompacted += candidates.size;
-    this.logger.debug("message store segments compacted", { segments: candidates.size });
-    return candidates.size;
+    return compactSegments(this, below);
   }
 
-  /** Calls `visit` for every tail ref into a candidate segment; a non-zero result replaces the ref. */
-  private forEachTailRef(candidates: Map<number, Candidate>, visit: (c: Candidate, ref: number, delivered: boolean) => number): void {
-    for (const log of this.logs.values()) {
-      const tail = log.tail;
-      for (let i = 0; i < tail.length; i++) {
-        const v = tail.at(i);
-        const ref = Math.abs(v);
-        const c = candidates.get(refSegment(ref));
-        if (!c) continue;
-        const moved = visit(c, ref, v < 0);
-        if (moved !== 0) tail.setAt(i, v < 0 ? -moved : moved);
-      }
-    }
+  get currentSegment(): Segment | null {
+    return this.current;
   }
 
   /** Registers a recovered segment (read-only; only its side file is appended to). */
