@@ -101,6 +101,12 @@ export class MessageStore implements QueueJournal, LogStore {
     this.flushWatchers.add(log);
   }
 
+  release(log: StoredQueueLog): void {
+    const key = log.key.toString("utf8");
+    if (this.logs.get(key) === log) this.logs.delete(key);
+    this.flushWatchers.delete(log);
+  }
+
   whenSynced(waiter: SyncWaiter, token: number): void {
     this.waiters.push(waiter);
     this.tokens.push(token);

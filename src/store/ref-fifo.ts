@@ -3,8 +3,11 @@
  * message, no object per message. A negative value marks a ref whose entry was delivered before
  * (restored as redelivered); refs are never 0.
  */
+const EMPTY = new Float64Array(0);
+
 export class RefFifo {
-  private buf = new Float64Array(1024);
+  /** Allocated on first push: most durable queues never page. */
+  private buf = EMPTY;
   private head = 0;
   private size = 0;
 
@@ -43,7 +46,7 @@ export class RefFifo {
   drain(): Float64Array {
     const out = new Float64Array(this.size);
     for (let i = 0; i < this.size; i++) out[i] = this.buf[(this.head + i) & (this.buf.length - 1)]!;
-    this.buf = new Float64Array(1024);
+    this.buf = EMPTY;
     this.head = 0;
     this.size = 0;
     return out;
@@ -51,7 +54,7 @@ export class RefFifo {
 
   /** Capacity stays a power of two so index wrap is a mask. */
   private grow(): void {
-    const next = new Float64Array(this.buf.length * 2);
+    const next = new Float64Array(Math.max(1024, this.buf.length * 2));
     for (let i = 0; i < this.size; i++) next[i] = this.buf[(this.head + i) & (this.buf.length - 1)]!;
     this.buf = next;
     this.head = 0;

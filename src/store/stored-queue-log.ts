@@ -25,6 +25,8 @@ export interface LogStore {
   markDead(ref: number): void;
   readMessage(ref: number): Message | null;
   watchFlush(log: StoredQueueLog): void;
+  /** The log's queue is gone. */
+  release(log: StoredQueueLog): void;
 }
 
 interface InFlight {
@@ -39,7 +41,7 @@ export class StoredQueueLog implements QueueLog {
   private inFlight: Array<InFlight | undefined> = [];
   private inFlightHead = 0;
 
-  constructor(private readonly store: LogStore, private readonly key: Buffer) {}
+  constructor(private readonly store: LogStore, readonly key: Buffer) {}
 
   get pagedCount(): number {
     return this.tail.length;
@@ -112,6 +114,11 @@ export class StoredQueueLog implements QueueLog {
     this.inFlightHead = 0;
     this.pagedBytes = 0;
     return refs.length;
+  }
+
+  queueDeleted(): void {
+    this.dropPaged();
+    this.store.release(this);
   }
 
   /** Records of batches up to `batch` are in their files: they can be read back from there. */

@@ -29,8 +29,10 @@ export interface QueueLog {
   pageOut(message: Message, readyLength: number, readyBytes: number): boolean;
   /** Brings paged messages back into `sink` while the in-memory part is below the limits. */
   pageIn(sink: PageSink, readyLength: number, readyBytes: number): void;
-  /** Drops every paged message for good (purge, delete); returns how many. */
+  /** Drops every paged message for good (purge); returns how many. */
   dropPaged(): number;
+  /** The queue was deleted: its paged messages are dropped and the log is released. */
+  queueDeleted(): void;
 }
 
 /** Told when records written so far are on disk (fsync), or could not be written. */

@@ -246,7 +246,7 @@ export class Queue implements QueueSpec, PageSink {
     this.consumers = [];
     for (const c of consumers) c.cancelledByQueue(this);
     for (const e of this.ready.clear()) this.forget(e);
-    this.log?.dropPaged();
+    this.log?.queueDeleted();
     return count;
   }
 
