@@ -38,6 +38,8 @@ interface InFlight {
 export class StoredQueueLog implements QueueLog {
   readonly tail = new RefFifo();
   pagedBytes = 0;
+  /** Messages ever paged out (for stats and tests). */
+  pagedOutTotal = 0;
   private inFlight: Array<InFlight | undefined> = [];
   private inFlightHead = 0;
 
@@ -67,6 +69,7 @@ export class StoredQueueLog implements QueueLog {
     // Transient messages follow the tail to disk too, or they would overtake it.
     const ref = this.store.appendMessage(this.key, message);
     this.tail.push(ref);
+    this.pagedOutTotal++;
     this.pagedBytes += message.body.length;
     this.inFlight.push({ ref, batch: this.store.pendingBatch, message });
     this.store.watchFlush(this);

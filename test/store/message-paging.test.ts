@@ -47,6 +47,30 @@ describe("message paging", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it("delivers in order while publishing and consuming at once through a paged queue", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-paging-"));
+    const b = await startTestBroker({ dataDir, messageStore: { paging: { maxEntries: 20, maxBytes: 1024 * 1024 } } });
+    const conn = await amqp.connect(b.amqpUrl);
+    const consumer = await conn.createChannel();
+    await consumer.assertQueue("flow", { durable: true });
+    await consumer.prefetch(10);
+    const got = collector<string>(3000);
+    await consumer.consume("flow", (m) => {
+      if (!m) return;
+      got.push(String(m.properties.messageId));
+      consumer.ack(m);
+    });
+    const ch = await conn.createConfirmChannel();
+    for (let i = 0; i < 3000; i++) ch.sendToQueue("flow", Buffer.from(`m${i}`), { persistent: i % 7 !== 0, messageId: String(i) });
+    await ch.waitForConfirms();
+    assert.deepEqual(await withTimeout(got.done, 15_000, "3000 deliveries"), Array.from({ length: 3000 }, (_, i) => String(i)));
+    const log = (b.broker.journal as MessageStore).logs.get("/\u0000flow")!;
+    assert.ok(log.pagedOutTotal > 100, `the queue paged (${log.pagedOutTotal} paged out)`);
+    await conn.close();
+    await b.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
   it("recovers a deep queue as paged refs, then pages it in; purge drops paged messages too", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "coney-paging-"));
     const first = await startTestBroker({ dataDir, messageStore: { paging } });
