@@ -4,7 +4,7 @@
  * the broker's durable definitions, so what survives a restart and what an export shows agree.
  *
  * Import merges, as RabbitMQ does: existing queues/exchanges/bindings are kept, users, vhosts,
- * permissions and policies are overwritten. The shape of every item is checked before anything
+ * permissions, policies and parameters are overwritten. The shape of every item is checked before anything
  * is applied; a semantic refusal while applying (e.g. a permission for an unknown user) stops
  * the import there, as RabbitMQ's importer does.
  */
@@ -17,6 +17,7 @@ import { userDefinition, type Broker } from "./broker.js";
 import type { ClientContext } from "./client-context.js";
 import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
 import type { PolicyRecord } from "./vhost.js";
+import { validateParameter } from "./runtime-parameters.js";
 
 export interface Definitions {
   rabbit_version?: string;
@@ -64,7 +65,7 @@ export function exportDefinitions(broker: Broker, opts: ExportOptions): Definiti
     parameters: vhosts.flatMap((v) =>
       [...v.parameters].flatMap(([component, byName]) => [...byName].map(([name, value]) => ({ vhost: v.name, component, name, value }))),
     ),
-    global_parameters: [],
+    global_parameters: [...broker.globalParameters].map(([name, value]) => ({ name, value })),
     policies: vhosts.flatMap((v) =>
       [...v.policies.values()].map((p) => ({ vhost: p.vhost, name: p.name, pattern: p.pattern, "apply-to": p.applyTo, definition: p.definition, priority: p.priority })),
     ),
@@ -131,6 +132,13 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
   const queues = items(defs, "queues").map((q, n) => ({ vhost: vhostOf(q, `queues[${n}]`), item: q, where: `queues[${n}]` }));
   const bindings = items(defs, "bindings").map((b, n) => ({ vhost: vhostOf(b, `bindings[${n}]`), item: b, where: `bindings[${n}]` }));
   const policies = items(defs, "policies").map((p, n) => ({ vhost: vhostOf(p, `policies[${n}]`), item: p, where: `policies[${n}]` }));
+  const parameters = items(defs, "parameters").map((p, n) => {
+    const where = `parameters[${n}]`;
+    const param = { vhost: vhostOf(p, where), component: str(p, "component", where), name: str(p, "name", where), value: p["value"] };
+    validateParameter(param.component, param.name, param.value);
+    return param;
+  });
+  const globalParameters = vhostOverride ? [] : items(defs, "global_parameters").map((p, n) => ({ name: str(p, "name", `global_parameters[${n}]`), value: p["value"] }));
 
   for (const u of users) broker.putUser(u.name, { passwordHash: u.passwordHash, hashingAlgorithm: u.algorithm, tags: u.tags });
   for (const v of vhosts) broker.putVhost(v.name, v.description === undefined ? {} : { description: v.description });
@@ -165,6 +173,9 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
     };
     broker.putPolicy(record);
   }
+  for (const p of parameters) broker.putParameter(p.component, p.vhost, p.name, p.value);
+  // RabbitMQ's exports carry its internal_cluster_id; it names nothing in Coney.
+  for (const g of globalParameters) if (g.name !== "internal_cluster_id") broker.putGlobalParameter(g.name, g.value);
 }
 
 /** Imports run as the system: every pattern matches. */

@@ -28,7 +28,7 @@ export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void
     return x;
   };
   const scratch: Queue[] = [];
-  const record = (x: Exchange) => exchangeRecord(x, effectivePolicy(b.vhost(x.vhost).policies.values(), "exchange", x.name));
+  const record = (x: Exchange) => exchangeRecord(x, ctx, effectivePolicy(b.vhost(x.vhost).policies.values(), "exchange", x.name));
 
   resource(app, ctx, "/api/exchanges", { GET: ({ caller, query }) => listOf([...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)), query) });
   resource(app, ctx, "/api/exchanges/:vhost", {

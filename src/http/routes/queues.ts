@@ -15,7 +15,7 @@ import { BrokerError } from "../../errors/broker-error.js";
 
 export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
-  const record = (q: Queue) => queueRecord(q, ctx.node, effectivePolicy(b.vhost(q.vhost).policies.values(), "queue", q.name, q.type));
+  const record = (q: Queue) => queueRecord(q, ctx, effectivePolicy(b.vhost(q.vhost).policies.values(), "queue", q.name, q.type));
   const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
     listResponse(vhosts.flatMap((v) => [...b.vhost(v).queues.values()].map((q) => record(q))), query);
 
