@@ -271,6 +271,7 @@ export class MessageStore implements QueueJournal, LogStore {
       ok = false;
       this.logger.error("message store write failed; unconfirmed messages are nacked", { err });
     }
+    for (const s of segs) if (s !== this.current) s.closeData();
     for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
     for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
     if (ok && this.retiring.length > 0) {

@@ -110,6 +110,14 @@ export class Segment {
     this.unsynced = true;
   }
 
+  /** A segment no longer appended to keeps only its side file open (descriptors stay few). */
+  closeData(): void {
+    if (this.dataFd !== null && this.pending.length === 0 && !this.unsynced) {
+      closeSync(this.dataFd);
+      this.dataFd = null;
+    }
+  }
+
   closeFiles(): void {
     if (this.dataFd !== null) closeSync(this.dataFd);
     if (this.ackFd !== null) closeSync(this.ackFd);
