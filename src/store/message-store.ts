@@ -177,8 +177,8 @@ export class MessageStore implements QueueJournal, LogStore {
   }
 
   /** Online compaction (see online-compaction.ts); returns how many segments were compacted. */
-  compact(below = 0.5): number {
-    return compactSegments(this, below);
+  compact(below = 0.5, maxSegments = 4): number {
+    return compactSegments(this, below, maxSegments);
   }
 
   get currentSegment(): Segment | null {

@@ -15,7 +15,8 @@ interface Candidate {
   found: number;
 }
 
-export function compactSegments(store: MessageStore, below: number): number {
+/** At most `maxSegments` per call: compaction reads and writes synchronously, on the event loop. */
+export function compactSegments(store: MessageStore, below: number, maxSegments: number): number {
   const candidates = new Map<number, Candidate>();
   for (const seg of store.segments.values()) {
     if (seg !== store.currentSegment && seg.live > 0 && !seg.hasPendingData && seg.live < below * seg.records) candidates.set(seg.id, { seg, found: 0 });
@@ -25,7 +26,11 @@ export function compactSegments(store: MessageStore, below: number): number {
     c.found++;
     return 0;
   });
-  for (const [id, c] of candidates) if (c.found !== c.seg.live) candidates.delete(id);
+  let kept = 0;
+  for (const [id, c] of candidates) {
+    if (c.found !== c.seg.live || kept >= maxSegments) candidates.delete(id);
+    else kept++;
+  }
   // A candidate with an unreadable record is left alone: moving only part of it would leave
   // old copies that a restart cannot tell from the new ones.
   forEachTailRef(store, candidates, (c, ref) => {
