@@ -18,6 +18,8 @@ import type { ClientContext } from "./client-context.js";
 import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
 import type { PolicyRecord } from "./vhost.js";
 
+const OPERATOR_POLICY_COMPONENT = "operator_policy";
+
 export interface Definitions {
   rabbit_version?: string;
   rabbitmq_version?: string;
@@ -61,9 +63,17 @@ export function exportDefinitions(broker: Broker, opts: ExportOptions): Definiti
     })),
     permissions: broker.users.allPermissions().map((p) => p.toJSON()),
     topic_permissions: [],
-    parameters: vhosts.flatMap((v) =>
-      [...v.parameters].flatMap(([component, byName]) => [...byName].map(([name, value]) => ({ vhost: v.name, component, name, value }))),
-    ),
+    parameters: vhosts.flatMap((v) => [
+      ...[...v.parameters].flatMap(([component, byName]) => [...byName].map(([name, value]) => ({ vhost: v.name, component, name, value }))),
+      // The definitions format has no operator-policies key; RabbitMQ keeps them as runtime
+      // parameters of component "operator_policy", and so does this file.
+      ...[...v.operatorPolicies.values()].map((p) => ({
+        vhost: p.vhost,
+        component: OPERATOR_POLICY_COMPONENT,
+        name: p.name,
+        value: { pattern: p.pattern, "apply-to": p.applyTo, definition: p.definition, priority: p.priority },
+      })),
+    ]),
     global_parameters: [],
     policies: vhosts.flatMap((v) =>
       [...v.policies.values()].map((p) => ({ vhost: p.vhost, name: p.name, pattern: p.pattern, "apply-to": p.applyTo, definition: p.definition, priority: p.priority })),
@@ -131,6 +141,10 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
   const queues = items(defs, "queues").map((q, n) => ({ vhost: vhostOf(q, `queues[${n}]`), item: q, where: `queues[${n}]` }));
   const bindings = items(defs, "bindings").map((b, n) => ({ vhost: vhostOf(b, `bindings[${n}]`), item: b, where: `bindings[${n}]` }));
   const policies = items(defs, "policies").map((p, n) => ({ vhost: vhostOf(p, `policies[${n}]`), item: p, where: `policies[${n}]` }));
+  const operatorPolicies = items(defs, "parameters")
+    .map((p, n) => ({ item: p, where: `parameters[${n}]` }))
+    .filter(({ item }) => item["component"] === OPERATOR_POLICY_COMPONENT)
+    .map(({ item, where }) => ({ vhost: vhostOf(item, where), item, where }));
 
   for (const u of users) broker.putUser(u.name, { passwordHash: u.passwordHash, hashingAlgorithm: u.algorithm, tags: u.tags });
   for (const v of vhosts) broker.putVhost(v.name, v.description === undefined ? {} : { description: v.description });
@@ -154,17 +168,23 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
     if (str(item, "destination_type", where, "queue") === "queue") broker.bindQueue(ctx, vhost, dest, source, key, args);
     else broker.bindExchange(ctx, vhost, dest, source, key, args);
   }
-  for (const { vhost, item, where } of policies) {
-    const record: PolicyRecord = {
-      vhost,
-      name: str(item, "name", where),
-      pattern: str(item, "pattern", where),
-      applyTo: str(item, "apply-to", where, "all"),
-      definition: (item["definition"] ?? {}) as Record<string, unknown>,
-      priority: typeof item["priority"] === "number" ? item["priority"] : 0,
-    };
-    broker.putPolicy(record);
+  for (const { vhost, item, where } of policies) broker.putPolicy(policyRecord(vhost, str(item, "name", where), item, where));
+  for (const { vhost, item, where } of operatorPolicies) {
+    const value = item["value"];
+    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new BrokerError("badRequest", `${where}: invalid value`);
+    broker.putOperatorPolicy(policyRecord(vhost, str(item, "name", where), value as Record<string, unknown>, where));
   }
+}
+
+function policyRecord(vhost: string, name: string, item: Record<string, unknown>, where: string): PolicyRecord {
+  return {
+    vhost,
+    name,
+    pattern: str(item, "pattern", where),
+    applyTo: str(item, "apply-to", where, "all"),
+    definition: (item["definition"] ?? {}) as Record<string, unknown>,
+    priority: typeof item["priority"] === "number" ? item["priority"] : 0,
+  };
 }
 
 /** Imports run as the system: every pattern matches. */

@@ -15,6 +15,7 @@ import { registerExchanges } from "./routes/exchanges.js";
 import { registerHealth } from "./routes/health.js";
 import { registerOverview } from "./routes/overview.js";
 import { registerPolicies } from "./routes/policies.js";
+import { registerOperatorPolicies } from "./routes/operator-policies.js";
 import { registerQueues } from "./routes/queues.js";
 import { registerUsers } from "./routes/users.js";
 import { registerVhosts } from "./routes/vhosts.js";
@@ -54,7 +55,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
 
   const node = opts.config.clusterName;
   const ctx: RouteContext = { broker, config: opts.config, node, listeners: [{ protocol: "amqp", port: opts.amqpPort }] };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies]) {
+  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });

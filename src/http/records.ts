@@ -9,13 +9,14 @@ import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.
 import type { Exchange } from "../broker/exchange/exchange.js";
 import { bindingDefinition, exchangeDefinition } from "../broker/definition-records.js";
 import type { Queue } from "../broker/queue/queue.js";
-import type { PolicyRecord, VHost } from "../broker/vhost.js";
+import { NO_POLICY, type AppliedPolicy } from "../broker/policies.js";
+import type { VHost } from "../broker/vhost.js";
 import { propertiesKey } from "./properties-key.js";
 
 /** Rough bytes a queue holds: message bodies plus a fixed per-entry bookkeeping cost. */
 const ENTRY_OVERHEAD = 200;
 
-export function queueRecord(q: Queue, node: string, policy: PolicyRecord | null = null): Record<string, unknown> {
+export function queueRecord(q: Queue, node: string, applied: AppliedPolicy = NO_POLICY): Record<string, unknown> {
   const ready = q.messageCount;
   const unacked = q.unacked;
   const consumers = q.listConsumers();
@@ -40,9 +41,9 @@ export function queueRecord(q: Queue, node: string, policy: PolicyRecord | null 
     consumer_utilisation: consumers.length > 0 ? 1 : 0,
     exclusive_consumer_tag: consumers.find((c) => c.exclusive)?.tag ?? null,
     memory: (ready + unacked) * ENTRY_OVERHEAD + q.readyBytes + q.unackedBytes,
-    policy: policy?.name ?? null,
-    operator_policy: null,
-    effective_policy_definition: policy?.definition ?? {},
+    policy: applied.policy?.name ?? null,
+    operator_policy: applied.operatorPolicy?.name ?? null,
+    effective_policy_definition: applied.definition,
     idle_since: new Date(q.lastActivity).toISOString(),
     message_stats: {
       publish: q.stats.publish,
@@ -57,11 +58,12 @@ export function queueRecord(q: Queue, node: string, policy: PolicyRecord | null 
   };
 }
 
-export function exchangeRecord(x: Exchange, policy: PolicyRecord | null = null): Record<string, unknown> {
+export function exchangeRecord(x: Exchange, applied: AppliedPolicy = NO_POLICY): Record<string, unknown> {
   return {
     ...exchangeDefinition(x),
-    policy: policy?.name ?? null,
-    effective_policy_definition: policy?.definition ?? {},
+    policy: applied.policy?.name ?? null,
+    operator_policy: applied.operatorPolicy?.name ?? null,
+    effective_policy_definition: applied.definition,
     user_who_performed_action: "rmq-internal",
     message_stats: { publish_in: x.stats.publishIn, publish_out: x.stats.publishOut },
   };

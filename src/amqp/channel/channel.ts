@@ -27,6 +27,7 @@ import {
   type Method,
 } from "../codec/generated.js";
 import { BrokerError } from "../../errors/broker-error.js";
+import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_UNROUTED } from "../../broker/broker.js";
 import type { ClientContext } from "../../broker/client-context.js";
 import type { ChannelInfo } from "../../broker/connection-registry.js";
 import type { Exchange } from "../../broker/exchange/exchange.js";
@@ -227,10 +228,10 @@ export class Channel {
   route(exchange: Exchange, message: Message, mandatory: boolean): void {
     const seq = this.confirm ? this.confirm.take() : 0;
     const broker = this.conn.broker;
-    const routed = exchange.name === "" && message.routingKey.startsWith("amq.rabbitmq.reply-to.")
-      ? this.conn.broker.directReply.deliver(message.routingKey, message)
-      : broker.publish(this.vhost, exchange, message, this.routed) > 0;
-    if (!routed) {
+    const outcome = exchange.name === "" && message.routingKey.startsWith("amq.rabbitmq.reply-to.")
+      ? (this.conn.broker.directReply.deliver(message.routingKey, message) ? PUBLISH_ROUTED : PUBLISH_UNROUTED)
+      : broker.publish(this.vhost, exchange, message, this.routed);
+    if (outcome === PUBLISH_UNROUTED) {
       if (mandatory) {
         this.sendReturn(312, "NO_ROUTE", message);
         this.stats.returnUnroutable++;
@@ -240,7 +241,8 @@ export class Channel {
       }
     }
     if (this.confirm) {
-      this.confirm.settle(seq, true);
+      // A queue at its limit with overflow reject-publish(-dlx) refused it: the publisher gets a nack.
+      this.confirm.settle(seq, outcome !== PUBLISH_REFUSED);
       this.conn.scheduleFlush();
     }
   }

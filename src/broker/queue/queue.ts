@@ -7,15 +7,26 @@
  * - every entry is in exactly one place: the ready list, or held by one consumer/get caller;
  * - `unacked` counts entries held in ack mode; settle/requeue/discard each release one;
  * - dispatch() is not re-entered: a consumer's deliver() may publish or ack, which only
- *   schedules more work for the running loop.
+ *   schedules more work for the running loop;
+ * - every entry arrives through arrive() and leaves for good through forget() (ack, reject,
+ *   no-ack delivery, purge, delete, expiry, overflow, dead-lettering, delivery limit), so a
+ *   message store has exactly two places to hook.
+ *
+ * TTL (RabbitMQ's semantics): an entry's expiry is fixed on arrival (the smaller of the queue's
+ * message-ttl and the message's expiration); expired entries are dropped only at the head, when
+ * a delivery reaches them or when the one TTL timer fires, never by scanning the queue.
  */
 import type { FieldTable } from "../../amqp/codec/field-table.js";
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
 import type { Binding } from "../binding.js";
 import type { Message } from "../message.js";
+import { withHeader } from "../message-headers.js";
+import type { DeathReason } from "../dead-letter.js";
+import { PriorityReadyList } from "./priority-ready-list.js";
 import type { QueueConsumer } from "./queue-consumer.js";
 import type { QueueEntry } from "./queue-entry.js";
-import { ReadyList } from "./ready-list.js";
+import { maxPriorityOf, resolveQueueSettings, type QueueSettings } from "./queue-settings.js";
+import { ReadyList, type ReadyEntries } from "./ready-list.js";
 
 export interface QueueSpec {
   readonly name: string;
@@ -30,6 +41,10 @@ export interface QueueSpec {
 export interface QueueHost {
   /** An auto-delete queue lost its last consumer. */
   queueUnused(queue: Queue): void;
+  /** The queue was unused for its `expires` time (x-expires / policy expires): delete it. */
+  queueExpired(queue: Queue): void;
+  /** Republishes a message that died in `queue` to the queue's dead-letter exchange. */
+  deadLetter(queue: Queue, message: Message, reason: DeathReason): void;
   now(): number;
 }
 
@@ -51,6 +66,9 @@ export class Queue implements QueueSpec {
   readonly exclusiveOwner: object | null;
   readonly arguments: FieldTable;
   readonly type: "classic" | "quorum";
+  /** Resolved from arguments and policies; replaced by applyPolicy(). */
+  settings: QueueSettings;
+  readonly singleActiveConsumer: boolean;
   /** Bindings that route into this queue (the default exchange's implicit one excluded). */
   readonly boundFrom = new Set<Binding>();
   /** Routing epoch stamp, see VHost.route. */
@@ -58,7 +76,7 @@ export class Queue implements QueueSpec {
   readonly stats: QueueStats = { publish: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0 };
   readonly createdAt: number;
 
-  private readonly ready = new ReadyList();
+  private readonly ready: ReadyEntries;
   /** Sorted by priority, highest first; round-robin within a priority. */
   private consumers: QueueConsumer[] = [];
   private readonly rrByPriority = new Map<number, number>();
@@ -66,6 +84,11 @@ export class Queue implements QueueSpec {
   private dispatching = false;
   private hadConsumer = false;
   private deleted = false;
+  /** Set once an entry with an expiry arrives: from then on dispatch keeps the TTL timer armed. */
+  private hasTtl = false;
+  private ttlTimer: NodeJS.Timeout | null = null;
+  private ttlTimerAt = 0;
+  private idleTimer: NodeJS.Timeout | null = null;
   unacked = 0;
   unackedBytes = 0;
   /** ms since epoch of the last consumer activity, for idle_since. */
@@ -78,8 +101,30 @@ export class Queue implements QueueSpec {
     this.exclusiveOwner = spec.exclusiveOwner;
     this.arguments = spec.arguments;
     this.type = spec.arguments["x-queue-type"] === "quorum" ? "quorum" : "classic";
+    this.singleActiveConsumer = spec.arguments["x-single-active-consumer"] === true;
+    const maxPriority = maxPriorityOf(spec.arguments);
+    this.ready = maxPriority > 0 ? new PriorityReadyList(maxPriority) : new ReadyList();
+    this.settings = resolveQueueSettings(spec.arguments, {});
     this.createdAt = host.now();
     this.lastActivity = this.createdAt;
+    this.armIdleTimer();
+  }
+
+  /**
+   * A policy (or operator policy) took effect or changed: new settings apply at once, so a
+   * smaller max-length trims the queue now and a new expires starts counting.
+   */
+  applyPolicy(definition: Readonly<Record<string, unknown>>): void {
+    this.settings = resolveQueueSettings(this.arguments, definition);
+    if (this.deleted) return;
+    this.armIdleTimer();
+    this.expireHead(this.host.now());
+    this.trim();
+  }
+
+  /** Redeclare counts as use for x-expires. */
+  touch(): void {
+    this.lastActivity = this.host.now();
   }
 
   get messageCount(): number {
@@ -106,11 +151,27 @@ export class Queue implements QueueSpec {
     return this.ready;
   }
 
-  /** Accepts a routed message. */
-  enqueue(message: Message): void {
+  /**
+   * Accepts a routed message; false when the queue refuses it (overflow reject-publish or
+   * reject-publish-dlx at its length limit), which the publisher sees as a nack.
+   */
+  enqueue(message: Message): boolean {
+    const s = this.settings;
+    if ((s.maxLength !== null || s.maxLengthBytes !== null) && s.overflow !== "drop-head" && this.wouldOverflow(message)) {
+      if (s.overflow === "reject-publish-dlx") this.deadLetter(message, "maxlen");
+      return false;
+    }
     this.stats.publish++;
-    this.ready.push({ message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, expiresAt: 0 });
-    this.dispatch();
+    const now = this.host.now();
+    const ttl = this.ttlOf(message);
+    this.arrive({ message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, returns: 0, expiresAt: ttl < 0 ? 0 : now + ttl });
+    if (ttl >= 0) {
+      this.hasTtl = true;
+      // A TTL of 0 means "deliver now or never" (RabbitMQ): what dispatch could not hand out expires.
+      this.expireHead(now);
+    }
+    if (s.maxLength !== null || s.maxLengthBytes !== null) this.trim();
+    return true;
   }
 
   /**
@@ -137,6 +198,8 @@ export class Queue implements QueueSpec {
     this.checkConsumable(c.exclusive);
     let i = 0;
     while (i < this.consumers.length && this.consumers[i]!.priority >= c.priority) i++;
+    // Single active consumer: the earliest consumer is the active one, so keep arrival order.
+    if (this.singleActiveConsumer) i = this.consumers.length;
     this.consumers.splice(i, 0, c);
     this.hadConsumer = true;
     this.lastActivity = this.host.now();
@@ -148,17 +211,26 @@ export class Queue implements QueueSpec {
     if (i < 0) return;
     this.consumers.splice(i, 1);
     this.lastActivity = this.host.now();
-    if (this.consumers.length === 0 && this.autoDelete && this.hadConsumer && !this.deleted) this.host.queueUnused(this);
+    if (this.consumers.length === 0 && this.autoDelete && this.hadConsumer && !this.deleted) {
+      this.host.queueUnused(this);
+      return;
+    }
+    this.armIdleTimer();
+    // The next consumer in line may become active (single active consumer).
+    if (this.singleActiveConsumer) this.dispatch();
   }
 
   /** basic.get: the oldest ready entry, or null. Ack-mode gets are held like deliveries. */
   get(noAck: boolean): QueueEntry | null {
+    const now = this.host.now();
+    this.lastActivity = now;
+    if (this.hasTtl) this.expireHead(now);
     const e = this.ready.shift();
     if (!e) return null;
-    this.lastActivity = this.host.now();
     if (noAck) this.stats.getNoAck++;
     else this.stats.get++;
     this.handOut(e, noAck);
+    if (noAck) this.forget(e, null);
     return e;
   }
 
@@ -167,46 +239,67 @@ export class Queue implements QueueSpec {
     if (this.dispatching || this.deleted) return;
     this.dispatching = true;
     try {
+      let now = 0;
       while (this.ready.length > 0 && this.consumers.length > 0) {
         const c = this.pickConsumer();
         if (!c) break;
         const e = this.ready.shift()!;
+        if (e.expiresAt !== 0) {
+          if (now === 0) now = this.host.now();
+          // Strictly past: a TTL-0 entry may still go to a consumer in the tick it arrived.
+          if (e.expiresAt < now) {
+            this.forget(e, "expired");
+            continue;
+          }
+        }
         if (c.noAck) this.stats.deliverNoAck++;
         else this.stats.deliver++;
         this.handOut(e, c.noAck);
         c.deliver(this, e);
+        if (c.noAck) this.forget(e, null);
       }
     } finally {
       this.dispatching = false;
     }
+    if (this.hasTtl) this.armTtlTimer();
   }
 
   /** An ack-mode entry was acknowledged. */
   settle(e: QueueEntry): void {
     this.release(e);
     this.stats.ack++;
+    this.forget(e, null);
   }
 
   /** Ack-mode entries go back to their original positions, marked redelivered. */
   requeue(entries: readonly QueueEntry[]): void {
     if (entries.length === 0) return;
-    for (const e of entries) {
+    let back: readonly QueueEntry[] = entries;
+    if (this.type === "quorum") back = this.countReturns(entries);
+    for (const e of back) {
       this.release(e);
       e.redelivered = true;
     }
-    if (this.deleted) return;
-    this.ready.requeue(entries);
+    if (this.deleted) {
+      for (const e of back) this.forget(e, null);
+      return;
+    }
+    this.ready.requeue(back);
+    if (this.hasTtl) this.expireHead(this.host.now());
     this.dispatch();
   }
 
   /** An ack-mode entry was rejected without requeue: it leaves the queue. */
   discard(e: QueueEntry): void {
     this.release(e);
+    this.forget(e, "rejected");
   }
 
   /** queue.purge: drops the ready messages (not the unacknowledged ones); returns how many. */
   purge(): number {
-    return this.ready.clear().length;
+    const dropped = this.ready.clear();
+    for (const e of dropped) this.forget(e, null);
+    return dropped.length;
   }
 
   /** Marks the queue deleted, tells its consumers, and drops its messages. Returns the ready count it had. */
@@ -217,9 +310,116 @@ export class Queue implements QueueSpec {
     const consumers = this.consumers;
     this.consumers = [];
     for (const c of consumers) c.cancelledByQueue(this);
-    this.ready.clear();
+    // RabbitMQ does not dead-letter the messages of a deleted (or expired) queue.
+    for (const e of this.ready.clear()) this.forget(e, null);
+    if (this.ttlTimer) clearTimeout(this.ttlTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.ttlTimer = this.idleTimer = null;
     return count;
   }
+
+  /** The one place an entry enters the queue. */
+  private arrive(e: QueueEntry): void {
+    this.ready.push(e);
+    this.dispatch();
+  }
+
+  /**
+   * The one place an entry leaves the queue for good. With a death reason it is dead-lettered
+   * when the queue has a dead-letter exchange, and dropped otherwise.
+   */
+  private forget(e: QueueEntry, reason: DeathReason | null): void {
+    if (reason !== null) this.deadLetter(e.message, reason);
+  }
+
+  private deadLetter(message: Message, reason: DeathReason): void {
+    if (this.settings.deadLetterExchange !== null) this.host.deadLetter(this, message, reason);
+  }
+
+  /** Quorum queues count returns; past x-delivery-limit an entry is dead-lettered or dropped. */
+  private countReturns(entries: readonly QueueEntry[]): QueueEntry[] {
+    const limit = this.settings.deliveryLimit;
+    const back: QueueEntry[] = [];
+    for (const e of entries) {
+      e.returns++;
+      if (limit !== null && e.returns > limit) {
+        this.release(e);
+        this.forget(e, "delivery_limit");
+        continue;
+      }
+      e.message = withHeader(e.message, "x-delivery-count", e.returns);
+      back.push(e);
+    }
+    return back;
+  }
+
+  /** ms to live for a new message: the smaller of message-ttl and its expiration; -1 = forever. */
+  private ttlOf(message: Message): number {
+    let ttl = this.settings.messageTtl ?? -1;
+    const exp = message.properties.expiration;
+    if (exp !== undefined) {
+      const n = Number(exp);
+      if (Number.isInteger(n) && n >= 0 && (ttl < 0 || n < ttl)) ttl = n;
+    }
+    return ttl;
+  }
+
+  /** RabbitMQ's will_overflow: would one more message exceed max-length or max-length-bytes? */
+  private wouldOverflow(message: Message): boolean {
+    const s = this.settings;
+    return (s.maxLength !== null && this.ready.length + 1 > s.maxLength) || (s.maxLengthBytes !== null && this.ready.bytes + message.body.length > s.maxLengthBytes);
+  }
+
+  /** drop-head: drops (dead-letters, reason maxlen) the oldest ready entries while over a limit. */
+  private trim(): void {
+    const s = this.settings;
+    if (s.overflow !== "drop-head") return;
+    while (this.ready.length > 0 && ((s.maxLength !== null && this.ready.length > s.maxLength) || (s.maxLengthBytes !== null && this.ready.bytes > s.maxLengthBytes))) {
+      this.forget(this.ready.shift()!, "maxlen");
+    }
+  }
+
+  /** Drops expired entries at the head (only there, as RabbitMQ does) and re-arms the timer. */
+  private expireHead(now: number): void {
+    for (let e = this.ready.peek(); e && e.expiresAt !== 0 && e.expiresAt <= now; e = this.ready.peek()) {
+      this.ready.shift();
+      this.forget(e, "expired");
+    }
+    this.armTtlTimer();
+  }
+
+  /** One timer per queue, for the head's expiry; armed only when the head has one. */
+  private armTtlTimer(): void {
+    const head = this.ready.peek();
+    if (!head || head.expiresAt === 0 || this.deleted) return;
+    if (this.ttlTimer && this.ttlTimerAt <= head.expiresAt) return;
+    if (this.ttlTimer) clearTimeout(this.ttlTimer);
+    this.ttlTimerAt = head.expiresAt;
+    this.ttlTimer = setTimeout(this.onTtlTimer, Math.max(0, head.expiresAt - this.host.now())).unref();
+  }
+
+  private readonly onTtlTimer = (): void => {
+    this.ttlTimer = null;
+    if (this.deleted) return;
+    this.expireHead(this.host.now());
+  };
+
+  /** x-expires: a timer that deletes the queue once it has had no consumer and no use for that long. */
+  private armIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const expires = this.settings.expires;
+    if (expires === null || this.consumers.length > 0 || this.deleted) return;
+    this.idleTimer = setTimeout(this.onIdleTimer, Math.max(0, this.lastActivity + expires - this.host.now())).unref();
+  }
+
+  private readonly onIdleTimer = (): void => {
+    this.idleTimer = null;
+    const expires = this.settings.expires;
+    if (this.deleted || expires === null || this.consumers.length > 0) return;
+    if (this.host.now() - this.lastActivity >= expires) this.host.queueExpired(this);
+    else this.armIdleTimer();
+  };
 
   private handOut(e: QueueEntry, noAck: boolean): void {
     e.deliveryCount++;
@@ -238,6 +438,7 @@ export class Queue implements QueueSpec {
   /** The highest-priority consumer with capacity, round-robin among equals. */
   private pickConsumer(): QueueConsumer | null {
     const cs = this.consumers;
+    if (this.singleActiveConsumer) return cs.length > 0 && cs[0]!.canTake() ? cs[0]! : null;
     const n = cs.length;
     let i = 0;
     while (i < n) {
