@@ -1,0 +1,82 @@
+// Message TTL (x-message-ttl and per-message expiration) and queue expiry (x-expires), with
+// RabbitMQ's semantics: expired messages are never delivered and are dead-lettered (reason
+// expired) when the queue has a DLX; an unused queue is deleted after x-expires.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
+import { deathsOf, nextMessage } from "../helpers/next-message.js";
+import { eventually } from "../helpers/wait.js";
+
+describe("message TTL and queue expiry", () => {
+  const f = useBrokerWithConnection();
+
+  it("x-message-ttl: expired messages are not delivered and go to the DLX (reason expired)", async () => {
+    const ch = await f.conn.createChannel();
+    await ch.assertQueue("ttl.dead", { durable: false });
+    await ch.assertQueue("ttl.q", { durable: false, arguments: { "x-message-ttl": 50, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "ttl.dead" } });
+    ch.sendToQueue("ttl.q", Buffer.from("old"));
+    const dead = await nextMessage(ch, "ttl.dead");
+    assert.equal(dead.content.toString(), "old");
+    const d = deathsOf(dead)[0]!;
+    assert.equal(d["reason"], "expired");
+    assert.equal(d["queue"], "ttl.q");
+    assert.equal(d["original-expiration"], undefined, "no per-message expiration, none recorded");
+    assert.equal((await ch.checkQueue("ttl.q")).messageCount, 0);
+    ch.ack(dead);
+    assert.equal(await ch.get("ttl.q"), false);
+    await ch.close();
+  });
+
+  it("per-message expiration: the smaller of it and the queue TTL applies, checked at the head", async () => {
+    const ch = await f.conn.createChannel();
+    await ch.assertQueue("exp.q", { durable: false, arguments: { "x-message-ttl": 60000 } });
+    ch.sendToQueue("exp.q", Buffer.from("short"), { expiration: "40" });
+    ch.sendToQueue("exp.q", Buffer.from("long"));
+    await eventually(async () => (await ch.checkQueue("exp.q")).messageCount === 1, 3000, "the short-lived message to expire");
+    const m = await ch.get("exp.q", { noAck: true });
+    assert.ok(m);
+    assert.equal(m.content.toString(), "long");
+    await ch.close();
+  });
+
+  it("a message TTL of 0 delivers to a waiting consumer, and otherwise expires at once", async () => {
+    const ch = await f.conn.createChannel();
+    await ch.assertQueue("ttl0", { durable: false, arguments: { "x-message-ttl": 0 } });
+    ch.sendToQueue("ttl0", Buffer.from("nobody waits"));
+    await eventually(async () => (await ch.checkQueue("ttl0")).messageCount === 0, 2000, "ttl0 empty");
+    const got = nextMessage(ch, "ttl0");
+    await eventually(async () => (await ch.checkQueue("ttl0")).consumerCount === 1);
+    ch.sendToQueue("ttl0", Buffer.from("taken"));
+    const m = await got;
+    assert.equal(m.content.toString(), "taken");
+    ch.ack(m);
+    await ch.close();
+  });
+
+  it("x-expires deletes an unused queue; use keeps it", async () => {
+    const ch = await f.conn.createChannel();
+    await ch.assertQueue("expiring", { durable: false, arguments: { "x-expires": 150 } });
+    await ch.assertQueue("kept", { durable: false, arguments: { "x-expires": 150 } });
+    const { consumerTag } = await ch.consume("kept", () => {}, { noAck: true });
+    await eventually(
+      async () => {
+        const probe = await f.conn.createChannel();
+        probe.on("error", () => {});
+        try {
+          await probe.checkQueue("expiring");
+          await probe.close();
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      3000,
+      "queue 'expiring' to be deleted",
+    );
+    const kept = await ch.checkQueue("kept");
+    assert.equal(kept.consumerCount, 1, "a queue with a consumer does not expire");
+    await ch.cancel(consumerTag);
+    await ch.deleteQueue("kept");
+    await ch.close();
+  });
+});
