@@ -227,6 +227,7 @@ export class Queue implements QueueSpec {
     if (this.hasTtl) this.expireHead(now);
     const e = this.ready.shift();
     if (!e) return null;
+    if (this.hasTtl) this.armTtlTimer();
     if (noAck) this.stats.getNoAck++;
     else this.stats.get++;
     this.handOut(e, noAck);
