@@ -112,7 +112,7 @@ describe("priority, single active consumer, quorum, validation", () => {
       [{ "x-expires": 0 }, /invalid arg 'x-expires' .*\{value_zero,0\}/],
       [{ "x-max-length": -2 }, /invalid arg 'x-max-length' .*\{value_negative,-2\}/],
       [{ "x-overflow": "drop-tail" }, /invalid arg 'x-overflow' .*\{invalid_value,<<"drop-tail">>\}/],
-      [{ "x-max-priority": 256 }, /invalid arg 'x-max-priority' .*\{value_too_big,256\}/],
+      [{ "x-max-priority": 256 }, /invalid arg 'x-max-priority' .*\{max_value_exceeded,256\}/],
       [{ "x-dead-letter-routing-key": "k" }, /\{dead_letter_exchange_not_defined\}/],
       [{ "x-single-active-consumer": 1 }, /invalid arg 'x-single-active-consumer'/],
     ];

@@ -10,6 +10,7 @@ import { ReadyList, type ReadyEntries } from "./ready-list.js";
 export class PriorityReadyList implements ReadyEntries {
   private readonly levels: ReadyList[] = [];
   private count = 0;
+  bytes = 0;
 
   constructor(private readonly maxPriority: number) {
     for (let i = 0; i <= maxPriority; i++) this.levels.push(new ReadyList());
@@ -19,15 +20,10 @@ export class PriorityReadyList implements ReadyEntries {
     return this.count;
   }
 
-  get bytes(): number {
-    let b = 0;
-    for (const l of this.levels) b += l.bytes;
-    return b;
-  }
-
   push(e: QueueEntry): void {
     this.levelOf(e).push(e);
     this.count++;
+    this.bytes += e.message.body.length;
   }
 
   peek(): QueueEntry | undefined {
@@ -36,12 +32,18 @@ export class PriorityReadyList implements ReadyEntries {
 
   shift(): QueueEntry | undefined {
     const e = this.top()?.shift();
-    if (e) this.count--;
+    if (e) {
+      this.count--;
+      this.bytes -= e.message.body.length;
+    }
     return e;
   }
 
   requeue(entries: readonly QueueEntry[]): void {
-    for (const e of entries) this.levelOf(e).requeue([e]);
+    for (const e of entries) {
+      this.levelOf(e).requeue([e]);
+      this.bytes += e.message.body.length;
+    }
     this.count += entries.length;
   }
 
@@ -49,6 +51,7 @@ export class PriorityReadyList implements ReadyEntries {
     const out: QueueEntry[] = [];
     for (let i = this.maxPriority; i >= 0; i--) out.push(...this.levels[i]!.clear());
     this.count = 0;
+    this.bytes = 0;
     return out;
   }
 

@@ -162,8 +162,8 @@ export class Queue implements QueueSpec {
       return false;
     }
     this.stats.publish++;
-    const now = this.host.now();
     const ttl = this.ttlOf(message);
+    const now = ttl < 0 ? 0 : this.host.now();
     this.arrive({ message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, returns: 0, expiresAt: ttl < 0 ? 0 : now + ttl });
     if (ttl >= 0) {
       this.hasTtl = true;
