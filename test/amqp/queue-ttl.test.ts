@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
 import { deathsOf, nextMessage } from "../helpers/next-message.js";
-import { eventually } from "../helpers/wait.js";
+import { eventually, withTimeout } from "../helpers/wait.js";
 
 describe("message TTL and queue expiry", () => {
   const f = useBrokerWithConnection();
@@ -78,5 +78,22 @@ describe("message TTL and queue expiry", () => {
     await ch.cancel(consumerTag);
     await ch.deleteQueue("kept");
     await ch.close();
+  });
+});
+
+describe("per-message expiration validation", () => {
+  const f = useBrokerWithConnection();
+
+  it("refuses a publish with an invalid expiration (406, RabbitMQ's text)", async () => {
+    for (const [expiration, text] of [
+      ["-5", "invalid expiration '-5': {value_negative,-5}"],
+      ["soon", "invalid expiration 'soon': no_integer"],
+      ["10s", `invalid expiration '10s': {leftover_string,"s"}`],
+    ] as const) {
+      const ch = await f.conn.createChannel();
+      const err = new Promise<string>((resolve) => ch.on("error", (e: Error) => resolve(e.message)));
+      ch.sendToQueue("amq.nowhere", Buffer.from("x"), { expiration });
+      assert.match(await withTimeout(err, 3000, "channel error"), new RegExp(`406 \\(PRECONDITION-FAILED\\) with message "PRECONDITION_FAILED - ${text.replace(/[{}()]/g, "\\$&")}"`));
+    }
   });
 });

@@ -27,6 +27,7 @@ import {
   type Method,
 } from "../codec/generated.js";
 import { BrokerError } from "../../errors/broker-error.js";
+import { checkExpiration } from "../../broker/queue/message-expiry.js";
 import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_UNROUTED } from "../../broker/broker.js";
 import type { ClientContext } from "../../broker/client-context.js";
 import type { ChannelInfo } from "../../broker/connection-registry.js";
@@ -206,6 +207,7 @@ export class Channel {
       if (props.userId !== undefined && props.userId !== user && !this.ctx.permissions.user.tags.includes("impersonator")) {
         throw new BrokerError("preconditionFailed", `user_id property set to '${props.userId}' but authenticated user was '${user}'`);
       }
+      if (props.expiration !== undefined) checkExpiration(props.expiration);
       let raw = c.rawProperties;
       if (props.replyTo !== undefined && props.replyTo === "amq.rabbitmq.reply-to") {
         if (!this.replyConsumer) throw new BrokerError("preconditionFailed", "fast reply consumer does not exist");
