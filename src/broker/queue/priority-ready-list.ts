@@ -40,10 +40,16 @@ export class PriorityReadyList implements ReadyEntries {
   }
 
   requeue(entries: readonly QueueEntry[]): void {
+    // One requeue per level, so a channel closing with many unacked entries sorts each level once.
+    const byLevel = new Map<ReadyList, QueueEntry[]>();
     for (const e of entries) {
-      this.levelOf(e).requeue([e]);
+      const level = this.levelOf(e);
+      const list = byLevel.get(level);
+      if (list) list.push(e);
+      else byLevel.set(level, [e]);
       this.bytes += e.message.body.length;
     }
+    for (const [level, list] of byLevel) level.requeue(list);
     this.count += entries.length;
   }
 

@@ -348,7 +348,7 @@ export class Queue implements QueueSpec {
         this.forget(e, "delivery_limit");
         continue;
       }
-      e.message = withHeader(e.message, "x-delivery-count", e.returns);
+      e.message = withHeader(e.message, "x-delivery-count", BigInt(e.returns));
       back.push(e);
     }
     return back;
@@ -378,6 +378,7 @@ export class Queue implements QueueSpec {
     while (this.ready.length > 0 && ((s.maxLength !== null && this.ready.length > s.maxLength) || (s.maxLengthBytes !== null && this.ready.bytes > s.maxLengthBytes))) {
       this.forget(this.ready.shift()!, "maxlen");
     }
+    if (this.hasTtl) this.armTtlTimer();
   }
 
   /** Drops expired entries at the head (only there, as RabbitMQ does) and re-arms the timer. */
