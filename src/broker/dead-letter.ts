@@ -7,7 +7,8 @@
  * queue, time (timestamp, seconds), exchange, routing-keys (array), and original-expiration when
  * the message had an expiration (the expiration is removed so it cannot expire again).
  * A repeat death for the same (queue, reason) increments that table's count and moves it to
- * the front. x-first-death-reason/-queue/-exchange are set on the first death only.
+ * the front. x-first-death-reason/-queue/-exchange are set on the first death only,
+ * x-last-death-reason/-queue/-exchange on every death.
  */
 import type { FieldTable, FieldValue } from "../amqp/codec/field-table.js";
 import type { Message } from "./message.js";
@@ -61,6 +62,10 @@ export function deadLetteredMessage(message: Message, queue: string, reason: Dea
     headers["x-first-death-queue"] = queue;
     headers["x-first-death-exchange"] = message.exchange;
   }
+  // RabbitMQ 3.13 also names the latest death.
+  headers["x-last-death-reason"] = reason;
+  headers["x-last-death-queue"] = queue;
+  headers["x-last-death-exchange"] = message.exchange;
   // A given dead-letter routing key replaces the routing keys, so CC goes (RabbitMQ).
   if (target.routingKey !== null) delete headers["CC"];
   const { expiration: _dropped, ...rest } = props;

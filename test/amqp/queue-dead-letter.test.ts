@@ -32,6 +32,9 @@ describe("dead-lettering", () => {
     assert.equal(h["x-first-death-reason"], "rejected");
     assert.equal(h["x-first-death-queue"], "work.r");
     assert.equal(h["x-first-death-exchange"], "amq.direct");
+    assert.equal(h["x-last-death-reason"], "rejected");
+    assert.equal(h["x-last-death-queue"], "work.r");
+    assert.equal(h["x-last-death-exchange"], "amq.direct");
     const deaths = deathsOf(dead);
     assert.equal(deaths.length, 1);
     const d = deaths[0]!;

@@ -20,6 +20,9 @@ describe("dead-letter rules", () => {
     assert.equal(m2.routingKey, "fixed");
     assert.equal(m2.properties.headers!["CC"], undefined, "a dead-letter routing key drops CC");
     assert.equal(m3.properties.headers!["x-first-death-queue"], "q1");
+    assert.equal(m2.properties.headers!["x-last-death-queue"], "q2");
+    assert.equal(m2.properties.headers!["x-last-death-reason"], "rejected");
+    assert.equal(m2.properties.headers!["x-last-death-exchange"], "dlx", "the exchange it was in when it died");
     assert.equal(m3.exchange, "dlx");
     assert.equal(m0.properties.headers!["x-death"], undefined, "the original message is not changed");
   });
