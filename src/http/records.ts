@@ -45,6 +45,9 @@ export function queueRecord(q: Queue, node: string, applied: AppliedPolicy = NO_
     operator_policy: applied.operatorPolicy?.name ?? null,
     effective_policy_definition: applied.definition,
     idle_since: new Date(q.lastActivity).toISOString(),
+    // A quorum queue on one node: that node leads and is the only member (RabbitMQ's fields).
+    ...(q.type === "quorum" ? { leader: node, members: [node], online: [node] } : {}),
+    ...(q.singleActiveConsumer ? { single_active_consumer_tag: consumers[0]?.tag ?? null } : {}),
     message_stats: {
       publish: q.stats.publish,
       deliver: q.stats.deliver,

@@ -114,7 +114,10 @@ describe("policies applied to queues and exchanges", () => {
     await policy("dl", "^pol\\.dl", { "delivery-limit": 0 }, { "apply-to": "quorum_queues" });
     await ch.assertQueue("pol.dl.q", { durable: true, arguments: { "x-queue-type": "quorum" } });
     await ch.assertQueue("pol.dl.c", { durable: false });
-    assert.equal((await call("GET", "/api/queues/%2f/pol.dl.q")).json!["type"], "quorum");
+    const qq = (await call("GET", "/api/queues/%2f/pol.dl.q")).json!;
+    assert.equal(qq["type"], "quorum");
+    assert.equal(qq["leader"], qq["node"]);
+    assert.deepEqual(qq["members"], [qq["node"]]);
     assert.equal((await call("GET", "/api/queues/%2f/pol.dl.q")).json!["policy"], "dl");
     assert.equal((await call("GET", "/api/queues/%2f/pol.dl.c")).json!["policy"], null);
     ch.sendToQueue("pol.dl.q", Buffer.from("once"));
