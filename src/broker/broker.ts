@@ -34,6 +34,7 @@ import { checkQueueType } from "./queue/queue-type-rules.js";
 import { ConnectionRegistry } from "./connection-registry.js";
 import { BrokerStats } from "./broker-stats.js";
 import { DirectReplyRegistry } from "./direct-reply.js";
+import { validateGlobalParameter, validateParameter, vhostLimitsOf } from "./runtime-parameters.js";
 
 export interface BrokerOptions {
   definitions?: DefinitionsSink;
@@ -69,6 +70,8 @@ export class Broker {
   readonly connections = new ConnectionRegistry();
   readonly stats = new BrokerStats();
   readonly directReply = new DirectReplyRegistry();
+  /** Global runtime parameters (cluster_name, cluster_tags, …): name → JSON value. */
+  readonly globalParameters = new Map<string, unknown>();
   readonly now: () => number;
   definitions: DefinitionsSink;
   private readonly queueHost: QueueHost;
@@ -126,6 +129,9 @@ export class Broker {
     this.users.clearVhost(name);
     for (const policy of v.policies.keys()) this.definitions.delete("policies", `${name}\u0000${policy}`);
     for (const policy of v.operatorPolicies.keys()) this.definitions.delete("operator_policies", `${name}\u0000${policy}`);
+    for (const [component, byName] of v.parameters) {
+      for (const param of byName.keys()) this.definitions.delete("parameters", `${name}\u0000${component}\u0000${param}`);
+    }
     this.vhosts.delete(name);
     this.definitions.delete("vhosts", name);
   }
@@ -241,6 +247,54 @@ export class Broker {
     else this.policyAlternates.delete(x);
   }
 
+  // ---------------------------------------------------------------- runtime parameters
+
+  /** PUT /api/parameters/{component}/{vhost}/{name}: validated first; returns true when created. */
+  putParameter(component: string, vhostName: string, name: string, value: unknown): boolean {
+    const v = this.vhost(vhostName);
+    validateParameter(component, name, value);
+    let byName = v.parameters.get(component);
+    if (!byName) v.parameters.set(component, (byName = new Map()));
+    const isNew = !byName.has(name);
+    byName.set(name, value);
+    this.definitions.put("parameters", `${vhostName}\u0000${component}\u0000${name}`, { vhost: vhostName, component, name, value });
+    return isNew;
+  }
+
+  deleteParameter(component: string, vhostName: string, name: string): void {
+    const byName = this.vhost(vhostName).parameters.get(component);
+    if (!byName?.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+    this.definitions.delete("parameters", `${vhostName}\u0000${component}\u0000${name}`);
+  }
+
+  putGlobalParameter(name: string, value: unknown): boolean {
+    validateGlobalParameter(name, value);
+    const isNew = !this.globalParameters.has(name);
+    this.globalParameters.set(name, value);
+    this.definitions.put("global_parameters", name, { name, value });
+    return isNew;
+  }
+
+  deleteGlobalParameter(name: string): void {
+    if (!this.globalParameters.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+    this.definitions.delete("global_parameters", name);
+  }
+
+  /**
+   * connection.open: the vhost must exist, the user must hold a permission in it, and the
+   * vhost's max-connections limit must allow one more (RabbitMQ's rabbit_reader texts).
+   */
+  admitConnection(permissions: PermissionChecker, vhostName: string): VHost {
+    const v = this.vhosts.get(vhostName);
+    if (!v) throw new BrokerError("notAllowed", `vhost ${vhostName} not found`);
+    permissions.checkVhost(vhostName);
+    const limit = vhostLimitsOf(v.parameters).maxConnections;
+    if (limit >= 0 && this.connections.inVhost(vhostName).length >= limit) {
+      throw new BrokerError("notAllowed", `access to vhost '${vhostName}' refused for user '${permissions.user.name}': connection limit (${limit}) is reached`);
+    }
+    return v;
+  }
+
   // ---------------------------------------------------------------- exchanges
 
   /** exchange.declare / PUT /api/exchanges. Returns true when the exchange was created. */
@@ -328,6 +382,10 @@ export class Broker {
     }
     if (spec.name !== "") checkNotReserved("queue", name);
     validateQueueArguments(spec.arguments, name, vhostName);
+    const maxQueues = vhostLimitsOf(v.parameters).maxQueues;
+    if (maxQueues >= 0 && v.queues.size >= maxQueues) {
+      throw new BrokerError("preconditionFailed", `cannot declare queue '${name}': queue limit in vhost '${vhostName}' (${maxQueues}) is reached`);
+    }
     const dlx = spec.arguments["x-dead-letter-exchange"];
     if (typeof dlx === "string") {
       // RabbitMQ: a dead-letter exchange needs write on it and read on the queue.

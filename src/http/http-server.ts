@@ -8,12 +8,15 @@ import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { badRequest, sendError } from "./http-errors.js";
 import type { RouteContext } from "./route-table.js";
+import { RateSampler } from "./rate-sampler.js";
+import { collectBroker } from "./rate-sources.js";
 import { registerBindings } from "./routes/bindings.js";
 import { registerConnections } from "./routes/connections.js";
 import { registerDefinitions } from "./routes/definitions.js";
 import { registerExchanges } from "./routes/exchanges.js";
 import { registerHealth } from "./routes/health.js";
 import { registerOverview } from "./routes/overview.js";
+import { registerParameters } from "./routes/parameters.js";
 import { registerPolicies } from "./routes/policies.js";
 import { registerOperatorPolicies } from "./routes/operator-policies.js";
 import { registerQueues } from "./routes/queues.js";
@@ -54,13 +57,21 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "Object Not Found", reason: "Not Found" }));
 
   const node = opts.config.clusterName;
-  const ctx: RouteContext = { broker, config: opts.config, node, listeners: [{ protocol: "amqp", port: opts.amqpPort }] };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies]) {
+  const rates = new RateSampler(collectBroker(broker));
+  rates.start();
+  const ctx: RouteContext = { broker, config: opts.config, node, listeners: [{ protocol: "amqp", port: opts.amqpPort }], rates };
+  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
   (ctx.listeners as Array<{ protocol: string; port: number }>).push({ protocol: "http", port });
-  return { port, close: () => app.close() };
+  return {
+    port,
+    close: () => {
+      rates.stop();
+      return app.close();
+    },
+  };
 }

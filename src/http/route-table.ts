@@ -8,6 +8,7 @@ import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import { authenticate, type Caller } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
+import type { RateSampler } from "./rate-sampler.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
 
@@ -16,6 +17,7 @@ export interface RouteContext {
   readonly config: ConeyConfig;
   readonly node: string;
   readonly listeners: ReadonlyArray<{ protocol: string; port: number }>;
+  readonly rates: RateSampler;
 }
 
 export interface Request {

@@ -295,12 +295,15 @@ export class Channel {
   beforeFlush(): void {
     const tracker = this.confirm;
     if (!tracker || tracker.unconfirmed === 0) return;
+    const before = tracker.unconfirmed;
     tracker.drain((deliveryTag, multiple, ack) => {
       if (ack) encodeBasicAck(this.conn.out, this.number, { deliveryTag, multiple });
       else encodeBasicNack(this.conn.out, this.number, { deliveryTag, multiple, requeue: false });
-      this.stats.confirm++;
-      this.conn.broker.stats.confirm++;
     });
+    // RabbitMQ's `confirm` statistic counts confirmed messages, not basic.ack frames.
+    const confirmed = before - tracker.unconfirmed;
+    this.stats.confirm += confirmed;
+    this.conn.broker.stats.confirm += confirmed;
   }
 
   // ------------------------------------------------------------ settlement

@@ -27,7 +27,7 @@ export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void
     return x;
   };
   const scratch: Queue[] = [];
-  const record = (x: Exchange) => exchangeRecord(x, b.policyOf(x));
+  const record = (x: Exchange) => exchangeRecord(x, ctx, b.policyOf(x));
 
   resource(app, ctx, "/api/exchanges", { GET: ({ caller, query }) => listOf([...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)), query) });
   resource(app, ctx, "/api/exchanges/:vhost", {

@@ -14,7 +14,7 @@ import { BrokerError } from "../../errors/broker-error.js";
 
 export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
-  const record = (q: Queue) => queueRecord(q, ctx.node, b.policyOf(q));
+  const record = (q: Queue) => queueRecord(q, ctx, b.policyOf(q));
   const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
     listResponse(vhosts.flatMap((v) => [...b.vhost(v).queues.values()].map((q) => record(q))), query);
 
