@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { managementClient } from "../helpers/management.js";
+import { apiClient } from "../helpers/http-client.js";
 import { deathsOf, nextMessage } from "../helpers/next-message.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 
@@ -17,7 +17,7 @@ describe("policies applied to queues and exchanges", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "coney-policies-"));
   let broker: TestBroker;
   let conn: ChannelModel;
-  const call = managementClient(() => broker);
+  const call = apiClient(() => broker.httpUrl);
   const policy = (name: string, pattern: string, definition: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     call("PUT", `/api/policies/%2f/${name}`, { pattern, definition, "apply-to": "queues", ...extra });
   before(async () => {
