@@ -10,6 +10,16 @@ import { eventually, withTimeout } from "../helpers/wait.js";
 describe("message TTL and queue expiry", () => {
   const f = useBrokerWithConnection();
 
+  /** A passive declare (which is not "use" for x-expires) on a throwaway channel: true once the queue is gone. */
+  const queueGone = async (name: string): Promise<boolean> => {
+    const probe = await f.conn.createChannel();
+    probe.on("error", () => {});
+    return probe.checkQueue(name).then(
+      () => probe.close().then(() => false),
+      () => true,
+    );
+  };
+
   it("x-message-ttl: expired messages are not delivered and go to the DLX (reason expired)", async () => {
     const ch = await f.conn.createChannel();
     await ch.assertQueue("ttl.dead", { durable: false });
@@ -58,26 +68,27 @@ describe("message TTL and queue expiry", () => {
     await ch.assertQueue("expiring", { durable: false, arguments: { "x-expires": 150 } });
     await ch.assertQueue("kept", { durable: false, arguments: { "x-expires": 150 } });
     const { consumerTag } = await ch.consume("kept", () => {}, { noAck: true });
-    await eventually(
-      async () => {
-        const probe = await f.conn.createChannel();
-        probe.on("error", () => {});
-        try {
-          await probe.checkQueue("expiring");
-          await probe.close();
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      3000,
-      "queue 'expiring' to be deleted",
-    );
+    await eventually(() => queueGone("expiring"), 3000, "queue 'expiring' to be deleted");
     const kept = await ch.checkQueue("kept");
     assert.equal(kept.consumerCount, 1, "a queue with a consumer does not expire");
     await ch.cancel(consumerTag);
     await ch.deleteQueue("kept");
     await ch.close();
+  });
+
+  it("x-expires: a redeclare or a basic.get counts as use", async () => {
+    const ch = await f.conn.createChannel();
+    await ch.assertQueue("exp.used", { durable: false, arguments: { "x-expires": 200 } });
+    // Use it every 50 ms for 500 ms (more than twice its expiry): it must survive.
+    const until = Date.now() + 500;
+    for (let i = 0; Date.now() < until; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      if (i % 2 === 0) await ch.assertQueue("exp.used", { durable: false, arguments: { "x-expires": 200 } });
+      else await ch.get("exp.used");
+    }
+    assert.equal((await ch.checkQueue("exp.used")).messageCount, 0, "still there");
+    await ch.close();
+    await eventually(() => queueGone("exp.used"), 3000, "exp.used to expire once unused");
   });
 });
 
