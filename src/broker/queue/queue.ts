@@ -22,6 +22,7 @@ import type { Binding } from "../binding.js";
 import type { Message } from "../message.js";
 import { withHeader } from "../message-headers.js";
 import type { DeathReason } from "../dead-letter.js";
+import { DeadlineTimer } from "./deadline-timer.js";
 import { PriorityReadyList } from "./priority-ready-list.js";
 import type { QueueConsumer } from "./queue-consumer.js";
 import type { QueueEntry } from "./queue-entry.js";
@@ -86,9 +87,10 @@ export class Queue implements QueueSpec {
   private deleted = false;
   /** Set once an entry with an expiry arrives: from then on dispatch keeps the TTL timer armed. */
   private hasTtl = false;
-  private ttlTimer: NodeJS.Timeout | null = null;
-  private ttlTimerAt = 0;
-  private idleTimer: NodeJS.Timeout | null = null;
+  /** Expiry of the head entry (message TTL). */
+  private readonly ttlTimer: DeadlineTimer;
+  /** x-expires: deletes the queue once it has been unused that long. */
+  private readonly idleTimer: DeadlineTimer;
   unacked = 0;
   unackedBytes = 0;
   /** ms since epoch of the last consumer activity, for idle_since. */
@@ -107,6 +109,10 @@ export class Queue implements QueueSpec {
     this.settings = resolveQueueSettings(spec.arguments, {});
     this.createdAt = host.now();
     this.lastActivity = this.createdAt;
+    this.ttlTimer = new DeadlineTimer(() => {
+      if (!this.deleted) this.expireHead(this.host.now());
+    }, host.now);
+    this.idleTimer = new DeadlineTimer(() => this.onIdle(), host.now);
     this.armIdleTimer();
   }
 
@@ -313,9 +319,8 @@ export class Queue implements QueueSpec {
     for (const c of consumers) c.cancelledByQueue(this);
     // RabbitMQ does not dead-letter the messages of a deleted (or expired) queue.
     for (const e of this.ready.clear()) this.forget(e, null);
-    if (this.ttlTimer) clearTimeout(this.ttlTimer);
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.ttlTimer = this.idleTimer = null;
+    this.ttlTimer.clear();
+    this.idleTimer.clear();
     return count;
   }
 
@@ -390,38 +395,25 @@ export class Queue implements QueueSpec {
     this.armTtlTimer();
   }
 
-  /** One timer per queue, for the head's expiry; armed only when the head has one. */
+  /** Aims the TTL timer at the head's expiry, when the head has one. */
   private armTtlTimer(): void {
     const head = this.ready.peek();
-    if (!head || head.expiresAt === 0 || this.deleted) return;
-    if (this.ttlTimer && this.ttlTimerAt <= head.expiresAt) return;
-    if (this.ttlTimer) clearTimeout(this.ttlTimer);
-    this.ttlTimerAt = head.expiresAt;
-    this.ttlTimer = setTimeout(this.onTtlTimer, Math.max(0, head.expiresAt - this.host.now())).unref();
+    if (head && head.expiresAt !== 0 && !this.deleted) this.ttlTimer.armBy(head.expiresAt);
   }
 
-  private readonly onTtlTimer = (): void => {
-    this.ttlTimer = null;
-    if (this.deleted) return;
-    this.expireHead(this.host.now());
-  };
-
-  /** x-expires: a timer that deletes the queue once it has had no consumer and no use for that long. */
+  /** x-expires: counts from the last use while the queue has no consumer. */
   private armIdleTimer(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    this.idleTimer.clear();
     const expires = this.settings.expires;
-    if (expires === null || this.consumers.length > 0 || this.deleted) return;
-    this.idleTimer = setTimeout(this.onIdleTimer, Math.max(0, this.lastActivity + expires - this.host.now())).unref();
+    if (expires !== null && this.consumers.length === 0 && !this.deleted) this.idleTimer.armBy(this.lastActivity + expires);
   }
 
-  private readonly onIdleTimer = (): void => {
-    this.idleTimer = null;
+  private onIdle(): void {
     const expires = this.settings.expires;
     if (this.deleted || expires === null || this.consumers.length > 0) return;
     if (this.host.now() - this.lastActivity >= expires) this.host.queueExpired(this);
     else this.armIdleTimer();
-  };
+  }
 
   private handOut(e: QueueEntry, noAck: boolean): void {
     e.deliveryCount++;
