@@ -36,7 +36,9 @@ export interface HttpOptions {
 }
 
 export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logger): Promise<HttpListener> {
-  const app = Fastify({ logger: false, bodyLimit: 20_000_000, ignoreTrailingSlash: true });
+  // Names may be 255 bytes, which URL-encode to up to 765 characters: the router's default
+  // parameter limit (100) would refuse valid names with a 414 before any route saw them.
+  const app = Fastify({ logger: false, bodyLimit: 20_000_000, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 } });
   // RabbitMQ accepts JSON whatever the content type says; an empty body means {}.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
