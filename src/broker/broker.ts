@@ -29,7 +29,9 @@ import { validateQueueArguments } from "./queue/queue-arguments.js";
 import type { Queue, QueueHost, QueueSpec } from "./queue/queue.js";
 import type { QueueJournal } from "./queue/queue-journal.js";
 import { VHost, type PolicyRecord, type VHostMetadata } from "./vhost.js";
-import { validatePolicy } from "./policies.js";
+import { appliedPolicy, validateOperatorPolicy, validatePolicy, type AppliedPolicy } from "./policies.js";
+import { deadLetteredMessage, isDeadLetterCycle, type DeathReason } from "./dead-letter.js";
+import { checkQueueType } from "./queue/queue-type-rules.js";
 import { ConnectionRegistry } from "./connection-registry.js";
 import { BrokerStats } from "./broker-stats.js";
 import { DirectReplyRegistry } from "./direct-reply.js";
@@ -55,6 +57,11 @@ export function userDefinition(u: User): Record<string, unknown> {
   return { name: u.name, password_hash: u.passwordHash, hashing_algorithm: u.hashingAlgorithm, tags: u.tags, limits: u.limits };
 }
 
+/** Broker.publish's result: no queue, routed, or routed but refused by a queue at its length limit. */
+export const PUBLISH_UNROUTED = 0;
+export const PUBLISH_ROUTED = 1;
+export const PUBLISH_REFUSED = 2;
+
 export interface QueueDeclareResult {
   readonly queue: Queue;
   readonly created: boolean;
@@ -73,6 +80,8 @@ export class Broker {
   private readonly queueHost: QueueHost;
   /** Publishers wait on it for confirms and tx.commit of stored messages; null = nothing stored. */
   readonly journal: QueueJournal | null;
+  /** alternate-exchange set by policy (the exchange's own argument wins, as in RabbitMQ). */
+  private readonly policyAlternates = new WeakMap<Exchange, string>();
 
   constructor(options: BrokerOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -81,6 +90,8 @@ export class Broker {
     this.queueHost = {
       now: this.now,
       queueUnused: (q) => this.removeQueue(this.vhosts.get(q.vhost)!, q),
+      queueExpired: (q) => this.removeQueue(this.vhosts.get(q.vhost)!, q),
+      deadLetter: (q, message, reason) => this.deadLetter(q, message, reason),
     };
     if (options.journal) this.queueHost.journal = options.journal;
   }
@@ -124,6 +135,7 @@ export class Broker {
     for (const p of this.users.permissionsOfVhost(name)) this.definitions.delete("permissions", `${name}\u0000${p.user}`);
     this.users.clearVhost(name);
     for (const policy of v.policies.keys()) this.definitions.delete("policies", `${name}\u0000${policy}`);
+    for (const policy of v.operatorPolicies.keys()) this.definitions.delete("operator_policies", `${name}\u0000${policy}`);
     for (const [component, byName] of v.parameters) {
       for (const param of byName.keys()) this.definitions.delete("parameters", `${name}\u0000${component}\u0000${param}`);
     }
@@ -190,17 +202,56 @@ export class Broker {
 
   /** Creates or replaces a policy after validating it; returns true when it was created. */
   putPolicy(p: PolicyRecord): boolean {
-    const v = this.vhost(p.vhost);
-    validatePolicy(p);
-    const isNew = !v.policies.has(p.name);
-    v.policies.set(p.name, p);
-    this.definitions.put("policies", `${p.vhost}\u0000${p.name}`, p);
-    return isNew;
+    return this.storePolicy("policies", p, validatePolicy);
   }
 
   deletePolicy(vhost: string, name: string): void {
-    if (!this.vhost(vhost).policies.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
-    this.definitions.delete("policies", `${vhost}\u0000${name}`);
+    this.dropPolicy("policies", vhost, name);
+  }
+
+  /** Operator policies: only RabbitMQ's operator keys; merged with user policies (smaller limit wins). */
+  putOperatorPolicy(p: PolicyRecord): boolean {
+    return this.storePolicy("operator_policies", p, validateOperatorPolicy);
+  }
+
+  deleteOperatorPolicy(vhost: string, name: string): void {
+    this.dropPolicy("operator_policies", vhost, name);
+  }
+
+  private storePolicy(kind: "policies" | "operator_policies", p: PolicyRecord, validate: (p: PolicyRecord) => void): boolean {
+    const v = this.vhost(p.vhost);
+    validate(p);
+    const map = kind === "policies" ? v.policies : v.operatorPolicies;
+    const isNew = !map.has(p.name);
+    map.set(p.name, p);
+    this.definitions.put(kind, `${p.vhost}\u0000${p.name}`, p);
+    this.applyPolicies(v);
+    return isNew;
+  }
+
+  private dropPolicy(kind: "policies" | "operator_policies", vhost: string, name: string): void {
+    const v = this.vhost(vhost);
+    if (!(kind === "policies" ? v.policies : v.operatorPolicies).delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+    this.definitions.delete(kind, `${vhost}\u0000${name}`);
+    this.applyPolicies(v);
+  }
+
+  /** The policy, operator policy and merged definition that apply to a queue or exchange. */
+  policyOf(r: Queue | Exchange): AppliedPolicy {
+    const v = this.vhost(r.vhost);
+    return appliedPolicy(v.policies.values(), v.operatorPolicies.values(), r.kind, r.name, r.kind === "queue" ? r.type : "classic");
+  }
+
+  /** A policy changed: every queue and exchange of the vhost takes its (new) effective definition now. */
+  private applyPolicies(v: VHost): void {
+    for (const q of [...v.queues.values()]) q.applyPolicy(this.policyOf(q).definition);
+    for (const x of v.exchanges.values()) this.applyExchangePolicy(x);
+  }
+
+  private applyExchangePolicy(x: Exchange): void {
+    const ae = this.policyOf(x).definition["alternate-exchange"];
+    if (typeof ae === "string") this.policyAlternates.set(x, ae);
+    else this.policyAlternates.delete(x);
   }
 
   // ---------------------------------------------------------------- runtime parameters
@@ -281,6 +332,7 @@ export class Broker {
     }
     const x = createExchange(vhostName, spec)!;
     v.addExchange(x);
+    this.applyExchangePolicy(x);
     if (x.durable) this.definitions.put("exchanges", `${vhostName}\u0000${x.name}`, exchangeDefinition(x));
     return true;
   }
@@ -332,6 +384,7 @@ export class Broker {
       // RabbitMQ's strict check: a redeclare must come from the owner with the same exclusivity.
       existing.checkExclusiveAccess(spec.exclusiveOwner, true);
       assertQueueEquivalent(existing, spec);
+      existing.touch();
       return { queue: existing, created: false };
     }
     if (spec.name !== "") checkNotReserved("queue", name);
@@ -346,14 +399,9 @@ export class Broker {
       ctx.permissions.check(vhostName, "write", "exchange", dlx);
       ctx.permissions.check(vhostName, "read", "queue", name);
     }
-    if (spec.arguments["x-queue-type"] === "quorum" && (!spec.durable || spec.autoDelete || spec.exclusiveOwner !== null)) {
-      const field = !spec.durable ? "durable" : spec.autoDelete ? "auto_delete" : "exclusive";
-      throw new BrokerError("preconditionFailed", `invalid property '${field}' for queue '${name}' in vhost '${vhostName}'`);
-    }
-    if (spec.arguments["x-queue-type"] === "stream") {
-      throw new BrokerError("preconditionFailed", `queue type 'stream' is not supported by this broker (queue '${name}' in vhost '${vhostName}')`);
-    }
+    checkQueueType({ ...spec, name }, vhostName);
     const q = v.addQueue({ ...spec, name });
+    q.applyPolicy(this.policyOf(q).definition);
     if (q.durable && q.exclusiveOwner === null) this.definitions.put("queues", `${vhostName}\u0000${name}`, queueDefinition(q));
     return { queue: q, created: true };
   }
@@ -469,13 +517,33 @@ export class Broker {
     const n = this.route(v, x, message, out);
     this.stats.publish++;
     v.stats.publish++;
-    for (let i = 0; i < n; i++) out[i]!.enqueue(message);
-    return n;
+    if (n === 0) return PUBLISH_UNROUTED;
+    let result = PUBLISH_ROUTED;
+    for (let i = 0; i < n; i++) if (!out[i]!.enqueue(message)) result = PUBLISH_REFUSED;
+    return result;
   }
 
   private alternateExchange(v: VHost, x: Exchange): Exchange | undefined {
-    const name = x.arguments["alternate-exchange"];
-    return typeof name === "string" ? v.exchanges.get(name) : undefined;
+    const arg = x.arguments["alternate-exchange"];
+    const name = typeof arg === "string" ? arg : this.policyAlternates.get(x);
+    return name === undefined ? undefined : v.exchanges.get(name);
+  }
+
+  /**
+   * Republishes a message that died in `q` to its dead-letter exchange (rabbit_dead_letter):
+   * dropped when that exchange does not exist, and not delivered to a queue where it would
+   * cycle without a rejection (isDeadLetterCycle).
+   */
+  private deadLetter(q: Queue, message: Message, reason: DeathReason): void {
+    const v = this.vhosts.get(q.vhost);
+    const exchange = q.settings.deadLetterExchange;
+    const x = exchange === null ? undefined : v?.exchanges.get(exchange);
+    if (!v || !x) return;
+    const dead = deadLetteredMessage(message, q.name, reason, this.now(), { exchange: x.name, routingKey: q.settings.deadLetterRoutingKey });
+    // Its own array: dead-lettering can nest (a target queue may overflow and dead-letter too).
+    const targets: Queue[] = [];
+    v.route(x, dead.routingKey, dead.properties.headers, targets, (e) => this.alternateExchange(v, e));
+    for (const t of targets) if (!isDeadLetterCycle(dead, t.name, reason)) t.enqueue(dead);
   }
 
   // ---------------------------------------------------------------- connections

@@ -18,6 +18,7 @@ import { registerHealth } from "./routes/health.js";
 import { registerOverview } from "./routes/overview.js";
 import { registerParameters } from "./routes/parameters.js";
 import { registerPolicies } from "./routes/policies.js";
+import { registerOperatorPolicies } from "./routes/operator-policies.js";
 import { registerQueues } from "./routes/queues.js";
 import { registerUsers } from "./routes/users.js";
 import { registerVhosts } from "./routes/vhosts.js";
@@ -61,7 +62,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   const rates = new RateSampler(collectBroker(broker));
   rates.start();
   const ctx: RouteContext = { broker, config: opts.config, node, listeners: [{ protocol: "amqp", port: opts.amqpPort }], rates };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerParameters]) {
+  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });

@@ -9,7 +9,8 @@ import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.
 import type { Exchange } from "../broker/exchange/exchange.js";
 import { bindingDefinition, exchangeDefinition } from "../broker/definition-records.js";
 import type { Queue } from "../broker/queue/queue.js";
-import type { PolicyRecord, VHost } from "../broker/vhost.js";
+import { NO_POLICY, type AppliedPolicy } from "../broker/policies.js";
+import type { VHost } from "../broker/vhost.js";
 import { propertiesKey } from "./properties-key.js";
 import type { Counters, RateSampler } from "./rate-sampler.js";
 
@@ -99,7 +100,7 @@ export const rateKey = {
 /** Rough bytes a queue holds: message bodies plus a fixed per-entry bookkeeping cost. */
 const ENTRY_OVERHEAD = 200;
 
-export function queueRecord(q: Queue, rc: RecordContext, policy: PolicyRecord | null = null): Record<string, unknown> {
+export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy = NO_POLICY): Record<string, unknown> {
   const ready = q.messageCount;
   const unacked = q.unacked;
   const consumers = q.listConsumers();
@@ -122,19 +123,23 @@ export function queueRecord(q: Queue, rc: RecordContext, policy: PolicyRecord | 
     consumer_utilisation: consumers.length > 0 ? 1 : 0,
     exclusive_consumer_tag: consumers.find((c) => c.exclusive)?.tag ?? null,
     memory: (ready + unacked) * ENTRY_OVERHEAD + q.readyBytes + q.unackedBytes,
-    policy: policy?.name ?? null,
-    operator_policy: null,
-    effective_policy_definition: policy?.definition ?? {},
+    policy: applied.policy?.name ?? null,
+    operator_policy: applied.operatorPolicy?.name ?? null,
+    effective_policy_definition: applied.definition,
     idle_since: new Date(q.lastActivity).toISOString(),
+    // A quorum queue on one node: that node leads and is the only member (RabbitMQ's fields).
+    ...(q.type === "quorum" ? { leader: rc.node, members: [rc.node], online: [rc.node] } : {}),
+    ...(q.singleActiveConsumer ? { single_active_consumer_tag: consumers[0]?.tag ?? null } : {}),
     message_stats: rc.rates.withRates(rateKey.queueStats(q), queueMessageStats(q)),
   };
 }
 
-export function exchangeRecord(x: Exchange, rc: RecordContext, policy: PolicyRecord | null = null): Record<string, unknown> {
+export function exchangeRecord(x: Exchange, rc: RecordContext, applied: AppliedPolicy = NO_POLICY): Record<string, unknown> {
   return {
     ...exchangeDefinition(x),
-    policy: policy?.name ?? null,
-    effective_policy_definition: policy?.definition ?? {},
+    policy: applied.policy?.name ?? null,
+    operator_policy: applied.operatorPolicy?.name ?? null,
+    effective_policy_definition: applied.definition,
     user_who_performed_action: "rmq-internal",
     message_stats: rc.rates.withRates(rateKey.exchangeStats(x), exchangeMessageStats(x)),
   };

@@ -20,7 +20,7 @@ describe("message store group commit", () => {
     const synced: number[] = [];
     const waiter = { synced: (token: number, ok: boolean) => ok && synced.push(token) };
     for (let i = 1; i <= 100; i++) {
-      const e: QueueEntry = { message: createMessage("", "q", { deliveryMode: 2 }, null, Buffer.from(`b${i}`), 0), seq: i, redelivered: false, deliveryCount: 0, expiresAt: 0, storeRef: 0 };
+      const e: QueueEntry = { message: createMessage("", "q", { deliveryMode: 2 }, null, Buffer.from(`b${i}`), 0), seq: i, redelivered: false, deliveryCount: 0, returns: 0, expiresAt: 0, storeRef: 0 };
       log.append(e);
       assert.ok(e.storeRef! > 0);
       store.whenSynced(waiter, i);

@@ -71,6 +71,33 @@ describe("message paging", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it("applies x-max-length drop-head and per-message TTL to paged messages too", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-paging-"));
+    const b = await startTestBroker({ dataDir, messageStore: { paging: { maxEntries: 10, maxBytes: 1024 * 1024 } } });
+    const conn = await amqp.connect(b.amqpUrl);
+    const ch = await conn.createConfirmChannel();
+    await ch.assertQueue("capped", { durable: true, arguments: { "x-max-length": 100 } });
+    await ch.assertQueue("ttl", { durable: true });
+    for (let i = 0; i < 300; i++) {
+      ch.sendToQueue("capped", Buffer.from(`m${i}`), { persistent: true, messageId: String(i) });
+      ch.sendToQueue("ttl", Buffer.from(`t${i}`), { persistent: true, messageId: String(i), expiration: i < 250 ? "1" : "600000" });
+    }
+    await ch.waitForConfirms();
+    const capped = await drain(ch, "capped");
+    assert.deepEqual(capped.map((m) => m.properties.messageId), Array.from({ length: 100 }, (_, i) => String(200 + i)));
+    // Messages 0..249 had 1 ms to live: once that has passed, paging them in finds them expired.
+    const confirmedAt = Date.now();
+    await eventually(() => Date.now() > confirmedAt + 1, 1000, "their TTL to pass");
+    const ttl = await drain(ch, "ttl");
+    assert.deepEqual(ttl.map((m) => m.properties.messageId), Array.from({ length: 50 }, (_, i) => String(250 + i)));
+    await conn.close();
+    await b.close();
+    const again = await startTestBroker({ dataDir });
+    assert.equal(again.broker.vhost("/").queues.get("capped")!.messageCount, 0, "dropped messages stay dropped");
+    await again.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
   it("recovers a deep queue as paged refs, then pages it in; purge drops paged messages too", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "coney-paging-"));
     const first = await startTestBroker({ dataDir, messageStore: { paging } });

@@ -28,6 +28,8 @@ import {
   type Method,
 } from "../codec/generated.js";
 import { BrokerError } from "../../errors/broker-error.js";
+import { checkExpiration } from "../../broker/queue/message-expiry.js";
+import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_UNROUTED } from "../../broker/broker.js";
 import type { ClientContext } from "../../broker/client-context.js";
 import type { ChannelInfo } from "../../broker/connection-registry.js";
 import type { Exchange } from "../../broker/exchange/exchange.js";
@@ -207,6 +209,7 @@ export class Channel implements SyncWaiter {
       if (props.userId !== undefined && props.userId !== user && !this.ctx.permissions.user.tags.includes("impersonator")) {
         throw new BrokerError("preconditionFailed", `user_id property set to '${props.userId}' but authenticated user was '${user}'`);
       }
+      if (props.expiration !== undefined) checkExpiration(props.expiration);
       let raw = c.rawProperties;
       if (props.replyTo !== undefined && props.replyTo === "amq.rabbitmq.reply-to") {
         if (!this.replyConsumer) throw new BrokerError("preconditionFailed", "fast reply consumer does not exist");
@@ -231,10 +234,10 @@ export class Channel implements SyncWaiter {
     const broker = this.conn.broker;
     const journal = broker.journal;
     const appendsBefore = journal ? journal.appends : 0;
-    const routed = exchange.name === "" && message.routingKey.startsWith("amq.rabbitmq.reply-to.")
-      ? this.conn.broker.directReply.deliver(message.routingKey, message)
-      : broker.publish(this.vhost, exchange, message, this.routed) > 0;
-    if (!routed) {
+    const outcome = exchange.name === "" && message.routingKey.startsWith("amq.rabbitmq.reply-to.")
+      ? (this.conn.broker.directReply.deliver(message.routingKey, message) ? PUBLISH_ROUTED : PUBLISH_UNROUTED)
+      : broker.publish(this.vhost, exchange, message, this.routed);
+    if (outcome === PUBLISH_UNROUTED) {
       if (mandatory) {
         this.sendReturn(312, "NO_ROUTE", message);
         this.stats.returnUnroutable++;
@@ -244,8 +247,10 @@ export class Channel implements SyncWaiter {
       }
     }
     if (this.confirm) {
+      // A queue at its limit with overflow reject-publish(-dlx) refused it: the publisher gets a nack.
       // A persistent message stored for a durable queue is confirmed only once it is fsynced.
-      if (journal !== null && journal.appends !== appendsBefore) journal.whenSynced(this, seq);
+      if (outcome === PUBLISH_REFUSED) this.synced(seq, false);
+      else if (journal !== null && journal.appends !== appendsBefore) journal.whenSynced(this, seq);
       else this.synced(seq, true);
     }
   }
