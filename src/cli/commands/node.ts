@@ -88,9 +88,10 @@ const awaitStartup: CommandSpec = {
       } catch (err) {
         // Only "not reachable yet" is worth waiting out; a refusal will not change by waiting.
         const unreachable = err instanceof CliError && err.message.startsWith("Could not connect");
-        if (!unreachable || Date.now() + POLL_MS > deadline) throw err;
+        // Give up only once the whole timeout has passed, as rabbitmqctl does.
+        if (!unreachable || Date.now() >= deadline) throw err;
       }
-      await sleep(POLL_MS);
+      await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
     }
   },
 };
