@@ -157,6 +157,15 @@ export class Queue implements QueueSpec, PageSink {
     return this.log === null ? this.ready.bytes : this.ready.bytes + this.log.pagedBytes;
   }
 
+  /** Ready messages held only in the message store (RabbitMQ's `messages_paged_out`). */
+  get pagedOutCount(): number {
+    return this.log === null ? 0 : this.log.pagedCount;
+  }
+
+  get pagedOutBytes(): number {
+    return this.log === null ? 0 : this.log.pagedBytes;
+  }
+
   get consumerCount(): number {
     return this.consumers.length;
   }
