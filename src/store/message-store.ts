@@ -27,6 +27,7 @@ import { recordRef, refOffset, refSegment } from "./record-ref.js";
 import { DELIVERED_BIT, SEGMENT_MAGIC, Segment } from "./segment.js";
 import { SegmentReader } from "./segment-reader.js";
 import { compactSegments } from "./online-compaction.js";
+import { writeCleanShutdownMarker } from "./clean-shutdown.js";
 import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
 
 export interface MessageStoreOptions {
@@ -213,6 +214,7 @@ export class MessageStore implements QueueJournal, LogStore {
     await this.flushNow();
     this.closed = true;
     for (const seg of this.segments.values()) seg.closeFiles();
+    writeCleanShutdownMarker(this.dir);
     this.reader.closeAll();
   }
 

@@ -1,7 +1,7 @@
 /**
  * Boot recovery of the message store: reads every segment in order, skips records marked dead in
  * its side file, and gives each durable queue its live entries back in publish order (by store
- * sequence), redelivered when a delivery was recorded. Recovered messages start out paged: only
+ * sequence), redelivered when a delivery was recorded or the last stop was not clean. Recovered messages start out paged: only
  * their refs are kept (8 bytes each) and the queue pages them in as consumers need them, so boot
  * time and memory do not depend on body sizes. A record whose queue no longer exists is
  * dead. A torn tail (the file ends inside a record) or a record whose checksum does not match is
@@ -16,6 +16,7 @@ import { join } from "node:path";
 import type { MessageStore } from "./message-store.js";
 import { readRecord, type DecodedRecord } from "./message-record.js";
 import { recordRef } from "./record-ref.js";
+import { takeCleanShutdownMarker } from "./clean-shutdown.js";
 import { RefFifo } from "./ref-fifo.js";
 import type { StoredQueueLog } from "./stored-queue-log.js";
 import { DELIVERED_BIT, SEGMENT_MAGIC, Segment, segmentFileName } from "./segment.js";
@@ -47,6 +48,7 @@ const MAX_LOGGED_PER_SEGMENT = 10;
 
 export function recoverMessages(store: MessageStore, compactBelow = 0.5): RecoveryReport {
   const started = performance.now();
+  const clean = takeCleanShutdownMarker(store.dir);
   removeOrphanAckFiles(store.dir);
   const report: RecoveryReport = { segments: 0, messages: 0, queues: 0, orphaned: 0, corruptRecords: 0, tornTails: 0, compactedSegments: 0, deletedSegments: 0, ms: 0 };
   const ids = readdirSync(store.dir)
@@ -126,7 +128,8 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
       seg.records = records;
     }
     for (const l of live) {
-      const wasDelivered = delivered.has(l.offset);
+      // After an unclean stop a delivery's mark may not have reached the file (clean-shutdown.ts).
+      const wasDelivered = !clean || delivered.has(l.offset);
       const ref = copy ? store.appendRaw(buf.subarray(l.offset, l.end), wasDelivered) : recordRef(seg.id, l.offset);
       const q = l.q;
       if (l.rec.storeSeq <= q.lastSeq) q.sorted = false;

@@ -104,6 +104,55 @@ describe("crash safety", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it("marks every message redelivered after a SIGKILL, and only delivered ones after a clean stop", async () => {
+    const dataDir = tmp();
+    const broker = await spawnBroker(dataDir);
+    const conn = await amqp.connect(broker.url);
+    conn.on("error", () => {});
+    const ch = await conn.createConfirmChannel();
+    ch.on("error", () => {});
+    await ch.assertQueue("kill-q", { durable: true });
+    for (let i = 0; i < 20; i++) ch.sendToQueue("kill-q", Buffer.from(String(i)), { persistent: true });
+    await ch.waitForConfirms();
+    await ch.prefetch(5);
+    const got = new Promise<void>((resolve) => {
+      let n = 0;
+      void ch.consume("kill-q", () => {
+        if (++n === 5) resolve();
+      });
+    });
+    await got;
+    // Killed right after the deliveries went out: their marks may or may not be on disk.
+    await broker.kill();
+
+    const after = await startTestBroker({ dataDir });
+    const c2 = await amqp.connect(after.amqpUrl);
+    const ch2 = await c2.createChannel();
+    const back = await drain(ch2, "kill-q", false);
+    assert.equal(back.length, 20);
+    assert.deepEqual(back.filter((m) => !m.fields.redelivered).map((m) => m.content.toString()), [], "after an unclean stop any message may have been delivered");
+    ch2.nackAll(true);
+    await c2.close();
+    await after.close();
+
+    // A clean stop recorded every delivery: a second restart marks exactly what was delivered (all, here).
+    const again = await startTestBroker({ dataDir });
+    const c3 = await amqp.connect(again.amqpUrl);
+    const ch3 = await c3.createConfirmChannel();
+    await ch3.assertQueue("fresh-q", { durable: true });
+    ch3.sendToQueue("fresh-q", Buffer.from("never delivered"), { persistent: true });
+    await ch3.waitForConfirms(); // amqplib's connection.close overtakes frames it has not sent yet
+    await c3.close();
+    await again.close();
+    const last = await startTestBroker({ dataDir });
+    const c4 = await amqp.connect(last.amqpUrl);
+    const ch4 = await c4.createChannel();
+    assert.equal((await mustGet(ch4, "fresh-q", { noAck: true })).fields.redelivered, false, "clean stop: an undelivered message is not redelivered");
+    await c4.close();
+    await last.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
   it("starts with a truncated last segment: the torn record is skipped and logged, the others come back", async () => {
     const dataDir = tmp();
     await storeMessages(dataDir, 10);
