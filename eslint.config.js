@@ -27,7 +27,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.mjs", "bin/**/*.js"],
+    files: ["scripts/**/*.mjs", "bin/**/*.js", "bench/**/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
 );

@@ -4,11 +4,15 @@
  * embedding Coney (e.g. in another project's tests): pass port 0 to get ephemeral ports.
  */
 import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
 import { bootstrapDefaults } from "./broker/bootstrap.js";
 import { Broker } from "./broker/broker.js";
 import { exportDefinitions, importDefinitions, type Definitions } from "./broker/definitions.js";
 import { DefinitionsFile } from "./store/definitions-file.js";
+import { MessageStore } from "./store/message-store.js";
+import { recoverMessages } from "./store/store-recovery.js";
+import type { PagingLimits } from "./store/stored-queue-log.js";
 import { VERSION } from "./amqp/connection/server-properties.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -33,15 +37,18 @@ export interface RunningBroker {
 
 export interface StartOptions extends Partial<ConeyConfig> {
   logger?: Logger;
+  /** Message store tuning (tests use small segments). */
+  messageStore?: { segmentBytes?: number; paging?: PagingLimits; compactEveryMs?: number };
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   const logger = givenLogger ?? createLogger(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
 
-  const broker = new Broker();
+  const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, ...storeOptions });
+  const broker = new Broker({ journal: store });
   const definitions = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION }));
   const saved = definitions.read();
   if (saved) {
@@ -60,6 +67,11 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     logger.info("definitions loaded", { file: config.loadDefinitions });
   }
   definitions.put();
+  // Messages come back after the definitions: only durable queues that still exist get theirs.
+  const recovered = recoverMessages(store);
+  // A confirmed message must not outlive the declaration of its queue: definitions go to disk first.
+  store.beforeSync = () => definitions.flush();
+  if (recovered.segments > 0) logger.info("messages recovered", { ...recovered });
   if (broker.authenticate("guest", "guest")) {
     logger.warn("the default user 'guest' exists with its default password; replace it before production use (see README, Production)");
   }
@@ -119,6 +131,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       alarms.stop();
       await amqps?.close();
       await amqp.close();
+      await store.close();
+      logger.info("message store closed", { ...store.stats });
       definitions.flush();
       logger.info("broker stopped");
     },

@@ -27,15 +27,21 @@ import { DEFAULT_HASHING_ALGORITHM, hashPassword, isValidPasswordHash, verifyPas
 import type { User, UserLimits } from "../auth/user.js";
 import { validateQueueArguments } from "./queue/queue-arguments.js";
 import type { Queue, QueueHost, QueueSpec } from "./queue/queue.js";
+import type { QueueJournal } from "./queue/queue-journal.js";
 import { VHost, type PolicyRecord, type VHostMetadata } from "./vhost.js";
-import { validatePolicy } from "./policies.js";
+import { appliedPolicy, validateOperatorPolicy, validatePolicy, type AppliedPolicy } from "./policies.js";
+import { deadLetteredMessage, isDeadLetterCycle, type DeathReason } from "./dead-letter.js";
+import { checkQueueType } from "./queue/queue-type-rules.js";
 import { ConnectionRegistry } from "./connection-registry.js";
 import { BrokerStats } from "./broker-stats.js";
 import { DirectReplyRegistry } from "./direct-reply.js";
+import { validateGlobalParameter, validateParameter, vhostLimitsOf } from "./runtime-parameters.js";
 
 export interface BrokerOptions {
   definitions?: DefinitionsSink;
   now?: () => number;
+  /** Stores persistent messages of durable queues (src/store/message-store.ts). */
+  journal?: QueueJournal;
 }
 
 export interface UserInput {
@@ -51,6 +57,11 @@ export function userDefinition(u: User): Record<string, unknown> {
   return { name: u.name, password_hash: u.passwordHash, hashing_algorithm: u.hashingAlgorithm, tags: u.tags, limits: u.limits };
 }
 
+/** Broker.publish's result: no queue, routed, or routed but refused by a queue at its length limit. */
+export const PUBLISH_UNROUTED = 0;
+export const PUBLISH_ROUTED = 1;
+export const PUBLISH_REFUSED = 2;
+
 export interface QueueDeclareResult {
   readonly queue: Queue;
   readonly created: boolean;
@@ -62,17 +73,27 @@ export class Broker {
   readonly connections = new ConnectionRegistry();
   readonly stats = new BrokerStats();
   readonly directReply = new DirectReplyRegistry();
+  /** Global runtime parameters (cluster_name, cluster_tags, …): name → JSON value. */
+  readonly globalParameters = new Map<string, unknown>();
   readonly now: () => number;
   definitions: DefinitionsSink;
   private readonly queueHost: QueueHost;
+  /** Publishers wait on it for confirms and tx.commit of stored messages; null = nothing stored. */
+  readonly journal: QueueJournal | null;
+  /** alternate-exchange set by policy (the exchange's own argument wins, as in RabbitMQ). */
+  private readonly policyAlternates = new WeakMap<Exchange, string>();
 
   constructor(options: BrokerOptions = {}) {
     this.now = options.now ?? Date.now;
     this.definitions = options.definitions ?? NO_PERSISTENCE;
+    this.journal = options.journal ?? null;
     this.queueHost = {
       now: this.now,
       queueUnused: (q) => this.removeQueue(this.vhosts.get(q.vhost)!, q),
+      queueExpired: (q) => this.removeQueue(this.vhosts.get(q.vhost)!, q),
+      deadLetter: (q, message, reason) => this.deadLetter(q, message, reason),
     };
+    if (options.journal) this.queueHost.journal = options.journal;
   }
 
   /** A permission checker for a logged-in user; one per connection or HTTP request. */
@@ -114,6 +135,10 @@ export class Broker {
     for (const p of this.users.permissionsOfVhost(name)) this.definitions.delete("permissions", `${name}\u0000${p.user}`);
     this.users.clearVhost(name);
     for (const policy of v.policies.keys()) this.definitions.delete("policies", `${name}\u0000${policy}`);
+    for (const policy of v.operatorPolicies.keys()) this.definitions.delete("operator_policies", `${name}\u0000${policy}`);
+    for (const [component, byName] of v.parameters) {
+      for (const param of byName.keys()) this.definitions.delete("parameters", `${name}\u0000${component}\u0000${param}`);
+    }
     this.vhosts.delete(name);
     this.definitions.delete("vhosts", name);
   }
@@ -177,17 +202,104 @@ export class Broker {
 
   /** Creates or replaces a policy after validating it; returns true when it was created. */
   putPolicy(p: PolicyRecord): boolean {
-    const v = this.vhost(p.vhost);
-    validatePolicy(p);
-    const isNew = !v.policies.has(p.name);
-    v.policies.set(p.name, p);
-    this.definitions.put("policies", `${p.vhost}\u0000${p.name}`, p);
-    return isNew;
+    return this.storePolicy("policies", p, validatePolicy);
   }
 
   deletePolicy(vhost: string, name: string): void {
-    if (!this.vhost(vhost).policies.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
-    this.definitions.delete("policies", `${vhost}\u0000${name}`);
+    this.dropPolicy("policies", vhost, name);
+  }
+
+  /** Operator policies: only RabbitMQ's operator keys; merged with user policies (smaller limit wins). */
+  putOperatorPolicy(p: PolicyRecord): boolean {
+    return this.storePolicy("operator_policies", p, validateOperatorPolicy);
+  }
+
+  deleteOperatorPolicy(vhost: string, name: string): void {
+    this.dropPolicy("operator_policies", vhost, name);
+  }
+
+  private storePolicy(kind: "policies" | "operator_policies", p: PolicyRecord, validate: (p: PolicyRecord) => void): boolean {
+    const v = this.vhost(p.vhost);
+    validate(p);
+    const map = kind === "policies" ? v.policies : v.operatorPolicies;
+    const isNew = !map.has(p.name);
+    map.set(p.name, p);
+    this.definitions.put(kind, `${p.vhost}\u0000${p.name}`, p);
+    this.applyPolicies(v);
+    return isNew;
+  }
+
+  private dropPolicy(kind: "policies" | "operator_policies", vhost: string, name: string): void {
+    const v = this.vhost(vhost);
+    if (!(kind === "policies" ? v.policies : v.operatorPolicies).delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+    this.definitions.delete(kind, `${vhost}\u0000${name}`);
+    this.applyPolicies(v);
+  }
+
+  /** The policy, operator policy and merged definition that apply to a queue or exchange. */
+  policyOf(r: Queue | Exchange): AppliedPolicy {
+    const v = this.vhost(r.vhost);
+    return appliedPolicy(v.policies.values(), v.operatorPolicies.values(), r.kind, r.name, r.kind === "queue" ? r.type : "classic");
+  }
+
+  /** A policy changed: every queue and exchange of the vhost takes its (new) effective definition now. */
+  private applyPolicies(v: VHost): void {
+    for (const q of [...v.queues.values()]) q.applyPolicy(this.policyOf(q).definition);
+    for (const x of v.exchanges.values()) this.applyExchangePolicy(x);
+  }
+
+  private applyExchangePolicy(x: Exchange): void {
+    const ae = this.policyOf(x).definition["alternate-exchange"];
+    if (typeof ae === "string") this.policyAlternates.set(x, ae);
+    else this.policyAlternates.delete(x);
+  }
+
+  // ---------------------------------------------------------------- runtime parameters
+
+  /** PUT /api/parameters/{component}/{vhost}/{name}: validated first; returns true when created. */
+  putParameter(component: string, vhostName: string, name: string, value: unknown): boolean {
+    const v = this.vhost(vhostName);
+    validateParameter(component, name, value);
+    let byName = v.parameters.get(component);
+    if (!byName) v.parameters.set(component, (byName = new Map()));
+    const isNew = !byName.has(name);
+    byName.set(name, value);
+    this.definitions.put("parameters", `${vhostName}\u0000${component}\u0000${name}`, { vhost: vhostName, component, name, value });
+    return isNew;
+  }
+
+  deleteParameter(component: string, vhostName: string, name: string): void {
+    const byName = this.vhost(vhostName).parameters.get(component);
+    if (!byName?.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+    this.definitions.delete("parameters", `${vhostName}\u0000${component}\u0000${name}`);
+  }
+
+  putGlobalParameter(name: string, value: unknown): boolean {
+    validateGlobalParameter(name, value);
+    const isNew = !this.globalParameters.has(name);
+    this.globalParameters.set(name, value);
+    this.definitions.put("global_parameters", name, { name, value });
+    return isNew;
+  }
+
+  deleteGlobalParameter(name: string): void {
+    if (!this.globalParameters.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+    this.definitions.delete("global_parameters", name);
+  }
+
+  /**
+   * connection.open: the vhost must exist, the user must hold a permission in it, and the
+   * vhost's max-connections limit must allow one more (RabbitMQ's rabbit_reader texts).
+   */
+  admitConnection(permissions: PermissionChecker, vhostName: string): VHost {
+    const v = this.vhosts.get(vhostName);
+    if (!v) throw new BrokerError("notAllowed", `vhost ${vhostName} not found`);
+    permissions.checkVhost(vhostName);
+    const limit = vhostLimitsOf(v.parameters).maxConnections;
+    if (limit >= 0 && this.connections.inVhost(vhostName).length >= limit) {
+      throw new BrokerError("notAllowed", `access to vhost '${vhostName}' refused for user '${permissions.user.name}': connection limit (${limit}) is reached`);
+    }
+    return v;
   }
 
   // ---------------------------------------------------------------- exchanges
@@ -220,6 +332,7 @@ export class Broker {
     }
     const x = createExchange(vhostName, spec)!;
     v.addExchange(x);
+    this.applyExchangePolicy(x);
     if (x.durable) this.definitions.put("exchanges", `${vhostName}\u0000${x.name}`, exchangeDefinition(x));
     return true;
   }
@@ -271,24 +384,24 @@ export class Broker {
       // RabbitMQ's strict check: a redeclare must come from the owner with the same exclusivity.
       existing.checkExclusiveAccess(spec.exclusiveOwner, true);
       assertQueueEquivalent(existing, spec);
+      existing.touch();
       return { queue: existing, created: false };
     }
     if (spec.name !== "") checkNotReserved("queue", name);
     validateQueueArguments(spec.arguments, name, vhostName);
+    const maxQueues = vhostLimitsOf(v.parameters).maxQueues;
+    if (maxQueues >= 0 && v.queues.size >= maxQueues) {
+      throw new BrokerError("preconditionFailed", `cannot declare queue '${name}': queue limit in vhost '${vhostName}' (${maxQueues}) is reached`);
+    }
     const dlx = spec.arguments["x-dead-letter-exchange"];
     if (typeof dlx === "string") {
       // RabbitMQ: a dead-letter exchange needs write on it and read on the queue.
       ctx.permissions.check(vhostName, "write", "exchange", dlx);
       ctx.permissions.check(vhostName, "read", "queue", name);
     }
-    if (spec.arguments["x-queue-type"] === "quorum" && (!spec.durable || spec.autoDelete || spec.exclusiveOwner !== null)) {
-      const field = !spec.durable ? "durable" : spec.autoDelete ? "auto_delete" : "exclusive";
-      throw new BrokerError("preconditionFailed", `invalid property '${field}' for queue '${name}' in vhost '${vhostName}'`);
-    }
-    if (spec.arguments["x-queue-type"] === "stream") {
-      throw new BrokerError("preconditionFailed", `queue type 'stream' is not supported by this broker (queue '${name}' in vhost '${vhostName}')`);
-    }
+    checkQueueType({ ...spec, name }, vhostName);
     const q = v.addQueue({ ...spec, name });
+    q.applyPolicy(this.policyOf(q).definition);
     if (q.durable && q.exclusiveOwner === null) this.definitions.put("queues", `${vhostName}\u0000${name}`, queueDefinition(q));
     return { queue: q, created: true };
   }
@@ -404,13 +517,33 @@ export class Broker {
     const n = this.route(v, x, message, out);
     this.stats.publish++;
     v.stats.publish++;
-    for (let i = 0; i < n; i++) out[i]!.enqueue(message);
-    return n;
+    if (n === 0) return PUBLISH_UNROUTED;
+    let result = PUBLISH_ROUTED;
+    for (let i = 0; i < n; i++) if (!out[i]!.enqueue(message)) result = PUBLISH_REFUSED;
+    return result;
   }
 
   private alternateExchange(v: VHost, x: Exchange): Exchange | undefined {
-    const name = x.arguments["alternate-exchange"];
-    return typeof name === "string" ? v.exchanges.get(name) : undefined;
+    const arg = x.arguments["alternate-exchange"];
+    const name = typeof arg === "string" ? arg : this.policyAlternates.get(x);
+    return name === undefined ? undefined : v.exchanges.get(name);
+  }
+
+  /**
+   * Republishes a message that died in `q` to its dead-letter exchange (rabbit_dead_letter):
+   * dropped when that exchange does not exist, and not delivered to a queue where it would
+   * cycle without a rejection (isDeadLetterCycle).
+   */
+  private deadLetter(q: Queue, message: Message, reason: DeathReason): void {
+    const v = this.vhosts.get(q.vhost);
+    const exchange = q.settings.deadLetterExchange;
+    const x = exchange === null ? undefined : v?.exchanges.get(exchange);
+    if (!v || !x) return;
+    const dead = deadLetteredMessage(message, q.name, reason, this.now(), { exchange: x.name, routingKey: q.settings.deadLetterRoutingKey });
+    // Its own array: dead-lettering can nest (a target queue may overflow and dead-letter too).
+    const targets: Queue[] = [];
+    v.route(x, dead.routingKey, dead.properties.headers, targets, (e) => this.alternateExchange(v, e));
+    for (const t of targets) if (!isDeadLetterCycle(dead, t.name, reason)) t.enqueue(dead);
   }
 
   // ---------------------------------------------------------------- connections

@@ -4,7 +4,7 @@
  * the broker's durable definitions, so what survives a restart and what an export shows agree.
  *
  * Import merges, as RabbitMQ does: existing queues/exchanges/bindings are kept, users, vhosts,
- * permissions and policies are overwritten. The shape of every item is checked before anything
+ * permissions, policies and parameters are overwritten. The shape of every item is checked before anything
  * is applied; a semantic refusal while applying (e.g. a permission for an unknown user) stops
  * the import there, as RabbitMQ's importer does.
  */
@@ -17,6 +17,9 @@ import { userDefinition, type Broker } from "./broker.js";
 import type { ClientContext } from "./client-context.js";
 import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
 import type { PolicyRecord } from "./vhost.js";
+import { validateParameter } from "./runtime-parameters.js";
+
+const OPERATOR_POLICY_COMPONENT = "operator_policy";
 
 export interface Definitions {
   rabbit_version?: string;
@@ -61,10 +64,18 @@ export function exportDefinitions(broker: Broker, opts: ExportOptions): Definiti
     })),
     permissions: broker.users.allPermissions().map((p) => p.toJSON()),
     topic_permissions: [],
-    parameters: vhosts.flatMap((v) =>
-      [...v.parameters].flatMap(([component, byName]) => [...byName].map(([name, value]) => ({ vhost: v.name, component, name, value }))),
-    ),
-    global_parameters: [],
+    parameters: vhosts.flatMap((v) => [
+      ...[...v.parameters].flatMap(([component, byName]) => [...byName].map(([name, value]) => ({ vhost: v.name, component, name, value }))),
+      // The definitions format has no operator-policies key; RabbitMQ keeps them as runtime
+      // parameters of component "operator_policy", and so does this file.
+      ...[...v.operatorPolicies.values()].map((p) => ({
+        vhost: p.vhost,
+        component: OPERATOR_POLICY_COMPONENT,
+        name: p.name,
+        value: { pattern: p.pattern, "apply-to": p.applyTo, definition: p.definition, priority: p.priority },
+      })),
+    ]),
+    global_parameters: [...broker.globalParameters].map(([name, value]) => ({ name, value })),
     policies: vhosts.flatMap((v) =>
       [...v.policies.values()].map((p) => ({ vhost: p.vhost, name: p.name, pattern: p.pattern, "apply-to": p.applyTo, definition: p.definition, priority: p.priority })),
     ),
@@ -131,6 +142,22 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
   const queues = items(defs, "queues").map((q, n) => ({ vhost: vhostOf(q, `queues[${n}]`), item: q, where: `queues[${n}]` }));
   const bindings = items(defs, "bindings").map((b, n) => ({ vhost: vhostOf(b, `bindings[${n}]`), item: b, where: `bindings[${n}]` }));
   const policies = items(defs, "policies").map((p, n) => ({ vhost: vhostOf(p, `policies[${n}]`), item: p, where: `policies[${n}]` }));
+  const allParameters = items(defs, "parameters").map((p, n) => ({ item: p, where: `parameters[${n}]` }));
+  const operatorPolicies = allParameters
+    .filter(({ item }) => item["component"] === OPERATOR_POLICY_COMPONENT)
+    .map(({ item, where }) => {
+      const value = item["value"];
+      if (value === null || typeof value !== "object" || Array.isArray(value)) throw new BrokerError("badRequest", `${where}: invalid value`);
+      return { vhost: vhostOf(item, where), name: str(item, "name", where), value: value as Record<string, unknown>, where };
+    });
+  const parameters = allParameters
+    .filter(({ item }) => item["component"] !== OPERATOR_POLICY_COMPONENT)
+    .map(({ item: p, where }) => {
+      const param = { vhost: vhostOf(p, where), component: str(p, "component", where), name: str(p, "name", where), value: p["value"] };
+      validateParameter(param.component, param.name, param.value);
+      return param;
+    });
+  const globalParameters = vhostOverride ? [] : items(defs, "global_parameters").map((p, n) => ({ name: str(p, "name", `global_parameters[${n}]`), value: p["value"] }));
 
   for (const u of users) broker.putUser(u.name, { passwordHash: u.passwordHash, hashingAlgorithm: u.algorithm, tags: u.tags });
   for (const v of vhosts) broker.putVhost(v.name, v.description === undefined ? {} : { description: v.description });
@@ -154,17 +181,22 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
     if (str(item, "destination_type", where, "queue") === "queue") broker.bindQueue(ctx, vhost, dest, source, key, args);
     else broker.bindExchange(ctx, vhost, dest, source, key, args);
   }
-  for (const { vhost, item, where } of policies) {
-    const record: PolicyRecord = {
-      vhost,
-      name: str(item, "name", where),
-      pattern: str(item, "pattern", where),
-      applyTo: str(item, "apply-to", where, "all"),
-      definition: (item["definition"] ?? {}) as Record<string, unknown>,
-      priority: typeof item["priority"] === "number" ? item["priority"] : 0,
-    };
-    broker.putPolicy(record);
-  }
+  for (const { vhost, item, where } of policies) broker.putPolicy(policyRecord(vhost, str(item, "name", where), item, where));
+  for (const { vhost, name, value, where } of operatorPolicies) broker.putOperatorPolicy(policyRecord(vhost, name, value, where));
+  for (const p of parameters) broker.putParameter(p.component, p.vhost, p.name, p.value);
+  // RabbitMQ's exports carry its internal_cluster_id; it names nothing in Coney.
+  for (const g of globalParameters) if (g.name !== "internal_cluster_id") broker.putGlobalParameter(g.name, g.value);
+}
+
+function policyRecord(vhost: string, name: string, item: Record<string, unknown>, where: string): PolicyRecord {
+  return {
+    vhost,
+    name,
+    pattern: str(item, "pattern", where),
+    applyTo: str(item, "apply-to", where, "all"),
+    definition: (item["definition"] ?? {}) as Record<string, unknown>,
+    priority: typeof item["priority"] === "number" ? item["priority"] : 0,
+  };
 }
 
 /** Imports run as the system: every pattern matches. */

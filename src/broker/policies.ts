@@ -2,7 +2,8 @@
  * Policies: validation of their definitions (RabbitMQ's known keys, each with its type and
  * range, so an unknown key or a bad value is refused before anything is stored) and the rule
  * that picks the policy applying to a queue or exchange: pattern match on the name, apply-to,
- * highest priority wins. Making the definitions take effect on queues is a separate step.
+ * highest priority wins; and operator policies (a restricted key set) merged with the user
+ * policy as RabbitMQ merges them (rabbit_policies:merge_policy_value: the smaller limit wins).
  */
 import { BrokerError } from "../errors/broker-error.js";
 import { compilePattern, InvalidPatternError } from "../auth/permission-pattern.js";
@@ -48,6 +49,58 @@ const KEYS: ReadonlyMap<string, Check> = new Map([
 ]);
 
 export const APPLY_TO = ["all", "queues", "exchanges", "classic_queues", "quorum_queues", "streams"] as const;
+
+/** RabbitMQ's operator_policy_validator keys; each merges with the user policy by min(). */
+const OPERATOR_KEYS: ReadonlySet<string> = new Set([
+  "expires",
+  "message-ttl",
+  "max-length",
+  "max-length-bytes",
+  "max-in-memory-length",
+  "max-in-memory-bytes",
+  "delivery-limit",
+]);
+
+export function validateOperatorPolicy(p: PolicyRecord): void {
+  for (const key of Object.keys(p.definition)) {
+    if (!OPERATOR_KEYS.has(key)) {
+      throw new BrokerError("badRequest", `Validation failed\n\n[{<<"${key}">>,${JSON.stringify(p.definition[key])}}] are not recognised policy settings\n`);
+    }
+  }
+  validatePolicy(p);
+}
+
+/** What applies to one queue or exchange: the user policy, the operator policy, and their merge. */
+export interface AppliedPolicy {
+  readonly policy: PolicyRecord | null;
+  readonly operatorPolicy: PolicyRecord | null;
+  readonly definition: Readonly<Record<string, unknown>>;
+}
+
+export const NO_POLICY: AppliedPolicy = { policy: null, operatorPolicy: null, definition: {} };
+
+/** rabbit_policy:merge_operator_definitions: operator keys win, or the smaller value when both set one. */
+export function mergeOperatorDefinition(user: Readonly<Record<string, unknown>>, operator: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...user };
+  for (const [key, value] of Object.entries(operator)) {
+    const mine = out[key];
+    out[key] = typeof mine === "number" && typeof value === "number" ? Math.min(mine, value) : value;
+  }
+  return out;
+}
+
+export function appliedPolicy(
+  policies: Iterable<PolicyRecord>,
+  operatorPolicies: Iterable<PolicyRecord>,
+  kind: "queue" | "exchange",
+  name: string,
+  queueType = "classic",
+): AppliedPolicy {
+  const policy = effectivePolicy(policies, kind, name, queueType);
+  const operatorPolicy = effectivePolicy(operatorPolicies, kind, name, queueType);
+  if (!policy && !operatorPolicy) return NO_POLICY;
+  return { policy, operatorPolicy, definition: mergeOperatorDefinition(policy?.definition ?? {}, operatorPolicy?.definition ?? {}) };
+}
 
 export function validatePolicy(p: PolicyRecord): void {
   try {

@@ -14,13 +14,17 @@ import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
+import { RateSampler } from "./rate-sampler.js";
+import { collectBroker } from "./rate-sources.js";
 import { registerBindings } from "./routes/bindings.js";
 import { registerConnections } from "./routes/connections.js";
 import { registerDefinitions } from "./routes/definitions.js";
 import { registerExchanges } from "./routes/exchanges.js";
 import { registerHealth } from "./routes/health.js";
 import { registerOverview } from "./routes/overview.js";
+import { registerParameters } from "./routes/parameters.js";
 import { registerPolicies } from "./routes/policies.js";
+import { registerOperatorPolicies } from "./routes/operator-policies.js";
 import { registerQueues } from "./routes/queues.js";
 import { registerUsers } from "./routes/users.js";
 import { registerVhosts } from "./routes/vhosts.js";
@@ -52,10 +56,12 @@ const REQUEST_TIMEOUT_MS = 60_000;
 const IDLE_KEEP_ALIVE_MS = 30_000;
 
 export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logger): Promise<HttpListener> {
+  // Names may be 255 bytes, which URL-encode to up to 765 characters: the router's default
+  // parameter limit (100) would refuse valid names with a 414 before any route saw them.
   const app = Fastify({
     logger: false,
     bodyLimit: opts.config.httpBodyLimit,
-    ignoreTrailingSlash: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     requestTimeout: REQUEST_TIMEOUT_MS,
     connectionTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: IDLE_KEEP_ALIVE_MS,
@@ -84,17 +90,20 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "Object Not Found", reason: "Not Found" }));
 
   const node = opts.config.clusterName;
+  const rates = new RateSampler(collectBroker(broker));
+  rates.start();
   const ctx: RouteContext = {
     broker,
     config: opts.config,
     node,
     listeners: [{ protocol: "amqp", port: opts.amqpPort }, ...opts.listeners],
+    rates,
     tokens: opts.tokens,
     alarms: opts.alarms,
     loginThrottle: opts.loginThrottle,
     certificates: opts.certificates,
   };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies]) {
+  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });
@@ -102,5 +111,11 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   const port = typeof address === "object" && address ? address.port : opts.port;
   (ctx.listeners as Array<{ protocol: string; port: number }>).push({ protocol: opts.tls ? "https" : "http", port });
   if (opts.tls) opts.certificates.push({ protocol: "https", port, file: opts.tls.cert });
-  return { port, close: () => app.close() };
+  return {
+    port,
+    close: () => {
+      rates.stop();
+      return app.close();
+    },
+  };
 }

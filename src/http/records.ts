@@ -9,16 +9,104 @@ import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.
 import type { Exchange } from "../broker/exchange/exchange.js";
 import { bindingDefinition, exchangeDefinition } from "../broker/definition-records.js";
 import type { Queue } from "../broker/queue/queue.js";
-import type { PolicyRecord, VHost } from "../broker/vhost.js";
+import { NO_POLICY, type AppliedPolicy } from "../broker/policies.js";
+import type { VHost } from "../broker/vhost.js";
 import { propertiesKey } from "./properties-key.js";
+import type { Counters, RateSampler } from "./rate-sampler.js";
+
+/** What every record needs besides its object: the node name, and the rates of its counters. */
+export interface RecordContext {
+  readonly node: string;
+  readonly rates: RateSampler;
+}
+
+// Counter groups: each is both rendered with `_details` rates and sampled by the rate sampler
+// (see rate-sources.ts), so what a record shows and what its rate is computed from agree.
+
+export function queueCounters(q: Queue): Counters {
+  return { messages: q.messageCount + q.unacked, messages_ready: q.messageCount, messages_unacknowledged: q.unacked };
+}
+
+/** The delivery counters that queues, channels and the broker all keep, as RabbitMQ names them. */
+interface DeliveryCounters {
+  readonly publish: number;
+  readonly deliver: number;
+  readonly deliverNoAck: number;
+  readonly get: number;
+  readonly getNoAck: number;
+  readonly ack: number;
+  readonly redeliver: number;
+}
+
+export function deliveryStats(s: DeliveryCounters): Record<string, number> {
+  return {
+    publish: s.publish,
+    deliver: s.deliver,
+    deliver_no_ack: s.deliverNoAck,
+    get: s.get,
+    get_no_ack: s.getNoAck,
+    deliver_get: s.deliver + s.deliverNoAck + s.get + s.getNoAck,
+    ack: s.ack,
+    redeliver: s.redeliver,
+  };
+}
+
+export function queueMessageStats(q: Queue): Counters {
+  return deliveryStats(q.stats);
+}
+
+/** messages / ready / unacknowledged summed over some queues. */
+export function queueTotals(queues: Iterable<Queue>): { messages: number; messages_ready: number; messages_unacknowledged: number } {
+  let ready = 0;
+  let unacked = 0;
+  for (const q of queues) {
+    ready += q.messageCount;
+    unacked += q.unacked;
+  }
+  return { messages: ready + unacked, messages_ready: ready, messages_unacknowledged: unacked };
+}
+
+export function exchangeMessageStats(x: Exchange): Counters {
+  return { publish_in: x.stats.publishIn, publish_out: x.stats.publishOut };
+}
+
+export function vhostCounters(v: VHost): Counters {
+  return { ...queueTotals(v.queues.values()), recv_oct: v.stats.recvOct, send_oct: v.stats.sendOct };
+}
+
+export function vhostMessageStats(v: VHost): Counters {
+  return { publish: v.stats.publish, deliver_get: v.stats.deliver, ack: v.stats.ack };
+}
+
+export function connectionCounters(c: ConnectionInfo): Counters {
+  return { recv_oct: c.recvOct, send_oct: c.sendOct, recv_cnt: c.recvCnt, send_cnt: c.sendCnt };
+}
+
+export function channelMessageStats(ch: ChannelInfo): Counters {
+  return { ...deliveryStats(ch.stats), confirm: ch.stats.confirm, return_unroutable: ch.stats.returnUnroutable };
+}
+
+/** Rate-sampler keys: one per counter group of one object, stable for the object's life. */
+export const rateKey = {
+  queue: (q: Queue) => `queue\u0000${q.vhost}\u0000${q.name}`,
+  queueStats: (q: Queue) => `queue-stats\u0000${q.vhost}\u0000${q.name}`,
+  exchangeStats: (x: Exchange) => `exchange-stats\u0000${x.vhost}\u0000${x.name}`,
+  vhost: (v: VHost) => `vhost\u0000${v.name}`,
+  vhostStats: (v: VHost) => `vhost-stats\u0000${v.name}`,
+  connection: (c: ConnectionInfo) => `connection\u0000${c.name}`,
+  channelStats: (ch: ChannelInfo) => `channel-stats\u0000${ch.name}`,
+};
 
 /** Rough bytes a queue holds: message bodies plus a fixed per-entry bookkeeping cost. */
 const ENTRY_OVERHEAD = 200;
 
-export function queueRecord(q: Queue, node: string, policy: PolicyRecord | null = null): Record<string, unknown> {
+export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy = NO_POLICY): Record<string, unknown> {
   const ready = q.messageCount;
   const unacked = q.unacked;
   const consumers = q.listConsumers();
+  // Paged-out messages live only on disk; the rest (ready in memory, and every unacked one) is in RAM.
+  const ramCount = ready - q.pagedOutCount + unacked;
+  const ramBytes = q.readyBytes - q.pagedOutBytes + q.unackedBytes;
   return {
     name: q.name,
     vhost: q.vhost,
@@ -27,43 +115,40 @@ export function queueRecord(q: Queue, node: string, policy: PolicyRecord | null 
     exclusive: q.exclusiveOwner !== null,
     arguments: q.arguments,
     type: q.type,
-    node,
+    node: rc.node,
     state: "running",
-    messages: ready + unacked,
-    messages_ready: ready,
-    messages_unacknowledged: unacked,
+    ...rc.rates.withRates(rateKey.queue(q), queueCounters(q)),
     message_bytes: q.readyBytes + q.unackedBytes,
     message_bytes_ready: q.readyBytes,
     message_bytes_unacknowledged: q.unackedBytes,
+    messages_paged_out: q.pagedOutCount,
+    message_bytes_paged_out: q.pagedOutBytes,
+    messages_ram: ramCount,
+    message_bytes_ram: ramBytes,
     consumers: consumers.length,
     consumer_capacity: consumers.length > 0 ? 1 : 0,
     consumer_utilisation: consumers.length > 0 ? 1 : 0,
     exclusive_consumer_tag: consumers.find((c) => c.exclusive)?.tag ?? null,
-    memory: (ready + unacked) * ENTRY_OVERHEAD + q.readyBytes + q.unackedBytes,
-    policy: policy?.name ?? null,
-    operator_policy: null,
-    effective_policy_definition: policy?.definition ?? {},
+    memory: ramCount * ENTRY_OVERHEAD + ramBytes,
+    policy: applied.policy?.name ?? null,
+    operator_policy: applied.operatorPolicy?.name ?? null,
+    effective_policy_definition: applied.definition,
     idle_since: new Date(q.lastActivity).toISOString(),
-    message_stats: {
-      publish: q.stats.publish,
-      deliver: q.stats.deliver,
-      deliver_no_ack: q.stats.deliverNoAck,
-      get: q.stats.get,
-      get_no_ack: q.stats.getNoAck,
-      deliver_get: q.stats.deliver + q.stats.deliverNoAck + q.stats.get + q.stats.getNoAck,
-      ack: q.stats.ack,
-      redeliver: q.stats.redeliver,
-    },
+    // A quorum queue on one node: that node leads and is the only member (RabbitMQ's fields).
+    ...(q.type === "quorum" ? { leader: rc.node, members: [rc.node], online: [rc.node] } : {}),
+    ...(q.singleActiveConsumer ? { single_active_consumer_tag: consumers[0]?.tag ?? null } : {}),
+    message_stats: rc.rates.withRates(rateKey.queueStats(q), queueMessageStats(q)),
   };
 }
 
-export function exchangeRecord(x: Exchange, policy: PolicyRecord | null = null): Record<string, unknown> {
+export function exchangeRecord(x: Exchange, rc: RecordContext, applied: AppliedPolicy = NO_POLICY): Record<string, unknown> {
   return {
     ...exchangeDefinition(x),
-    policy: policy?.name ?? null,
-    effective_policy_definition: policy?.definition ?? {},
+    policy: applied.policy?.name ?? null,
+    operator_policy: applied.operatorPolicy?.name ?? null,
+    effective_policy_definition: applied.definition,
     user_who_performed_action: "rmq-internal",
-    message_stats: { publish_in: x.stats.publishIn, publish_out: x.stats.publishOut },
+    message_stats: rc.rates.withRates(rateKey.exchangeStats(x), exchangeMessageStats(x)),
   };
 }
 
@@ -84,13 +169,7 @@ export function permissionRecord(p: Permission): Record<string, unknown> {
   return p.toJSON();
 }
 
-export function vhostRecord(v: VHost, node: string): Record<string, unknown> {
-  let ready = 0;
-  let unacked = 0;
-  for (const q of v.queues.values()) {
-    ready += q.messageCount;
-    unacked += q.unacked;
-  }
+export function vhostRecord(v: VHost, rc: RecordContext): Record<string, unknown> {
   const m = v.metadata;
   return {
     name: v.name,
@@ -99,20 +178,16 @@ export function vhostRecord(v: VHost, node: string): Record<string, unknown> {
     default_queue_type: m.defaultQueueType,
     metadata: { description: m.description, tags: m.tags, default_queue_type: m.defaultQueueType },
     tracing: m.tracing,
-    cluster_state: { [node]: "running" },
-    messages: ready + unacked,
-    messages_ready: ready,
-    messages_unacknowledged: unacked,
-    recv_oct: v.stats.recvOct,
-    send_oct: v.stats.sendOct,
-    message_stats: { publish: v.stats.publish, deliver_get: v.stats.deliver, ack: v.stats.ack },
+    cluster_state: { [rc.node]: "running" },
+    ...rc.rates.withRates(rateKey.vhost(v), vhostCounters(v)),
+    message_stats: rc.rates.withRates(rateKey.vhostStats(v), vhostMessageStats(v)),
   };
 }
 
-export function connectionRecord(c: ConnectionInfo, node: string): Record<string, unknown> {
+export function connectionRecord(c: ConnectionInfo, rc: RecordContext): Record<string, unknown> {
   return {
     name: c.name,
-    node,
+    node: rc.node,
     type: "network",
     protocol: c.protocol,
     host: c.host,
@@ -130,18 +205,14 @@ export function connectionRecord(c: ConnectionInfo, node: string): Record<string
     timeout: c.heartbeat,
     channels: c.channels.length,
     client_properties: c.clientProperties,
-    recv_oct: c.recvOct,
-    send_oct: c.sendOct,
-    recv_cnt: c.recvCnt,
-    send_cnt: c.sendCnt,
+    ...rc.rates.withRates(rateKey.connection(c), connectionCounters(c)),
   };
 }
 
-export function channelRecord(ch: ChannelInfo, node: string): Record<string, unknown> {
-  const s = ch.stats;
+export function channelRecord(ch: ChannelInfo, rc: RecordContext): Record<string, unknown> {
   return {
     name: ch.name,
-    node,
+    node: rc.node,
     number: ch.number,
     connection_details: { name: ch.connectionName, peer_host: ch.peerHost, peer_port: ch.peerPort },
     user: ch.user,
@@ -156,17 +227,6 @@ export function channelRecord(ch: ChannelInfo, node: string): Record<string, unk
     acks_uncommitted: ch.acksUncommitted,
     confirm: ch.confirm,
     transactional: ch.transactional,
-    message_stats: {
-      publish: s.publish,
-      confirm: s.confirm,
-      deliver: s.deliver,
-      deliver_no_ack: s.deliverNoAck,
-      get: s.get,
-      get_no_ack: s.getNoAck,
-      deliver_get: s.deliver + s.deliverNoAck + s.get + s.getNoAck,
-      ack: s.ack,
-      redeliver: s.redeliver,
-      return_unroutable: s.returnUnroutable,
-    },
+    message_stats: rc.rates.withRates(rateKey.channelStats(ch), channelMessageStats(ch)),
   };
 }

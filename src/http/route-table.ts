@@ -12,6 +12,7 @@ import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
+import type { RateSampler } from "./rate-sampler.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
 
@@ -27,6 +28,7 @@ export interface RouteContext {
   /** Live resource alarms (memory, disk). */
   readonly alarms: ResourceAlarms;
   readonly loginThrottle: LoginThrottle;
+  readonly rates: RateSampler;
 }
 
 export interface Request {

@@ -2,6 +2,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mustGet } from "../helpers/amqplib-get.js";
+import { txRpc as rpc } from "../helpers/amqplib-tx.js";
 import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
 import { withTimeout } from "../helpers/wait.js";
 
@@ -63,10 +64,3 @@ describe("confirms, transactions, direct reply-to", () => {
     await server.close();
   });
 });
-
-/** Sends a tx method through amqplib's generic Channel.rpc (method ids: class 90). */
-async function rpc(ch: object, method: "txSelect" | "txCommit" | "txRollback"): Promise<void> {
-  const ids = { txSelect: [0x5a000a, 0x5a000b], txCommit: [0x5a0014, 0x5a0015], txRollback: [0x5a001e, 0x5a001f] } as const;
-  const [id, okId] = ids[method];
-  await (ch as { rpc: (id: number, fields: object, expect: number) => Promise<unknown> }).rpc(id, {}, okId);
-}

@@ -9,6 +9,7 @@ const entry = (seq: number): QueueEntry => ({
   seq,
   redelivered: false,
   deliveryCount: 0,
+  returns: 0,
   expiresAt: 0,
 });
 

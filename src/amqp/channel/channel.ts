@@ -19,6 +19,7 @@ import {
   encodeBasicReturn,
   encodeChannelClose,
   encodeChannelCloseOk,
+  encodeTxCommitOk,
   MethodId,
   writeBody,
   writeContentHeader,
@@ -27,15 +28,18 @@ import {
   type Method,
 } from "../codec/generated.js";
 import { BrokerError } from "../../errors/broker-error.js";
+import { checkExpiration } from "../../broker/queue/message-expiry.js";
+import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_UNROUTED } from "../../broker/broker.js";
 import type { ClientContext } from "../../broker/client-context.js";
 import type { ChannelInfo } from "../../broker/connection-registry.js";
 import type { Exchange } from "../../broker/exchange/exchange.js";
 import { createMessage, type Message } from "../../broker/message.js";
 import type { Queue } from "../../broker/queue/queue.js";
 import type { QueueEntry } from "../../broker/queue/queue-entry.js";
+import type { SyncWaiter } from "../../broker/queue/queue-journal.js";
 import type { AmqpConnection } from "../connection/connection.js";
 import type { ChannelConsumer } from "./channel-consumer.js";
-import { ConfirmTracker } from "./confirm-tracker.js";
+import { ConfirmTracker, TX_COMMIT_TOKEN } from "./confirm-tracker.js";
 import { METHOD_HANDLERS } from "./method-table.js";
 import type { DirectReplyConsumer } from "./direct-reply-to.js";
 
@@ -64,7 +68,7 @@ interface TxState {
   settlements: Array<() => void>;
 }
 
-export class Channel {
+export class Channel implements SyncWaiter {
   state: "open" | "closing" = "open";
   readonly ctx: ClientContext;
   nextDeliveryTag = 1;
@@ -127,6 +131,7 @@ export class Channel {
         prefetchCount: c.prefetch,
         priority: c.priority,
         arguments: c.args as ChannelInfo["consumers"][number]["arguments"],
+        activity: c.queue.consumerActivity(c),
       })),
     };
   }
@@ -205,6 +210,7 @@ export class Channel {
       if (props.userId !== undefined && props.userId !== user && !this.ctx.permissions.user.tags.includes("impersonator")) {
         throw new BrokerError("preconditionFailed", `user_id property set to '${props.userId}' but authenticated user was '${user}'`);
       }
+      if (props.expiration !== undefined) checkExpiration(props.expiration);
       let raw = c.rawProperties;
       if (props.replyTo !== undefined && props.replyTo === "amq.rabbitmq.reply-to") {
         if (!this.replyConsumer) throw new BrokerError("preconditionFailed", "fast reply consumer does not exist");
@@ -227,10 +233,12 @@ export class Channel {
   route(exchange: Exchange, message: Message, mandatory: boolean): void {
     const seq = this.confirm ? this.confirm.take() : 0;
     const broker = this.conn.broker;
-    const routed = exchange.name === "" && message.routingKey.startsWith("amq.rabbitmq.reply-to.")
-      ? this.conn.broker.directReply.deliver(message.routingKey, message)
-      : broker.publish(this.vhost, exchange, message, this.routed) > 0;
-    if (!routed) {
+    const journal = broker.journal;
+    const appendsBefore = journal ? journal.appends : 0;
+    const outcome = exchange.name === "" && message.routingKey.startsWith("amq.rabbitmq.reply-to.")
+      ? (this.conn.broker.directReply.deliver(message.routingKey, message) ? PUBLISH_ROUTED : PUBLISH_UNROUTED)
+      : broker.publish(this.vhost, exchange, message, this.routed);
+    if (outcome === PUBLISH_UNROUTED) {
       if (mandatory) {
         this.sendReturn(312, "NO_ROUTE", message);
         this.stats.returnUnroutable++;
@@ -240,9 +248,26 @@ export class Channel {
       }
     }
     if (this.confirm) {
-      this.confirm.settle(seq, true);
-      this.conn.scheduleFlush();
+      // A queue at its limit with overflow reject-publish(-dlx) refused it: the publisher gets a nack.
+      // A persistent message stored for a durable queue is confirmed only once it is fsynced.
+      if (outcome === PUBLISH_REFUSED) this.synced(seq, false);
+      else if (journal !== null && journal.appends !== appendsBefore) journal.whenSynced(this, seq);
+      else this.synced(seq, true);
     }
+  }
+
+  /** The message store synced what this channel waits for: a confirm (token = seq) or a tx.commit. */
+  synced(token: number, ok: boolean): void {
+    if (token === TX_COMMIT_TOKEN) {
+      if (this.state !== "open" || this.conn.channels.get(this.number) !== this) return;
+      if (ok) encodeTxCommitOk(this.conn.out, this.number, {});
+      else this.conn.methodError(new BrokerError("internalError", "the message store could not write the transaction"), this.number, 90, 20);
+      this.conn.maybeFlush();
+      return;
+    }
+    if (!this.confirm) return;
+    this.confirm.settle(token, ok);
+    this.conn.scheduleFlush();
   }
 
   private sendReturn(code: number, text: string, message: Message): void {
@@ -291,12 +316,15 @@ export class Channel {
   beforeFlush(): void {
     const tracker = this.confirm;
     if (!tracker || tracker.unconfirmed === 0) return;
+    const before = tracker.unconfirmed;
     tracker.drain((deliveryTag, multiple, ack) => {
       if (ack) encodeBasicAck(this.conn.out, this.number, { deliveryTag, multiple });
       else encodeBasicNack(this.conn.out, this.number, { deliveryTag, multiple, requeue: false });
-      this.stats.confirm++;
-      this.conn.broker.stats.confirm++;
     });
+    // RabbitMQ's `confirm` statistic counts confirmed messages, not basic.ack frames.
+    const confirmed = before - tracker.unconfirmed;
+    this.stats.confirm += confirmed;
+    this.conn.broker.stats.confirm += confirmed;
   }
 
   // ------------------------------------------------------------ settlement

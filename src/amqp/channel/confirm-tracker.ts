@@ -4,6 +4,9 @@
  * responsibility for it (for persistent messages in durable queues: after fsync). Confirms go
  * out in order and coalesce: a run of acks becomes one basic.ack with multiple=true.
  */
+/** The message-store sync token of a tx.commit; confirm sequence numbers (the other tokens) start at 1. */
+export const TX_COMMIT_TOKEN = 0;
+
 export class ConfirmTracker {
   private nextSeq = 1;
   /** Sequence numbers below this are confirmed to the client. */

@@ -346,12 +346,9 @@ export class AmqpConnection implements ClientConnection {
       },
       openVhost: (vhost: string) => {
         this.state = "opening";
-        const v = this.broker.vhosts.get(vhost);
-        if (!v) throw new BrokerError("notAllowed", `vhost ${vhost} not found`);
-        this.permissions!.checkVhost(vhost);
+        this.vhostRef = this.broker.admitConnection(this.permissions!, vhost);
         this.checkConnectionLimits();
         this.vhost = vhost;
-        this.vhostRef = v;
       },
       tuned: (t: Tuning, clientProperties: FieldTable, mechanism: string) => {
         this.tuning = t;

@@ -21,7 +21,7 @@ const oneOf =
   (v) =>
     typeof v !== "string" ? `{unacceptable_type,${fieldTypeName(v)}}` : values.includes(v) ? null : `{invalid_value,<<"${v}">>}`;
 const priority: Check = (v) =>
-  !isInt(v) ? `{unacceptable_type,${fieldTypeName(v)}}` : v < 0 ? `{value_negative,${v}}` : Number(v) > 255 ? `{value_too_big,${v}}` : null;
+  !isInt(v) ? `{unacceptable_type,${fieldTypeName(v)}}` : v < 0 ? `{value_negative,${v}}` : Number(v) > 255 ? `{max_value_exceeded,${v}}` : null;
 
 /** RabbitMQ's declare_args(): validated on declare and compared on redeclare. */
 export const DECLARE_ARGS: ReadonlyMap<string, Check> = new Map([

@@ -8,7 +8,18 @@
 import { EntryDeque } from "./entry-deque.js";
 import type { QueueEntry } from "./queue-entry.js";
 
-export class ReadyList {
+/** What a queue needs from its ready messages; a plain FIFO or a priority queue (priority-ready-list.ts). */
+export interface ReadyEntries extends Iterable<QueueEntry> {
+  readonly length: number;
+  readonly bytes: number;
+  push(e: QueueEntry): void;
+  peek(): QueueEntry | undefined;
+  shift(): QueueEntry | undefined;
+  requeue(entries: readonly QueueEntry[]): void;
+  clear(): QueueEntry[];
+}
+
+export class ReadyList implements ReadyEntries {
   private readonly fresh = new EntryDeque();
   /** Descending by seq: the oldest requeued entry is last. */
   private requeued: QueueEntry[] = [];

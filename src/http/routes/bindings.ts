@@ -16,13 +16,17 @@ import { created, noContent, resource, type Request, type RouteContext } from ".
 
 export function registerBindings(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
-  const all = (vhost: string): Binding[] => [...b.vhost(vhost).bindings()];
+  // RabbitMQ lists each queue's implicit default-exchange binding first, then the declared ones.
+  const all = (vhost: string): Record<string, unknown>[] => {
+    const v = b.vhost(vhost);
+    return [...[...v.queues.values()].map(defaultBindingRecord), ...[...v.bindings()].map(bindingRecord)];
+  };
 
-  resource(app, ctx, "/api/bindings", { GET: ({ caller }) => [...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)).flatMap(all).map(bindingRecord) });
+  resource(app, ctx, "/api/bindings", { GET: ({ caller }) => [...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)).flatMap(all) });
   resource(app, ctx, "/api/bindings/:vhost", {
     GET: ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return all(params["vhost"]!).map(bindingRecord);
+      return all(params["vhost"]!);
     },
   });
 

@@ -26,8 +26,8 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
         prefetch_count: c.prefetchCount,
         priority: c.priority,
         arguments: c.arguments,
-        active: true,
-        activity_status: "up",
+        active: c.activity !== "waiting",
+        activity_status: c.activity,
       })),
     );
   const own = (c: Caller, name: string): ConnectionInfo => {
@@ -38,9 +38,9 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
     return info;
   };
 
-  resource(app, ctx, "/api/connections", { GET: ({ caller, query }) => listResponse(visible(caller).map((c) => connectionRecord(c, ctx.node)), query, ["name"]) });
+  resource(app, ctx, "/api/connections", { GET: ({ caller, query }) => listResponse(visible(caller).map((c) => connectionRecord(c, ctx)), query, ["name"]) });
   resource(app, ctx, "/api/connections/:name", {
-    GET: ({ caller, params }) => connectionRecord(own(caller, params["name"]!), ctx.node),
+    GET: ({ caller, params }) => connectionRecord(own(caller, params["name"]!), ctx),
     DELETE: ({ caller, params, raw }) => {
       const info = own(caller, params["name"]!);
       if (!isAdministrator(caller.user) && info.user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
@@ -49,13 +49,13 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
       return noContent();
     },
   });
-  resource(app, ctx, "/api/connections/:name/channels", { GET: ({ caller, params }) => own(caller, params["name"]!).channels.map((ch) => channelRecord(ch, ctx.node)) });
-  resource(app, ctx, "/api/channels", { GET: ({ caller, query }) => listResponse(channels(visible(caller)).map((ch) => channelRecord(ch, ctx.node)), query, ["name"]) });
+  resource(app, ctx, "/api/connections/:name/channels", { GET: ({ caller, params }) => own(caller, params["name"]!).channels.map((ch) => channelRecord(ch, ctx)) });
+  resource(app, ctx, "/api/channels", { GET: ({ caller, query }) => listResponse(channels(visible(caller)).map((ch) => channelRecord(ch, ctx)), query, ["name"]) });
   resource(app, ctx, "/api/channels/:name", {
     GET: ({ caller, params }) => {
       const ch = channels(visible(caller)).find((c) => c.name === params["name"]);
       if (!ch) throw objectNotFound();
-      return { ...channelRecord(ch, ctx.node), consumer_details: consumers([ch]) };
+      return { ...channelRecord(ch, ctx), consumer_details: consumers([ch]) };
     },
   });
   resource(app, ctx, "/api/consumers", { GET: ({ caller }) => consumers(channels(visible(caller))) });
@@ -68,13 +68,13 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
   resource(app, ctx, "/api/vhosts/:vhost/connections", {
     GET: ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return visible(caller).filter((c) => c.vhost === params["vhost"]).map((c) => connectionRecord(c, ctx.node));
+      return visible(caller).filter((c) => c.vhost === params["vhost"]).map((c) => connectionRecord(c, ctx));
     },
   });
   resource(app, ctx, "/api/vhosts/:vhost/channels", {
     GET: ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return channels(visible(caller)).filter((c) => c.vhost === params["vhost"]).map((ch) => channelRecord(ch, ctx.node));
+      return channels(visible(caller)).filter((c) => c.vhost === params["vhost"]).map((ch) => channelRecord(ch, ctx));
     },
   });
 }

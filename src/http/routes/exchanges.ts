@@ -3,7 +3,6 @@ import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../amqp/codec/field-table.js";
 import { createMessage } from "../../broker/message.js";
 import type { Exchange } from "../../broker/exchange/exchange.js";
-import { effectivePolicy } from "../../broker/policies.js";
 import { checkNameLength } from "../../broker/names.js";
 import type { Queue } from "../../broker/queue/queue.js";
 import { BrokerError } from "../../errors/broker-error.js";
@@ -28,7 +27,7 @@ export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void
     return x;
   };
   const scratch: Queue[] = [];
-  const record = (x: Exchange) => exchangeRecord(x, effectivePolicy(b.vhost(x.vhost).policies.values(), "exchange", x.name));
+  const record = (x: Exchange) => exchangeRecord(x, ctx, b.policyOf(x));
 
   resource(app, ctx, "/api/exchanges", { GET: ({ caller, query }) => listOf([...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)), query) });
   resource(app, ctx, "/api/exchanges/:vhost", {

@@ -7,6 +7,7 @@ import { VERSION } from "../../amqp/connection/server-properties.js";
 import { requireMonitor } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { resource, type RouteContext } from "../route-table.js";
+import { overviewChurn, overviewKey, overviewMessageStats, overviewQueueTotals } from "../rate-sources.js";
 
 const exchangeTypes = (): unknown[] =>
   [...EXCHANGE_TYPES].map(([name, t]) => ({ name, description: t.description, enabled: true })).sort((a, b) => a.name.localeCompare(b.name));
@@ -65,18 +66,14 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   const b = ctx.broker;
   resource(app, ctx, "/api/overview", {
     GET: ({ caller }) => {
-      let queues = 0, consumers = 0, exchanges = 0, ready = 0, unacked = 0;
+      let queues = 0, consumers = 0, exchanges = 0;
       for (const v of b.vhosts.values()) {
         exchanges += v.exchanges.size;
-        for (const q of v.queues.values()) {
-          queues++;
-          consumers += q.consumerCount;
-          ready += q.messageCount;
-          unacked += q.unacked;
-        }
+        queues += v.queues.size;
+        for (const q of v.queues.values()) consumers += q.consumerCount;
       }
       const conns = b.connections.list();
-      const s = b.stats;
+      const rates = ctx.rates;
       return {
         management_version: VERSION,
         rates_mode: "basic",
@@ -89,29 +86,9 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         cluster_name: ctx.config.clusterName,
         node: ctx.node,
         exchange_types: exchangeTypes(),
-        message_stats: {
-          publish: s.publish,
-          deliver: s.deliver,
-          deliver_no_ack: s.deliverNoAck,
-          deliver_get: s.deliver + s.deliverNoAck + s.get + s.getNoAck,
-          get: s.get,
-          get_no_ack: s.getNoAck,
-          ack: s.ack,
-          confirm: s.confirm,
-          redeliver: s.redeliver,
-          return_unroutable: s.returnUnroutable,
-          drop_unroutable: s.dropUnroutable,
-        },
-        churn_rates: {
-          connection_created: s.connectionCreated,
-          connection_closed: s.connectionClosed,
-          channel_created: s.channelCreated,
-          channel_closed: s.channelClosed,
-          queue_declared: s.queueDeclared,
-          queue_created: s.queueCreated,
-          queue_deleted: s.queueDeleted,
-        },
-        queue_totals: { messages: ready + unacked, messages_ready: ready, messages_unacknowledged: unacked },
+        message_stats: rates.withRates(overviewKey.messageStats, overviewMessageStats(b)),
+        churn_rates: rates.withRates(overviewKey.churn, overviewChurn(b)),
+        queue_totals: rates.withRates(overviewKey.queueTotals, overviewQueueTotals(b)),
         object_totals: {
           ...(isMonitor(caller.user) ? { consumers } : {}),
           queues,

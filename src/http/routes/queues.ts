@@ -2,7 +2,6 @@
 import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../amqp/codec/field-table.js";
 import { checkNameLength } from "../../broker/names.js";
-import { effectivePolicy } from "../../broker/policies.js";
 import type { Queue } from "../../broker/queue/queue.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
@@ -15,7 +14,7 @@ import { BrokerError } from "../../errors/broker-error.js";
 
 export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
-  const record = (q: Queue) => queueRecord(q, ctx.node, effectivePolicy(b.vhost(q.vhost).policies.values(), "queue", q.name, q.type));
+  const record = (q: Queue) => queueRecord(q, ctx, b.policyOf(q));
   const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
     listResponse(vhosts.flatMap((v) => [...b.vhost(v).queues.values()].map((q) => record(q))), query);
 

@@ -14,7 +14,7 @@ export function registerVhosts(app: FastifyInstance, ctx: RouteContext): void {
   resource(app, ctx, "/api/vhosts", {
     GET: ({ caller, query }) =>
       listResponse(
-        [...b.vhosts.values()].filter((v) => isMonitor(caller.user) || canSeeVhost(caller, v.name)).map((v) => vhostRecord(v, ctx.node)),
+        [...b.vhosts.values()].filter((v) => isMonitor(caller.user) || canSeeVhost(caller, v.name)).map((v) => vhostRecord(v, ctx)),
         query,
         ["name"],
       ),
@@ -24,7 +24,7 @@ export function registerVhosts(app: FastifyInstance, ctx: RouteContext): void {
       requireAdministrator(caller);
       const v = b.vhosts.get(params["vhost"]!);
       if (!v) throw objectNotFound();
-      return vhostRecord(v, ctx.node);
+      return vhostRecord(v, ctx);
     },
     PUT: ({ caller, params, body }) => {
       requireAdministrator(caller);

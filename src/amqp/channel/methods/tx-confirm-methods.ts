@@ -10,7 +10,7 @@ import {
   MethodId,
 } from "../../codec/generated.js";
 import { BrokerError } from "../../../errors/broker-error.js";
-import { ConfirmTracker } from "../confirm-tracker.js";
+import { ConfirmTracker, TX_COMMIT_TOKEN } from "../confirm-tracker.js";
 import { on, type HandlerTable } from "./handler.js";
 
 const notTransactional = (): BrokerError => new BrokerError("preconditionFailed", "channel is not transactional");
@@ -34,13 +34,17 @@ export const txAndConfirmHandlers: HandlerTable = [
     tx.settlements = [];
     // Route with the transaction lifted, so route() publishes instead of buffering again.
     ch.tx = null;
+    const journal = ch.conn.broker.journal;
+    const appendsBefore = journal ? journal.appends : 0;
     try {
       for (const p of publishes) ch.route(p.exchange, p.message, p.mandatory);
       for (const s of settlements) s();
     } finally {
       ch.tx = tx;
     }
-    encodeTxCommitOk(ch.conn.out, ch.number, {});
+    // commit-ok means the persistent messages are on disk (AMQP tx: committed work is durable).
+    if (journal !== null && journal.appends !== appendsBefore) journal.whenSynced(ch, TX_COMMIT_TOKEN);
+    else encodeTxCommitOk(ch.conn.out, ch.number, {});
   }),
   on(MethodId.TxRollback, (ch) => {
     const tx = ch.tx;

@@ -1,0 +1,17 @@
+/**
+ * Copy-on-write header changes for a message held by the broker. A message may sit in several
+ * queues at once, so a queue that changes headers (dead-lettering, x-delivery-count) gets a
+ * copy; the body Buffer is shared, and rawProperties is dropped so the transport re-encodes.
+ */
+import type { FieldTable, FieldValue } from "../amqp/codec/field-table.js";
+import type { BasicProperties, Message } from "./message.js";
+
+/** A copy of `message` with other properties/headers; `exchange`/`routingKey` as given. */
+export function rewriteMessage(message: Message, properties: BasicProperties, exchange = message.exchange, routingKey = message.routingKey): Message {
+  return { ...message, exchange, routingKey, properties, rawProperties: null };
+}
+
+export function withHeader(message: Message, key: string, value: FieldValue): Message {
+  const headers: FieldTable = { ...message.properties.headers, [key]: value };
+  return rewriteMessage(message, { ...message.properties, headers });
+}

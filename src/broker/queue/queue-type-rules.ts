@@ -1,0 +1,26 @@
+/**
+ * What each queue type refuses at declare, with RabbitMQ's texts (rabbit_quorum_queue:declare):
+ * a quorum queue is durable, not auto-delete, not exclusive, and refuses the arguments it has no
+ * use for; overflow reject-publish-dlx is a classic-only mode. Streams are not offered by Coney.
+ */
+import { BrokerError, describeResource } from "../../errors/broker-error.js";
+import type { QueueSpec } from "./queue.js";
+
+/** rabbit_quorum_queue:check_invalid_arguments for the features Coney's quorum queues lack. */
+const QUORUM_INVALID_ARGS = ["x-max-priority", "x-queue-mode", "x-max-in-memory-length", "x-max-in-memory-bytes", "x-quorum-initial-group-size", "x-cancel-on-ha-failover"];
+
+export function checkQueueType(spec: QueueSpec, vhost: string): void {
+  const type = spec.arguments["x-queue-type"];
+  const resource = describeResource("queue", spec.name, vhost);
+  if (type === "stream") throw new BrokerError("preconditionFailed", `queue type 'stream' is not supported by this broker (${resource})`);
+  if (type !== "quorum") return;
+  for (const key of QUORUM_INVALID_ARGS) {
+    if (Object.hasOwn(spec.arguments, key)) throw new BrokerError("preconditionFailed", `invalid arg '${key}' for ${resource}`);
+  }
+  if (spec.arguments["x-overflow"] === "reject-publish-dlx") {
+    throw new BrokerError("preconditionFailed", `invalid arg 'x-overflow' with value 'reject-publish-dlx' for ${resource}`);
+  }
+  if (spec.autoDelete) throw new BrokerError("preconditionFailed", `invalid property 'auto-delete' for ${resource}`);
+  if (spec.exclusiveOwner !== null) throw new BrokerError("preconditionFailed", `invalid property 'exclusive-owner' for ${resource}`);
+  if (!spec.durable) throw new BrokerError("preconditionFailed", `invalid property 'non-durable' for ${resource}`);
+}

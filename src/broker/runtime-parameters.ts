@@ -1,0 +1,54 @@
+/**
+ * Runtime parameters (RabbitMQ's rabbit_runtime_parameters): vhost-scoped values keyed by
+ * component and name, and global values keyed by name. RabbitMQ accepts a vhost-scoped
+ * parameter only for a component that some feature registered; Coney's only such feature is
+ * `vhost-limits` (max-connections, max-queues), which the Broker enforces. Components of
+ * plugins Coney does not have (federation-upstream, shovel, …) are refused, as a RabbitMQ node
+ * without those plugins refuses them, rather than stored with no effect.
+ */
+import { BrokerError } from "../errors/broker-error.js";
+
+export const VHOST_LIMITS_COMPONENT = "vhost-limits";
+/** RabbitMQ stores a vhost's limits as the single parameter vhost-limits/limits. */
+export const VHOST_LIMITS_NAME = "limits";
+
+const LIMIT_KEYS = new Set(["max-connections", "max-queues"]);
+
+export interface VHostLimits {
+  /** Negative means no limit (RabbitMQ's convention); 0 refuses every connection. */
+  readonly maxConnections: number;
+  readonly maxQueues: number;
+}
+
+export const NO_VHOST_LIMITS: VHostLimits = { maxConnections: -1, maxQueues: -1 };
+
+const validationFailed = (detail: string): BrokerError => new BrokerError("badRequest", `Validation failed\n\n${detail}\n`);
+
+/** Checks a vhost-scoped parameter before anything is stored. */
+export function validateParameter(component: string, name: string, value: unknown): void {
+  if (component !== VHOST_LIMITS_COMPONENT) throw validationFailed(`component ${component} not found`);
+  if (name !== VHOST_LIMITS_NAME) throw validationFailed(`vhost limits must be set as parameter '${VHOST_LIMITS_NAME}', not '${name}'`);
+  validateLimits(value);
+}
+
+function validateLimits(value: unknown): asserts value is Record<string, number> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw validationFailed("limits must be a JSON object");
+  const unknown = Object.keys(value).filter((k) => !LIMIT_KEYS.has(k));
+  if (unknown.length > 0) throw validationFailed(`Unrecognised terms ${JSON.stringify(unknown)} in limits`);
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v !== "number" || !Number.isInteger(v)) throw validationFailed(`${k} should be an integer, got ${JSON.stringify(v)}`);
+  }
+}
+
+/** The limits in force for a vhost, read from its vhost-limits parameter. */
+export function vhostLimitsOf(parameters: ReadonlyMap<string, ReadonlyMap<string, unknown>>): VHostLimits {
+  const value = parameters.get(VHOST_LIMITS_COMPONENT)?.get(VHOST_LIMITS_NAME) as Record<string, number> | undefined;
+  if (!value) return NO_VHOST_LIMITS;
+  return { maxConnections: value["max-connections"] ?? -1, maxQueues: value["max-queues"] ?? -1 };
+}
+
+/** Global parameters hold any JSON value (cluster_name, cluster_tags, …); only the name is checked. */
+export function validateGlobalParameter(name: string, value: unknown): void {
+  if (name === "") throw validationFailed("a global parameter needs a name");
+  if (value === undefined) throw new BrokerError("badRequest", "[{key_missing,value}]");
+}

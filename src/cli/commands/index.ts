@@ -1,0 +1,25 @@
+/** Every coneyctl command, in one list the parser and `help` read. */
+import type { CommandSpec } from "../command-spec.js";
+import { CONNECTION_COMMANDS } from "./connections.js";
+import { DEFINITION_COMMANDS } from "./definitions.js";
+import { EXCHANGE_COMMANDS } from "./exchanges.js";
+import { helpCommand } from "./help.js";
+import { NODE_COMMANDS } from "./node.js";
+import { PERMISSION_COMMANDS } from "./permissions.js";
+import { POLICY_COMMANDS } from "./policies.js";
+import { QUEUE_COMMANDS } from "./queues.js";
+import { USER_COMMANDS } from "./users.js";
+import { VHOST_COMMANDS } from "./vhosts.js";
+
+export const ALL_COMMANDS: readonly CommandSpec[] = [
+  helpCommand(() => ALL_COMMANDS),
+  ...PERMISSION_COMMANDS,
+  ...USER_COMMANDS,
+  ...VHOST_COMMANDS,
+  ...QUEUE_COMMANDS,
+  ...EXCHANGE_COMMANDS,
+  ...CONNECTION_COMMANDS,
+  ...POLICY_COMMANDS,
+  ...DEFINITION_COMMANDS,
+  ...NODE_COMMANDS,
+];

@@ -1,0 +1,99 @@
+/**
+ * Node-level commands: status (rabbitmqctl's sections, filled from /api/overview and
+ * /api/nodes) and await_startup (waits until the management API answers).
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { CommandSpec } from "../command-spec.js";
+import { CliError } from "../exit-codes.js";
+import type { Item } from "../list-columns.js";
+import { ManagementClient } from "../management-client.js";
+
+const path = ManagementClient.path;
+const GB = 1024 ** 3;
+const gb = (bytes: unknown): string => `${(Number(bytes) / GB).toFixed(4)} gb`;
+const PURPOSE: Record<string, string> = { amqp: "AMQP 0-9-1", http: "HTTP API" };
+
+function statusText(overview: Item, node: Item, vhosts: number): string {
+  const totals = (overview["object_totals"] ?? {}) as Item;
+  const listeners = (overview["listeners"] ?? []) as Item[];
+  const alarms = [...(node["mem_alarm"] ? ["memory"] : []), ...(node["disk_free_alarm"] ? ["disk space"] : [])];
+  return [
+    "Runtime\n",
+    `OS PID: ${String(node["os_pid"])}`,
+    `OS: ${process.platform === "linux" ? "Linux" : process.platform}`,
+    `Uptime (seconds): ${Math.floor(Number(node["uptime"]) / 1000)}`,
+    `Product name: ${String(overview["product_name"])}`,
+    `Product version: ${String(overview["product_version"])}`,
+    `RabbitMQ version: ${String(overview["rabbitmq_version"])}`,
+    `Node name: ${String(overview["node"])}`,
+    `Runtime: ${String(overview["erlang_full_version"] ?? overview["erlang_version"])}`,
+    "\nAlarms\n",
+    ...(alarms.length === 0 ? ["(none)"] : alarms.map((a) => `Free ${a} alarm on node ${String(overview["node"])}`)),
+    "\nMemory\n",
+    `Total memory used: ${gb(node["mem_used"])}`,
+    `Memory high watermark setting: 0.4 of available memory, computed to: ${gb(node["mem_limit"])}`,
+    "\nFree Disk Space\n",
+    `Low free disk space watermark: ${gb(node["disk_free_limit"])}`,
+    `Free disk space: ${gb(node["disk_free"])}`,
+    "\nTotals\n",
+    `Connection count: ${String(totals["connections"] ?? 0)}`,
+    `Queue count: ${String(totals["queues"] ?? 0)}`,
+    `Virtual host count: ${vhosts}`,
+    "\nListeners\n",
+    ...(listeners.length === 0
+      ? ["(none)"]
+      : listeners.map((l) => {
+          const protocol = String(l["protocol"]);
+          return `Interface: ${String(l["ip_address"])}, port: ${String(l["port"])}, protocol: ${protocol}, purpose: ${PURPOSE[protocol] ?? protocol}`;
+        })),
+  ].join("\n");
+}
+
+const status: CommandSpec = {
+  name: "status",
+  usage: "status",
+  description: "Displays status of a node",
+  section: "node",
+  minArgs: 0,
+  maxArgs: 0,
+  async run({ api, out }) {
+    const overview = await api.get<Item>(path("overview"));
+    const nodeName = String(overview["node"]);
+    const [node, vhosts] = await Promise.all([api.get<Item>(path("nodes", nodeName)), api.get<Item[]>(path("vhosts"))]);
+    if (out.json) {
+      out.raw(JSON.stringify({ overview, node, virtual_host_count: vhosts.length }) + "\n");
+      return;
+    }
+    out.banner(`Status of node ${nodeName} ...`);
+    out.raw(statusText(overview, node, vhosts.length) + "\n");
+  },
+};
+
+const POLL_MS = 100;
+
+const awaitStartup: CommandSpec = {
+  name: "await_startup",
+  usage: "await_startup [--timeout <seconds>]",
+  description: "Waits for the broker to start (its management API to answer); default timeout 300 seconds",
+  section: "node",
+  minArgs: 0,
+  maxArgs: 0,
+  async run({ api, out, opts }) {
+    const deadline = Date.now() + (opts["timeout"] === undefined ? 300 : Number(opts["timeout"])) * 1000;
+    for (;;) {
+      try {
+        api.expectOk(await api.send("GET", path("overview")));
+        out.done();
+        return;
+      } catch (err) {
+        // Only "not reachable yet" is worth waiting out; a refusal will not change by waiting.
+        const unreachable = err instanceof CliError && err.message.startsWith("Could not connect");
+        // Give up only once the whole timeout has passed, as rabbitmqctl does.
+        if (!unreachable || Date.now() >= deadline) throw err;
+      }
+      await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
+    }
+  },
+};
+
+export const NODE_COMMANDS: readonly CommandSpec[] = [status, awaitStartup];

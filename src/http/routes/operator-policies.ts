@@ -1,0 +1,20 @@
+/**
+ * /api/operator-policies: RabbitMQ's operator policies (limits an operator imposes over user
+ * policies), read and changed by administrators only, as RabbitMQ's management plugin does.
+ */
+import type { FastifyInstance } from "fastify";
+import { requireAdministrator } from "../http-auth.js";
+import type { RouteContext } from "../route-table.js";
+import { registerPolicyKind } from "./policy-routes.js";
+
+export function registerOperatorPolicies(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  registerPolicyKind(app, ctx, {
+    base: "/api/operator-policies",
+    of: (v) => v.operatorPolicies,
+    put: (p) => b.putOperatorPolicy(p),
+    remove: (vhost, name) => b.deleteOperatorPolicy(vhost, name),
+    authorizeRead: requireAdministrator,
+    authorizeWrite: requireAdministrator,
+  });
+}

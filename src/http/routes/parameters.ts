@@ -1,0 +1,147 @@
+/**
+ * /api/parameters (vhost-scoped runtime parameters by component), /api/global-parameters, and
+ * /api/vhost-limits, RabbitMQ's view of the `vhost-limits` component. Parameters need the
+ * policymaker (or administrator) tag, as in RabbitMQ; limits are read by anyone who can see
+ * the vhost and written by administrators.
+ */
+import type { FastifyInstance } from "fastify";
+import type { Broker } from "../../broker/broker.js";
+import { VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME } from "../../broker/runtime-parameters.js";
+import type { VHost } from "../../broker/vhost.js";
+import { canSeeVhost, requireAdministrator, requirePolicymaker, requireVhost, type Caller } from "../http-auth.js";
+import { badRequest, objectNotFound } from "../http-errors.js";
+import { listResponse } from "../list-query.js";
+import { objectBody } from "../request-body.js";
+import { created, noContent, resource, type RouteContext } from "../route-table.js";
+
+type ParameterRecord = { vhost: string; component: string; name: string; value: unknown };
+
+function parametersOf(v: VHost, component?: string): ParameterRecord[] {
+  const out: ParameterRecord[] = [];
+  for (const [c, byName] of v.parameters) {
+    if (component !== undefined && c !== component) continue;
+    for (const [name, value] of byName) out.push({ vhost: v.name, component: c, name, value });
+  }
+  return out;
+}
+
+function visibleVhosts(b: Broker, caller: Caller): VHost[] {
+  return [...b.vhosts.values()].filter((v) => canSeeVhost(caller, v.name));
+}
+
+function valueOf(body: unknown): unknown {
+  const o = objectBody(body);
+  if (!("value" in o)) throw badRequest("[{key_missing,value}]");
+  return o["value"];
+}
+
+export function registerParameters(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  const byName = ["vhost", "component", "name"];
+
+  resource(app, ctx, "/api/parameters", {
+    GET: ({ caller, query }) => {
+      requirePolicymaker(caller);
+      return listResponse(visibleVhosts(b, caller).flatMap((v) => parametersOf(v)), query, byName);
+    },
+  });
+  resource(app, ctx, "/api/parameters/:component", {
+    GET: ({ caller, params, query }) => {
+      requirePolicymaker(caller);
+      return listResponse(visibleVhosts(b, caller).flatMap((v) => parametersOf(v, params["component"])), query, byName);
+    },
+  });
+  resource(app, ctx, "/api/parameters/:component/:vhost", {
+    GET: ({ caller, params, query }) => {
+      requirePolicymaker(caller);
+      requireVhost(b, caller, params["vhost"]!);
+      return listResponse(parametersOf(b.vhost(params["vhost"]!), params["component"]), query, byName);
+    },
+  });
+  resource(app, ctx, "/api/parameters/:component/:vhost/:name", {
+    GET: ({ caller, params }) => {
+      requirePolicymaker(caller);
+      requireVhost(b, caller, params["vhost"]!);
+      const { component, vhost, name } = params as { component: string; vhost: string; name: string };
+      const byComponent = b.vhost(vhost).parameters.get(component);
+      if (!byComponent?.has(name)) throw objectNotFound();
+      return { vhost, component, name, value: byComponent.get(name) };
+    },
+    PUT: ({ caller, params, body }) => {
+      requirePolicymaker(caller);
+      requireVhost(b, caller, params["vhost"]!);
+      return b.putParameter(params["component"]!, params["vhost"]!, params["name"]!, valueOf(body)) ? created() : noContent();
+    },
+    DELETE: ({ caller, params }) => {
+      requirePolicymaker(caller);
+      requireVhost(b, caller, params["vhost"]!);
+      b.deleteParameter(params["component"]!, params["vhost"]!, params["name"]!);
+      return noContent();
+    },
+  });
+
+  resource(app, ctx, "/api/global-parameters", {
+    GET: ({ caller, query }) => {
+      requirePolicymaker(caller);
+      return listResponse([...b.globalParameters].map(([name, value]) => ({ name, value })), query, ["name"]);
+    },
+  });
+  resource(app, ctx, "/api/global-parameters/:name", {
+    GET: ({ caller, params }) => {
+      requirePolicymaker(caller);
+      const name = params["name"]!;
+      if (!b.globalParameters.has(name)) throw objectNotFound();
+      return { name, value: b.globalParameters.get(name) };
+    },
+    PUT: ({ caller, params, body }) => {
+      requirePolicymaker(caller);
+      return b.putGlobalParameter(params["name"]!, valueOf(body)) ? created() : noContent();
+    },
+    DELETE: ({ caller, params }) => {
+      requirePolicymaker(caller);
+      b.deleteGlobalParameter(params["name"]!);
+      return noContent();
+    },
+  });
+
+  registerVhostLimits(app, ctx);
+}
+
+/** RabbitMQ's limits record: `{"vhost", "value": {"max-connections": N, "max-queues": N}}`. */
+function limitsRecord(v: VHost): { vhost: string; value: unknown } | null {
+  const value = v.parameters.get(VHOST_LIMITS_COMPONENT)?.get(VHOST_LIMITS_NAME);
+  return value === undefined ? null : { vhost: v.name, value };
+}
+
+function registerVhostLimits(app: FastifyInstance, ctx: RouteContext): void {
+  const b = ctx.broker;
+  const present = (r: ReturnType<typeof limitsRecord>): r is { vhost: string; value: unknown } => r !== null;
+  resource(app, ctx, "/api/vhost-limits", {
+    GET: ({ caller }) => visibleVhosts(b, caller).map(limitsRecord).filter(present),
+  });
+  resource(app, ctx, "/api/vhost-limits/:vhost", {
+    GET: ({ caller, params }) => {
+      requireVhost(b, caller, params["vhost"]!);
+      return [limitsRecord(b.vhost(params["vhost"]!))].filter(present);
+    },
+  });
+  resource(app, ctx, "/api/vhost-limits/:vhost/:name", {
+    PUT: ({ caller, params, body }) => {
+      requireAdministrator(caller);
+      const v = b.vhost(params["vhost"]!);
+      const current = (limitsRecord(v)?.value ?? {}) as Record<string, unknown>;
+      b.putParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME, { ...current, [params["name"]!]: valueOf(body) });
+      return noContent();
+    },
+    DELETE: ({ caller, params }) => {
+      requireAdministrator(caller);
+      const v = b.vhost(params["vhost"]!);
+      const current = { ...((limitsRecord(v)?.value ?? {}) as Record<string, unknown>) };
+      if (!(params["name"]! in current)) throw objectNotFound();
+      delete current[params["name"]!];
+      if (Object.keys(current).length === 0) b.deleteParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME);
+      else b.putParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME, current);
+      return noContent();
+    },
+  });
+}

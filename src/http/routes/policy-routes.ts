@@ -1,0 +1,75 @@
+/**
+ * The routes of one kind of policy, shared by /api/policies and /api/operator-policies: list
+ * (all, per vhost, sorted by priority), one, PUT (validated by the broker), DELETE.
+ */
+import type { FastifyInstance } from "fastify";
+import type { PolicyRecord, VHost } from "../../broker/vhost.js";
+import type { Caller } from "../http-auth.js";
+import { canSeeVhost, requireVhost } from "../http-auth.js";
+import { badRequest, objectNotFound } from "../http-errors.js";
+import { listResponse } from "../list-query.js";
+import { objectBody, optString, reqString } from "../request-body.js";
+import { created, noContent, resource, type RouteContext } from "../route-table.js";
+
+export interface PolicyKind {
+  readonly base: string;
+  readonly of: (v: VHost) => ReadonlyMap<string, PolicyRecord>;
+  /** Returns true when created. */
+  readonly put: (p: PolicyRecord) => boolean;
+  readonly remove: (vhost: string, name: string) => void;
+  readonly authorizeRead: (c: Caller) => void;
+  readonly authorizeWrite: (c: Caller) => void;
+}
+
+const record = (p: PolicyRecord) => ({ vhost: p.vhost, name: p.name, pattern: p.pattern, "apply-to": p.applyTo, definition: p.definition, priority: p.priority });
+
+export function registerPolicyKind(app: FastifyInstance, ctx: RouteContext, kind: PolicyKind): void {
+  const b = ctx.broker;
+  resource(app, ctx, kind.base, {
+    GET: ({ caller, query }) => {
+      kind.authorizeRead(caller);
+      return listResponse([...b.vhosts.values()].filter((v) => canSeeVhost(caller, v.name)).flatMap((v) => [...kind.of(v).values()].map(record)), query, ["priority"]);
+    },
+  });
+  resource(app, ctx, `${kind.base}/:vhost`, {
+    GET: ({ caller, params, query }) => {
+      kind.authorizeRead(caller);
+      requireVhost(b, caller, params["vhost"]!);
+      return listResponse([...kind.of(b.vhost(params["vhost"]!)).values()].map(record), query, ["priority"]);
+    },
+  });
+  resource(app, ctx, `${kind.base}/:vhost/:name`, {
+    GET: ({ caller, params }) => {
+      kind.authorizeRead(caller);
+      requireVhost(b, caller, params["vhost"]!);
+      const p = kind.of(b.vhost(params["vhost"]!)).get(params["name"]!);
+      if (!p) throw objectNotFound();
+      return record(p);
+    },
+    PUT: ({ caller, params, body }) => {
+      kind.authorizeWrite(caller);
+      requireVhost(b, caller, params["vhost"]!);
+      const o = objectBody(body);
+      const definition = o["definition"];
+      if (definition === undefined) throw badRequest("[{key_missing,definition}]");
+      if (definition === null || typeof definition !== "object" || Array.isArray(definition)) throw badRequest("'definition' must be a JSON object");
+      const priority = o["priority"] ?? 0;
+      if (typeof priority !== "number") throw badRequest("'priority' must be an integer");
+      const p: PolicyRecord = {
+        vhost: params["vhost"]!,
+        name: params["name"]!,
+        pattern: reqString(o, "pattern"),
+        applyTo: optString(o, "apply-to", "all"),
+        definition: definition as Record<string, unknown>,
+        priority,
+      };
+      return kind.put(p) ? created() : noContent();
+    },
+    DELETE: ({ caller, params }) => {
+      kind.authorizeWrite(caller);
+      requireVhost(b, caller, params["vhost"]!);
+      kind.remove(params["vhost"]!, params["name"]!);
+      return noContent();
+    },
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The on-disk form of one stored queue entry, and its checksum. A record is
+ *   u32 payloadLength | u32 crc32(payload) | payload
+ * and the payload is
+ *   u8 kind (1 persistent, 2 transient: written only to keep a paged-out queue's order, and
+ *   ignored by recovery) | u16 keyLength | queue key (utf8 "vhost\0name") | u8 exchangeLength | exchange |
+ *   u8 routingKeyLength | routing key | f64 storeSeq | f64 publishedAt | u32 propertiesLength |
+ *   content-header property bytes | body (the rest).
+ * The header part is built here; the property bytes and the body are written as they are (the
+ * body is never copied), and the CRC is chained over the three pieces with zlib's crc32.
+ * `storeSeq` is a store-wide sequence number that restores publish order after compaction.
+ */
+import { crc32 } from "node:zlib";
+import type { Message } from "../broker/message.js";
+
+export const RECORD_HEADER = 8;
+const KIND_PERSISTENT = 1;
+const KIND_TRANSIENT = 2;
+
+/** The fixed-size fields of the payload, after the three strings. */
+const FIXED_TAIL = 8 + 8 + 4;
+
+/** Builds the record header (length, crc, and payload fields up to the property bytes). */
+export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSeq: number): Buffer {
+  const exLen = Buffer.byteLength(m.exchange);
+  const rkLen = Buffer.byteLength(m.routingKey);
+  const headLen = RECORD_HEADER + 1 + 2 + key.length + 1 + exLen + 1 + rkLen + FIXED_TAIL;
+  const head = Buffer.allocUnsafe(headLen);
+  let p = RECORD_HEADER;
+  head[p++] = m.persistent ? KIND_PERSISTENT : KIND_TRANSIENT;
+  head.writeUInt16LE(key.length, p);
+  p += 2;
+  p += key.copy(head, p);
+  head[p++] = exLen;
+  p += head.write(m.exchange, p);
+  head[p++] = rkLen;
+  p += head.write(m.routingKey, p);
+  head.writeDoubleLE(storeSeq, p);
+  head.writeDoubleLE(m.publishedAt, p + 8);
+  head.writeUInt32LE(props.length, p + 16);
+  const payloadLen = headLen - RECORD_HEADER + props.length + m.body.length;
+  head.writeUInt32LE(payloadLen, 0);
+  const crc = crc32(m.body, crc32(props, crc32(head.subarray(RECORD_HEADER))));
+  head.writeUInt32LE(crc, 4);
+  return head;
+}
+
+export interface DecodedRecord {
+  readonly persistent: boolean;
+  readonly key: string;
+  readonly exchange: string;
+  readonly routingKey: string;
+  readonly storeSeq: number;
+  readonly publishedAt: number;
+  /** Slices of the buffer the record was read from (no copy). */
+  readonly properties: Buffer;
+  readonly body: Buffer;
+}
+
+export type ReadResult =
+  | { readonly status: "ok"; readonly record: DecodedRecord; readonly next: number }
+  | { readonly status: "corrupt"; readonly next: number }
+  | { readonly status: "torn" }
+  | { readonly status: "end" };
+
+/**
+ * Reads the record at `pos`. "torn": the file ends inside it (an interrupted write at the tail);
+ * "corrupt": its checksum or structure is wrong but its length fits, so reading can go on after it.
+ */
+export function readRecord(buf: Buffer, pos: number): ReadResult {
+  if (pos === buf.length) return { status: "end" };
+  if (pos + RECORD_HEADER > buf.length) return { status: "torn" };
+  const len = buf.readUInt32LE(pos);
+  const end = pos + RECORD_HEADER + len;
+  if (end > buf.length) return { status: "torn" };
+  const payload = buf.subarray(pos + RECORD_HEADER, end);
+  if (crc32(payload) !== buf.readUInt32LE(pos + 4)) return { status: "corrupt", next: end };
+  const record = decodePayload(payload);
+  return record ? { status: "ok", record, next: end } : { status: "corrupt", next: end };
+}
+
+function decodePayload(b: Buffer): DecodedRecord | null {
+  if (b.length < 1 + 2 || (b[0] !== KIND_PERSISTENT && b[0] !== KIND_TRANSIENT)) return null;
+  let p = 1;
+  const keyLen = b.readUInt16LE(p);
+  p += 2;
+  if (p + keyLen + 1 > b.length) return null;
+  const key = b.toString("utf8", p, p + keyLen);
+  p += keyLen;
+  const exLen = b[p++]!;
+  if (p + exLen + 1 > b.length) return null;
+  const exchange = b.toString("utf8", p, p + exLen);
+  p += exLen;
+  const rkLen = b[p++]!;
+  if (p + rkLen + FIXED_TAIL > b.length) return null;
+  const routingKey = b.toString("utf8", p, p + rkLen);
+  p += rkLen;
+  const storeSeq = b.readDoubleLE(p);
+  const publishedAt = b.readDoubleLE(p + 8);
+  const propsLen = b.readUInt32LE(p + 16);
+  p += FIXED_TAIL;
+  if (p + propsLen > b.length) return null;
+  return { persistent: b[0] === KIND_PERSISTENT, key, exchange, routingKey, storeSeq, publishedAt, properties: b.subarray(p, p + propsLen), body: b.subarray(p + propsLen) };
+}
+
+/** The queue key used in records. */
+export function queueKey(vhost: string, name: string): string {
+  return `${vhost}\u0000${name}`;
+}

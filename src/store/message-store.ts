@@ -1,0 +1,303 @@
+/**
+ * The message store: persistent messages of durable queues in append-only segment files under
+ * `<data-dir>/messages`, one record per queue entry (see message-record.ts), deaths and deliveries
+ * in each segment's side file (see segment.ts).
+ *
+ * Group commit: appends only buffer pieces; one flush per event-loop turn writes every buffered
+ * piece with one writev per file and one fdatasync per touched file, then tells every waiter
+ * (publisher confirms, tx.commit) registered before the flush began. While a flush is on disk
+ * the loop keeps reading publishes, which form the next batch: one fsync serves many publishers.
+ * A batch of only deaths/deliveries is written without fsync (losing it in a crash can only cause
+ * redelivery, which AMQP allows); close() syncs everything.
+ *
+ * Space: a segment whose records are all dead is deleted (with its side file) once it is no
+ * longer the one being appended to; mostly-dead ones are compacted online (online-compaction.ts,
+ * every `compactEveryMs`) and at boot (store-recovery.ts).
+ *
+ * Memory: each durable queue's log (stored-queue-log.ts) pages messages out beyond `paging`
+ * limits and reads them back through a SegmentReader as consumers need them.
+ */
+import { mkdirSync } from "node:fs";
+import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
+import { createMessage, type Message } from "../broker/message.js";
+import type { QueueJournal, SyncWaiter } from "../broker/queue/queue-journal.js";
+import type { Logger } from "../logging/logger.js";
+import { encodeRecordHead, queueKey } from "./message-record.js";
+import { recordRef, refOffset, refSegment } from "./record-ref.js";
+import { DELIVERED_BIT, SEGMENT_MAGIC, Segment } from "./segment.js";
+import { SegmentReader } from "./segment-reader.js";
+import { compactSegments } from "./online-compaction.js";
+import { writeCleanShutdownMarker } from "./clean-shutdown.js";
+import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
+
+export interface MessageStoreOptions {
+  readonly dir: string;
+  readonly logger: Logger;
+  /** A new segment is started when the current one would grow past this. */
+  readonly segmentBytes?: number;
+  /** Ready messages a durable queue keeps in memory before the rest stay on disk only. */
+  readonly paging?: PagingLimits;
+  /** How often online compaction looks for mostly-dead segments; 0 = never (tests call compact()). */
+  readonly compactEveryMs?: number;
+}
+
+export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_PAGING: PagingLimits = { maxEntries: 16384, maxBytes: 16 * 1024 * 1024 };
+
+export class MessageStore implements QueueJournal, LogStore {
+  readonly dir: string;
+  readonly segmentBytes: number;
+  readonly logger: Logger;
+  readonly paging: PagingLimits;
+  /** Each durable queue's log by its key "vhost\0name" (recovery finds queues here). */
+  readonly logs = new Map<string, StoredQueueLog>();
+  appends = 0;
+  /** Runs right before each fsync batch: the definitions a confirmed message depends on go first. */
+  beforeSync: (() => void) | null = null;
+  readonly segments = new Map<number, Segment>();
+  /** Next store-wide record sequence (see message-record.ts). */
+  nextStoreSeq = 1;
+  nextSegmentId = 1;
+  readonly stats = { flushes: 0, syncs: 0, records: 0, segmentsDeleted: 0, segmentsCompacted: 0 };
+
+  private current: Segment | null = null;
+  private readonly dirty = new Set<Segment>();
+  private readonly reclaimable = new Set<Segment>();
+  private retiring: Array<{ seg: Segment; afterBatch: number }> = [];
+  private waiters: SyncWaiter[] = [];
+  private tokens: number[] = [];
+  private scheduled = false;
+  private flushing: Promise<void> | null = null;
+  private closing = false;
+  private closed = false;
+  /** Flush batches started; records appended now travel in batch `batchesStarted + 1`. */
+  private batchesStarted = 0;
+  private readonly flushWatchers = new Set<StoredQueueLog>();
+  readonly reader = new SegmentReader();
+  private readonly compactTimer: NodeJS.Timeout | null;
+
+  constructor(options: MessageStoreOptions) {
+    this.dir = options.dir;
+    this.logger = options.logger;
+    this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    this.paging = options.paging ?? DEFAULT_PAGING;
+    const every = options.compactEveryMs ?? 30_000;
+    this.compactTimer = every > 0 ? setInterval(() => this.compact(), every) : null;
+    this.compactTimer?.unref();
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  forQueue(vhost: string, name: string): StoredQueueLog {
+    const key = queueKey(vhost, name);
+    const log = new StoredQueueLog(this, Buffer.from(key, "utf8"));
+    this.logs.set(key, log);
+    return log;
+  }
+
+  get pendingBatch(): number {
+    return this.batchesStarted + 1;
+  }
+
+  watchFlush(log: StoredQueueLog): void {
+    this.flushWatchers.add(log);
+  }
+
+  release(log: StoredQueueLog): void {
+    const key = log.key.toString("utf8");
+    if (this.logs.get(key) === log) this.logs.delete(key);
+    this.flushWatchers.delete(log);
+  }
+
+  whenSynced(waiter: SyncWaiter, token: number): void {
+    this.waiters.push(waiter);
+    this.tokens.push(token);
+    this.schedule();
+  }
+
+  /** Appends one message's record for a queue and returns its ref; body and property bytes are written as they are. */
+  appendMessage(key: Buffer, m: Message): number {
+    const props = (m.rawProperties ??= encodeBasicProperties(m.properties));
+    const head = encodeRecordHead(key, m, props, this.nextStoreSeq++);
+    const seg = this.segmentFor(head.length + props.length + m.body.length);
+    const ref = recordRef(seg.id, seg.size);
+    seg.append(head);
+    seg.append(props);
+    seg.append(m.body);
+    seg.live++;
+    seg.records++;
+    this.appends++;
+    this.stats.records++;
+    this.touch(seg);
+    return ref;
+  }
+
+  /** Reads a paged-out message back; an unreadable record is logged and counted dead. */
+  readMessage(ref: number): Message | null {
+    const seg = this.segments.get(refSegment(ref));
+    const r = seg ? this.reader.read(seg.id, seg.path, refOffset(ref)) : null;
+    if (r === null) {
+      this.logger.error("message store: a paged-out message could not be read back; it is dropped", { segment: refSegment(ref), offset: refOffset(ref) });
+      this.markDead(ref);
+      return null;
+    }
+    return createMessage(r.exchange, r.routingKey, decodeBasicProperties(r.properties), r.properties, r.body, r.publishedAt);
+  }
+
+  /** Copies an already-encoded record (compaction); returns its new ref. */
+  appendRaw(record: Buffer, delivered: boolean): number {
+    const seg = this.segmentFor(record.length);
+    const ref = recordRef(seg.id, seg.size);
+    seg.append(record);
+    seg.live++;
+    seg.records++;
+    if (delivered) seg.mark(refOffset(ref) | DELIVERED_BIT);
+    this.appends++;
+    this.touch(seg);
+    return ref;
+  }
+
+  markDelivered(ref: number): void {
+    const seg = this.segments.get(refSegment(ref));
+    if (!seg) return;
+    seg.mark(refOffset(ref) | DELIVERED_BIT);
+    this.touch(seg);
+  }
+
+  markDead(ref: number): void {
+    const seg = this.segments.get(refSegment(ref));
+    if (!seg || seg.live === 0) return; // gone, or retired by compaction
+    seg.mark(refOffset(ref));
+    seg.live--;
+    if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
+    this.touch(seg);
+  }
+
+  /** Writes buffered records now without fsync (compaction copies must be readable at once; the next flush syncs them). */
+  writePendingSync(): void {
+    for (const seg of this.dirty) seg.writeSync();
+  }
+
+  /** Online compaction (see online-compaction.ts); returns how many segments were compacted. */
+  compact(below = 0.5, maxSegments = 4): number {
+    return compactSegments(this, below, maxSegments);
+  }
+
+  get currentSegment(): Segment | null {
+    return this.current;
+  }
+
+  /** Registers a recovered segment (read-only; only its side file is appended to). */
+  adoptSegment(seg: Segment): void {
+    this.segments.set(seg.id, seg);
+    if (seg.id >= this.nextSegmentId) this.nextSegmentId = seg.id + 1;
+  }
+
+  /**
+   * A segment whose live records were copied elsewhere: deleted after a flush that started after
+   * now has completed, so the copies are synced first.
+   */
+  retire(seg: Segment): void {
+    seg.live = 0;
+    this.retiring.push({ seg, afterBatch: this.batchesStarted + 1 });
+    this.schedule();
+  }
+
+  /** Resolves when everything appended so far is written and synced (used at close and by tests). */
+  async sync(): Promise<void> {
+    await new Promise<void>((resolve) => this.whenSynced({ synced: () => resolve() }, 0));
+  }
+
+  async close(): Promise<void> {
+    if (this.compactTimer) clearInterval(this.compactTimer);
+    this.closing = true;
+    if (this.flushing) await this.flushing;
+    await this.flushNow();
+    this.closed = true;
+    for (const seg of this.segments.values()) seg.closeFiles();
+    writeCleanShutdownMarker(this.dir);
+    this.reader.closeAll();
+  }
+
+  private segmentFor(bytes: number): Segment {
+    let seg = this.current;
+    if (seg === null || (seg.size + bytes > this.segmentBytes && seg.size > SEGMENT_MAGIC.length)) {
+      if (seg !== null && seg.live === 0) this.reclaimable.add(seg);
+      seg = new Segment(this.dir, this.nextSegmentId++, 0, true);
+      this.segments.set(seg.id, seg);
+      this.current = seg;
+      this.touch(seg);
+    }
+    return seg;
+  }
+
+  private touch(seg: Segment): void {
+    this.dirty.add(seg);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.flushing || this.closed) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flushNow();
+    });
+  }
+
+  private flushNow(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    this.flushing = this.flushBatch().finally(() => {
+      this.flushing = null;
+      if (this.dirty.size > 0 || this.waiters.length > 0) this.schedule();
+    });
+    return this.flushing;
+  }
+
+  private async flushBatch(): Promise<void> {
+    const segs = [...this.dirty];
+    this.dirty.clear();
+    const waiters = this.waiters;
+    const tokens = this.tokens;
+    this.waiters = [];
+    this.tokens = [];
+    const batch = ++this.batchesStarted;
+    let sync = this.closing || waiters.length > 0;
+    for (const s of segs) if (s.hasPendingData) sync = true;
+    let ok = true;
+    try {
+      if (sync && this.beforeSync) this.beforeSync();
+      this.stats.flushes++;
+      if (sync) this.stats.syncs++;
+      await Promise.all(segs.map((s) => s.write(sync)));
+    } catch (err) {
+      ok = false;
+      this.logger.error("message store write failed; unconfirmed messages are nacked", { err });
+    }
+    for (const s of segs) if (s !== this.current) s.closeData();
+    for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+    for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
+    if (ok && this.retiring.length > 0) {
+      for (const r of this.retiring) if (r.afterBatch <= batch) this.reclaimable.add(r.seg);
+      this.retiring = this.retiring.filter((r) => r.afterBatch > batch);
+    }
+    this.reclaim();
+  }
+
+  /** Deletes segments whose records are all dead (never the one being appended to). */
+  private reclaim(): void {
+    for (const seg of this.reclaimable) {
+      if (seg === this.current || seg.live > 0) {
+        if (seg.live > 0) this.reclaimable.delete(seg);
+        continue;
+      }
+      if (seg.hasPendingData) continue;
+      this.reclaimable.delete(seg);
+      this.dirty.delete(seg);
+      this.segments.delete(seg.id);
+      this.reader.forget(seg.id);
+      seg.destroy();
+      this.stats.segmentsDeleted++;
+      this.logger.debug("message store segment deleted", { segment: seg.id });
+    }
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * One segment of the message store: an append-only record file `NNNNNNNN.seg` and its side file
+ * `NNNNNNNN.acks`. The side file is a list of u32 offsets of records in this segment: an offset
+ * means the record is dead (acked, dropped); an offset with the top bit set means the entry was
+ * handed to a consumer (restored as redelivered). Keeping a segment's acks beside it means a
+ * segment whose records are all dead can be deleted with its side file, with nothing elsewhere
+ * referring to it.
+ *
+ * Writes are buffered here (pieces of records, never copied) and written by the store's group
+ * commit; `live` counts the records not yet dead.
+ */
+import { closeSync, fdatasync, ftruncateSync, openSync, rmSync, writev, writevSync, type PathLike } from "node:fs";
+import { join } from "node:path";
+
+export const SEGMENT_MAGIC = Buffer.from("CONEYMS1", "latin1");
+export const DELIVERED_BIT = 0x80000000;
+
+export function segmentFileName(id: number, ext: "seg" | "acks"): string {
+  return `${String(id).padStart(8, "0")}.${ext}`;
+}
+
+export class Segment {
+  readonly path: string;
+  readonly ackPath: string;
+  /** Logical end: bytes written plus bytes waiting to be written. */
+  size: number;
+  live = 0;
+  /** Records ever stored here (live or dead): live / records is what compaction looks at. */
+  records = 0;
+  private dataFd: number | null = null;
+  private ackFd: number | null = null;
+  private pending: Buffer[] = [];
+  private acks: Buffer = Buffer.allocUnsafe(4096);
+  private ackLen = 0;
+  /** writeSync() wrote records that no fsync has covered yet. */
+  private unsynced = false;
+
+  constructor(dir: string, readonly id: number, size: number, readonly writable: boolean) {
+    this.path = join(dir, segmentFileName(id, "seg"));
+    this.ackPath = join(dir, segmentFileName(id, "acks"));
+    this.size = size;
+    if (writable) {
+      this.dataFd = openSync(this.path, "a", 0o600);
+      if (size === 0) this.append(SEGMENT_MAGIC);
+    }
+  }
+
+  /** Opens the side file of a recovered segment for appending, cutting a torn last entry. */
+  openAcks(validBytes: number): void {
+    this.ackFd = openSync(this.ackPath, "a", 0o600);
+    ftruncateSync(this.ackFd, validBytes);
+  }
+
+  get hasPending(): boolean {
+    return this.pending.length > 0 || this.ackLen > 0;
+  }
+
+  /** Records not yet both written and synced. */
+  get hasPendingData(): boolean {
+    return this.pending.length > 0 || this.unsynced;
+  }
+
+  append(piece: Buffer): void {
+    if (piece.length === 0) return;
+    this.pending.push(piece);
+    this.size += piece.length;
+  }
+
+  mark(offsetWithFlags: number): void {
+    if (this.ackLen + 4 > this.acks.length) {
+      const bigger = Buffer.allocUnsafe(this.acks.length * 2);
+      this.acks.copy(bigger, 0, 0, this.ackLen);
+      this.acks = bigger;
+    }
+    this.acks.writeUInt32LE(offsetWithFlags >>> 0, this.ackLen);
+    this.ackLen += 4;
+  }
+
+  /** Writes what is buffered (records first, then marks) and, when `sync`, fdatasyncs both files. */
+  async write(sync: boolean): Promise<void> {
+    const data = this.pending;
+    this.pending = [];
+    let acks: Buffer | null = null;
+    if (this.ackLen > 0) {
+      acks = this.acks.subarray(0, this.ackLen);
+      this.acks = Buffer.allocUnsafe(Math.max(4096, this.acks.length));
+      this.ackLen = 0;
+    }
+    if (data.length > 0) await writeAll(this.dataFd!, data);
+    if ((data.length > 0 || this.unsynced) && sync) {
+      this.unsynced = false;
+      await datasync(this.dataFd!);
+    }
+    if (acks) {
+      this.ackFd ??= openSync(this.ackPath, "a", 0o600);
+      await writeAll(this.ackFd, [acks]);
+      if (sync) await datasync(this.ackFd);
+    }
+  }
+
+  /** Writes buffered records synchronously, without fsync (recovery only; side-file marks stay buffered). */
+  writeSync(): void {
+    if (this.pending.length === 0) return;
+    const data = this.pending;
+    this.pending = [];
+    let total = 0;
+    for (const b of data) total += b.length;
+    const written = writevSync(this.dataFd!, data);
+    if (written !== total) throw new Error(`short write: ${written} of ${total} bytes`);
+    this.unsynced = true;
+  }
+
+  /** A segment no longer appended to keeps only its side file open (descriptors stay few). */
+  closeData(): void {
+    if (this.dataFd !== null && this.pending.length === 0 && !this.unsynced) {
+      closeSync(this.dataFd);
+      this.dataFd = null;
+    }
+  }
+
+  closeFiles(): void {
+    if (this.dataFd !== null) closeSync(this.dataFd);
+    if (this.ackFd !== null) closeSync(this.ackFd);
+    this.dataFd = null;
+    this.ackFd = null;
+  }
+
+  /** Deletes both files: every record in them is dead. */
+  destroy(): void {
+    this.closeFiles();
+    this.pending = [];
+    this.ackLen = 0;
+    removeFile(this.path);
+    removeFile(this.ackPath);
+  }
+}
+
+function removeFile(p: PathLike): void {
+  rmSync(p, { force: true });
+}
+
+function writeAll(fd: number, bufs: Buffer[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    writev(fd, bufs, (err, written) => {
+      if (err) return reject(err);
+      let total = 0;
+      for (const b of bufs) total += b.length;
+      // libuv completes short writes itself; anything less is an error worth surfacing.
+      if (written !== total) return reject(new Error(`short write: ${written} of ${total} bytes`));
+      resolve();
+    });
+  });
+}
+
+function datasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+}

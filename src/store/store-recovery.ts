@@ -1,0 +1,199 @@
+/**
+ * Boot recovery of the message store: reads every segment in order, skips records marked dead in
+ * its side file, and gives each durable queue its live entries back in publish order (by store
+ * sequence), redelivered when a delivery was recorded or the last stop was not clean. Recovered messages start out paged: only
+ * their refs are kept (8 bytes each) and the queue pages them in as consumers need them, so boot
+ * time and memory do not depend on body sizes. A record whose queue no longer exists is
+ * dead. A torn tail (the file ends inside a record) or a record whose checksum does not match is
+ * skipped and logged; recovery always completes.
+ *
+ * Compaction happens here: an old segment whose live records fill less than `compactBelow` of
+ * it has them copied into the new segment, and is deleted once the copies are synced. A crash in
+ * between leaves both copies; they share a store sequence, so the next boot keeps one.
+ */
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { MessageStore } from "./message-store.js";
+import { readRecord, type DecodedRecord } from "./message-record.js";
+import { recordRef } from "./record-ref.js";
+import { takeCleanShutdownMarker } from "./clean-shutdown.js";
+import { RefFifo } from "./ref-fifo.js";
+import type { StoredQueueLog } from "./stored-queue-log.js";
+import { DELIVERED_BIT, SEGMENT_MAGIC, Segment, segmentFileName } from "./segment.js";
+
+export interface RecoveryReport {
+  segments: number;
+  messages: number;
+  queues: number;
+  /** Records of queues that no longer exist. */
+  orphaned: number;
+  corruptRecords: number;
+  tornTails: number;
+  compactedSegments: number;
+  deletedSegments: number;
+  ms: number;
+}
+
+/** A queue's live records as found, in file order: store sequences and refs (negative = delivered). */
+interface QueueScan {
+  readonly log: StoredQueueLog;
+  readonly seqs: RefFifo;
+  readonly refs: RefFifo;
+  sorted: boolean;
+  lastSeq: number;
+}
+
+const SEGMENT_FILE = /^(\d{8})\.seg$/;
+const MAX_LOGGED_PER_SEGMENT = 10;
+
+export function recoverMessages(store: MessageStore, compactBelow = 0.5): RecoveryReport {
+  const started = performance.now();
+  const clean = takeCleanShutdownMarker(store.dir);
+  removeOrphanAckFiles(store.dir);
+  const report: RecoveryReport = { segments: 0, messages: 0, queues: 0, orphaned: 0, corruptRecords: 0, tornTails: 0, compactedSegments: 0, deletedSegments: 0, ms: 0 };
+  const ids = readdirSync(store.dir)
+    .map((f) => SEGMENT_FILE.exec(f)?.[1])
+    .filter((x): x is string => x !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+  // Compaction appends while later segments are still being read: new ids come after all of them.
+  if (ids.length > 0) store.nextSegmentId = ids[ids.length - 1]! + 1;
+  const byQueue = new Map<string, QueueScan>();
+  const retired: Segment[] = [];
+  let maxSeq = 0;
+
+  for (const id of ids) {
+    report.segments++;
+    const seg = new Segment(store.dir, id, 0, false);
+    store.adoptSegment(seg);
+    const buf = readFileSync(seg.path);
+    if (buf.length < SEGMENT_MAGIC.length || !buf.subarray(0, SEGMENT_MAGIC.length).equals(SEGMENT_MAGIC)) {
+      if (buf.length >= SEGMENT_MAGIC.length) {
+        store.logger.error("message store: segment has no valid header; set aside", { file: seg.path });
+        renameSync(seg.path, `${seg.path}.corrupt`);
+      }
+      dropSegment(store, seg, report);
+      continue;
+    }
+    seg.size = buf.length;
+    const { dead, delivered, validBytes } = readMarks(store, seg);
+    // First pass: which records are live, and how much of the segment they fill.
+    const live: Array<{ offset: number; end: number; rec: DecodedRecord; q: QueueScan }> = [];
+    let liveBytes = 0;
+    let logged = 0;
+    let records = 0;
+    for (let pos = SEGMENT_MAGIC.length; ; ) {
+      const r = readRecord(buf, pos);
+      if (r.status === "end") break;
+      if (r.status === "torn") {
+        report.tornTails++;
+        store.logger.warn("message store: torn record at the end of a segment skipped (interrupted write)", { file: seg.path, offset: pos, bytes: buf.length - pos });
+        break;
+      }
+      if (r.status === "corrupt") {
+        report.corruptRecords++;
+        if (logged++ < MAX_LOGGED_PER_SEGMENT) store.logger.warn("message store: record with a bad checksum skipped", { file: seg.path, offset: pos });
+        pos = r.next;
+        continue;
+      }
+      const offset = pos;
+      pos = r.next;
+      records++;
+      if (r.record.storeSeq > maxSeq) maxSeq = r.record.storeSeq;
+      // Transient records only kept a paged queue's order while the broker ran.
+      if (!r.record.persistent || dead.has(offset)) continue;
+      let q = byQueue.get(r.record.key);
+      if (!q) {
+        const log = store.logs.get(r.record.key);
+        if (!log) {
+          report.orphaned++;
+          continue;
+        }
+        byQueue.set(r.record.key, (q = { log, seqs: new RefFifo(), refs: new RefFifo(), sorted: true, lastSeq: 0 }));
+      }
+      live.push({ offset, end: pos, rec: r.record, q });
+      liveBytes += pos - offset;
+    }
+    if (live.length === 0) {
+      dropSegment(store, seg, report);
+      continue;
+    }
+    seg.openAcks(validBytes);
+    const copy = liveBytes < compactBelow * buf.length;
+    if (copy) {
+      retired.push(seg);
+      report.compactedSegments++;
+    } else {
+      seg.live = live.length;
+      seg.records = records;
+    }
+    for (const l of live) {
+      // After an unclean stop a delivery's mark may not have reached the file (clean-shutdown.ts).
+      const wasDelivered = !clean || delivered.has(l.offset);
+      const ref = copy ? store.appendRaw(buf.subarray(l.offset, l.end), wasDelivered) : recordRef(seg.id, l.offset);
+      const q = l.q;
+      if (l.rec.storeSeq <= q.lastSeq) q.sorted = false;
+      q.lastSeq = l.rec.storeSeq;
+      q.seqs.push(l.rec.storeSeq);
+      q.refs.push(wasDelivered ? -ref : ref);
+      q.log.pagedBytes += l.rec.body.length;
+    }
+    // Copies go to their file now, so no segment's bytes stay in memory past its turn.
+    if (copy) store.writePendingSync();
+  }
+
+  store.nextStoreSeq = maxSeq + 1;
+  for (const q of byQueue.values()) {
+    report.queues++;
+    const seqs = q.seqs.drain();
+    const refs = q.refs.drain();
+    // Copies made by compaction sit in later segments than records published after them.
+    const order = q.sorted ? null : Array.from(seqs.keys()).sort((a, b) => seqs[a]! - seqs[b]!);
+    let prevSeq = -1;
+    for (let k = 0; k < seqs.length; k++) {
+      const i = order === null ? k : order[k]!;
+      const v = refs[i]!;
+      if (seqs[i] === prevSeq) {
+        // The second copy of a record (crash between a compaction's copy and its delete).
+        store.markDead(Math.abs(v));
+        continue;
+      }
+      prevSeq = seqs[i]!;
+      q.log.restorePaged(Math.abs(v), v < 0, 0);
+      report.messages++;
+    }
+  }
+  for (const seg of retired) store.retire(seg);
+  report.ms = Math.round(performance.now() - started);
+  return report;
+}
+
+/** The side file: dead offsets and delivered offsets; a torn last entry is ignored (and cut). */
+function readMarks(store: MessageStore, seg: Segment): { dead: Set<number>; delivered: Set<number>; validBytes: number } {
+  const dead = new Set<number>();
+  const delivered = new Set<number>();
+  if (!existsSync(seg.ackPath)) return { dead, delivered, validBytes: 0 };
+  const buf = readFileSync(seg.ackPath);
+  const validBytes = buf.length - (buf.length % 4);
+  if (validBytes !== buf.length) store.logger.warn("message store: torn entry at the end of an ack file skipped", { file: seg.ackPath });
+  for (let p = 0; p < validBytes; p += 4) {
+    const v = buf.readUInt32LE(p);
+    if (v >= DELIVERED_BIT) delivered.add(v - DELIVERED_BIT);
+    else dead.add(v);
+  }
+  return { dead, delivered, validBytes };
+}
+
+function dropSegment(store: MessageStore, seg: Segment, report: RecoveryReport): void {
+  store.segments.delete(seg.id);
+  seg.destroy();
+  report.deletedSegments++;
+}
+
+/** Side files left without their segment (deleted between the two unlinks) are removed. */
+function removeOrphanAckFiles(dir: string): void {
+  for (const f of readdirSync(dir)) {
+    const m = /^(\d{8})\.acks$/.exec(f);
+    if (m && !existsSync(join(dir, segmentFileName(Number(m[1]), "seg")))) rmSync(join(dir, f), { force: true });
+  }
+}

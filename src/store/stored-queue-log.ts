@@ -1,0 +1,145 @@
+/**
+ * A durable queue's handle on the message store: its records, and its paged-out tail. The tail
+ * is a RefFifo of record refs (8 bytes per message) behind the queue's in-memory ready list.
+ * A record still waiting for the group commit cannot be read from its file yet, so its Message
+ * is also held in `inFlight` (a suffix of the tail, in the same order) until its batch is written.
+ */
+import type { Message } from "../broker/message.js";
+import type { QueueEntry } from "../broker/queue/queue-entry.js";
+import type { PageSink, QueueLog } from "../broker/queue/queue-journal.js";
+import { RefFifo } from "./ref-fifo.js";
+
+/** A queue keeps at most this much in memory before new messages stay on disk only. */
+export interface PagingLimits {
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+}
+
+/** What the log needs of the store (MessageStore). */
+export interface LogStore {
+  readonly paging: PagingLimits;
+  /** The batch that will carry records appended now. */
+  readonly pendingBatch: number;
+  appendMessage(key: Buffer, m: Message): number;
+  markDelivered(ref: number): void;
+  markDead(ref: number): void;
+  readMessage(ref: number): Message | null;
+  watchFlush(log: StoredQueueLog): void;
+  /** The log's queue is gone. */
+  release(log: StoredQueueLog): void;
+}
+
+interface InFlight {
+  readonly ref: number;
+  readonly batch: number;
+  readonly message: Message;
+}
+
+export class StoredQueueLog implements QueueLog {
+  readonly tail = new RefFifo();
+  pagedBytes = 0;
+  /** Messages ever paged out (for stats and tests). */
+  pagedOutTotal = 0;
+  private inFlight: Array<InFlight | undefined> = [];
+  private inFlightHead = 0;
+
+  constructor(private readonly store: LogStore, readonly key: Buffer) {}
+
+  get pagedCount(): number {
+    return this.tail.length;
+  }
+
+  append(e: QueueEntry): void {
+    e.storeRef = this.store.appendMessage(this.key, e.message);
+  }
+
+  delivered(e: QueueEntry): void {
+    if (e.storeRef) this.store.markDelivered(e.storeRef);
+  }
+
+  forget(e: QueueEntry): void {
+    const ref = e.storeRef;
+    e.storeRef = 0;
+    if (ref) this.store.markDead(ref);
+  }
+
+  pageOut(message: Message, readyLength: number, readyBytes: number): boolean {
+    const limits = this.store.paging;
+    if (this.tail.length === 0 && (!message.persistent || (readyLength < limits.maxEntries && readyBytes < limits.maxBytes))) return false;
+    // Transient messages follow the tail to disk too, or they would overtake it.
+    const ref = this.store.appendMessage(this.key, message);
+    this.tail.push(ref);
+    this.pagedOutTotal++;
+    this.pagedBytes += message.body.length;
+    this.inFlight.push({ ref, batch: this.store.pendingBatch, message });
+    this.store.watchFlush(this);
+    return true;
+  }
+
+  /** Refills from low water (half the limits) up to the limits, so reads come in runs. */
+  pageIn(sink: PageSink, readyLength: number, readyBytes: number): void {
+    const limits = this.store.paging;
+    if (readyLength >= limits.maxEntries / 2 || readyBytes >= limits.maxBytes / 2) return;
+    let n = readyLength;
+    let bytes = readyBytes;
+    while (this.tail.length > 0 && n < limits.maxEntries && bytes < limits.maxBytes) {
+      const v = this.tail.shift();
+      const ref = Math.abs(v);
+      const f = this.inFlight[this.inFlightHead];
+      let message: Message | null;
+      if (f !== undefined && f.ref === ref) {
+        message = f.message;
+        this.inFlight[this.inFlightHead++] = undefined;
+      } else {
+        message = this.store.readMessage(ref);
+      }
+      if (message === null) continue; // unreadable: logged and marked dead by the store
+      this.pagedBytes = Math.max(0, this.pagedBytes - message.body.length);
+      sink.restore(message, v < 0, message.persistent ? ref : 0);
+      // A transient message's record only kept the order: it is dead once back in memory.
+      if (!message.persistent) this.store.markDead(ref);
+      n++;
+      bytes += message.body.length;
+    }
+    this.compactInFlight();
+  }
+
+  /** Restores a recovered record into the tail (recovery only). */
+  restorePaged(ref: number, delivered: boolean, bodyBytes: number): void {
+    this.tail.push(delivered ? -ref : ref);
+    this.pagedBytes += bodyBytes;
+  }
+
+  dropPaged(): number {
+    const refs = this.tail.drain();
+    for (const v of refs) this.store.markDead(Math.abs(v));
+    this.inFlight = [];
+    this.inFlightHead = 0;
+    this.pagedBytes = 0;
+    return refs.length;
+  }
+
+  queueDeleted(): void {
+    this.dropPaged();
+    this.store.release(this);
+  }
+
+  /** Records of batches up to `batch` are in their files: they can be read back from there. */
+  flushed(batch: number): boolean {
+    while (this.inFlightHead < this.inFlight.length && this.inFlight[this.inFlightHead]!.batch <= batch) {
+      this.inFlight[this.inFlightHead++] = undefined;
+    }
+    this.compactInFlight();
+    return this.inFlightHead < this.inFlight.length;
+  }
+
+  private compactInFlight(): void {
+    if (this.inFlightHead === this.inFlight.length) {
+      this.inFlight = [];
+      this.inFlightHead = 0;
+    } else if (this.inFlightHead > 1024 && this.inFlightHead * 2 > this.inFlight.length) {
+      this.inFlight = this.inFlight.slice(this.inFlightHead);
+      this.inFlightHead = 0;
+    }
+  }
+}
