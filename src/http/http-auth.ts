@@ -29,7 +29,7 @@ export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers:
   const address = req.socket.remoteAddress ?? "";
   const wait = throttle?.waitFor(address) ?? 0;
   if (wait > 0) throw new BrokerError("tooManyLogins", `Too many failed logins from this address; retry in ${Math.ceil(wait / 1000)} s`);
-  if (tokens && header.slice(0, 7).toLowerCase() === "bearer ") return bearer(broker, tokens, header.slice(7).trim());
+  if (tokens && header.slice(0, 7).toLowerCase() === "bearer ") return bearer(broker, tokens, header.slice(7).trim(), address, throttle);
   const m = /^Basic\s+(\S+)$/i.exec(header);
   if (!m) throw new BrokerError("notAuthorized", "Not_Authorized");
   const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
@@ -49,13 +49,15 @@ export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers:
   return { user, permissions, ctx: { permissions, owner: null } };
 }
 
-async function bearer(broker: Broker, tokens: TokenVerifier, token: string): Promise<Caller> {
+async function bearer(broker: Broker, tokens: TokenVerifier, token: string, address: string, throttle: LoginThrottle | null): Promise<Caller> {
   let session;
   try {
     session = sessionOf(broker.users, await tokens.verify(token));
   } catch {
+    throttle?.failed(address);
     throw new BrokerError("notAuthorized", "Not_Authorized");
   }
+  throttle?.succeeded(address);
   if (!isManagementUser(session.user)) throw new BrokerError("forbidden", "Not management user");
   return { user: session.user, permissions: session.permissions, ctx: { permissions: session.permissions, owner: null } };
 }
