@@ -1,6 +1,7 @@
 // OAuth 2.0 tokens on a real broker: Bearer on the management API, token-as-password over AMQP.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { oauthFixture, type OAuthFixture } from "../helpers/oauth-tokens.js";
@@ -24,6 +25,7 @@ describe("OAuth 2.0 tokens", () => {
   });
   after(async () => {
     await broker.close();
+    rmSync(oauth.dir, { recursive: true, force: true });
   });
 
   it("accept a valid bearer token signed with each key kind on the management API", async () => {
@@ -35,11 +37,12 @@ describe("OAuth 2.0 tokens", () => {
     }
   });
 
-  it("answer 401 for expired, wrong-audience, wrongly-signed and malformed tokens", async () => {
+  it("answer 401 for expired, wrong-audience, wrongly-signed, not-yet-valid and malformed tokens", async () => {
     for (const token of [
       await oauth.sign({ scope: ADMIN, expiresIn: -60 }),
       await oauth.sign({ scope: ADMIN, aud: "another-server" }),
       await oauth.sign({ scope: ADMIN, key: "rsa-other" }),
+      await oauth.sign({ scope: ADMIN, notBefore: 600 }),
       "not.a.token",
     ]) {
       const res = await get("/api/overview", token);

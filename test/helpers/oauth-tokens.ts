@@ -12,6 +12,8 @@ export const RESOURCE_SERVER = "rabbitmq";
 const HS_SECRET = "a-test-secret-that-is-long-enough-for-hs256";
 
 export interface OAuthFixture {
+  /** Where the key files are; remove it when done. */
+  readonly dir: string;
   readonly config: { oauthResourceServerId: string; oauthKeyFiles: string[]; oauthHmacSecrets: string[] };
   sign(opts: TokenOptions): Promise<string>;
 }
@@ -23,6 +25,8 @@ export interface TokenOptions {
   expiresIn?: number;
   aud?: string;
   key?: "hs" | "rsa" | "ec" | "rsa-other";
+  /** Seconds from now before which the token is not valid (`nbf`). */
+  notBefore?: number;
 }
 
 export function oauthFixture(): OAuthFixture {
@@ -40,6 +44,7 @@ export function oauthFixture(): OAuthFixture {
     "rsa-other": { kid: "rsa-1", alg: "RS256", key: other.privateKey },
   };
   return {
+    dir,
     config: {
       oauthResourceServerId: RESOURCE_SERVER,
       oauthKeyFiles: [`rsa-1=${join(dir, "rsa.pem")}`, `jwks=${join(dir, "jwks.json")}`],
@@ -48,7 +53,9 @@ export function oauthFixture(): OAuthFixture {
     sign: (o) => {
       const k = keys[o.key ?? "hs"];
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ scope: o.scope.join(" ") })
+      const jwt = new SignJWT({ scope: o.scope.join(" ") });
+      if (o.notBefore !== undefined) jwt.setNotBefore(now + o.notBefore);
+      return jwt
         .setProtectedHeader({ alg: k.alg, kid: k.kid })
         .setSubject(o.sub ?? "token-user")
         .setAudience(o.aud ?? RESOURCE_SERVER)

@@ -2,6 +2,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:https";
+import { rmSync } from "node:fs";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { makeTestCa, type TestCa } from "../helpers/test-ca.js";
@@ -29,6 +30,7 @@ describe("TLS listeners", () => {
   });
   after(async () => {
     await broker.close();
+    rmSync(ca.dir, { recursive: true, force: true });
   });
 
   it("serve AMQP over TLS next to plain AMQP, and the management API over HTTPS", async () => {
