@@ -57,6 +57,9 @@ describe("TLS listeners", () => {
     const expired = soon.json["expired"] as Array<{ protocol: string; port: number; certfile: string }>;
     assert.deepEqual(expired.map((e) => e.protocol).sort(), ["amqp/ssl", "https"]);
     assert.ok(expired.every((e) => e.certfile === ca.serverCert));
+    const bare = await httpsGet(broker.httpPort!, "/api/health/checks/certificate-expiration", ca.pem(ca.caCert));
+    assert.equal(bare.status, 503, "the spec's path without a window checks the next 4 weeks");
+    assert.equal(bare.json["reason"], "Certificates expiring");
     assert.equal((await httpsGet(broker.httpPort!, "/api/health/checks/certificate-expiration/1/fortnights", ca.pem(ca.caCert))).status, 400);
     assert.equal((await httpsGet(broker.httpPort!, "/api/health/checks/certificate-expiration/-1/days", ca.pem(ca.caCert))).status, 400);
   });

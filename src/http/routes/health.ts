@@ -29,16 +29,21 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
   };
   resource(app, ctx, "/api/health/checks/alarms", { GET: alarms("There are alarms in effect in the cluster") });
   resource(app, ctx, "/api/health/checks/local-alarms", { GET: alarms("There are alarms in effect on the node") });
+  const certificates = (withinMs: number) => {
+    const expired = expiringWithin(ctx.certificates, withinMs, Date.now()).map((c) => ({ node: ctx.node, ...c }));
+    return expired.length === 0 ? { status: "ok" } : failed({ reason: "Certificates expiring", expired });
+  };
   resource(app, ctx, "/api/health/checks/certificate-expiration/:within/:unit", {
     GET: ({ params }) => {
       const within = Number(params["within"]);
       if (!Number.isInteger(within) || within < 0) throw badRequest("Invalid expiration value.");
       const days = EXPIRY_UNITS_DAYS[params["unit"]!.toLowerCase()];
       if (days === undefined) throw badRequest("Time unit not recognised. Supported units: days, weeks, months, years.");
-      const expired = expiringWithin(ctx.certificates, within * days * 86_400_000, Date.now()).map((c) => ({ node: ctx.node, ...c }));
-      return expired.length === 0 ? { status: "ok" } : failed({ reason: "Certificates expiring", expired });
+      return certificates(within * days * 86_400_000);
     },
   });
+  // The spec names the path without a window; rabbitmq-diagnostics' default window is 4 weeks.
+  resource(app, ctx, "/api/health/checks/certificate-expiration", { GET: () => certificates(28 * 86_400_000) });
   resource(app, ctx, "/api/health/checks/virtual-hosts", { GET: () => ({ status: "ok" }) });
   resource(app, ctx, "/api/health/checks/node-is-quorum-critical", { GET: () => ({ status: "ok", reason: "single node cluster" }) });
   resource(app, ctx, "/api/health/checks/port-listener/:port", {
