@@ -4,6 +4,7 @@
  * vhost and user deletion close theirs through this registry.
  */
 import type { FieldTable } from "../amqp/codec/field-table.js";
+import type { ConsumerActivity } from "./queue/queue-consumer.js";
 
 export interface ConsumerInfo {
   readonly tag: string;
@@ -14,6 +15,7 @@ export interface ConsumerInfo {
   readonly prefetchCount: number;
   readonly priority: number;
   readonly arguments: FieldTable;
+  readonly activity: ConsumerActivity;
 }
 
 export interface ChannelCounters {

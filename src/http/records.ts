@@ -104,6 +104,9 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
   const ready = q.messageCount;
   const unacked = q.unacked;
   const consumers = q.listConsumers();
+  // Paged-out messages live only on disk; the rest (ready in memory, and every unacked one) is in RAM.
+  const ramCount = ready - q.pagedOutCount + unacked;
+  const ramBytes = q.readyBytes - q.pagedOutBytes + q.unackedBytes;
   return {
     name: q.name,
     vhost: q.vhost,
@@ -118,11 +121,15 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
     message_bytes: q.readyBytes + q.unackedBytes,
     message_bytes_ready: q.readyBytes,
     message_bytes_unacknowledged: q.unackedBytes,
+    messages_paged_out: q.pagedOutCount,
+    message_bytes_paged_out: q.pagedOutBytes,
+    messages_ram: ramCount,
+    message_bytes_ram: ramBytes,
     consumers: consumers.length,
     consumer_capacity: consumers.length > 0 ? 1 : 0,
     consumer_utilisation: consumers.length > 0 ? 1 : 0,
     exclusive_consumer_tag: consumers.find((c) => c.exclusive)?.tag ?? null,
-    memory: (ready + unacked) * ENTRY_OVERHEAD + q.readyBytes + q.unackedBytes,
+    memory: ramCount * ENTRY_OVERHEAD + ramBytes,
     policy: applied.policy?.name ?? null,
     operator_policy: applied.operatorPolicy?.name ?? null,
     effective_policy_definition: applied.definition,

@@ -3,18 +3,13 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-
-const auth = `Basic ${Buffer.from("guest:guest").toString("base64")}`;
-
-async function call(base: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, { method, headers: { authorization: auth, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
-}
+import { apiClient } from "../helpers/http-client.js";
 
 describe("definitions over HTTP", () => {
   let a: TestBroker;
   let b: TestBroker;
+  const onA = apiClient(() => a.httpUrl);
+  const onB = apiClient(() => b.httpUrl);
   before(async () => {
     a = await startTestBroker();
     b = await startTestBroker();
@@ -25,20 +20,20 @@ describe("definitions over HTTP", () => {
   });
 
   it("exports RabbitMQ's document and imports it into another broker", async () => {
-    await call(a.httpUrl, "PUT", "/api/vhosts/app", {});
-    await call(a.httpUrl, "PUT", "/api/exchanges/app/events", { type: "fanout", durable: true });
-    await call(a.httpUrl, "PUT", "/api/queues/app/jobs", { durable: true, arguments: { "x-message-ttl": 5000 } });
-    await call(a.httpUrl, "POST", "/api/bindings/app/e/events/q/jobs", { routing_key: "" });
-    await call(a.httpUrl, "PUT", "/api/users/bob", { password: "pw", tags: "monitoring" });
-    const exp = (await call(a.httpUrl, "GET", "/api/definitions")).json!;
+    await onA("PUT", "/api/vhosts/app", {});
+    await onA("PUT", "/api/exchanges/app/events", { type: "fanout", durable: true });
+    await onA("PUT", "/api/queues/app/jobs", { durable: true, arguments: { "x-message-ttl": 5000 } });
+    await onA("POST", "/api/bindings/app/e/events/q/jobs", { routing_key: "" });
+    await onA("PUT", "/api/users/bob", { password: "pw", tags: "monitoring" });
+    const exp = (await onA("GET", "/api/definitions")).json!;
     for (const key of ["users", "vhosts", "permissions", "policies", "queues", "exchanges", "bindings"]) assert.ok(Array.isArray(exp[key]), key);
     assert.ok((exp["exchanges"] as Array<{ name: string }>).every((x) => x.name !== "" && !x.name.startsWith("amq.")));
-    assert.equal((await call(b.httpUrl, "POST", "/api/definitions", exp)).status, 204);
-    const q = (await call(b.httpUrl, "GET", "/api/queues/app/jobs")).json!;
+    assert.equal((await onB("POST", "/api/definitions", exp)).status, 204);
+    const q = (await onB("GET", "/api/queues/app/jobs")).json!;
     assert.deepEqual(q["arguments"], { "x-message-ttl": 5000 });
-    assert.equal(((await call(b.httpUrl, "GET", "/api/bindings/app/e/events/q/jobs")).json as unknown as unknown[]).length, 1);
+    assert.equal(((await onB("GET", "/api/bindings/app/e/events/q/jobs")).json as unknown as unknown[]).length, 1);
     assert.ok(b.broker.authenticate("bob", "pw"), "the hash travelled and still verifies");
-    const single = (await call(a.httpUrl, "GET", "/api/definitions/app")).json!;
+    const single = (await onA("GET", "/api/definitions/app")).json!;
     assert.equal(single["rabbitmq_definition_format"], "single_virtual_host");
     assert.ok((single["queues"] as Array<Record<string, unknown>>).every((i) => !("vhost" in i)));
   });
@@ -53,12 +48,12 @@ describe("definitions over HTTP", () => {
       exchanges: [],
       bindings: [],
     };
-    assert.equal((await call(b.httpUrl, "POST", "/api/definitions", rabbit)).status, 204);
+    assert.equal((await onB("POST", "/api/definitions", rabbit)).status, 204);
     const conn = await amqp.connect(`amqp://migrated:guest@127.0.0.1:${b.amqpPort}/legacy`);
     const ch = await conn.createChannel();
     assert.equal((await ch.checkQueue("q1")).queue, "q1");
     await conn.close();
-    const bad = await call(b.httpUrl, "POST", "/api/definitions", { users: "nope" });
+    const bad = await onB("POST", "/api/definitions", { users: "nope" });
     assert.equal(bad.status, 400);
   });
 });

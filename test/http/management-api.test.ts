@@ -3,20 +3,12 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { apiClient, RawBody } from "../helpers/http-client.js";
 import { eventually } from "../helpers/wait.js";
 
 describe("management API", () => {
   let broker: TestBroker;
-  const auth = (user = "guest", pass = "guest"): string => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
-  async function api(method: string, path: string, body?: unknown, user = "guest", pass = "guest", headers: Record<string, string> = {}) {
-    const res = await fetch(`${broker.httpUrl}${path}`, {
-      method,
-      headers: { authorization: auth(user, pass), "content-type": "application/json", ...headers },
-      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text ? (JSON.parse(text) as unknown) : undefined };
-  }
+  const api = apiClient(() => broker.httpUrl);
 
   before(async () => {
     broker = await startTestBroker();
@@ -29,14 +21,14 @@ describe("management API", () => {
     const none = await fetch(`${broker.httpUrl}/api/overview`);
     assert.equal(none.status, 401);
     assert.equal(none.headers.get("www-authenticate"), 'Basic realm="RabbitMQ Management"');
-    const bad = await api("GET", "/api/overview", undefined, "guest", "wrong");
+    const bad = await api("GET", "/api/overview", undefined, "guest:wrong");
     assert.deepEqual([bad.status, bad.json], [401, { error: "not_authorized", reason: "Not_Authorized" }]);
     assert.equal((await api("PUT", "/api/users/plain", { password: "pw", tags: "" })).status, 201);
-    const plain = await api("GET", "/api/overview", undefined, "plain", "pw");
+    const plain = await api("GET", "/api/overview", undefined, "plain:pw");
     assert.deepEqual([plain.status, (plain.json as { reason: string }).reason], [403, "Not management user"]);
     assert.equal((await api("PUT", "/api/users/mgmt", { password: "pw", tags: ["management"] })).status, 201);
-    assert.equal((await api("GET", "/api/overview", undefined, "mgmt", "pw")).status, 200);
-    const notAdmin = await api("GET", "/api/users", undefined, "mgmt", "pw");
+    assert.equal((await api("GET", "/api/overview", undefined, "mgmt:pw")).status, 200);
+    const notAdmin = await api("GET", "/api/users", undefined, "mgmt:pw");
     assert.deepEqual([notAdmin.status, (notAdmin.json as { reason: string }).reason], [403, "Not administrator user"]);
   });
 
@@ -46,7 +38,7 @@ describe("management API", () => {
     const na = await api("PATCH", "/api/vhosts");
     assert.equal(na.status, 405);
     assert.equal(na.headers.get("allow"), "GET, HEAD, OPTIONS");
-    const bad = await api("PUT", "/api/vhosts/x", "{not json");
+    const bad = await api("PUT", "/api/vhosts/x", new RawBody("{not json"));
     assert.equal(bad.status, 400);
     assert.match((bad.json as { reason: string }).reason, /not_json/);
   });
@@ -171,7 +163,7 @@ describe("management API", () => {
     assert.equal(chans[0]!.name, `${conns[0]!.name} (1)`);
     const closed = new Promise<{ code?: number; message?: string }>((resolve) => conn.on("close", resolve));
     conn.on("error", () => {});
-    assert.equal((await api("DELETE", `/api/connections/${encodeURIComponent(conns[0]!.name)}`, undefined, "guest", "guest", { "x-reason": "maintenance" })).status, 204);
+    assert.equal((await api("DELETE", `/api/connections/${encodeURIComponent(conns[0]!.name)}`, undefined, "guest:guest", { "x-reason": "maintenance" })).status, 204);
     const err = await closed;
     assert.equal(err.code, 320);
     assert.match(String(err.message), /CONNECTION_FORCED - maintenance/);

@@ -3,18 +3,11 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { apiClient } from "../helpers/http-client.js";
 
 describe("policies over HTTP", () => {
   let broker: TestBroker;
-  const call = async (method: string, path: string, body?: unknown, user = "guest:guest") => {
-    const res = await fetch(`${broker.httpUrl}${path}`, {
-      method,
-      headers: { authorization: `Basic ${Buffer.from(user).toString("base64")}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
-  };
+  const call = apiClient(() => broker.httpUrl);
   before(async () => {
     broker = await startTestBroker();
   });

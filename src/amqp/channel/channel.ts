@@ -131,6 +131,7 @@ export class Channel implements SyncWaiter {
         prefetchCount: c.prefetch,
         priority: c.priority,
         arguments: c.args as ChannelInfo["consumers"][number]["arguments"],
+        activity: c.queue.consumerActivity(c),
       })),
     };
   }

@@ -5,6 +5,9 @@
 import type { Queue } from "./queue.js";
 import type { QueueEntry } from "./queue-entry.js";
 
+/** Whether a consumer gets messages: always on an ordinary queue, one at a time with single active consumer. */
+export type ConsumerActivity = "up" | "single_active" | "waiting";
+
 export interface QueueConsumer {
   readonly tag: string;
   readonly noAck: boolean;

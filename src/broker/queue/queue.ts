@@ -30,7 +30,7 @@ import { withHeader } from "../message-headers.js";
 import type { DeathReason } from "../dead-letter.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import { PriorityReadyList } from "./priority-ready-list.js";
-import type { QueueConsumer } from "./queue-consumer.js";
+import type { ConsumerActivity, QueueConsumer } from "./queue-consumer.js";
 import type { QueueEntry } from "./queue-entry.js";
 import type { PageSink, QueueJournal, QueueLog } from "./queue-journal.js";
 import { maxPriorityOf, resolveQueueSettings, type QueueSettings } from "./queue-settings.js";
@@ -157,6 +157,15 @@ export class Queue implements QueueSpec, PageSink {
     return this.log === null ? this.ready.bytes : this.ready.bytes + this.log.pagedBytes;
   }
 
+  /** Ready messages held only in the message store (RabbitMQ's `messages_paged_out`). */
+  get pagedOutCount(): number {
+    return this.log === null ? 0 : this.log.pagedCount;
+  }
+
+  get pagedOutBytes(): number {
+    return this.log === null ? 0 : this.log.pagedBytes;
+  }
+
   get consumerCount(): number {
     return this.consumers.length;
   }
@@ -167,6 +176,15 @@ export class Queue implements QueueSpec, PageSink {
 
   listConsumers(): readonly QueueConsumer[] {
     return this.consumers;
+  }
+
+  /**
+   * RabbitMQ's consumer activity: "up" on an ordinary queue; on a single-active-consumer queue the
+   * earliest consumer is "single_active" and the rest are "waiting" (see addConsumer / pick).
+   */
+  consumerActivity(c: QueueConsumer): ConsumerActivity {
+    if (!this.singleActiveConsumer) return "up";
+    return this.consumers[0] === c ? "single_active" : "waiting";
   }
 
   readyEntries(): Iterable<QueueEntry> {

@@ -26,8 +26,8 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
         prefetch_count: c.prefetchCount,
         priority: c.priority,
         arguments: c.arguments,
-        active: true,
-        activity_status: "up",
+        active: c.activity !== "waiting",
+        activity_status: c.activity,
       })),
     );
   const own = (c: Caller, name: string): ConnectionInfo => {

@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { badRequest } from "../http-errors.js";
 import { requireVhost } from "../http-auth.js";
 import { nodeRecord } from "./overview.js";
+import { listenerProtocol } from "../protocol-aliases.js";
 import { Reply, resource, type RouteContext } from "../route-table.js";
 
 const failed = (body: Record<string, unknown>): Reply => new Reply(503, { status: "failed", ...body });
@@ -49,11 +50,11 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
   });
   resource(app, ctx, "/api/health/checks/protocol-listener/:protocols", {
     GET: ({ params }) => {
-      const alias: Record<string, string> = { amqp091: "amqp", "amqp0-9-1": "amqp", amqp: "amqp", http: "http", management: "http", http_api: "http", ui: "http" };
-      const wanted = params["protocols"]!.split(",").map((p) => alias[p.trim().toLowerCase()] ?? p.trim().toLowerCase());
-      const have = ctx.listeners.map((l) => l.protocol);
-      const missing = wanted.filter((p) => !have.includes(p));
-      return missing.length === 0 ? { status: "ok", protocols: wanted } : failed({ reason: "No active listener", missing, protocols: have });
+      // As RabbitMQ: the request names a set of protocols; both answers list every active one.
+      const wanted = new Set(params["protocols"]!.split(",").map(listenerProtocol));
+      const active = [...new Set(ctx.listeners.map((l) => l.protocol))];
+      const missing = [...wanted].filter((p) => !active.includes(p));
+      return missing.length === 0 ? { status: "ok", protocols: active } : failed({ reason: "No active listener", missing, protocols: active });
     },
   });
 }
