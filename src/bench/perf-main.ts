@@ -26,6 +26,8 @@ export function formatResult(r: PerfResult): string {
 export async function perfMain(argv: string[]): Promise<void> {
   const d = DEFAULT_PERF_OPTIONS;
   const program = new Command("coney-perf")
+    // Options after `all` belong to `all` (both define --uri, --broker-pid, -z).
+    .enablePositionalOptions()
     .description("AMQP 0-9-1 load generator: producers and consumers in separate processes")
     .option("--uri <uri>", "AMQP URI of the broker", d.uri)
     .option("-x, --producers <n>", "producer processes", int(0), d.producers)

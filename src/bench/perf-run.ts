@@ -60,7 +60,10 @@ async function declare(o: PerfOptions): Promise<() => Promise<void>> {
   };
 }
 
-export async function runPerf(o: PerfOptions): Promise<PerfResult> {
+export async function runPerf(options: PerfOptions): Promise<PerfResult> {
+  // Names of this run only: publishes of an earlier run still in the broker's socket buffers must
+  // not land in this run's queues and be counted here.
+  const o: PerfOptions = { ...options, queuePrefix: `${options.queuePrefix}-${process.pid}-${Date.now().toString(36)}` };
   const cleanup = await declare(o);
   const workers: Worker[] = [];
   try {

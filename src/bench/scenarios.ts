@@ -147,11 +147,13 @@ export const SCENARIOS: readonly Scenario[] = [
     measure: async (t, s) => {
       const before = rss(t);
       const conns: AMQPBaseClient[] = [];
-      for (let i = 0; i < s.connectionCount; i++) conns.push(await new AMQPClient(t.uri).connect());
-      await new Promise((r) => setTimeout(r, 1000));
-      const during = rss(t);
-      for (const c of conns) await c.close();
-      return `${before} → ${during}`;
+      try {
+        for (let i = 0; i < s.connectionCount; i++) conns.push(await new AMQPClient(t.uri).connect());
+        await new Promise((r) => setTimeout(r, 1000));
+        return `${before} → ${rss(t)}`;
+      } finally {
+        await Promise.all(conns.map((c) => c.close().catch(() => {})));
+      }
     },
   },
   { name: "startup", title: "start to accepting connections, empty data dir (Coney only)", measure: null },
