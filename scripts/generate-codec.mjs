@@ -223,9 +223,7 @@ emit("/** Body frames of at most frameMax - 8 payload bytes (frame header 7 + fr
 emit("export function writeBody(out: OutputBuffer, channel: number, body: Buffer, frameMax: number): void {");
 emit("  const max = frameMax - 8;");
 emit("  for (let off = 0; off < body.length; off += max) {");
-emit("    const f = out.beginFrame(FRAME_BODY, channel);");
-emit("    out.writeBytes(off === 0 && body.length <= max ? body : body.subarray(off, Math.min(off + max, body.length)));");
-emit("    out.endFrame(f);");
+emit("    out.writeBodyFrame(channel, off === 0 && body.length <= max ? body : body.subarray(off, Math.min(off + max, body.length)));");
 emit("  }");
 emit("}");
 emit();

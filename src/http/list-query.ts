@@ -61,8 +61,35 @@ function pick(item: Item, columns: string[]): Item {
   return out;
 }
 
+/**
+ * A list whose records are costly to build (queues with live figures): `key` gives the cheap
+ * fields (vhost, name) that the default sort and the name filter read, so a page of 100 out of
+ * 10,000 builds 100 records. A sort on any other field builds them all.
+ */
+export interface LazyList<T> {
+  readonly sources: readonly T[];
+  key(source: T): Item;
+  build(source: T): Item;
+}
+
 /** Applies sort, columns and (when `page` is given) filtering and paging. */
-export function listResponse(items: Item[], query: Query, defaultSort: string[] = ["vhost", "name"]): Item[] | PagedResponse {
+export function listResponse<T>(list: Item[] | LazyList<T>, query: Query, defaultSort: string[] = ["vhost", "name"]): Item[] | PagedResponse {
+  if (Array.isArray(list)) return listItems(list, query, defaultSort);
+  const keys = query["sort"] ? [query["sort"], ...defaultSort] : defaultSort;
+  const cheap = list.sources.map((t) => list.key(t));
+  if (cheap.length > 0 && !keys.every((k) => k in cheap[0]!)) return listItems(list.sources.map((t) => list.build(t)), query, defaultSort);
+  const sourceOf = new Map<Item, T>();
+  cheap.forEach((k, i) => sourceOf.set(k, list.sources[i]!));
+  const { columns, ...withoutColumns } = query;
+  const build = (items: Item[]): Item[] => {
+    const built = items.map((k) => list.build(sourceOf.get(k)!));
+    return columns === undefined ? built : listItems(built, { columns }, []) as Item[];
+  };
+  const result = listItems(cheap, withoutColumns, defaultSort);
+  return Array.isArray(result) ? build(result) : { ...result, items: build(result.items) };
+}
+
+function listItems(items: Item[], query: Query, defaultSort: string[]): Item[] | PagedResponse {
   const sortKey = query["sort"];
   const keys = sortKey ? [sortKey, ...defaultSort] : defaultSort;
   const sorted = [...items].sort((a, b) => {

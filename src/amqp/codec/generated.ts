@@ -1636,9 +1636,7 @@ export function writeContentHeader(out: OutputBuffer, channel: number, classId: 
 export function writeBody(out: OutputBuffer, channel: number, body: Buffer, frameMax: number): void {
   const max = frameMax - 8;
   for (let off = 0; off < body.length; off += max) {
-    const f = out.beginFrame(FRAME_BODY, channel);
-    out.writeBytes(off === 0 && body.length <= max ? body : body.subarray(off, Math.min(off + max, body.length)));
-    out.endFrame(f);
+    out.writeBodyFrame(channel, off === 0 && body.length <= max ? body : body.subarray(off, Math.min(off + max, body.length)));
   }
 }
 

@@ -8,26 +8,72 @@ import { CodecError } from "./codec-error.js";
 import { Decimal, type FieldTable, type FieldValue } from "./field-table.js";
 
 const FRAME_END = 0xce;
+/** The spec's frame-body type (constant FRAME-BODY). */
+const FRAME_BODY = 3;
+
+/** Bodies at least this large are sent as they are (their own iovec), not copied in. */
+export const EXTERNAL_BODY_MIN = 4096;
 
 export class OutputBuffer {
   private buf: Buffer;
   private pos = 0;
+  /**
+   * Finished pieces ahead of the current segment: slices of earlier buffers and large message
+   * bodies referenced as they are. Invariant: a slice here is never written again (the buffer
+   * grows into a new allocation, and take() starts a new one), so back-patching only ever
+   * touches the current segment, buf[segStart, pos).
+   */
+  private parts: Buffer[] = [];
+  private partsBytes = 0;
+  private segStart = 0;
 
   constructor(private readonly initialSize = 64 * 1024) {
     this.buf = Buffer.allocUnsafe(initialSize);
   }
 
+  /** Bytes written and not yet taken. */
   get length(): number {
-    return this.pos;
+    return this.partsBytes + this.pos - this.segStart;
   }
 
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
+    // Only the current segment is copied, to the same offsets, so positions handed out by
+    // beginFrame stay valid; earlier parts keep pointing at the old buffer.
     let size = this.buf.length * 2;
     while (size < this.pos + n) size *= 2;
     const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.pos);
+    this.buf.copy(next, this.segStart, this.segStart, this.pos);
     this.buf = next;
+  }
+
+  /**
+   * One body frame whose payload is `body` (the caller keeps it within frame_max). A large body
+   * is not copied: the frame header ends the current segment and the body follows as its own
+   * piece, so the socket's writev sends it from where it already is.
+   */
+  writeBodyFrame(channel: number, body: Buffer): void {
+    this.ensure(8);
+    this.buf[this.pos] = FRAME_BODY;
+    this.buf.writeUInt16BE(channel, this.pos + 1);
+    this.buf.writeUInt32BE(body.length, this.pos + 3);
+    this.pos += 7;
+    if (body.length < EXTERNAL_BODY_MIN) {
+      this.writeBytes(body);
+    } else {
+      this.cut();
+      this.parts.push(body);
+      this.partsBytes += body.length;
+    }
+    this.buf[this.pos++] = FRAME_END;
+  }
+
+  /** Ends the current segment: it becomes a part, and writing continues after it. */
+  private cut(): void {
+    if (this.pos === this.segStart) return;
+    this.parts.push(this.buf.subarray(this.segStart, this.pos));
+    this.partsBytes += this.pos - this.segStart;
+    this.segStart = this.pos;
   }
 
   writeUInt8(v: number): void {
@@ -185,16 +231,32 @@ export class OutputBuffer {
     this.writeUInt8(FRAME_END);
   }
 
-  /** The bytes written so far; the buffer starts afresh (the returned bytes are never reused). */
+  /** The bytes written so far as one buffer (copied together only when large bodies were referenced). */
   take(): Buffer {
-    const out = this.buf.subarray(0, this.pos);
+    const pieces = this.takePieces();
+    return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+  }
+
+  /**
+   * The bytes written so far, in order, as pieces for a vectored write; the buffer starts afresh
+   * (the returned bytes are never reused).
+   */
+  takePieces(): Buffer[] {
+    this.cut();
+    const pieces = this.parts;
+    this.parts = [];
+    this.partsBytes = 0;
     this.buf = Buffer.allocUnsafe(Math.max(this.initialSize, Math.min(this.buf.length, 1 << 20)));
     this.pos = 0;
-    return out;
+    this.segStart = 0;
+    return pieces;
   }
 
   reset(): void {
+    this.parts = [];
+    this.partsBytes = 0;
     this.pos = 0;
+    this.segStart = 0;
   }
 
   private reserve32(): number {

@@ -525,12 +525,21 @@ export class AmqpConnection implements ClientConnection {
   flush(): void {
     for (const ch of this.channels.values()) ch.beforeFlush();
     if (this.out.length === 0 || this.state === "closed") return;
-    const buf = this.out.take();
-    this.stats.sendOct += buf.length;
+    const bytes = this.out.length;
+    const pieces = this.out.takePieces();
+    this.stats.sendOct += bytes;
     this.stats.sendCnt++;
-    if (this.vhostRef) this.vhostRef.stats.sendOct += buf.length;
+    if (this.vhostRef) this.vhostRef.stats.sendOct += bytes;
     this.lastSend = Date.now();
-    if (!this.socket.write(buf)) this.writeBlocked = true;
+    // Corked, the pieces (encoded frames and large bodies referenced in place) leave in one writev.
+    let ok = true;
+    if (pieces.length === 1) ok = this.socket.write(pieces[0]!);
+    else {
+      this.socket.cork();
+      for (const p of pieces) ok = this.socket.write(p);
+      this.socket.uncork();
+    }
+    if (!ok) this.writeBlocked = true;
   }
 
   /** True when consumers on this connection may take more deliveries. */

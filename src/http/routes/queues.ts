@@ -16,7 +16,7 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
   const record = (q: Queue) => queueRecord(q, ctx, b.policyOf(q));
   const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
-    listResponse(vhosts.flatMap((v) => [...b.vhost(v).queues.values()].map((q) => record(q))), query);
+    listResponse({ sources: vhosts.flatMap((v) => [...b.vhost(v).queues.values()]), key: (q) => ({ vhost: q.vhost, name: q.name }), build: record }, query);
 
   resource(app, ctx, "/api/queues", {
     GET: ({ caller, query }) => listOf([...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)), query),

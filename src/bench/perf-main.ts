@@ -1,0 +1,88 @@
+/**
+ * coney-perf / `npm run bench`: one load run against any AMQP 0-9-1 broker, PerfTest style.
+ * `coney-perf all …` runs the scenario list instead (scenarios.ts).
+ */
+import { Command, InvalidArgumentError } from "commander";
+import { formatMiB, residentBytes } from "./broker-memory.js";
+import { DEFAULT_PERF_OPTIONS, type PerfOptions } from "./perf-options.js";
+import { runPerf, type PerfResult } from "./perf-run.js";
+import { runScenarios } from "./scenarios.js";
+
+const int = (min: number) => (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer ≥ ${min}`);
+  return n;
+};
+
+export function formatResult(r: PerfResult): string {
+  const ms = (x: number): string => (Number.isNaN(x) ? "n/a" : `${x.toFixed(2)} ms`);
+  return [
+    `published: ${Math.round(r.publishedPerSecond).toLocaleString("en-US")} msg/s (${r.published} messages)`,
+    `consumed:  ${Math.round(r.consumedPerSecond).toLocaleString("en-US")} msg/s (${r.consumed} messages)`,
+    `latency:   p50 ${ms(r.latencyP50)}, p99 ${ms(r.latencyP99)}`,
+  ].join("\n");
+}
+
+export async function perfMain(argv: string[]): Promise<void> {
+  const d = DEFAULT_PERF_OPTIONS;
+  const program = new Command("coney-perf")
+    // Options after `all` belong to `all` (both define --uri, --broker-pid, -z).
+    .enablePositionalOptions()
+    .description("AMQP 0-9-1 load generator: producers and consumers in separate processes")
+    .option("--uri <uri>", "AMQP URI of the broker", d.uri)
+    .option("-x, --producers <n>", "producer processes", int(0), d.producers)
+    .option("-y, --consumers <n>", "consumer processes", int(0), d.consumers)
+    .option("--queues <n>", "queues (producer i publishes to queue i mod n)", int(1), d.queues)
+    .option("-s, --size <bytes>", "message body size (≥ 8)", int(8), d.size)
+    .option("--persistent", "persistent messages into durable queues", false)
+    .option("-c, --confirm <n>", "publisher confirms, at most n unconfirmed per producer (0: off)", int(0), d.confirm)
+    .option("-q, --prefetch <n>", "consumer prefetch", int(0), d.prefetch)
+    .option("-a, --autoack", "consume without acks", false)
+    .option("--multi-ack-every <n>", "manual acks: one multiple ack every n deliveries", int(1), d.multiAckEvery)
+    .option("--fanout", "publish to a fanout exchange bound to every queue", false)
+    .option("-z, --duration <seconds>", "run time", int(1), d.durationSeconds)
+    .option("--broker-pid <pid>", "print the broker's resident memory after the run", int(1))
+    .option("--queue-prefix <p>", "prefix of the names the run declares", d.queuePrefix)
+    .action(async (v: Record<string, unknown>) => {
+      const o: PerfOptions = {
+        uri: v["uri"] as string,
+        producers: v["producers"] as number,
+        consumers: v["consumers"] as number,
+        queues: v["queues"] as number,
+        size: v["size"] as number,
+        persistent: v["persistent"] as boolean,
+        confirm: v["confirm"] as number,
+        prefetch: v["prefetch"] as number,
+        autoAck: v["autoack"] as boolean,
+        multiAckEvery: v["multiAckEvery"] as number,
+        fanout: v["fanout"] as boolean,
+        durationSeconds: v["duration"] as number,
+        queuePrefix: v["queuePrefix"] as string,
+      };
+      process.stdout.write(`${formatResult(await runPerf(o))}\n`);
+      const pid = v["brokerPid"] as number | undefined;
+      if (pid !== undefined) process.stdout.write(`broker RSS: ${formatMiB(residentBytes(pid))}\n`);
+    });
+  program
+    .command("all")
+    .description("run the scenario list of docs/PERFORMANCE.md and print one table")
+    .option("--uri <uri>", "AMQP URI of the broker", d.uri)
+    .option("--http <url>", "management API base URL (with credentials, e.g. http://guest:guest@127.0.0.1:15672)")
+    .option("--broker-pid <pid>", "the broker's pid, for resident memory", int(1))
+    .option("--name <name>", "the broker's column title", "broker")
+    .option("--compare-uri <uri>", "a second broker, measured in the same run")
+    .option("--compare-http <url>", "the second broker's management API")
+    .option("--compare-pid <pid>", "the second broker's pid", int(1))
+    .option("--compare-name <name>", "the second broker's column title", "compare")
+    .option("-z, --duration <seconds>", "seconds per throughput scenario", int(1), 5)
+    .option("--queue-count <n>", "queues for the declare/list/memory scenarios", int(1), 10_000)
+    .option("--connection-count <n>", "idle connections for the memory scenario", int(1), 1000)
+    .option("--only <names>", "comma-separated scenario names to run")
+    .action(async (v: Record<string, unknown>) => {
+      const targets = [{ name: v["name"] as string, uri: v["uri"] as string, http: v["http"] as string | undefined, pid: v["brokerPid"] as number | undefined }];
+      if (v["compareUri"]) targets.push({ name: v["compareName"] as string, uri: v["compareUri"] as string, http: v["compareHttp"] as string | undefined, pid: v["comparePid"] as number | undefined });
+      const only = typeof v["only"] === "string" ? (v["only"] as string).split(",") : null;
+      await runScenarios(targets, { durationSeconds: v["duration"] as number, queueCount: v["queueCount"] as number, connectionCount: v["connectionCount"] as number, only }, (line) => process.stdout.write(`${line}\n`));
+    });
+  await program.parseAsync(argv, { from: "user" });
+}

@@ -1,0 +1,45 @@
+/**
+ * The load generator's options (RabbitMQ PerfTest's vocabulary where it has a word for it).
+ * One set of options describes one run: producers and consumers on some queues of one broker.
+ */
+export interface PerfOptions {
+  /** AMQP URI of the broker under test. */
+  readonly uri: string;
+  readonly producers: number;
+  readonly consumers: number;
+  readonly queues: number;
+  /** Body size in bytes (at least 8: the first 8 bytes carry the send time). */
+  readonly size: number;
+  /** delivery_mode 2, into durable queues. */
+  readonly persistent: boolean;
+  /** Publisher confirms with at most this many unconfirmed per producer; 0 = no confirms. */
+  readonly confirm: number;
+  readonly prefetch: number;
+  readonly autoAck: boolean;
+  /** Manual acks: one basic.ack with multiple=true every this many deliveries. */
+  readonly multiAckEvery: number;
+  /** Producers publish to a fanout exchange bound to every queue instead of to one queue each. */
+  readonly fanout: boolean;
+  readonly durationSeconds: number;
+  /** Prefix of the queue (and exchange) names the run declares and deletes. */
+  readonly queuePrefix: string;
+}
+
+export const DEFAULT_PERF_OPTIONS: PerfOptions = {
+  uri: "amqp://guest:guest@127.0.0.1:5672",
+  producers: 1,
+  consumers: 1,
+  queues: 1,
+  size: 16,
+  persistent: false,
+  confirm: 0,
+  prefetch: 1000,
+  autoAck: false,
+  multiAckEvery: 100,
+  fanout: false,
+  durationSeconds: 10,
+  queuePrefix: "perf",
+};
+
+export const queueName = (o: PerfOptions, i: number): string => `${o.queuePrefix}-q-${i}`;
+export const fanoutName = (o: PerfOptions): string => `${o.queuePrefix}-fanout`;

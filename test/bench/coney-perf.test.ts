@@ -1,0 +1,44 @@
+// The load generator runs end to end against a real broker: producer and consumer processes,
+// counts and latencies printed. Figures are not asserted beyond being present and non-zero:
+// performance is measured by the benchmark, not by tests.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { startTestBroker } from "../helpers/broker.js";
+
+const bin = new URL("../../../bin/coney-perf.js", import.meta.url).pathname;
+const run = promisify(execFile);
+
+describe("coney-perf", () => {
+  it("publishes and consumes for the duration and prints rates, latency and the broker's memory", async () => {
+    const broker = await startTestBroker();
+    try {
+      const { stdout } = await run(process.execPath, [bin, "--uri", broker.amqpUrl, "-z", "1", "--confirm", "50", "--persistent", "--broker-pid", String(process.pid)]);
+      const rate = (label: string): number => Number(new RegExp(`${label}:\\s+([\\d,]+) msg/s`).exec(stdout)?.[1]?.replaceAll(",", ""));
+      assert.ok(rate("published") > 0, stdout);
+      assert.ok(rate("consumed") > 0, stdout);
+      assert.match(stdout, /latency:\s+p50 [\d.]+ ms, p99 [\d.]+ ms/);
+      assert.match(stdout, /broker RSS: [\d.]+ MiB/);
+      assert.equal(broker.broker.vhosts.get("/")!.queues.size, 0, "the run deletes what it declared");
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("runs selected scenarios of the list and prints one table", async () => {
+    const broker = await startTestBroker();
+    try {
+      const http = `http://guest:guest@127.0.0.1:${broker.httpPort}`;
+      const { stdout } = await run(process.execPath, [bin, "all", "--uri", broker.amqpUrl, "--http", http, "--name", "coney", "-z", "1", "--queue-count", "50", "--connection-count", "5", "--only", "1p1c-16b,declare,list-page,cleanup,startup"]);
+      const lines = stdout.trim().split("\n");
+      assert.equal(lines[0], "| scenario | coney |");
+      assert.equal(lines.length, 2 + 5, stdout);
+      assert.doesNotMatch(stdout, /error:/);
+      assert.match(stdout, /declare 50 queues \(10 channels\) \| [\d.]+ s \|/);
+      assert.match(stdout, /start to accepting connections.*\| \d+ ms \|/);
+    } finally {
+      await broker.close();
+    }
+  });
+});
