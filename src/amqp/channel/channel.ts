@@ -235,9 +235,11 @@ export class Channel implements SyncWaiter {
     const broker = this.conn.broker;
     const journal = broker.journal;
     const appendsBefore = journal ? journal.appends : 0;
-    const outcome = exchange.name === "" && message.routingKey.startsWith("amq.rabbitmq.reply-to.")
+    const directReply = exchange.name === "" && message.routingKey.startsWith("amq.rabbitmq.reply-to.");
+    const outcome = directReply
       ? (this.conn.broker.directReply.deliver(message.routingKey, message) ? PUBLISH_ROUTED : PUBLISH_UNROUTED)
       : broker.publish(this.vhost, exchange, message, this.routed);
+    if (outcome === PUBLISH_ROUTED && !directReply) this.conn.flow.check(this.routed, this.routed.length);
     if (outcome === PUBLISH_UNROUTED) {
       if (mandatory) {
         this.sendReturn(312, "NO_ROUTE", message);

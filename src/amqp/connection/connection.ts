@@ -9,6 +9,7 @@
  */
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
+import { PublishFlow } from "./publish-flow.js";
 import { FrameReader } from "../codec/frame-reader.js";
 import { OutputBuffer } from "../codec/output-buffer.js";
 import {
@@ -104,6 +105,8 @@ export class AmqpConnection implements ClientConnection {
   private readonly log: Logger;
   /** Set while an alarm holds this connection: connection.blocked sent, socket not read. */
   private alarmBlocked = false;
+  /** Publisher flow control (publish-flow.ts): this connection is not read while a consumed queue it feeds catches up. */
+  readonly flow = new PublishFlow(this);
   /** Closes a token login's connection when the token expires (RabbitMQ's credential expiry). */
   private tokenTimer: NodeJS.Timeout | null = null;
 
@@ -149,7 +152,7 @@ export class AmqpConnection implements ClientConnection {
       protocol: "AMQP 0-9-1",
       authMechanism: this.authMechanism,
       ssl: this.tls,
-      state: this.state,
+      state: this.flow.paused && this.state === "running" ? "flow" : this.state,
       connectedAt: this.connectedAt,
       channelMax: this.tuning.channelMax,
       frameMax: this.tuning.frameMax,
@@ -470,7 +473,21 @@ export class AmqpConnection implements ClientConnection {
     this.state = "running";
     if (this.understandsBlocked) encodeConnectionUnblocked(this.out, 0, {});
     this.flush();
-    (this.socket as Partial<Socket>).resume?.();
+    if (!this.flow.paused) (this.socket as Partial<Socket>).resume?.();
+  }
+
+  /** FlowHost: any consumer on this connection (such a connection is never paused). */
+  get hasConsumers(): boolean {
+    for (const ch of this.channels.values()) if (ch.consumers.size > 0) return true;
+    return false;
+  }
+
+  pauseForFlow(): void {
+    (this.socket as Partial<Socket>).pause?.();
+  }
+
+  resumeFromFlow(): void {
+    if (!this.alarmBlocked && this.state !== "closed") (this.socket as Partial<Socket>).resume?.();
   }
 
   // ------------------------------------------------------------ heartbeats
@@ -486,7 +503,7 @@ export class AmqpConnection implements ClientConnection {
     this.heartbeatTimer = setInterval(() => {
       const now = Date.now();
       // A connection blocked by an alarm is not read, so its heartbeats cannot count (RabbitMQ too).
-      if (this.alarmBlocked) this.lastRecv = now;
+      if (this.alarmBlocked || this.flow.paused) this.lastRecv = now;
       if (now - this.lastRecv > hb * 2000) {
         this.log.warn(`missed heartbeats from client, timeout: ${hb}s`);
         this.destroy();
@@ -604,6 +621,7 @@ export class AmqpConnection implements ClientConnection {
 
   /** Releases channels (unacked messages are requeued), exclusive queues, and the registry entry. */
   private teardown(): void {
+    this.flow.stop();
     for (const ch of this.channels.values()) ch.release();
     this.channels.clear();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);

@@ -1,0 +1,44 @@
+// Publisher flow control: a publisher feeding a consumed queue that falls far behind is not read
+// until the queue catches up; nothing is lost, and a connection that also consumes is never paused.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import amqp from "amqplib";
+import { FLOW_HIGH } from "../../src/amqp/connection/publish-flow.js";
+import { startTestBroker } from "../helpers/broker.js";
+import { eventually } from "../helpers/wait.js";
+
+describe("publisher flow control", () => {
+  it("pauses a publisher while a consumed queue is over the mark, and resumes it when the queue drains", async () => {
+    const broker = await startTestBroker();
+    try {
+      const consumerConn = await amqp.connect(broker.amqpUrl);
+      const cch = await consumerConn.createChannel();
+      await cch.assertQueue("flow-q", { durable: false });
+      await cch.prefetch(1);
+      const held: amqp.ConsumeMessage[] = [];
+      await cch.consume("flow-q", (m) => m && held.push(m)); // never acks: the queue falls behind
+
+      const publisherConn = await amqp.connect(broker.amqpUrl);
+      const pch = await publisherConn.createChannel();
+      const total = FLOW_HIGH + 5000;
+      const body = Buffer.from("x");
+      for (let i = 0; i < total; i++) {
+        if (!pch.sendToQueue("flow-q", body)) await new Promise((r) => pch.once("drain", r));
+      }
+      const q = broker.broker.vhosts.get("/")!.queues.get("flow-q")!;
+      const publisherState = () => broker.broker.connections.list().map((c) => c.info()).find((c) => c.channels.some((ch) => ch.stats.publish > 0))?.state;
+      await eventually(() => publisherState() === "flow", 10_000, "the publisher in flow");
+      assert.ok(q.messageCount > FLOW_HIGH && q.messageCount < total, `${q.messageCount} ready while paused`);
+      const consumerState = broker.broker.connections.list().map((c) => c.info()).find((c) => c.channels.some((ch) => ch.consumerCount > 0))?.state;
+      assert.equal(consumerState, "running", "the consumer's connection is never paused");
+
+      await cch.cancel(held[0]!.fields.consumerTag); // no consumer left: the publisher is released
+      await eventually(() => q.messageCount + q.unacked === total, 10_000, "every message arrives");
+      await eventually(() => publisherState() === "running", 5000, "the publisher running again");
+      await publisherConn.close();
+      await consumerConn.close();
+    } finally {
+      await broker.close();
+    }
+  });
+});
