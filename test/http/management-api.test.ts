@@ -175,6 +175,10 @@ describe("management API", () => {
     assert.ok(typeof o["message_stats"]!["publish"] === "number");
     const [n] = (await api("GET", "/api/nodes")).json as Array<Record<string, number | boolean>>;
     assert.ok((n!["mem_used"] as number) > 0 && (n!["disk_free"] as number) > 0);
+    // This process's own figures: its event loop holds at least the two listeners and this request.
+    assert.ok((n!["proc_used"] as number) >= 3 && (n!["proc_used"] as number) <= (n!["proc_total"] as number));
+    assert.ok((n!["fd_used"] as number) > 0 && (n!["fd_used"] as number) <= (n!["fd_total"] as number));
+    assert.ok((n!["processors"] as number) >= 1);
     assert.deepEqual((await api("GET", "/api/health/checks/alarms")).json, { status: "ok" });
     assert.deepEqual((await api("GET", "/api/aliveness-test/%2f")).json, { status: "ok" });
     assert.equal((await api("GET", "/api/health/checks/certificate-expiration/1/fortnights")).status, 400);

@@ -1,6 +1,7 @@
 /** /api/overview, /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
 import type { FastifyInstance } from "fastify";
 import { readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { isMonitor } from "../../auth/user.js";
 import { EXCHANGE_TYPES } from "../../broker/exchange/exchange-types.js";
 import { VERSION } from "../../amqp/connection/server-properties.js";
@@ -51,14 +52,15 @@ export function nodeRecord(ctx: RouteContext): Record<string, unknown> {
     fd_total: fdTotal() ?? 1024,
     sockets_used: sockets,
     sockets_total: fdTotal() ?? 1024,
-    // Node has no Erlang processes; the nearest equivalents: active handles vs. the fd limit.
-    proc_used: sockets + 1,
+    // Node has no Erlang processes. The nearest equivalent is the event loop's active resources
+    // (sockets, servers, timers, pending I/O: process.getActiveResourcesInfo()); each socket or
+    // file among them holds a descriptor, so the descriptor limit bounds them.
+    proc_used: process.getActiveResourcesInfo().length,
     proc_total: fdTotal() ?? 1024,
-    processors: 1,
+    processors: availableParallelism(),
     rates_mode: "basic",
     exchange_types: exchangeTypes(),
     partitions: [],
-    run_queue: 0,
   };
 }
 
