@@ -24,6 +24,8 @@ export class RateSampler {
   private newer = new Map<string, Sample>();
   private lastTick: number | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** `<field>_details`, built once per field name rather than once per record served. */
+  private readonly detailsKeys = new Map<string, string>();
 
   constructor(
     private readonly collect: Collect,
@@ -67,9 +69,15 @@ export class RateSampler {
       const value = counters[field]!;
       out[field] = value;
       const delta = value - (base?.counters[field] ?? 0);
-      out[`${field}_details`] = { rate: seconds > 0 ? round(delta / seconds) : 0 };
+      out[this.detailsKey(field)] = { rate: seconds > 0 ? round(delta / seconds) : 0 };
     }
     return out;
+  }
+
+  private detailsKey(field: string): string {
+    let k = this.detailsKeys.get(field);
+    if (k === undefined) this.detailsKeys.set(field, (k = `${field}_details`));
+    return k;
   }
 }
 
