@@ -570,13 +570,6 @@ export class AmqpConnection implements ClientConnection {
     this.maybeFlush();
   }
 
-  /** connection.blocked / unblocked (RabbitMQ extension) for resource alarms. */
-  setBlocked(reason: string | null): void {
-    if (reason !== null) encodeConnectionBlocked(this.out, 0, { reason });
-    else encodeConnectionUnblocked(this.out, 0, {});
-    this.maybeFlush();
-  }
-
   // ------------------------------------------------------------ errors and closing
 
   /** Sends connection.close with the error's code and waits (briefly) for close-ok. */
