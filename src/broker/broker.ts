@@ -289,15 +289,24 @@ export class Broker {
 
   /**
    * connection.open: the vhost must exist, the user must hold a permission in it, and the
-   * vhost's max-connections limit must allow one more (RabbitMQ's rabbit_reader texts).
+   * vhost's max-connections limit, the node's limit (`nodeMaxConnections`, 0 = none) and the
+   * user's max-connections limit must each allow one more (RabbitMQ's rabbit_reader texts).
    */
-  admitConnection(permissions: PermissionChecker, vhostName: string): VHost {
+  admitConnection(permissions: PermissionChecker, vhostName: string, nodeMaxConnections = 0): VHost {
     const v = this.vhosts.get(vhostName);
     if (!v) throw new BrokerError("notAllowed", `vhost ${vhostName} not found`);
     permissions.checkVhost(vhostName);
+    const user = permissions.user;
     const limit = vhostLimitsOf(v.parameters).maxConnections;
     if (limit >= 0 && this.connections.inVhost(vhostName).length >= limit) {
-      throw new BrokerError("notAllowed", `access to vhost '${vhostName}' refused for user '${permissions.user.name}': connection limit (${limit}) is reached`);
+      throw new BrokerError("notAllowed", `access to vhost '${vhostName}' refused for user '${user.name}': connection limit (${limit}) is reached`);
+    }
+    if (nodeMaxConnections > 0 && this.connections.size >= nodeMaxConnections) {
+      throw new BrokerError("notAllowed", `connection refused: node connection limit (${nodeMaxConnections}) is reached`);
+    }
+    const userMax = user.limits["max-connections"];
+    if (userMax !== undefined && userMax >= 0 && this.connections.ofUser(user.name).length >= userMax) {
+      throw new BrokerError("notAllowed", `Connection refused for user '${user.name}': user connection limit (${userMax}) is reached`);
     }
     return v;
   }

@@ -349,8 +349,7 @@ export class AmqpConnection implements ClientConnection {
       },
       openVhost: (vhost: string) => {
         this.state = "opening";
-        this.vhostRef = this.broker.admitConnection(this.permissions!, vhost);
-        this.checkConnectionLimits();
+        this.vhostRef = this.broker.admitConnection(this.permissions!, vhost, this.settings.maxConnections ?? 0);
         this.vhost = vhost;
       },
       tuned: (t: Tuning, clientProperties: FieldTable, mechanism: string) => {
@@ -429,18 +428,6 @@ export class AmqpConnection implements ClientConnection {
         this.connectionError(new BrokerError("notAllowed", `Secret update was refused for user '${this.user}'`), 0, 0);
       },
     );
-  }
-
-  /** The node's connection limit and the user's max-connections limit (RabbitMQ's texts). */
-  private checkConnectionLimits(): void {
-    const max = this.settings.maxConnections ?? 0;
-    if (max > 0 && this.broker.connections.size >= max) {
-      throw new BrokerError("notAllowed", `connection refused: node connection limit (${max}) is reached`);
-    }
-    const userMax = this.permissions?.user.limits["max-connections"];
-    if (userMax !== undefined && userMax >= 0 && this.broker.connections.ofUser(this.user).length >= userMax) {
-      throw new BrokerError("notAllowed", `Connection refused for user '${this.user}': user connection limit (${userMax}) is reached`);
-    }
   }
 
   /**
