@@ -4,6 +4,7 @@
  * builders render the same groups (records.ts), so a sample and a record always agree.
  */
 import type { Broker } from "../broker/broker.js";
+import type { Queue } from "../broker/queue/queue.js";
 import type { Collect, Counters } from "./rate-sampler.js";
 import {
   channelMessageStats,
@@ -26,7 +27,11 @@ export function overviewMessageStats(b: Broker): Counters {
 }
 
 export function overviewQueueTotals(b: Broker): Counters {
-  return queueTotals([...b.vhosts.values()].flatMap((v) => [...v.queues.values()]));
+  return queueTotals(allQueues(b));
+}
+
+function* allQueues(b: Broker): Iterable<Queue> {
+  for (const v of b.vhosts.values()) yield* v.queues.values();
 }
 
 export function overviewChurn(b: Broker): Counters {

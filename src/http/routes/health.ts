@@ -6,7 +6,6 @@
 import type { FastifyInstance } from "fastify";
 import { badRequest } from "../http-errors.js";
 import { requireVhost } from "../http-auth.js";
-import { nodeRecord } from "./overview.js";
 import { EXPIRY_UNITS_DAYS, expiringWithin } from "../../tls/certificate-expiry.js";
 import { listenerProtocol } from "../protocol-aliases.js";
 import { Reply, resource, type RouteContext } from "../route-table.js";
@@ -22,8 +21,8 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
     },
   });
   const alarms = (reason: string) => () => {
-    const n = nodeRecord(ctx);
-    const active = [...(n["mem_alarm"] ? ["memory"] : []), ...(n["disk_free_alarm"] ? ["disk"] : [])];
+    const { memAlarm, diskAlarm } = ctx.alarms.figures;
+    const active = [...(memAlarm ? ["memory"] : []), ...(diskAlarm ? ["disk"] : [])];
     if (active.length === 0) return { status: "ok" };
     return failed({ reason, alarms: active.map((resource) => ({ node: ctx.node, resource })) });
   };
