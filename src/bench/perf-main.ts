@@ -77,12 +77,13 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("-z, --duration <seconds>", "seconds per throughput scenario", int(1), 5)
     .option("--queue-count <n>", "queues for the declare/list/memory scenarios", int(1), 10_000)
     .option("--connection-count <n>", "idle connections for the memory scenario", int(1), 1000)
+    .option("--stats-settle <ms>", "wait before timing the list scenarios (RabbitMQ's statistics come every 5 s)", int(0), 6000)
     .option("--only <names>", "comma-separated scenario names to run")
     .action(async (v: Record<string, unknown>) => {
       const targets = [{ name: v["name"] as string, uri: v["uri"] as string, http: v["http"] as string | undefined, pid: v["brokerPid"] as number | undefined }];
       if (v["compareUri"]) targets.push({ name: v["compareName"] as string, uri: v["compareUri"] as string, http: v["compareHttp"] as string | undefined, pid: v["comparePid"] as number | undefined });
       const only = typeof v["only"] === "string" ? (v["only"] as string).split(",") : null;
-      await runScenarios(targets, { durationSeconds: v["duration"] as number, queueCount: v["queueCount"] as number, connectionCount: v["connectionCount"] as number, only }, (line) => process.stdout.write(`${line}\n`));
+      await runScenarios(targets, { durationSeconds: v["duration"] as number, queueCount: v["queueCount"] as number, connectionCount: v["connectionCount"] as number, statsSettleMs: v["statsSettle"] as number, only }, (line) => process.stdout.write(`${line}\n`));
     });
   await program.parseAsync(argv, { from: "user" });
 }

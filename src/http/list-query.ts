@@ -69,50 +69,85 @@ function pick(item: Item, columns: string[]): Item {
 /**
  * A list whose records are costly to build (queues with live figures): `key` gives the cheap
  * fields (vhost, name) that the default sort and the name filter read, so a page of 100 out of
- * 10,000 builds 100 records. A sort on any other field builds them all.
+ * 10,000 builds 100 records. `presorted` says `sources` already come in the default order (the
+ * broker keeps its queues sorted by name), so an unsorted request does not sort at all. A sort
+ * on any other field builds every record.
  */
 export interface LazyList<T> {
   readonly sources: readonly T[];
+  readonly presorted?: boolean;
   key(source: T): Item;
   build(source: T): Item;
+}
+
+interface Page<T> {
+  readonly slice: readonly T[];
+  readonly filtered: number;
+  readonly page: number;
+  readonly pageCount: number;
+  readonly pageSize: number;
 }
 
 /** Applies sort, columns and (when `page` is given) filtering and paging. */
 export function listResponse<T>(list: Item[] | LazyList<T>, query: Query, defaultSort: string[] = ["vhost", "name"]): Item[] | PagedResponse {
   if (Array.isArray(list)) return listItems(list, query, defaultSort);
   const keys = query["sort"] ? [query["sort"], ...defaultSort] : defaultSort;
-  const cheap = list.sources.map((t) => list.key(t));
-  if (cheap.length > 0 && !keys.every((k) => k in cheap[0]!)) return listItems(list.sources.map((t) => list.build(t)), query, defaultSort);
-  const sourceOf = new Map<Item, T>();
-  cheap.forEach((k, i) => sourceOf.set(k, list.sources[i]!));
-  const { columns, ...withoutColumns } = query;
-  const build = (items: Item[]): Item[] => {
-    const built = items.map((k) => list.build(sourceOf.get(k)!));
-    return columns === undefined ? built : listItems(built, { columns }, []) as Item[];
-  };
-  const result = listItems(cheap, withoutColumns, defaultSort);
-  return Array.isArray(result) ? build(result) : { ...result, items: build(result.items) };
+  let ordered: readonly T[];
+  if (list.presorted && !query["sort"]) {
+    ordered = list.sources;
+  } else {
+    const cheap = list.sources.map((t) => list.key(t));
+    if (cheap.length > 0 && !keys.every((k) => k in cheap[0]!)) return listItems(list.sources.map((t) => list.build(t)), query, defaultSort);
+    ordered = sortedBy(list.sources, cheap, keys);
+  }
+  if (query["sort_reverse"] === "true") ordered = [...ordered].reverse();
+  const columns = columnsOf(query);
+  const build = (sources: readonly T[]): Item[] => sources.map((t) => (columns ? pick(list.build(t), columns) : list.build(t)));
+  const paging = pageOf(ordered, query, (t) => list.key(t)["name"]);
+  return paging === null ? build(ordered) : pagedResponse(paging, build(paging.slice), list.sources.length);
+}
+
+/** `sources` in the order of their cheap keys (computed once each, not per comparison). */
+function sortedBy<T>(sources: readonly T[], keys: readonly Item[], sortKeys: readonly string[]): T[] {
+  const paths = sortKeys.map((k) => k.split("."));
+  const order = sources.map((_, i) => i);
+  order.sort((a, b) => compareItems(keys[a]!, keys[b]!, paths));
+  return order.map((i) => sources[i]!);
+}
+
+function compareItems(a: Item, b: Item, paths: readonly (readonly string[])[]): number {
+  for (const p of paths) {
+    const c = compare(getParts(a, p), getParts(b, p));
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+function columnsOf(query: Query): string[] | null {
+  return query["columns"] ? query["columns"].split(",").map((c) => c.trim()).filter(Boolean) : null;
 }
 
 function listItems(items: Item[], query: Query, defaultSort: string[]): Item[] | PagedResponse {
   const sortKey = query["sort"];
-  const keys = sortKey ? [sortKey, ...defaultSort] : defaultSort;
-  const paths = keys.map((k) => k.split("."));
-  const sorted = [...items].sort((a, b) => {
-    for (const p of paths) {
-      const c = compare(getParts(a, p), getParts(b, p));
-      if (c !== 0) return c;
-    }
-    return 0;
-  });
+  const paths = (sortKey ? [sortKey, ...defaultSort] : defaultSort).map((k) => k.split("."));
+  const sorted = [...items].sort((a, b) => compareItems(a, b, paths));
   if (query["sort_reverse"] === "true") sorted.reverse();
-  const columns = query["columns"] ? query["columns"].split(",").map((c) => c.trim()).filter(Boolean) : null;
-  const page = positiveInt(query["page"], "page number");
-  if (page === undefined) return columns ? sorted.map((i) => pick(i, columns)) : sorted;
+  const columns = columnsOf(query);
+  const shape = (list: readonly Item[]): Item[] => (columns ? list.map((i) => pick(i, columns)) : [...list]);
+  const paging = pageOf(sorted, query, (i) => i["name"]);
+  return paging === null ? shape(sorted) : pagedResponse(paging, shape(paging.slice), items.length);
+}
 
+/**
+ * RabbitMQ's paging: null without `page`; otherwise the name filter (only in paging mode) and
+ * the requested page, with its errors (400 for a bad page or size, or a page out of range).
+ */
+function pageOf<T>(ordered: readonly T[], query: Query, nameOf: (t: T) => unknown): Page<T> | null {
+  const page = positiveInt(query["page"], "page number");
+  if (page === undefined) return null;
   const pageSize = positiveInt(query["page_size"], "page size") ?? 100;
   if (pageSize > 500) throw badRequest(`Invalid pagination parameters: page size ${pageSize}, the maximum is 500`);
-  let filtered = sorted;
+  let filtered = ordered;
   const name = query["name"];
   if (name) {
     if (query["use_regex"] === "true") {
@@ -124,24 +159,27 @@ function listItems(items: Item[], query: Query, defaultSort: string[]): Item[] |
       } catch {
         re = null; // RabbitMQ: an invalid regex simply matches nothing
       }
-      filtered = re ? sorted.filter((i) => re.matcher(String(i["name"] ?? "")).find()) : [];
+      filtered = re ? ordered.filter((t) => re.matcher(String(nameOf(t) ?? "")).find()) : [];
     } else {
       const needle = name.toLowerCase();
-      filtered = sorted.filter((i) => String(i["name"] ?? "").toLowerCase().includes(needle));
+      filtered = ordered.filter((t) => String(nameOf(t) ?? "").toLowerCase().includes(needle));
     }
   }
   const pageCount = Math.ceil(filtered.length / pageSize);
   if (page > 1 && page > pageCount) {
     throw badRequest(`Page out of range, page: ${page} page size: ${pageSize}, len: ${filtered.length}`);
   }
-  const slice = filtered.slice((page - 1) * pageSize, page * pageSize);
+  return { slice: filtered.slice((page - 1) * pageSize, page * pageSize), filtered: filtered.length, page, pageCount, pageSize };
+}
+
+function pagedResponse<T>(p: Page<T>, items: Item[], total: number): PagedResponse {
   return {
-    filtered_count: filtered.length,
-    item_count: slice.length,
-    items: columns ? slice.map((i) => pick(i, columns)) : slice,
-    page,
-    page_count: pageCount,
-    page_size: pageSize,
-    total_count: items.length,
+    filtered_count: p.filtered,
+    item_count: items.length,
+    items,
+    page: p.page,
+    page_count: p.pageCount,
+    page_size: p.pageSize,
+    total_count: total,
   };
 }

@@ -60,18 +60,23 @@ export class RateSampler {
    * taken against zero over the time since that tick.
    */
   withRates(key: string, counters: Counters): CountersWithRates {
+    return this.addRates({}, key, counters);
+  }
+
+  /** `withRates` written into `target` (a record being built), which it returns. */
+  addRates<T extends Record<string, unknown>>(target: T, key: string, counters: Counters): T {
     const base = this.older.get(key) ?? this.newer.get(key);
     const now = this.now();
     const since = base?.t ?? this.lastTick ?? now;
     const seconds = (now - since) / 1000;
-    const out: CountersWithRates = {};
+    const out = target as Record<string, unknown>;
     for (const field in counters) {
       const value = counters[field]!;
       out[field] = value;
       const delta = value - (base?.counters[field] ?? 0);
       out[this.detailsKey(field)] = { rate: seconds > 0 ? round(delta / seconds) : 0 };
     }
-    return out;
+    return target;
   }
 
   private detailsKey(field: string): string {

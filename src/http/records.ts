@@ -86,11 +86,24 @@ export function channelMessageStats(ch: ChannelInfo): Counters {
   return { ...deliveryStats(ch.stats), confirm: ch.stats.confirm, return_unroutable: ch.stats.returnUnroutable };
 }
 
-/** Rate-sampler keys: one per counter group of one object, stable for the object's life. */
+/**
+ * Rate-sampler keys: one per counter group of one object, stable for the object's life. Built
+ * once per object (a list of 10,000 queues would otherwise build and hash 20,000 strings per
+ * request and per sample).
+ */
+function memoKey<T extends object>(make: (o: T) => string): (o: T) => string {
+  const keys = new WeakMap<T, string>();
+  return (o) => {
+    let k = keys.get(o);
+    if (k === undefined) keys.set(o, (k = make(o)));
+    return k;
+  };
+}
+
 export const rateKey = {
-  queue: (q: Queue) => `queue\u0000${q.vhost}\u0000${q.name}`,
-  queueStats: (q: Queue) => `queue-stats\u0000${q.vhost}\u0000${q.name}`,
-  exchangeStats: (x: Exchange) => `exchange-stats\u0000${x.vhost}\u0000${x.name}`,
+  queue: memoKey((q: Queue) => `queue\u0000${q.vhost}\u0000${q.name}`),
+  queueStats: memoKey((q: Queue) => `queue-stats\u0000${q.vhost}\u0000${q.name}`),
+  exchangeStats: memoKey((x: Exchange) => `exchange-stats\u0000${x.vhost}\u0000${x.name}`),
   vhost: (v: VHost) => `vhost\u0000${v.name}`,
   vhostStats: (v: VHost) => `vhost-stats\u0000${v.name}`,
   connection: (c: ConnectionInfo) => `connection\u0000${c.name}`,
@@ -104,10 +117,12 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
   const ready = q.messageCount;
   const unacked = q.unacked;
   const consumers = q.listConsumers();
+  const pagedOut = q.pagedOutCount;
   // Paged-out messages live only on disk; the rest (ready in memory, and every unacked one) is in RAM.
-  const ramCount = ready - q.pagedOutCount + unacked;
+  const ramCount = ready - pagedOut + unacked;
   const ramBytes = q.readyBytes - q.pagedOutBytes + q.unackedBytes;
-  return {
+  // Built field by field into one object (no spreads): a list of 10,000 queues builds 10,000.
+  const r: Record<string, unknown> = {
     name: q.name,
     vhost: q.vhost,
     durable: q.durable,
@@ -117,28 +132,46 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
     type: q.type,
     node: rc.node,
     state: "running",
-    ...rc.rates.withRates(rateKey.queue(q), queueCounters(q)),
-    message_bytes: q.readyBytes + q.unackedBytes,
-    message_bytes_ready: q.readyBytes,
-    message_bytes_unacknowledged: q.unackedBytes,
-    messages_paged_out: q.pagedOutCount,
-    message_bytes_paged_out: q.pagedOutBytes,
-    messages_ram: ramCount,
-    message_bytes_ram: ramBytes,
-    consumers: consumers.length,
-    consumer_capacity: consumers.length > 0 ? 1 : 0,
-    consumer_utilisation: consumers.length > 0 ? 1 : 0,
-    exclusive_consumer_tag: consumers.find((c) => c.exclusive)?.tag ?? null,
-    memory: ramCount * ENTRY_OVERHEAD + ramBytes,
-    policy: applied.policy?.name ?? null,
-    operator_policy: applied.operatorPolicy?.name ?? null,
-    effective_policy_definition: applied.definition,
-    idle_since: new Date(q.lastActivity).toISOString(),
-    // A quorum queue on one node: that node leads and is the only member (RabbitMQ's fields).
-    ...(q.type === "quorum" ? { leader: rc.node, members: [rc.node], online: [rc.node] } : {}),
-    ...(q.singleActiveConsumer ? { single_active_consumer_tag: consumers[0]?.tag ?? null } : {}),
-    message_stats: rc.rates.withRates(rateKey.queueStats(q), queueMessageStats(q)),
   };
+  rc.rates.addRates(r, rateKey.queue(q), queueCounters(q));
+  r["messages_ready_ram"] = ready - pagedOut;
+  r["messages_unacknowledged_ram"] = unacked;
+  r["message_bytes"] = q.readyBytes + q.unackedBytes;
+  r["message_bytes_ready"] = q.readyBytes;
+  r["message_bytes_unacknowledged"] = q.unackedBytes;
+  r["messages_paged_out"] = pagedOut;
+  r["message_bytes_paged_out"] = q.pagedOutBytes;
+  r["messages_ram"] = ramCount;
+  r["message_bytes_ram"] = ramBytes;
+  r["consumers"] = consumers.length;
+  r["consumer_capacity"] = consumers.length > 0 ? 1 : 0;
+  r["consumer_utilisation"] = consumers.length > 0 ? 1 : 0;
+  r["exclusive_consumer_tag"] = exclusiveTag(consumers);
+  r["single_active_consumer_tag"] = q.singleActiveConsumer ? (consumers[0]?.tag ?? null) : null;
+  r["memory"] = ramCount * ENTRY_OVERHEAD + ramBytes;
+  r["policy"] = applied.policy?.name ?? null;
+  r["operator_policy"] = applied.operatorPolicy?.name ?? null;
+  r["effective_policy_definition"] = applied.definition;
+  r["idle_since"] = new Date(q.lastActivity).toISOString();
+  if (q.type === "quorum") {
+    // A quorum queue on one node: that node leads and is the only member (RabbitMQ's fields).
+    r["leader"] = rc.node;
+    r["members"] = [rc.node];
+    r["online"] = [rc.node];
+  }
+  // RabbitMQ lists message_stats only once the queue has seen traffic; for a list of idle
+  // queues that is a third of the bytes.
+  if (hadTraffic(q.stats)) r["message_stats"] = rc.rates.withRates(rateKey.queueStats(q), queueMessageStats(q));
+  return r;
+}
+
+function exclusiveTag(consumers: readonly { readonly exclusive: boolean; readonly tag: string }[]): string | null {
+  for (const c of consumers) if (c.exclusive) return c.tag;
+  return null;
+}
+
+function hadTraffic(s: DeliveryCounters): boolean {
+  return s.publish + s.deliver + s.deliverNoAck + s.get + s.getNoAck + s.ack + s.redeliver > 0;
 }
 
 export function exchangeRecord(x: Exchange, rc: RecordContext, applied: AppliedPolicy = NO_POLICY): Record<string, unknown> {
@@ -148,7 +181,8 @@ export function exchangeRecord(x: Exchange, rc: RecordContext, applied: AppliedP
     operator_policy: applied.operatorPolicy?.name ?? null,
     effective_policy_definition: applied.definition,
     user_who_performed_action: "rmq-internal",
-    message_stats: rc.rates.withRates(rateKey.exchangeStats(x), exchangeMessageStats(x)),
+    // As for queues: message_stats appears once messages have passed through.
+    ...(x.stats.publishIn + x.stats.publishOut > 0 ? { message_stats: rc.rates.withRates(rateKey.exchangeStats(x), exchangeMessageStats(x)) } : {}),
   };
 }
 

@@ -33,6 +33,14 @@ describe("lazy list responses", () => {
     });
   }
 
+  const byName = [...sources].sort((a, b) => (a.vhost < b.vhost ? -1 : a.vhost > b.vhost ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const q of queries) {
+    it(`answers ${JSON.stringify(q)} from presorted sources as the built list does`, () => {
+      const l = lazy();
+      assert.deepEqual(listResponse({ ...l.list, sources: byName, presorted: true }, q), listResponse(eager, q));
+    });
+  }
+
   it("builds only the page's records when sorting by name", () => {
     const l = lazy();
     listResponse(l.list, { page: "3", page_size: "5" });

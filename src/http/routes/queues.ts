@@ -15,8 +15,12 @@ import { BrokerError } from "../../errors/broker-error.js";
 export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
   const record = (q: Queue) => queueRecord(q, ctx, b.policyOf(q));
-  const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
-    listResponse({ sources: vhosts.flatMap((v) => [...b.vhost(v).queues.values()]), key: (q) => ({ vhost: q.vhost, name: q.name }), build: record }, query);
+  // Vhosts in name order, each one's queues in name order: the default sort, already done.
+  const listOf = (vhosts: string[], query: Record<string, string | undefined>) => {
+    const sorted = vhosts.sort();
+    const sources = sorted.length === 1 ? b.vhost(sorted[0]!).queuesByName() : sorted.flatMap((v) => b.vhost(v).queuesByName());
+    return listResponse({ sources, presorted: true, key: (q) => ({ vhost: q.vhost, name: q.name }), build: record }, query);
+  };
 
   resource(app, ctx, "/api/queues", {
     GET: ({ caller, query }) => listOf([...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)), query),
