@@ -219,14 +219,6 @@ emit("  out.writeBytes(rawProperties);");
 emit("  out.endFrame(f);");
 emit("}");
 emit();
-emit("/** Body frames of at most frameMax - 8 payload bytes (frame header 7 + frame end 1). */");
-emit("export function writeBody(out: OutputBuffer, channel: number, body: Buffer, frameMax: number): void {");
-emit("  const max = frameMax - 8;");
-emit("  for (let off = 0; off < body.length; off += max) {");
-emit("    out.writeBodyFrame(channel, off === 0 && body.length <= max ? body : body.subarray(off, Math.min(off + max, body.length)));");
-emit("  }");
-emit("}");
-emit();
 emit("// encodeBasicProperties needs a concrete buffer; imported lazily to keep the import graph acyclic.");
 emit('import { OutputBuffer as OutputBufferCtor } from "./output-buffer.js";');
 

@@ -2,6 +2,7 @@
  * Messages as the management API shows and takes them: POST …/publish bodies become domain
  * messages; POST …/get takes messages with RabbitMQ's ackmodes and encodings.
  */
+import { joinBody } from "../broker/message-body.js";
 import type { BasicProperties } from "../amqp/codec/generated.js";
 import type { Queue } from "../broker/queue/queue.js";
 import type { QueueEntry } from "../broker/queue/queue-entry.js";
@@ -71,10 +72,11 @@ export function getMessages(q: Queue, b: Body): unknown[] {
     taken.push(e);
   }
   const out = taken.map((e, i) => {
-    const body = typeof truncate === "number" ? e.message.body.subarray(0, truncate) : e.message.body;
+    const whole = joinBody(e.message.body);
+    const body = typeof truncate === "number" ? whole.subarray(0, truncate) : whole;
     const asString = encoding === "auto" && isUtf8(body);
     return {
-      payload_bytes: e.message.body.length,
+      payload_bytes: e.message.bodySize,
       redelivered: e.redelivered,
       exchange: e.message.exchange,
       routing_key: e.message.routingKey,

@@ -12,6 +12,7 @@
  */
 import { crc32 } from "node:zlib";
 import type { Message } from "../broker/message.js";
+import { bodyParts } from "../broker/message-body.js";
 
 export const RECORD_HEADER = 8;
 const KIND_PERSISTENT = 1;
@@ -38,9 +39,10 @@ export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSe
   head.writeDoubleLE(storeSeq, p);
   head.writeDoubleLE(m.publishedAt, p + 8);
   head.writeUInt32LE(props.length, p + 16);
-  const payloadLen = headLen - RECORD_HEADER + props.length + m.body.length;
+  const payloadLen = headLen - RECORD_HEADER + props.length + m.bodySize;
   head.writeUInt32LE(payloadLen, 0);
-  const crc = crc32(m.body, crc32(props, crc32(head.subarray(RECORD_HEADER))));
+  let crc = crc32(props, crc32(head.subarray(RECORD_HEADER)));
+  for (const part of bodyParts(m.body)) crc = crc32(part, crc);
   head.writeUInt32LE(crc, 4);
   return head;
 }

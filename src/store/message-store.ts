@@ -118,11 +118,12 @@ export class MessageStore implements QueueJournal, LogStore {
   appendMessage(key: Buffer, m: Message): number {
     const props = (m.rawProperties ??= encodeBasicProperties(m.properties));
     const head = encodeRecordHead(key, m, props, this.nextStoreSeq++);
-    const seg = this.segmentFor(head.length + props.length + m.body.length);
+    const seg = this.segmentFor(head.length + props.length + m.bodySize);
     const ref = recordRef(seg.id, seg.size);
     seg.append(head);
     seg.append(props);
-    seg.append(m.body);
+    if (Buffer.isBuffer(m.body)) seg.append(m.body);
+    else for (const part of m.body) seg.append(part);
     seg.live++;
     seg.records++;
     this.appends++;

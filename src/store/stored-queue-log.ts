@@ -70,7 +70,7 @@ export class StoredQueueLog implements QueueLog {
     const ref = this.store.appendMessage(this.key, message);
     this.tail.push(ref);
     this.pagedOutTotal++;
-    this.pagedBytes += message.body.length;
+    this.pagedBytes += message.bodySize;
     this.inFlight.push({ ref, batch: this.store.pendingBatch, message });
     this.store.watchFlush(this);
     return true;
@@ -94,12 +94,12 @@ export class StoredQueueLog implements QueueLog {
         message = this.store.readMessage(ref);
       }
       if (message === null) continue; // unreadable: logged and marked dead by the store
-      this.pagedBytes = Math.max(0, this.pagedBytes - message.body.length);
+      this.pagedBytes = Math.max(0, this.pagedBytes - message.bodySize);
       sink.restore(message, v < 0, message.persistent ? ref : 0);
       // A transient message's record only kept the order: it is dead once back in memory.
       if (!message.persistent) this.store.markDead(ref);
       n++;
-      bytes += message.body.length;
+      bytes += message.bodySize;
     }
     this.compactInFlight();
   }

@@ -5,7 +5,7 @@ import type { QueueEntry } from "../../src/broker/queue/queue-entry.js";
 import type { Message } from "../../src/broker/message.js";
 
 const entry = (seq: number, priority?: number): QueueEntry => ({
-  message: { body: Buffer.from("xy"), properties: priority === undefined ? {} : { priority } } as Message,
+  message: { body: Buffer.from("xy"), bodySize: 2, properties: priority === undefined ? {} : { priority } } as Message,
   seq,
   redelivered: false,
   deliveryCount: 0,

@@ -5,7 +5,7 @@ import type { QueueEntry } from "../../src/broker/queue/queue-entry.js";
 import type { Message } from "../../src/broker/message.js";
 
 const entry = (seq: number): QueueEntry => ({
-  message: { body: Buffer.from("x") } as Message,
+  message: { body: Buffer.from("x"), bodySize: 1 } as Message,
   seq,
   redelivered: false,
   deliveryCount: 0,

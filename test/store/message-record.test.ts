@@ -1,4 +1,5 @@
 // The record codec: round trip, and what a torn or corrupted record reads as.
+import { joinBody } from "../../src/broker/message-body.js";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMessage } from "../../src/broker/message.js";
@@ -9,7 +10,7 @@ function record(): Buffer {
   const props = encodeBasicProperties({ deliveryMode: 2, contentType: "text/plain", headers: { a: 1 } });
   const m = createMessage("ex", "rk.é", { deliveryMode: 2 }, props, Buffer.from("hello body"), 1234);
   const head = encodeRecordHead(Buffer.from(queueKey("/", "q")), m, props, 42);
-  return Buffer.concat([head, props, m.body]);
+  return Buffer.concat([head, props, joinBody(m.body)]);
 }
 
 describe("message record codec", () => {

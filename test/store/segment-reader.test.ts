@@ -1,4 +1,5 @@
 // SegmentReader: records read back by offset, within a window, past it, and larger than it.
+import { joinBody } from "../../src/broker/message-body.js";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -22,7 +23,7 @@ describe("SegmentReader", () => {
       const m = createMessage("", "q", { deliveryMode: 2 }, props, Buffer.alloc(n, i % 251), 0);
       const head = encodeRecordHead(Buffer.from("/\u0000q"), m, props, i + 1);
       offsets.push(pos);
-      parts.push(head, props, m.body);
+      parts.push(head, props, joinBody(m.body));
       pos += head.length + props.length + n;
     });
     const path = join(dir, "00000001.seg");

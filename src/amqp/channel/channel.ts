@@ -8,6 +8,8 @@
  * (a Map keeps insertion order), which multiple-acks rely on; a closing channel ignores every
  * frame except channel.close/close-ok (AMQP 0-9-1 §2.2.4 / §4.2.4 of the spec).
  */
+import { writeBody } from "../codec/body-frames.js";
+import type { Body } from "../../broker/message-body.js";
 import {
   decodeBasicProperties,
   decodeContentHeader,
@@ -21,7 +23,6 @@ import {
   encodeChannelCloseOk,
   encodeTxCommitOk,
   MethodId,
-  writeBody,
   writeContentHeader,
   type BasicDeliverArgs,
   type BasicProperties,
@@ -193,15 +194,19 @@ export class Channel implements SyncWaiter {
     c.received += payload.length;
     if (c.received > c.bodySize) throw new BrokerError("frameError", `content body exceeds the declared size ${c.bodySize}`);
     if (c.received === c.bodySize) {
-      // A body in one frame stays a zero-copy slice of the socket read.
-      const body = c.parts.length === 0 ? payload : Buffer.concat([...c.parts, payload], c.bodySize);
-      this.completePublish(body);
-    } else {
+      // Never copied: a body in one frame stays a slice of the socket read, a body in several
+      // frames stays the list of their payloads (message-body.ts).
+      if (c.parts.length === 0) this.completePublish(payload);
+      else {
+        c.parts.push(payload);
+        this.completePublish(c.parts);
+      }
+    } else if (payload.length > 0) {
       c.parts.push(payload);
     }
   }
 
-  private completePublish(body: Buffer): void {
+  private completePublish(body: Body): void {
     const c = this.content!;
     this.content = null;
     try {
@@ -309,7 +314,7 @@ export class Channel implements SyncWaiter {
   writeContent(m: Message): void {
     const out = this.conn.out;
     m.rawProperties ??= encodeBasicProperties(m.properties);
-    writeContentHeader(out, this.number, BASIC_CLASS, m.body.length, m.rawProperties);
+    writeContentHeader(out, this.number, BASIC_CLASS, m.bodySize, m.rawProperties);
     writeBody(out, this.number, m.body, this.conn.tuning.frameMax);
     this.conn.maybeFlush();
   }

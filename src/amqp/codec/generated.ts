@@ -1632,13 +1632,5 @@ export function writeContentHeader(out: OutputBuffer, channel: number, classId: 
   out.endFrame(f);
 }
 
-/** Body frames of at most frameMax - 8 payload bytes (frame header 7 + frame end 1). */
-export function writeBody(out: OutputBuffer, channel: number, body: Buffer, frameMax: number): void {
-  const max = frameMax - 8;
-  for (let off = 0; off < body.length; off += max) {
-    out.writeBodyFrame(channel, off === 0 && body.length <= max ? body : body.subarray(off, Math.min(off + max, body.length)));
-  }
-}
-
 // encodeBasicProperties needs a concrete buffer; imported lazily to keep the import graph acyclic.
 import { OutputBuffer as OutputBufferCtor } from "./output-buffer.js";

@@ -1,7 +1,8 @@
 /**
  * A growable output buffer: frames for one connection are written here back to back and go to
- * the socket in one write per event-loop turn. take() hands out the written bytes and starts a
- * fresh backing buffer, so the handed-out bytes stay valid while the socket sends them.
+ * the socket in one write per event-loop turn. take() hands out the written bytes; later writes
+ * go after them (or into a fresh buffer), so the handed-out bytes stay valid while the socket
+ * sends them.
  * Frame sizes are computed by back-patching (beginFrame/endFrame), never guessed.
  */
 import { CodecError } from "./codec-error.js";
@@ -53,19 +54,35 @@ export class OutputBuffer {
    * piece, so the socket's writev sends it from where it already is.
    */
   writeBodyFrame(channel: number, body: Buffer): void {
-    this.ensure(8);
+    this.beginBodyFrame(channel, body.length);
+    this.bodyPiece(body);
+    this.endBodyFrame();
+  }
+
+  /**
+   * A body frame of `size` payload bytes given as pieces (a frame that spans two parts of a body
+   * that arrived in parts): beginBodyFrame, then bodyPiece until `size` bytes, then endBodyFrame.
+   */
+  beginBodyFrame(channel: number, size: number): void {
+    this.ensure(7);
     this.buf[this.pos] = FRAME_BODY;
     this.buf.writeUInt16BE(channel, this.pos + 1);
-    this.buf.writeUInt32BE(body.length, this.pos + 3);
+    this.buf.writeUInt32BE(size, this.pos + 3);
     this.pos += 7;
-    if (body.length < EXTERNAL_BODY_MIN) {
-      this.writeBytes(body);
+  }
+
+  bodyPiece(piece: Buffer): void {
+    if (piece.length < EXTERNAL_BODY_MIN) {
+      this.writeBytes(piece);
     } else {
       this.cut();
-      this.parts.push(body);
-      this.partsBytes += body.length;
+      this.parts.push(piece);
+      this.partsBytes += piece.length;
     }
-    this.buf[this.pos++] = FRAME_END;
+  }
+
+  endBodyFrame(): void {
+    this.writeUInt8(FRAME_END);
   }
 
   /** Ends the current segment: it becomes a part, and writing continues after it. */
@@ -246,9 +263,13 @@ export class OutputBuffer {
     const pieces = this.parts;
     this.parts = [];
     this.partsBytes = 0;
-    this.buf = Buffer.allocUnsafe(Math.max(this.initialSize, Math.min(this.buf.length, 1 << 20)));
-    this.pos = 0;
-    this.segStart = 0;
+    // Writing goes on after the taken bytes (never over them) while the buffer has room, so a
+    // flush allocates nothing; only a buffer nearly used up is replaced.
+    if (this.buf.length - this.pos < this.initialSize / 4) {
+      this.buf = Buffer.allocUnsafe(this.initialSize);
+      this.pos = 0;
+      this.segStart = 0;
+    }
     return pieces;
   }
 

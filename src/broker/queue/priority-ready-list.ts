@@ -23,7 +23,7 @@ export class PriorityReadyList implements ReadyEntries {
   push(e: QueueEntry): void {
     this.levelOf(e).push(e);
     this.count++;
-    this.bytes += e.message.body.length;
+    this.bytes += e.message.bodySize;
   }
 
   peek(): QueueEntry | undefined {
@@ -34,7 +34,7 @@ export class PriorityReadyList implements ReadyEntries {
     const e = this.top()?.shift();
     if (e) {
       this.count--;
-      this.bytes -= e.message.body.length;
+      this.bytes -= e.message.bodySize;
     }
     return e;
   }
@@ -47,7 +47,7 @@ export class PriorityReadyList implements ReadyEntries {
       const list = byLevel.get(level);
       if (list) list.push(e);
       else byLevel.set(level, [e]);
-      this.bytes += e.message.body.length;
+      this.bytes += e.message.bodySize;
     }
     for (const [level, list] of byLevel) level.requeue(list);
     this.count += entries.length;

@@ -435,7 +435,7 @@ export class Queue implements QueueSpec, PageSink {
   /** RabbitMQ's will_overflow: would one more message exceed max-length or max-length-bytes? */
   private wouldOverflow(message: Message): boolean {
     const s = this.settings;
-    return (s.maxLength !== null && this.messageCount + 1 > s.maxLength) || (s.maxLengthBytes !== null && this.readyBytes + message.body.length > s.maxLengthBytes);
+    return (s.maxLength !== null && this.messageCount + 1 > s.maxLength) || (s.maxLengthBytes !== null && this.readyBytes + message.bodySize > s.maxLengthBytes);
   }
 
   /** drop-head: drops (dead-letters, reason maxlen) the oldest ready entries while over a limit. */
@@ -486,7 +486,7 @@ export class Queue implements QueueSpec, PageSink {
     if (e.redelivered) this.stats.redeliver++;
     if (!noAck) {
       this.unacked++;
-      this.unackedBytes += e.message.body.length;
+      this.unackedBytes += e.message.bodySize;
       // Stored so that a restart marks it redelivered: it may have reached a consumer.
       if (e.storeRef && !e.redelivered && e.deliveryCount === 1) this.log!.delivered(e);
     }
@@ -494,7 +494,7 @@ export class Queue implements QueueSpec, PageSink {
 
   private release(e: QueueEntry): void {
     this.unacked--;
-    this.unackedBytes -= e.message.body.length;
+    this.unackedBytes -= e.message.bodySize;
   }
 
   /** The highest-priority consumer with capacity, round-robin among equals. */

@@ -31,7 +31,7 @@ export class ReadyList implements ReadyEntries {
 
   push(e: QueueEntry): void {
     this.fresh.push(e);
-    this.bytes += e.message.body.length;
+    this.bytes += e.message.bodySize;
   }
 
   peek(): QueueEntry | undefined {
@@ -40,14 +40,14 @@ export class ReadyList implements ReadyEntries {
 
   shift(): QueueEntry | undefined {
     const e = this.requeued.length > 0 ? this.requeued.pop() : this.fresh.shift();
-    if (e) this.bytes -= e.message.body.length;
+    if (e) this.bytes -= e.message.bodySize;
     return e;
   }
 
   /** Returns entries to their original positions (see the header); a single requeue of the oldest is O(1). */
   requeue(entries: readonly QueueEntry[]): void {
     if (entries.length === 0) return;
-    for (const e of entries) this.bytes += e.message.body.length;
+    for (const e of entries) this.bytes += e.message.bodySize;
     if (entries.length === 1 && (this.requeued.length === 0 || this.requeued[this.requeued.length - 1]!.seq > entries[0]!.seq)) {
       this.requeued.push(entries[0]!);
       return;

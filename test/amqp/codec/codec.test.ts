@@ -1,6 +1,7 @@
 // The generated codec: every method round-trips, bits pack as the spec says, properties and
 // content frames encode exactly, frames split anywhere reassemble, and malformed input only
 // ever raises CodecError.
+import { writeBody } from "../../../src/amqp/codec/body-frames.js";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -18,7 +19,6 @@ import {
   encodeQueueDeclare,
   MethodId,
   METHOD_NAMES,
-  writeBody,
   writeContentHeader,
   type BasicProperties,
   type Method,

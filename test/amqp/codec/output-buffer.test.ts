@@ -43,4 +43,19 @@ describe("OutputBuffer", () => {
     out.writeBodyFrame(9, big);
     assert.deepEqual(out.take(), bodyFrame(9, big), "take() joins the pieces");
   });
+
+  it("never writes over bytes already taken, though it goes on writing in the same buffer", () => {
+    const out = new OutputBuffer(16 * 1024); // above Buffer.poolSize: its own backing buffer
+    const taken: Array<{ pieces: Buffer[]; copy: Buffer }> = [];
+    for (let i = 0; i < 200; i++) {
+      const f = out.beginFrame(1, i % 7);
+      for (let j = 0; j <= i % 13; j++) out.writeUInt32(i * 1000 + j);
+      out.endFrame(f);
+      const pieces = out.takePieces();
+      taken.push({ pieces, copy: Buffer.from(Buffer.concat(pieces)) });
+    }
+    for (const t of taken) assert.deepEqual(Buffer.concat(t.pieces), t.copy);
+    const shared = new Set(taken.map((t) => t.pieces[0]!.buffer));
+    assert.ok(shared.size < taken.length / 4, "flushes share backing buffers");
+  });
 });
