@@ -78,7 +78,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
 
   const tokens = config.oauthResourceServerId === null
     ? null
-    : new TokenVerifier({ resourceServerId: config.oauthResourceServerId, keyFiles: config.oauthKeyFiles, hmacSecrets: config.oauthHmacSecrets });
+    : new TokenVerifier({ resourceServerId: config.oauthResourceServerId, keyFiles: config.oauthKeyFiles, hmacSecrets: config.oauthHmacSecrets, jwksUrl: config.oauthJwksUrl });
   const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.dataDir);
   alarms.start(config.alarmInterval);
   const tls = tlsFilesOf(config);

@@ -33,6 +33,8 @@ export interface ConeyConfig {
   oauthKeyFiles: string[];
   /** OAuth 2.0 HS256 shared secrets, "kid=secret". */
   oauthHmacSecrets: string[];
+  /** OAuth 2.0: the identity provider's JWKS endpoint (RabbitMQ's auth_oauth2.jwks_url); null for none. */
+  oauthJwksUrl: string | null;
   /** TLS: PEM certificate, private key and CA bundle; the certificate turns on the AMQPS listener. */
   tlsCert: string | null;
   tlsKey: string | null;
@@ -78,6 +80,7 @@ export function defaultConfig(): ConeyConfig {
     oauthResourceServerId: null,
     oauthKeyFiles: [],
     oauthHmacSecrets: [],
+    oauthJwksUrl: null,
     tlsCert: null,
     tlsKey: null,
     tlsCa: null,

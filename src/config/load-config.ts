@@ -32,6 +32,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "loadDefinitions", flag: "--load-definitions <file>", env: "CONEY_LOAD_DEFINITIONS", kind: "nullable-string", help: "RabbitMQ definitions file imported at boot" },
   { key: "oauthResourceServerId", flag: "--oauth-resource-server-id <id>", env: "CONEY_OAUTH_RESOURCE_SERVER_ID", kind: "nullable-string", help: "OAuth 2.0 resource server id (turns on bearer tokens)" },
   { key: "oauthKeyFiles", flag: "--oauth-key-files <kid=file,...>", env: "CONEY_OAUTH_KEY_FILES", kind: "list", help: "OAuth 2.0 PEM public keys or JWKS files, each with a key id" },
+  { key: "oauthJwksUrl", flag: "--oauth-jwks-url <url>", env: "CONEY_OAUTH_JWKS_URL", kind: "nullable-string", help: "OAuth 2.0 identity provider's JWKS endpoint (keys fetched and refreshed from it)" },
   { key: "oauthHmacSecrets", flag: "--oauth-hmac-secrets <kid=secret,...>", env: "CONEY_OAUTH_HMAC_SECRETS", kind: "list", help: "OAuth 2.0 HS256 secrets, each with a key id" },
   { key: "tlsCert", flag: "--tls-cert <file>", env: "CONEY_TLS_CERT", kind: "nullable-string", help: "PEM certificate (turns on AMQPS)" },
   { key: "tlsKey", flag: "--tls-key <file>", env: "CONEY_TLS_KEY", kind: "nullable-string", help: "PEM private key of the certificate" },

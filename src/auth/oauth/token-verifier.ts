@@ -3,8 +3,13 @@
  * with a configured key (chosen by the header's `kid`, or the only key when there is one), `exp`
  * and `nbf`, and an `aud` that holds the resource server id. The result is a login: a user that
  * exists only for the token's life, its scope grants, and when it expires. jose does the JOSE work.
+ *
+ * Keys come from files and secrets given at start, and, with `jwksUrl` (RabbitMQ's
+ * `auth_oauth2.jwks_url`), from the identity provider's JWKS endpoint: fetched when a token first
+ * needs it, cached, and fetched again when a token names a key id the cache lacks (the provider
+ * rotated its keys), at most once per REFETCH_COOLDOWN_MS. Configured keys win over fetched ones.
  */
-import { errors, jwtVerify, type JWTHeaderParameters } from "jose";
+import { createRemoteJWKSet, errors, jwtVerify, type FlattenedJWSInput, type JWTHeaderParameters } from "jose";
 import type { KeyObject } from "node:crypto";
 import type { User } from "../user.js";
 import { ScopeGrants, scopesOf } from "./scope-grants.js";
@@ -16,7 +21,16 @@ export interface OAuthSettings {
   readonly keyFiles: readonly string[];
   /** "kid=secret" entries for HS256. */
   readonly hmacSecrets: readonly string[];
+  /** The identity provider's JWKS endpoint (https, or http on a trusted network); null for none. */
+  readonly jwksUrl?: string | null;
 }
+
+/** An unknown key id sends the broker to the JWKS endpoint again at most this often. */
+const REFETCH_COOLDOWN_MS = 30_000;
+/** A JWKS request that takes longer fails (the token is refused; the next one tries again). */
+const JWKS_TIMEOUT_MS = 5_000;
+
+type RemoteKeys = ReturnType<typeof createRemoteJWKSet>;
 
 export interface TokenLogin {
   readonly user: User;
@@ -30,6 +44,7 @@ export class TokenRefused extends Error {}
 
 export class TokenVerifier {
   private readonly keys = new Map<string, SigningKey>();
+  private readonly remote: RemoteKeys | null;
 
   constructor(readonly settings: OAuthSettings) {
     for (const entry of settings.keyFiles) for (const k of loadKeyFile(entry)) this.keys.set(k.kid, k);
@@ -37,7 +52,10 @@ export class TokenVerifier {
       const k = hmacKey(entry);
       this.keys.set(k.kid, k);
     }
-    if (this.keys.size === 0) throw new Error("OAuth 2.0 is configured without any signing key");
+    const url = settings.jwksUrl ?? null;
+    if (url !== null && !/^https?:\/\//.test(url)) throw new Error(`OAuth 2.0 JWKS URL '${url}' must be an http(s) URL`);
+    this.remote = url === null ? null : createRemoteJWKSet(new URL(url), { cooldownDuration: REFETCH_COOLDOWN_MS, timeoutDuration: JWKS_TIMEOUT_MS });
+    if (this.keys.size === 0 && this.remote === null) throw new Error("OAuth 2.0 is configured without any signing key or JWKS URL");
   }
 
   /** A cheap test before any verification: three base64url parts, as every JWS compact token. */
@@ -45,8 +63,9 @@ export class TokenVerifier {
     return /^[\w-]+\.[\w-]+\.[\w-]+$/.test(secret);
   }
 
-  private keyFor(header: JWTHeaderParameters): KeyObject {
-    const k = header.kid !== undefined ? this.keys.get(header.kid) : this.keys.size === 1 ? [...this.keys.values()][0] : undefined;
+  private keyFor(header: JWTHeaderParameters, token: FlattenedJWSInput): ReturnType<RemoteKeys> | KeyObject {
+    const k = header.kid !== undefined ? this.keys.get(header.kid) : this.keys.size === 1 && this.remote === null ? [...this.keys.values()][0] : undefined;
+    if (!k && this.remote !== null) return this.remote(header, token);
     if (!k) throw new TokenRefused(`no signing key '${header.kid ?? "(none)"}'`);
     if (k.alg !== header.alg) throw new TokenRefused(`key '${k.kid}' is for ${k.alg}, token is ${header.alg}`);
     return k.key;
@@ -55,7 +74,7 @@ export class TokenVerifier {
   async verify(token: string): Promise<TokenLogin> {
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, (header) => this.keyFor(header), {
+      ({ payload } = await jwtVerify(token, (header, t) => this.keyFor(header, t), {
         audience: this.settings.resourceServerId,
         algorithms: ["RS256", "ES256", "HS256"],
       }));
