@@ -23,6 +23,31 @@ export interface Caller {
   readonly permissions: PermissionChecker;
 }
 
+/**
+ * Each request's login, done once: the request-rate limit needs the authenticated user to count
+ * against, and the route handler needs the caller, so whichever asks first authenticates and the
+ * other gets the same outcome (one password check, one throttle count, one token verification).
+ */
+export class RequestLogins {
+  private readonly outcomes = new WeakMap<FastifyRequest, Promise<Caller>>();
+
+  constructor(
+    private readonly broker: Broker,
+    private readonly loopbackUsers: readonly string[],
+    private readonly tokens: TokenVerifier | null,
+    private readonly throttle: LoginThrottle | null,
+  ) {}
+
+  callerOf(req: FastifyRequest): Promise<Caller> {
+    let outcome = this.outcomes.get(req);
+    if (outcome === undefined) {
+      outcome = (async () => authenticate(this.broker, req, this.loopbackUsers, this.tokens, this.throttle))();
+      this.outcomes.set(req, outcome);
+    }
+    return outcome;
+  }
+}
+
 export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers: readonly string[], tokens: TokenVerifier | null = null, throttle: LoginThrottle | null = null): Caller | Promise<Caller> {
   const header = req.headers.authorization;
   if (!header) throw new BrokerError("notAuthorized", "");

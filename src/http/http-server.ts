@@ -2,6 +2,7 @@
  * The management HTTP API server (Fastify): JSON in and out under /api, RabbitMQ's 404 body for
  * unknown paths, one error mapping, and the resource route files.
  */
+import { RequestLogins } from "./http-auth.js";
 import Fastify from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
@@ -68,7 +69,8 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     ...(opts.tls ? { https: tlsServerOptions(opts.tls) } : {}),
   });
   app.server.headersTimeout = HEADERS_TIMEOUT_MS;
-  await registerRateLimit(app, opts.config.httpRateLimit);
+  const logins = new RequestLogins(broker, opts.config.loopbackUsers, opts.tokens, opts.loginThrottle);
+  await registerRateLimit(app, opts.config.httpRateLimit, logins);
   // RabbitMQ accepts JSON whatever the content type says; an empty body means {}.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
@@ -101,6 +103,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     tokens: opts.tokens,
     alarms: opts.alarms,
     loginThrottle: opts.loginThrottle,
+    logins,
     certificates: opts.certificates,
   };
   for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters]) {

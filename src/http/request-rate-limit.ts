@@ -1,42 +1,34 @@
 /**
  * The management API's request-rate limit (the spec names one; RabbitMQ has none), on
- * @fastify/rate-limit: `perMinute` requests per minute per user (the user named by the Basic
- * credentials or the token's subject) and per client address for requests without credentials.
- * It runs before authentication, so a flood costs no password hashing. Beyond it: 429 with
- * Retry-After and RabbitMQ's {error, reason} body.
+ * @fastify/rate-limit: `perMinute` requests per minute per authenticated user, and per client
+ * address for requests that carry no credentials or whose login fails, so nobody can spend
+ * another user's allowance by claiming their name. The login is the request's own
+ * (RequestLogins: done once, shared with the route), and failed logins are throttled per address
+ * on top (LoginThrottle). Beyond the limit: 429 with Retry-After and RabbitMQ's {error, reason} body.
  */
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { decodeJwt } from "jose";
+import type { RequestLogins } from "./http-auth.js";
 
-/** Who a request claims to be; unverified, used only to count requests. */
-export function rateLimitKey(req: FastifyRequest): string {
-  const header = req.headers.authorization ?? "";
-  const space = header.indexOf(" ");
-  const scheme = header.slice(0, space).toLowerCase();
-  const value = header.slice(space + 1).trim();
-  if (scheme === "basic") {
-    const decoded = Buffer.from(value, "base64").toString("utf8");
-    const colon = decoded.indexOf(":");
-    if (colon > 0) return `user:${decoded.slice(0, colon)}`;
-  } else if (scheme === "bearer") {
+/** Whom a request counts against: its authenticated user, else its address. */
+export async function rateLimitKey(req: FastifyRequest, logins: RequestLogins): Promise<string> {
+  if (req.headers.authorization !== undefined) {
     try {
-      const sub = decodeJwt(value).sub;
-      if (typeof sub === "string") return `user:${sub}`;
+      return `user:${(await logins.callerOf(req)).user.name}`;
     } catch {
-      // not a JWT: counted by address
+      // a failed login counts against the address it came from
     }
   }
   return `address:${req.ip}`;
 }
 
-export async function registerRateLimit(app: FastifyInstance, perMinute: number): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, perMinute: number, logins: RequestLogins): Promise<void> {
   if (perMinute <= 0) return;
   await app.register(rateLimit, {
     global: true,
     max: perMinute,
     timeWindow: 60_000,
-    keyGenerator: rateLimitKey,
+    keyGenerator: (req) => rateLimitKey(req, logins),
     addHeaders: { "x-ratelimit-limit": false, "x-ratelimit-remaining": false, "x-ratelimit-reset": false, "retry-after": true },
     errorResponseBuilder: (_req, context) => ({
       statusCode: 429,

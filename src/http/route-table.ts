@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
-import { authenticate, type Caller } from "./http-auth.js";
+import type { Caller, RequestLogins } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import type { LoginThrottle } from "../auth/login-throttle.js";
@@ -28,6 +28,8 @@ export interface RouteContext {
   /** Live resource alarms (memory, disk). */
   readonly alarms: ResourceAlarms;
   readonly loginThrottle: LoginThrottle;
+  /** Each request's login, shared with the request-rate limit. */
+  readonly logins: RequestLogins;
   readonly rates: RateSampler;
 }
 
@@ -63,7 +65,7 @@ export function resource(app: FastifyInstance, ctx: RouteContext, path: string, 
       const h = handlers[method];
       if (!h) return reply.code(405).header("allow", allow).send();
       try {
-        const caller = open ? (null as unknown as Caller) : await authenticate(ctx.broker, req, ctx.config.loopbackUsers, ctx.tokens, ctx.loginThrottle);
+        const caller = open ? (null as unknown as Caller) : await ctx.logins.callerOf(req);
         const result = h({
           caller,
           params: req.params as Record<string, string>,

@@ -2,6 +2,7 @@
 // failed logins per address, open connections per node and per user.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { request } from "node:http";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { WireClient } from "../helpers/wire-client.js";
@@ -38,6 +39,27 @@ describe("limits", () => {
     assert.equal(last.json!["error"], "too_many_requests");
     assert.match(String(last.json!["reason"]), /30 requests per minute/);
     assert.equal((await call("/api/whoami", basic("guest", "guest"))).status, 200, "another user is not limited");
+  });
+
+  /** A GET sent from another loopback address (127.0.0.2), as a second client machine would. */
+  const callFrom = (localAddress: string, path: string, auth: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const url = new URL(path, broker.httpUrl);
+      const req = request({ host: "127.0.0.1", port: url.port, path: url.pathname, localAddress, headers: { authorization: auth } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+
+  it("count a failed login against its address, not against the user it names", async () => {
+    assert.equal((await call("/api/users/victim", basic("guest", "guest"), { method: "PUT", body: JSON.stringify({ password: "right", tags: "management" }) })).status, 201);
+    const attacker: number[] = [];
+    for (let i = 0; i < 40; i++) attacker.push(await callFrom("127.0.0.2", "/api/whoami", basic("victim", "wrong")));
+    assert.ok(attacker.every((s) => s === 401 || s === 429), `the attacker is refused or limited: ${attacker.join(",")}`);
+    assert.equal(attacker.at(-1), 429, "and limited in the end");
+    assert.equal(await callFrom("127.0.0.1", "/api/whoami", basic("victim", "right")), 200, "the named user's allowance is untouched");
   });
 
   it("answer 413 with a JSON error for a body over the limit, and store nothing", async () => {
