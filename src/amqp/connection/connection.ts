@@ -37,11 +37,11 @@ import type { VHost } from "../../broker/vhost.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Logger } from "../../logging/logger.js";
 import type { ResourceAlarms } from "../../broker/alarms/resource-alarms.js";
-import { isTokenLogin, sessionOf } from "../../auth/oauth/token-login.js";
 import type { TokenVerifier } from "../../auth/oauth/token-verifier.js";
 import type { LoginThrottle } from "../../auth/login-throttle.js";
 import { Channel } from "../channel/channel.js";
 import { Handshake, type Tuning } from "./handshake.js";
+import { logIn, refreshSecret, TokenExpiry, type LoggedIn, type LoginSettings } from "./login.js";
 import { replyFor } from "./reply.js";
 import { serverProperties } from "./server-properties.js";
 
@@ -107,8 +107,13 @@ export class AmqpConnection implements ClientConnection {
   private alarmBlocked = false;
   /** Publisher flow control (publish-flow.ts): this connection is not read while a consumed queue it feeds catches up. */
   readonly flow = new PublishFlow(this);
+  /** The handshake's login (login.ts); null until authenticated. */
+  private login: LoggedIn | null = null;
   /** Closes a token login's connection when the token expires (RabbitMQ's credential expiry). */
-  private tokenTimer: NodeJS.Timeout | null = null;
+  private readonly tokenExpiry = new TokenExpiry(() => {
+    this.log.info("closing connection: OAuth 2.0 token expired", { user: this.user });
+    this.connectionError(new BrokerError("accessRefused", "credential expired"), 0, 0);
+  });
 
   constructor(
     private readonly socket: Duplex,
@@ -325,27 +330,9 @@ export class AmqpConnection implements ClientConnection {
         this.connectionError(err, 0, 0);
       },
       authenticate: (mechanism: string, username: string, password: string): string | Promise<string> => {
-        const throttle = this.settings.loginThrottle ?? null;
-        if (throttle && throttle.waitFor(this.peerHost) > 0) {
-          this.log.warn("login refused: too many failed logins from this address", { user: username });
-          throw new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
-        }
-        const tokens = this.settings.tokens ?? null;
-        if (isTokenLogin(tokens, password)) return this.tokenLogin(tokens, mechanism, password);
-        const user = this.broker.authenticate(username, password);
-        if (user) throttle?.succeeded(this.peerHost);
-        else throttle?.failed(this.peerHost);
-        if (!user) {
-          this.log.warn("login refused", { user: username, mechanism });
-          throw new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
-        }
-        if (this.settings.loopbackUsers.includes(username) && !this.isLoopback) {
-          this.log.warn(`${mechanism} login refused: user '${username}' can only connect via localhost`);
-          throw new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
-        }
-        this.user = username;
-        this.permissions = this.broker.checkerFor(username);
-        return username;
+        const peer = { host: this.peerHost, isLoopback: this.isLoopback };
+        const result = logIn(this.broker, this.loginSettings, peer, this.log, mechanism, username, password);
+        return result instanceof Promise ? result.then((l) => this.loggedIn(l)) : this.loggedIn(result);
       },
       openVhost: (vhost: string) => {
         this.state = "opening";
@@ -371,62 +358,31 @@ export class AmqpConnection implements ClientConnection {
     this.log.debug("connection opened", { user: this.user, vhost: this.vhost });
   }
 
-  // ------------------------------------------------------------ OAuth 2.0 tokens, limits, alarms
+  // ------------------------------------------------------------ login, tokens, limits, alarms
 
-  /** A token as the password: verified asynchronously; the handshake reads nothing meanwhile. */
-  private async tokenLogin(tokens: TokenVerifier, mechanism: string, token: string): Promise<string> {
-    let session;
-    try {
-      session = sessionOf(this.broker.users, await tokens.verify(token));
-    } catch (err) {
-      this.settings.loginThrottle?.failed(this.peerHost);
-      this.log.warn("token login refused", { mechanism, reason: err instanceof Error ? err.message : String(err) });
-      throw new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
-    }
-    this.user = session.user.name;
-    this.permissions = session.permissions;
-    this.armTokenExpiry(session.expiresAt);
-    return session.user.name;
+  private get loginSettings(): LoginSettings {
+    return { tokens: this.settings.tokens ?? null, throttle: this.settings.loginThrottle ?? null, loopbackUsers: this.settings.loopbackUsers };
   }
 
-  private armTokenExpiry(expiresAt: number | null): void {
-    if (this.tokenTimer) clearTimeout(this.tokenTimer);
-    this.tokenTimer = null;
-    if (expiresAt === null) return;
-    // setTimeout holds at most 2^31-1 ms; a later expiry re-arms when that fires.
-    const delay = Math.min(Math.max(0, expiresAt - Date.now()), 2_147_483_647);
-    this.tokenTimer = setTimeout(() => {
-      if (Date.now() < expiresAt) return this.armTokenExpiry(expiresAt);
-      this.log.info("closing connection: OAuth 2.0 token expired", { user: this.user });
-      this.connectionError(new BrokerError("accessRefused", "credential expired"), 0, 0);
-    }, delay);
-    this.tokenTimer.unref();
+  private loggedIn(l: LoggedIn): string {
+    this.login = l;
+    this.user = l.user;
+    this.permissions = l.permissions;
+    this.tokenExpiry.arm(l.expiresAt);
+    return l.user;
   }
 
-  /** connection.update-secret (RabbitMQ extension): a fresh token for the same user, or NOT_ALLOWED. */
+  /** connection.update-secret: answered once the new token is verified (login.ts). */
   private updateSecret(secret: string): void {
-    const tokens = this.settings.tokens ?? null;
-    // Only a token login can take a new token; a password login has no secret to refresh.
-    if (!isTokenLogin(tokens, secret) || this.permissions?.user.isInternal !== false) {
-      throw new BrokerError("notAllowed", `Secret update was refused for user '${this.user}'`);
-    }
-    tokens.verify(secret).then(
-      (login) => {
+    if (this.login === null) throw new BrokerError("notAllowed", `Secret update was refused for user '${this.user}'`);
+    refreshSecret(this.settings.tokens ?? null, this.login, secret, this.log).then(
+      (expiresAt) => {
         if (this.isClosed || this.state === "closing") return;
-        if (login.user.name !== this.user) {
-          this.connectionError(new BrokerError("notAllowed", `Secret update was refused for user '${this.user}': the token names another user`), 0, 0);
-          return;
-        }
-        // Channels hold this checker: swapping its grants updates them all.
-        this.permissions!.replaceGrants(login.grants);
-        this.armTokenExpiry(login.expiresAt);
+        this.tokenExpiry.arm(expiresAt);
         encodeConnectionUpdateSecretOk(this.out, 0, {});
         this.flush();
       },
-      (err: unknown) => {
-        this.log.warn("secret update refused", { reason: err instanceof Error ? err.message : String(err) });
-        this.connectionError(new BrokerError("notAllowed", `Secret update was refused for user '${this.user}'`), 0, 0);
-      },
+      (err: unknown) => this.connectionError(err, 0, 0),
     );
   }
 
@@ -622,7 +578,7 @@ export class AmqpConnection implements ClientConnection {
 
   private onSocketClosed(): void {
     if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
-    if (this.tokenTimer) clearTimeout(this.tokenTimer);
+    this.tokenExpiry.clear();
     this.handshakeHostState.closed = true;
     this.settings.alarms?.release(this);
     if (this.closeTimer) clearTimeout(this.closeTimer);

@@ -1,0 +1,122 @@
+/**
+ * The authenticate step of the AMQP handshake, and what a token login keeps alive afterwards.
+ * A login is refused, with RabbitMQ's one ACCESS_REFUSED text whatever the reason (the reason
+ * goes to the log), when the address is throttled after failed logins, the password or token is
+ * wrong, or a loopback-only user connects from elsewhere. With OAuth 2.0 configured a password
+ * that is a JWT is verified as a token (any user name); the connection must then close when the
+ * token expires, unless connection.update-secret brings a fresh one for the same user.
+ */
+import type { PermissionChecker } from "../../auth/permission-check.js";
+import type { LoginThrottle } from "../../auth/login-throttle.js";
+import { isTokenLogin, sessionOf } from "../../auth/oauth/token-login.js";
+import type { TokenLogin, TokenVerifier } from "../../auth/oauth/token-verifier.js";
+import type { Broker } from "../../broker/broker.js";
+import { BrokerError } from "../../errors/broker-error.js";
+import type { Logger } from "../../logging/logger.js";
+
+export interface LoginSettings {
+  readonly tokens: TokenVerifier | null;
+  readonly throttle: LoginThrottle | null;
+  /** Users that may only connect from loopback addresses (RabbitMQ loopback_users). */
+  readonly loopbackUsers: readonly string[];
+}
+
+export interface LoggedIn {
+  readonly user: string;
+  readonly permissions: PermissionChecker;
+  /** ms since the epoch when a token login's token expires; null for passwords and tokens without exp. */
+  readonly expiresAt: number | null;
+}
+
+function refused(mechanism: string): BrokerError {
+  return new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
+}
+
+/** The handshake's authenticate step; a token is verified asynchronously (the handshake reads nothing meanwhile). */
+export function logIn(
+  broker: Broker,
+  s: LoginSettings,
+  peer: { readonly host: string; readonly isLoopback: boolean },
+  log: Logger,
+  mechanism: string,
+  username: string,
+  password: string,
+): LoggedIn | Promise<LoggedIn> {
+  if (s.throttle && s.throttle.waitFor(peer.host) > 0) {
+    log.warn("login refused: too many failed logins from this address", { user: username });
+    throw refused(mechanism);
+  }
+  if (isTokenLogin(s.tokens, password)) return tokenLogIn(broker, s.tokens, s.throttle, peer.host, log, mechanism, password);
+  const user = broker.authenticate(username, password);
+  if (!user) {
+    s.throttle?.failed(peer.host);
+    log.warn("login refused", { user: username, mechanism });
+    throw refused(mechanism);
+  }
+  s.throttle?.succeeded(peer.host);
+  if (s.loopbackUsers.includes(username) && !peer.isLoopback) {
+    log.warn(`${mechanism} login refused: user '${username}' can only connect via localhost`);
+    throw refused(mechanism);
+  }
+  return { user: username, permissions: broker.checkerFor(username), expiresAt: null };
+}
+
+async function tokenLogIn(broker: Broker, tokens: TokenVerifier, throttle: LoginThrottle | null, host: string, log: Logger, mechanism: string, token: string): Promise<LoggedIn> {
+  let login: TokenLogin;
+  try {
+    login = await tokens.verify(token);
+  } catch (err) {
+    throttle?.failed(host);
+    log.warn("token login refused", { mechanism, reason: err instanceof Error ? err.message : String(err) });
+    throw refused(mechanism);
+  }
+  throttle?.succeeded(host);
+  const session = sessionOf(broker.users, login);
+  return { user: session.user.name, permissions: session.permissions, expiresAt: session.expiresAt };
+}
+
+/**
+ * connection.update-secret (RabbitMQ extension): only a token login can take a new token, and
+ * only one that names the same user; its grants replace the old ones in the checker every
+ * channel holds. Refuses at once (NOT_ALLOWED, RabbitMQ's text) what cannot be a token refresh;
+ * otherwise resolves to the new expiry once the token is verified, or rejects with the same refusal.
+ */
+export function refreshSecret(tokens: TokenVerifier | null, current: LoggedIn, secret: string, log: Logger): Promise<number | null> {
+  const refusedUpdate = (why = ""): BrokerError => new BrokerError("notAllowed", `Secret update was refused for user '${current.user}'${why}`);
+  if (!isTokenLogin(tokens, secret) || current.permissions.user.isInternal !== false) throw refusedUpdate();
+  return tokens.verify(secret).then(
+    (login) => {
+      if (login.user.name !== current.user) throw refusedUpdate(": the token names another user");
+      current.permissions.replaceGrants(login.grants);
+      return login.expiresAt;
+    },
+    (err: unknown) => {
+      log.warn("secret update refused", { reason: err instanceof Error ? err.message : String(err) });
+      throw refusedUpdate();
+    },
+  );
+}
+
+/** Fires `expired` once the token's expiry has passed; re-armable by a refreshed secret. */
+export class TokenExpiry {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly expired: () => void) {}
+
+  arm(expiresAt: number | null): void {
+    this.clear();
+    if (expiresAt === null) return;
+    // setTimeout holds at most 2^31-1 ms; a later expiry re-arms when that fires.
+    const delay = Math.min(Math.max(0, expiresAt - Date.now()), 2_147_483_647);
+    this.timer = setTimeout(() => {
+      if (Date.now() < expiresAt) this.arm(expiresAt);
+      else this.expired();
+    }, delay);
+    this.timer.unref();
+  }
+
+  clear(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
