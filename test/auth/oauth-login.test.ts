@@ -122,8 +122,15 @@ describe("OAuth 2.0 tokens", () => {
     assert.match((await withTimeout(closed, 5000, "the refusal")).message, /NOT_ALLOWED - Secret update was refused for user 'alice'/);
   });
 
-  it("still accept internal users' passwords next to tokens", async () => {
+  it("still accept internal users' passwords next to tokens, even a password shaped like a JWT", async () => {
     const conn = await amqp.connect(broker.amqpUrl);
     await conn.close();
+    const basic = `Basic ${Buffer.from("guest:guest").toString("base64")}`;
+    const put = await fetch(`${broker.httpUrl}/api/users/dotted`, { method: "PUT", headers: { authorization: basic }, body: JSON.stringify({ password: "abc.def.ghi", tags: "" }) });
+    assert.equal(put.status, 201);
+    await fetch(`${broker.httpUrl}/api/permissions/%2F/dotted`, { method: "PUT", headers: { authorization: basic }, body: JSON.stringify({ configure: ".*", write: ".*", read: ".*" }) });
+    const dotted = await amqp.connect(broker.urlFor("dotted", "abc.def.ghi"));
+    await dotted.close();
+    await assert.rejects(amqp.connect(broker.urlFor("dotted", "abc.def.xyz")), /ACCESS_REFUSED|403/);
   });
 });

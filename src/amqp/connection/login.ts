@@ -3,7 +3,8 @@
  * A login is refused, with RabbitMQ's one ACCESS_REFUSED text whatever the reason (the reason
  * goes to the log), when the address is throttled after failed logins, the password or token is
  * wrong, or a loopback-only user connects from elsewhere. With OAuth 2.0 configured a password
- * that is a JWT is verified as a token (any user name); the connection must then close when the
+ * that is a JWT is verified as a token (any user name), and checked as an internal user's
+ * password when it does not verify; after a token login the connection must close when the
  * token expires, unless connection.update-secret brings a fresh one for the same user.
  */
 import type { PermissionChecker } from "../../auth/permission-check.js";
@@ -46,7 +47,28 @@ export function logIn(
     log.warn("login refused: too many failed logins from this address", { user: username });
     throw refused(mechanism);
   }
-  if (isTokenLogin(s.tokens, password)) return tokenLogIn(broker, s.tokens, s.throttle, peer.host, log, mechanism, password);
+  if (isTokenLogin(s.tokens, password)) {
+    const tokens = s.tokens;
+    // RabbitMQ tries its auth backends in turn: a JWT-shaped secret that is no valid token may
+    // still be an internal user's password.
+    return verifiedToken(broker, tokens, log, mechanism, password).then((l) => {
+      if (l === null) return passwordLogIn(broker, s, peer, log, mechanism, username, password);
+      s.throttle?.succeeded(peer.host);
+      return l;
+    });
+  }
+  return passwordLogIn(broker, s, peer, log, mechanism, username, password);
+}
+
+function passwordLogIn(
+  broker: Broker,
+  s: LoginSettings,
+  peer: { readonly host: string; readonly isLoopback: boolean },
+  log: Logger,
+  mechanism: string,
+  username: string,
+  password: string,
+): LoggedIn {
   const user = broker.authenticate(username, password);
   if (!user) {
     s.throttle?.failed(peer.host);
@@ -61,16 +83,15 @@ export function logIn(
   return { user: username, permissions: broker.checkerFor(username), expiresAt: null };
 }
 
-async function tokenLogIn(broker: Broker, tokens: TokenVerifier, throttle: LoginThrottle | null, host: string, log: Logger, mechanism: string, token: string): Promise<LoggedIn> {
+/** The token's login, or null when it does not verify (the reason is logged). */
+async function verifiedToken(broker: Broker, tokens: TokenVerifier, log: Logger, mechanism: string, token: string): Promise<LoggedIn | null> {
   let login: TokenLogin;
   try {
     login = await tokens.verify(token);
   } catch (err) {
-    throttle?.failed(host);
     log.warn("token login refused", { mechanism, reason: err instanceof Error ? err.message : String(err) });
-    throw refused(mechanism);
+    return null;
   }
-  throttle?.succeeded(host);
   const session = sessionOf(broker.users, login);
   return { user: session.user.name, permissions: session.permissions, expiresAt: session.expiresAt };
 }
