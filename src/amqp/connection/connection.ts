@@ -330,8 +330,8 @@ export class AmqpConnection implements ClientConnection {
         this.connectionError(err, 0, 0);
       },
       authenticate: (mechanism: string, username: string, password: string): string | Promise<string> => {
-        const peer = { host: this.peerHost, isLoopback: this.isLoopback };
-        const result = logIn(this.broker, this.loginSettings, peer, this.log, mechanism, username, password);
+        const attempt = { mechanism, username, password, peerHost: this.peerHost, peerIsLoopback: this.isLoopback };
+        const result = logIn(this.broker, this.loginSettings, this.log, attempt);
         return result instanceof Promise ? result.then((l) => this.loggedIn(l)) : this.loggedIn(result);
       },
       openVhost: (vhost: string) => {

@@ -33,63 +33,55 @@ function refused(mechanism: string): BrokerError {
   return new BrokerError("accessRefused", `Login was refused using authentication mechanism ${mechanism}. For details see the broker logfile.`);
 }
 
+/** One try at logging in: what the client sent, and from where. */
+export interface LoginAttempt {
+  readonly mechanism: string;
+  readonly username: string;
+  readonly password: string;
+  readonly peerHost: string;
+  readonly peerIsLoopback: boolean;
+}
+
 /** The handshake's authenticate step; a token is verified asynchronously (the handshake reads nothing meanwhile). */
-export function logIn(
-  broker: Broker,
-  s: LoginSettings,
-  peer: { readonly host: string; readonly isLoopback: boolean },
-  log: Logger,
-  mechanism: string,
-  username: string,
-  password: string,
-): LoggedIn | Promise<LoggedIn> {
-  if (s.throttle && s.throttle.waitFor(peer.host) > 0) {
-    log.warn("login refused: too many failed logins from this address", { user: username });
-    throw refused(mechanism);
+export function logIn(broker: Broker, s: LoginSettings, log: Logger, a: LoginAttempt): LoggedIn | Promise<LoggedIn> {
+  if (s.throttle && s.throttle.waitFor(a.peerHost) > 0) {
+    log.warn("login refused: too many failed logins from this address", { user: a.username });
+    throw refused(a.mechanism);
   }
-  if (isTokenLogin(s.tokens, password)) {
-    const tokens = s.tokens;
+  if (isTokenLogin(s.tokens, a.password)) {
     // RabbitMQ tries its auth backends in turn: a JWT-shaped secret that is no valid token may
     // still be an internal user's password.
-    return verifiedToken(broker, tokens, log, mechanism, password).then((l) => {
-      if (l === null) return passwordLogIn(broker, s, peer, log, mechanism, username, password);
-      s.throttle?.succeeded(peer.host);
+    return verifiedToken(broker, s.tokens, log, a).then((l) => {
+      if (l === null) return passwordLogIn(broker, s, log, a);
+      s.throttle?.succeeded(a.peerHost);
       return l;
     });
   }
-  return passwordLogIn(broker, s, peer, log, mechanism, username, password);
+  return passwordLogIn(broker, s, log, a);
 }
 
-function passwordLogIn(
-  broker: Broker,
-  s: LoginSettings,
-  peer: { readonly host: string; readonly isLoopback: boolean },
-  log: Logger,
-  mechanism: string,
-  username: string,
-  password: string,
-): LoggedIn {
-  const user = broker.authenticate(username, password);
+function passwordLogIn(broker: Broker, s: LoginSettings, log: Logger, a: LoginAttempt): LoggedIn {
+  const user = broker.authenticate(a.username, a.password);
   if (!user) {
-    s.throttle?.failed(peer.host);
-    log.warn("login refused", { user: username, mechanism });
-    throw refused(mechanism);
+    s.throttle?.failed(a.peerHost);
+    log.warn("login refused", { user: a.username, mechanism: a.mechanism });
+    throw refused(a.mechanism);
   }
-  s.throttle?.succeeded(peer.host);
-  if (s.loopbackUsers.includes(username) && !peer.isLoopback) {
-    log.warn(`${mechanism} login refused: user '${username}' can only connect via localhost`);
-    throw refused(mechanism);
+  s.throttle?.succeeded(a.peerHost);
+  if (s.loopbackUsers.includes(a.username) && !a.peerIsLoopback) {
+    log.warn(`${a.mechanism} login refused: user '${a.username}' can only connect via localhost`);
+    throw refused(a.mechanism);
   }
-  return { user: username, permissions: broker.checkerFor(username), expiresAt: null };
+  return { user: a.username, permissions: broker.checkerFor(a.username), expiresAt: null };
 }
 
 /** The token's login, or null when it does not verify (the reason is logged). */
-async function verifiedToken(broker: Broker, tokens: TokenVerifier, log: Logger, mechanism: string, token: string): Promise<LoggedIn | null> {
+async function verifiedToken(broker: Broker, tokens: TokenVerifier, log: Logger, a: LoginAttempt): Promise<LoggedIn | null> {
   let login: TokenLogin;
   try {
-    login = await tokens.verify(token);
+    login = await tokens.verify(a.password);
   } catch (err) {
-    log.warn("token login refused", { mechanism, reason: err instanceof Error ? err.message : String(err) });
+    log.warn("token login refused", { mechanism: a.mechanism, reason: err instanceof Error ? err.message : String(err) });
     return null;
   }
   const session = sessionOf(broker.users, login);
