@@ -141,6 +141,9 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
   r["message_bytes_unacknowledged"] = q.unackedBytes;
   r["messages_paged_out"] = pagedOut;
   r["message_bytes_paged_out"] = q.pagedOutBytes;
+  r["messages_persistent"] = q.persistentCount;
+  r["message_bytes_persistent"] = q.persistentBytes;
+  r["head_message_timestamp"] = q.headTimestamp;
   r["messages_ram"] = ramCount;
   r["message_bytes_ram"] = ramBytes;
   r["consumers"] = consumers.length;

@@ -39,6 +39,8 @@ interface QueueScan {
   readonly log: StoredQueueLog;
   readonly seqs: RefFifo;
   readonly refs: RefFifo;
+  /** Body sizes, in the same order. */
+  readonly sizes: RefFifo;
   sorted: boolean;
   lastSeq: number;
 }
@@ -109,7 +111,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
           report.orphaned++;
           continue;
         }
-        byQueue.set(r.record.key, (q = { log, seqs: new RefFifo(), refs: new RefFifo(), sorted: true, lastSeq: 0 }));
+        byQueue.set(r.record.key, (q = { log, seqs: new RefFifo(), refs: new RefFifo(), sizes: new RefFifo(), sorted: true, lastSeq: 0 }));
       }
       live.push({ offset, end: pos, rec: r.record, q });
       liveBytes += pos - offset;
@@ -136,7 +138,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
       q.lastSeq = l.rec.storeSeq;
       q.seqs.push(l.rec.storeSeq);
       q.refs.push(wasDelivered ? -ref : ref);
-      q.log.pagedBytes += l.rec.body.length;
+      q.sizes.push(l.rec.body.length);
     }
     // Copies go to their file now, so no segment's bytes stay in memory past its turn.
     if (copy) store.writePendingSync();
@@ -147,6 +149,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
     report.queues++;
     const seqs = q.seqs.drain();
     const refs = q.refs.drain();
+    const sizes = q.sizes.drain();
     // Copies made by compaction sit in later segments than records published after them.
     const order = q.sorted ? null : Array.from(seqs.keys()).sort((a, b) => seqs[a]! - seqs[b]!);
     let prevSeq = -1;
@@ -159,7 +162,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
         continue;
       }
       prevSeq = seqs[i]!;
-      q.log.restorePaged(Math.abs(v), v < 0, 0);
+      q.log.restorePaged(Math.abs(v), v < 0, sizes[i]!);
       report.messages++;
     }
   }

@@ -40,6 +40,12 @@ export class StoredQueueLog implements QueueLog {
   pagedBytes = 0;
   /** Messages ever paged out (for stats and tests). */
   pagedOutTotal = 0;
+  /** Persistent messages of the queue the store holds, in memory or paged out (messages_persistent). */
+  storedCount = 0;
+  storedBytes = 0;
+  /** The persistent part of the paged-out tail (the rest are transient messages keeping their place). */
+  private pagedPersistent = 0;
+  private pagedPersistentBytes = 0;
   private inFlight: Array<InFlight | undefined> = [];
   private inFlightHead = 0;
 
@@ -51,6 +57,8 @@ export class StoredQueueLog implements QueueLog {
 
   append(e: QueueEntry): void {
     e.storeRef = this.store.appendMessage(this.key, e.message);
+    this.storedCount++;
+    this.storedBytes += e.message.bodySize;
   }
 
   delivered(e: QueueEntry): void {
@@ -60,7 +68,10 @@ export class StoredQueueLog implements QueueLog {
   forget(e: QueueEntry): void {
     const ref = e.storeRef;
     e.storeRef = 0;
-    if (ref) this.store.markDead(ref);
+    if (!ref) return;
+    this.store.markDead(ref);
+    this.storedCount--;
+    this.storedBytes -= e.message.bodySize;
   }
 
   pageOut(message: Message, readyLength: number, readyBytes: number): boolean {
@@ -71,6 +82,7 @@ export class StoredQueueLog implements QueueLog {
     this.tail.push(ref);
     this.pagedOutTotal++;
     this.pagedBytes += message.bodySize;
+    if (message.persistent) this.countPaged(1, message.bodySize);
     this.inFlight.push({ ref, batch: this.store.pendingBatch, message });
     this.store.watchFlush(this);
     return true;
@@ -93,8 +105,12 @@ export class StoredQueueLog implements QueueLog {
       } else {
         message = this.store.readMessage(ref);
       }
-      if (message === null) continue; // unreadable: logged and marked dead by the store
+      // Unreadable: logged and marked dead by the store. Whether it was persistent is not known
+      // here, so messages_persistent may count it until the queue is purged or deleted.
+      if (message === null) continue;
       this.pagedBytes = Math.max(0, this.pagedBytes - message.bodySize);
+      // A persistent message stays stored (and counted) once back in memory, now as an entry.
+      if (message.persistent) this.pagedPersistentOut(message.bodySize);
       sink.restore(message, v < 0, message.persistent ? ref : 0);
       // A transient message's record only kept the order: it is dead once back in memory.
       if (!message.persistent) this.store.markDead(ref);
@@ -108,6 +124,19 @@ export class StoredQueueLog implements QueueLog {
   restorePaged(ref: number, delivered: boolean, bodyBytes: number): void {
     this.tail.push(delivered ? -ref : ref);
     this.pagedBytes += bodyBytes;
+    this.countPaged(1, bodyBytes);
+  }
+
+  private countPaged(n: number, bytes: number): void {
+    this.storedCount += n;
+    this.storedBytes += bytes;
+    this.pagedPersistent += n;
+    this.pagedPersistentBytes += bytes;
+  }
+
+  private pagedPersistentOut(bytes: number): void {
+    this.pagedPersistent--;
+    this.pagedPersistentBytes -= bytes;
   }
 
   dropPaged(): number {
@@ -116,6 +145,7 @@ export class StoredQueueLog implements QueueLog {
     this.inFlight = [];
     this.inFlightHead = 0;
     this.pagedBytes = 0;
+    this.countPaged(-this.pagedPersistent, -this.pagedPersistentBytes);
     return refs.length;
   }
 

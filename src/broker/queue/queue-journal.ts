@@ -25,6 +25,9 @@ export interface QueueLog {
   /** Messages (and their body bytes) that are only on disk. */
   readonly pagedCount: number;
   readonly pagedBytes: number;
+  /** Persistent messages (and body bytes) the store holds for the queue, in memory or paged out. */
+  readonly storedCount: number;
+  readonly storedBytes: number;
   /** Takes the message onto disk only (true) when the queue is over its memory limits or already paging. */
   pageOut(message: Message, readyLength: number, readyBytes: number): boolean;
   /** Brings paged messages back into `sink` while the in-memory part is below the limits. */

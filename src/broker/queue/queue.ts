@@ -166,6 +166,21 @@ export class Queue implements QueueSpec, PageSink {
     return this.log === null ? 0 : this.log.pagedBytes;
   }
 
+  /** Persistent messages held by the message store for this queue (RabbitMQ's `messages_persistent`). */
+  get persistentCount(): number {
+    return this.log === null ? 0 : this.log.storedCount;
+  }
+
+  get persistentBytes(): number {
+    return this.log === null ? 0 : this.log.storedBytes;
+  }
+
+  /** The `timestamp` property of the message at the head (in memory), if it has one. */
+  get headTimestamp(): number | null {
+    const t = this.ready.peek()?.message.properties.timestamp;
+    return typeof t === "number" ? t : null;
+  }
+
   get consumerCount(): number {
     return this.consumers.length;
   }
