@@ -17,6 +17,7 @@
  * Memory: each durable queue's log (stored-queue-log.ts) pages messages out beyond `paging`
  * limits and reads them back through a SegmentReader as consumers need them.
  */
+import { PriorityQueueLog } from "./priority-queue-log.js";
 import { mkdirSync } from "node:fs";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
 import { createMessage, type Message } from "../broker/message.js";
@@ -50,7 +51,7 @@ export class MessageStore implements QueueJournal, LogStore {
   readonly logger: Logger;
   readonly paging: PagingLimits;
   /** Each durable queue's log by its key "vhost\0name" (recovery finds queues here). */
-  readonly logs = new Map<string, StoredQueueLog>();
+  readonly logs = new Map<string, StoredQueueLog | PriorityQueueLog>();
   appends = 0;
   /** Runs right before each fsync batch: the definitions a confirmed message depends on go first. */
   beforeSync: (() => void) | null = null;
@@ -87,9 +88,13 @@ export class MessageStore implements QueueJournal, LogStore {
     mkdirSync(this.dir, { recursive: true });
   }
 
-  forQueue(vhost: string, name: string): StoredQueueLog {
+  forQueue(vhost: string, name: string, maxPriority = 0): StoredQueueLog | PriorityQueueLog {
     const key = queueKey(vhost, name);
-    const log = new StoredQueueLog(this, Buffer.from(key, "utf8"));
+    const keyBytes = Buffer.from(key, "utf8");
+    const log =
+      maxPriority > 0
+        ? new PriorityQueueLog(keyBytes, Array.from({ length: maxPriority + 1 }, () => new StoredQueueLog(this, keyBytes)), (l) => this.release(l))
+        : new StoredQueueLog(this, keyBytes);
     this.logs.set(key, log);
     return log;
   }
@@ -102,10 +107,11 @@ export class MessageStore implements QueueJournal, LogStore {
     this.flushWatchers.add(log);
   }
 
-  release(log: StoredQueueLog): void {
+  /** The log's queue is gone (a priority queue's levels are released one by one, then the queue's log). */
+  release(log: StoredQueueLog | PriorityQueueLog): void {
     const key = log.key.toString("utf8");
     if (this.logs.get(key) === log) this.logs.delete(key);
-    this.flushWatchers.delete(log);
+    if (log instanceof StoredQueueLog) this.flushWatchers.delete(log);
   }
 
   whenSynced(waiter: SyncWaiter, token: number): void {

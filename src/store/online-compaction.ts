@@ -6,6 +6,7 @@
  * deleted once a flush has synced the copies (MessageStore.retire). Segments with a survivor in
  * memory wait until it is consumed, or for compaction at the next boot (store-recovery.ts).
  */
+import type { RefFifo } from "./ref-fifo.js";
 import type { MessageStore } from "./message-store.js";
 import { refOffset, refSegment } from "./record-ref.js";
 import type { Segment } from "./segment.js";
@@ -51,14 +52,17 @@ export function compactSegments(store: MessageStore, below: number, maxSegments:
 /** Calls `visit` for every tail ref into a candidate segment; a non-zero result replaces the ref. */
 function forEachTailRef(store: MessageStore, candidates: Map<number, Candidate>, visit: (c: Candidate, ref: number, delivered: boolean) => number): void {
   for (const log of store.logs.values()) {
-    const tail = log.tail;
-    for (let i = 0; i < tail.length; i++) {
-      const v = tail.at(i);
-      const ref = Math.abs(v);
-      const c = candidates.get(refSegment(ref));
-      if (!c) continue;
-      const moved = visit(c, ref, v < 0);
-      if (moved !== 0) tail.setAt(i, v < 0 ? -moved : moved);
-    }
+    for (const tail of log.tails()) visitTail(tail, candidates, visit);
+  }
+}
+
+function visitTail(tail: RefFifo, candidates: Map<number, Candidate>, visit: (c: Candidate, ref: number, delivered: boolean) => number): void {
+  for (let i = 0; i < tail.length; i++) {
+    const v = tail.at(i);
+    const ref = Math.abs(v);
+    const c = candidates.get(refSegment(ref));
+    if (!c) continue;
+    const moved = visit(c, ref, v < 0);
+    if (moved !== 0) tail.setAt(i, v < 0 ? -moved : moved);
   }
 }

@@ -11,6 +11,7 @@
  * it has them copied into the new segment, and is deleted once the copies are synced. A crash in
  * between leaves both copies; they share a store sequence, so the next boot keeps one.
  */
+import { decodeBasicProperties } from "../amqp/codec/generated.js";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageStore } from "./message-store.js";
@@ -18,6 +19,7 @@ import { readRecord, type DecodedRecord } from "./message-record.js";
 import { recordRef } from "./record-ref.js";
 import { takeCleanShutdownMarker } from "./clean-shutdown.js";
 import { RefFifo } from "./ref-fifo.js";
+import type { PriorityQueueLog } from "./priority-queue-log.js";
 import type { StoredQueueLog } from "./stored-queue-log.js";
 import { DELIVERED_BIT, SEGMENT_MAGIC, Segment, segmentFileName } from "./segment.js";
 
@@ -36,11 +38,13 @@ export interface RecoveryReport {
 
 /** A queue's live records as found, in file order: store sequences and refs (negative = delivered). */
 interface QueueScan {
-  readonly log: StoredQueueLog;
+  readonly log: StoredQueueLog | PriorityQueueLog;
   readonly seqs: RefFifo;
   readonly refs: RefFifo;
   /** Body sizes, in the same order. */
   readonly sizes: RefFifo;
+  /** Message priorities, in the same order: only for a priority queue (decoding properties costs). */
+  readonly priorities: RefFifo | null;
   sorted: boolean;
   lastSeq: number;
 }
@@ -111,7 +115,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
           report.orphaned++;
           continue;
         }
-        byQueue.set(r.record.key, (q = { log, seqs: new RefFifo(), refs: new RefFifo(), sizes: new RefFifo(), sorted: true, lastSeq: 0 }));
+        byQueue.set(r.record.key, (q = { log, seqs: new RefFifo(), refs: new RefFifo(), sizes: new RefFifo(), priorities: log.levelCount > 1 ? new RefFifo() : null, sorted: true, lastSeq: 0 }));
       }
       live.push({ offset, end: pos, rec: r.record, q });
       liveBytes += pos - offset;
@@ -139,6 +143,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
       q.seqs.push(l.rec.storeSeq);
       q.refs.push(wasDelivered ? -ref : ref);
       q.sizes.push(l.rec.body.length);
+      q.priorities?.push(decodeBasicProperties(l.rec.properties).priority ?? 0);
     }
     // Copies go to their file now, so no segment's bytes stay in memory past its turn.
     if (copy) store.writePendingSync();
@@ -150,6 +155,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
     const seqs = q.seqs.drain();
     const refs = q.refs.drain();
     const sizes = q.sizes.drain();
+    const priorities = q.priorities?.drain() ?? null;
     // Copies made by compaction sit in later segments than records published after them.
     const order = q.sorted ? null : Array.from(seqs.keys()).sort((a, b) => seqs[a]! - seqs[b]!);
     let prevSeq = -1;
@@ -162,7 +168,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
         continue;
       }
       prevSeq = seqs[i]!;
-      q.log.restorePaged(Math.abs(v), v < 0, sizes[i]!);
+      q.log.restorePaged(Math.abs(v), v < 0, sizes[i]!, priorities === null ? 0 : priorities[i]!);
       report.messages++;
     }
   }

@@ -6,7 +6,7 @@
  */
 import type { Message } from "../broker/message.js";
 import type { QueueEntry } from "../broker/queue/queue-entry.js";
-import type { PageSink, QueueLog } from "../broker/queue/queue-journal.js";
+import type { PageSink, QueueLog, ReadyFill } from "../broker/queue/queue-journal.js";
 import { RefFifo } from "./ref-fifo.js";
 
 /** A queue keeps at most this much in memory before new messages stay on disk only. */
@@ -55,6 +55,11 @@ export class StoredQueueLog implements QueueLog {
     return this.tail.length;
   }
 
+  /** The paged-out refs (online compaction moves them). */
+  tails(): RefFifo[] {
+    return [this.tail];
+  }
+
   append(e: QueueEntry): void {
     e.storeRef = this.store.appendMessage(this.key, e.message);
     this.storedCount++;
@@ -74,9 +79,9 @@ export class StoredQueueLog implements QueueLog {
     this.storedBytes -= e.message.bodySize;
   }
 
-  pageOut(message: Message, readyLength: number, readyBytes: number): boolean {
+  pageOut(message: Message, ready: ReadyFill): boolean {
     const limits = this.store.paging;
-    if (this.tail.length === 0 && (!message.persistent || (readyLength < limits.maxEntries && readyBytes < limits.maxBytes))) return false;
+    if (this.tail.length === 0 && (!message.persistent || (ready.length < limits.maxEntries && ready.bytes < limits.maxBytes))) return false;
     // Transient messages follow the tail to disk too, or they would overtake it.
     const ref = this.store.appendMessage(this.key, message);
     this.tail.push(ref);
@@ -89,12 +94,21 @@ export class StoredQueueLog implements QueueLog {
   }
 
   /** Refills from low water (half the limits) up to the limits, so reads come in runs. */
-  pageIn(sink: PageSink, readyLength: number, readyBytes: number): void {
+  pageIn(sink: PageSink, ready: ReadyFill): void {
     const limits = this.store.paging;
-    if (readyLength >= limits.maxEntries / 2 || readyBytes >= limits.maxBytes / 2) return;
-    let n = readyLength;
-    let bytes = readyBytes;
-    while (this.tail.length > 0 && n < limits.maxEntries && bytes < limits.maxBytes) {
+    if (ready.length >= limits.maxEntries / 2 || ready.bytes >= limits.maxBytes / 2) return;
+    this.refill(sink, ready.length, ready.bytes);
+  }
+
+  /**
+   * Brings messages back, oldest first, until `n` messages of `bytes` would pass the limits, and
+   * at least one: a caller that asks must get the message it needs next.
+   */
+  refill(sink: PageSink, n: number, bytes: number): void {
+    const limits = this.store.paging;
+    let first = true;
+    while (this.tail.length > 0 && (first || (n < limits.maxEntries && bytes < limits.maxBytes))) {
+      first = false;
       const v = this.tail.shift();
       const ref = Math.abs(v);
       const f = this.inFlight[this.inFlightHead];
@@ -120,8 +134,11 @@ export class StoredQueueLog implements QueueLog {
     this.compactInFlight();
   }
 
-  /** Restores a recovered record into the tail (recovery only). */
-  restorePaged(ref: number, delivered: boolean, bodyBytes: number): void {
+  /** Priority levels whose messages this log keeps apart (PriorityQueueLog has more). */
+  readonly levelCount = 1;
+
+  /** Restores a recovered record into the tail (recovery only; one level, so the priority does not matter). */
+  restorePaged(ref: number, delivered: boolean, bodyBytes: number, _priority = 0): void {
     this.tail.push(delivered ? -ref : ref);
     this.pagedBytes += bodyBytes;
     this.countPaged(1, bodyBytes);

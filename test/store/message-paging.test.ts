@@ -8,6 +8,7 @@ import amqp from "amqplib";
 import { startTestBroker } from "../helpers/broker.js";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
 import type { MessageStore } from "../../src/store/message-store.js";
+import type { StoredQueueLog } from "../../src/store/stored-queue-log.js";
 import { drain } from "./store-harness.js";
 
 const paging = { maxEntries: 50, maxBytes: 1024 * 1024 };
@@ -64,7 +65,7 @@ describe("message paging", () => {
     for (let i = 0; i < 3000; i++) ch.sendToQueue("flow", Buffer.from(`m${i}`), { persistent: i % 7 !== 0, messageId: String(i) });
     await ch.waitForConfirms();
     assert.deepEqual(await withTimeout(got.done, 15_000, "3000 deliveries"), Array.from({ length: 3000 }, (_, i) => String(i)));
-    const log = (b.broker.journal as MessageStore).logs.get("/\u0000flow")!;
+    const log = (b.broker.journal as MessageStore).logs.get("/\u0000flow") as StoredQueueLog;
     assert.ok(log.pagedOutTotal > 100, `the queue paged (${log.pagedOutTotal} paged out)`);
     await conn.close();
     await b.close();

@@ -20,6 +20,16 @@ export class PriorityReadyList implements ReadyEntries {
     return this.count;
   }
 
+  levelLength(level: number): number {
+    return this.levels[level]?.length ?? 0;
+  }
+
+  topLevel(): number {
+    if (this.count === 0) return -1;
+    for (let i = this.maxPriority; i >= 0; i--) if (this.levels[i]!.length > 0) return i;
+    return -1;
+  }
+
   push(e: QueueEntry): void {
     this.levelOf(e).push(e);
     this.count++;
@@ -67,9 +77,8 @@ export class PriorityReadyList implements ReadyEntries {
 
   /** The highest non-empty level; at most max-priority+1 (≤ 256) steps and usually a handful. */
   private top(): ReadyList | undefined {
-    if (this.count === 0) return undefined;
-    for (let i = this.maxPriority; i >= 0; i--) if (this.levels[i]!.length > 0) return this.levels[i];
-    return undefined;
+    const i = this.topLevel();
+    return i < 0 ? undefined : this.levels[i];
   }
 
   private levelOf(e: QueueEntry): ReadyList {

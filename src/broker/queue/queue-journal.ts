@@ -7,7 +7,9 @@
  *
  * Paging: once a queue holds more ready messages in memory than the store's limits, further
  * messages stay only on disk, in order, behind the in-memory ones (`pageOut`); the queue asks for
- * them back as its in-memory part runs low (`pageIn`). Recovered messages start out paged.
+ * them back as its in-memory part runs low (`pageIn`). Recovered messages start out paged. A
+ * priority queue pages each priority level on its own, so a message on disk is never passed by
+ * one of a lower priority in memory.
  */
 import type { Message } from "../message.js";
 import type { QueueEntry } from "./queue-entry.js";
@@ -15,6 +17,16 @@ import type { QueueEntry } from "./queue-entry.js";
 /** Receives messages paged back in, oldest first (Queue.restore). */
 export interface PageSink {
   restore(message: Message, redelivered: boolean, storeRef: number): void;
+}
+
+/** The in-memory ready list as paging sees it. */
+export interface ReadyFill {
+  readonly length: number;
+  readonly bytes: number;
+  /** Ready entries in memory at a priority level (a plain queue has level 0 only). */
+  levelLength(level: number): number;
+  /** The highest priority level with entries in memory; -1 when there are none. */
+  topLevel(): number;
 }
 
 export interface QueueLog {
@@ -29,9 +41,12 @@ export interface QueueLog {
   readonly storedCount: number;
   readonly storedBytes: number;
   /** Takes the message onto disk only (true) when the queue is over its memory limits or already paging. */
-  pageOut(message: Message, readyLength: number, readyBytes: number): boolean;
-  /** Brings paged messages back into `sink` while the in-memory part is below the limits. */
-  pageIn(sink: PageSink, readyLength: number, readyBytes: number): void;
+  pageOut(message: Message, ready: ReadyFill): boolean;
+  /**
+   * Brings paged messages back into `sink` while the in-memory part is below the limits, and
+   * always when a paged message outranks every one in memory (priority queues).
+   */
+  pageIn(sink: PageSink, ready: ReadyFill): void;
   /** Drops every paged message for good (purge); returns how many. */
   dropPaged(): number;
   /** The queue was deleted: its paged messages are dropped and the log is released. */
@@ -44,8 +59,8 @@ export interface SyncWaiter {
 }
 
 export interface QueueJournal {
-  /** The log of a durable queue. */
-  forQueue(vhost: string, name: string): QueueLog;
+  /** The log of a durable queue; `maxPriority` > 0 for a priority queue (x-max-priority). */
+  forQueue(vhost: string, name: string, maxPriority: number): QueueLog;
   /** Grows by one per record appended: a publisher compares it before and after routing. */
   readonly appends: number;
   /** Calls `waiter.synced(token)` once every record appended so far is fsynced. */

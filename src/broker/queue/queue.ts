@@ -15,8 +15,7 @@
  * Persistence: a durable, non-exclusive queue gets a QueueLog from the message store. arrive()
  * stores persistent entries, forget() tells the store they are gone, and beyond the store's
  * memory limits messages stay on disk only (pageOut) and come back through restore() as the
- * in-memory part runs low (pageIn). Priority queues do not page out while running (it would
- * keep paged messages behind lower-priority ones), but recovered messages come back paged.
+ * in-memory part runs low (pageIn); a priority queue's log pages each priority level apart.
  *
  * TTL (RabbitMQ's semantics): an entry's expiry is fixed on arrival (the smaller of the queue's
  * message-ttl and the message's expiration); expired entries are dropped only at the head, when
@@ -102,8 +101,6 @@ export class Queue implements QueueSpec, PageSink {
   private readonly idleTimer: DeadlineTimer;
   /** Set for durable, non-exclusive queues when the broker has a message store. */
   private readonly log: QueueLog | null;
-  /** Whether new messages may be paged out (not for priority queues). */
-  private readonly pagesOut: boolean;
   unacked = 0;
   unackedBytes = 0;
   /** ms since epoch of the last consumer activity, for idle_since. */
@@ -126,8 +123,7 @@ export class Queue implements QueueSpec, PageSink {
       if (!this.deleted) this.expireHead(this.host.now());
     }, host.now);
     this.idleTimer = new DeadlineTimer(() => this.onIdle(), host.now);
-    this.log = spec.durable && spec.exclusiveOwner === null && host.journal ? host.journal.forQueue(vhost, spec.name) : null;
-    this.pagesOut = this.log !== null && maxPriority === 0;
+    this.log = spec.durable && spec.exclusiveOwner === null && host.journal ? host.journal.forQueue(vhost, spec.name, maxPriority) : null;
     this.armIdleTimer();
   }
 
@@ -217,7 +213,7 @@ export class Queue implements QueueSpec, PageSink {
       return false;
     }
     this.stats.publish++;
-    if (this.pagesOut && this.log!.pageOut(message, this.ready.length, this.ready.bytes)) {
+    if (this.log !== null && this.log.pageOut(message, this.ready)) {
       // On disk only; its expiry is fixed when it is paged back in (restore), from its publish time.
       this.dispatch();
       if (s.maxLength !== null || s.maxLengthBytes !== null) this.trim();
@@ -412,7 +408,7 @@ export class Queue implements QueueSpec, PageSink {
 
   /** Brings messages paged out to the store back into memory when the ready list runs low. */
   private pageIn(): void {
-    if (this.log !== null && this.log.pagedCount > 0) this.log.pageIn(this, this.ready.length, this.ready.bytes);
+    if (this.log !== null && this.log.pagedCount > 0) this.log.pageIn(this, this.ready);
   }
 
   private deadLetter(message: Message, reason: DeathReason): void {

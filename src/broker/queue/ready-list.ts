@@ -5,11 +5,12 @@
  * never delivered, so requeued entries live in their own small list sorted by seq and are served
  * first. The list is kept in descending order so that taking the oldest is an O(1) pop().
  */
+import type { ReadyFill } from "./queue-journal.js";
 import { EntryDeque } from "./entry-deque.js";
 import type { QueueEntry } from "./queue-entry.js";
 
 /** What a queue needs from its ready messages; a plain FIFO or a priority queue (priority-ready-list.ts). */
-export interface ReadyEntries extends Iterable<QueueEntry> {
+export interface ReadyEntries extends Iterable<QueueEntry>, ReadyFill {
   readonly length: number;
   readonly bytes: number;
   push(e: QueueEntry): void;
@@ -27,6 +28,14 @@ export class ReadyList implements ReadyEntries {
 
   get length(): number {
     return this.fresh.length + this.requeued.length;
+  }
+
+  levelLength(): number {
+    return this.length;
+  }
+
+  topLevel(): number {
+    return this.length > 0 ? 0 : -1;
   }
 
   push(e: QueueEntry): void {
