@@ -21,8 +21,3 @@ export function bodyLength(body: Body): number {
 export function joinBody(body: Body): Buffer {
   return Buffer.isBuffer(body) ? body : Buffer.concat(body as Buffer[]);
 }
-
-/** The body's parts, in order (one for a single buffer). */
-export function bodyParts(body: Body): readonly Buffer[] {
-  return Buffer.isBuffer(body) ? [body] : body;
-}

@@ -2,13 +2,13 @@
  * The management HTTP API server (Fastify): JSON in and out under /api, RabbitMQ's 404 body for
  * unknown paths, one error mapping, and the resource route files.
  */
-import { RequestLogins } from "./http-auth.js";
 import Fastify from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { badRequest, sendError } from "./http-errors.js";
 import type { RouteContext } from "./route-table.js";
+import { RequestLogins } from "./http-auth.js";
 import { registerRateLimit } from "./request-rate-limit.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { LoginThrottle } from "../auth/login-throttle.js";
@@ -100,9 +100,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     node,
     listeners: [{ protocol: "amqp", port: opts.amqpPort }, ...opts.listeners],
     rates,
-    tokens: opts.tokens,
     alarms: opts.alarms,
-    loginThrottle: opts.loginThrottle,
     logins,
     certificates: opts.certificates,
   };

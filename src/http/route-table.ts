@@ -6,11 +6,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
-import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Caller, RequestLogins } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
-import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { RateSampler } from "./rate-sampler.js";
 
@@ -21,14 +19,11 @@ export interface RouteContext {
   readonly config: ConeyConfig;
   readonly node: string;
   readonly listeners: ReadonlyArray<{ protocol: string; port: number }>;
-  /** OAuth 2.0 token verification; null when OAuth is not configured. */
-  readonly tokens: TokenVerifier | null;
   /** Certificates of the TLS listeners, for the certificate-expiration health check. */
   readonly certificates: readonly ListenerCertificate[];
   /** Live resource alarms (memory, disk). */
   readonly alarms: ResourceAlarms;
-  readonly loginThrottle: LoginThrottle;
-  /** Each request's login, shared with the request-rate limit. */
+  /** Each request's login (with OAuth 2.0 tokens and failed-login throttling), shared with the request-rate limit. */
   readonly logins: RequestLogins;
   readonly rates: RateSampler;
 }

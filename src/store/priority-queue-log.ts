@@ -7,7 +7,8 @@
  * is also the top one in memory refills when it runs low, as a plain queue does. Memory stays
  * bounded by the limits per level touched, and order within a level stays FIFO.
  *
- * Levels are scanned (≤ x-max-priority + 1, usually a handful), as PriorityReadyList does.
+ * pageIn scans levels (≤ x-max-priority + 1, usually a handful), as PriorityReadyList does; the
+ * paged total the queue checks per message is kept, not summed.
  */
 import type { Message } from "../broker/message.js";
 import type { QueueEntry } from "../broker/queue/queue-entry.js";
@@ -16,6 +17,9 @@ import type { RefFifo } from "./ref-fifo.js";
 import type { StoredQueueLog } from "./stored-queue-log.js";
 
 export class PriorityQueueLog implements QueueLog {
+  /** Paged messages over all levels, kept as levels change (the queue reads it per message). */
+  private paged = 0;
+
   constructor(
     readonly key: Buffer,
     /** Index = priority level, 0..x-max-priority. */
@@ -35,12 +39,16 @@ export class PriorityQueueLog implements QueueLog {
     return n;
   }
 
+  get levelCount(): number {
+    return this.levels.length;
+  }
+
   tails(): RefFifo[] {
     return this.levels.flatMap((l) => l.tails());
   }
 
   get pagedCount(): number {
-    return this.sum((l) => l.pagedCount);
+    return this.paged;
   }
 
   get pagedBytes(): number {
@@ -68,35 +76,38 @@ export class PriorityQueueLog implements QueueLog {
   }
 
   pageOut(message: Message, ready: ReadyFill): boolean {
-    return this.levelOf(message.properties.priority).pageOut(message, ready);
+    if (!this.levelOf(message.properties.priority).pageOut(message, ready)) return false;
+    this.paged++;
+    return true;
   }
 
   pageIn(sink: PageSink, ready: ReadyFill): void {
     const top = ready.topLevel();
     for (let p = this.levels.length - 1; p >= 0 && p >= top; p--) {
       const level = this.levels[p]!;
-      if (level.pagedCount === 0) continue;
+      const before = level.pagedCount;
+      if (before === 0) continue;
       if (p > top) level.refill(sink, 0, 0);
-      else level.pageIn(sink, { length: ready.levelLength(p), bytes: ready.bytes, levelLength: () => ready.levelLength(p), topLevel: () => p });
+      else level.pageInBelow(sink, ready.levelLength(p), ready.bytes);
+      this.paged -= before - level.pagedCount;
       return;
     }
   }
 
   dropPaged(): number {
+    this.paged = 0;
     return this.sum((l) => l.dropPaged());
   }
 
   queueDeleted(): void {
+    this.paged = 0;
     for (const l of this.levels) l.queueDeleted();
     this.release(this);
-  }
-
-  get levelCount(): number {
-    return this.levels.length;
   }
 
   /** Recovery: a record goes back to the tail of its priority's level. */
   restorePaged(ref: number, delivered: boolean, bodyBytes: number, priority = 0): void {
     this.levelOf(priority).restorePaged(ref, delivered, bodyBytes);
+    this.paged++;
   }
 }

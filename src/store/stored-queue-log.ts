@@ -95,9 +95,14 @@ export class StoredQueueLog implements QueueLog {
 
   /** Refills from low water (half the limits) up to the limits, so reads come in runs. */
   pageIn(sink: PageSink, ready: ReadyFill): void {
+    this.pageInBelow(sink, ready.length, ready.bytes);
+  }
+
+  /** pageIn for `length` messages of `bytes` in memory (a priority level passes its own count). */
+  pageInBelow(sink: PageSink, length: number, bytes: number): void {
     const limits = this.store.paging;
-    if (ready.length >= limits.maxEntries / 2 || ready.bytes >= limits.maxBytes / 2) return;
-    this.refill(sink, ready.length, ready.bytes);
+    if (length >= limits.maxEntries / 2 || bytes >= limits.maxBytes / 2) return;
+    this.refill(sink, length, bytes);
   }
 
   /**
