@@ -65,9 +65,11 @@ describe("message TTL and queue expiry", () => {
 
   it("x-expires deletes an unused queue; use keeps it", async () => {
     const ch = await f.conn.createChannel();
-    await ch.assertQueue("expiring", { durable: false, arguments: { "x-expires": 150 } });
-    await ch.assertQueue("kept", { durable: false, arguments: { "x-expires": 150 } });
+    // "kept" gets its consumer one round trip after its declaration; 400 ms leaves a loaded CI
+    // machine room for that round trip, and "expiring" still goes well within the wait.
+    await ch.assertQueue("kept", { durable: false, arguments: { "x-expires": 400 } });
     const { consumerTag } = await ch.consume("kept", () => {}, { noAck: true });
+    await ch.assertQueue("expiring", { durable: false, arguments: { "x-expires": 400 } });
     await eventually(() => queueGone("expiring"), 3000, "queue 'expiring' to be deleted");
     const kept = await ch.checkQueue("kept");
     assert.equal(kept.consumerCount, 1, "a queue with a consumer does not expire");
@@ -78,12 +80,13 @@ describe("message TTL and queue expiry", () => {
 
   it("x-expires: a redeclare or a basic.get counts as use", async () => {
     const ch = await f.conn.createChannel();
-    await ch.assertQueue("exp.used", { durable: false, arguments: { "x-expires": 200 } });
-    // Use it every 50 ms for 500 ms (more than twice its expiry): it must survive.
-    const until = Date.now() + 500;
+    // 600 ms: uses 50 ms apart stay far inside it even when a loaded machine stalls a turn.
+    await ch.assertQueue("exp.used", { durable: false, arguments: { "x-expires": 600 } });
+    // Use it every 50 ms for 1.5 s (more than twice its expiry): it must survive.
+    const until = Date.now() + 1500;
     for (let i = 0; Date.now() < until; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      if (i % 2 === 0) await ch.assertQueue("exp.used", { durable: false, arguments: { "x-expires": 200 } });
+      if (i % 2 === 0) await ch.assertQueue("exp.used", { durable: false, arguments: { "x-expires": 600 } });
       else await ch.get("exp.used");
     }
     assert.equal((await ch.checkQueue("exp.used")).messageCount, 0, "still there");
