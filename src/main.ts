@@ -15,7 +15,7 @@ export async function main(argv: string[]): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const running = await startBroker({ ...config, logger });
-  logger.info("Coney started", { amqp_port: running.amqpPort, http_port: running.httpPort, data_dir: config.dataDir });
+  logger.info("Coney started", { amqp_port: running.amqpPort, http_port: running.httpPort, prometheus_port: running.prometheusPort, data_dir: config.dataDir });
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -17,6 +17,7 @@ import { VERSION } from "./amqp/connection/server-properties.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { listenHttp, type HttpListener } from "./http/http-server.js";
+import { listenMetrics, type MetricsListener } from "./metrics/index.js";
 import { TokenVerifier } from "./auth/oauth/token-verifier.js";
 import { LoginThrottle } from "./auth/login-throttle.js";
 import { ResourceAlarms } from "./broker/alarms/resource-alarms.js";
@@ -26,6 +27,8 @@ import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 export interface RunningBroker {
   readonly amqpPort: number;
   readonly httpPort: number | null;
+  /** The Prometheus listener's port, null when disabled. */
+  readonly prometheusPort: number | null;
   /** The AMQPS listener's port, null when no TLS certificate is configured. */
   readonly amqpsPort: number | null;
   /** Memory and disk alarms; their limits can be changed at run time. */
@@ -115,11 +118,21 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
           logger,
         );
   if (http) logger.info("management API listener started", { port: http.port, bind: config.bind || "*" });
+  const metrics: MetricsListener | null =
+    config.prometheusPort === null
+      ? null
+      : await listenMetrics(
+          { broker, alarms, dataDir: config.dataDir, node: config.clusterName, cluster: config.clusterName },
+          { port: config.prometheusPort, bind: config.bind, tls: config.httpTls ? tls : null },
+          logger,
+        );
+  if (metrics) logger.info("Prometheus metrics listener started", { port: metrics.port, bind: config.bind || "*", tls: config.httpTls && tls !== null });
 
   let closed = false;
   return {
     amqpPort: amqp.port,
     httpPort: http?.port ?? null,
+    prometheusPort: metrics?.port ?? null,
     amqpsPort: amqps?.port ?? null,
     alarms,
     broker,
@@ -128,6 +141,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       if (closed) return;
       closed = true;
       await http?.close();
+      await metrics?.close();
       alarms.stop();
       await amqps?.close();
       await amqp.close();

@@ -103,7 +103,7 @@ async function coneyStartup(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), "coney-startup-"));
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, "--amqp-port", String(port), "--http-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--log-level", "silent"], { stdio: "ignore" });
+  const child = spawn(process.execPath, [bin, "--amqp-port", String(port), "--http-port", "off", "--prometheus-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--log-level", "silent"], { stdio: "ignore" });
   try {
     for (;;) {
       const ok = await new Promise<boolean>((resolve) => {

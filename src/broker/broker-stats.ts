@@ -20,4 +20,36 @@ export class BrokerStats {
   queueDeclared = 0;
   queueCreated = 0;
   queueDeleted = 0;
+  // Read by the Prometheus endpoint (src/metrics); each is one increment where its event happens.
+  /** Published messages that reached at least one queue (RabbitMQ's messages_routed). */
+  routed = 0;
+  /** basic.get that found the queue empty. */
+  getEmpty = 0;
+  /** Messages published on channels in confirm mode (RabbitMQ's messages_received_confirm). */
+  receivedConfirm = 0;
+  /** AMQP logins tried, accepted and refused (RabbitMQ's auth_attempts). */
+  authAttempts = 0;
+  authSucceeded = 0;
+  authFailed = 0;
+  /** Sizes of published message bodies (RabbitMQ 3.13+'s message_size_bytes, which its Overview dashboard charts). */
+  readonly messageSizes = new MessageSizeHistogram();
+}
+
+/**
+ * Published body sizes in RabbitMQ's buckets (upper bounds, bytes; the last is +Inf). Counts are
+ * per bucket, not cumulative: observe() is a few comparisons and two additions, no allocation;
+ * the exposition accumulates them at scrape time.
+ */
+export const MESSAGE_SIZE_BOUNDS: readonly number[] = [100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 50_000_000, 100_000_000];
+
+export class MessageSizeHistogram {
+  readonly counts = new Float64Array(MESSAGE_SIZE_BOUNDS.length + 1);
+  sum = 0;
+
+  observe(size: number): void {
+    // Unrolled against the fixed bounds: most messages stop at the first or second test.
+    const i = size <= 100 ? 0 : size <= 1_000 ? 1 : size <= 10_000 ? 2 : size <= 100_000 ? 3 : size <= 1_000_000 ? 4 : size <= 10_000_000 ? 5 : size <= 50_000_000 ? 6 : size <= 100_000_000 ? 7 : 8;
+    this.counts[i]!++;
+    this.sum += size;
+  }
 }

@@ -527,6 +527,7 @@ export class Broker {
     this.stats.publish++;
     v.stats.publish++;
     if (n === 0) return PUBLISH_UNROUTED;
+    this.stats.routed++;
     let result = PUBLISH_ROUTED;
     for (let i = 0; i < n; i++) if (!out[i]!.enqueue(message)) result = PUBLISH_REFUSED;
     return result;

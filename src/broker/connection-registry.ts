@@ -28,6 +28,9 @@ export interface ChannelCounters {
   ack: number;
   redeliver: number;
   returnUnroutable: number;
+  dropUnroutable: number;
+  /** basic.get that found the queue empty. */
+  getEmpty: number;
 }
 
 export interface ChannelInfo {

@@ -10,6 +10,8 @@ export interface ConeyConfig {
   amqpPort: number;
   /** Management HTTP API listener; 0 binds an ephemeral port, null disables it. */
   httpPort: number | null;
+  /** Prometheus listener (RabbitMQ's rabbitmq_prometheus port); 0 binds an ephemeral port, null disables it. */
+  prometheusPort: number | null;
   /** Address to bind; "" binds every interface (IPv4 and IPv6). */
   bind: string;
   dataDir: string;
@@ -63,6 +65,7 @@ export function defaultConfig(): ConeyConfig {
   return {
     amqpPort: 5672,
     httpPort: 15672,
+    prometheusPort: 15692,
     bind: "",
     dataDir: "./coney-data",
     defaultUser: "guest",

@@ -17,6 +17,7 @@ type Kind = "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "
 const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind; help: string }> = [
   { key: "amqpPort", flag: "--amqp-port <port>", env: "CONEY_AMQP_PORT", kind: "port", help: "AMQP 0-9-1 port (0 = ephemeral)" },
   { key: "httpPort", flag: "--http-port <port>", env: "CONEY_HTTP_PORT", kind: "nullable-port", help: "management API port (0 = ephemeral, 'off' = disabled)" },
+  { key: "prometheusPort", flag: "--prometheus-port <port>", env: "CONEY_PROMETHEUS_PORT", kind: "nullable-port", help: "Prometheus metrics port (0 = ephemeral, 'off' = disabled)" },
   { key: "bind", flag: "--bind <address>", env: "CONEY_BIND", kind: "string", help: "address to listen on (default: all interfaces)" },
   { key: "dataDir", flag: "--data-dir <dir>", env: "CONEY_DATA_DIR", kind: "string", help: "where definitions and messages are stored" },
   { key: "defaultUser", flag: "--default-user <name>", env: "CONEY_DEFAULT_USER", kind: "string", help: "user created on first boot" },

@@ -331,8 +331,23 @@ export class AmqpConnection implements ClientConnection {
       },
       authenticate: (mechanism: string, username: string, password: string): string | Promise<string> => {
         const attempt = { mechanism, username, password, peerHost: this.peerHost, peerIsLoopback: this.isLoopback };
-        const result = logIn(this.broker, this.loginSettings, this.log, attempt);
-        return result instanceof Promise ? result.then((l) => this.loggedIn(l)) : this.loggedIn(result);
+        const stats = this.broker.stats;
+        stats.authAttempts++;
+        const failed = (err: unknown): never => {
+          stats.authFailed++;
+          throw err;
+        };
+        const succeeded = (l: LoggedIn): string => {
+          stats.authSucceeded++;
+          return this.loggedIn(l);
+        };
+        let result: LoggedIn | Promise<LoggedIn>;
+        try {
+          result = logIn(this.broker, this.loginSettings, this.log, attempt);
+        } catch (err) {
+          return failed(err);
+        }
+        return result instanceof Promise ? result.then(succeeded, failed) : succeeded(result);
       },
       openVhost: (vhost: string) => {
         this.state = "opening";
