@@ -27,8 +27,11 @@ export function renderPerObject(s: ScrapeState, runtime: RuntimeMonitor): string
 
 function renderAll(s: ScrapeState, runtime: RuntimeMonitor, perObject: boolean): string {
   const out = new Exposition();
-  writeProcessStart(out);
-  writeAlarms(out, s);
+  // As in RabbitMQ, whose per-object registry leaves out the process and alarm collectors.
+  if (!perObject) {
+    writeProcessStart(out);
+    writeAlarms(out, s);
+  }
   for (const g of CORE_GROUPS) {
     if (g.name === "queue_consumer_count") continue; // queue_metrics has the same family
     writeGroup(out, PREFIX, g, s, perObject, null);
