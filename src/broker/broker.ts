@@ -412,6 +412,7 @@ export class Broker {
     const q = v.addQueue({ ...spec, name });
     q.applyPolicy(this.policyOf(q).definition);
     if (q.durable && q.exclusiveOwner === null) this.definitions.put("queues", `${vhostName}\u0000${name}`, queueDefinition(q));
+    this.stats.queueCreated++;
     return { queue: q, created: true };
   }
 
@@ -571,6 +572,7 @@ export class Broker {
   private removeQueue(v: VHost, q: Queue): number {
     if (q.isDeleted) return 0;
     const count = q.markDeleted();
+    this.stats.queueDeleted++;
     const removed = v.removeQueue(q);
     if (q.durable) this.definitions.delete("queues", `${v.name}\u0000${q.name}`);
     for (const b of removed) {
