@@ -20,6 +20,8 @@ export interface Target {
   readonly uri: string;
   /** Management API base URL, credentials in it (http://user:pass@host:port). */
   readonly http: string | undefined;
+  /** Prometheus endpoint base URL (http://host:15692). */
+  readonly metrics?: string | undefined;
   readonly pid: number | undefined;
 }
 
@@ -61,14 +63,15 @@ async function eachQueue(t: Target, count: number, op: "declare" | "delete"): Pr
   return seconds;
 }
 
-async function httpGet(t: Target, path: string): Promise<{ ms: number; bytes: number }> {
-  if (!t.http) throw new Error("no --http for this broker");
-  const url = new URL(path, t.http);
+async function httpGet(base: string | undefined, path: string): Promise<{ ms: number; bytes: number }> {
+  if (!base) throw new Error(path.startsWith("/metrics") ? "no --metrics for this broker" : "no --http for this broker");
+  const url = new URL(path, base);
   const auth = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64")}`;
   url.username = "";
   url.password = "";
   const started = performance.now();
-  const res = await fetch(url, { headers: { authorization: auth } });
+  // As Prometheus scrapes: gzip accepted (fetch decompresses; the time includes it).
+  const res = await fetch(url, { headers: { authorization: auth, "accept-encoding": "gzip" } });
   const body = await res.arrayBuffer();
   if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
   return { ms: performance.now() - started, bytes: body.byteLength };
@@ -82,7 +85,7 @@ async function httpGet(t: Target, path: string): Promise<{ ms: number; bytes: nu
 async function settledGet(t: Target, s: ScenarioSettings, path: string): Promise<{ ms: number; bytes: number }> {
   await new Promise((r) => setTimeout(r, s.statsSettleMs));
   const runs: Array<{ ms: number; bytes: number }> = [];
-  for (let i = 0; i < 5; i++) runs.push(await httpGet(t, path));
+  for (let i = 0; i < 5; i++) runs.push(await httpGet(path.startsWith("/metrics") ? t.metrics : t.http, path));
   runs.sort((a, b) => a.ms - b.ms);
   return runs[2]!;
 }
@@ -153,6 +156,19 @@ export const SCENARIOS: readonly Scenario[] = [
     name: "list-page",
     title: "GET /api/queues?page=1&page_size=100 with N queues",
     measure: async (t, s) => `${Math.round((await settledGet(t, s, "/api/queues?page=1&page_size=100")).ms)} ms`,
+  },
+  {
+    name: "metrics",
+    title: "GET /metrics (Prometheus, aggregated) with N queues",
+    measure: async (t, s) => `${(await settledGet(t, s, "/metrics")).ms.toFixed(1)} ms`,
+  },
+  {
+    name: "metrics-per-object",
+    title: "GET /metrics/per-object (Prometheus) with N queues",
+    measure: async (t, s) => {
+      const r = await settledGet(t, s, "/metrics/per-object");
+      return `${Math.round(r.ms)} ms (${(r.bytes / 1048576).toFixed(1)} MiB)`;
+    },
   },
   { name: "rss-queues", title: "broker RSS with N idle queues", measure: async (t) => rss(t) },
   { name: "cleanup", title: "delete the N queues (not a target)", measure: async (t, s) => `${(await eachQueue(t, s.queueCount, "delete")).toFixed(2)} s` },
