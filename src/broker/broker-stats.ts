@@ -1,3 +1,5 @@
+import type { DeathReason } from "./dead-letter.js";
+
 /**
  * Broker-wide counters, incremented where the events happen (no sampling lag). The management
  * API turns them into message_stats and churn_rates; rates come from periodic samples.
@@ -31,8 +33,29 @@ export class BrokerStats {
   authAttempts = 0;
   authSucceeded = 0;
   authFailed = 0;
+  /** Messages that died in a queue (expired, rejected, over max-length, past the delivery limit), by queue type and whether they were dead-lettered. */
+  readonly deadLettered = new DeathCounts();
   /** Sizes of published message bodies (RabbitMQ 3.13+'s message_size_bytes, which its Overview dashboard charts). */
   readonly messageSizes = new MessageSizeHistogram();
+}
+
+const REASON_INDEX: Readonly<Record<DeathReason, number>> = { expired: 0, rejected: 1, maxlen: 2, delivery_limit: 3 };
+
+/** Deaths by queue type × (dead-lettered or dropped) × reason (RabbitMQ's dead_lettered counters). */
+export class DeathCounts {
+  private readonly counts = new Float64Array(2 * 2 * 4);
+
+  add(type: "classic" | "quorum", deadLettered: boolean, reason: DeathReason): void {
+    this.counts[this.index(type, deadLettered, reason)]!++;
+  }
+
+  get(type: "classic" | "quorum", deadLettered: boolean, reason: DeathReason): number {
+    return this.counts[this.index(type, deadLettered, reason)]!;
+  }
+
+  private index(type: "classic" | "quorum", deadLettered: boolean, reason: DeathReason): number {
+    return ((type === "quorum" ? 2 : 0) + (deadLettered ? 1 : 0)) * 4 + REASON_INDEX[reason];
+  }
 }
 
 /**

@@ -546,8 +546,10 @@ export class Broker {
    * cycle without a rejection (isDeadLetterCycle).
    */
   private deadLetter(q: Queue, message: Message, reason: DeathReason): void {
-    const v = this.vhosts.get(q.vhost);
     const exchange = q.settings.deadLetterExchange;
+    this.stats.deadLettered.add(q.type, exchange !== null, reason);
+    if (exchange === null) return;
+    const v = this.vhosts.get(q.vhost);
     const x = exchange === null ? undefined : v?.exchanges.get(exchange);
     if (!v || !x) return;
     const dead = deadLetteredMessage(message, q.name, reason, this.now(), { exchange: x.name, routingKey: q.settings.deadLetterRoutingKey });

@@ -3,6 +3,7 @@
  * and the node totals (rabbitmq_connections, _channels, _consumers, _queues), read from the
  * broker-wide counters in src/broker/broker-stats.ts.
  */
+import type { DeathReason } from "../broker/dead-letter.js";
 import { labelPair, type Exposition, type MetricType } from "./exposition.js";
 import type { ScrapeState } from "./scrape-state.js";
 
@@ -46,6 +47,33 @@ export const GLOBAL: readonly Figure[] = [
   figure("rabbitmq_global_messages_redelivered_total", "counter", "Total number of messages redelivered to consumers", (s) => s.broker.stats.redeliver),
   figure("rabbitmq_global_messages_acknowledged_total", "counter", "Total number of messages acknowledged by consumers", (s) => s.broker.stats.ack),
 ];
+
+/**
+ * Messages that died in queues, by reason, queue type and dead-letter strategy: "at_most_once"
+ * when the queue has a dead-letter exchange, "disabled" when the message was dropped. The series
+ * are RabbitMQ's for the queue types and strategies Coney has (no streams, no at-least-once
+ * dead-lettering, so no dead_lettered_confirmed either).
+ */
+const DEATHS: ReadonlyArray<{ reason: DeathReason; help: string; types: ReadonlyArray<"classic" | "quorum"> }> = [
+  { reason: "delivery_limit", help: "Total number of messages dead-lettered due to delivery-limit exceeded", types: ["quorum"] },
+  { reason: "expired", help: "Total number of messages dead-lettered due to message TTL exceeded", types: ["classic", "quorum"] },
+  { reason: "maxlen", help: "Total number of messages dead-lettered due to overflow drop-head or reject-publish-dlx", types: ["classic", "quorum"] },
+  { reason: "rejected", help: "Total number of messages dead-lettered due to basic.reject or basic.nack", types: ["classic", "quorum"] },
+];
+
+export function writeDeadLettered(out: Exposition, s: ScrapeState): void {
+  const counts = s.broker.stats.deadLettered;
+  for (const d of DEATHS) {
+    const name = `rabbitmq_global_messages_dead_lettered_${d.reason}_total`;
+    out.family(name, "counter", d.help);
+    for (const type of d.types) {
+      for (const deadLettered of [true, false]) {
+        const labels = `${labelPair("queue_type", `rabbit_${type}_queue`)},${labelPair("dead_letter_strategy", deadLettered ? "at_most_once" : "disabled")}`;
+        out.sample(name, labels, counts.get(type, deadLettered, d.reason));
+      }
+    }
+  }
+}
 
 function consumerCount(s: ScrapeState): number {
   let n = 0;

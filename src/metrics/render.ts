@@ -9,7 +9,7 @@
  */
 import { Exposition, labelPair } from "./exposition.js";
 import { CORE_GROUPS, type FamilySpec, type Group, type NodeRow, type ObjectGroup } from "./family-groups.js";
-import { writeGlobal, writeTotals } from "./global-families.js";
+import { writeDeadLettered, writeGlobal, writeTotals } from "./global-families.js";
 import { RuntimeMonitor, writeAlarms, writeIdentity, writeMessageSizes, writeProcessStart } from "./node-families.js";
 import type { ScrapeState } from "./scrape-state.js";
 
@@ -39,6 +39,7 @@ function renderAll(s: ScrapeState, runtime: RuntimeMonitor, perObject: boolean):
   writeTotals(out, s);
   writeIdentity(out, s, perObject ? "per-object" : "aggregated");
   writeGlobal(out, s);
+  writeDeadLettered(out, s);
   writeMessageSizes(out, s);
   runtime.write(out);
   return out.text();

@@ -15,7 +15,7 @@ export const EXCLUDED_FAMILIES: ReadonlyArray<{ readonly pattern: RegExp; readon
   { pattern: /^rabbitmq_(detailed_)?connection_pending_packets$/, reason: "a connection's pending packet count is not kept (the socket's buffered bytes are not packets)" },
   { pattern: /^rabbitmq_(detailed_)?queue_messages_published_total$/, reason: "per channel × queue × exchange publish counters: keeping them costs a map lookup per message and queue; the node-wide figure is rabbitmq_global_messages_routed_total" },
   { pattern: /^rabbitmq_(detailed_)?auth_attempts_detailed_/, reason: "per-source login counters: RabbitMQ keeps them only with track_auth_attempt_source (off by default); not implemented" },
-  { pattern: /^rabbitmq_global_messages_dead_lettered_/, reason: "dead-letter counters by reason and strategy are not kept yet (one increment in Broker.deadLetter each; left undone for time)" },
+  { pattern: /^rabbitmq_global_messages_dead_lettered_confirmed_total$/, reason: "Coney dead-letters at most once; there is no at-least-once dead-lettering whose confirms to count" },
   { pattern: /^rabbitmq_alarms_file_descriptor_limit$/, reason: "Coney has no file-descriptor alarm, so there is no state to report" },
   { pattern: /^telemetry_scrape_/, reason: "the Erlang prometheus client's self-telemetry (scrape size and duration summaries); not reproduced" },
 ];
@@ -29,7 +29,7 @@ export const EXCLUDED_FAMILIES: ReadonlyArray<{ readonly pattern: RegExp; readon
 export const EXCLUDED_LABELS: ReadonlyArray<{ readonly pattern: RegExp; readonly labels: readonly string[]; readonly reason: string }> = [
   { pattern: /^rabbitmq_(detailed_)?channel_messages_(published|confirmed|unroutable_returned|unroutable_dropped)_total$/, labels: ["exchange"], reason: "channel counters are per channel, not per channel and exchange" },
   { pattern: /^rabbitmq_(detailed_)?channel_(get_ack|get|get_empty|messages_delivered_ack|messages_delivered|messages_redelivered|messages_acked)_total$/, labels: ["queue"], reason: "channel counters are per channel, not per channel and queue" },
-  { pattern: /^rabbitmq_global_messages_/, labels: ["queue_type"], reason: "broker-wide delivery counters are kept for all queue types together, not per type" },
+  { pattern: /^rabbitmq_global_messages_(?!dead_lettered_)/, labels: ["queue_type"], reason: "broker-wide delivery counters are kept for all queue types together, not per type" },
 ];
 
 export function exclusionOf(name: string): string | null {

@@ -411,8 +411,9 @@ export class Queue implements QueueSpec, PageSink {
     if (this.log !== null && this.log.pagedCount > 0) this.log.pageIn(this, this.ready);
   }
 
+  /** Every death goes to the host, which counts it, and republishes it when there is a dead-letter exchange. */
   private deadLetter(message: Message, reason: DeathReason): void {
-    if (this.settings.deadLetterExchange !== null) this.host.deadLetter(this, message, reason);
+    this.host.deadLetter(this, message, reason);
   }
 
   /** Quorum queues count returns; past x-delivery-limit an entry is dead-lettered or dropped. */
