@@ -26,17 +26,22 @@ const alarms = { figures: { memLimit: 1, diskFreeLimit: 1, memAlarm: false, disk
 const source = { broker, alarms, dataDir: ".", node: "coney@bench", cluster: "coney@bench" };
 const runtime = new RuntimeMonitor();
 
+// Wall time, and this process's CPU time (user + system) for the same run: on a shared, loaded
+// machine the CPU time is the steadier figure.
 function median(label, fn) {
   for (let i = 0; i < 3; i++) fn(); // warm up
   const runs = [];
   let size = 0;
   for (let i = 0; i < 7; i++) {
+    const cpu = process.cpuUsage();
     const t = performance.now();
     size = fn();
-    runs.push(performance.now() - t);
+    const used = process.cpuUsage(cpu);
+    runs.push({ wall: performance.now() - t, cpu: (used.user + used.system) / 1000 });
   }
-  runs.sort((a, b) => a - b);
-  console.log(`${label.padEnd(52)} ${runs[3].toFixed(1).padStart(8)} ms  ${(size / 1048576).toFixed(1)} MiB`);
+  runs.sort((a, b) => a.wall - b.wall);
+  const m = runs[3];
+  console.log(`${label.padEnd(62)} ${m.wall.toFixed(1).padStart(8)} ms wall ${m.cpu.toFixed(1).padStart(8)} ms CPU  ${(size / 1048576).toFixed(1)} MiB`);
 }
 
 console.log(`${queues.toLocaleString("en-US")} queues, median of 7`);
@@ -57,7 +62,7 @@ const registry = new client.Registry();
 const queueGroups = CORE_GROUPS.filter((g) => g.kind === "object" && (g.name === "queue_coarse_metrics" || g.name === "queue_metrics"));
 const gauges = queueGroups.map((g) => ({ g, gauges: g.families.map((f) => new client.Gauge({ name: `rabbitmq_${f.name}_pc`, help: f.help, labelNames: ["vhost", "queue"], registers: [registry] })) }));
 const scratch = new Float64Array(32);
-median("prom-client, per-queue families only, reset + set + metrics()", () => {
+median("prom-client, per-queue families: reset + set (render not awaited)", () => {
   for (const { gauges: gs } of gauges) for (const gauge of gs) gauge.reset();
   for (const q of new ScrapeState(source).queues()) {
     const labels = { vhost: q.vhost, queue: q.name };
@@ -71,6 +76,7 @@ median("prom-client, per-queue families only, reset + set + metrics()", () => {
   return size;
 });
 // registry.metrics() is async in prom-client 15; time it to completion.
+const cpu = process.cpuUsage();
 const t = performance.now();
 for (const { gauges: gs } of gauges) for (const gauge of gs) gauge.reset();
 for (const q of new ScrapeState(source).queues()) {
@@ -81,4 +87,5 @@ for (const q of new ScrapeState(source).queues()) {
   }
 }
 const out = await registry.metrics();
-console.log(`${"prom-client, same, one run awaited to the end".padEnd(52)} ${(performance.now() - t).toFixed(1).padStart(8)} ms  ${(out.length / 1048576).toFixed(1)} MiB`);
+const used = process.cpuUsage(cpu);
+console.log(`${"prom-client, same, one run awaited to the end".padEnd(62)} ${(performance.now() - t).toFixed(1).padStart(8)} ms wall ${((used.user + used.system) / 1000).toFixed(1).padStart(8)} ms CPU  ${(out.length / 1048576).toFixed(1)} MiB`);
