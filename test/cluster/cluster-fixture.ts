@@ -121,6 +121,22 @@ export class TestCluster {
     });
   }
 
+  /** SIGSTOP / SIGCONT a node or etcd: a process that is alive but does nothing (a stalled machine, a partition). */
+  signal(p: ChildProcess | null, signal: "SIGSTOP" | "SIGCONT"): void {
+    if (p && p.exitCode === null && p.signalCode === null) p.kill(signal);
+  }
+
+  /** Times (ms since the epoch) at which a node logged `msg`. */
+  logTimes(n: NodeInfo, msg: string): number[] {
+    const out: number[] = [];
+    for (const line of n.log.split("\n")) {
+      if (!line.includes(`"msg":"${msg}"`)) continue;
+      const m = /"time":"([^"]+)"/.exec(line);
+      if (m) out.push(Date.parse(m[1]!));
+    }
+    return out;
+  }
+
   /** GET /api/nodes through a node's HTTP port (its own answer, or the leader's through its proxy). */
   async nodesVia(n: NodeInfo): Promise<NodesEntry[] | null> {
     try {
@@ -170,6 +186,7 @@ export class TestCluster {
   }
 
   async close(): Promise<void> {
+    for (const n of this.nodes) this.signal(n.proc, "SIGCONT");
     await Promise.all(this.nodes.map((n) => this.kill(n)));
     const e = this.etcd;
     this.etcd = null;

@@ -12,6 +12,8 @@ export interface PublishRun {
   /** Milliseconds from the kill to the first confirm after it; -1 when nothing was killed. */
   failoverMs: number;
   reconnects: number;
+  /** When each confirm arrived (Date.now()), in arrival order. */
+  readonly confirmTimes: number[];
 }
 
 const WINDOW = 256;
@@ -20,12 +22,21 @@ const WINDOW = 256;
  * Publishes `total` persistent messages `${prefix}${i}` to `queue` with confirms. When
  * `killAfter` of them are confirmed, `onKill` runs (it kills a node) once.
  */
-export async function publishThroughFailures(cluster: TestCluster, queue: string, prefix: string, total: number, killAfter: number, onKill: () => Promise<void>, deadlineMs = 120_000): Promise<PublishRun> {
-  const run: PublishRun = { confirmed: new Set(), failoverMs: -1, reconnects: 0 };
+export async function publishThroughFailures(
+  cluster: TestCluster,
+  queue: string,
+  prefix: string,
+  total: number,
+  killAfter: number,
+  onKill: () => Promise<void>,
+  stopWhen: () => boolean = () => false,
+  deadlineMs = 120_000,
+): Promise<PublishRun> {
+  const run: PublishRun = { confirmed: new Set(), failoverMs: -1, reconnects: 0, confirmTimes: [] };
   const deadline = Date.now() + deadlineMs;
   let killedAt = 0;
   let attempt = 0;
-  while (run.confirmed.size < total) {
+  while (run.confirmed.size < total && !stopWhen()) {
     if (Date.now() > deadline) throw new Error(`publishing timed out with ${run.confirmed.size}/${total} confirmed`);
     const live = cluster.nodes.filter((n) => n.proc !== null);
     const node = live[attempt++ % live.length]!;
@@ -57,6 +68,7 @@ export async function publishThroughFailures(cluster: TestCluster, queue: string
       ch.on("error", () => undefined);
       ch.on("close", finish);
       const pump = (): void => {
+        if (stopWhen()) return finish();
         while (!broken && inflight < WINDOW && next < todo.length) {
           const id = todo[next++]!;
           inflight++;
@@ -65,6 +77,7 @@ export async function publishThroughFailures(cluster: TestCluster, queue: string
               inflight--;
               if (err === null || err === undefined) {
                 run.confirmed.add(id);
+                run.confirmTimes.push(Date.now());
                 // The first confirm of a connection opened after the kill: service is back.
                 if (killedAt > 0 && openedAt > killedAt && run.failoverMs < 0) run.failoverMs = Date.now() - killedAt;
                 if (killedAt === 0 && run.confirmed.size >= killAfter) {
@@ -100,6 +113,7 @@ export async function drainQueue(cluster: TestCluster, queue: string, expected: 
       const conn = await amqp.connect(cluster.url(node));
       const ch = await conn.createChannel();
       await ch.prefetch(2000);
+      let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         conn.on("error", () => undefined);
         conn.on("close", () => resolve());
@@ -114,8 +128,9 @@ export async function drainQueue(cluster: TestCluster, queue: string, expected: 
           }
           ch.ack(m);
         });
-        setTimeout(resolve, Math.max(0, deadline - Date.now()));
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
       });
+      clearTimeout(timer);
       await conn.close().catch(() => undefined);
     } catch {
       await new Promise((r) => setTimeout(r, 200));
