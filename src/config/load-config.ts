@@ -117,5 +117,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
     const raw = flags[s.key];
     if (typeof raw === "string") config[s.key] = parse(s.kind, raw, s.flag.split(" ")[0]!);
   }
-  return config as unknown as ConeyConfig;
+  const result = config as unknown as ConeyConfig;
+  // The lease's last second is kept back from confirming (etcd-session.ts): a shorter lease could never confirm.
+  if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
+  return result;
 }
