@@ -100,6 +100,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
       if (!(k in config)) throw new Error(`config file ${file}: unknown setting '${k}'`);
       config[k] = v;
     }
+    config["configFile"] = file;
   }
   for (const s of SETTINGS) {
     const raw = env[s.env];
