@@ -17,6 +17,7 @@ import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { RateSampler } from "./rate-sampler.js";
 import { collectBroker } from "./rate-sources.js";
+import { NODE_GAUGES_KEY, nodeGauges } from "./node-record.js";
 import { registerAuth } from "./routes/auth.js";
 import { registerBindings } from "./routes/bindings.js";
 import { registerConnections } from "./routes/connections.js";
@@ -93,7 +94,11 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "Object Not Found", reason: "Not Found" }));
 
   const node = opts.config.clusterName;
-  const rates = new RateSampler(collectBroker(broker));
+  const collect = collectBroker(broker);
+  const rates = new RateSampler((visit) => {
+    collect(visit);
+    visit(NODE_GAUGES_KEY, nodeGauges(broker, opts.alarms));
+  });
   rates.start();
   const ctx: RouteContext = {
     broker,

@@ -12,7 +12,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SASL_MECHANISMS } from "../amqp/connection/sasl.js";
 import { EXCHANGE_TYPES } from "../broker/exchange/exchange-types.js";
+import type { Broker } from "../broker/broker.js";
+import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { ConeyConfig } from "../config/config.js";
+import type { Counters } from "./rate-sampler.js";
 import { overviewChurn, overviewKey } from "./rate-sources.js";
 import type { RouteContext } from "./route-table.js";
 
@@ -126,10 +129,31 @@ export function webContexts(ctx: RouteContext): Array<Record<string, unknown>> {
     }));
 }
 
+/** The rate sampler's key for the node's gauges. */
+export const NODE_GAUGES_KEY = "node-gauges";
+
+/**
+ * The gauges RabbitMQ's node page charts (each with a `_details` rate, and samples for the
+ * chart): memory and disk as the alarms last measured them (ResourceAlarms polls them),
+ * descriptors, sockets and event-loop resources read now.
+ */
+export function nodeGauges(broker: Broker, alarms: ResourceAlarms): Counters {
+  const { memUsed, diskFree } = alarms.figures;
+  const sockets = broker.connections.size;
+  return {
+    mem_used: memUsed,
+    disk_free: diskFree,
+    fd_used: fdUsed() ?? sockets,
+    sockets_used: sockets,
+    // Node has no Erlang processes. The nearest equivalent is the event loop's active resources
+    // (sockets, servers, timers, pending I/O: process.getActiveResourcesInfo()); each socket or
+    // file among them holds a descriptor, so the descriptor limit bounds them.
+    proc_used: process.getActiveResourcesInfo().length,
+  };
+}
+
 export function nodeRecord(ctx: RouteContext, facts: NodeFacts): Record<string, unknown> {
-  // The figures the alarms last measured (ResourceAlarms polls them).
-  const { memUsed, memLimit, memAlarm, diskFree, diskFreeLimit: diskLimit, diskAlarm } = ctx.alarms.figures;
-  const sockets = ctx.broker.connections.size;
+  const { memLimit, memAlarm, diskFreeLimit: diskLimit, diskAlarm } = ctx.alarms.figures;
   const total = fdTotal() ?? 1024;
   return {
     name: ctx.node,
@@ -138,22 +162,15 @@ export function nodeRecord(ctx: RouteContext, facts: NodeFacts): Record<string, 
     being_drained: false,
     os_pid: String(process.pid),
     uptime: Math.round(process.uptime() * 1000),
-    mem_used: memUsed,
+    ...ctx.rates.withRates(NODE_GAUGES_KEY, nodeGauges(ctx.broker, ctx.alarms)),
     mem_limit: memLimit,
     mem_alarm: memAlarm,
     // ResourceAlarms measures the resident set size (process.memoryUsage.rss()).
     mem_calculation_strategy: "rss",
-    disk_free: diskFree,
     disk_free_limit: diskLimit,
     disk_free_alarm: diskAlarm,
-    fd_used: fdUsed() ?? sockets,
     fd_total: total,
-    sockets_used: sockets,
     sockets_total: total,
-    // Node has no Erlang processes. The nearest equivalent is the event loop's active resources
-    // (sockets, servers, timers, pending I/O: process.getActiveResourcesInfo()); each socket or
-    // file among them holds a descriptor, so the descriptor limit bounds them.
-    proc_used: process.getActiveResourcesInfo().length,
     proc_total: total,
     run_queue: runQueue(),
     processors: availableParallelism(),

@@ -12,12 +12,23 @@ import type { Queue } from "../broker/queue/queue.js";
 import { NO_POLICY, type AppliedPolicy } from "../broker/policies.js";
 import type { VHost } from "../broker/vhost.js";
 import { propertiesKey } from "./properties-key.js";
-import type { Counters, RateSampler } from "./rate-sampler.js";
+import type { Counters, RateView } from "./rate-sampler.js";
 
 /** What every record needs besides its object: the node name, and the rates of its counters. */
 export interface RecordContext {
   readonly node: string;
-  readonly rates: RateSampler;
+  readonly rates: RateView;
+}
+
+/** RabbitMQ's chart parameters: a request with any of them gets samples with its rates. */
+const CHART_PARAMS = ["lengths_age", "msg_rates_age", "data_rates_age", "node_stats_age"];
+
+/**
+ * The context a one-object request builds its record with: with samples when the UI asks for
+ * charts (RabbitMQ adds them only then; a list of 10,000 queues never carries them).
+ */
+export function chartContext<C extends RecordContext>(base: C, query: Record<string, string | undefined>): C {
+  return CHART_PARAMS.some((p) => query[p] !== undefined) ? { ...base, rates: base.rates.withSamples() } : base;
 }
 
 // Counter groups: each is both rendered with `_details` rates and sampled by the rate sampler

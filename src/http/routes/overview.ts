@@ -5,6 +5,7 @@ import { VERSION } from "../../amqp/connection/server-properties.js";
 import { requireMonitor } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { resource, type RouteContext } from "../route-table.js";
+import { chartContext } from "../records.js";
 import { overviewChurn, overviewKey, overviewMessageStats, overviewQueueTotals } from "../rate-sources.js";
 import { exchangeTypes, nodeFacts, nodeRecord, webContexts } from "../node-record.js";
 
@@ -12,7 +13,7 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   const b = ctx.broker;
   const facts = nodeFacts(ctx.config);
   resource(app, ctx, "/api/overview", {
-    GET: ({ caller }) => {
+    GET: ({ caller, query }) => {
       let queues = 0, consumers = 0, exchanges = 0;
       for (const v of b.vhosts.values()) {
         exchanges += v.exchanges.size;
@@ -20,7 +21,7 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         for (const q of v.queues.values()) consumers += q.consumerCount;
       }
       const conns = b.connections.list();
-      const rates = ctx.rates;
+      const rates = chartContext(ctx, query).rates;
       return {
         management_version: VERSION,
         rates_mode: "basic",
@@ -63,10 +64,10 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
     },
   });
   resource(app, ctx, "/api/nodes/:name", {
-    GET: ({ caller, params }) => {
+    GET: ({ caller, params, query }) => {
       requireMonitor(caller);
       if (params["name"] !== ctx.node) throw objectNotFound();
-      return nodeRecord(ctx, facts);
+      return nodeRecord(chartContext(ctx, query), facts);
     },
   });
   resource(app, ctx, "/api/whoami", { GET: ({ caller }) => ({ name: caller.user.name, tags: caller.user.tags, is_internal_user: caller.user.isInternal }) });
