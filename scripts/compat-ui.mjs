@@ -223,8 +223,18 @@ async function main() {
       }
       // Charts and post-processing run right after the render; let the event loop settle.
       await page.evaluate(() => new Promise((ok) => setTimeout(ok, 300)));
+      if (template === "node") {
+        // The memory and binary breakdowns load only when their Update button is pressed.
+        for (const div of ["memory-details", "binary-details"]) {
+          await page.evaluate((d) => document.querySelector(`button[for=${d}]`)?.click(), div);
+          await page.waitForFunction((d) => (document.getElementById(d)?.textContent ?? "").trim() !== "", { timeout: 5000 }, div).catch(() => problems.push(`${label}: ${div} stayed empty after Update`));
+        }
+      }
       const found = await page.evaluate(() => {
-        const text = document.body.innerText;
+        // textContent, not innerText: collapsed sections ("section-hidden") count too.
+        const body = document.body.cloneNode(true);
+        for (const s of body.querySelectorAll("script, style")) s.remove();
+        const text = body.textContent.replace(/[ \t]+/g, " ");
         const bad = [];
         for (const m of text.matchAll(/[^\n]{0,40}\b(undefined|NaN)\b[^\n]{0,40}/g)) bad.push(m[0].trim());
         const debug = document.getElementById("debug")?.innerText.trim() ?? "";

@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
+import { getHeapSpaceStatistics } from "node:v8";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SASL_MECHANISMS } from "../amqp/connection/sasl.js";
@@ -114,6 +115,38 @@ function runQueue(): number | null {
   } catch {
     return null;
   }
+}
+
+/** Categories of RabbitMQ's memory breakdown that have no counterpart in Coney (README). */
+const ERLANG_ONLY_MEMORY = [
+  "queue_procs", "queue_slave_procs", "quorum_queue_procs", "quorum_queue_dlx_procs", "stream_queue_procs",
+  "stream_queue_replica_reader_procs", "stream_queue_coordinator_procs", "connection_readers", "connection_writers",
+  "connection_channels", "connection_other", "mnesia", "msg_index", "mgmt_db", "quorum_ets", "other_ets", "plugins",
+  "atom", "metrics", "reserved_unallocated",
+];
+
+/**
+ * `?memory=true`: RabbitMQ's memory breakdown (the node page's "Memory details"), from what V8
+ * and the OS report for this process. Queues, connections and channels live in the one JavaScript
+ * heap and their message bodies in Buffers, so they are counted under "other_proc" and "binary";
+ * the categories of Erlang components Coney does not have are 0 (README, "The node record").
+ */
+export function memoryBreakdown(): Record<string, unknown> {
+  const m = process.memoryUsage();
+  const code = getHeapSpaceStatistics().find((s) => s.space_name === "code_space")?.space_used_size ?? 0;
+  const out: Record<string, unknown> = {};
+  for (const k of ERLANG_ONLY_MEMORY) out[k] = 0;
+  // Buffers and ArrayBuffers: off-heap bytes, as Erlang's binaries are.
+  out["binary"] = m.arrayBuffers;
+  out["code"] = code;
+  out["other_proc"] = Math.max(0, m.heapUsed - code);
+  // Native memory outside the JavaScript heap: external C++ objects, and what the process holds
+  // beyond V8 (stacks, libuv, the runtime's own allocations).
+  out["other_system"] = Math.max(0, m.external - m.arrayBuffers) + Math.max(0, m.rss - m.heapTotal - m.external);
+  out["allocated_unused"] = m.heapTotal - m.heapUsed;
+  out["strategy"] = "rss";
+  out["total"] = { rss: m.rss, allocated: m.heapTotal + m.external, erlang: m.heapUsed + m.external };
+  return out;
 }
 
 /** Web contexts (RabbitMQ lists its HTTP listeners so); the overview adds the node to each. */

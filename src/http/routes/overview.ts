@@ -7,7 +7,7 @@ import { objectNotFound } from "../http-errors.js";
 import { resource, type RouteContext } from "../route-table.js";
 import { chartContext } from "../records.js";
 import { overviewChurn, overviewKey, overviewMessageStats, overviewQueueTotals } from "../rate-sources.js";
-import { exchangeTypes, nodeFacts, nodeRecord, webContexts } from "../node-record.js";
+import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts } from "../node-record.js";
 
 export function registerOverview(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
@@ -67,7 +67,12 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
     GET: ({ caller, params, query }) => {
       requireMonitor(caller);
       if (params["name"] !== ctx.node) throw objectNotFound();
-      return nodeRecord(chartContext(ctx, query), facts);
+      const r = nodeRecord(chartContext(ctx, query), facts);
+      if (query["memory"] === "true") r["memory"] = memoryBreakdown();
+      // Which process holds which Buffer is not something V8 tells: RabbitMQ's own answer for a
+      // breakdown it cannot make, which its UI shows as such.
+      if (query["binary"] === "true") r["binary"] = "not_available";
+      return r;
     },
   });
   resource(app, ctx, "/api/whoami", { GET: ({ caller }) => ({ name: caller.user.name, tags: caller.user.tags, is_internal_user: caller.user.isInternal }) });
