@@ -28,6 +28,7 @@ export interface ChannelCounters {
   ack: number;
   redeliver: number;
   returnUnroutable: number;
+  dropUnroutable: number;
 }
 
 export interface ChannelInfo {

@@ -94,7 +94,7 @@ export function connectionCounters(c: ConnectionInfo): Counters {
 }
 
 export function channelMessageStats(ch: ChannelInfo): Counters {
-  return { ...deliveryStats(ch.stats), confirm: ch.stats.confirm, return_unroutable: ch.stats.returnUnroutable };
+  return { ...deliveryStats(ch.stats), confirm: ch.stats.confirm, return_unroutable: ch.stats.returnUnroutable, drop_unroutable: ch.stats.dropUnroutable };
 }
 
 /**
@@ -253,6 +253,8 @@ export function connectionRecord(c: ConnectionInfo, rc: RecordContext): Record<s
     timeout: c.heartbeat,
     channels: c.channels.length,
     client_properties: c.clientProperties,
+    // RabbitMQ's name for the client's own connection name (client property connection_name).
+    ...(typeof c.clientProperties["connection_name"] === "string" ? { user_provided_name: c.clientProperties["connection_name"] } : {}),
     ...rc.rates.withRates(rateKey.connection(c), connectionCounters(c)),
   };
 }

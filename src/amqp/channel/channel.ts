@@ -84,7 +84,7 @@ export class Channel implements SyncWaiter {
   /** The queue most recently declared on this channel: "" in queue names means it (AMQP 0-9-1). */
   lastQueue = "";
   replyConsumer: DirectReplyConsumer | null = null;
-  readonly stats = { publish: 0, confirm: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, returnUnroutable: 0 };
+  readonly stats = { publish: 0, confirm: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, returnUnroutable: 0, dropUnroutable: 0 };
   readonly createdAt = Date.now();
 
   private content: PendingPublish | null = null;
@@ -251,6 +251,7 @@ export class Channel implements SyncWaiter {
         this.stats.returnUnroutable++;
         broker.stats.returnUnroutable++;
       } else {
+        this.stats.dropUnroutable++;
         broker.stats.dropUnroutable++;
       }
     }
