@@ -1,19 +1,22 @@
 /** The `coney` command: load configuration, start the broker, stop cleanly on SIGTERM/SIGINT. */
-import { loadConfig } from "./config/load-config.js";
+import { loadConfigWithWarnings, type LoadedConfig } from "./config/load-config.js";
 import { createLogger } from "./logging/logger.js";
 import { startBroker } from "./start-broker.js";
 
 export async function main(argv: string[]): Promise<void> {
-  let config;
+  let loaded: LoadedConfig;
   try {
-    config = loadConfig(argv, process.env);
+    loaded = loadConfigWithWarnings(argv, process.env);
   } catch (err) {
     const e = err as { code?: string; exitCode?: number; message?: string };
     if (e.code === "commander.helpDisplayed" || e.code === "commander.version") process.exit(0);
     process.stderr.write(`coney: ${e.message ?? String(err)}\n`);
     process.exit(64);
   }
+  const { config, unsupported } = loaded;
   const logger = createLogger(config.logLevel);
+  // One line naming every rabbitmq.conf key Coney ignores, so none goes unnoticed.
+  if (unsupported.length > 0) logger.warn(`config file ${config.configFile}: settings Coney does not support, ignored: ${unsupported.join(", ")}`, { unsupported });
   const running = await startBroker({ ...config, logger });
   logger.info("Coney started", { amqp_port: running.amqpPort, http_port: running.httpPort, data_dir: config.dataDir });
   let stopping = false;

@@ -1,11 +1,13 @@
 /**
- * Reads configuration from, in increasing precedence: defaults, a JSON config file
- * (--config or CONEY_CONFIG), environment variables (CONEY_*), and command-line flags.
+ * Reads configuration from, in increasing precedence: defaults, a config file (--config or
+ * CONEY_CONFIG: Coney's JSON, or RabbitMQ's rabbitmq.conf format, told apart by extension and
+ * content), environment variables (CONEY_*), and command-line flags.
  */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { isLogLevel } from "../logging/logger.js";
 import { defaultConfig, type ConeyConfig } from "./config.js";
+import { isRabbitConf, RabbitConfError, readRabbitConf } from "./rabbitmq-conf.js";
 
 type Key = keyof ConeyConfig;
 
@@ -83,9 +85,19 @@ function parse(kind: Kind, raw: string, name: string): unknown {
 
 /** Parses argv and env into a complete configuration; throws with a readable message on bad input. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig {
+  return loadConfigWithWarnings(argv, env).config;
+}
+
+export interface LoadedConfig {
+  readonly config: ConeyConfig;
+  /** rabbitmq.conf keys Coney does not support (ignored); the broker names them in one warning. */
+  readonly unsupported: string[];
+}
+
+export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): LoadedConfig {
   const program = new Command("coney")
     .description("Coney: an AMQP 0-9-1 message broker with RabbitMQ's management API")
-    .option("--config <file>", "JSON configuration file (keys as in the README)")
+    .option("--config <file>", "configuration file: JSON (keys as in the README) or RabbitMQ's rabbitmq.conf format")
     .exitOverride();
   // Flags are parsed after commander has collected them (its option parsers cannot yield null).
   for (const s of SETTINGS) program.option(s.flag, `${s.help} [env ${s.env}]`);
@@ -94,11 +106,24 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
 
   const config: Record<string, unknown> = { ...defaultConfig() };
   const file = (flags["config"] as string | undefined) ?? env["CONEY_CONFIG"];
+  let unsupported: string[] = [];
   if (file) {
-    const fromFile = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(fromFile)) {
-      if (!(k in config)) throw new Error(`config file ${file}: unknown setting '${k}'`);
-      config[k] = v;
+    const text = readFileSync(file, "utf8");
+    if (isRabbitConf(file, text)) {
+      try {
+        const conf = readRabbitConf(text, defaultConfig());
+        Object.assign(config, conf.settings);
+        unsupported = conf.unsupported;
+      } catch (err) {
+        if (err instanceof RabbitConfError) throw new ConfigError(`config file ${file}: ${err.message}`);
+        throw err;
+      }
+    } else {
+      const fromFile = JSON.parse(text) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(fromFile)) {
+        if (!(k in config) || k === "configFile") throw new Error(`config file ${file}: unknown setting '${k}'`);
+        config[k] = v;
+      }
     }
     config["configFile"] = file;
   }
@@ -110,5 +135,5 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
     const raw = flags[s.key];
     if (typeof raw === "string") config[s.key] = parse(s.kind, raw, s.flag.split(" ")[0]!);
   }
-  return config as unknown as ConeyConfig;
+  return { config: config as unknown as ConeyConfig, unsupported };
 }
