@@ -68,6 +68,16 @@ export interface ConnectionInfo {
   readonly protocol: string;
   readonly authMechanism: string;
   readonly ssl: boolean;
+  /** What TLS negotiated (names as RabbitMQ's ssl_* fields); null for plain TCP. */
+  readonly tlsSession: {
+    readonly protocol: string;
+    readonly keyExchange: string;
+    readonly cipher: string;
+    readonly hash: string;
+    readonly peerCertIssuer: string;
+    readonly peerCertSubject: string;
+    readonly peerCertValidity: string;
+  } | null;
   readonly state: string;
   readonly connectedAt: number;
   readonly channelMax: number;

@@ -45,6 +45,14 @@ function queueConsumers(b: Broker, q: Queue): Record<string, unknown>[] {
 export function queueDetailRecord(b: Broker, q: Queue, rc: RecordContext, applied: AppliedPolicy): Record<string, unknown> {
   const r = queueRecord(q, rc, applied);
   r["consumer_details"] = queueConsumers(b, q);
+  if (q.exclusiveOwner !== null) {
+    // The connection that owns an exclusive queue (RabbitMQ's owner_pid_details, a link in its UI).
+    const owner = b.connections.list().find((c) => c === q.exclusiveOwner);
+    if (owner) {
+      const info = owner.info();
+      r["owner_pid_details"] = { name: info.name, peer_host: info.peerHost, peer_port: info.peerPort };
+    }
+  }
   r["incoming"] = [];
   r["deliveries"] = [];
   if (q.type === "classic") {

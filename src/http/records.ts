@@ -253,6 +253,17 @@ export function connectionRecord(c: ConnectionInfo, rc: RecordContext): Record<s
     timeout: c.heartbeat,
     channels: c.channels.length,
     client_properties: c.clientProperties,
+    ...(c.tlsSession
+      ? {
+          ssl_protocol: c.tlsSession.protocol,
+          ssl_key_exchange: c.tlsSession.keyExchange,
+          ssl_cipher: c.tlsSession.cipher,
+          ssl_hash: c.tlsSession.hash,
+          peer_cert_issuer: c.tlsSession.peerCertIssuer,
+          peer_cert_subject: c.tlsSession.peerCertSubject,
+          peer_cert_validity: c.tlsSession.peerCertValidity,
+        }
+      : {}),
     // RabbitMQ's name for the client's own connection name (client property connection_name).
     ...(typeof c.clientProperties["connection_name"] === "string" ? { user_provided_name: c.clientProperties["connection_name"] } : {}),
     ...rc.rates.withRates(rateKey.connection(c), connectionCounters(c)),
@@ -277,6 +288,8 @@ export function channelRecord(ch: ChannelInfo, rc: RecordContext): Record<string
     acks_uncommitted: ch.acksUncommitted,
     confirm: ch.confirm,
     transactional: ch.transactional,
+    // Quorum-queue commands the channel awaits: a single node applies them as they arrive.
+    pending_raft_commands: 0,
     message_stats: rc.rates.withRates(rateKey.channelStats(ch), channelMessageStats(ch)),
   };
 }

@@ -156,6 +156,16 @@ describe("the fields RabbitMQ's management UI reads", () => {
     expectFields(one.message_stats, UI.QUEUE_MESSAGE_STATS_CHART, "queue message_stats");
     assert.equal(one.consumer_details.length, 1);
     expectFields(one.consumer_details[0], UI.CONSUMER, "queue consumer");
+    const ch = await conn.createChannel();
+    const { queue } = await ch.assertQueue("", { exclusive: true });
+    const exclusive = (await get(`/api/queues/%2F/${encodeURIComponent(queue)}?${CHARTS}`)) as Record<string, unknown>;
+    // An idle queue has no message_stats, as in RabbitMQ (its UI shows "Currently idle").
+    const { message_stats: _idle, ...idleQueue } = UI.QUEUE_DETAIL;
+    expectFields(exclusive, idleQueue, "exclusive queue");
+    assert.equal("message_stats" in exclusive, false);
+    expectFields(exclusive["owner_pid_details"], UI.OWNER, "owner_pid_details");
+    assert.equal((exclusive["owner_pid_details"] as { name: string }).name, connName);
+    await ch.close();
   });
 
   it("users, vhosts, policies and limits", async () => {

@@ -127,7 +127,7 @@ export const CHANNEL: Fields = {
   acks_uncommitted: "number", confirm: "boolean", transactional: "boolean", message_stats: "object",
 };
 /** GET /api/channels/{name} (channel.ejs: consumers, and the detailed-mode breakdowns it formats). */
-export const CHANNEL_DETAIL: Fields = { ...CHANNEL, consumer_details: "array", publishes: "array", deliveries: "array" };
+export const CHANNEL_DETAIL: Fields = { ...CHANNEL, consumer_details: "array", publishes: "array", deliveries: "array", pending_raft_commands: "number" };
 /** The columns of the channel list's message rates. */
 export const CHANNEL_MESSAGE_STATS: Fields = {
   publish_details: "rate", confirm_details: "rate", return_unroutable_details: "rate", drop_unroutable_details: "rate", deliver_get_details: "rate",
@@ -160,6 +160,8 @@ export const QUEUE_DETAIL: Fields = {
   consumer_details: "array", incoming: "array", deliveries: "array", backing_queue_status: "object", message_stats: "object",
   ...QUEUE_LENGTHS_CHART,
 };
+/** queue.ejs links an exclusive queue to its owning connection. */
+export const OWNER: Fields = { name: "string", peer_host: "string", peer_port: "number" };
 export const QUEUE_MESSAGE_STATS_CHART: Fields = { publish_details: "chart", deliver_get_details: "chart", ack_details: "chart", redeliver_details: "chart" };
 
 /** GET /api/users (users.ejs, user.ejs: password_hash.length tells whether a password is set). */
