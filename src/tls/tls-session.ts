@@ -5,17 +5,7 @@
  * "TLS_AES_256_GCM_SHA384", key exchange "ECDHE_RSA" (or "any" for TLS 1.3), hash "SHA384".
  */
 import { TLSSocket, type PeerCertificate } from "node:tls";
-
-export interface TlsSessionInfo {
-  readonly protocol: string;
-  readonly keyExchange: string;
-  readonly cipher: string;
-  readonly hash: string;
-  /** Empty strings when the client presented no certificate (RabbitMQ's convention). */
-  readonly peerCertIssuer: string;
-  readonly peerCertSubject: string;
-  readonly peerCertValidity: string;
-}
+import type { TlsSessionInfo } from "../broker/connection-registry.js";
 
 /** "CN=client,O=Example": a certificate name as RabbitMQ writes one. */
 function distinguishedName(name: Record<string, string | string[] | undefined>): string {
