@@ -16,12 +16,37 @@ export interface Difference {
   readonly detail: string;
 }
 
+/** JSON with object keys sorted (key order carries no meaning); with `anyOrder`, arrays too. */
+function canonical(v: unknown, anyOrder: boolean): string {
+  if (Array.isArray(v)) {
+    const items = v.map((x) => canonical(x, anyOrder));
+    return `[${(anyOrder ? items.sort() : items).join(",")}]`;
+  }
+  if (v !== null && typeof v === "object") {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k], anyOrder)}`).join(",")}}`;
+  }
+  return JSON.stringify(v);
+}
+
 const typeOf = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 
-/** `*` in a pattern stands for any run of characters. */
+/** `*` in a pattern stands for any run of characters, `{a,b}` for either alternative. */
 export function globMatches(pattern: string, text: string): boolean {
-  const re = new RegExp(`^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
-  return re.test(text);
+  let re = "";
+  let depth = 0;
+  for (const ch of pattern) {
+    if (ch === "*") re += ".*";
+    else if (ch === "{") {
+      re += "(?:";
+      depth++;
+    } else if (ch === "}" && depth > 0) {
+      re += ")";
+      depth--;
+    }
+    else if (ch === "," && depth > 0) re += "|";
+    else re += ch.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`).test(text);
 }
 
 const isErrorBody = (v: unknown): v is { error: unknown; reason: unknown } =>
@@ -41,7 +66,7 @@ function compareValue(expected: unknown, actual: unknown, path: string, step: Ht
   const exact = step?.exact ?? [];
   const bare = path.startsWith(".") ? path.slice(1) : path;
   if (exact.some((p) => globMatches(p, bare))) {
-    if (JSON.stringify(expected) !== JSON.stringify(actual)) out.push({ kind: "value", path: bare, detail: `RabbitMQ ${JSON.stringify(expected)}, Coney ${JSON.stringify(actual)}` });
+    if (canonical(expected, step?.anyOrder === true) !== canonical(actual, step?.anyOrder === true)) out.push({ kind: "value", path: bare, detail: `RabbitMQ ${JSON.stringify(expected)}, Coney ${JSON.stringify(actual)}` });
     return;
   }
   const te = typeOf(expected);
@@ -69,7 +94,14 @@ function compareArray(expected: unknown[], actual: unknown[], path: string, step
     return;
   }
   if (step?.items === "shape" || (expected.length === 1 && actual.length === 1) || typeOf(expected[0]) !== "object") {
-    for (const [i, a] of actual.entries()) compareValue(expected[Math.min(i, expected.length - 1)], a, `${path}[${i}]`, step, out);
+    for (const [i, a] of actual.entries()) compareValue(expected[Math.min(i, expected.length - 1)], a, `${path}.[${i}]`, step, out);
+    return;
+  }
+  const ids = expected.map((e, i) => identity(e, i));
+  if (new Set(ids).size !== ids.length) {
+    // Items that share an identity (several messages of one queue): compare in order.
+    for (const [i, a] of actual.entries()) compareValue(expected[Math.min(i, expected.length - 1)], a, `${path}.[${i}]`, step, out);
+    if (expected.length !== actual.length) out.push({ kind: actual.length < expected.length ? "missing-item" : "extra-item", path: `${bare}[]`, detail: `RabbitMQ has ${expected.length} items, Coney ${actual.length}` });
     return;
   }
   const byId = new Map(actual.map((a, i) => [identity(a, i), a]));
@@ -78,7 +110,7 @@ function compareArray(expected: unknown[], actual: unknown[], path: string, step
     const id = identity(e, i);
     seen.add(id);
     if (!byId.has(id)) out.push({ kind: "missing-item", path: `${bare}[${id}]`, detail: "RabbitMQ lists it, Coney does not" });
-    else compareValue(e, byId.get(id), `${path}[${id}]`, step, out);
+    else compareValue(e, byId.get(id), `${path}.[${id}]`, step, out);
   }
   for (const id of byId.keys()) if (!seen.has(id)) out.push({ kind: "extra-item", path: `${bare}[${id}]`, detail: "Coney lists it, RabbitMQ does not" });
 }

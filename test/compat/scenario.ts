@@ -31,6 +31,8 @@ export interface HttpStep {
    * (for lists that hold objects other tools created on the recording node).
    */
   readonly items?: "identity" | "shape";
+  /** Exact values compare lists as sets: for listings whose order RabbitMQ does not define. */
+  readonly anyOrder?: boolean;
   /** Poll (up to 10 s) until this holds: for figures that RabbitMQ's stats publish late. */
   readonly until?: (status: number, body: unknown) => boolean;
 }

@@ -61,7 +61,7 @@ export function logIn(broker: Broker, s: LoginSettings, log: Logger, a: LoginAtt
 }
 
 function passwordLogIn(broker: Broker, s: LoginSettings, log: Logger, a: LoginAttempt): LoggedIn {
-  const user = broker.authenticate(a.username, a.password);
+  const user = broker.authenticate(a.username, a.password, "amqp091");
   if (!user) {
     s.throttle?.failed(a.peerHost);
     log.warn("login refused", { user: a.username, mechanism: a.mechanism });

@@ -19,7 +19,6 @@ export const scenarios: Scenario[] = [
       get("/api/auth/attempts/{{node}}", { items: "shape" }),
       get("/api/auth/attempts/{{node}}/source", { items: "shape" }),
       get("/api/federation-links"),
-      get(`/api/federation-links/${encodeURIComponent("/")}`),
       get("/api/shovels"),
       get("/api/no-such-endpoint"),
       post("/api/rebalance/queues"),

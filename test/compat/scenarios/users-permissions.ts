@@ -64,7 +64,7 @@ export const scenarios: Scenario[] = [
       put(`/api/topic-permissions/${V}/compat-up-a`, { exchange: "amq.topic", write: "^w", read: "^r" }),
       put(`/api/topic-permissions/${V}/compat-up-a`, { exchange: "other", write: ".*", read: ".*" }),
       put(`/api/topic-permissions/${V}/compat-up-a`, { exchange: "amq.topic", write: "^w2", read: "^r2" }),
-      get(`/api/topic-permissions/${V}/compat-up-a`, { exact: ["*"] }),
+      get(`/api/topic-permissions/${V}/compat-up-a`, { exact: ["*"], anyOrder: true }),
       get(`/api/topic-permissions`, { exact: ["*"], items: "identity" }),
       get(`/api/vhosts/${V}/topic-permissions`, { exact: ["*"] }),
       get(`/api/users/compat-up-a/topic-permissions`, { exact: ["*"] }),
