@@ -31,6 +31,9 @@ import { registerOperatorPolicies } from "./routes/operator-policies.js";
 import { registerQueues } from "./routes/queues.js";
 import { registerUsers } from "./routes/users.js";
 import { registerVhosts } from "./routes/vhosts.js";
+import { registerTopicPermissions } from "./routes/topic-permissions.js";
+import { registerUserLimits } from "./routes/user-limits.js";
+import { registerNodeOperations } from "./routes/node-operations.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -75,13 +78,15 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   await registerRateLimit(app, opts.config.httpRateLimit, logins);
   // RabbitMQ accepts JSON whatever the content type says; an empty body means {}.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
+  app.addContentTypeParser("*", { parseAs: "string" }, (req, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(badRequest(`not_json: ${(err as Error).message}`), undefined);
+      // RabbitMQ's definitions import words it failed_to_parse_json; every other route not_json.
+      const what = req.url.startsWith("/api/definitions") ? "failed_to_parse_json" : "not_json";
+      done(badRequest(`${what}: ${(err as Error).message}`), undefined);
     }
   });
   app.setErrorHandler((err, _req, reply) => {
@@ -110,7 +115,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
   };
-  for (const register of [registerAuth, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters]) {
+  for (const register of [registerAuth, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });
