@@ -136,6 +136,8 @@ function pages(node) {
     ["policy", `#/policies/${e("/")}/ui-policy`, "policy"],
     ["limits", "#/limits", "limits"],
     ["node", `#/nodes/${e(node)}`, "node"],
+    ["feature flags", "#/feature-flags", "feature-flags"],
+    ["cluster name", "#/cluster-name", "cluster-name"],
   ];
 }
 

@@ -19,6 +19,7 @@ import { RateSampler } from "./rate-sampler.js";
 import { collectBroker } from "./rate-sources.js";
 import { NODE_GAUGES_KEY, nodeGauges } from "./node-record.js";
 import { registerAuth } from "./routes/auth.js";
+import { registerFeatureFlags } from "./routes/feature-flags.js";
 import { registerBindings } from "./routes/bindings.js";
 import { registerConnections } from "./routes/connections.js";
 import { registerDefinitions } from "./routes/definitions.js";
@@ -115,7 +116,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
   };
-  for (const register of [registerAuth, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });

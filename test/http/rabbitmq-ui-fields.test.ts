@@ -175,6 +175,7 @@ describe("the fields RabbitMQ's management UI reads", () => {
     expectFields(await get(`/api/vhosts/ui-vhost?${CHARTS}`), { ...UI.VHOST, ...UI.VHOST_DETAIL_CHART }, "/api/vhosts/{name}");
     for (const p of (await get("/api/policies")) as unknown[]) expectFields(p, UI.POLICY, "/api/policies[]");
     expectFields(await get("/api/policies/%2F/ui-policy"), UI.POLICY, "/api/policies/{vhost}/{name}");
+    assert.deepEqual(await get("/api/feature-flags"), [], "no feature flags: the Admin page lists none");
     const limits = (await get("/api/vhost-limits")) as unknown[];
     assert.equal(limits.length, 1);
     expectFields(limits[0], UI.VHOST_LIMIT, "/api/vhost-limits[]");
