@@ -72,6 +72,8 @@ export interface ConeyConfig {
   alarmInterval: number;
   /** Open AMQP connections allowed in total; 0 = no limit. */
   maxConnections: number;
+  /** The configuration file this was read from (--config), null for none; the node record lists it. */
+  configFile: string | null;
 }
 
 export function defaultConfig(): ConeyConfig {
@@ -115,5 +117,6 @@ export function defaultConfig(): ConeyConfig {
     diskFreeLimit: 50_000_000,
     alarmInterval: 1000,
     maxConnections: 0,
+    configFile: null,
   };
 }

@@ -1,11 +1,13 @@
 /**
- * Reads configuration from, in increasing precedence: defaults, a JSON config file
- * (--config or CONEY_CONFIG), environment variables (CONEY_*), and command-line flags.
+ * Reads configuration from, in increasing precedence: defaults, a config file (--config or
+ * CONEY_CONFIG: Coney's JSON, or RabbitMQ's rabbitmq.conf format, told apart by extension and
+ * content), environment variables (CONEY_*), and command-line flags.
  */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { isLogLevel } from "../logging/logger.js";
 import { defaultConfig, type ConeyConfig } from "./config.js";
+import { isRabbitConf, RabbitConfError, readRabbitConf } from "./rabbitmq-conf.js";
 
 type Key = keyof ConeyConfig;
 
@@ -92,9 +94,19 @@ function parse(kind: Kind, raw: string, name: string): unknown {
 
 /** Parses argv and env into a complete configuration; throws with a readable message on bad input. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig {
+  return loadConfigWithWarnings(argv, env).config;
+}
+
+export interface LoadedConfig {
+  readonly config: ConeyConfig;
+  /** rabbitmq.conf keys Coney does not support (ignored); the broker names them in one warning. */
+  readonly unsupported: string[];
+}
+
+export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): LoadedConfig {
   const program = new Command("coney")
     .description("Coney: an AMQP 0-9-1 message broker with RabbitMQ's management API")
-    .option("--config <file>", "JSON configuration file (keys as in the README)")
+    .option("--config <file>", "configuration file: JSON (keys as in the README) or RabbitMQ's rabbitmq.conf format")
     .exitOverride();
   // Flags are parsed after commander has collected them (its option parsers cannot yield null).
   for (const s of SETTINGS) program.option(s.flag, `${s.help} [env ${s.env}]`);
@@ -103,12 +115,26 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
 
   const config: Record<string, unknown> = { ...defaultConfig() };
   const file = (flags["config"] as string | undefined) ?? env["CONEY_CONFIG"];
+  let unsupported: string[] = [];
   if (file) {
-    const fromFile = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(fromFile)) {
-      if (!(k in config)) throw new Error(`config file ${file}: unknown setting '${k}'`);
-      config[k] = v;
+    const text = readFileSync(file, "utf8");
+    if (isRabbitConf(file, text)) {
+      try {
+        const conf = readRabbitConf(text, defaultConfig());
+        Object.assign(config, conf.settings);
+        unsupported = conf.unsupported;
+      } catch (err) {
+        if (err instanceof RabbitConfError) throw new ConfigError(`config file ${file}: ${err.message}`);
+        throw err;
+      }
+    } else {
+      const fromFile = JSON.parse(text) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(fromFile)) {
+        if (!(k in config) || k === "configFile") throw new Error(`config file ${file}: unknown setting '${k}'`);
+        config[k] = v;
+      }
     }
+    config["configFile"] = file;
   }
   for (const s of SETTINGS) {
     const raw = env[s.env];
@@ -121,5 +147,5 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
   const result = config as unknown as ConeyConfig;
   // The lease's last second is kept back from confirming (etcd-session.ts): a shorter lease could never confirm.
   if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
-  return result;
+  return { config: result, unsupported };
 }

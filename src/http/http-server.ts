@@ -18,6 +18,9 @@ import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { RateSampler } from "./rate-sampler.js";
 import { collectBroker } from "./rate-sources.js";
+import { NODE_GAUGES_KEY, nodeGauges } from "./node-record.js";
+import { registerAuth } from "./routes/auth.js";
+import { registerFeatureFlags } from "./routes/feature-flags.js";
 import { registerBindings } from "./routes/bindings.js";
 import { registerConnections } from "./routes/connections.js";
 import { registerDefinitions } from "./routes/definitions.js";
@@ -30,6 +33,9 @@ import { registerOperatorPolicies } from "./routes/operator-policies.js";
 import { registerQueues } from "./routes/queues.js";
 import { registerUsers } from "./routes/users.js";
 import { registerVhosts } from "./routes/vhosts.js";
+import { registerTopicPermissions } from "./routes/topic-permissions.js";
+import { registerUserLimits } from "./routes/user-limits.js";
+import { registerNodeOperations } from "./routes/node-operations.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -76,13 +82,15 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   await registerRateLimit(app, opts.config.httpRateLimit, logins);
   // RabbitMQ accepts JSON whatever the content type says; an empty body means {}.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
+  app.addContentTypeParser("*", { parseAs: "string" }, (req, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(badRequest(`not_json: ${(err as Error).message}`), undefined);
+      // RabbitMQ's definitions import words it failed_to_parse_json; every other route not_json.
+      const what = req.url.startsWith("/api/definitions") ? "failed_to_parse_json" : "not_json";
+      done(badRequest(`${what}: ${(err as Error).message}`), undefined);
     }
   });
   app.setErrorHandler((err, _req, reply) => {
@@ -95,7 +103,11 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "Object Not Found", reason: "Not Found" }));
 
   const node = opts.config.nodeName;
-  const rates = new RateSampler(collectBroker(broker));
+  const collect = collectBroker(broker);
+  const rates = new RateSampler((visit) => {
+    collect(visit);
+    visit(NODE_GAUGES_KEY, nodeGauges(broker, opts.alarms));
+  });
   rates.start();
   const ctx: RouteContext = {
     broker,
@@ -108,7 +120,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
   };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });

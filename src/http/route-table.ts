@@ -11,7 +11,7 @@ import type { Caller, RequestLogins } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
-import type { RateSampler } from "./rate-sampler.js";
+import type { RateView } from "./rate-sampler.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
 
@@ -28,7 +28,7 @@ export interface RouteContext {
   readonly alarms: ResourceAlarms;
   /** Each request's login (with OAuth 2.0 tokens and failed-login throttling), shared with the request-rate limit. */
   readonly logins: RequestLogins;
-  readonly rates: RateSampler;
+  readonly rates: RateView;
 }
 
 export interface Request {

@@ -7,6 +7,7 @@
  * socket write per event-loop turn (flush on setImmediate), so many frames share one syscall.
  * Invariant: after a connection.close has been sent, only connection.close-ok/close are read.
  */
+import { tlsSessionInfo } from "../../tls/tls-session.js";
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
 import { PublishFlow } from "./publish-flow.js";
@@ -157,6 +158,7 @@ export class AmqpConnection implements ClientConnection {
       protocol: "AMQP 0-9-1",
       authMechanism: this.authMechanism,
       ssl: this.tls,
+      tlsSession: this.tls ? tlsSessionInfo(this.socket) : null,
       state: this.flow.paused && this.state === "running" ? "flow" : this.state,
       connectedAt: this.connectedAt,
       channelMax: this.tuning.channelMax,
