@@ -2,6 +2,7 @@
 import { loadConfig } from "./config/load-config.js";
 import { createLogger } from "./logging/logger.js";
 import { startBroker } from "./start-broker.js";
+import { ClusterNode } from "./cluster/cluster-node.js";
 
 export async function main(argv: string[]): Promise<void> {
   let config;
@@ -14,8 +15,18 @@ export async function main(argv: string[]): Promise<void> {
     process.exit(64);
   }
   const logger = createLogger(config.logLevel);
-  const running = await startBroker({ ...config, logger });
-  logger.info("Coney started", { amqp_port: running.amqpPort, http_port: running.httpPort, prometheus_port: running.prometheusPort, data_dir: config.dataDir });
+  let running: { close(): Promise<void> };
+  if (config.etcdEndpoints.length > 0) {
+    // A cluster node (docs/CLUSTERING.md): it becomes a broker only while it leads.
+    const node = new ClusterNode(config, logger);
+    await node.start();
+    running = node;
+    logger.info("Coney started", { node: config.nodeName, cluster: config.clusterName, amqp_port: node.clientPorts.amqp, http_port: node.clientPorts.http ?? null, data_dir: config.dataDir });
+  } else {
+    const broker = await startBroker({ ...config, logger });
+    running = broker;
+    logger.info("Coney started", { amqp_port: broker.amqpPort, http_port: broker.httpPort, prometheus_port: broker.prometheusPort, data_dir: config.dataDir });
+  }
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -23,6 +23,8 @@ import { LoginThrottle } from "./auth/login-throttle.js";
 import { ResourceAlarms } from "./broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
+import type { StoreReplica } from "./store/store-replica.js";
+import type { ClusterView } from "./cluster/cluster-view.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
@@ -42,10 +44,14 @@ export interface StartOptions extends Partial<ConeyConfig> {
   logger?: Logger;
   /** Message store tuning (tests use small segments). */
   messageStore?: { segmentBytes?: number; paging?: PagingLimits; compactEveryMs?: number };
+  /** A cluster leader's replication (src/cluster): told every byte the store and definitions write. */
+  replica?: StoreReplica & { definitionsWritten(json: string): void };
+  /** A cluster's members, for /api/nodes. */
+  clusterView?: ClusterView;
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, messageStore: storeOptions, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   const logger = givenLogger ?? createLogger(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
@@ -74,6 +80,11 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const recovered = recoverMessages(store);
   // A confirmed message must not outlive the declaration of its queue: definitions go to disk first.
   store.beforeSync = () => definitions.flush();
+  if (replica) {
+    // Attached after recovery: followers get the files as recovery left them, by a full sync.
+    store.replica = replica;
+    definitions.onWrite = (json) => replica.definitionsWritten(json);
+  }
   if (recovered.segments > 0) logger.info("messages recovered", { ...recovered });
   if (broker.authenticate("guest", "guest")) {
     logger.warn("the default user 'guest' exists with its default password; replace it before production use (see README, Production)");
@@ -114,7 +125,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       ? null
       : await listenHttp(
           broker,
-          { port: config.httpPort, bind: config.bind, config, amqpPort: amqp.port, tokens, alarms, loginThrottle, tls: config.httpTls ? tls : null, certificates, listeners: extraListeners },
+          { port: config.httpPort, bind: config.bind, config, cluster: clusterView ?? null, amqpPort: amqp.port, tokens, alarms, loginThrottle, tls: config.httpTls ? tls : null, certificates, listeners: extraListeners },
           logger,
         );
   if (http) logger.info("management API listener started", { port: http.port, bind: config.bind || "*" });

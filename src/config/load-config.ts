@@ -11,7 +11,7 @@ type Key = keyof ConeyConfig;
 
 /** A setting with a value it cannot take; the message names the setting and the value. */
 export class ConfigError extends Error {}
-type Kind = "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "nullable-port" | "nullable-string";
+type Kind = "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "nullable-port" | "nullable-string" | "nullable-int";
 
 /** Every setting: its flag, its environment variable, and how to parse it. */
 const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind; help: string }> = [
@@ -29,7 +29,13 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "frameMax", flag: "--frame-max <bytes>", env: "CONEY_FRAME_MAX", kind: "int", help: "largest frame accepted" },
   { key: "channelMax", flag: "--channel-max <n>", env: "CONEY_CHANNEL_MAX", kind: "int", help: "channels per connection" },
   { key: "maxMessageSize", flag: "--max-message-size <bytes>", env: "CONEY_MAX_MESSAGE_SIZE", kind: "int", help: "largest message body accepted" },
-  { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API" },
+  { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API; with etcd, the key prefix its nodes share" },
+  { key: "nodeName", flag: "--node-name <name>", env: "CONEY_NODE_NAME", kind: "string", help: "this node's name (default coney@<hostname>)" },
+  { key: "etcdEndpoints", flag: "--etcd-endpoints <urls>", env: "CONEY_ETCD_ENDPOINTS", kind: "list", help: "comma-separated etcd URLs: turns on clustering (docs/CLUSTERING.md)" },
+  { key: "minInSyncReplicas", flag: "--min-in-sync-replicas <n>", env: "CONEY_MIN_IN_SYNC_REPLICAS", kind: "nullable-int", help: "followers that must store a message before it is confirmed (default: majority of nodes minus the leader)" },
+  { key: "clusterPort", flag: "--cluster-port <port>", env: "CONEY_CLUSTER_PORT", kind: "port", help: "cluster replication port (0 = ephemeral)" },
+  { key: "advertiseAddress", flag: "--advertise-address <host>", env: "CONEY_ADVERTISE_ADDRESS", kind: "string", help: "address other cluster nodes use to reach this one (default: host name)" },
+  { key: "etcdLeaseTtl", flag: "--etcd-lease-ttl <seconds>", env: "CONEY_ETCD_LEASE_TTL", kind: "int", help: "etcd lease lifetime: about the failover time" },
   { key: "loadDefinitions", flag: "--load-definitions <file>", env: "CONEY_LOAD_DEFINITIONS", kind: "nullable-string", help: "RabbitMQ definitions file imported at boot" },
   { key: "oauthResourceServerId", flag: "--oauth-resource-server-id <id>", env: "CONEY_OAUTH_RESOURCE_SERVER_ID", kind: "nullable-string", help: "OAuth 2.0 resource server id (turns on bearer tokens)" },
   { key: "oauthKeyFiles", flag: "--oauth-key-files <kid=file,...>", env: "CONEY_OAUTH_KEY_FILES", kind: "list", help: "OAuth 2.0 PEM public keys or JWKS files, each with a key id" },
@@ -58,6 +64,8 @@ function parse(kind: Kind, raw: string, name: string): unknown {
       if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: '${raw}' is not a port number`);
       return n;
     }
+    case "nullable-int":
+      return raw === "default" ? null : parse("int", raw, name);
     case "int": {
       const n = Number(raw);
       if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name}: '${raw}' is not a non-negative integer`);
@@ -110,5 +118,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
     const raw = flags[s.key];
     if (typeof raw === "string") config[s.key] = parse(s.kind, raw, s.flag.split(" ")[0]!);
   }
-  return config as unknown as ConeyConfig;
+  const result = config as unknown as ConeyConfig;
+  // The lease's last second is kept back from confirming (etcd-session.ts): a shorter lease could never confirm.
+  if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
+  return result;
 }

@@ -2,6 +2,7 @@
  * The management HTTP API server (Fastify): JSON in and out under /api, RabbitMQ's 404 body for
  * unknown paths, one error mapping, and the resource route files.
  */
+import type { ClusterView } from "../cluster/cluster-view.js";
 import Fastify from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
@@ -39,6 +40,8 @@ export interface HttpOptions {
   readonly port: number;
   readonly bind: string;
   readonly config: ConeyConfig;
+  /** A cluster's members for /api/nodes; null on a single node. */
+  readonly cluster: ClusterView | null;
   readonly amqpPort: number;
   readonly tokens: TokenVerifier | null;
   readonly alarms: ResourceAlarms;
@@ -91,12 +94,13 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   });
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "Object Not Found", reason: "Not Found" }));
 
-  const node = opts.config.clusterName;
+  const node = opts.config.nodeName;
   const rates = new RateSampler(collectBroker(broker));
   rates.start();
   const ctx: RouteContext = {
     broker,
     config: opts.config,
+    cluster: opts.cluster,
     node,
     listeners: [{ protocol: "amqp", port: opts.amqpPort }, ...opts.listeners],
     rates,

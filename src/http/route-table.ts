@@ -3,6 +3,7 @@
  * answers 405 with an `Allow` header (RabbitMQ's cowboy_rest behaviour). Handlers receive the
  * authenticated caller; errors become catalogue answers in one place.
  */
+import type { ClusterView } from "../cluster/cluster-view.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
@@ -18,6 +19,8 @@ export interface RouteContext {
   readonly broker: Broker;
   readonly config: ConeyConfig;
   readonly node: string;
+  /** A cluster's members for /api/nodes; null on a single node. */
+  readonly cluster: ClusterView | null;
   readonly listeners: ReadonlyArray<{ protocol: string; port: number }>;
   /** Certificates of the TLS listeners, for the certificate-expiration health check. */
   readonly certificates: readonly ListenerCertificate[];

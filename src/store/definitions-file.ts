@@ -18,6 +18,8 @@ export class DefinitionsFile implements DefinitionsSink {
   /** While restoring from the file itself there is nothing new to write. */
   muted = false;
   writes = 0;
+  /** A cluster leader's replication is told each rewrite (null on a single node). */
+  onWrite: ((json: string) => void) | null = null;
 
   constructor(
     private readonly dir: string,
@@ -56,7 +58,9 @@ export class DefinitionsFile implements DefinitionsSink {
     this.timer = null;
     if (!this.dirty) return;
     this.dirty = false;
-    writeFileAtomicSync(this.path, JSON.stringify(this.snapshot()));
+    const json = JSON.stringify(this.snapshot());
+    writeFileAtomicSync(this.path, json);
     this.writes++;
+    this.onWrite?.(json);
   }
 }

@@ -30,6 +30,7 @@ import { SegmentReader } from "./segment-reader.js";
 import { compactSegments } from "./online-compaction.js";
 import { writeCleanShutdownMarker } from "./clean-shutdown.js";
 import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
+import type { StoreReplica } from "./store-replica.js";
 
 export interface MessageStoreOptions {
   readonly dir: string;
@@ -55,6 +56,8 @@ export class MessageStore implements QueueJournal, LogStore {
   appends = 0;
   /** Runs right before each fsync batch: the definitions a confirmed message depends on go first. */
   beforeSync: (() => void) | null = null;
+  /** A cluster leader's replication (store-replica.ts); null on a single node, so group commit costs what it did. */
+  replica: StoreReplica | null = null;
   readonly segments = new Map<number, Segment>();
   /** Next store-wide record sequence (see message-record.ts). */
   nextStoreSeq = 1;
@@ -181,7 +184,7 @@ export class MessageStore implements QueueJournal, LogStore {
 
   /** Writes buffered records now without fsync (compaction copies must be readable at once; the next flush syncs them). */
   writePendingSync(): void {
-    for (const seg of this.dirty) seg.writeSync();
+    for (const seg of this.dirty) seg.writeSync(this.replica);
   }
 
   /** Online compaction (see online-compaction.ts); returns how many segments were compacted. */
@@ -271,17 +274,27 @@ export class MessageStore implements QueueJournal, LogStore {
     let sync = this.closing || waiters.length > 0;
     for (const s of segs) if (s.hasPendingData) sync = true;
     let ok = true;
+    const replica = this.replica;
     try {
       if (sync && this.beforeSync) this.beforeSync();
       this.stats.flushes++;
       if (sync) this.stats.syncs++;
-      await Promise.all(segs.map((s) => s.write(sync)));
+      const writes = segs.map((s) => s.write(sync, replica));
+      // Followers get the batch's end before the local fsync starts: both disks work at once.
+      replica?.batchEnd(batch, sync);
+      await Promise.all(writes);
     } catch (err) {
       ok = false;
       this.logger.error("message store write failed; unconfirmed messages are nacked", { err });
     }
+    // The confirm rule of docs/CLUSTERING.md: on the leader's disk and on enough followers'.
+    let tell = true;
+    if (replica !== null) {
+      replica.batchWritten(batch);
+      if (waiters.length > 0) tell = await replica.replicated(batch);
+    }
     for (const s of segs) if (s !== this.current) s.closeData();
-    for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+    if (tell) for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
     for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
     if (ok && this.retiring.length > 0) {
       for (const r of this.retiring) if (r.afterBatch <= batch) this.reclaimable.add(r.seg);
@@ -303,6 +316,7 @@ export class MessageStore implements QueueJournal, LogStore {
       this.segments.delete(seg.id);
       this.reader.forget(seg.id);
       seg.destroy();
+      this.replica?.segmentDeleted(seg.id);
       this.stats.segmentsDeleted++;
       this.logger.debug("message store segment deleted", { segment: seg.id });
     }

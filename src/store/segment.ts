@@ -11,6 +11,7 @@
  */
 import { closeSync, fdatasync, ftruncateSync, openSync, rmSync, writev, writevSync, type PathLike } from "node:fs";
 import { join } from "node:path";
+import type { SegmentTap } from "./store-replica.js";
 
 export const SEGMENT_MAGIC = Buffer.from("CONEYMS1", "latin1");
 export const DELIVERED_BIT = 0x80000000;
@@ -76,8 +77,11 @@ export class Segment {
     this.ackLen += 4;
   }
 
-  /** Writes what is buffered (records first, then marks) and, when `sync`, fdatasyncs both files. */
-  async write(sync: boolean): Promise<void> {
+  /**
+   * Writes what is buffered (records first, then marks) and, when `sync`, fdatasyncs both files.
+   * `tap` (a cluster leader's replication) is shown the same pieces before the first await.
+   */
+  async write(sync: boolean, tap: SegmentTap | null = null): Promise<void> {
     const data = this.pending;
     this.pending = [];
     let acks: Buffer | null = null;
@@ -86,6 +90,7 @@ export class Segment {
       this.acks = Buffer.allocUnsafe(Math.max(4096, this.acks.length));
       this.ackLen = 0;
     }
+    if (tap !== null && (data.length > 0 || acks !== null)) tap.segmentWrite(this.id, data, acks);
     if (data.length > 0) await writeAll(this.dataFd!, data);
     if ((data.length > 0 || this.unsynced) && sync) {
       this.unsynced = false;
@@ -99,10 +104,11 @@ export class Segment {
   }
 
   /** Writes buffered records synchronously, without fsync (recovery only; side-file marks stay buffered). */
-  writeSync(): void {
+  writeSync(tap: SegmentTap | null = null): void {
     if (this.pending.length === 0) return;
     const data = this.pending;
     this.pending = [];
+    if (tap !== null) tap.segmentWrite(this.id, data, null);
     let total = 0;
     for (const b of data) total += b.length;
     const written = writevSync(this.dataFd!, data);

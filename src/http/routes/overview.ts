@@ -1,4 +1,5 @@
 /** /api/overview, /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
+import type { ClusterMember } from "../../cluster/cluster-view.js";
 import type { FastifyInstance } from "fastify";
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -64,6 +65,12 @@ export function nodeRecord(ctx: RouteContext): Record<string, unknown> {
   };
 }
 
+/** A cluster member: this node's full record, or what is known of another one (docs/CLUSTERING.md). */
+function clusterNodeRecord(ctx: RouteContext, m: ClusterMember): Record<string, unknown> {
+  const role = { running: m.running, cluster_leader: m.leader, in_sync: m.inSync };
+  return m.name === ctx.node ? { ...nodeRecord(ctx), ...role } : { name: m.name, type: "disc", being_drained: false, partitions: [], ...role };
+}
+
 export function registerOverview(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
   resource(app, ctx, "/api/overview", {
@@ -105,12 +112,14 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   resource(app, ctx, "/api/nodes", {
     GET: ({ caller }) => {
       requireMonitor(caller);
-      return [nodeRecord(ctx)];
+      return ctx.cluster ? ctx.cluster.members().map((m) => clusterNodeRecord(ctx, m)) : [nodeRecord(ctx)];
     },
   });
   resource(app, ctx, "/api/nodes/:name", {
     GET: ({ caller, params }) => {
       requireMonitor(caller);
+      const member = ctx.cluster?.members().find((m) => m.name === params["name"]);
+      if (member) return clusterNodeRecord(ctx, member);
       if (params["name"] !== ctx.node) throw objectNotFound();
       return nodeRecord(ctx);
     },
