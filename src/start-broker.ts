@@ -133,7 +133,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   if (config.prometheusPort !== null) {
     try {
       metrics = await listenMetrics(
-        { broker, alarms, dataDir: config.dataDir, node: config.clusterName, cluster: config.clusterName },
+        { broker, alarms, dataDir: config.dataDir, node: config.nodeName, cluster: config.clusterName },
         { port: config.prometheusPort, bind: config.bind, tls: config.httpTls ? tls : null },
         logger,
       );
