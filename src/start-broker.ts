@@ -129,14 +129,24 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
           logger,
         );
   if (http) logger.info("management API listener started", { port: http.port, bind: config.bind || "*" });
-  const metrics: MetricsListener | null =
-    config.prometheusPort === null
-      ? null
-      : await listenMetrics(
-          { broker, alarms, dataDir: config.dataDir, node: config.nodeName, cluster: config.clusterName },
-          { port: config.prometheusPort, bind: config.bind, tls: config.httpTls ? tls : null },
-          logger,
-        );
+  let metrics: MetricsListener | null = null;
+  if (config.prometheusPort !== null) {
+    try {
+      metrics = await listenMetrics(
+        { broker, alarms, dataDir: config.dataDir, node: config.nodeName, cluster: config.clusterName },
+        { port: config.prometheusPort, bind: config.bind, tls: config.httpTls ? tls : null },
+        logger,
+      );
+    } catch (err) {
+      // A taken port must not leave the other listeners running behind a failed start.
+      await http?.close();
+      alarms.stop();
+      await amqps?.close();
+      await amqp.close();
+      await store.close();
+      throw err;
+    }
+  }
   if (metrics) logger.info("Prometheus metrics listener started", { port: metrics.port, bind: config.bind || "*", tls: config.httpTls && tls !== null });
 
   let closed = false;

@@ -34,6 +34,11 @@ export function formatValue(v: number): string {
   return String(v);
 }
 
+/** What goes between a sample's name and its value: `{a="x"} `, or a space when there are no labels. */
+export function labelBlock(labels: string): string {
+  return labels === "" ? " " : `{${labels}} `;
+}
+
 /** Lines joined into one block at a time. */
 const BLOCK_LINES = 4096;
 
@@ -54,7 +59,12 @@ export class Exposition {
 
   /** `labels` is pre-rendered (`a="x",b="y"`, see labelPair), "" for none. */
   sample(name: string, labels: string, value: number): void {
-    this.add(labels === "" ? `${name} ${formatValue(value)}\n` : `${name}{${labels}} ${formatValue(value)}\n`);
+    this.add(name + labelBlock(labels) + formatValue(value) + "\n");
+  }
+
+  /** As sample(), with the labels already in their block (labelBlock): one object's block serves all its families. */
+  sampleInBlock(name: string, block: string, value: number): void {
+    this.add(name + block + formatValue(value) + "\n");
   }
 
   /** The response body. */

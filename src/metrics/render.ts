@@ -7,7 +7,7 @@
  *   rabbitmq_detailed_ (rabbitmq_cluster_ for vhost_status, exchange_bindings, exchange_names),
  *   queue groups filtered to the named vhosts; plus identity.
  */
-import { Exposition, labelPair } from "./exposition.js";
+import { Exposition, labelBlock, labelPair } from "./exposition.js";
 import { CORE_GROUPS, type FamilySpec, type Group, type NodeRow, type ObjectGroup } from "./family-groups.js";
 import { writeDeadLettered, writeGlobal, writeTotals } from "./global-families.js";
 import { RuntimeMonitor, writeAlarms, writeIdentity, writeMessageSizes, writeProcessStart } from "./node-families.js";
@@ -105,7 +105,7 @@ function writeObjectGroup<T>(out: Exposition, prefix: string, g: ObjectGroup<T>,
     const o = objects[i]!;
     g.values(o, scratch);
     values.set(scratch, i * n);
-    labels[i] = g.labels(o);
+    labels[i] = labelBlock(g.labels(o));
   }
   for (let j = 0; j < n; j++) {
     const fam = g.families[j]!;
@@ -113,7 +113,7 @@ function writeObjectGroup<T>(out: Exposition, prefix: string, g: ObjectGroup<T>,
     out.family(name, fam.type, fam.help);
     for (let i = 0; i < objects.length; i++) {
       const v = values[i * n + j]!;
-      if (!Number.isNaN(v)) out.sample(name, labels[i]!, v);
+      if (!Number.isNaN(v)) out.sampleInBlock(name, labels[i]!, v);
     }
   }
 }

@@ -97,6 +97,7 @@ export class TestCluster {
       "--bind", "127.0.0.1",
       "--amqp-port", String(n.amqpPort),
       "--http-port", String(n.httpPort),
+      "--prometheus-port", "off",
       "--data-dir", n.dataDir,
       "--etcd-lease-ttl", String(this.leaseTtl),
       "--log-level", "info",

@@ -2,12 +2,17 @@
 // HTTPS when the management API uses TLS.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { get as httpsGet } from "node:https";
 import { gunzipSync } from "node:zlib";
 import { ConfigError, loadConfig } from "../../src/config/load-config.js";
 import { makeTestCa } from "../helpers/test-ca.js";
 import { startMetricsBroker } from "./metrics-fixture.js";
+import { freePort } from "./prometheus-tools.js";
 
 describe("Prometheus listener", () => {
   it("--prometheus-port / CONEY_PROMETHEUS_PORT: default 15692, 'off' disables, 0 is ephemeral, bad values are refused", () => {
@@ -84,3 +89,23 @@ function fetchRaw(url: string, headers: Record<string, string>): Promise<{ encod
       .end();
   });
 }
+
+describe("Prometheus port taken", () => {
+  it("fails the start with EADDRINUSE and leaves no other listener running", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const taken = (blocker.address() as { port: number }).port;
+    const amqpPort = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-metrics-taken-"));
+    try {
+      await assert.rejects(startMetricsBroker({ amqpPort, prometheusPort: taken, dataDir }), (e: unknown) => (e as { code?: string }).code === "EADDRINUSE");
+      // The AMQP port is free again: the failed start closed it.
+      const probe = createServer();
+      await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(amqpPort, "127.0.0.1", resolve));
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
