@@ -1,12 +1,12 @@
 // Logging never takes the broker down: stderr on a full disk, or a pipe whose reader went away
 // (EPIPE). The broker keeps serving; the lines it could not write are dropped and counted.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp from "amqplib";
-import { fillDisk, mountTmpfs, spawnChildBroker, type ChildBroker, type Tmpfs } from "./fault-harness.js";
+import { fillDisk, tmpfsForSuite, spawnChildBroker, type ChildBroker } from "./fault-harness.js";
 
 /** Logs on every kind of line (a refused login warns; connections log), then checks the broker still serves. */
 async function exerciseAndCheck(b: ChildBroker): Promise<void> {
@@ -27,20 +27,16 @@ async function exerciseAndCheck(b: ChildBroker): Promise<void> {
 }
 
 describe("fault: the log cannot be written", () => {
-  let fs: Tmpfs;
-  before(() => {
-    fs = mountTmpfs(16);
-  });
-  after(() => fs?.unmount());
+  const mountPoint = tmpfsForSuite(16);
 
   it("survives stderr on a full disk (ENOSPC on every log line)", async () => {
-    const logFile = join(fs.dir, "coney.log");
+    const logFile = join(mountPoint(), "coney.log");
     const fd = openSync(logFile, "w");
     // The data dir is elsewhere: only the log's file system is full.
     const dataDir = mkdtempSync(join(tmpdir(), "coney-log-fault-"));
     const b = await spawnChildBroker({ dataDir, stderrFd: fd, stderrFile: logFile, args: ["--log-level", "debug"] });
     closeSync(fd);
-    const filler = fillDisk(fs.dir);
+    const filler = fillDisk(mountPoint());
     try {
       await exerciseAndCheck(b);
     } finally {
@@ -52,7 +48,7 @@ describe("fault: the log cannot be written", () => {
 
   it("survives a log pipe whose reader has gone (EPIPE)", async () => {
     // The tmpfs is smaller than the default disk free limit: the alarm would block the publisher.
-    const b = await spawnChildBroker({ dataDir: join(fs.dir, "pipe-data"), args: ["--log-level", "debug", "--disk-free-limit", "0"] });
+    const b = await spawnChildBroker({ dataDir: join(mountPoint(), "pipe-data"), args: ["--log-level", "debug", "--disk-free-limit", "0"] });
     try {
       b.child.stderr!.destroy();
       await exerciseAndCheck(b);

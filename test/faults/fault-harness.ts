@@ -8,6 +8,7 @@ import { execFileSync, spawn, type ChildProcess, type StdioOptions } from "node:
 import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import { withTimeout } from "../helpers/wait.js";
 
 const bin = new URL("../../../bin/coney.js", import.meta.url).pathname;
@@ -35,6 +36,16 @@ export function mountTmpfs(sizeMb: number): Tmpfs {
       }
     },
   };
+}
+
+/** A tmpfs for the enclosing describe(): mounted before its tests, unmounted after; returns its mount point's getter. */
+export function tmpfsForSuite(sizeMb: number): () => string {
+  let fs: Tmpfs | null = null;
+  before(() => {
+    fs = mountTmpfs(sizeMb);
+  });
+  after(() => fs?.unmount());
+  return () => fs!.dir;
 }
 
 export function freeBytes(dir: string): number {

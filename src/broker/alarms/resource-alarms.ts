@@ -5,6 +5,10 @@
  * on, a connection that publishes is blocked (it sends connection.blocked and stops reading, see
  * AmqpConnection); when every alarm clears, each blocked connection is released.
  * No transport here: connections register themselves as Blockable.
+ *
+ * A write that fails for lack of space (a definitions save) raises the disk alarm too, whatever
+ * the free-space figure says (`--disk-free-limit 0`, or a disk filled faster than the poll): the
+ * writer reports `diskWriteFailed` and `diskWriteRecovered` once its retry succeeds.
  */
 import { statfsSync } from "node:fs";
 import { totalmem } from "node:os";
@@ -49,6 +53,8 @@ export class ResourceAlarms {
   reason: string | null = null;
   private figuresNow: AlarmFigures;
   private readonly blocked = new Set<Blockable>();
+  /** Writers whose last write failed (see the header). */
+  private readonly failedWriters = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -87,6 +93,17 @@ export class ResourceAlarms {
     this.apply();
   }
 
+  /** `writer` could not write to the data dir: the disk alarm is on until it reports recovery. */
+  diskWriteFailed(writer: string): void {
+    if (this.failedWriters.has(writer)) return;
+    this.failedWriters.add(writer);
+    this.check();
+  }
+
+  diskWriteRecovered(writer: string): void {
+    if (this.failedWriters.delete(writer)) this.check();
+  }
+
   /** Called by a connection that has just been blocked; released when the alarms clear. */
   hold(c: Blockable): void {
     this.blocked.add(c);
@@ -111,7 +128,7 @@ export class ResourceAlarms {
       memAlarm: memUsed > memLimit,
       diskFree,
       diskFreeLimit: this.limits.diskFreeLimit,
-      diskAlarm: diskFree < this.limits.diskFreeLimit,
+      diskAlarm: diskFree < this.limits.diskFreeLimit || this.failedWriters.size > 0,
     };
   }
 
