@@ -99,11 +99,16 @@ export interface SpawnOptions {
   /** With stderrFd: reads the log from this file to find the ports. */
   readonly stderrFile?: string;
   readonly http?: boolean;
+  /** Runs store-child.js with these StartOptions instead of bin/coney.js (the CLI flags are ignored). */
+  readonly storeOptions?: Record<string, unknown>;
 }
+
+const storeChild = new URL("./store-child.js", import.meta.url).pathname;
 
 /** Starts `node bin/coney.js` on loopback ephemeral ports and waits for its listeners. */
 export async function spawnChildBroker(o: SpawnOptions): Promise<ChildBroker> {
-  const args = [bin, "--amqp-port", "0", "--http-port", o.http ? "0" : "off", "--bind", "127.0.0.1", "--data-dir", o.dataDir, "--log-level", "info", ...(o.args ?? [])];
+  const cliArgs = [bin, "--amqp-port", "0", "--http-port", o.http ? "0" : "off", "--bind", "127.0.0.1", "--data-dir", o.dataDir, "--log-level", "info", ...(o.args ?? [])];
+  const args = o.storeOptions === undefined ? cliArgs : [storeChild, JSON.stringify({ dataDir: o.dataDir, ...o.storeOptions })];
   const stdio: StdioOptions = ["ignore", "ignore", o.stderrFd ?? "pipe"];
   const env = { ...process.env, ...o.env };
   const child =
