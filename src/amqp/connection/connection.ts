@@ -336,7 +336,7 @@ export class AmqpConnection implements ClientConnection {
       },
       openVhost: (vhost: string) => {
         this.state = "opening";
-        this.vhostRef = this.broker.admitConnection(this.permissions!, vhost, this.settings.maxConnections ?? 0);
+        this.vhostRef = this.broker.admitConnection(this.permissions!, vhost, this.nodeConnectionLimit());
         this.vhost = vhost;
       },
       tuned: (t: Tuning, clientProperties: FieldTable, mechanism: string) => {
@@ -431,6 +431,15 @@ export class AmqpConnection implements ClientConnection {
 
   resumeFromFlow(): void {
     if (!this.alarmBlocked && this.state !== "closed") (this.socket as Partial<Socket>).resume?.();
+  }
+
+  /** The configured node limit, lowered to the socket limit the descriptor limit allows (ResourceAlarms.socketLimit); 0 = none. */
+  private nodeConnectionLimit(): number {
+    const configured = this.settings.maxConnections ?? 0;
+    const sockets = this.settings.alarms?.socketLimit ?? Infinity;
+    if (sockets === Infinity) return configured;
+    const bySockets = Math.max(1, sockets);
+    return configured > 0 ? Math.min(configured, bySockets) : bySockets;
   }
 
   // ------------------------------------------------------------ heartbeats

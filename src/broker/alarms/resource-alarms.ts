@@ -10,7 +10,7 @@
  * the free-space figure says (`--disk-free-limit 0`, or a disk filled faster than the poll): the
  * writer reports `diskWriteFailed` and `diskWriteRecovered` once its retry succeeds.
  */
-import { statfsSync } from "node:fs";
+import { readdirSync, readFileSync, statfsSync } from "node:fs";
 import { totalmem } from "node:os";
 
 export interface AlarmLimits {
@@ -37,7 +37,13 @@ export interface ResourceProbe {
   rss(): number;
   totalMemory(): number;
   diskFree(dir: string): number;
+  /** The process's descriptor limit and how many it has open; null where unknown (no limit applied). */
+  fdLimit?(): number | null;
+  fdOpen?(): number | null;
 }
+
+/** Descriptors kept back from AMQP sockets for files and HTTP (see the header). */
+export const SOCKET_RESERVE_FDS = 32;
 
 export const processProbe: ResourceProbe = {
   rss: () => process.memoryUsage.rss(),
@@ -45,6 +51,21 @@ export const processProbe: ResourceProbe = {
   diskFree: (dir) => {
     const s = statfsSync(dir);
     return s.bavail * s.bsize;
+  },
+  fdLimit: () => {
+    try {
+      const m = /Max open files\s+(\d+)/.exec(readFileSync("/proc/self/limits", "utf8"));
+      return m ? Number(m[1]) : null;
+    } catch {
+      return null;
+    }
+  },
+  fdOpen: () => {
+    try {
+      return readdirSync("/proc/self/fd").length;
+    } catch {
+      return null;
+    }
   },
 };
 
@@ -55,6 +76,10 @@ export class ResourceAlarms {
   private readonly blocked = new Set<Blockable>();
   /** Writers whose last write failed (see the header). */
   private readonly failedWriters = new Set<string>();
+  /** AMQP sockets allowed (see the header); Infinity where the descriptor limit is unknown. */
+  readonly socketLimit: number;
+  /** AMQP sockets open now, handshaking ones included (the listeners count them). */
+  socketsUsed = 0;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -64,6 +89,9 @@ export class ResourceAlarms {
   ) {
     this.figuresNow = this.measure();
     this.apply();
+    const limit = probe.fdLimit?.() ?? null;
+    const open = probe.fdOpen?.() ?? null;
+    this.socketLimit = limit === null || open === null ? Infinity : Math.max(0, limit - open - SOCKET_RESERVE_FDS);
   }
 
   get figures(): AlarmFigures {

@@ -51,7 +51,8 @@ export function nodeRecord(ctx: RouteContext): Record<string, unknown> {
     fd_used: fdUsed() ?? sockets,
     fd_total: fdTotal() ?? 1024,
     sockets_used: sockets,
-    sockets_total: fdTotal() ?? 1024,
+    // The AMQP socket limit under the descriptor limit (ResourceAlarms.socketLimit), as RabbitMQ's.
+    sockets_total: Number.isFinite(ctx.alarms.socketLimit) ? ctx.alarms.socketLimit : (fdTotal() ?? 1024),
     // Node has no Erlang processes. The nearest equivalent is the event loop's active resources
     // (sockets, servers, timers, pending I/O: process.getActiveResourcesInfo()); each socket or
     // file among them holds a descriptor, so the descriptor limit bounds them.
