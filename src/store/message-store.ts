@@ -80,6 +80,8 @@ export class MessageStore implements QueueJournal, LogStore {
   private tokens: number[] = [];
   private scheduled = false;
   private flushing: Promise<void> | null = null;
+  /** The last flush wrote everything it had, records and marks (close() relies on it). */
+  private lastFlushWhole = true;
   private closing = false;
   private closed = false;
   /** Flush batches started; records appended now travel in batch `batchesStarted + 1`. */
@@ -263,7 +265,14 @@ export class MessageStore implements QueueJournal, LogStore {
     await this.flushNow();
     this.closed = true;
     for (const seg of this.segments.values()) seg.closeFiles();
-    writeCleanShutdownMarker(this.dir);
+    // The marker vouches that every mark is on disk: not after a final flush that lost some.
+    if (this.lastFlushWhole) {
+      try {
+        writeCleanShutdownMarker(this.dir);
+      } catch (err) {
+        this.logger.warn("message store: the clean-shutdown marker could not be written; messages come back marked redelivered", { err });
+      }
+    }
     this.reader.closeAll();
   }
 
@@ -314,6 +323,7 @@ export class MessageStore implements QueueJournal, LogStore {
     let sync = this.closing || waiters.length > 0;
     for (const s of segs) if (s.hasPendingData) sync = true;
     let failure: unknown = null;
+    let marksLost = false;
     if (sync && this.beforeSync && !this.beforeSync()) failure = new Error("the definitions could not be saved");
     this.stats.flushes++;
     if (sync) this.stats.syncs++;
@@ -321,11 +331,16 @@ export class MessageStore implements QueueJournal, LogStore {
       // allSettled: a failed segment must not be cut back while another's write is still running.
       for (const r of await Promise.allSettled(segs.map((s) => s.write(sync)))) {
         if (r.status === "fulfilled") continue;
-        if (r.reason instanceof MarksNotWritten) this.logger.warn(r.reason.message, { err: r.reason.cause });
-        else failure = r.reason;
+        if (r.reason instanceof MarksNotWritten) {
+          marksLost = true;
+          this.logger.warn(r.reason.message, { err: r.reason.cause });
+        } else {
+          failure = r.reason;
+        }
       }
     }
     const ok = failure === null;
+    this.lastFlushWhole = ok && !marksLost;
     if (ok && sync) this.faultPoint("commit-synced");
     if (!ok) {
       this.writeFailed(failure);
