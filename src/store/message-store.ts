@@ -327,7 +327,10 @@ export class MessageStore implements QueueJournal, LogStore {
     if (sync && this.beforeSync && !this.beforeSync()) failure = new Error("the definitions could not be saved");
     this.stats.flushes++;
     if (sync) this.stats.syncs++;
-    if (failure === null) {
+    if (failure !== null) {
+      // Nothing was written: side-file marks wait for the next flush.
+      for (const s of segs) if (s.hasPending) this.dirty.add(s);
+    } else {
       // allSettled: a failed segment must not be cut back while another's write is still running.
       for (const r of await Promise.allSettled(segs.map((s) => s.write(sync)))) {
         if (r.status === "fulfilled") continue;
