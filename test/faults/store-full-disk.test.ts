@@ -54,15 +54,18 @@ describe("fault: full disk under the message store", () => {
     await ch.assertQueue("transient-q", { durable: false });
     await ch.bindQueue("durable-q", "amq.fanout", "");
     await ch.bindQueue("transient-q", "amq.fanout", "");
-    // A consumer that holds what it gets unacked: held messages of a nacked publish must not come back on requeue.
+    // A consumer that holds everything it gets unacked: it gets messages before their fsync, so
+    // also some whose write then fails; those must not come back when it closes (requeue).
     const holder = await conn.createChannel();
-    await holder.prefetch(20);
-    await holder.consume("transient-q", () => undefined, { noAck: false });
+    const heldIds = new Set<string>();
+    await holder.consume("transient-q", (m) => heldIds.add(m!.properties.messageId as string), { noAck: false });
     await eventually(() => b.broker.vhost("/").queues.get("transient-q")!.consumerCount === 1);
     const filler = fillDisk(mountPoint(), 3 << 20);
 
     const { acked, nacked } = await publishUntilNacked(ch, 300);
     assert.ok(acked.length > 100, `some messages fit on the disk (${acked.length} confirmed)`);
+    const nackedIds = new Set(nacked);
+    await eventually(() => [...heldIds].some((id) => nackedIds.has(id)), 5000, "the holder to have got a message whose write then failed");
     await holder.close(); // its unacked deliveries are requeued now
 
     const v = b.broker.vhost("/");
