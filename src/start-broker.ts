@@ -59,6 +59,18 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, ...storeOptions });
   const broker = new Broker({ journal: store });
   const definitions = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION }));
+  const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.dataDir);
+  alarms.start(config.alarmInterval);
+  definitions.failures = {
+    failed: (err) => {
+      logger.error("definitions could not be saved; the previous file stays in place and the save is retried", { err, file: definitions.path });
+      alarms.diskWriteFailed("definitions");
+    },
+    recovered: () => {
+      logger.info("definitions saved again", { file: definitions.path });
+      alarms.diskWriteRecovered("definitions");
+    },
+  };
   const saved = definitions.read();
   if (saved) {
     // Restoring writes nothing back: the file already holds exactly this.
@@ -93,8 +105,6 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const tokens = config.oauthResourceServerId === null
     ? null
     : new TokenVerifier({ resourceServerId: config.oauthResourceServerId, keyFiles: config.oauthKeyFiles, hmacSecrets: config.oauthHmacSecrets, jwksUrl: config.oauthJwksUrl });
-  const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.dataDir);
-  alarms.start(config.alarmInterval);
   const tls = tlsFilesOf(config);
   const loginThrottle = new LoginThrottle();
   const settings = {

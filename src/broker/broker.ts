@@ -96,8 +96,12 @@ export class Broker {
       queueUnused: (q) => this.removeQueue(this.vhosts.get(q.vhost)!, q),
       queueExpired: (q) => this.removeQueue(this.vhosts.get(q.vhost)!, q),
       deadLetter: (q, message, reason) => this.deadLetter(q, message, reason),
+      unstored: null,
     };
-    if (options.journal) this.queueHost.journal = options.journal;
+    if (options.journal) {
+      this.queueHost.journal = options.journal;
+      options.journal.lostRecords = (isLost, lost) => this.dropUnstored(isLost, lost);
+    }
   }
 
   /** A permission checker for a logged-in user; one per connection or HTTP request. */
@@ -601,6 +605,22 @@ export class Broker {
     const targets: Queue[] = [];
     v.route(x, dead.routingKey, dead.properties.headers, targets, (e) => this.alternateExchange(v, e));
     for (const t of targets) if (!isDeadLetterCycle(dead, t.name, reason)) t.enqueue(dead);
+  }
+
+  /**
+   * The message store could not write some records (a full disk with the disk alarm off or
+   * outrun): their publishers are nacked, and a broker nack means the message was taken nowhere
+   * (as with overflow reject-publish). So every ready entry of those messages goes, in the
+   * durable queue whose record was lost and in every other queue the same publish reached;
+   * entries already handed to a consumer are dropped rather than requeued (QueueHost.unstored).
+   * Failure path only: it scans every queue.
+   */
+  private dropUnstored(isLost: (ref: number) => boolean, lost: Set<Message>): void {
+    for (const v of this.vhosts.values()) for (const q of v.queues.values()) q.collectUnstored(isLost, lost);
+    if (lost.size === 0) return;
+    for (const v of this.vhosts.values()) for (const q of v.queues.values()) q.dropMessages(lost);
+    const unstored = (this.queueHost.unstored ??= new WeakSet());
+    for (const m of lost) unstored.add(m);
   }
 
   // ---------------------------------------------------------------- connections

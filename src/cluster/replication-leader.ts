@@ -128,6 +128,12 @@ export class ReplicationLeader implements StoreReplica {
     });
   }
 
+  writeFailed(): void {
+    // docs/CLUSTERING.md, states: a leader whose local write failed is fenced; followers full-sync
+    // from the next leader, which discards the bytes this one gave up.
+    this.hooks.deposed("local message store write failed");
+  }
+
   /** Leadership is over: nothing more is confirmed, followers are disconnected. */
   fence(): void {
     if (this.fenced) return;

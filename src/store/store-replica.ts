@@ -14,6 +14,11 @@ export interface StoreReplica extends SegmentTap {
   batchEnd(batch: number, sync: boolean): void;
   /** The local write of `batch` has finished: the files on disk are at a batch boundary. */
   batchWritten(batch: number): void;
+  /**
+   * A local write failed and the store gave up its unsynced records, which followers may already
+   * hold: the leader must step down so they are never confirmed from a follower's copy.
+   */
+  writeFailed(): void;
   /** A segment whose records are all dead was deleted. */
   segmentDeleted(segment: number): void;
   /**

@@ -353,7 +353,7 @@ export class AmqpConnection implements ClientConnection {
       },
       openVhost: (vhost: string) => {
         this.state = "opening";
-        this.vhostRef = this.broker.admitConnection(this.permissions!, vhost, this.settings.maxConnections ?? 0);
+        this.vhostRef = this.broker.admitConnection(this.permissions!, vhost, this.nodeConnectionLimit());
         this.vhost = vhost;
       },
       tuned: (t: Tuning, clientProperties: FieldTable, mechanism: string) => {
@@ -450,11 +450,22 @@ export class AmqpConnection implements ClientConnection {
     if (!this.alarmBlocked && this.state !== "closed") (this.socket as Partial<Socket>).resume?.();
   }
 
+  /** The configured node limit, lowered to the socket limit the descriptor limit allows (ResourceAlarms.socketLimit); 0 = none. */
+  private nodeConnectionLimit(): number {
+    const configured = this.settings.maxConnections ?? 0;
+    const sockets = this.settings.alarms?.socketLimit ?? Infinity;
+    if (sockets === Infinity) return configured;
+    const bySockets = Math.max(1, sockets);
+    return configured > 0 ? Math.min(configured, bySockets) : bySockets;
+  }
+
   // ------------------------------------------------------------ heartbeats
 
   /**
    * Heartbeats (AMQP 0-9-1 §4.2.7): we send one when we have been silent for half the
-   * interval, and close the connection when the peer has been silent for two intervals.
+   * interval, and close the connection when the peer has been silent for two intervals. The
+   * check runs every quarter interval, so a vanished peer (a frozen process, a half-open TCP
+   * connection) is closed at most a quarter interval after its two intervals of silence.
    */
   private startHeartbeats(): void {
     const hb = this.tuning.heartbeat;
@@ -474,7 +485,7 @@ export class AmqpConnection implements ClientConnection {
         this.out.endFrame(pos);
         this.flush();
       }
-    }, tickMs);
+    }, tickMs / 2);
     this.heartbeatTimer.unref();
   }
 
