@@ -19,7 +19,7 @@ function App() {
   const [vhost, setVhostState] = useState<string>(loadPref("vhost", ""));
   const [refreshMs, setRefreshState] = useState<number>(loadPref("refreshMs", 5000));
   const path = useHashPath();
-  const charts = useMemo(() => new Map<string, number[][]>(), [session]);
+  const charts = useMemo(() => new Map<string, Array<Array<number | null>>>(), [session]);
 
   const logout = (why = ""): void => {
     clearSession();
