@@ -158,6 +158,7 @@ describe("web UI pages", () => {
     await waitText(alice.page, "h1", "Overview");
     await waitText(alice.page, ".section", "Node figures need the monitoring or administrator tag");
     assert.doesNotMatch(await textOf(alice.page, ".main-nav"), /Admin/, "a management user is not offered Admin");
+    assert.doesNotMatch(await textOf(alice.page, "main"), /Download definitions/, "nor the administrator-only definitions");
     await go(alice.page, "/queues/%2F/orders", "orders");
     await waitText(alice.page, "[role=alert]", "Access refused");
     await alice.shot("access-refused", false);

@@ -11,6 +11,8 @@ import { html } from "../html.js";
 export interface SeriesDef {
   readonly label: string;
   readonly color: string;
+  /** Dashed, for a series that often equals another (confirm = publish, total = ready) so both stay visible. */
+  readonly dash?: boolean;
 }
 
 /** Time (s) then one column per series (null: no sample, the line breaks). */
@@ -53,7 +55,7 @@ export function LiveChart({ id, title, series, values, format }: {
         { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" } },
         { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" }, size: 60, values: (_u, ticks) => ticks.map(format) },
       ],
-      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
+      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, ...(s.dash ? { dash: [6, 4] } : {}), points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
     };
     plot.current = new uPlot(opts, history() as uPlot.AlignedData, el);
     const ro = new ResizeObserver(() => plot.current?.setSize({ width: Math.max(200, el.clientWidth), height: 190 }));
