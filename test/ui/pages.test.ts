@@ -204,6 +204,27 @@ describe("web UI pages", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("adds an exchange, then deletes it and a queue from their pages", async () => {
+    await go(w.page, "/exchanges", "Exchanges");
+    await openSection(w.page, "Add a new exchange");
+    await fill(w.page, "Add exchange", "name", "ui.fanout");
+    await fill(w.page, "Add exchange", "type", "fanout");
+    await clickText(w.page, "form[aria-label='Add exchange'] button[type=submit]", "Add exchange");
+    await waitText(w.page, "table.grid", "ui.fanout");
+    assert.equal((await api("GET", "/api/exchanges/%2F/ui.fanout")).json.type, "fanout");
+    await go(w.page, "/exchanges/%2F/ui.fanout", "ui.fanout");
+    await openSection(w.page, "Delete this exchange");
+    await clickText(w.page, "button", "Delete exchange");
+    await waitText(w.page, "h1", "Exchanges");
+    assert.equal((await api("GET", "/api/exchanges/%2F/ui.fanout")).status, 404);
+
+    await go(w.page, "/queues/%2F/ui.quorum", "ui.quorum");
+    await openSection(w.page, "Delete");
+    await clickText(w.page, "button", "Delete queue");
+    await waitText(w.page, "h1", "Queues");
+    assert.equal((await api("GET", "/api/queues/%2F/ui.quorum")).status, 404);
+  });
+
   it("closes the named connection with a reason", async () => {
     await go(w.page, "/connections", "Connections");
     await waitText(w.page, "table.grid", fixtures.connectionName);

@@ -46,7 +46,9 @@ function App() {
   const match = matchRoute(ROUTES, path);
   useEffect(() => {
     document.title = `${match ? match.route.title(match.params) : "Not found"} · Coney`;
-  }, [path]);
+    // A new page: keyboard and screen-reader users start at its content, as after a page load.
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [path, session]);
 
   if (!state) {
     return html`<${LoginPage} notice=${notice} onLogin=${(s: Session) => {
