@@ -1,8 +1,13 @@
 /** Display formats for figures: counts, bytes, rates, durations, times. Pure functions. */
 
+// One formatter for every figure: Number#toLocaleString builds a new one per call, which costs
+// tens of milliseconds over a 100-row list.
+const INTEGER = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+const GROUPED = new Intl.NumberFormat("en-US");
+
 export function fmtNum(n: unknown): string {
   if (typeof n !== "number" || !Number.isFinite(n)) return "–";
-  return n.toLocaleString("en-US");
+  return GROUPED.format(n);
 }
 
 export function fmtBytes(n: unknown): string {
@@ -20,7 +25,7 @@ export function fmtBytes(n: unknown): string {
 export function fmtRate(n: unknown): string {
   if (typeof n !== "number" || !Number.isFinite(n)) return "–";
   if (n === 0) return "0.0/s";
-  return `${n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1)}/s`;
+  return `${n >= 100 ? INTEGER.format(n) : n.toFixed(1)}/s`;
 }
 
 /** Seconds or milliseconds as "3d 4h", "5m 2s". */
