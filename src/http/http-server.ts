@@ -1,6 +1,6 @@
 /**
  * The management HTTP API server (Fastify): JSON in and out under /api, RabbitMQ's 404 body for
- * unknown paths, one error mapping, and the resource route files.
+ * unknown paths, one error mapping, the resource route files, and the web UI's static files at /.
  */
 import type { ClusterView } from "../cluster/cluster-view.js";
 import Fastify from "fastify";
@@ -36,6 +36,7 @@ import { registerVhosts } from "./routes/vhosts.js";
 import { registerTopicPermissions } from "./routes/topic-permissions.js";
 import { registerUserLimits } from "./routes/user-limits.js";
 import { registerNodeOperations } from "./routes/node-operations.js";
+import { registerUi } from "../ui/serve-ui.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -123,6 +124,8 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations]) {
     register(app, ctx);
   }
+  // The web UI: static files at / that use only this API.
+  await registerUi(app);
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
