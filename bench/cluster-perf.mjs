@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { TestCluster, freePort } from "../dist/test/cluster/cluster-fixture.js";
 
 const seconds = process.argv[2] ?? "5";
@@ -21,7 +22,7 @@ try {
   const follower = cluster.nodes.find((n) => n !== leader);
   const amqpPort = await freePort();
   single = spawn(process.execPath, ["bin/coney.js", "--amqp-port", String(amqpPort), "--http-port", "off", "--bind", "127.0.0.1", "--data-dir", singleDir, "--log-level", "error"], { stdio: "ignore" });
-  await new Promise((r) => setTimeout(r, 1500));
+  await sleep(1500);
   const perf = (uri, name, compareUri, compareName) =>
     spawnSync(process.execPath, ["bin/coney-perf.js", "all", "--only", "persistent", "-z", seconds, "--uri", uri, "--name", name, "--compare-uri", compareUri, "--compare-name", compareName], { stdio: "inherit" });
   perf(cluster.url(leader), "3-node cluster, via the leader", `amqp://guest:guest@127.0.0.1:${amqpPort}`, "single node");
