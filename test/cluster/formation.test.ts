@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import amqp from "amqplib";
-import { TestCluster } from "./cluster-fixture.js";
+import { TestCluster, type NodesEntry } from "./cluster-fixture.js";
 import { eventually } from "../helpers/wait.js";
 
 describe("cluster formation", { timeout: 90_000 }, () => {
@@ -23,7 +23,12 @@ describe("cluster formation", { timeout: 90_000 }, () => {
 
   it("elects one leader that every node's /api/nodes reports, with three nodes", async () => {
     const leader = await cluster.waitForLeader();
-    const lists = await Promise.all(cluster.nodes.map((n) => cluster.nodesVia(n)));
+    // A follower forwards once it has read the leader from etcd (within a poll of 200 ms).
+    let lists: Array<NodesEntry[] | null> = [];
+    await eventually(async () => {
+      lists = await Promise.all(cluster.nodes.map((n) => cluster.nodesVia(n)));
+      return lists.every((l) => l !== null && l.length === 3);
+    }, 20_000, "every node to answer /api/nodes with three nodes");
     for (const list of lists) {
       assert.ok(list);
       assert.deepEqual(list.map((e) => e.name).sort(), cluster.nodes.map((n) => n.name).sort());
