@@ -26,10 +26,16 @@ export class ClientProxy {
     const bound: Partial<Record<ClientPortKind, number>> = {};
     for (const [kind, port] of Object.entries(ports) as Array<[ClientPortKind, number]>) {
       const server = createServer((s) => this.accept(kind, s));
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, bind === "" ? undefined : bind, () => resolve());
-      });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(port, bind === "" ? undefined : bind, () => resolve());
+        });
+      } catch (err) {
+        // All ports or none: a half-listening proxy would hold ports the leader's broker needs.
+        await this.close();
+        throw err;
+      }
       const a = server.address();
       bound[kind] = typeof a === "object" && a ? a.port : port;
       this.servers.push(server);

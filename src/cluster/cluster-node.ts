@@ -34,6 +34,8 @@ export class ClusterNode implements ClusterView {
   private follower: ReplicationFollower | null = null;
   private replication: ReplicationLeader | null = null;
   private broker: RunningBroker | null = null;
+  /** The leader's broker while it boots: a fence that comes meanwhile waits for it, then closes it. */
+  private booting: Promise<RunningBroker | null> | null = null;
   private epoch = 0;
   private needLease = false;
   private busy = false;
@@ -139,6 +141,7 @@ export class ClusterNode implements ClusterView {
       return;
     }
     if (this.state === "fenced") return;
+    if (this.proxy === null) await this.listenForClients();
     const leader = this.view.leader;
     if (leader !== null && leader !== this.me) {
       const info = this.view.members.get(leader);
@@ -212,8 +215,7 @@ export class ClusterNode implements ClusterView {
     );
     this.replication = replication;
     const started = performance.now();
-    try {
-      this.broker = await startBroker({
+    this.booting = startBroker({
       ...this.config,
       amqpPort: this.ports.amqp!,
       httpPort: this.ports.http ?? null,
@@ -221,11 +223,16 @@ export class ClusterNode implements ClusterView {
       logger: this.logger,
       replica: replication,
       clusterView: this,
-      });
-    } catch (err) {
+    }).catch((err: unknown) => {
       this.logger.error("cluster: could not start the broker as leader", { err: (err as Error).message });
-      return this.fence("broker failed to start");
-    }
+      return null;
+    });
+    const broker = await this.booting;
+    this.booting = null;
+    // Fenced while booting (a lease lost under load): fence() has closed this broker already.
+    if (this.state !== "leader") return;
+    if (broker === null) return this.fence("broker failed to start");
+    this.broker = broker;
     this.logger.info("cluster: serving as leader", { node: this.me, bootMs: Math.round(performance.now() - started) });
   }
 
@@ -247,14 +254,25 @@ export class ClusterNode implements ClusterView {
     this.logger.warn("cluster: leadership lost; fencing this node", { why });
     this.replication?.fence();
     this.replication = null;
-    const broker = this.broker;
+    // A broker still booting holds (or is about to hold) the client ports: wait for it, then close it.
+    const broker = this.broker ?? (this.booting ? await this.booting : null);
     this.broker = null;
     await withTimeout(broker?.close() ?? Promise.resolve(), 10_000, "broker close").catch((err: unknown) => this.logger.error("cluster: broker did not close", { err: (err as Error).message }));
     if (this.closed) return;
     // Our leader key may outlive us by up to a TTL: a fresh lease, so our old key simply expires.
     this.needLease = true;
-    this.proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000);
-    await this.proxy.listen(this.ports, this.config.bind);
     this.state = "starting";
+    await this.listenForClients();
+  }
+
+  /** A node that does not lead forwards its client ports; a failure is retried at the next step, never fatal. */
+  private async listenForClients(): Promise<void> {
+    const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000);
+    try {
+      await proxy.listen(this.ports, this.config.bind);
+      this.proxy = proxy;
+    } catch (err) {
+      this.logger.error("cluster: could not listen for clients; retrying", { err: (err as Error).message });
+    }
   }
 }

@@ -139,6 +139,9 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
     b.out.httpTls = true;
   },
   "management.ssl.ip": (l, b) => b.binds.set(l.key, l.value),
+  // The rabbitmq_prometheus plugin's listener (README, "Prometheus metrics").
+  "prometheus.tcp.port": (l, b) => (b.out.prometheusPort = listener(l, b, l.key)),
+  "prometheus.tcp.ip": (l, b) => b.binds.set(l.key, l.value),
   "management.ssl.certfile": (l, b) => b.mgmtTls.set("tlsCert", l.value),
   "management.ssl.keyfile": (l, b) => b.mgmtTls.set("tlsKey", l.value),
   "management.ssl.cacertfile": (l, b) => b.mgmtTls.set("tlsCa", l.value),

@@ -192,10 +192,10 @@ describe("message store space", () => {
     const expected = Array.from({ length: 200 }, (_, i) => i).filter((i) => i >= 100 || i % 5 === 0).map(String);
 
     const second = await startTestBroker(opts);
-    const segDir = join(dataDir, "messages");
-    const before = readdirSync(segDir).filter((f) => f.endsWith(".seg")).length;
+    // Boot compaction copies the live records, and the originals go after the next sync, which may
+    // already have run by now (startup is not instantaneous): count deletions, not files.
     await storeOf(second).sync();
-    await eventually(() => readdirSync(segDir).filter((f) => f.endsWith(".seg")).length < before, 5000, "compacted segments deleted");
+    await eventually(() => storeOf(second).stats.segmentsDeleted > 0, 5000, "compacted segments deleted");
     await second.close();
     for (let round = 0; round < 2; round++) {
       const b = await startTestBroker(opts);
