@@ -131,8 +131,8 @@ export const DEVIATIONS: readonly Deviation[] = [
     where: "*",
     step: "GET /api/{queues,exchanges}/*",
     kind: "missing-key",
-    path: "*{incoming,outgoing,deliveries,consumer_details,backing_queue_status,recoverable_slaves}",
-    reason: "Per-queue and per-exchange detail the management UI reads: incoming/outgoing/deliveries/consumer_details being added on branch fidelity-ui; backing_queue_status and recoverable_slaves are Erlang classic-queue internals (mirrors).",
+    path: "*{incoming,outgoing,deliveries,consumer_details,owner_pid_details,backing_queue_status,recoverable_slaves}",
+    reason: "Per-queue and per-exchange detail the management UI reads: incoming/outgoing/deliveries/consumer_details/owner_pid_details being added on branch fidelity-ui; backing_queue_status and recoverable_slaves are Erlang classic-queue internals (mirrors).",
   },
 
   {
