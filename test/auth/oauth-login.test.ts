@@ -67,6 +67,22 @@ describe("OAuth 2.0 tokens", () => {
     await conn.close();
   });
 
+  it("apply a scope's routing-key part as topic authorisation on publish", async () => {
+    const token = await oauth.sign({ scope: ["rabbitmq.configure:*/*", "rabbitmq.read:*/*", "rabbitmq.write:*/amq.topic/eu.*"], sub: "topical" });
+    const conn = await amqp.connect(amqpUrl(token));
+    try {
+      const ok = await conn.createConfirmChannel();
+      ok.publish("amq.topic", "eu.orders", Buffer.from("m"));
+      await ok.waitForConfirms();
+      const refused = await conn.createConfirmChannel();
+      const closed = new Promise<Error>((resolve) => refused.on("error", resolve));
+      refused.publish("amq.topic", "us.orders", Buffer.from("m"));
+      assert.match((await withTimeout(closed, 5000, "the refusal")).message, /ACCESS_REFUSED - access to topic 'us.orders' in exchange 'amq.topic' in vhost '\/' refused for user 'topical'/);
+    } finally {
+      await conn.close().catch(() => {});
+    }
+  });
+
   it("map tag scopes to the management tag matrix: 403 without a management tag, monitoring is not administrator", async () => {
     assert.equal((await get("/api/overview", await oauth.sign({ scope: ["rabbitmq.read:*/*"] }))).status, 403);
     const monitor = await oauth.sign({ scope: ["rabbitmq.tag:monitoring", "rabbitmq.read:*/*"] });
