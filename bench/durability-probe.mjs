@@ -30,7 +30,7 @@ const bin = new URL("../bin/coney.js", import.meta.url).pathname;
 
 function startBroker(dataDir) {
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, "--amqp-port", "0", "--http-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--log-level", "info"], {
+  const child = spawn(process.execPath, [bin, "--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--log-level", "info"], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let log = "";

@@ -1,21 +1,35 @@
 /** The `coney` command: load configuration, start the broker, stop cleanly on SIGTERM/SIGINT. */
-import { loadConfig } from "./config/load-config.js";
+import { loadConfigWithWarnings, type LoadedConfig } from "./config/load-config.js";
 import { createLogger } from "./logging/logger.js";
 import { startBroker } from "./start-broker.js";
+import { ClusterNode } from "./cluster/cluster-node.js";
 
 export async function main(argv: string[]): Promise<void> {
-  let config;
+  let loaded: LoadedConfig;
   try {
-    config = loadConfig(argv, process.env);
+    loaded = loadConfigWithWarnings(argv, process.env);
   } catch (err) {
     const e = err as { code?: string; exitCode?: number; message?: string };
     if (e.code === "commander.helpDisplayed" || e.code === "commander.version") process.exit(0);
     process.stderr.write(`coney: ${e.message ?? String(err)}\n`);
     process.exit(64);
   }
+  const { config, unsupported } = loaded;
   const logger = createLogger(config.logLevel);
-  const running = await startBroker({ ...config, logger });
-  logger.info("Coney started", { amqp_port: running.amqpPort, http_port: running.httpPort, data_dir: config.dataDir });
+  // One line naming every rabbitmq.conf key Coney ignores, so none goes unnoticed.
+  if (unsupported.length > 0) logger.warn(`config file ${config.configFile}: settings Coney does not support, ignored: ${unsupported.join(", ")}`, { unsupported });
+  let running: { close(): Promise<void> };
+  if (config.etcdEndpoints.length > 0) {
+    // A cluster node (docs/CLUSTERING.md): it becomes a broker only while it leads.
+    const node = new ClusterNode(config, logger);
+    await node.start();
+    running = node;
+    logger.info("Coney started", { node: config.nodeName, cluster: config.clusterName, amqp_port: node.clientPorts.amqp, http_port: node.clientPorts.http ?? null, data_dir: config.dataDir });
+  } else {
+    const broker = await startBroker({ ...config, logger });
+    running = broker;
+    logger.info("Coney started", { amqp_port: broker.amqpPort, http_port: broker.httpPort, prometheus_port: broker.prometheusPort, data_dir: config.dataDir });
+  }
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -17,15 +17,20 @@ import { VERSION } from "./amqp/connection/server-properties.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { listenHttp, type HttpListener } from "./http/http-server.js";
+import { listenMetrics, type MetricsListener } from "./metrics/index.js";
 import { TokenVerifier } from "./auth/oauth/token-verifier.js";
 import { LoginThrottle } from "./auth/login-throttle.js";
 import { ResourceAlarms } from "./broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
+import type { StoreReplica } from "./store/store-replica.js";
+import type { ClusterView } from "./cluster/cluster-view.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
   readonly httpPort: number | null;
+  /** The Prometheus listener's port, null when disabled. */
+  readonly prometheusPort: number | null;
   /** The AMQPS listener's port, null when no TLS certificate is configured. */
   readonly amqpsPort: number | null;
   /** Memory and disk alarms; their limits can be changed at run time. */
@@ -39,10 +44,14 @@ export interface StartOptions extends Partial<ConeyConfig> {
   logger?: Logger;
   /** Message store tuning (tests use small segments). */
   messageStore?: { segmentBytes?: number; paging?: PagingLimits; compactEveryMs?: number };
+  /** A cluster leader's replication (src/cluster): told every byte the store and definitions write. */
+  replica?: StoreReplica & { definitionsWritten(json: string): void };
+  /** A cluster's members, for /api/nodes. */
+  clusterView?: ClusterView;
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, messageStore: storeOptions, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   const logger = givenLogger ?? createLogger(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
@@ -50,6 +59,18 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, ...storeOptions });
   const broker = new Broker({ journal: store });
   const definitions = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION }));
+  const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.dataDir);
+  alarms.start(config.alarmInterval);
+  definitions.failures = {
+    failed: (err) => {
+      logger.error("definitions could not be saved; the previous file stays in place and the save is retried", { err, file: definitions.path });
+      alarms.diskWriteFailed("definitions");
+    },
+    recovered: () => {
+      logger.info("definitions saved again", { file: definitions.path });
+      alarms.diskWriteRecovered("definitions");
+    },
+  };
   const saved = definitions.read();
   if (saved) {
     // Restoring writes nothing back: the file already holds exactly this.
@@ -71,6 +92,11 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const recovered = recoverMessages(store);
   // A confirmed message must not outlive the declaration of its queue: definitions go to disk first.
   store.beforeSync = () => definitions.flush();
+  if (replica) {
+    // Attached after recovery: followers get the files as recovery left them, by a full sync.
+    store.replica = replica;
+    definitions.onWrite = (json) => replica.definitionsWritten(json);
+  }
   if (recovered.segments > 0) logger.info("messages recovered", { ...recovered });
   if (broker.authenticate("guest", "guest")) {
     logger.warn("the default user 'guest' exists with its default password; replace it before production use (see README, Production)");
@@ -79,8 +105,6 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const tokens = config.oauthResourceServerId === null
     ? null
     : new TokenVerifier({ resourceServerId: config.oauthResourceServerId, keyFiles: config.oauthKeyFiles, hmacSecrets: config.oauthHmacSecrets, jwksUrl: config.oauthJwksUrl });
-  const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.dataDir);
-  alarms.start(config.alarmInterval);
   const tls = tlsFilesOf(config);
   const loginThrottle = new LoginThrottle();
   const settings = {
@@ -111,15 +135,35 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       ? null
       : await listenHttp(
           broker,
-          { port: config.httpPort, bind: config.bind, config, amqpPort: amqp.port, tokens, alarms, loginThrottle, tls: config.httpTls ? tls : null, certificates, listeners: extraListeners },
+          { port: config.httpPort, bind: config.bind, config, cluster: clusterView ?? null, amqpPort: amqp.port, tokens, alarms, loginThrottle, tls: config.httpTls ? tls : null, certificates, listeners: extraListeners },
           logger,
         );
   if (http) logger.info("management API listener started", { port: http.port, bind: config.bind || "*" });
+  let metrics: MetricsListener | null = null;
+  if (config.prometheusPort !== null) {
+    try {
+      metrics = await listenMetrics(
+        { broker, alarms, dataDir: config.dataDir, node: config.nodeName, cluster: config.clusterName },
+        { port: config.prometheusPort, bind: config.bind, tls: config.httpTls ? tls : null },
+        logger,
+      );
+    } catch (err) {
+      // A taken port must not leave the other listeners running behind a failed start.
+      await http?.close();
+      alarms.stop();
+      await amqps?.close();
+      await amqp.close();
+      await store.close();
+      throw err;
+    }
+  }
+  if (metrics) logger.info("Prometheus metrics listener started", { port: metrics.port, bind: config.bind || "*", tls: config.httpTls && tls !== null });
 
   let closed = false;
   return {
     amqpPort: amqp.port,
     httpPort: http?.port ?? null,
+    prometheusPort: metrics?.port ?? null,
     amqpsPort: amqps?.port ?? null,
     alarms,
     broker,
@@ -128,6 +172,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       if (closed) return;
       closed = true;
       await http?.close();
+      await metrics?.close();
       alarms.stop();
       await amqps?.close();
       await amqp.close();

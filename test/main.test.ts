@@ -14,7 +14,7 @@ const bin = new URL("../../bin/coney.js", import.meta.url).pathname;
 describe("coney binary", () => {
   it("starts on port 0, reports the bound port, and shuts down on SIGTERM", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "coney-main-"));
-    const child = spawn(process.execPath, [bin, "--amqp-port", "0", "--http-port", "0", "--bind", "127.0.0.1", "--data-dir", dataDir], {
+    const child = spawn(process.execPath, [bin, "--amqp-port", "0", "--http-port", "0", "--prometheus-port", "0", "--bind", "127.0.0.1", "--data-dir", dataDir], {
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";

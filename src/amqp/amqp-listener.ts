@@ -5,6 +5,9 @@ import type { Broker } from "../broker/broker.js";
 import type { Logger } from "../logging/logger.js";
 import { AmqpConnection, type AmqpSettings } from "./connection/connection.js";
 
+/** Sockets accepted past the socket limit, so that refused clients hear a 530 rather than a reset. */
+const HANDSHAKE_SLACK = 8;
+
 export interface AmqpListener {
   readonly port: number;
   close(): Promise<void>;
@@ -12,9 +15,22 @@ export interface AmqpListener {
 
 export async function listenAmqp(broker: Broker, settings: AmqpSettings, port: number, bind: string, logger: Logger, tls: TlsOptions | null = null): Promise<AmqpListener> {
   const sockets = new Set<Socket>();
+  const alarms = settings.alarms ?? null;
   const accept = (socket: Socket): void => {
+    // At the socket limit (ResourceAlarms.socketLimit) a connection is refused at connection.open
+    // with 530 (admitConnection); beyond a few more handshakes, sockets are closed at once so a
+    // flood cannot take the descriptors the store and the management API need.
+    if (alarms !== null && alarms.socketsUsed >= alarms.socketLimit + HANDSHAKE_SLACK) {
+      logger.warn("connection refused: the socket limit is reached (file descriptors)", { sockets_total: alarms.socketLimit });
+      socket.destroy();
+      return;
+    }
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    if (alarms !== null) alarms.socketsUsed++;
+    socket.on("close", () => {
+      sockets.delete(socket);
+      if (alarms !== null) alarms.socketsUsed--;
+    });
     new AmqpConnection(socket, broker, settings, logger, tls !== null);
   };
   // The TLS handshake must finish within the AMQP handshake timeout too.

@@ -68,10 +68,12 @@ export async function perfMain(argv: string[]): Promise<void> {
     .description("run the scenario list of docs/PERFORMANCE.md and print one table")
     .option("--uri <uri>", "AMQP URI of the broker", d.uri)
     .option("--http <url>", "management API base URL (with credentials, e.g. http://guest:guest@127.0.0.1:15672)")
+    .option("--metrics <url>", "Prometheus endpoint base URL (e.g. http://127.0.0.1:15692)")
     .option("--broker-pid <pid>", "the broker's pid, for resident memory", int(1))
     .option("--name <name>", "the broker's column title", "broker")
     .option("--compare-uri <uri>", "a second broker, measured in the same run")
     .option("--compare-http <url>", "the second broker's management API")
+    .option("--compare-metrics <url>", "the second broker's Prometheus endpoint")
     .option("--compare-pid <pid>", "the second broker's pid", int(1))
     .option("--compare-name <name>", "the second broker's column title", "compare")
     .option("-z, --duration <seconds>", "seconds per throughput scenario", int(1), 5)
@@ -80,8 +82,10 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("--stats-settle <ms>", "wait before timing the list scenarios (RabbitMQ's statistics come every 5 s)", int(0), 6000)
     .option("--only <names>", "comma-separated scenario names to run")
     .action(async (v: Record<string, unknown>) => {
-      const targets = [{ name: v["name"] as string, uri: v["uri"] as string, http: v["http"] as string | undefined, pid: v["brokerPid"] as number | undefined }];
-      if (v["compareUri"]) targets.push({ name: v["compareName"] as string, uri: v["compareUri"] as string, http: v["compareHttp"] as string | undefined, pid: v["comparePid"] as number | undefined });
+      const targets = [{ name: v["name"] as string, uri: v["uri"] as string, http: v["http"] as string | undefined, metrics: v["metrics"] as string | undefined, pid: v["brokerPid"] as number | undefined }];
+      if (v["compareUri"]) {
+        targets.push({ name: v["compareName"] as string, uri: v["compareUri"] as string, http: v["compareHttp"] as string | undefined, metrics: v["compareMetrics"] as string | undefined, pid: v["comparePid"] as number | undefined });
+      }
       const only = typeof v["only"] === "string" ? (v["only"] as string).split(",") : null;
       await runScenarios(targets, { durationSeconds: v["duration"] as number, queueCount: v["queueCount"] as number, connectionCount: v["connectionCount"] as number, statsSettleMs: v["statsSettle"] as number, only }, (line) => process.stdout.write(`${line}\n`));
     });

@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +21,8 @@ export interface Target {
   readonly uri: string;
   /** Management API base URL, credentials in it (http://user:pass@host:port). */
   readonly http: string | undefined;
+  /** Prometheus endpoint base URL (http://host:15692). */
+  readonly metrics?: string | undefined;
   readonly pid: number | undefined;
 }
 
@@ -61,6 +64,25 @@ async function eachQueue(t: Target, count: number, op: "declare" | "delete"): Pr
   return seconds;
 }
 
+/**
+ * A Prometheus scrape as Prometheus makes it (gzip accepted): the time until the last byte of the
+ * compressed body, which is not decompressed here (undici's fetch would, and on a loaded machine
+ * that is most of what it would time). `bytes` is the compressed size.
+ */
+function scrapeGet(base: string | undefined, path: string): Promise<{ ms: number; bytes: number }> {
+  if (!base) return Promise.reject(new Error("no --metrics for this broker"));
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    httpRequest(new URL(path, base), { headers: { "accept-encoding": "gzip" } }, (res) => {
+      let bytes = 0;
+      res.on("data", (d: Buffer) => (bytes += d.length));
+      res.on("end", () => (res.statusCode === 200 ? resolve({ ms: performance.now() - started, bytes }) : reject(new Error(`GET ${path}: ${res.statusCode}`))));
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
 async function httpGet(t: Target, path: string): Promise<{ ms: number; bytes: number }> {
   if (!t.http) throw new Error("no --http for this broker");
   const url = new URL(path, t.http);
@@ -82,7 +104,7 @@ async function httpGet(t: Target, path: string): Promise<{ ms: number; bytes: nu
 async function settledGet(t: Target, s: ScenarioSettings, path: string): Promise<{ ms: number; bytes: number }> {
   await new Promise((r) => setTimeout(r, s.statsSettleMs));
   const runs: Array<{ ms: number; bytes: number }> = [];
-  for (let i = 0; i < 5; i++) runs.push(await httpGet(t, path));
+  for (let i = 0; i < 5; i++) runs.push(path.startsWith("/metrics") ? await scrapeGet(t.metrics, path) : await httpGet(t, path));
   runs.sort((a, b) => a.ms - b.ms);
   return runs[2]!;
 }
@@ -103,7 +125,7 @@ async function coneyStartup(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), "coney-startup-"));
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [bin, "--amqp-port", String(port), "--http-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--log-level", "silent"], { stdio: "ignore" });
+  const child = spawn(process.execPath, [bin, "--amqp-port", String(port), "--http-port", "off", "--prometheus-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--log-level", "silent"], { stdio: "ignore" });
   try {
     for (;;) {
       const ok = await new Promise<boolean>((resolve) => {
@@ -153,6 +175,19 @@ export const SCENARIOS: readonly Scenario[] = [
     name: "list-page",
     title: "GET /api/queues?page=1&page_size=100 with N queues",
     measure: async (t, s) => `${Math.round((await settledGet(t, s, "/api/queues?page=1&page_size=100")).ms)} ms`,
+  },
+  {
+    name: "metrics",
+    title: "GET /metrics (Prometheus, aggregated) with N queues",
+    measure: async (t, s) => `${(await settledGet(t, s, "/metrics")).ms.toFixed(1)} ms`,
+  },
+  {
+    name: "metrics-per-object",
+    title: "GET /metrics/per-object (Prometheus) with N queues",
+    measure: async (t, s) => {
+      const r = await settledGet(t, s, "/metrics/per-object");
+      return `${Math.round(r.ms)} ms (${(r.bytes / 1048576).toFixed(1)} MiB gzipped)`;
+    },
   },
   { name: "rss-queues", title: "broker RSS with N idle queues", measure: async (t) => rss(t) },
   { name: "cleanup", title: "delete the N queues (not a target)", measure: async (t, s) => `${(await eachQueue(t, s.queueCount, "delete")).toFixed(2)} s` },

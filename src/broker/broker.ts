@@ -96,8 +96,12 @@ export class Broker {
       queueUnused: (q) => this.removeQueue(this.vhosts.get(q.vhost)!, q),
       queueExpired: (q) => this.removeQueue(this.vhosts.get(q.vhost)!, q),
       deadLetter: (q, message, reason) => this.deadLetter(q, message, reason),
+      unstored: null,
     };
-    if (options.journal) this.queueHost.journal = options.journal;
+    if (options.journal) {
+      this.queueHost.journal = options.journal;
+      options.journal.lostRecords = (isLost, lost) => this.dropUnstored(isLost, lost);
+    }
   }
 
   /** A permission checker for a logged-in user; one per connection or HTTP request. */
@@ -454,6 +458,7 @@ export class Broker {
     const q = v.addQueue({ ...spec, name });
     q.applyPolicy(this.policyOf(q).definition);
     if (q.durable && q.exclusiveOwner === null) this.definitions.put("queues", `${vhostName}\u0000${name}`, queueDefinition(q));
+    this.stats.queueCreated++;
     return { queue: q, created: true };
   }
 
@@ -571,6 +576,7 @@ export class Broker {
     this.stats.publish++;
     v.stats.publish++;
     if (n === 0) return PUBLISH_UNROUTED;
+    this.stats.routed++;
     let result = PUBLISH_ROUTED;
     for (let i = 0; i < n; i++) if (!out[i]!.enqueue(message)) result = PUBLISH_REFUSED;
     return result;
@@ -588,8 +594,10 @@ export class Broker {
    * cycle without a rejection (isDeadLetterCycle).
    */
   private deadLetter(q: Queue, message: Message, reason: DeathReason): void {
-    const v = this.vhosts.get(q.vhost);
     const exchange = q.settings.deadLetterExchange;
+    this.stats.deadLettered.add(q.type, exchange !== null, reason);
+    if (exchange === null) return;
+    const v = this.vhosts.get(q.vhost);
     const x = exchange === null ? undefined : v?.exchanges.get(exchange);
     if (!v || !x) return;
     const dead = deadLetteredMessage(message, q.name, reason, this.now(), { exchange: x.name, routingKey: q.settings.deadLetterRoutingKey });
@@ -597,6 +605,22 @@ export class Broker {
     const targets: Queue[] = [];
     v.route(x, dead.routingKey, dead.properties.headers, targets, (e) => this.alternateExchange(v, e));
     for (const t of targets) if (!isDeadLetterCycle(dead, t.name, reason)) t.enqueue(dead);
+  }
+
+  /**
+   * The message store could not write some records (a full disk with the disk alarm off or
+   * outrun): their publishers are nacked, and a broker nack means the message was taken nowhere
+   * (as with overflow reject-publish). So every ready entry of those messages goes, in the
+   * durable queue whose record was lost and in every other queue the same publish reached;
+   * entries already handed to a consumer are dropped rather than requeued (QueueHost.unstored).
+   * Failure path only: it scans every queue.
+   */
+  private dropUnstored(isLost: (ref: number) => boolean, lost: Set<Message>): void {
+    for (const v of this.vhosts.values()) for (const q of v.queues.values()) q.collectUnstored(isLost, lost);
+    if (lost.size === 0) return;
+    for (const v of this.vhosts.values()) for (const q of v.queues.values()) q.dropMessages(lost);
+    const unstored = (this.queueHost.unstored ??= new WeakSet());
+    for (const m of lost) unstored.add(m);
   }
 
   // ---------------------------------------------------------------- connections
@@ -614,6 +638,7 @@ export class Broker {
   private removeQueue(v: VHost, q: Queue): number {
     if (q.isDeleted) return 0;
     const count = q.markDeleted();
+    this.stats.queueDeleted++;
     const removed = v.removeQueue(q);
     if (q.durable) this.definitions.delete("queues", `${v.name}\u0000${q.name}`);
     for (const b of removed) {

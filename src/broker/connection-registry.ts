@@ -28,6 +28,9 @@ export interface ChannelCounters {
   ack: number;
   redeliver: number;
   returnUnroutable: number;
+  dropUnroutable: number;
+  /** basic.get that found the queue empty. */
+  getEmpty: number;
 }
 
 export interface ChannelInfo {
@@ -56,6 +59,18 @@ export interface ChannelInfo {
   readonly consumers: readonly ConsumerInfo[];
 }
 
+/** What a TLS connection negotiated, in the terms of RabbitMQ's connection record. */
+export interface TlsSessionInfo {
+  readonly protocol: string;
+  readonly keyExchange: string;
+  readonly cipher: string;
+  readonly hash: string;
+  /** Empty strings when the client presented no certificate (RabbitMQ's convention). */
+  readonly peerCertIssuer: string;
+  readonly peerCertSubject: string;
+  readonly peerCertValidity: string;
+}
+
 export interface ConnectionInfo {
   readonly name: string;
   readonly host: string;
@@ -67,6 +82,8 @@ export interface ConnectionInfo {
   readonly protocol: string;
   readonly authMechanism: string;
   readonly ssl: boolean;
+  /** What TLS negotiated (names as RabbitMQ's ssl_* fields); null for plain TCP. */
+  readonly tlsSession: TlsSessionInfo | null;
   readonly state: string;
   readonly connectedAt: number;
   readonly channelMax: number;

@@ -10,6 +10,8 @@ export interface ConeyConfig {
   amqpPort: number;
   /** Management HTTP API listener; 0 binds an ephemeral port, null disables it. */
   httpPort: number | null;
+  /** Prometheus listener (RabbitMQ's rabbitmq_prometheus port); 0 binds an ephemeral port, null disables it. */
+  prometheusPort: number | null;
   /** Address to bind; "" binds every interface (IPv4 and IPv6). */
   bind: string;
   dataDir: string;
@@ -24,7 +26,20 @@ export interface ConeyConfig {
   channelMax: number;
   maxMessageSize: number;
   handshakeTimeout: number;
+  /** The cluster's name (reported to clients); with etcd also the key prefix shared by its nodes. */
   clusterName: string;
+  /** This node's name (`node` in API records, its name in etcd). */
+  nodeName: string;
+  /** etcd client URLs; empty = a single node with no cluster (docs/CLUSTERING.md). */
+  etcdEndpoints: string[];
+  /** Followers that must hold a message on disk before it is confirmed; null = a majority of known nodes minus the leader. */
+  minInSyncReplicas: number | null;
+  /** Replication listener of a cluster node (leader → followers); 0 binds an ephemeral port. */
+  clusterPort: number;
+  /** The address other cluster nodes use to reach this node's ports. */
+  advertiseAddress: string;
+  /** Seconds a node's etcd lease lives without renewal: about the failover time. */
+  etcdLeaseTtl: number;
   /** A RabbitMQ definitions file imported at every boot (RabbitMQ's load_definitions). */
   loadDefinitions: string | null;
   /** OAuth 2.0: the resource server id tokens must name in `aud` and prefix their scopes with; null disables OAuth. */
@@ -57,12 +72,15 @@ export interface ConeyConfig {
   alarmInterval: number;
   /** Open AMQP connections allowed in total; 0 = no limit. */
   maxConnections: number;
+  /** The configuration file this was read from (--config), null for none; the node record lists it. */
+  configFile: string | null;
 }
 
 export function defaultConfig(): ConeyConfig {
   return {
     amqpPort: 5672,
     httpPort: 15672,
+    prometheusPort: 15692,
     bind: "",
     dataDir: "./coney-data",
     defaultUser: "guest",
@@ -76,6 +94,12 @@ export function defaultConfig(): ConeyConfig {
     maxMessageSize: 128 * 1024 * 1024,
     handshakeTimeout: 10,
     clusterName: `coney@${hostname()}`,
+    nodeName: `coney@${hostname()}`,
+    etcdEndpoints: [],
+    minInSyncReplicas: null,
+    clusterPort: 0,
+    advertiseAddress: hostname(),
+    etcdLeaseTtl: 5,
     loadDefinitions: null,
     oauthResourceServerId: null,
     oauthKeyFiles: [],
@@ -93,5 +117,6 @@ export function defaultConfig(): ConeyConfig {
     diskFreeLimit: 50_000_000,
     alarmInterval: 1000,
     maxConnections: 0,
+    configFile: null,
   };
 }

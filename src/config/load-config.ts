@@ -1,22 +1,25 @@
 /**
- * Reads configuration from, in increasing precedence: defaults, a JSON config file
- * (--config or CONEY_CONFIG), environment variables (CONEY_*), and command-line flags.
+ * Reads configuration from, in increasing precedence: defaults, a config file (--config or
+ * CONEY_CONFIG: Coney's JSON, or RabbitMQ's rabbitmq.conf format, told apart by extension and
+ * content), environment variables (CONEY_*), and command-line flags.
  */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { isLogLevel } from "../logging/logger.js";
 import { defaultConfig, type ConeyConfig } from "./config.js";
+import { isRabbitConf, RabbitConfError, readRabbitConf } from "./rabbitmq-conf.js";
 
 type Key = keyof ConeyConfig;
 
 /** A setting with a value it cannot take; the message names the setting and the value. */
 export class ConfigError extends Error {}
-type Kind = "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "nullable-port" | "nullable-string";
+type Kind = "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "nullable-port" | "nullable-string" | "nullable-int";
 
 /** Every setting: its flag, its environment variable, and how to parse it. */
 const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind; help: string }> = [
   { key: "amqpPort", flag: "--amqp-port <port>", env: "CONEY_AMQP_PORT", kind: "port", help: "AMQP 0-9-1 port (0 = ephemeral)" },
   { key: "httpPort", flag: "--http-port <port>", env: "CONEY_HTTP_PORT", kind: "nullable-port", help: "management API port (0 = ephemeral, 'off' = disabled)" },
+  { key: "prometheusPort", flag: "--prometheus-port <port>", env: "CONEY_PROMETHEUS_PORT", kind: "nullable-port", help: "Prometheus metrics port (0 = ephemeral, 'off' = disabled)" },
   { key: "bind", flag: "--bind <address>", env: "CONEY_BIND", kind: "string", help: "address to listen on (default: all interfaces)" },
   { key: "dataDir", flag: "--data-dir <dir>", env: "CONEY_DATA_DIR", kind: "string", help: "where definitions and messages are stored" },
   { key: "defaultUser", flag: "--default-user <name>", env: "CONEY_DEFAULT_USER", kind: "string", help: "user created on first boot" },
@@ -28,7 +31,13 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "frameMax", flag: "--frame-max <bytes>", env: "CONEY_FRAME_MAX", kind: "int", help: "largest frame accepted" },
   { key: "channelMax", flag: "--channel-max <n>", env: "CONEY_CHANNEL_MAX", kind: "int", help: "channels per connection" },
   { key: "maxMessageSize", flag: "--max-message-size <bytes>", env: "CONEY_MAX_MESSAGE_SIZE", kind: "int", help: "largest message body accepted" },
-  { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API" },
+  { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API; with etcd, the key prefix its nodes share" },
+  { key: "nodeName", flag: "--node-name <name>", env: "CONEY_NODE_NAME", kind: "string", help: "this node's name (default coney@<hostname>)" },
+  { key: "etcdEndpoints", flag: "--etcd-endpoints <urls>", env: "CONEY_ETCD_ENDPOINTS", kind: "list", help: "comma-separated etcd URLs: turns on clustering (docs/CLUSTERING.md)" },
+  { key: "minInSyncReplicas", flag: "--min-in-sync-replicas <n>", env: "CONEY_MIN_IN_SYNC_REPLICAS", kind: "nullable-int", help: "followers that must store a message before it is confirmed (default: majority of nodes minus the leader)" },
+  { key: "clusterPort", flag: "--cluster-port <port>", env: "CONEY_CLUSTER_PORT", kind: "port", help: "cluster replication port (0 = ephemeral)" },
+  { key: "advertiseAddress", flag: "--advertise-address <host>", env: "CONEY_ADVERTISE_ADDRESS", kind: "string", help: "address other cluster nodes use to reach this one (default: host name)" },
+  { key: "etcdLeaseTtl", flag: "--etcd-lease-ttl <seconds>", env: "CONEY_ETCD_LEASE_TTL", kind: "int", help: "etcd lease lifetime: about the failover time" },
   { key: "loadDefinitions", flag: "--load-definitions <file>", env: "CONEY_LOAD_DEFINITIONS", kind: "nullable-string", help: "RabbitMQ definitions file imported at boot" },
   { key: "oauthResourceServerId", flag: "--oauth-resource-server-id <id>", env: "CONEY_OAUTH_RESOURCE_SERVER_ID", kind: "nullable-string", help: "OAuth 2.0 resource server id (turns on bearer tokens)" },
   { key: "oauthKeyFiles", flag: "--oauth-key-files <kid=file,...>", env: "CONEY_OAUTH_KEY_FILES", kind: "list", help: "OAuth 2.0 PEM public keys or JWKS files, each with a key id" },
@@ -57,6 +66,8 @@ function parse(kind: Kind, raw: string, name: string): unknown {
       if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${name}: '${raw}' is not a port number`);
       return n;
     }
+    case "nullable-int":
+      return raw === "default" ? null : parse("int", raw, name);
     case "int": {
       const n = Number(raw);
       if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${name}: '${raw}' is not a non-negative integer`);
@@ -83,9 +94,19 @@ function parse(kind: Kind, raw: string, name: string): unknown {
 
 /** Parses argv and env into a complete configuration; throws with a readable message on bad input. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig {
+  return loadConfigWithWarnings(argv, env).config;
+}
+
+export interface LoadedConfig {
+  readonly config: ConeyConfig;
+  /** rabbitmq.conf keys Coney does not support (ignored); the broker names them in one warning. */
+  readonly unsupported: string[];
+}
+
+export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): LoadedConfig {
   const program = new Command("coney")
     .description("Coney: an AMQP 0-9-1 message broker with RabbitMQ's management API")
-    .option("--config <file>", "JSON configuration file (keys as in the README)")
+    .option("--config <file>", "configuration file: JSON (keys as in the README) or RabbitMQ's rabbitmq.conf format")
     .exitOverride();
   // Flags are parsed after commander has collected them (its option parsers cannot yield null).
   for (const s of SETTINGS) program.option(s.flag, `${s.help} [env ${s.env}]`);
@@ -94,12 +115,26 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
 
   const config: Record<string, unknown> = { ...defaultConfig() };
   const file = (flags["config"] as string | undefined) ?? env["CONEY_CONFIG"];
+  let unsupported: string[] = [];
   if (file) {
-    const fromFile = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(fromFile)) {
-      if (!(k in config)) throw new Error(`config file ${file}: unknown setting '${k}'`);
-      config[k] = v;
+    const text = readFileSync(file, "utf8");
+    if (isRabbitConf(file, text)) {
+      try {
+        const conf = readRabbitConf(text, defaultConfig());
+        Object.assign(config, conf.settings);
+        unsupported = conf.unsupported;
+      } catch (err) {
+        if (err instanceof RabbitConfError) throw new ConfigError(`config file ${file}: ${err.message}`);
+        throw err;
+      }
+    } else {
+      const fromFile = JSON.parse(text) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(fromFile)) {
+        if (!(k in config) || k === "configFile") throw new Error(`config file ${file}: unknown setting '${k}'`);
+        config[k] = v;
+      }
     }
+    config["configFile"] = file;
   }
   for (const s of SETTINGS) {
     const raw = env[s.env];
@@ -109,5 +144,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConeyConfig 
     const raw = flags[s.key];
     if (typeof raw === "string") config[s.key] = parse(s.kind, raw, s.flag.split(" ")[0]!);
   }
-  return config as unknown as ConeyConfig;
+  const result = config as unknown as ConeyConfig;
+  // The lease's last second is kept back from confirming (etcd-session.ts): a shorter lease could never confirm.
+  if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
+  return { config: result, unsupported };
 }

@@ -1,7 +1,8 @@
 /**
  * The management HTTP API server (Fastify): JSON in and out under /api, RabbitMQ's 404 body for
- * unknown paths, one error mapping, and the resource route files.
+ * unknown paths, one error mapping, the resource route files, and the web UI's static files at /.
  */
+import type { ClusterView } from "../cluster/cluster-view.js";
 import Fastify from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
@@ -17,6 +18,9 @@ import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { RateSampler } from "./rate-sampler.js";
 import { collectBroker } from "./rate-sources.js";
+import { NODE_GAUGES_KEY, nodeGauges } from "./node-record.js";
+import { registerAuth } from "./routes/auth.js";
+import { registerFeatureFlags } from "./routes/feature-flags.js";
 import { registerBindings } from "./routes/bindings.js";
 import { registerConnections } from "./routes/connections.js";
 import { registerDefinitions } from "./routes/definitions.js";
@@ -32,6 +36,7 @@ import { registerVhosts } from "./routes/vhosts.js";
 import { registerTopicPermissions } from "./routes/topic-permissions.js";
 import { registerUserLimits } from "./routes/user-limits.js";
 import { registerNodeOperations } from "./routes/node-operations.js";
+import { registerUi } from "../ui/serve-ui.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -42,6 +47,8 @@ export interface HttpOptions {
   readonly port: number;
   readonly bind: string;
   readonly config: ConeyConfig;
+  /** A cluster's members for /api/nodes; null on a single node. */
+  readonly cluster: ClusterView | null;
   readonly amqpPort: number;
   readonly tokens: TokenVerifier | null;
   readonly alarms: ResourceAlarms;
@@ -96,12 +103,17 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   });
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: "Object Not Found", reason: "Not Found" }));
 
-  const node = opts.config.clusterName;
-  const rates = new RateSampler(collectBroker(broker));
+  const node = opts.config.nodeName;
+  const collect = collectBroker(broker);
+  const rates = new RateSampler((visit) => {
+    collect(visit);
+    visit(NODE_GAUGES_KEY, nodeGauges(broker, opts.alarms));
+  });
   rates.start();
   const ctx: RouteContext = {
     broker,
     config: opts.config,
+    cluster: opts.cluster,
     node,
     listeners: [{ protocol: "amqp", port: opts.amqpPort }, ...opts.listeners],
     rates,
@@ -109,9 +121,11 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
   };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations]) {
     register(app, ctx);
   }
+  // The web UI: static files at / that use only this API.
+  await registerUi(app);
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;

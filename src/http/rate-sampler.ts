@@ -17,9 +17,23 @@ interface Sample {
 
 export type Collect = (visit: (key: string, counters: Counters) => void) => void;
 
+/** How records ask for rates: the sampler itself, or its view that adds chart samples. */
+export interface RateView {
+  withRates(key: string, counters: Counters): CountersWithRates;
+  addRates<T extends Record<string, unknown>>(target: T, key: string, counters: Counters): T;
+  /** This view with chart samples added to every `_details`. */
+  withSamples(): RateView;
+}
+
+/** One point of a chart: RabbitMQ's `{sample, timestamp}` (milliseconds since the epoch). */
+interface ChartPoint {
+  sample: number;
+  timestamp: number;
+}
+
 export const SAMPLE_INTERVAL_MS = 5000;
 
-export class RateSampler {
+export class RateSampler implements RateView {
   private older = new Map<string, Sample>();
   private newer = new Map<string, Sample>();
   private lastTick: number | null = null;
@@ -65,6 +79,25 @@ export class RateSampler {
 
   /** `withRates` written into `target` (a record being built), which it returns. */
   addRates<T extends Record<string, unknown>>(target: T, key: string, counters: Counters): T {
+    return this.fill(target, key, counters, false);
+  }
+
+  /**
+   * The view a request with RabbitMQ's chart parameters (`lengths_age`, `msg_rates_age`, …) gets:
+   * each `_details` also carries `samples` (the live value and the two samples kept, newest
+   * first), `avg` and `avg_rate` over them. Only the last 5–10 s are kept, so that is what the
+   * samples cover whatever age was asked (README, "Rates and charts").
+   */
+  withSamples(): RateView {
+    const view: RateView = {
+      withRates: (key, counters) => this.fill({}, key, counters, true),
+      addRates: (target, key, counters) => this.fill(target, key, counters, true),
+      withSamples: () => view,
+    };
+    return view;
+  }
+
+  private fill<T extends Record<string, unknown>>(target: T, key: string, counters: Counters, samples: boolean): T {
     const base = this.older.get(key) ?? this.newer.get(key);
     const now = this.now();
     const since = base?.t ?? this.lastTick ?? now;
@@ -74,9 +107,27 @@ export class RateSampler {
       const value = counters[field]!;
       out[field] = value;
       const delta = value - (base?.counters[field] ?? 0);
-      out[this.detailsKey(field)] = { rate: seconds > 0 ? round(delta / seconds) : 0 };
+      const rate = seconds > 0 ? round(delta / seconds) : 0;
+      out[this.detailsKey(field)] = samples ? this.chart(key, field, value, now, rate) : { rate };
     }
     return target;
+  }
+
+  private chart(key: string, field: string, value: number, now: number, rate: number): Record<string, unknown> {
+    const points: ChartPoint[] = [{ sample: value, timestamp: now }];
+    for (const s of [this.newer.get(key), this.older.get(key)]) {
+      const v = s?.counters[field];
+      if (s && v !== undefined && s.t < points[points.length - 1]!.timestamp) points.push({ sample: v, timestamp: s.t });
+    }
+    const first = points[0]!;
+    const last = points[points.length - 1]!;
+    const span = (first.timestamp - last.timestamp) / 1000;
+    return {
+      rate,
+      samples: points,
+      avg: round(points.reduce((n, p) => n + p.sample, 0) / points.length),
+      avg_rate: span > 0 ? round((first.sample - last.sample) / span) : 0,
+    };
   }
 
   private detailsKey(field: string): string {

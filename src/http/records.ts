@@ -12,12 +12,23 @@ import type { Queue } from "../broker/queue/queue.js";
 import { NO_POLICY, type AppliedPolicy } from "../broker/policies.js";
 import type { VHost } from "../broker/vhost.js";
 import { propertiesKey } from "./properties-key.js";
-import type { Counters, RateSampler } from "./rate-sampler.js";
+import type { Counters, RateView } from "./rate-sampler.js";
 
 /** What every record needs besides its object: the node name, and the rates of its counters. */
 export interface RecordContext {
   readonly node: string;
-  readonly rates: RateSampler;
+  readonly rates: RateView;
+}
+
+/** RabbitMQ's chart parameters: a request with any of them gets samples with its rates. */
+const CHART_PARAMS = ["lengths_age", "msg_rates_age", "data_rates_age", "node_stats_age"];
+
+/**
+ * The context a one-object request builds its record with: with samples when the UI asks for
+ * charts (RabbitMQ adds them only then; a list of 10,000 queues never carries them).
+ */
+export function chartContext<C extends RecordContext>(base: C, query: Record<string, string | undefined>): C {
+  return CHART_PARAMS.some((p) => query[p] !== undefined) ? { ...base, rates: base.rates.withSamples() } : base;
 }
 
 // Counter groups: each is both rendered with `_details` rates and sampled by the rate sampler
@@ -83,7 +94,7 @@ export function connectionCounters(c: ConnectionInfo): Counters {
 }
 
 export function channelMessageStats(ch: ChannelInfo): Counters {
-  return { ...deliveryStats(ch.stats), confirm: ch.stats.confirm, return_unroutable: ch.stats.returnUnroutable };
+  return { ...deliveryStats(ch.stats), confirm: ch.stats.confirm, return_unroutable: ch.stats.returnUnroutable, drop_unroutable: ch.stats.dropUnroutable };
 }
 
 /**
@@ -242,6 +253,19 @@ export function connectionRecord(c: ConnectionInfo, rc: RecordContext): Record<s
     timeout: c.heartbeat,
     channels: c.channels.length,
     client_properties: c.clientProperties,
+    ...(c.tlsSession
+      ? {
+          ssl_protocol: c.tlsSession.protocol,
+          ssl_key_exchange: c.tlsSession.keyExchange,
+          ssl_cipher: c.tlsSession.cipher,
+          ssl_hash: c.tlsSession.hash,
+          peer_cert_issuer: c.tlsSession.peerCertIssuer,
+          peer_cert_subject: c.tlsSession.peerCertSubject,
+          peer_cert_validity: c.tlsSession.peerCertValidity,
+        }
+      : {}),
+    // RabbitMQ's name for the client's own connection name (client property connection_name).
+    ...(typeof c.clientProperties["connection_name"] === "string" ? { user_provided_name: c.clientProperties["connection_name"] } : {}),
     ...rc.rates.withRates(rateKey.connection(c), connectionCounters(c)),
   };
 }
@@ -264,6 +288,8 @@ export function channelRecord(ch: ChannelInfo, rc: RecordContext): Record<string
     acks_uncommitted: ch.acksUncommitted,
     confirm: ch.confirm,
     transactional: ch.transactional,
+    // Quorum-queue commands the channel awaits: a single node applies them as they arrive.
+    pending_raft_commands: 0,
     message_stats: rc.rates.withRates(rateKey.channelStats(ch), channelMessageStats(ch)),
   };
 }

@@ -3,6 +3,7 @@
  * answers 405 with an `Allow` header (RabbitMQ's cowboy_rest behaviour). Handlers receive the
  * authenticated caller; errors become catalogue answers in one place.
  */
+import type { ClusterView } from "../cluster/cluster-view.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
@@ -10,7 +11,7 @@ import type { Caller, RequestLogins } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
-import type { RateSampler } from "./rate-sampler.js";
+import type { RateView } from "./rate-sampler.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
 
@@ -18,6 +19,8 @@ export interface RouteContext {
   readonly broker: Broker;
   readonly config: ConeyConfig;
   readonly node: string;
+  /** A cluster's members for /api/nodes; null on a single node. */
+  readonly cluster: ClusterView | null;
   readonly listeners: ReadonlyArray<{ protocol: string; port: number }>;
   /** Certificates of the TLS listeners, for the certificate-expiration health check. */
   readonly certificates: readonly ListenerCertificate[];
@@ -25,7 +28,7 @@ export interface RouteContext {
   readonly alarms: ResourceAlarms;
   /** Each request's login (with OAuth 2.0 tokens and failed-login throttling), shared with the request-rate limit. */
   readonly logins: RequestLogins;
-  readonly rates: RateSampler;
+  readonly rates: RateView;
 }
 
 export interface Request {

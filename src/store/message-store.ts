@@ -10,6 +10,11 @@
  * A batch of only deaths/deliveries is written without fsync (losing it in a crash can only cause
  * redelivery, which AMQP allows); close() syncs everything.
  *
+ * Write failures (a full disk, an I/O error): see writeFailed(). Every record not yet synced is
+ * given up as one: its segment is cut back and takes no more records, the queues drop those
+ * entries (through `lostRecords`, so the publish is enqueued nowhere) and every waiting publisher
+ * is nacked. Nothing is done per record on the success path.
+ *
  * Space: a segment whose records are all dead is deleted (with its side file) once it is no
  * longer the one being appended to; mostly-dead ones are compacted online (online-compaction.ts,
  * every `compactEveryMs`) and at boot (store-recovery.ts).
@@ -21,15 +26,17 @@ import { PriorityQueueLog } from "./priority-queue-log.js";
 import { mkdirSync } from "node:fs";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
 import { createMessage, type Message } from "../broker/message.js";
-import type { QueueJournal, SyncWaiter } from "../broker/queue/queue-journal.js";
+import type { LostRecordsHandler, QueueJournal, SyncWaiter } from "../broker/queue/queue-journal.js";
 import type { Logger } from "../logging/logger.js";
 import { encodeRecordHead, queueKey } from "./message-record.js";
 import { recordRef, refOffset, refSegment } from "./record-ref.js";
-import { DELIVERED_BIT, SEGMENT_MAGIC, Segment } from "./segment.js";
+import { DELIVERED_BIT, MarksNotWritten, SEGMENT_MAGIC, Segment } from "./segment.js";
 import { SegmentReader } from "./segment-reader.js";
 import { compactSegments } from "./online-compaction.js";
 import { writeCleanShutdownMarker } from "./clean-shutdown.js";
+import { FaultPoints, type FaultPointName } from "./fault-points.js";
 import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
+import type { StoreReplica } from "./store-replica.js";
 
 export interface MessageStoreOptions {
   readonly dir: string;
@@ -53,13 +60,20 @@ export class MessageStore implements QueueJournal, LogStore {
   /** Each durable queue's log by its key "vhost\0name" (recovery finds queues here). */
   readonly logs = new Map<string, StoredQueueLog | PriorityQueueLog>();
   appends = 0;
-  /** Runs right before each fsync batch: the definitions a confirmed message depends on go first. */
-  beforeSync: (() => void) | null = null;
+  /**
+   * Runs right before each fsync batch: the definitions a confirmed message depends on go first.
+   * False (they could not be saved) fails the batch: its messages would outlive their queues.
+   */
+  beforeSync: (() => boolean) | null = null;
+  /** Told which records a failed write lost (the broker drops their entries everywhere). */
+  lostRecords: LostRecordsHandler | null = null;
+  /** A cluster leader's replication (store-replica.ts); null on a single node, so group commit costs what it did. */
+  replica: StoreReplica | null = null;
   readonly segments = new Map<number, Segment>();
   /** Next store-wide record sequence (see message-record.ts). */
   nextStoreSeq = 1;
   nextSegmentId = 1;
-  readonly stats = { flushes: 0, syncs: 0, records: 0, segmentsDeleted: 0, segmentsCompacted: 0 };
+  readonly stats = { flushes: 0, syncs: 0, records: 0, segmentsDeleted: 0, segmentsCompacted: 0, writeFailures: 0, recordsLost: 0 };
 
   private current: Segment | null = null;
   private readonly dirty = new Set<Segment>();
@@ -69,6 +83,8 @@ export class MessageStore implements QueueJournal, LogStore {
   private tokens: number[] = [];
   private scheduled = false;
   private flushing: Promise<void> | null = null;
+  /** The last flush wrote everything it had, records and marks (close() relies on it). */
+  private lastFlushWhole = true;
   private closing = false;
   private closed = false;
   /** Flush batches started; records appended now travel in batch `batchesStarted + 1`. */
@@ -76,6 +92,8 @@ export class MessageStore implements QueueJournal, LogStore {
   private readonly flushWatchers = new Set<StoredQueueLog>();
   readonly reader = new SegmentReader();
   private readonly compactTimer: NodeJS.Timeout | null;
+  /** Crash-test hook (fault-points.ts); null in normal runs. */
+  private readonly faults = FaultPoints.fromEnv();
 
   constructor(options: MessageStoreOptions) {
     this.dir = options.dir;
@@ -179,14 +197,43 @@ export class MessageStore implements QueueJournal, LogStore {
     this.touch(seg);
   }
 
-  /** Writes buffered records now without fsync (compaction copies must be readable at once; the next flush syncs them). */
+  /** Writes buffered records now without fsync (recovery's compaction copies must be readable at once; the next flush syncs them). */
   writePendingSync(): void {
-    for (const seg of this.dirty) seg.writeSync();
+    for (const seg of this.dirty) seg.writeSync(false, this.replica);
+  }
+
+  /**
+   * Writes and fsyncs buffered records now (online compaction: its copies must be safe before the
+   * originals' refs move). False when the write failed (handled as in writeFailed()).
+   */
+  syncPendingNow(): boolean {
+    try {
+      for (const seg of this.dirty) seg.writeSync(true, this.replica);
+      return true;
+    } catch (err) {
+      this.writeFailed(err);
+      const waiters = this.waiters;
+      const tokens = this.tokens;
+      this.waiters = [];
+      this.tokens = [];
+      for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, false);
+      return false;
+    }
+  }
+
+  /** A group commit is on disk (online compaction waits: its synchronous writes must not interleave). */
+  get isFlushing(): boolean {
+    return this.flushing !== null;
   }
 
   /** Online compaction (see online-compaction.ts); returns how many segments were compacted. */
   compact(below = 0.5, maxSegments = 4): number {
     return compactSegments(this, below, maxSegments);
+  }
+
+  /** A named step of the store's life (fault-points.ts): a crash test may die here. */
+  faultPoint(name: FaultPointName): void {
+    if (this.faults !== null) this.faults.reached(name);
   }
 
   get currentSegment(): Segment | null {
@@ -221,7 +268,14 @@ export class MessageStore implements QueueJournal, LogStore {
     await this.flushNow();
     this.closed = true;
     for (const seg of this.segments.values()) seg.closeFiles();
-    writeCleanShutdownMarker(this.dir);
+    // The marker vouches that every mark is on disk: not after a final flush that lost some.
+    if (this.lastFlushWhole) {
+      try {
+        writeCleanShutdownMarker(this.dir);
+      } catch (err) {
+        this.logger.warn("message store: the clean-shutdown marker could not be written; messages come back marked redelivered", { err });
+      }
+    }
     this.reader.closeAll();
   }
 
@@ -233,6 +287,7 @@ export class MessageStore implements QueueJournal, LogStore {
       this.segments.set(seg.id, seg);
       this.current = seg;
       this.touch(seg);
+      this.faultPoint("segment-rolled");
     }
     return seg;
   }
@@ -270,24 +325,85 @@ export class MessageStore implements QueueJournal, LogStore {
     const batch = ++this.batchesStarted;
     let sync = this.closing || waiters.length > 0;
     for (const s of segs) if (s.hasPendingData) sync = true;
-    let ok = true;
-    try {
-      if (sync && this.beforeSync) this.beforeSync();
-      this.stats.flushes++;
-      if (sync) this.stats.syncs++;
-      await Promise.all(segs.map((s) => s.write(sync)));
-    } catch (err) {
-      ok = false;
-      this.logger.error("message store write failed; unconfirmed messages are nacked", { err });
+    const replica = this.replica;
+    let failure: unknown = null;
+    let marksLost = false;
+    if (sync && this.beforeSync && !this.beforeSync()) failure = new Error("the definitions could not be saved");
+    this.stats.flushes++;
+    if (sync) this.stats.syncs++;
+    if (failure !== null) {
+      // Nothing was written: side-file marks wait for the next flush.
+      for (const s of segs) if (s.hasPending) this.dirty.add(s);
+    } else {
+      // allSettled: a failed segment must not be cut back while another's write is still running.
+      const writes = segs.map((s) => s.write(sync, replica));
+      // Followers get the batch's end before the local fsync starts: both disks work at once.
+      replica?.batchEnd(batch, sync);
+      for (const r of await Promise.allSettled(writes)) {
+        if (r.status === "fulfilled") continue;
+        if (r.reason instanceof MarksNotWritten) {
+          marksLost = true;
+          this.logger.warn(r.reason.message, { err: r.reason.cause });
+        } else {
+          failure = r.reason;
+        }
+      }
+    }
+    const ok = failure === null;
+    this.lastFlushWhole = ok && !marksLost;
+    if (ok && sync) this.faultPoint("commit-synced");
+    if (!ok) {
+      this.writeFailed(failure);
+      // Records appended while this batch was on disk were given up too: their publishers are nacked now.
+      waiters.push(...this.waiters);
+      tokens.push(...this.tokens);
+      this.waiters = [];
+      this.tokens = [];
+      // Followers already hold bytes given up here: this node may no longer lead (docs/CLUSTERING.md).
+      replica?.writeFailed();
+    }
+    // The confirm rule of docs/CLUSTERING.md: on the leader's disk and on enough followers'.
+    let tell = true;
+    if (replica !== null) {
+      replica.batchWritten(batch);
+      if (ok && waiters.length > 0) tell = await replica.replicated(batch);
     }
     for (const s of segs) if (s !== this.current) s.closeData();
-    for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+    if (tell) for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
     for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
     if (ok && this.retiring.length > 0) {
       for (const r of this.retiring) if (r.afterBatch <= batch) this.reclaimable.add(r.seg);
       this.retiring = this.retiring.filter((r) => r.afterBatch > batch);
     }
     this.reclaim();
+  }
+
+  /**
+   * A write failed (ENOSPC, EIO, or the definitions could not be saved first). Every record not yet
+   * synced, in any segment, is given up: the segment is cut back to its synced end and appends go
+   * to a new one (refs into the lost part are never reused, so no stale mark can hit a new
+   * record); each queue's paged tail drops the lost refs; then `lostRecords` lets the broker drop
+   * every in-memory entry of those messages, in every queue the publish reached. The caller nacks
+   * every waiting publisher. Confirmed messages are untouched: they were synced.
+   */
+  private writeFailed(err: unknown): void {
+    this.stats.writeFailures++;
+    let lostSegments = 0;
+    for (const seg of this.segments.values()) {
+      if (!seg.writable || seg.size <= seg.syncedSize) continue;
+      seg.abandonUnsynced();
+      lostSegments++;
+      if (seg === this.current) this.current = null;
+    }
+    this.logger.error("message store write failed; unsynced messages are dropped and their publishers nacked", { err, segments: lostSegments });
+    if (lostSegments === 0) return;
+    const isLost = (ref: number): boolean => refOffset(ref) >= (this.segments.get(refSegment(ref))?.lostFrom ?? Infinity);
+    const lost = new Set<Message>();
+    for (const log of this.logs.values()) log.dropLost(isLost, lost);
+    const before = this.stats.recordsLost;
+    this.lostRecords?.(isLost, lost);
+    this.stats.recordsLost = before + lost.size;
+    for (const seg of this.segments.values()) if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
   }
 
   /** Deletes segments whose records are all dead (never the one being appended to). */
@@ -303,6 +419,7 @@ export class MessageStore implements QueueJournal, LogStore {
       this.segments.delete(seg.id);
       this.reader.forget(seg.id);
       seg.destroy();
+      this.replica?.segmentDeleted(seg.id);
       this.stats.segmentsDeleted++;
       this.logger.debug("message store segment deleted", { segment: seg.id });
     }

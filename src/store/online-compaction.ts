@@ -5,6 +5,11 @@
  * be copied to the current segment and the tails pointed at the copies; the old segment is
  * deleted once a flush has synced the copies (MessageStore.retire). Segments with a survivor in
  * memory wait until it is consumed, or for compaction at the next boot (store-recovery.ts).
+ *
+ * Faults: the copies are written and fsynced before any tail moves to them, so a full disk or a
+ * crash mid-way leaves every ref on the old, intact segment (a crash after the copies leaves both;
+ * the next boot keeps one). It never runs while a group commit is on disk: its synchronous writes
+ * must not land in the file before that commit's.
  */
 import type { RefFifo } from "./ref-fifo.js";
 import type { MessageStore } from "./message-store.js";
@@ -18,6 +23,7 @@ interface Candidate {
 
 /** At most `maxSegments` per call: compaction reads and writes synchronously, on the event loop. */
 export function compactSegments(store: MessageStore, below: number, maxSegments: number): number {
+  if (store.isFlushing) return 0;
   const candidates = new Map<number, Candidate>();
   for (const seg of store.segments.values()) {
     if (seg !== store.currentSegment && seg.live > 0 && !seg.hasPendingData && seg.live < below * seg.records) candidates.set(seg.id, { seg, found: 0 });
@@ -39,10 +45,21 @@ export function compactSegments(store: MessageStore, below: number, maxSegments:
     return 0;
   });
   if (candidates.size === 0) return 0;
-  forEachTailRef(store, candidates, (c, ref, delivered) => store.appendRaw(store.reader.readWithRaw(c.seg.id, c.seg.path, refOffset(ref))!.raw, delivered));
-  // The copies must be readable from their file at once (paging reads files); the next flush
-  // syncs them, and only then are the old segments deleted.
-  store.writePendingSync();
+  const copies: number[] = [];
+  forEachTailRef(store, candidates, (c, ref, delivered) => {
+    copies.push(store.appendRaw(store.reader.readWithRaw(c.seg.id, c.seg.path, refOffset(ref))!.raw, delivered));
+    return 0;
+  });
+  // The copies must be readable from their file at once (paging reads files) and safe before the
+  // refs move; the old segments are deleted after a later flush.
+  if (!store.syncPendingNow()) {
+    // The copies were given up with the segment they were in; nothing refers to them.
+    for (const ref of copies) store.markDead(ref);
+    return 0;
+  }
+  store.faultPoint("compaction-synced");
+  let i = 0;
+  forEachTailRef(store, candidates, () => copies[i++]!);
   for (const c of candidates.values()) store.retire(c.seg);
   store.stats.segmentsCompacted += candidates.size;
   store.logger.debug("message store segments compacted", { segments: candidates.size });

@@ -105,6 +105,15 @@ export class PriorityQueueLog implements QueueLog {
     this.release(this);
   }
 
+  /** A failed write lost some records (see StoredQueueLog.dropLost). */
+  dropLost(isLost: (ref: number) => boolean, into: Set<Message>): void {
+    for (const l of this.levels) {
+      const before = l.pagedCount;
+      l.dropLost(isLost, into);
+      this.paged -= before - l.pagedCount;
+    }
+  }
+
   /** Recovery: a record goes back to the tail of its priority's level. */
   restorePaged(ref: number, delivered: boolean, bodyBytes: number, priority = 0): void {
     this.levelOf(priority).restorePaged(ref, delivered, bodyBytes);

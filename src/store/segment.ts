@@ -9,8 +9,16 @@
  * Writes are buffered here (pieces of records, never copied) and written by the store's group
  * commit; `live` counts the records not yet dead.
  */
-import { closeSync, fdatasync, ftruncateSync, openSync, rmSync, writev, writevSync, type PathLike } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, rmSync, writev, writevSync, type PathLike } from "node:fs";
+
+/** Side-file marks could not be written (they stay buffered for the next write); the records are safe. */
+export class MarksNotWritten extends Error {
+  constructor(override readonly cause: unknown) {
+    super("message store: deaths and deliveries could not be written; kept for the next write");
+  }
+}
 import { join } from "node:path";
+import type { SegmentTap } from "./store-replica.js";
 
 export const SEGMENT_MAGIC = Buffer.from("CONEYMS1", "latin1");
 export const DELIVERED_BIT = 0x80000000;
@@ -27,6 +35,17 @@ export class Segment {
   live = 0;
   /** Records ever stored here (live or dead): live / records is what compaction looks at. */
   records = 0;
+  /**
+   * Bytes of the data file written and fsynced. After a failed write (a full disk) everything past
+   * it is given up: `lostFrom` is set there and the segment takes no more records (see
+   * MessageStore.writeFailed). Infinity = nothing lost.
+   */
+  syncedSize: number;
+  lostFrom = Infinity;
+  /** Bytes of the side file known written, where a failed mark write is cut back to. */
+  private ackBytes = 0;
+  /** The side file could not be cut back after a failed write: later marks would be misaligned, so none are written. */
+  private acksBroken = false;
   private dataFd: number | null = null;
   private ackFd: number | null = null;
   private pending: Buffer[] = [];
@@ -39,6 +58,7 @@ export class Segment {
     this.path = join(dir, segmentFileName(id, "seg"));
     this.ackPath = join(dir, segmentFileName(id, "acks"));
     this.size = size;
+    this.syncedSize = size;
     if (writable) {
       this.dataFd = openSync(this.path, "a", 0o600);
       if (size === 0) this.append(SEGMENT_MAGIC);
@@ -49,6 +69,7 @@ export class Segment {
   openAcks(validBytes: number): void {
     this.ackFd = openSync(this.ackPath, "a", 0o600);
     ftruncateSync(this.ackFd, validBytes);
+    this.ackBytes = validBytes;
   }
 
   get hasPending(): boolean {
@@ -76,9 +97,16 @@ export class Segment {
     this.ackLen += 4;
   }
 
-  /** Writes what is buffered (records first, then marks) and, when `sync`, fdatasyncs both files. */
-  async write(sync: boolean): Promise<void> {
+  /**
+   * Writes what is buffered (records first, then marks) and, when `sync`, fdatasyncs both files.
+   * A failed record write rejects with the error (the store gives up every unsynced record); a
+   * failed mark write cuts the side file back, keeps the marks for the next write and rejects
+   * with MarksNotWritten (marks are sets of offsets: their order does not matter).
+   * `tap` (a cluster leader's replication) is shown the same pieces before the first await.
+   */
+  async write(sync: boolean, tap: SegmentTap | null = null): Promise<void> {
     const data = this.pending;
+    const end = this.size;
     this.pending = [];
     let acks: Buffer | null = null;
     if (this.ackLen > 0) {
@@ -86,28 +114,79 @@ export class Segment {
       this.acks = Buffer.allocUnsafe(Math.max(4096, this.acks.length));
       this.ackLen = 0;
     }
+    if (tap !== null && (data.length > 0 || acks !== null)) tap.segmentWrite(this.id, data, acks);
     if (data.length > 0) await writeAll(this.dataFd!, data);
     if ((data.length > 0 || this.unsynced) && sync) {
       this.unsynced = false;
       await datasync(this.dataFd!);
+      this.syncedSize = end;
     }
-    if (acks) {
-      this.ackFd ??= openSync(this.ackPath, "a", 0o600);
-      await writeAll(this.ackFd, [acks]);
-      if (sync) await datasync(this.ackFd);
+    if (acks && !this.acksBroken) {
+      try {
+        this.ackFd ??= openSync(this.ackPath, "a", 0o600);
+        await writeAll(this.ackFd, [acks]);
+        if (sync) await datasync(this.ackFd);
+        this.ackBytes += acks.length;
+      } catch (err) {
+        this.cutAcks();
+        for (let p = 0; p < acks.length; p += 4) this.mark(acks.readUInt32LE(p));
+        throw new MarksNotWritten(err);
+      }
     }
   }
 
-  /** Writes buffered records synchronously, without fsync (recovery only; side-file marks stay buffered). */
-  writeSync(): void {
-    if (this.pending.length === 0) return;
-    const data = this.pending;
+  /**
+   * A write failed: records not yet synced are given up (the store undoes them in the queues and
+   * nacks their publishers), the data file is cut back to its synced end so no torn record stays
+   * in it, and the segment takes no more records (refs into it must never be reused).
+   */
+  abandonUnsynced(): void {
     this.pending = [];
+    this.unsynced = false;
+    this.lostFrom = this.syncedSize;
+    this.size = this.syncedSize;
+    if (this.dataFd !== null) {
+      try {
+        ftruncateSync(this.dataFd, this.syncedSize);
+      } catch {
+        // Recovery skips a torn tail anyway; cutting it back is tidiness, not safety.
+      }
+    }
+  }
+
+  private cutAcks(): void {
+    if (this.ackFd === null) return;
+    try {
+      ftruncateSync(this.ackFd, this.ackBytes);
+    } catch {
+      // Appending after a partial mark would shift every later one: write none (a lost death
+      // only means redelivery after a restart, which AMQP allows).
+      this.acksBroken = true;
+    }
+  }
+
+  /**
+   * Writes buffered records synchronously (recovery and online compaction; side-file marks stay
+   * buffered), fdatasynced when `sync`, which makes them as safe as a group commit's.
+   */
+  writeSync(sync = false, tap: SegmentTap | null = null): void {
+    if (this.pending.length === 0 && !(sync && this.unsynced)) return;
+    const data = this.pending;
+    const end = this.size;
+    this.pending = [];
+    if (tap !== null && data.length > 0) tap.segmentWrite(this.id, data, null);
     let total = 0;
     for (const b of data) total += b.length;
-    const written = writevSync(this.dataFd!, data);
-    if (written !== total) throw new Error(`short write: ${written} of ${total} bytes`);
+    if (total > 0) {
+      const written = writevSync(this.dataFd!, data);
+      if (written !== total) throw new Error(`short write: ${written} of ${total} bytes`);
+    }
     this.unsynced = true;
+    if (sync) {
+      fdatasyncSync(this.dataFd!);
+      this.unsynced = false;
+      this.syncedSize = end;
+    }
   }
 
   /** A segment no longer appended to keeps only its side file open (descriptors stay few). */

@@ -125,28 +125,28 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
       continue;
     }
     seg.openAcks(validBytes);
-    const copy = liveBytes < compactBelow * buf.length;
-    if (copy) {
+    // After an unclean stop a delivery's mark may not have reached the file (clean-shutdown.ts).
+    const wasDelivered = (offset: number): boolean => !clean || delivered.has(offset);
+    const copies = liveBytes < compactBelow * buf.length ? copyLive(store, seg.path, buf, live, wasDelivered) : null;
+    if (copies !== null) {
       retired.push(seg);
       report.compactedSegments++;
     } else {
       seg.live = live.length;
       seg.records = records;
     }
-    for (const l of live) {
-      // After an unclean stop a delivery's mark may not have reached the file (clean-shutdown.ts).
-      const wasDelivered = !clean || delivered.has(l.offset);
-      const ref = copy ? store.appendRaw(buf.subarray(l.offset, l.end), wasDelivered) : recordRef(seg.id, l.offset);
+    for (let i = 0; i < live.length; i++) {
+      const l = live[i]!;
+      const ref = copies !== null ? copies[i]! : recordRef(seg.id, l.offset);
+      const delivered = wasDelivered(l.offset);
       const q = l.q;
       if (l.rec.storeSeq <= q.lastSeq) q.sorted = false;
       q.lastSeq = l.rec.storeSeq;
       q.seqs.push(l.rec.storeSeq);
-      q.refs.push(wasDelivered ? -ref : ref);
+      q.refs.push(delivered ? -ref : ref);
       q.sizes.push(l.rec.body.length);
       q.priorities?.push(decodeBasicProperties(l.rec.properties).priority ?? 0);
     }
-    // Copies go to their file now, so no segment's bytes stay in memory past its turn.
-    if (copy) store.writePendingSync();
   }
 
   store.nextStoreSeq = maxSeq + 1;
@@ -175,6 +175,20 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
   for (const seg of retired) store.retire(seg);
   report.ms = Math.round(performance.now() - started);
   return report;
+}
+
+/**
+ * Copies a sparse segment's live records to the current segment and writes them now (so no
+ * segment's bytes stay in memory past its turn), fsynced: the original is deleted later. When
+ * they cannot be written (a full disk at boot) the copies are given up and null says to keep
+ * using the original: recovery never fails for want of space.
+ */
+function copyLive(store: MessageStore, file: string, buf: Buffer, live: ReadonlyArray<{ offset: number; end: number }>, wasDelivered: (offset: number) => boolean): number[] | null {
+  const copies = live.map((l) => store.appendRaw(buf.subarray(l.offset, l.end), wasDelivered(l.offset)));
+  if (store.syncPendingNow()) return copies;
+  for (const ref of copies) store.markDead(ref);
+  store.logger.warn("message store: a sparse segment could not be compacted at start (no space); it is kept as it is", { file });
+  return null;
 }
 
 /** The side file: dead offsets and delivered offsets; a torn last entry is ignored (and cut). */

@@ -171,6 +171,33 @@ export class StoredQueueLog implements QueueLog {
     return refs.length;
   }
 
+  /**
+   * A failed write lost some records (MessageStore.writeFailed): their refs leave the tail, and
+   * their messages (still held in `inFlight`: a lost record was never flushed) go into `into`.
+   */
+  dropLost(isLost: (ref: number) => boolean, into: Set<Message>): void {
+    if (this.inFlightHead === this.inFlight.length) return;
+    const refs = this.tail.drain();
+    const kept: Array<InFlight | undefined> = [];
+    const byRef = new Map<number, InFlight>();
+    for (let i = this.inFlightHead; i < this.inFlight.length; i++) byRef.set(this.inFlight[i]!.ref, this.inFlight[i]!);
+    for (const v of refs) {
+      const ref = Math.abs(v);
+      const f = byRef.get(ref);
+      if (f === undefined || !isLost(ref)) {
+        this.tail.push(v);
+        if (f !== undefined) kept.push(f);
+        continue;
+      }
+      into.add(f.message);
+      this.pagedBytes -= f.message.bodySize;
+      if (f.message.persistent) this.countPaged(-1, -f.message.bodySize);
+      this.store.markDead(ref);
+    }
+    this.inFlight = kept;
+    this.inFlightHead = 0;
+  }
+
   queueDeleted(): void {
     this.dropPaged();
     this.store.release(this);

@@ -108,12 +108,6 @@ export const DEVIATIONS: readonly Deviation[] = [
     reason: "cluster_state is keyed by node name, which differs between the recording node and Coney.",
   },
   {
-    where: "endpoints/overview, nodes, cluster name, extensions",
-    step: "GET /api/extensions",
-    kind: "missing-item",
-    reason: "RabbitMQ lists its plugins' management UI extensions (dispatcher.js of rabbitmq_management itself); Coney loads no UI plugins.",
-  },
-  {
     where: "definitions/*",
     kind: "missing-item",
     path: "global_parameters[]",
@@ -125,14 +119,28 @@ export const DEVIATIONS: readonly Deviation[] = [
     where: "*",
     step: "GET /api/{overview,nodes,connections,channels,consumers,vhosts/*/connections,vhosts/*/channels}*",
     kind: "missing-key",
-    reason: "Fields RabbitMQ 3.10's management UI reads (node churn counters and *_details rates, io/mnesia/gc counters, ssl_* and peer_cert_*, user_provided_name, channel idle_since…): being added on branch fidelity-ui; see docs/COMPATIBILITY.md.",
+    reason: "Erlang-only figures Coney leaves out (io/mnesia/gc/message-store counters and their rates, metrics_gc_queue_length, ra_open_file_metrics, reductions, garbage_collection; ssl_*/peer_cert_* and user_provided_name appear only for TLS connections and named clients, which the recording has none of): RabbitMQ's UI draws only what is present (README, \"The node record\").",
   },
   {
     where: "*",
     step: "GET /api/{queues,exchanges}/*",
     kind: "missing-key",
-    path: "*{incoming,outgoing,deliveries,consumer_details,owner_pid_details,backing_queue_status,recoverable_slaves}",
-    reason: "Per-queue and per-exchange detail the management UI reads: incoming/outgoing/deliveries/consumer_details/owner_pid_details being added on branch fidelity-ui; backing_queue_status and recoverable_slaves are Erlang classic-queue internals (mirrors).",
+    path: "*{incoming,outgoing,deliveries,consumer_details,backing_queue_status,recoverable_slaves}",
+    reason: "List records leave out what RabbitMQ sends only on one-object GETs of some queue types; recoverable_slaves names classic-queue mirrors, which a single node does not have.",
+  },
+  {
+    where: "*",
+    step: "GET /api/queues/*",
+    kind: "missing-key",
+    path: "*backing_queue_status.*",
+    reason: "backing_queue_status gives the mode and length only; RabbitMQ's q1–q4/delta split, sequence ids, target_ram_count and ingress/egress averages are Erlang classic-queue internals (no UI page reads them).",
+  },
+  {
+    where: "*",
+    step: "GET /api/{overview,nodes}*",
+    kind: ["missing-item", "extra-item"],
+    path: "*{applications,auth_mechanisms,enabled_plugins,contexts,sample_retention_policies}*",
+    reason: "The node's own lists: applications are Coney, its runtime dependencies and Node.js (not Erlang applications); auth_mechanisms the SASL mechanisms Coney offers; no plugins (all built in); one web context (no Prometheus plugin listener); no retained rate history ranges (two samples 5 s apart). README, \"The node record\".",
   },
 
   {
@@ -167,6 +175,15 @@ export const DEVIATIONS: readonly Deviation[] = [
     kind: "missing-item",
     path: "listeners[*]",
     reason: "RabbitMQ also lists its Erlang distribution listener (clustering) and the Prometheus plugin's (http/prometheus); Coney has no Erlang distribution, and its Prometheus endpoint is the metrics work of issue 17's siblings.",
+  },
+
+  {
+    where: "amqp-errors/exclusive queues of another connection",
+    step: "GET /api/queues/*/mine",
+    kind: "type",
+    path: "owner_pid_details",
+    when: (r) => JSON.stringify((http(r)?.body as { owner_pid_details?: unknown } | undefined)?.owner_pid_details) === "[]",
+    reason: "RabbitMQ 3.10 sends owner_pid_details as [] until its first statistics emission, then as {name, peer_host, peer_port}; Coney sends the object at once.",
   },
 
   // --- Erlang-only figures ---

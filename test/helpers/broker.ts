@@ -21,6 +21,8 @@ export async function startTestBroker(options: StartOptions = {}): Promise<TestB
   const running = await startBroker({
     amqpPort: 0,
     httpPort: 0,
+    // Tests that read metrics ask for port 0; the rest do not open the listener.
+    prometheusPort: null,
     bind: "127.0.0.1",
     logLevel: (process.env["CONEY_TEST_LOG"] as LogLevel | undefined) ?? "silent",
     ...options,

@@ -41,7 +41,12 @@ describe("TLS listeners", () => {
     const https = await httpsGet(broker.httpPort!, "/api/queues/%2F/over-tls", ca.pem(ca.caCert));
     assert.equal(https.status, 200);
     const conns = await httpsGet(broker.httpPort!, "/api/connections", ca.pem(ca.caCert));
-    assert.equal((conns.json as unknown as Array<{ ssl: boolean }>)[0]!.ssl, true);
+    const tlsConn = (conns.json as unknown as Array<Record<string, unknown>>)[0]!;
+    assert.equal(tlsConn["ssl"], true);
+    // What RabbitMQ's UI shows in a TLS connection's "SSL" section; no client certificate here.
+    assert.match(tlsConn["ssl_protocol"] as string, /^tlsv1\.[23]$/);
+    for (const k of ["ssl_key_exchange", "ssl_cipher", "ssl_hash"]) assert.ok((tlsConn[k] as string).length > 0, `${k}: ${String(tlsConn[k])}`);
+    assert.deepEqual([tlsConn["peer_cert_issuer"], tlsConn["peer_cert_subject"], tlsConn["peer_cert_validity"]], ["", "", ""]);
     await conn.close();
     const plain = await amqp.connect(broker.amqpUrl);
     await plain.close();

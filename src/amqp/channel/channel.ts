@@ -84,7 +84,7 @@ export class Channel implements SyncWaiter {
   /** The queue most recently declared on this channel: "" in queue names means it (AMQP 0-9-1). */
   lastQueue = "";
   replyConsumer: DirectReplyConsumer | null = null;
-  readonly stats = { publish: 0, confirm: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, returnUnroutable: 0 };
+  readonly stats = { publish: 0, confirm: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, returnUnroutable: 0, dropUnroutable: 0, getEmpty: 0 };
   readonly createdAt = Date.now();
 
   private content: PendingPublish | null = null;
@@ -224,6 +224,7 @@ export class Channel implements SyncWaiter {
       }
       const message = createMessage(c.exchange.name, c.routingKey, props, raw, body, Date.now());
       this.stats.publish++;
+      this.conn.broker.stats.messageSizes.observe(message.bodySize);
       if (this.tx) {
         this.tx.publishes.push({ exchange: c.exchange, message, mandatory: c.mandatory });
         return;
@@ -251,10 +252,12 @@ export class Channel implements SyncWaiter {
         this.stats.returnUnroutable++;
         broker.stats.returnUnroutable++;
       } else {
+        this.stats.dropUnroutable++;
         broker.stats.dropUnroutable++;
       }
     }
     if (this.confirm) {
+      broker.stats.receivedConfirm++;
       // A queue at its limit with overflow reject-publish(-dlx) refused it: the publisher gets a nack.
       // A persistent message stored for a durable queue is confirmed only once it is fsynced.
       if (outcome === PUBLISH_REFUSED) this.synced(seq, false);
@@ -297,7 +300,10 @@ export class Channel implements SyncWaiter {
       this.stats.deliverNoAck++;
       this.conn.broker.stats.deliverNoAck++;
     }
-    if (entry.redelivered) this.stats.redeliver++;
+    if (entry.redelivered) {
+      this.stats.redeliver++;
+      this.conn.broker.stats.redeliver++;
+    }
     this.vhost.stats.deliver++;
     const m = entry.message;
     const a = this.deliverArgs;

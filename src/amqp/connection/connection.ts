@@ -7,6 +7,7 @@
  * socket write per event-loop turn (flush on setImmediate), so many frames share one syscall.
  * Invariant: after a connection.close has been sent, only connection.close-ok/close are read.
  */
+import { tlsSessionInfo } from "../../tls/tls-session.js";
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
 import { PublishFlow } from "./publish-flow.js";
@@ -157,6 +158,7 @@ export class AmqpConnection implements ClientConnection {
       protocol: "AMQP 0-9-1",
       authMechanism: this.authMechanism,
       ssl: this.tls,
+      tlsSession: this.tls ? tlsSessionInfo(this.socket) : null,
       state: this.flow.paused && this.state === "running" ? "flow" : this.state,
       connectedAt: this.connectedAt,
       channelMax: this.tuning.channelMax,
@@ -331,12 +333,27 @@ export class AmqpConnection implements ClientConnection {
       },
       authenticate: (mechanism: string, username: string, password: string): string | Promise<string> => {
         const attempt = { mechanism, username, password, peerHost: this.peerHost, peerIsLoopback: this.isLoopback };
-        const result = logIn(this.broker, this.loginSettings, this.log, attempt);
-        return result instanceof Promise ? result.then((l) => this.loggedIn(l)) : this.loggedIn(result);
+        const stats = this.broker.stats;
+        stats.authAttempts++;
+        const failed = (err: unknown): never => {
+          stats.authFailed++;
+          throw err;
+        };
+        const succeeded = (l: LoggedIn): string => {
+          stats.authSucceeded++;
+          return this.loggedIn(l);
+        };
+        let result: LoggedIn | Promise<LoggedIn>;
+        try {
+          result = logIn(this.broker, this.loginSettings, this.log, attempt);
+        } catch (err) {
+          return failed(err);
+        }
+        return result instanceof Promise ? result.then(succeeded, failed) : succeeded(result);
       },
       openVhost: (vhost: string) => {
         this.state = "opening";
-        this.vhostRef = this.broker.admitConnection(this.permissions!, vhost, this.settings.maxConnections ?? 0);
+        this.vhostRef = this.broker.admitConnection(this.permissions!, vhost, this.nodeConnectionLimit());
         this.vhost = vhost;
       },
       tuned: (t: Tuning, clientProperties: FieldTable, mechanism: string) => {
@@ -433,11 +450,22 @@ export class AmqpConnection implements ClientConnection {
     if (!this.alarmBlocked && this.state !== "closed") (this.socket as Partial<Socket>).resume?.();
   }
 
+  /** The configured node limit, lowered to the socket limit the descriptor limit allows (ResourceAlarms.socketLimit); 0 = none. */
+  private nodeConnectionLimit(): number {
+    const configured = this.settings.maxConnections ?? 0;
+    const sockets = this.settings.alarms?.socketLimit ?? Infinity;
+    if (sockets === Infinity) return configured;
+    const bySockets = Math.max(1, sockets);
+    return configured > 0 ? Math.min(configured, bySockets) : bySockets;
+  }
+
   // ------------------------------------------------------------ heartbeats
 
   /**
    * Heartbeats (AMQP 0-9-1 §4.2.7): we send one when we have been silent for half the
-   * interval, and close the connection when the peer has been silent for two intervals.
+   * interval, and close the connection when the peer has been silent for two intervals. The
+   * check runs every quarter interval, so a vanished peer (a frozen process, a half-open TCP
+   * connection) is closed at most a quarter interval after its two intervals of silence.
    */
   private startHeartbeats(): void {
     const hb = this.tuning.heartbeat;
@@ -457,7 +485,7 @@ export class AmqpConnection implements ClientConnection {
         this.out.endFrame(pos);
         this.flush();
       }
-    }, tickMs);
+    }, tickMs / 2);
     this.heartbeatTimer.unref();
   }
 

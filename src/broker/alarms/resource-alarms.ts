@@ -5,8 +5,12 @@
  * on, a connection that publishes is blocked (it sends connection.blocked and stops reading, see
  * AmqpConnection); when every alarm clears, each blocked connection is released.
  * No transport here: connections register themselves as Blockable.
+ *
+ * A write that fails for lack of space (a definitions save) raises the disk alarm too, whatever
+ * the free-space figure says (`--disk-free-limit 0`, or a disk filled faster than the poll): the
+ * writer reports `diskWriteFailed` and `diskWriteRecovered` once its retry succeeds.
  */
-import { statfsSync } from "node:fs";
+import { readdirSync, readFileSync, statfsSync } from "node:fs";
 import { totalmem } from "node:os";
 
 export interface AlarmLimits {
@@ -33,7 +37,13 @@ export interface ResourceProbe {
   rss(): number;
   totalMemory(): number;
   diskFree(dir: string): number;
+  /** The process's descriptor limit and how many it has open; null where unknown (no limit applied). */
+  fdLimit?(): number | null;
+  fdOpen?(): number | null;
 }
+
+/** Descriptors kept back from AMQP sockets for files and HTTP (see the header). */
+export const SOCKET_RESERVE_FDS = 32;
 
 export const processProbe: ResourceProbe = {
   rss: () => process.memoryUsage.rss(),
@@ -42,6 +52,21 @@ export const processProbe: ResourceProbe = {
     const s = statfsSync(dir);
     return s.bavail * s.bsize;
   },
+  fdLimit: () => {
+    try {
+      const m = /Max open files\s+(\d+)/.exec(readFileSync("/proc/self/limits", "utf8"));
+      return m ? Number(m[1]) : null;
+    } catch {
+      return null;
+    }
+  },
+  fdOpen: () => {
+    try {
+      return readdirSync("/proc/self/fd").length;
+    } catch {
+      return null;
+    }
+  },
 };
 
 export class ResourceAlarms {
@@ -49,6 +74,12 @@ export class ResourceAlarms {
   reason: string | null = null;
   private figuresNow: AlarmFigures;
   private readonly blocked = new Set<Blockable>();
+  /** Writers whose last write failed (see the header). */
+  private readonly failedWriters = new Set<string>();
+  /** AMQP sockets allowed (see the header); Infinity where the descriptor limit is unknown. */
+  readonly socketLimit: number;
+  /** AMQP sockets open now, handshaking ones included (the listeners count them). */
+  socketsUsed = 0;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -58,6 +89,9 @@ export class ResourceAlarms {
   ) {
     this.figuresNow = this.measure();
     this.apply();
+    const limit = probe.fdLimit?.() ?? null;
+    const open = probe.fdOpen?.() ?? null;
+    this.socketLimit = limit === null || open === null ? Infinity : Math.max(0, limit - open - SOCKET_RESERVE_FDS);
   }
 
   get figures(): AlarmFigures {
@@ -87,6 +121,17 @@ export class ResourceAlarms {
     this.apply();
   }
 
+  /** `writer` could not write to the data dir: the disk alarm is on until it reports recovery. */
+  diskWriteFailed(writer: string): void {
+    if (this.failedWriters.has(writer)) return;
+    this.failedWriters.add(writer);
+    this.check();
+  }
+
+  diskWriteRecovered(writer: string): void {
+    if (this.failedWriters.delete(writer)) this.check();
+  }
+
   /** Called by a connection that has just been blocked; released when the alarms clear. */
   hold(c: Blockable): void {
     this.blocked.add(c);
@@ -111,7 +156,7 @@ export class ResourceAlarms {
       memAlarm: memUsed > memLimit,
       diskFree,
       diskFreeLimit: this.limits.diskFreeLimit,
-      diskAlarm: diskFree < this.limits.diskFreeLimit,
+      diskAlarm: diskFree < this.limits.diskFreeLimit || this.failedWriters.size > 0,
     };
   }
 

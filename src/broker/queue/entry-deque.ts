@@ -57,6 +57,15 @@ export class EntryDeque {
     return e;
   }
 
+  /** Moves the entries `drop` picks into `out`, keeping the others in order (failure paths only: O(n)). */
+  removeWhere(drop: (e: QueueEntry) => boolean, out: QueueEntry[]): void {
+    for (let n = this.size; n > 0; n--) {
+      const e = this.shift()!;
+      if (drop(e)) out.push(e);
+      else this.push(e);
+    }
+  }
+
   clear(): QueueEntry[] {
     const out: QueueEntry[] = [];
     for (let e = this.shift(); e; e = this.shift()) out.push(e);

@@ -63,6 +63,14 @@ export class PriorityReadyList implements ReadyEntries {
     this.count += entries.length;
   }
 
+  removeWhere(drop: (e: QueueEntry) => boolean): QueueEntry[] {
+    const out: QueueEntry[] = [];
+    for (const level of this.levels) out.push(...level.removeWhere(drop));
+    this.count -= out.length;
+    for (const e of out) this.bytes -= e.message.bodySize;
+    return out;
+  }
+
   clear(): QueueEntry[] {
     const out: QueueEntry[] = [];
     for (let i = this.maxPriority; i >= 0; i--) out.push(...this.levels[i]!.clear());

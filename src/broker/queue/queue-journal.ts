@@ -58,7 +58,16 @@ export interface SyncWaiter {
   synced(token: number, ok: boolean): void;
 }
 
+/**
+ * A failed write lost records (a full disk): `isLost` tells a record ref that was never stored;
+ * `lost` already holds the messages of lost paged-out records, and the handler adds and drops the
+ * rest. Their publishers are nacked, so those messages must be enqueued nowhere.
+ */
+export type LostRecordsHandler = (isLost: (ref: number) => boolean, lost: Set<Message>) => void;
+
 export interface QueueJournal {
+  /** Set by the broker: called on the failure path only (MessageStore.writeFailed). */
+  lostRecords: LostRecordsHandler | null;
   /** The log of a durable queue; `maxPriority` > 0 for a priority queue (x-max-priority). */
   forQueue(vhost: string, name: string, maxPriority: number): QueueLog;
   /** Grows by one per record appended: a publisher compares it before and after routing. */

@@ -55,6 +55,11 @@ export interface QueueHost {
   now(): number;
   /** The message store for persistent messages in durable queues; absent = nothing is stored. */
   journal?: QueueJournal;
+  /**
+   * Messages whose publish was nacked after a failed store write (Broker.dropUnstored); an
+   * unacked entry of one is dropped instead of requeued. Null until a write has ever failed.
+   */
+  unstored: WeakSet<Message> | null;
 }
 
 export interface QueueStats {
@@ -347,6 +352,7 @@ export class Queue implements QueueSpec, PageSink {
   requeue(entries: readonly QueueEntry[]): void {
     if (entries.length === 0) return;
     let back: readonly QueueEntry[] = entries;
+    if (this.host.unstored !== null) back = this.dropUnstoredHeld(back, this.host.unstored);
     if (this.type === "quorum") back = this.countReturns(entries);
     for (const e of back) {
       this.release(e);
@@ -365,6 +371,29 @@ export class Queue implements QueueSpec, PageSink {
   discard(e: QueueEntry): void {
     this.release(e);
     this.forget(e, "rejected");
+  }
+
+  /** A failed store write lost records: adds the messages of ready entries whose record is lost. */
+  collectUnstored(isLost: (ref: number) => boolean, into: Set<Message>): void {
+    if (this.log === null) return;
+    for (const e of this.ready) if (e.storeRef && isLost(e.storeRef)) into.add(e.message);
+  }
+
+  /** Drops every ready entry of these (nacked) messages, wherever it sits; returns how many. */
+  dropMessages(lost: ReadonlySet<Message>): number {
+    const dropped = this.ready.removeWhere((e) => lost.has(e.message));
+    for (const e of dropped) this.forget(e, null);
+    return dropped.length;
+  }
+
+  /** Held entries of nacked messages (see QueueHost.unstored) leave instead of coming back. */
+  private dropUnstoredHeld(entries: readonly QueueEntry[], unstored: WeakSet<Message>): readonly QueueEntry[] {
+    return entries.filter((e) => {
+      if (!unstored.has(e.message)) return true;
+      this.release(e);
+      this.forget(e, null);
+      return false;
+    });
   }
 
   /** queue.purge: drops the ready messages (not the unacknowledged ones); returns how many. */
@@ -411,8 +440,9 @@ export class Queue implements QueueSpec, PageSink {
     if (this.log !== null && this.log.pagedCount > 0) this.log.pageIn(this, this.ready);
   }
 
+  /** Every death goes to the host, which counts it, and republishes it when there is a dead-letter exchange. */
   private deadLetter(message: Message, reason: DeathReason): void {
-    if (this.settings.deadLetterExchange !== null) this.host.deadLetter(this, message, reason);
+    this.host.deadLetter(this, message, reason);
   }
 
   /** Quorum queues count returns; past x-delivery-limit an entry is dead-lettered or dropped. */

@@ -18,6 +18,8 @@ export interface ReadyEntries extends Iterable<QueueEntry>, ReadyFill {
   shift(): QueueEntry | undefined;
   requeue(entries: readonly QueueEntry[]): void;
   clear(): QueueEntry[];
+  /** Removes the entries `drop` picks, keeping every other in its place; returns them (failure paths only: O(n)). */
+  removeWhere(drop: (e: QueueEntry) => boolean): QueueEntry[];
 }
 
 export class ReadyList implements ReadyEntries {
@@ -62,6 +64,16 @@ export class ReadyList implements ReadyEntries {
       return;
     }
     this.requeued = this.requeued.concat(entries).sort((a, b) => b.seq - a.seq);
+  }
+
+  removeWhere(drop: (e: QueueEntry) => boolean): QueueEntry[] {
+    const out: QueueEntry[] = [];
+    const kept: QueueEntry[] = [];
+    for (const e of this.requeued) (drop(e) ? out : kept).push(e);
+    this.requeued = kept;
+    this.fresh.removeWhere(drop, out);
+    for (const e of out) this.bytes -= e.message.bodySize;
+    return out;
   }
 
   clear(): QueueEntry[] {

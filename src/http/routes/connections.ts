@@ -6,7 +6,8 @@ import { BrokerError } from "../../errors/broker-error.js";
 import { requireVhost, type Caller } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
-import { channelRecord, connectionRecord } from "../records.js";
+import { channelRecord, chartContext, connectionRecord } from "../records.js";
+import { consumerRecord } from "../detail-records.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
 
 export function registerConnections(app: FastifyInstance, ctx: RouteContext): void {
@@ -15,21 +16,7 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
   const visible = (c: Caller): ConnectionInfo[] =>
     b.connections.list().map((x) => x.info()).filter((i) => isMonitor(c.user) || i.user === c.user.name);
   const channels = (conns: ConnectionInfo[]): ChannelInfo[] => conns.flatMap((c) => c.channels);
-  const consumers = (chs: ChannelInfo[]) =>
-    chs.flatMap((ch) =>
-      ch.consumers.map((c) => ({
-        consumer_tag: c.tag,
-        queue: { name: c.queue, vhost: c.vhost },
-        channel_details: { name: ch.name, number: ch.number, connection_name: ch.connectionName, peer_host: ch.peerHost, peer_port: ch.peerPort, user: ch.user },
-        ack_required: c.ackRequired,
-        exclusive: c.exclusive,
-        prefetch_count: c.prefetchCount,
-        priority: c.priority,
-        arguments: c.arguments,
-        active: c.activity !== "waiting",
-        activity_status: c.activity,
-      })),
-    );
+  const consumers = (chs: ChannelInfo[]) => chs.flatMap((ch) => ch.consumers.map((c) => consumerRecord(c, ch)));
   const own = (c: Caller, name: string): ConnectionInfo => {
     const conn = b.connections.get(name);
     if (!conn) throw objectNotFound();
@@ -40,7 +27,7 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
 
   resource(app, ctx, "/api/connections", { GET: ({ caller, query }) => listResponse(visible(caller).map((c) => connectionRecord(c, ctx)), query, ["name"]) });
   resource(app, ctx, "/api/connections/:name", {
-    GET: ({ caller, params }) => connectionRecord(own(caller, params["name"]!), ctx),
+    GET: ({ caller, params, query }) => connectionRecord(own(caller, params["name"]!), chartContext(ctx, query)),
     DELETE: ({ caller, params, raw }) => {
       const info = own(caller, params["name"]!);
       if (!isAdministrator(caller.user) && info.user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
@@ -66,10 +53,10 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
   resource(app, ctx, "/api/connections/:name/channels", { GET: ({ caller, params }) => own(caller, params["name"]!).channels.map((ch) => channelRecord(ch, ctx)) });
   resource(app, ctx, "/api/channels", { GET: ({ caller, query }) => listResponse(channels(visible(caller)).map((ch) => channelRecord(ch, ctx)), query, ["name"]) });
   resource(app, ctx, "/api/channels/:name", {
-    GET: ({ caller, params }) => {
+    GET: ({ caller, params, query }) => {
       const ch = channels(visible(caller)).find((c) => c.name === params["name"]);
       if (!ch) throw objectNotFound();
-      return { ...channelRecord(ch, ctx), consumer_details: consumers([ch]) };
+      return { ...channelRecord(ch, chartContext(ctx, query)), consumer_details: consumers([ch]), publishes: [], deliveries: [] };
     },
   });
   resource(app, ctx, "/api/consumers", { GET: ({ caller }) => consumers(channels(visible(caller))) });

@@ -1,6 +1,7 @@
 /** /api/exchanges: list, one, PUT, DELETE (if-unused), publish, bindings source/destination. */
 import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../amqp/codec/field-table.js";
+import { exchangeDetailRecord } from "../detail-records.js";
 import { createMessage } from "../../broker/message.js";
 import type { Exchange } from "../../broker/exchange/exchange.js";
 import { checkNameLength } from "../../broker/names.js";
@@ -12,7 +13,7 @@ import { inRouteOrder } from "../binding-order.js";
 import { asPublishError } from "../publish-errors.js";
 import { listResponse } from "../list-query.js";
 import { payloadFromJson, propertiesFromJson } from "../message-json.js";
-import { bindingRecord, exchangeRecord } from "../records.js";
+import { bindingRecord, chartContext, exchangeRecord } from "../records.js";
 import { objectBody, optBool, optObject, optString } from "../request-body.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
 
@@ -39,9 +40,10 @@ export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void
     },
   });
   resource(app, ctx, "/api/exchanges/:vhost/:name", {
-    GET: ({ caller, params }) => {
+    GET: ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return record(exchangeOf(params["vhost"]!, params["name"]!));
+      const x = exchangeOf(params["vhost"]!, params["name"]!);
+      return exchangeDetailRecord(x, chartContext(ctx, query), b.policyOf(x));
     },
     PUT: ({ caller, params, body }) => {
       const vhost = params["vhost"]!;

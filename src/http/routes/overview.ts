@@ -1,73 +1,26 @@
 /** /api/overview, /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
+import type { ClusterMember } from "../../cluster/cluster-view.js";
 import type { FastifyInstance } from "fastify";
-import { readdirSync, readFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { isMonitor } from "../../auth/user.js";
-import { EXCHANGE_TYPES } from "../../broker/exchange/exchange-types.js";
 import { VERSION } from "../../amqp/connection/server-properties.js";
 import { requireMonitor } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { resource, type RouteContext } from "../route-table.js";
+import { chartContext } from "../records.js";
 import { overviewChurn, overviewKey, overviewMessageStats, overviewQueueTotals } from "../rate-sources.js";
+import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, type NodeFacts } from "../node-record.js";
 
-const exchangeTypes = (): unknown[] =>
-  [...EXCHANGE_TYPES].map(([name, t]) => ({ name, description: t.description, enabled: true })).sort((a, b) => a.name.localeCompare(b.name));
-
-/** Open file descriptors of this process (Linux /proc); null where the platform has no such view. */
-function fdUsed(): number | null {
-  try {
-    return readdirSync("/proc/self/fd").length;
-  } catch {
-    return null;
-  }
-}
-
-function fdTotal(): number | null {
-  try {
-    const m = /Max open files\s+(\d+)/.exec(readFileSync("/proc/self/limits", "utf8"));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-export function nodeRecord(ctx: RouteContext): Record<string, unknown> {
-  // The figures the alarms last measured (ResourceAlarms polls them).
-  const { memUsed, memLimit, memAlarm, diskFree, diskFreeLimit: diskLimit, diskAlarm } = ctx.alarms.figures;
-  const sockets = ctx.broker.connections.size;
-  return {
-    name: ctx.node,
-    type: "disc",
-    running: true,
-    being_drained: false,
-    os_pid: String(process.pid),
-    uptime: Math.round(process.uptime() * 1000),
-    mem_used: memUsed,
-    mem_limit: memLimit,
-    mem_alarm: memAlarm,
-    disk_free: diskFree,
-    disk_free_limit: diskLimit,
-    disk_free_alarm: diskAlarm,
-    fd_used: fdUsed() ?? sockets,
-    fd_total: fdTotal() ?? 1024,
-    sockets_used: sockets,
-    sockets_total: fdTotal() ?? 1024,
-    // Node has no Erlang processes. The nearest equivalent is the event loop's active resources
-    // (sockets, servers, timers, pending I/O: process.getActiveResourcesInfo()); each socket or
-    // file among them holds a descriptor, so the descriptor limit bounds them.
-    proc_used: process.getActiveResourcesInfo().length,
-    proc_total: fdTotal() ?? 1024,
-    processors: availableParallelism(),
-    rates_mode: "basic",
-    exchange_types: exchangeTypes(),
-    partitions: [],
-  };
+/** A cluster member: this node's full record, or what is known of another one (docs/CLUSTERING.md). */
+function clusterNodeRecord(ctx: RouteContext, facts: NodeFacts, m: ClusterMember): Record<string, unknown> {
+  const role = { running: m.running, cluster_leader: m.leader, in_sync: m.inSync };
+  return m.name === ctx.node ? { ...nodeRecord(ctx, facts), ...role } : { name: m.name, type: "disc", being_drained: false, partitions: [], ...role };
 }
 
 export function registerOverview(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
+  const facts = nodeFacts(ctx.config);
   resource(app, ctx, "/api/overview", {
-    GET: ({ caller }) => {
+    GET: ({ caller, query }) => {
       let queues = 0, consumers = 0, exchanges = 0;
       for (const v of b.vhosts.values()) {
         exchanges += v.exchanges.size;
@@ -75,10 +28,13 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         for (const q of v.queues.values()) consumers += q.consumerCount;
       }
       const conns = b.connections.list();
-      const rates = ctx.rates;
+      const rates = chartContext(ctx, query).rates;
       return {
         management_version: VERSION,
         rates_mode: "basic",
+        // Rates come from two samples 5 s apart (rate-sampler.ts): no longer history is kept, so
+        // no range is offered beyond the UI's own "last minute" (README, "Rates and charts").
+        sample_retention_policies: { global: [], basic: [], detailed: [] },
         product_name: "Coney",
         product_version: VERSION,
         broker_version: VERSION,
@@ -86,6 +42,11 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         erlang_version: `Node.js ${process.version}`,
         erlang_full_version: `Node.js ${process.version} (${process.platform}/${process.arch})`,
         cluster_name: ctx.config.clusterName,
+        // Every figure is read live when the request is served: there is no statistics database
+        // with a backlog of events, and statistics are never turned off.
+        disable_stats: false,
+        enable_queue_totals: false,
+        statistics_db_event_queue: 0,
         node: ctx.node,
         exchange_types: exchangeTypes(),
         message_stats: rates.withRates(overviewKey.messageStats, overviewMessageStats(b)),
@@ -99,24 +60,38 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
           channels: conns.reduce((n, c) => n + c.info().channels.length, 0),
         },
         listeners: ctx.listeners.map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port })),
+        contexts: webContexts(ctx).map((c) => ({ ...c, node: ctx.node })),
       };
     },
   });
   resource(app, ctx, "/api/nodes", {
     GET: ({ caller }) => {
       requireMonitor(caller);
-      return [nodeRecord(ctx)];
+      return ctx.cluster ? ctx.cluster.members().map((m) => clusterNodeRecord(ctx, facts, m)) : [nodeRecord(ctx, facts)];
     },
   });
   resource(app, ctx, "/api/nodes/:name", {
-    GET: ({ caller, params }) => {
+    GET: ({ caller, params, query }) => {
       requireMonitor(caller);
-      if (params["name"] !== ctx.node) throw objectNotFound();
-      return nodeRecord(ctx);
+      const member = ctx.cluster?.members().find((m) => m.name === params["name"]);
+      if (params["name"] !== ctx.node) {
+        if (member) return clusterNodeRecord(ctx, facts, member);
+        throw objectNotFound();
+      }
+      const r = nodeRecord(chartContext(ctx, query), facts);
+      if (member) Object.assign(r, { running: member.running, cluster_leader: member.leader, in_sync: member.inSync });
+      if (query["memory"] === "true") r["memory"] = memoryBreakdown();
+      // Which process holds which Buffer is not something V8 tells: RabbitMQ's own answer for a
+      // breakdown it cannot make, which its UI shows as such.
+      if (query["binary"] === "true") r["binary"] = "not_available";
+      return r;
     },
   });
   resource(app, ctx, "/api/whoami", { GET: ({ caller }) => ({ name: caller.user.name, tags: caller.user.tags, is_internal_user: caller.user.isInternal }) });
   resource(app, ctx, "/api/version", { GET: () => VERSION }, true);
   resource(app, ctx, "/api/cluster-name", { GET: () => ({ name: ctx.config.clusterName }) });
-  resource(app, ctx, "/api/extensions", { GET: () => [] });
+  // RabbitMQ's management UI loads its own page routes (js/dispatcher.js) as the first of these
+  // extensions, and starts only once every listed script has registered: without it the UI logs
+  // in and draws nothing. Coney has no UI plugins besides.
+  resource(app, ctx, "/api/extensions", { GET: () => [{ javascript: "dispatcher.js" }] });
 }

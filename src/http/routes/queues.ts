@@ -7,7 +7,8 @@ import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
 import { getMessages } from "../message-json.js";
-import { bindingRecord, defaultBindingRecord, queueRecord } from "../records.js";
+import { bindingRecord, chartContext, defaultBindingRecord, queueRecord } from "../records.js";
+import { queueDetailRecord } from "../detail-records.js";
 import { objectBody, optBool, optObject } from "../request-body.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
 import { BrokerError } from "../../errors/broker-error.js";
@@ -38,9 +39,10 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
     return q;
   };
   resource(app, ctx, "/api/queues/:vhost/:name", {
-    GET: ({ caller, params }) => {
+    GET: ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return record(queueOf(params["vhost"]!, params["name"]!));
+      const q = queueOf(params["vhost"]!, params["name"]!);
+      return queueDetailRecord(b, q, chartContext(ctx, query), b.policyOf(q));
     },
     PUT: ({ caller, params, body }) => {
       const vhost = params["vhost"]!;

@@ -5,7 +5,7 @@ import { checkNameLength } from "../../broker/names.js";
 import { canSeeVhost, requireAdministrator } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
-import { permissionRecord, vhostRecord } from "../records.js";
+import { chartContext, permissionRecord, vhostRecord } from "../records.js";
 import { objectBody, optBool, optString } from "../request-body.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
 
@@ -20,11 +20,11 @@ export function registerVhosts(app: FastifyInstance, ctx: RouteContext): void {
       ),
   });
   resource(app, ctx, "/api/vhosts/:vhost", {
-    GET: ({ caller, params }) => {
+    GET: ({ caller, params, query }) => {
       requireAdministrator(caller);
       const v = b.vhosts.get(params["vhost"]!);
       if (!v) throw objectNotFound();
-      return vhostRecord(v, ctx);
+      return vhostRecord(v, chartContext(ctx, query));
     },
     PUT: ({ caller, params, body }) => {
       requireAdministrator(caller);

@@ -76,13 +76,20 @@ export const basicHandlers: HandlerTable = [
     const queue = ch.conn.broker.queueForRead(ch.ctx, ch.conn.vhost, expandQueueName(ch, a.queue));
     const entry = queue.get(a.noAck);
     if (!entry) {
+      ch.stats.getEmpty++;
+      ch.conn.broker.stats.getEmpty++;
       encodeBasicGetEmpty(ch.conn.out, ch.number, { clusterId: "" });
       return;
     }
     const tag = ch.nextDeliveryTag++;
     if (!a.noAck) ch.unacked.set(tag, { queue, entry, consumer: null });
-    if (a.noAck) ch.stats.getNoAck++;
-    else ch.stats.get++;
+    if (a.noAck) {
+      ch.stats.getNoAck++;
+      ch.conn.broker.stats.getNoAck++;
+    } else {
+      ch.stats.get++;
+      ch.conn.broker.stats.get++;
+    }
     const m = entry.message;
     encodeBasicGetOk(ch.conn.out, ch.number, {
       deliveryTag: tag,

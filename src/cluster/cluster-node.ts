@@ -1,0 +1,260 @@
+/**
+ * One node of a Coney cluster (docs/CLUSTERING.md): its state machine over etcd. Every 200 ms it
+ * reads the cluster's keys; a follower mirrors the leader's store and forwards client
+ * connections to it; with no leader, a node listed in sync (whose copy is complete) campaigns;
+ * the winner boots the ordinary broker on its copy with the store's replication hook attached.
+ * A leader that can no longer prove its lease, or that etcd refuses, fences itself: it closes its
+ * broker and rejoins as a follower.
+ */
+import { createServer, type Server } from "node:net";
+import { startBroker, type RunningBroker } from "../start-broker.js";
+import type { ConeyConfig } from "../config/config.js";
+import type { Logger } from "../logging/logger.js";
+import { ClientProxy, type ClientPortKind } from "./client-proxy.js";
+import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
+import type { ClusterMember, ClusterView } from "./cluster-view.js";
+import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
+import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
+import { ReplicationLeader } from "./replication-leader.js";
+
+export type NodeState = "starting" | "follower-syncing" | "follower-in-sync" | "leader" | "fenced";
+
+const TICK_MS = 200;
+
+export class ClusterNode implements ClusterView {
+  state: NodeState = "starting";
+  private readonly session: EtcdSession;
+  private readonly keys: ClusterKeys;
+  private readonly me: string;
+  private view: ClusterState = EMPTY_STATE;
+  private proxy: ClientProxy | null = null;
+  private ports: Partial<Record<ClientPortKind, number>> = {};
+  private clusterPort = 0;
+  private replServer: Server | null = null;
+  private follower: ReplicationFollower | null = null;
+  private replication: ReplicationLeader | null = null;
+  private broker: RunningBroker | null = null;
+  private epoch = 0;
+  private needLease = false;
+  private busy = false;
+  private closed = false;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly config: ConeyConfig,
+    private readonly logger: Logger,
+  ) {
+    this.me = config.nodeName;
+    this.keys = ClusterKeys.of(config.clusterName);
+    this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
+    this.session.onLost = () => {
+      this.needLease = true;
+      if (this.state === "leader") void this.fence("etcd lease lost");
+    };
+  }
+
+  /** The client ports this node serves (as proxy or as leader); fixed for the node's life. */
+  get clientPorts(): Readonly<Partial<Record<ClientPortKind, number>>> {
+    return this.ports;
+  }
+
+  get runningBroker(): RunningBroker | null {
+    return this.broker;
+  }
+
+  async start(): Promise<void> {
+    await this.session.grant();
+    this.replServer = createServer((s) => (this.replication ? this.replication.accept(s) : s.destroy()));
+    await new Promise<void>((resolve, reject) => {
+      this.replServer!.once("error", reject);
+      this.replServer!.listen(this.config.clusterPort, this.config.bind === "" ? undefined : this.config.bind, () => resolve());
+    });
+    const a = this.replServer.address();
+    this.clusterPort = typeof a === "object" && a ? a.port : this.config.clusterPort;
+    const wanted: Partial<Record<ClientPortKind, number>> = { amqp: this.config.amqpPort };
+    if (this.config.httpPort !== null) wanted.http = this.config.httpPort;
+    if (this.config.tlsCert) wanted.amqps = this.config.amqpsPort;
+    this.proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000);
+    // Ports chosen now (0 = ephemeral) are kept: the leader's broker later binds the same ones.
+    this.ports = await this.proxy.listen(wanted, this.config.bind);
+    await withTimeout(this.session.client.put(this.keys.known(this.me)).value(JSON.stringify({ name: this.me })).exec(), this.session.callTimeout, "register");
+    await this.register();
+    this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.ports, clusterPort: this.clusterPort });
+    this.schedule(0);
+  }
+
+  members(): ClusterMember[] {
+    const names = new Set<string>([...this.view.known, ...this.view.members.keys(), this.me]);
+    const inSync = new Set(this.view.inSync?.nodes ?? []);
+    return [...names].sort().map((name) => ({ name, running: name === this.me || this.view.members.has(name), leader: this.view.leader === name, inSync: inSync.has(name) }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.replication?.fence();
+    await this.broker?.close();
+    this.broker = null;
+    this.follower?.close();
+    await this.proxy?.close();
+    this.replServer?.close();
+    // Revoking the lease deletes the leader key at once: the next leader need not wait a TTL.
+    await this.session.close();
+  }
+
+  private async register(): Promise<void> {
+    const info: MemberInfo = { name: this.me, host: this.config.advertiseAddress, ports: this.ports, clusterPort: this.clusterPort };
+    await withTimeout(this.session.client.put(this.keys.member(this.me)).value(JSON.stringify(info)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register");
+  }
+
+  private schedule(ms = TICK_MS): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.tick(), ms);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.busy || this.closed) return this.schedule();
+    this.busy = true;
+    try {
+      await this.step();
+    } catch (err) {
+      this.logger.debug("cluster: step failed; retrying", { err: (err as Error).message });
+    } finally {
+      this.busy = false;
+      this.schedule();
+    }
+  }
+
+  private async step(): Promise<void> {
+    if (this.needLease && this.state !== "leader") {
+      await this.session.grant();
+      this.needLease = false;
+      await this.register();
+    }
+    const res = await withTimeout(this.session.client.getAll().prefix(this.keys.prefix).exec(), this.session.callTimeout, "read cluster state");
+    this.view = parseClusterState(this.keys, res.kvs);
+    if (this.closed) return;
+    if (this.state === "leader") {
+      if (this.view.leader !== this.me) await this.fence("etcd names another leader");
+      return;
+    }
+    if (this.state === "fenced") return;
+    const leader = this.view.leader;
+    if (leader !== null && leader !== this.me) {
+      const info = this.view.members.get(leader);
+      if (info) this.follow(info);
+      return;
+    }
+    if (leader === this.me) return; // our own key from before a restart: it expires with that lease
+    this.stopFollowing();
+    this.proxy?.setTarget(null);
+    if (this.eligible()) await this.campaign();
+  }
+
+  /** Only a node holding every confirmed message may lead: listed in sync, with a complete copy. */
+  private eligible(): boolean {
+    const inSync = this.view.inSync;
+    if (copyIncomplete(this.config.dataDir)) return false;
+    return inSync === null || inSync.nodes.includes(this.me);
+  }
+
+  private follow(info: MemberInfo): void {
+    this.proxy?.setTarget({ host: info.host, ports: info.ports });
+    const f = this.follower;
+    if (!f || f.closed || f.target.leader !== info.name || f.target.host !== info.host || f.target.port !== info.clusterPort) {
+      f?.close();
+      this.logger.info("cluster: following", { leader: info.name });
+      this.follower = new ReplicationFollower({ leader: info.name, host: info.host, port: info.clusterPort }, this.me, this.config.dataDir, this.logger, (closed) => {
+        if (this.follower === closed) this.follower = null;
+      });
+    }
+    this.state = this.follower?.synced && this.view.inSync?.nodes.includes(this.me) ? "follower-in-sync" : "follower-syncing";
+  }
+
+  private stopFollowing(): void {
+    this.follower?.close();
+    this.follower = null;
+  }
+
+  private async campaign(): Promise<void> {
+    const c = this.session.client;
+    const value: InSyncValue = { leader: this.me, nodes: [this.me] };
+    // One transaction: no leader yet, and the in-sync set is still the one that lists us.
+    const res = await withTimeout(
+      c
+        .if(this.keys.leader, "Create", "==", 0)
+        .and(this.keys.insync, "Mod", "==", this.view.inSyncRevision)
+        .then(c.put(this.keys.leader).value(this.me).lease(this.session.leaseId), c.put(this.keys.insync).value(JSON.stringify(value)))
+        .commit(),
+      this.session.callTimeout,
+      "campaign",
+    );
+    if (!res.succeeded) return;
+    this.epoch = Number(res.header?.revision ?? 0);
+    this.logger.info("cluster: elected leader", { node: this.me, epoch: this.epoch });
+    await this.promote();
+  }
+
+  private async promote(): Promise<void> {
+    this.state = "leader";
+    this.stopFollowing();
+    await this.proxy?.close();
+    this.proxy = null;
+    const replication = new ReplicationLeader(
+      this.config.dataDir,
+      {
+        writeInSync: (followers) => this.writeInSync(followers),
+        minInSync: () => this.config.minInSyncReplicas ?? Math.floor(Math.max(this.view.known.length, 1) / 2),
+        leaseValid: () => this.session.leaseValid,
+        deposed: (why) => void this.fence(why),
+      },
+      this.logger,
+    );
+    this.replication = replication;
+    const started = performance.now();
+    try {
+      this.broker = await startBroker({
+      ...this.config,
+      amqpPort: this.ports.amqp!,
+      httpPort: this.ports.http ?? null,
+      amqpsPort: this.ports.amqps ?? this.config.amqpsPort,
+      logger: this.logger,
+      replica: replication,
+      clusterView: this,
+      });
+    } catch (err) {
+      this.logger.error("cluster: could not start the broker as leader", { err: (err as Error).message });
+      return this.fence("broker failed to start");
+    }
+    this.logger.info("cluster: serving as leader", { node: this.me, bootMs: Math.round(performance.now() - started) });
+  }
+
+  private async writeInSync(followers: readonly string[]): Promise<boolean> {
+    const c = this.session.client;
+    const value: InSyncValue = { leader: this.me, nodes: [this.me, ...followers] };
+    const res = await withTimeout(
+      c.if(this.keys.leader, "Create", "==", this.epoch).then(c.put(this.keys.insync).value(JSON.stringify(value))).commit(),
+      this.session.callTimeout,
+      "write in-sync set",
+    );
+    return res.succeeded === true;
+  }
+
+  /** Stops leading: no confirm after this, clients disconnected, then back to following. */
+  private async fence(why: string): Promise<void> {
+    if (this.state !== "leader") return;
+    this.state = "fenced";
+    this.logger.warn("cluster: leadership lost; fencing this node", { why });
+    this.replication?.fence();
+    this.replication = null;
+    const broker = this.broker;
+    this.broker = null;
+    await withTimeout(broker?.close() ?? Promise.resolve(), 10_000, "broker close").catch((err: unknown) => this.logger.error("cluster: broker did not close", { err: (err as Error).message }));
+    if (this.closed) return;
+    // Our leader key may outlive us by up to a TTL: a fresh lease, so our old key simply expires.
+    this.needLease = true;
+    this.proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000);
+    await this.proxy.listen(this.ports, this.config.bind);
+    this.state = "starting";
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * What a node reads of its cluster from etcd in one range read under the cluster's prefix
+ * (docs/CLUSTERING.md, "Keys in etcd"), and the values it writes there.
+ */
+import type { ClientPortKind } from "./client-proxy.js";
+import type { ClusterKeys } from "./etcd-session.js";
+
+export interface MemberInfo {
+  readonly name: string;
+  readonly host: string;
+  readonly ports: Readonly<Partial<Record<ClientPortKind, number>>>;
+  readonly clusterPort: number;
+}
+
+export interface InSyncValue {
+  readonly leader: string;
+  /** Every node holding all confirmed data, the leader included. */
+  readonly nodes: readonly string[];
+}
+
+export interface ClusterState {
+  readonly leader: string | null;
+  readonly members: ReadonlyMap<string, MemberInfo>;
+  /** Nodes that ever joined (their count sets the default min-in-sync-replicas). */
+  readonly known: readonly string[];
+  readonly inSync: InSyncValue | null;
+  /** mod_revision of the in-sync key (0 when absent): a campaign is valid only against it. */
+  readonly inSyncRevision: number;
+}
+
+interface RawKv {
+  key: Buffer | Uint8Array | string;
+  value: Buffer | Uint8Array | string;
+  mod_revision?: string | number | null;
+}
+
+/** Parses one range read of the prefix; values that do not parse are ignored (logged by the caller's retries). */
+export function parseClusterState(keys: ClusterKeys, kvs: readonly RawKv[]): ClusterState {
+  let leader: string | null = null;
+  let inSync: InSyncValue | null = null;
+  let inSyncRevision = 0;
+  const members = new Map<string, MemberInfo>();
+  const known: string[] = [];
+  const memberPrefix = keys.member("");
+  const knownPrefix = keys.known("");
+  for (const kv of kvs) {
+    const key = Buffer.from(kv.key).toString("utf8");
+    const value = Buffer.from(kv.value).toString("utf8");
+    try {
+      if (key === keys.leader) leader = value;
+      else if (key === keys.insync) {
+        inSync = JSON.parse(value) as InSyncValue;
+        inSyncRevision = Number(kv.mod_revision ?? 0);
+      } else if (key.startsWith(memberPrefix)) members.set(key.slice(memberPrefix.length), JSON.parse(value) as MemberInfo);
+      else if (key.startsWith(knownPrefix)) known.push(key.slice(knownPrefix.length));
+    } catch {
+      // A value another version wrote: ignored rather than trusted.
+    }
+  }
+  return { leader, members, known, inSync, inSyncRevision };
+}
+
+export const EMPTY_STATE: ClusterState = { leader: null, members: new Map(), known: [], inSync: null, inSyncRevision: 0 };

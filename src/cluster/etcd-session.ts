@@ -1,0 +1,133 @@
+/**
+ * This node's session with etcd: one client, one lease, and the keepalive loop that tells how
+ * long the lease is certainly valid (docs/CLUSTERING.md, "The confirm rule"). The lease is renewed
+ * every TTL/3; `validUntil` is the send time of the last renewal etcd accepted plus the TTL it
+ * granted, minus a margin, on the monotonic clock: etcd cannot have expired the lease before then.
+ */
+import { Etcd3, type Lease } from "etcd3";
+import { noop } from "cockatiel";
+import type { Logger } from "../logging/logger.js";
+
+/** Keys of one cluster (all under /coney/<cluster-name>/). */
+export class ClusterKeys {
+  constructor(readonly prefix: string) {}
+  static of(clusterName: string): ClusterKeys {
+    return new ClusterKeys(`/coney/${clusterName}/`);
+  }
+  get leader(): string {
+    return `${this.prefix}leader`;
+  }
+  get insync(): string {
+    return `${this.prefix}insync`;
+  }
+  member(name: string): string {
+    return `${this.prefix}members/${name}`;
+  }
+  known(name: string): string {
+    return `${this.prefix}nodes/${name}`;
+  }
+}
+
+/** Renewal must arrive this long before the lease could expire in etcd (clock-rate slack, scheduling). */
+const MARGIN_MS = 1000;
+
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`etcd: ${what} timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+export class EtcdSession {
+  readonly client: Etcd3;
+  private lease: Lease | null = null;
+  leaseId = "";
+  /** performance.now() until which the lease is certainly alive in etcd; 0 = no lease. */
+  validUntil = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** Called when the lease is gone for certain (etcd said so, or validUntil passed). */
+  onLost: (() => void) | null = null;
+
+  constructor(endpoints: string[], readonly ttl: number, private readonly logger: Logger) {
+    // No retries or circuit breaker: the cluster loop retries on its own schedule, and a breaker
+    // would keep etcd unused for seconds after it came back.
+    this.client = new Etcd3({ hosts: endpoints, dialTimeout: 2000, faultHandling: { host: () => noop, global: noop } });
+  }
+
+  get callTimeout(): number {
+    return Math.max(500, (this.ttl * 1000) / 3);
+  }
+
+  get leaseValid(): boolean {
+    return performance.now() < this.validUntil;
+  }
+
+  /** Grants a fresh lease (the previous one, if any, is abandoned) and starts renewing it. */
+  async grant(): Promise<void> {
+    this.stopRenewing();
+    const lease = this.client.lease(this.ttl, { autoKeepAlive: false });
+    lease.on("lost", () => undefined); // losses are detected by renew() below
+    const sent = performance.now();
+    this.leaseId = await withTimeout(lease.grant(), this.callTimeout * 2, "lease grant");
+    this.lease = lease;
+    this.validUntil = sent + this.ttl * 1000 - MARGIN_MS;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.renew(), (this.ttl * 1000) / 3);
+    this.timer.unref();
+  }
+
+  private async renew(): Promise<void> {
+    const lease = this.lease;
+    if (!lease || this.closed) return;
+    const sent = performance.now();
+    try {
+      const res = await withTimeout(lease.keepaliveOnce(), this.callTimeout, "lease keepalive");
+      if (lease !== this.lease) return;
+      const ttl = Number(res.TTL ?? 0);
+      if (ttl <= 0) return this.lost("etcd says the lease expired");
+      this.validUntil = sent + ttl * 1000 - MARGIN_MS;
+    } catch (err) {
+      if (lease !== this.lease) return;
+      this.logger.warn("cluster: etcd lease renewal failed", { err: (err as Error).message });
+      if (!this.leaseValid) return this.lost("lease could not be renewed in time");
+    }
+    this.schedule();
+  }
+
+  private lost(why: string): void {
+    this.logger.warn("cluster: etcd lease lost", { why });
+    this.validUntil = 0;
+    this.lease = null;
+    this.onLost?.();
+  }
+
+  private stopRenewing(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Revokes the lease (its keys vanish at once: a stopping leader hands over without waiting a TTL). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopRenewing();
+    const lease = this.lease;
+    this.lease = null;
+    this.validUntil = 0;
+    if (lease) await withTimeout(lease.revoke(), 1000, "lease revoke").catch(() => undefined);
+    this.client.close();
+  }
+}

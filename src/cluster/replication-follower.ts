@@ -1,0 +1,175 @@
+/**
+ * A follower's end of replication: connects to the leader's replication port, wipes its copy,
+ * writes the snapshot, then mirrors the leader's store files byte for byte, acknowledging each
+ * batch once written (and fsynced when the leader asks). Writes are synchronous and in arrival
+ * order: a follower has nothing else to do with its disk, and order is what keeps the copy exact.
+ */
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import type { Logger } from "../logging/logger.js";
+import { writeFileAtomicSync } from "../store/atomic-file.js";
+import { DEFINITIONS_FILE } from "../store/definitions-file.js";
+import { segmentFileName } from "../store/segment.js";
+import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame } from "./replication-frames.js";
+
+export interface FollowTarget {
+  readonly leader: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Present while this node's copy may lack confirmed data (from the wipe before a full sync until
+ * the snapshot is on disk): such a node must not campaign, even if etcd still lists it in sync.
+ */
+export const INCOMPLETE_MARKER = "cluster-copy-incomplete";
+
+export function copyIncomplete(dataDir: string): boolean {
+  return existsSync(join(dataDir, INCOMPLETE_MARKER));
+}
+
+export class ReplicationFollower {
+  /** The snapshot is on disk: from here on the copy only grows by live frames. */
+  synced = false;
+  closed = false;
+  private readonly socket: Socket;
+  private readonly fds = new Map<string, number>();
+  private readonly dirty = new Set<number>();
+  private readonly messagesDir: string;
+  private wiped = false;
+  private snapEnded = false;
+
+  constructor(
+    readonly target: FollowTarget,
+    me: string,
+    private readonly dataDir: string,
+    private readonly logger: Logger,
+    private readonly onClosed: (f: ReplicationFollower) => void,
+  ) {
+    this.messagesDir = join(dataDir, "messages");
+    const splitter = new FrameSplitter((type, payload) => this.apply(type, payload));
+    this.socket = connect({ host: target.host, port: target.port });
+    this.socket.setNoDelay(true);
+    this.socket.on("connect", () => sendFrame(this.socket, FrameType.Hello, nameHead(me)));
+    this.socket.on("data", (d: Buffer) => {
+      try {
+        splitter.push(d);
+      } catch (err) {
+        this.logger.error("cluster: replication write failed", { err: (err as Error).message });
+        this.close();
+      }
+    });
+    this.socket.on("error", (err) => this.logger.debug("cluster: replication connection error", { err: err.message }));
+    this.socket.on("close", () => this.close());
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.destroy();
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+    this.dirty.clear();
+    this.onClosed(this);
+  }
+
+  private fd(name: string): number {
+    let fd = this.fds.get(name);
+    if (fd === undefined) {
+      fd = openSync(join(this.dataDir, name), "a", 0o600);
+      this.fds.set(name, fd);
+    }
+    return fd;
+  }
+
+  /**
+   * The copy is replaced only once a leader actually streams a snapshot (a dead leader's key may
+   * linger for a lease TTL, and a copy wiped for nothing would make this node ineligible).
+   */
+  private wipe(): void {
+    if (this.wiped) return;
+    this.wiped = true;
+    mkdirSync(this.dataDir, { recursive: true });
+    writeFileAtomicSync(join(this.dataDir, INCOMPLETE_MARKER), this.target.leader);
+    rmSync(this.messagesDir, { recursive: true, force: true });
+    rmSync(join(this.dataDir, DEFINITIONS_FILE), { force: true });
+    mkdirSync(this.messagesDir, { recursive: true });
+  }
+
+  private apply(type: FrameType, p: Buffer): void {
+    if (this.closed) return;
+    switch (type) {
+      case FrameType.SnapFile: {
+        this.wipe();
+        const { name, rest } = readName(p);
+        if (name.includes("..")) throw new Error(`bad file name in snapshot: ${name}`);
+        const offset = rest.readDoubleLE(0);
+        const bytes = rest.subarray(8);
+        const fd = openSync(join(this.dataDir, name), offset === 0 ? "w" : "r+", 0o600);
+        try {
+          for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off, offset + off);
+          fdatasyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        return;
+      }
+      case FrameType.SnapEnd: {
+        this.wipe();
+        this.snapEnded = true;
+        const dir = openSync(this.messagesDir, "r");
+        fsyncSync(dir);
+        closeSync(dir);
+        return;
+      }
+      case FrameType.Defs:
+        writeFileAtomicSync(join(this.dataDir, DEFINITIONS_FILE), p);
+        return;
+      case FrameType.Seg: {
+        const segment = p.readUInt32LE(0);
+        const dataLen = p.readUInt32LE(4);
+        if (dataLen > 0) this.append(`messages/${segmentFileName(segment, "seg")}`, p.subarray(8, 8 + dataLen));
+        if (p.length > 8 + dataLen) this.append(`messages/${segmentFileName(segment, "acks")}`, p.subarray(8 + dataLen));
+        return;
+      }
+      case FrameType.Delete: {
+        const segment = p.readUInt32LE(0);
+        for (const ext of ["seg", "acks"] as const) {
+          const name = `messages/${segmentFileName(segment, ext)}`;
+          const fd = this.fds.get(name);
+          if (fd !== undefined) {
+            closeSync(fd);
+            this.fds.delete(name);
+            this.dirty.delete(fd);
+          }
+          rmSync(join(this.dataDir, name), { force: true });
+        }
+        return;
+      }
+      case FrameType.Batch: {
+        const batch = p.readDoubleLE(0);
+        if (p[8] === 1) {
+          for (const fd of this.dirty) fdatasyncSync(fd);
+          this.dirty.clear();
+        }
+        if (this.snapEnded && !this.synced) {
+          // The snapshot, and so every message confirmed before it, is on disk.
+          rmSync(join(this.dataDir, INCOMPLETE_MARKER), { force: true });
+          this.synced = true;
+          this.logger.info("cluster: full sync from the leader done", { leader: this.target.leader });
+        }
+        sendFrame(this.socket, FrameType.Ack, f64(batch));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private append(name: string, bytes: Buffer): void {
+    const fd = this.fd(name);
+    for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+    this.dirty.add(fd);
+  }
+}

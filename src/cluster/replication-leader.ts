@@ -1,0 +1,237 @@
+/**
+ * The leader's replication (docs/CLUSTERING.md, "Replication" and "The confirm rule"). It is the
+ * message store's StoreReplica: every byte the store writes is sent to each follower in the same
+ * order, and a batch's confirms are released only when
+ *   - this node's etcd lease is certainly still valid,
+ *   - every follower listed in sync, and every follower confirms wait for, acknowledged it,
+ *   - and at least min-in-sync-replicas followers are listed in sync.
+ * Invariant: every follower in `inSync` (as written in etcd) holds every confirmed message.
+ * So a follower is added to etcd only after confirms have waited for it and it caught up, and
+ * removed from etcd before any confirm goes out without it.
+ */
+import type { Socket } from "node:net";
+import type { Logger } from "../logging/logger.js";
+import type { StoreReplica } from "../store/store-replica.js";
+import { FollowerLink } from "./follower-link.js";
+import { FrameSplitter, FrameType, readName, u32 } from "./replication-frames.js";
+import { streamSnapshot, takeSnapshot } from "./snapshot-stream.js";
+
+/** A follower that has not acknowledged a batch a confirm waits for within this long is dropped. */
+export const LAG_LIMIT_MS = 5000;
+
+export interface LeaderHooks {
+  /** Writes the in-sync set to etcd, guarded by this node still being leader; false if it is not. */
+  writeInSync(followers: readonly string[]): Promise<boolean>;
+  /** Followers that must be in sync for a confirm. */
+  minInSync(): number;
+  leaseValid(): boolean;
+  /** This node may no longer lead (lease gone, etcd refused a guarded write). */
+  deposed(why: string): void;
+}
+
+export class ReplicationLeader implements StoreReplica {
+  private readonly links = new Map<string, FollowerLink>();
+  /** Followers listed in sync in etcd (this node excluded). */
+  inSync = new Set<string>();
+  private lastBatch = 0;
+  /** A batch's bytes are being written locally: the files are not at a batch boundary. */
+  private localPending = false;
+  private snapshotWaiting: FollowerLink[] = [];
+  private pending: { batch: number; since: number; resolve: (ok: boolean) => void } | null = null;
+  private writing = false;
+  private fenced = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly hooks: LeaderHooks,
+    private readonly logger: Logger,
+  ) {
+    this.timer = setInterval(() => this.tick(), 100);
+    this.timer.unref();
+  }
+
+  /** Followers and whether each is in sync (for /api/nodes). */
+  get followers(): ReadonlyMap<string, FollowerLink> {
+    return this.links;
+  }
+
+  /** A follower connected to the replication port: its first frame names it. */
+  accept(socket: Socket): void {
+    socket.setNoDelay(true);
+    let link: FollowerLink | null = null;
+    const splitter = new FrameSplitter((type, payload) => {
+      if (type === FrameType.Hello && link === null) {
+        const name = readName(payload).name;
+        this.links.get(name)?.close();
+        link = new FollowerLink(name, socket, (l) => this.drop(l, "too far behind"));
+        this.links.set(name, link);
+        this.logger.info("cluster: follower connected; full sync", { follower: name });
+        if (this.localPending) this.snapshotWaiting.push(link);
+        else this.startSnapshot(link);
+      } else if (type === FrameType.Ack && link !== null) {
+        this.acked(link, payload.readDoubleLE(0));
+      }
+    });
+    socket.on("data", (d: Buffer) => splitter.push(d));
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      if (link !== null && !link.closed) this.drop(link, "connection closed");
+    });
+    if (this.fenced) socket.destroy();
+  }
+
+  segmentWrite(segment: number, data: readonly Buffer[], acks: Buffer | null): void {
+    if (this.links.size === 0) return;
+    let dataLen = 0;
+    for (const d of data) dataLen += d.length;
+    const head = Buffer.allocUnsafe(8);
+    head.writeUInt32LE(segment, 0);
+    head.writeUInt32LE(dataLen, 4);
+    const pieces = acks === null ? data : [...data, acks];
+    for (const l of this.links.values()) l.send(FrameType.Seg, head, pieces);
+  }
+
+  batchEnd(batch: number, sync: boolean): void {
+    this.lastBatch = batch;
+    this.localPending = true;
+    if (this.links.size === 0) return;
+    const b = Buffer.allocUnsafe(9);
+    b.writeDoubleLE(batch, 0);
+    b[8] = sync ? 1 : 0;
+    for (const l of this.links.values()) l.send(FrameType.Batch, b);
+  }
+
+  batchWritten(): void {
+    this.localPending = false;
+    if (this.snapshotWaiting.length === 0) return;
+    const waiting = this.snapshotWaiting;
+    this.snapshotWaiting = [];
+    for (const l of waiting) if (!l.closed) this.startSnapshot(l);
+  }
+
+  segmentDeleted(segment: number): void {
+    for (const l of this.links.values()) l.send(FrameType.Delete, u32(segment));
+  }
+
+  definitionsWritten(json: string): void {
+    if (this.links.size === 0) return;
+    const bytes = Buffer.from(json, "utf8");
+    for (const l of this.links.values()) l.send(FrameType.Defs, null, [bytes]);
+  }
+
+  replicated(batch: number): Promise<boolean> {
+    if (this.fenced) return Promise.resolve(false);
+    if (this.canConfirm(batch)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      this.pending = { batch, since: performance.now(), resolve };
+    });
+  }
+
+  writeFailed(): void {
+    // docs/CLUSTERING.md, states: a leader whose local write failed is fenced; followers full-sync
+    // from the next leader, which discards the bytes this one gave up.
+    this.hooks.deposed("local message store write failed");
+  }
+
+  /** Leadership is over: nothing more is confirmed, followers are disconnected. */
+  fence(): void {
+    if (this.fenced) return;
+    this.fenced = true;
+    clearInterval(this.timer);
+    this.pending?.resolve(false);
+    this.pending = null;
+    for (const l of this.links.values()) l.close();
+    this.links.clear();
+  }
+
+  private canConfirm(batch: number): boolean {
+    if (!this.hooks.leaseValid()) return false;
+    if (this.inSync.size < this.hooks.minInSync()) return false;
+    for (const name of this.inSync) {
+      const l = this.links.get(name);
+      if (!l || !l.required || l.acked < batch) return false;
+    }
+    for (const l of this.links.values()) if (l.required && l.acked < batch) return false;
+    return true;
+  }
+
+  private evaluate(): void {
+    const p = this.pending;
+    if (p && this.canConfirm(p.batch)) {
+      this.pending = null;
+      p.resolve(true);
+    }
+  }
+
+  private startSnapshot(link: FollowerLink): void {
+    const files = takeSnapshot(this.dataDir);
+    link.state = "snapshot";
+    link.snapBatch = this.lastBatch;
+    streamSnapshot(link, files, link.snapBatch).then(
+      () => {
+        if (!link.closed) link.goLive();
+      },
+      (err: unknown) => {
+        this.logger.warn("cluster: snapshot stream failed", { follower: link.name, err: (err as Error).message });
+        this.drop(link, "snapshot failed");
+      },
+    );
+  }
+
+  private acked(link: FollowerLink, batch: number): void {
+    if (batch > link.acked) link.acked = batch;
+    if (!link.required && link.state === "live" && link.acked >= link.snapBatch) {
+      // From now on confirms wait for it; once it has everything sent so far it may be listed in sync.
+      link.required = true;
+      link.joinTarget = this.lastBatch;
+    }
+    this.evaluate();
+  }
+
+  private drop(link: FollowerLink, why: string): void {
+    if (link.closed && this.links.get(link.name) !== link) return;
+    this.logger.warn("cluster: follower dropped", { follower: link.name, why });
+    link.close();
+    if (this.links.get(link.name) === link) this.links.delete(link.name);
+    this.tick();
+  }
+
+  private tick(): void {
+    if (this.fenced) return;
+    if (!this.hooks.leaseValid()) return this.hooks.deposed("etcd lease not renewed in time");
+    const p = this.pending;
+    if (p && performance.now() - p.since > LAG_LIMIT_MS) {
+      for (const l of [...this.links.values()]) if (l.required && l.acked < p.batch) this.drop(l, "did not acknowledge in time");
+    }
+    if (!this.writing) {
+      // Removals first (etcd before confirms), then additions (confirms already wait for them).
+      const keep = [...this.inSync].filter((n) => this.links.get(n)?.required === true);
+      let target = keep;
+      if (keep.length === this.inSync.size) {
+        target = [...this.inSync];
+        for (const l of this.links.values()) if (l.required && l.acked >= l.joinTarget && !this.inSync.has(l.name)) target.push(l.name);
+      }
+      if (target.length !== this.inSync.size || target.some((n) => !this.inSync.has(n))) this.writeInSync(target);
+    }
+    this.evaluate();
+  }
+
+  private writeInSync(target: string[]): void {
+    this.writing = true;
+    this.hooks.writeInSync(target).then(
+      (ok) => {
+        this.writing = false;
+        if (!ok) return this.hooks.deposed("etcd refused the in-sync write (no longer leader)");
+        this.logger.info("cluster: in-sync set", { followers: target });
+        this.inSync = new Set(target);
+        this.tick();
+      },
+      (err: unknown) => {
+        // etcd unreachable: retried on the next tick; the lease check fences if it lasts.
+        this.writing = false;
+        this.logger.warn("cluster: in-sync write failed", { err: (err as Error).message });
+      },
+    );
+  }
+}

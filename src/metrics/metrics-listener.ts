@@ -1,0 +1,112 @@
+/**
+ * The Prometheus listener (RabbitMQ's port 15692): GET /metrics, /metrics/per-object and
+ * /metrics/detailed, over HTTPS when the management API uses TLS. A plain node:http server: three
+ * read-only paths need no framework, and a scrape should cost only the reading of figures.
+ *
+ * Responses are gzip-compressed when the scraper accepts it (Prometheus always does), off the
+ * event loop in libuv's thread pool.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { gzip, constants as zlibConstants } from "node:zlib";
+import type { Logger } from "../logging/logger.js";
+import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
+import { CONTENT_TYPE } from "./exposition.js";
+import { RuntimeMonitor } from "./node-families.js";
+import { renderAggregated, renderDetailed, renderPerObject } from "./render.js";
+import { ScrapeState, type MetricsSource } from "./scrape-state.js";
+
+export interface MetricsListenerOptions {
+  /** 0 binds an ephemeral port. */
+  readonly port: number;
+  /** "" binds every interface. */
+  readonly bind: string;
+  /** HTTPS with these files; null for plain HTTP. */
+  readonly tls: TlsFiles | null;
+}
+
+export interface MetricsListener {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 60_000;
+
+export async function listenMetrics(source: MetricsSource, opts: MetricsListenerOptions, logger: Logger): Promise<MetricsListener> {
+  const runtime = new RuntimeMonitor();
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    try {
+      serve(req, res, source, runtime);
+    } catch (err) {
+      logger.error("metrics scrape failed", { err: err instanceof Error ? err.message : String(err) });
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+      res.end("internal error\n");
+    }
+  };
+  const server: Server = opts.tls ? createHttpsServer(tlsServerOptions(opts.tls), handle) : createHttpServer(handle);
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    const onListening = (): void => {
+      server.off("error", reject);
+      resolve();
+    };
+    if (opts.bind === "") server.listen(opts.port, onListening);
+    else server.listen(opts.port, opts.bind, onListening);
+  });
+  runtime.start();
+  return {
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      runtime.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function serve(req: IncomingMessage, res: ServerResponse, source: MetricsSource, runtime: RuntimeMonitor): void {
+  const url = new URL(req.url ?? "/", "http://metrics");
+  const path = url.pathname.endsWith("/") && url.pathname.length > 1 ? url.pathname.slice(0, -1) : url.pathname;
+  if (path !== "/metrics" && path !== "/metrics/per-object" && path !== "/metrics/detailed") {
+    res.writeHead(404, { "content-type": "text/plain" });
+    res.end("Not Found: the Prometheus endpoints are /metrics, /metrics/per-object and /metrics/detailed\n");
+    return;
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" });
+    res.end("Method Not Allowed\n");
+    return;
+  }
+  const state = new ScrapeState(source);
+  let body: string;
+  if (path === "/metrics") body = renderAggregated(state, runtime);
+  else if (path === "/metrics/per-object") body = renderPerObject(state, runtime);
+  else {
+    const vhosts = url.searchParams.getAll("vhost");
+    body = renderDetailed(state, new Set(url.searchParams.getAll("family")), vhosts.length > 0 ? new Set(vhosts) : null);
+  }
+  send(req, res, body);
+}
+
+function send(req: IncomingMessage, res: ServerResponse, body: string): void {
+  const headers: Record<string, string> = { "content-type": CONTENT_TYPE, vary: "accept-encoding" };
+  const accepts = req.headers["accept-encoding"];
+  if (typeof accepts === "string" && /\bgzip\b/.test(accepts)) {
+    gzip(body, { level: zlibConstants.Z_BEST_SPEED }, (err, zipped) => {
+      if (err) {
+        res.writeHead(500, { "content-type": "text/plain" });
+        res.end("compression failed\n");
+        return;
+      }
+      res.writeHead(200, { ...headers, "content-encoding": "gzip", "content-length": String(zipped.length) });
+      res.end(req.method === "HEAD" ? undefined : zipped);
+    });
+    return;
+  }
+  res.writeHead(200, { ...headers, "content-length": String(Buffer.byteLength(body)) });
+  res.end(req.method === "HEAD" ? undefined : body);
+}

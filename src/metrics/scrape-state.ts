@@ -1,0 +1,57 @@
+/**
+ * What one scrape reads: the broker's live objects, each gathered at most once per scrape and
+ * only when a family asks for it (a /metrics/detailed request for queue families never builds
+ * connection snapshots).
+ */
+import type { Broker } from "../broker/broker.js";
+import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.js";
+import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
+import type { Queue } from "../broker/queue/queue.js";
+import { nodeFigures, type NodeFigures } from "./node-figures.js";
+
+/** What the metrics endpoint is given at start (its narrow view of the running broker). */
+export interface MetricsSource {
+  readonly broker: Broker;
+  readonly alarms: ResourceAlarms;
+  /** The data dir, whose file system's free space is reported. */
+  readonly dataDir: string;
+  /** rabbitmq_node and rabbitmq_cluster (the management API's node and cluster_name). */
+  readonly node: string;
+  readonly cluster: string;
+}
+
+export class ScrapeState {
+  private queuesCache: Queue[] | null = null;
+  private connectionsCache: ConnectionInfo[] | null = null;
+  private channelsCache: ChannelInfo[] | null = null;
+  private nodeCache: NodeFigures | null = null;
+
+  constructor(readonly source: MetricsSource) {}
+
+  get broker(): Broker {
+    return this.source.broker;
+  }
+
+  queues(): Queue[] {
+    if (this.queuesCache === null) {
+      const all: Queue[] = [];
+      for (const v of this.broker.vhosts.values()) for (const q of v.queues.values()) all.push(q);
+      this.queuesCache = all;
+    }
+    return this.queuesCache;
+  }
+
+  connections(): ConnectionInfo[] {
+    if (this.connectionsCache === null) this.connectionsCache = this.broker.connections.list().map((c) => c.info());
+    return this.connectionsCache;
+  }
+
+  node(): NodeFigures {
+    return (this.nodeCache ??= nodeFigures(this.source.dataDir));
+  }
+
+  channels(): ChannelInfo[] {
+    if (this.channelsCache === null) this.channelsCache = this.connections().flatMap((c) => c.channels);
+    return this.channelsCache;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The message store's replication hook (see docs/CLUSTERING.md). On a single node the store's
+ * `replica` is null and none of this runs; in a cluster the leader's replication is told, inside
+ * group commit, exactly the bytes the store writes, so followers can mirror its files.
+ */
+
+/** Told the pieces a segment is about to write, synchronously, before the local write starts. */
+export interface SegmentTap {
+  segmentWrite(segment: number, data: readonly Buffer[], acks: Buffer | null): void;
+}
+
+export interface StoreReplica extends SegmentTap {
+  /** Every byte of group-commit batch `batch` has been handed to segmentWrite; `sync` asks followers to fsync. */
+  batchEnd(batch: number, sync: boolean): void;
+  /** The local write of `batch` has finished: the files on disk are at a batch boundary. */
+  batchWritten(batch: number): void;
+  /**
+   * A local write failed and the store gave up its unsynced records, which followers may already
+   * hold: the leader must step down so they are never confirmed from a follower's copy.
+   */
+  writeFailed(): void;
+  /** A segment whose records are all dead was deleted. */
+  segmentDeleted(segment: number): void;
+  /**
+   * Resolves true once `batch` is on enough followers' disks for its confirms to be sent, false
+   * when this node may no longer confirm (it lost leadership): its waiters are then not told.
+   */
+  replicated(batch: number): Promise<boolean>;
+}

@@ -1,0 +1,203 @@
+/**
+ * A real cluster on loopback for tests: one etcd (Debian's /usr/bin/etcd) and Coney nodes run as
+ * `node bin/coney.js` processes, all on ephemeral ports chosen by binding port 0 and releasing it.
+ * Every process and directory is removed by close(), also when a test fails.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eventually } from "../helpers/wait.js";
+
+const bin = new URL("../../../bin/coney.js", import.meta.url).pathname;
+const ETCD = process.env["ETCD_BIN"] ?? "/usr/bin/etcd";
+
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", () => resolve()));
+  const a = s.address();
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return typeof a === "object" && a ? a.port : 0;
+}
+
+export interface NodeInfo {
+  readonly name: string;
+  readonly amqpPort: number;
+  readonly httpPort: number;
+  readonly dataDir: string;
+  proc: ChildProcess | null;
+  log: string;
+}
+
+export interface NodesEntry {
+  name: string;
+  running: boolean;
+  cluster_leader: boolean;
+  in_sync: boolean;
+}
+
+export class TestCluster {
+  readonly dir = mkdtempSync(join(tmpdir(), "coney-cluster-"));
+  etcd: ChildProcess | null = null;
+  etcdUrl = "";
+  readonly nodes: NodeInfo[] = [];
+  private etcdPorts: [number, number] = [0, 0];
+
+  constructor(readonly size: number, readonly leaseTtl = 3, readonly extraArgs: string[] = []) {}
+
+  async start(): Promise<void> {
+    this.etcdPorts = [await freePort(), await freePort()];
+    await this.startEtcd();
+    for (let i = 0; i < this.size; i++) {
+      const name = `node${i}@test`;
+      this.nodes.push({ name, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`), proc: null, log: "" });
+    }
+    for (const n of this.nodes) this.startNode(n);
+    await this.waitForLeader();
+  }
+
+  async startEtcd(): Promise<void> {
+    const [client, peer] = this.etcdPorts;
+    this.etcdUrl = `http://127.0.0.1:${client}`;
+    const p = spawn(
+      ETCD,
+      [
+        "--data-dir", join(this.dir, "etcd"),
+        "--listen-client-urls", this.etcdUrl,
+        "--advertise-client-urls", this.etcdUrl,
+        "--listen-peer-urls", `http://127.0.0.1:${peer}`,
+        "--initial-advertise-peer-urls", `http://127.0.0.1:${peer}`,
+        "--initial-cluster", `default=http://127.0.0.1:${peer}`,
+        "--log-level", "error",
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    this.etcd = p;
+    let err = "";
+    p.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+    await eventually(async () => {
+      if (p.exitCode !== null) throw new Error(`etcd exited: ${err}`);
+      try {
+        const r = await fetch(`${this.etcdUrl}/health`);
+        return r.ok;
+      } catch {
+        return false;
+      }
+    }, 15_000, "etcd to start");
+  }
+
+  startNode(n: NodeInfo): void {
+    const args = [
+      bin,
+      "--etcd-endpoints", this.etcdUrl,
+      "--node-name", n.name,
+      "--cluster-name", "test",
+      "--advertise-address", "127.0.0.1",
+      "--bind", "127.0.0.1",
+      "--amqp-port", String(n.amqpPort),
+      "--http-port", String(n.httpPort),
+      "--prometheus-port", "off",
+      "--data-dir", n.dataDir,
+      "--etcd-lease-ttl", String(this.leaseTtl),
+      "--log-level", "info",
+      ...this.extraArgs,
+    ];
+    const p = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    n.proc = p;
+    const keep = (d: Buffer): void => {
+      n.log = (n.log + d.toString()).slice(-200_000);
+    };
+    p.stdout?.on("data", keep);
+    p.stderr?.on("data", keep);
+  }
+
+  kill(n: NodeInfo, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    const p = n.proc;
+    n.proc = null;
+    if (!p || p.exitCode !== null || p.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      p.once("exit", () => resolve());
+      p.kill(signal);
+    });
+  }
+
+  /** SIGSTOP / SIGCONT a node or etcd: a process that is alive but does nothing (a stalled machine, a partition). */
+  signal(p: ChildProcess | null, signal: "SIGSTOP" | "SIGCONT"): void {
+    if (p && p.exitCode === null && p.signalCode === null) p.kill(signal);
+  }
+
+  /** Times (ms since the epoch) at which a node logged `msg`. */
+  logTimes(n: NodeInfo, msg: string): number[] {
+    const out: number[] = [];
+    for (const line of n.log.split("\n")) {
+      if (!line.includes(`"msg":"${msg}"`)) continue;
+      const m = /"time":"([^"]+)"/.exec(line);
+      if (m) out.push(Date.parse(m[1]!));
+    }
+    return out;
+  }
+
+  /** GET /api/nodes through a node's HTTP port (its own answer, or the leader's through its proxy). */
+  async nodesVia(n: NodeInfo): Promise<NodesEntry[] | null> {
+    try {
+      const r = await fetch(`http://127.0.0.1:${n.httpPort}/api/nodes`, { headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` }, signal: AbortSignal.timeout(2000) });
+      return r.ok ? ((await r.json()) as NodesEntry[]) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The node whose log says it serves as leader, most recent first, among live ones. */
+  async waitForLeader(except: NodeInfo | null = null, ms = 30_000): Promise<NodeInfo> {
+    let found: NodeInfo | null = null;
+    await eventually(async () => {
+      for (const n of this.nodes) {
+        if (!n.proc || n === except) continue;
+        const list = await this.nodesVia(n);
+        const leader = list?.find((e) => e.cluster_leader);
+        const node = leader ? this.nodes.find((x) => x.name === leader.name && x.proc && x !== except) : undefined;
+        if (node) {
+          found = node;
+          return true;
+        }
+      }
+      return false;
+    }, ms, "a leader");
+    return found!;
+  }
+
+  /** Waits until the leader lists `count` nodes in sync. */
+  async waitForInSync(count: number, ms = 30_000): Promise<NodesEntry[]> {
+    let last: NodesEntry[] = [];
+    await eventually(async () => {
+      const leader = await this.waitForLeader(null, ms);
+      last = (await this.nodesVia(leader)) ?? [];
+      return last.filter((e) => e.in_sync).length >= count;
+    }, ms, `${count} nodes in sync`);
+    return last;
+  }
+
+  url(n: NodeInfo): string {
+    return `amqp://guest:guest@127.0.0.1:${n.amqpPort}`;
+  }
+
+  logs(): string {
+    return this.nodes.map((n) => `----- ${n.name}\n${n.log.slice(-6000)}`).join("\n");
+  }
+
+  async close(): Promise<void> {
+    for (const n of this.nodes) this.signal(n.proc, "SIGCONT");
+    await Promise.all(this.nodes.map((n) => this.kill(n)));
+    const e = this.etcd;
+    this.etcd = null;
+    if (e && e.exitCode === null && e.signalCode === null) {
+      e.kill("SIGCONT");
+      await new Promise<void>((resolve) => {
+        e.once("exit", () => resolve());
+        e.kill("SIGKILL");
+      });
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

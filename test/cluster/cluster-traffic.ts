@@ -1,0 +1,140 @@
+/**
+ * Client traffic for cluster tests: publishing with confirms through whichever node answers,
+ * reconnecting and republishing what was not confirmed when a connection drops (duplicates of
+ * unconfirmed messages are allowed; a lost confirmed one is what the tests look for), and reading
+ * a queue back.
+ */
+import amqp from "amqplib";
+import type { NodeInfo, TestCluster } from "./cluster-fixture.js";
+
+export interface PublishRun {
+  readonly confirmed: Set<number>;
+  /** Milliseconds from the kill to the first confirm after it; -1 when nothing was killed. */
+  failoverMs: number;
+  reconnects: number;
+  /** When each confirm arrived (Date.now()), in arrival order. */
+  readonly confirmTimes: number[];
+}
+
+const WINDOW = 256;
+
+/**
+ * Publishes `total` persistent messages `${prefix}${i}` to `queue` with confirms. When
+ * `killAfter` of them are confirmed, `onKill` runs (it kills a node) once.
+ */
+export async function publishThroughFailures(
+  cluster: TestCluster,
+  queue: string,
+  prefix: string,
+  total: number,
+  killAfter: number,
+  onKill: () => Promise<void>,
+  stopWhen: () => boolean = () => false,
+  deadlineMs = 120_000,
+): Promise<PublishRun> {
+  const run: PublishRun = { confirmed: new Set(), failoverMs: -1, reconnects: 0, confirmTimes: [] };
+  const deadline = Date.now() + deadlineMs;
+  let killedAt = 0;
+  let attempt = 0;
+  while (run.confirmed.size < total && !stopWhen()) {
+    if (Date.now() > deadline) throw new Error(`publishing timed out with ${run.confirmed.size}/${total} confirmed`);
+    const live = cluster.nodes.filter((n) => n.proc !== null);
+    const node = live[attempt++ % live.length]!;
+    let conn: amqp.ChannelModel;
+    let ch: amqp.ConfirmChannel;
+    try {
+      conn = await amqp.connect(cluster.url(node));
+      conn.on("error", () => undefined);
+      ch = await conn.createConfirmChannel();
+      await ch.assertQueue(queue, { durable: true });
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
+    run.reconnects++;
+    const openedAt = Date.now();
+    const todo: number[] = [];
+    for (let i = 0; i < total; i++) if (!run.confirmed.has(i)) todo.push(i);
+    await new Promise<void>((resolve) => {
+      let inflight = 0;
+      let next = 0;
+      let broken = false;
+      const finish = (): void => {
+        broken = true;
+        resolve();
+      };
+      conn.on("error", () => undefined);
+      conn.on("close", finish);
+      ch.on("error", () => undefined);
+      ch.on("close", finish);
+      const pump = (): void => {
+        if (stopWhen()) return finish();
+        while (!broken && inflight < WINDOW && next < todo.length) {
+          const id = todo[next++]!;
+          inflight++;
+          try {
+            ch.publish("", queue, Buffer.from(`${prefix}${id}`), { persistent: true }, (err: unknown) => {
+              inflight--;
+              if (err === null || err === undefined) {
+                run.confirmed.add(id);
+                run.confirmTimes.push(Date.now());
+                // The first confirm of a connection opened after the kill: service is back.
+                if (killedAt > 0 && openedAt > killedAt && run.failoverMs < 0) run.failoverMs = Date.now() - killedAt;
+                if (killedAt === 0 && run.confirmed.size >= killAfter) {
+                  killedAt = Date.now();
+                  void onKill();
+                }
+              }
+              if (!broken) pump();
+            });
+          } catch {
+            return finish();
+          }
+        }
+        if (next >= todo.length && inflight === 0) finish();
+      };
+      pump();
+    });
+    await conn.close().catch(() => undefined);
+  }
+  return run;
+}
+
+/** Reads every message of `queue` (through any live node, reconnecting) until all `expected` bodies are seen or `ms` pass. */
+export async function drainQueue(cluster: TestCluster, queue: string, expected: ReadonlySet<string>, ms = 60_000): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const deadline = Date.now() + ms;
+  let missing = expected.size;
+  let attempt = 0;
+  while (Date.now() < deadline && missing > 0) {
+    const live = cluster.nodes.filter((n) => n.proc !== null);
+    const node: NodeInfo = live[attempt++ % live.length]!;
+    try {
+      const conn = await amqp.connect(cluster.url(node));
+      const ch = await conn.createChannel();
+      await ch.prefetch(2000);
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        conn.on("error", () => undefined);
+        conn.on("close", () => resolve());
+        ch.on("error", () => undefined);
+        ch.on("close", () => resolve());
+        void ch.consume(queue, (m) => {
+          if (!m) return;
+          const body = m.content.toString();
+          if (!seen.has(body)) {
+            seen.add(body);
+            if (expected.has(body) && --missing === 0) resolve();
+          }
+          ch.ack(m);
+        });
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      });
+      clearTimeout(timer);
+      await conn.close().catch(() => undefined);
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return seen;
+}

@@ -1,0 +1,111 @@
+// The Prometheus listener: its flag and environment variable, its paths and methods, gzip, and
+// HTTPS when the management API uses TLS.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { get as httpsGet } from "node:https";
+import { gunzipSync } from "node:zlib";
+import { ConfigError, loadConfig } from "../../src/config/load-config.js";
+import { makeTestCa } from "../helpers/test-ca.js";
+import { startMetricsBroker } from "./metrics-fixture.js";
+import { freePort } from "./prometheus-tools.js";
+
+describe("Prometheus listener", () => {
+  it("--prometheus-port / CONEY_PROMETHEUS_PORT: default 15692, 'off' disables, 0 is ephemeral, bad values are refused", () => {
+    assert.equal(loadConfig([], {}).prometheusPort, 15692);
+    assert.equal(loadConfig(["--prometheus-port", "off"], {}).prometheusPort, null);
+    assert.equal(loadConfig([], { CONEY_PROMETHEUS_PORT: "0" }).prometheusPort, 0);
+    assert.equal(loadConfig(["--prometheus-port", "9419"], { CONEY_PROMETHEUS_PORT: "off" }).prometheusPort, 9419);
+    assert.throws(() => loadConfig(["--prometheus-port", "http"], {}), (e: unknown) => e instanceof ConfigError && /--prometheus-port: 'http' is not a port number/.test(e.message));
+  });
+
+  it("off: no listener, prometheusPort is null", async () => {
+    const b = await startMetricsBroker({ prometheusPort: null });
+    try {
+      assert.equal(b.prometheusPort, null);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("serves the text format, gzip on request, 404 elsewhere, 405 for other methods", async () => {
+    const b = await startMetricsBroker();
+    try {
+      const plain = await fetch(`${b.metricsUrl}/metrics`, { headers: { "accept-encoding": "identity" } });
+      assert.equal(plain.status, 200);
+      assert.equal(plain.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+      assert.equal(plain.headers.get("content-encoding"), null);
+      const text = await plain.text();
+      assert.match(text, /^rabbitmq_queues 0$/m);
+
+      // Prometheus asks for gzip; the body is the same text compressed.
+      const raw = await fetchRaw(`${b.metricsUrl}/metrics/per-object`, { "accept-encoding": "gzip" });
+      assert.equal(raw.encoding, "gzip");
+      assert.match(gunzipSync(raw.body).toString(), /^rabbitmq_identity_info\{.*rabbitmq_endpoint="per-object"\} 1$/m);
+
+      const head = await fetch(`${b.metricsUrl}/metrics`, { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.equal((await fetch(`${b.metricsUrl}/api/overview`)).status, 404);
+      const post = await fetch(`${b.metricsUrl}/metrics`, { method: "POST" });
+      assert.equal(post.status, 405);
+      assert.equal(post.headers.get("allow"), "GET, HEAD");
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("uses HTTPS with the broker's certificate when the management API does", async () => {
+    const ca = makeTestCa();
+    const b = await startMetricsBroker({ tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, amqpsPort: 0, httpTls: true });
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        httpsGet({ host: "127.0.0.1", port: b.prometheusPort!, path: "/metrics", ca: ca.pem(ca.caCert) }, (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (d: string) => (text += d));
+          res.on("end", () => resolve(text));
+        }).on("error", reject);
+      });
+      assert.match(body, /^rabbitmq_identity_info\{/m);
+    } finally {
+      await b.close();
+    }
+  });
+});
+
+/** fetch() decompresses on its own; this reads the bytes as sent. */
+function fetchRaw(url: string, headers: Record<string, string>): Promise<{ encoding: string | undefined; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (d: Buffer) => chunks.push(d));
+      res.on("end", () => resolve({ encoding: res.headers["content-encoding"], body: Buffer.concat(chunks) }));
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+describe("Prometheus port taken", () => {
+  it("fails the start with EADDRINUSE and leaves no other listener running", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const taken = (blocker.address() as { port: number }).port;
+    const amqpPort = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-metrics-taken-"));
+    try {
+      await assert.rejects(startMetricsBroker({ amqpPort, prometheusPort: taken, dataDir }), (e: unknown) => (e as { code?: string }).code === "EADDRINUSE");
+      // The AMQP port is free again: the failed start closed it.
+      const probe = createServer();
+      await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(amqpPort, "127.0.0.1", resolve));
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
