@@ -15,6 +15,8 @@ import type { User } from "./user.js";
 export interface ExternalGrants {
   hasVhostAccess(vhost: string): boolean;
   allows(vhost: string, kind: PermissionKind, name: string): boolean;
+  /** Topic authorisation from the grants (OAuth 2.0 scopes with a routing-key part); absent: none. */
+  allowsTopic?(vhost: string, exchange: string, kind: TopicKind, routingKey: string): boolean;
 }
 
 export class PermissionChecker {
@@ -68,12 +70,18 @@ export class PermissionChecker {
    * Topic authorisation (RabbitMQ): on a topic exchange, publishing needs the routing key to
    * match the user's topic write pattern for that exchange, binding the binding key its read
    * pattern. No topic permission for the exchange: no restriction. Costs one counter read when
-   * no topic permission exists anywhere. Token logins carry no topic permissions here.
+   * no topic permission exists anywhere. A token login's topic rules are its scopes' routing-key
+   * parts (`rabbitmq.write:vhost/exchange/key*`).
    */
   checkTopic(vhost: string, exchange: string, kind: TopicKind, routingKey: string): void {
-    if (this.registry.topicPermissionCount === 0 || this.grants) return;
-    const p = this.registry.topicPermission(this.user.name, vhost, exchange);
-    if (p && !p.allows(kind, routingKey)) {
+    let allowed: boolean;
+    if (this.grants) {
+      allowed = this.grants.allowsTopic?.(vhost, exchange, kind, routingKey) ?? true;
+    } else {
+      if (this.registry.topicPermissionCount === 0) return;
+      allowed = this.registry.topicPermission(this.user.name, vhost, exchange)?.allows(kind, routingKey) ?? true;
+    }
+    if (!allowed) {
       throw new BrokerError("accessRefused", `access to topic '${routingKey}' in exchange '${exchange}' in vhost '${vhost}' refused for user '${this.user.name}'`);
     }
   }

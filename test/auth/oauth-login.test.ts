@@ -50,6 +50,39 @@ describe("OAuth 2.0 tokens", () => {
     }
   });
 
+  it("let a token administrator create a vhost: 201, then 204, no half-done state, its scopes give it access", async () => {
+    const token = await oauth.sign({ scope: ADMIN, sub: "token-admin" });
+    const put = (body: unknown) =>
+      fetch(`${broker.httpUrl}/api/vhosts/token-made`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    assert.equal((await put({ description: "by a token" })).status, 201);
+    assert.equal((await put({})).status, 204);
+    const v = await get("/api/vhosts/token-made", token);
+    assert.equal(v.status, 200);
+    assert.equal(v.json!["description"], "by a token", "a PUT without description keeps it");
+    // A token user holds no permission record: its rights come from its scopes.
+    assert.equal(broker.broker.users.permission("token-admin", "token-made"), undefined);
+    const conn = await amqp.connect(broker.urlFor("ignored", token, "token-made"));
+    const ch = await conn.createChannel();
+    await ch.assertQueue("made-by-token", { exclusive: true });
+    await conn.close();
+  });
+
+  it("apply a scope's routing-key part as topic authorisation on publish", async () => {
+    const token = await oauth.sign({ scope: ["rabbitmq.configure:*/*", "rabbitmq.read:*/*", "rabbitmq.write:*/amq.topic/eu.*"], sub: "topical" });
+    const conn = await amqp.connect(amqpUrl(token));
+    try {
+      const ok = await conn.createConfirmChannel();
+      ok.publish("amq.topic", "eu.orders", Buffer.from("m"));
+      await ok.waitForConfirms();
+      const refused = await conn.createConfirmChannel();
+      const closed = new Promise<Error>((resolve) => refused.on("error", resolve));
+      refused.publish("amq.topic", "us.orders", Buffer.from("m"));
+      assert.match((await withTimeout(closed, 5000, "the refusal")).message, /ACCESS_REFUSED - access to topic 'us.orders' in exchange 'amq.topic' in vhost '\/' refused for user 'topical'/);
+    } finally {
+      await conn.close().catch(() => {});
+    }
+  });
+
   it("map tag scopes to the management tag matrix: 403 without a management tag, monitoring is not administrator", async () => {
     assert.equal((await get("/api/overview", await oauth.sign({ scope: ["rabbitmq.read:*/*"] }))).status, 403);
     const monitor = await oauth.sign({ scope: ["rabbitmq.tag:monitoring", "rabbitmq.read:*/*"] });

@@ -43,4 +43,14 @@ describe("OAuth 2.0 scopes", () => {
     assert.deepEqual(scopesOf(["a", 1, "b"]), ["a", "b"]);
     assert.deepEqual(scopesOf(undefined), []);
   });
+
+  it("read a third part as the routing-key pattern of topic authorisation; without one, any key", () => {
+    const g = new ScopeGrants("rabbitmq", ["rabbitmq.write:prod/amq.topic/eu.*", "rabbitmq.read:prod/*"]);
+    assert.ok(g.allows("prod", "write", "amq.topic"), "the exchange name is the second part only");
+    assert.ok(g.allowsTopic("prod", "amq.topic", "write", "eu.orders"));
+    assert.ok(!g.allowsTopic("prod", "amq.topic", "write", "us.orders"));
+    assert.ok(g.allowsTopic("prod", "amq.topic", "read", "any.key"), "a scope without a key part allows every key");
+    const plain = new ScopeGrants("rabbitmq", ["rabbitmq.write:*/*"]);
+    assert.ok(plain.allowsTopic("v", "x", "write", "k"));
+  });
 });

@@ -130,4 +130,39 @@ describe("coneyctl permissions", () => {
     assert.equal(r.code, 0);
     assert.deepEqual(JSON.parse(r.stdout), [{ vhost: "/", configure: "^bob-.*", write: "^bob-.*", read: "^bob-.*" }, { vhost: "orders", configure: "^$", write: "^$", read: "^orders-.*" }]);
   });
+
+  it("set_topic_permissions, list_topic_permissions, list_user_topic_permissions, clear_topic_permissions; enforced on publish and bind", async () => {
+    broker.broker.putUser("topical", { password: "pw", tags: [] });
+    broker.broker.setPermission("topical", "orders", { configure: ".*", write: ".*", read: ".*" });
+    const set = await ctl(broker, ["set_topic_permissions", "-p", "orders", "topical", "amq.topic", "^eu\\.", "^bind\\."]);
+    assert.deepEqual(set, { code: 0, stderr: "", stdout: 'Setting topic permissions on "amq.topic" for user "topical" in vhost "orders" ...\n' });
+    const [perVhost, perUser] = await Promise.all([ctl(broker, ["list_topic_permissions", "-p", "orders"]), ctl(broker, ["list_user_topic_permissions", "topical"])]);
+    assert.equal(perVhost.stdout, 'Listing topic permissions for vhost "orders" ...\nuser\texchange\twrite\tread\ntopical\tamq.topic\t^eu\\.\t^bind\\.\n');
+    assert.equal(perUser.stdout, 'Listing topic permissions for user "topical" ...\nvhost\texchange\twrite\tread\norders\tamq.topic\t^eu\\.\t^bind\\.\n');
+
+    const conn = await amqp.connect(broker.urlFor("topical", "pw", "orders"));
+    try {
+      const ok = await conn.createConfirmChannel();
+      ok.publish("amq.topic", "eu.orders", Buffer.from("m"));
+      await ok.waitForConfirms();
+      const q = (await ok.assertQueue("", { exclusive: true })).queue;
+      await ok.bindQueue(q, "amq.topic", "bind.all");
+      const refused = await conn.createConfirmChannel();
+      refused.on("error", () => {});
+      refused.publish("amq.topic", "us.orders", Buffer.from("m"));
+      await assert.rejects(refused.waitForConfirms(), /closed|ACCESS_REFUSED/);
+      const bindRefused = await conn.createChannel();
+      bindRefused.on("error", () => {});
+      await assert.rejects(bindRefused.bindQueue(q, "amq.topic", "other.key"), /ACCESS_REFUSED - access to topic 'other.key' in exchange 'amq.topic' in vhost 'orders' refused for user 'topical'/);
+    } finally {
+      await conn.close().catch(() => {});
+    }
+
+    const clear = await ctl(broker, ["clear_topic_permissions", "-p", "orders", "topical", "amq.topic"]);
+    assert.deepEqual(clear, { code: 0, stderr: "", stdout: 'Clearing topic permissions on "amq.topic" for user "topical" in vhost "orders" ...\n' });
+    assert.equal(broker.broker.users.topicPermission("topical", "orders", "amq.topic"), undefined);
+    assert.equal((await ctl(broker, ["clear_topic_permissions", "-p", "orders", "topical"])).code, 0, "nothing left to clear is no error");
+    assert.equal((await ctl(broker, ["set_topic_permissions", "nobody", "amq.topic", ".*", ".*"])).code, 67);
+    assert.equal((await ctl(broker, ["list_topic_permissions", "-p", "no-such-vhost"])).code, 65);
+  });
 });

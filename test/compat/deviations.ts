@@ -177,6 +177,15 @@ export const DEVIATIONS: readonly Deviation[] = [
     reason: "RabbitMQ also lists its Erlang distribution listener (clustering) and the Prometheus plugin's (http/prometheus); Coney has no Erlang distribution, and its Prometheus endpoint is the metrics work of issue 17's siblings.",
   },
 
+  {
+    where: "amqp-errors/exclusive queues of another connection",
+    step: "GET /api/queues/*/mine",
+    kind: "type",
+    path: "owner_pid_details",
+    when: (r) => JSON.stringify((http(r)?.body as { owner_pid_details?: unknown } | undefined)?.owner_pid_details) === "[]",
+    reason: "RabbitMQ 3.10 sends owner_pid_details as [] until its first statistics emission, then as {name, peer_host, peer_port}; Coney sends the object at once.",
+  },
+
   // --- Erlang-only figures ---
   { where: "*", kind: "missing-key", path: "*reductions*", reason: ERLANG },
   { where: "*", kind: "missing-key", path: "*garbage_collection*", reason: ERLANG },

@@ -13,8 +13,10 @@ import { isHttp, type Recording } from "./scenario.js";
 
 const files = await loadScenarioFiles();
 
+// Each scenario file has its own broker, so the files run side by side; a file's scenarios run in order.
+describe("compat replay", { concurrency: true }, () => {
 for (const [file, scenarios] of files) {
-  describe(`compat: ${file}`, () => {
+  describe(`compat: ${file}`, { concurrency: false }, () => {
     let broker: TestBroker;
     const recordingPath = join(COMPAT_SOURCE_DIR, "recorded", `${file}.json`);
     const recording: Recording | null = existsSync(recordingPath) ? (JSON.parse(readFileSync(recordingPath, "utf8")) as Recording) : null;
@@ -45,3 +47,4 @@ for (const [file, scenarios] of files) {
     }
   });
 }
+});

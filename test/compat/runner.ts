@@ -100,8 +100,18 @@ function withDeadline<T>(p: Promise<T>, what: string): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
+/** The last error each connection reported: a connection-level close carries the server's reply there. */
+const connectionErrors = new WeakMap<ChannelModel, unknown>();
+
 function runAmqp(target: Target, step: AmqpStep, conns: Map<string, ChannelModel>, vars: Vars): Promise<Outcome> {
-  return withDeadline(amqpStep(target, step, conns, vars), stepLabel(step)).catch((err: unknown) => amqpFailure(step, err));
+  const conn = conns.get(step.conn ?? "c");
+  return withDeadline(amqpStep(target, step, conns, vars), stepLabel(step)).catch(async (err: unknown) => {
+    const bare = !/with message "/.test((err as { message?: string }).message ?? "");
+    if (!bare || conn === undefined) return amqpFailure(step, err);
+    // The channel may learn of the connection's close before the connection's error event fires.
+    for (let i = 0; i < 20 && !connectionErrors.has(conn); i++) await new Promise((r) => setTimeout(r, 25));
+    return amqpFailure(step, connectionErrors.get(conn) ?? err);
+  });
 }
 
 async function amqpStep(target: Target, step: AmqpStep, conns: Map<string, ChannelModel>, vars: Vars): Promise<Outcome> {
@@ -112,7 +122,7 @@ async function amqpStep(target: Target, step: AmqpStep, conns: Map<string, Chann
       const [user, pass] = fill(step.as ?? "guest:guest", vars).split(":") as [string, string];
       const url = `amqp://${encodeURIComponent(user)}:${encodeURIComponent(pass)}@${target.amqpHost}:${target.amqpPort}/${encodeURIComponent(step.vhost ?? "/")}`;
       const c = await amqplib.connect(url, { clientProperties: { connection_name: `compat-${id}` } });
-      c.on("error", () => undefined);
+      c.on("error", (e: unknown) => connectionErrors.set(c, e));
       conns.set(id, c);
       return ok();
     }
@@ -128,7 +138,10 @@ async function amqpStep(target: Target, step: AmqpStep, conns: Map<string, Chann
       return ok();
     }
     const ch = await c.createConfirmChannel();
-    ch.on("error", () => undefined);
+    // amqplib rejects a pending confirm with a bare "channel closed": the server's reply is in
+    // the channel's error event, which is what the step reports.
+    let closedWith: unknown = null;
+    ch.on("error", (e: unknown) => (closedWith = e));
     let value: unknown;
     switch (step.op) {
       case "declareQueue": value = (await ch.assertQueue(step.queue, step.options ?? {})).messageCount; break;
@@ -139,7 +152,11 @@ async function amqpStep(target: Target, step: AmqpStep, conns: Map<string, Chann
       case "bindExchange": await ch.bindExchange(step.destination, step.source, step.routingKey); break;
       case "publish":
         ch.publish(step.exchange, step.routingKey, Buffer.from(step.body));
-        await ch.waitForConfirms();
+        try {
+          await ch.waitForConfirms();
+        } catch (err) {
+          throw closedWith ?? err;
+        }
         break;
       case "get": {
         const m = await ch.get(step.queue, { noAck: true });

@@ -7,7 +7,8 @@
  * Patterns are wildcards where `*` matches any run of characters (RabbitMQ's wildcard matcher,
  * anchored at both ends); parts are percent-decoded, so a vhost `/` is written `%2F`. Scopes with
  * another prefix belong to other resource servers and are ignored. A name pattern omitted
- * (`read:vhost`) means every name, as RabbitMQ does.
+ * (`read:vhost`) means every name, as RabbitMQ does. A third part (`write:vhost/exchange/rk*`) is
+ * a routing-key pattern for topic authorisation on topic exchanges; without it, any key.
  */
 import type { ExternalGrants } from "../permission-check.js";
 import type { PermissionKind } from "../permission.js";
@@ -16,6 +17,7 @@ interface ScopeGrant {
   readonly kind: PermissionKind;
   readonly vhost: string;
   readonly name: string;
+  readonly routingKey: string;
 }
 
 /** Anchored `*` wildcard match, linear in practice: each literal segment is found once, left to right. */
@@ -48,6 +50,8 @@ function decode(part: string): string {
 export class ScopeGrants implements ExternalGrants {
   readonly tags: string[] = [];
   private readonly grants: ScopeGrant[] = [];
+  /** True when a scope names a routing-key pattern: only then can topic authorisation refuse. */
+  hasTopicRules = false;
 
   constructor(resourceServerId: string, scopes: readonly string[]) {
     const prefix = `${resourceServerId}.`;
@@ -63,10 +67,9 @@ export class ScopeGrants implements ExternalGrants {
         continue;
       }
       if (action !== "configure" && action !== "write" && action !== "read") continue;
-      const slash = target.indexOf("/");
-      const vhost = decode(slash < 0 ? target : target.slice(0, slash));
-      const name = slash < 0 ? "*" : decode(target.slice(slash + 1));
-      this.grants.push({ kind: action, vhost, name });
+      const [vhost, name = "*", routingKey = "*"] = target.split("/", 3).map(decode) as [string, string?, string?];
+      if (routingKey !== "*") this.hasTopicRules = true;
+      this.grants.push({ kind: action, vhost, name, routingKey });
     }
   }
 
@@ -76,6 +79,11 @@ export class ScopeGrants implements ExternalGrants {
 
   allows(vhost: string, kind: PermissionKind, name: string): boolean {
     return this.grants.some((g) => g.kind === kind && wildcardMatches(g.vhost, vhost) && wildcardMatches(g.name, name));
+  }
+
+  allowsTopic(vhost: string, exchange: string, kind: "write" | "read", routingKey: string): boolean {
+    if (!this.hasTopicRules) return true;
+    return this.grants.some((g) => g.kind === kind && wildcardMatches(g.vhost, vhost) && wildcardMatches(g.name, exchange) && wildcardMatches(g.routingKey, routingKey));
   }
 }
 

@@ -6,6 +6,7 @@ import { EXCHANGE_COMMANDS } from "./exchanges.js";
 import { helpCommand } from "./help.js";
 import { NODE_COMMANDS } from "./node.js";
 import { PERMISSION_COMMANDS } from "./permissions.js";
+import { TOPIC_PERMISSION_COMMANDS } from "./topic-permissions.js";
 import { POLICY_COMMANDS } from "./policies.js";
 import { QUEUE_COMMANDS } from "./queues.js";
 import { USER_COMMANDS } from "./users.js";
@@ -14,6 +15,7 @@ import { VHOST_COMMANDS } from "./vhosts.js";
 export const ALL_COMMANDS: readonly CommandSpec[] = [
   helpCommand(() => ALL_COMMANDS),
   ...PERMISSION_COMMANDS,
+  ...TOPIC_PERMISSION_COMMANDS,
   ...USER_COMMANDS,
   ...VHOST_COMMANDS,
   ...QUEUE_COMMANDS,

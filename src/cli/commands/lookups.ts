@@ -7,6 +7,8 @@ import type { Item } from "../list-columns.js";
 import type { ManagementApi } from "../management-api.js";
 import { ManagementClient } from "../management-client.js";
 import { CliError, EXIT, type ExitCode } from "../exit-codes.js";
+import { reasonOf } from "../management-api.js";
+import type { ApiResponse } from "../management-client.js";
 
 export const noSuchUser = (user: string): CliError => new CliError(EXIT.noUser, `User ${user} does not exist`);
 
@@ -27,3 +29,33 @@ export async function listInVhost(ctx: { api: ManagementApi; vhost: string }, re
   return ctx.api.expectOk(res).body as Item[];
 }
 
+
+/** A list_user_* command over /api/users/<user>/<resource>: an unknown user is exit 67. */
+export async function listOfUser(api: ManagementApi, user: string, resource: string): Promise<Item[]> {
+  const res = await api.send("GET", ManagementClient.path("users", user, resource));
+  if (res.status === 404) throw noSuchUser(user);
+  return api.expectOk(res).body as Item[];
+}
+
+/**
+ * After a PUT of (topic) permissions: the API's vhost_or_user_not_found does not say which is
+ * missing, so ask and answer as rabbitmqctl (user first); an invalid pattern is exit 69.
+ */
+export async function explainPermissionRefusal(api: ManagementApi, res: ApiResponse, user: string, vhost: string, what: string): Promise<void> {
+  if (res.status !== 400) return;
+  if (reasonOf(res) === "vhost_or_user_not_found") {
+    await requireUser(api, user);
+    await requireVhost(api, vhost, EXIT.unavailable);
+  }
+  if (reasonOf(res).startsWith("invalid regular expression")) throw new CliError(EXIT.unavailable, `Invalid ${what} pattern: ${reasonOf(res)}`);
+}
+
+/** After a DELETE of (topic) permissions: nothing to clear is a success, as in rabbitmqctl, unless the user or vhost is unknown. */
+export async function explainClearRefusal(api: ManagementApi, res: ApiResponse, user: string, vhost: string): Promise<void> {
+  if (res.status !== 404) {
+    api.expectOk(res);
+    return;
+  }
+  await requireUser(api, user);
+  await requireVhost(api, vhost, EXIT.unavailable);
+}

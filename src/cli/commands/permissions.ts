@@ -3,12 +3,10 @@
  * list_permissions, list_user_permissions, set_permissions, clear_permissions.
  */
 import type { CommandSpec } from "../command-spec.js";
-import { CliError, EXIT } from "../exit-codes.js";
-import { reasonOf } from "../management-api.js";
 import { ManagementClient } from "../management-client.js";
 import { listCommand } from "../list-command.js";
-import { fields, type Item } from "../list-columns.js";
-import { listInVhost, noSuchUser, requireUser, requireVhost } from "./lookups.js";
+import { fields } from "../list-columns.js";
+import { explainClearRefusal, explainPermissionRefusal, listInVhost, listOfUser } from "./lookups.js";
 
 const path = ManagementClient.path;
 
@@ -32,11 +30,7 @@ const listUserPermissions = listCommand({
   fixedColumns: true,
   minArgs: 1,
   banner: ({ args }) => `Listing permissions for user "${args[0]}" ...`,
-  async fetch({ api, args }) {
-    const res = await api.send("GET", path("users", args[0]!, "permissions"));
-    if (res.status === 404) throw noSuchUser(args[0]!);
-    return api.expectOk(res).body as Item[];
-  },
+  fetch: ({ api, args }) => listOfUser(api, args[0]!, "permissions"),
 });
 
 const setPermissions: CommandSpec = {
@@ -50,14 +44,7 @@ const setPermissions: CommandSpec = {
   async run({ api, out, args, vhost }) {
     const [user, configure, write, read] = args as [string, string, string, string];
     const res = await api.send("PUT", path("permissions", vhost, user), { body: { configure, write, read } });
-    if (res.status === 400 && reasonOf(res) === "vhost_or_user_not_found") {
-      // The API does not say which one is missing; ask, and answer as rabbitmqctl (user first).
-      await requireUser(api, user);
-      await requireVhost(api, vhost, EXIT.unavailable);
-    }
-    if (res.status === 400 && reasonOf(res).startsWith("invalid regular expression")) {
-      throw new CliError(EXIT.unavailable, `Invalid permission pattern: ${reasonOf(res)}`);
-    }
+    await explainPermissionRefusal(api, res, user, vhost, "permission");
     api.expectOk(res);
     out.done();
   },
@@ -73,14 +60,7 @@ const clearPermissions: CommandSpec = {
   banner: ({ args, vhost }) => `Clearing permissions for user "${args[0]}" in vhost "${vhost}" ...`,
   async run({ api, out, args, vhost }) {
     const user = args[0]!;
-    const res = await api.send("DELETE", path("permissions", vhost, user));
-    if (res.status === 404) {
-      // Nothing to clear is a success in rabbitmqctl, unless the user or the vhost is unknown.
-      await requireUser(api, user);
-      await requireVhost(api, vhost, EXIT.unavailable);
-    } else {
-      api.expectOk(res);
-    }
+    await explainClearRefusal(api, await api.send("DELETE", path("permissions", vhost, user)), user, vhost);
     out.done();
   },
 };
