@@ -2,7 +2,6 @@
 import { loadConfigWithWarnings, type LoadedConfig } from "./config/load-config.js";
 import { createLogger } from "./logging/logger.js";
 import { startBroker } from "./start-broker.js";
-import { ClusterNode } from "./cluster/cluster-node.js";
 
 export async function main(argv: string[]): Promise<void> {
   let loaded: LoadedConfig;
@@ -20,7 +19,9 @@ export async function main(argv: string[]): Promise<void> {
   if (unsupported.length > 0) logger.warn(`config file ${config.configFile}: settings Coney does not support, ignored: ${unsupported.join(", ")}`, { unsupported });
   let running: { close(): Promise<void> };
   if (config.etcdEndpoints.length > 0) {
-    // A cluster node (docs/CLUSTERING.md): it becomes a broker only while it leads.
+    // A cluster node (docs/CLUSTERING.md): it becomes a broker only while it leads. Loaded only
+    // here, so a single node never loads etcd3 and gRPC (start time, memory, descriptors).
+    const { ClusterNode } = await import("./cluster/cluster-node.js");
     const node = new ClusterNode(config, logger);
     await node.start();
     running = node;
