@@ -24,6 +24,7 @@ import { registerExchanges } from "./routes/exchanges.js";
 import { registerHealth } from "./routes/health.js";
 import { registerOverview } from "./routes/overview.js";
 import { registerParameters } from "./routes/parameters.js";
+import { registerPermissionExplain } from "./routes/permission-explain.js";
 import { registerPolicies } from "./routes/policies.js";
 import { registerOperatorPolicies } from "./routes/operator-policies.js";
 import { registerQueues } from "./routes/queues.js";
@@ -104,7 +105,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
   };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters]) {
+  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerPermissionExplain]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });

@@ -13,6 +13,8 @@ import type { ExternalGrants } from "../permission-check.js";
 import type { PermissionKind } from "../permission.js";
 
 interface ScopeGrant {
+  /** The scope as the token wrote it, for explanations. */
+  readonly scope: string;
   readonly kind: PermissionKind;
   readonly vhost: string;
   readonly name: string;
@@ -66,7 +68,7 @@ export class ScopeGrants implements ExternalGrants {
       const slash = target.indexOf("/");
       const vhost = decode(slash < 0 ? target : target.slice(0, slash));
       const name = slash < 0 ? "*" : decode(target.slice(slash + 1));
-      this.grants.push({ kind: action, vhost, name });
+      this.grants.push({ scope, kind: action, vhost, name });
     }
   }
 
@@ -74,8 +76,12 @@ export class ScopeGrants implements ExternalGrants {
     return this.grants.some((g) => wildcardMatches(g.vhost, vhost));
   }
 
+  grantFor(vhost: string, kind: PermissionKind, name: string): string | null {
+    return this.grants.find((g) => g.kind === kind && wildcardMatches(g.vhost, vhost) && wildcardMatches(g.name, name))?.scope ?? null;
+  }
+
   allows(vhost: string, kind: PermissionKind, name: string): boolean {
-    return this.grants.some((g) => g.kind === kind && wildcardMatches(g.vhost, vhost) && wildcardMatches(g.name, name));
+    return this.grantFor(vhost, kind, name) !== null;
   }
 }
 
