@@ -11,6 +11,7 @@ import type { FieldTable } from "../amqp/codec/field-table.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { UserRegistry } from "../auth/user-registry.js";
 import { BrokerError, notFound } from "../errors/broker-error.js";
+import { underLimit, withUserLimit } from "../auth/user-limits.js";
 import { Binding, type Destination } from "./binding.js";
 import type { ClientContext } from "./client-context.js";
 import { NO_PERSISTENCE, type DefinitionsSink } from "./definitions-sink.js";
@@ -189,6 +190,39 @@ export class Broker {
   clearPermission(user: string, vhost: string): void {
     if (!this.users.clearPermission(user, vhost)) throw new BrokerError("objectNotFound", "Not Found");
     this.definitions.delete("permissions", `${vhost}\u0000${user}`);
+  }
+
+  /** Sets one of a user's limits (validated first: RabbitMQ's 400 texts); persisted with the user. */
+  setUserLimit(name: string, limit: string, value: unknown): void {
+    const user = this.users.get(name);
+    if (!user) throw new BrokerError("badRequest", `no_such_user ${name}`);
+    this.replaceUserLimits(user, withUserLimit(user.limits, limit, value));
+  }
+
+  clearUserLimit(name: string, limit: string): void {
+    const user = this.users.get(name);
+    if (!user || !(limit in user.limits)) throw new BrokerError("objectNotFound", "Not Found");
+    const rest = { ...user.limits };
+    delete rest[limit as keyof UserLimits];
+    this.replaceUserLimits(user, rest);
+  }
+
+  private replaceUserLimits(user: User, limits: UserLimits): void {
+    user.limits = limits;
+    this.users.put(user);
+    this.definitions.put("users", user.name, userDefinition(user));
+  }
+
+  /** channel.open: the user's max-channels limit over all its connections (RabbitMQ's rabbit_reader text). */
+  admitChannel(userName: string): void {
+    // The registry's record, not the login's copy: a limit set now applies to open connections.
+    const limit = this.users.get(userName)?.limits["max-channels"];
+    if (limit === undefined || limit < 0) return;
+    let open = 0;
+    for (const c of this.connections.ofUser(userName)) open += c.channelCount;
+    if (!underLimit(limit, open)) {
+      throw new BrokerError("notAllowed", `number of channels opened for user '${userName}' has reached the maximum allowed user limit of (${limit})`);
+    }
   }
 
   /** Checks a username and cleartext password against the internal users; null when refused. */

@@ -29,6 +29,7 @@ import { registerPolicies } from "./routes/policies.js";
 import { registerOperatorPolicies } from "./routes/operator-policies.js";
 import { registerQueues } from "./routes/queues.js";
 import { registerUsers } from "./routes/users.js";
+import { registerUserLimits } from "./routes/user-limits.js";
 import { registerVhosts } from "./routes/vhosts.js";
 
 export interface HttpListener {
@@ -105,7 +106,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
   };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerPermissionExplain]) {
+  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerPermissionExplain, registerUserLimits]) {
     register(app, ctx);
   }
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });

@@ -262,6 +262,10 @@ export class AmqpConnection implements ClientConnection {
     throw new BrokerError("frameError", `unknown frame type ${type}`);
   }
 
+  get channelCount(): number {
+    return this.channels.size;
+  }
+
   private channelFor(number: number, m: Method): Channel {
     let ch = this.channels.get(number);
     if (m.id === MethodId.ChannelOpen) {
@@ -269,6 +273,7 @@ export class AmqpConnection implements ClientConnection {
       if (number > this.tuning.channelMax) {
         throw new BrokerError("notAllowed", `number of channels opened (${this.channels.size}) has reached the negotiated channel_max (${this.tuning.channelMax})`);
       }
+      this.broker.admitChannel(this.permissions!.user.name);
       ch = new Channel(this, number);
       this.channels.set(number, ch);
       this.broker.stats.channelCreated++;
