@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coney-data/**"] },
+  { ignores: ["dist/**", "node_modules/**", "coney-data/**", "test-output/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -27,7 +27,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.mjs", "bin/**/*.js", "bench/**/*.mjs"],
+    files: ["scripts/**/*.mjs", "bin/**/*.js", "bench/**/*.mjs", "src/ui/*.mjs"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
 );

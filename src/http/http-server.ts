@@ -1,6 +1,6 @@
 /**
  * The management HTTP API server (Fastify): JSON in and out under /api, RabbitMQ's 404 body for
- * unknown paths, one error mapping, and the resource route files.
+ * unknown paths, one error mapping, the resource route files, and the web UI's static files at /.
  */
 import Fastify from "fastify";
 import type { Broker } from "../broker/broker.js";
@@ -31,6 +31,7 @@ import { registerQueues } from "./routes/queues.js";
 import { registerUsers } from "./routes/users.js";
 import { registerUserLimits } from "./routes/user-limits.js";
 import { registerVhosts } from "./routes/vhosts.js";
+import { registerUi } from "../ui/serve-ui.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -109,6 +110,8 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerPermissionExplain, registerUserLimits]) {
     register(app, ctx);
   }
+  // The web UI: static files at / that use only this API.
+  await registerUi(app);
   await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;

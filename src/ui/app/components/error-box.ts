@@ -1,0 +1,27 @@
+/**
+ * How a failed request is shown: a 403 says plainly that this user may not see or do it (and the
+ * API's reason), other errors show status and reason. Never a blank page.
+ */
+import { ApiError } from "../api.js";
+import { html } from "../html.js";
+
+export function describeError(err: unknown): { title: string; detail: string } {
+  if (err instanceof ApiError) {
+    if (err.status === 403) return { title: "Access refused", detail: `Your user's tags or permissions do not allow this (HTTP 403). ${err.reason}`.trim() };
+    if (err.status === 404) return { title: "Not found", detail: `It may have been deleted. ${err.reason}`.trim() };
+    if (err.status === 0) return { title: "Broker unreachable", detail: err.reason };
+    return { title: `Error ${err.status}: ${err.error}`, detail: err.reason };
+  }
+  return { title: "Error", detail: err instanceof Error ? err.message : String(err) };
+}
+
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  const { title, detail } = describeError(error);
+  return html`<div class="msg msg-error" role="alert"><strong>${title}</strong> ${detail}</div>`;
+}
+
+export function Notice({ text, kind = "ok" }: { text: string; kind?: "ok" | "warn" }) {
+  if (!text) return null;
+  return html`<div class=${`msg msg-${kind}`} role="status">${text}</div>`;
+}

@@ -1,0 +1,56 @@
+/** One channel: mode, prefetch, unacked/unconfirmed counts, message rates and its consumers. */
+import { apiPath } from "../api.js";
+import { useApp } from "../app-context.js";
+import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
+import { ErrorBox } from "../components/error-box.js";
+import { KvTable, Section } from "../components/kv.js";
+import { fmtNum, fmtRate, rateOf } from "../format.js";
+import { html } from "../html.js";
+import { useLive } from "../live.js";
+import { href } from "../router.js";
+import type { PageProps } from "../routes.js";
+import { channelMode, type ChannelRow } from "./channels.js";
+
+interface ChannelDetail extends ChannelRow {
+  messages_uncommitted: number;
+  acks_uncommitted: number;
+  consumer_details?: Consumer[];
+}
+
+const RATES = ["publish", "confirm", "deliver", "deliver_no_ack", "get", "get_no_ack", "ack", "redeliver", "return_unroutable"];
+
+export function ChannelPage({ params }: PageProps) {
+  const name = params["name"] ?? "";
+  const { api } = useApp();
+  const ch = useLive(() => api.get<ChannelDetail>(apiPath`/channels/${name}`), [name]);
+  const c = ch.data;
+  const consumers = useLive(
+    () => (c ? api.get<Consumer[]>(apiPath`/consumers/${c.vhost}`).then((all) => all.filter((x) => x.channel_details.name === name)) : Promise.resolve([])),
+    [name, c?.vhost],
+  );
+  return html`<h1><span class="kind">Channel</span> ${name}</h1>
+    <${ErrorBox} error=${ch.error} />
+    ${c
+      ? html`<div class="cols">
+          <${KvTable} label="Channel" rows=${[
+            ["Connection", c.connection_details ? html`<a href=${href("connections", c.connection_details.name)}>${c.connection_details.name}</a>` : "–"],
+            ["Number", String(c.number)],
+            ["Virtual host", c.vhost],
+            ["User", c.user],
+            ["State", c.state],
+            ["Mode", channelMode(c)],
+            ["Prefetch (per consumer)", fmtNum(c.prefetch_count)],
+            ["Prefetch (channel, global)", fmtNum(c.global_prefetch_count)],
+            ["Unacked", fmtNum(c.messages_unacknowledged)],
+            ["Unconfirmed", fmtNum(c.messages_unconfirmed)],
+            ["Uncommitted messages", fmtNum(c.messages_uncommitted)],
+            ["Uncommitted acks", fmtNum(c.acks_uncommitted)],
+          ]} />
+          <${KvTable} label="Message rates" rows=${RATES.map((k) => [k.replace(/_/g, " "), `${fmtRate(rateOf(c.message_stats, k))} (${fmtNum((c.message_stats ?? {})[k])} total)`])} />
+        </div>`
+      : null}
+    <${Section} title="Consumers">
+      <${ErrorBox} error=${consumers.error} />
+      ${consumers.data ? html`<${ConsumersTable} consumers=${consumers.data} show="channel" />` : null}
+    <//>`;
+}

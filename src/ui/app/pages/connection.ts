@@ -1,0 +1,118 @@
+/**
+ * One connection: details, client properties, its channels (prefetch, unacked), its consumers,
+ * traffic, and closing it with a reason (sent as X-Reason, as RabbitMQ's API takes it).
+ */
+import { useState } from "preact/hooks";
+import { apiPath } from "../api.js";
+import { useApp } from "../app-context.js";
+import { useAction } from "../components/action.js";
+import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
+import { ErrorBox, Notice } from "../components/error-box.js";
+import { KvTable, ObjectTable, Section } from "../components/kv.js";
+import { fmtNum, fmtRate, fmtTime, rateOf } from "../format.js";
+import { html } from "../html.js";
+import { useLive } from "../live.js";
+import { href, navigate } from "../router.js";
+import type { PageProps } from "../routes.js";
+import { channelMode, type ChannelRow } from "./channels.js";
+import { byteRate, type ConnectionRow } from "./connections.js";
+
+interface ConnectionDetail extends ConnectionRow {
+  node: string;
+  host: string;
+  port: number;
+  auth_mechanism: string;
+  connected_at: number;
+  channel_max: number;
+  frame_max: number;
+  timeout: number;
+  client_properties?: Record<string, unknown> & { connection_name?: string };
+}
+
+export function ConnectionPage({ params }: PageProps) {
+  const name = params["name"] ?? "";
+  const { api } = useApp();
+  const conn = useLive(() => api.get<ConnectionDetail>(apiPath`/connections/${name}`), [name]);
+  const channels = useLive(() => api.get<ChannelRow[]>(apiPath`/connections/${name}/channels`), [name]);
+  const c = conn.data;
+  const consumers = useLive(
+    () => (c ? api.get<Consumer[]>(apiPath`/consumers/${c.vhost}`).then((all) => all.filter((x) => x.channel_details.connection_name === name)) : Promise.resolve([])),
+    [name, c?.vhost],
+  );
+
+  return html`<h1><span class="kind">Connection</span> ${name}</h1>
+    ${c?.client_properties?.connection_name ? html`<p class="lead">${String(c.client_properties.connection_name)}</p>` : null}
+    <${ErrorBox} error=${conn.error} />
+    ${c
+      ? html`<div class="cols">
+          <${KvTable} label="Connection" rows=${[
+            ["Virtual host", c.vhost],
+            ["User", c.user],
+            ["State", html`<span class=${`state state-${c.state}`}>${c.state}</span>`],
+            ["Client", `${c.peer_host}:${c.peer_port}`],
+            ["Server", `${c.host}:${c.port}`],
+            ["Protocol", c.protocol],
+            ["TLS", c.ssl ? "yes" : "no"],
+            ["Authentication", c.auth_mechanism],
+            ["Connected at", fmtTime(c.connected_at)],
+            ["Heartbeat", `${c.timeout} s`],
+            ["Frame max", `${fmtNum(c.frame_max)} bytes`],
+            ["Channel max", fmtNum(c.channel_max)],
+            ["From client", byteRate(rateOf(c, "recv_oct"))],
+            ["To client", byteRate(rateOf(c, "send_oct"))],
+          ]} />
+          <div><h2 class="h3">Client properties</h2><${ObjectTable} value=${c.client_properties ?? {}} label="Client properties" /></div>
+        </div>`
+      : null}
+    <${Section} title="Channels">
+      <${ErrorBox} error=${channels.error} />
+      ${channels.data ? html`<${ChannelsTable} channels=${channels.data} />` : null}
+    <//>
+    <${Section} title="Consumers">
+      <${ErrorBox} error=${consumers.error} />
+      ${consumers.data ? html`<${ConsumersTable} consumers=${consumers.data} show="channel" />` : null}
+    <//>
+    ${c ? html`<${Section} title="Close this connection"><${CloseForm} name=${name} /><//>` : null}`;
+}
+
+function ChannelsTable({ channels }: { channels: readonly ChannelRow[] }) {
+  if (channels.length === 0) return html`<p class="muted">No channels.</p>`;
+  return html`<table class="grid" aria-label="Channels"><thead><tr>
+    <th>Channel</th><th>Mode</th><th>State</th><th class="num">Consumers</th><th class="num">Prefetch</th><th class="num">Global prefetch</th><th class="num">Unacked</th><th class="num">Publish</th><th class="num">Deliver / get</th><th class="num">Ack</th>
+  </tr></thead><tbody>
+    ${channels.map(
+      (ch) => html`<tr key=${ch.name}>
+        <td><a href=${href("channels", ch.name)}>${ch.name}</a></td>
+        <td>${channelMode(ch)}</td>
+        <td>${ch.state}</td>
+        <td class="num">${fmtNum(ch.consumer_count)}</td>
+        <td class="num">${fmtNum(ch.prefetch_count)}</td>
+        <td class="num">${fmtNum(ch.global_prefetch_count)}</td>
+        <td class="num">${fmtNum(ch.messages_unacknowledged)}</td>
+        <td class="num">${fmtRate(rateOf(ch.message_stats, "publish"))}</td>
+        <td class="num">${fmtRate(rateOf(ch.message_stats, "deliver_get"))}</td>
+        <td class="num">${fmtRate(rateOf(ch.message_stats, "ack"))}</td>
+      </tr>`,
+    )}
+  </tbody></table>`;
+}
+
+function CloseForm({ name }: { name: string }) {
+  const { api } = useApp();
+  const [reason, setReason] = useState("Closed via management UI");
+  const close = useAction();
+  const submit = async (e: Event): Promise<void> => {
+    e.preventDefault();
+    if (!confirm(`Close connection ${name}?`)) return;
+    const ok = await close.run(async () => {
+      await api.del(apiPath`/connections/${name}`, { "x-reason": reason });
+      return "Connection closed.";
+    });
+    if (ok) navigate(href("connections"));
+  };
+  return html`<form class="inline-form" onSubmit=${submit}>
+    <label>Reason <input name="reason" value=${reason} onInput=${(e: Event) => setReason((e.target as HTMLInputElement).value)} size="40" /></label>
+    <button type="submit" class="danger" disabled=${close.busy}>Force close</button>
+    <${ErrorBox} error=${close.error} /><${Notice} text=${close.done} />
+  </form>`;
+}

@@ -1,0 +1,70 @@
+/**
+ * One exchange: its settings and rates, bindings from it and to it (bind, unbind), publishing a
+ * message, and deleting it. The default exchange is "amq.default" in the URL, as in the API.
+ */
+import { apiPath } from "../api.js";
+import { useApp } from "../app-context.js";
+import { useAction } from "../components/action.js";
+import { BindForm, BindingsTable, type Binding } from "../components/bindings.js";
+import { ErrorBox } from "../components/error-box.js";
+import { KvTable, ObjectTable, Section } from "../components/kv.js";
+import { PublishForm } from "../components/publish-form.js";
+import { fmtNum, fmtRate, rateOf } from "../format.js";
+import { html } from "../html.js";
+import { useLive } from "../live.js";
+import { href, navigate } from "../router.js";
+import type { PageProps } from "../routes.js";
+import { exchangeLabel, Features, type ExchangeRow } from "./exchanges.js";
+
+export function ExchangePage({ params }: PageProps) {
+  const vhost = params["vhost"] ?? "";
+  const seg = params["name"] ?? "";
+  const name = seg === "amq.default" ? "" : seg;
+  const { api } = useApp();
+  const x = useLive(() => api.get<ExchangeRow & { effective_policy_definition?: Record<string, unknown> }>(apiPath`/exchanges/${vhost}/${seg}`), [vhost, seg]);
+  const out = useLive(() => api.get<Binding[]>(apiPath`/exchanges/${vhost}/${seg}/bindings/source`), [vhost, seg]);
+  const into = useLive(() => api.get<Binding[]>(apiPath`/exchanges/${vhost}/${seg}/bindings/destination`), [vhost, seg]);
+  const reload = (): void => {
+    out.reload();
+    into.reload();
+  };
+  const del = useAction();
+  const builtIn = name === "" || name.startsWith("amq.");
+  const e = x.data;
+
+  return html`<h1><span class="kind">Exchange</span> ${exchangeLabel(name)}</h1>
+    <p class="lead">in virtual host <strong>${vhost}</strong></p>
+    <${ErrorBox} error=${x.error} />
+    ${e
+      ? html`<div class="cols">
+          <${KvTable} label="Exchange" rows=${[
+            ["Type", e.type],
+            ["Features", html`<${Features} x=${e} />`],
+            ["Policy", e.policy ?? "–"],
+            ["Rate in", `${fmtRate(rateOf(e.message_stats, "publish_in"))} (${fmtNum((e.message_stats ?? {})["publish_in"])} total)`],
+            ["Rate out", `${fmtRate(rateOf(e.message_stats, "publish_out"))} (${fmtNum((e.message_stats ?? {})["publish_out"])} total)`],
+          ]} />
+          <div><h2 class="h3">Arguments</h2><${ObjectTable} value=${e.arguments} label="Arguments" /></div>
+        </div>`
+      : null}
+    <${Section} title="Bindings from this exchange">
+      <${ErrorBox} error=${out.error} />
+      ${name === "" ? html`<p class="muted">The default exchange routes to the queue named by the routing key; its bindings are implicit and cannot be changed.</p>` : null}
+      ${out.data && name !== "" ? html`<${BindingsTable} bindings=${out.data} show="destination" onChange=${reload} canEdit=${true} />` : null}
+      ${name !== "" ? html`<h3>Add binding from this exchange</h3><${BindForm} vhost=${vhost} source=${name} onChange=${reload} />` : null}
+    <//>
+    <${Section} title="Bindings to this exchange">
+      <${ErrorBox} error=${into.error} />
+      ${into.data ? html`<${BindingsTable} bindings=${into.data} show="source" onChange=${reload} canEdit=${true} />` : null}
+    <//>
+    <${Section} title="Publish message" open=${false}><${PublishForm} vhost=${vhost} exchange=${name} /><//>
+    ${!builtIn
+      ? html`<${Section} title="Delete this exchange" open=${false}>
+          <button type="button" class="danger" disabled=${del.busy} onClick=${async () => {
+            if (!confirm(`Delete exchange ${name}?`)) return;
+            if (await del.run(async () => void (await api.del(apiPath`/exchanges/${vhost}/${name}`)))) navigate(href("exchanges"));
+          }}>Delete exchange</button>
+          <${ErrorBox} error=${del.error} />
+        <//>`
+      : null}`;
+}

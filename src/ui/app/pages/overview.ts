@@ -1,0 +1,123 @@
+/**
+ * Overview: totals, live charts of queued messages and message rates, the node's resources
+ * against their alarms, listeners, and definitions export/import.
+ */
+import { useMemo } from "preact/hooks";
+import { hasTag, useApp } from "../app-context.js";
+import { apiPath } from "../api.js";
+import { ErrorBox } from "../components/error-box.js";
+import { KvTable, Section, Stat, Usage } from "../components/kv.js";
+import { LiveChart } from "../components/live-chart.js";
+import { fmtBytes, fmtDuration, fmtNum, fmtRate, rateOf } from "../format.js";
+import { html } from "../html.js";
+import { useLive } from "../live.js";
+import { href } from "../router.js";
+import { Definitions } from "./overview-definitions.js";
+
+interface Overview {
+  node: string;
+  cluster_name: string;
+  product_version: string;
+  erlang_version: string;
+  object_totals: Record<string, number>;
+  queue_totals: Record<string, number>;
+  message_stats: Record<string, unknown>;
+  listeners: Array<{ node: string; protocol: string; ip_address: string; port: number }>;
+}
+
+interface NodeInfo {
+  name: string;
+  uptime: number;
+  mem_used: number;
+  mem_limit: number;
+  mem_alarm: boolean;
+  disk_free: number;
+  disk_free_limit: number;
+  disk_free_alarm: boolean;
+  fd_used: number;
+  fd_total: number;
+  sockets_used: number;
+  sockets_total: number;
+  proc_used: number;
+  proc_total: number;
+  processors: number;
+}
+
+export const QUEUED_SERIES = [
+  { label: "Ready", color: "#d99a00" },
+  { label: "Unacked", color: "#3a7bd5" },
+  { label: "Total", color: "#6b7780" },
+];
+
+export const RATE_SERIES = [
+  { key: "publish", label: "Publish", color: "#d99a00" },
+  { key: "deliver_get", label: "Deliver / get", color: "#3a7bd5" },
+  { key: "ack", label: "Ack", color: "#2e9d5b" },
+  { key: "redeliver", label: "Redeliver", color: "#c94f4f" },
+  { key: "confirm", label: "Confirm", color: "#8a5cc2" },
+  { key: "get", label: "Get", color: "#1aa3a3" },
+];
+
+export function OverviewPage() {
+  const { api, tags, vhost } = useApp();
+  const overview = useLive(() => api.get<Overview>("/overview"), []);
+  const monitor = hasTag(tags, "monitoring");
+  const node = useLive(() => (monitor ? api.get<NodeInfo[]>("/nodes").then((n) => n[0]) : Promise.resolve(undefined)), [monitor]);
+  const o = overview.data;
+  const t = o?.object_totals ?? {};
+  const q = o?.queue_totals ?? {};
+  const queued = useMemo(() => (o ? [q["messages_ready"], q["messages_unacknowledged"], q["messages"]] : undefined), [o]);
+  const rates = useMemo(() => (o ? RATE_SERIES.map((s) => rateOf(o.message_stats, s.key)) : undefined), [o]);
+
+  return html`<h1>Overview</h1>
+    <${ErrorBox} error=${overview.error} />
+    ${o
+      ? html`<div class="stats">
+          <${Stat} label="Connections" value=${fmtNum(t["connections"])} href=${href("connections")} />
+          <${Stat} label="Channels" value=${fmtNum(t["channels"])} href=${href("channels")} />
+          <${Stat} label="Exchanges" value=${fmtNum(t["exchanges"])} href=${href("exchanges")} />
+          <${Stat} label="Queues" value=${fmtNum(t["queues"])} href=${href("queues")} />
+          ${t["consumers"] !== undefined ? html`<${Stat} label="Consumers" value=${fmtNum(t["consumers"])} />` : null}
+          <${Stat} label="Ready" value=${fmtNum(q["messages_ready"])} />
+          <${Stat} label="Unacked" value=${fmtNum(q["messages_unacknowledged"])} />
+          <${Stat} label="Total messages" value=${fmtNum(q["messages"])} />
+        </div>
+        <div class="charts">
+          <${LiveChart} id="overview.queued" title="Queued messages" series=${QUEUED_SERIES} values=${queued} format=${fmtNum} />
+          <${LiveChart} id="overview.rates" title="Message rates" series=${RATE_SERIES} values=${rates} format=${fmtRate} />
+        </div>`
+      : overview.loading ? html`<p class="muted">Loading…</p>` : null}
+    <${Section} title="Node">
+      ${!monitor
+        ? html`<p class="muted">Node figures need the monitoring or administrator tag.</p>`
+        : html`<${ErrorBox} error=${node.error} />${node.data ? html`<${NodeView} n=${node.data} version=${o?.product_version ?? ""} runtime=${o?.erlang_version ?? ""} />` : null}`}
+    <//>
+    ${o
+      ? html`<${Section} title="Listeners">
+          <table class="grid"><thead><tr><th>Protocol</th><th>Bound to</th><th class="num">Port</th><th>Node</th></tr></thead>
+          <tbody>${o.listeners.map((l) => html`<tr><td>${l.protocol}</td><td>${l.ip_address}</td><td class="num">${l.port}</td><td>${l.node}</td></tr>`)}</tbody></table>
+        <//>`
+      : null}
+    <${Section} title=${vhost ? `Definitions of virtual host ${vhost}` : "Definitions"}>
+      <${Definitions} path=${vhost ? apiPath`/definitions/${vhost}` : "/definitions"} vhost=${vhost} />
+    <//>`;
+}
+
+function NodeView({ n, version, runtime }: { n: NodeInfo; version: string; runtime: string }) {
+  return html`<div class="node">
+    <${KvTable} label="Node" rows=${[
+      ["Name", n.name],
+      ["Version", `Coney ${version}`],
+      ["Runtime", runtime],
+      ["Uptime", fmtDuration(n.uptime)],
+      ["Processors", fmtNum(n.processors)],
+    ]} />
+    <${KvTable} label="Resources" rows=${[
+      ["Memory", html`<${Usage} used=${n.mem_used} limit=${n.mem_limit} alarm=${n.mem_alarm} text=${`${fmtBytes(n.mem_used)} used, alarm at ${fmtBytes(n.mem_limit)}`} />`],
+      ["Disk space", html`<${Usage} used=${n.disk_free_limit} limit=${Math.max(n.disk_free, n.disk_free_limit)} invert=${true} alarm=${n.disk_free_alarm} text=${`${fmtBytes(n.disk_free)} free, alarm below ${fmtBytes(n.disk_free_limit)}`} />`],
+      ["File descriptors", html`<${Usage} used=${n.fd_used} limit=${n.fd_total} alarm=${false} text=${`${fmtNum(n.fd_used)} of ${fmtNum(n.fd_total)}`} />`],
+      ["Sockets", html`<${Usage} used=${n.sockets_used} limit=${n.sockets_total} alarm=${false} text=${`${fmtNum(n.sockets_used)} of ${fmtNum(n.sockets_total)}`} />`],
+      ["Event-loop resources", html`<${Usage} used=${n.proc_used} limit=${n.proc_total} alarm=${false} text=${`${fmtNum(n.proc_used)} of ${fmtNum(n.proc_total)}`} />`],
+    ]} />
+  </div>`;
+}

@@ -1,0 +1,28 @@
+/**
+ * The x-* queue arguments Coney understands, with a one-line explanation each, for the add-queue
+ * form: clicking one adds a row with the right name and type. `types` lists the queue types that
+ * accept it.
+ */
+import type { ArgType } from "../components/fields.js";
+
+export interface ArgHelp {
+  readonly key: string;
+  readonly type: ArgType;
+  readonly help: string;
+  readonly types: ReadonlyArray<"classic" | "quorum">;
+}
+
+export const QUEUE_ARGUMENTS: readonly ArgHelp[] = [
+  { key: "x-message-ttl", type: "number", help: "Messages older than this many milliseconds are discarded (or dead-lettered).", types: ["classic", "quorum"] },
+  { key: "x-expires", type: "number", help: "Delete the queue after it has been unused (no consumers, no get) for this many milliseconds.", types: ["classic", "quorum"] },
+  { key: "x-max-length", type: "number", help: "At most this many ready messages; x-overflow says what happens beyond.", types: ["classic", "quorum"] },
+  { key: "x-max-length-bytes", type: "number", help: "At most this many bytes of ready message bodies.", types: ["classic", "quorum"] },
+  { key: "x-overflow", type: "string", help: "When full: drop-head (default), reject-publish, or reject-publish-dlx.", types: ["classic", "quorum"] },
+  { key: "x-dead-letter-exchange", type: "string", help: "Exchange that receives rejected, expired and dropped messages.", types: ["classic", "quorum"] },
+  { key: "x-dead-letter-routing-key", type: "string", help: "Routing key for dead-lettered messages (default: their own).", types: ["classic", "quorum"] },
+  { key: "x-single-active-consumer", type: "boolean", help: "Only one consumer receives at a time; the others take over if it goes.", types: ["classic", "quorum"] },
+  { key: "x-max-priority", type: "number", help: "Enable priorities 0..N (1–255) on this queue.", types: ["classic"] },
+  { key: "x-queue-mode", type: "string", help: "lazy: keep messages on disk as early as possible.", types: ["classic"] },
+  { key: "x-delivery-limit", type: "number", help: "Dead-letter a message redelivered more than this many times.", types: ["quorum"] },
+  { key: "x-quorum-initial-group-size", type: "number", help: "Number of replicas the quorum queue starts with.", types: ["quorum"] },
+];

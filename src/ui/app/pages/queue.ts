@@ -1,0 +1,125 @@
+/**
+ * One queue: its figures and settings, live charts, consumers, bindings (bind, unbind), publish,
+ * get messages, purge and delete.
+ */
+import { useMemo } from "preact/hooks";
+import { apiPath } from "../api.js";
+import { useApp } from "../app-context.js";
+import { useAction } from "../components/action.js";
+import { BindForm, BindingsTable, type Binding } from "../components/bindings.js";
+import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
+import { ErrorBox, Notice } from "../components/error-box.js";
+import { KvTable, ObjectTable, Section } from "../components/kv.js";
+import { LiveChart } from "../components/live-chart.js";
+import { PublishForm } from "../components/publish-form.js";
+import { fmtBytes, fmtNum, fmtRate, rateOf } from "../format.js";
+import { html } from "../html.js";
+import { useLive } from "../live.js";
+import { href, navigate } from "../router.js";
+import type { PageProps } from "../routes.js";
+import { Features } from "./exchanges.js";
+import { QUEUED_SERIES } from "./overview.js";
+import { GetMessages } from "./queue-get.js";
+import type { QueueRow } from "./queues.js";
+
+interface QueueDetail extends QueueRow {
+  node: string;
+  operator_policy: string | null;
+  effective_policy_definition: Record<string, unknown>;
+  message_bytes: number;
+  message_bytes_ready: number;
+  message_bytes_unacknowledged: number;
+  messages_persistent: number;
+  message_bytes_persistent: number;
+  messages_paged_out: number;
+  memory: number;
+  consumer_utilisation: number | null;
+  exclusive_consumer_tag: string | null;
+  single_active_consumer_tag: string | null;
+  idle_since?: string;
+  head_message_timestamp: number | null;
+}
+
+const QUEUE_RATES = [
+  { key: "publish", label: "Publish", color: "#d99a00" },
+  { key: "deliver_get", label: "Deliver / get", color: "#3a7bd5" },
+  { key: "ack", label: "Ack", color: "#2e9d5b" },
+  { key: "redeliver", label: "Redeliver", color: "#c94f4f" },
+];
+
+export function QueuePage({ params }: PageProps) {
+  const vhost = params["vhost"] ?? "";
+  const name = params["name"] ?? "";
+  const { api } = useApp();
+  const q = useLive(() => api.get<QueueDetail>(apiPath`/queues/${vhost}/${name}`), [vhost, name]);
+  const consumers = useLive(() => api.get<Consumer[]>(apiPath`/consumers/${vhost}`).then((all) => all.filter((c) => c.queue.name === name)), [vhost, name]);
+  const bindings = useLive(() => api.get<Binding[]>(apiPath`/queues/${vhost}/${name}/bindings`), [vhost, name]);
+  const d = q.data;
+  const queued = useMemo(() => (d ? [d.messages_ready, d.messages_unacknowledged, d.messages] : undefined), [d]);
+  const rates = useMemo(() => (d ? QUEUE_RATES.map((s) => rateOf(d.message_stats, s.key)) : undefined), [d]);
+  const purge = useAction(q.reload);
+  const del = useAction();
+  const chartId = `queue.${vhost}\u0000${name}`;
+
+  return html`<h1><span class="kind">Queue</span> ${name}</h1>
+    <p class="lead">in virtual host <strong>${vhost}</strong></p>
+    <${ErrorBox} error=${q.error} />
+    ${d
+      ? html`<div class="cols">
+          <${KvTable} label="Queue" rows=${[
+            ["Type", d.type],
+            ["Features", html`<${Features} x=${d} />`],
+            ["State", html`<span class=${`state state-${d.state}`}>${d.state}</span>`],
+            ["Policy", d.policy ?? "–"],
+            ["Operator policy", d.operator_policy ?? "–"],
+            ["Effective policy definition", html`<${ObjectTable} value=${d.effective_policy_definition} />`],
+            ["Consumers", fmtNum(d.consumers)],
+            ["Consumer utilisation", d.consumer_utilisation === null || d.consumer_utilisation === undefined ? "–" : `${Math.round(d.consumer_utilisation * 100)}%`],
+            ["Node", d.node],
+          ]} />
+          <table class="grid figures" aria-label="Messages"><thead><tr><th></th><th class="num">Total</th><th class="num">Ready</th><th class="num">Unacked</th><th class="num">Persistent</th></tr></thead>
+            <tbody>
+              <tr><th scope="row">Messages</th><td class="num">${fmtNum(d.messages)}</td><td class="num">${fmtNum(d.messages_ready)}</td><td class="num">${fmtNum(d.messages_unacknowledged)}</td><td class="num">${fmtNum(d.messages_persistent)}</td></tr>
+              <tr><th scope="row">Bytes</th><td class="num">${fmtBytes(d.message_bytes)}</td><td class="num">${fmtBytes(d.message_bytes_ready)}</td><td class="num">${fmtBytes(d.message_bytes_unacknowledged)}</td><td class="num">${fmtBytes(d.message_bytes_persistent)}</td></tr>
+              <tr><th scope="row">Paged out</th><td class="num">${fmtNum(d.messages_paged_out)}</td><td colspan="3"></td></tr>
+              <tr><th scope="row">Memory</th><td class="num">${fmtBytes(d.memory)}</td><td colspan="3"></td></tr>
+            </tbody>
+          </table>
+        </div>
+        <div class="charts">
+          <${LiveChart} id=${`${chartId}.queued`} title="Queued messages" series=${QUEUED_SERIES} values=${queued} format=${fmtNum} />
+          <${LiveChart} id=${`${chartId}.rates`} title="Message rates" series=${QUEUE_RATES} values=${rates} format=${fmtRate} />
+        </div>
+        ${Object.keys(d.arguments ?? {}).length ? html`<h2 class="h3">Arguments</h2><${ObjectTable} value=${d.arguments} label="Arguments" />` : null}`
+      : null}
+    <${Section} title=${`Consumers${consumers.data ? ` (${consumers.data.length})` : ""}`}>
+      <${ErrorBox} error=${consumers.error} />
+      ${consumers.data ? html`<${ConsumersTable} consumers=${consumers.data} show="queue" />` : null}
+    <//>
+    <${Section} title="Bindings">
+      <${ErrorBox} error=${bindings.error} />
+      ${bindings.data ? html`<${BindingsTable} bindings=${bindings.data} show="source" onChange=${bindings.reload} canEdit=${true} />` : null}
+      <h3>Add binding to this queue</h3>
+      <${BindForm} vhost=${vhost} destination=${{ type: "q", name }} onChange=${bindings.reload} />
+    <//>
+    <${Section} title="Publish message" open=${false}><${PublishForm} vhost=${vhost} exchange="" routingKey=${name} /><//>
+    <${Section} title="Get messages" open=${false}><${GetMessages} vhost=${vhost} name=${name} onChange=${q.reload} /><//>
+    <${Section} title="Purge" open=${false}>
+      <p>Remove every ready message from this queue (unacknowledged messages stay with their consumers).</p>
+      <button type="button" class="danger" disabled=${purge.busy} onClick=${() => {
+        if (confirm(`Purge all ready messages from ${name}?`)) void purge.run(async () => {
+          await api.del(apiPath`/queues/${vhost}/${name}/contents`);
+          return "Queue purged.";
+        });
+      }}>Purge messages</button>
+      <${ErrorBox} error=${purge.error} /><${Notice} text=${purge.done} />
+    <//>
+    <${Section} title="Delete" open=${false}>
+      <p>Delete this queue and every message in it.</p>
+      <button type="button" class="danger" disabled=${del.busy} onClick=${async () => {
+        if (!confirm(`Delete queue ${name} and its messages?`)) return;
+        if (await del.run(async () => void (await api.del(apiPath`/queues/${vhost}/${name}`)))) navigate(href("queues"));
+      }}>Delete queue</button>
+      <${ErrorBox} error=${del.error} />
+    <//>`;
+}

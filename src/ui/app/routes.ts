@@ -1,0 +1,51 @@
+/**
+ * The single routes table: every page of the UI, one file per page under pages/. A page is a
+ * component taking the route's decoded params; `section` marks its main-nav entry.
+ * To add a page: write pages/<name>.ts exporting the component, add one line here.
+ */
+import type { FunctionComponent } from "preact";
+import { AdminPage } from "./pages/admin.js";
+import { ChannelPage } from "./pages/channel.js";
+import { ChannelsPage } from "./pages/channels.js";
+import { ConnectionPage } from "./pages/connection.js";
+import { ConnectionsPage } from "./pages/connections.js";
+import { ExchangePage } from "./pages/exchange.js";
+import { ExchangesPage } from "./pages/exchanges.js";
+import { OverviewPage } from "./pages/overview.js";
+import { QueuePage } from "./pages/queue.js";
+import { QueuesPage } from "./pages/queues.js";
+
+export interface PageProps {
+  readonly params: Record<string, string>;
+}
+
+export interface Route {
+  readonly path: string;
+  readonly section: string;
+  /** The document title; params fill it for detail pages. */
+  readonly title: (p: Record<string, string>) => string;
+  readonly page: FunctionComponent<PageProps>;
+}
+
+export const ROUTES: readonly Route[] = [
+  { path: "/", section: "overview", title: () => "Overview", page: OverviewPage },
+  { path: "/connections", section: "connections", title: () => "Connections", page: ConnectionsPage },
+  { path: "/connections/:name", section: "connections", title: (p) => `Connection ${p["name"]}`, page: ConnectionPage },
+  { path: "/channels", section: "channels", title: () => "Channels", page: ChannelsPage },
+  { path: "/channels/:name", section: "channels", title: (p) => `Channel ${p["name"]}`, page: ChannelPage },
+  { path: "/exchanges", section: "exchanges", title: () => "Exchanges", page: ExchangesPage },
+  { path: "/exchanges/:vhost/:name", section: "exchanges", title: (p) => `Exchange ${p["name"] || "(AMQP default)"}`, page: ExchangePage },
+  { path: "/queues", section: "queues", title: () => "Queues", page: QueuesPage },
+  { path: "/queues/:vhost/:name", section: "queues", title: (p) => `Queue ${p["name"]}`, page: QueuePage },
+  { path: "/admin", section: "admin", title: () => "Admin", page: AdminPage },
+];
+
+/** The main navigation, in RabbitMQ's order. `tags`: shown only to users holding one of them. */
+export const NAV: ReadonlyArray<{ label: string; path: string; section: string; tags?: string[] }> = [
+  { label: "Overview", path: "/", section: "overview" },
+  { label: "Connections", path: "/connections", section: "connections" },
+  { label: "Channels", path: "/channels", section: "channels" },
+  { label: "Exchanges", path: "/exchanges", section: "exchanges" },
+  { label: "Queues", path: "/queues", section: "queues" },
+  { label: "Admin", path: "/admin", section: "admin", tags: ["policymaker"] },
+];

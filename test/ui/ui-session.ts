@@ -1,0 +1,62 @@
+/** Steps the UI tests share: log in, go to a page, wait for text, read text. */
+import type { Page } from "puppeteer-core";
+
+const TIMEOUT = 10_000;
+
+export async function login(page: Page, baseUrl: string, user: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/`, { waitUntil: "domcontentloaded" });
+  await page.waitForSelector("input[name=username]", { timeout: TIMEOUT });
+  await page.type("input[name=username]", user);
+  await page.type("input[name=password]", password);
+  await page.click("button[type=submit]");
+}
+
+/** Navigates by hash (the app's router) and waits for the page's h1 to contain `heading`. */
+export async function go(page: Page, hash: string, heading: string): Promise<void> {
+  await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+  await waitText(page, "h1", heading);
+}
+
+/** Waits until some element matching `selector` contains `text`. */
+export async function waitText(page: Page, selector: string, text: string, timeout = TIMEOUT): Promise<void> {
+  await page.waitForFunction(
+    `[...document.querySelectorAll(${JSON.stringify(selector)})].some((e) => e.textContent.includes(${JSON.stringify(text)}))`,
+    { timeout, polling: 50 },
+  );
+}
+
+export async function textOf(page: Page, selector: string): Promise<string> {
+  return (await page.evaluate(`[...document.querySelectorAll(${JSON.stringify(selector)})].map((e) => e.textContent).join("\\n")`)) as string;
+}
+
+/** Clicks the first button (or summary) whose text contains `label`. */
+export async function clickText(page: Page, selector: string, label: string): Promise<void> {
+  const ok = await page.evaluate(`(() => {
+    const el = [...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.textContent.includes(${JSON.stringify(label)}));
+    if (!el) return false;
+    el.click();
+    return true;
+  })()`);
+  if (!ok) throw new Error(`no ${selector} with text ${label}`);
+}
+
+/** Opens the collapsible section titled `title`. */
+export async function openSection(page: Page, title: string): Promise<void> {
+  await page.evaluate(`(() => {
+    const d = [...document.querySelectorAll("details.section")].find((e) => e.querySelector("summary").textContent.includes(${JSON.stringify(title)}));
+    if (d) d.open = true;
+  })()`);
+}
+
+/** Sets a form field by its name inside the form labelled `form` (fires input/change as a user would). */
+export async function fill(page: Page, form: string, name: string, value: string): Promise<void> {
+  const sel = `form[aria-label=${JSON.stringify(form)}] [name=${JSON.stringify(name)}]`;
+  const tag = (await page.$eval(sel, (e) => (e as { tagName: string }).tagName)) as string;
+  if (tag === "SELECT") {
+    await page.select(sel, value);
+    return;
+  }
+  await page.click(sel, { count: 3 });
+  await page.keyboard.press("Backspace");
+  await page.type(sel, value);
+}
