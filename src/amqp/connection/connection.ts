@@ -34,6 +34,7 @@ import { BrokerError } from "../../errors/broker-error.js";
 import type { Broker } from "../../broker/broker.js";
 import type { ClientConnection, ConnectionInfo } from "../../broker/connection-registry.js";
 import type { VHost } from "../../broker/vhost.js";
+import { clusterNameOf } from "../../broker/runtime-parameters.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Logger } from "../../logging/logger.js";
 import type { ResourceAlarms } from "../../broker/alarms/resource-alarms.js";
@@ -311,12 +312,12 @@ export class AmqpConnection implements ClientConnection {
   private handshakeHost() {
     return {
       serverTuning: this.tuning,
-      serverProperties: serverProperties(this.settings.clusterName),
+      serverProperties: serverProperties(clusterNameOf(this.broker.globalParameters, this.settings.clusterName)),
       sendStart: (mechanisms: string) => {
         encodeConnectionStart(this.out, 0, {
           versionMajor: 0,
           versionMinor: 9,
-          serverProperties: serverProperties(this.settings.clusterName),
+          serverProperties: serverProperties(clusterNameOf(this.broker.globalParameters, this.settings.clusterName)),
           mechanisms: Buffer.from(mechanisms),
           locales: Buffer.from("en_US"),
         });

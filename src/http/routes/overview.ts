@@ -5,9 +5,11 @@ import { availableParallelism } from "node:os";
 import { isMonitor } from "../../auth/user.js";
 import { EXCHANGE_TYPES } from "../../broker/exchange/exchange-types.js";
 import { VERSION } from "../../amqp/connection/server-properties.js";
-import { requireMonitor } from "../http-auth.js";
-import { objectNotFound } from "../http-errors.js";
-import { resource, type RouteContext } from "../route-table.js";
+import { requireAdministrator, requireMonitor } from "../http-auth.js";
+import { badRequest, objectNotFound } from "../http-errors.js";
+import { objectBody } from "../request-body.js";
+import { CLUSTER_NAME_PARAMETER, clusterNameOf } from "../../broker/runtime-parameters.js";
+import { noContent, resource, type RouteContext } from "../route-table.js";
 import { overviewChurn, overviewKey, overviewMessageStats, overviewQueueTotals } from "../rate-sources.js";
 
 const exchangeTypes = (): unknown[] =>
@@ -85,7 +87,7 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         rabbitmq_version: VERSION,
         erlang_version: `Node.js ${process.version}`,
         erlang_full_version: `Node.js ${process.version} (${process.platform}/${process.arch})`,
-        cluster_name: ctx.config.clusterName,
+        cluster_name: clusterNameOf(b.globalParameters, ctx.config.clusterName),
         node: ctx.node,
         exchange_types: exchangeTypes(),
         message_stats: rates.withRates(overviewKey.messageStats, overviewMessageStats(b)),
@@ -117,6 +119,17 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   });
   resource(app, ctx, "/api/whoami", { GET: ({ caller }) => ({ name: caller.user.name, tags: caller.user.tags, is_internal_user: caller.user.isInternal }) });
   resource(app, ctx, "/api/version", { GET: () => VERSION }, true);
-  resource(app, ctx, "/api/cluster-name", { GET: () => ({ name: ctx.config.clusterName }) });
+  // Renaming keeps the node's name (the config's cluster name names the node too); the new name
+  // is the global parameter cluster_name, as in RabbitMQ, so it is persisted and exported.
+  resource(app, ctx, "/api/cluster-name", {
+    GET: () => ({ name: clusterNameOf(b.globalParameters, ctx.config.clusterName) }),
+    PUT: ({ caller, body }) => {
+      requireAdministrator(caller);
+      const name = objectBody(body)["name"];
+      if (name === undefined) throw badRequest("[{key_missing,name}]");
+      b.putGlobalParameter(CLUSTER_NAME_PARAMETER, name);
+      return noContent();
+    },
+  });
   resource(app, ctx, "/api/extensions", { GET: () => [] });
 }
