@@ -86,7 +86,7 @@ export function TagList({ tags }: { tags: readonly string[] | string }) {
 export function DeleteButton({ what, run, onDone, label = "Delete" }: { what: string; run: () => Promise<unknown>; onDone?: () => void; label?: string }) {
   const act = useAction(onDone);
   return html`<span class="inline-action">
-    <button type="button" class="small danger" disabled=${act.busy} onClick=${() => {
+    <button type="button" class="small danger" aria-label=${`${label} ${what}`} disabled=${act.busy} onClick=${() => {
       if (confirm(`${label} ${what}?`)) void act.run(async () => void (await run()));
     }}>${label}</button>
     <${ErrorBox} error=${act.error} />
