@@ -152,7 +152,15 @@ describe("web UI admin pages", () => {
   });
 
   it("explains verdicts: allowed by pattern, refused by pattern, no vhost access, unknown user", async () => {
-    await go(w.page, "/admin/explain", "Permission explainer");
+    // From a user's permission row, the explainer opens with that user and vhost filled in.
+    await go(w.page, "/admin/users/alice", "User alice");
+    await waitText(w.page, "[aria-label=Permissions]", "Explain…");
+    await clickText(w.page, "[aria-label=Permissions] a", "Explain…");
+    await waitText(w.page, "h1", "Permission explainer");
+    assert.deepEqual(
+      await w.page.$$eval("form[aria-label='Explain a permission'] input[name=user], form[aria-label='Explain a permission'] input[name=vhost]", (els) => els.map((e) => (e as unknown as { value: string }).value)),
+      ["alice", "staging"],
+    );
     const ask = async (user: string, vhost: string, permission: string, name: string): Promise<string> => {
       await fill(w.page, "Explain a permission", "user", user);
       await fill(w.page, "Explain a permission", "vhost", vhost);

@@ -55,6 +55,7 @@ export const ROUTES: readonly Route[] = [
   { path: "/admin/limits", section: "admin", title: () => "Limits", page: AdminLimitsPage },
   { path: "/admin/cluster", section: "admin", title: () => "Cluster", page: AdminClusterPage },
   { path: "/admin/explain", section: "admin", title: () => "Permission explainer", page: AdminExplainPage },
+  { path: "/admin/explain/:user/:vhost", section: "admin", title: (p) => `Permission explainer: ${p["user"]}`, page: AdminExplainPage },
 ];
 
 /** The main navigation, in RabbitMQ's order. `tags`: shown only to users holding one of them. */

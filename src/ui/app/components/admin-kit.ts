@@ -166,7 +166,8 @@ export function PermissionsTable({ records, show, onChange }: { records: readonl
         (p) => html`<tr key=${p.vhost + "\u0000" + p.user}>
           <td><a href=${show === "user" ? href("admin", "users", p.user) : href("admin", "vhosts", p.vhost)}>${show === "user" ? p.user : p.vhost}</a></td>
           <td><code>${p.configure}</code></td><td><code>${p.write}</code></td><td><code>${p.read}</code></td>
-          <td><${DeleteButton} label="Clear" what=${`the permission of ${p.user} in ${p.vhost}`} run=${() => api.del(apiPath`/permissions/${p.vhost}/${p.user}`)} onDone=${onChange} /></td>
+          <td class="row-actions"><a class="small" href=${href("admin", "explain", p.user, p.vhost)}>Explain…</a>
+            <${DeleteButton} label="Clear" what=${`the permission of ${p.user} in ${p.vhost}`} run=${() => api.del(apiPath`/permissions/${p.vhost}/${p.user}`)} onDone=${onChange} /></td>
         </tr>`,
       )}
     </tbody></table>`;

@@ -13,6 +13,7 @@ import { ErrorBox } from "../components/error-box.js";
 import { SelectField, TextField } from "../components/fields.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
+import type { PageProps } from "../routes.js";
 
 type CheckName = "authentication" | "vhost_access" | "pattern" | "scope";
 
@@ -47,18 +48,19 @@ const GOVERNS: Record<string, string> = {
   read: "Consuming, getting or purging a queue; being the source of a binding; a passive declare.",
 };
 
-export function AdminExplainPage() {
-  return html`<${AdminFrame} seg="explain" title="Permission explainer"><${AdminExplainBody} /><//>`;
+export function AdminExplainPage({ params }: PageProps) {
+  return html`<${AdminFrame} seg="explain" title="Permission explainer"><${AdminExplainBody} params=${params} /><//>`;
 }
 
 /** What only users allowed the section get (AdminFrame renders it): no request is made for others. */
-function AdminExplainBody() {
+/** `params` may name the user and vhost to start from (links from permission tables). */
+function AdminExplainBody({ params }: PageProps) {
   const { api, user: me, tags } = useApp();
   const admin = hasTag(tags, "administrator");
   const users = useLive(() => (admin ? api.get<Array<{ name: string }>>("/users", { columns: "name" }) : Promise.resolve([{ name: me }])), [admin], { live: false });
   const vhosts = useLive(() => api.get<Array<{ name: string }>>("/vhosts", { columns: "name" }), [], { live: false });
-  const [user, setUser] = useState(me);
-  const [vhost, setVhost] = useState("/");
+  const [user, setUser] = useState(params["user"] ?? me);
+  const [vhost, setVhost] = useState(params["vhost"] ?? "/");
   const [permission, setPermission] = useState("configure");
   const [resource, setResource] = useState("queue");
   const [name, setName] = useState("");
