@@ -9,7 +9,7 @@ import type { Browser } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
-import { makeFixtures, type Fixtures } from "./fixtures.js";
+import { makeFixtures, XSS_NAME, type Fixtures } from "./fixtures.js";
 import { clickText, fill, go, login, openSection, textOf, waitText } from "./ui-session.js";
 
 describe("web UI admin pages", () => {
@@ -56,6 +56,7 @@ describe("web UI admin pages", () => {
     await ok("PUT", "/api/users/monty", { password: "monty-pw", tags: "monitoring" });
     await ok("PUT", "/api/users/polly", { password: "polly-pw", tags: "policymaker" });
     for (const u of ["monty", "polly"]) await ok("PUT", `/api/permissions/%2F/${u}`, { configure: ".*", write: ".*", read: ".*" });
+    await ok("PUT", `/api/users/${encodeURIComponent(XSS_NAME)}`, { password: "x", tags: "management" });
     browser = await launchBrowser();
     w = await tabAs("guest", "guest");
   });
@@ -69,6 +70,8 @@ describe("web UI admin pages", () => {
     await go(w.page, "/admin/users", "Users");
     await waitText(w.page, "table.grid", "alice");
     assert.match(await textOf(w.page, "table.grid"), /alice\s*management\s*yes\s*staging/);
+    await waitText(w.page, "table.grid a", XSS_NAME);
+    assert.equal(await w.page.$("img[src=x]"), null, "a user's name renders as text");
     await w.shot("admin-users");
 
     await go(w.page, "/admin/users/alice", "User alice");

@@ -104,7 +104,7 @@ function PoliciesBody({ kind }: { kind: Kind }) {
           </tbody></table></div>`
       : null}
     ${canWrite
-      ? html`<${Section} title=${`Add / update a ${kind === OPERATOR ? "operator policy" : "policy"}`} open=${false}><${AddPolicy} kind=${kind} added=${list.reload} /><//>`
+      ? html`<${Section} title=${kind === OPERATOR ? "Add / update an operator policy" : "Add / update a policy"} open=${false}><${AddPolicy} kind=${kind} added=${list.reload} /><//>`
       : html`<p class="hint">Changing ${kind.title.toLowerCase()} needs the ${kind.writeTag} tag.</p>`}`;
 }
 
