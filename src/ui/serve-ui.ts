@@ -26,8 +26,8 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** Asset names carry a content hash (`app-ABCD1234.js`): such a URL never changes content. */
-const HASHED = /-[A-Z0-9]{8}\.(js|css)$/;
+/** Asset names carry a content hash (`app-ABCD1234.js`, and its .br/.gz): such a URL never changes content. */
+const HASHED = /-[A-Z0-9]{8}\.(js|css)(\.br|\.gz)?$/;
 
 const SECURITY_HEADERS: Record<string, string> = {
   "content-security-policy": CONTENT_SECURITY_POLICY,

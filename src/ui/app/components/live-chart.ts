@@ -47,7 +47,8 @@ export function LiveChart({ id, title, series, values, format }: {
       height: 190,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      // At least a minute of time axis: one or two points must not stretch it to years.
+      scales: { x: { time: true, range: (_u, min, max) => (max === null || min === null ? [Date.now() / 1000 - 60, Date.now() / 1000] : [Math.min(min, max - 60), max]) }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: [
         { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" } },
         { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" }, size: 60, values: (_u, ticks) => ticks.map(format) },
