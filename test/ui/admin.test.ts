@@ -240,6 +240,16 @@ describe("web UI admin pages", () => {
       await waitText(p.page, "table.grid", "lazy-logs");
       assert.deepEqual((await api("GET", "/api/policies/%2F/lazy-logs")).json.definition, { "max-length": 1000 });
 
+      // Edit fills the form with the row (lazy-logs sorts first); saving under the same name updates it.
+      await clickText(p.page, "table.grid button", "Edit");
+      await p.page.waitForFunction(`document.querySelector("form[aria-label='Add policy'] [name=name]").value === "lazy-logs"`, { timeout: 10_000 });
+      assert.equal(await p.page.$eval("form[aria-label='Add policy'] [name=pattern]", (e) => (e as unknown as { value: string }).value), "^logs\\.");
+      await fillLabelled(p.page, "Add policy", "Definition 1 value", "2000");
+      await clickText(p.page, "form[aria-label='Add policy'] button", "Save");
+      await waitText(p.page, "table.grid", "2000");
+      assert.deepEqual((await api("GET", "/api/policies/%2F/lazy-logs")).json.definition, { "max-length": 2000 });
+      await p.shot("admin-policy-edit");
+
       await go(p.page, "/admin/users", "Users");
       await waitText(p.page, "[role=alert]", "Access refused");
 

@@ -4,7 +4,7 @@
  * the policymaker tag to change; operator policies (limits operators impose over users'
  * policies) need administrator, and accept only the keys an operator may cap.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { apiPath } from "../api.js";
 import { hasTag, useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
@@ -84,6 +84,11 @@ function PoliciesBody({ kind }: { kind: Kind }) {
   const { api, vhost, tags } = useApp();
   const canWrite = hasTag(tags, kind.writeTag);
   const list = useLive(() => api.get<PolicyRecord[]>(vhost ? `${kind.api}${apiPath`/${vhost}`}` : kind.api), [vhost, kind.api]);
+  // Edit fills the form with a row (a new key remounts it); saving under the same name updates.
+  const [editing, setEditing] = useState<{ policy: PolicyRecord | null; key: number }>({ policy: null, key: 0 });
+  useEffect(() => {
+    if (editing.policy) document.getElementById(`${kind.seg}-form`)?.scrollIntoView({ block: "start" });
+  }, [editing.key]);
   const sorted = [...(list.data ?? [])].sort((a, b) => a.vhost.localeCompare(b.vhost) || b.priority - a.priority || a.name.localeCompare(b.name));
   return html`    ${vhost ? html`<p class="lead">In virtual host <strong>${vhost}</strong> (choose “All” above for every virtual host).</p>` : null}
     <${ErrorBox} error=${list.error} />
@@ -98,24 +103,39 @@ function PoliciesBody({ kind }: { kind: Kind }) {
                 <td>${p.vhost}</td><td>${p.name}</td><td><code>${p.pattern}</code></td><td>${p["apply-to"]}</td>
                 <td>${Object.entries(p.definition).map(([k, v]) => html`<div><span class="def-key">${k}</span>: ${fmtValue(v)}</div>`)}</td>
                 <td class="num">${p.priority}</td>
-                ${canWrite ? html`<td><${DeleteButton} what=${`policy ${p.name} in ${p.vhost}`} run=${() => api.del(policyPath(kind, p.vhost, p.name))} onDone=${list.reload} /></td>` : null}
+                ${canWrite
+                  ? html`<td class="row-actions">
+                      <button type="button" class="small" aria-label=${`Edit ${p.name} in ${p.vhost}`} onClick=${() => setEditing({ policy: p, key: editing.key + 1 })}>Edit</button>
+                      <${DeleteButton} what=${`policy ${p.name} in ${p.vhost}`} run=${() => api.del(policyPath(kind, p.vhost, p.name))} onDone=${list.reload} />
+                    </td>`
+                  : null}
               </tr>`,
             )}
           </tbody></table></div>`
       : null}
     ${canWrite
-      ? html`<${Section} title=${kind === OPERATOR ? "Add / update an operator policy" : "Add / update a policy"} open=${false}><${AddPolicy} kind=${kind} added=${list.reload} /><//>`
+      ? html`<div id=${`${kind.seg}-form`}><${Section} title=${kind === OPERATOR ? "Add / update an operator policy" : "Add / update a policy"} open=${editing.policy !== null}>
+          <${AddPolicy} key=${editing.key} kind=${kind} initial=${editing.policy} added=${list.reload} />
+        <//></div>`
       : html`<p class="hint">Changing ${kind.title.toLowerCase()} needs the ${kind.writeTag} tag.</p>`}`;
 }
 
-function AddPolicy({ kind, added }: { kind: Kind; added: () => void }) {
+/** A definition value as an editor row: numbers, booleans and lists keep their type. */
+function rowOf(key: string, v: unknown): ArgRow {
+  if (typeof v === "number") return { key, value: String(v), type: "number" };
+  if (typeof v === "boolean") return { key, value: String(v), type: "boolean" };
+  if (Array.isArray(v)) return { key, value: JSON.stringify(v), type: "list" };
+  return { key, value: typeof v === "string" ? v : JSON.stringify(v), type: "string" };
+}
+
+function AddPolicy({ kind, initial, added }: { kind: Kind; initial: PolicyRecord | null; added: () => void }) {
   const { api, vhost: selected } = useApp();
-  const [vhost, setVhost] = useState(selected);
-  const [name, setName] = useState("");
-  const [pattern, setPattern] = useState("");
-  const [applyTo, setApplyTo] = useState(kind.applyTo[0]?.[0] ?? "all");
-  const [priority, setPriority] = useState("0");
-  const [rows, setRows] = useState<ArgRow[]>([]);
+  const [vhost, setVhost] = useState(initial?.vhost ?? selected);
+  const [name, setName] = useState(initial?.name ?? "");
+  const [pattern, setPattern] = useState(initial?.pattern ?? "");
+  const [applyTo, setApplyTo] = useState(initial?.["apply-to"] ?? kind.applyTo[0]?.[0] ?? "all");
+  const [priority, setPriority] = useState(String(initial?.priority ?? 0));
+  const [rows, setRows] = useState<ArgRow[]>(Object.entries(initial?.definition ?? {}).map(([k, v]) => rowOf(k, v)));
   const act = useAction(added);
   const addKey = (key: string, type: ArgType): void => setRows([...rows.filter((r) => r.key && r.key !== key), { key, value: "", type }]);
   const submit = (e: Event): void => {
