@@ -12,6 +12,8 @@ export const XSS_NAME = "<img src=x onerror=alert(1)>";
 
 export interface Fixtures {
   readonly connectionName: string;
+  /** The error the named connection was closed with, once the broker closed it. */
+  closedWith(): string;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,9 @@ export async function makeFixtures(broker: TestBroker): Promise<Fixtures> {
 
   const connectionName = "orders-service";
   const conn = await amqp.connect(broker.amqpUrl, { clientProperties: { connection_name: connectionName } });
+  let closedWith = "";
+  conn.on("error", (err: Error) => (closedWith += err.message));
+  conn.on("close", (err?: Error) => (closedWith += err?.message ?? "closed"));
   const ch = await conn.createChannel();
   await ch.assertExchange("events", "topic", { durable: true });
   for (const q of ["orders", "invoices", "orders.worker", XSS_NAME]) await ch.assertQueue(q, { durable: true });
@@ -44,6 +49,7 @@ export async function makeFixtures(broker: TestBroker): Promise<Fixtures> {
   await eventually(async () => (await api("GET", "/api/queues/%2F/orders")).json?.messages === 5, 5000, "orders has 5 messages");
   return {
     connectionName,
+    closedWith: () => closedWith,
     close: async () => {
       await conn.close().catch(() => undefined);
     },

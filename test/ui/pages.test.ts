@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import type { Browser } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
+import { eventually } from "../helpers/wait.js";
 import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
 import { makeFixtures, XSS_NAME, type Fixtures } from "./fixtures.js";
 import { clickText, fill, go, login, openSection, textOf, waitText } from "./ui-session.js";
@@ -129,6 +130,50 @@ describe("web UI pages", () => {
     await clickText(w.page, "button", "Purge messages");
     await waitText(w.page, "[role=status]", "purged");
     assert.equal((await api("GET", "/api/queues/%2F/orders")).json.messages, 0);
+  });
+
+  it("adds a queue with a type, durability and an x-argument from its help", async () => {
+    await go(w.page, "/queues", "Queues");
+    await openSection(w.page, "Add a new queue");
+    await fill(w.page, "Add queue", "type", "quorum");
+    await fill(w.page, "Add queue", "name", "ui.quorum");
+    await clickText(w.page, "form[aria-label='Add queue'] .arg-help button", "x-delivery-limit");
+    await w.page.type("form[aria-label='Add queue'] input[aria-label='Arguments 1 value']", "5");
+    await w.shot("queue-add");
+    await clickText(w.page, "form[aria-label='Add queue'] button[type=submit]", "Add queue");
+    await waitText(w.page, "[role=status]", "Queue ui.quorum added");
+    await waitText(w.page, "table.grid", "ui.quorum");
+    const q = (await api("GET", "/api/queues/%2F/ui.quorum")).json;
+    assert.equal(q.type, "quorum");
+    assert.equal(q.durable, true);
+    assert.equal(q.arguments["x-delivery-limit"], 5);
+  });
+
+  it("shows a clear message, not a blank page, when the API refuses (403)", async () => {
+    const alice = await openPage(browser);
+    await login(alice.page, broker.httpUrl, "alice", "alice-secret");
+    await waitText(alice.page, "h1", "Overview");
+    await waitText(alice.page, ".section", "Node figures need the monitoring or administrator tag");
+    assert.doesNotMatch(await textOf(alice.page, ".main-nav"), /Admin/, "a management user is not offered Admin");
+    await go(alice.page, "/queues/%2F/orders", "orders");
+    await waitText(alice.page, "[role=alert]", "Access refused");
+    await alice.shot("access-refused", false);
+    // The refused requests are the 403s this test asks for; nothing else may fail.
+    assert.deepEqual(alice.problems.filter((p) => !p.includes("403")), []);
+    await alice.page.close();
+  });
+
+  it("closes the named connection with a reason", async () => {
+    await go(w.page, "/connections", "Connections");
+    await waitText(w.page, "table.grid", fixtures.connectionName);
+    await w.page.click("table.grid tbody a");
+    await waitText(w.page, "h1", "Connection");
+    await fill(w.page, "Close connection", "reason", "closed by the UI test");
+    await clickText(w.page, "form[aria-label='Close connection'] button", "Force close");
+    await waitText(w.page, "h1", "Connections");
+    await eventually(async () => (await api("GET", "/api/connections")).json.length === 0, 5000, "connection closed");
+    await eventually(() => fixtures.closedWith() !== "", 5000, "the client hears the close");
+    assert.match(fixtures.closedWith(), /closed by the UI test/);
   });
 
   it("saw no console error, page error or failed request", () => {

@@ -25,3 +25,11 @@ export function Notice({ text, kind = "ok" }: { text: string; kind?: "ok" | "war
   if (!text) return null;
   return html`<div class=${`msg msg-${kind}`} role="status">${text}</div>`;
 }
+
+/**
+ * A detail page whose object could not be read (refused, deleted): the error and the way back,
+ * instead of sections that would each repeat the same refusal.
+ */
+export function Unavailable({ error, back, backLabel }: { error: unknown; back: string; backLabel: string }) {
+  return html`<${ErrorBox} error=${error} /><p><a href=${back}>${backLabel}</a></p>`;
+}

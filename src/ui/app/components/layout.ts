@@ -10,6 +10,7 @@ import { NAV } from "../routes.js";
 import { href } from "../router.js";
 
 const REFRESH_CHOICES: ReadonlyArray<[number, string]> = [
+  [1000, "every 1 s"],
   [2000, "every 2 s"],
   [5000, "every 5 s"],
   [10000, "every 10 s"],

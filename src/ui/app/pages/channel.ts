@@ -2,7 +2,7 @@
 import { apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
-import { ErrorBox } from "../components/error-box.js";
+import { ErrorBox, Unavailable } from "../components/error-box.js";
 import { KvTable, Section } from "../components/kv.js";
 import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
@@ -28,6 +28,7 @@ export function ChannelPage({ params }: PageProps) {
     () => (c ? api.get<Consumer[]>(apiPath`/consumers/${c.vhost}`).then((all) => all.filter((x) => x.channel_details.name === name)) : Promise.resolve([])),
     [name, c?.vhost],
   );
+  if (!ch.data && ch.error) return html`<h1><span class="kind">Channel</span> ${name}</h1><${Unavailable} error=${ch.error} back=${href("channels")} backLabel="Back to channels" />`;
   return html`<h1><span class="kind">Channel</span> ${name}</h1>
     <${ErrorBox} error=${ch.error} />
     ${c

@@ -7,7 +7,7 @@ import { apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
-import { ErrorBox, Notice } from "../components/error-box.js";
+import { ErrorBox, Notice, Unavailable } from "../components/error-box.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
 import { fmtNum, fmtRate, fmtTime, rateOf } from "../format.js";
 import { html } from "../html.js";
@@ -40,6 +40,7 @@ export function ConnectionPage({ params }: PageProps) {
     [name, c?.vhost],
   );
 
+  if (!conn.data && conn.error) return html`<h1><span class="kind">Connection</span> ${name}</h1><${Unavailable} error=${conn.error} back=${href("connections")} backLabel="Back to connections" />`;
   return html`<h1><span class="kind">Connection</span> ${name}</h1>
     ${c?.client_properties?.connection_name ? html`<p class="lead">${String(c.client_properties.connection_name)}</p>` : null}
     <${ErrorBox} error=${conn.error} />
@@ -110,7 +111,7 @@ function CloseForm({ name }: { name: string }) {
     });
     if (ok) navigate(href("connections"));
   };
-  return html`<form class="inline-form" onSubmit=${submit}>
+  return html`<form class="inline-form" onSubmit=${submit} aria-label="Close connection">
     <label>Reason <input name="reason" value=${reason} onInput=${(e: Event) => setReason((e.target as HTMLInputElement).value)} size="40" /></label>
     <button type="submit" class="danger" disabled=${close.busy}>Force close</button>
     <${ErrorBox} error=${close.error} /><${Notice} text=${close.done} />

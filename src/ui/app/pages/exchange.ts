@@ -6,7 +6,7 @@ import { apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { BindForm, BindingsTable, type Binding } from "../components/bindings.js";
-import { ErrorBox } from "../components/error-box.js";
+import { ErrorBox, Unavailable } from "../components/error-box.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
 import { PublishForm } from "../components/publish-form.js";
 import { fmtNum, fmtRate, rateOf } from "../format.js";
@@ -32,6 +32,7 @@ export function ExchangePage({ params }: PageProps) {
   const builtIn = name === "" || name.startsWith("amq.");
   const e = x.data;
 
+  if (!x.data && x.error) return html`<h1><span class="kind">Exchange</span> ${exchangeLabel(name)}</h1><${Unavailable} error=${x.error} back=${href("exchanges")} backLabel="Back to exchanges" />`;
   return html`<h1><span class="kind">Exchange</span> ${exchangeLabel(name)}</h1>
     <p class="lead">in virtual host <strong>${vhost}</strong></p>
     <${ErrorBox} error=${x.error} />

@@ -8,7 +8,7 @@ import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { BindForm, BindingsTable, type Binding } from "../components/bindings.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
-import { ErrorBox, Notice } from "../components/error-box.js";
+import { ErrorBox, Notice, Unavailable } from "../components/error-box.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
 import { LiveChart } from "../components/live-chart.js";
 import { PublishForm } from "../components/publish-form.js";
@@ -61,6 +61,7 @@ export function QueuePage({ params }: PageProps) {
   const del = useAction();
   const chartId = `queue.${vhost}\u0000${name}`;
 
+  if (!q.data && q.error) return html`<h1><span class="kind">Queue</span> ${name}</h1><${Unavailable} error=${q.error} back=${href("queues")} backLabel="Back to queues" />`;
   return html`<h1><span class="kind">Queue</span> ${name}</h1>
     <p class="lead">in virtual host <strong>${vhost}</strong></p>
     <${ErrorBox} error=${q.error} />
