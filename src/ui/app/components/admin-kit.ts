@@ -5,6 +5,7 @@
  * users, vhosts, operator policies, user limits and the cluster need administrator; policies and
  * global parameters need policymaker; vhost limits are readable by anyone who sees the vhost.
  */
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
 import { hasTag, useApp } from "../app-context.js";
@@ -39,7 +40,7 @@ export function AdminNav({ current }: { current: string }) {
 }
 
 /** An admin page's frame: the sub-navigation, the title, and a clear refusal when the user's tags do not allow the section. */
-export function AdminFrame({ seg, title, children }: { seg: string; title: string; children: unknown }) {
+export function AdminFrame({ seg, title, children }: { seg: string; title: string; children: ComponentChildren }) {
   const { tags } = useApp();
   const section = ADMIN_SECTIONS.find((s) => s.seg === seg);
   const allowed = !section || mayUse(tags, section.tag);
