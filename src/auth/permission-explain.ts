@@ -7,7 +7,7 @@
  * the vhost exist) and words each step for people. Checks after the deciding one are not run,
  * exactly as the broker stops at the first refusal.
  */
-import { accessRefused, BrokerError } from "../errors/broker-error.js";
+import { BrokerError } from "../errors/broker-error.js";
 import { PermissionChecker } from "./permission-check.js";
 import type { PermissionKind } from "./permission.js";
 import type { UserRegistry } from "./user-registry.js";
@@ -92,7 +92,7 @@ export function explainWithChecker(checker: PermissionChecker, settings: Explain
     const reason = d.rule !== null ? `The scope ${quote(d.rule)} grants ${q.permission} on ${shown}.` : `No scope of the token grants ${q.permission} on ${shown} in vhost ${quote(q.vhost)}.`;
     checks.push({ check: "scope", passed: d.allowed, scope: d.rule, reason });
   }
-  return finish(q, checks, d.allowed ? null : accessRefused(q.resource, q.name, q.vhost, checker.user.name).replyText);
+  return finish(q, checks, d.allowed ? null : checker.refusal(q.resource, q.name, q.vhost).replyText);
 }
 
 function finish(q: ExplainQuery, checks: CheckOutcome[], refusal: string | null): PermissionExplanation {

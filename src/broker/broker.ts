@@ -10,8 +10,7 @@
 import type { FieldTable } from "../amqp/codec/field-table.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { UserRegistry } from "../auth/user-registry.js";
-import { BrokerError, notFound } from "../errors/broker-error.js";
-import { underLimit, withUserLimit } from "../auth/user-limits.js";
+import { BrokerError, badRequestTerm, notFound } from "../errors/broker-error.js";
 import { Binding, type Destination } from "./binding.js";
 import type { ClientContext } from "./client-context.js";
 import { NO_PERSISTENCE, type DefinitionsSink } from "./definitions-sink.js";
@@ -24,6 +23,8 @@ import type { Message } from "./message.js";
 import { checkNameLength, checkNotReserved, generateQueueName } from "./names.js";
 import { InvalidPatternError } from "../auth/permission-pattern.js";
 import type { PermissionSpec } from "../auth/permission.js";
+import type { TopicPermissionSpec } from "../auth/topic-permission.js";
+import { AuthAttempts, type AuthProtocol } from "../auth/auth-attempts.js";
 import { DEFAULT_HASHING_ALGORITHM, hashPassword, isValidPasswordHash, verifyPassword, type HashingAlgorithm } from "../auth/password.js";
 import type { User, UserLimits } from "../auth/user.js";
 import { validateQueueArguments } from "./queue/queue-arguments.js";
@@ -73,6 +74,8 @@ export class Broker {
   readonly vhosts = new Map<string, VHost>();
   readonly connections = new ConnectionRegistry();
   readonly stats = new BrokerStats();
+  /** Logins tried per protocol (/api/auth/attempts). */
+  readonly authAttempts = new AuthAttempts();
   readonly directReply = new DirectReplyRegistry();
   /** Global runtime parameters (cluster_name, cluster_tags, …): name → JSON value. */
   readonly globalParameters = new Map<string, unknown>();
@@ -154,7 +157,7 @@ export class Broker {
     checkNameLength("user", name);
     const algorithm = input.hashingAlgorithm ?? DEFAULT_HASHING_ALGORITHM;
     if (input.passwordHash !== undefined && !isValidPasswordHash(input.passwordHash, algorithm)) {
-      throw new BrokerError("badRequest", "not_hash");
+      throw /^[A-Za-z0-9+/]*={0,2}$/.test(input.passwordHash) ? new BrokerError("badRequest", "not_hash") : badRequestTerm("not_base64", input.passwordHash);
     }
     const passwordHash = input.password !== undefined ? hashPassword(input.password, algorithm) : (input.passwordHash ?? "");
     const existing = this.users.get(name);
@@ -162,6 +165,18 @@ export class Broker {
     this.users.put(user);
     this.definitions.put("users", name, userDefinition(user));
     return !existing;
+  }
+
+  /** Sets (a number) or clears (null) one of a user's limits: max-connections, max-channels. */
+  setUserLimit(name: string, limit: keyof UserLimits, value: number | null): void {
+    const user = this.users.get(name);
+    if (!user) throw badRequestTerm("no_such_user", name);
+    const limits: UserLimits = { ...user.limits };
+    if (value === null) delete limits[limit];
+    else limits[limit] = value;
+    user.limits = limits;
+    this.users.put(user);
+    this.definitions.put("users", name, userDefinition(user));
   }
 
   /** Deletes a user, its permissions, and closes its connections. */
@@ -192,27 +207,6 @@ export class Broker {
     this.definitions.delete("permissions", `${vhost}\u0000${user}`);
   }
 
-  /** Sets one of a user's limits (validated first: RabbitMQ's 400 texts); persisted with the user. */
-  setUserLimit(name: string, limit: string, value: unknown): void {
-    const user = this.users.get(name);
-    if (!user) throw new BrokerError("badRequest", `no_such_user ${name}`);
-    this.replaceUserLimits(user, withUserLimit(user.limits, limit, value));
-  }
-
-  clearUserLimit(name: string, limit: string): void {
-    const user = this.users.get(name);
-    if (!user || !(limit in user.limits)) throw new BrokerError("objectNotFound", "Not Found");
-    const rest = { ...user.limits };
-    delete rest[limit as keyof UserLimits];
-    this.replaceUserLimits(user, rest);
-  }
-
-  private replaceUserLimits(user: User, limits: UserLimits): void {
-    user.limits = limits;
-    this.users.put(user);
-    this.definitions.put("users", user.name, userDefinition(user));
-  }
-
   /** channel.open: the user's max-channels limit over all its connections (RabbitMQ's rabbit_reader text). */
   admitChannel(userName: string): void {
     // The registry's record, not the login's copy: a limit set now applies to open connections.
@@ -220,16 +214,41 @@ export class Broker {
     if (limit === undefined || limit < 0) return;
     let open = 0;
     for (const c of this.connections.ofUser(userName)) open += c.channelCount;
-    if (!underLimit(limit, open)) {
+    if (open >= limit) {
       throw new BrokerError("notAllowed", `number of channels opened for user '${userName}' has reached the maximum allowed user limit of (${limit})`);
     }
   }
 
-  /** Checks a username and cleartext password against the internal users; null when refused. */
-  authenticate(username: string, password: string): User | null {
+  /** Sets the topic permission of (user, vhost, exchange); an invalid pattern changes nothing. Returns true when created. */
+  setTopicPermission(user: string, vhost: string, spec: TopicPermissionSpec): boolean {
+    if (!this.users.get(user) || !this.vhosts.has(vhost)) throw new BrokerError("badRequest", "vhost_or_user_not_found");
+    let created: boolean;
+    try {
+      created = this.users.setTopicPermission(user, vhost, spec);
+    } catch (err) {
+      if (err instanceof InvalidPatternError) throw new BrokerError("badRequest", err.message);
+      throw err;
+    }
+    this.definitions.put("topic_permissions", `${vhost}\u0000${user}\u0000${spec.exchange}`, { user, vhost, ...spec });
+    return created;
+  }
+
+  /** Clears one exchange's topic permission of (user, vhost), or all of them; 404 when there was none. */
+  clearTopicPermissions(user: string, vhost: string, exchange?: string): void {
+    const gone = this.users.clearTopicPermissions(user, vhost, exchange);
+    if (gone.length === 0) throw new BrokerError("objectNotFound", "Not Found");
+    for (const p of gone) this.definitions.delete("topic_permissions", `${vhost}\u0000${user}\u0000${p.exchange}`);
+  }
+
+  /**
+   * Checks a username and cleartext password against the internal users; null when refused.
+   * With `protocol`, the attempt is counted for /api/auth/attempts.
+   */
+  authenticate(username: string, password: string, protocol?: AuthProtocol): User | null {
     const user = this.users.get(username);
-    if (!user || !verifyPassword(password, user.passwordHash, user.hashingAlgorithm)) return null;
-    return user;
+    const ok = user !== undefined && verifyPassword(password, user.passwordHash, user.hashingAlgorithm);
+    if (protocol) this.authAttempts.record(protocol, ok);
+    return ok ? user : null;
   }
 
   // ---------------------------------------------------------------- policies
@@ -355,7 +374,7 @@ export class Broker {
       if (!v.exchanges.has(spec.name)) throw notFound("exchange", spec.name, vhostName);
       return false;
     }
-    if (!EXCHANGE_TYPES.has(spec.type)) throw new BrokerError("commandInvalid", `unknown exchange type '${spec.type}'`);
+    if (!EXCHANGE_TYPES.has(spec.type)) throw new BrokerError("commandInvalid", `invalid exchange type '${spec.type}'`);
     if (spec.name === "") throw new BrokerError("accessRefused", "operation not permitted on the default exchange");
     ctx.permissions.check(vhostName, "configure", "exchange", spec.name);
     const existing = v.exchanges.get(spec.name);
@@ -399,12 +418,13 @@ export class Broker {
     this.removeExchange(v, x);
   }
 
-  /** Looks up an exchange for basic.publish: write permission, existence, not internal. */
-  exchangeForPublish(ctx: ClientContext, v: VHost, name: string): Exchange {
+  /** Looks up an exchange for basic.publish: write permission, existence, not internal, topic authorisation. */
+  exchangeForPublish(ctx: ClientContext, v: VHost, name: string, routingKey: string): Exchange {
     ctx.permissions.check(v.name, "write", "exchange", name);
     const x = v.exchanges.get(name);
     if (!x) throw notFound("exchange", name, v.name);
     if (x.internal) throw new BrokerError("accessRefused", `cannot publish to internal exchange '${name}' in vhost '${v.name}'`);
+    if (x.type === "topic") ctx.permissions.checkTopic(v.name, name, "write", routingKey);
     return x;
   }
 
@@ -483,28 +503,29 @@ export class Broker {
 
   /** queue.bind: write on the queue, read on the exchange. Idempotent. Returns true when created. */
   bindQueue(ctx: ClientContext, vhostName: string, queue: string, exchange: string, routingKey: string, args: FieldTable): boolean {
-    const { v, source, destination } = this.bindingEnds(ctx, vhostName, exchange, "queue", queue);
+    const { v, source, destination } = this.bindingEnds(ctx, vhostName, exchange, "queue", queue, routingKey);
     return this.addBinding(v, new Binding(source, destination, routingKey, args));
   }
 
   /** queue.unbind: idempotent for a missing binding, 404 for a missing queue or exchange. */
   unbindQueue(ctx: ClientContext, vhostName: string, queue: string, exchange: string, routingKey: string, args: FieldTable): boolean {
-    const { v, source, destination } = this.bindingEnds(ctx, vhostName, exchange, "queue", queue);
+    const { v, source, destination } = this.bindingEnds(ctx, vhostName, exchange, "queue", queue, routingKey);
     return this.removeBinding(v, source, destination, routingKey, args);
   }
 
   /** exchange.bind: write on the destination, read on the source. */
   bindExchange(ctx: ClientContext, vhostName: string, destination: string, source: string, routingKey: string, args: FieldTable): boolean {
-    const ends = this.bindingEnds(ctx, vhostName, source, "exchange", destination);
+    const ends = this.bindingEnds(ctx, vhostName, source, "exchange", destination, routingKey);
     return this.addBinding(ends.v, new Binding(ends.source, ends.destination, routingKey, args));
   }
 
   unbindExchange(ctx: ClientContext, vhostName: string, destination: string, source: string, routingKey: string, args: FieldTable): boolean {
-    const ends = this.bindingEnds(ctx, vhostName, source, "exchange", destination);
+    const ends = this.bindingEnds(ctx, vhostName, source, "exchange", destination, routingKey);
     return this.removeBinding(ends.v, ends.source, ends.destination, routingKey, args);
   }
 
-  private bindingEnds(ctx: ClientContext, vhostName: string, source: string, destKind: "queue" | "exchange", destination: string) {
+  /** Both ends of a (un)binding, with the permission checks; from a topic exchange also topic read on the key. */
+  private bindingEnds(ctx: ClientContext, vhostName: string, source: string, destKind: "queue" | "exchange", destination: string, routingKey: string) {
     const v = this.vhost(vhostName);
     if (source === "" || (destKind === "exchange" && destination === "")) {
       throw new BrokerError("accessRefused", "operation not permitted on the default exchange");
@@ -516,6 +537,7 @@ export class Broker {
     const d: Destination | undefined = destKind === "queue" ? v.queues.get(destination) : v.exchanges.get(destination);
     if (!d) throw notFound(destKind, destination, vhostName);
     if (d.kind === "queue") d.checkExclusiveAccess(ctx.owner);
+    if (x.type === "topic") ctx.permissions.checkTopic(vhostName, source, "read", routingKey);
     return { v, source: x, destination: d };
   }
 

@@ -7,6 +7,7 @@ export type DefinitionKind =
   | "users"
   | "vhosts"
   | "permissions"
+  | "topic_permissions"
   | "policies"
   | "operator_policies"
   | "parameters"

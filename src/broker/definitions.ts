@@ -12,7 +12,7 @@ import type { FieldTable } from "../amqp/codec/field-table.js";
 import { isHashingAlgorithm, type HashingAlgorithm } from "../auth/password.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { parseTags } from "../auth/user.js";
-import { BrokerError } from "../errors/broker-error.js";
+import { BrokerError, badRequestTerm } from "../errors/broker-error.js";
 import { userDefinition, type Broker } from "./broker.js";
 import type { ClientContext } from "./client-context.js";
 import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
@@ -63,7 +63,7 @@ export function exportDefinitions(broker: Broker, opts: ExportOptions): Definiti
       limits: [],
     })),
     permissions: broker.users.allPermissions().map((p) => p.toJSON()),
-    topic_permissions: [],
+    topic_permissions: broker.users.allTopicPermissions().map((p) => p.toJSON()),
     parameters: vhosts.flatMap((v) => [
       ...[...v.parameters].flatMap(([component, byName]) => [...byName].map(([name, value]) => ({ vhost: v.name, component, name, value }))),
       // The definitions format has no operator-policies key; RabbitMQ keeps them as runtime
@@ -127,7 +127,9 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
   // Shapes first: a malformed document changes nothing.
   const users = items(defs, "users").map((u, n) => {
     const where = `users[${n}]`;
-    const tags = parseTags(u["tags"] ?? "");
+    // RabbitMQ refuses a user without tags (its import is all-or-nothing for that).
+    if (u["tags"] === undefined) throw new BrokerError("badRequest", "tags_not_present");
+    const tags = parseTags(u["tags"]);
     if (tags === null) throw new BrokerError("badRequest", `${where}: invalid tags`);
     const algorithm = str(u, "hashing_algorithm", where, "rabbit_password_hashing_sha256");
     if (!isHashingAlgorithm(algorithm)) throw new BrokerError("badRequest", `${where}: unknown hashing_algorithm '${algorithm}'`);
@@ -157,11 +159,22 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
       validateParameter(param.component, param.name, param.value);
       return param;
     });
+  const topicPermissions = items(defs, "topic_permissions").map((p, n) => {
+    const where = `topic_permissions[${n}]`;
+    return { user: str(p, "user", where), vhost: vhostOf(p, where), exchange: str(p, "exchange", where), write: str(p, "write", where), read: str(p, "read", where) };
+  });
+  // Every vhost named must exist or be created by this document: RabbitMQ refuses the import
+  // (400 {no_such_vhost, V}) and so nothing is applied.
+  const known = new Set([...broker.vhosts.keys(), ...vhosts.map((v) => v.name)]);
+  for (const { vhost } of [...permissions, ...topicPermissions, ...exchanges, ...queues, ...bindings, ...policies, ...operatorPolicies, ...parameters]) {
+    if (!known.has(vhost)) throw badRequestTerm("no_such_vhost", vhost);
+  }
   const globalParameters = vhostOverride ? [] : items(defs, "global_parameters").map((p, n) => ({ name: str(p, "name", `global_parameters[${n}]`), value: p["value"] }));
 
   for (const u of users) broker.putUser(u.name, { passwordHash: u.passwordHash, hashingAlgorithm: u.algorithm, tags: u.tags });
   for (const v of vhosts) broker.putVhost(v.name, v.description === undefined ? {} : { description: v.description });
   for (const p of permissions) broker.setPermission(p.user, p.vhost, p);
+  for (const p of topicPermissions) broker.setTopicPermission(p.user, p.vhost, p);
   const ctx = adminContext(broker);
   for (const { vhost, item, where } of exchanges) {
     const name = str(item, "name", where);

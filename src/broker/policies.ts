@@ -6,6 +6,7 @@
  * policy as RabbitMQ merges them (rabbit_policies:merge_policy_value: the smaller limit wins).
  */
 import { BrokerError } from "../errors/broker-error.js";
+import { erlangTerm } from "../errors/erlang-term.js";
 import { compilePattern, InvalidPatternError } from "../auth/permission-pattern.js";
 import type { PolicyRecord } from "./vhost.js";
 
@@ -64,7 +65,7 @@ const OPERATOR_KEYS: ReadonlySet<string> = new Set([
 export function validateOperatorPolicy(p: PolicyRecord): void {
   for (const key of Object.keys(p.definition)) {
     if (!OPERATOR_KEYS.has(key)) {
-      throw new BrokerError("badRequest", `Validation failed\n\n[{<<"${key}">>,${JSON.stringify(p.definition[key])}}] are not recognised policy settings\n`);
+      throw new BrokerError("badRequest", `Validation failed\n\n[{<<"${key}">>,${erlangTerm(p.definition[key])}}] are not recognised policy settings\n`);
     }
   }
   validatePolicy(p);
@@ -109,13 +110,16 @@ export function validatePolicy(p: PolicyRecord): void {
     if (err instanceof InvalidPatternError) throw new BrokerError("badRequest", err.message);
     throw err;
   }
-  if (!(APPLY_TO as readonly string[]).includes(p.applyTo)) throw new BrokerError("badRequest", `'${p.applyTo}' is not a valid apply-to value`);
-  if (!Number.isInteger(p.priority)) throw new BrokerError("badRequest", "priority must be an integer");
+  // RabbitMQ 3.10's texts (its list names the three values 3.10 knows; Coney also takes the newer ones).
+  if (!(APPLY_TO as readonly string[]).includes(p.applyTo)) {
+    throw new BrokerError("badRequest", `Validation failed\n\napply-to '${p.applyTo}' unrecognised; should be 'queues', 'exchanges' or 'all'\n`);
+  }
+  if (!Number.isInteger(p.priority)) throw new BrokerError("badRequest", `Validation failed\n\npriority should be a number, actually was ${erlangTerm(p.priority)}\n`);
   const keys = Object.keys(p.definition);
   if (keys.length === 0) throw new BrokerError("badRequest", "Validation failed\n\nno policy keys given\n");
   for (const key of keys) {
     const check = KEYS.get(key);
-    if (!check) throw new BrokerError("badRequest", `Validation failed\n\n[{<<"${key}">>,${JSON.stringify(p.definition[key])}}] are not recognised policy settings\n`);
+    if (!check) throw new BrokerError("badRequest", `Validation failed\n\n[{<<"${key}">>,${erlangTerm(p.definition[key])}}] are not recognised policy settings\n`);
     const problem = check(p.definition[key]);
     if (problem) throw new BrokerError("badRequest", `Validation failed\n\n${key} ${problem}, got ${JSON.stringify(p.definition[key])}\n`);
   }

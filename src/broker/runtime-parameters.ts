@@ -7,6 +7,7 @@
  * without those plugins refuses them, rather than stored with no effect.
  */
 import { BrokerError } from "../errors/broker-error.js";
+import { erlangTerm } from "../errors/erlang-term.js";
 
 export const VHOST_LIMITS_COMPONENT = "vhost-limits";
 /** RabbitMQ stores a vhost's limits as the single parameter vhost-limits/limits. */
@@ -33,10 +34,11 @@ export function validateParameter(component: string, name: string, value: unknow
 
 function validateLimits(value: unknown): asserts value is Record<string, number> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw validationFailed("limits must be a JSON object");
-  const unknown = Object.keys(value).filter((k) => !LIMIT_KEYS.has(k));
-  if (unknown.length > 0) throw validationFailed(`Unrecognised terms ${JSON.stringify(unknown)} in limits`);
+  // RabbitMQ's texts, values rendered as Erlang terms.
+  const unknown = Object.entries(value).filter(([k]) => !LIMIT_KEYS.has(k));
+  if (unknown.length > 0) throw validationFailed(`Unrecognised terms ${erlangTerm(Object.fromEntries(unknown))} in limits`);
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== "number" || !Number.isInteger(v)) throw validationFailed(`${k} should be an integer, got ${JSON.stringify(v)}`);
+    if (typeof v !== "number" || !Number.isInteger(v)) throw validationFailed(`${k} should be a number, actually was ${erlangTerm(v)}`);
   }
 }
 

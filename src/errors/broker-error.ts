@@ -8,12 +8,18 @@ import { ERROR_CATALOGUE, type ErrorKind, type ErrorSpec } from "./catalogue.js"
 export class BrokerError extends Error {
   readonly kind: ErrorKind;
   readonly reason: string;
+  /**
+   * The HTTP body's `reason` when it is not the text: RabbitMQ sends an Erlang tuple as a JSON
+   * array (`["not_boolean","troo"]`, `["no_such_vhost","v"]`), and clients match on it.
+   */
+  readonly httpReason: unknown;
 
-  constructor(kind: ErrorKind, reason: string, options?: { cause?: unknown }) {
+  constructor(kind: ErrorKind, reason: string, options?: { cause?: unknown; httpReason?: unknown }) {
     super(reason, options);
     this.name = "BrokerError";
     this.kind = kind;
     this.reason = reason;
+    this.httpReason = options?.httpReason ?? reason;
   }
 
   get spec(): ErrorSpec {
@@ -38,3 +44,7 @@ export const accessRefused = (kind: "queue" | "exchange" | "topic", name: string
   new BrokerError("accessRefused", `access to ${kind} '${name}' in vhost '${vhost}' refused for user '${user}'`);
 
 export const preconditionFailed = (reason: string): BrokerError => new BrokerError("preconditionFailed", reason);
+
+/** A bad request whose RabbitMQ reason is an Erlang tuple, e.g. {not_boolean, "troo"}: sent as a JSON array. */
+export const badRequestTerm = (tag: string, value: unknown): BrokerError =>
+  new BrokerError("badRequest", `${tag}: ${JSON.stringify(value)}`, { httpReason: [tag, value] });

@@ -26,8 +26,11 @@ export const ERROR_CATALOGUE = {
   contentTooLarge: { amqpCode: 311, amqpName: "CONTENT_TOO_LARGE", level: "channel", httpStatus: 413, httpError: "payload_too_large" },
   noRoute: { amqpCode: 312, amqpName: "NO_ROUTE", level: "channel", httpStatus: 400, httpError: "bad_request" },
   noConsumers: { amqpCode: 313, amqpName: "NO_CONSUMERS", level: "channel", httpStatus: 400, httpError: "bad_request" },
-  /** Permission pattern refused, reserved `amq.` name, default exchange: the spec makes this 403 over HTTP. */
-  accessRefused: { amqpCode: 403, amqpName: "ACCESS_REFUSED", level: "channel", httpStatus: 403, httpError: "access_refused" },
+  /**
+   * Permission pattern refused, reserved `amq.` name, default exchange: the spec makes this 403
+   * over HTTP; the body keeps RabbitMQ's `not_authorised` (it never sends "access_refused").
+   */
+  accessRefused: { amqpCode: 403, amqpName: "ACCESS_REFUSED", level: "channel", httpStatus: 403, httpError: "not_authorised" },
   notFound: { amqpCode: 404, amqpName: "NOT_FOUND", level: "channel", httpStatus: 404, httpError: "not_found" },
   /** Exclusive queue of another connection: RabbitMQ's management API answers 400. */
   resourceLocked: { amqpCode: 405, amqpName: "RESOURCE_LOCKED", level: "channel", httpStatus: 400, httpError: "bad_request" },
@@ -48,8 +51,12 @@ export const ERROR_CATALOGUE = {
   notImplemented: { amqpCode: 540, amqpName: "NOT_IMPLEMENTED", level: "connection", httpStatus: 501, httpError: "not_implemented" },
   internalError: { amqpCode: 541, amqpName: "INTERNAL_ERROR", level: "connection", httpStatus: 500, httpError: "internal_server_error" },
   // --- Management-API-only meanings; over AMQP they would be an internal error ---
-  /** Malformed request: bad JSON, wrong types, bad paging parameters. */
+  /** Malformed request: bad JSON, wrong types, missing keys. */
   badRequest: { amqpCode: 406, amqpName: "PRECONDITION_FAILED", level: "channel", httpStatus: 400, httpError: "bad_request" },
+  /** A page number or size out of bounds (RabbitMQ's own error name for it). */
+  invalidPagination: { amqpCode: 406, amqpName: "PRECONDITION_FAILED", level: "channel", httpStatus: 400, httpError: "invalid_pagination_parameters" },
+  /** A page past the last one. */
+  pageOutOfRange: { amqpCode: 406, amqpName: "PRECONDITION_FAILED", level: "channel", httpStatus: 400, httpError: "page_out_of_range" },
   /** A management path that names nothing. RabbitMQ's exact 404 body for unknown objects. */
   objectNotFound: { amqpCode: 404, amqpName: "NOT_FOUND", level: "channel", httpStatus: 404, httpError: "Object Not Found" },
   /** Failed HTTP authentication (RabbitMQ spells it with a z here). */

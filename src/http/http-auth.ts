@@ -12,6 +12,7 @@ import { isAdministrator, isManagementUser, isMonitor, isPolicymaker, type User 
 import type { Broker } from "../broker/broker.js";
 import type { ClientContext } from "../broker/client-context.js";
 import { BrokerError } from "../errors/broker-error.js";
+import { LOGIN_FAILED } from "./http-errors.js";
 import { isLoopbackAddress } from "../amqp/connection/connection.js";
 import { sessionOf } from "../auth/oauth/token-login.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
@@ -56,14 +57,14 @@ export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers:
   if (wait > 0) throw new BrokerError("tooManyLogins", `Too many failed logins from this address; retry in ${Math.ceil(wait / 1000)} s`);
   if (tokens && header.slice(0, 7).toLowerCase() === "bearer ") return bearer(broker, tokens, header.slice(7).trim(), address, throttle);
   const m = /^Basic\s+(\S+)$/i.exec(header);
-  if (!m) throw new BrokerError("notAuthorized", "Not_Authorized");
+  if (!m) throw new BrokerError("notAuthorized", LOGIN_FAILED);
   const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
-  if (colon < 0) throw new BrokerError("notAuthorized", "Not_Authorized");
-  const user = broker.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1));
+  if (colon < 0) throw new BrokerError("notAuthorized", LOGIN_FAILED);
+  const user = broker.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1), "http");
   if (!user) {
     throttle?.failed(address);
-    throw new BrokerError("notAuthorized", "Not_Authorized");
+    throw new BrokerError("notAuthorized", LOGIN_FAILED);
   }
   throttle?.succeeded(address);
   if (loopbackUsers.includes(user.name) && !isLoopbackAddress(req.socket.remoteAddress ?? "")) {
@@ -80,7 +81,7 @@ async function bearer(broker: Broker, tokens: TokenVerifier, token: string, addr
     session = sessionOf(broker.users, await tokens.verify(token));
   } catch {
     throttle?.failed(address);
-    throw new BrokerError("notAuthorized", "Not_Authorized");
+    throw new BrokerError("notAuthorized", LOGIN_FAILED);
   }
   throttle?.succeeded(address);
   if (!isManagementUser(session.user)) throw new BrokerError("forbidden", "Not management user");
@@ -96,7 +97,8 @@ export function requireMonitor(c: Caller): void {
 }
 
 export function requirePolicymaker(c: Caller): void {
-  if (!isPolicymaker(c.user)) throw new BrokerError("forbidden", "Not policymaker user");
+  // RabbitMQ's policy and parameter routes word this refusal so.
+  if (!isPolicymaker(c.user)) throw new BrokerError("forbidden", "User not authorised to access object");
 }
 
 /** Administrators see every vhost; others only those they hold a permission in. */

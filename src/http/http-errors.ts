@@ -8,12 +8,16 @@ import { BrokerError } from "../errors/broker-error.js";
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   const be = err instanceof BrokerError ? err : null;
   if (!be) return reply.code(500).send({ error: "internal_server_error", reason: "Internal Server Error" });
-  if (be.kind === "notAuthorized" && be.reason === "") {
-    // No credentials at all: RabbitMQ's challenge, no body.
-    return reply.code(401).header("www-authenticate", 'Basic realm="RabbitMQ Management"').send();
+  if (be.kind === "notAuthorized") {
+    // RFC 7235: every 401 carries the challenge. No credentials: no body; failed ones: RabbitMQ's.
+    reply.header("www-authenticate", 'Basic realm="RabbitMQ Management"');
+    if (be.reason === "") return reply.code(401).send();
   }
-  return reply.code(be.spec.httpStatus).send({ error: be.spec.httpError, reason: be.reason });
+  return reply.code(be.spec.httpStatus).send({ error: be.spec.httpError, reason: be.httpReason });
 }
+
+/** RabbitMQ 3.10's body for credentials that do not log in (whatever the cause). */
+export const LOGIN_FAILED = "Login failed";
 
 export const objectNotFound = (): BrokerError => new BrokerError("objectNotFound", "Not Found");
 export const badRequest = (reason: string): BrokerError => new BrokerError("badRequest", reason);

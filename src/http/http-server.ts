@@ -32,6 +32,9 @@ import { registerUsers } from "./routes/users.js";
 import { registerUserLimits } from "./routes/user-limits.js";
 import { registerVhosts } from "./routes/vhosts.js";
 import { registerUi } from "../ui/serve-ui.js";
+import { registerTopicPermissions } from "./routes/topic-permissions.js";
+import { registerUserLimits } from "./routes/user-limits.js";
+import { registerNodeOperations } from "./routes/node-operations.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -76,13 +79,15 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   await registerRateLimit(app, opts.config.httpRateLimit, logins);
   // RabbitMQ accepts JSON whatever the content type says; an empty body means {}.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => {
+  app.addContentTypeParser("*", { parseAs: "string" }, (req, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(badRequest(`not_json: ${(err as Error).message}`), undefined);
+      // RabbitMQ's definitions import words it failed_to_parse_json; every other route not_json.
+      const what = req.url.startsWith("/api/definitions") ? "failed_to_parse_json" : "not_json";
+      done(badRequest(`${what}: ${(err as Error).message}`), undefined);
     }
   });
   app.setErrorHandler((err, _req, reply) => {
@@ -107,7 +112,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
   };
-  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerPermissionExplain, registerUserLimits]) {
+  for (const register of [registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain]) {
     register(app, ctx);
   }
   // The web UI: static files at / that use only this API.

@@ -4,6 +4,7 @@
  * path, default by vhost then name), `sort_reverse`, `columns` (dotted paths kept per item).
  */
 import { RE2JS } from "re2js";
+import { BrokerError } from "../errors/broker-error.js";
 import { badRequest } from "./http-errors.js";
 
 export type Item = Record<string, unknown>;
@@ -46,11 +47,21 @@ function compare(a: unknown, b: unknown): number {
   return sx < sy ? -1 : sx > sy ? 1 : 0;
 }
 
-function positiveInt(raw: string | undefined, name: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw badRequest(`Invalid pagination parameters: ${name} ${raw}`);
-  return n;
+/**
+ * RabbitMQ's paging parameters: not a number at all is a bad_request; a number out of bounds
+ * (page < 1, page_size < 1 or > 500) is invalid_pagination_parameters naming both values.
+ */
+function pagingParameters(query: Query): { page: number; pageSize: number } | null {
+  const rawPage = query["page"];
+  if (rawPage === undefined) return null;
+  const rawSize = query["page_size"];
+  const page = Number(rawPage);
+  const pageSize = rawSize === undefined ? 100 : Number(rawSize);
+  if (!Number.isInteger(page) || !Number.isInteger(pageSize)) throw badRequest("Pagination parameters are invalid");
+  if (page < 1 || pageSize < 1 || pageSize > 500) {
+    throw new BrokerError("invalidPagination", `Invalid pagination parameters: page number ${rawPage}, page size ${rawSize ?? "undefined"}`);
+  }
+  return { page, pageSize };
 }
 
 function pick(item: Item, columns: string[]): Item {
@@ -143,10 +154,9 @@ function listItems(items: Item[], query: Query, defaultSort: string[]): Item[] |
  * the requested page, with its errors (400 for a bad page or size, or a page out of range).
  */
 function pageOf<T>(ordered: readonly T[], query: Query, nameOf: (t: T) => unknown): Page<T> | null {
-  const page = positiveInt(query["page"], "page number");
-  if (page === undefined) return null;
-  const pageSize = positiveInt(query["page_size"], "page size") ?? 100;
-  if (pageSize > 500) throw badRequest(`Invalid pagination parameters: page size ${pageSize}, the maximum is 500`);
+  const params = pagingParameters(query);
+  if (params === null) return null;
+  const { page, pageSize } = params;
   let filtered = ordered;
   const name = query["name"];
   if (name) {
@@ -167,7 +177,7 @@ function pageOf<T>(ordered: readonly T[], query: Query, nameOf: (t: T) => unknow
   }
   const pageCount = Math.ceil(filtered.length / pageSize);
   if (page > 1 && page > pageCount) {
-    throw badRequest(`Page out of range, page: ${page} page size: ${pageSize}, len: ${filtered.length}`);
+    throw new BrokerError("pageOutOfRange", `Page out of range, page: ${page} page size: ${pageSize}, len: ${filtered.length}`);
   }
   return { slice: filtered.slice((page - 1) * pageSize, page * pageSize), filtered: filtered.length, page, pageCount, pageSize };
 }

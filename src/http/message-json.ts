@@ -6,8 +6,9 @@ import { joinBody } from "../broker/message-body.js";
 import type { BasicProperties } from "../amqp/codec/generated.js";
 import type { Queue } from "../broker/queue/queue.js";
 import type { QueueEntry } from "../broker/queue/queue-entry.js";
+import { badRequestTerm } from "../errors/broker-error.js";
 import { badRequest } from "./http-errors.js";
-import type { Body } from "./request-body.js";
+import { requireKeys, type Body } from "./request-body.js";
 
 const PROPS: ReadonlyArray<[keyof BasicProperties, string, "string" | "number" | "table"]> = [
   ["contentType", "content_type", "string"],
@@ -44,26 +45,41 @@ export function propertiesToJson(p: BasicProperties): Record<string, unknown> {
   return out;
 }
 
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** A publish body as RabbitMQ checks it: every key present, the payload decodable. */
 export function payloadFromJson(b: Body): Buffer {
+  requireKeys(b, ["routing_key", "properties", "payload", "payload_encoding"]);
   const payload = b["payload"];
-  const encoding = b["payload_encoding"] ?? "string";
+  const encoding = b["payload_encoding"];
   if (typeof payload !== "string") throw badRequest("'payload' must be a string");
   if (encoding === "string") return Buffer.from(payload, "utf8");
-  if (encoding === "base64") return Buffer.from(payload, "base64");
-  throw badRequest(`payload_encoding must be 'string' or 'base64', got ${JSON.stringify(encoding)}`);
+  if (encoding === "base64") {
+    if (!STRICT_BASE64.test(payload)) throw badRequestTerm("not_base64", payload);
+    return Buffer.from(payload, "base64");
+  }
+  throw badRequestTerm("unsupported_encoding", encoding);
 }
 
 const ACKMODES = ["ack_requeue_true", "ack_requeue_false", "reject_requeue_true", "reject_requeue_false"];
 
+/** A count or truncate limit: a JSON integer, or (as rabbitmqadmin sends it) a string of one. */
+function wholeNumber(v: unknown, key: string, min: number): number {
+  const n = typeof v === "string" && /^\d+$/.test(v.trim()) ? Number(v) : v;
+  if (typeof n !== "number") throw badRequestTerm("not_integer", v);
+  if (!Number.isInteger(n) || n < min) throw badRequest(`'${key}' must be an integer of at least ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
 export function getMessages(q: Queue, b: Body): unknown[] {
-  const count = b["count"] ?? 1;
-  if (typeof count !== "number" || !Number.isInteger(count) || count < 1) throw badRequest("'count' must be a positive integer");
-  const ackmode = b["ackmode"] ?? "ack_requeue_true";
+  requireKeys(b, ["count", "ackmode", "encoding"]);
+  const count = wholeNumber(b["count"], "count", 1);
+  const ackmode = b["ackmode"];
+  // RabbitMQ 3.10 crashes (500) on an unknown ackmode; a 400 says what is wrong.
   if (typeof ackmode !== "string" || !ACKMODES.includes(ackmode)) throw badRequest(`'ackmode' must be one of ${ACKMODES.join(", ")}`);
-  const encoding = b["encoding"] ?? "auto";
-  if (encoding !== "auto" && encoding !== "base64") throw badRequest("'encoding' must be 'auto' or 'base64'");
-  const truncate = b["truncate"];
-  if (truncate !== undefined && (typeof truncate !== "number" || truncate < 0)) throw badRequest("'truncate' must be a non-negative integer");
+  const encoding = b["encoding"];
+  if (encoding !== "auto" && encoding !== "base64") throw badRequest("Unsupported encoding. Please use auto or base64.");
+  const truncate = b["truncate"] === undefined || b["truncate"] === null ? undefined : wholeNumber(b["truncate"], "truncate", 0);
 
   const taken: QueueEntry[] = [];
   for (let i = 0; i < count; i++) {
@@ -71,16 +87,18 @@ export function getMessages(q: Queue, b: Body): unknown[] {
     if (!e) break;
     taken.push(e);
   }
+  // The seed and RabbitMQ: each message's message_count is the number left after it was taken.
+  const left = q.messageCount;
   const out = taken.map((e, i) => {
     const whole = joinBody(e.message.body);
-    const body = typeof truncate === "number" ? whole.subarray(0, truncate) : whole;
+    const body = truncate !== undefined ? whole.subarray(0, truncate) : whole;
     const asString = encoding === "auto" && isUtf8(body);
     return {
       payload_bytes: e.message.bodySize,
       redelivered: e.redelivered,
       exchange: e.message.exchange,
       routing_key: e.message.routingKey,
-      message_count: q.messageCount + (ackmode.endsWith("requeue_true") ? taken.length - i - 1 : 0),
+      message_count: left + taken.length - i - 1,
       properties: propertiesToJson(e.message.properties),
       payload: asString ? body.toString("utf8") : body.toString("base64"),
       payload_encoding: asString ? "string" : "base64",

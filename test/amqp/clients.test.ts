@@ -81,3 +81,33 @@ describe("other clients", () => {
     await rabbit.close();
   });
 });
+
+describe("connection.update-secret after a password login", () => {
+  let broker: TestBroker;
+  before(async () => {
+    broker = await startTestBroker();
+  });
+  after(async () => broker.close());
+
+  // RabbitMQ 3.10 answers update-secret-ok to an internal user and changes nothing: only token
+  // logins are re-checked (issue 17). The clients' own update-secret calls must succeed.
+  it("amqplib: updateSecret resolves, the connection keeps working", async () => {
+    const amqplib = (await import("amqplib")).default;
+    const conn = await amqplib.connect(broker.amqpUrl);
+    let failed: Error | null = null;
+    conn.on("error", (e: Error) => (failed = e));
+    await withTimeout(conn.updateSecret(Buffer.from("not-even-the-password"), "rotation"), 5000, "update-secret-ok");
+    const ch = await conn.createChannel();
+    await ch.assertQueue("", { exclusive: true });
+    assert.equal(failed, null);
+    await conn.close();
+  });
+
+  it("@cloudamqp/amqp-client: updateSecret resolves, the connection keeps working", async () => {
+    const conn = await new AMQPClient(broker.amqpUrl).connect();
+    await withTimeout(conn.updateSecret("guest", "rotation"), 5000, "update-secret-ok");
+    const ch = await conn.channel();
+    await ch.queueDeclare("", { exclusive: true });
+    await conn.close();
+  });
+});

@@ -134,7 +134,7 @@ describe("AMQP errors", () => {
     await assert.rejects(ch.assertExchange("weird", "no-such-type"));
     const err = (await closed) as { code?: number; message?: string };
     assert.equal(err.code, 503);
-    assert.match(String(err.message), /COMMAND_INVALID - unknown exchange type 'no-such-type'/);
+    assert.match(String(err.message), /COMMAND_INVALID - invalid exchange type 'no-such-type'/);
   });
 
   it("deletes of missing queues and exchanges are idempotent over AMQP", async () => {

@@ -68,7 +68,7 @@ describe("OAuth 2.0 keys from a JWKS URL", () => {
 
   it("refuses a token whose key the provider does not publish, on both listeners", async () => {
     const forged = await sign(unpublished.privateKey, "idp-2", "mallory");
-    assert.deepEqual(await whoami(forged), { status: 401, body: { error: "not_authorized", reason: "Not_Authorized" } });
+    assert.deepEqual(await whoami(forged), { status: 401, body: { error: "not_authorized", reason: "Login failed" } });
     await assert.rejects(amqp.connect(broker.urlFor("any", forged)), /ACCESS_REFUSED|403/);
     const wrongKey = await sign(unpublished.privateKey, "idp-1", "mallory");
     assert.equal((await whoami(wrongKey)).status, 401, "a known key id with another key's signature");

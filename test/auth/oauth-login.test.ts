@@ -46,7 +46,7 @@ describe("OAuth 2.0 tokens", () => {
       "not.a.token",
     ]) {
       const res = await get("/api/overview", token);
-      assert.deepEqual([res.status, res.json], [401, { error: "not_authorized", reason: "Not_Authorized" }]);
+      assert.deepEqual([res.status, res.json], [401, { error: "not_authorized", reason: "Login failed" }]);
     }
   });
 

@@ -22,7 +22,7 @@ describe("management API", () => {
     assert.equal(none.status, 401);
     assert.equal(none.headers.get("www-authenticate"), 'Basic realm="RabbitMQ Management"');
     const bad = await api("GET", "/api/overview", undefined, "guest:wrong");
-    assert.deepEqual([bad.status, bad.json], [401, { error: "not_authorized", reason: "Not_Authorized" }]);
+    assert.deepEqual([bad.status, bad.json], [401, { error: "not_authorized", reason: "Login failed" }]);
     assert.equal((await api("PUT", "/api/users/plain", { password: "pw", tags: "" })).status, 201);
     const plain = await api("GET", "/api/overview", undefined, "plain:pw");
     assert.deepEqual([plain.status, (plain.json as { reason: string }).reason], [403, "Not management user"]);

@@ -67,7 +67,7 @@ describe("the spec's permission profiles over HTTP", () => {
       for (const [what, method, path, body, expected] of CASES) {
         const res = await api(method, path, body, `${profile}:pw`);
         if (res.status !== expected[profile]) failures.push(`${what}: ${res.status}, expected ${expected[profile]} (${JSON.stringify(res.json)})`);
-        else if (res.status === 403) assert.equal(res.json.error, "access_refused", what);
+        else if (res.status === 403) assert.equal(res.json.error, "not_authorised", what);
       }
       assert.deepEqual(failures, []);
     });

@@ -61,7 +61,7 @@ export function logIn(broker: Broker, s: LoginSettings, log: Logger, a: LoginAtt
 }
 
 function passwordLogIn(broker: Broker, s: LoginSettings, log: Logger, a: LoginAttempt): LoggedIn {
-  const user = broker.authenticate(a.username, a.password);
+  const user = broker.authenticate(a.username, a.password, "amqp091");
   if (!user) {
     s.throttle?.failed(a.peerHost);
     log.warn("login refused", { user: a.username, mechanism: a.mechanism });
@@ -89,14 +89,18 @@ async function verifiedToken(broker: Broker, tokens: TokenVerifier, log: Logger,
 }
 
 /**
- * connection.update-secret (RabbitMQ extension): only a token login can take a new token, and
- * only one that names the same user; its grants replace the old ones in the checker every
- * channel holds. Refuses at once (NOT_ALLOWED, RabbitMQ's text) what cannot be a token refresh;
- * otherwise resolves to the new expiry once the token is verified, or rejects with the same refusal.
+ * connection.update-secret (RabbitMQ extension). A password login (an internal user) is answered
+ * update-secret-ok and nothing changes: RabbitMQ 3.10 only re-checks backends whose state can
+ * expire, and an internal user's cannot (its permissions are read live anyway). A token login can
+ * only take a new token that names the same user; its grants replace the old ones in the checker
+ * every channel holds. Refuses at once (NOT_ALLOWED, RabbitMQ's text) what cannot be a token
+ * refresh; otherwise resolves to the new expiry once the token is verified, or rejects with the
+ * same refusal.
  */
 export function refreshSecret(tokens: TokenVerifier | null, current: LoggedIn, secret: string, log: Logger): Promise<number | null> {
   const refusedUpdate = (why = ""): BrokerError => new BrokerError("notAllowed", `Secret update was refused for user '${current.user}'${why}`);
-  if (!isTokenLogin(tokens, secret) || current.permissions.user.isInternal !== false) throw refusedUpdate();
+  if (current.permissions.user.isInternal !== false) return Promise.resolve(current.expiresAt);
+  if (!isTokenLogin(tokens, secret)) throw refusedUpdate();
   return tokens.verify(secret).then(
     (login) => {
       if (login.user.name !== current.user) throw refusedUpdate(": the token names another user");

@@ -11,17 +11,23 @@ type Check = (v: FieldValue) => string | null;
 
 const isInt = (v: FieldValue): v is number | bigint => (typeof v === "number" && Number.isInteger(v)) || typeof v === "bigint";
 
-const nonNegativeInt: Check = (v) => (!isInt(v) ? `{unacceptable_type,${fieldTypeName(v)}}` : v < 0 ? `{value_negative,${v}}` : null);
-const positiveInt: Check = (v) =>
-  !isInt(v) ? `{unacceptable_type,${fieldTypeName(v)}}` : v < 0 ? `{value_negative,${v}}` : Number(v) === 0 ? `{value_zero,0}` : null;
+/** RabbitMQ 3.10's text for a non-integer where an integer argument belongs (quotes included). */
+const notInt = (v: FieldValue): string => `"expected integer, got ${fieldTypeName(v)}"`;
+const nonNegativeInt: Check = (v) => (!isInt(v) ? notInt(v) : v < 0 ? `{value_negative,${v}}` : null);
+const positiveInt: Check = (v) => (!isInt(v) ? notInt(v) : v < 0 ? `{value_negative,${v}}` : Number(v) === 0 ? `{value_zero,0}` : null);
 const string: Check = (v) => (typeof v === "string" ? null : `{unacceptable_type,${fieldTypeName(v)}}`);
 const bool: Check = (v) => (typeof v === "boolean" ? null : `{unacceptable_type,${fieldTypeName(v)}}`);
 const oneOf =
   (...values: string[]): Check =>
   (v) =>
     typeof v !== "string" ? `{unacceptable_type,${fieldTypeName(v)}}` : values.includes(v) ? null : `{invalid_value,<<"${v}">>}`;
+/** A closed set whose refusal RabbitMQ words itself: "unsupported queue type 'x'", invalid_overflow. */
+const namedOneOf =
+  (refusal: (v: string) => string, ...values: string[]): Check =>
+  (v) =>
+    typeof v !== "string" ? `{unacceptable_type,${fieldTypeName(v)}}` : values.includes(v) ? null : refusal(v);
 const priority: Check = (v) =>
-  !isInt(v) ? `{unacceptable_type,${fieldTypeName(v)}}` : v < 0 ? `{value_negative,${v}}` : Number(v) > 255 ? `{max_value_exceeded,${v}}` : null;
+  !isInt(v) ? notInt(v) : v < 0 ? `{value_negative,${v}}` : Number(v) > 255 ? `{max_value_exceeded,${v}}` : null;
 
 /** RabbitMQ's declare_args(): validated on declare and compared on redeclare. */
 export const DECLARE_ARGS: ReadonlyMap<string, Check> = new Map([
@@ -32,9 +38,9 @@ export const DECLARE_ARGS: ReadonlyMap<string, Check> = new Map([
   ["x-max-length", nonNegativeInt],
   ["x-max-length-bytes", nonNegativeInt],
   ["x-max-priority", priority],
-  ["x-overflow", oneOf("drop-head", "reject-publish", "reject-publish-dlx")],
-  ["x-queue-mode", oneOf("default", "lazy")],
-  ["x-queue-type", oneOf("classic", "quorum", "stream")],
+  ["x-overflow", namedOneOf(() => "invalid_overflow", "drop-head", "reject-publish", "reject-publish-dlx")],
+  ["x-queue-mode", namedOneOf((v) => `"unsupported queue mode '${v}'"`, "default", "lazy")],
+  ["x-queue-type", namedOneOf((v) => `"unsupported queue type '${v}'"`, "classic", "quorum", "stream")],
   ["x-single-active-consumer", bool],
   ["x-delivery-limit", nonNegativeInt],
   ["x-queue-master-locator", oneOf("client-local", "min-masters", "random")],

@@ -8,6 +8,9 @@ import type { FieldTable } from "../../amqp/codec/field-table.js";
 import type { Binding } from "../../broker/binding.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
+import { listResponse } from "../list-query.js";
+import { inRouteOrder } from "../binding-order.js";
+import { notFound } from "../../errors/broker-error.js";
 import { exchangeName } from "./exchanges.js";
 import { propertiesKey } from "../properties-key.js";
 import { bindingRecord, defaultBindingRecord } from "../records.js";
@@ -19,14 +22,15 @@ export function registerBindings(app: FastifyInstance, ctx: RouteContext): void 
   // RabbitMQ lists each queue's implicit default-exchange binding first, then the declared ones.
   const all = (vhost: string): Record<string, unknown>[] => {
     const v = b.vhost(vhost);
-    return [...[...v.queues.values()].map(defaultBindingRecord), ...[...v.bindings()].map(bindingRecord)];
+    return [...[...v.queues.values()].map(defaultBindingRecord), ...inRouteOrder(v.bindings()).map(bindingRecord)];
   };
 
-  resource(app, ctx, "/api/bindings", { GET: ({ caller }) => [...b.vhosts.keys()].filter((v) => canSeeVhost(caller, v)).flatMap(all) });
+  // Not paged (as RabbitMQ); `columns`, `sort` apply. The route order is kept unless sorted.
+  resource(app, ctx, "/api/bindings", { GET: ({ caller, query }) => listResponse([...b.vhosts.keys()].sort().filter((v) => canSeeVhost(caller, v)).flatMap(all), query, []) });
   resource(app, ctx, "/api/bindings/:vhost", {
-    GET: ({ caller, params }) => {
+    GET: ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return all(params["vhost"]!);
+      return listResponse(all(params["vhost"]!), query, []);
     },
   });
 
@@ -39,7 +43,7 @@ export function registerBindings(app: FastifyInstance, ctx: RouteContext): void 
       const source = v.exchanges.get(exchangeName(r.params["source"]!));
       const dest = dtype === "q" ? v.queues.get(r.params["dest"]!) : v.exchanges.get(exchangeName(r.params["dest"]!));
       if (!source || !dest) throw objectNotFound();
-      return { vhost, source, dest, between: [...source.bindings.values()].filter((x) => x.destination === dest) };
+      return { vhost, source, dest, between: inRouteOrder(source.bindings.values()).filter((x) => x.destination === dest) };
     };
     const findByProps = (r: Request): Binding => {
       const { between } = ends(r);
@@ -61,13 +65,21 @@ export function registerBindings(app: FastifyInstance, ctx: RouteContext): void 
         return between.map(bindingRecord);
       },
       POST: (r) => {
-        const { vhost, source, dest } = ends(r);
+        // Creating names its missing end as the AMQP bind does: 404 not_found "no queue 'q' in vhost 'v'".
+        const vhost = r.params["vhost"]!;
+        requireVhost(b, r.caller, vhost);
+        const v = b.vhost(vhost);
+        const source = v.exchanges.get(exchangeName(r.params["source"]!));
+        if (!source) throw notFound("exchange", exchangeName(r.params["source"]!), vhost);
+        const dest = dtype === "q" ? v.queues.get(r.params["dest"]!) : v.exchanges.get(exchangeName(r.params["dest"]!));
+        if (!dest) throw notFound(kind, dtype === "q" ? r.params["dest"]! : exchangeName(r.params["dest"]!), vhost);
         const o = objectBody(r.body);
         const key = optString(o, "routing_key", "");
         const args = optObject(o, "arguments") as FieldTable;
         if (kind === "queue") b.bindQueue(r.caller.ctx, vhost, dest.name, source.name, key, args);
         else b.bindExchange(r.caller.ctx, vhost, dest.name, source.name, key, args);
-        return created({ location: `${encodeURIComponent(r.params["dest"]!)}/${propertiesKey(key, args)}` });
+        // RabbitMQ's Location is relative and percent-encodes the properties key once more.
+        return created({ location: `${encodeURIComponent(r.params["dest"]!)}/${encodeURIComponent(propertiesKey(key, args))}` });
       },
     });
     resource(app, ctx, `${base}/:props`, {

@@ -49,6 +49,20 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
       return noContent();
     },
   });
+  resource(app, ctx, "/api/connections/username/:username", {
+    GET: ({ caller, params, query }) => {
+      const user = params["username"]!;
+      if (!isMonitor(caller.user) && user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+      return listResponse(visible(caller).filter((i) => i.user === user).map((c) => connectionRecord(c, ctx)), query, ["name"]);
+    },
+    DELETE: ({ caller, params, raw }) => {
+      const user = params["username"]!;
+      if (!isAdministrator(caller.user) && user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+      const reason = raw.headers["x-reason"];
+      for (const conn of b.connections.ofUser(user)) conn.forceClose(typeof reason === "string" ? reason : "Closed via management plugin");
+      return noContent();
+    },
+  });
   resource(app, ctx, "/api/connections/:name/channels", { GET: ({ caller, params }) => own(caller, params["name"]!).channels.map((ch) => channelRecord(ch, ctx)) });
   resource(app, ctx, "/api/channels", { GET: ({ caller, query }) => listResponse(channels(visible(caller)).map((ch) => channelRecord(ch, ctx)), query, ["name"]) });
   resource(app, ctx, "/api/channels/:name", {

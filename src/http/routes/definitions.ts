@@ -3,7 +3,8 @@ import type { FastifyInstance } from "fastify";
 import { VERSION } from "../../amqp/connection/server-properties.js";
 import { exportDefinitions, importDefinitions, type Definitions } from "../../broker/definitions.js";
 import { requireAdministrator } from "../http-auth.js";
-import { badRequest, objectNotFound } from "../http-errors.js";
+import { badRequest } from "../http-errors.js";
+import { BrokerError } from "../../errors/broker-error.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
 
 const PER_VHOST = ["permissions", "parameters", "policies", "queues", "exchanges", "bindings"] as const;
@@ -30,7 +31,8 @@ export function registerDefinitions(app: FastifyInstance, ctx: RouteContext): vo
       requireAdministrator(caller);
       const vhost = params["vhost"]!;
       const v = b.vhosts.get(vhost);
-      if (!v) throw objectNotFound();
+      // RabbitMQ 3.10's answers for a missing vhost: 400 on export, 404 not_found on import.
+      if (!v) throw badRequest("vhost_not_found");
       const all = exportDefinitions(b, { version: VERSION }) as Record<string, unknown>;
       const single: Record<string, unknown> = {
         rabbit_version: VERSION,
@@ -45,13 +47,15 @@ export function registerDefinitions(app: FastifyInstance, ctx: RouteContext): vo
         limits: {},
       };
       for (const key of PER_VHOST) {
-        single[key] = (all[key] as Array<Record<string, unknown>>).filter((i) => i["vhost"] === vhost).map(({ vhost: _v, ...rest }) => rest);
+        // RabbitMQ keeps `vhost` in the policies of a single-vhost export, and strips it elsewhere.
+        const kept = (all[key] as Array<Record<string, unknown>>).filter((i) => i["vhost"] === vhost);
+        single[key] = key === "policies" ? kept : kept.map(({ vhost: _v, ...rest }) => rest);
       }
       return single;
     },
     POST: ({ caller, params, body: raw }) => {
       requireAdministrator(caller);
-      if (!b.vhosts.has(params["vhost"]!)) throw objectNotFound();
+      if (!b.vhosts.has(params["vhost"]!)) throw new BrokerError("notFound", "vhost_not_found");
       importDefinitions(b, body(raw), params["vhost"]!);
       return noContent();
     },

@@ -8,6 +8,8 @@ import type { Queue } from "../../broker/queue/queue.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
+import { inRouteOrder } from "../binding-order.js";
+import { asPublishError } from "../publish-errors.js";
 import { listResponse } from "../list-query.js";
 import { payloadFromJson, propertiesFromJson } from "../message-json.js";
 import { bindingRecord, exchangeRecord } from "../records.js";
@@ -65,6 +67,7 @@ export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void
     },
     DELETE: ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
+      exchangeOf(params["vhost"]!, params["name"]!);
       b.deleteExchange(caller.ctx, params["vhost"]!, exchangeName(params["name"]!), query["if-unused"] === "true", true);
       return noContent();
     },
@@ -74,23 +77,27 @@ export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void
       const vhost = params["vhost"]!;
       requireVhost(b, caller, vhost);
       const o = objectBody(body);
-      const v = b.vhost(vhost);
-      const x = b.exchangeForPublish(caller.ctx, v, exchangeName(params["name"]!));
+      const payload = payloadFromJson(o);
       const properties = propertiesFromJson(optObject(o, "properties"));
-      const message = createMessage(x.name, optString(o, "routing_key", ""), properties, null, payloadFromJson(o), Date.now());
-      return { routed: b.publish(v, x, message, scratch) > 0 };
+      const routingKey = optString(o, "routing_key", "");
+      const v = b.vhost(vhost);
+      return asPublishError(() => {
+        const x = b.exchangeForPublish(caller.ctx, v, exchangeName(params["name"]!), routingKey);
+        const message = createMessage(x.name, routingKey, properties, null, payload, Date.now());
+        return { routed: b.publish(v, x, message, scratch) > 0 };
+      });
     },
   });
   resource(app, ctx, "/api/exchanges/:vhost/:name/bindings/source", {
     GET: ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return [...exchangeOf(params["vhost"]!, params["name"]!).bindings.values()].map(bindingRecord);
+      return inRouteOrder(exchangeOf(params["vhost"]!, params["name"]!).bindings.values()).map(bindingRecord);
     },
   });
   resource(app, ctx, "/api/exchanges/:vhost/:name/bindings/destination", {
     GET: ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return [...exchangeOf(params["vhost"]!, params["name"]!).boundFrom].map(bindingRecord);
+      return inRouteOrder(exchangeOf(params["vhost"]!, params["name"]!).boundFrom).map(bindingRecord);
     },
   });
 }

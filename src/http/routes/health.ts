@@ -5,6 +5,8 @@
  */
 import type { FastifyInstance } from "fastify";
 import { badRequest } from "../http-errors.js";
+import { createMessage } from "../../broker/message.js";
+import type { Queue } from "../../broker/queue/queue.js";
 import { requireVhost } from "../http-auth.js";
 import { EXPIRY_UNITS_DAYS, expiringWithin } from "../../tls/certificate-expiry.js";
 import { listenerProtocol } from "../protocol-aliases.js";
@@ -14,9 +16,21 @@ const failed = (body: Record<string, unknown>): Reply => new Reply(503, { status
 
 export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
+  // As RabbitMQ: declare the queue aliveness-test, publish to it through the default exchange and
+  // get the message back, all as the calling user, so its permissions decide (403 per the spec).
+  const scratch: Queue[] = [];
   resource(app, ctx, "/api/aliveness-test/:vhost", {
     GET: ({ caller, params }) => {
-      requireVhost(b, caller, params["vhost"]!);
+      const vhost = params["vhost"]!;
+      requireVhost(b, caller, vhost);
+      const name = "aliveness-test";
+      b.declareQueue(caller.ctx, vhost, { name, durable: false, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+      const v = b.vhost(vhost);
+      const x = b.exchangeForPublish(caller.ctx, v, "", name);
+      b.publish(v, x, createMessage("", name, {}, null, Buffer.from("test_message"), Date.now()), scratch);
+      const q = b.queueForRead(caller.ctx, vhost, name);
+      const e = q.get(true);
+      if (!e) return failed({ reason: "aliveness-test message was not routed back" });
       return { status: "ok" };
     },
   });
@@ -45,6 +59,12 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
   resource(app, ctx, "/api/health/checks/certificate-expiration", { GET: () => certificates(28 * 86_400_000) });
   resource(app, ctx, "/api/health/checks/virtual-hosts", { GET: () => ({ status: "ok" }) });
   resource(app, ctx, "/api/health/checks/node-is-quorum-critical", { GET: () => ({ status: "ok", reason: "single node cluster" }) });
+  resource(app, ctx, "/api/health/checks/node-is-mirror-sync-critical", { GET: () => ({ status: "ok", reason: "single node cluster" }) });
+  // The deprecated node health check: this node answers, so it is up.
+  resource(app, ctx, "/api/healthchecks/node", { GET: () => ({ status: "ok" }) });
+  resource(app, ctx, "/api/healthchecks/node/:node", {
+    GET: ({ params }) => (params["node"] === ctx.node ? { status: "ok" } : failed({ reason: `node ${params["node"]} is not reachable` })),
+  });
   resource(app, ctx, "/api/health/checks/port-listener/:port", {
     GET: ({ params }) => {
       const port = Number(params["port"]);
@@ -53,13 +73,13 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
       return ports.includes(port) ? { status: "ok", port } : failed({ reason: "No active listener", missing: port, ports });
     },
   });
-  resource(app, ctx, "/api/health/checks/protocol-listener/:protocols", {
+  resource(app, ctx, "/api/health/checks/protocol-listener/:protocol", {
     GET: ({ params }) => {
-      // As RabbitMQ: the request names a set of protocols; both answers list every active one.
-      const wanted = new Set(params["protocols"]!.split(",").map(listenerProtocol));
+      // RabbitMQ 3.10's shape: one protocol per request, named back normalised; on failure the
+      // missing one as a string and every active listener protocol.
+      const wanted = listenerProtocol(params["protocol"]!);
       const active = [...new Set(ctx.listeners.map((l) => l.protocol))];
-      const missing = [...wanted].filter((p) => !active.includes(p));
-      return missing.length === 0 ? { status: "ok", protocols: active } : failed({ reason: "No active listener", missing, protocols: active });
+      return active.includes(wanted) ? { status: "ok", protocol: wanted } : failed({ reason: "No active listener", missing: wanted, protocols: active });
     },
   });
 }

@@ -5,6 +5,7 @@
  * the vhost and written by administrators.
  */
 import type { FastifyInstance } from "fastify";
+import { BrokerError } from "../../errors/broker-error.js";
 import type { Broker } from "../../broker/broker.js";
 import { VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME } from "../../broker/runtime-parameters.js";
 import type { VHost } from "../../broker/vhost.js";
@@ -128,6 +129,7 @@ function registerVhostLimits(app: FastifyInstance, ctx: RouteContext): void {
   resource(app, ctx, "/api/vhost-limits/:vhost/:name", {
     PUT: ({ caller, params, body }) => {
       requireAdministrator(caller);
+      if (!b.vhosts.has(params["vhost"]!)) throw new BrokerError("notFound", "vhost_not_found");
       const v = b.vhost(params["vhost"]!);
       const current = (limitsRecord(v)?.value ?? {}) as Record<string, unknown>;
       b.putParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME, { ...current, [params["name"]!]: valueOf(body) });

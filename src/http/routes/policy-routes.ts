@@ -54,14 +54,13 @@ export function registerPolicyKind(app: FastifyInstance, ctx: RouteContext, kind
       if (definition === undefined) throw badRequest("[{key_missing,definition}]");
       if (definition === null || typeof definition !== "object" || Array.isArray(definition)) throw badRequest("'definition' must be a JSON object");
       const priority = o["priority"] ?? 0;
-      if (typeof priority !== "number") throw badRequest("'priority' must be an integer");
       const p: PolicyRecord = {
         vhost: params["vhost"]!,
         name: params["name"]!,
         pattern: reqString(o, "pattern"),
         applyTo: optString(o, "apply-to", "all"),
         definition: definition as Record<string, unknown>,
-        priority,
+        priority: priority as number,
       };
       return kind.put(p) ? created() : noContent();
     },

@@ -11,6 +11,7 @@ import { bindingRecord, defaultBindingRecord, queueRecord } from "../records.js"
 import { objectBody, optBool, optObject } from "../request-body.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
 import { BrokerError } from "../../errors/broker-error.js";
+import { inRouteOrder } from "../binding-order.js";
 
 export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
@@ -57,6 +58,7 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
     },
     DELETE: ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
+      queueOf(params["vhost"]!, params["name"]!);
       b.deleteQueue(caller.ctx, params["vhost"]!, params["name"]!, { ifEmpty: query["if-empty"] === "true", ifUnused: query["if-unused"] === "true", mustExist: true });
       return noContent();
     },
@@ -72,16 +74,23 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   resource(app, ctx, "/api/queues/:vhost/:name/get", {
     POST: ({ caller, params, body }) => {
       requireVhost(b, caller, params["vhost"]!);
-      queueOf(params["vhost"]!, params["name"]!);
-      const q = b.queueForRead(caller.ctx, params["vhost"]!, params["name"]!);
-      return getMessages(q, objectBody(body));
+      const o = objectBody(body);
+      // RabbitMQ 3.10 reports the AMQP refusal with its reply name: "NOT_FOUND - no queue …".
+      let q;
+      try {
+        q = b.queueForRead(caller.ctx, params["vhost"]!, params["name"]!);
+      } catch (err) {
+        if (err instanceof BrokerError && err.kind === "notFound") throw new BrokerError("notFound", err.replyText);
+        throw err;
+      }
+      return getMessages(q, o);
     },
   });
   resource(app, ctx, "/api/queues/:vhost/:name/bindings", {
     GET: ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
       const q = queueOf(params["vhost"]!, params["name"]!);
-      return [defaultBindingRecord(q), ...[...q.boundFrom].map(bindingRecord)];
+      return [defaultBindingRecord(q), ...inRouteOrder(q.boundFrom).map(bindingRecord)];
     },
   });
 }

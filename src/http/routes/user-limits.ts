@@ -1,17 +1,22 @@
 /**
- * /api/user-limits (RabbitMQ 3.10): each user's `max-connections` and `max-channels`, listed as
- * `{"user", "value": {limit: N}}` for users that have any. Reading and writing both need the
- * administrator tag, as the rest of user administration.
+ * /api/user-limits: per-user max-connections and max-channels (RabbitMQ 3.10). Listing is for
+ * administrators (one user's limits also for monitors and the user itself); setting and clearing
+ * for administrators. Texts of the refusals are RabbitMQ's.
  */
 import type { FastifyInstance } from "fastify";
-import type { User } from "../../auth/user.js";
+import type { User, UserLimits } from "../../auth/user.js";
+import { isMonitor } from "../../auth/user.js";
+import { BrokerError } from "../../errors/broker-error.js";
+import { erlangTerm } from "../../errors/erlang-term.js";
 import { requireAdministrator } from "../http-auth.js";
-import { badRequest, objectNotFound } from "../http-errors.js";
-import { objectBody } from "../request-body.js";
+import { badRequest } from "../http-errors.js";
+import { objectBody, requireKeys } from "../request-body.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
 
-const record = (u: User): { user: string; value: Record<string, number> } => ({ user: u.name, value: { ...u.limits } as Record<string, number> });
-const hasLimits = (u: User): boolean => Object.keys(u.limits).length > 0;
+const LIMITS: ReadonlyArray<keyof UserLimits> = ["max-connections", "max-channels"];
+
+const record = (u: User) => ({ user: u.name, value: u.limits });
+const hasLimits = (u: User) => Object.keys(u.limits).length > 0;
 
 export function registerUserLimits(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
@@ -23,23 +28,28 @@ export function registerUserLimits(app: FastifyInstance, ctx: RouteContext): voi
   });
   resource(app, ctx, "/api/user-limits/:user", {
     GET: ({ caller, params }) => {
-      requireAdministrator(caller);
+      if (caller.user.name !== params["user"] && !isMonitor(caller.user)) requireAdministrator(caller);
       const u = b.users.get(params["user"]!);
-      if (!u) throw objectNotFound();
-      return hasLimits(u) ? [record(u)] : [];
+      return u && hasLimits(u) ? [record(u)] : [];
     },
   });
   resource(app, ctx, "/api/user-limits/:user/:name", {
     PUT: ({ caller, params, body }) => {
       requireAdministrator(caller);
       const o = objectBody(body);
-      if (!("value" in o)) throw badRequest("[{key_missing,value}]");
-      b.setUserLimit(params["user"]!, params["name"]!, o["value"]);
+      requireKeys(o, ["value"]);
+      const name = params["name"]! as keyof UserLimits;
+      const value = o["value"];
+      if (!LIMITS.includes(name)) throw badRequest(`Unrecognised terms [{<<"${params["name"]}">>,${erlangTerm(value)}}] in user-limits`);
+      if (typeof value !== "number" || !Number.isInteger(value)) throw badRequest(`${name} should be a number, actually was ${erlangTerm(value)}`);
+      b.setUserLimit(params["user"]!, name, value);
       return noContent();
     },
     DELETE: ({ caller, params }) => {
       requireAdministrator(caller);
-      b.clearUserLimit(params["user"]!, params["name"]!);
+      const name = params["name"]! as keyof UserLimits;
+      if (!LIMITS.includes(name)) throw new BrokerError("objectNotFound", "Not Found");
+      b.setUserLimit(params["user"]!, name, null);
       return noContent();
     },
   });

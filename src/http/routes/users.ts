@@ -6,7 +6,8 @@ import { requireAdministrator } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
 import { permissionRecord, userRecord } from "../records.js";
-import { objectBody, reqString } from "../request-body.js";
+import { objectBody, reqString, requireKeys } from "../request-body.js";
+import { badRequestTerm } from "../../errors/broker-error.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
 
 export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
@@ -15,6 +16,27 @@ export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
     GET: ({ caller, query }) => {
       requireAdministrator(caller);
       return listResponse(b.users.list().map(userRecord), query, ["name"]);
+    },
+  });
+  // Registered before /api/users/:name so these names are not taken for user names.
+  resource(app, ctx, "/api/users/without-permissions", {
+    GET: ({ caller }) => {
+      requireAdministrator(caller);
+      return b.users.list().filter((u) => u.isInternal && b.users.permissionsOfUser(u.name).length === 0).map(userRecord);
+    },
+  });
+  resource(app, ctx, "/api/users/bulk-delete", {
+    // All or nothing: an unknown name refuses the whole request before any user is deleted.
+    POST: ({ caller, body }) => {
+      requireAdministrator(caller);
+      const o = objectBody(body);
+      requireKeys(o, ["users"]);
+      const names = o["users"];
+      if (!Array.isArray(names) || names.some((n) => typeof n !== "string")) throw badRequest("'users' must be an array of user names");
+      const missing = (names as string[]).find((n) => !b.users.get(n));
+      if (missing !== undefined) throw badRequestTerm("no_such_user", missing);
+      for (const n of new Set(names as string[])) b.deleteUser(n);
+      return noContent();
     },
   });
   resource(app, ctx, "/api/users/:name", {
@@ -30,7 +52,7 @@ export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
       if (o["tags"] === undefined) throw badRequest("tags_not_present");
       const tags = parseTags(o["tags"]);
       if (tags === null) throw badRequest("'tags' must be a comma-separated string or an array of strings");
-      if (o["password"] !== undefined && o["password_hash"] !== undefined) throw badRequest("give either password or password_hash, not both");
+      if (o["password"] !== undefined && o["password_hash"] !== undefined) throw badRequest("both_password_and_password_hash_are_provided");
       const algorithm = o["hashing_algorithm"];
       if (algorithm !== undefined && (typeof algorithm !== "string" || !isHashingAlgorithm(algorithm))) {
         throw badRequest(`unknown hashing_algorithm ${JSON.stringify(algorithm)}`);

@@ -1,4 +1,4 @@
-/** /api/vhosts: list, one, PUT (creator gets full permissions, as RabbitMQ), DELETE, permissions. */
+/** /api/vhosts: list, one, PUT (an internal creator gets full permissions, as RabbitMQ), DELETE, permissions. */
 import type { FastifyInstance } from "fastify";
 import { isMonitor, parseTags } from "../../auth/user.js";
 import { checkNameLength } from "../../broker/names.js";
@@ -33,16 +33,20 @@ export function registerVhosts(app: FastifyInstance, ctx: RouteContext): void {
       const o = objectBody(body);
       const tags = o["tags"] === undefined ? undefined : parseTags(o["tags"]);
       if (tags === null) throw badRequest("'tags' must be a comma-separated string or an array of strings");
-      const dqt = optString(o, "default_queue_type", optString(o, "defaultqueuetype", "classic"));
-      if (!["classic", "quorum", "stream"].includes(dqt)) throw badRequest(`invalid default_queue_type '${dqt}'`);
+      // Only what the body names changes: a PUT without tags (or description, default queue
+      // type, tracing) keeps the current value (issue 17).
+      const dqt = o["default_queue_type"] !== undefined ? optString(o, "default_queue_type", "classic") : o["defaultqueuetype"] !== undefined ? optString(o, "defaultqueuetype", "classic") : undefined;
+      if (dqt !== undefined && !["classic", "quorum", "stream"].includes(dqt)) throw badRequest(`invalid default_queue_type '${dqt}'`);
       const meta = {
         ...(o["description"] !== undefined ? { description: optString(o, "description", "") } : {}),
         ...(tags ? { tags } : {}),
-        defaultQueueType: dqt,
-        tracing: optBool(o, "tracing", false),
+        ...(dqt !== undefined ? { defaultQueueType: dqt } : {}),
+        ...(o["tracing"] !== undefined ? { tracing: optBool(o, "tracing", false) } : {}),
       };
       const isNew = b.putVhost(name, meta);
-      if (isNew) b.setPermission(caller.user.name, name, { configure: ".*", write: ".*", read: ".*" });
+      // RabbitMQ grants the creator full permissions on a new vhost; only an internal user can
+      // hold a permission record (a token user's rights come from its scopes).
+      if (isNew && caller.user.isInternal && b.users.get(caller.user.name)) b.setPermission(caller.user.name, name, { configure: ".*", write: ".*", read: ".*" });
       return isNew ? created() : noContent();
     },
     DELETE: ({ caller, params }) => {

@@ -68,7 +68,7 @@ export const basicHandlers: HandlerTable = [
 
   on(MethodId.BasicPublish, (ch, a) => {
     if (a.immediate) throw new BrokerError("notImplemented", "immediate=true");
-    const exchange = ch.conn.broker.exchangeForPublish(ch.ctx, ch.vhost, a.exchange);
+    const exchange = ch.conn.broker.exchangeForPublish(ch.ctx, ch.vhost, a.exchange, a.routingKey);
     ch.startPublish(exchange, a.routingKey, a.mandatory);
   }),
 
