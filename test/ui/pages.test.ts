@@ -3,6 +3,9 @@
 // operator tasks (publish from an exchange, get it back from the queue, purge) work end to end.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Browser } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
@@ -155,12 +158,71 @@ describe("web UI pages", () => {
     await waitText(alice.page, "h1", "Overview");
     await waitText(alice.page, ".section", "Node figures need the monitoring or administrator tag");
     assert.doesNotMatch(await textOf(alice.page, ".main-nav"), /Admin/, "a management user is not offered Admin");
+    assert.doesNotMatch(await textOf(alice.page, "main"), /Download definitions/, "nor the administrator-only definitions");
     await go(alice.page, "/queues/%2F/orders", "orders");
     await waitText(alice.page, "[role=alert]", "Access refused");
     await alice.shot("access-refused", false);
     // The refused requests are the 403s this test asks for; nothing else may fail.
     assert.deepEqual(alice.problems.filter((p) => !p.includes("403")), []);
     await alice.page.close();
+  });
+
+  it("binds and unbinds a queue from the exchange page", async () => {
+    await go(w.page, "/exchanges/%2F/events", "events");
+    await fill(w.page, "Add binding", "destination", "invoices");
+    await fill(w.page, "Add binding", "routing_key", "refund.*");
+    await clickText(w.page, "form[aria-label='Add binding'] button", "Bind");
+    await waitText(w.page, "table.grid", "refund.*");
+    const bound = (await api("GET", "/api/bindings/%2F/e/events/q/invoices")).json as Array<{ routing_key: string }>;
+    assert.ok(bound.some((b) => b.routing_key === "refund.*"));
+    await w.page.evaluate(`[...document.querySelectorAll("table.grid tr")].find((tr) => tr.textContent.includes("refund.*")).querySelector("button").click()`);
+    await w.page.waitForFunction(`![...document.querySelectorAll("table.grid td")].some((td) => td.textContent === "refund.*")`, { timeout: 10_000 });
+    const after = (await api("GET", "/api/bindings/%2F/e/events/q/invoices")).json as Array<{ routing_key: string }>;
+    assert.ok(!after.some((b) => b.routing_key === "refund.*"));
+  });
+
+  it("downloads the definitions and imports a definitions file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "coney-ui-dl-"));
+    const cdp = await w.page.createCDPSession();
+    await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir });
+    await go(w.page, "/", "Overview");
+    await clickText(w.page, "button", "Download definitions");
+    await eventually(() => readdirSync(dir).some((f) => f.endsWith(".json")), 10_000, "the definitions download");
+    const file = readdirSync(dir).find((f) => f.endsWith(".json")) as string;
+    const defs = JSON.parse(readFileSync(join(dir, file), "utf8")) as { queues: Array<{ name: string }>; users: Array<{ name: string }> };
+    assert.ok(defs.queues.some((q) => q.name === "orders"));
+    assert.ok(defs.users.some((u) => u.name === "alice"));
+
+    const upload = join(dir, "import.json");
+    writeFileSync(upload, JSON.stringify({ queues: [{ name: "imported.from.ui", vhost: "/", durable: true, auto_delete: false, arguments: {} }] }));
+    const input = await w.page.$("input[type=file]");
+    assert.ok(input);
+    await input.uploadFile(upload);
+    await clickText(w.page, "button", "Upload definitions");
+    await waitText(w.page, "[role=status]", "Imported import.json");
+    assert.equal((await api("GET", "/api/queues/%2F/imported.from.ui")).status, 200);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("adds an exchange, then deletes it and a queue from their pages", async () => {
+    await go(w.page, "/exchanges", "Exchanges");
+    await openSection(w.page, "Add a new exchange");
+    await fill(w.page, "Add exchange", "name", "ui.fanout");
+    await fill(w.page, "Add exchange", "type", "fanout");
+    await clickText(w.page, "form[aria-label='Add exchange'] button[type=submit]", "Add exchange");
+    await waitText(w.page, "table.grid", "ui.fanout");
+    assert.equal((await api("GET", "/api/exchanges/%2F/ui.fanout")).json.type, "fanout");
+    await go(w.page, "/exchanges/%2F/ui.fanout", "ui.fanout");
+    await openSection(w.page, "Delete this exchange");
+    await clickText(w.page, "button", "Delete exchange");
+    await waitText(w.page, "h1", "Exchanges");
+    assert.equal((await api("GET", "/api/exchanges/%2F/ui.fanout")).status, 404);
+
+    await go(w.page, "/queues/%2F/ui.quorum", "ui.quorum");
+    await openSection(w.page, "Delete");
+    await clickText(w.page, "button", "Delete queue");
+    await waitText(w.page, "h1", "Queues");
+    assert.equal((await api("GET", "/api/queues/%2F/ui.quorum")).status, 404);
   });
 
   it("closes the named connection with a reason", async () => {

@@ -17,7 +17,7 @@ export interface AppState {
   readonly refreshMs: number;
   logout(): void;
   /** Live charts' points by chart id, kept while the tab is open. */
-  readonly charts: Map<string, number[][]>;
+  readonly charts: Map<string, Array<Array<number | null>>>;
 }
 
 export const AppContext = createContext<AppState | null>(null);

@@ -19,7 +19,7 @@ function App() {
   const [vhost, setVhostState] = useState<string>(loadPref("vhost", ""));
   const [refreshMs, setRefreshState] = useState<number>(loadPref("refreshMs", 5000));
   const path = useHashPath();
-  const charts = useMemo(() => new Map<string, number[][]>(), [session]);
+  const charts = useMemo(() => new Map<string, Array<Array<number | null>>>(), [session]);
 
   const logout = (why = ""): void => {
     clearSession();
@@ -46,7 +46,9 @@ function App() {
   const match = matchRoute(ROUTES, path);
   useEffect(() => {
     document.title = `${match ? match.route.title(match.params) : "Not found"} · Coney`;
-  }, [path]);
+    // A new page: keyboard and screen-reader users start at its content, as after a page load.
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [path, session]);
 
   if (!state) {
     return html`<${LoginPage} notice=${notice} onLogin=${(s: Session) => {

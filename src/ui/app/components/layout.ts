@@ -33,11 +33,11 @@ export function Layout({ section, children, onRefresh }: { section: string; chil
       <a class="brand" href="#/"><img src="favicon.svg" alt="" width="24" height="24" /> Coney</a>
       ${cluster ? html`<span class="cluster" title="Cluster name">${cluster}</span>` : null}
       <div class="top-tools">
-        <label>Virtual host <select value=${app.vhost} onChange=${(e: Event) => app.setVhost((e.target as HTMLSelectElement).value)}>
+        <label>Virtual host <select name="vhost" value=${app.vhost} onChange=${(e: Event) => app.setVhost((e.target as HTMLSelectElement).value)}>
           <option value="">All</option>
           ${vhosts.map((v) => html`<option value=${v}>${v}</option>`)}
         </select></label>
-        <label>Refresh <select value=${app.refreshMs} onChange=${(e: Event) => onRefresh(Number((e.target as HTMLSelectElement).value))}>
+        <label>Refresh <select name="refresh" value=${app.refreshMs} onChange=${(e: Event) => onRefresh(Number((e.target as HTMLSelectElement).value))}>
           ${REFRESH_CHOICES.map(([ms, label]) => html`<option value=${ms}>${label}</option>`)}
         </select></label>
         <span class="who" title=${`Tags: ${app.tags.join(", ") || "none"}`}>${app.user}</span>

@@ -11,10 +11,12 @@ import { html } from "../html.js";
 export interface SeriesDef {
   readonly label: string;
   readonly color: string;
+  /** Dashed, for a series that often equals another (confirm = publish, total = ready) so both stay visible. */
+  readonly dash?: boolean;
 }
 
-/** Time (s) then one column per series. */
-export type History = number[][];
+/** Time (s) then one column per series (null: no sample, the line breaks). */
+export type History = Array<Array<number | null>>;
 
 const KEEP_POINTS = 300;
 
@@ -26,7 +28,7 @@ export function LiveChart({ id, title, series, values, format }: {
   values: ReadonlyArray<number | undefined> | undefined;
   format: (n: number) => string;
 }) {
-  const { charts } = useApp();
+  const { charts, refreshMs } = useApp();
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
 
@@ -53,7 +55,7 @@ export function LiveChart({ id, title, series, values, format }: {
         { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" } },
         { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" }, size: 60, values: (_u, ticks) => ticks.map(format) },
       ],
-      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
+      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, ...(s.dash ? { dash: [6, 4] } : {}), points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
     };
     plot.current = new uPlot(opts, history() as uPlot.AlignedData, el);
     const ro = new ResizeObserver(() => plot.current?.setSize({ width: Math.max(200, el.clientWidth), height: 190 }));
@@ -68,7 +70,15 @@ export function LiveChart({ id, title, series, values, format }: {
   useEffect(() => {
     if (!values) return;
     const h = history();
-    (h[0] as number[]).push(Date.now() / 1000);
+    const now = Date.now() / 1000;
+    const last = (h[0] as number[]).at(-1);
+    // Points are only taken while the page is watched: a gap (page left, tab hidden) stays a gap
+    // (a null point breaks the line) instead of a straight line drawn across unseen minutes.
+    if (last !== undefined && now - last > Math.max(3 * refreshMs, 10_000) / 1000) {
+      (h[0] as number[]).push(last + 0.001);
+      for (let i = 1; i < h.length; i++) (h[i] as Array<number | null>).push(null);
+    }
+    (h[0] as number[]).push(now);
     values.forEach((v, i) => (h[i + 1] as number[]).push(v ?? 0));
     if ((h[0] as number[]).length > KEEP_POINTS) for (const col of h) col.shift();
     plot.current?.setData(h as uPlot.AlignedData);

@@ -46,7 +46,7 @@ interface NodeInfo {
 export const QUEUED_SERIES = [
   { label: "Ready", color: "#d99a00" },
   { label: "Unacked", color: "#3a7bd5" },
-  { label: "Total", color: "#6b7780" },
+  { label: "Total", color: "#6b7780", dash: true },
 ];
 
 export const RATE_SERIES = [
@@ -54,7 +54,7 @@ export const RATE_SERIES = [
   { key: "deliver_get", label: "Deliver / get", color: "#3a7bd5" },
   { key: "ack", label: "Ack", color: "#2e9d5b" },
   { key: "redeliver", label: "Redeliver", color: "#c94f4f" },
-  { key: "confirm", label: "Confirm", color: "#8a5cc2" },
+  { key: "confirm", label: "Confirm", color: "#8a5cc2", dash: true },
   { key: "get", label: "Get", color: "#1aa3a3" },
 ];
 
@@ -98,9 +98,11 @@ export function OverviewPage() {
           <tbody>${o.listeners.map((l) => html`<tr><td>${l.protocol}</td><td>${l.ip_address}</td><td class="num">${l.port}</td><td>${l.node}</td></tr>`)}</tbody></table>
         <//>`
       : null}
-    <${Section} title=${vhost ? `Definitions of virtual host ${vhost}` : "Definitions"}>
-      <${Definitions} path=${vhost ? apiPath`/definitions/${vhost}` : "/definitions"} vhost=${vhost} />
-    <//>`;
+    ${tags.includes("administrator") /* the definitions endpoints are administrator-only */
+      ? html`<${Section} title=${vhost ? `Definitions of virtual host ${vhost}` : "Definitions"}>
+          <${Definitions} path=${vhost ? apiPath`/definitions/${vhost}` : "/definitions"} vhost=${vhost} />
+        <//>`
+      : null}`;
 }
 
 function NodeView({ n, version, runtime }: { n: NodeInfo; version: string; runtime: string }) {

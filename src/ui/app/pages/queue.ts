@@ -75,7 +75,8 @@ export function QueuePage({ params }: PageProps) {
             ["Operator policy", d.operator_policy ?? "–"],
             ["Effective policy definition", html`<${ObjectTable} value=${d.effective_policy_definition} />`],
             ["Consumers", fmtNum(d.consumers)],
-            ["Consumer utilisation", d.consumer_utilisation === null || d.consumer_utilisation === undefined ? "–" : `${Math.round(d.consumer_utilisation * 100)}%`],
+            // With no consumer, utilisation means nothing (RabbitMQ shows none either).
+            ["Consumer utilisation", d.consumers === 0 || d.consumer_utilisation === null || d.consumer_utilisation === undefined ? "–" : `${Math.round(d.consumer_utilisation * 100)}%`],
             ["Node", d.node],
           ]} />
           <table class="grid figures" aria-label="Messages"><thead><tr><th></th><th class="num">Total</th><th class="num">Ready</th><th class="num">Unacked</th><th class="num">Persistent</th></tr></thead>
