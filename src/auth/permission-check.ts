@@ -4,6 +4,10 @@
  * matches the resource name. Results are cached per client (a connection, an HTTP request) and
  * the cache is dropped whenever the registry's revision moves, so the hot path (basic.publish)
  * costs one Map lookup and no regex.
+ *
+ * `explain` is the one decision: `allows` (what every operation is checked with) caches its
+ * `allowed`, and the permission explainer (/api/coney/explain-permission) shows the rest, so an
+ * explanation can never disagree with enforcement.
  */
 import { accessRefused, BrokerError } from "../errors/broker-error.js";
 import type { PermissionKind } from "./permission.js";
@@ -14,10 +18,23 @@ import type { User } from "./user.js";
 /** Grants from outside the registry (OAuth 2.0 scopes). When set, they replace registry permissions. */
 export interface ExternalGrants {
   hasVhostAccess(vhost: string): boolean;
-  allows(vhost: string, kind: PermissionKind, name: string): boolean;
+  /** The grant (e.g. the scope's text) that allows `kind` on `name`, or null when none does. */
+  grantFor(vhost: string, kind: PermissionKind, name: string): string | null;
   /** Topic authorisation from the grants (OAuth 2.0 scopes with a routing-key part); absent: none. */
   allowsTopic?(vhost: string, exchange: string, kind: TopicKind, routingKey: string): boolean;
 }
+
+/**
+ * Which check of the order (b) vhost access, (c) pattern decided, and the rule consulted there:
+ * the user's pattern of the needed kind, or with OAuth 2.0 the scope that allowed (null when no
+ * scope did). Authentication, (a), happened before a checker exists.
+ */
+export type PermissionDecision =
+  | { readonly allowed: false; readonly decidedBy: "vhost_access"; readonly rule: null }
+  | { readonly allowed: boolean; readonly decidedBy: "pattern"; readonly rule: string }
+  | { readonly allowed: boolean; readonly decidedBy: "scope"; readonly rule: string | null };
+
+const NO_VHOST_ACCESS: PermissionDecision = { allowed: false, decidedBy: "vhost_access", rule: null };
 
 export class PermissionChecker {
   private revision = -1;
@@ -49,13 +66,23 @@ export class PermissionChecker {
     const key = `${kind}\u0000${vhost}\u0000${name}`;
     let ok = this.cache.get(key);
     if (ok === undefined) {
-      ok = this.grants
-        ? this.grants.allows(vhost, kind, name)
-        : (this.registry.permission(this.user.name, vhost)?.allows(kind, name) ?? false);
+      ok = this.explain(vhost, kind, name).allowed;
       if (this.cache.size > 4096) this.cache.clear();
       this.cache.set(key, ok);
     }
     return ok;
+  }
+
+  /** The uncached decision, with the check that made it; `allows` is its `allowed`. */
+  explain(vhost: string, kind: PermissionKind, name: string): PermissionDecision {
+    if (this.grants) {
+      if (!this.grants.hasVhostAccess(vhost)) return NO_VHOST_ACCESS;
+      const scope = this.grants.grantFor(vhost, kind, name);
+      return { allowed: scope !== null, decidedBy: "scope", rule: scope };
+    }
+    const p = this.registry.permission(this.user.name, vhost);
+    if (!p) return NO_VHOST_ACCESS;
+    return { allowed: p.allows(kind, name), decidedBy: "pattern", rule: p[kind] };
   }
 
   /**
@@ -63,7 +90,12 @@ export class PermissionChecker {
    * see the default exchange as "" (the spec); the text names it amq.default, as RabbitMQ does.
    */
   check(vhost: string, kind: PermissionKind, resource: "queue" | "exchange", name: string): void {
-    if (!this.allows(vhost, kind, name)) throw accessRefused(resource, resource === "exchange" && name === "" ? "amq.default" : name, vhost, this.user.name);
+    if (!this.allows(vhost, kind, name)) throw this.refusal(resource, name, vhost);
+  }
+
+  /** The ACCESS_REFUSED a refused operation on this resource gets (the explainer shows it too). */
+  refusal(resource: "queue" | "exchange", name: string, vhost: string): BrokerError {
+    return accessRefused(resource, resource === "exchange" && name === "" ? "amq.default" : name, vhost, this.user.name);
   }
 
   /**

@@ -211,6 +211,18 @@ export class Broker {
     this.definitions.delete("permissions", `${vhost}\u0000${user}`);
   }
 
+  /** channel.open: the user's max-channels limit over all its connections (RabbitMQ's rabbit_reader text). */
+  admitChannel(userName: string): void {
+    // The registry's record, not the login's copy: a limit set now applies to open connections.
+    const limit = this.users.get(userName)?.limits["max-channels"];
+    if (limit === undefined || limit < 0) return;
+    let open = 0;
+    for (const c of this.connections.ofUser(userName)) open += c.channelCount;
+    if (open >= limit) {
+      throw new BrokerError("notAllowed", `number of channels opened for user '${userName}' has reached the maximum allowed user limit of (${limit})`);
+    }
+  }
+
   /** Sets the topic permission of (user, vhost, exchange); an invalid pattern changes nothing. Returns true when created. */
   setTopicPermission(user: string, vhost: string, spec: TopicPermissionSpec): boolean {
     if (!this.users.get(user) || !this.vhosts.has(vhost)) throw new BrokerError("badRequest", "vhost_or_user_not_found");

@@ -102,6 +102,8 @@ export interface ClientConnection {
   readonly name: string;
   readonly vhost: string;
   readonly user: string;
+  /** Open channels, for the user's max-channels limit. */
+  readonly channelCount: number;
   /** Closes the connection with CONNECTION_FORCED and the given reason. */
   forceClose(reason: string): void;
   /** A consistent snapshot for the management API. */

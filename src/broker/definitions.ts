@@ -215,6 +215,6 @@ function policyRecord(vhost: string, name: string, item: Record<string, unknown>
 /** Imports run as the system: every pattern matches. */
 function adminContext(broker: Broker): ClientContext {
   const system = { name: "rmq-internal", passwordHash: "", hashingAlgorithm: "rabbit_password_hashing_sha256" as const, tags: ["administrator"], limits: {}, isInternal: false };
-  const grants = { hasVhostAccess: () => true, allows: () => true };
+  const grants = { hasVhostAccess: () => true, grantFor: () => "definitions import (runs as the system)" };
   return { permissions: new PermissionChecker(broker.users, system, grants), owner: null };
 }

@@ -49,8 +49,20 @@ export function vhostLimitsOf(parameters: ReadonlyMap<string, ReadonlyMap<string
   return { maxConnections: value["max-connections"] ?? -1, maxQueues: value["max-queues"] ?? -1 };
 }
 
-/** Global parameters hold any JSON value (cluster_name, cluster_tags, …); only the name is checked. */
+/** RabbitMQ keeps a renamed cluster's name in this global parameter (PUT /api/cluster-name sets it). */
+export const CLUSTER_NAME_PARAMETER = "cluster_name";
+
+/** The cluster name in force: the global parameter when set, else the name given at start. */
+export function clusterNameOf(globals: ReadonlyMap<string, unknown>, configured: string): string {
+  const v = globals.get(CLUSTER_NAME_PARAMETER);
+  return typeof v === "string" ? v : configured;
+}
+
+/** Global parameters hold any JSON value (cluster_tags, …); cluster_name must be a non-empty string. */
 export function validateGlobalParameter(name: string, value: unknown): void {
   if (name === "") throw validationFailed("a global parameter needs a name");
   if (value === undefined) throw new BrokerError("badRequest", "[{key_missing,value}]");
+  if (name === CLUSTER_NAME_PARAMETER && (typeof value !== "string" || value.trim() === "")) {
+    throw new BrokerError("badRequest", "cluster_name must be a non-empty string");
+  }
 }

@@ -28,6 +28,7 @@ import { registerExchanges } from "./routes/exchanges.js";
 import { registerHealth } from "./routes/health.js";
 import { registerOverview } from "./routes/overview.js";
 import { registerParameters } from "./routes/parameters.js";
+import { registerPermissionExplain } from "./routes/permission-explain.js";
 import { registerPolicies } from "./routes/policies.js";
 import { registerOperatorPolicies } from "./routes/operator-policies.js";
 import { registerQueues } from "./routes/queues.js";
@@ -121,7 +122,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
   };
-  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain]) {
     register(app, ctx);
   }
   // The web UI: static files at / that use only this API.

@@ -35,6 +35,7 @@ import { BrokerError } from "../../errors/broker-error.js";
 import type { Broker } from "../../broker/broker.js";
 import type { ClientConnection, ConnectionInfo } from "../../broker/connection-registry.js";
 import type { VHost } from "../../broker/vhost.js";
+import { clusterNameOf } from "../../broker/runtime-parameters.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Logger } from "../../logging/logger.js";
 import type { ResourceAlarms } from "../../broker/alarms/resource-alarms.js";
@@ -264,6 +265,10 @@ export class AmqpConnection implements ClientConnection {
     throw new BrokerError("frameError", `unknown frame type ${type}`);
   }
 
+  get channelCount(): number {
+    return this.channels.size;
+  }
+
   private channelFor(number: number, m: Method): Channel {
     let ch = this.channels.get(number);
     if (m.id === MethodId.ChannelOpen) {
@@ -271,6 +276,7 @@ export class AmqpConnection implements ClientConnection {
       if (number > this.tuning.channelMax) {
         throw new BrokerError("notAllowed", `number of channels opened (${this.channels.size}) has reached the negotiated channel_max (${this.tuning.channelMax})`);
       }
+      this.broker.admitChannel(this.permissions!.user.name);
       ch = new Channel(this, number);
       this.channels.set(number, ch);
       this.broker.stats.channelCreated++;
@@ -308,12 +314,12 @@ export class AmqpConnection implements ClientConnection {
   private handshakeHost() {
     return {
       serverTuning: this.tuning,
-      serverProperties: serverProperties(this.settings.clusterName),
+      serverProperties: serverProperties(clusterNameOf(this.broker.globalParameters, this.settings.clusterName)),
       sendStart: (mechanisms: string) => {
         encodeConnectionStart(this.out, 0, {
           versionMajor: 0,
           versionMinor: 9,
-          serverProperties: serverProperties(this.settings.clusterName),
+          serverProperties: serverProperties(clusterNameOf(this.broker.globalParameters, this.settings.clusterName)),
           mechanisms: Buffer.from(mechanisms),
           locales: Buffer.from("en_US"),
         });

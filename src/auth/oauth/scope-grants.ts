@@ -14,6 +14,8 @@ import type { ExternalGrants } from "../permission-check.js";
 import type { PermissionKind } from "../permission.js";
 
 interface ScopeGrant {
+  /** The scope as the token wrote it, for explanations. */
+  readonly scope: string;
   readonly kind: PermissionKind;
   readonly vhost: string;
   readonly name: string;
@@ -69,7 +71,7 @@ export class ScopeGrants implements ExternalGrants {
       if (action !== "configure" && action !== "write" && action !== "read") continue;
       const [vhost, name = "*", routingKey = "*"] = target.split("/", 3).map(decode) as [string, string?, string?];
       if (routingKey !== "*") this.hasTopicRules = true;
-      this.grants.push({ kind: action, vhost, name, routingKey });
+      this.grants.push({ scope, kind: action, vhost, name, routingKey });
     }
   }
 
@@ -77,8 +79,12 @@ export class ScopeGrants implements ExternalGrants {
     return this.grants.some((g) => wildcardMatches(g.vhost, vhost));
   }
 
+  grantFor(vhost: string, kind: PermissionKind, name: string): string | null {
+    return this.grants.find((g) => g.kind === kind && wildcardMatches(g.vhost, vhost) && wildcardMatches(g.name, name))?.scope ?? null;
+  }
+
   allows(vhost: string, kind: PermissionKind, name: string): boolean {
-    return this.grants.some((g) => g.kind === kind && wildcardMatches(g.vhost, vhost) && wildcardMatches(g.name, name));
+    return this.grantFor(vhost, kind, name) !== null;
   }
 
   allowsTopic(vhost: string, exchange: string, kind: "write" | "read", routingKey: string): boolean {

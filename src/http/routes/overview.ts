@@ -3,9 +3,11 @@ import type { ClusterMember } from "../../cluster/cluster-view.js";
 import type { FastifyInstance } from "fastify";
 import { isMonitor } from "../../auth/user.js";
 import { VERSION } from "../../amqp/connection/server-properties.js";
-import { requireMonitor } from "../http-auth.js";
-import { objectNotFound } from "../http-errors.js";
-import { resource, type RouteContext } from "../route-table.js";
+import { requireAdministrator, requireMonitor } from "../http-auth.js";
+import { badRequest, objectNotFound } from "../http-errors.js";
+import { objectBody } from "../request-body.js";
+import { CLUSTER_NAME_PARAMETER, clusterNameOf } from "../../broker/runtime-parameters.js";
+import { noContent, resource, type RouteContext } from "../route-table.js";
 import { chartContext } from "../records.js";
 import { overviewChurn, overviewKey, overviewMessageStats, overviewQueueTotals } from "../rate-sources.js";
 import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, type NodeFacts } from "../node-record.js";
@@ -41,7 +43,7 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         rabbitmq_version: VERSION,
         erlang_version: `Node.js ${process.version}`,
         erlang_full_version: `Node.js ${process.version} (${process.platform}/${process.arch})`,
-        cluster_name: ctx.config.clusterName,
+        cluster_name: clusterNameOf(b.globalParameters, ctx.config.clusterName),
         // Every figure is read live when the request is served: there is no statistics database
         // with a backlog of events, and statistics are never turned off.
         disable_stats: false,
@@ -89,7 +91,18 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   });
   resource(app, ctx, "/api/whoami", { GET: ({ caller }) => ({ name: caller.user.name, tags: caller.user.tags, is_internal_user: caller.user.isInternal }) });
   resource(app, ctx, "/api/version", { GET: () => VERSION }, true);
-  resource(app, ctx, "/api/cluster-name", { GET: () => ({ name: ctx.config.clusterName }) });
+  // Renaming keeps the node's name (the config's cluster name names the node too); the new name
+  // is the global parameter cluster_name, as in RabbitMQ, so it is persisted and exported.
+  resource(app, ctx, "/api/cluster-name", {
+    GET: () => ({ name: clusterNameOf(b.globalParameters, ctx.config.clusterName) }),
+    PUT: ({ caller, body }) => {
+      requireAdministrator(caller);
+      const name = objectBody(body)["name"];
+      if (name === undefined) throw badRequest("[{key_missing,name}]");
+      b.putGlobalParameter(CLUSTER_NAME_PARAMETER, name);
+      return noContent();
+    },
+  });
   // RabbitMQ's management UI loads its own page routes (js/dispatcher.js) as the first of these
   // extensions, and starts only once every listed script has registered: without it the UI logs
   // in and draws nothing. Coney has no UI plugins besides.

@@ -5,6 +5,14 @@
  */
 import type { FunctionComponent } from "preact";
 import { AdminPage } from "./pages/admin.js";
+import { AdminClusterPage } from "./pages/admin-cluster.js";
+import { AdminExplainPage } from "./pages/admin-explain.js";
+import { AdminLimitsPage } from "./pages/admin-limits.js";
+import { AdminOperatorPoliciesPage, AdminPoliciesPage } from "./pages/admin-policies.js";
+import { AdminUserPage } from "./pages/admin-user.js";
+import { AdminUsersPage } from "./pages/admin-users.js";
+import { AdminVhostPage } from "./pages/admin-vhost.js";
+import { AdminVhostsPage } from "./pages/admin-vhosts.js";
 import { ChannelPage } from "./pages/channel.js";
 import { ChannelsPage } from "./pages/channels.js";
 import { ConnectionPage } from "./pages/connection.js";
@@ -38,6 +46,16 @@ export const ROUTES: readonly Route[] = [
   { path: "/queues", section: "queues", title: () => "Queues", page: QueuesPage },
   { path: "/queues/:vhost/:name", section: "queues", title: (p) => `Queue ${p["name"]}`, page: QueuePage },
   { path: "/admin", section: "admin", title: () => "Admin", page: AdminPage },
+  { path: "/admin/users", section: "admin", title: () => "Users", page: AdminUsersPage },
+  { path: "/admin/users/:name", section: "admin", title: (p) => `User ${p["name"]}`, page: AdminUserPage },
+  { path: "/admin/vhosts", section: "admin", title: () => "Virtual hosts", page: AdminVhostsPage },
+  { path: "/admin/vhosts/:vhost", section: "admin", title: (p) => `Virtual host ${p["vhost"]}`, page: AdminVhostPage },
+  { path: "/admin/policies", section: "admin", title: () => "Policies", page: AdminPoliciesPage },
+  { path: "/admin/operator-policies", section: "admin", title: () => "Operator policies", page: AdminOperatorPoliciesPage },
+  { path: "/admin/limits", section: "admin", title: () => "Limits", page: AdminLimitsPage },
+  { path: "/admin/cluster", section: "admin", title: () => "Cluster", page: AdminClusterPage },
+  { path: "/admin/explain", section: "admin", title: () => "Permission explainer", page: AdminExplainPage },
+  { path: "/admin/explain/:user/:vhost", section: "admin", title: (p) => `Permission explainer: ${p["user"]}`, page: AdminExplainPage },
 ];
 
 /** The main navigation, in RabbitMQ's order. `tags`: shown only to users holding one of them. */

@@ -1,10 +1,29 @@
 /**
- * Admin: the entry to users, virtual hosts, policies, limits and cluster settings. The Admin
- * sub-pages (and their routes) belong to the ui-admin work; this page lists where they go.
+ * Admin: the entry to users, virtual hosts, policies, limits, the cluster and the permission
+ * explainer — each section listed only for the tags that may use it (see admin-kit.ts).
  */
+import { useApp } from "../app-context.js";
+import { ADMIN_SECTIONS, AdminNav, mayUse } from "../components/admin-kit.js";
 import { html } from "../html.js";
+import { href } from "../router.js";
+
+const ABOUT: Record<string, string> = {
+  users: "Add and delete users, set their tags, passwords and permissions per virtual host.",
+  vhosts: "Add and delete virtual hosts; their limits and who may use them.",
+  policies: "Queue and exchange settings applied by name pattern.",
+  "operator-policies": "Caps that apply over users' policies (max length, TTL…).",
+  limits: "Connections and queues per virtual host; connections and channels per user.",
+  cluster: "The cluster name and global parameters.",
+  explain: "Would a user be allowed an operation, and which check decides?",
+};
 
 export function AdminPage() {
-  return html`<h1>Admin</h1>
-    <p class="muted">Users, virtual hosts, permissions, policies, limits and cluster settings.</p>`;
+  const { tags } = useApp();
+  return html`<${AdminNav} current="" />
+    <h1>Admin</h1>
+    <dl class="admin-index">
+      ${ADMIN_SECTIONS.filter((s) => mayUse(tags, s.tag)).map(
+        (s) => html`<dt><a href=${href("admin", s.seg)}>${s.label}</a></dt><dd>${ABOUT[s.seg] ?? ""}</dd>`,
+      )}
+    </dl>`;
 }

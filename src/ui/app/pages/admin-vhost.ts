@@ -1,0 +1,64 @@
+/**
+ * Admin › one virtual host: its settings and messages, its limits (max-connections, max-queues:
+ * set and remove), who may use it (permissions: set, clear), and deleting it with everything in it.
+ */
+import { apiPath } from "../api.js";
+import { useApp } from "../app-context.js";
+import { AdminFrame, DeleteButton, PermissionForm, PermissionsTable, TagList, type PermissionRecord } from "../components/admin-kit.js";
+import { ErrorBox } from "../components/error-box.js";
+import { LimitsEditor } from "../components/limits-editor.js";
+import { KvTable, Section } from "../components/kv.js";
+import { fmtNum } from "../format.js";
+import { html } from "../html.js";
+import { useLive } from "../live.js";
+import { href, navigate } from "../router.js";
+import type { PageProps } from "../routes.js";
+import type { LimitsRecord, VhostRecord } from "./admin-vhosts.js";
+
+export const VHOST_LIMITS: ReadonlyArray<readonly [string, string]> = [
+  ["max-connections", "Max connections"],
+  ["max-queues", "Max queues"],
+];
+
+export function AdminVhostPage({ params }: PageProps) {
+  const name = params["vhost"] ?? "";
+  return html`<${AdminFrame} seg="vhosts" title=${`Virtual host ${name}`}><${AdminVhostBody} params=${params} /><//>`;
+}
+
+/** What only users allowed the section get (AdminFrame renders it): no request is made for others. */
+function AdminVhostBody({ params }: PageProps) {
+  const name = params["vhost"] ?? "";
+  const { api } = useApp();
+  const vhost = useLive(() => api.get<VhostRecord>(apiPath`/vhosts/${name}`), [name]);
+  const limits = useLive(() => api.get<LimitsRecord[]>(apiPath`/vhost-limits/${name}`), [name], { live: false });
+  const perms = useLive(() => api.get<PermissionRecord[]>(apiPath`/vhosts/${name}/permissions`), [name], { live: false });
+  const users = useLive(() => api.get<Array<{ name: string }>>("/users", { columns: "name" }), [], { live: false });
+  const v = vhost.data;
+  return html`    <p class="lead"><a href=${href("admin", "vhosts")}>All virtual hosts</a></p>
+    <${ErrorBox} error=${vhost.error} />
+    ${v
+      ? html`<div class="admin-summary"><${KvTable} label="Virtual host" rows=${[
+          ["Description", v.description || html`<span class="muted">none</span>`],
+          ["Tags", html`<${TagList} tags=${v.tags} />`],
+          ["Default queue type", v.default_queue_type],
+          ["Messages", `${fmtNum(v.messages)} (${fmtNum(v.messages_ready)} ready, ${fmtNum(v.messages_unacknowledged)} unacked)`],
+        ]} /></div>
+        <${Section} title="Limits">
+          <${ErrorBox} error=${limits.error} />
+          ${limits.data
+            ? html`<${LimitsEditor} noun="Virtual host" records=${limits.data.map((l) => ({ owner: l.vhost, value: l.value }))} owners=${[name]} known=${VHOST_LIMITS}
+                path=${(owner: string, limit: string) => apiPath`/vhost-limits/${owner}/${limit}`} canEdit=${true} onDone=${limits.reload} />`
+            : null}
+        <//>
+        <${Section} title="Permissions">
+          <${ErrorBox} error=${perms.error} />
+          ${perms.data ? html`<${PermissionsTable} records=${perms.data} show="user" onChange=${perms.reload} />` : null}
+          <h3>Set permission</h3>
+          <${PermissionForm} fixed=${{ vhost: name }} choices=${(users.data ?? []).map((u) => u.name)} onDone=${perms.reload} />
+        <//>
+        <${Section} title="Delete this virtual host" open=${false}>
+          <p class="warn-text">Deleting a virtual host deletes its queues with their messages, its exchanges, bindings, policies and permissions, and closes its connections.</p>
+          <${DeleteButton} what=${`virtual host ${name} and everything in it`} run=${() => api.del(apiPath`/vhosts/${name}`)} onDone=${() => navigate(href("admin", "vhosts"))} label="Delete virtual host" />
+        <//>`
+      : null}`;
+}

@@ -1,0 +1,88 @@
+/** Admin › Virtual hosts: every vhost with its messages, limits (one request for all) and adding one. */
+import { useState } from "preact/hooks";
+import { apiPath } from "../api.js";
+import { useApp } from "../app-context.js";
+import { useAction } from "../components/action.js";
+import { AdminFrame, parseTagText, TagList } from "../components/admin-kit.js";
+import { ErrorBox, Notice } from "../components/error-box.js";
+import { SelectField, TextField } from "../components/fields.js";
+import { Section } from "../components/kv.js";
+import { ListView, type Column } from "../components/list-view.js";
+import { fmtNum } from "../format.js";
+import { html } from "../html.js";
+import { useLive } from "../live.js";
+import { href } from "../router.js";
+
+export interface VhostRecord {
+  name: string;
+  description: string;
+  tags: string[];
+  default_queue_type: string;
+  tracing: boolean;
+  messages?: number;
+  messages_ready?: number;
+  messages_unacknowledged?: number;
+}
+
+export interface LimitsRecord {
+  vhost: string;
+  value: Record<string, number>;
+}
+
+export const QUEUE_TYPES: ReadonlyArray<readonly [string, string]> = [["classic", "classic"], ["quorum", "quorum"], ["stream", "stream"]];
+
+export const limitsText = (value: Record<string, number> | undefined): string =>
+  value && Object.keys(value).length ? Object.entries(value).map(([k, v]) => `${k}: ${v}`).join(", ") : "";
+
+export function AdminVhostsPage() {
+  return html`<${AdminFrame} seg="vhosts" title="Virtual hosts"><${AdminVhostsBody} /><//>`;
+}
+
+/** What only users allowed the section get (AdminFrame renders it): no request is made for others. */
+function AdminVhostsBody() {
+  const { api } = useApp();
+  const [reloadKey, setReloadKey] = useState(0);
+  const limits = useLive(() => api.get<LimitsRecord[]>("/vhost-limits"), [reloadKey]);
+  const limitsOf = new Map((limits.data ?? []).map((l) => [l.vhost, l.value]));
+  const columns: Column<VhostRecord>[] = [
+    { key: "name", label: "Name", render: (v) => html`<a href=${href("admin", "vhosts", v.name)}>${v.name}</a>` },
+    { key: "description", label: "Description" },
+    { key: "tags", label: "Tags", sortable: false, render: (v) => (v.tags.length ? html`<${TagList} tags=${v.tags} />` : "") },
+    { key: "default_queue_type", label: "Default queue type" },
+    { key: "limits", label: "Limits", sortable: false, render: (v) => limitsText(limitsOf.get(v.name)) || html`<span class="muted">none</span>` },
+    { key: "messages_ready", label: "Ready", num: true, render: (v) => fmtNum(v.messages_ready) },
+    { key: "messages_unacknowledged", label: "Unacked", num: true, render: (v) => fmtNum(v.messages_unacknowledged) },
+    { key: "messages", label: "Total", num: true, render: (v) => fmtNum(v.messages) },
+  ];
+  return html`    <${ErrorBox} error=${limits.error} />
+    <${ListView} id="admin-vhosts" noun="virtual hosts" path=${() => "/vhosts"} columns=${columns} rowKey=${(v: VhostRecord) => v.name} defaultSort="name" reloadKey=${reloadKey} />
+    <${Section} title="Add a virtual host" open=${false}><${AddVhost} added=${() => setReloadKey((k) => k + 1)} /><//>`;
+}
+
+function AddVhost({ added }: { added: () => void }) {
+  const { api, user } = useApp();
+  const [name, setName] = useState("");
+  const [description, setDescription] = useState("");
+  const [tags, setTags] = useState("");
+  const [queueType, setQueueType] = useState("classic");
+  const act = useAction(added);
+  const submit = (e: Event): void => {
+    e.preventDefault();
+    void act.run(async () => {
+      await api.put(apiPath`/vhosts/${name}`, { description, tags: parseTagText(tags).join(","), default_queue_type: queueType });
+      const done = name;
+      setName("");
+      setDescription("");
+      setTags("");
+      return `Virtual host ${done} added; ${user} has full permissions in it.`;
+    });
+  };
+  return html`<form class="form admin-form" onSubmit=${submit} aria-label="Add virtual host">
+    <${TextField} label="Name" name="name" value=${name} set=${setName} required=${true} />
+    <${TextField} label="Description" name="description" value=${description} set=${setDescription} />
+    <${TextField} label="Tags" name="tags" value=${tags} set=${setTags} placeholder="comma-separated" />
+    <${SelectField} label="Default queue type" name="default_queue_type" value=${queueType} set=${setQueueType} options=${QUEUE_TYPES} />
+    <div class="form-actions"><button type="submit" class="primary" disabled=${act.busy}>Add virtual host</button></div>
+    <${ErrorBox} error=${act.error} /><${Notice} text=${act.done} />
+  </form>`;
+}
