@@ -16,7 +16,7 @@ describe("the cluster name", () => {
   const api = apiClient(() => broker.httpUrl);
 
   before(async () => {
-    broker = await startTestBroker({ dataDir, clusterName: "coney@start" });
+    broker = await startTestBroker({ dataDir, clusterName: "coney@start", nodeName: "coney@start" });
     await api("PUT", "/api/users/ops", { password: "pw", tags: "policymaker" });
   });
   after(async () => {
@@ -47,7 +47,7 @@ describe("the cluster name", () => {
 
   it("survives a restart", async () => {
     await broker.close();
-    broker = await startTestBroker({ dataDir, clusterName: "coney@start" });
+    broker = await startTestBroker({ dataDir, clusterName: "coney@start", nodeName: "coney@start" });
     assert.deepEqual((await api("GET", "/api/cluster-name")).json, { name: "eu-prod" });
   });
 });
