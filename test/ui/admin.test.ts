@@ -264,7 +264,7 @@ describe("web UI admin pages", () => {
       await fillLabelled(p.page, "Add policy", "Definition 1 type", "number");
       await clickText(p.page, "form[aria-label='Add policy'] button", "Save");
       await waitText(p.page, "form[aria-label='Add policy'] [role=alert]", "Access refused");
-      assert.match(await textOf(p.page, "form[aria-label='Add policy'] [role=alert]"), /Not policymaker user/);
+      assert.match(await textOf(p.page, "form[aria-label='Add policy'] [role=alert]"), /User not authorised to access object/, "the API's own reason is shown");
       await p.shot("admin-policymaker-403");
       assert.equal((await api("GET", "/api/policies/%2F/refused-one")).status, 404);
       assert.deepEqual(p.problems.filter((x) => !x.includes("403")), [], "only the expected 403");
