@@ -5,7 +5,7 @@
  * a queue back.
  */
 import amqp from "amqplib";
-import type { NodeInfo, TestCluster } from "./cluster-fixture.js";
+import { TestCluster, type NodeInfo } from "./cluster-fixture.js";
 
 export interface PublishRun {
   readonly confirmed: Set<number>;
@@ -138,3 +138,20 @@ export async function drainQueue(cluster: TestCluster, queue: string, expected: 
   }
   return seen;
 }
+
+/** A 3-node cluster with every node in sync, closed (logs printed on failure) whatever the body does. */
+export async function withCluster(body: (c: TestCluster) => Promise<void>): Promise<void> {
+  const cluster = new TestCluster(3);
+  try {
+    await cluster.start();
+    await cluster.waitForInSync(3);
+    await body(cluster);
+  } catch (err) {
+    console.error(cluster.logs());
+    throw err;
+  } finally {
+    await cluster.close();
+  }
+}
+
+export const ids = (prefix: string, s: ReadonlySet<number>): Set<string> => new Set([...s].map((i) => `${prefix}${i}`));
