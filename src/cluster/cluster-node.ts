@@ -16,6 +16,7 @@ import type { ClusterMember, ClusterView } from "./cluster-view.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
 import { ReplicationLeader } from "./replication-leader.js";
+import { newSecret } from "./replication-auth.js";
 
 export type NodeState = "starting" | "follower-syncing" | "follower-in-sync" | "leader" | "fenced";
 
@@ -37,6 +38,7 @@ export class ClusterNode implements ClusterView {
   /** The leader's broker while it boots: a fence that comes meanwhile waits for it, then closes it. */
   private booting: Promise<RunningBroker | null> | null = null;
   private epoch = 0;
+  private secret: Buffer = Buffer.alloc(0);
   private needLease = false;
   private busy = false;
   private closed = false;
@@ -66,6 +68,7 @@ export class ClusterNode implements ClusterView {
 
   async start(): Promise<void> {
     await this.session.grant();
+    this.secret = await this.clusterSecret();
     this.replServer = createServer((s) => (this.replication ? this.replication.accept(s) : s.destroy()));
     await new Promise<void>((resolve, reject) => {
       this.replServer!.once("error", reject);
@@ -102,6 +105,16 @@ export class ClusterNode implements ClusterView {
     this.replServer?.close();
     // Revoking the lease deletes the leader key at once: the next leader need not wait a TTL.
     await this.session.close();
+  }
+
+  /** The cluster's replication secret: the first node to start creates it, every node reads it. */
+  private async clusterSecret(): Promise<Buffer> {
+    const c = this.session.client;
+    const key = this.keys.secret;
+    await withTimeout(c.if(key, "Create", "==", 0).then(c.put(key).value(newSecret().toString("base64"))).commit(), this.session.callTimeout, "create the cluster secret");
+    const value = await withTimeout(c.get(key).string(), this.session.callTimeout, "read the cluster secret");
+    if (!value) throw new Error("etcd holds no cluster secret");
+    return Buffer.from(value, "base64");
   }
 
   private async register(): Promise<void> {
@@ -167,7 +180,7 @@ export class ClusterNode implements ClusterView {
     if (!f || f.closed || f.target.leader !== info.name || f.target.host !== info.host || f.target.port !== info.clusterPort) {
       f?.close();
       this.logger.info("cluster: following", { leader: info.name });
-      this.follower = new ReplicationFollower({ leader: info.name, host: info.host, port: info.clusterPort }, this.me, this.config.dataDir, this.logger, (closed) => {
+      this.follower = new ReplicationFollower({ leader: info.name, host: info.host, port: info.clusterPort }, this.me, this.secret, this.config.dataDir, this.logger, (closed) => {
         if (this.follower === closed) this.follower = null;
       });
     }
@@ -205,6 +218,7 @@ export class ClusterNode implements ClusterView {
     this.proxy = null;
     const replication = new ReplicationLeader(
       this.config.dataDir,
+      this.secret,
       {
         writeInSync: (followers) => this.writeInSync(followers),
         minInSync: () => this.config.minInSyncReplicas ?? Math.floor(Math.max(this.view.known.length, 1) / 2),

@@ -20,6 +20,10 @@ export class ClusterKeys {
   get insync(): string {
     return `${this.prefix}insync`;
   }
+  /** The replication secret (replication-auth.ts), base64; created once by the cluster's first node. */
+  get secret(): string {
+    return `${this.prefix}secret`;
+  }
   member(name: string): string {
     return `${this.prefix}members/${name}`;
   }

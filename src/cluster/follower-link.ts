@@ -22,6 +22,12 @@ export class FollowerLink {
   /** Once acknowledged (while required), the follower holds every confirmed message: it may be listed in sync. */
   joinTarget = Infinity;
   closed = false;
+  /** Corked until the end of the current synchronous run of sends (see send). */
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
   private queue: Array<{ type: FrameType; head: Buffer | null; pieces: readonly Buffer[] }> = [];
   private queuedBytes = 0;
 
@@ -36,9 +42,17 @@ export class FollowerLink {
       if (this.queuedBytes > MAX_BACKLOG) this.onOverflow(this);
       return;
     }
+    // One writev per group-commit batch: its frames are sent in one synchronous run (segment
+    // pieces, then the batch's end), so the socket stays corked until that run is over.
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(this.uncork);
+    }
     sendFrame(this.socket, type, head, pieces);
     if (this.socket.writableLength > MAX_BACKLOG) this.onOverflow(this);
   }
+
 
   /** The snapshot is fully written to the socket: the queued live frames follow it. */
   goLive(): void {

@@ -2,15 +2,19 @@
  * A follower's end of replication: connects to the leader's replication port, wipes its copy,
  * writes the snapshot, then mirrors the leader's store files byte for byte, acknowledging each
  * batch once written (and fsynced when the leader asks). Writes are synchronous and in arrival
- * order: a follower has nothing else to do with its disk, and order is what keeps the copy exact.
+ * order: order is what keeps the copy exact. The fsync is not: it runs in the background (the
+ * node also forwards client connections) while later frames are written, and one fsync covers
+ * every batch that arrived before it started, so a busy leader's batches are acknowledged in
+ * groups, the way its own group commit syncs them.
  */
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import type { Logger } from "../logging/logger.js";
 import { writeFileAtomicSync } from "../store/atomic-file.js";
 import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { segmentFileName } from "../store/segment.js";
+import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
 import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame } from "./replication-frames.js";
 
 export interface FollowTarget {
@@ -39,22 +43,35 @@ export class ReplicationFollower {
   private readonly messagesDir: string;
   private wiped = false;
   private snapEnded = false;
+  /** The leader proved it holds the cluster's secret (replication-auth.ts); until then only its Challenge is read. */
+  private leaderProven = false;
+  private readonly nonce = newNonce();
+  /** The last batch whose frames are all written, and whether one since the last ack asked for an fsync. */
+  private written = -1;
+  private needSync = false;
+  private acked = -1;
+  /** An fsync is running: descriptors released meanwhile are closed when it ends. */
+  private syncing = false;
+  private closeLater: number[] = [];
 
   constructor(
     readonly target: FollowTarget,
-    me: string,
+    private readonly me: string,
+    private readonly secret: Buffer,
     private readonly dataDir: string,
     private readonly logger: Logger,
     private readonly onClosed: (f: ReplicationFollower) => void,
   ) {
     this.messagesDir = join(dataDir, "messages");
-    const splitter = new FrameSplitter((type, payload) => this.apply(type, payload));
+    const splitter = new FrameSplitter((type, payload) => (this.leaderProven ? this.apply(type, payload) : this.challenged(type, payload, splitter)));
+    splitter.maxFrame = MAX_UNAUTHENTICATED_FRAME;
     this.socket = connect({ host: target.host, port: target.port });
     this.socket.setNoDelay(true);
-    this.socket.on("connect", () => sendFrame(this.socket, FrameType.Hello, nameHead(me)));
+    this.socket.on("connect", () => sendFrame(this.socket, FrameType.Hello, nameHead(me, this.nonce)));
     this.socket.on("data", (d: Buffer) => {
       try {
         splitter.push(d);
+        this.settle();
       } catch (err) {
         this.logger.error("cluster: replication write failed", { err: (err as Error).message });
         this.close();
@@ -68,10 +85,23 @@ export class ReplicationFollower {
     if (this.closed) return;
     this.closed = true;
     this.socket.destroy();
-    for (const fd of this.fds.values()) closeSync(fd);
+    for (const fd of this.fds.values()) this.release(fd);
     this.fds.clear();
     this.dirty.clear();
     this.onClosed(this);
+  }
+
+  /** The leader's answer to Hello: its proof checked, ours sent; nothing is written before this. */
+  private challenged(type: FrameType, p: Buffer, splitter: FrameSplitter): void {
+    if (this.closed) return;
+    const leaderNonce = p.subarray(0, NONCE_BYTES);
+    if (type !== FrameType.Challenge || p.length <= NONCE_BYTES || !proofMatches(p.subarray(NONCE_BYTES), leaderProof(this.secret, this.nonce, leaderNonce, this.me))) {
+      this.logger.error("cluster: the replication peer did not prove it holds the cluster's secret; not following it", { leader: this.target.leader });
+      return this.close();
+    }
+    this.leaderProven = true;
+    splitter.maxFrame = Infinity;
+    sendFrame(this.socket, FrameType.Proof, followerProof(this.secret, this.nonce, leaderNonce, this.me));
   }
 
   private fd(name: string): number {
@@ -139,7 +169,7 @@ export class ReplicationFollower {
           const name = `messages/${segmentFileName(segment, ext)}`;
           const fd = this.fds.get(name);
           if (fd !== undefined) {
-            closeSync(fd);
+            this.release(fd);
             this.fds.delete(name);
             this.dirty.delete(fd);
           }
@@ -148,23 +178,66 @@ export class ReplicationFollower {
         return;
       }
       case FrameType.Batch: {
-        const batch = p.readDoubleLE(0);
-        if (p[8] === 1) {
-          for (const fd of this.dirty) fdatasyncSync(fd);
-          this.dirty.clear();
-        }
+        this.written = p.readDoubleLE(0);
+        if (p[8] === 1) this.needSync = true;
         if (this.snapEnded && !this.synced) {
           // The snapshot, and so every message confirmed before it, is on disk.
           rmSync(join(this.dataDir, INCOMPLETE_MARKER), { force: true });
           this.synced = true;
           this.logger.info("cluster: full sync from the leader done", { leader: this.target.leader });
         }
-        sendFrame(this.socket, FrameType.Ack, f64(batch));
         return;
       }
       default:
         return;
     }
+  }
+
+  /**
+   * Acknowledges every batch written so far, after an fsync of the files they touched when one of
+   * them asked for it. Invariant: an acknowledged batch that asked for an fsync is on disk.
+   */
+  private settle(): void {
+    if (this.syncing || this.closed || this.written <= this.acked) return;
+    const upTo = this.written;
+    if (!this.needSync || this.dirty.size === 0) {
+      this.needSync = false;
+      return this.ack(upTo);
+    }
+    this.needSync = false;
+    const fds = [...this.dirty];
+    this.dirty.clear();
+    this.syncing = true;
+    let left = fds.length;
+    let failure: Error | null = null;
+    for (const fd of fds) {
+      fdatasync(fd, (err) => {
+        if (err) failure = err;
+        if (--left > 0) return;
+        this.syncing = false;
+        for (const c of this.closeLater) closeSync(c);
+        this.closeLater = [];
+        if (failure) {
+          this.logger.error("cluster: replication fsync failed", { err: failure.message });
+          return this.close();
+        }
+        this.ack(upTo);
+        this.settle();
+      });
+    }
+  }
+
+  private ack(batch: number): void {
+    if (this.closed) return;
+    this.acked = batch;
+    sendFrame(this.socket, FrameType.Ack, f64(batch));
+  }
+
+  /** Closes a descriptor, or after the running fsync if one is (it may be using it). */
+  private release(fd: number): void {
+    this.dirty.delete(fd);
+    if (this.syncing) this.closeLater.push(fd);
+    else closeSync(fd);
   }
 
   private append(name: string, bytes: Buffer): void {

@@ -6,7 +6,7 @@
 import type { Socket } from "node:net";
 
 export const enum FrameType {
-  /** follower → leader: u16 name length | node name | cluster name (rest). */
+  /** follower → leader: u16 name length | node name | nonce (rest). See replication-auth.ts. */
   Hello = 1,
   /** leader → follower: u16 name length | file name | f64 offset | bytes. */
   SnapFile = 2,
@@ -22,6 +22,10 @@ export const enum FrameType {
   Batch = 7,
   /** follower → leader: f64 batch. */
   Ack = 8,
+  /** leader → follower: nonce (32) | the leader's proof (rest). */
+  Challenge = 9,
+  /** follower → leader: the follower's proof. */
+  Proof = 10,
 }
 
 /** Writes one frame: a small header buffer and the payload pieces, corked into one send. */
@@ -31,9 +35,13 @@ export function sendFrame(socket: Socket, type: FrameType, head: Buffer | null, 
   const h = Buffer.allocUnsafe(5);
   h.writeUInt32LE(len, 0);
   h[4] = type;
+  // Corked: a segment's pieces are one small Buffer per record, and a write() system call for each
+  // cost the leader most of its time; uncork hands them all to one writev.
+  socket.cork();
   socket.write(h);
   if (head) socket.write(head);
   for (const p of pieces) if (p.length > 0) socket.write(p);
+  socket.uncork();
 }
 
 export function u32(n: number): Buffer {
@@ -66,6 +74,8 @@ export function readName(payload: Buffer): { name: string; rest: Buffer } {
 export class FrameSplitter {
   private chunks: Buffer[] = [];
   private buffered = 0;
+  /** A frame announcing more than this throws (before authentication a peer gets little room). */
+  maxFrame = Infinity;
 
   constructor(private readonly onFrame: (type: FrameType, payload: Buffer) => void) {}
 
@@ -75,6 +85,7 @@ export class FrameSplitter {
     while (this.buffered >= 5) {
       const head = this.peek(5);
       const len = head.readUInt32LE(0);
+      if (len > this.maxFrame) throw new Error(`replication frame of ${len} bytes refused`);
       if (this.buffered < 4 + len) return;
       const frame = this.take(4 + len);
       this.onFrame(frame[4] as FrameType, frame.subarray(5));

@@ -13,7 +13,8 @@ import type { Socket } from "node:net";
 import type { Logger } from "../logging/logger.js";
 import type { StoreReplica } from "../store/store-replica.js";
 import { FollowerLink } from "./follower-link.js";
-import { FrameSplitter, FrameType, readName, u32 } from "./replication-frames.js";
+import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
+import { FrameSplitter, FrameType, readName, sendFrame, u32 } from "./replication-frames.js";
 import { streamSnapshot, takeSnapshot } from "./snapshot-stream.js";
 
 /** A follower that has not acknowledged a batch a confirm waits for within this long is dropped. */
@@ -37,13 +38,21 @@ export class ReplicationLeader implements StoreReplica {
   /** A batch's bytes are being written locally: the files are not at a batch boundary. */
   private localPending = false;
   private snapshotWaiting: FollowerLink[] = [];
-  private pending: { batch: number; since: number; resolve: (ok: boolean) => void } | null = null;
+  /**
+   * Batches whose confirms wait for followers, oldest first. The store does not wait for one
+   * batch's replication before writing the next (pipelining), so several may wait at once; they
+   * are released strictly in order, so confirms keep the order of their batches.
+   */
+  private pending: Array<{ batch: number; since: number; resolve: (ok: boolean) => void }> = [];
+  private pendingHead = 0;
   private writing = false;
   private fenced = false;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly dataDir: string,
+    /** The cluster's secret: a follower must prove it holds it (replication-auth.ts). */
+    private readonly secret: Buffer,
     private readonly hooks: LeaderHooks,
     private readonly logger: Logger,
   ) {
@@ -56,13 +65,31 @@ export class ReplicationLeader implements StoreReplica {
     return this.links;
   }
 
-  /** A follower connected to the replication port: its first frame names it. */
+  /**
+   * A connection to the replication port: it names itself (Hello), both ends prove they hold the
+   * cluster's secret, and only then is it a follower. Anything else before that closes it.
+   */
   accept(socket: Socket): void {
     socket.setNoDelay(true);
     let link: FollowerLink | null = null;
+    let hello: { name: string; nonce: Buffer; leaderNonce: Buffer } | null = null;
+    const refuse = (why: string): void => {
+      this.logger.warn("cluster: replication connection refused", { remote: socket.remoteAddress, why });
+      socket.destroy();
+    };
     const splitter = new FrameSplitter((type, payload) => {
-      if (type === FrameType.Hello && link === null) {
-        const name = readName(payload).name;
+      if (socket.destroyed) return;
+      if (link === null && hello === null) {
+        if (type !== FrameType.Hello) return refuse("no hello");
+        const { name, rest } = readName(payload);
+        if (rest.length !== NONCE_BYTES) return refuse("bad hello");
+        hello = { name, nonce: Buffer.from(rest), leaderNonce: newNonce() };
+        sendFrame(socket, FrameType.Challenge, hello.leaderNonce, [leaderProof(this.secret, hello.nonce, hello.leaderNonce, name)]);
+      } else if (link === null && hello !== null) {
+        if (type !== FrameType.Proof) return refuse("no proof");
+        if (!proofMatches(payload, followerProof(this.secret, hello.nonce, hello.leaderNonce, hello.name))) return refuse(`${hello.name} does not hold the cluster's secret`);
+        splitter.maxFrame = Infinity;
+        const name = hello.name;
         this.links.get(name)?.close();
         link = new FollowerLink(name, socket, (l) => this.drop(l, "too far behind"));
         this.links.set(name, link);
@@ -73,7 +100,14 @@ export class ReplicationLeader implements StoreReplica {
         this.acked(link, payload.readDoubleLE(0));
       }
     });
-    socket.on("data", (d: Buffer) => splitter.push(d));
+    splitter.maxFrame = MAX_UNAUTHENTICATED_FRAME;
+    socket.on("data", (d: Buffer) => {
+      try {
+        splitter.push(d);
+      } catch (err) {
+        refuse((err as Error).message);
+      }
+    });
     socket.on("error", () => undefined);
     socket.on("close", () => {
       if (link !== null && !link.closed) this.drop(link, "connection closed");
@@ -122,9 +156,9 @@ export class ReplicationLeader implements StoreReplica {
 
   replicated(batch: number): Promise<boolean> {
     if (this.fenced) return Promise.resolve(false);
-    if (this.canConfirm(batch)) return Promise.resolve(true);
+    if (this.pendingHead === this.pending.length && this.canConfirm(batch)) return Promise.resolve(true);
     return new Promise((resolve) => {
-      this.pending = { batch, since: performance.now(), resolve };
+      this.pending.push({ batch, since: performance.now(), resolve });
     });
   }
 
@@ -139,8 +173,9 @@ export class ReplicationLeader implements StoreReplica {
     if (this.fenced) return;
     this.fenced = true;
     clearInterval(this.timer);
-    this.pending?.resolve(false);
-    this.pending = null;
+    for (let i = this.pendingHead; i < this.pending.length; i++) this.pending[i]!.resolve(false);
+    this.pending = [];
+    this.pendingHead = 0;
     for (const l of this.links.values()) l.close();
     this.links.clear();
   }
@@ -157,10 +192,11 @@ export class ReplicationLeader implements StoreReplica {
   }
 
   private evaluate(): void {
-    const p = this.pending;
-    if (p && this.canConfirm(p.batch)) {
-      this.pending = null;
-      p.resolve(true);
+    const q = this.pending;
+    while (this.pendingHead < q.length && this.canConfirm(q[this.pendingHead]!.batch)) q[this.pendingHead++]!.resolve(true);
+    if (this.pendingHead === q.length || this.pendingHead > 1024) {
+      this.pending = q.slice(this.pendingHead);
+      this.pendingHead = 0;
     }
   }
 
@@ -200,7 +236,7 @@ export class ReplicationLeader implements StoreReplica {
   private tick(): void {
     if (this.fenced) return;
     if (!this.hooks.leaseValid()) return this.hooks.deposed("etcd lease not renewed in time");
-    const p = this.pending;
+    const p = this.pending[this.pendingHead];
     if (p && performance.now() - p.since > LAG_LIMIT_MS) {
       for (const l of [...this.links.values()]) if (l.required && l.acked < p.batch) this.drop(l, "did not acknowledge in time");
     }

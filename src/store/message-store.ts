@@ -362,14 +362,19 @@ export class MessageStore implements QueueJournal, LogStore {
       // Followers already hold bytes given up here: this node may no longer lead (docs/CLUSTERING.md).
       replica?.writeFailed();
     }
-    // The confirm rule of docs/CLUSTERING.md: on the leader's disk and on enough followers'.
-    let tell = true;
-    if (replica !== null) {
-      replica.batchWritten(batch);
-      if (ok && waiters.length > 0) tell = await replica.replicated(batch);
-    }
     for (const s of segs) if (s !== this.current) s.closeData();
-    if (tell) for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+    if (replica === null) {
+      for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+    } else {
+      replica.batchWritten(batch);
+      // The confirm rule of docs/CLUSTERING.md: on the leader's disk and on enough followers'.
+      // Not awaited: the next batch is written while followers acknowledge this one (pipelining);
+      // replicated() resolves batches in order, so confirms still go out in batch order.
+      if (!ok || waiters.length === 0) for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+      else void replica.replicated(batch).then((tell) => {
+        if (tell) for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, true);
+      });
+    }
     for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
     if (ok && this.retiring.length > 0) {
       for (const r of this.retiring) if (r.afterBatch <= batch) this.reclaimable.add(r.seg);
