@@ -1,12 +1,14 @@
 /**
  * coney-perf / `npm run bench`: one load run against any AMQP 0-9-1 broker, PerfTest style.
- * `coney-perf all …` runs the scenario list instead (scenarios.ts).
+ * `coney-perf all …` runs the scenario list instead (scenarios.ts); `coney-perf cluster` the
+ * persistent scenario on a loopback cluster against a single node (cluster-bench.ts).
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
 import { DEFAULT_PERF_OPTIONS, type PerfOptions } from "./perf-options.js";
 import { runPerf, type PerfResult } from "./perf-run.js";
 import { runScenarios } from "./scenarios.js";
+import { runClusterBench } from "./cluster-bench.js";
 
 const int = (min: number) => (v: string): number => {
   const n = Number(v);
@@ -88,6 +90,17 @@ export async function perfMain(argv: string[]): Promise<void> {
       }
       const only = typeof v["only"] === "string" ? (v["only"] as string).split(",") : null;
       await runScenarios(targets, { durationSeconds: v["duration"] as number, queueCount: v["queueCount"] as number, connectionCount: v["connectionCount"] as number, statsSettleMs: v["statsSettle"] as number, only }, (line) => process.stdout.write(`${line}\n`));
+    });
+  program
+    .command("cluster")
+    .description("persistent+confirm on a loopback cluster (etcd + N nodes started here) against a single node")
+    .option("--nodes <n>", "cluster nodes", int(1), 3)
+    .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
+    .option("--etcd <path>", "the etcd binary", "/usr/bin/etcd")
+    .option("--etcd-lease-ttl <seconds>", "the nodes' etcd lease", int(1), 5)
+    .action(async (v: Record<string, unknown>) => {
+      const o = { nodes: v["nodes"] as number, durationSeconds: v["duration"] as number, etcdBin: v["etcd"] as string, leaseTtl: v["etcdLeaseTtl"] as number };
+      await runClusterBench(o, (line) => process.stdout.write(`${line}\n`));
     });
   await program.parseAsync(argv, { from: "user" });
 }

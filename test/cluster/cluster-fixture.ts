@@ -5,21 +5,14 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CONEY_BIN, etcdArgs, freePort, nodeArgs } from "../../src/bench/local-cluster.js";
 import { eventually } from "../helpers/wait.js";
 
-const bin = new URL("../../../bin/coney.js", import.meta.url).pathname;
-const ETCD = process.env["ETCD_BIN"] ?? "/usr/bin/etcd";
+export { freePort };
 
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", () => resolve()));
-  const a = s.address();
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return typeof a === "object" && a ? a.port : 0;
-}
+const ETCD = process.env["ETCD_BIN"] ?? "/usr/bin/etcd";
 
 export interface NodeInfo {
   readonly name: string;
@@ -60,19 +53,7 @@ export class TestCluster {
   async startEtcd(): Promise<void> {
     const [client, peer] = this.etcdPorts;
     this.etcdUrl = `http://127.0.0.1:${client}`;
-    const p = spawn(
-      ETCD,
-      [
-        "--data-dir", join(this.dir, "etcd"),
-        "--listen-client-urls", this.etcdUrl,
-        "--advertise-client-urls", this.etcdUrl,
-        "--listen-peer-urls", `http://127.0.0.1:${peer}`,
-        "--initial-advertise-peer-urls", `http://127.0.0.1:${peer}`,
-        "--initial-cluster", `default=http://127.0.0.1:${peer}`,
-        "--log-level", "error",
-      ],
-      { stdio: ["ignore", "ignore", "pipe"] },
-    );
+    const p = spawn(ETCD, etcdArgs(join(this.dir, "etcd"), client, peer), { stdio: ["ignore", "ignore", "pipe"] });
     this.etcd = p;
     let err = "";
     p.stderr?.on("data", (d: Buffer) => (err += d.toString()));
@@ -88,21 +69,7 @@ export class TestCluster {
   }
 
   startNode(n: NodeInfo): void {
-    const args = [
-      bin,
-      "--etcd-endpoints", this.etcdUrl,
-      "--node-name", n.name,
-      "--cluster-name", "test",
-      "--advertise-address", "127.0.0.1",
-      "--bind", "127.0.0.1",
-      "--amqp-port", String(n.amqpPort),
-      "--http-port", String(n.httpPort),
-      "--prometheus-port", "off",
-      "--data-dir", n.dataDir,
-      "--etcd-lease-ttl", String(this.leaseTtl),
-      "--log-level", "info",
-      ...this.extraArgs,
-    ];
+    const args = [CONEY_BIN, ...nodeArgs(n, { etcdUrl: this.etcdUrl, clusterName: "test", leaseTtl: this.leaseTtl }, "info"), ...this.extraArgs];
     const p = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     n.proc = p;
     const keep = (d: Buffer): void => {

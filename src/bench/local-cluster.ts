@@ -1,0 +1,155 @@
+/**
+ * A Coney cluster on loopback for `coney-perf cluster`: one etcd (Debian's `etcd-server`) and N
+ * `bin/coney.js` processes on ephemeral ports, in a temporary directory that close() removes with
+ * every process. The argument lists are exported for the cluster tests' fixture, which starts the
+ * same processes with more control (kills, pauses, restarts).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const CONEY_BIN = fileURLToPath(new URL("../../../bin/coney.js", import.meta.url));
+
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", () => resolve()));
+  const a = s.address();
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return typeof a === "object" && a ? a.port : 0;
+}
+
+/** etcd as a one-member cluster on loopback, its data in `dataDir`. */
+export function etcdArgs(dataDir: string, clientPort: number, peerPort: number): string[] {
+  const client = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  return [
+    "--data-dir", dataDir,
+    "--listen-client-urls", client,
+    "--advertise-client-urls", client,
+    "--listen-peer-urls", peer,
+    "--initial-advertise-peer-urls", peer,
+    "--initial-cluster", `default=${peer}`,
+    "--log-level", "error",
+  ];
+}
+
+export interface LocalNode {
+  readonly name: string;
+  readonly amqpPort: number;
+  readonly httpPort: number;
+  readonly dataDir: string;
+}
+
+export interface ClusterArgs {
+  readonly etcdUrl: string;
+  readonly clusterName: string;
+  readonly leaseTtl: number;
+}
+
+/** A node's arguments (after the script path): loopback only, no Prometheus listener; `cluster` null for a single node. */
+export function nodeArgs(n: LocalNode, cluster: ClusterArgs | null, logLevel: string): string[] {
+  const clustering = cluster === null ? [] : [
+    "--etcd-endpoints", cluster.etcdUrl,
+    "--node-name", n.name,
+    "--cluster-name", cluster.clusterName,
+    "--advertise-address", "127.0.0.1",
+    "--etcd-lease-ttl", String(cluster.leaseTtl),
+  ];
+  return [
+    ...clustering,
+    "--bind", "127.0.0.1",
+    "--amqp-port", String(n.amqpPort),
+    "--http-port", String(n.httpPort),
+    "--prometheus-port", "off",
+    "--data-dir", n.dataDir,
+    "--log-level", logLevel,
+  ];
+}
+
+const GUEST = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
+
+interface NodesEntry {
+  readonly name: string;
+  readonly cluster_leader: boolean;
+  readonly in_sync: boolean;
+}
+
+export class LocalCluster {
+  readonly dir = mkdtempSync(join(tmpdir(), "coney-perf-cluster-"));
+  readonly nodes: LocalNode[] = [];
+  private readonly procs: ChildProcess[] = [];
+
+  constructor(
+    readonly size: number,
+    private readonly etcdBin = "/usr/bin/etcd",
+    private readonly leaseTtl = 5,
+  ) {}
+
+  /** Starts etcd and the nodes; resolves once every node is in the in-sync set. */
+  async start(timeoutMs = 60_000): Promise<void> {
+    const [client, peer] = [await freePort(), await freePort()];
+    const etcdUrl = `http://127.0.0.1:${client}`;
+    this.spawn(this.etcdBin, etcdArgs(join(this.dir, "etcd"), client, peer));
+    await this.until(timeoutMs, "etcd to answer", async () => (await fetch(`${etcdUrl}/health`)).ok);
+    for (let i = 0; i < this.size; i++) {
+      const n: LocalNode = { name: `node${i}@perf`, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`) };
+      this.nodes.push(n);
+      this.spawn(process.execPath, [CONEY_BIN, ...nodeArgs(n, { etcdUrl, clusterName: "perf", leaseTtl: this.leaseTtl }, "error")]);
+    }
+    await this.until(timeoutMs, `${this.size} nodes in sync`, async () => (await this.nodesList()).filter((e) => e.in_sync).length === this.size);
+  }
+
+  /** A single node beside the cluster (no etcd), for comparison; resolves once its API answers. */
+  async startSingle(timeoutMs = 30_000): Promise<LocalNode> {
+    const n: LocalNode = { name: "single@perf", amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, "single") };
+    this.spawn(process.execPath, [CONEY_BIN, ...nodeArgs(n, null, "error")]);
+    await this.until(timeoutMs, "the single node", async () => (await fetch(`http://127.0.0.1:${n.httpPort}/api/overview`, { headers: GUEST })).ok);
+    return n;
+  }
+
+  /** The node that leads now. */
+  async leader(): Promise<LocalNode> {
+    const name = (await this.nodesList()).find((e) => e.cluster_leader)?.name;
+    const n = this.nodes.find((x) => x.name === name);
+    if (!n) throw new Error("no leader");
+    return n;
+  }
+
+  /** Every process stopped (SIGKILL: nothing here needs a clean stop) and the directory removed. */
+  async close(): Promise<void> {
+    await Promise.all(
+      this.procs.map((p) =>
+        p.exitCode !== null || p.signalCode !== null ? undefined : new Promise<void>((resolve) => {
+          p.once("exit", () => resolve());
+          p.kill("SIGKILL");
+        }),
+      ),
+    );
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private spawn(bin: string, args: string[]): void {
+    const p = spawn(bin, args, { stdio: "ignore" });
+    p.on("error", () => undefined);
+    this.procs.push(p);
+  }
+
+  /** /api/nodes as the first node answers it (a follower forwards it to the leader). */
+  private async nodesList(): Promise<NodesEntry[]> {
+    const r = await fetch(`http://127.0.0.1:${this.nodes[0]!.httpPort}/api/nodes`, { headers: GUEST, signal: AbortSignal.timeout(2000) });
+    return r.ok ? ((await r.json()) as NodesEntry[]) : [];
+  }
+
+  private async until(ms: number, what: string, check: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      for (const p of this.procs) if (p.exitCode !== null) throw new Error(`a cluster process exited (code ${p.exitCode}) while waiting for ${what}`);
+      if (await check().catch(() => false)) return;
+      if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
