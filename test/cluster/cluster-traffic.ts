@@ -4,6 +4,7 @@
  * unconfirmed messages are allowed; a lost confirmed one is what the tests look for), and reading
  * a queue back.
  */
+import type { Socket } from "node:net";
 import amqp from "amqplib";
 import { TestCluster, type NodeInfo } from "./cluster-fixture.js";
 
@@ -59,8 +60,14 @@ export async function publishThroughFailures(
       let inflight = 0;
       let next = 0;
       let broken = false;
+      // Confirms that never come (a leader that accepts but cannot confirm) must not hold the run
+      // past its deadline or its stop condition: both are checked on a timer, not only per confirm.
+      const watch = setInterval(() => {
+        if (Date.now() > deadline || stopWhen()) finish();
+      }, 100);
       const finish = (): void => {
         broken = true;
+        clearInterval(watch);
         resolve();
       };
       conn.on("error", () => undefined);
@@ -95,9 +102,17 @@ export async function publishThroughFailures(
       };
       pump();
     });
-    await conn.close().catch(() => undefined);
+    await closeWithin(conn, 2000);
   }
   return run;
+}
+
+/** Closes a connection, or drops its socket if the broker does not answer the close in time. */
+async function closeWithin(conn: amqp.ChannelModel, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([conn.close().then(() => true, () => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  clearTimeout(timer);
+  if (!closed) (conn.connection as unknown as { stream: Socket }).stream.destroy();
 }
 
 /** Reads every message of `queue` (through any live node, reconnecting) until all `expected` bodies are seen or `ms` pass. */
@@ -131,7 +146,7 @@ export async function drainQueue(cluster: TestCluster, queue: string, expected: 
         timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
       });
       clearTimeout(timer);
-      await conn.close().catch(() => undefined);
+      await closeWithin(conn, 2000);
     } catch {
       await new Promise((r) => setTimeout(r, 200));
     }
