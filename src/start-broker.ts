@@ -143,7 +143,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   if (config.prometheusPort !== null) {
     try {
       metrics = await listenMetrics(
-        { broker, alarms, dataDir: config.dataDir, node: config.nodeName, cluster: config.clusterName },
+        // A cluster's leader runs this broker: it leads, and the leader is always in the in-sync set.
+        { broker, alarms, dataDir: config.dataDir, node: config.nodeName, cluster: config.clusterName, ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
         { port: config.prometheusPort, bind: config.bind, tls: config.httpTls ? tls : null },
         logger,
       );

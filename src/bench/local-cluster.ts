@@ -41,6 +41,8 @@ export interface LocalNode {
   readonly amqpPort: number;
   readonly httpPort: number;
   readonly dataDir: string;
+  /** The node's Prometheus port; absent: no Prometheus listener. */
+  readonly metricsPort?: number;
 }
 
 export interface ClusterArgs {
@@ -49,7 +51,7 @@ export interface ClusterArgs {
   readonly leaseTtl: number;
 }
 
-/** A node's arguments (after the script path): loopback only, no Prometheus listener; `cluster` null for a single node. */
+/** A node's arguments (after the script path): loopback only; `cluster` null for a single node. */
 export function nodeArgs(n: LocalNode, cluster: ClusterArgs | null, logLevel: string): string[] {
   const clustering = cluster === null ? [] : [
     "--etcd-endpoints", cluster.etcdUrl,
@@ -63,7 +65,7 @@ export function nodeArgs(n: LocalNode, cluster: ClusterArgs | null, logLevel: st
     "--bind", "127.0.0.1",
     "--amqp-port", String(n.amqpPort),
     "--http-port", String(n.httpPort),
-    "--prometheus-port", "off",
+    "--prometheus-port", n.metricsPort === undefined ? "off" : String(n.metricsPort),
     "--data-dir", n.dataDir,
     "--log-level", logLevel,
   ];

@@ -16,6 +16,8 @@ import type { ClusterMember, ClusterView } from "./cluster-view.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
 import { ReplicationLeader } from "./replication-leader.js";
+import { listenNodeMetrics, type MetricsListener } from "../metrics/index.js";
+import { tlsFilesOf } from "../tls/tls-files.js";
 import { newSecret } from "./replication-auth.js";
 
 export type NodeState = "starting" | "follower-syncing" | "follower-in-sync" | "leader" | "fenced";
@@ -31,6 +33,9 @@ export class ClusterNode implements ClusterView {
   private proxy: ClientProxy | null = null;
   private ports: Partial<Record<ClientPortKind, number>> = {};
   private clusterPort = 0;
+  /** While this node does not lead: its own Prometheus endpoint (the leader's broker serves the port otherwise). */
+  private metrics: MetricsListener | null = null;
+  private metricsPort: number | null = null;
   private replServer: Server | null = null;
   private follower: ReplicationFollower | null = null;
   private replication: ReplicationLeader | null = null;
@@ -82,9 +87,11 @@ export class ClusterNode implements ClusterView {
     this.proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000);
     // Ports chosen now (0 = ephemeral) are kept: the leader's broker later binds the same ones.
     this.ports = await this.proxy.listen(wanted, this.config.bind);
+    this.metricsPort = this.config.prometheusPort;
+    await this.listenForScrapes();
     await withTimeout(this.session.client.put(this.keys.known(this.me)).value(JSON.stringify({ name: this.me })).exec(), this.session.callTimeout, "register");
     await this.register();
-    this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.ports, clusterPort: this.clusterPort });
+    this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.ports, clusterPort: this.clusterPort, prometheusPort: this.metricsPort });
     this.schedule(0);
   }
 
@@ -102,6 +109,7 @@ export class ClusterNode implements ClusterView {
     this.broker = null;
     this.follower?.close();
     await this.proxy?.close();
+    await this.metrics?.close();
     this.replServer?.close();
     // Revoking the lease deletes the leader key at once: the next leader need not wait a TTL.
     await this.session.close();
@@ -155,6 +163,7 @@ export class ClusterNode implements ClusterView {
     }
     if (this.state === "fenced") return;
     if (this.proxy === null) await this.listenForClients();
+    if (this.metrics === null && this.metricsPort !== null) await this.listenForScrapes();
     const leader = this.view.leader;
     if (leader !== null && leader !== this.me) {
       const info = this.view.members.get(leader);
@@ -216,6 +225,8 @@ export class ClusterNode implements ClusterView {
     this.stopFollowing();
     await this.proxy?.close();
     this.proxy = null;
+    await this.metrics?.close();
+    this.metrics = null;
     const replication = new ReplicationLeader(
       this.config.dataDir,
       this.secret,
@@ -234,6 +245,7 @@ export class ClusterNode implements ClusterView {
       amqpPort: this.ports.amqp!,
       httpPort: this.ports.http ?? null,
       amqpsPort: this.ports.amqps ?? this.config.amqpsPort,
+      prometheusPort: this.metricsPort,
       logger: this.logger,
       replica: replication,
       clusterView: this,
@@ -277,6 +289,24 @@ export class ClusterNode implements ClusterView {
     this.needLease = true;
     this.state = "starting";
     await this.listenForClients();
+    await this.listenForScrapes();
+  }
+
+  /**
+   * A node that does not lead answers scrapes itself, with its identity and role only (a scrape of
+   * every node then finds each one up, and the leader's figures are counted once). The port
+   * chosen first (0 = ephemeral) is kept, as the client ports are. A failure is retried.
+   */
+  private async listenForScrapes(): Promise<void> {
+    if (this.metricsPort === null) return;
+    try {
+      const tls = this.config.httpTls ? tlsFilesOf(this.config) : null;
+      const role = (): { leader: boolean; inSync: boolean } => ({ leader: false, inSync: this.view.inSync?.nodes.includes(this.me) ?? false });
+      this.metrics = await listenNodeMetrics({ node: this.me, cluster: this.config.clusterName }, role, { port: this.metricsPort, bind: this.config.bind, tls }, this.logger);
+      this.metricsPort = this.metrics.port;
+    } catch (err) {
+      this.logger.error("cluster: could not listen for Prometheus scrapes; retrying", { err: (err as Error).message });
+    }
   }
 
   /** A node that does not lead forwards its client ports; a failure is retried at the next step, never fatal. */

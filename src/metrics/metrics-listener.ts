@@ -13,8 +13,9 @@ import { gzip, constants as zlibConstants } from "node:zlib";
 import type { Logger } from "../logging/logger.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { CONTENT_TYPE } from "./exposition.js";
-import { RuntimeMonitor } from "./node-families.js";
-import { renderAggregated, renderDetailed, renderPerObject } from "./render.js";
+import type { ClusterRole } from "./cluster-families.js";
+import { RuntimeMonitor, type EndpointName, type NodeIdentity } from "./node-families.js";
+import { renderAggregated, renderDetailed, renderNodeOnly, renderPerObject } from "./render.js";
 import { ScrapeState, type MetricsSource } from "./scrape-state.js";
 
 export interface MetricsListenerOptions {
@@ -34,11 +35,34 @@ export interface MetricsListener {
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 
-export async function listenMetrics(source: MetricsSource, opts: MetricsListenerOptions, logger: Logger): Promise<MetricsListener> {
+/** One endpoint's body; `url` carries /metrics/detailed's query. */
+export type Render = (endpoint: EndpointName, url: URL, runtime: RuntimeMonitor) => string;
+
+/** The broker's endpoints (a single node, or a cluster's leader). */
+export function listenMetrics(source: MetricsSource, opts: MetricsListenerOptions, logger: Logger): Promise<MetricsListener> {
+  return listenExposition(
+    (endpoint, url, runtime) => {
+      const state = new ScrapeState(source);
+      if (endpoint === "aggregated") return renderAggregated(state, runtime);
+      if (endpoint === "per-object") return renderPerObject(state, runtime);
+      const vhosts = url.searchParams.getAll("vhost");
+      return renderDetailed(state, new Set(url.searchParams.getAll("family")), vhosts.length > 0 ? new Set(vhosts) : null);
+    },
+    opts,
+    logger,
+  );
+}
+
+/** A cluster follower's endpoints: its identity, role and runtime only (render.ts, renderNodeOnly). */
+export function listenNodeMetrics(who: NodeIdentity, role: () => ClusterRole, opts: MetricsListenerOptions, logger: Logger): Promise<MetricsListener> {
+  return listenExposition((endpoint, _url, runtime) => renderNodeOnly(who, role(), endpoint, runtime), opts, logger);
+}
+
+async function listenExposition(render: Render, opts: MetricsListenerOptions, logger: Logger): Promise<MetricsListener> {
   const runtime = new RuntimeMonitor();
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     try {
-      serve(req, res, source, runtime);
+      serve(req, res, render, runtime);
     } catch (err) {
       logger.error("metrics scrape failed", { err: err instanceof Error ? err.message : String(err) });
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
@@ -68,10 +92,13 @@ export async function listenMetrics(source: MetricsSource, opts: MetricsListener
   };
 }
 
-function serve(req: IncomingMessage, res: ServerResponse, source: MetricsSource, runtime: RuntimeMonitor): void {
+const ENDPOINTS: Readonly<Record<string, EndpointName>> = { "/metrics": "aggregated", "/metrics/per-object": "per-object", "/metrics/detailed": "detailed" };
+
+function serve(req: IncomingMessage, res: ServerResponse, render: Render, runtime: RuntimeMonitor): void {
   const url = new URL(req.url ?? "/", "http://metrics");
   const path = url.pathname.endsWith("/") && url.pathname.length > 1 ? url.pathname.slice(0, -1) : url.pathname;
-  if (path !== "/metrics" && path !== "/metrics/per-object" && path !== "/metrics/detailed") {
+  const endpoint = Object.hasOwn(ENDPOINTS, path) ? ENDPOINTS[path]! : null;
+  if (endpoint === null) {
     res.writeHead(404, { "content-type": "text/plain" });
     res.end("Not Found: the Prometheus endpoints are /metrics, /metrics/per-object and /metrics/detailed\n");
     return;
@@ -81,15 +108,7 @@ function serve(req: IncomingMessage, res: ServerResponse, source: MetricsSource,
     res.end("Method Not Allowed\n");
     return;
   }
-  const state = new ScrapeState(source);
-  let body: string;
-  if (path === "/metrics") body = renderAggregated(state, runtime);
-  else if (path === "/metrics/per-object") body = renderPerObject(state, runtime);
-  else {
-    const vhosts = url.searchParams.getAll("vhost");
-    body = renderDetailed(state, new Set(url.searchParams.getAll("family")), vhosts.length > 0 ? new Set(vhosts) : null);
-  }
-  send(req, res, body);
+  send(req, res, render(endpoint, url, runtime));
 }
 
 function send(req: IncomingMessage, res: ServerResponse, body: string): void {

@@ -22,7 +22,13 @@ export function permanentClusterId(cluster: string): string {
   return `coney-cluster-id-${createHash("sha256").update(cluster).digest("base64url").slice(0, 22)}`;
 }
 
-export function writeIdentity(out: Exposition, s: ScrapeState, endpoint: EndpointName): void {
+/** Who answers a scrape: rabbitmq_node and rabbitmq_cluster. */
+export interface NodeIdentity {
+  readonly node: string;
+  readonly cluster: string;
+}
+
+export function writeIdentity(out: Exposition, who: NodeIdentity, endpoint: EndpointName): void {
   out.family("rabbitmq_build_info", "untyped", "RabbitMQ & Erlang/OTP version info");
   out.sample(
     "rabbitmq_build_info",
@@ -37,7 +43,7 @@ export function writeIdentity(out: Exposition, s: ScrapeState, endpoint: Endpoin
     ].join(","),
     1,
   );
-  const { node, cluster } = s.source;
+  const { node, cluster } = who;
   out.family("rabbitmq_identity_info", "untyped", "RabbitMQ node & cluster identity info");
   out.sample(
     "rabbitmq_identity_info",

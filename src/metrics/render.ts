@@ -10,8 +10,9 @@
 import { Exposition, labelBlock, labelPair } from "./exposition.js";
 import { CORE_GROUPS, type FamilySpec, type Group, type NodeRow, type ObjectGroup } from "./family-groups.js";
 import { writeDeadLettered, writeGlobal, writeTotals } from "./global-families.js";
-import { RuntimeMonitor, writeAlarms, writeIdentity, writeMessageSizes, writeProcessStart } from "./node-families.js";
+import { RuntimeMonitor, writeAlarms, writeIdentity, writeMessageSizes, writeProcessStart, type EndpointName, type NodeIdentity } from "./node-families.js";
 import type { ScrapeState } from "./scrape-state.js";
+import { writeClusterRole, type ClusterRole } from "./cluster-families.js";
 
 const PREFIX = "rabbitmq_";
 const DETAILED_PREFIX = "rabbitmq_detailed_";
@@ -37,11 +38,26 @@ function renderAll(s: ScrapeState, runtime: RuntimeMonitor, perObject: boolean):
     writeGroup(out, PREFIX, g, s, perObject, null);
   }
   writeTotals(out, s);
-  writeIdentity(out, s, perObject ? "per-object" : "aggregated");
+  writeIdentity(out, s.source, perObject ? "per-object" : "aggregated");
+  if (s.source.clusterRole) writeClusterRole(out, s.source.clusterRole());
   writeGlobal(out, s);
   writeDeadLettered(out, s);
   writeMessageSizes(out, s);
   runtime.write(out);
+  return out.text();
+}
+
+/**
+ * What a cluster node that does not lead answers on every endpoint: it runs no broker, so no
+ * queue, channel or connection figures (they are the leader's, and summing them over nodes must
+ * count them once); its identity, role and runtime, so a scrape of every node finds each up.
+ */
+export function renderNodeOnly(who: NodeIdentity, role: ClusterRole, endpoint: EndpointName, runtime: RuntimeMonitor): string {
+  const out = new Exposition();
+  if (endpoint === "aggregated") writeProcessStart(out);
+  writeIdentity(out, who, endpoint);
+  writeClusterRole(out, role);
+  if (endpoint !== "detailed") runtime.write(out);
   return out.text();
 }
 
@@ -56,7 +72,7 @@ export function renderDetailed(s: ScrapeState, families: ReadonlySet<string>, vh
     writeGroup(out, DETAILED_PREFIX, g, s, true, vhosts);
   }
   for (const g of clusterGroups) if (families.has(g.name)) writeNodeGroup(out, CLUSTER_PREFIX, g.families, g.rows(s));
-  writeIdentity(out, s, "detailed");
+  writeIdentity(out, s.source, "detailed");
   return out.text();
 }
 

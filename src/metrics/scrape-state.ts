@@ -8,6 +8,7 @@ import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.
 import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { Queue } from "../broker/queue/queue.js";
 import { nodeFigures, type NodeFigures } from "./node-figures.js";
+import type { ClusterRole } from "./cluster-families.js";
 
 /** What the metrics endpoint is given at start (its narrow view of the running broker). */
 export interface MetricsSource {
@@ -18,6 +19,8 @@ export interface MetricsSource {
   /** rabbitmq_node and rabbitmq_cluster (the management API's node and cluster_name). */
   readonly node: string;
   readonly cluster: string;
+  /** In a cluster, this node's role (it leads while it has a broker); absent on a single node. */
+  readonly clusterRole?: () => ClusterRole;
 }
 
 export class ScrapeState {

@@ -19,6 +19,7 @@ export interface NodeInfo {
   readonly amqpPort: number;
   readonly httpPort: number;
   readonly dataDir: string;
+  readonly metricsPort?: number;
   proc: ChildProcess | null;
   log: string;
 }
@@ -37,14 +38,16 @@ export class TestCluster {
   readonly nodes: NodeInfo[] = [];
   private etcdPorts: [number, number] = [0, 0];
 
-  constructor(readonly size: number, readonly leaseTtl = 3, readonly extraArgs: string[] = []) {}
+  /** `withMetrics`: every node gets a Prometheus port of its own (otherwise none listens). */
+  constructor(readonly size: number, readonly leaseTtl = 3, readonly extraArgs: string[] = [], readonly withMetrics = false) {}
 
   async start(): Promise<void> {
     this.etcdPorts = [await freePort(), await freePort()];
     await this.startEtcd();
     for (let i = 0; i < this.size; i++) {
       const name = `node${i}@test`;
-      this.nodes.push({ name, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`), proc: null, log: "" });
+      const metrics = this.withMetrics ? { metricsPort: await freePort() } : {};
+      this.nodes.push({ name, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`), ...metrics, proc: null, log: "" });
     }
     for (const n of this.nodes) this.startNode(n);
     await this.waitForLeader();
