@@ -23,6 +23,8 @@ import { newSecret } from "./replication-auth.js";
 export type NodeState = "starting" | "follower-syncing" | "follower-in-sync" | "leader" | "fenced";
 
 const TICK_MS = 200;
+/** A leader that failed to prove the cluster's secret is tried again only after this long (not every tick). */
+const REFUSAL_BACKOFF_MS = 5000;
 
 export class ClusterNode implements ClusterView {
   state: NodeState = "starting";
@@ -43,6 +45,7 @@ export class ClusterNode implements ClusterView {
   /** The leader's broker while it boots: a fence that comes meanwhile waits for it, then closes it. */
   private booting: Promise<RunningBroker | null> | null = null;
   private epoch = 0;
+  private refusedAt = -Infinity;
   private secret: Buffer = Buffer.alloc(0);
   private needLease = false;
   private busy = false;
@@ -186,10 +189,13 @@ export class ClusterNode implements ClusterView {
   private follow(info: MemberInfo): void {
     this.proxy?.setTarget({ host: info.host, ports: info.ports });
     const f = this.follower;
+    const refusedLately = performance.now() - this.refusedAt < REFUSAL_BACKOFF_MS;
+    if ((!f || f.closed) && refusedLately) return;
     if (!f || f.closed || f.target.leader !== info.name || f.target.host !== info.host || f.target.port !== info.clusterPort) {
       f?.close();
       this.logger.info("cluster: following", { leader: info.name });
       this.follower = new ReplicationFollower({ leader: info.name, host: info.host, port: info.clusterPort }, this.me, this.secret, this.config.dataDir, this.logger, (closed) => {
+        if (closed.refused) this.refusedAt = performance.now();
         if (this.follower === closed) this.follower = null;
       });
     }

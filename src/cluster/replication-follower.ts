@@ -37,6 +37,8 @@ export class ReplicationFollower {
   /** The snapshot is on disk: from here on the copy only grows by live frames. */
   synced = false;
   closed = false;
+  /** The peer did not prove it holds the cluster's secret. */
+  refused = false;
   private readonly socket: Socket;
   private readonly fds = new Map<string, number>();
   private readonly dirty = new Set<number>();
@@ -97,6 +99,7 @@ export class ReplicationFollower {
     const leaderNonce = p.subarray(0, NONCE_BYTES);
     if (type !== FrameType.Challenge || p.length <= NONCE_BYTES || !proofMatches(p.subarray(NONCE_BYTES), leaderProof(this.secret, this.nonce, leaderNonce, this.me))) {
       this.logger.error("cluster: the replication peer did not prove it holds the cluster's secret; not following it", { leader: this.target.leader });
+      this.refused = true;
       return this.close();
     }
     this.leaderProven = true;

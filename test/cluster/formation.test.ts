@@ -23,12 +23,13 @@ describe("cluster formation", { timeout: 90_000 }, () => {
 
   it("elects one leader that every node's /api/nodes reports, with three nodes", async () => {
     const leader = await cluster.waitForLeader();
-    // A follower forwards once it has read the leader from etcd (within a poll of 200 ms).
+    // A follower forwards once it has read the leader from etcd (within a poll of 200 ms), and a
+    // node is known (nodes/) a moment before its member key says it runs (members/).
     let lists: Array<NodesEntry[] | null> = [];
     await eventually(async () => {
       lists = await Promise.all(cluster.nodes.map((n) => cluster.nodesVia(n)));
-      return lists.every((l) => l !== null && l.length === 3);
-    }, 20_000, "every node to answer /api/nodes with three nodes");
+      return lists.every((l) => l !== null && l.length === 3 && l.every((e) => e.running));
+    }, 20_000, "every node to answer /api/nodes with three running nodes");
     for (const list of lists) {
       assert.ok(list);
       assert.deepEqual(list.map((e) => e.name).sort(), cluster.nodes.map((n) => n.name).sort());

@@ -3,9 +3,14 @@
 // it gets a challenge and nothing else, whatever it sends.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { connect, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Etcd3 } from "etcd3";
-import { FrameSplitter, FrameType, nameHead, sendFrame } from "../../src/cluster/replication-frames.js";
+import { FrameSplitter, FrameType, f64, nameHead, sendFrame } from "../../src/cluster/replication-frames.js";
+import { ReplicationFollower } from "../../src/cluster/replication-follower.js";
+import { createLogger } from "../../src/logging/logger.js";
 import { followerProof, leaderProof, newNonce, newSecret, proofMatches } from "../../src/cluster/replication-auth.js";
 import { TestCluster } from "./cluster-fixture.js";
 
@@ -28,6 +33,40 @@ describe("replication proofs", () => {
     const head = Buffer.alloc(5);
     head.writeUInt32LE(1_000_000, 0);
     assert.throws(() => s.push(head), /replication frame of 1000000 bytes refused/);
+  });
+});
+
+describe("a follower against a leader without the secret", () => {
+  it("refuses it after its challenge, sends no proof, and keeps its copy", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-follower-"));
+    writeFileSync(join(dataDir, "definitions.json"), "{}");
+    const received: FrameType[] = [];
+    // A peer that answers Hello with a made-up proof, then streams a snapshot at once.
+    const server = createServer((s) => {
+      s.on("error", () => undefined);
+      const splitter = new FrameSplitter((type) => {
+        received.push(type);
+        if (type !== FrameType.Hello) return;
+        sendFrame(s, FrameType.Challenge, newNonce(), [Buffer.alloc(32, 1)]);
+        sendFrame(s, FrameType.SnapFile, nameHead("definitions.json", f64(0)), [Buffer.from("{\"evil\":true}")]);
+      });
+      s.on("data", (d: Buffer) => splitter.push(d));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const closed = new Promise<ReplicationFollower>((resolve) => {
+        new ReplicationFollower({ leader: "fake@h", host: "127.0.0.1", port }, "me@h", newSecret(), dataDir, createLogger("silent"), resolve);
+      });
+      const f = await closed;
+      assert.ok(f.refused, "the follower refused the peer");
+      assert.deepEqual(received, [FrameType.Hello], "no proof was sent");
+      assert.ok(existsSync(join(dataDir, "definitions.json")), "the copy was not wiped");
+      assert.ok(!existsSync(join(dataDir, "cluster-copy-incomplete")), "nor marked incomplete");
+    } finally {
+      server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
