@@ -6,7 +6,7 @@
  * A leader that can no longer prove its lease, or that etcd refuses, fences itself: it closes its
  * broker and rejoins as a follower.
  */
-import { createServer, type Server } from "node:net";
+import type { Server } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
@@ -19,6 +19,7 @@ import { ReplicationLeader } from "./replication-leader.js";
 import { listenNodeMetrics, type MetricsListener } from "../metrics/index.js";
 import { tlsFilesOf } from "../tls/tls-files.js";
 import { newSecret } from "./replication-auth.js";
+import { replicationTransport, type ReplicationTransport } from "./replication-transport.js";
 
 export type NodeState = "starting" | "follower-syncing" | "follower-in-sync" | "leader" | "fenced";
 
@@ -31,6 +32,7 @@ export class ClusterNode implements ClusterView {
   private readonly session: EtcdSession;
   private readonly keys: ClusterKeys;
   private readonly me: string;
+  private readonly transport: ReplicationTransport;
   private view: ClusterState = EMPTY_STATE;
   private proxy: ClientProxy | null = null;
   private ports: Partial<Record<ClientPortKind, number>> = {};
@@ -58,6 +60,7 @@ export class ClusterNode implements ClusterView {
   ) {
     this.me = config.nodeName;
     this.keys = ClusterKeys.of(config.clusterName);
+    this.transport = replicationTransport(config);
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;
@@ -77,7 +80,8 @@ export class ClusterNode implements ClusterView {
   async start(): Promise<void> {
     await this.session.grant();
     this.secret = await this.clusterSecret();
-    this.replServer = createServer((s) => (this.replication ? this.replication.accept(s) : s.destroy()));
+    this.replServer = this.transport.server((s) => (this.replication ? this.replication.accept(s) : s.destroy()));
+    this.replServer.on("tlsClientError", (err: Error) => this.logger.warn("cluster: replication TLS handshake failed", { err: err.message }));
     await new Promise<void>((resolve, reject) => {
       this.replServer!.once("error", reject);
       this.replServer!.listen(this.config.clusterPort, this.config.bind === "" ? undefined : this.config.bind, () => resolve());
@@ -94,7 +98,7 @@ export class ClusterNode implements ClusterView {
     await this.listenForScrapes();
     await withTimeout(this.session.client.put(this.keys.known(this.me)).value(JSON.stringify({ name: this.me })).exec(), this.session.callTimeout, "register");
     await this.register();
-    this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.ports, clusterPort: this.clusterPort, prometheusPort: this.metricsPort });
+    this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.ports, clusterPort: this.clusterPort, clusterTls: this.transport.tls, prometheusPort: this.metricsPort });
     this.schedule(0);
   }
 
@@ -194,7 +198,7 @@ export class ClusterNode implements ClusterView {
     if (!f || f.closed || f.target.leader !== info.name || f.target.host !== info.host || f.target.port !== info.clusterPort) {
       f?.close();
       this.logger.info("cluster: following", { leader: info.name });
-      this.follower = new ReplicationFollower({ leader: info.name, host: info.host, port: info.clusterPort }, this.me, this.secret, this.config.dataDir, this.logger, (closed) => {
+      this.follower = new ReplicationFollower({ leader: info.name, host: info.host, port: info.clusterPort }, this.me, this.secret, this.transport, this.config.dataDir, this.logger, (closed) => {
         if (closed.refused) this.refusedAt = performance.now();
         if (this.follower === closed) this.follower = null;
       });

@@ -8,7 +8,7 @@
  * groups, the way its own group commit syncs them.
  */
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { join } from "node:path";
 import type { Logger } from "../logging/logger.js";
 import { writeFileAtomicSync } from "../store/atomic-file.js";
@@ -16,6 +16,7 @@ import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { segmentFileName } from "../store/segment.js";
 import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
 import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame } from "./replication-frames.js";
+import type { ReplicationTransport } from "./replication-transport.js";
 
 export interface FollowTarget {
   readonly leader: string;
@@ -60,6 +61,7 @@ export class ReplicationFollower {
     readonly target: FollowTarget,
     private readonly me: string,
     private readonly secret: Buffer,
+    transport: ReplicationTransport,
     private readonly dataDir: string,
     private readonly logger: Logger,
     private readonly onClosed: (f: ReplicationFollower) => void,
@@ -67,9 +69,8 @@ export class ReplicationFollower {
     this.messagesDir = join(dataDir, "messages");
     const splitter = new FrameSplitter((type, payload) => (this.leaderProven ? this.apply(type, payload) : this.challenged(type, payload, splitter)));
     splitter.maxFrame = MAX_UNAUTHENTICATED_FRAME;
-    this.socket = connect({ host: target.host, port: target.port });
+    this.socket = transport.connect(target.host, target.port, () => sendFrame(this.socket, FrameType.Hello, nameHead(me, this.nonce)));
     this.socket.setNoDelay(true);
-    this.socket.on("connect", () => sendFrame(this.socket, FrameType.Hello, nameHead(me, this.nonce)));
     this.socket.on("data", (d: Buffer) => {
       try {
         splitter.push(d);
@@ -79,7 +80,13 @@ export class ReplicationFollower {
         this.close();
       }
     });
-    this.socket.on("error", (err) => this.logger.debug("cluster: replication connection error", { err: err.message }));
+    this.socket.on("error", (err: Error & { code?: string }) => {
+      // A certificate that does not verify is a configuration error worth saying, and retrying slowly.
+      if (transport.tls && !this.leaderProven && /CERT|UNABLE_TO|SIGNATURE|ERR_SSL|ERR_TLS/.test(err.code ?? "")) {
+        this.logger.error("cluster: the leader's TLS certificate did not verify; not following it", { leader: this.target.leader, err: err.message });
+        this.refused = true;
+      } else this.logger.debug("cluster: replication connection error", { err: err.message });
+    });
     this.socket.on("close", () => this.close());
   }
 

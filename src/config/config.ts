@@ -38,6 +38,8 @@ export interface ConeyConfig {
   clusterPort: number;
   /** The address other cluster nodes use to reach this node's ports. */
   advertiseAddress: string;
+  /** Replication over TLS: the leader presents --tls-cert, followers verify it against --tls-ca (docs/CLUSTERING.md). */
+  clusterTls: boolean;
   /** Seconds a node's etcd lease lives without renewal: about the failover time. */
   etcdLeaseTtl: number;
   /** A RabbitMQ definitions file imported at every boot (RabbitMQ's load_definitions). */
@@ -99,6 +101,7 @@ export function defaultConfig(): ConeyConfig {
     minInSyncReplicas: null,
     clusterPort: 0,
     advertiseAddress: hostname(),
+    clusterTls: false,
     etcdLeaseTtl: 5,
     loadDefinitions: null,
     oauthResourceServerId: null,

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONEY_BIN, etcdArgs, freePort, nodeArgs } from "../../src/bench/local-cluster.js";
+import { Etcd3 } from "etcd3";
 import { eventually } from "../helpers/wait.js";
 
 export { freePort };
@@ -95,6 +96,23 @@ export class TestCluster {
   /** SIGSTOP / SIGCONT a node or etcd: a process that is alive but does nothing (a stalled machine, a partition). */
   signal(p: ChildProcess | null, signal: "SIGSTOP" | "SIGCONT"): void {
     if (p && p.exitCode === null && p.signalCode === null) p.kill(signal);
+  }
+
+  /** A key of this cluster in etcd (under /coney/test/), read directly; null when absent. */
+  async etcdKey(key: string): Promise<string | null> {
+    const etcd = new Etcd3({ hosts: this.etcdUrl });
+    try {
+      return await etcd.get(`/coney/test/${key}`).string();
+    } finally {
+      etcd.close();
+    }
+  }
+
+  /** A node's replication port, as it registered it in etcd. */
+  async replicationPort(n: NodeInfo): Promise<number> {
+    const port = (JSON.parse((await this.etcdKey(`members/${n.name}`)) ?? "{}") as { clusterPort?: number }).clusterPort ?? 0;
+    if (port <= 0) throw new Error(`${n.name} has no replication port in etcd`);
+    return port;
   }
 
   /** Times (ms since the epoch) at which a node logged `msg`. */

@@ -7,10 +7,12 @@ import { connect, createServer, type Socket } from "node:net";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Etcd3 } from "etcd3";
 import { FrameSplitter, FrameType, f64, nameHead, sendFrame } from "../../src/cluster/replication-frames.js";
 import { ReplicationFollower } from "../../src/cluster/replication-follower.js";
 import { createLogger } from "../../src/logging/logger.js";
+import { replicationTransport } from "../../src/cluster/replication-transport.js";
+
+const PLAIN = replicationTransport({ clusterTls: false, tlsCert: null, tlsKey: null, tlsCa: null });
 import { followerProof, leaderProof, newNonce, newSecret, proofMatches } from "../../src/cluster/replication-auth.js";
 import { TestCluster } from "./cluster-fixture.js";
 
@@ -56,7 +58,7 @@ describe("a follower against a leader without the secret", () => {
     const port = (server.address() as { port: number }).port;
     try {
       const closed = new Promise<ReplicationFollower>((resolve) => {
-        new ReplicationFollower({ leader: "fake@h", host: "127.0.0.1", port }, "me@h", newSecret(), dataDir, createLogger("silent"), resolve);
+        new ReplicationFollower({ leader: "fake@h", host: "127.0.0.1", port }, "me@h", newSecret(), PLAIN, dataDir, createLogger("silent"), resolve);
       });
       const f = await closed;
       assert.ok(f.refused, "the follower refused the peer");
@@ -96,15 +98,7 @@ describe("replication port against a stranger", { timeout: 90_000 }, () => {
   before(async () => {
     await cluster.start();
     await cluster.waitForInSync(3);
-    const leader = await cluster.waitForLeader();
-    const etcd = new Etcd3({ hosts: cluster.etcdUrl });
-    try {
-      const info = JSON.parse((await etcd.get(`/coney/test/members/${leader.name}`).string()) ?? "{}") as { clusterPort?: number };
-      port = info.clusterPort ?? 0;
-    } finally {
-      etcd.close();
-    }
-    assert.ok(port > 0, "the leader's replication port is in etcd");
+    port = await cluster.replicationPort(await cluster.waitForLeader());
   });
   after(() => cluster.close());
 
