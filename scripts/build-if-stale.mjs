@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -62,8 +63,6 @@ function tryLock() {
     return false;
   }
 }
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 while (stale()) {
   if (!tryLock()) {
