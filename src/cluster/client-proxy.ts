@@ -3,8 +3,15 @@
  * AMQP, AMQPS or HTTP port is piped byte for byte to the same listener of the current leader.
  * TLS is not terminated here. When the leader changes, every piped connection is closed (clients
  * reconnect); a connection that arrives while no leader is known waits up to `waitMs` for one.
+ * On the HTTP port a `local` responder may first look at the connection's first request head and
+ * answer it itself (the follower's own health checks, local-health.ts); otherwise every byte it
+ * looked at is forwarded as it came. TLS connections are not looked into.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { MAX_REQUEST_HEAD, parseRequestHead, type RequestHead } from "./request-head.js";
+
+/** The whole response to a first request this node answers itself; null to forward it. */
+export type LocalResponder = (head: RequestHead, remoteAddress: string) => string | null;
 
 export type ClientPortKind = "amqp" | "amqps" | "http";
 
@@ -19,7 +26,10 @@ export class ClientProxy {
   private target: ProxyTarget | null = null;
   private waiting: Array<() => void> = [];
 
-  constructor(private readonly waitMs: number) {}
+  constructor(
+    private readonly waitMs: number,
+    private readonly local: LocalResponder | null = null,
+  ) {}
 
   /** Listens on each port (0 = ephemeral); resolves with the bound ports. */
   async listen(ports: Partial<Record<ClientPortKind, number>>, bind: string): Promise<Partial<Record<ClientPortKind, number>>> {
@@ -77,6 +87,33 @@ export class ClientProxy {
     client.on("error", () => undefined);
     this.piped.add(client);
     client.on("close", () => this.piped.delete(client));
+    if (kind === "http" && this.local !== null) return this.peek(client, this.local);
+    this.forward(kind, client);
+  }
+
+  /** Reads the first request head (bounded in size and time), answers it or forwards it all. */
+  private peek(client: Socket, local: LocalResponder): void {
+    let head: Buffer = Buffer.alloc(0);
+    const onData = (d: Buffer): void => {
+      head = head.length === 0 ? d : Buffer.concat([head, d]);
+      if (head.indexOf("\r\n\r\n") >= 0 || head.length > MAX_REQUEST_HEAD) decide();
+    };
+    const timer = setTimeout(() => decide(), this.waitMs);
+    const decide = (): void => {
+      clearTimeout(timer);
+      client.off("data", onData);
+      client.pause();
+      if (client.destroyed) return;
+      const parsed = parseRequestHead(head);
+      const answer = parsed === null ? null : local(parsed, client.remoteAddress ?? "");
+      if (answer !== null) return void client.end(answer);
+      if (head.length > 0) client.unshift(head);
+      this.forward("http", client);
+    };
+    client.on("data", onData);
+  }
+
+  private forward(kind: ClientPortKind, client: Socket): void {
     if (this.target) return this.pipe(kind, client);
     const timer = setTimeout(() => client.destroy(), this.waitMs);
     client.pause();

@@ -10,7 +10,8 @@ import type { Server } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
-import { ClientProxy, type ClientPortKind } from "./client-proxy.js";
+import { ClientProxy, type ClientPortKind, type LocalResponder } from "./client-proxy.js";
+import { FollowerHealth } from "./local-health.js";
 import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
 import type { ClusterMember, ClusterView } from "./cluster-view.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
@@ -48,6 +49,7 @@ export class ClusterNode implements ClusterView {
   private booting: Promise<RunningBroker | null> | null = null;
   private epoch = 0;
   private refusedAt = -Infinity;
+  private readonly localHealth: LocalResponder | null;
   private secret: Buffer = Buffer.alloc(0);
   private needLease = false;
   private busy = false;
@@ -61,6 +63,7 @@ export class ClusterNode implements ClusterView {
     this.me = config.nodeName;
     this.keys = ClusterKeys.of(config.clusterName);
     this.transport = replicationTransport(config);
+    this.localHealth = this.followerHealth();
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;
@@ -91,7 +94,7 @@ export class ClusterNode implements ClusterView {
     const wanted: Partial<Record<ClientPortKind, number>> = { amqp: this.config.amqpPort };
     if (this.config.httpPort !== null) wanted.http = this.config.httpPort;
     if (this.config.tlsCert) wanted.amqps = this.config.amqpsPort;
-    this.proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000);
+    this.proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth);
     // Ports chosen now (0 = ephemeral) are kept: the leader's broker later binds the same ones.
     this.ports = await this.proxy.listen(wanted, this.config.bind);
     this.metricsPort = this.config.prometheusPort;
@@ -183,6 +186,31 @@ export class ClusterNode implements ClusterView {
     if (this.eligible()) await this.campaign();
   }
 
+  /** Followers a confirm needs: the flag, or a majority of the known nodes minus the leader. */
+  private minInSync(): number {
+    return this.config.minInSyncReplicas ?? Math.floor(Math.max(this.view.known.length, 1) / 2);
+  }
+
+  /**
+   * While following, this node's own answers to the health checks only it can give
+   * (local-health.ts); none on an HTTPS port, whose bytes the proxy does not decrypt.
+   */
+  private followerHealth(): LocalResponder | null {
+    if (this.config.httpTls) return null;
+    const health = new FollowerHealth(this.config.dataDir, this.config.loopbackUsers, {
+      me: this.me,
+      leader: () => (this.view.leader === this.me ? null : this.view.leader),
+      quorumCritical: () => {
+        const inSync = this.view.inSync;
+        if (inSync === null || !inSync.nodes.includes(this.me)) return null;
+        const left = inSync.nodes.filter((n) => n !== inSync.leader).length - 1;
+        const min = this.minInSync();
+        return left < min ? `Stopping ${this.me} would leave ${left} in-sync followers, fewer than min-in-sync-replicas (${min}): publisher confirms would wait` : null;
+      },
+    });
+    return (head, remote) => health.answer(head, remote);
+  }
+
   /** Only a node holding every confirmed message may lead: listed in sync, with a complete copy. */
   private eligible(): boolean {
     const inSync = this.view.inSync;
@@ -242,7 +270,7 @@ export class ClusterNode implements ClusterView {
       this.secret,
       {
         writeInSync: (followers) => this.writeInSync(followers),
-        minInSync: () => this.config.minInSyncReplicas ?? Math.floor(Math.max(this.view.known.length, 1) / 2),
+        minInSync: () => this.minInSync(),
         leaseValid: () => this.session.leaseValid,
         deposed: (why) => void this.fence(why),
       },
@@ -321,7 +349,7 @@ export class ClusterNode implements ClusterView {
 
   /** A node that does not lead forwards its client ports; a failure is retried at the next step, never fatal. */
   private async listenForClients(): Promise<void> {
-    const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000);
+    const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth);
     try {
       await proxy.listen(this.ports, this.config.bind);
       this.proxy = proxy;

@@ -58,7 +58,19 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
   // The spec names the path without a window; rabbitmq-diagnostics' default window is 4 weeks.
   resource(app, ctx, "/api/health/checks/certificate-expiration", { GET: () => certificates(28 * 86_400_000) });
   resource(app, ctx, "/api/health/checks/virtual-hosts", { GET: () => ({ status: "ok" }) });
-  resource(app, ctx, "/api/health/checks/node-is-quorum-critical", { GET: () => ({ status: "ok", reason: "single node cluster" }) });
+  // In a cluster (docs/CLUSTERING.md) this node answers as the leader: stopping it is safe while a
+  // follower in sync can take over; a follower answers both checks itself (cluster/local-health.ts).
+  resource(app, ctx, "/api/health/checks/node-is-quorum-critical", {
+    GET: () => {
+      const cluster = ctx.cluster;
+      if (cluster === null) return { status: "ok", reason: "single node cluster" };
+      if (cluster.members().some((m) => m.inSync && !m.leader)) return { status: "ok" };
+      const queues = [...b.vhosts.values()].flatMap((v) => [...v.queues.values()].filter((q) => q.durable).map((q) => ({ name: q.name, virtual_host: v.name, type: "classic" })));
+      return failed({ reason: `No follower is in sync: stopping the leader ${ctx.node} would leave no node to take over with every confirmed message`, queues });
+    },
+  });
+  // Which node leads: the one whose broker answers (a follower answers 503 itself, cluster/local-health.ts).
+  resource(app, ctx, "/api/health/checks/cluster-leader", { GET: () => ({ status: "ok" }) });
   resource(app, ctx, "/api/health/checks/node-is-mirror-sync-critical", { GET: () => ({ status: "ok", reason: "single node cluster" }) });
   // The deprecated node health check: this node answers, so it is up.
   resource(app, ctx, "/api/healthchecks/node", { GET: () => ({ status: "ok" }) });
