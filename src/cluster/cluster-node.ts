@@ -7,13 +7,14 @@
  * broker and rejoins as a follower.
  */
 import type { Server } from "node:net";
+import type { IOperation } from "etcd3";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { ClientProxy, type ClientPortKind, type LocalResponder } from "./client-proxy.js";
 import { FollowerHealth } from "./local-health.js";
 import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
-import type { ClusterMember, ClusterView } from "./cluster-view.js";
+import type { ClusterMember, ClusterView, ForgetOutcome } from "./cluster-view.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
 import { ReplicationLeader } from "./replication-leader.js";
@@ -109,6 +110,27 @@ export class ClusterNode implements ClusterView {
     const names = new Set<string>([...this.view.known, ...this.view.members.keys(), this.me]);
     const inSync = new Set(this.view.inSync?.nodes ?? []);
     return [...names].sort().map((name) => ({ name, running: name === this.me || this.view.members.has(name), leader: this.view.leader === name, inSync: inSync.has(name) }));
+  }
+
+  /**
+   * `coneyctl forget_cluster_node` (docs/CLUSTERING.md): a node gone for good leaves the known
+   * nodes, so it no longer counts in the default min-in-sync-replicas, and the in-sync set, in
+   * one transaction guarded by this node's leadership. A running node is refused (it would
+   * re-register at once); one that starts again later simply registers again.
+   */
+  async forget(node: string): Promise<ForgetOutcome> {
+    if (node === this.me) return "self";
+    if (!this.view.known.includes(node)) return "unknown";
+    if (this.view.members.has(node)) return "running";
+    const c = this.session.client;
+    const inSync = this.view.inSync;
+    const ops: IOperation[] = [c.delete().key(this.keys.known(node))];
+    if (inSync?.nodes.includes(node)) ops.push(c.put(this.keys.insync).value(JSON.stringify({ ...inSync, nodes: inSync.nodes.filter((n) => n !== node) })));
+    const res = await withTimeout(c.if(this.keys.leader, "Create", "==", this.epoch).then(...ops).commit(), this.session.callTimeout, "forget a node");
+    if (!res.succeeded) throw new Error("this node no longer leads the cluster");
+    this.view = { ...this.view, known: this.view.known.filter((n) => n !== node) };
+    this.logger.info("cluster: node forgotten", { node });
+    return "forgotten";
   }
 
   async close(): Promise<void> {

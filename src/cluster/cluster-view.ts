@@ -1,4 +1,4 @@
-/** What the management API shows of a cluster (/api/nodes): every known node and its role. */
+/** What the management API shows and does of a cluster (/api/nodes, forgetting a node): every known node and its role. */
 export interface ClusterMember {
   readonly name: string;
   readonly running: boolean;
@@ -6,6 +6,11 @@ export interface ClusterMember {
   readonly inSync: boolean;
 }
 
+/** Why a node was not forgotten, or that it was. */
+export type ForgetOutcome = "forgotten" | "unknown" | "running" | "self";
+
 export interface ClusterView {
   members(): ClusterMember[];
+  /** Removes a node that is gone for good from the known nodes (and the in-sync set); only the leader does. */
+  forget(node: string): Promise<ForgetOutcome>;
 }

@@ -37,6 +37,7 @@ import { registerVhosts } from "./routes/vhosts.js";
 import { registerTopicPermissions } from "./routes/topic-permissions.js";
 import { registerUserLimits } from "./routes/user-limits.js";
 import { registerNodeOperations } from "./routes/node-operations.js";
+import { registerClusterNodes } from "./routes/cluster-nodes.js";
 import { registerUi } from "../ui/serve-ui.js";
 
 export interface HttpListener {
@@ -122,7 +123,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
   };
-  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerClusterNodes]) {
     register(app, ctx);
   }
   // The web UI: static files at / that use only this API.

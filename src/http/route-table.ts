@@ -64,7 +64,8 @@ export function resource(app: FastifyInstance, ctx: RouteContext, path: string, 
       if (!h) return reply.code(405).header("allow", allow).send();
       try {
         const caller = open ? (null as unknown as Caller) : await ctx.logins.callerOf(req);
-        const result = h({
+        // Awaited: a few handlers (forgetting a cluster node) wait on another service.
+        const result = await h({
           caller,
           params: req.params as Record<string, string>,
           query: req.query as Record<string, string | undefined>,

@@ -1,10 +1,10 @@
 /**
  * Node-level commands: status (rabbitmqctl's sections, filled from /api/overview and
- * /api/nodes) and await_startup (waits until the management API answers).
+ * /api/nodes), await_startup (waits until the management API answers) and forget_cluster_node.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CommandSpec } from "../command-spec.js";
-import { CliError } from "../exit-codes.js";
+import { CliError, EXIT } from "../exit-codes.js";
 import type { Item } from "../list-columns.js";
 import { ManagementClient } from "../management-client.js";
 
@@ -96,4 +96,21 @@ const awaitStartup: CommandSpec = {
   },
 };
 
-export const NODE_COMMANDS: readonly CommandSpec[] = [status, awaitStartup];
+/** A cluster node gone for good (DELETE /api/coney/cluster/nodes/{node}, answered by the leader). */
+const forgetClusterNode: CommandSpec = {
+  name: "forget_cluster_node",
+  usage: "forget_cluster_node <existing_cluster_member_node>",
+  description: "Removes a node that is stopped for good from the cluster (it no longer counts in min-in-sync-replicas)",
+  section: "node",
+  minArgs: 1,
+  maxArgs: 1,
+  banner: ({ args }) => `Removing node ${args[0]!} from the cluster`,
+  async run({ api, out, args }) {
+    const res = await api.send("DELETE", path("coney", "cluster", "nodes", args[0]!));
+    if (res.status === 404) throw new CliError(EXIT.unavailable, `Node ${args[0]!} is not a member of the cluster`);
+    api.expectOk(res);
+    out.done();
+  },
+};
+
+export const NODE_COMMANDS: readonly CommandSpec[] = [status, awaitStartup, forgetClusterNode];
