@@ -1,6 +1,6 @@
 /**
  * Overview: totals, live charts of queued messages and message rates, the node's resources
- * against their alarms, listeners, and definitions export/import.
+ * against their alarms, a cluster's nodes and their roles, listeners, and definitions export/import.
  */
 import { useMemo } from "preact/hooks";
 import { hasTag, useApp } from "../app-context.js";
@@ -27,6 +27,10 @@ interface Overview {
 
 interface NodeInfo {
   name: string;
+  /** In a cluster (docs/CLUSTERING.md): another node's record carries these and little else. */
+  running?: boolean;
+  cluster_leader?: boolean;
+  in_sync?: boolean;
   uptime: number;
   mem_used: number;
   mem_limit: number;
@@ -62,8 +66,10 @@ export function OverviewPage() {
   const { api, tags, vhost } = useApp();
   const overview = useLive(() => api.get<Overview>("/overview"), []);
   const monitor = hasTag(tags, "monitoring");
-  const node = useLive(() => (monitor ? api.get<NodeInfo[]>("/nodes").then((n) => n[0]) : Promise.resolve(undefined)), [monitor]);
+  const nodes = useLive(() => (monitor ? api.get<NodeInfo[]>("/nodes") : Promise.resolve(undefined)), [monitor]);
   const o = overview.data;
+  // The node answering (in a cluster, the leader) has the full record; the others only their role.
+  const self = nodes.data?.find((n) => n.name === o?.node) ?? (nodes.data?.length === 1 ? nodes.data[0] : undefined);
   const t = o?.object_totals ?? {};
   const q = o?.queue_totals ?? {};
   const queued = useMemo(() => (o ? [q["messages_ready"], q["messages_unacknowledged"], q["messages"]] : undefined), [o]);
@@ -90,8 +96,9 @@ export function OverviewPage() {
     <${Section} title="Node">
       ${!monitor
         ? html`<p class="muted">Node figures need the monitoring or administrator tag.</p>`
-        : html`<${ErrorBox} error=${node.error} />${node.data ? html`<${NodeView} n=${node.data} version=${o?.product_version ?? ""} runtime=${o?.erlang_version ?? ""} />` : null}`}
+        : html`<${ErrorBox} error=${nodes.error} />${self ? html`<${NodeView} n=${self} version=${o?.product_version ?? ""} runtime=${o?.erlang_version ?? ""} />` : null}`}
     <//>
+    ${nodes.data && nodes.data.length > 1 ? html`<${Section} title="Cluster nodes"><${ClusterNodes} nodes=${nodes.data} /><//>` : null}
     ${o
       ? html`<${Section} title="Listeners">
           <table class="grid"><thead><tr><th>Protocol</th><th>Bound to</th><th class="num">Port</th><th>Node</th></tr></thead>
@@ -103,6 +110,19 @@ export function OverviewPage() {
           <${Definitions} path=${vhost ? apiPath`/definitions/${vhost}` : "/definitions"} vhost=${vhost} />
         <//>`
       : null}`;
+}
+
+/** Every node of a cluster and its role: which one leads and which hold every confirmed message. */
+function ClusterNodes({ nodes }: { nodes: readonly NodeInfo[] }) {
+  return html`<table class="grid" aria-label="Cluster nodes"><thead><tr><th>Node</th><th>State</th><th>Role</th><th>In sync</th></tr></thead>
+    <tbody>${nodes.map(
+      (n) => html`<tr>
+        <td>${n.name}</td>
+        <td>${n.running ? "running" : html`<span class="alarm-flag">stopped</span>`}</td>
+        <td>${n.cluster_leader ? "leader" : "follower"}</td>
+        <td>${n.in_sync ? "yes" : "no"}</td>
+      </tr>`,
+    )}</tbody></table>`;
 }
 
 function NodeView({ n, version, runtime }: { n: NodeInfo; version: string; runtime: string }) {
