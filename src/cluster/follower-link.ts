@@ -15,6 +15,8 @@ export class FollowerLink {
   state: "waiting" | "snapshot" | "live" = "waiting";
   /** Last batch the follower wrote (and synced if asked). */
   acked = -1;
+  /** Bytes of each store file the follower already holds and keeps (copy-manifest.ts); the rest is sent. */
+  kept: ReadonlyMap<string, number> = new Map();
   /** The batch its snapshot ends with: acknowledging it means the snapshot is on its disk. */
   snapBatch = -1;
   /** Confirms wait for this follower's acknowledgement (a superset of the in-sync set). */

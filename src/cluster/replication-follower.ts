@@ -1,6 +1,7 @@
 /**
- * A follower's end of replication: connects to the leader's replication port, wipes its copy,
- * writes the snapshot, then mirrors the leader's store files byte for byte, acknowledging each
+ * A follower's end of replication: connects to the leader's replication port, tells it what its
+ * copy holds (copy-manifest.ts), writes the snapshot (only what it lacked; files the leader does
+ * not have are removed), then mirrors the leader's store files byte for byte, acknowledging each
  * batch once written (and fsynced when the leader asks). Writes are synchronous and in arrival
  * order: order is what keeps the copy exact. The fsync is not: it runs in the background (the
  * node also forwards client connections) while later frames are written, and one fsync covers
@@ -16,6 +17,7 @@ import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { segmentFileName } from "../store/segment.js";
 import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
 import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame } from "./replication-frames.js";
+import { heldFiles, storeFileNames } from "./copy-manifest.js";
 import type { ReplicationTransport } from "./replication-transport.js";
 
 export interface FollowTarget {
@@ -44,7 +46,10 @@ export class ReplicationFollower {
   private readonly fds = new Map<string, number>();
   private readonly dirty = new Set<number>();
   private readonly messagesDir: string;
-  private wiped = false;
+  /** A snapshot is being written: the copy is marked incomplete. */
+  private copying = false;
+  /** Files the snapshot named (kept, appended to or rewritten). */
+  private readonly snapshotNames = new Set<string>();
   private snapEnded = false;
   /** The leader proved it holds the cluster's secret (replication-auth.ts); until then only its Challenge is read. */
   private leaderProven = false;
@@ -112,6 +117,17 @@ export class ReplicationFollower {
     this.leaderProven = true;
     splitter.maxFrame = Infinity;
     sendFrame(this.socket, FrameType.Proof, followerProof(this.secret, this.nonce, leaderNonce, this.me));
+    // What this copy holds, so the leader sends only what it lacks (copy-manifest.ts). Nothing is
+    // written here until the leader answers, which it does only after this list.
+    heldFiles(this.dataDir).then(
+      (held) => {
+        if (!this.closed) sendFrame(this.socket, FrameType.Manifest, Buffer.from(JSON.stringify(held), "utf8"));
+      },
+      (err: unknown) => {
+        this.logger.error("cluster: could not read this node's copy", { err: (err as Error).message });
+        this.close();
+      },
+    );
   }
 
   private fd(name: string): number {
@@ -124,26 +140,31 @@ export class ReplicationFollower {
   }
 
   /**
-   * The copy is replaced only once a leader actually streams a snapshot (a dead leader's key may
-   * linger for a lease TTL, and a copy wiped for nothing would make this node ineligible).
+   * The copy is marked incomplete only once a leader actually streams a snapshot (a dead leader's
+   * key may linger for a lease TTL, and a copy marked for nothing would make this node
+   * ineligible); from then until the snapshot is on disk this node may not campaign.
    */
-  private wipe(): void {
-    if (this.wiped) return;
-    this.wiped = true;
-    mkdirSync(this.dataDir, { recursive: true });
-    writeFileAtomicSync(join(this.dataDir, INCOMPLETE_MARKER), this.target.leader);
-    rmSync(this.messagesDir, { recursive: true, force: true });
-    rmSync(join(this.dataDir, DEFINITIONS_FILE), { force: true });
+  private beginSync(): void {
+    if (this.copying) return;
+    this.copying = true;
     mkdirSync(this.messagesDir, { recursive: true });
+    writeFileAtomicSync(join(this.dataDir, INCOMPLETE_MARKER), this.target.leader);
+  }
+
+  /** The snapshot is complete: files it did not name are not the leader's, and go. */
+  private endSync(): void {
+    for (const name of storeFileNames(this.dataDir)) if (!this.snapshotNames.has(name)) rmSync(join(this.dataDir, name), { force: true });
+    if (!this.snapshotNames.has(DEFINITIONS_FILE)) rmSync(join(this.dataDir, DEFINITIONS_FILE), { force: true });
   }
 
   private apply(type: FrameType, p: Buffer): void {
     if (this.closed) return;
     switch (type) {
       case FrameType.SnapFile: {
-        this.wipe();
+        this.beginSync();
         const { name, rest } = readName(p);
         if (name.includes("..")) throw new Error(`bad file name in snapshot: ${name}`);
+        this.snapshotNames.add(name);
         const offset = rest.readDoubleLE(0);
         const bytes = rest.subarray(8);
         const fd = openSync(join(this.dataDir, name), offset === 0 ? "w" : "r+", 0o600);
@@ -156,7 +177,8 @@ export class ReplicationFollower {
         return;
       }
       case FrameType.SnapEnd: {
-        this.wipe();
+        this.beginSync();
+        this.endSync();
         this.snapEnded = true;
         const dir = openSync(this.messagesDir, "r");
         fsyncSync(dir);

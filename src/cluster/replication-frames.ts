@@ -26,6 +26,8 @@ export const enum FrameType {
   Challenge = 9,
   /** follower → leader: the follower's proof. */
   Proof = 10,
+  /** follower → leader, after its proof: JSON list of the store files it holds (copy-manifest.ts). */
+  Manifest = 11,
 }
 
 /** Writes one frame: a small header buffer and the payload pieces, corked into one send. */

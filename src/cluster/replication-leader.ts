@@ -16,6 +16,7 @@ import { FollowerLink } from "./follower-link.js";
 import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
 import { FrameSplitter, FrameType, readName, sendFrame, u32 } from "./replication-frames.js";
 import { streamSnapshot, takeSnapshot } from "./snapshot-stream.js";
+import { keptBytes, type HeldFile } from "./copy-manifest.js";
 
 /** A follower that has not acknowledged a batch a confirm waits for within this long is dropped. */
 export const LAG_LIMIT_MS = 5000;
@@ -93,9 +94,8 @@ export class ReplicationLeader implements StoreReplica {
         this.links.get(name)?.close();
         link = new FollowerLink(name, socket, (l) => this.drop(l, "too far behind"));
         this.links.set(name, link);
-        this.logger.info("cluster: follower connected; full sync", { follower: name });
-        if (this.localPending) this.snapshotWaiting.push(link);
-        else this.startSnapshot(link);
+      } else if (type === FrameType.Manifest && link !== null && link.state === "waiting") {
+        this.syncFrom(link, payload);
       } else if (type === FrameType.Ack && link !== null) {
         this.acked(link, payload.readDoubleLE(0));
       }
@@ -200,12 +200,38 @@ export class ReplicationLeader implements StoreReplica {
     }
   }
 
+  /**
+   * A follower said what it holds: the bytes it may keep are worked out (hashing, off the event
+   * loop), then its snapshot starts at the next batch boundary. Live frames meanwhile are not for
+   * it: the snapshot, taken after, contains them.
+   */
+  private syncFrom(link: FollowerLink, manifest: Buffer): void {
+    let held: HeldFile[];
+    try {
+      held = JSON.parse(manifest.toString("utf8")) as HeldFile[];
+      if (!Array.isArray(held)) throw new Error("not a list");
+    } catch (err) {
+      return this.drop(link, `bad manifest: ${(err as Error).message}`);
+    }
+    this.logger.info("cluster: follower connected; syncing", { follower: link.name, filesHeld: held.length });
+    keptBytes(this.dataDir, held).then(
+      (kept) => {
+        if (link.closed || this.fenced) return;
+        link.kept = kept;
+        if (this.localPending) this.snapshotWaiting.push(link);
+        else this.startSnapshot(link);
+      },
+      (err: unknown) => this.drop(link, `could not compare copies: ${(err as Error).message}`),
+    );
+  }
+
   private startSnapshot(link: FollowerLink): void {
     const files = takeSnapshot(this.dataDir);
     link.state = "snapshot";
     link.snapBatch = this.lastBatch;
     streamSnapshot(link, files, link.snapBatch).then(
-      () => {
+      ({ sent, kept }) => {
+        this.logger.info("cluster: snapshot sent", { follower: link.name, files: files.length, sentBytes: sent, keptBytes: kept });
         if (!link.closed) link.goLive();
       },
       (err: unknown) => {

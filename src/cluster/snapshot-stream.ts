@@ -4,15 +4,15 @@
  * open descriptor keeps a segment readable even if the leader deletes it meanwhile; the delete
  * reaches the follower as a live frame after the snapshot.
  */
-import { closeSync, existsSync, fstatSync, openSync, read, readdirSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, read } from "node:fs";
 import { join } from "node:path";
 import { once } from "node:events";
 import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { FrameType, f64, nameHead, sendFrame } from "./replication-frames.js";
 import type { FollowerLink } from "./follower-link.js";
+import { storeFileNames } from "./copy-manifest.js";
 
 const CHUNK = 1024 * 1024;
-const STORE_FILE = /^\d{8}\.(seg|acks)$/;
 
 export interface SnapshotFile {
   /** Relative to the data dir: "definitions.json" or "messages/NNNNNNNN.seg|acks". */
@@ -29,8 +29,7 @@ export function takeSnapshot(dataDir: string): SnapshotFile[] {
     files.push({ name, fd, size: fstatSync(fd).size });
   };
   if (existsSync(join(dataDir, DEFINITIONS_FILE))) add(DEFINITIONS_FILE);
-  const messages = join(dataDir, "messages");
-  if (existsSync(messages)) for (const f of readdirSync(messages).sort()) if (STORE_FILE.test(f)) add(`messages/${f}`);
+  for (const name of storeFileNames(dataDir)) add(name);
   return files;
 }
 
@@ -45,18 +44,28 @@ function readAt(fd: number, length: number, position: number): Promise<Buffer> {
   });
 }
 
-/** Streams the files, then SNAP_END and the batch the snapshot ends with; resolves when all is handed to the socket. */
-export async function streamSnapshot(link: FollowerLink, files: readonly SnapshotFile[], snapBatch: number): Promise<void> {
+/**
+ * Streams the files (each from the bytes the follower keeps, link.kept), then SNAP_END and the
+ * batch the snapshot ends with; resolves with the bytes sent and kept once all is handed to the
+ * socket. Every file gets at least one frame, an empty one included: the follower removes the
+ * store files the snapshot does not name.
+ */
+export async function streamSnapshot(link: FollowerLink, files: readonly SnapshotFile[], snapBatch: number): Promise<{ sent: number; kept: number }> {
   const socket = link.socket;
+  let sent = 0;
+  let kept = 0;
   try {
     for (const f of files) {
-      // An empty file is sent too: the follower must create it.
-      let pos = 0;
+      // Files only grow while this node leads: what the follower keeps is never beyond the snapshot's size.
+      const keep = link.kept.get(f.name) ?? 0;
+      let pos = keep <= f.size ? keep : 0;
+      kept += pos;
       do {
         const piece = await readAt(f.fd, Math.min(CHUNK, f.size - pos), pos);
-        if (link.closed) return;
+        if (link.closed) return { sent, kept };
         sendFrame(socket, FrameType.SnapFile, nameHead(f.name, f64(pos)), [piece]);
         pos += piece.length;
+        sent += piece.length;
         if (piece.length === 0) break;
         if (socket.writableLength > 8 * CHUNK) await Promise.race([once(socket, "drain"), once(socket, "close")]);
       } while (pos < f.size);
@@ -66,6 +75,7 @@ export async function streamSnapshot(link: FollowerLink, files: readonly Snapsho
     b.writeDoubleLE(snapBatch, 0);
     b[8] = 1;
     sendFrame(socket, FrameType.Batch, b);
+    return { sent, kept };
   } finally {
     closeSnapshot(files);
   }

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONEY_BIN, etcdArgs, freePort, nodeArgs } from "../../src/bench/local-cluster.js";
+import { after, before } from "node:test";
 import { Etcd3 } from "etcd3";
 import { eventually } from "../helpers/wait.js";
 
@@ -188,4 +189,22 @@ export class TestCluster {
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A cluster for one test suite: started with every node in sync before the tests, closed after
+ * them, and its nodes' logs printed unless `pass()` was called (so a failure shows what they did).
+ */
+export function suiteCluster(size = 3): { cluster: TestCluster; pass(): void } {
+  const cluster = new TestCluster(size);
+  let passed = false;
+  before(async () => {
+    await cluster.start();
+    await cluster.waitForInSync(size);
+  });
+  after(async () => {
+    if (!passed) console.error(cluster.logs());
+    await cluster.close();
+  });
+  return { cluster, pass: () => void (passed = true) };
 }

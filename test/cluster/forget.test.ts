@@ -2,10 +2,10 @@
 // leader removes a stopped node from the known nodes, so /api/nodes lists two and the default
 // min-in-sync-replicas counts two nodes; a running node, an unknown one, a non-administrator and
 // a single node are refused with RabbitMQ-shaped answers, and nothing changes.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
-import { TestCluster, type NodeInfo } from "./cluster-fixture.js";
+import { suiteCluster, type NodeInfo } from "./cluster-fixture.js";
 import { run } from "../cli/run-coneyctl.js";
 import { startTestBroker } from "../helpers/broker.js";
 import { eventually } from "../helpers/wait.js";
@@ -13,16 +13,7 @@ import { eventually } from "../helpers/wait.js";
 const GUEST = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
 
 describe("forgetting a cluster node", { timeout: 100_000 }, () => {
-  const cluster = new TestCluster(3);
-  let passed = false;
-  before(async () => {
-    await cluster.start();
-    await cluster.waitForInSync(3);
-  });
-  after(async () => {
-    if (!passed) console.error(cluster.logs());
-    await cluster.close();
-  });
+  const { cluster, pass } = suiteCluster();
 
   it("forgets a stopped node, and refuses a running, an unknown, or a non-administrator's request", async () => {
     const leader = await cluster.waitForLeader();
@@ -64,7 +55,7 @@ describe("forgetting a cluster node", { timeout: 100_000 }, () => {
     cluster.startNode(gone);
     const back = await cluster.waitForInSync(3, 60_000);
     assert.ok(back.some((e) => e.name === gone.name && e.running));
-    passed = true;
+    pass();
   });
 
   it("answers 400 on a single node, which has no cluster", async () => {

@@ -1,0 +1,86 @@
+/**
+ * Incremental catch-up (docs/CLUSTERING.md, "Full sync"): what a follower already holds, so the
+ * leader sends only what it lacks. The store's files only ever grow while a leader writes them
+ * (segments and side files are appended to; a cut-back happens only at boot or on a failed
+ * write, which fences the leader), so if the first n bytes of a follower's file hash like the first
+ * n bytes of the leader's, the follower keeps them and receives the rest. Any other difference
+ * (a deposed leader's unreplicated tail, a file recovery cut back) makes the hashes differ and the
+ * whole file is sent again: the copy ends byte for byte equal to the leader's either way.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, fstatSync, openSync, read, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** A store file the follower holds: its path relative to the data dir, its size and SHA-256. */
+export interface HeldFile {
+  readonly name: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+const STORE_FILE = /^\d{8}\.(seg|acks)$/;
+const CHUNK = 1024 * 1024;
+
+/** The store files under `dataDir/messages` (definitions.json is always sent whole). */
+export function storeFileNames(dataDir: string): string[] {
+  const dir = join(dataDir, "messages");
+  return existsSync(dir) ? readdirSync(dir).filter((f) => STORE_FILE.test(f)).sort().map((f) => `messages/${f}`) : [];
+}
+
+/** SHA-256 of the first `length` bytes of an open file, read in pieces off the event loop. */
+export async function digestPrefix(fd: number, length: number): Promise<string> {
+  const hash = createHash("sha256");
+  const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(length, 1)));
+  for (let pos = 0; pos < length; ) {
+    const n = await new Promise<number>((resolve, reject) => read(fd, buf, 0, Math.min(buf.length, length - pos), pos, (err, got) => (err ? reject(err) : resolve(got))));
+    if (n === 0) throw new Error("file shorter than expected");
+    hash.update(buf.subarray(0, n));
+    pos += n;
+  }
+  return hash.digest("hex");
+}
+
+/** What this node holds of the store, to send the leader before a sync. */
+export async function heldFiles(dataDir: string): Promise<HeldFile[]> {
+  const held: HeldFile[] = [];
+  for (const name of storeFileNames(dataDir)) {
+    let fd: number;
+    try {
+      fd = openSync(join(dataDir, name), "r");
+    } catch {
+      continue; // gone meanwhile: simply not held
+    }
+    try {
+      const size = fstatSync(fd).size;
+      held.push({ name, size, sha256: await digestPrefix(fd, size) });
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return held;
+}
+
+/**
+ * On the leader: how many bytes of each file the follower may keep (files not listed are sent
+ * whole). Only files the leader holds at least as much of, with the same leading bytes.
+ */
+export async function keptBytes(dataDir: string, held: readonly HeldFile[]): Promise<Map<string, number>> {
+  const keep = new Map<string, number>();
+  for (const h of held) {
+    // A follower's list is checked like any input: only store files, plain sizes and digests.
+    if (typeof h.name !== "string" || !h.name.startsWith("messages/") || !STORE_FILE.test(h.name.slice("messages/".length))) continue;
+    if (!Number.isSafeInteger(h.size) || h.size < 0 || typeof h.sha256 !== "string") continue;
+    let fd: number;
+    try {
+      fd = openSync(join(dataDir, h.name), "r");
+    } catch {
+      continue;
+    }
+    try {
+      if (fstatSync(fd).size >= h.size && (await digestPrefix(fd, h.size)) === h.sha256) keep.set(h.name, h.size);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return keep;
+}
