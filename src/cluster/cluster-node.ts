@@ -11,15 +11,14 @@ import type { IOperation } from "etcd3";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
-import { ClientProxy, type ClientPortKind, type LocalResponder } from "./client-proxy.js";
+import type { LocalResponder } from "./client-proxy.js";
+import { FollowerFront, type ClientPorts } from "./follower-front.js";
 import { FollowerHealth } from "./local-health.js";
 import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
 import type { ClusterMember, ClusterView, ForgetOutcome } from "./cluster-view.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
 import { ReplicationLeader } from "./replication-leader.js";
-import { listenNodeMetrics, type MetricsListener } from "../metrics/index.js";
-import { tlsFilesOf } from "../tls/tls-files.js";
 import { newSecret } from "./replication-auth.js";
 import { replicationTransport, type ReplicationTransport } from "./replication-transport.js";
 
@@ -36,12 +35,8 @@ export class ClusterNode implements ClusterView {
   private readonly me: string;
   private readonly transport: ReplicationTransport;
   private view: ClusterState = EMPTY_STATE;
-  private proxy: ClientProxy | null = null;
-  private ports: Partial<Record<ClientPortKind, number>> = {};
+  private readonly front: FollowerFront;
   private clusterPort = 0;
-  /** While this node does not lead: its own Prometheus endpoint (the leader's broker serves the port otherwise). */
-  private metrics: MetricsListener | null = null;
-  private metricsPort: number | null = null;
   private replServer: Server | null = null;
   private follower: ReplicationFollower | null = null;
   private replication: ReplicationLeader | null = null;
@@ -50,7 +45,6 @@ export class ClusterNode implements ClusterView {
   private booting: Promise<RunningBroker | null> | null = null;
   private epoch = 0;
   private refusedAt = -Infinity;
-  private readonly localHealth: LocalResponder | null;
   private secret: Buffer = Buffer.alloc(0);
   private needLease = false;
   private busy = false;
@@ -64,7 +58,7 @@ export class ClusterNode implements ClusterView {
     this.me = config.nodeName;
     this.keys = ClusterKeys.of(config.clusterName);
     this.transport = replicationTransport(config);
-    this.localHealth = this.followerHealth();
+    this.front = new FollowerFront(config, logger, this.followerHealth(), () => ({ leader: false, inSync: this.view.inSync?.nodes.includes(this.me) ?? false }));
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;
@@ -73,8 +67,8 @@ export class ClusterNode implements ClusterView {
   }
 
   /** The client ports this node serves (as proxy or as leader); fixed for the node's life. */
-  get clientPorts(): Readonly<Partial<Record<ClientPortKind, number>>> {
-    return this.ports;
+  get clientPorts(): Readonly<ClientPorts> {
+    return this.front.ports;
   }
 
   get runningBroker(): RunningBroker | null {
@@ -92,17 +86,10 @@ export class ClusterNode implements ClusterView {
     });
     const a = this.replServer.address();
     this.clusterPort = typeof a === "object" && a ? a.port : this.config.clusterPort;
-    const wanted: Partial<Record<ClientPortKind, number>> = { amqp: this.config.amqpPort };
-    if (this.config.httpPort !== null) wanted.http = this.config.httpPort;
-    if (this.config.tlsCert) wanted.amqps = this.config.amqpsPort;
-    this.proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth);
-    // Ports chosen now (0 = ephemeral) are kept: the leader's broker later binds the same ones.
-    this.ports = await this.proxy.listen(wanted, this.config.bind);
-    this.metricsPort = this.config.prometheusPort;
-    await this.listenForScrapes();
+    await this.front.start();
     await withTimeout(this.session.client.put(this.keys.known(this.me)).value(JSON.stringify({ name: this.me })).exec(), this.session.callTimeout, "register");
     await this.register();
-    this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.ports, clusterPort: this.clusterPort, clusterTls: this.transport.tls, prometheusPort: this.metricsPort });
+    this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.front.ports, clusterPort: this.clusterPort, clusterTls: this.transport.tls, prometheusPort: this.front.metricsPort });
     this.schedule(0);
   }
 
@@ -140,8 +127,7 @@ export class ClusterNode implements ClusterView {
     await this.broker?.close();
     this.broker = null;
     this.follower?.close();
-    await this.proxy?.close();
-    await this.metrics?.close();
+    await this.front.close();
     this.replServer?.close();
     // Revoking the lease deletes the leader key at once: the next leader need not wait a TTL.
     await this.session.close();
@@ -158,7 +144,7 @@ export class ClusterNode implements ClusterView {
   }
 
   private async register(): Promise<void> {
-    const info: MemberInfo = { name: this.me, host: this.config.advertiseAddress, ports: this.ports, clusterPort: this.clusterPort };
+    const info: MemberInfo = { name: this.me, host: this.config.advertiseAddress, ports: this.front.ports, clusterPort: this.clusterPort };
     await withTimeout(this.session.client.put(this.keys.member(this.me)).value(JSON.stringify(info)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register");
   }
 
@@ -194,8 +180,7 @@ export class ClusterNode implements ClusterView {
       return;
     }
     if (this.state === "fenced") return;
-    if (this.proxy === null) await this.listenForClients();
-    if (this.metrics === null && this.metricsPort !== null) await this.listenForScrapes();
+    await this.front.reopen();
     const leader = this.view.leader;
     if (leader !== null && leader !== this.me) {
       const info = this.view.members.get(leader);
@@ -204,7 +189,7 @@ export class ClusterNode implements ClusterView {
     }
     if (leader === this.me) return; // our own key from before a restart: it expires with that lease
     this.stopFollowing();
-    this.proxy?.setTarget(null);
+    this.front.setTarget(null);
     if (this.eligible()) await this.campaign();
   }
 
@@ -241,7 +226,7 @@ export class ClusterNode implements ClusterView {
   }
 
   private follow(info: MemberInfo): void {
-    this.proxy?.setTarget({ host: info.host, ports: info.ports });
+    this.front.setTarget({ host: info.host, ports: info.ports });
     const f = this.follower;
     const refusedLately = performance.now() - this.refusedAt < REFUSAL_BACKOFF_MS;
     if ((!f || f.closed) && refusedLately) return;
@@ -283,10 +268,7 @@ export class ClusterNode implements ClusterView {
   private async promote(): Promise<void> {
     this.state = "leader";
     this.stopFollowing();
-    await this.proxy?.close();
-    this.proxy = null;
-    await this.metrics?.close();
-    this.metrics = null;
+    await this.front.close();
     const replication = new ReplicationLeader(
       this.config.dataDir,
       this.secret,
@@ -302,10 +284,10 @@ export class ClusterNode implements ClusterView {
     const started = performance.now();
     this.booting = startBroker({
       ...this.config,
-      amqpPort: this.ports.amqp!,
-      httpPort: this.ports.http ?? null,
-      amqpsPort: this.ports.amqps ?? this.config.amqpsPort,
-      prometheusPort: this.metricsPort,
+      amqpPort: this.front.ports.amqp!,
+      httpPort: this.front.ports.http ?? null,
+      amqpsPort: this.front.ports.amqps ?? this.config.amqpsPort,
+      prometheusPort: this.front.metricsPort,
       logger: this.logger,
       replica: replication,
       clusterView: this,
@@ -348,35 +330,6 @@ export class ClusterNode implements ClusterView {
     // Our leader key may outlive us by up to a TTL: a fresh lease, so our old key simply expires.
     this.needLease = true;
     this.state = "starting";
-    await this.listenForClients();
-    await this.listenForScrapes();
-  }
-
-  /**
-   * A node that does not lead answers scrapes itself, with its identity and role only (a scrape of
-   * every node then finds each one up, and the leader's figures are counted once). The port
-   * chosen first (0 = ephemeral) is kept, as the client ports are. A failure is retried.
-   */
-  private async listenForScrapes(): Promise<void> {
-    if (this.metricsPort === null) return;
-    try {
-      const tls = this.config.httpTls ? tlsFilesOf(this.config) : null;
-      const role = (): { leader: boolean; inSync: boolean } => ({ leader: false, inSync: this.view.inSync?.nodes.includes(this.me) ?? false });
-      this.metrics = await listenNodeMetrics({ node: this.me, cluster: this.config.clusterName }, role, { port: this.metricsPort, bind: this.config.bind, tls }, this.logger);
-      this.metricsPort = this.metrics.port;
-    } catch (err) {
-      this.logger.error("cluster: could not listen for Prometheus scrapes; retrying", { err: (err as Error).message });
-    }
-  }
-
-  /** A node that does not lead forwards its client ports; a failure is retried at the next step, never fatal. */
-  private async listenForClients(): Promise<void> {
-    const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth);
-    try {
-      await proxy.listen(this.ports, this.config.bind);
-      this.proxy = proxy;
-    } catch (err) {
-      this.logger.error("cluster: could not listen for clients; retrying", { err: (err as Error).message });
-    }
+    await this.front.reopen();
   }
 }
