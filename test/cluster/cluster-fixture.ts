@@ -33,6 +33,22 @@ export interface NodesEntry {
   in_sync: boolean;
 }
 
+/**
+ * Clusters not closed yet. If the test process ends without closing them (the runner stops a
+ * file that ran out of time, a crash), their etcd and nodes are killed too instead of running on.
+ */
+const open = new Set<TestCluster>();
+function killOpen(): void {
+  for (const c of open) for (const p of [c.etcd, ...c.nodes.map((n) => n.proc)]) if (p && p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+}
+process.on("exit", killOpen);
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    killOpen();
+    process.exit(128 + (signal === "SIGTERM" ? 15 : 2));
+  });
+}
+
 export class TestCluster {
   readonly dir = mkdtempSync(join(tmpdir(), "coney-cluster-"));
   etcd: ChildProcess | null = null;
@@ -44,6 +60,7 @@ export class TestCluster {
   constructor(readonly size: number, readonly leaseTtl = 3, readonly extraArgs: string[] = [], readonly withMetrics = false) {}
 
   async start(): Promise<void> {
+    open.add(this);
     this.etcdPorts = [await freePort(), await freePort()];
     await this.startEtcd();
     for (let i = 0; i < this.size; i++) {
@@ -176,6 +193,7 @@ export class TestCluster {
   }
 
   async close(): Promise<void> {
+    open.delete(this);
     for (const n of this.nodes) this.signal(n.proc, "SIGCONT");
     await Promise.all(this.nodes.map((n) => this.kill(n)));
     const e = this.etcd;
