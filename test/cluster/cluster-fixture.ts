@@ -18,10 +18,11 @@ const ETCD = process.env["ETCD_BIN"] ?? "/usr/bin/etcd";
 
 export interface NodeInfo {
   readonly name: string;
-  readonly amqpPort: number;
-  readonly httpPort: number;
+  /** Chosen free when the cluster starts; chosen again if another process took one first (startNode). */
+  amqpPort: number;
+  httpPort: number;
   readonly dataDir: string;
-  readonly metricsPort?: number;
+  metricsPort?: number;
   proc: ChildProcess | null;
   log: string;
 }
@@ -99,6 +100,19 @@ export class TestCluster {
     };
     p.stdout?.on("data", keep);
     p.stderr?.on("data", keep);
+    // A port found free a moment ago may be taken by another test's process before the node binds
+    // it (files run in parallel): such a node exits at once, and starts again on fresh ports.
+    const startedAt = Date.now();
+    p.once("exit", (code) => {
+      if (n.proc !== p || code !== 1 || Date.now() - startedAt > 15_000 || !n.log.includes("EADDRINUSE") || !open.has(this)) return;
+      void (async () => {
+        n.amqpPort = await freePort();
+        n.httpPort = await freePort();
+        if (n.metricsPort !== undefined) n.metricsPort = await freePort();
+        n.log += "\n[fixture: a port was taken; restarting on fresh ports]\n";
+        if (n.proc === p) this.startNode(n);
+      })();
+    });
   }
 
   kill(n: NodeInfo, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
