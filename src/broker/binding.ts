@@ -3,7 +3,7 @@
  * arguments. Identity is (source, destination, routing key, arguments), so the same key with
  * other arguments is another binding, as in RabbitMQ.
  */
-import type { FieldTable } from "../amqp/codec/field-table.js";
+import type { FieldTable } from "./values/field-value.js";
 import { canonicalJson } from "./canonical-json.js";
 import type { Exchange } from "./exchange/exchange.js";
 import type { Queue } from "./queue/queue.js";

@@ -7,7 +7,7 @@
  *
  * Invariant: a method either completes its change or throws before changing anything.
  */
-import type { FieldTable } from "../amqp/codec/field-table.js";
+import type { FieldTable } from "./values/field-value.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { UserRegistry } from "../auth/user-registry.js";
 import { BrokerError, badRequestTerm, notFound } from "../errors/broker-error.js";

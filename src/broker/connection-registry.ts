@@ -3,7 +3,7 @@
  * views of them (connection, channel, consumer) that the management API turns into records.
  * vhost and user deletion close theirs through this registry.
  */
-import type { FieldTable } from "../amqp/codec/field-table.js";
+import type { FieldTable } from "./values/field-value.js";
 import type { ConsumerActivity } from "./queue/queue-consumer.js";
 
 export interface ConsumerInfo {

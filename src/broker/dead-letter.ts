@@ -10,7 +10,7 @@
  * the front. x-first-death-reason/-queue/-exchange are set on the first death only,
  * x-last-death-reason/-queue/-exchange on every death.
  */
-import type { FieldTable, FieldValue } from "../amqp/codec/field-table.js";
+import type { FieldTable, FieldValue } from "./values/field-value.js";
 import type { Message } from "./message.js";
 import { rewriteMessage } from "./message-headers.js";
 

@@ -2,7 +2,7 @@
  * Definition records in RabbitMQ's definitions-file shape (rabbitmqctl export_definitions,
  * GET /api/definitions): used for persistence and for export, so both agree by construction.
  */
-import type { FieldTable } from "../amqp/codec/field-table.js";
+import type { FieldTable } from "./values/field-value.js";
 import type { Binding } from "./binding.js";
 import type { Exchange } from "./exchange/exchange.js";
 import type { Queue } from "./queue/queue.js";

@@ -8,7 +8,7 @@
  * is applied; a semantic refusal while applying (e.g. a permission for an unknown user) stops
  * the import there, as RabbitMQ's importer does.
  */
-import type { FieldTable } from "../amqp/codec/field-table.js";
+import type { FieldTable } from "./values/field-value.js";
 import { isHashingAlgorithm, type HashingAlgorithm } from "../auth/password.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { parseTags } from "../auth/user.js";

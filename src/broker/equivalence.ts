@@ -3,7 +3,7 @@
  * durable/auto_delete/... fields and the arguments that matter, else 406 with
  * "inequivalent arg 'durable' for queue 'q' in vhost '/': received 'false' but current is 'true'".
  */
-import type { FieldTable } from "../amqp/codec/field-table.js";
+import type { FieldTable } from "./values/field-value.js";
 import { BrokerError, describeResource } from "../errors/broker-error.js";
 import type { ExchangeSpec, Exchange } from "./exchange/exchange.js";
 import { fieldValueEquals } from "./field-value-equals.js";

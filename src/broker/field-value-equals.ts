@@ -1,5 +1,5 @@
 /** Deep equality of decoded field-table values (headers matching, argument equivalence). */
-import type { FieldValue } from "../amqp/codec/field-table.js";
+import type { FieldValue } from "./values/field-value.js";
 
 export function fieldValueEquals(a: FieldValue | undefined, b: FieldValue | undefined): boolean {
   if (a === b) return true;

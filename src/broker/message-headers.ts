@@ -3,11 +3,11 @@
  * queues at once, so a queue that changes headers (dead-lettering, x-delivery-count) gets a
  * copy; the body Buffer is shared, and rawProperties is dropped so the transport re-encodes.
  */
-import type { FieldTable, FieldValue } from "../amqp/codec/field-table.js";
-import type { BasicProperties, Message } from "./message.js";
+import type { FieldTable, FieldValue } from "./values/field-value.js";
+import type { MessageProperties, Message } from "./message.js";
 
 /** A copy of `message` with other properties/headers; `exchange`/`routingKey` as given. */
-export function rewriteMessage(message: Message, properties: BasicProperties, exchange = message.exchange, routingKey = message.routingKey): Message {
+export function rewriteMessage(message: Message, properties: MessageProperties, exchange = message.exchange, routingKey = message.routingKey): Message {
   return { ...message, exchange, routingKey, properties, rawProperties: null };
 }
 

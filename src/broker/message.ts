@@ -1,18 +1,21 @@
 /**
- * A published message as the broker holds it. The body stays as it arrived (slices of the
- * socket reads, never copied or joined: see message-body.ts); `rawProperties` keeps the content-header property bytes as
- * received so deliveries re-send them without re-encoding. Whoever changes `properties` (dead-
- * lettering adds x-death) must set `rawProperties` to null so the transport encodes them again.
+ * A published message as the broker holds it, whatever protocol brought it. The body stays as it
+ * arrived (slices of the socket reads, never copied or joined: see message-body.ts).
+ * `rawProperties` caches the properties' binary form — AMQP 0-9-1's property list, which is also
+ * the store's on-disk form — so an AMQP publish delivered to AMQP consumers and written to disk is
+ * never re-encoded. A transport that builds properties itself (MQTT, streams, HTTP) passes null.
+ * Whoever changes `properties` (dead-lettering adds x-death) must set `rawProperties` to null so
+ * it is encoded again when needed.
  */
-import type { BasicProperties } from "../amqp/codec/generated.js";
+import type { MessageProperties } from "./values/message-properties.js";
 import { bodyLength, type Body } from "./message-body.js";
 
-export type { BasicProperties };
+export type { MessageProperties };
 
 export interface Message {
   readonly exchange: string;
   readonly routingKey: string;
-  properties: BasicProperties;
+  properties: MessageProperties;
   rawProperties: Buffer | null;
   readonly body: Body;
   /** The body's length in bytes (queues count bytes per message; an array body has no .length of bytes). */
@@ -26,7 +29,7 @@ export interface Message {
 export function createMessage(
   exchange: string,
   routingKey: string,
-  properties: BasicProperties,
+  properties: MessageProperties,
   rawProperties: Buffer | null,
   body: Body,
   now: number,

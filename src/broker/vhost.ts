@@ -3,7 +3,7 @@
  * parameters. This class holds state and routes; permission checks and persistence belong to
  * the Broker, which is the only caller of the mutating methods.
  */
-import type { FieldTable } from "../amqp/codec/field-table.js";
+import type { FieldTable } from "./values/field-value.js";
 import { Binding, type Destination } from "./binding.js";
 import { DefaultExchange } from "./exchange/default-exchange.js";
 import type { Exchange } from "./exchange/exchange.js";

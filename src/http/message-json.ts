@@ -3,14 +3,14 @@
  * messages; POST …/get takes messages with RabbitMQ's ackmodes and encodings.
  */
 import { joinBody } from "../broker/message-body.js";
-import type { BasicProperties } from "../amqp/codec/generated.js";
+import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Queue } from "../broker/queue/queue.js";
 import type { QueueEntry } from "../broker/queue/queue-entry.js";
 import { badRequestTerm } from "../errors/broker-error.js";
 import { badRequest } from "./http-errors.js";
 import { requireKeys, type Body } from "./request-body.js";
 
-const PROPS: ReadonlyArray<[keyof BasicProperties, string, "string" | "number" | "table"]> = [
+const PROPS: ReadonlyArray<[keyof MessageProperties, string, "string" | "number" | "table"]> = [
   ["contentType", "content_type", "string"],
   ["contentEncoding", "content_encoding", "string"],
   ["headers", "headers", "table"],
@@ -27,7 +27,7 @@ const PROPS: ReadonlyArray<[keyof BasicProperties, string, "string" | "number" |
   ["clusterId", "cluster_id", "string"],
 ];
 
-export function propertiesFromJson(json: Record<string, unknown>): BasicProperties {
+export function propertiesFromJson(json: Record<string, unknown>): MessageProperties {
   const out: Record<string, unknown> = {};
   for (const [camel, snake, kind] of PROPS) {
     const v = json[snake];
@@ -36,10 +36,10 @@ export function propertiesFromJson(json: Record<string, unknown>): BasicProperti
     if (!ok) throw badRequest(`property '${snake}' must be a ${kind === "table" ? "JSON object" : kind}`);
     out[camel] = v;
   }
-  return out as BasicProperties;
+  return out as MessageProperties;
 }
 
-export function propertiesToJson(p: BasicProperties): Record<string, unknown> {
+export function propertiesToJson(p: MessageProperties): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [camel, snake] of PROPS) if (p[camel] !== undefined) out[snake] = p[camel];
   return out;

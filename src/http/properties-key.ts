@@ -5,7 +5,7 @@
  * Parsing splits on the first "~", so keys holding ~ + % / round-trip.
  */
 import { createHash } from "node:crypto";
-import type { FieldTable } from "../amqp/codec/field-table.js";
+import type { FieldTable } from "../broker/values/field-value.js";
 import { canonicalJson } from "../broker/canonical-json.js";
 
 function quotePlus(s: string): string {

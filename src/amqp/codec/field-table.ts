@@ -4,17 +4,9 @@
  * f float, d double, D decimal, S longstr, A array, T timestamp, F table, V void, x bytes.
  * Decoding maps each to a plain JS value; encoding picks the tag from the JS value.
  */
+import { Decimal, type FieldTable, type FieldValue } from "../../broker/values/field-value.js";
 import { ByteReader } from "./byte-reader.js";
 import { CodecError } from "./codec-error.js";
-
-export class Decimal {
-  constructor(readonly scale: number, readonly value: number) {}
-}
-
-export type FieldValue = boolean | number | bigint | string | Buffer | Date | Decimal | null | FieldValue[] | FieldTable;
-export interface FieldTable {
-  [key: string]: FieldValue;
-}
 
 /** Tables nest; a hostile peer must not be able to exhaust the stack. */
 const MAX_DEPTH = 64;
@@ -85,18 +77,4 @@ export function decodeTable(buf: Buffer, offset: number): [FieldTable, number] {
 /** A table body without its length prefix (how the SASL AMQPLAIN response is sent). */
 export function decodeTableContents(buf: Buffer): FieldTable {
   return readTableBody(new ByteReader(buf), 0);
-}
-
-/** RabbitMQ's names for field types, as used in its error texts. */
-export function fieldTypeName(v: FieldValue): string {
-  if (v === null) return "void";
-  if (typeof v === "boolean") return "bool";
-  if (typeof v === "number") return Number.isInteger(v) ? (v >= -2147483648 && v <= 2147483647 ? "signedint" : "long") : "double";
-  if (typeof v === "bigint") return "long";
-  if (typeof v === "string") return "longstr";
-  if (Buffer.isBuffer(v)) return "binary";
-  if (v instanceof Date) return "timestamp";
-  if (v instanceof Decimal) return "decimal";
-  if (Array.isArray(v)) return "array";
-  return "table";
 }

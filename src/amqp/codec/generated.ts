@@ -36,7 +36,9 @@
 
 import { ByteReader } from "./byte-reader.js";
 import { CodecError } from "./codec-error.js";
-import { readTable, type FieldTable } from "./field-table.js";
+import type { FieldTable } from "../../broker/values/field-value.js";
+import type { MessageProperties } from "../../broker/values/message-properties.js";
+import { readTable } from "./field-table.js";
 import type { OutputBuffer } from "./output-buffer.js";
 
 // ---- constants
@@ -1533,8 +1535,13 @@ export const METHOD_NAMES: ReadonlyMap<number, string> = new Map(Array.from(DECO
 export const METHOD_HAS_CONTENT: ReadonlySet<number> = new Set([MethodId.BasicPublish, MethodId.BasicReturn, MethodId.BasicDeliver, MethodId.BasicGetOk]);
 export const METHOD_IS_SYNCHRONOUS: ReadonlySet<number> = new Set([MethodId.ConnectionStart, MethodId.ConnectionSecure, MethodId.ConnectionTune, MethodId.ConnectionOpen, MethodId.ConnectionClose, MethodId.ConnectionUpdateSecret, MethodId.ChannelOpen, MethodId.ChannelFlow, MethodId.ChannelClose, MethodId.AccessRequest, MethodId.ExchangeDeclare, MethodId.ExchangeDelete, MethodId.ExchangeBind, MethodId.ExchangeUnbind, MethodId.QueueDeclare, MethodId.QueueBind, MethodId.QueuePurge, MethodId.QueueDelete, MethodId.QueueUnbind, MethodId.BasicQos, MethodId.BasicConsume, MethodId.BasicCancel, MethodId.BasicGet, MethodId.BasicRecover, MethodId.TxSelect, MethodId.TxCommit, MethodId.TxRollback, MethodId.ConfirmSelect]);
 
-/** The basic class's content-header properties. */
-export interface BasicProperties {
+/**
+ * The basic class's content-header properties are the domain's message properties
+ * (src/broker/values/message-properties.ts). The spec's own list is kept as a type and checked
+ * equal to the domain's, so a spec change that the domain does not follow fails to compile.
+ */
+export type BasicProperties = MessageProperties;
+interface SpecBasicProperties {
   contentType?: string;
   contentEncoding?: string;
   headers?: FieldTable;
@@ -1550,6 +1557,9 @@ export interface BasicProperties {
   appId?: string;
   clusterId?: string;
 }
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const specMatchesDomain: Same<SpecBasicProperties, MessageProperties> = true;
+void specMatchesDomain;
 
 /**
  * Decodes property flags and list (AMQP 0-9-1 §4.2.6.1): flag bit 15 of the first word is the

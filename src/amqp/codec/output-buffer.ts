@@ -6,7 +6,7 @@
  * Frame sizes are computed by back-patching (beginFrame/endFrame), never guessed.
  */
 import { CodecError } from "./codec-error.js";
-import { Decimal, type FieldTable, type FieldValue } from "./field-table.js";
+import { Decimal, type FieldTable, type FieldValue } from "../../broker/values/field-value.js";
 
 const FRAME_END = 0xce;
 /** The spec's frame-body type (constant FRAME-BODY). */

@@ -30,7 +30,7 @@ import {
   MethodId,
   type Method,
 } from "../codec/generated.js";
-import type { FieldTable } from "../codec/field-table.js";
+import type { FieldTable } from "../../broker/values/field-value.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import type { Broker } from "../../broker/broker.js";
 import type { ClientConnection, ConnectionInfo } from "../../broker/connection-registry.js";

@@ -8,7 +8,7 @@
 import { MethodId, type Method } from "../codec/generated.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { parseSaslResponse, SASL_MECHANISMS } from "./sasl.js";
-import type { FieldTable } from "../codec/field-table.js";
+import type { FieldTable } from "../../broker/values/field-value.js";
 
 export interface Tuning {
   channelMax: number;

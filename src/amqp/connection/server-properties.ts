@@ -3,7 +3,7 @@
  * (amqplib, the Java client, …) enable features such as publisher confirms and consumer cancel
  * notifications only when the server announces them here.
  */
-import type { FieldTable } from "../codec/field-table.js";
+import type { FieldTable } from "../../broker/values/field-value.js";
 
 export const PRODUCT = "Coney";
 export const VERSION = "0.1.0";

@@ -3,7 +3,7 @@
  * routing key (AMQP 0-9-1 §2.1.2.4 / spec "default exchange"). It keeps no bindings; routing is
  * one lookup in the vhost's queue table. Explicit bind/unbind are refused by the vhost.
  */
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../values/field-value.js";
 import type { Binding, Destination } from "../binding.js";
 import type { Queue } from "../queue/queue.js";
 import { Exchange } from "./exchange.js";

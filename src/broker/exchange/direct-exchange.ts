@@ -1,5 +1,5 @@
 /** Direct exchange: a message goes to the bindings whose key equals its routing key (one Map lookup). */
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../values/field-value.js";
 import type { Binding, Destination } from "../binding.js";
 import { Exchange } from "./exchange.js";
 

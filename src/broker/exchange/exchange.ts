@@ -6,7 +6,7 @@
  * route() pushes candidate destinations into `out`; duplicates are allowed (the vhost removes
  * them with an epoch stamp), so types never allocate a Set per message.
  */
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../values/field-value.js";
 import type { Binding, Destination } from "../binding.js";
 
 export interface ExchangeSpec {

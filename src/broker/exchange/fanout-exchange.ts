@@ -1,5 +1,5 @@
 /** Fanout exchange: every bound destination gets every message; keys and headers are ignored. */
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../values/field-value.js";
 import type { Binding, Destination } from "../binding.js";
 import { Exchange } from "./exchange.js";
 

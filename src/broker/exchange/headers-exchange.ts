@@ -5,7 +5,7 @@
  * forms skip (RabbitMQ 3.10 semantics). A binding argument of void type matches on presence.
  * This is the one type that has to look at every binding of the exchange per message.
  */
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../values/field-value.js";
 import type { Binding, Destination } from "../binding.js";
 import { fieldValueEquals } from "../field-value-equals.js";
 import { Exchange } from "./exchange.js";

@@ -1,5 +1,5 @@
 /** Topic exchange: binding keys with "*" and "#" wildcards, matched through a trie (topic-trie.ts). */
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../values/field-value.js";
 import type { Binding, Destination } from "../binding.js";
 import { Exchange } from "./exchange.js";
 import { TopicTrie } from "./topic-trie.js";

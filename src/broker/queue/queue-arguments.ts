@@ -3,8 +3,8 @@
  * ("invalid arg 'x-message-ttl' for queue 'q' in vhost '/': {value_negative,-1}"), and the list
  * of arguments that take part in the equivalence check of a redeclare.
  */
-import type { FieldTable, FieldValue } from "../../amqp/codec/field-table.js";
-import { fieldTypeName } from "../../amqp/codec/field-table.js";
+import type { FieldTable, FieldValue } from "../values/field-value.js";
+import { fieldTypeName } from "../values/field-value.js";
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
 
 type Check = (v: FieldValue) => string | null;

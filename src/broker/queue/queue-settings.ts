@@ -5,7 +5,7 @@
  * max-length, max-length-bytes, delivery-limit) the smaller of argument and policy wins; for the
  * other keys (overflow, dead-letter-exchange, dead-letter-routing-key) the argument wins.
  */
-import type { FieldTable, FieldValue } from "../../amqp/codec/field-table.js";
+import type { FieldTable, FieldValue } from "../values/field-value.js";
 
 export type Overflow = "drop-head" | "reject-publish" | "reject-publish-dlx";
 

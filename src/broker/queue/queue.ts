@@ -21,7 +21,7 @@
  * message-ttl and the message's expiration); expired entries are dropped only at the head, when
  * a delivery reaches them or when the one TTL timer fires, never by scanning the queue.
  */
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../values/field-value.js";
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
 import type { Binding } from "../binding.js";
 import type { Message } from "../message.js";

@@ -4,7 +4,7 @@
  * raw and decoded form, so routing keys holding ~ + % / stay reachable.
  */
 import type { FastifyInstance } from "fastify";
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../../broker/values/field-value.js";
 import type { Binding } from "../../broker/binding.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";

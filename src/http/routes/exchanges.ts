@@ -1,6 +1,6 @@
 /** /api/exchanges: list, one, PUT, DELETE (if-unused), publish, bindings source/destination. */
 import type { FastifyInstance } from "fastify";
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../../broker/values/field-value.js";
 import { exchangeDetailRecord } from "../detail-records.js";
 import { createMessage } from "../../broker/message.js";
 import type { Exchange } from "../../broker/exchange/exchange.js";

@@ -1,6 +1,6 @@
 /** /api/queues: list (all, per vhost), one, PUT, DELETE (if-empty/if-unused), purge, get, bindings. */
 import type { FastifyInstance } from "fastify";
-import type { FieldTable } from "../../amqp/codec/field-table.js";
+import type { FieldTable } from "../../broker/values/field-value.js";
 import { checkNameLength } from "../../broker/names.js";
 import type { Queue } from "../../broker/queue/queue.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";

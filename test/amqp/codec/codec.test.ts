@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { CodecError } from "../../../src/amqp/codec/codec-error.js";
-import { Decimal, decodeTable, decodeTableContents, type FieldTable } from "../../../src/amqp/codec/field-table.js";
+import { Decimal, type FieldTable } from "../../../src/broker/values/field-value.js";
+import { decodeTable, decodeTableContents } from "../../../src/amqp/codec/field-table.js";
 import { FrameReader, FrameError } from "../../../src/amqp/codec/frame-reader.js";
 import { OutputBuffer } from "../../../src/amqp/codec/output-buffer.js";
 import {
