@@ -8,7 +8,7 @@
  * it is encoded again when needed.
  */
 import type { MessageProperties } from "./values/message-properties.js";
-import { bodyLength, type Body } from "./message-body.js";
+import { bodyLength, type Body } from "./values/message-body.js";
 
 export type { MessageProperties };
 

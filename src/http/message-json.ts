@@ -2,7 +2,7 @@
  * Messages as the management API shows and takes them: POST …/publish bodies become domain
  * messages; POST …/get takes messages with RabbitMQ's ackmodes and encodings.
  */
-import { joinBody } from "../broker/message-body.js";
+import { joinBody } from "../broker/values/message-body.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Queue } from "../broker/queue/queue.js";
 import type { QueueEntry } from "../broker/queue/queue-entry.js";

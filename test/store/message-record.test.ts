@@ -1,5 +1,5 @@
 // The record codec: round trip, and what a torn or corrupted record reads as.
-import { joinBody } from "../../src/broker/message-body.js";
+import { joinBody } from "../../src/broker/values/message-body.js";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMessage } from "../../src/broker/message.js";

@@ -1,5 +1,5 @@
 // SegmentReader: records read back by offset, within a window, past it, and larger than it.
-import { joinBody } from "../../src/broker/message-body.js";
+import { joinBody } from "../../src/broker/values/message-body.js";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -9,7 +9,7 @@
  * frame except channel.close/close-ok (AMQP 0-9-1 §2.2.4 / §4.2.4 of the spec).
  */
 import { writeBody } from "../codec/body-frames.js";
-import type { Body } from "../../broker/message-body.js";
+import type { Body } from "../../broker/values/message-body.js";
 import {
   decodeBasicProperties,
   decodeContentHeader,

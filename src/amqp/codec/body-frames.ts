@@ -5,7 +5,7 @@
  * spans two parts is written as two pieces. When the publisher's and the consumer's frame_max
  * agree, as they usually do, each part is exactly one outgoing frame.
  */
-import type { Body } from "../../broker/message-body.js";
+import type { Body } from "../../broker/values/message-body.js";
 import type { OutputBuffer } from "./output-buffer.js";
 
 export function writeBody(out: OutputBuffer, channel: number, body: Body, frameMax: number): void {

@@ -1,0 +1,59 @@
+/**
+ * Architecture rules, enforced by `npm run lint` (see docs/ARCHITECTURE.md for the floors).
+ * A broken rule fails CI.
+ */
+const TRANSPORTS_AND_OUTER = "^src/(amqp|http|cluster|cli|ui|metrics|mqtt|stream|shovel|federation|bench|config|tls|start-broker|main|index)";
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-cycles",
+      severity: "error",
+      comment: "Import cycles hide which module owns what; share a type from the lower module or pass a callback instead.",
+      from: { path: "^src" },
+      to: { circular: true },
+    },
+    {
+      name: "domain-knows-no-transport",
+      severity: "error",
+      comment: "src/broker is the protocol-neutral domain: it imports only itself, the logging and error catalogue floors, and Node's non-network built-ins.",
+      from: { path: "^src/broker" },
+      to: { path: [TRANSPORTS_AND_OUTER, "^src/store"] },
+    },
+    {
+      name: "domain-no-network",
+      severity: "error",
+      comment: "The domain opens no sockets: listeners belong to transports.",
+      from: { path: "^src/(broker|auth)" },
+      to: { dependencyTypes: ["core"], path: "^(node:)?(net|http|https|tls|dgram|http2)$" },
+    },
+    {
+      name: "auth-knows-no-transport",
+      severity: "error",
+      from: { path: "^src/auth" },
+      to: { path: [TRANSPORTS_AND_OUTER, "^src/store"] },
+    },
+    {
+      name: "store-below-transports",
+      severity: "error",
+      comment: "The store implements the domain's journal ports; it may use the AMQP codec's pure property encoding (its on-disk form) but no transport.",
+      from: { path: "^src/store" },
+      to: { path: ["^src/amqp/(connection|channel)", "^src/amqp/amqp-listener", "^src/(http|cluster|cli|ui|metrics|mqtt|stream|shovel|federation|bench)"] },
+    },
+    {
+      name: "codec-is-pure",
+      severity: "error",
+      comment: "The AMQP codec is a wire format library: it knows the domain's value types, nothing else.",
+      from: { path: "^src/amqp/codec" },
+      to: { path: "^src/", pathNot: ["^src/amqp/codec", "^src/broker/values"] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    includeOnly: "^src",
+    exclude: { path: "^src/ui/app" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".js"] },
+  },
+};
