@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Makes sure the system programs the test suite drives for real are installed:
-# chromium (UI tests), prometheus + promtool (metrics tests), etcd (cluster tests).
+# chromium (UI tests), prometheus + promtool (metrics tests), etcd (cluster tests),
+# openssl (certificates made by the TLS tests).
 # As root it installs the missing ones with apt-get; otherwise it names the exact
 # command and fails, so a test never skips silently for want of a program.
 set -euo pipefail
 
-declare -A package_of=([chromium]="chromium fonts-liberation" [prometheus]=prometheus [promtool]=prometheus [etcd]=etcd-server)
+declare -A package_of=([chromium]="chromium fonts-liberation" [prometheus]=prometheus [promtool]=prometheus [etcd]=etcd-server [openssl]=openssl)
 missing=()
-for program in chromium prometheus promtool etcd; do
+for program in chromium prometheus promtool etcd openssl; do
   command -v "$program" >/dev/null 2>&1 || missing+=("${package_of[$program]}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -64,10 +64,21 @@ describe("bad input over HTTP", () => {
     assert.deepEqual((await api("GET", "/api/policies")).json, []);
   });
 
-  it("answers unknown vhosts and users with 404", async () => {
-    assert.equal((await api("PUT", "/api/queues/nope/q", {})).status, 404);
-    assert.equal((await api("GET", "/api/users/nobody/permissions")).status, 404);
-    assert.equal((await api("DELETE", "/api/users/nobody")).status, 404);
-    assert.equal((await api("PUT", "/api/permissions/%2f/nobody", { configure: ".*", write: ".*", read: ".*" })).status, 400);
+  it("answers unknown vhosts and users with 404 Not Found, and a grant to an unknown user with 400", async () => {
+    // RabbitMQ's two 404 bodies: a PUT into a missing vhost names it; a missing resource is cowboy's rewritten 404.
+    const notFound = { error: "Object Not Found", reason: "Not Found" };
+    for (const [method, path, body] of [
+      ["PUT", "/api/queues/nope/q", { error: "not_found", reason: "vhost_not_found" }],
+      ["GET", "/api/users/nobody/permissions", notFound],
+      ["DELETE", "/api/users/nobody", notFound],
+    ] as const) {
+      const res = await api(method, path, method === "PUT" ? {} : undefined);
+      assert.equal(res.status, 404, `${method} ${path}`);
+      assert.deepEqual(res.json, body, `${method} ${path}`);
+    }
+    // RabbitMQ refuses the grant itself (the user is the object being written, not the resource looked up).
+    const grant = await api("PUT", "/api/permissions/%2f/nobody", { configure: ".*", write: ".*", read: ".*" });
+    assert.equal(grant.status, 400);
+    assert.deepEqual(grant.json, { error: "bad_request", reason: "vhost_or_user_not_found" });
   });
 });

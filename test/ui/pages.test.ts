@@ -78,6 +78,10 @@ describe("web UI pages", () => {
     await link.click();
     await waitText(w.page, "h1", "Channel");
     await waitText(w.page, "table.kv", "Prefetch");
+    // The last channel is the fixture's consumer: prefetch 2, holding 2 unacked messages.
+    const rows = await textOf(w.page, "table.kv tr");
+    assert.match(rows, /Prefetch \(per consumer\)\s*2\b/);
+    assert.match(rows, /Unacked\s*2\b/);
     await w.shot("channel");
   });
 
