@@ -1,18 +1,19 @@
 /**
  * One AMQP 0-9-1 connection over any Duplex stream (a TCP or TLS socket, or an in-memory pair
- * in tests). It owns the socket, the frame reader, the batched output buffer and the channels,
- * dispatches frames, and is each channel's ChannelHost; everything about messages happens in
- * the channels and the broker. Its other concepts live beside it: the handshake (handshake.ts,
- * login-session.ts), heartbeats (heartbeats.ts), alarms and flow control (alarm-block.ts,
- * publish-flow.ts) and closing (connection-close.ts).
+ * in tests). It owns the socket and the frame reader, dispatches frames to channel 0 or to its
+ * channels, and is each channel's ChannelHost; everything about messages happens in the
+ * channels and the broker. Its other concepts live beside it, each behind a small host
+ * interface this class implements: the output (frame-output.ts), the channels (channel-table.ts),
+ * the handshake (handshake.ts, connection-opening.ts, login-session.ts), heartbeats
+ * (heartbeats.ts), alarms and flow control (alarm-block.ts, publish-flow.ts), closing
+ * (connection-close.ts) and the management view (connection-info.ts).
  *
  * Frame handling is synchronous from 'data' to the last frame of a chunk, and output is one
- * socket write per event-loop turn (flush on setImmediate), so many frames share one syscall.
+ * socket write per event-loop turn, so many frames share one syscall.
  * Invariant: after a connection.close has been sent, only connection.close-ok/close are read.
  */
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
-import { tlsSessionInfo } from "../../tls/tls-session.js";
 import type { Broker } from "../../broker/broker.js";
 import type { ClientConnection, ConnectionInfo } from "../../broker/connection-registry.js";
 import type { VHost } from "../../broker/vhost.js";
@@ -22,11 +23,13 @@ import { BrokerError } from "../../errors/broker-error.js";
 import type { Logger } from "../../logging/logger.js";
 import { FrameReader } from "../codec/frame-reader.js";
 import { decodeMethod, encodeConnectionUpdateSecretOk, FRAME_BODY, FRAME_HEADER, FRAME_HEARTBEAT, FRAME_METHOD, MethodId, type Method } from "../codec/generated.js";
-import { Channel } from "../channel/channel.js";
+import type { Channel } from "../channel/channel.js";
 import type { ChannelHost } from "../channel/channel-host.js";
 import { AlarmBlock, type BlockHost } from "./alarm-block.js";
 import type { AmqpSettings } from "./amqp-settings.js";
+import { ChannelTable } from "./channel-table.js";
 import { ConnectionClose, type CloseHost, type ConnectionState } from "./connection-close.js";
+import { connectionInfo, type ConnectionFacts } from "./connection-info.js";
 import { ConnectionOpening, type OpeningConnection } from "./connection-opening.js";
 import { FrameOutput, type OutputHost } from "./frame-output.js";
 import { Handshake, PROTOCOL_HEADER, type Tuning } from "./handshake.js";
@@ -40,7 +43,7 @@ export { isLoopbackAddress } from "./peer-address.js";
 
 let nextConnectionId = 1;
 
-export class AmqpConnection implements ClientConnection, ChannelHost, OpeningConnection, OutputHost, HeartbeatHost, BlockHost, FlowHost, CloseHost {
+export class AmqpConnection implements ClientConnection, ChannelHost, OpeningConnection, ConnectionFacts, OutputHost, HeartbeatHost, BlockHost, FlowHost, CloseHost {
   readonly id = nextConnectionId++;
   readonly name: string;
   readonly host: string;
@@ -57,7 +60,7 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
   /** Ours until connection.tune-ok, then the negotiated limits. */
   tuning: Tuning;
   state: ConnectionState = "starting";
-  readonly channels = new Map<number, Channel>();
+  readonly channels = new ChannelTable();
   readonly output: FrameOutput;
   readonly stats = { recvOct: 0, recvCnt: 0 };
   /** Publisher flow control: this connection is not read while a consumed queue it feeds catches up. */
@@ -105,30 +108,7 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
   }
 
   info(): ConnectionInfo {
-    return {
-      name: this.name,
-      host: this.host,
-      port: this.port,
-      peerHost: this.peerHost,
-      peerPort: this.peerPort,
-      user: this.user,
-      vhost: this.vhost,
-      protocol: "AMQP 0-9-1",
-      authMechanism: this.authMechanism,
-      ssl: this.tls,
-      tlsSession: this.tls ? tlsSessionInfo(this.socket) : null,
-      state: this.flow.paused && this.state === "running" ? "flow" : this.state,
-      connectedAt: this.connectedAt,
-      channelMax: this.tuning.channelMax,
-      frameMax: this.tuning.frameMax,
-      heartbeat: this.tuning.heartbeat,
-      clientProperties: this.clientProperties,
-      recvOct: this.stats.recvOct,
-      sendOct: this.output.sendOct,
-      recvCnt: this.stats.recvCnt,
-      sendCnt: this.output.sendCnt,
-      channels: [...this.channels.values()].map((ch) => ch.info()),
-    };
+    return connectionInfo(this);
   }
 
   /** A method rather than a narrowed field read: frame handlers may close the connection. */
@@ -246,18 +226,8 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
   }
 
   private channelFor(number: number, m: Method): Channel {
-    let ch = this.channels.get(number);
-    if (m.id === MethodId.ChannelOpen) {
-      if (ch) throw new BrokerError("channelError", "second 'channel.open' seen");
-      if (number > this.tuning.channelMax) {
-        throw new BrokerError("notAllowed", `number of channels opened (${this.channels.size}) has reached the negotiated channel_max (${this.tuning.channelMax})`);
-      }
-      this.broker.admitChannel(this.permissions!.user.name);
-      ch = new Channel(this, number);
-      this.channels.set(number, ch);
-      this.broker.stats.channelCreated++;
-      return ch;
-    }
+    if (m.id === MethodId.ChannelOpen) return this.channels.open(number, this, this.tuning.channelMax);
+    const ch = this.channels.get(number);
     if (!ch) throw new BrokerError("channelError", "expected 'channel.open'");
     return ch;
   }
@@ -270,14 +240,13 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
     return this.channels.get(number) === channel;
   }
 
-  /** Right before each socket write: channels add their coalesced confirms. */
   beforeFlush(): void {
-    for (const ch of this.channels.values()) ch.beforeFlush();
+    this.channels.beforeFlush();
   }
 
   private onDrain(): void {
     this.output.writeBlocked = false;
-    for (const ch of this.channels.values()) ch.resumeDeliveries();
+    this.channels.resumeDeliveries();
     this.output.maybeFlush();
   }
 
@@ -299,8 +268,7 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
 
   /** FlowHost: any consumer on this connection (such a connection is never paused). */
   get hasConsumers(): boolean {
-    for (const ch of this.channels.values()) if (ch.consumers.size > 0) return true;
-    return false;
+    return this.channels.hasConsumers;
   }
 
   pauseForFlow(): void {
@@ -335,8 +303,7 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
   /** Releases channels (unacked messages are requeued), exclusive queues, and the registry entry. */
   teardown(): void {
     this.flow.stop();
-    for (const ch of this.channels.values()) ch.release();
-    this.channels.clear();
+    this.channels.releaseAll();
     this.heartbeats.stop();
     if (this.permissions) this.broker.ownerClosed(this);
     if (this.broker.connections.get(this.name) === this) {
