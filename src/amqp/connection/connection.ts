@@ -1,12 +1,12 @@
 /**
  * One AMQP 0-9-1 connection over any Duplex stream (a TCP or TLS socket, or an in-memory pair
- * in tests). It owns the socket and the frame reader, dispatches frames to channel 0 or to its
- * channels, and is each channel's ChannelHost; everything about messages happens in the
- * channels and the broker. Its other concepts live beside it, each behind a small host
- * interface this class implements: the output (frame-output.ts), the channels (channel-table.ts),
- * the handshake (handshake.ts, connection-opening.ts, login-session.ts), heartbeats
- * (heartbeats.ts), alarms and flow control (alarm-block.ts, publish-flow.ts), closing
- * (connection-close.ts) and the management view (connection-info.ts).
+ * in tests). It owns the socket, reads frames and is each channel's ChannelHost; everything
+ * about messages happens in the channels and the broker. Its concepts live beside it, each
+ * behind a small host interface this class implements: where frames go (frame-dispatch.ts),
+ * the output (frame-output.ts), the channels (channel-table.ts), the handshake (handshake.ts,
+ * connection-opening.ts, login-session.ts), heartbeats (heartbeats.ts), alarms and flow control
+ * (alarm-block.ts, publish-flow.ts), closing (connection-close.ts) and the management view
+ * (connection-info.ts).
  *
  * Frame handling is synchronous from 'data' to the last frame of a chunk, and output is one
  * socket write per event-loop turn, so many frames share one syscall.
@@ -19,11 +19,8 @@ import type { ClientConnection, ConnectionInfo } from "../../broker/connection-r
 import type { VHost } from "../../broker/vhost.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
-import { BrokerError } from "../../errors/broker-error.js";
 import type { Logger } from "../../logging/logger.js";
 import { FrameReader } from "../codec/frame-reader.js";
-import { decodeMethod, encodeConnectionUpdateSecretOk, FRAME_BODY, FRAME_HEADER, FRAME_HEARTBEAT, FRAME_METHOD, MethodId, type Method } from "../codec/generated.js";
-import type { Channel } from "../channel/channel.js";
 import type { ChannelHost } from "../channel/channel-host.js";
 import { AlarmBlock, type BlockHost } from "./alarm-block.js";
 import type { AmqpSettings } from "./amqp-settings.js";
@@ -31,10 +28,11 @@ import { ChannelTable } from "./channel-table.js";
 import { ConnectionClose, type CloseHost, type ConnectionState } from "./connection-close.js";
 import { connectionInfo, type ConnectionFacts } from "./connection-info.js";
 import { ConnectionOpening, type OpeningConnection } from "./connection-opening.js";
+import { dispatchFrame, type DispatchTarget } from "./frame-dispatch.js";
 import { FrameOutput, type OutputHost } from "./frame-output.js";
 import { Handshake, PROTOCOL_HEADER, type Tuning } from "./handshake.js";
 import { Heartbeats, type HeartbeatHost } from "./heartbeats.js";
-import { LoginSession } from "./login-session.js";
+import { LoginSession, type LoginHost } from "./login-session.js";
 import { isLoopbackAddress, normaliseHost } from "./peer-address.js";
 import { PublishFlow, type FlowHost } from "./publish-flow.js";
 
@@ -43,7 +41,7 @@ export { isLoopbackAddress } from "./peer-address.js";
 
 let nextConnectionId = 1;
 
-export class AmqpConnection implements ClientConnection, ChannelHost, OpeningConnection, ConnectionFacts, OutputHost, HeartbeatHost, BlockHost, FlowHost, CloseHost {
+export class AmqpConnection implements ClientConnection, ChannelHost, DispatchTarget, OpeningConnection, ConnectionFacts, OutputHost, LoginHost, HeartbeatHost, BlockHost, FlowHost, CloseHost {
   readonly id = nextConnectionId++;
   readonly name: string;
   readonly host: string;
@@ -69,11 +67,11 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
   readonly heartbeats: Heartbeats;
   readonly login: LoginSession;
   readonly log: Logger;
+  readonly alarmBlock = new AlarmBlock(this);
+  readonly closing = new ConnectionClose(this);
 
   private readonly reader: FrameReader;
   private readonly opening: ConnectionOpening;
-  private readonly alarmBlock = new AlarmBlock(this);
-  private readonly closing = new ConnectionClose(this);
 
   constructor(
     readonly socket: Duplex,
@@ -95,11 +93,7 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
     this.heartbeats = new Heartbeats(this, this.output);
     this.opening = new ConnectionOpening(this, this.tuning);
     this.handshake = new Handshake(this.opening, settings.handshakeTimeout);
-    const loginSettings = { tokens: settings.tokens ?? null, throttle: settings.loginThrottle ?? null, loopbackUsers: settings.loopbackUsers };
-    this.login = new LoginSession(broker, loginSettings, this.log, () => {
-      this.log.info("closing connection: OAuth 2.0 token expired", { user: this.user });
-      this.connectionError(new BrokerError("accessRefused", "credential expired"), 0, 0);
-    });
+    this.login = new LoginSession(broker, settings, this);
     s.setNoDelay?.(true);
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("drain", () => this.onDrain());
@@ -152,63 +146,13 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
       this.reader.push(chunk);
       for (let f = this.reader.next(); f; f = this.reader.next()) {
         this.stats.recvCnt++;
-        this.onFrame(f.type, f.channel, f.payload);
+        dispatchFrame(this, f.type, f.channel, f.payload);
         if (this.isClosed) return;
       }
     } catch (err) {
       this.connectionError(err, 0, 0);
     }
     this.output.maybeFlush();
-  }
-
-  private onFrame(type: number, channel: number, payload: Buffer): void {
-    if (type === FRAME_HEARTBEAT) {
-      if (channel !== 0) throw new BrokerError("frameError", `heartbeat frame on channel ${channel}`);
-      return;
-    }
-    if (this.state === "closing") return this.closing.onFrameWhileClosing(type, channel, payload);
-    if (type === FRAME_METHOD) {
-      const m = decodeMethod(payload);
-      const alarms = this.settings.alarms;
-      if (m.id === MethodId.BasicPublish && alarms?.reason != null && !this.alarmBlock.active) this.alarmBlock.block(alarms);
-      if (channel === 0) return this.onConnectionMethod(m);
-      if (!this.handshake.done) throw new BrokerError("channelError", `${m.name} before connection.open`);
-      return this.channelFor(channel, m).handleMethod(m);
-    }
-    if (type === FRAME_HEADER || type === FRAME_BODY) {
-      const ch = this.channels.get(channel);
-      if (!ch || channel === 0) throw new BrokerError("unexpectedFrame", `content frame on channel ${channel} without a channel`);
-      if (type === FRAME_HEADER) ch.handleHeader(payload);
-      else ch.handleBody(payload);
-      return;
-    }
-    throw new BrokerError("frameError", `unknown frame type ${type}`);
-  }
-
-  private onConnectionMethod(m: Method): void {
-    if (!this.handshake.done) return this.handshake.handle(m);
-    switch (m.id) {
-      case MethodId.ConnectionClose:
-        return this.closing.closedByClient();
-      case MethodId.ConnectionCloseOk:
-        return this.destroy();
-      case MethodId.ConnectionUpdateSecret:
-        return this.updateSecret(m.args.newSecret.toString("utf8"));
-      default:
-        throw new BrokerError("commandInvalid", `unexpected method ${m.name} on channel 0`);
-    }
-  }
-
-  /** connection.update-secret: answered once the new token is verified (login.ts). */
-  private updateSecret(secret: string): void {
-    this.login.updateSecret(this.user, secret, () => this.isOpen).then(
-      (answered) => {
-        if (!answered) return;
-        encodeConnectionUpdateSecretOk(this.output.out, 0, {});
-        this.output.flush();
-      },
-      (err: unknown) => this.connectionError(err, 0, 0),
-    );
   }
 
   /** connection.tune-ok (via ConnectionOpening): frames may be as large as negotiated; heartbeats start. */
@@ -223,13 +167,6 @@ export class AmqpConnection implements ClientConnection, ChannelHost, OpeningCon
 
   get channelCount(): number {
     return this.channels.size;
-  }
-
-  private channelFor(number: number, m: Method): Channel {
-    if (m.id === MethodId.ChannelOpen) return this.channels.open(number, this, this.tuning.channelMax);
-    const ch = this.channels.get(number);
-    if (!ch) throw new BrokerError("channelError", "expected 'channel.open'");
-    return ch;
   }
 
   channelClosed(number: number): void {

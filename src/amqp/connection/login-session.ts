@@ -1,26 +1,42 @@
 /**
  * A connection's login over its life: the handshake's authenticate step (counted in the
- * broker's auth_attempts / succeeded / failed), the expiry of a token login, and
- * connection.update-secret, which may bring a fresh token. The rules themselves are in login.ts.
+ * broker's auth_attempts / succeeded / failed), the expiry of a token login, which closes the
+ * connection, and connection.update-secret, which may bring a fresh token. The rules themselves
+ * are in login.ts.
  */
 import type { Broker } from "../../broker/broker.js";
-import type { Logger } from "../../logging/logger.js";
 import { BrokerError } from "../../errors/broker-error.js";
+import type { Logger } from "../../logging/logger.js";
+import { encodeConnectionUpdateSecretOk } from "../codec/generated.js";
+import type { OutputBuffer } from "../codec/output-buffer.js";
+import type { AmqpSettings } from "./amqp-settings.js";
 import { logIn, refreshSecret, TokenExpiry, type LoggedIn, type LoginAttempt, type LoginSettings } from "./login.js";
+
+/** What the login needs of its connection. */
+export interface LoginHost {
+  readonly user: string;
+  /** False once the connection is closing or closed. */
+  readonly isOpen: boolean;
+  readonly output: { readonly out: OutputBuffer; flush(): void };
+  readonly log: Logger;
+  connectionError(err: unknown, classId: number, methodId: number): void;
+}
 
 export class LoginSession {
   /** Null until authenticated. */
   private current: LoggedIn | null = null;
-  private readonly expiry: TokenExpiry;
+  private readonly expiry = new TokenExpiry(() => {
+    this.host.log.info("closing connection: OAuth 2.0 token expired", { user: this.host.user });
+    this.host.connectionError(new BrokerError("accessRefused", "credential expired"), 0, 0);
+  });
+  private readonly settings: LoginSettings;
 
-  /** `expired` runs when a token login's token expires without a refresh (the connection closes). */
   constructor(
     private readonly broker: Broker,
-    private readonly settings: LoginSettings,
-    private readonly log: Logger,
-    expired: () => void,
+    settings: AmqpSettings,
+    private readonly host: LoginHost,
   ) {
-    this.expiry = new TokenExpiry(expired);
+    this.settings = { tokens: settings.tokens ?? null, throttle: settings.loginThrottle ?? null, loopbackUsers: settings.loopbackUsers };
   }
 
   /** The handshake's authenticate step; `loggedIn` runs on success before the answer is returned. */
@@ -39,7 +55,7 @@ export class LoginSession {
     };
     let result: LoggedIn | Promise<LoggedIn>;
     try {
-      result = logIn(this.broker, this.settings, this.log, attempt);
+      result = logIn(this.broker, this.settings, this.host.log, attempt);
     } catch (err) {
       return failed(err);
     }
@@ -47,16 +63,21 @@ export class LoginSession {
   }
 
   /**
-   * connection.update-secret: refuses at once (NOT_ALLOWED) what cannot be a refresh; otherwise
-   * resolves once the new token is verified and its expiry armed (`stillOpen` is asked first).
+   * connection.update-secret: refuses at once (NOT_ALLOWED, thrown) what cannot be a refresh;
+   * otherwise answers update-secret-ok once the new token is verified, or closes the connection.
    */
-  updateSecret(user: string, secret: string, stillOpen: () => boolean): Promise<boolean> {
-    if (this.current === null) throw new BrokerError("notAllowed", `Secret update was refused for user '${user}'`);
-    return refreshSecret(this.settings.tokens, this.current, secret, this.log).then((expiresAt) => {
-      if (!stillOpen()) return false;
-      this.expiry.arm(expiresAt);
-      return true;
-    });
+  updateSecret(secret: string): void {
+    const host = this.host;
+    if (this.current === null) throw new BrokerError("notAllowed", `Secret update was refused for user '${host.user}'`);
+    refreshSecret(this.settings.tokens, this.current, secret, host.log).then(
+      (expiresAt) => {
+        if (!host.isOpen) return;
+        this.expiry.arm(expiresAt);
+        encodeConnectionUpdateSecretOk(host.output.out, 0, {});
+        host.output.flush();
+      },
+      (err: unknown) => host.connectionError(err, 0, 0),
+    );
   }
 
   /** The connection is gone: no expiry fires any more. */
