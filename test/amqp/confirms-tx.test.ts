@@ -54,10 +54,10 @@ describe("confirms, transactions, direct reply-to", () => {
       server.sendToQueue(m!.properties.replyTo as string, Buffer.from(`re:${m!.content}`), { correlationId: m!.properties.correlationId });
     }, { noAck: true });
     const client = await f.conn.createChannel();
-    const reply = new Promise<{ body: string; cid: string }>((resolve) => {
-      void client.consume("amq.rabbitmq.reply-to", (m) => resolve({ body: m!.content.toString(), cid: m!.properties.correlationId }), { noAck: true });
-    });
-    await new Promise((r) => setTimeout(r, 20));
+    let answered!: (r: { body: string; cid: string }) => void;
+    const reply = new Promise<{ body: string; cid: string }>((resolve) => (answered = resolve));
+    // The request names the reply consumer, so it goes out only once consume-ok has arrived.
+    await client.consume("amq.rabbitmq.reply-to", (m) => answered({ body: m!.content.toString(), cid: m!.properties.correlationId }), { noAck: true });
     client.sendToQueue(queue, Buffer.from("ping"), { replyTo: "amq.rabbitmq.reply-to", correlationId: "42" });
     assert.deepEqual(await withTimeout(reply, 3000, "RPC reply"), { body: "re:ping", cid: "42" });
     await client.close();

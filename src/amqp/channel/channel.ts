@@ -30,6 +30,7 @@ import { METHOD_HANDLERS } from "./method-table.js";
 import { completePublish, storeSynced, writeConfirms } from "./publishing.js";
 import { requeueAllUnacked } from "./settlement.js";
 
+/** A zero-length body is never written to, so one serves every empty publish. */
 const EMPTY_BODY = Buffer.alloc(0);
 
 export class Channel implements ChannelState {
