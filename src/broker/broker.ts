@@ -11,12 +11,12 @@ import type { FieldTable } from "./values/field-value.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { UserRegistry } from "../auth/user-registry.js";
 import { BrokerError, badRequestTerm, notFound } from "../errors/broker-error.js";
-import { Binding, type Destination } from "./binding.js";
+import { Binding } from "./binding.js";
 import type { ClientContext } from "./client-context.js";
 import { NO_PERSISTENCE, type DefinitionsSink } from "./definitions-sink.js";
 import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
 import { assertExchangeEquivalent, assertQueueEquivalent } from "./equivalence.js";
-import type { Exchange, ExchangeSpec } from "./exchange/exchange.js";
+import type { Destination, Exchange, ExchangeBinding, ExchangeSpec } from "./exchange/exchange.js";
 import { createExchange, EXCHANGE_TYPES } from "./exchange/exchange-types.js";
 import { isValidMatchMode } from "./exchange/headers-exchange.js";
 import type { Message } from "./message.js";
@@ -84,8 +84,6 @@ export class Broker {
   private readonly queueHost: QueueHost;
   /** Publishers wait on it for confirms and tx.commit of stored messages; null = nothing stored. */
   readonly journal: QueueJournal | null;
-  /** alternate-exchange set by policy (the exchange's own argument wins, as in RabbitMQ). */
-  private readonly policyAlternates = new WeakMap<Exchange, string>();
 
   constructor(options: BrokerOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -302,13 +300,7 @@ export class Broker {
   /** A policy changed: every queue and exchange of the vhost takes its (new) effective definition now. */
   private applyPolicies(v: VHost): void {
     for (const q of [...v.queues.values()]) q.applyPolicy(this.policyOf(q).definition);
-    for (const x of v.exchanges.values()) this.applyExchangePolicy(x);
-  }
-
-  private applyExchangePolicy(x: Exchange): void {
-    const ae = this.policyOf(x).definition["alternate-exchange"];
-    if (typeof ae === "string") this.policyAlternates.set(x, ae);
-    else this.policyAlternates.delete(x);
+    for (const x of v.exchanges.values()) x.applyPolicy(this.policyOf(x).definition);
   }
 
   // ---------------------------------------------------------------- runtime parameters
@@ -398,7 +390,7 @@ export class Broker {
     }
     const x = createExchange(vhostName, spec)!;
     v.addExchange(x);
-    this.applyExchangePolicy(x);
+    x.applyPolicy(this.policyOf(x).definition);
     if (x.durable) this.definitions.put("exchanges", `${vhostName}\u0000${x.name}`, exchangeDefinition(x));
     return true;
   }
@@ -546,7 +538,7 @@ export class Broker {
     return { v, source: x, destination: d };
   }
 
-  private addBinding(v: VHost, b: Binding): boolean {
+  private addBinding(v: VHost, b: ExchangeBinding): boolean {
     if (b.source.type === "headers" && !isValidMatchMode(b.args["x-match"])) {
       throw new BrokerError("preconditionFailed", `Invalid x-match field value ${JSON.stringify(b.args["x-match"])}; expected all, any, all-with-x, or any-with-x`);
     }
@@ -573,7 +565,7 @@ export class Broker {
    */
   route(v: VHost, x: Exchange, message: Message, out: Queue[]): number {
     out.length = 0;
-    v.route(x, message.routingKey, message.properties.headers, out, (e) => this.alternateExchange(v, e));
+    v.route(x, message.routingKey, message.properties.headers, out);
     x.stats.publishIn++;
     if (out.length > 0) x.stats.publishOut++;
     return out.length;
@@ -594,12 +586,6 @@ export class Broker {
     return result;
   }
 
-  private alternateExchange(v: VHost, x: Exchange): Exchange | undefined {
-    const arg = x.arguments["alternate-exchange"];
-    const name = typeof arg === "string" ? arg : this.policyAlternates.get(x);
-    return name === undefined ? undefined : v.exchanges.get(name);
-  }
-
   /**
    * Republishes a message that died in `q` to its dead-letter exchange (rabbit_dead_letter):
    * dropped when that exchange does not exist, and not delivered to a queue where it would
@@ -615,7 +601,7 @@ export class Broker {
     const dead = deadLetteredMessage(message, q.name, reason, this.now(), { exchange: x.name, routingKey: q.settings.deadLetterRoutingKey });
     // Its own array: dead-lettering can nest (a target queue may overflow and dead-letter too).
     const targets: Queue[] = [];
-    v.route(x, dead.routingKey, dead.properties.headers, targets, (e) => this.alternateExchange(v, e));
+    v.route(x, dead.routingKey, dead.properties.headers, targets);
     for (const t of targets) if (!isDeadLetterCycle(dead, t.name, reason)) t.enqueue(dead);
   }
 
@@ -675,10 +661,10 @@ export class Broker {
   }
 }
 
-function isDurableBinding(b: Binding): boolean {
+function isDurableBinding(b: ExchangeBinding): boolean {
   return b.source.durable && b.destination.durable && !(b.destination.kind === "queue" && b.destination.exclusiveOwner !== null);
 }
 
-function bindingKey(vhost: string, b: Binding): string {
+function bindingKey(vhost: string, b: ExchangeBinding): string {
   return `${vhost}\u0000${b.source.name}\u0000${b.key}`;
 }

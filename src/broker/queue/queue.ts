@@ -83,7 +83,7 @@ export class Queue implements QueueSpec, PageSink {
   /** Resolved from arguments and policies; replaced by applyPolicy(). */
   settings: QueueSettings;
   readonly singleActiveConsumer: boolean;
-  /** Bindings that route into this queue (the default exchange's implicit one excluded). */
+  /** Bindings that route into this queue (the default exchange's implicit one excluded); kept by the vhost. */
   readonly boundFrom = new Set<Binding>();
   /** Routing epoch stamp, see VHost.route. */
   routeEpoch = 0;
@@ -92,7 +92,7 @@ export class Queue implements QueueSpec, PageSink {
 
   private readonly ready: ReadyEntries;
   /** Sorted by priority, highest first; round-robin within a priority. */
-  private consumers: QueueConsumer[] = [];
+  private consumers: QueueConsumer<Queue>[] = [];
   private readonly rrByPriority = new Map<number, number>();
   private nextSeq = 1;
   private dispatching = false;
@@ -190,7 +190,7 @@ export class Queue implements QueueSpec, PageSink {
     return this.deleted;
   }
 
-  listConsumers(): readonly QueueConsumer[] {
+  listConsumers(): readonly QueueConsumer<Queue>[] {
     return this.consumers;
   }
 
@@ -198,7 +198,7 @@ export class Queue implements QueueSpec, PageSink {
    * RabbitMQ's consumer activity: "up" on an ordinary queue; on a single-active-consumer queue the
    * earliest consumer is "single_active" and the rest are "waiting" (see addConsumer / pick).
    */
-  consumerActivity(c: QueueConsumer): ConsumerActivity {
+  consumerActivity(c: QueueConsumer<Queue>): ConsumerActivity {
     if (!this.singleActiveConsumer) return "up";
     return this.consumers[0] === c ? "single_active" : "waiting";
   }
@@ -263,7 +263,7 @@ export class Queue implements QueueSpec, PageSink {
     }
   }
 
-  addConsumer(c: QueueConsumer): void {
+  addConsumer(c: QueueConsumer<Queue>): void {
     this.checkConsumable(c.exclusive);
     let i = 0;
     while (i < this.consumers.length && this.consumers[i]!.priority >= c.priority) i++;
@@ -275,7 +275,7 @@ export class Queue implements QueueSpec, PageSink {
     this.dispatch();
   }
 
-  removeConsumer(c: QueueConsumer): void {
+  removeConsumer(c: QueueConsumer<Queue>): void {
     const i = this.consumers.indexOf(c);
     if (i < 0) return;
     this.consumers.splice(i, 1);
@@ -539,7 +539,7 @@ export class Queue implements QueueSpec, PageSink {
   }
 
   /** The highest-priority consumer with capacity, round-robin among equals. */
-  private pickConsumer(): QueueConsumer | null {
+  private pickConsumer(): QueueConsumer<Queue> | null {
     const cs = this.consumers;
     if (this.singleActiveConsumer) return cs.length > 0 && cs[0]!.canTake() ? cs[0]! : null;
     const n = cs.length;
