@@ -9,6 +9,7 @@ import { DefaultExchange } from "./exchange/default-exchange.js";
 import type { Destination, Exchange, ExchangeBinding } from "./exchange/exchange.js";
 import { createExchange } from "./exchange/exchange-types.js";
 import { Queue, type QueueHost } from "./queue/queue.js";
+import type { QueueSpec } from "./queue/queue-spec.js";
 
 export interface VHostMetadata {
   description: string;
@@ -71,7 +72,7 @@ export class VHost {
     return removed;
   }
 
-  addQueue(spec: ConstructorParameters<typeof Queue>[1]): Queue {
+  addQueue(spec: QueueSpec): Queue {
     const q = new Queue(this.name, spec, this.queueHost);
     this.queues.set(q.name, q);
     this.sortedQueues = null;
