@@ -1,7 +1,7 @@
 /**
  * A virtual host: its exchanges, queues and the bindings between them, plus its policies and
  * parameters. This class holds state and routes; permission checks and persistence belong to
- * the Broker, which is the only caller of the mutating methods.
+ * the Broker's operations (operations/), the only callers of the mutating methods.
  */
 import type { FieldTable } from "./values/field-value.js";
 import { Binding } from "./binding.js";
