@@ -262,7 +262,7 @@ export class Queue extends QueueContents implements QueueSpec {
     if (entries.length === 0) return;
     let back: readonly QueueEntry[] = entries;
     if (this.host.unstored !== null) back = this.dropUnstoredHeld(back, this.host.unstored);
-    if (this.type === "quorum") back = this.countReturns(entries);
+    if (this.type === "quorum") back = this.countReturns(back);
     for (const e of back) {
       this.release(e);
       e.redelivered = true;
