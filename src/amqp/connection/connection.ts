@@ -33,11 +33,8 @@ import { FrameOutput, type OutputHost } from "./frame-output.js";
 import { Handshake, PROTOCOL_HEADER, type Tuning } from "./handshake.js";
 import { Heartbeats, type HeartbeatHost } from "./heartbeats.js";
 import { LoginSession, type LoginHost } from "./login-session.js";
-import { isLoopbackAddress, normaliseHost } from "./peer-address.js";
+import { isLoopbackAddress, normaliseHost } from "../../auth/peer-address.js";
 import { PublishFlow, type FlowHost } from "./publish-flow.js";
-
-/** Kept here for src/cluster/local-health.ts and src/http/http-auth.ts, which import it from this module. */
-export { isLoopbackAddress } from "./peer-address.js";
 
 let nextConnectionId = 1;
 

@@ -8,7 +8,8 @@
  */
 import { MethodId, type Method } from "../codec/generated.js";
 import { BrokerError } from "../../errors/broker-error.js";
-import { parseSaslResponse, SASL_MECHANISMS } from "./sasl.js";
+import { parseSaslResponse } from "./sasl.js";
+import { SASL_MECHANISMS } from "../../auth/sasl-mechanisms.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
 
 export interface Tuning {
