@@ -39,7 +39,7 @@ import * as userOps from "./operations/user-operations.js";
 import * as vhostOps from "./operations/vhost-operations.js";
 import type { AppliedPolicy } from "./policies.js";
 import type { Queue } from "./queue/queue.js";
-import type { QueueJournal } from "./queue/queue-journal.js";
+import type { QueueJournal, SyncWaiter } from "./queue/queue-journal.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
 import type { FieldTable } from "./values/field-value.js";
 import type { PolicyRecord, VHost, VHostMetadata } from "./vhost.js";
@@ -51,10 +51,15 @@ export interface BrokerOptions {
   journal?: QueueJournal;
 }
 
-/** Broker.publish's result: no queue, routed, or routed but refused by a queue at its length limit. */
+/**
+ * Broker.publish's result: no queue; routed; routed but refused by a queue at its length limit;
+ * or routed and written to the store, so a publisher confirm (or a transaction's commit-ok) waits
+ * for `whenStored` — the message is safe only once the store has synced it.
+ */
 export const PUBLISH_UNROUTED = 0;
 export const PUBLISH_ROUTED = 1;
 export const PUBLISH_REFUSED = 2;
+export const PUBLISH_STORED = 3;
 
 export class Broker implements BrokerState {
   readonly users = new UserRegistry();
@@ -277,8 +282,8 @@ export class Broker implements BrokerState {
 
   /**
    * Publishes a routed message: every queue found by route() takes it. Returns PUBLISH_UNROUTED,
-   * PUBLISH_ROUTED, or PUBLISH_REFUSED when a queue at its length limit refused it; `out` is the
-   * caller's scratch array (see route()).
+   * PUBLISH_ROUTED, PUBLISH_REFUSED when a queue at its length limit refused it, or PUBLISH_STORED
+   * when the store wrote it; `out` is the caller's scratch array (see route()).
    */
   publish(v: VHost, x: Exchange, message: Message, out: Queue[]): number {
     const n = this.route(v, x, message, out);
@@ -286,8 +291,16 @@ export class Broker implements BrokerState {
     v.stats.publish++;
     if (n === 0) return PUBLISH_UNROUTED;
     this.stats.routed++;
-    let result = PUBLISH_ROUTED;
-    for (let i = 0; i < n; i++) if (!out[i]!.enqueue(message)) result = PUBLISH_REFUSED;
-    return result;
+    const journal = this.journal;
+    const appendsBefore = journal !== null ? journal.appends : 0;
+    let refused = false;
+    for (let i = 0; i < n; i++) if (!out[i]!.enqueue(message)) refused = true;
+    if (refused) return PUBLISH_REFUSED;
+    return journal !== null && journal.appends !== appendsBefore ? PUBLISH_STORED : PUBLISH_ROUTED;
+  }
+
+  /** Calls `waiter.synced(token)` once every message stored so far is on disk (see PUBLISH_STORED). */
+  whenStored(waiter: SyncWaiter, token: number): void {
+    this.journal!.whenSynced(waiter, token);
   }
 }

@@ -8,7 +8,7 @@
  * Hot path: one Message per publish and nothing else allocated; the routing result goes into
  * the channel's scratch array.
  */
-import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_UNROUTED } from "../../broker/broker.js";
+import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED } from "../../broker/broker.js";
 import type { Exchange } from "../../broker/exchange/exchange.js";
 import { createMessage, type Message } from "../../broker/message.js";
 import { checkExpiration } from "../../broker/queue/message-expiry.js";
@@ -50,19 +50,20 @@ export function completePublish(ch: ChannelState, c: PendingPublish, body: Body)
   }
 }
 
-/** Routes one message, returns it when unroutable and mandatory, and settles its confirm. */
-export function route(ch: ChannelState, exchange: Exchange, message: Message, mandatory: boolean): void {
+/**
+ * Routes one message, returns it when unroutable and mandatory, and settles its confirm. True when
+ * the store wrote it (a transaction's commit-ok then waits for the store's sync too).
+ */
+export function route(ch: ChannelState, exchange: Exchange, message: Message, mandatory: boolean): boolean {
   const confirm = ch.confirm;
   const seq = confirm ? confirm.take() : 0;
   const host = ch.host;
   const broker = host.broker;
-  const journal = broker.journal;
-  const appendsBefore = journal ? journal.appends : 0;
   const directReply = exchange.name === "" && message.routingKey.startsWith(REPLY_TO_PREFIX);
   const outcome = directReply
     ? (broker.directReply.deliver(message.routingKey, message) ? PUBLISH_ROUTED : PUBLISH_UNROUTED)
     : broker.publish(ch.vhost, exchange, message, ch.routed);
-  if (outcome === PUBLISH_ROUTED && !directReply) host.flow.check(ch.routed, ch.routed.length);
+  if ((outcome === PUBLISH_ROUTED || outcome === PUBLISH_STORED) && !directReply) host.flow.check(ch.routed, ch.routed.length);
   if (outcome === PUBLISH_UNROUTED) {
     if (mandatory) sendReturn(ch, 312, "NO_ROUTE", message);
     ch.stats.unroutable(mandatory);
@@ -72,9 +73,10 @@ export function route(ch: ChannelState, exchange: Exchange, message: Message, ma
     // A queue at its limit with overflow reject-publish(-dlx) refused it: the publisher gets a nack.
     // A persistent message stored for a durable queue is confirmed only once it is fsynced.
     if (outcome === PUBLISH_REFUSED) storeSynced(ch, seq, false);
-    else if (journal !== null && journal.appends !== appendsBefore) journal.whenSynced(ch, seq);
+    else if (outcome === PUBLISH_STORED) broker.whenStored(ch, seq);
     else storeSynced(ch, seq, true);
   }
+  return outcome === PUBLISH_STORED;
 }
 
 function sendReturn(ch: ChannelState, code: number, text: string, message: Message): void {

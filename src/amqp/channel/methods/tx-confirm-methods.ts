@@ -35,16 +35,15 @@ export const txAndConfirmHandlers: HandlerTable = [
     tx.settlements = [];
     // Route with the transaction lifted, so route() publishes instead of buffering again.
     ch.tx = null;
-    const journal = ch.host.broker.journal;
-    const appendsBefore = journal ? journal.appends : 0;
+    let stored = false;
     try {
-      for (const p of publishes) route(ch, p.exchange, p.message, p.mandatory);
+      for (const p of publishes) if (route(ch, p.exchange, p.message, p.mandatory)) stored = true;
       for (const s of settlements) s();
     } finally {
       ch.tx = tx;
     }
     // commit-ok means the persistent messages are on disk (AMQP tx: committed work is durable).
-    if (journal !== null && journal.appends !== appendsBefore) journal.whenSynced(ch, TX_COMMIT_TOKEN);
+    if (stored) ch.host.broker.whenStored(ch, TX_COMMIT_TOKEN);
     else encodeTxCommitOk(ch.output.out, ch.number, {});
   }),
   on(MethodId.TxRollback, (ch) => {
