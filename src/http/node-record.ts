@@ -151,8 +151,8 @@ export function memoryBreakdown(): Record<string, unknown> {
 
 /** Web contexts (RabbitMQ lists its HTTP listeners so); the overview adds the node to each. */
 export function webContexts(ctx: RouteContext): Array<Record<string, unknown>> {
-  return ctx.listeners
-    .filter((l) => l.protocol === "http" || l.protocol === "https")
+  return ctx.listeners()
+    .filter((l) => l.up && (l.protocol === "http" || l.protocol === "https"))
     .map((l) => ({
       description: "Coney Management",
       path: "/",

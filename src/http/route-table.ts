@@ -3,6 +3,7 @@
  * answers 405 with an `Allow` header (RabbitMQ's cowboy_rest behaviour). Handlers receive the
  * authenticated caller; errors become catalogue answers in one place.
  */
+import type { ListenerStatuses } from "../listeners/listener-status.js";
 import type { ClusterView } from "../broker/cluster-view.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Broker } from "../broker/broker.js";
@@ -21,7 +22,8 @@ export interface RouteContext {
   readonly node: string;
   /** A cluster's members for /api/nodes; null on a single node. */
   readonly cluster: ClusterView | null;
-  readonly listeners: ReadonlyArray<{ protocol: string; port: number }>;
+  /** The node's listeners now, bound or not (src/listeners): health checks and the overview read them. */
+  readonly listeners: ListenerStatuses;
   /** Certificates of the TLS listeners, for the certificate-expiration health check. */
   readonly certificates: readonly ListenerCertificate[];
   /** Live resource alarms (memory, disk). */

@@ -61,7 +61,7 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
           connections: conns.length,
           channels: conns.reduce((n, c) => n + c.info().channels.length, 0),
         },
-        listeners: ctx.listeners.map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port })),
+        listeners: ctx.listeners().filter((l) => l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port })),
         contexts: webContexts(ctx).map((c) => ({ ...c, node: ctx.node })),
       };
     },
