@@ -6,14 +6,11 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
-import { bootstrapDefaults } from "./broker/bootstrap.js";
-import { Broker } from "./broker/broker.js";
-import { exportDefinitions, importDefinitions, type Definitions } from "./broker/definitions.js";
+import { bootstrapDefaults, Broker, exportDefinitions, importDefinitions, type Definitions, VERSION, ResourceAlarms, type ClusterView } from "./broker/index.js";
 import { DefinitionsFile } from "./store/definitions-file.js";
 import { MessageStore } from "./store/message-store.js";
 import { recoverMessages } from "./store/store-recovery.js";
 import type { PagingLimits } from "./store/stored-queue-log.js";
-import { VERSION } from "./broker/product.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { listenHttp } from "./http/http-server.js";
@@ -22,11 +19,9 @@ import { SideListeners, type RetryPolicy } from "./listeners/side-listeners.js";
 import type { ListenerStatus, ListenerStatuses } from "./listeners/listener-status.js";
 import { TokenVerifier } from "./auth/oauth/token-verifier.js";
 import { LoginThrottle } from "./auth/login-throttle.js";
-import { ResourceAlarms } from "./broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
-import type { ClusterView } from "./broker/cluster-view.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;

@@ -3,9 +3,8 @@
  * unknown paths, one error mapping, the resource route files, and the web UI's static files at /.
  */
 import type { ListenerStatuses } from "../listeners/listener-status.js";
-import type { ClusterView } from "../broker/cluster-view.js";
+import type { ClusterView, Broker, ResourceAlarms } from "../broker/index.js";
 import Fastify from "fastify";
-import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { badRequest, sendError } from "./http-errors.js";
@@ -14,7 +13,6 @@ import { RequestLogins } from "./http-auth.js";
 import { registerRateLimit } from "./request-rate-limit.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { LoginThrottle } from "../auth/login-throttle.js";
-import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { RateSampler } from "./rate-sampler.js";

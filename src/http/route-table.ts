@@ -4,14 +4,12 @@
  * authenticated caller; errors become catalogue answers in one place.
  */
 import type { ListenerStatuses } from "../listeners/listener-status.js";
-import type { ClusterView } from "../broker/cluster-view.js";
+import type { ClusterView, Broker, ResourceAlarms } from "../broker/index.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Caller, RequestLogins } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
-import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { RateView } from "./rate-sampler.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";

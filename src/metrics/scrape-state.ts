@@ -3,10 +3,7 @@
  * only when a family asks for it (a /metrics/detailed request for queue families never builds
  * connection snapshots).
  */
-import type { Broker } from "../broker/broker.js";
-import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.js";
-import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
-import type { Queue } from "../broker/queue/queue.js";
+import type { Broker, ChannelInfo, ConnectionInfo, ResourceAlarms, Queue } from "../broker/index.js";
 import { nodeFigures, type NodeFigures } from "./node-figures.js";
 import type { ClusterRole } from "./cluster-families.js";
 import type { ListenerStatuses } from "../listeners/listener-status.js";

@@ -14,9 +14,7 @@
  */
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
-import type { Broker } from "../../broker/broker.js";
-import type { ClientConnection, ConnectionInfo } from "../../broker/connection-registry.js";
-import type { VHost } from "../../broker/vhost.js";
+import type { Broker, ClientConnection, ConnectionInfo, VHost } from "../../broker/index.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Logger } from "../../logging/logger.js";

@@ -9,7 +9,7 @@
  * connection, and pausing one could stop the very acks that drain the queue. A queue nobody
  * consumes is never a reason to pause (a backlog there is what its users asked for).
  */
-import type { Queue } from "../../broker/queue/queue.js";
+import type { Queue } from "../../broker/index.js";
 
 export const FLOW_HIGH = 20_000;
 export const FLOW_HIGH_BYTES = 64 * 1024 * 1024;

@@ -5,8 +5,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { badRequest } from "../http-errors.js";
-import { createMessage } from "../../broker/message.js";
-import type { Queue } from "../../broker/queue/queue.js";
+import { createMessage, type Queue } from "../../broker/index.js";
 import { requireVhost } from "../http-auth.js";
 import { EXPIRY_UNITS_DAYS, expiringWithin } from "../../tls/certificate-expiry.js";
 import { listenerProtocol } from "../protocol-aliases.js";
