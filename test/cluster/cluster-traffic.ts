@@ -32,6 +32,8 @@ export async function publishThroughFailures(
   onKill: () => Promise<void>,
   stopWhen: () => boolean = () => false,
   deadlineMs = 120_000,
+  /** The node to connect through first (e.g. a follower, to go through its proxy). */
+  first: NodeInfo | null = null,
 ): Promise<PublishRun> {
   const run: PublishRun = { confirmed: new Set(), failoverMs: -1, reconnects: 0, confirmTimes: [] };
   const deadline = Date.now() + deadlineMs;
@@ -40,7 +42,8 @@ export async function publishThroughFailures(
   while (run.confirmed.size < total && !stopWhen()) {
     if (Date.now() > deadline) throw new Error(`publishing timed out with ${run.confirmed.size}/${total} confirmed`);
     const live = cluster.nodes.filter((n) => n.proc !== null);
-    const node = live[attempt++ % live.length]!;
+    const node = attempt === 0 && first !== null && first.proc !== null ? first : live[attempt % live.length]!;
+    attempt++;
     let conn: amqp.ChannelModel;
     let ch: amqp.ConfirmChannel;
     try {
@@ -80,7 +83,8 @@ export async function publishThroughFailures(
           const id = todo[next++]!;
           inflight++;
           try {
-            ch.publish("", queue, Buffer.from(`${prefix}${id}`), { persistent: true }, (err: unknown) => {
+            // messageId tells a republished copy (a new message) from a broker redelivery (the same one).
+            ch.publish("", queue, Buffer.from(`${prefix}${id}`), { persistent: true, messageId: `${prefix}${id}#${run.reconnects}` }, (err: unknown) => {
               inflight--;
               if (err === null || err === undefined) {
                 run.confirmed.add(id);
@@ -116,7 +120,7 @@ async function closeWithin(conn: amqp.ChannelModel, ms: number): Promise<void> {
 }
 
 /** Reads every message of `queue` (through any live node, reconnecting) until all `expected` bodies are seen or `ms` pass. */
-export async function drainQueue(cluster: TestCluster, queue: string, expected: ReadonlySet<string>, ms = 60_000): Promise<Set<string>> {
+export async function drainQueue(cluster: TestCluster, queue: string, expected: ReadonlySet<string>, ms = 60_000, counts: { duplicates: number } = { duplicates: 0 }): Promise<Set<string>> {
   const seen = new Set<string>();
   const deadline = Date.now() + ms;
   let missing = expected.size;
@@ -140,6 +144,8 @@ export async function drainQueue(cluster: TestCluster, queue: string, expected: 
           if (!seen.has(body)) {
             seen.add(body);
             if (expected.has(body) && --missing === 0) resolve();
+          } else {
+            counts.duplicates++;
           }
           ch.ack(m);
         });
@@ -155,8 +161,8 @@ export async function drainQueue(cluster: TestCluster, queue: string, expected: 
 }
 
 /** A 3-node cluster with every node in sync, closed (logs printed on failure) whatever the body does. */
-export async function withCluster(body: (c: TestCluster) => Promise<void>): Promise<void> {
-  const cluster = new TestCluster(3);
+export async function withCluster(body: (c: TestCluster) => Promise<void>, opts: { leaseTtl?: number; extraArgs?: string[] } = {}): Promise<void> {
+  const cluster = new TestCluster(3, opts.leaseTtl ?? 3, opts.extraArgs ?? []);
   try {
     await cluster.start();
     await cluster.waitForInSync(3);
