@@ -25,6 +25,7 @@ import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
 import type { ClusterView } from "./cluster/cluster-view.js";
+import { startMqttListeners } from "./mqtt/mqtt-startup.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
@@ -33,6 +34,9 @@ export interface RunningBroker {
   readonly prometheusPort: number | null;
   /** The AMQPS listener's port, null when no TLS certificate is configured. */
   readonly amqpsPort: number | null;
+  /** The MQTT and MQTT-over-WebSocket listeners' ports; null when disabled or not bound. */
+  readonly mqttPort: number | null;
+  readonly webMqttPort: number | null;
   /** Memory and disk alarms; their limits can be changed at run time. */
   readonly alarms: ResourceAlarms;
   readonly broker: Broker;
@@ -130,6 +134,9 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     extraListeners.push({ protocol: "amqp/ssl", port: amqps.port });
     logger.info("AMQPS listener started", { port: amqps.port, bind: config.bind || "*", verifyPeer: tls.verifyPeer });
   }
+  const mqtt = await startMqttListeners(broker, config, loginThrottle, logger);
+  if (mqtt.mqttPort !== null) extraListeners.push({ protocol: "mqtt", port: mqtt.mqttPort });
+  if (mqtt.webMqttPort !== null) extraListeners.push({ protocol: "http/web-mqtt", port: mqtt.webMqttPort });
   const http: HttpListener | null =
     config.httpPort === null
       ? null
@@ -152,6 +159,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       // A taken port must not leave the other listeners running behind a failed start.
       await http?.close();
       alarms.stop();
+      await mqtt.close();
       await amqps?.close();
       await amqp.close();
       await store.close();
@@ -166,6 +174,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     httpPort: http?.port ?? null,
     prometheusPort: metrics?.port ?? null,
     amqpsPort: amqps?.port ?? null,
+    mqttPort: mqtt.mqttPort,
+    webMqttPort: mqtt.webMqttPort,
     alarms,
     broker,
     config,
@@ -175,6 +185,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       await http?.close();
       await metrics?.close();
       alarms.stop();
+      await mqtt.close();
       await amqps?.close();
       await amqp.close();
       await store.close();
