@@ -16,7 +16,7 @@ export function amqpToMqtt(key: string): string {
 
 /** A PUBLISH topic: not empty, no wildcard, no NUL (MQTT 3.1.1 §4.7.3, §1.5.3). */
 export function isValidTopicName(topic: string): boolean {
-  return topic.length > 0 && !/[+#\u0000]/.test(topic);
+  return topic.length > 0 && !topic.includes("+") && !topic.includes("#") && !topic.includes("\u0000");
 }
 
 /** A SUBSCRIBE filter: `+` a whole level, `#` a whole last level (MQTT 3.1.1 §4.7.1). */

@@ -2,7 +2,7 @@
  * mqtt.js (v5) against a test broker: connect helpers that never reconnect on their own (a test
  * decides when to reconnect) and a way to wait for the next messages a client receives.
  */
-import { connectAsync, type IClientOptions, type MqttClient } from "mqtt";
+import { connect, connectAsync, type IClientOptions, type MqttClient } from "mqtt";
 import type { IPublishPacket } from "mqtt-packet";
 
 export interface Received {
@@ -19,9 +19,16 @@ export interface TestMqttClient {
   waitFor(count: number, ms?: number): Promise<Received[]>;
 }
 
+/** Connects; messages are recorded from the first packet on (a session's backlog follows CONNACK at once). */
 export async function connectMqtt(url: string, options: IClientOptions = {}): Promise<TestMqttClient> {
-  const client = await connectAsync(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 4, username: "guest", password: "guest", ...options });
-  return track(client);
+  const client = connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 4, username: "guest", password: "guest", ...options });
+  const tracked = track(client);
+  await new Promise<void>((resolve, reject) => {
+    client.once("connect", () => resolve());
+    client.once("error", reject);
+    client.once("close", () => reject(new Error("connection closed before CONNACK")));
+  });
+  return tracked;
 }
 
 export function track(client: MqttClient): TestMqttClient {
