@@ -3,7 +3,7 @@
  * decides when to reconnect) and a way to wait for the next messages a client receives.
  */
 import { connect, connectAsync, type IClientOptions, type MqttClient } from "mqtt";
-import type { IPublishPacket } from "mqtt-packet";
+import type { IConnackPacket, IPublishPacket } from "mqtt-packet";
 
 export interface Received {
   readonly topic: string;
@@ -15,6 +15,8 @@ export interface Received {
 export interface TestMqttClient {
   readonly client: MqttClient;
   readonly received: Received[];
+  /** The CONNACK (null for a client made by track()). */
+  readonly connack: IConnackPacket | null;
   /** Resolves once `count` messages in total have arrived (rejects after `ms`). */
   waitFor(count: number, ms?: number): Promise<Received[]>;
 }
@@ -23,12 +25,12 @@ export interface TestMqttClient {
 export async function connectMqtt(url: string, options: IClientOptions = {}): Promise<TestMqttClient> {
   const client = connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 4, username: "guest", password: "guest", ...options });
   const tracked = track(client);
-  await new Promise<void>((resolve, reject) => {
-    client.once("connect", () => resolve());
+  const connack = await new Promise<IConnackPacket>((resolve, reject) => {
+    client.once("connect", (p) => resolve(p));
     client.once("error", reject);
     client.once("close", () => reject(new Error("connection closed before CONNACK")));
   });
-  return tracked;
+  return { ...tracked, connack };
 }
 
 export function track(client: MqttClient): TestMqttClient {
@@ -41,6 +43,7 @@ export function track(client: MqttClient): TestMqttClient {
   return {
     client,
     received,
+    connack: null,
     waitFor(count: number, ms = 5000): Promise<Received[]> {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`expected ${count} messages, got ${received.length}: ${received.map((r) => r.topic).join(", ")}`)), ms);
@@ -70,3 +73,11 @@ export async function connackCode(url: string, options: IClientOptions): Promise
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function waitUntil(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await sleep(10);
+  }
+}

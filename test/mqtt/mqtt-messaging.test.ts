@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { connackCode, connectMqtt, sleep, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { connackCode, connectMqtt, sleep, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
 
 describe("MQTT messaging", () => {
   let broker: TestBroker;
@@ -181,12 +181,4 @@ async function waitForGet(ch: amqp.Channel, queue: string): Promise<amqp.GetMess
     await sleep(20);
   }
   throw new Error(`nothing arrived in ${queue}`);
-}
-
-export async function waitUntil(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await sleep(10);
-  }
 }
