@@ -41,6 +41,20 @@ module.exports = {
       to: { path: ["^src/amqp/(connection|channel)", "^src/amqp/amqp-listener", "^src/(http|cluster|cli|ui|metrics|mqtt|stream|shovel|federation|bench)"] },
     },
     {
+      name: "transports-do-not-know-each-other",
+      severity: "error",
+      comment: "A protocol's connections and channels are its own: the API, metrics, the cluster and other protocols see connections through the domain's connection registry.",
+      from: { path: "^src/(http|metrics|cluster|store|mqtt|stream|shovel|federation|auth)" },
+      to: { path: "^src/amqp/(connection|channel|amqp-listener)" },
+    },
+    {
+      name: "api-below-cluster",
+      severity: "error",
+      comment: "The cluster runs the broker and its API; the API sees the cluster only through the domain's ClusterView.",
+      from: { path: "^src/(http|metrics|ui|broker|store|auth|amqp)" },
+      to: { path: "^src/cluster" },
+    },
+    {
       name: "codec-is-pure",
       severity: "error",
       comment: "The AMQP codec is a wire format library: it knows the domain's value types, nothing else.",

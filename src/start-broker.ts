@@ -13,7 +13,7 @@ import { DefinitionsFile } from "./store/definitions-file.js";
 import { MessageStore } from "./store/message-store.js";
 import { recoverMessages } from "./store/store-recovery.js";
 import type { PagingLimits } from "./store/stored-queue-log.js";
-import { VERSION } from "./amqp/connection/server-properties.js";
+import { VERSION } from "./broker/product.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { listenHttp, type HttpListener } from "./http/http-server.js";
@@ -24,7 +24,7 @@ import { ResourceAlarms } from "./broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
-import type { ClusterView } from "./cluster/cluster-view.js";
+import type { ClusterView } from "./broker/cluster-view.js";
 import { startMqttListeners } from "./mqtt/mqtt-startup.js";
 
 export interface RunningBroker {

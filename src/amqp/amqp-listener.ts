@@ -3,7 +3,8 @@ import { createServer, type AddressInfo, type Server, type Socket } from "node:n
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import type { Broker } from "../broker/broker.js";
 import type { Logger } from "../logging/logger.js";
-import { AmqpConnection, type AmqpSettings } from "./connection/connection.js";
+import type { AmqpSettings } from "./connection/amqp-settings.js";
+import { AmqpConnection } from "./connection/connection.js";
 
 /** Sockets accepted past the socket limit, so that refused clients hear a 530 rather than a reset. */
 const HANDSHAKE_SLACK = 8;

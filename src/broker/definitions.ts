@@ -13,10 +13,11 @@ import { isHashingAlgorithm, type HashingAlgorithm } from "../auth/password.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { parseTags } from "../auth/user.js";
 import { BrokerError, badRequestTerm } from "../errors/broker-error.js";
-import { userDefinition, type Broker } from "./broker.js";
+import type { Broker } from "./broker.js";
 import type { ClientContext } from "./client-context.js";
 import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
 import type { PolicyRecord } from "./vhost.js";
+import { userDefinition } from "./operations/user-operations.js";
 import { validateParameter } from "./runtime-parameters.js";
 
 const OPERATOR_POLICY_COMPONENT = "operator_policy";

@@ -1,14 +1,15 @@
 /**
  * A virtual host: its exchanges, queues and the bindings between them, plus its policies and
  * parameters. This class holds state and routes; permission checks and persistence belong to
- * the Broker, which is the only caller of the mutating methods.
+ * the Broker's operations (operations/), the only callers of the mutating methods.
  */
 import type { FieldTable } from "./values/field-value.js";
-import { Binding, type Destination } from "./binding.js";
+import { Binding } from "./binding.js";
 import { DefaultExchange } from "./exchange/default-exchange.js";
-import type { Exchange } from "./exchange/exchange.js";
+import type { Destination, Exchange, ExchangeBinding } from "./exchange/exchange.js";
 import { createExchange } from "./exchange/exchange-types.js";
 import { Queue, type QueueHost } from "./queue/queue.js";
+import type { QueueSpec } from "./queue/queue-spec.js";
 
 export interface VHostMetadata {
   description: string;
@@ -64,14 +65,14 @@ export class VHost {
   }
 
   /** Removes an exchange and every binding that touches it; returns the bindings removed. */
-  removeExchange(x: Exchange): Binding[] {
+  removeExchange(x: Exchange): ExchangeBinding[] {
     this.exchanges.delete(x.name);
     const removed = [...x.bindings.values(), ...x.boundFrom];
     for (const b of removed) this.detach(b);
     return removed;
   }
 
-  addQueue(spec: ConstructorParameters<typeof Queue>[1]): Queue {
+  addQueue(spec: QueueSpec): Queue {
     const q = new Queue(this.name, spec, this.queueHost);
     this.queues.set(q.name, q);
     this.sortedQueues = null;
@@ -87,54 +88,49 @@ export class VHost {
   }
 
   /** Removes a queue and its bindings; returns the bindings removed. */
-  removeQueue(q: Queue): Binding[] {
+  removeQueue(q: Queue): ExchangeBinding[] {
     this.queues.delete(q.name);
     this.sortedQueues = null;
-    const removed = [...q.boundFrom];
+    // attach() is the only writer of boundFrom, and it adds ExchangeBindings; the queue types
+    // the set loosely only because queue.ts sits below exchange.ts.
+    const removed = [...q.boundFrom] as ExchangeBinding[];
     for (const b of removed) this.detach(b);
     return removed;
   }
 
   /** Adds a binding; false when it already existed. */
-  attach(b: Binding): boolean {
+  attach(b: ExchangeBinding): boolean {
     if (!b.source.bind(b)) return false;
     b.destination.boundFrom.add(b);
     return true;
   }
 
-  detach(b: Binding): boolean {
+  detach(b: ExchangeBinding): boolean {
     const had = b.source.unbind(b);
     b.destination.boundFrom.delete(b);
     return had;
   }
 
-  findBinding(source: Exchange, destination: Destination, routingKey: string, args: FieldTable): Binding | undefined {
+  findBinding(source: Exchange, destination: Destination, routingKey: string, args: FieldTable): ExchangeBinding | undefined {
     return source.bindings.get(Binding.keyOf(destination, routingKey, args));
   }
 
   /** Every binding in the vhost, including the default exchange's implicit ones when asked. */
-  *bindings(): IterableIterator<Binding> {
+  *bindings(): IterableIterator<ExchangeBinding> {
     for (const x of this.exchanges.values()) yield* x.bindings.values();
   }
 
   /**
    * Routes one message from `x` into `out` (each queue at most once). Exchange-to-exchange
    * bindings are followed, each exchange at most once per message (cycles are harmless), and an
-   * exchange that routes nowhere hands the message to its alternate exchange.
+   * exchange that routes nowhere hands the message to its alternate exchange (if it exists).
    */
-  route(x: Exchange, routingKey: string, headers: FieldTable | undefined, out: Queue[], alternate: (x: Exchange) => Exchange | undefined): void {
+  route(x: Exchange, routingKey: string, headers: FieldTable | undefined, out: Queue[]): void {
     const epoch = ++this.epoch;
-    this.routeFrom(x, routingKey, headers, out, epoch, alternate);
+    this.routeFrom(x, routingKey, headers, out, epoch);
   }
 
-  private routeFrom(
-    x: Exchange,
-    routingKey: string,
-    headers: FieldTable | undefined,
-    out: Queue[],
-    epoch: number,
-    alternate: (x: Exchange) => Exchange | undefined,
-  ): void {
+  private routeFrom(x: Exchange, routingKey: string, headers: FieldTable | undefined, out: Queue[], epoch: number): void {
     x.routeEpoch = epoch;
     const scratch = this.scratch;
     const start = scratch.length;
@@ -150,13 +146,13 @@ export class VHost {
         d.routeEpoch = epoch;
         out.push(d);
       } else {
-        this.routeFrom(d, routingKey, headers, out, epoch, alternate);
+        this.routeFrom(d, routingKey, headers, out, epoch);
       }
     }
     scratch.length = start;
-    if (!routedHere || out.length === before) {
-      const ae = alternate(x);
-      if (ae && ae.routeEpoch !== epoch) this.routeFrom(ae, routingKey, headers, out, epoch, alternate);
+    if ((!routedHere || out.length === before) && x.alternateExchange !== null) {
+      const ae = this.exchanges.get(x.alternateExchange);
+      if (ae && ae.routeEpoch !== epoch) this.routeFrom(ae, routingKey, headers, out, epoch);
     }
   }
 }

@@ -15,7 +15,7 @@ import type { LocalResponder } from "./client-proxy.js";
 import { FollowerFront, type ClientPorts } from "./follower-front.js";
 import { FollowerHealth } from "./local-health.js";
 import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
-import type { ClusterMember, ClusterView, ForgetOutcome } from "./cluster-view.js";
+import type { ClusterMember, ClusterView, ForgetOutcome } from "../broker/cluster-view.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
 import { ReplicationLeader } from "./replication-leader.js";

@@ -12,7 +12,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isHashingAlgorithm, verifyPassword } from "../auth/password.js";
 import { isManagementUser, parseTags } from "../auth/user.js";
-import { isLoopbackAddress } from "../amqp/connection/connection.js";
+import { isLoopbackAddress } from "../auth/peer-address.js";
 import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import type { RequestHead } from "./request-head.js";
 

@@ -13,7 +13,7 @@ import type { Broker } from "../broker/broker.js";
 import type { ClientContext } from "../broker/client-context.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { LOGIN_FAILED } from "./http-errors.js";
-import { isLoopbackAddress } from "../amqp/connection/connection.js";
+import { isLoopbackAddress } from "../auth/peer-address.js";
 import { sessionOf } from "../auth/oauth/token-login.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { LoginThrottle } from "../auth/login-throttle.js";

@@ -2,7 +2,7 @@
  * The management HTTP API server (Fastify): JSON in and out under /api, RabbitMQ's 404 body for
  * unknown paths, one error mapping, the resource route files, and the web UI's static files at /.
  */
-import type { ClusterView } from "../cluster/cluster-view.js";
+import type { ClusterView } from "../broker/cluster-view.js";
 import Fastify from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";

@@ -11,7 +11,7 @@ import { availableParallelism } from "node:os";
 import { getHeapSpaceStatistics } from "node:v8";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SASL_MECHANISMS } from "../amqp/connection/sasl.js";
+import { SASL_MECHANISMS } from "../auth/sasl-mechanisms.js";
 import { EXCHANGE_TYPES } from "../broker/exchange/exchange-types.js";
 import type { Broker } from "../broker/broker.js";
 import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";

@@ -3,7 +3,7 @@
  * answers 405 with an `Allow` header (RabbitMQ's cowboy_rest behaviour). Handlers receive the
  * authenticated caller; errors become catalogue answers in one place.
  */
-import type { ClusterView } from "../cluster/cluster-view.js";
+import type { ClusterView } from "../broker/cluster-view.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";

@@ -11,7 +11,7 @@
  * connection and a publish refused by a full queue gets no PUBACK (the client resends it).
  */
 import type { IPublishPacket, Packet } from "mqtt-packet";
-import { PUBLISH_REFUSED, PUBLISH_UNROUTED } from "../broker/broker.js";
+import { PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED } from "../broker/broker.js";
 import type { ClientContext } from "../broker/client-context.js";
 import type { Queue } from "../broker/queue/queue.js";
 import type { SyncWaiter } from "../broker/queue/queue-journal.js";
@@ -74,16 +74,14 @@ export class MqttPublisher implements SyncWaiter {
       this.node.retained.retain(this.vhost.name, { topic: p.topic, qos: p.qos === 0 ? 0 : 1, payload, properties: message.properties, publishedAt: now });
     }
     broker.stats.messageSizes.observe(message.bodySize);
-    const journal = broker.journal;
-    const appendsBefore = journal ? journal.appends : 0;
     const outcome = broker.publish(this.vhost, x, message, this.routed);
     if (p.qos === 0) return;
     let code: number = RC.success;
     if (outcome === PUBLISH_UNROUTED && this.link.v5) code = RC.noMatchingSubscribers;
     else if (outcome === PUBLISH_REFUSED) code = this.link.v5 ? RC.quotaExceeded : -1;
-    const stored = journal !== null && journal.appends !== appendsBefore;
+    const stored = outcome === PUBLISH_STORED;
     const token = this.owe(p.messageId!, code, !stored);
-    if (stored) journal.whenSynced(this, token);
+    if (stored) broker.whenStored(this, token);
   }
 
   /** Records a PUBACK owed; returns its sync token. */

@@ -15,7 +15,8 @@ import type { IPublishPacket, ISubscribePacket, IUnsubscribePacket, Packet, QoS 
 import type { Broker } from "../broker/broker.js";
 import type { ClientContext } from "../broker/client-context.js";
 import { createMessage } from "../broker/message.js";
-import type { Queue, QueueSpec } from "../broker/queue/queue.js";
+import type { Queue } from "../broker/queue/queue.js";
+import type { QueueSpec } from "../broker/queue/queue-spec.js";
 import type { QueueEntry } from "../broker/queue/queue-entry.js";
 import type { VHost } from "../broker/vhost.js";
 import { BrokerError } from "../errors/broker-error.js";

@@ -2,18 +2,45 @@
  * A basic.consume subscription: the queue-facing side of a channel's consumer. Capacity
  * follows RabbitMQ's qos semantics: a per-consumer prefetch (basic.qos global=false, fixed when
  * the consumer is created) and the channel-wide limit (global=true), and nothing while the
- * connection's socket is backed up.
+ * connection's socket is backed up. A delivery takes the channel's next delivery tag and, unless
+ * no-ack, stays in the channel's `unacked` until settled (settlement.ts).
  */
 import type { Queue } from "../../broker/queue/queue.js";
 import type { QueueConsumer } from "../../broker/queue/queue-consumer.js";
 import type { QueueEntry } from "../../broker/queue/queue-entry.js";
-import type { Channel } from "./channel.js";
+import { encodeBasicCancel } from "../codec/generated.js";
+import type { ChannelHost, ChannelOutput } from "./channel-host.js";
+import type { ChannelStats } from "./channel-stats.js";
+import { writeDelivery } from "./delivery-frames.js";
+
+/** A message handed out and not yet settled; `consumer` is null for basic.get. */
+export interface Unacked {
+  readonly queue: Queue;
+  readonly entry: QueueEntry;
+  readonly consumer: ChannelConsumer | null;
+}
+
+/** What a consumer needs of its channel (the Channel class provides it). */
+export interface ConsumerChannel {
+  readonly host: ChannelHost;
+  /** The host's output, kept by the channel. */
+  readonly output: ChannelOutput;
+  readonly number: number;
+  readonly state: "open" | "closing";
+  /** Channel-wide prefetch (basic.qos global=true); 0 = unlimited. */
+  readonly prefetchCount: number;
+  nextDeliveryTag: number;
+  /** By delivery tag, in tag order. */
+  readonly unacked: Map<number, Unacked>;
+  readonly consumers: Map<string, ChannelConsumer>;
+  readonly stats: ChannelStats;
+}
 
 export class ChannelConsumer implements QueueConsumer {
   unackedCount = 0;
 
   constructor(
-    readonly channel: Channel,
+    readonly channel: ConsumerChannel,
     readonly queue: Queue,
     readonly tag: string,
     readonly noAck: boolean,
@@ -24,21 +51,37 @@ export class ChannelConsumer implements QueueConsumer {
   ) {}
 
   get owner(): object {
-    return this.channel.conn;
+    return this.channel.host;
   }
 
   canTake(): boolean {
     const ch = this.channel;
-    if (!ch.conn.canDeliver || ch.state !== "open") return false;
+    if (!ch.host.canDeliver || ch.state !== "open") return false;
     if (this.noAck) return true;
     return (this.prefetch === 0 || this.unackedCount < this.prefetch) && (ch.prefetchCount === 0 || ch.unacked.size < ch.prefetchCount);
   }
 
+  /** basic.deliver + content, tracked until acked unless no-ack. */
   deliver(queue: Queue, entry: QueueEntry): void {
-    this.channel.deliver(this, queue, entry);
+    const ch = this.channel;
+    const tag = ch.nextDeliveryTag++;
+    if (!this.noAck) {
+      ch.unacked.set(tag, { queue, entry, consumer: this });
+      this.unackedCount++;
+    }
+    ch.stats.delivered(this.noAck, entry.redelivered);
+    writeDelivery(ch.output, ch.number, this.tag, tag, entry.redelivered, entry.message);
   }
 
+  /** The queue was deleted: with consumer_cancel_notify the client hears basic.cancel. */
   cancelledByQueue(_queue: Queue): void {
-    this.channel.consumerCancelledByQueue(this);
+    const ch = this.channel;
+    if (ch.consumers.get(this.tag) !== this) return;
+    ch.consumers.delete(this.tag);
+    const caps = ch.host.clientProperties["capabilities"];
+    if (caps && typeof caps === "object" && !Array.isArray(caps) && (caps as Record<string, unknown>)["consumer_cancel_notify"] === true) {
+      encodeBasicCancel(ch.output.out, ch.number, { consumerTag: this.tag, nowait: true });
+      ch.output.maybeFlush();
+    }
   }
 }

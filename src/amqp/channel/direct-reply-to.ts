@@ -4,28 +4,31 @@
  */
 import { DirectReplyRegistry, type ReplyTarget } from "../../broker/direct-reply.js";
 import type { Message } from "../../broker/message.js";
-import { encodeBasicDeliver } from "../codec/generated.js";
-import type { Channel } from "./channel.js";
+import type { ChannelHost, ChannelOutput } from "./channel-host.js";
+import { writeDelivery } from "./delivery-frames.js";
+
+/** What a reply consumer needs of its channel (the Channel class provides it). */
+export interface ReplyChannel {
+  readonly host: ChannelHost;
+  /** The host's output, kept by the channel. */
+  readonly output: ChannelOutput;
+  readonly number: number;
+  readonly state: "open" | "closing";
+  nextDeliveryTag: number;
+}
 
 export class DirectReplyConsumer implements ReplyTarget {
   readonly key: string;
   readonly replyAddress: string;
 
-  constructor(private readonly channel: Channel, readonly tag: string) {
-    this.key = channel.conn.broker.directReply.register(this);
+  constructor(private readonly channel: ReplyChannel, readonly tag: string) {
+    this.key = channel.host.broker.directReply.register(this);
     this.replyAddress = DirectReplyRegistry.address(this.key);
   }
 
   deliverReply(message: Message): void {
     const ch = this.channel;
     if (ch.state !== "open") return;
-    encodeBasicDeliver(ch.conn.out, ch.number, {
-      consumerTag: this.tag,
-      deliveryTag: ch.nextDeliveryTag++,
-      redelivered: false,
-      exchange: message.exchange,
-      routingKey: message.routingKey,
-    });
-    ch.writeContent(message);
+    writeDelivery(ch.output, ch.number, this.tag, ch.nextDeliveryTag++, false, message);
   }
 }

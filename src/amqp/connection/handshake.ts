@@ -1,13 +1,15 @@
 /**
  * The connection handshake as a chain of named steps (AMQP 0-9-1 §2.2.4):
  *   protocol header → start / start-ok (authenticate) → tune / tune-ok → open / open-ok.
- * Each step handles exactly one expected method on channel 0 and names the next; any other
- * method during the handshake is a protocol error. The result is an authenticated user, tuned
- * limits and an opened vhost, handed to the Connection.
+ * The protocol header may arrive split across reads; a wrong one is answered with ours (§4.2.2).
+ * Each later step handles exactly one expected method on channel 0 and names the next; any
+ * other method during the handshake is a protocol error. The result is an authenticated user,
+ * tuned limits and an opened vhost, handed to the connection through HandshakeHost.
  */
 import { MethodId, type Method } from "../codec/generated.js";
 import { BrokerError } from "../../errors/broker-error.js";
-import { parseSaslResponse, SASL_MECHANISMS } from "./sasl.js";
+import { parseSaslResponse } from "./sasl.js";
+import { SASL_MECHANISMS } from "../../auth/sasl-mechanisms.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
 
 export interface Tuning {
@@ -16,10 +18,13 @@ export interface Tuning {
   heartbeat: number;
 }
 
+/** "AMQP" 0 0 9 1 */
+export const PROTOCOL_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 0, 9, 1]);
+
 /** What the handshake needs from its connection. */
 export interface HandshakeHost {
+  /** Our limits, proposed in connection.tune. */
   readonly serverTuning: Tuning;
-  readonly serverProperties: FieldTable;
   sendStart(mechanisms: string): void;
   sendTune(t: Tuning): void;
   sendOpenOk(): void;
@@ -28,31 +33,69 @@ export interface HandshakeHost {
    * login (OAuth 2.0) answers with a promise: the handshake waits for it and reads nothing else.
    */
   authenticate(mechanism: string, username: string, password: string): string | Promise<string>;
-  /** For the end of an asynchronous login: whether the connection is still there, send, fail. */
-  readonly closed: boolean;
+  /** For the end of an asynchronous login: whether the socket is gone, send, fail. */
+  readonly socketClosed: boolean;
   flush(): void;
   fail(err: unknown): void;
   /** Checks vhost existence and access; throws NOT_ALLOWED / INVALID_PATH. */
   openVhost(vhost: string): void;
   tuned(t: Tuning, clientProperties: FieldTable, mechanism: string): void;
+  /** The client did not complete the handshake in time: close without a word. */
+  handshakeTimedOut(): void;
 }
 
 type Step = "start-ok" | "authenticating" | "tune-ok" | "open" | "done";
 
 export class Handshake {
+  /** The protocol header bytes received so far; null once it was read whole (or refused). */
+  private header: Buffer | null = Buffer.alloc(0);
   private step: Step = "start-ok";
   private clientProperties: FieldTable = {};
   private mechanism = "";
+  /** The client has a limited time to complete the handshake. */
+  private deadline: NodeJS.Timeout | null;
 
-  constructor(private readonly host: HandshakeHost) {}
+  constructor(
+    private readonly host: HandshakeHost,
+    timeoutSeconds: number,
+  ) {
+    this.deadline = setTimeout(() => host.handshakeTimedOut(), timeoutSeconds * 1000);
+    this.deadline.unref();
+  }
+
+  /** The connection is gone: the deadline no longer applies. */
+  stop(): void {
+    if (this.deadline) clearTimeout(this.deadline);
+    this.deadline = null;
+  }
 
   get done(): boolean {
     return this.step === "done";
   }
 
-  /** Step 1: after a valid protocol header, offer our mechanisms. */
-  begin(): void {
+  get awaitingHeader(): boolean {
+    return this.header !== null;
+  }
+
+  /**
+   * Step 0, then step 1: reads the protocol header and, when it is right, offers our SASL
+   * mechanisms (connection.start). Returns the bytes that followed the header, null while the
+   * header is incomplete, or "refused" for a wrong header (the caller sends ours and closes).
+   */
+  readHeader(chunk: Buffer): Buffer | null | "refused" {
+    const have = Buffer.concat([this.header!, chunk]);
+    const valid = PROTOCOL_HEADER.subarray(0, Math.min(8, have.length)).equals(have.subarray(0, 8));
+    if (!valid) {
+      this.header = null;
+      return "refused";
+    }
+    if (have.length < 8) {
+      this.header = have;
+      return null;
+    }
+    this.header = null;
     this.host.sendStart(SASL_MECHANISMS.join(" "));
+    return have.subarray(8);
   }
 
   /** Feeds one channel-0 method; throws BrokerError when it is not the one this step expects. */
@@ -88,7 +131,7 @@ export class Handshake {
     this.step = "authenticating";
     login.then(
       () => {
-        if (this.host.closed || this.step !== "authenticating") return;
+        if (this.host.socketClosed || this.step !== "authenticating") return;
         this.proposeTuning();
         this.host.flush();
       },
@@ -124,6 +167,7 @@ export class Handshake {
   private onOpen(vhost: string): void {
     this.host.openVhost(vhost);
     this.step = "done";
+    this.stop();
     this.host.sendOpenOk();
   }
 }

@@ -5,8 +5,6 @@
  */
 import { decodeTableContents } from "../codec/field-table.js";
 
-export const SASL_MECHANISMS = ["PLAIN", "AMQPLAIN"] as const;
-
 export interface Credentials {
   readonly username: string;
   readonly password: string;

@@ -4,9 +4,7 @@
  * notifications only when the server announces them here.
  */
 import type { FieldTable } from "../../broker/values/field-value.js";
-
-export const PRODUCT = "Coney";
-export const VERSION = "0.1.0";
+import { PRODUCT, VERSION } from "../../broker/product.js";
 
 export function serverProperties(clusterName: string): FieldTable {
   return {

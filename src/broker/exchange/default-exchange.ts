@@ -4,9 +4,8 @@
  * one lookup in the vhost's queue table. Explicit bind/unbind are refused by the vhost.
  */
 import type { FieldTable } from "../values/field-value.js";
-import type { Binding, Destination } from "../binding.js";
 import type { Queue } from "../queue/queue.js";
-import { Exchange } from "./exchange.js";
+import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 
 export class DefaultExchange extends Exchange {
   readonly type = "direct";
@@ -15,11 +14,11 @@ export class DefaultExchange extends Exchange {
     super(vhost, { name: "", durable: true, autoDelete: false, internal: false, arguments: {} });
   }
 
-  protected addRoute(_b: Binding): void {
+  protected addRoute(_b: ExchangeBinding): void {
     throw new Error("the default exchange takes no explicit bindings");
   }
 
-  protected removeRoute(_b: Binding): void {}
+  protected removeRoute(_b: ExchangeBinding): void {}
 
   route(routingKey: string, _headers: FieldTable | undefined, out: Destination[]): void {
     const q = this.queues.get(routingKey);

@@ -1,19 +1,18 @@
 /** Direct exchange: a message goes to the bindings whose key equals its routing key (one Map lookup). */
 import type { FieldTable } from "../values/field-value.js";
-import type { Binding, Destination } from "../binding.js";
-import { Exchange } from "./exchange.js";
+import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 
 export class DirectExchange extends Exchange {
   readonly type: string = "direct";
-  private readonly byKey = new Map<string, Binding[]>();
+  private readonly byKey = new Map<string, ExchangeBinding[]>();
 
-  protected addRoute(b: Binding): void {
+  protected addRoute(b: ExchangeBinding): void {
     const list = this.byKey.get(b.routingKey);
     if (list) list.push(b);
     else this.byKey.set(b.routingKey, [b]);
   }
 
-  protected removeRoute(b: Binding): void {
+  protected removeRoute(b: ExchangeBinding): void {
     const list = this.byKey.get(b.routingKey);
     if (!list) return;
     const i = list.indexOf(b);

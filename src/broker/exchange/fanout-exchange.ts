@@ -1,17 +1,16 @@
 /** Fanout exchange: every bound destination gets every message; keys and headers are ignored. */
 import type { FieldTable } from "../values/field-value.js";
-import type { Binding, Destination } from "../binding.js";
-import { Exchange } from "./exchange.js";
+import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 
 export class FanoutExchange extends Exchange {
   readonly type = "fanout";
   private destinations: Destination[] = [];
 
-  protected addRoute(b: Binding): void {
+  protected addRoute(b: ExchangeBinding): void {
     this.destinations.push(b.destination);
   }
 
-  protected removeRoute(b: Binding): void {
+  protected removeRoute(b: ExchangeBinding): void {
     const i = this.destinations.indexOf(b.destination);
     if (i >= 0) this.destinations.splice(i, 1);
   }

@@ -6,14 +6,13 @@
  * This is the one type that has to look at every binding of the exchange per message.
  */
 import type { FieldTable } from "../values/field-value.js";
-import type { Binding, Destination } from "../binding.js";
 import { fieldValueEquals } from "../field-value-equals.js";
-import { Exchange } from "./exchange.js";
+import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 
 type MatchMode = "all" | "any" | "all-with-x" | "any-with-x";
 
 interface HeaderRoute {
-  readonly binding: Binding;
+  readonly binding: ExchangeBinding;
   readonly mode: MatchMode;
   readonly entries: ReadonlyArray<readonly [string, FieldTable[string]]>;
 }
@@ -22,14 +21,14 @@ export class HeadersExchange extends Exchange {
   readonly type = "headers";
   private routes: HeaderRoute[] = [];
 
-  protected addRoute(b: Binding): void {
+  protected addRoute(b: ExchangeBinding): void {
     const mode = parseMode(b.args["x-match"]);
     const withX = mode === "all-with-x" || mode === "any-with-x";
     const entries = Object.entries(b.args).filter(([k]) => k !== "x-match" && (withX || !k.startsWith("x-")));
     this.routes.push({ binding: b, mode, entries });
   }
 
-  protected removeRoute(b: Binding): void {
+  protected removeRoute(b: ExchangeBinding): void {
     this.routes = this.routes.filter((r) => r.binding !== b);
   }
 

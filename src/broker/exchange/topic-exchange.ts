@@ -1,18 +1,17 @@
 /** Topic exchange: binding keys with "*" and "#" wildcards, matched through a trie (topic-trie.ts). */
 import type { FieldTable } from "../values/field-value.js";
-import type { Binding, Destination } from "../binding.js";
-import { Exchange } from "./exchange.js";
+import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 import { TopicTrie } from "./topic-trie.js";
 
 export class TopicExchange extends Exchange {
   readonly type = "topic";
   private readonly trie = new TopicTrie<Destination>();
 
-  protected addRoute(b: Binding): void {
+  protected addRoute(b: ExchangeBinding): void {
     this.trie.add(b.routingKey, b.destination);
   }
 
-  protected removeRoute(b: Binding): void {
+  protected removeRoute(b: ExchangeBinding): void {
     this.trie.remove(b.routingKey, b.destination);
   }
 

@@ -1,14 +1,17 @@
 /**
  * What a queue needs from a consumer. The AMQP channel implements it (and so does the direct
  * reply-to pseudo-consumer); the queue knows nothing of frames or sockets.
+ *
+ * `Q` is the queue that hands entries over. queue.ts uses QueueConsumer<Queue>; this module does
+ * not import queue.ts (which imports it), so the default leaves the type to the implementer,
+ * whose own parameter type (Queue) is what it receives.
  */
-import type { Queue } from "./queue.js";
 import type { QueueEntry } from "./queue-entry.js";
 
 /** Whether a consumer gets messages: always on an ordinary queue, one at a time with single active consumer. */
 export type ConsumerActivity = "up" | "single_active" | "waiting";
 
-export interface QueueConsumer {
+export interface QueueConsumer<Q = unknown> {
   readonly tag: string;
   readonly noAck: boolean;
   readonly exclusive: boolean;
@@ -22,7 +25,7 @@ export interface QueueConsumer {
    * Hands over one entry. Ack-mode consumers keep it until acked, rejected or requeued and then
    * call queue.settle / queue.requeue; no-ack consumers own it immediately.
    */
-  deliver(queue: Queue, entry: QueueEntry): void;
+  deliver(queue: Q, entry: QueueEntry): void;
   /** The queue went away (deleted): RabbitMQ's consumer_cancel_notify sends basic.cancel. */
-  cancelledByQueue(queue: Queue): void;
+  cancelledByQueue(queue: Q): void;
 }

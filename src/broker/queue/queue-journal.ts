@@ -70,7 +70,7 @@ export interface QueueJournal {
   lostRecords: LostRecordsHandler | null;
   /** The log of a durable queue; `maxPriority` > 0 for a priority queue (x-max-priority). */
   forQueue(vhost: string, name: string, maxPriority: number): QueueLog;
-  /** Grows by one per record appended: a publisher compares it before and after routing. */
+  /** Grows by one per message record appended: Broker.publish compares it before and after enqueueing. */
   readonly appends: number;
   /** Calls `waiter.synced(token)` once every record appended so far is fsynced. */
   whenSynced(waiter: SyncWaiter, token: number): void;

@@ -4,7 +4,7 @@
  * use for; overflow reject-publish-dlx is a classic-only mode. Streams are not offered by Coney.
  */
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
-import type { QueueSpec } from "./queue.js";
+import type { QueueSpec } from "./queue-spec.js";
 
 /** rabbit_quorum_queue:check_invalid_arguments for the features Coney's quorum queues lack. */
 const QUORUM_INVALID_ARGS = ["x-max-priority", "x-queue-mode", "x-max-in-memory-length", "x-max-in-memory-bytes", "x-quorum-initial-group-size", "x-cancel-on-ha-failover"];

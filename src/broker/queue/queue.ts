@@ -10,39 +10,30 @@
  *   schedules more work for the running loop;
  * - every entry arrives through arrive() and leaves for good through forget() (ack, reject,
  *   no-ack delivery, purge, delete, expiry, overflow, dead-lettering, delivery limit), so a
- *   message store has exactly two places to hook (plus paging, below).
+ *   message store has exactly two places to hook (plus paging).
  *
- * Persistence: a durable, non-exclusive queue gets a QueueLog from the message store. arrive()
- * stores persistent entries, forget() tells the store they are gone, and beyond the store's
- * memory limits messages stay on disk only (pageOut) and come back through restore() as the
- * in-memory part runs low (pageIn); a priority queue's log pages each priority level apart.
- *
- * TTL (RabbitMQ's semantics): an entry's expiry is fixed on arrival (the smaller of the queue's
- * message-ttl and the message's expiration); expired entries are dropped only at the head, when
- * a delivery reaches them or when the one TTL timer fires, never by scanning the queue.
+ * This file owns consumers, delivery and acknowledgement. What the queue holds (memory and
+ * store, paging, TTL and length limits at the head) is QueueContents (queue-contents.ts), which
+ * this class extends, so the message path stays plain method calls on one object. The rules it
+ * applies live beside it: consumer-order.ts (who gets the next message), length-limit.ts,
+ * message-expiry.ts, idle-expiry.ts (x-expires), queue-settings.ts (arguments and policies).
  */
-import type { FieldTable } from "../values/field-value.js";
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
 import type { Binding } from "../binding.js";
+import type { DeathReason } from "../dead-letter.js";
 import type { Message } from "../message.js";
 import { withHeader } from "../message-headers.js";
-import type { DeathReason } from "../dead-letter.js";
-import { DeadlineTimer } from "./deadline-timer.js";
-import { PriorityReadyList } from "./priority-ready-list.js";
+import type { FieldTable } from "../values/field-value.js";
+import { consumerActivity, insertConsumer, pickConsumer } from "./consumer-order.js";
+import { IdleExpiry } from "./idle-expiry.js";
+import { hasLengthLimit, wouldOverflow } from "./length-limit.js";
+import { messageTtl } from "./message-expiry.js";
+import { QueueContents } from "./queue-contents.js";
 import type { ConsumerActivity, QueueConsumer } from "./queue-consumer.js";
 import type { QueueEntry } from "./queue-entry.js";
-import type { PageSink, QueueJournal, QueueLog } from "./queue-journal.js";
-import { maxPriorityOf, resolveQueueSettings, type QueueSettings } from "./queue-settings.js";
-import { ReadyList, type ReadyEntries } from "./ready-list.js";
-
-export interface QueueSpec {
-  readonly name: string;
-  readonly durable: boolean;
-  readonly autoDelete: boolean;
-  /** The owning connection of an exclusive queue, null otherwise. */
-  readonly exclusiveOwner: object | null;
-  readonly arguments: FieldTable;
-}
+import type { QueueJournal } from "./queue-journal.js";
+import { resolveQueueSettings } from "./queue-settings.js";
+import type { QueueSpec } from "./queue-spec.js";
 
 /** What a queue asks of its vhost. */
 export interface QueueHost {
@@ -56,23 +47,13 @@ export interface QueueHost {
   /** The message store for persistent messages in durable queues; absent = nothing is stored. */
   journal?: QueueJournal;
   /**
-   * Messages whose publish was nacked after a failed store write (Broker.dropUnstored); an
-   * unacked entry of one is dropped instead of requeued. Null until a write has ever failed.
+   * Messages whose publish was nacked after a failed store write (BrokerQueueHost.dropUnstored);
+   * an unacked entry of one is dropped instead of requeued. Null until a write has ever failed.
    */
   unstored: WeakSet<Message> | null;
 }
 
-export interface QueueStats {
-  publish: number;
-  deliver: number;
-  deliverNoAck: number;
-  get: number;
-  getNoAck: number;
-  ack: number;
-  redeliver: number;
-}
-
-export class Queue implements QueueSpec, PageSink {
+export class Queue extends QueueContents implements QueueSpec {
   readonly kind = "queue" as const;
   readonly name: string;
   readonly durable: boolean;
@@ -80,38 +61,27 @@ export class Queue implements QueueSpec, PageSink {
   readonly exclusiveOwner: object | null;
   readonly arguments: FieldTable;
   readonly type: "classic" | "quorum";
-  /** Resolved from arguments and policies; replaced by applyPolicy(). */
-  settings: QueueSettings;
   readonly singleActiveConsumer: boolean;
-  /** Bindings that route into this queue (the default exchange's implicit one excluded). */
+  /** Bindings that route into this queue (the default exchange's implicit one excluded); kept by the vhost. */
   readonly boundFrom = new Set<Binding>();
   /** Routing epoch stamp, see VHost.route. */
   routeEpoch = 0;
-  readonly stats: QueueStats = { publish: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0 };
   readonly createdAt: number;
-
-  private readonly ready: ReadyEntries;
-  /** Sorted by priority, highest first; round-robin within a priority. */
-  private consumers: QueueConsumer[] = [];
-  private readonly rrByPriority = new Map<number, number>();
-  private nextSeq = 1;
-  private dispatching = false;
-  private hadConsumer = false;
-  private deleted = false;
-  /** Set once an entry with an expiry arrives: from then on dispatch keeps the TTL timer armed. */
-  private hasTtl = false;
-  /** Expiry of the head entry (message TTL). */
-  private readonly ttlTimer: DeadlineTimer;
-  /** x-expires: deletes the queue once it has been unused that long. */
-  private readonly idleTimer: DeadlineTimer;
-  /** Set for durable, non-exclusive queues when the broker has a message store. */
-  private readonly log: QueueLog | null;
   unacked = 0;
   unackedBytes = 0;
   /** ms since epoch of the last consumer activity, for idle_since. */
   lastActivity: number;
 
+  /** In serving order (consumer-order.ts). */
+  private consumers: QueueConsumer<Queue>[] = [];
+  /** Round-robin turn per consumer priority (consumer-order.ts). */
+  private readonly turns = new Map<number, number>();
+  private dispatching = false;
+  private hadConsumer = false;
+  private readonly idle: IdleExpiry;
+
   constructor(readonly vhost: string, spec: QueueSpec, private readonly host: QueueHost) {
+    super(vhost, spec, host.now, host.journal);
     this.name = spec.name;
     this.durable = spec.durable;
     this.autoDelete = spec.autoDelete;
@@ -119,17 +89,10 @@ export class Queue implements QueueSpec, PageSink {
     this.arguments = spec.arguments;
     this.type = spec.arguments["x-queue-type"] === "quorum" ? "quorum" : "classic";
     this.singleActiveConsumer = spec.arguments["x-single-active-consumer"] === true;
-    const maxPriority = maxPriorityOf(spec.arguments);
-    this.ready = maxPriority > 0 ? new PriorityReadyList(maxPriority) : new ReadyList();
-    this.settings = resolveQueueSettings(spec.arguments, {});
     this.createdAt = host.now();
     this.lastActivity = this.createdAt;
-    this.ttlTimer = new DeadlineTimer(() => {
-      if (!this.deleted) this.expireHead(this.host.now());
-    }, host.now);
-    this.idleTimer = new DeadlineTimer(() => this.onIdle(), host.now);
-    this.log = spec.durable && spec.exclusiveOwner === null && host.journal ? host.journal.forQueue(vhost, spec.name, maxPriority) : null;
-    this.armIdleTimer();
+    this.idle = new IdleExpiry(this, host.now, () => host.queueExpired(this));
+    this.idle.arm();
   }
 
   /**
@@ -139,72 +102,27 @@ export class Queue implements QueueSpec, PageSink {
   applyPolicy(definition: Readonly<Record<string, unknown>>): void {
     this.settings = resolveQueueSettings(this.arguments, definition);
     if (this.deleted) return;
-    this.armIdleTimer();
-    this.expireHead(this.host.now());
+    this.idle.arm();
+    this.expireHead(this.now());
     this.trim();
   }
 
   /** Redeclare counts as use for x-expires. */
   touch(): void {
-    this.lastActivity = this.host.now();
-  }
-
-  /** Ready messages, including those paged out to the message store. */
-  get messageCount(): number {
-    return this.log === null ? this.ready.length : this.ready.length + this.log.pagedCount;
-  }
-
-  get readyBytes(): number {
-    return this.log === null ? this.ready.bytes : this.ready.bytes + this.log.pagedBytes;
-  }
-
-  /** Ready messages held only in the message store (RabbitMQ's `messages_paged_out`). */
-  get pagedOutCount(): number {
-    return this.log === null ? 0 : this.log.pagedCount;
-  }
-
-  get pagedOutBytes(): number {
-    return this.log === null ? 0 : this.log.pagedBytes;
-  }
-
-  /** Persistent messages held by the message store for this queue (RabbitMQ's `messages_persistent`). */
-  get persistentCount(): number {
-    return this.log === null ? 0 : this.log.storedCount;
-  }
-
-  get persistentBytes(): number {
-    return this.log === null ? 0 : this.log.storedBytes;
-  }
-
-  /** The `timestamp` property of the message at the head (in memory), if it has one. */
-  get headTimestamp(): number | null {
-    const t = this.ready.peek()?.message.properties.timestamp;
-    return typeof t === "number" ? t : null;
+    this.lastActivity = this.now();
   }
 
   get consumerCount(): number {
     return this.consumers.length;
   }
 
-  get isDeleted(): boolean {
-    return this.deleted;
-  }
-
-  listConsumers(): readonly QueueConsumer[] {
+  listConsumers(): readonly QueueConsumer<Queue>[] {
     return this.consumers;
   }
 
-  /**
-   * RabbitMQ's consumer activity: "up" on an ordinary queue; on a single-active-consumer queue the
-   * earliest consumer is "single_active" and the rest are "waiting" (see addConsumer / pick).
-   */
-  consumerActivity(c: QueueConsumer): ConsumerActivity {
-    if (!this.singleActiveConsumer) return "up";
-    return this.consumers[0] === c ? "single_active" : "waiting";
-  }
-
-  readyEntries(): Iterable<QueueEntry> {
-    return this.ready;
+  /** RabbitMQ's consumer activity: "up", or "single_active" / "waiting" on a single-active-consumer queue. */
+  consumerActivity(c: QueueConsumer<Queue>): ConsumerActivity {
+    return consumerActivity(this.consumers, c, this.singleActiveConsumer);
   }
 
   /**
@@ -213,34 +131,29 @@ export class Queue implements QueueSpec, PageSink {
    */
   enqueue(message: Message): boolean {
     const s = this.settings;
-    if ((s.maxLength !== null || s.maxLengthBytes !== null) && s.overflow !== "drop-head" && this.wouldOverflow(message)) {
-      if (s.overflow === "reject-publish-dlx") this.deadLetter(message, "maxlen");
+    const limited = hasLengthLimit(s);
+    if (limited && s.overflow !== "drop-head" && wouldOverflow(s, this.messageCount, this.readyBytes, message.bodySize)) {
+      if (s.overflow === "reject-publish-dlx") this.died(message, "maxlen");
       return false;
     }
     this.stats.publish++;
     if (this.log !== null && this.log.pageOut(message, this.ready)) {
       // On disk only; its expiry is fixed when it is paged back in (restore), from its publish time.
       this.dispatch();
-      if (s.maxLength !== null || s.maxLengthBytes !== null) this.trim();
+      if (limited) this.trim();
       return true;
     }
-    const ttl = this.ttlOf(message);
-    const now = ttl < 0 ? 0 : this.host.now();
-    this.arrive({ message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, returns: 0, expiresAt: ttl < 0 ? 0 : now + ttl, storeRef: 0 });
+    const ttl = messageTtl(s.messageTtl, message.properties.expiration);
+    const now = ttl < 0 ? 0 : this.now();
+    this.arrive(message, ttl < 0 ? 0 : now + ttl);
+    this.dispatch();
     if (ttl >= 0) {
       this.hasTtl = true;
       // A TTL of 0 means "deliver now or never" (RabbitMQ): what dispatch could not hand out expires.
       this.expireHead(now);
     }
-    if (s.maxLength !== null || s.maxLengthBytes !== null) this.trim();
+    if (limited) this.trim();
     return true;
-  }
-
-  /** A stored message paged back in (after the ones in memory), without being stored again. */
-  restore(message: Message, redelivered: boolean, storeRef: number): void {
-    const ttl = this.ttlOf(message);
-    if (ttl >= 0) this.hasTtl = true;
-    this.ready.push({ message, seq: this.nextSeq++, redelivered, deliveryCount: 0, returns: 0, expiresAt: ttl < 0 ? 0 : message.publishedAt + ttl, storeRef });
   }
 
   /**
@@ -263,35 +176,31 @@ export class Queue implements QueueSpec, PageSink {
     }
   }
 
-  addConsumer(c: QueueConsumer): void {
+  addConsumer(c: QueueConsumer<Queue>): void {
     this.checkConsumable(c.exclusive);
-    let i = 0;
-    while (i < this.consumers.length && this.consumers[i]!.priority >= c.priority) i++;
-    // Single active consumer: the earliest consumer is the active one, so keep arrival order.
-    if (this.singleActiveConsumer) i = this.consumers.length;
-    this.consumers.splice(i, 0, c);
+    insertConsumer(this.consumers, c, this.singleActiveConsumer);
     this.hadConsumer = true;
-    this.lastActivity = this.host.now();
+    this.lastActivity = this.now();
     this.dispatch();
   }
 
-  removeConsumer(c: QueueConsumer): void {
+  removeConsumer(c: QueueConsumer<Queue>): void {
     const i = this.consumers.indexOf(c);
     if (i < 0) return;
     this.consumers.splice(i, 1);
-    this.lastActivity = this.host.now();
+    this.lastActivity = this.now();
     if (this.consumers.length === 0 && this.autoDelete && this.hadConsumer && !this.deleted) {
       this.host.queueUnused(this);
       return;
     }
-    this.armIdleTimer();
+    this.idle.arm();
     // The next consumer in line may become active (single active consumer).
     if (this.singleActiveConsumer) this.dispatch();
   }
 
   /** basic.get: the oldest ready entry, or null. Ack-mode gets are held like deliveries. */
   get(noAck: boolean): QueueEntry | null {
-    const now = this.host.now();
+    const now = this.now();
     this.lastActivity = now;
     // Expired entries go at the head; paged-out ones are checked as they come back in.
     for (;;) {
@@ -317,12 +226,12 @@ export class Queue implements QueueSpec, PageSink {
       let now = 0;
       this.pageIn();
       while (this.ready.length > 0 && this.consumers.length > 0) {
-        const c = this.pickConsumer();
+        const c = pickConsumer(this.consumers, this.turns, this.singleActiveConsumer);
         if (!c) break;
         const e = this.ready.shift()!;
         this.pageIn();
         if (e.expiresAt !== 0) {
-          if (now === 0) now = this.host.now();
+          if (now === 0) now = this.now();
           // Strictly past: a TTL-0 entry may still go to a consumer in the tick it arrived.
           if (e.expiresAt < now) {
             this.forget(e, "expired");
@@ -353,7 +262,7 @@ export class Queue implements QueueSpec, PageSink {
     if (entries.length === 0) return;
     let back: readonly QueueEntry[] = entries;
     if (this.host.unstored !== null) back = this.dropUnstoredHeld(back, this.host.unstored);
-    if (this.type === "quorum") back = this.countReturns(entries);
+    if (this.type === "quorum") back = this.countReturns(back);
     for (const e of back) {
       this.release(e);
       e.redelivered = true;
@@ -363,7 +272,7 @@ export class Queue implements QueueSpec, PageSink {
       return;
     }
     this.ready.requeue(back);
-    if (this.hasTtl) this.expireHead(this.host.now());
+    if (this.hasTtl) this.expireHead(this.now());
     this.dispatch();
   }
 
@@ -371,36 +280,6 @@ export class Queue implements QueueSpec, PageSink {
   discard(e: QueueEntry): void {
     this.release(e);
     this.forget(e, "rejected");
-  }
-
-  /** A failed store write lost records: adds the messages of ready entries whose record is lost. */
-  collectUnstored(isLost: (ref: number) => boolean, into: Set<Message>): void {
-    if (this.log === null) return;
-    for (const e of this.ready) if (e.storeRef && isLost(e.storeRef)) into.add(e.message);
-  }
-
-  /** Drops every ready entry of these (nacked) messages, wherever it sits; returns how many. */
-  dropMessages(lost: ReadonlySet<Message>): number {
-    const dropped = this.ready.removeWhere((e) => lost.has(e.message));
-    for (const e of dropped) this.forget(e, null);
-    return dropped.length;
-  }
-
-  /** Held entries of nacked messages (see QueueHost.unstored) leave instead of coming back. */
-  private dropUnstoredHeld(entries: readonly QueueEntry[], unstored: WeakSet<Message>): readonly QueueEntry[] {
-    return entries.filter((e) => {
-      if (!unstored.has(e.message)) return true;
-      this.release(e);
-      this.forget(e, null);
-      return false;
-    });
-  }
-
-  /** queue.purge: drops the ready messages (not the unacknowledged ones); returns how many. */
-  purge(): number {
-    const dropped = this.ready.clear();
-    for (const e of dropped) this.forget(e, null);
-    return dropped.length + (this.log === null ? 0 : this.log.dropPaged());
   }
 
   /** Marks the queue deleted, tells its consumers, and drops its messages. Returns the ready count it had. */
@@ -411,115 +290,14 @@ export class Queue implements QueueSpec, PageSink {
     const consumers = this.consumers;
     this.consumers = [];
     for (const c of consumers) c.cancelledByQueue(this);
-    // RabbitMQ does not dead-letter the messages of a deleted (or expired) queue.
-    for (const e of this.ready.clear()) this.forget(e, null);
-    this.log?.queueDeleted();
-    this.ttlTimer.clear();
-    this.idleTimer.clear();
+    this.dropContents();
+    this.idle.clear();
     return count;
   }
 
-  /** The one place an entry enters the queue. */
-  private arrive(e: QueueEntry): void {
-    if (this.log !== null && e.message.persistent) this.log.append(e);
-    this.ready.push(e);
-    this.dispatch();
-  }
-
-  /**
-   * The one place an entry leaves the queue for good. With a death reason it is dead-lettered
-   * when the queue has a dead-letter exchange, and dropped otherwise.
-   */
-  private forget(e: QueueEntry, reason: DeathReason | null): void {
-    if (e.storeRef) this.log!.forget(e);
-    if (reason !== null) this.deadLetter(e.message, reason);
-  }
-
-  /** Brings messages paged out to the store back into memory when the ready list runs low. */
-  private pageIn(): void {
-    if (this.log !== null && this.log.pagedCount > 0) this.log.pageIn(this, this.ready);
-  }
-
   /** Every death goes to the host, which counts it, and republishes it when there is a dead-letter exchange. */
-  private deadLetter(message: Message, reason: DeathReason): void {
+  protected died(message: Message, reason: DeathReason): void {
     this.host.deadLetter(this, message, reason);
-  }
-
-  /** Quorum queues count returns; past x-delivery-limit an entry is dead-lettered or dropped. */
-  private countReturns(entries: readonly QueueEntry[]): QueueEntry[] {
-    const limit = this.settings.deliveryLimit;
-    const back: QueueEntry[] = [];
-    for (const e of entries) {
-      e.returns++;
-      if (limit !== null && e.returns > limit) {
-        this.release(e);
-        this.forget(e, "delivery_limit");
-        continue;
-      }
-      e.message = withHeader(e.message, "x-delivery-count", BigInt(e.returns));
-      back.push(e);
-    }
-    return back;
-  }
-
-  /** ms to live for a new message: the smaller of message-ttl and its expiration; -1 = forever. */
-  private ttlOf(message: Message): number {
-    let ttl = this.settings.messageTtl ?? -1;
-    const exp = message.properties.expiration;
-    if (exp !== undefined) {
-      const n = Number(exp);
-      if (Number.isInteger(n) && n >= 0 && (ttl < 0 || n < ttl)) ttl = n;
-    }
-    return ttl;
-  }
-
-  /** RabbitMQ's will_overflow: would one more message exceed max-length or max-length-bytes? */
-  private wouldOverflow(message: Message): boolean {
-    const s = this.settings;
-    return (s.maxLength !== null && this.messageCount + 1 > s.maxLength) || (s.maxLengthBytes !== null && this.readyBytes + message.bodySize > s.maxLengthBytes);
-  }
-
-  /** drop-head: drops (dead-letters, reason maxlen) the oldest ready entries while over a limit. */
-  private trim(): void {
-    const s = this.settings;
-    if (s.overflow !== "drop-head") return;
-    while ((s.maxLength !== null && this.messageCount > s.maxLength) || (s.maxLengthBytes !== null && this.readyBytes > s.maxLengthBytes)) {
-      // The oldest may be paged out: bring the head back first.
-      if (this.ready.length === 0) this.pageIn();
-      const e = this.ready.shift();
-      if (!e) break;
-      this.forget(e, "maxlen");
-    }
-    if (this.hasTtl) this.armTtlTimer();
-  }
-
-  /** Drops expired entries at the head (only there, as RabbitMQ does) and re-arms the timer. */
-  private expireHead(now: number): void {
-    for (let e = this.ready.peek(); e && e.expiresAt !== 0 && e.expiresAt <= now; e = this.ready.peek()) {
-      this.ready.shift();
-      this.forget(e, "expired");
-    }
-    this.armTtlTimer();
-  }
-
-  /** Aims the TTL timer at the head's expiry, when the head has one. */
-  private armTtlTimer(): void {
-    const head = this.ready.peek();
-    if (head && head.expiresAt !== 0 && !this.deleted) this.ttlTimer.armBy(head.expiresAt);
-  }
-
-  /** x-expires: counts from the last use while the queue has no consumer. */
-  private armIdleTimer(): void {
-    this.idleTimer.clear();
-    const expires = this.settings.expires;
-    if (expires !== null && this.consumers.length === 0 && !this.deleted) this.idleTimer.armBy(this.lastActivity + expires);
-  }
-
-  private onIdle(): void {
-    const expires = this.settings.expires;
-    if (this.deleted || expires === null || this.consumers.length > 0) return;
-    if (this.host.now() - this.lastActivity >= expires) this.host.queueExpired(this);
-    else this.armIdleTimer();
   }
 
   private handOut(e: QueueEntry, noAck: boolean): void {
@@ -538,28 +316,30 @@ export class Queue implements QueueSpec, PageSink {
     this.unackedBytes -= e.message.bodySize;
   }
 
-  /** The highest-priority consumer with capacity, round-robin among equals. */
-  private pickConsumer(): QueueConsumer | null {
-    const cs = this.consumers;
-    if (this.singleActiveConsumer) return cs.length > 0 && cs[0]!.canTake() ? cs[0]! : null;
-    const n = cs.length;
-    let i = 0;
-    while (i < n) {
-      const p = cs[i]!.priority;
-      let j = i + 1;
-      while (j < n && cs[j]!.priority === p) j++;
-      const len = j - i;
-      const start = (this.rrByPriority.get(p) ?? 0) % len;
-      for (let k = 0; k < len; k++) {
-        const idx = i + ((start + k) % len);
-        const c = cs[idx]!;
-        if (c.canTake()) {
-          this.rrByPriority.set(p, (start + k + 1) % len);
-          return c;
-        }
+  /** Held entries of nacked messages (see QueueHost.unstored) leave instead of coming back. */
+  private dropUnstoredHeld(entries: readonly QueueEntry[], unstored: WeakSet<Message>): readonly QueueEntry[] {
+    return entries.filter((e) => {
+      if (!unstored.has(e.message)) return true;
+      this.release(e);
+      this.forget(e, null);
+      return false;
+    });
+  }
+
+  /** Quorum queues count returns; past x-delivery-limit an entry is dead-lettered or dropped. */
+  private countReturns(entries: readonly QueueEntry[]): QueueEntry[] {
+    const limit = this.settings.deliveryLimit;
+    const back: QueueEntry[] = [];
+    for (const e of entries) {
+      e.returns++;
+      if (limit !== null && e.returns > limit) {
+        this.release(e);
+        this.forget(e, "delivery_limit");
+        continue;
       }
-      i = j;
+      e.message = withHeader(e.message, "x-delivery-count", BigInt(e.returns));
+      back.push(e);
     }
-    return null;
+    return back;
   }
 }

@@ -1,6 +1,6 @@
 /** /api/definitions and /api/definitions/{vhost}: RabbitMQ-format export (GET) and import (POST). */
 import type { FastifyInstance } from "fastify";
-import { VERSION } from "../../amqp/connection/server-properties.js";
+import { VERSION } from "../../broker/product.js";
 import { exportDefinitions, importDefinitions, type Definitions } from "../../broker/definitions.js";
 import { requireAdministrator } from "../http-auth.js";
 import { badRequest } from "../http-errors.js";

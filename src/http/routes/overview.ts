@@ -1,8 +1,8 @@
 /** /api/overview, /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
-import type { ClusterMember } from "../../cluster/cluster-view.js";
+import type { ClusterMember } from "../../broker/cluster-view.js";
 import type { FastifyInstance } from "fastify";
 import { isMonitor } from "../../auth/user.js";
-import { VERSION } from "../../amqp/connection/server-properties.js";
+import { VERSION } from "../../broker/product.js";
 import { requireAdministrator, requireMonitor } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { objectBody } from "../request-body.js";

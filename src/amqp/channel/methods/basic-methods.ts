@@ -17,7 +17,9 @@ import { BrokerError } from "../../../errors/broker-error.js";
 import { REPLY_TO_QUEUE } from "../../../broker/direct-reply.js";
 import { generateConsumerTag } from "../../../broker/names.js";
 import { ChannelConsumer } from "../channel-consumer.js";
+import { writeContent } from "../delivery-frames.js";
 import { DirectReplyConsumer } from "../direct-reply-to.js";
+import { recover, settle } from "../settlement.js";
 import { on, type HandlerTable } from "./handler.js";
 import { expandQueueName } from "./queue-methods.js";
 
@@ -26,7 +28,7 @@ export const basicHandlers: HandlerTable = [
     if (a.prefetchSize !== 0) throw new BrokerError("notImplemented", `prefetch_size!=0 (${a.prefetchSize})`);
     if (a.global) ch.prefetchCount = a.prefetchCount;
     else ch.consumerPrefetch = a.prefetchCount;
-    encodeBasicQosOk(ch.conn.out, ch.number, {});
+    encodeBasicQosOk(ch.output.out, ch.number, {});
     ch.resumeDeliveries();
   }),
 
@@ -39,10 +41,10 @@ export const basicHandlers: HandlerTable = [
       if (!a.noAck) throw new BrokerError("preconditionFailed", "reply consumer cannot acknowledge");
       if (ch.replyConsumer) throw new BrokerError("preconditionFailed", "reply consumer already set");
       ch.replyConsumer = new DirectReplyConsumer(ch, tag);
-      if (!a.nowait) encodeBasicConsumeOk(ch.conn.out, ch.number, { consumerTag: tag });
+      if (!a.nowait) encodeBasicConsumeOk(ch.output.out, ch.number, { consumerTag: tag });
       return;
     }
-    const queue = ch.conn.broker.queueForRead(ch.ctx, ch.conn.vhost, expandQueueName(ch, a.queue));
+    const queue = ch.host.broker.queueForRead(ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue));
     const priority = a.arguments["x-priority"];
     if (priority !== undefined && (typeof priority !== "number" || !Number.isInteger(priority))) {
       throw new BrokerError("preconditionFailed", `invalid arg 'x-priority' for consumer '${tag}': expected an integer`);
@@ -50,7 +52,7 @@ export const basicHandlers: HandlerTable = [
     const consumer = new ChannelConsumer(ch, queue, tag, a.noAck, a.exclusive, priority ?? 0, ch.consumerPrefetch, a.arguments);
     queue.checkConsumable(a.exclusive);
     // consume-ok must precede the first delivery, which addConsumer may trigger at once.
-    if (!a.nowait) encodeBasicConsumeOk(ch.conn.out, ch.number, { consumerTag: tag });
+    if (!a.nowait) encodeBasicConsumeOk(ch.output.out, ch.number, { consumerTag: tag });
     ch.consumers.set(tag, consumer);
     queue.addConsumer(consumer);
   }),
@@ -58,60 +60,57 @@ export const basicHandlers: HandlerTable = [
   on(MethodId.BasicCancel, (ch, a) => {
     const reply = ch.replyConsumer;
     if (reply && reply.tag === a.consumerTag) {
-      ch.conn.broker.directReply.unregister(reply.key);
+      ch.host.broker.directReply.unregister(reply.key);
       ch.replyConsumer = null;
     } else {
-      ch.cancelConsumer(a.consumerTag);
+      const c = ch.consumers.get(a.consumerTag);
+      if (c) {
+        ch.consumers.delete(a.consumerTag);
+        c.queue.removeConsumer(c);
+      }
     }
-    if (!a.nowait) encodeBasicCancelOk(ch.conn.out, ch.number, { consumerTag: a.consumerTag });
+    if (!a.nowait) encodeBasicCancelOk(ch.output.out, ch.number, { consumerTag: a.consumerTag });
   }),
 
   on(MethodId.BasicPublish, (ch, a) => {
     if (a.immediate) throw new BrokerError("notImplemented", "immediate=true");
-    const exchange = ch.conn.broker.exchangeForPublish(ch.ctx, ch.vhost, a.exchange, a.routingKey);
+    const exchange = ch.host.broker.exchangeForPublish(ch.ctx, ch.vhost, a.exchange, a.routingKey);
     ch.startPublish(exchange, a.routingKey, a.mandatory);
   }),
 
   on(MethodId.BasicGet, (ch, a) => {
-    const queue = ch.conn.broker.queueForRead(ch.ctx, ch.conn.vhost, expandQueueName(ch, a.queue));
+    const queue = ch.host.broker.queueForRead(ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue));
     const entry = queue.get(a.noAck);
     if (!entry) {
-      ch.stats.getEmpty++;
-      ch.conn.broker.stats.getEmpty++;
-      encodeBasicGetEmpty(ch.conn.out, ch.number, { clusterId: "" });
+      ch.stats.gotEmpty();
+      encodeBasicGetEmpty(ch.output.out, ch.number, { clusterId: "" });
       return;
     }
     const tag = ch.nextDeliveryTag++;
     if (!a.noAck) ch.unacked.set(tag, { queue, entry, consumer: null });
-    if (a.noAck) {
-      ch.stats.getNoAck++;
-      ch.conn.broker.stats.getNoAck++;
-    } else {
-      ch.stats.get++;
-      ch.conn.broker.stats.get++;
-    }
+    ch.stats.got(a.noAck);
     const m = entry.message;
-    encodeBasicGetOk(ch.conn.out, ch.number, {
+    encodeBasicGetOk(ch.output.out, ch.number, {
       deliveryTag: tag,
       redelivered: entry.redelivered,
       exchange: m.exchange,
       routingKey: m.routingKey,
       messageCount: queue.messageCount,
     });
-    ch.writeContent(m);
+    writeContent(ch.output, ch.number, m);
   }),
 
-  on(MethodId.BasicAck, (ch, a) => ch.settle(a.deliveryTag, a.multiple, "ack")),
-  on(MethodId.BasicNack, (ch, a) => ch.settle(a.deliveryTag, a.multiple, a.requeue ? "requeue" : "discard")),
-  on(MethodId.BasicReject, (ch, a) => ch.settle(a.deliveryTag, false, a.requeue ? "requeue" : "discard")),
+  on(MethodId.BasicAck, (ch, a) => settle(ch, a.deliveryTag, a.multiple, "ack")),
+  on(MethodId.BasicNack, (ch, a) => settle(ch, a.deliveryTag, a.multiple, a.requeue ? "requeue" : "discard")),
+  on(MethodId.BasicReject, (ch, a) => settle(ch, a.deliveryTag, false, a.requeue ? "requeue" : "discard")),
 
   on(MethodId.BasicRecover, (ch, a) => {
     if (!a.requeue) throw new BrokerError("notImplemented", "requeue=false");
-    ch.recover();
-    encodeBasicRecoverOk(ch.conn.out, ch.number, {});
+    recover(ch);
+    encodeBasicRecoverOk(ch.output.out, ch.number, {});
   }),
   on(MethodId.BasicRecoverAsync, (ch, a) => {
     if (!a.requeue) throw new BrokerError("notImplemented", "requeue=false");
-    ch.recover();
+    recover(ch);
   }),
 ];

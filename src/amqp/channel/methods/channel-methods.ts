@@ -5,17 +5,17 @@ import { on, type HandlerTable } from "./handler.js";
 
 export const channelHandlers: HandlerTable = [
   on(MethodId.ChannelOpen, (ch) => {
-    encodeChannelOpenOk(ch.conn.out, ch.number, { channelId: Buffer.alloc(0) });
+    encodeChannelOpenOk(ch.output.out, ch.number, { channelId: Buffer.alloc(0) });
   }),
   on(MethodId.ChannelClose, (ch) => ch.closeByClient()),
   on(MethodId.ChannelCloseOk, () => {}),
   on(MethodId.ChannelFlow, (ch, args) => {
     // RabbitMQ never lets a client stop the server's deliveries this way.
     if (!args.active) throw new BrokerError("notImplemented", "active=false");
-    encodeChannelFlowOk(ch.conn.out, ch.number, { active: true });
+    encodeChannelFlowOk(ch.output.out, ch.number, { active: true });
   }),
   on(MethodId.ChannelFlowOk, () => {}),
   on(MethodId.AccessRequest, (ch) => {
-    encodeAccessRequestOk(ch.conn.out, ch.number, { ticket: 1 });
+    encodeAccessRequestOk(ch.output.out, ch.number, { ticket: 1 });
   }),
 ];

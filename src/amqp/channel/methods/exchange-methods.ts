@@ -10,24 +10,24 @@ import { on, type HandlerTable } from "./handler.js";
 
 export const exchangeHandlers: HandlerTable = [
   on(MethodId.ExchangeDeclare, (ch, a) => {
-    ch.conn.broker.declareExchange(
+    ch.host.broker.declareExchange(
       ch.ctx,
-      ch.conn.vhost,
+      ch.host.vhost,
       { name: a.exchange, type: a.type, durable: a.durable, autoDelete: a.autoDelete, internal: a.internal, arguments: a.arguments },
       a.passive,
     );
-    if (!a.nowait) encodeExchangeDeclareOk(ch.conn.out, ch.number, {});
+    if (!a.nowait) encodeExchangeDeclareOk(ch.output.out, ch.number, {});
   }),
   on(MethodId.ExchangeDelete, (ch, a) => {
-    ch.conn.broker.deleteExchange(ch.ctx, ch.conn.vhost, a.exchange, a.ifUnused);
-    if (!a.nowait) encodeExchangeDeleteOk(ch.conn.out, ch.number, {});
+    ch.host.broker.deleteExchange(ch.ctx, ch.host.vhost, a.exchange, a.ifUnused);
+    if (!a.nowait) encodeExchangeDeleteOk(ch.output.out, ch.number, {});
   }),
   on(MethodId.ExchangeBind, (ch, a) => {
-    ch.conn.broker.bindExchange(ch.ctx, ch.conn.vhost, a.destination, a.source, a.routingKey, a.arguments);
-    if (!a.nowait) encodeExchangeBindOk(ch.conn.out, ch.number, {});
+    ch.host.broker.bindExchange(ch.ctx, ch.host.vhost, a.destination, a.source, a.routingKey, a.arguments);
+    if (!a.nowait) encodeExchangeBindOk(ch.output.out, ch.number, {});
   }),
   on(MethodId.ExchangeUnbind, (ch, a) => {
-    ch.conn.broker.unbindExchange(ch.ctx, ch.conn.vhost, a.destination, a.source, a.routingKey, a.arguments);
-    if (!a.nowait) encodeExchangeUnbindOk(ch.conn.out, ch.number, {});
+    ch.host.broker.unbindExchange(ch.ctx, ch.host.vhost, a.destination, a.source, a.routingKey, a.arguments);
+    if (!a.nowait) encodeExchangeUnbindOk(ch.output.out, ch.number, {});
   }),
 ];

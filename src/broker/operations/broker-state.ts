@@ -1,0 +1,38 @@
+/**
+ * The state every broker operation reads and changes. The Broker (broker.ts) is the one object
+ * that has it; the operation modules beside this file are functions over it, one module per
+ * concept (vhosts, users and permissions, admission, policies, parameters, exchanges, bindings,
+ * queues, the removal cascade, what queues ask of the broker). Each takes the state as its first
+ * argument, so a module shows by its imports which others it relies on, and none of them imports
+ * broker.ts.
+ *
+ * Invariant shared by all operations: an operation either completes its change (in memory and
+ * reported to `definitions`) or throws before changing anything.
+ */
+import type { AuthAttempts } from "../../auth/auth-attempts.js";
+import type { UserRegistry } from "../../auth/user-registry.js";
+import type { BrokerStats } from "../broker-stats.js";
+import type { ConnectionRegistry } from "../connection-registry.js";
+import type { DefinitionsSink } from "../definitions-sink.js";
+import type { VHost } from "../vhost.js";
+
+export interface BrokerState {
+  readonly vhosts: Map<string, VHost>;
+  readonly users: UserRegistry;
+  readonly connections: ConnectionRegistry;
+  readonly stats: BrokerStats;
+  /** Logins tried per protocol (/api/auth/attempts). */
+  readonly authAttempts: AuthAttempts;
+  /** Global runtime parameters (cluster_name, cluster_tags, …): name → JSON value. */
+  readonly globalParameters: Map<string, unknown>;
+  readonly now: () => number;
+  /** Where durable changes are reported. Read at each change: startup replaces the sink after restoring. */
+  readonly definitions: DefinitionsSink;
+  /** The vhost of that name; NOT_FOUND when there is none. */
+  vhost(name: string): VHost;
+}
+
+/** The definitions-sink key of a record scoped to a vhost: its name parts joined by NUL. */
+export function definitionKey(...parts: string[]): string {
+  return parts.join("\u0000");
+}

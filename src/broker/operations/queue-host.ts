@@ -1,0 +1,69 @@
+/**
+ * What the broker does for its queues (the QueueHost port of queue/queue.ts): delete a queue
+ * that lost its last consumer (auto-delete) or expired (x-expires), republish a message that
+ * died in a queue to its dead-letter exchange, and keep publishes whose store write failed out
+ * of every queue. The store reaches the broker only through this object (lostRecords).
+ */
+import { deadLetteredMessage, isDeadLetterCycle, type DeathReason } from "../dead-letter.js";
+import type { Message } from "../message.js";
+import type { Queue, QueueHost } from "../queue/queue.js";
+import type { QueueJournal } from "../queue/queue-journal.js";
+import type { BrokerState } from "./broker-state.js";
+import { removeQueue } from "./topology-removal.js";
+
+export class BrokerQueueHost implements QueueHost {
+  readonly now: () => number;
+  readonly journal?: QueueJournal;
+  unstored: WeakSet<Message> | null = null;
+
+  constructor(private readonly b: BrokerState, journal: QueueJournal | null) {
+    this.now = b.now;
+    if (journal) {
+      this.journal = journal;
+      journal.lostRecords = (isLost, lost) => this.dropUnstored(isLost, lost);
+    }
+  }
+
+  queueUnused(q: Queue): void {
+    removeQueue(this.b, this.b.vhosts.get(q.vhost)!, q);
+  }
+
+  queueExpired(q: Queue): void {
+    removeQueue(this.b, this.b.vhosts.get(q.vhost)!, q);
+  }
+
+  /**
+   * Republishes a message that died in `q` to its dead-letter exchange (rabbit_dead_letter):
+   * dropped when that exchange does not exist, and not delivered to a queue where it would
+   * cycle without a rejection (isDeadLetterCycle). Every death is counted, dead-lettered or not.
+   */
+  deadLetter(q: Queue, message: Message, reason: DeathReason): void {
+    const exchange = q.settings.deadLetterExchange;
+    this.b.stats.deadLettered.add(q.type, exchange !== null, reason);
+    if (exchange === null) return;
+    const v = this.b.vhosts.get(q.vhost);
+    const x = v?.exchanges.get(exchange);
+    if (!v || !x) return;
+    const dead = deadLetteredMessage(message, q.name, reason, this.b.now(), { exchange: x.name, routingKey: q.settings.deadLetterRoutingKey });
+    // Its own array: dead-lettering can nest (a target queue may overflow and dead-letter too).
+    const targets: Queue[] = [];
+    v.route(x, dead.routingKey, dead.properties.headers, targets);
+    for (const t of targets) if (!isDeadLetterCycle(dead, t.name, reason)) t.enqueue(dead);
+  }
+
+  /**
+   * The message store could not write some records (a full disk with the disk alarm off or
+   * outrun): their publishers are nacked, and a broker nack means the message was taken nowhere
+   * (as with overflow reject-publish). So every ready entry of those messages goes, in the
+   * durable queue whose record was lost and in every other queue the same publish reached;
+   * entries already handed to a consumer are dropped rather than requeued (QueueHost.unstored).
+   * Failure path only: it scans every queue.
+   */
+  private dropUnstored(isLost: (ref: number) => boolean, lost: Set<Message>): void {
+    for (const v of this.b.vhosts.values()) for (const q of v.queues.values()) q.collectUnstored(isLost, lost);
+    if (lost.size === 0) return;
+    for (const v of this.b.vhosts.values()) for (const q of v.queues.values()) q.dropMessages(lost);
+    const unstored = (this.unstored ??= new WeakSet());
+    for (const m of lost) unstored.add(m);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Queues: declare (server-named queues, RabbitMQ's redeclare and exclusivity rules, argument and
+ * queue-type validation, the vhost's max-queues limit), delete, purge, the lookup for consume /
+ * get / purge, and the end of an exclusive owner's queues when its connection closes.
+ */
+import { BrokerError, notFound } from "../../errors/broker-error.js";
+import type { ClientContext } from "../client-context.js";
+import { queueDefinition } from "../definition-records.js";
+import { assertQueueEquivalent } from "../equivalence.js";
+import { checkNotReserved, generateQueueName } from "../names.js";
+import { validateQueueArguments } from "../queue/queue-arguments.js";
+import type { Queue } from "../queue/queue.js";
+import type { QueueSpec } from "../queue/queue-spec.js";
+import { checkQueueType } from "../queue/queue-type-rules.js";
+import { vhostLimitsOf } from "../runtime-parameters.js";
+import { definitionKey, type BrokerState } from "./broker-state.js";
+import { policyOf } from "./policy-operations.js";
+import { removeQueue } from "./topology-removal.js";
+
+export interface QueueDeclareResult {
+  readonly queue: Queue;
+  readonly created: boolean;
+}
+
+export interface QueueDeleteOptions {
+  readonly ifUnused: boolean;
+  readonly ifEmpty: boolean;
+  /** A missing queue is NOT_FOUND (HTTP) rather than a no-op (AMQP). */
+  readonly mustExist?: boolean;
+}
+
+/** queue.declare / PUT /api/queues. A passive declare only queries (read permission). */
+export function declareQueue(b: BrokerState, ctx: ClientContext, vhostName: string, spec: QueueSpec, passive: boolean): QueueDeclareResult {
+  const v = b.vhost(vhostName);
+  if (passive) return { queue: queueForRead(b, ctx, vhostName, spec.name), created: false };
+  const name = spec.name === "" ? generateQueueName() : spec.name;
+  ctx.permissions.check(vhostName, "configure", "queue", name);
+  const existing = v.queues.get(name);
+  if (existing) {
+    // RabbitMQ's strict check: a redeclare must come from the owner with the same exclusivity.
+    existing.checkExclusiveAccess(spec.exclusiveOwner, true);
+    assertQueueEquivalent(existing, spec);
+    existing.touch();
+    return { queue: existing, created: false };
+  }
+  if (spec.name !== "") checkNotReserved("queue", name);
+  validateQueueArguments(spec.arguments, name, vhostName);
+  const maxQueues = vhostLimitsOf(v.parameters).maxQueues;
+  if (maxQueues >= 0 && v.queues.size >= maxQueues) {
+    throw new BrokerError("preconditionFailed", `cannot declare queue '${name}': queue limit in vhost '${vhostName}' (${maxQueues}) is reached`);
+  }
+  const dlx = spec.arguments["x-dead-letter-exchange"];
+  if (typeof dlx === "string") {
+    // RabbitMQ: a dead-letter exchange needs write on it and read on the queue.
+    ctx.permissions.check(vhostName, "write", "exchange", dlx);
+    ctx.permissions.check(vhostName, "read", "queue", name);
+  }
+  checkQueueType({ ...spec, name }, vhostName);
+  const q = v.addQueue({ ...spec, name });
+  q.applyPolicy(policyOf(b, q).definition);
+  if (q.durable && q.exclusiveOwner === null) b.definitions.put("queues", definitionKey(vhostName, name), queueDefinition(q));
+  b.stats.queueCreated++;
+  return { queue: q, created: true };
+}
+
+/** queue.delete; returns the number of ready messages deleted. */
+export function deleteQueue(b: BrokerState, ctx: ClientContext, vhostName: string, name: string, opts: QueueDeleteOptions): number {
+  const v = b.vhost(vhostName);
+  ctx.permissions.check(vhostName, "configure", "queue", name);
+  const q = v.queues.get(name);
+  if (!q) {
+    if (opts.mustExist) throw notFound("queue", name, vhostName);
+    return 0;
+  }
+  q.checkExclusiveAccess(ctx.owner);
+  if (opts.ifUnused && q.consumerCount > 0) throw new BrokerError("preconditionFailed", `queue '${name}' in vhost '${vhostName}' in use`);
+  if (opts.ifEmpty && q.messageCount > 0) throw new BrokerError("preconditionFailed", `queue '${name}' in vhost '${vhostName}' not empty`);
+  return removeQueue(b, v, q);
+}
+
+/** A queue looked up for consume, get, purge or a passive declare: read permission, existence, exclusive access. */
+export function queueForRead(b: BrokerState, ctx: ClientContext, vhostName: string, name: string): Queue {
+  const v = b.vhost(vhostName);
+  ctx.permissions.check(vhostName, "read", "queue", name);
+  const q = v.queues.get(name);
+  if (!q) throw notFound("queue", name, vhostName);
+  q.checkExclusiveAccess(ctx.owner);
+  return q;
+}
+
+/** A connection went away: its exclusive queues go with it (AMQP 0-9-1 queue.declare "exclusive"). */
+export function ownerClosed(b: BrokerState, owner: object): void {
+  for (const v of b.vhosts.values()) {
+    for (const q of [...v.queues.values()]) if (q.exclusiveOwner === owner) removeQueue(b, v, q);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Removing queues and exchanges, and what follows from it (RabbitMQ's cascade): a removed
+ * queue's consumers are cancelled and its bindings go; a removed exchange's bindings go, both
+ * as source and as destination; and an auto-delete exchange goes when its last binding as a
+ * source is removed, which may cascade further. Every removal is reported to the definitions
+ * sink. Used by queue and exchange deletion, unbinding, vhost deletion, exclusive-owner close
+ * and queue expiry alike, so the cascade is written once.
+ */
+import type { Exchange, ExchangeBinding } from "../exchange/exchange.js";
+import type { Queue } from "../queue/queue.js";
+import type { VHost } from "../vhost.js";
+import { definitionKey, type BrokerState } from "./broker-state.js";
+
+/** Deletes a queue: consumers are cancelled, bindings removed, auto-delete exchanges cascade. Returns its ready count. */
+export function removeQueue(b: BrokerState, v: VHost, q: Queue): number {
+  if (q.isDeleted) return 0;
+  const count = q.markDeleted();
+  b.stats.queueDeleted++;
+  const removed = v.removeQueue(q);
+  if (q.durable) b.definitions.delete("queues", definitionKey(v.name, q.name));
+  for (const binding of removed) {
+    b.definitions.delete("bindings", bindingKey(v.name, binding));
+    autoDeleteIfUnused(b, v, binding.source);
+  }
+  return count;
+}
+
+export function removeExchange(b: BrokerState, v: VHost, x: Exchange): void {
+  const removed = v.removeExchange(x);
+  if (x.durable) b.definitions.delete("exchanges", definitionKey(v.name, x.name));
+  for (const binding of removed) {
+    b.definitions.delete("bindings", bindingKey(v.name, binding));
+    if (binding.source !== x) autoDeleteIfUnused(b, v, binding.source);
+  }
+}
+
+/** RabbitMQ: an auto-delete exchange goes when its last binding (as a source) is removed. */
+export function autoDeleteIfUnused(b: BrokerState, v: VHost, x: Exchange): void {
+  if (x.autoDelete && x.bindings.size === 0 && v.exchanges.get(x.name) === x) removeExchange(b, v, x);
+}
+
+/** The definitions-sink key of a binding. */
+export function bindingKey(vhost: string, binding: ExchangeBinding): string {
+  return definitionKey(vhost, binding.source.name, binding.key);
+}

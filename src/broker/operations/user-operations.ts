@@ -1,0 +1,105 @@
+/**
+ * Users and their permissions (RabbitMQ's internal user store): create, update and delete users,
+ * set a user's limits, and set or clear the permissions and topic permissions a user holds in a
+ * vhost. The registry itself (auth/user-registry.ts) checks patterns; this module reports every
+ * change to the definitions sink and closes what a deletion leaves without a user.
+ */
+import type { PermissionSpec } from "../../auth/permission.js";
+import { InvalidPatternError } from "../../auth/permission-pattern.js";
+import { DEFAULT_HASHING_ALGORITHM, hashPassword, isValidPasswordHash, type HashingAlgorithm } from "../../auth/password.js";
+import type { TopicPermissionSpec } from "../../auth/topic-permission.js";
+import type { User, UserLimits } from "../../auth/user.js";
+import { BrokerError, badRequestTerm } from "../../errors/broker-error.js";
+import { checkNameLength } from "../names.js";
+import { definitionKey, type BrokerState } from "./broker-state.js";
+
+export interface UserInput {
+  password?: string;
+  passwordHash?: string;
+  hashingAlgorithm?: HashingAlgorithm;
+  tags: string[];
+  limits?: UserLimits;
+}
+
+/** A user as RabbitMQ's definitions file records it. */
+export function userDefinition(u: User): Record<string, unknown> {
+  return { name: u.name, password_hash: u.passwordHash, hashing_algorithm: u.hashingAlgorithm, tags: u.tags, limits: u.limits };
+}
+
+/**
+ * Creates or updates a user. Give `password` (hashed here) or `passwordHash` (+ algorithm), or
+ * neither (the user then cannot log in with a password). Returns true when it was created.
+ */
+export function putUser(b: BrokerState, name: string, input: UserInput): boolean {
+  checkNameLength("user", name);
+  const algorithm = input.hashingAlgorithm ?? DEFAULT_HASHING_ALGORITHM;
+  if (input.passwordHash !== undefined && !isValidPasswordHash(input.passwordHash, algorithm)) {
+    throw /^[A-Za-z0-9+/]*={0,2}$/.test(input.passwordHash) ? new BrokerError("badRequest", "not_hash") : badRequestTerm("not_base64", input.passwordHash);
+  }
+  const passwordHash = input.password !== undefined ? hashPassword(input.password, algorithm) : (input.passwordHash ?? "");
+  const existing = b.users.get(name);
+  const user: User = { name, passwordHash, hashingAlgorithm: algorithm, tags: input.tags, limits: input.limits ?? existing?.limits ?? {}, isInternal: true };
+  b.users.put(user);
+  b.definitions.put("users", name, userDefinition(user));
+  return !existing;
+}
+
+/** Sets (a number) or clears (null) one of a user's limits: max-connections, max-channels. */
+export function setUserLimit(b: BrokerState, name: string, limit: keyof UserLimits, value: number | null): void {
+  const user = b.users.get(name);
+  if (!user) throw badRequestTerm("no_such_user", name);
+  const limits: UserLimits = { ...user.limits };
+  if (value === null) delete limits[limit];
+  else limits[limit] = value;
+  user.limits = limits;
+  b.users.put(user);
+  b.definitions.put("users", name, userDefinition(user));
+}
+
+/** Deletes a user, its permissions, and closes its connections. */
+export function deleteUser(b: BrokerState, name: string): void {
+  if (!b.users.get(name)) throw new BrokerError("objectNotFound", "Not Found");
+  for (const p of b.users.permissionsOfUser(name)) b.definitions.delete("permissions", definitionKey(p.vhost, name));
+  b.users.delete(name);
+  b.definitions.delete("users", name);
+  for (const conn of b.connections.ofUser(name)) conn.forceClose(`user '${name}' is deleted`);
+}
+
+/** Sets the three patterns of (user, vhost); an invalid pattern changes nothing. Returns true when created. */
+export function setPermission(b: BrokerState, user: string, vhost: string, spec: PermissionSpec): boolean {
+  if (!b.users.get(user) || !b.vhosts.has(vhost)) throw new BrokerError("badRequest", "vhost_or_user_not_found");
+  const existed = b.users.permission(user, vhost) !== undefined;
+  refusingInvalidPatterns(() => b.users.setPermission(user, vhost, spec));
+  b.definitions.put("permissions", definitionKey(vhost, user), { user, vhost, configure: spec.configure, write: spec.write, read: spec.read });
+  return !existed;
+}
+
+export function clearPermission(b: BrokerState, user: string, vhost: string): void {
+  if (!b.users.clearPermission(user, vhost)) throw new BrokerError("objectNotFound", "Not Found");
+  b.definitions.delete("permissions", definitionKey(vhost, user));
+}
+
+/** Sets the topic permission of (user, vhost, exchange); an invalid pattern changes nothing. Returns true when created. */
+export function setTopicPermission(b: BrokerState, user: string, vhost: string, spec: TopicPermissionSpec): boolean {
+  if (!b.users.get(user) || !b.vhosts.has(vhost)) throw new BrokerError("badRequest", "vhost_or_user_not_found");
+  const created = refusingInvalidPatterns(() => b.users.setTopicPermission(user, vhost, spec));
+  b.definitions.put("topic_permissions", definitionKey(vhost, user, spec.exchange), { user, vhost, ...spec });
+  return created;
+}
+
+/** Clears one exchange's topic permission of (user, vhost), or all of them; 404 when there was none. */
+export function clearTopicPermissions(b: BrokerState, user: string, vhost: string, exchange?: string): void {
+  const gone = b.users.clearTopicPermissions(user, vhost, exchange);
+  if (gone.length === 0) throw new BrokerError("objectNotFound", "Not Found");
+  for (const p of gone) b.definitions.delete("topic_permissions", definitionKey(vhost, user, p.exchange));
+}
+
+/** Runs a registry change; a pattern that does not compile is the caller's bad request. */
+function refusingInvalidPatterns<T>(change: () => T): T {
+  try {
+    return change();
+  } catch (err) {
+    if (err instanceof InvalidPatternError) throw new BrokerError("badRequest", err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Virtual hosts: create or update one (its metadata; a new vhost comes with RabbitMQ's
+ * predeclared exchanges), and delete one with everything in it: its connections are closed,
+ * its queues and exchanges removed, and the permissions, policies and parameters that name it
+ * dropped from the definitions.
+ */
+import type { QueueHost } from "../queue/queue.js";
+import { VHost, type VHostMetadata } from "../vhost.js";
+import { definitionKey, type BrokerState } from "./broker-state.js";
+import { removeExchange, removeQueue } from "./topology-removal.js";
+
+/** Creates or updates a vhost; returns true when it was created. Its queues will ask `queueHost` for what they need. */
+export function putVhost(b: BrokerState, queueHost: QueueHost, name: string, metadata: Partial<VHostMetadata>): boolean {
+  const existing = b.vhosts.get(name);
+  const merged: VHostMetadata = {
+    description: metadata.description ?? existing?.metadata.description ?? "",
+    tags: metadata.tags ?? existing?.metadata.tags ?? [],
+    defaultQueueType: metadata.defaultQueueType ?? existing?.metadata.defaultQueueType ?? "classic",
+    tracing: metadata.tracing ?? existing?.metadata.tracing ?? false,
+  };
+  if (existing) existing.metadata = merged;
+  else b.vhosts.set(name, new VHost(name, merged, queueHost));
+  b.definitions.put("vhosts", name, { name, ...merged });
+  return !existing;
+}
+
+/** Deletes a vhost with everything in it, and closes its connections. */
+export function deleteVhost(b: BrokerState, name: string): void {
+  const v = b.vhost(name);
+  for (const conn of b.connections.inVhost(name)) conn.forceClose(`vhost '${name}' is deleted`);
+  for (const q of [...v.queues.values()]) removeQueue(b, v, q);
+  for (const x of [...v.exchanges.values()]) if (x.name !== "" && !x.name.startsWith("amq.")) removeExchange(b, v, x);
+  for (const p of b.users.permissionsOfVhost(name)) b.definitions.delete("permissions", definitionKey(name, p.user));
+  b.users.clearVhost(name);
+  for (const policy of v.policies.keys()) b.definitions.delete("policies", definitionKey(name, policy));
+  for (const policy of v.operatorPolicies.keys()) b.definitions.delete("operator_policies", definitionKey(name, policy));
+  for (const [component, byName] of v.parameters) {
+    for (const param of byName.keys()) b.definitions.delete("parameters", definitionKey(name, component, param));
+  }
+  b.vhosts.delete(name);
+  b.definitions.delete("vhosts", name);
+}

@@ -1,0 +1,190 @@
+/**
+ * What a queue holds: its ready entries in order, in memory (ready-list.ts, or one list per
+ * priority) and, for a durable queue, in the message store. Entries enter through arrive() and
+ * leave for good through forget(), the two places a message store hooks; restore() takes back
+ * messages the store paged out.
+ *
+ * Persistence: a durable, non-exclusive queue gets a QueueLog from the message store. arrive()
+ * stores persistent entries, forget() tells the store they are gone, and beyond the store's
+ * memory limits messages stay on disk only (pageOut) and come back through restore() as the
+ * in-memory part runs low (pageIn); a priority queue's log pages each priority level apart.
+ *
+ * The rules that drop entries from the head live here too. TTL (RabbitMQ's semantics): an
+ * entry's expiry is fixed on arrival (message-expiry.ts); expired entries are dropped only at the
+ * head, when a delivery reaches them or when the one TTL timer fires, never by scanning the
+ * queue. Length limits (length-limit.ts): drop-head overflow drops the oldest while over a limit.
+ *
+ * Queue (queue.ts) extends this class with consumers, delivery and acknowledgement. One object
+ * on purpose: a message costs plain method calls on it, never a hop to a helper object.
+ */
+import type { DeathReason } from "../dead-letter.js";
+import type { Message } from "../message.js";
+import { DeadlineTimer } from "./deadline-timer.js";
+import { isOverLimit } from "./length-limit.js";
+import { messageTtl } from "./message-expiry.js";
+import { PriorityReadyList } from "./priority-ready-list.js";
+import type { QueueEntry } from "./queue-entry.js";
+import type { PageSink, QueueJournal, QueueLog } from "./queue-journal.js";
+import { maxPriorityOf, resolveQueueSettings, type QueueSettings } from "./queue-settings.js";
+import type { QueueSpec } from "./queue-spec.js";
+import { ReadyList, type ReadyEntries } from "./ready-list.js";
+
+export interface QueueStats {
+  publish: number;
+  deliver: number;
+  deliverNoAck: number;
+  get: number;
+  getNoAck: number;
+  ack: number;
+  redeliver: number;
+}
+
+export abstract class QueueContents implements PageSink {
+  /** Resolved from arguments and policies (queue-settings.ts); replaced by Queue.applyPolicy(). */
+  settings: QueueSettings;
+  readonly stats: QueueStats = { publish: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0 };
+  protected readonly ready: ReadyEntries;
+  /** Set for durable, non-exclusive queues when the broker has a message store. */
+  protected readonly log: QueueLog | null;
+  /** Set once an entry with an expiry arrives: from then on the TTL timer is kept armed. */
+  protected hasTtl = false;
+  protected deleted = false;
+  private nextSeq = 1;
+  /** Expiry of the head entry (message TTL). */
+  private readonly ttlTimer: DeadlineTimer;
+
+  constructor(vhost: string, spec: QueueSpec, protected readonly now: () => number, journal: QueueJournal | undefined) {
+    const maxPriority = maxPriorityOf(spec.arguments);
+    this.ready = maxPriority > 0 ? new PriorityReadyList(maxPriority) : new ReadyList();
+    this.settings = resolveQueueSettings(spec.arguments, {});
+    this.ttlTimer = new DeadlineTimer(() => {
+      if (!this.deleted) this.expireHead(this.now());
+    }, now);
+    this.log = spec.durable && spec.exclusiveOwner === null && journal ? journal.forQueue(vhost, spec.name, maxPriority) : null;
+  }
+
+  /** An entry left with a death reason: dead-lettered, or only counted when there is no dead-letter exchange. */
+  protected abstract died(message: Message, reason: DeathReason): void;
+
+  /** Ready messages, including those paged out to the message store. */
+  get messageCount(): number {
+    return this.log === null ? this.ready.length : this.ready.length + this.log.pagedCount;
+  }
+
+  get readyBytes(): number {
+    return this.log === null ? this.ready.bytes : this.ready.bytes + this.log.pagedBytes;
+  }
+
+  /** Ready messages held only in the message store (RabbitMQ's `messages_paged_out`). */
+  get pagedOutCount(): number {
+    return this.log === null ? 0 : this.log.pagedCount;
+  }
+
+  get pagedOutBytes(): number {
+    return this.log === null ? 0 : this.log.pagedBytes;
+  }
+
+  /** Persistent messages held by the message store for this queue (RabbitMQ's `messages_persistent`). */
+  get persistentCount(): number {
+    return this.log === null ? 0 : this.log.storedCount;
+  }
+
+  get persistentBytes(): number {
+    return this.log === null ? 0 : this.log.storedBytes;
+  }
+
+  /** The `timestamp` property of the message at the head (in memory), if it has one. */
+  get headTimestamp(): number | null {
+    const t = this.ready.peek()?.message.properties.timestamp;
+    return typeof t === "number" ? t : null;
+  }
+
+  get isDeleted(): boolean {
+    return this.deleted;
+  }
+
+  readyEntries(): Iterable<QueueEntry> {
+    return this.ready;
+  }
+
+  /** A stored message paged back in (after the ones in memory), without being stored again. */
+  restore(message: Message, redelivered: boolean, storeRef: number): void {
+    const ttl = messageTtl(this.settings.messageTtl, message.properties.expiration);
+    if (ttl >= 0) this.hasTtl = true;
+    this.ready.push({ message, seq: this.nextSeq++, redelivered, deliveryCount: 0, returns: 0, expiresAt: ttl < 0 ? 0 : message.publishedAt + ttl, storeRef });
+  }
+
+  /** A failed store write lost records: adds the messages of ready entries whose record is lost. */
+  collectUnstored(isLost: (ref: number) => boolean, into: Set<Message>): void {
+    if (this.log === null) return;
+    for (const e of this.ready) if (e.storeRef && isLost(e.storeRef)) into.add(e.message);
+  }
+
+  /** Drops every ready entry of these (nacked) messages, wherever it sits; returns how many. */
+  dropMessages(lost: ReadonlySet<Message>): number {
+    const dropped = this.ready.removeWhere((e) => lost.has(e.message));
+    for (const e of dropped) this.forget(e, null);
+    return dropped.length;
+  }
+
+  /** queue.purge: drops the ready messages (not the unacknowledged ones); returns how many. */
+  purge(): number {
+    const dropped = this.ready.clear();
+    for (const e of dropped) this.forget(e, null);
+    return dropped.length + (this.log === null ? 0 : this.log.dropPaged());
+  }
+
+  /** The one place an entry enters the queue; `expiresAt` 0 = never. */
+  protected arrive(message: Message, expiresAt: number): void {
+    const e: QueueEntry = { message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, returns: 0, expiresAt, storeRef: 0 };
+    if (this.log !== null && message.persistent) this.log.append(e);
+    this.ready.push(e);
+  }
+
+  /** The one place an entry leaves the queue for good; with a death reason it has died (see died()). */
+  protected forget(e: QueueEntry, reason: DeathReason | null): void {
+    if (e.storeRef) this.log!.forget(e);
+    if (reason !== null) this.died(e.message, reason);
+  }
+
+  /** Brings messages paged out to the store back into memory when the ready list runs low. */
+  protected pageIn(): void {
+    if (this.log !== null && this.log.pagedCount > 0) this.log.pageIn(this, this.ready);
+  }
+
+  /** The queue is deleted: its messages go without dying (RabbitMQ does not dead-letter them) and the log is released. */
+  protected dropContents(): void {
+    for (const e of this.ready.clear()) this.forget(e, null);
+    this.log?.queueDeleted();
+    this.ttlTimer.clear();
+  }
+
+  /** drop-head: drops (dead-letters, reason maxlen) the oldest ready entries while over a limit. */
+  protected trim(): void {
+    const s = this.settings;
+    if (s.overflow !== "drop-head") return;
+    while (isOverLimit(s, this.messageCount, this.readyBytes)) {
+      // The oldest may be paged out: bring the head back first.
+      if (this.ready.length === 0) this.pageIn();
+      const e = this.ready.shift();
+      if (!e) break;
+      this.forget(e, "maxlen");
+    }
+    if (this.hasTtl) this.armTtlTimer();
+  }
+
+  /** Drops expired entries at the head (only there, as RabbitMQ does) and re-arms the timer. */
+  protected expireHead(now: number): void {
+    for (let e = this.ready.peek(); e && e.expiresAt !== 0 && e.expiresAt <= now; e = this.ready.peek()) {
+      this.ready.shift();
+      this.forget(e, "expired");
+    }
+    this.armTtlTimer();
+  }
+
+  /** Aims the TTL timer at the head's expiry, when the head has one. */
+  protected armTtlTimer(): void {
+    const head = this.ready.peek();
+    if (head && head.expiresAt !== 0 && !this.deleted) this.ttlTimer.armBy(head.expiresAt);
+  }
+}

@@ -1,0 +1,11 @@
+/** What declares a queue (queue.declare, PUT /api/queues, a definitions import). */
+import type { FieldTable } from "../values/field-value.js";
+
+export interface QueueSpec {
+  readonly name: string;
+  readonly durable: boolean;
+  readonly autoDelete: boolean;
+  /** The owning connection of an exclusive queue, null otherwise. */
+  readonly exclusiveOwner: object | null;
+  readonly arguments: FieldTable;
+}
