@@ -1,0 +1,70 @@
+// The MQTT listeners' configuration (flags, environment, rabbitmq.conf with RabbitMQ's keys) and
+// their side-listener behaviour: a port that cannot be bound is logged and the broker runs on.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type AddressInfo } from "node:net";
+import { loadConfig } from "../../src/config/load-config.js";
+import { readRabbitConf } from "../../src/config/rabbitmq-conf.js";
+import { createLogger } from "../../src/logging/logger.js";
+import { startTestBroker } from "../helpers/broker.js";
+import { connackCode, connectMqtt } from "../helpers/mqtt-client.js";
+
+describe("MQTT listener configuration", () => {
+  it("defaults to RabbitMQ's ports 1883 and 15675, anonymous logins off; flags and environment change them", () => {
+    const d = loadConfig([], {});
+    assert.equal(d.mqttPort, 1883);
+    assert.equal(d.webMqttPort, 15675);
+    assert.equal(d.mqttVhost, "/");
+    assert.equal(d.mqttExchange, "amq.topic");
+    assert.equal(d.mqttAllowAnonymous, false);
+    assert.equal(d.mqttPrefetch, 10);
+    const c = loadConfig(["--mqtt-port", "0", "--web-mqtt-port", "off", "--mqtt-vhost", "iot"], { CONEY_MQTT_ALLOW_ANONYMOUS: "true" });
+    assert.equal(c.mqttPort, 0);
+    assert.equal(c.webMqttPort, null);
+    assert.equal(c.mqttVhost, "iot");
+    assert.equal(c.mqttAllowAnonymous, true);
+  });
+
+  it("reads RabbitMQ's mqtt.* and web_mqtt.* keys from rabbitmq.conf", () => {
+    const conf = readRabbitConf(
+      ["mqtt.listeners.tcp.default = 1884", "web_mqtt.tcp.port = 15676", "mqtt.vhost = devices", "mqtt.exchange = mqtt.topic", "mqtt.allow_anonymous = true", "mqtt.default_user = dev", "mqtt.default_pass = secret", "mqtt.prefetch = 20"].join("\n"),
+      { loopbackUsers: ["guest"] },
+    );
+    assert.deepEqual(conf.unsupported, []);
+    assert.deepEqual(conf.settings, { mqttPort: 1884, webMqttPort: 15676, mqttVhost: "devices", mqttExchange: "mqtt.topic", mqttAllowAnonymous: true, mqttDefaultUser: "dev", mqttDefaultPass: "secret", mqttPrefetch: 20 });
+  });
+});
+
+describe("MQTT listener start", () => {
+  it("a port that is taken is logged and the broker runs on without MQTT", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const taken = (blocker.address() as AddressInfo).port;
+    const errors: string[] = [];
+    const logger = createLogger("error", (line) => void errors.push(line));
+    const broker = await startTestBroker({ mqttPort: taken, webMqttPort: 0, logger });
+    try {
+      assert.equal(broker.mqttPort, null);
+      assert.ok(broker.webMqttPort !== null, "the other MQTT listener still starts");
+      assert.ok(errors.some((e) => e.includes("MQTT listener could not start")), errors.join("; "));
+      const res = await fetch(`${broker.httpUrl}/api/overview`, { headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` } });
+      assert.equal(res.status, 200);
+    } finally {
+      await broker.close();
+      blocker.close();
+    }
+  });
+
+  it("anonymous logins, when allowed, use the MQTT default user", async () => {
+    const broker = await startTestBroker({ mqttPort: 0, mqttAllowAnonymous: true, mqttDefaultUser: "guest", mqttDefaultPass: "guest" });
+    try {
+      const url = `mqtt://127.0.0.1:${broker.mqttPort}`;
+      const c = await connectMqtt(url, { clientId: "anon", username: undefined, password: undefined });
+      assert.equal(broker.broker.connections.list().find((x) => x.info().clientProperties["client_id"] === "anon")?.user, "guest");
+      await c.client.endAsync();
+      assert.equal(await connackCode(url, { protocolVersion: 4, username: "guest", password: "wrong" }), 4, "given credentials are still checked");
+    } finally {
+      await broker.close();
+    }
+  });
+});
