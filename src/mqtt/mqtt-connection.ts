@@ -14,6 +14,7 @@ import type { Duplex } from "node:stream";
 import { generate, parser, type IConnectPacket, type Packet } from "mqtt-packet";
 import type { ClientContext } from "../broker/client-context.js";
 import type { ClientConnection, ConnectionInfo } from "../broker/connection-registry.js";
+import { PublishFlow, type FlowHost } from "../broker/queue/publish-flow.js";
 import type { VHost } from "../broker/vhost.js";
 import { logInMqtt } from "./mqtt-login.js";
 import { MAX_SESSION_EXPIRY_SECONDS, type MqttNode, type SessionHolder } from "./mqtt-node.js";
@@ -41,7 +42,7 @@ export interface PeerInfo {
 
 const VERSION_NAMES: Record<number, string> = { 3: "3.1.0", 4: "3.1.1", 5: "5-0" };
 
-export class MqttConnection implements ClientConnection, SessionLink, PublisherLink, SessionHolder {
+export class MqttConnection implements ClientConnection, SessionLink, PublisherLink, SessionHolder, FlowHost {
   readonly name: string;
   readonly channelCount = 0;
   state: "handshake" | "open" | "closed" = "handshake";
@@ -59,6 +60,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   private readonly keepAlive: KeepAlive;
   private readonly parserSettings = { protocolVersion: 4 };
   private readonly parser = parser(this.parserSettings);
+  /** Publisher flow control: a publisher outrunning a consumed queue is not read for a while. */
+  readonly flow = new PublishFlow(this);
   private corked = false;
   private readonly connectedAt = Date.now();
   private readonly stats = { recvOct: 0, sendOct: 0, recvCnt: 0, sendCnt: 0 };
@@ -89,6 +92,18 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   get isOpen(): boolean {
     return this.state === "open";
+  }
+
+  get hasConsumers(): boolean {
+    return this.session !== null && this.session.hasConsumers;
+  }
+
+  pauseForFlow(): void {
+    this.stream.pause();
+  }
+
+  resumeFromFlow(): void {
+    if (this.state !== "closed") this.stream.resume();
   }
 
   // ------------------------------------------------------------ input
@@ -256,6 +271,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   }
 
   private onKeepAliveExpired(): void {
+    // A connection paused by flow control is not read: its silence is the broker's doing.
+    if (this.flow.paused) return this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
     if (this.state === "handshake") this.close("no CONNECT in time", false, null);
     else this.violation(RC.keepAliveTimeout, `no packet within 1.5 × keep-alive (${this.keepAliveSeconds} s)`);
   }
@@ -270,6 +287,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     const wasOpen = this.state === "open";
     this.state = "closed";
     this.keepAlive.stop();
+    this.flow.stop();
     if (wasOpen && this.v5 && reasonCode !== null) this.send({ cmd: "disconnect", reasonCode });
     if (wasOpen) this.teardown(withWill);
     this.node.log.debug("MQTT connection closed", { peer: this.name, clientId: this.clientId, reason: why });
@@ -304,7 +322,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       authMechanism: "none",
       ssl: this.peer.tls,
       tlsSession: null,
-      state: this.state === "open" ? "running" : "closing",
+      state: this.state !== "open" ? "closing" : this.flow.paused ? "flow" : "running",
       connectedAt: this.connectedAt,
       channelMax: 0,
       frameMax: 0,

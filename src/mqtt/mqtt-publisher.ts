@@ -13,6 +13,7 @@
 import type { IPublishPacket, Packet } from "mqtt-packet";
 import { PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED } from "../broker/broker.js";
 import type { ClientContext } from "../broker/client-context.js";
+import type { PublishFlow } from "../broker/queue/publish-flow.js";
 import type { Queue } from "../broker/queue/queue.js";
 import type { SyncWaiter } from "../broker/queue/queue-journal.js";
 import type { VHost } from "../broker/vhost.js";
@@ -26,6 +27,7 @@ export interface PublisherLink {
   readonly ctx: ClientContext;
   readonly v5: boolean;
   readonly isOpen: boolean;
+  readonly flow: PublishFlow;
   send(packet: Packet): void;
   /** Closes the connection for a protocol or permission violation (MQTT 5: DISCONNECT with `reasonCode`). */
   violation(reasonCode: number, why: string): void;
@@ -75,6 +77,7 @@ export class MqttPublisher implements SyncWaiter {
     }
     broker.stats.messageSizes.observe(message.bodySize);
     const outcome = broker.publish(this.vhost, x, message, this.routed);
+    if (outcome !== PUBLISH_UNROUTED) this.link.flow.check(this.routed, this.routed.length);
     if (p.qos === 0) return;
     let code: number = RC.success;
     if (outcome === PUBLISH_UNROUTED && this.link.v5) code = RC.noMatchingSubscribers;

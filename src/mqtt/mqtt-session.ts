@@ -273,6 +273,10 @@ export class MqttSession implements DeliveryTarget {
     for (const [q, entries] of byQueue) q.requeue(entries);
   }
 
+  get hasConsumers(): boolean {
+    return this.consumers[0] !== null || this.consumers[1] !== null;
+  }
+
   get unacknowledged(): number {
     return this.inflight.size;
   }
