@@ -34,8 +34,9 @@ export interface RunningBroker {
   readonly prometheusPort: number | null;
   /** The AMQPS listener's port, null when no TLS certificate is configured. */
   readonly amqpsPort: number | null;
-  /** The MQTT and MQTT-over-WebSocket listeners' ports; null when disabled or not bound. */
+  /** The MQTT, MQTTS and MQTT-over-WebSocket listeners' ports; null when disabled or not bound. */
   readonly mqttPort: number | null;
+  readonly mqttsPort: number | null;
   readonly webMqttPort: number | null;
   /** Memory and disk alarms; their limits can be changed at run time. */
   readonly alarms: ResourceAlarms;
@@ -134,8 +135,12 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     extraListeners.push({ protocol: "amqp/ssl", port: amqps.port });
     logger.info("AMQPS listener started", { port: amqps.port, bind: config.bind || "*", verifyPeer: tls.verifyPeer });
   }
-  const mqtt = await startMqttListeners(broker, config, loginThrottle, logger);
+  const mqtt = await startMqttListeners(broker, config, loginThrottle, logger, tls ? tlsServerOptions(tls) : null);
   if (mqtt.mqttPort !== null) extraListeners.push({ protocol: "mqtt", port: mqtt.mqttPort });
+  if (mqtt.mqttsPort !== null && tls) {
+    extraListeners.push({ protocol: "mqtt/ssl", port: mqtt.mqttsPort });
+    certificates.push({ protocol: "mqtt/ssl", port: mqtt.mqttsPort, file: tls.cert });
+  }
   if (mqtt.webMqttPort !== null) extraListeners.push({ protocol: "http/web-mqtt", port: mqtt.webMqttPort });
   const http: HttpListener | null =
     config.httpPort === null
@@ -175,6 +180,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     prometheusPort: metrics?.port ?? null,
     amqpsPort: amqps?.port ?? null,
     mqttPort: mqtt.mqttPort,
+    mqttsPort: mqtt.mqttsPort,
     webMqttPort: mqtt.webMqttPort,
     alarms,
     broker,

@@ -76,6 +76,8 @@ export interface ConeyConfig {
   maxConnections: number;
   /** MQTT listener (RabbitMQ's mqtt.listeners.tcp.default); 0 binds an ephemeral port, null disables it. */
   mqttPort: number | null;
+  /** MQTT over TLS (mqtt.listeners.ssl.default), started when tlsCert is set; null disables it. */
+  mqttsPort: number | null;
   /** MQTT over WebSocket (rabbitmq_web_mqtt's web_mqtt.tcp.port, path /ws); null disables it. */
   webMqttPort: number | null;
   /** The vhost MQTT clients land in when their user name names none (mqtt.vhost). */
@@ -135,6 +137,7 @@ export function defaultConfig(): ConeyConfig {
     alarmInterval: 1000,
     maxConnections: 0,
     mqttPort: 1883,
+    mqttsPort: 8883,
     webMqttPort: 15675,
     mqttVhost: "/",
     mqttExchange: "amq.topic",

@@ -56,6 +56,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "diskFreeLimit", flag: "--disk-free-limit <bytes>", env: "CONEY_DISK_FREE_LIMIT", kind: "int", help: "disk alarm threshold, free bytes" },
   { key: "alarmInterval", flag: "--alarm-interval <ms>", env: "CONEY_ALARM_INTERVAL", kind: "int", help: "milliseconds between memory and disk checks" },
   { key: "mqttPort", flag: "--mqtt-port <port>", env: "CONEY_MQTT_PORT", kind: "nullable-port", help: "MQTT port (0 = ephemeral, 'off' = disabled)" },
+  { key: "mqttsPort", flag: "--mqtts-port <port>", env: "CONEY_MQTTS_PORT", kind: "nullable-port", help: "MQTT over TLS port, with --tls-cert (0 = ephemeral, 'off' = disabled)" },
   { key: "webMqttPort", flag: "--web-mqtt-port <port>", env: "CONEY_WEB_MQTT_PORT", kind: "nullable-port", help: "MQTT over WebSocket port, path /ws (0 = ephemeral, 'off' = disabled)" },
   { key: "mqttVhost", flag: "--mqtt-vhost <vhost>", env: "CONEY_MQTT_VHOST", kind: "string", help: "vhost of MQTT clients whose user name names none" },
   { key: "mqttExchange", flag: "--mqtt-exchange <name>", env: "CONEY_MQTT_EXCHANGE", kind: "string", help: "topic exchange MQTT topics map onto" },

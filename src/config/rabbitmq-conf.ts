@@ -173,6 +173,7 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   cluster_name: (l, b) => (b.out.clusterName = l.value),
   // The rabbitmq_mqtt and rabbitmq_web_mqtt plugins (README, "MQTT").
   "mqtt.listeners.tcp.default": (l, b) => (b.out.mqttPort = listener(l, b, l.key)),
+  "mqtt.listeners.ssl.default": (l, b) => (b.out.mqttsPort = listener(l, b, l.key)),
   "web_mqtt.tcp.port": (l, b) => (b.out.webMqttPort = listener(l, b, l.key)),
   "mqtt.vhost": (l, b) => (b.out.mqttVhost = l.value),
   "mqtt.exchange": (l, b) => (b.out.mqttExchange = l.value),

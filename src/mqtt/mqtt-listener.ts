@@ -1,9 +1,10 @@
 /**
- * The MQTT listener (RabbitMQ's mqtt.listeners.tcp.default, port 1883): each accepted socket
- * becomes an MqttConnection. A side listener: start-broker.ts logs a failure to bind it and the
- * broker runs on without MQTT.
+ * The MQTT listener (RabbitMQ's mqtt.listeners.tcp.default, port 1883), or with TLS options the
+ * MQTTS one (mqtt.listeners.ssl.default, 8883, the AMQPS certificate): each accepted socket becomes
+ * an MqttConnection. A side listener: a failure to bind it is logged and the broker runs on.
  */
-import { createServer, type AddressInfo, type Socket } from "node:net";
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import { MqttConnection } from "./mqtt-connection.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { isLoopbackPeer } from "./peer-address.js";
@@ -13,9 +14,9 @@ export interface MqttListener {
   close(): Promise<void>;
 }
 
-export async function listenMqtt(node: MqttNode, port: number, bind: string): Promise<MqttListener> {
+export async function listenMqtt(node: MqttNode, port: number, bind: string, tls: TlsOptions | null = null): Promise<MqttListener> {
   const connections = new Set<MqttConnection>();
-  const server = createServer((socket: Socket) => {
+  const accept = (socket: Socket): void => {
     socket.setNoDelay(true);
     const peerHost = socket.remoteAddress ?? "";
     const c = new MqttConnection(node, socket, {
@@ -24,12 +25,15 @@ export async function listenMqtt(node: MqttNode, port: number, bind: string): Pr
       peerHost,
       peerPort: socket.remotePort ?? 0,
       isLoopback: isLoopbackPeer(peerHost),
-      tls: false,
+      tls: tls !== null,
       protocolName: "MQTT",
     });
     connections.add(c);
     socket.on("close", () => connections.delete(c));
-  });
+  };
+  // The TLS handshake must finish within the time CONNECT may take.
+  const server: Server = tls ? createTlsServer({ handshakeTimeout: node.settings.connectTimeout * 1000, ...tls }, accept) : createServer(accept);
+  if (tls) server.on("tlsClientError", (err) => node.log.info("MQTTS handshake failed", { err: err.message }));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, bind === "" ? undefined : bind, () => {

@@ -1,8 +1,9 @@
 /**
- * Starts the MQTT side of a node: the shared MqttNode and its two side listeners, MQTT over TCP
- * and over WebSocket. A listener that cannot bind (port taken, no permission) is logged and left
+ * Starts the MQTT side of a node: the shared MqttNode and its side listeners, MQTT over TCP, over
+ * TLS (when the node has a certificate) and over WebSocket. A listener that cannot bind (port taken, no permission) is logged and left
  * out; the broker runs on without it, as RabbitMQ's other protocol listeners do not stop the node.
  */
+import type { TlsOptions } from "node:tls";
 import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
@@ -14,6 +15,7 @@ import { listenWebMqtt } from "./web-mqtt-listener.js";
 export interface MqttListeners {
   /** Bound ports; null when disabled or when the listener could not start. */
   readonly mqttPort: number | null;
+  readonly mqttsPort: number | null;
   readonly webMqttPort: number | null;
   close(): Promise<void>;
 }
@@ -45,17 +47,22 @@ async function sideListener(what: string, port: number, bind: string, start: () 
   }
 }
 
-export async function startMqttListeners(broker: Broker, config: ConeyConfig, loginThrottle: LoginThrottle | null, logger: Logger): Promise<MqttListeners> {
+/** `tls`: the server's TLS options (its certificate), null when it has none: then no MQTTS. */
+export async function startMqttListeners(broker: Broker, config: ConeyConfig, loginThrottle: LoginThrottle | null, logger: Logger, tls: TlsOptions | null): Promise<MqttListeners> {
   const { mqttPort, webMqttPort, bind } = config;
-  if (mqttPort === null && webMqttPort === null) return { mqttPort: null, webMqttPort: null, close: () => Promise.resolve() };
+  const mqttsPort = tls === null ? null : config.mqttsPort;
+  if (mqttPort === null && mqttsPort === null && webMqttPort === null) return { mqttPort: null, mqttsPort: null, webMqttPort: null, close: () => Promise.resolve() };
   const node = new MqttNode(broker, mqttSettingsOf(config, loginThrottle), config.dataDir, logger);
   const tcp = mqttPort === null ? null : await sideListener("MQTT", mqttPort, bind, () => listenMqtt(node, mqttPort, bind), logger);
+  const secure = mqttsPort === null ? null : await sideListener("MQTTS", mqttsPort, bind, () => listenMqtt(node, mqttsPort, bind, tls), logger);
   const web = webMqttPort === null ? null : await sideListener("Web MQTT", webMqttPort, bind, () => listenWebMqtt(node, webMqttPort, bind), logger);
   return {
     mqttPort: tcp?.port ?? null,
+    mqttsPort: secure?.port ?? null,
     webMqttPort: web?.port ?? null,
     async close() {
       await tcp?.close();
+      await secure?.close();
       await web?.close();
       node.close();
     },

@@ -25,6 +25,7 @@ export async function startTestBroker(options: StartOptions = {}): Promise<TestB
     prometheusPort: null,
     // Tests that speak MQTT ask for port 0; the rest do not open the listeners.
     mqttPort: null,
+    mqttsPort: null,
     webMqttPort: null,
     bind: "127.0.0.1",
     logLevel: (process.env["CONEY_TEST_LOG"] as LogLevel | undefined) ?? "silent",

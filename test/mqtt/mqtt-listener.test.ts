@@ -6,7 +6,9 @@ import { createServer, type AddressInfo } from "node:net";
 import { loadConfig } from "../../src/config/load-config.js";
 import { readRabbitConf } from "../../src/config/rabbitmq-conf.js";
 import { createLogger } from "../../src/logging/logger.js";
+import { readFileSync } from "node:fs";
 import { startTestBroker } from "../helpers/broker.js";
+import { makeTestCa } from "../helpers/test-ca.js";
 import { connackCode, connectMqtt } from "../helpers/mqtt-client.js";
 
 describe("MQTT listener configuration", () => {
@@ -18,6 +20,7 @@ describe("MQTT listener configuration", () => {
     assert.equal(d.mqttExchange, "amq.topic");
     assert.equal(d.mqttAllowAnonymous, false);
     assert.equal(d.mqttPrefetch, 10);
+    assert.equal(d.mqttsPort, 8883);
     const c = loadConfig(["--mqtt-port", "0", "--web-mqtt-port", "off", "--mqtt-vhost", "iot"], { CONEY_MQTT_ALLOW_ANONYMOUS: "true" });
     assert.equal(c.mqttPort, 0);
     assert.equal(c.webMqttPort, null);
@@ -27,11 +30,11 @@ describe("MQTT listener configuration", () => {
 
   it("reads RabbitMQ's mqtt.* and web_mqtt.* keys from rabbitmq.conf", () => {
     const conf = readRabbitConf(
-      ["mqtt.listeners.tcp.default = 1884", "web_mqtt.tcp.port = 15676", "mqtt.vhost = devices", "mqtt.exchange = mqtt.topic", "mqtt.allow_anonymous = true", "mqtt.default_user = dev", "mqtt.default_pass = secret", "mqtt.prefetch = 20"].join("\n"),
+      ["mqtt.listeners.tcp.default = 1884", "mqtt.listeners.ssl.default = 8884", "web_mqtt.tcp.port = 15676", "mqtt.vhost = devices", "mqtt.exchange = mqtt.topic", "mqtt.allow_anonymous = true", "mqtt.default_user = dev", "mqtt.default_pass = secret", "mqtt.prefetch = 20"].join("\n"),
       { loopbackUsers: ["guest"] },
     );
     assert.deepEqual(conf.unsupported, []);
-    assert.deepEqual(conf.settings, { mqttPort: 1884, webMqttPort: 15676, mqttVhost: "devices", mqttExchange: "mqtt.topic", mqttAllowAnonymous: true, mqttDefaultUser: "dev", mqttDefaultPass: "secret", mqttPrefetch: 20 });
+    assert.deepEqual(conf.settings, { mqttPort: 1884, mqttsPort: 8884, webMqttPort: 15676, mqttVhost: "devices", mqttExchange: "mqtt.topic", mqttAllowAnonymous: true, mqttDefaultUser: "dev", mqttDefaultPass: "secret", mqttPrefetch: 20 });
   });
 });
 
@@ -63,6 +66,27 @@ describe("MQTT listener start", () => {
       assert.equal(broker.broker.connections.list().find((x) => x.info().clientProperties["client_id"] === "anon")?.user, "guest");
       await c.client.endAsync();
       assert.equal(await connackCode(url, { protocolVersion: 4, username: "guest", password: "wrong" }), 4, "given credentials are still checked");
+    } finally {
+      await broker.close();
+    }
+  });
+});
+
+describe("MQTT over TLS", () => {
+  it("serves MQTTS with the node's certificate when it has one", async () => {
+    const ca = makeTestCa();
+    const broker = await startTestBroker({ mqttsPort: 0, tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, amqpsPort: 0 });
+    try {
+      assert.ok(broker.mqttsPort !== null);
+      const c = await connectMqtt(`mqtts://127.0.0.1:${broker.mqttsPort}`, { clientId: "secure", ca: readFileSync(ca.caCert) });
+      await c.client.subscribeAsync("tls/t", { qos: 1 });
+      await c.client.publishAsync("tls/t", "over tls", { qos: 1 });
+      const [r] = await c.waitFor(1);
+      assert.equal(r!.payload.toString(), "over tls");
+      const record = broker.broker.connections.list().find((x) => x.info().clientProperties["client_id"] === "secure")!.info();
+      assert.equal(record.ssl, true);
+      assert.equal(record.protocol, "MQTT 3.1.1");
+      await c.client.endAsync();
     } finally {
       await broker.close();
     }
