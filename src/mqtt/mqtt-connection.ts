@@ -9,7 +9,6 @@
  * RabbitMQ) all close it (MQTT 5: after a DISCONNECT with the reason). The will is published
  * whenever the connection ends other than by the client's DISCONNECT.
  */
-import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
 import { generate, parser, type IConnectPacket, type Packet } from "mqtt-packet";
 import type { ClientContext } from "../broker/client-context.js";
@@ -17,9 +16,10 @@ import type { ClientConnection, ConnectionInfo } from "../broker/connection-regi
 import { PublishFlow, type FlowHost } from "../broker/queue/publish-flow.js";
 import type { VHost } from "../broker/vhost.js";
 import { logInMqtt } from "./mqtt-login.js";
-import { MAX_SESSION_EXPIRY_SECONDS, type MqttNode, type SessionHolder } from "./mqtt-node.js";
+import { acceptingConnack, connectTerms, refusingConnack } from "./mqtt-connect.js";
+import type { MqttNode, SessionHolder } from "./mqtt-node.js";
 import { MqttPublisher, type PublisherLink } from "./mqtt-publisher.js";
-import { connackReturnCode, RC } from "./mqtt-reason-codes.js";
+import { RC } from "./mqtt-reason-codes.js";
 import { MqttSession, type SessionLink } from "./mqtt-session.js";
 import { isValidTopicFilter, isValidTopicName } from "./mqtt-topic.js";
 import { publishWill, type Will } from "./mqtt-will.js";
@@ -162,36 +162,31 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.protocolVersion = p.protocolVersion ?? 4;
     this.v5 = this.protocolVersion === 5;
     this.parserSettings.protocolVersion = this.protocolVersion;
-    const clean = p.clean !== false;
-    let clientId = p.clientId;
-    let assigned = false;
-    if (clientId === "") {
-      if (!clean && !this.v5) return this.refuseConnect(RC.clientIdentifierNotValid, "a client id is required for a persistent session");
-      clientId = randomBytes(16).toString("base64url");
-      assigned = true;
+    const asked = connectTerms(p, this.v5);
+    if (!asked.ok) {
+      // A bad will topic is a malformed CONNECT: MQTT 5 can say so, 3.1.1 has no code for it.
+      if (asked.reasonCode === RC.topicNameInvalid && !this.v5) return this.violation(asked.reasonCode, asked.why);
+      return this.refuseConnect(asked.reasonCode, asked.why);
     }
-    if (this.v5 && p.properties?.authenticationMethod !== undefined) return this.refuseConnect(RC.badAuthenticationMethod, "extended authentication is not supported");
-    if (p.will && !isValidTopicName(p.will.topic)) return this.violation(RC.topicNameInvalid, `invalid will topic '${p.will.topic}'`);
+    const { terms } = asked;
     const outcome = logInMqtt(this.node, p, this.peer.peerHost, this.peer.isLoopback);
     if (!outcome.ok) return this.refuseConnect(outcome.reasonCode, outcome.why);
     const { login } = outcome;
     this.user = login.user;
     this.vhost = login.vhost.name;
     this.vhostRef = login.vhost;
-    this.clientId = clientId;
+    this.clientId = terms.clientId;
     this.ctx = { permissions: login.permissions, owner: this };
     this.will = p.will ?? null;
-    const expiry = this.v5 ? Math.min(p.properties?.sessionExpiryInterval ?? 0, MAX_SESSION_EXPIRY_SECONDS) : clean ? 0 : MAX_SESSION_EXPIRY_SECONDS;
-    const receiveMaximum = p.properties?.receiveMaximum ?? 65_535;
     this.state = "open";
     // A session for this client id elsewhere ends now (its will is published), before this one looks at the queues.
-    this.node.claim(this.vhost, clientId, this);
-    const session = new MqttSession(this.node, this, login.vhost, expiry, Math.min(this.node.settings.prefetch, receiveMaximum));
+    this.node.claim(this.vhost, this.clientId, this);
+    const session = new MqttSession(this.node, this, login.vhost, terms.expiry, Math.min(this.node.settings.prefetch, terms.receiveMaximum));
     let present: boolean;
     try {
-      present = session.open(clean);
+      present = session.open(terms.cleanStart);
     } catch (err) {
-      this.node.release(this.vhost, clientId, this);
+      this.node.release(this.vhost, this.clientId, this);
       this.state = "handshake";
       return this.refuseConnect(RC.notAuthorized, err instanceof Error ? err.message : String(err));
     }
@@ -199,22 +194,10 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.publisher = new MqttPublisher(this.node, this, login.vhost);
     this.node.broker.connections.add(this);
     this.node.broker.stats.connectionCreated++;
-    const properties = this.v5
-      ? {
-          maximumQoS: 1,
-          retainAvailable: true,
-          sharedSubscriptionAvailable: false,
-          subscriptionIdentifiersAvailable: false,
-          wildcardSubscriptionAvailable: true,
-          maximumPacketSize: this.node.settings.maxPacketSize,
-          sessionExpiryInterval: expiry,
-          ...(assigned ? { assignedClientIdentifier: clientId } : {}),
-        }
-      : undefined;
-    this.send(this.v5 ? { cmd: "connack", reasonCode: 0, sessionPresent: present, properties } : { cmd: "connack", returnCode: 0, sessionPresent: present });
+    this.send(acceptingConnack(this.v5, present, terms, this.node.settings.maxPacketSize));
     this.keepAliveSeconds = p.keepalive ?? 0;
     this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
-    this.node.log.debug("MQTT connection opened", { clientId, user: this.user, vhost: this.vhost, sessionPresent: present });
+    this.node.log.debug("MQTT connection opened", { clientId: this.clientId, user: this.user, vhost: this.vhost, sessionPresent: present });
     try {
       session.resume();
     } catch (err) {
@@ -224,7 +207,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   private refuseConnect(reasonCode: number, why: string): void {
     this.node.log.warn("MQTT connection refused", { peer: this.name, reason: why });
-    this.send(this.v5 ? { cmd: "connack", reasonCode, sessionPresent: false } : { cmd: "connack", returnCode: connackReturnCode(reasonCode), sessionPresent: false });
+    this.send(refusingConnack(this.v5, reasonCode));
     this.close(`connect refused: ${why}`, false, null);
   }
 
