@@ -135,7 +135,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     extraListeners.push({ protocol: "amqp/ssl", port: amqps.port });
     logger.info("AMQPS listener started", { port: amqps.port, bind: config.bind || "*", verifyPeer: tls.verifyPeer });
   }
-  const mqtt = await startMqttListeners(broker, config, loginThrottle, logger, tls ? tlsServerOptions(tls) : null);
+  const mqtt = await startMqttListeners(broker, config, loginThrottle, logger, tls ? tlsServerOptions(tls) : null, alarms);
   if (mqtt.mqttPort !== null) extraListeners.push({ protocol: "mqtt", port: mqtt.mqttPort });
   if (mqtt.mqttsPort !== null && tls) {
     extraListeners.push({ protocol: "mqtt/ssl", port: mqtt.mqttsPort });

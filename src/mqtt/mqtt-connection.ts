@@ -13,6 +13,7 @@ import type { Duplex } from "node:stream";
 import { generate, parser, type IConnectPacket, type Packet } from "mqtt-packet";
 import type { ClientContext } from "../broker/client-context.js";
 import type { ClientConnection, ConnectionInfo } from "../broker/connection-registry.js";
+import type { Blockable, ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import { PublishFlow, type FlowHost } from "../broker/queue/publish-flow.js";
 import type { VHost } from "../broker/vhost.js";
 import { logInMqtt } from "./mqtt-login.js";
@@ -62,6 +63,9 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   private readonly parser = parser(this.parserSettings);
   /** Publisher flow control: a publisher outrunning a consumed queue is not read for a while. */
   readonly flow = new PublishFlow(this);
+  /** Set while a memory or disk alarm holds this publisher: its socket is not read. */
+  private alarmHeld = false;
+  private readonly alarmBlock: Blockable = { unblock: () => this.alarmCleared() };
   private corked = false;
   private readonly connectedAt = Date.now();
   private readonly stats = { recvOct: 0, sendOct: 0, recvCnt: 0, sendCnt: 0 };
@@ -103,7 +107,23 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   }
 
   resumeFromFlow(): void {
-    if (this.state !== "closed") this.stream.resume();
+    if (this.state !== "closed" && !this.alarmHeld) this.stream.resume();
+  }
+
+  /**
+   * A PUBLISH arrived while an alarm is on: stop reading (the packets already read are still
+   * handled) until every alarm has cleared. MQTT has no "blocked" packet; TCP back-pressure tells.
+   */
+  private blockForAlarm(alarms: ResourceAlarms): void {
+    this.alarmHeld = true;
+    this.stream.pause();
+    alarms.hold(this.alarmBlock);
+  }
+
+  private alarmCleared(): void {
+    if (!this.alarmHeld) return;
+    this.alarmHeld = false;
+    if (this.state !== "closed" && !this.flow.paused) this.stream.resume();
   }
 
   // ------------------------------------------------------------ input
@@ -135,11 +155,14 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       return;
     }
     switch (p.cmd) {
-      case "publish":
+      case "publish": {
+        const alarms = this.node.alarms;
+        if (alarms !== null && alarms.reason !== null && !this.alarmHeld) this.blockForAlarm(alarms);
         if (p.qos === 2) return this.violation(RC.qosNotSupported, "QoS 2 PUBLISH is not supported");
         if (this.v5 && p.properties?.topicAlias !== undefined) return this.violation(RC.topicAliasInvalid, "topic aliases are not supported");
         if (!isValidTopicName(p.topic)) return this.violation(RC.topicNameInvalid, `invalid topic name '${p.topic}' in PUBLISH`);
         return this.publisher!.publish(p);
+      }
       case "puback":
         return this.session!.acknowledged(p.messageId!);
       case "subscribe":
@@ -254,8 +277,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   }
 
   private onKeepAliveExpired(): void {
-    // A connection paused by flow control is not read: its silence is the broker's doing.
-    if (this.flow.paused) return this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
+    // A connection paused by flow control or an alarm is not read: its silence is the broker's doing.
+    if (this.flow.paused || this.alarmHeld) return this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
     if (this.state === "handshake") this.close("no CONNECT in time", false, null);
     else this.violation(RC.keepAliveTimeout, `no packet within 1.5 × keep-alive (${this.keepAliveSeconds} s)`);
   }
@@ -271,6 +294,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.state = "closed";
     this.keepAlive.stop();
     this.flow.stop();
+    this.node.alarms?.release(this.alarmBlock);
     if (wasOpen && this.v5 && reasonCode !== null) this.send({ cmd: "disconnect", reasonCode });
     if (wasOpen) this.teardown(withWill);
     this.node.log.debug("MQTT connection closed", { peer: this.name, clientId: this.clientId, reason: why });
@@ -305,7 +329,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       authMechanism: "none",
       ssl: this.peer.tls,
       tlsSession: null,
-      state: this.state !== "open" ? "closing" : this.flow.paused ? "flow" : "running",
+      state: this.state !== "open" ? "closing" : this.alarmHeld ? "blocked" : this.flow.paused ? "flow" : "running",
       connectedAt: this.connectedAt,
       channelMax: 0,
       frameMax: 0,

@@ -1,10 +1,11 @@
 /**
  * What every MQTT connection of this node shares, over TCP and WebSocket alike: the broker, the
- * MQTT settings, the retained-message store, and the client-id registry that makes a second
+ * MQTT settings, the resource alarms, the retained-message store, and the client-id registry that makes a second
  * CONNECT with a client id in use take the session over (MQTT 3.1.1 §3.1.4, per vhost as in
  * RabbitMQ).
  */
 import type { LoginThrottle } from "../auth/login-throttle.js";
+import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { Broker } from "../broker/broker.js";
 import type { Logger } from "../logging/logger.js";
 import { RetainedStore } from "./retained-store.js";
@@ -46,6 +47,8 @@ export class MqttNode {
     readonly settings: MqttSettings,
     dataDir: string,
     readonly log: Logger,
+    /** Memory and disk alarms: a publisher is not read while one is on (as AMQP publishers). */
+    readonly alarms: ResourceAlarms | null = null,
   ) {
     this.retained = new RetainedStore(dataDir, log);
   }

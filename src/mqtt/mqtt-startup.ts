@@ -5,6 +5,7 @@
  */
 import type { TlsOptions } from "node:tls";
 import type { LoginThrottle } from "../auth/login-throttle.js";
+import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
@@ -48,11 +49,11 @@ async function sideListener(what: string, port: number, bind: string, start: () 
 }
 
 /** `tls`: the server's TLS options (its certificate), null when it has none: then no MQTTS. */
-export async function startMqttListeners(broker: Broker, config: ConeyConfig, loginThrottle: LoginThrottle | null, logger: Logger, tls: TlsOptions | null): Promise<MqttListeners> {
+export async function startMqttListeners(broker: Broker, config: ConeyConfig, loginThrottle: LoginThrottle | null, logger: Logger, tls: TlsOptions | null, alarms: ResourceAlarms | null): Promise<MqttListeners> {
   const { mqttPort, webMqttPort, bind } = config;
   const mqttsPort = tls === null ? null : config.mqttsPort;
   if (mqttPort === null && mqttsPort === null && webMqttPort === null) return { mqttPort: null, mqttsPort: null, webMqttPort: null, close: () => Promise.resolve() };
-  const node = new MqttNode(broker, mqttSettingsOf(config, loginThrottle), config.dataDir, logger);
+  const node = new MqttNode(broker, mqttSettingsOf(config, loginThrottle), config.dataDir, logger, alarms);
   const tcp = mqttPort === null ? null : await sideListener("MQTT", mqttPort, bind, () => listenMqtt(node, mqttPort, bind), logger);
   const secure = mqttsPort === null ? null : await sideListener("MQTTS", mqttsPort, bind, () => listenMqtt(node, mqttsPort, bind, tls), logger);
   const web = webMqttPort === null ? null : await sideListener("Web MQTT", webMqttPort, bind, () => listenWebMqtt(node, webMqttPort, bind), logger);
