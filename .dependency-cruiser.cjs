@@ -65,7 +65,7 @@ module.exports = {
   options: {
     doNotFollow: { path: "node_modules" },
     includeOnly: "^src",
-    exclude: { path: "^src/ui/app" },
+    exclude: { path: "^src/ui/app/vendor" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".js"] },

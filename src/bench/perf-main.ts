@@ -7,7 +7,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
 import { DEFAULT_PERF_OPTIONS, type PerfOptions } from "./perf-options.js";
-import { runPerf, type PerfResult } from "./perf-run.js";
+import { formatResult, runPerf } from "./perf-run.js";
 import { runScenarios } from "./scenarios.js";
 import { runClusterBench } from "./cluster-bench.js";
 import { formatMqttResult, runMqttBench, type MqttBenchOptions } from "./mqtt-bench.js";
@@ -17,15 +17,6 @@ const int = (min: number) => (v: string): number => {
   if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer ≥ ${min}`);
   return n;
 };
-
-export function formatResult(r: PerfResult): string {
-  const ms = (x: number): string => (Number.isNaN(x) ? "n/a" : `${x.toFixed(2)} ms`);
-  return [
-    `published: ${Math.round(r.publishedPerSecond).toLocaleString("en-US")} msg/s (${r.published} messages)`,
-    `consumed:  ${Math.round(r.consumedPerSecond).toLocaleString("en-US")} msg/s (${r.consumed} messages)`,
-    `latency:   p50 ${ms(r.latencyP50)}, p99 ${ms(r.latencyP99)}`,
-  ].join("\n");
-}
 
 export async function perfMain(argv: string[]): Promise<void> {
   const d = DEFAULT_PERF_OPTIONS;

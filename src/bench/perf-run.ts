@@ -96,3 +96,13 @@ export async function runPerf(options: PerfOptions): Promise<PerfResult> {
     await cleanup();
   }
 }
+
+/** One run's figures as coney-perf prints them. */
+export function formatResult(r: PerfResult): string {
+  const ms = (x: number): string => (Number.isNaN(x) ? "n/a" : `${x.toFixed(2)} ms`);
+  return [
+    `published: ${Math.round(r.publishedPerSecond).toLocaleString("en-US")} msg/s (${r.published} messages)`,
+    `consumed:  ${Math.round(r.consumedPerSecond).toLocaleString("en-US")} msg/s (${r.consumed} messages)`,
+    `latency:   p50 ${ms(r.latencyP50)}, p99 ${ms(r.latencyP99)}`,
+  ].join("\n");
+}

@@ -12,9 +12,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AMQPClient, type AMQPBaseClient } from "@cloudamqp/amqp-client";
 import { formatMiB, residentBytes } from "./broker-memory.js";
-import { formatResult } from "./perf-main.js";
 import { DEFAULT_PERF_OPTIONS, type PerfOptions } from "./perf-options.js";
-import { runPerf } from "./perf-run.js";
+import { formatResult, runPerf } from "./perf-run.js";
 
 export interface Target {
   readonly name: string;

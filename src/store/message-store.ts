@@ -10,10 +10,8 @@
  * A batch of only deaths/deliveries is written without fsync (losing it in a crash can only cause
  * redelivery, which AMQP allows); close() syncs everything.
  *
- * Write failures (a full disk, an I/O error): see writeFailed(). Every record not yet synced is
- * given up as one: its segment is cut back and takes no more records, the queues drop those
- * entries (through `lostRecords`, so the publish is enqueued nowhere) and every waiting publisher
- * is nacked. Nothing is done per record on the success path.
+ * Write failures (a full disk, an I/O error): see write-failure.ts. Nothing is done per record
+ * on the success path.
  *
  * Space: a segment whose records are all dead is deleted (with its side file) once it is no
  * longer the one being appended to; mostly-dead ones are compacted online (online-compaction.ts,
@@ -33,26 +31,17 @@ import { recordRef, refOffset, refSegment } from "./record-ref.js";
 import { DELIVERED_BIT, MarksNotWritten, SEGMENT_MAGIC, Segment } from "./segment.js";
 import { SegmentReader } from "./segment-reader.js";
 import { compactSegments } from "./online-compaction.js";
+import type { CompactionTarget } from "./compaction-target.js";
+import type { RefFifo } from "./ref-fifo.js";
+import { SyncWaiters } from "./sync-waiters.js";
+import { giveUpUnsynced } from "./write-failure.js";
 import { writeCleanShutdownMarker } from "./clean-shutdown.js";
 import { FaultPoints, type FaultPointName } from "./fault-points.js";
 import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
+import { DEFAULT_PAGING, DEFAULT_SEGMENT_BYTES, type MessageStoreOptions } from "./message-store-options.js";
 import type { StoreReplica } from "./store-replica.js";
 
-export interface MessageStoreOptions {
-  readonly dir: string;
-  readonly logger: Logger;
-  /** A new segment is started when the current one would grow past this. */
-  readonly segmentBytes?: number;
-  /** Ready messages a durable queue keeps in memory before the rest stay on disk only. */
-  readonly paging?: PagingLimits;
-  /** How often online compaction looks for mostly-dead segments; 0 = never (tests call compact()). */
-  readonly compactEveryMs?: number;
-}
-
-export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_PAGING: PagingLimits = { maxEntries: 16384, maxBytes: 16 * 1024 * 1024 };
-
-export class MessageStore implements QueueJournal, LogStore {
+export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   readonly dir: string;
   readonly segmentBytes: number;
   readonly logger: Logger;
@@ -79,8 +68,7 @@ export class MessageStore implements QueueJournal, LogStore {
   private readonly dirty = new Set<Segment>();
   private readonly reclaimable = new Set<Segment>();
   private retiring: Array<{ seg: Segment; afterBatch: number }> = [];
-  private waiters: SyncWaiter[] = [];
-  private tokens: number[] = [];
+  private readonly waiters = new SyncWaiters();
   private scheduled = false;
   private flushing: Promise<void> | null = null;
   /** The last flush wrote everything it had, records and marks (close() relies on it). */
@@ -133,9 +121,12 @@ export class MessageStore implements QueueJournal, LogStore {
   }
 
   whenSynced(waiter: SyncWaiter, token: number): void {
-    this.waiters.push(waiter);
-    this.tokens.push(token);
+    this.waiters.add(waiter, token);
     this.schedule();
+  }
+
+  *tails(): Iterable<RefFifo> {
+    for (const log of this.logs.values()) yield* log.tails();
   }
 
   /** Appends one message's record for a queue and returns its ref; body and property bytes are written as they are. */
@@ -212,11 +203,7 @@ export class MessageStore implements QueueJournal, LogStore {
       return true;
     } catch (err) {
       this.writeFailed(err);
-      const waiters = this.waiters;
-      const tokens = this.tokens;
-      this.waiters = [];
-      this.tokens = [];
-      for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, false);
+      this.waiters.take().tell(false);
       return false;
     }
   }
@@ -318,10 +305,7 @@ export class MessageStore implements QueueJournal, LogStore {
   private async flushBatch(): Promise<void> {
     const segs = [...this.dirty];
     this.dirty.clear();
-    const waiters = this.waiters;
-    const tokens = this.tokens;
-    this.waiters = [];
-    this.tokens = [];
+    const waiters = this.waiters.take();
     const batch = ++this.batchesStarted;
     let sync = this.closing || waiters.length > 0;
     for (const s of segs) if (s.hasPendingData) sync = true;
@@ -355,24 +339,21 @@ export class MessageStore implements QueueJournal, LogStore {
     if (!ok) {
       this.writeFailed(failure);
       // Records appended while this batch was on disk were given up too: their publishers are nacked now.
-      waiters.push(...this.waiters);
-      tokens.push(...this.tokens);
-      this.waiters = [];
-      this.tokens = [];
+      waiters.append(this.waiters);
       // Followers already hold bytes given up here: this node may no longer lead (docs/CLUSTERING.md).
       replica?.writeFailed();
     }
     for (const s of segs) if (s !== this.current) s.closeData();
     if (replica === null) {
-      for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+      waiters.tell(ok);
     } else {
       replica.batchWritten(batch);
       // The confirm rule of docs/CLUSTERING.md: on the leader's disk and on enough followers'.
       // Not awaited: the next batch is written while followers acknowledge this one (pipelining);
       // replicated() resolves batches in order, so confirms still go out in batch order.
-      if (!ok || waiters.length === 0) for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, ok);
+      if (!ok || waiters.length === 0) waiters.tell(ok);
       else void replica.replicated(batch).then((tell) => {
-        if (tell) for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, true);
+        if (tell) waiters.tell(true);
       });
     }
     for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
@@ -383,31 +364,13 @@ export class MessageStore implements QueueJournal, LogStore {
     this.reclaim();
   }
 
-  /**
-   * A write failed (ENOSPC, EIO, or the definitions could not be saved first). Every record not yet
-   * synced, in any segment, is given up: the segment is cut back to its synced end and appends go
-   * to a new one (refs into the lost part are never reused, so no stale mark can hit a new
-   * record); each queue's paged tail drops the lost refs; then `lostRecords` lets the broker drop
-   * every in-memory entry of those messages, in every queue the publish reached. The caller nacks
-   * every waiting publisher. Confirmed messages are untouched: they were synced.
-   */
+  /** A write failed (ENOSPC, EIO, or the definitions could not be saved first): see write-failure.ts. */
   private writeFailed(err: unknown): void {
     this.stats.writeFailures++;
-    let lostSegments = 0;
-    for (const seg of this.segments.values()) {
-      if (!seg.writable || seg.size <= seg.syncedSize) continue;
-      seg.abandonUnsynced();
-      lostSegments++;
-      if (seg === this.current) this.current = null;
-    }
-    this.logger.error("message store write failed; unsynced messages are dropped and their publishers nacked", { err, segments: lostSegments });
-    if (lostSegments === 0) return;
-    const isLost = (ref: number): boolean => refOffset(ref) >= (this.segments.get(refSegment(ref))?.lostFrom ?? Infinity);
-    const lost = new Set<Message>();
-    for (const log of this.logs.values()) log.dropLost(isLost, lost);
-    const before = this.stats.recordsLost;
-    this.lostRecords?.(isLost, lost);
-    this.stats.recordsLost = before + lost.size;
+    const lostSegments = giveUpUnsynced(this.segments, this.logs.values(), this.lostRecords, this.stats, this.current);
+    if (lostSegments.currentLost) this.current = null;
+    this.logger.error("message store write failed; unsynced messages are dropped and their publishers nacked", { err, segments: lostSegments.count });
+    if (lostSegments.count === 0) return;
     for (const seg of this.segments.values()) if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
   }
 

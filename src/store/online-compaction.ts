@@ -11,8 +11,8 @@
  * the next boot keeps one). It never runs while a group commit is on disk: its synchronous writes
  * must not land in the file before that commit's.
  */
+import type { CompactionTarget } from "./compaction-target.js";
 import type { RefFifo } from "./ref-fifo.js";
-import type { MessageStore } from "./message-store.js";
 import { refOffset, refSegment } from "./record-ref.js";
 import type { Segment } from "./segment.js";
 
@@ -22,7 +22,7 @@ interface Candidate {
 }
 
 /** At most `maxSegments` per call: compaction reads and writes synchronously, on the event loop. */
-export function compactSegments(store: MessageStore, below: number, maxSegments: number): number {
+export function compactSegments(store: CompactionTarget, below: number, maxSegments: number): number {
   if (store.isFlushing) return 0;
   const candidates = new Map<number, Candidate>();
   for (const seg of store.segments.values()) {
@@ -67,10 +67,8 @@ export function compactSegments(store: MessageStore, below: number, maxSegments:
 }
 
 /** Calls `visit` for every tail ref into a candidate segment; a non-zero result replaces the ref. */
-function forEachTailRef(store: MessageStore, candidates: Map<number, Candidate>, visit: (c: Candidate, ref: number, delivered: boolean) => number): void {
-  for (const log of store.logs.values()) {
-    for (const tail of log.tails()) visitTail(tail, candidates, visit);
-  }
+function forEachTailRef(store: CompactionTarget, candidates: Map<number, Candidate>, visit: (c: Candidate, ref: number, delivered: boolean) => number): void {
+  for (const tail of store.tails()) visitTail(tail, candidates, visit);
 }
 
 function visitTail(tail: RefFifo, candidates: Map<number, Candidate>, visit: (c: Candidate, ref: number, delivered: boolean) => number): void {

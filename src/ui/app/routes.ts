@@ -4,6 +4,7 @@
  * To add a page: write pages/<name>.ts exporting the component, add one line here.
  */
 import type { FunctionComponent } from "preact";
+import type { PageProps } from "./page-props.js";
 import { AdminPage } from "./pages/admin.js";
 import { AdminClusterPage } from "./pages/admin-cluster.js";
 import { AdminExplainPage } from "./pages/admin-explain.js";
@@ -22,10 +23,6 @@ import { ExchangesPage } from "./pages/exchanges.js";
 import { OverviewPage } from "./pages/overview.js";
 import { QueuePage } from "./pages/queue.js";
 import { QueuesPage } from "./pages/queues.js";
-
-export interface PageProps {
-  readonly params: Record<string, string>;
-}
 
 export interface Route {
   readonly path: string;

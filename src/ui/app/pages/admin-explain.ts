@@ -13,7 +13,7 @@ import { ErrorBox } from "../components/error-box.js";
 import { SelectField, TextField } from "../components/fields.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
-import type { PageProps } from "../routes.js";
+import type { PageProps } from "../page-props.js";
 
 type CheckName = "authentication" | "vhost_access" | "pattern" | "scope";
 

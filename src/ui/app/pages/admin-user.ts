@@ -14,7 +14,7 @@ import { KvTable, Section } from "../components/kv.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
-import type { PageProps } from "../routes.js";
+import type { PageProps } from "../page-props.js";
 import type { UserRecord } from "./admin-users.js";
 
 const tagsOf = (u: UserRecord): string[] => (Array.isArray(u.tags) ? u.tags : parseTagText(String(u.tags)));

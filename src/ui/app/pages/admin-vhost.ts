@@ -12,7 +12,7 @@ import { fmtNum } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
-import type { PageProps } from "../routes.js";
+import type { PageProps } from "../page-props.js";
 import type { LimitsRecord, VhostRecord } from "./admin-vhosts.js";
 
 export const VHOST_LIMITS: ReadonlyArray<readonly [string, string]> = [

@@ -8,7 +8,7 @@ import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href } from "../router.js";
-import type { PageProps } from "../routes.js";
+import type { PageProps } from "../page-props.js";
 import { channelMode, type ChannelRow } from "./channels.js";
 
 interface ChannelDetail extends ChannelRow {

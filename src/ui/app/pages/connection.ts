@@ -13,7 +13,7 @@ import { fmtNum, fmtRate, fmtTime, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
-import type { PageProps } from "../routes.js";
+import type { PageProps } from "../page-props.js";
 import { channelMode, type ChannelRow } from "./channels.js";
 import { byteRate, type ConnectionRow } from "./connections.js";
 

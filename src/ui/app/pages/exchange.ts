@@ -13,7 +13,7 @@ import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
-import type { PageProps } from "../routes.js";
+import type { PageProps } from "../page-props.js";
 import { exchangeLabel, Features, type ExchangeRow } from "./exchanges.js";
 
 export function ExchangePage({ params }: PageProps) {

@@ -16,7 +16,7 @@ import { fmtBytes, fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
-import type { PageProps } from "../routes.js";
+import type { PageProps } from "../page-props.js";
 import { Features } from "./exchanges.js";
 import { QUEUED_SERIES } from "./overview.js";
 import { GetMessages } from "./queue-get.js";

@@ -1,0 +1,50 @@
+/**
+ * What the message store gives up when a write fails (a full disk, an I/O error, or the
+ * definitions a batch depends on could not be saved). Every record not yet synced, in any
+ * segment, is given up as one: the segment is cut back to its synced end and takes no more
+ * records (refs into the lost part are never reused, so no stale mark can hit a new record); each
+ * queue's paged tail drops the lost refs; then `lostRecords` lets the broker drop every in-memory
+ * entry of those messages, in every queue the publish reached, so the publish is enqueued nowhere.
+ * The store nacks every waiting publisher. Confirmed messages are untouched: they were synced.
+ */
+import type { LostRecordsHandler } from "../broker/queue/queue-journal.js";
+import type { Message } from "../broker/message.js";
+import { refOffset, refSegment } from "./record-ref.js";
+import type { Segment } from "./segment.js";
+
+/** A queue's stored log, as far as a write failure concerns it. */
+interface LosingLog {
+  dropLost(isLost: (ref: number) => boolean, lost: Set<Message>): void;
+}
+
+export interface GivenUp {
+  /** Segments cut back. */
+  readonly count: number;
+  /** The segment being appended to was one of them: appends go to a new one. */
+  readonly currentLost: boolean;
+}
+
+export function giveUpUnsynced(
+  segments: ReadonlyMap<number, Segment>,
+  logs: Iterable<LosingLog>,
+  lostRecords: LostRecordsHandler | null,
+  stats: { recordsLost: number },
+  current: Segment | null,
+): GivenUp {
+  let count = 0;
+  let currentLost = false;
+  for (const seg of segments.values()) {
+    if (!seg.writable || seg.size <= seg.syncedSize) continue;
+    seg.abandonUnsynced();
+    count++;
+    if (seg === current) currentLost = true;
+  }
+  if (count === 0) return { count, currentLost };
+  const isLost = (ref: number): boolean => refOffset(ref) >= (segments.get(refSegment(ref))?.lostFrom ?? Infinity);
+  const lost = new Set<Message>();
+  for (const log of logs) log.dropLost(isLost, lost);
+  const before = stats.recordsLost;
+  lostRecords?.(isLost, lost);
+  stats.recordsLost = before + lost.size;
+  return { count, currentLost };
+}
