@@ -87,6 +87,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
     stream.on("drain", () => this.session?.drained());
     stream.on("error", (err) => node.log.debug("MQTT socket error", { err: err.message }));
+    // A WebSocket stream ends without "close" (ws creates it with emitClose off): both count.
+    stream.on("end", () => this.close("socket closed", true, null));
     stream.on("close", () => this.close("socket closed", true, null));
   }
 

@@ -40,7 +40,7 @@ export async function listenWebMqtt(node: MqttNode, port: number, bind: string):
       protocolName: "Web MQTT",
     });
     connections.add(c);
-    stream.on("close", () => connections.delete(c));
+    ws.on("close", () => connections.delete(c));
   });
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
