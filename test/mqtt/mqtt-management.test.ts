@@ -84,11 +84,16 @@ describe("MQTT in the management API, and over WebSocket", () => {
     assert.equal(r!.packet.properties?.contentType, "text/plain");
   });
 
-  it("lists the MQTT listeners in /api/overview", async () => {
+  it("lists the MQTT listeners in /api/overview, and the protocol-listener health check finds them", async () => {
     const res = await fetch(`${broker.httpUrl}/api/overview`, { headers: AUTH });
     const overview = (await res.json()) as { listeners: Array<{ protocol: string; port: number }> };
     const protocols = overview.listeners.map((l) => `${l.protocol}:${l.port}`);
     assert.ok(protocols.includes(`mqtt:${broker.mqttPort}`), protocols.join(" "));
     assert.ok(protocols.includes(`http/web-mqtt:${broker.webMqttPort}`), protocols.join(" "));
+    for (const name of ["mqtt", "mqtt3.1.1"]) {
+      const health = await fetch(`${broker.httpUrl}/api/health/checks/protocol-listener/${name}`, { headers: AUTH });
+      assert.equal(health.status, 200, name);
+      assert.deepEqual(await health.json(), { status: "ok", protocol: "mqtt" });
+    }
   });
 });
