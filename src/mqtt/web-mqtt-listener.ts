@@ -26,6 +26,9 @@ export async function listenWebMqtt(node: MqttNode, port: number, bind: string):
     // Browsers offer "mqtt" (MQTT 3.1.1 and 5) or the older "mqttv3.1"; the reply names one of them.
     handleProtocols: (offered) => (offered.has("mqtt") ? "mqtt" : offered.has("mqttv3.1") ? "mqttv3.1" : false),
   });
+  // ws re-emits the HTTP server's errors (a port in use): the listen below reports them, and an
+  // unheard "error" would crash the process.
+  wss.on("error", (err) => node.log.debug("Web MQTT server error", { err: err.message }));
   wss.on("connection", (ws: WebSocket, req: IncomingMessage) => {
     const socket = req.socket;
     const stream = createWebSocketStream(ws);

@@ -39,7 +39,7 @@ describe("MQTT listener configuration", () => {
 });
 
 describe("MQTT listener start", () => {
-  it("a port that is taken is logged and the broker runs on without MQTT", async () => {
+  it("a port that is taken is logged and the broker runs on without that listener", async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const taken = (blocker.address() as AddressInfo).port;
@@ -50,6 +50,12 @@ describe("MQTT listener start", () => {
       assert.equal(broker.mqttPort, null);
       assert.ok(broker.webMqttPort !== null, "the other MQTT listener still starts");
       assert.ok(errors.some((e) => e.includes("MQTT listener could not start")), errors.join("; "));
+      // The WebSocket listener too (ws re-emits the HTTP server's error: it must not crash the node).
+      const second = await startTestBroker({ mqttPort: 0, webMqttPort: broker.webMqttPort, logger });
+      assert.equal(second.webMqttPort, null);
+      assert.ok(second.mqttPort !== null);
+      assert.ok(errors.some((e) => e.includes("Web MQTT listener could not start")), errors.join("; "));
+      await second.close();
       const res = await fetch(`${broker.httpUrl}/api/overview`, { headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` } });
       assert.equal(res.status, 200);
     } finally {
