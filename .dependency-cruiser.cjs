@@ -41,6 +41,13 @@ module.exports = {
       to: { path: ["^src/amqp/(connection|channel)", "^src/amqp/amqp-listener", "^src/(http|cluster|cli|ui|metrics|mqtt|stream|shovel|federation|bench)"] },
     },
     {
+      name: "domain-through-its-public-face",
+      severity: "error",
+      comment: "Outside src/broker, the domain is reached through src/broker/index.ts (its operations and contracts) and src/broker/values/ (its value types), never its rooms.",
+      from: { path: "^src/", pathNot: "^src/broker/" },
+      to: { path: "^src/broker/", pathNot: ["^src/broker/index\\.ts$", "^src/broker/values/"] },
+    },
+    {
       name: "transports-do-not-know-each-other",
       severity: "error",
       comment: "A protocol's connections and channels are its own: the API, metrics, the cluster and other protocols see connections through the domain's connection registry.",

@@ -6,38 +6,38 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
-import { bootstrapDefaults } from "./broker/bootstrap.js";
-import { Broker } from "./broker/broker.js";
-import { exportDefinitions, importDefinitions, type Definitions } from "./broker/definitions.js";
+import { bootstrapDefaults, Broker, exportDefinitions, importDefinitions, type Definitions, VERSION, ResourceAlarms, type ClusterView } from "./broker/index.js";
 import { DefinitionsFile } from "./store/definitions-file.js";
 import { MessageStore } from "./store/message-store.js";
 import { recoverMessages } from "./store/store-recovery.js";
 import type { PagingLimits } from "./store/stored-queue-log.js";
-import { VERSION } from "./broker/product.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
-import { listenHttp, type HttpListener } from "./http/http-server.js";
-import { listenMetrics, type MetricsListener } from "./metrics/index.js";
+import { listenHttp } from "./http/http-server.js";
+import { listenMetrics } from "./metrics/index.js";
+import { SideListeners, type RetryPolicy } from "./listeners/side-listeners.js";
+import type { ListenerStatus, ListenerStatuses } from "./listeners/listener-status.js";
 import { TokenVerifier } from "./auth/oauth/token-verifier.js";
 import { LoginThrottle } from "./auth/login-throttle.js";
-import { ResourceAlarms } from "./broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
-import type { ClusterView } from "./broker/cluster-view.js";
-import { startMqttListeners } from "./mqtt/mqtt-startup.js";
+import { mqttSide } from "./mqtt/mqtt-startup.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
+  /** The management listener's port; null when disabled, or while it cannot bind (it is retried). */
   readonly httpPort: number | null;
-  /** The Prometheus listener's port, null when disabled. */
+  /** The Prometheus listener's port, null when disabled or not bound yet. */
   readonly prometheusPort: number | null;
-  /** The AMQPS listener's port, null when no TLS certificate is configured. */
+  /** The AMQPS listener's port, null when no TLS certificate is configured or not bound yet. */
   readonly amqpsPort: number | null;
-  /** The MQTT, MQTTS and MQTT-over-WebSocket listeners' ports; null when disabled or not bound. */
+  /** The MQTT, MQTTS and MQTT-over-WebSocket listeners' ports; null when disabled or not bound yet. */
   readonly mqttPort: number | null;
   readonly mqttsPort: number | null;
   readonly webMqttPort: number | null;
+  /** Every listener, bound or being retried (src/listeners). */
+  readonly listeners: ListenerStatuses;
   /** Memory and disk alarms; their limits can be changed at run time. */
   readonly alarms: ResourceAlarms;
   readonly broker: Broker;
@@ -53,10 +53,12 @@ export interface StartOptions extends Partial<ConeyConfig> {
   replica?: StoreReplica & { definitionsWritten(json: string): void };
   /** A cluster's members, for /api/nodes. */
   clusterView?: ClusterView;
+  /** How side listeners that cannot bind are retried (tests shorten it). */
+  listenerRetry?: RetryPolicy;
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   const logger = givenLogger ?? createLogger(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
@@ -125,74 +127,93 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     maxConnections: config.maxConnections,
     loginThrottle,
   };
-  const amqp: AmqpListener = await listenAmqp(broker, settings, config.amqpPort, config.bind, logger);
+  // The AMQP listener is essential: a broker that cannot bind it does not start (src/listeners).
+  let amqp: AmqpListener;
+  try {
+    amqp = await listenAmqp(broker, settings, config.amqpPort, config.bind, logger);
+  } catch (err) {
+    alarms.stop();
+    await store.close();
+    throw err;
+  }
   logger.info("AMQP 0-9-1 listener started", { port: amqp.port, bind: config.bind || "*" });
+  // Every other listener is a side listener: retried in the background, never a reason to stop.
+  const side = new SideListeners(logger, listenerRetry);
+  const listeners = (): ListenerStatus[] => [{ protocol: "amqp", port: amqp.port, up: true, reason: null }, ...side.statuses()];
   const certificates: ListenerCertificate[] = [];
-  const extraListeners: Array<{ protocol: string; port: number }> = [];
-  const amqps: AmqpListener | null = tls ? await listenAmqp(broker, settings, config.amqpsPort, config.bind, logger, tlsServerOptions(tls)) : null;
-  if (amqps && tls) {
-    certificates.push({ protocol: "amqp/ssl", port: amqps.port, file: tls.cert });
-    extraListeners.push({ protocol: "amqp/ssl", port: amqps.port });
-    logger.info("AMQPS listener started", { port: amqps.port, bind: config.bind || "*", verifyPeer: tls.verifyPeer });
+  const bind = config.bind || "*";
+  if (tls) {
+    await side.add({
+      protocol: "amqp/ssl",
+      port: config.amqpsPort,
+      open: () => listenAmqp(broker, settings, config.amqpsPort, config.bind, logger, tlsServerOptions(tls)),
+      opened: (l) => {
+        if (!certificates.some((c) => c.protocol === "amqp/ssl")) certificates.push({ protocol: "amqp/ssl", port: l.port, file: tls.cert });
+        logger.info("AMQPS listener started", { port: l.port, bind, verifyPeer: tls.verifyPeer });
+      },
+    });
   }
-  const mqtt = await startMqttListeners(broker, config, loginThrottle, logger, tls ? tlsServerOptions(tls) : null, alarms);
-  if (mqtt.mqttPort !== null) extraListeners.push({ protocol: "mqtt", port: mqtt.mqttPort });
-  if (mqtt.mqttsPort !== null && tls) {
-    extraListeners.push({ protocol: "mqtt/ssl", port: mqtt.mqttsPort });
-    certificates.push({ protocol: "mqtt/ssl", port: mqtt.mqttsPort, file: tls.cert });
+  const mqtt = mqttSide({ broker, config, loginThrottle, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  for (const spec of mqtt?.listeners ?? []) await side.add(spec);
+  const httpPort = config.httpPort;
+  if (httpPort !== null) {
+    const httpTls = config.httpTls ? tls : null;
+    await side.add({
+      protocol: httpTls ? "https" : "http",
+      port: httpPort,
+      open: () => listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners }, logger),
+      opened: (l) => logger.info("management API listener started", { port: l.port, bind }),
+    });
   }
-  if (mqtt.webMqttPort !== null) extraListeners.push({ protocol: "http/web-mqtt", port: mqtt.webMqttPort });
-  const http: HttpListener | null =
-    config.httpPort === null
-      ? null
-      : await listenHttp(
-          broker,
-          { port: config.httpPort, bind: config.bind, config, cluster: clusterView ?? null, amqpPort: amqp.port, tokens, alarms, loginThrottle, tls: config.httpTls ? tls : null, certificates, listeners: extraListeners },
+  const prometheusPort = config.prometheusPort;
+  if (prometheusPort !== null) {
+    const metricsTls = config.httpTls ? tls : null;
+    await side.add({
+      protocol: metricsTls ? "https/prometheus" : "http/prometheus",
+      port: prometheusPort,
+      open: () =>
+        listenMetrics(
+          // A cluster's leader runs this broker: it leads, and the leader is always in the in-sync set.
+          { broker, alarms, dataDir: config.dataDir, node: config.nodeName, cluster: config.clusterName, listeners, ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
+          { port: prometheusPort, bind: config.bind, tls: metricsTls },
           logger,
-        );
-  if (http) logger.info("management API listener started", { port: http.port, bind: config.bind || "*" });
-  let metrics: MetricsListener | null = null;
-  if (config.prometheusPort !== null) {
-    try {
-      metrics = await listenMetrics(
-        // A cluster's leader runs this broker: it leads, and the leader is always in the in-sync set.
-        { broker, alarms, dataDir: config.dataDir, node: config.nodeName, cluster: config.clusterName, ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
-        { port: config.prometheusPort, bind: config.bind, tls: config.httpTls ? tls : null },
-        logger,
-      );
-    } catch (err) {
-      // A taken port must not leave the other listeners running behind a failed start.
-      await http?.close();
-      alarms.stop();
-      await mqtt.close();
-      await amqps?.close();
-      await amqp.close();
-      await store.close();
-      throw err;
-    }
+        ),
+      opened: (l) => logger.info("Prometheus metrics listener started", { port: l.port, bind, tls: metricsTls !== null }),
+    });
   }
-  if (metrics) logger.info("Prometheus metrics listener started", { port: metrics.port, bind: config.bind || "*", tls: config.httpTls && tls !== null });
 
   let closed = false;
   return {
     amqpPort: amqp.port,
-    httpPort: http?.port ?? null,
-    prometheusPort: metrics?.port ?? null,
-    amqpsPort: amqps?.port ?? null,
-    mqttPort: mqtt.mqttPort,
-    mqttsPort: mqtt.mqttsPort,
-    webMqttPort: mqtt.webMqttPort,
+    get httpPort() {
+      return side.portOf("http") ?? side.portOf("https");
+    },
+    get prometheusPort() {
+      return side.portOf("http/prometheus") ?? side.portOf("https/prometheus");
+    },
+    get amqpsPort() {
+      return side.portOf("amqp/ssl");
+    },
+    get mqttPort() {
+      return side.portOf("mqtt");
+    },
+    get mqttsPort() {
+      return side.portOf("mqtt/ssl");
+    },
+    get webMqttPort() {
+      return side.portOf("http/web-mqtt");
+    },
+    listeners,
     alarms,
     broker,
     config,
     async close() {
       if (closed) return;
       closed = true;
-      await http?.close();
-      await metrics?.close();
+      await side.close();
+      // MQTT connections were shut down with their listeners: the retained messages are final.
+      mqtt?.node.close();
       alarms.stop();
-      await mqtt.close();
-      await amqps?.close();
       await amqp.close();
       await store.close();
       logger.info("message store closed", { ...store.stats });

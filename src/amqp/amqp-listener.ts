@@ -1,7 +1,7 @@
 /** The AMQP listener, plain TCP or TLS (AMQPS): each accepted socket becomes an AmqpConnection. */
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
-import type { Broker } from "../broker/broker.js";
+import type { Broker } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { AmqpSettings } from "./connection/amqp-settings.js";
 import { AmqpConnection } from "./connection/connection.js";

@@ -15,7 +15,7 @@ import type { LocalResponder } from "./client-proxy.js";
 import { FollowerFront, type ClientPorts } from "./follower-front.js";
 import { FollowerHealth } from "./local-health.js";
 import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
-import type { ClusterMember, ClusterView, ForgetOutcome } from "../broker/cluster-view.js";
+import type { ClusterMember, ClusterView, ForgetOutcome } from "../broker/index.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
 import { ReplicationLeader } from "./replication-leader.js";
@@ -45,6 +45,12 @@ export class ClusterNode implements ClusterView {
   private booting: Promise<RunningBroker | null> | null = null;
   private epoch = 0;
   private refusedAt = -Infinity;
+  /**
+   * Until when this node stays out of elections: its broker could not start as leader (its AMQP
+   * port, the one essential listener, could not be bound). Two lease TTLs let a node that can
+   * serve win instead of this one winning and failing again.
+   */
+  private campaignHeldUntil = -Infinity;
   private secret: Buffer = Buffer.alloc(0);
   private needLease = false;
   private busy = false;
@@ -190,7 +196,7 @@ export class ClusterNode implements ClusterView {
     if (leader === this.me) return; // our own key from before a restart: it expires with that lease
     this.stopFollowing();
     this.front.setTarget(null);
-    if (this.eligible()) await this.campaign();
+    if (this.eligible() && performance.now() >= this.campaignHeldUntil) await this.campaign();
   }
 
   /** Followers a confirm needs: the flag, or a majority of the known nodes minus the leader. */
@@ -299,7 +305,10 @@ export class ClusterNode implements ClusterView {
     this.booting = null;
     // Fenced while booting (a lease lost under load): fence() has closed this broker already.
     if (this.state !== "leader") return;
-    if (broker === null) return this.fence("broker failed to start");
+    if (broker === null) {
+      this.campaignHeldUntil = performance.now() + 2 * this.config.etcdLeaseTtl * 1000;
+      return this.fence("broker failed to start");
+    }
     this.broker = broker;
     this.logger.info("cluster: serving as leader", { node: this.me, bootMs: Math.round(performance.now() - started) });
   }

@@ -3,19 +3,23 @@
  * its client ports, forwarded to the leader by a ClientProxy (which answers the follower's own
  * health checks on the HTTP port), and its own Prometheus port with its identity and role. The
  * ports bound the first time (0 = ephemeral) are kept for the node's life: when the node is
- * elected it closes this front and the leader's broker binds the same ports.
+ * elected it closes this front and the leader's broker binds the same ports. The Prometheus port
+ * is a side listener (src/listeners): one that cannot bind is retried with back-off and reported
+ * by coney_listener_up, never retried on every tick.
  */
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { listenNodeMetrics, type ClusterRole, type MetricsListener } from "../metrics/index.js";
 import { tlsFilesOf } from "../tls/tls-files.js";
+import { SideListeners } from "../listeners/side-listeners.js";
+import type { ListenerStatus } from "../listeners/listener-status.js";
 import { ClientProxy, type ClientPortKind, type LocalResponder, type ProxyTarget } from "./client-proxy.js";
 
 export type ClientPorts = Partial<Record<ClientPortKind, number>>;
 
 export class FollowerFront {
   private proxy: ClientProxy | null = null;
-  private metrics: MetricsListener | null = null;
+  private metrics: SideListeners | null = null;
   private target: ProxyTarget | null = null;
   /** The client ports, fixed by start(). */
   ports: ClientPorts = {};
@@ -57,6 +61,18 @@ export class FollowerFront {
     if (this.metrics === null) await this.openScrapes();
   }
 
+  /** The follower's own listeners: its client ports while the proxy listens, and its Prometheus port. */
+  statuses(): ListenerStatus[] {
+    const proxying = this.proxy !== null;
+    const client = (Object.entries(this.ports) as Array<[ClientPortKind, number]>).map(([kind, port]) => ({
+      protocol: kind === "amqps" ? "amqp/ssl" : kind,
+      port,
+      up: proxying,
+      reason: proxying ? null : "the client ports could not be bound",
+    }));
+    return [...client, ...(this.metrics?.statuses() ?? [])];
+  }
+
   /** The leader to forward to (null: none known; connections wait). */
   setTarget(target: ProxyTarget | null): void {
     this.target = target;
@@ -73,13 +89,19 @@ export class FollowerFront {
   }
 
   private async openScrapes(): Promise<void> {
-    if (this.metricsPort === null) return;
-    try {
-      const tls = this.config.httpTls ? tlsFilesOf(this.config) : null;
-      this.metrics = await listenNodeMetrics({ node: this.config.nodeName, cluster: this.config.clusterName }, this.role, { port: this.metricsPort, bind: this.config.bind, tls }, this.logger);
-      this.metricsPort = this.metrics.port;
-    } catch (err) {
-      this.logger.error("cluster: could not listen for Prometheus scrapes; retrying", { err: (err as Error).message });
-    }
+    const port = this.metricsPort;
+    if (port === null) return;
+    const tls = this.config.httpTls ? tlsFilesOf(this.config) : null;
+    const metrics = new SideListeners(this.logger);
+    this.metrics = metrics;
+    await metrics.add({
+      protocol: tls ? "https/prometheus" : "http/prometheus",
+      port,
+      open: (): Promise<MetricsListener> => listenNodeMetrics({ node: this.config.nodeName, cluster: this.config.clusterName }, this.role, () => this.statuses(), { port, bind: this.config.bind, tls }, this.logger),
+      // An ephemeral port, once bound, is this node's for life (the leader's broker binds it too).
+      opened: (l) => {
+        if (this.metrics === metrics) this.metricsPort = l.port;
+      },
+    });
   }
 }

@@ -2,7 +2,7 @@
  * RabbitMQ lists bindings in the order of its route table: by source, then routing key, then
  * destination (kind and name). Tools that diff listings (and the compat replay) rely on it.
  */
-import type { Binding } from "../broker/binding.js";
+import type { Binding } from "../broker/index.js";
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -4,11 +4,7 @@
  * per-exchange breakdowns (`incoming`, `deliveries`, `outgoing`) are RabbitMQ's "detailed" rates
  * mode; Coney runs in "basic" mode, where RabbitMQ sends them empty too.
  */
-import type { Broker } from "../broker/broker.js";
-import type { ChannelInfo, ConsumerInfo } from "../broker/connection-registry.js";
-import type { Exchange } from "../broker/exchange/exchange.js";
-import type { AppliedPolicy } from "../broker/policies.js";
-import type { Queue } from "../broker/queue/queue.js";
+import type { Broker, ChannelInfo, ConsumerInfo, Exchange, AppliedPolicy, Queue } from "../broker/index.js";
 import { exchangeRecord, queueRecord, type RecordContext } from "./records.js";
 
 export interface ConsumerRecord extends Record<string, unknown> {

@@ -9,8 +9,7 @@
 import type { FastifyRequest } from "fastify";
 import type { PermissionChecker } from "../auth/permission-check.js";
 import { isAdministrator, isManagementUser, isMonitor, isPolicymaker, type User } from "../auth/user.js";
-import type { Broker } from "../broker/broker.js";
-import type { ClientContext } from "../broker/client-context.js";
+import type { Broker, ClientContext } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { LOGIN_FAILED } from "./http-errors.js";
 import { isLoopbackAddress } from "../auth/peer-address.js";

@@ -2,9 +2,9 @@
  * The management HTTP API server (Fastify): JSON in and out under /api, RabbitMQ's 404 body for
  * unknown paths, one error mapping, the resource route files, and the web UI's static files at /.
  */
-import type { ClusterView } from "../broker/cluster-view.js";
+import type { ListenerStatuses } from "../listeners/listener-status.js";
+import type { ClusterView, Broker, ResourceAlarms } from "../broker/index.js";
 import Fastify from "fastify";
-import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { badRequest, sendError } from "./http-errors.js";
@@ -13,7 +13,6 @@ import { RequestLogins } from "./http-auth.js";
 import { registerRateLimit } from "./request-rate-limit.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { LoginThrottle } from "../auth/login-throttle.js";
-import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { RateSampler } from "./rate-sampler.js";
@@ -51,7 +50,6 @@ export interface HttpOptions {
   readonly config: ConeyConfig;
   /** A cluster's members for /api/nodes; null on a single node. */
   readonly cluster: ClusterView | null;
-  readonly amqpPort: number;
   readonly tokens: TokenVerifier | null;
   readonly alarms: ResourceAlarms;
   readonly loginThrottle: LoginThrottle;
@@ -59,8 +57,8 @@ export interface HttpOptions {
   readonly tls: TlsFiles | null;
   /** Every TLS listener's certificate (AMQPS and HTTPS), for the expiry health check. */
   readonly certificates: ListenerCertificate[];
-  /** Other listeners, for the listener health checks. */
-  readonly listeners: Array<{ protocol: string; port: number }>;
+  /** Every listener of the node, this one included, bound or not: for the listener health checks. */
+  readonly listeners: ListenerStatuses;
 }
 
 /** A slow client cannot hold a request open: headers within 10 s, a whole request within 60 s. */
@@ -117,7 +115,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     config: opts.config,
     cluster: opts.cluster,
     node,
-    listeners: [{ protocol: "amqp", port: opts.amqpPort }, ...opts.listeners],
+    listeners: opts.listeners,
     rates,
     alarms: opts.alarms,
     logins,
@@ -128,11 +126,17 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   }
   // The web UI: static files at / that use only this API.
   await registerUi(app);
-  await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });
+  try {
+    await app.listen({ port: opts.port, host: opts.bind === "" ? "::" : opts.bind });
+  } catch (err) {
+    // A port that cannot be bound leaves nothing running: the caller retries with a new app.
+    rates.stop();
+    await app.close();
+    throw err;
+  }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
-  (ctx.listeners as Array<{ protocol: string; port: number }>).push({ protocol: opts.tls ? "https" : "http", port });
-  if (opts.tls) opts.certificates.push({ protocol: "https", port, file: opts.tls.cert });
+  if (opts.tls && !opts.certificates.some((c) => c.protocol === "https")) opts.certificates.push({ protocol: "https", port, file: opts.tls.cert });
   return {
     port,
     close: () => {

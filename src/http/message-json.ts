@@ -4,8 +4,7 @@
  */
 import { joinBody } from "../broker/values/message-body.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
-import type { Queue } from "../broker/queue/queue.js";
-import type { QueueEntry } from "../broker/queue/queue-entry.js";
+import type { Queue, QueueEntry } from "../broker/index.js";
 import { badRequestTerm } from "../errors/broker-error.js";
 import { badRequest } from "./http-errors.js";
 import { requireKeys, type Body } from "./request-body.js";

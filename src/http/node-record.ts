@@ -12,9 +12,7 @@ import { getHeapSpaceStatistics } from "node:v8";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SASL_MECHANISMS } from "../auth/sasl-mechanisms.js";
-import { EXCHANGE_TYPES } from "../broker/exchange/exchange-types.js";
-import type { Broker } from "../broker/broker.js";
-import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
+import { EXCHANGE_TYPES, type Broker, type ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Counters } from "./rate-sampler.js";
 import { overviewChurn, overviewKey } from "./rate-sources.js";
@@ -151,8 +149,8 @@ export function memoryBreakdown(): Record<string, unknown> {
 
 /** Web contexts (RabbitMQ lists its HTTP listeners so); the overview adds the node to each. */
 export function webContexts(ctx: RouteContext): Array<Record<string, unknown>> {
-  return ctx.listeners
-    .filter((l) => l.protocol === "http" || l.protocol === "https")
+  return ctx.listeners()
+    .filter((l) => l.up && (l.protocol === "http" || l.protocol === "https"))
     .map((l) => ({
       description: "Coney Management",
       path: "/",

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { FieldTable } from "../broker/values/field-value.js";
-import { canonicalJson } from "../broker/canonical-json.js";
+import { canonicalJson } from "../broker/index.js";
 
 function quotePlus(s: string): string {
   return encodeURIComponent(s)

@@ -3,8 +3,7 @@
  * overview's, and each vhost's, queue's, exchange's, connection's and channel's. The record
  * builders render the same groups (records.ts), so a sample and a record always agree.
  */
-import type { Broker } from "../broker/broker.js";
-import type { Queue } from "../broker/queue/queue.js";
+import type { Broker, Queue } from "../broker/index.js";
 import type { Collect, Counters } from "./rate-sampler.js";
 import {
   channelMessageStats,

@@ -4,13 +4,7 @@
  */
 import type { Permission } from "../auth/permission.js";
 import type { User } from "../auth/user.js";
-import type { Binding } from "../broker/binding.js";
-import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.js";
-import type { Exchange } from "../broker/exchange/exchange.js";
-import { bindingDefinition, exchangeDefinition } from "../broker/definition-records.js";
-import type { Queue } from "../broker/queue/queue.js";
-import { NO_POLICY, type AppliedPolicy } from "../broker/policies.js";
-import type { VHost } from "../broker/vhost.js";
+import { type Binding, type ChannelInfo, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, type VHost } from "../broker/index.js";
 import { propertiesKey } from "./properties-key.js";
 import type { Counters, RateView } from "./rate-sampler.js";
 

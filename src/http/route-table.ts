@@ -3,14 +3,13 @@
  * answers 405 with an `Allow` header (RabbitMQ's cowboy_rest behaviour). Handlers receive the
  * authenticated caller; errors become catalogue answers in one place.
  */
-import type { ClusterView } from "../broker/cluster-view.js";
+import type { ListenerStatuses } from "../listeners/listener-status.js";
+import type { ClusterView, Broker, ResourceAlarms } from "../broker/index.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Broker } from "../broker/broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Caller, RequestLogins } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
-import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
 import type { RateView } from "./rate-sampler.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
@@ -21,7 +20,8 @@ export interface RouteContext {
   readonly node: string;
   /** A cluster's members for /api/nodes; null on a single node. */
   readonly cluster: ClusterView | null;
-  readonly listeners: ReadonlyArray<{ protocol: string; port: number }>;
+  /** The node's listeners now, bound or not (src/listeners): health checks and the overview read them. */
+  readonly listeners: ListenerStatuses;
   /** Certificates of the TLS listeners, for the certificate-expiration health check. */
   readonly certificates: readonly ListenerCertificate[];
   /** Live resource alarms (memory, disk). */

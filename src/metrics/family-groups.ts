@@ -12,8 +12,7 @@
  * Every figure is read from live state or a counter kept where its event happens; nothing here
  * runs per message.
  */
-import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.js";
-import type { Queue } from "../broker/queue/queue.js";
+import type { ChannelInfo, ConnectionInfo, Queue } from "../broker/index.js";
 import type { MetricType } from "./exposition.js";
 import { labelPair } from "./exposition.js";
 import type { ScrapeState } from "./scrape-state.js";

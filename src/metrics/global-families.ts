@@ -3,7 +3,7 @@
  * and the node totals (rabbitmq_connections, _channels, _consumers, _queues), read from the
  * broker-wide counters in src/broker/broker-stats.ts.
  */
-import type { DeathReason } from "../broker/dead-letter.js";
+import type { DeathReason } from "../broker/index.js";
 import { labelPair, type Exposition, type MetricType } from "./exposition.js";
 import type { ScrapeState } from "./scrape-state.js";
 

@@ -14,6 +14,7 @@ import type { Logger } from "../logging/logger.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { CONTENT_TYPE } from "./exposition.js";
 import type { ClusterRole } from "./cluster-families.js";
+import type { ListenerStatuses } from "../listeners/listener-status.js";
 import { RuntimeMonitor, type EndpointName, type NodeIdentity } from "./node-families.js";
 import { renderAggregated, renderDetailed, renderNodeOnly, renderPerObject } from "./render.js";
 import { ScrapeState, type MetricsSource } from "./scrape-state.js";
@@ -54,8 +55,8 @@ export function listenMetrics(source: MetricsSource, opts: MetricsListenerOption
 }
 
 /** A cluster follower's endpoints: its identity, role and runtime only (render.ts, renderNodeOnly). */
-export function listenNodeMetrics(who: NodeIdentity, role: () => ClusterRole, opts: MetricsListenerOptions, logger: Logger): Promise<MetricsListener> {
-  return listenExposition((endpoint, _url, runtime) => renderNodeOnly(who, role(), endpoint, runtime), opts, logger);
+export function listenNodeMetrics(who: NodeIdentity, role: () => ClusterRole, listeners: ListenerStatuses, opts: MetricsListenerOptions, logger: Logger): Promise<MetricsListener> {
+  return listenExposition((endpoint, _url, runtime) => renderNodeOnly(who, role(), listeners(), endpoint, runtime), opts, logger);
 }
 
 async function listenExposition(render: Render, opts: MetricsListenerOptions, logger: Logger): Promise<MetricsListener> {

@@ -6,8 +6,7 @@
 import { createHash } from "node:crypto";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
-import { VERSION } from "../broker/product.js";
-import { MESSAGE_SIZE_BOUNDS } from "../broker/broker-stats.js";
+import { VERSION, MESSAGE_SIZE_BOUNDS } from "../broker/index.js";
 import { labelPair, type Exposition } from "./exposition.js";
 import type { ScrapeState } from "./scrape-state.js";
 

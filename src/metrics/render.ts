@@ -7,6 +7,8 @@
  *   rabbitmq_detailed_ (rabbitmq_cluster_ for vhost_status, exchange_bindings, exchange_names),
  *   queue groups filtered to the named vhosts; plus identity.
  */
+import { writeListeners } from "./listener-families.js";
+import type { ListenerStatus } from "../listeners/listener-status.js";
 import { Exposition, labelBlock, labelPair } from "./exposition.js";
 import { CORE_GROUPS, type FamilySpec, type Group, type NodeRow, type ObjectGroup } from "./family-groups.js";
 import { writeDeadLettered, writeGlobal, writeTotals } from "./global-families.js";
@@ -40,6 +42,7 @@ function renderAll(s: ScrapeState, runtime: RuntimeMonitor, perObject: boolean):
   writeTotals(out, s);
   writeIdentity(out, s.source, perObject ? "per-object" : "aggregated");
   if (s.source.clusterRole) writeClusterRole(out, s.source.clusterRole());
+  if (s.source.listeners) writeListeners(out, s.source.listeners());
   writeGlobal(out, s);
   writeDeadLettered(out, s);
   writeMessageSizes(out, s);
@@ -52,11 +55,12 @@ function renderAll(s: ScrapeState, runtime: RuntimeMonitor, perObject: boolean):
  * queue, channel or connection figures (they are the leader's, and summing them over nodes must
  * count them once); its identity, role and runtime, so a scrape of every node finds each up.
  */
-export function renderNodeOnly(who: NodeIdentity, role: ClusterRole, endpoint: EndpointName, runtime: RuntimeMonitor): string {
+export function renderNodeOnly(who: NodeIdentity, role: ClusterRole, listeners: readonly ListenerStatus[], endpoint: EndpointName, runtime: RuntimeMonitor): string {
   const out = new Exposition();
   if (endpoint === "aggregated") writeProcessStart(out);
   writeIdentity(out, who, endpoint);
   writeClusterRole(out, role);
+  if (endpoint !== "detailed") writeListeners(out, listeners);
   if (endpoint !== "detailed") runtime.write(out);
   return out.text();
 }

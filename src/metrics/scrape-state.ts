@@ -3,12 +3,10 @@
  * only when a family asks for it (a /metrics/detailed request for queue families never builds
  * connection snapshots).
  */
-import type { Broker } from "../broker/broker.js";
-import type { ChannelInfo, ConnectionInfo } from "../broker/connection-registry.js";
-import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
-import type { Queue } from "../broker/queue/queue.js";
+import type { Broker, ChannelInfo, ConnectionInfo, ResourceAlarms, Queue } from "../broker/index.js";
 import { nodeFigures, type NodeFigures } from "./node-figures.js";
 import type { ClusterRole } from "./cluster-families.js";
+import type { ListenerStatuses } from "../listeners/listener-status.js";
 
 /** What the metrics endpoint is given at start (its narrow view of the running broker). */
 export interface MetricsSource {
@@ -21,6 +19,8 @@ export interface MetricsSource {
   readonly cluster: string;
   /** In a cluster, this node's role (it leads while it has a broker); absent on a single node. */
   readonly clusterRole?: () => ClusterRole;
+  /** The node's listeners, bound or not (coney_listener_up). */
+  readonly listeners?: ListenerStatuses;
 }
 
 export class ScrapeState {

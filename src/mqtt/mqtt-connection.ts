@@ -11,11 +11,7 @@
  */
 import type { Duplex } from "node:stream";
 import { generate, parser, type IConnectPacket, type Packet } from "mqtt-packet";
-import type { ClientContext } from "../broker/client-context.js";
-import type { ClientConnection, ConnectionInfo } from "../broker/connection-registry.js";
-import type { Blockable, ResourceAlarms } from "../broker/alarms/resource-alarms.js";
-import { PublishFlow, type FlowHost } from "../broker/queue/publish-flow.js";
-import type { VHost } from "../broker/vhost.js";
+import { type Blockable, type ClientConnection, type ClientContext, type ConnectionInfo, type FlowHost, PublishFlow, type ResourceAlarms, type VHost } from "../broker/index.js";
 import { logInMqtt } from "./mqtt-login.js";
 import { acceptingConnack, connectTerms, refusingConnack } from "./mqtt-connect.js";
 import type { MqttNode, SessionHolder } from "./mqtt-node.js";

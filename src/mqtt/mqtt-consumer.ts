@@ -3,9 +3,7 @@
  * (`…qos0` consumed without acks, `…qos1` with acks by PUBACK). Capacity is the session's to
  * decide (prefetch, a backed-up socket); the consumer only forwards to it.
  */
-import type { Queue } from "../broker/queue/queue.js";
-import type { QueueConsumer } from "../broker/queue/queue-consumer.js";
-import type { QueueEntry } from "../broker/queue/queue-entry.js";
+import type { Queue, QueueConsumer, QueueEntry } from "../broker/index.js";
 
 /** What a consumer hands its deliveries to: the MQTT session. */
 export interface DeliveryTarget {

@@ -7,7 +7,7 @@
  */
 import type { IConnectPacket } from "mqtt-packet";
 import type { PermissionChecker } from "../auth/permission-check.js";
-import type { VHost } from "../broker/vhost.js";
+import type { VHost } from "../broker/index.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 

@@ -6,7 +6,7 @@
  * is the per-message TTL (expiration, ms), user properties are string headers.
  */
 import type { IPublishPacket, QoS, UserProperties } from "mqtt-packet";
-import { createMessage, type Message } from "../broker/message.js";
+import { createMessage, type Message } from "../broker/index.js";
 import type { FieldTable } from "../broker/values/field-value.js";
 import { joinBody } from "../broker/values/message-body.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";

@@ -5,8 +5,7 @@
  * RabbitMQ).
  */
 import type { LoginThrottle } from "../auth/login-throttle.js";
-import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
-import type { Broker } from "../broker/broker.js";
+import type { Broker, ResourceAlarms } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { RetainedStore } from "./retained-store.js";
 

@@ -11,12 +11,7 @@
  * connection and a publish refused by a full queue gets no PUBACK (the client resends it).
  */
 import type { IPublishPacket, Packet } from "mqtt-packet";
-import { PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED } from "../broker/broker.js";
-import type { ClientContext } from "../broker/client-context.js";
-import type { PublishFlow } from "../broker/queue/publish-flow.js";
-import type { Queue } from "../broker/queue/queue.js";
-import type { SyncWaiter } from "../broker/queue/queue-journal.js";
-import type { VHost } from "../broker/vhost.js";
+import { type ClientContext, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type PublishFlow, type Queue, type SyncWaiter, type VHost } from "../broker/index.js";
 import { messageFromPublish, payloadOf } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";

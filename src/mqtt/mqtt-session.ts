@@ -12,13 +12,7 @@
  * session is released.
  */
 import type { IPublishPacket, ISubscribePacket, IUnsubscribePacket, Packet, QoS } from "mqtt-packet";
-import type { Broker } from "../broker/broker.js";
-import type { ClientContext } from "../broker/client-context.js";
-import { createMessage } from "../broker/message.js";
-import type { Queue } from "../broker/queue/queue.js";
-import type { QueueSpec } from "../broker/queue/queue-spec.js";
-import type { QueueEntry } from "../broker/queue/queue-entry.js";
-import type { VHost } from "../broker/vhost.js";
+import { type Broker, type ClientContext, createMessage, type Queue, type QueueEntry, type QueueSpec, type VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { MqttConsumer, type DeliveryTarget } from "./mqtt-consumer.js";
 import { messageQos, publishFromMessage } from "./mqtt-message.js";

@@ -1,25 +1,19 @@
 /**
- * Starts the MQTT side of a node: the shared MqttNode and its side listeners, MQTT over TCP, over
- * TLS (when the node has a certificate) and over WebSocket. A listener that cannot bind (port taken, no permission) is logged and left
- * out; the broker runs on without it, as RabbitMQ's other protocol listeners do not stop the node.
+ * The MQTT side of a node: the shared MqttNode and its side listeners (src/listeners), MQTT over
+ * TCP (`mqtt`), over TLS when the node has a certificate (`mqtt/ssl`) and over WebSocket
+ * (`http/web-mqtt`), with RabbitMQ's protocol names. A listener that cannot bind is retried in the
+ * background by the supervisor; the node serves on without it.
  */
 import type { TlsOptions } from "node:tls";
 import type { LoginThrottle } from "../auth/login-throttle.js";
-import type { ResourceAlarms } from "../broker/alarms/resource-alarms.js";
-import type { Broker } from "../broker/broker.js";
+import type { Broker, ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
+import type { SideListenerSpec } from "../listeners/side-listeners.js";
 import type { Logger } from "../logging/logger.js";
-import { listenMqtt, type MqttListener } from "./mqtt-listener.js";
+import type { ListenerCertificate } from "../tls/certificate-expiry.js";
+import { listenMqtt } from "./mqtt-listener.js";
 import { MqttNode, type MqttSettings } from "./mqtt-node.js";
 import { listenWebMqtt } from "./web-mqtt-listener.js";
-
-export interface MqttListeners {
-  /** Bound ports; null when disabled or when the listener could not start. */
-  readonly mqttPort: number | null;
-  readonly mqttsPort: number | null;
-  readonly webMqttPort: number | null;
-  close(): Promise<void>;
-}
 
 export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle | null): MqttSettings {
   return {
@@ -37,35 +31,46 @@ export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle
   };
 }
 
-async function sideListener(what: string, port: number, bind: string, start: () => Promise<MqttListener>, logger: Logger): Promise<MqttListener | null> {
-  try {
-    const l = await start();
-    logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });
-    return l;
-  } catch (err) {
-    logger.error(`${what} listener could not start; the broker runs without it`, { port, err: err instanceof Error ? err.message : String(err) });
-    return null;
-  }
+export interface MqttSide {
+  readonly node: MqttNode;
+  /** For SideListeners.add, in order. */
+  readonly listeners: readonly SideListenerSpec[];
 }
 
-/** `tls`: the server's TLS options (its certificate), null when it has none: then no MQTTS. */
-export async function startMqttListeners(broker: Broker, config: ConeyConfig, loginThrottle: LoginThrottle | null, logger: Logger, tls: TlsOptions | null, alarms: ResourceAlarms | null): Promise<MqttListeners> {
-  const { mqttPort, webMqttPort, bind } = config;
+export interface MqttSideOptions {
+  readonly broker: Broker;
+  readonly config: ConeyConfig;
+  readonly loginThrottle: LoginThrottle | null;
+  readonly alarms: ResourceAlarms | null;
+  readonly logger: Logger;
+  /** The node's certificate, for MQTTS; null: no MQTTS. */
+  readonly tls: { readonly options: TlsOptions; readonly certFile: string } | null;
+  /** The certificate-expiry check's list: MQTTS adds its listener once bound. */
+  readonly certificates: ListenerCertificate[];
+}
+
+/** Null when every MQTT listener is disabled. */
+export function mqttSide(o: MqttSideOptions): MqttSide | null {
+  const { config, logger, tls } = o;
+  const { mqttPort, webMqttPort } = config;
   const mqttsPort = tls === null ? null : config.mqttsPort;
-  if (mqttPort === null && mqttsPort === null && webMqttPort === null) return { mqttPort: null, mqttsPort: null, webMqttPort: null, close: () => Promise.resolve() };
-  const node = new MqttNode(broker, mqttSettingsOf(config, loginThrottle), config.dataDir, logger, alarms);
-  const tcp = mqttPort === null ? null : await sideListener("MQTT", mqttPort, bind, () => listenMqtt(node, mqttPort, bind), logger);
-  const secure = mqttsPort === null ? null : await sideListener("MQTTS", mqttsPort, bind, () => listenMqtt(node, mqttsPort, bind, tls), logger);
-  const web = webMqttPort === null ? null : await sideListener("Web MQTT", webMqttPort, bind, () => listenWebMqtt(node, webMqttPort, bind), logger);
-  return {
-    mqttPort: tcp?.port ?? null,
-    mqttsPort: secure?.port ?? null,
-    webMqttPort: web?.port ?? null,
-    async close() {
-      await tcp?.close();
-      await secure?.close();
-      await web?.close();
-      node.close();
-    },
-  };
+  if (mqttPort === null && mqttsPort === null && webMqttPort === null) return null;
+  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle), config.dataDir, logger, o.alarms);
+  const bind = config.bind;
+  const started = (what: string) => (l: { port: number }): void => logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });
+  const listeners: SideListenerSpec[] = [];
+  if (mqttPort !== null) listeners.push({ protocol: "mqtt", port: mqttPort, open: () => listenMqtt(node, mqttPort, bind), opened: started("MQTT") });
+  if (mqttsPort !== null && tls !== null) {
+    listeners.push({
+      protocol: "mqtt/ssl",
+      port: mqttsPort,
+      open: () => listenMqtt(node, mqttsPort, bind, tls.options),
+      opened: (l) => {
+        if (!o.certificates.some((c) => c.protocol === "mqtt/ssl")) o.certificates.push({ protocol: "mqtt/ssl", port: l.port, file: tls.certFile });
+        started("MQTTS")(l);
+      },
+    });
+  }
+  if (webMqttPort !== null) listeners.push({ protocol: "http/web-mqtt", port: webMqttPort, open: () => listenWebMqtt(node, webMqttPort, bind), opened: started("Web MQTT") });
+  return { node, listeners };
 }

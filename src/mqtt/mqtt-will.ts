@@ -4,8 +4,7 @@
  * Published with the client's own permissions at that moment; a refusal is logged, never thrown.
  */
 import type { IConnectPacket } from "mqtt-packet";
-import type { ClientContext } from "../broker/client-context.js";
-import type { VHost } from "../broker/vhost.js";
+import type { ClientContext, VHost } from "../broker/index.js";
 import { messageFromPublish, payloadOf } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { mqttToAmqp } from "./mqtt-topic.js";

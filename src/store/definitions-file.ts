@@ -10,8 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { DefinitionsSink } from "../broker/definitions-sink.js";
-import type { Definitions } from "../broker/definitions.js";
+import type { DefinitionsSink, Definitions } from "../broker/index.js";
 import { writeFileAtomicSync } from "./atomic-file.js";
 import { FaultPoints } from "./fault-points.js";
 

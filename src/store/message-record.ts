@@ -11,7 +11,7 @@
  * `storeSeq` is a store-wide sequence number that restores publish order after compaction.
  */
 import { crc32 } from "node:zlib";
-import type { Message } from "../broker/message.js";
+import type { Message } from "../broker/index.js";
 
 export const RECORD_HEADER = 8;
 const KIND_PERSISTENT = 1;

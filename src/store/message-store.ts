@@ -23,8 +23,7 @@
 import { PriorityQueueLog } from "./priority-queue-log.js";
 import { mkdirSync } from "node:fs";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
-import { createMessage, type Message } from "../broker/message.js";
-import type { LostRecordsHandler, QueueJournal, SyncWaiter } from "../broker/queue/queue-journal.js";
+import { createMessage, type Message, type LostRecordsHandler, type QueueJournal, type SyncWaiter } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { encodeRecordHead, queueKey } from "./message-record.js";
 import { recordRef, refOffset, refSegment } from "./record-ref.js";

@@ -10,9 +10,7 @@
  * pageIn scans levels (≤ x-max-priority + 1, usually a handful), as PriorityReadyList does; the
  * paged total the queue checks per message is kept, not summed.
  */
-import type { Message } from "../broker/message.js";
-import type { QueueEntry } from "../broker/queue/queue-entry.js";
-import type { PageSink, QueueLog, ReadyFill } from "../broker/queue/queue-journal.js";
+import type { Message, QueueEntry, PageSink, QueueLog, ReadyFill } from "../broker/index.js";
 import type { RefFifo } from "./ref-fifo.js";
 import type { StoredQueueLog } from "./stored-queue-log.js";
 

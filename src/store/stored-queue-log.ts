@@ -4,9 +4,7 @@
  * A record still waiting for the group commit cannot be read from its file yet, so its Message
  * is also held in `inFlight` (a suffix of the tail, in the same order) until its batch is written.
  */
-import type { Message } from "../broker/message.js";
-import type { QueueEntry } from "../broker/queue/queue-entry.js";
-import type { PageSink, QueueLog, ReadyFill } from "../broker/queue/queue-journal.js";
+import type { Message, QueueEntry, PageSink, QueueLog, ReadyFill } from "../broker/index.js";
 import { RefFifo } from "./ref-fifo.js";
 
 /** A queue keeps at most this much in memory before new messages stay on disk only. */

@@ -3,7 +3,7 @@
  * kept as two parallel arrays so registering one costs two pushes and no object.
  * Invariant: `waiters[i]` is told `tokens[i]`, exactly once, in registration order.
  */
-import type { SyncWaiter } from "../broker/queue/queue-journal.js";
+import type { SyncWaiter } from "../broker/index.js";
 
 export class SyncWaiters {
   private waiters: SyncWaiter[] = [];

@@ -7,8 +7,7 @@
  * entry of those messages, in every queue the publish reached, so the publish is enqueued nowhere.
  * The store nacks every waiting publisher. Confirmed messages are untouched: they were synced.
  */
-import type { LostRecordsHandler } from "../broker/queue/queue-journal.js";
-import type { Message } from "../broker/message.js";
+import type { LostRecordsHandler, Message } from "../broker/index.js";
 import { refOffset, refSegment } from "./record-ref.js";
 import type { Segment } from "./segment.js";
 

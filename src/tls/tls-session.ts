@@ -5,7 +5,7 @@
  * "TLS_AES_256_GCM_SHA384", key exchange "ECDHE_RSA" (or "any" for TLS 1.3), hash "SHA384".
  */
 import { TLSSocket, type PeerCertificate } from "node:tls";
-import type { TlsSessionInfo } from "../broker/connection-registry.js";
+import type { TlsSessionInfo } from "../broker/index.js";
 
 /** "CN=client,O=Example": a certificate name as RabbitMQ writes one. */
 function distinguishedName(name: Record<string, string | string[] | undefined>): string {

@@ -12,7 +12,8 @@ import { gunzipSync } from "node:zlib";
 import { ConfigError, loadConfig } from "../../src/config/load-config.js";
 import { makeTestCa } from "../helpers/test-ca.js";
 import { startMetricsBroker } from "./metrics-fixture.js";
-import { freePort } from "./prometheus-tools.js";
+import { startTestBroker } from "../helpers/broker.js";
+import { eventually } from "../helpers/wait.js";
 
 describe("Prometheus listener", () => {
   it("--prometheus-port / CONEY_PROMETHEUS_PORT: default 15692, 'off' disables, 0 is ephemeral, bad values are refused", () => {
@@ -91,20 +92,25 @@ function fetchRaw(url: string, headers: Record<string, string>): Promise<{ encod
 }
 
 describe("Prometheus port taken", () => {
-  it("fails the start with EADDRINUSE and leaves no other listener running", async () => {
+  // Listeners by importance (src/listeners): the metrics port is a side listener. A taken one is
+  // retried in the background and reported; the broker serves on (test/listeners covers the retry).
+  it("starts the broker anyway, reports the listener down, and binds it once the port is free", async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const taken = (blocker.address() as { port: number }).port;
-    const amqpPort = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), "coney-metrics-taken-"));
+    const broker = await startTestBroker({ prometheusPort: taken, dataDir, listenerRetry: { firstDelayMs: 50, maxDelayMs: 100, logEveryMs: 10_000 } });
     try {
-      await assert.rejects(startMetricsBroker({ amqpPort, prometheusPort: taken, dataDir }), (e: unknown) => (e as { code?: string }).code === "EADDRINUSE");
-      // The AMQP port is free again: the failed start closed it.
-      const probe = createServer();
-      await new Promise<void>((resolve, reject) => probe.once("error", reject).listen(amqpPort, "127.0.0.1", resolve));
-      await new Promise<void>((resolve) => probe.close(() => resolve()));
-    } finally {
+      assert.equal(broker.prometheusPort, null);
+      const status = broker.listeners().find((l) => l.protocol === "http/prometheus");
+      assert.deepEqual({ ...status, reason: status?.reason?.split(":")[0] }, { protocol: "http/prometheus", port: taken, up: false, reason: "EADDRINUSE" });
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      await eventually(() => broker.listeners().some((l) => l.protocol === "http/prometheus" && l.up), 3000, "the metrics listener binds");
+      const res = await fetch(`http://127.0.0.1:${taken}/metrics`);
+      assert.equal(res.status, 200);
+    } finally {
+      blocker.close();
+      await broker.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -9,7 +9,7 @@ import { createLogger } from "../../src/logging/logger.js";
 import { readFileSync } from "node:fs";
 import { startTestBroker } from "../helpers/broker.js";
 import { makeTestCa } from "../helpers/test-ca.js";
-import { connackCode, connectMqtt } from "../helpers/mqtt-client.js";
+import { connackCode, connectMqtt, waitUntil } from "../helpers/mqtt-client.js";
 
 describe("MQTT listener configuration", () => {
   it("defaults to RabbitMQ's ports 1883 and 15675, anonymous logins off; flags and environment change them", () => {
@@ -39,25 +39,32 @@ describe("MQTT listener configuration", () => {
 });
 
 describe("MQTT listener start", () => {
-  it("a port that is taken is logged and the broker runs on without that listener", async () => {
+  it("a port that is taken is logged and retried, the broker serving on; the listener binds once the port is free", async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const taken = (blocker.address() as AddressInfo).port;
     const errors: string[] = [];
     const logger = createLogger("error", (line) => void errors.push(line));
-    const broker = await startTestBroker({ mqttPort: taken, webMqttPort: 0, logger });
+    const listenerRetry = { firstDelayMs: 50, maxDelayMs: 100, logEveryMs: 60_000 };
+    const broker = await startTestBroker({ mqttPort: taken, webMqttPort: 0, logger, listenerRetry });
     try {
       assert.equal(broker.mqttPort, null);
       assert.ok(broker.webMqttPort !== null, "the other MQTT listener still starts");
-      assert.ok(errors.some((e) => e.includes("MQTT listener could not start")), errors.join("; "));
+      assert.ok(errors.some((e) => e.includes("cannot listen") && e.includes('"protocol":"mqtt"')), errors.join("; "));
+      const status = (): { up: boolean } | undefined => broker.listeners().find((l) => l.protocol === "mqtt");
+      assert.equal(status()?.up, false);
       // The WebSocket listener too (ws re-emits the HTTP server's error: it must not crash the node).
-      const second = await startTestBroker({ mqttPort: 0, webMqttPort: broker.webMqttPort, logger });
+      const second = await startTestBroker({ mqttPort: 0, webMqttPort: broker.webMqttPort, logger, listenerRetry });
       assert.equal(second.webMqttPort, null);
       assert.ok(second.mqttPort !== null);
-      assert.ok(errors.some((e) => e.includes("Web MQTT listener could not start")), errors.join("; "));
+      assert.ok(errors.some((e) => e.includes("cannot listen") && e.includes('"protocol":"http/web-mqtt"')), errors.join("; "));
       await second.close();
       const res = await fetch(`${broker.httpUrl}/api/overview`, { headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` } });
       assert.equal(res.status, 200);
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      await waitUntil(() => status()?.up === true);
+      const c = await connectMqtt(`mqtt://127.0.0.1:${taken}`, { clientId: "after-retry" });
+      await c.client.endAsync();
     } finally {
       await broker.close();
       blocker.close();

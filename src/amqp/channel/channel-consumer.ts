@@ -5,9 +5,7 @@
  * connection's socket is backed up. A delivery takes the channel's next delivery tag and, unless
  * no-ack, stays in the channel's `unacked` until settled (settlement.ts).
  */
-import type { Queue } from "../../broker/queue/queue.js";
-import type { QueueConsumer } from "../../broker/queue/queue-consumer.js";
-import type { QueueEntry } from "../../broker/queue/queue-entry.js";
+import type { Queue, QueueConsumer, QueueEntry } from "../../broker/index.js";
 import { encodeBasicCancel } from "../codec/generated.js";
 import type { ChannelHost, ChannelOutput } from "./channel-host.js";
 import type { ChannelStats } from "./channel-stats.js";

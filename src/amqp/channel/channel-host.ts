@@ -8,10 +8,8 @@
  * The host object doubles as the identity of the owning connection for exclusive queues.
  */
 import type { PermissionChecker } from "../../auth/permission-check.js";
-import type { Broker } from "../../broker/broker.js";
-import type { Queue } from "../../broker/queue/queue.js";
+import type { Broker, Queue, VHost } from "../../broker/index.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
-import type { VHost } from "../../broker/vhost.js";
 import type { OutputBuffer } from "../codec/output-buffer.js";
 
 /** The connection's outgoing frames (connection/frame-output.ts). A channel keeps it in a field: one load per use, as before the split. */

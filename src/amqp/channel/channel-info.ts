@@ -1,5 +1,5 @@
 /** A channel's read-only view for the management API (RabbitMQ's channel and consumer records). */
-import type { ChannelInfo } from "../../broker/connection-registry.js";
+import type { ChannelInfo } from "../../broker/index.js";
 import type { ChannelState } from "./channel-state.js";
 
 export function channelInfo(ch: ChannelState): ChannelInfo {

@@ -8,12 +8,7 @@
  * (a Map keeps insertion order), which multiple-acks rely on; a channel is in at most one of
  * confirm and tx mode.
  */
-import type { ClientContext } from "../../broker/client-context.js";
-import type { Exchange } from "../../broker/exchange/exchange.js";
-import type { Message } from "../../broker/message.js";
-import type { Queue } from "../../broker/queue/queue.js";
-import type { SyncWaiter } from "../../broker/queue/queue-journal.js";
-import type { VHost } from "../../broker/vhost.js";
+import type { ClientContext, Exchange, Message, Queue, SyncWaiter, VHost } from "../../broker/index.js";
 import type { ConsumerChannel } from "./channel-consumer.js";
 import type { ConfirmTracker } from "./confirm-tracker.js";
 import type { DirectReplyConsumer, ReplyChannel } from "./direct-reply-to.js";

@@ -4,9 +4,7 @@
  * Each event is one method call doing plain field increments (no lookup by name, no
  * allocation), so counting costs on the hot path what the hand-written increments did.
  */
-import type { BrokerStats } from "../../broker/broker-stats.js";
-import type { ChannelCounters } from "../../broker/connection-registry.js";
-import type { VHost } from "../../broker/vhost.js";
+import type { BrokerStats, ChannelCounters, VHost } from "../../broker/index.js";
 
 export class ChannelStats implements ChannelCounters {
   publish = 0;

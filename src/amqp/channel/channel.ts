@@ -10,11 +10,7 @@
  * channel.close/close-ok (AMQP 0-9-1 §2.2.4 / §4.2.4 of the spec), and a publish's content
  * frames may not be interleaved with methods.
  */
-import type { ChannelInfo } from "../../broker/connection-registry.js";
-import type { ClientContext } from "../../broker/client-context.js";
-import type { Exchange } from "../../broker/exchange/exchange.js";
-import type { Queue } from "../../broker/queue/queue.js";
-import type { VHost } from "../../broker/vhost.js";
+import type { ChannelInfo, ClientContext, Exchange, Queue, VHost } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { encodeChannelClose, encodeChannelCloseOk, MethodId, type Method } from "../codec/generated.js";
 import type { ChannelConsumer, Unacked } from "./channel-consumer.js";

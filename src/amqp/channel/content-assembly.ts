@@ -5,7 +5,7 @@
  * slice of the socket read, a body in several frames stays the list of their payloads
  * (message-body.ts). One PendingPublish (and its parts array) per publish, as before the split.
  */
-import type { Exchange } from "../../broker/exchange/exchange.js";
+import type { Exchange } from "../../broker/index.js";
 import type { Body } from "../../broker/values/message-body.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { decodeBasicProperties, decodeContentHeader, type BasicProperties } from "../codec/generated.js";

@@ -6,7 +6,7 @@
  */
 import { writeBody } from "../codec/body-frames.js";
 import { encodeBasicDeliver, encodeBasicProperties, writeContentHeader, type BasicDeliverArgs } from "../codec/generated.js";
-import type { Message } from "../../broker/message.js";
+import type { Message } from "../../broker/index.js";
 import type { ChannelOutput } from "./channel-host.js";
 
 export const BASIC_CLASS = 60;

@@ -2,8 +2,7 @@
  * The channel side of direct reply-to: the pseudo-consumer created by consuming
  * "amq.rabbitmq.reply-to" (no-ack only, one per channel, as RabbitMQ requires).
  */
-import { DirectReplyRegistry, type ReplyTarget } from "../../broker/direct-reply.js";
-import type { Message } from "../../broker/message.js";
+import { DirectReplyRegistry, type ReplyTarget, type Message } from "../../broker/index.js";
 import type { ChannelHost, ChannelOutput } from "./channel-host.js";
 import { writeDelivery } from "./delivery-frames.js";
 

@@ -8,10 +8,7 @@
  * Hot path: one Message per publish and nothing else allocated; the routing result goes into
  * the channel's scratch array.
  */
-import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED } from "../../broker/broker.js";
-import type { Exchange } from "../../broker/exchange/exchange.js";
-import { createMessage, type Message } from "../../broker/message.js";
-import { checkExpiration } from "../../broker/queue/message-expiry.js";
+import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED, type Exchange, createMessage, type Message, checkExpiration } from "../../broker/index.js";
 import type { Body } from "../../broker/values/message-body.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { encodeBasicAck, encodeBasicNack, encodeBasicReturn, encodeTxCommitOk } from "../codec/generated.js";

@@ -5,8 +5,7 @@
  * settlement waits for tx.commit. Requeued messages go back to their queues in tag order, one
  * requeue call per queue.
  */
-import type { Queue } from "../../broker/queue/queue.js";
-import type { QueueEntry } from "../../broker/queue/queue-entry.js";
+import type { Queue, QueueEntry } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import type { Unacked } from "./channel-consumer.js";
 import type { ChannelState } from "./channel-state.js";

@@ -4,7 +4,7 @@
  * read, so TCP back-pressure reaches the publisher) until every alarm has cleared. Only clients
  * that announced the "connection.blocked" capability get connection.blocked/unblocked.
  */
-import type { Blockable, ResourceAlarms } from "../../broker/alarms/resource-alarms.js";
+import type { Blockable, ResourceAlarms } from "../../broker/index.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
 import { encodeConnectionBlocked, encodeConnectionUnblocked } from "../codec/generated.js";
 import type { OutputBuffer } from "../codec/output-buffer.js";

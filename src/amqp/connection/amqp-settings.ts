@@ -1,5 +1,5 @@
 /** The AMQP listener's settings, shared by every connection it accepts. */
-import type { ResourceAlarms } from "../../broker/alarms/resource-alarms.js";
+import type { ResourceAlarms } from "../../broker/index.js";
 import type { TokenVerifier } from "../../auth/oauth/token-verifier.js";
 import type { LoginThrottle } from "../../auth/login-throttle.js";
 

@@ -4,7 +4,7 @@
  * limit, confirms before each socket write, resuming deliveries after 'drain', releasing
  * everything when the connection goes.
  */
-import type { ChannelInfo } from "../../broker/connection-registry.js";
+import type { ChannelInfo } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { Channel } from "../channel/channel.js";
 import type { ChannelHost } from "../channel/channel-host.js";

@@ -1,6 +1,6 @@
 /** A connection's read-only view for the management API (RabbitMQ's connection record). */
 import type { Duplex } from "node:stream";
-import type { ConnectionInfo } from "../../broker/connection-registry.js";
+import type { ConnectionInfo } from "../../broker/index.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
 import { tlsSessionInfo } from "../../tls/tls-session.js";
 import type { ChannelTable } from "./channel-table.js";

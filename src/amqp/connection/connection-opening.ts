@@ -5,13 +5,10 @@
  * with the broker. What it learns (user, limits, vhost) it writes into the connection.
  */
 import type { PermissionChecker } from "../../auth/permission-check.js";
-import type { Broker } from "../../broker/broker.js";
-import { clusterNameOf } from "../../broker/runtime-parameters.js";
+import { type Broker, clusterNameOf, type VHost, type ClientConnection } from "../../broker/index.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
-import type { VHost } from "../../broker/vhost.js";
 import type { Logger } from "../../logging/logger.js";
 import { encodeConnectionOpenOk, encodeConnectionStart, encodeConnectionTune } from "../codec/generated.js";
-import type { ClientConnection } from "../../broker/connection-registry.js";
 import { nodeConnectionLimit, type AmqpSettings } from "./amqp-settings.js";
 import type { ConnectionState } from "./connection-close.js";
 import type { FrameOutput } from "./frame-output.js";

@@ -14,9 +14,7 @@
  */
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
-import type { Broker } from "../../broker/broker.js";
-import type { ClientConnection, ConnectionInfo } from "../../broker/connection-registry.js";
-import type { VHost } from "../../broker/vhost.js";
+import { type Broker, type ClientConnection, type ConnectionInfo, type FlowHost, PublishFlow, type VHost } from "../../broker/index.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Logger } from "../../logging/logger.js";
@@ -34,7 +32,6 @@ import { Handshake, PROTOCOL_HEADER, type Tuning } from "./handshake.js";
 import { Heartbeats, type HeartbeatHost } from "./heartbeats.js";
 import { LoginSession, type LoginHost } from "./login-session.js";
 import { isLoopbackAddress, normaliseHost } from "../../auth/peer-address.js";
-import { PublishFlow, type FlowHost } from "../../broker/queue/publish-flow.js";
 
 let nextConnectionId = 1;
 

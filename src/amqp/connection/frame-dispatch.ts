@@ -8,7 +8,7 @@
  * Per frame this is one call and a Map lookup, as when it was a method of the connection.
  */
 import { BrokerError } from "../../errors/broker-error.js";
-import type { ResourceAlarms } from "../../broker/alarms/resource-alarms.js";
+import type { ResourceAlarms } from "../../broker/index.js";
 import { decodeMethod, FRAME_BODY, FRAME_HEADER, FRAME_HEARTBEAT, FRAME_METHOD, MethodId, type Method } from "../codec/generated.js";
 import type { Channel } from "../channel/channel.js";
 import type { ChannelHost } from "../channel/channel-host.js";

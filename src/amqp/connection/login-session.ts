@@ -4,7 +4,7 @@
  * connection, and connection.update-secret, which may bring a fresh token. The rules themselves
  * are in login.ts.
  */
-import type { Broker } from "../../broker/broker.js";
+import type { Broker } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import type { Logger } from "../../logging/logger.js";
 import { encodeConnectionUpdateSecretOk } from "../codec/generated.js";

@@ -11,7 +11,7 @@ import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { LoginThrottle } from "../../auth/login-throttle.js";
 import { isTokenLogin, sessionOf } from "../../auth/oauth/token-login.js";
 import type { TokenLogin, TokenVerifier } from "../../auth/oauth/token-verifier.js";
-import type { Broker } from "../../broker/broker.js";
+import type { Broker } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import type { Logger } from "../../logging/logger.js";
 

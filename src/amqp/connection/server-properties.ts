@@ -4,7 +4,7 @@
  * notifications only when the server announces them here.
  */
 import type { FieldTable } from "../../broker/values/field-value.js";
-import { PRODUCT, VERSION } from "../../broker/product.js";
+import { PRODUCT, VERSION } from "../../broker/index.js";
 
 export function serverProperties(clusterName: string): FieldTable {
   return {

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../broker/values/field-value.js";
-import type { Binding } from "../../broker/binding.js";
+import type { Binding } from "../../broker/index.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";

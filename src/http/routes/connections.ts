@@ -1,7 +1,7 @@
 /** /api/connections, /api/channels, /api/consumers and their per-vhost views. */
 import type { FastifyInstance } from "fastify";
 import { isAdministrator, isMonitor } from "../../auth/user.js";
-import type { ChannelInfo, ConnectionInfo } from "../../broker/connection-registry.js";
+import type { ChannelInfo, ConnectionInfo } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { requireVhost, type Caller } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";

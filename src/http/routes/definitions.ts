@@ -1,7 +1,6 @@
 /** /api/definitions and /api/definitions/{vhost}: RabbitMQ-format export (GET) and import (POST). */
 import type { FastifyInstance } from "fastify";
-import { VERSION } from "../../broker/product.js";
-import { exportDefinitions, importDefinitions, type Definitions } from "../../broker/definitions.js";
+import { VERSION, exportDefinitions, importDefinitions, type Definitions } from "../../broker/index.js";
 import { requireAdministrator } from "../http-auth.js";
 import { badRequest } from "../http-errors.js";
 import { BrokerError } from "../../errors/broker-error.js";

@@ -2,10 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../broker/values/field-value.js";
 import { exchangeDetailRecord } from "../detail-records.js";
-import { createMessage } from "../../broker/message.js";
-import type { Exchange } from "../../broker/exchange/exchange.js";
-import { checkNameLength } from "../../broker/names.js";
-import type { Queue } from "../../broker/queue/queue.js";
+import { createMessage, type Exchange, checkNameLength, type Queue } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";

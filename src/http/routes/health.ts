@@ -5,8 +5,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { badRequest } from "../http-errors.js";
-import { createMessage } from "../../broker/message.js";
-import type { Queue } from "../../broker/queue/queue.js";
+import { createMessage, type Queue } from "../../broker/index.js";
 import { requireVhost } from "../http-auth.js";
 import { EXPIRY_UNITS_DAYS, expiringWithin } from "../../tls/certificate-expiry.js";
 import { listenerProtocol } from "../protocol-aliases.js";
@@ -81,8 +80,12 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
     GET: ({ params }) => {
       const port = Number(params["port"]);
       if (!Number.isInteger(port)) throw badRequest("Invalid port");
-      const ports = ctx.listeners.map((l) => l.port);
-      return ports.includes(port) ? { status: "ok", port } : failed({ reason: "No active listener", missing: port, ports });
+      const all = ctx.listeners();
+      const ports = all.filter((l) => l.up).map((l) => l.port);
+      if (ports.includes(port)) return { status: "ok", port };
+      // A configured listener that cannot bind says why (src/listeners); RabbitMQ's shape otherwise.
+      const down = all.find((l) => !l.up && l.port === port);
+      return failed({ reason: down ? `No active listener: ${down.protocol} cannot listen on ${port} (${down.reason})` : "No active listener", missing: port, ports });
     },
   });
   resource(app, ctx, "/api/health/checks/protocol-listener/:protocol", {
@@ -90,8 +93,11 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
       // RabbitMQ 3.10's shape: one protocol per request, named back normalised; on failure the
       // missing one as a string and every active listener protocol.
       const wanted = listenerProtocol(params["protocol"]!);
-      const active = [...new Set(ctx.listeners.map((l) => l.protocol))];
-      return active.includes(wanted) ? { status: "ok", protocol: wanted } : failed({ reason: "No active listener", missing: wanted, protocols: active });
+      const all = ctx.listeners();
+      const active = [...new Set(all.filter((l) => l.up).map((l) => l.protocol))];
+      if (active.includes(wanted)) return { status: "ok", protocol: wanted };
+      const down = all.find((l) => !l.up && l.protocol === wanted);
+      return failed({ reason: down ? `No active listener: ${wanted} cannot listen on ${down.port} (${down.reason})` : "No active listener", missing: wanted, protocols: active });
     },
   });
 }

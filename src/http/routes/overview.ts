@@ -1,12 +1,10 @@
 /** /api/overview, /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
-import type { ClusterMember } from "../../broker/cluster-view.js";
+import { type ClusterMember, VERSION, CLUSTER_NAME_PARAMETER, clusterNameOf } from "../../broker/index.js";
 import type { FastifyInstance } from "fastify";
 import { isMonitor } from "../../auth/user.js";
-import { VERSION } from "../../broker/product.js";
 import { requireAdministrator, requireMonitor } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { objectBody } from "../request-body.js";
-import { CLUSTER_NAME_PARAMETER, clusterNameOf } from "../../broker/runtime-parameters.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
 import { chartContext } from "../records.js";
 import { overviewChurn, overviewKey, overviewMessageStats, overviewQueueTotals } from "../rate-sources.js";
@@ -61,7 +59,7 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
           connections: conns.length,
           channels: conns.reduce((n, c) => n + c.info().channels.length, 0),
         },
-        listeners: ctx.listeners.map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port })),
+        listeners: ctx.listeners().filter((l) => l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port })),
         contexts: webContexts(ctx).map((c) => ({ ...c, node: ctx.node })),
       };
     },

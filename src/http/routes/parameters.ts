@@ -6,9 +6,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { BrokerError } from "../../errors/broker-error.js";
-import type { Broker } from "../../broker/broker.js";
-import { VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME } from "../../broker/runtime-parameters.js";
-import type { VHost } from "../../broker/vhost.js";
+import { type Broker, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME, type VHost } from "../../broker/index.js";
 import { canSeeVhost, requireAdministrator, requirePolicymaker, requireVhost, type Caller } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";

@@ -3,7 +3,7 @@
  * (all, per vhost, sorted by priority), one, PUT (validated by the broker), DELETE.
  */
 import type { FastifyInstance } from "fastify";
-import type { PolicyRecord, VHost } from "../../broker/vhost.js";
+import type { PolicyRecord, VHost } from "../../broker/index.js";
 import type { Caller } from "../http-auth.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";

@@ -1,8 +1,7 @@
 /** /api/queues: list (all, per vhost), one, PUT, DELETE (if-empty/if-unused), purge, get, bindings. */
 import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../broker/values/field-value.js";
-import { checkNameLength } from "../../broker/names.js";
-import type { Queue } from "../../broker/queue/queue.js";
+import { checkNameLength, type Queue } from "../../broker/index.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";

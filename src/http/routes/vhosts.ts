@@ -1,7 +1,7 @@
 /** /api/vhosts: list, one, PUT (an internal creator gets full permissions, as RabbitMQ), DELETE, permissions. */
 import type { FastifyInstance } from "fastify";
 import { isMonitor, parseTags } from "../../auth/user.js";
-import { checkNameLength } from "../../broker/names.js";
+import { checkNameLength } from "../../broker/index.js";
 import { canSeeVhost, requireAdministrator } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";

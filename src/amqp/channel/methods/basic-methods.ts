@@ -14,8 +14,7 @@ import {
   MethodId,
 } from "../../codec/generated.js";
 import { BrokerError } from "../../../errors/broker-error.js";
-import { REPLY_TO_QUEUE } from "../../../broker/direct-reply.js";
-import { generateConsumerTag } from "../../../broker/names.js";
+import { REPLY_TO_QUEUE, generateConsumerTag } from "../../../broker/index.js";
 import { ChannelConsumer } from "../channel-consumer.js";
 import { writeContent } from "../delivery-frames.js";
 import { DirectReplyConsumer } from "../direct-reply-to.js";

@@ -1,0 +1,34 @@
+/**
+ * The domain's public face: everything code outside src/broker may use of it (the rule is in
+ * .dependency-cruiser.cjs). Transports, the API, metrics, the store and the cluster import from
+ * here; what is not listed is the domain's own business. Value types are in ./values/.
+ */
+export { type Blockable, ResourceAlarms } from "./alarms/resource-alarms.js";
+export { type Binding } from "./binding.js";
+export { bootstrapDefaults } from "./bootstrap.js";
+export { type BrokerStats, MESSAGE_SIZE_BOUNDS } from "./broker-stats.js";
+export { Broker, PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED } from "./broker.js";
+export { canonicalJson } from "./canonical-json.js";
+export { type ClientContext } from "./client-context.js";
+export { type ClusterMember, type ClusterView, type ForgetOutcome } from "./cluster-view.js";
+export { type ChannelCounters, type ChannelInfo, type ClientConnection, type ConnectionInfo, type ConsumerInfo, type TlsSessionInfo } from "./connection-registry.js";
+export { type DeathReason } from "./dead-letter.js";
+export { bindingDefinition, exchangeDefinition } from "./definition-records.js";
+export { type DefinitionsSink } from "./definitions-sink.js";
+export { type Definitions, exportDefinitions, importDefinitions } from "./definitions.js";
+export { DirectReplyRegistry, REPLY_TO_QUEUE, type ReplyTarget } from "./direct-reply.js";
+export { EXCHANGE_TYPES } from "./exchange/exchange-types.js";
+export { type Exchange } from "./exchange/exchange.js";
+export { createMessage, type Message } from "./message.js";
+export { checkNameLength, generateConsumerTag } from "./names.js";
+export { type AppliedPolicy, NO_POLICY } from "./policies.js";
+export { PRODUCT, VERSION } from "./product.js";
+export { checkExpiration } from "./queue/message-expiry.js";
+export { FLOW_HIGH, FLOW_HIGH_BYTES, type FlowHost, PublishFlow } from "./queue/publish-flow.js";
+export { type QueueConsumer } from "./queue/queue-consumer.js";
+export { type QueueEntry } from "./queue/queue-entry.js";
+export { type LostRecordsHandler, type PageSink, type QueueJournal, type QueueLog, type ReadyFill, type SyncWaiter } from "./queue/queue-journal.js";
+export { type Queue } from "./queue/queue.js";
+export { type QueueSpec } from "./queue/queue-spec.js";
+export { CLUSTER_NAME_PARAMETER, clusterNameOf, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME } from "./runtime-parameters.js";
+export { type PolicyRecord, type VHost } from "./vhost.js";
