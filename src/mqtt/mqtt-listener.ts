@@ -1,7 +1,7 @@
 /**
  * The MQTT listener (RabbitMQ's mqtt.listeners.tcp.default, port 1883), or with TLS options the
  * MQTTS one (mqtt.listeners.ssl.default, 8883, the AMQPS certificate): each accepted socket becomes
- * an MqttConnection. A side listener: a failure to bind it is logged and the broker runs on.
+ * an MqttConnection. A side listener (mqtt-startup.ts): one that cannot bind is retried.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
