@@ -22,6 +22,7 @@ import { LoginThrottle } from "./auth/login-throttle.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
+import { mqttSide } from "./mqtt/mqtt-startup.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
@@ -31,6 +32,10 @@ export interface RunningBroker {
   readonly prometheusPort: number | null;
   /** The AMQPS listener's port, null when no TLS certificate is configured or not bound yet. */
   readonly amqpsPort: number | null;
+  /** The MQTT, MQTTS and MQTT-over-WebSocket listeners' ports; null when disabled or not bound yet. */
+  readonly mqttPort: number | null;
+  readonly mqttsPort: number | null;
+  readonly webMqttPort: number | null;
   /** Every listener, bound or being retried (src/listeners). */
   readonly listeners: ListenerStatuses;
   /** Memory and disk alarms; their limits can be changed at run time. */
@@ -148,6 +153,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       },
     });
   }
+  const mqtt = mqttSide({ broker, config, loginThrottle, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  for (const spec of mqtt?.listeners ?? []) await side.add(spec);
   const httpPort = config.httpPort;
   if (httpPort !== null) {
     const httpTls = config.httpTls ? tls : null;
@@ -187,6 +194,15 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     get amqpsPort() {
       return side.portOf("amqp/ssl");
     },
+    get mqttPort() {
+      return side.portOf("mqtt");
+    },
+    get mqttsPort() {
+      return side.portOf("mqtt/ssl");
+    },
+    get webMqttPort() {
+      return side.portOf("http/web-mqtt");
+    },
     listeners,
     alarms,
     broker,
@@ -195,6 +211,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       if (closed) return;
       closed = true;
       await side.close();
+      // MQTT connections were shut down with their listeners: the retained messages are final.
+      mqtt?.node.close();
       alarms.stop();
       await amqp.close();
       await store.close();

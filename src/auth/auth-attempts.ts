@@ -1,9 +1,9 @@
 /**
  * Authentication attempts per protocol, as RabbitMQ's /api/auth/attempts/{node} reports them:
- * every login tried over AMQP 0-9-1 or the management API, and how many failed or succeeded.
+ * every login tried over AMQP 0-9-1, MQTT or the management API, and how many failed or succeeded.
  * Per-source tracking is off (RabbitMQ's default, track_auth_attempt_source = false).
  */
-export type AuthProtocol = "amqp091" | "http";
+export type AuthProtocol = "amqp091" | "http" | "mqtt";
 
 interface Counts {
   attempts: number;

@@ -66,6 +66,9 @@ export function nodeArgs(n: LocalNode, cluster: ClusterArgs | null, logLevel: st
     "--amqp-port", String(n.amqpPort),
     "--http-port", String(n.httpPort),
     "--prometheus-port", n.metricsPort === undefined ? "off" : String(n.metricsPort),
+    // The benchmark speaks AMQP only: no MQTT listeners competing for the fixed ports.
+    "--mqtt-port", "off",
+    "--web-mqtt-port", "off",
     "--data-dir", n.dataDir,
     "--log-level", logLevel,
   ];

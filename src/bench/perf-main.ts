@@ -1,7 +1,8 @@
 /**
  * coney-perf / `npm run bench`: one load run against any AMQP 0-9-1 broker, PerfTest style.
  * `coney-perf all …` runs the scenario list instead (scenarios.ts); `coney-perf cluster` the
- * persistent scenario on a loopback cluster against a single node (cluster-bench.ts).
+ * persistent scenario on a loopback cluster against a single node (cluster-bench.ts); `coney-perf
+ * mqtt` one MQTT publisher → subscriber run (mqtt-bench.ts).
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
@@ -9,6 +10,7 @@ import { DEFAULT_PERF_OPTIONS, type PerfOptions } from "./perf-options.js";
 import { formatResult, runPerf } from "./perf-run.js";
 import { runScenarios } from "./scenarios.js";
 import { runClusterBench } from "./cluster-bench.js";
+import { formatMqttResult, runMqttBench, type MqttBenchOptions } from "./mqtt-bench.js";
 
 const int = (min: number) => (v: string): number => {
   const n = Number(v);
@@ -92,6 +94,19 @@ export async function perfMain(argv: string[]): Promise<void> {
     .action(async (v: Record<string, unknown>) => {
       const o = { nodes: v["nodes"] as number, durationSeconds: v["duration"] as number, etcdBin: v["etcd"] as string, leaseTtl: v["etcdLeaseTtl"] as number };
       await runClusterBench(o, (line) => process.stdout.write(`${line}\n`));
+    });
+  program
+    .command("mqtt")
+    .description("MQTT 3.1.1: one publisher → subscriber(s) on one topic, QoS 0 or 1")
+    .option("--url <url>", "MQTT URL of the broker", "mqtt://guest:guest@127.0.0.1:1883")
+    .option("--qos <n>", "0 or 1", int(0), 1)
+    .option("-s, --size <bytes>", "payload size (≥ 8)", int(8), 64)
+    .option("--subscribers <n>", "subscribers of the topic", int(1), 1)
+    .option("--inflight <n>", "QoS 1: PUBLISH packets awaiting PUBACK", int(1), 100)
+    .option("-z, --duration <seconds>", "run time", int(1), 5)
+    .action(async (v: Record<string, unknown>) => {
+      const o: MqttBenchOptions = { url: v["url"] as string, qos: v["qos"] === 0 ? 0 : 1, size: v["size"] as number, subscribers: v["subscribers"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number };
+      process.stdout.write(`${formatMqttResult(o, await runMqttBench(o))}\n`);
     });
   await program.parseAsync(argv, { from: "user" });
 }

@@ -74,6 +74,22 @@ export interface ConeyConfig {
   alarmInterval: number;
   /** Open AMQP connections allowed in total; 0 = no limit. */
   maxConnections: number;
+  /** MQTT listener (RabbitMQ's mqtt.listeners.tcp.default); 0 binds an ephemeral port, null disables it. */
+  mqttPort: number | null;
+  /** MQTT over TLS (mqtt.listeners.ssl.default), started when tlsCert is set; null disables it. */
+  mqttsPort: number | null;
+  /** MQTT over WebSocket (rabbitmq_web_mqtt's web_mqtt.tcp.port, path /ws); null disables it. */
+  webMqttPort: number | null;
+  /** The vhost MQTT clients land in when their user name names none (mqtt.vhost). */
+  mqttVhost: string;
+  /** The topic exchange MQTT topics map onto (mqtt.exchange). */
+  mqttExchange: string;
+  /** MQTT CONNECT without credentials logs in as mqttDefaultUser (mqtt.allow_anonymous). */
+  mqttAllowAnonymous: boolean;
+  mqttDefaultUser: string;
+  mqttDefaultPass: string;
+  /** QoS 1 deliveries an MQTT client may have unacknowledged (mqtt.prefetch). */
+  mqttPrefetch: number;
   /** The configuration file this was read from (--config), null for none; the node record lists it. */
   configFile: string | null;
 }
@@ -120,6 +136,15 @@ export function defaultConfig(): ConeyConfig {
     diskFreeLimit: 50_000_000,
     alarmInterval: 1000,
     maxConnections: 0,
+    mqttPort: 1883,
+    mqttsPort: 8883,
+    webMqttPort: 15675,
+    mqttVhost: "/",
+    mqttExchange: "amq.topic",
+    mqttAllowAnonymous: false,
+    mqttDefaultUser: "guest",
+    mqttDefaultPass: "guest",
+    mqttPrefetch: 10,
     configFile: null,
   };
 }

@@ -55,6 +55,15 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "memHighWatermark", flag: "--mem-high-watermark <fraction>", env: "CONEY_MEM_HIGH_WATERMARK", kind: "number", help: "memory alarm threshold, fraction of total memory" },
   { key: "diskFreeLimit", flag: "--disk-free-limit <bytes>", env: "CONEY_DISK_FREE_LIMIT", kind: "int", help: "disk alarm threshold, free bytes" },
   { key: "alarmInterval", flag: "--alarm-interval <ms>", env: "CONEY_ALARM_INTERVAL", kind: "int", help: "milliseconds between memory and disk checks" },
+  { key: "mqttPort", flag: "--mqtt-port <port>", env: "CONEY_MQTT_PORT", kind: "nullable-port", help: "MQTT port (0 = ephemeral, 'off' = disabled)" },
+  { key: "mqttsPort", flag: "--mqtts-port <port>", env: "CONEY_MQTTS_PORT", kind: "nullable-port", help: "MQTT over TLS port, with --tls-cert (0 = ephemeral, 'off' = disabled)" },
+  { key: "webMqttPort", flag: "--web-mqtt-port <port>", env: "CONEY_WEB_MQTT_PORT", kind: "nullable-port", help: "MQTT over WebSocket port, path /ws (0 = ephemeral, 'off' = disabled)" },
+  { key: "mqttVhost", flag: "--mqtt-vhost <vhost>", env: "CONEY_MQTT_VHOST", kind: "string", help: "vhost of MQTT clients whose user name names none" },
+  { key: "mqttExchange", flag: "--mqtt-exchange <name>", env: "CONEY_MQTT_EXCHANGE", kind: "string", help: "topic exchange MQTT topics map onto" },
+  { key: "mqttAllowAnonymous", flag: "--mqtt-allow-anonymous <bool>", env: "CONEY_MQTT_ALLOW_ANONYMOUS", kind: "bool", help: "MQTT clients without credentials log in as --mqtt-default-user" },
+  { key: "mqttDefaultUser", flag: "--mqtt-default-user <name>", env: "CONEY_MQTT_DEFAULT_USER", kind: "string", help: "user of anonymous MQTT clients" },
+  { key: "mqttDefaultPass", flag: "--mqtt-default-pass <password>", env: "CONEY_MQTT_DEFAULT_PASS", kind: "string", help: "its password" },
+  { key: "mqttPrefetch", flag: "--mqtt-prefetch <n>", env: "CONEY_MQTT_PREFETCH", kind: "int", help: "unacknowledged QoS 1 deliveries per MQTT client" },
   { key: "maxConnections", flag: "--max-connections <n>", env: "CONEY_MAX_CONNECTIONS", kind: "int", help: "open AMQP connections allowed (0 = no limit)" },
 ];
 

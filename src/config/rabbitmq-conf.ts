@@ -171,6 +171,16 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   channel_max: (l, b) => (b.out.channelMax = int(l)),
   max_message_size: (l, b) => (b.out.maxMessageSize = int(l)),
   cluster_name: (l, b) => (b.out.clusterName = l.value),
+  // The rabbitmq_mqtt and rabbitmq_web_mqtt plugins (README, "MQTT").
+  "mqtt.listeners.tcp.default": (l, b) => (b.out.mqttPort = listener(l, b, l.key)),
+  "mqtt.listeners.ssl.default": (l, b) => (b.out.mqttsPort = listener(l, b, l.key)),
+  "web_mqtt.tcp.port": (l, b) => (b.out.webMqttPort = listener(l, b, l.key)),
+  "mqtt.vhost": (l, b) => (b.out.mqttVhost = l.value),
+  "mqtt.exchange": (l, b) => (b.out.mqttExchange = l.value),
+  "mqtt.allow_anonymous": (l, b) => (b.out.mqttAllowAnonymous = bool(l)),
+  "mqtt.default_user": (l, b) => (b.out.mqttDefaultUser = l.value),
+  "mqtt.default_pass": (l, b) => (b.out.mqttDefaultPass = l.value),
+  "mqtt.prefetch": (l, b) => (b.out.mqttPrefetch = int(l)),
 };
 
 function logLevel(l: Line): LogLevel | "silent" {

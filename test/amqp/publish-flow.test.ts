@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
-import { FLOW_HIGH } from "../../src/amqp/connection/publish-flow.js";
+import { FLOW_HIGH } from "../../src/broker/index.js";
 import { startTestBroker } from "../helpers/broker.js";
 import { eventually } from "../helpers/wait.js";
 

@@ -34,7 +34,7 @@ describe("coney --config rabbitmq.conf", () => {
         "disk_free_limit.absolute = 1MB",
         "log.console.level = info",
         "collect_statistics_interval = 10000",
-        "mqtt.listeners.tcp.default = 1883",
+        "stomp.listeners.tcp.default = 61613",
         "",
       ].join("\n"),
     );
@@ -56,7 +56,7 @@ describe("coney --config rabbitmq.conf", () => {
       const warnings = stderr.split("\n").filter((l) => l.includes("settings Coney does not support"));
       assert.equal(warnings.length, 1, stderr);
       assert.match(warnings[0]!, /"level":"warn"/);
-      assert.match(warnings[0]!, /ignored: collect_statistics_interval, mqtt\.listeners\.tcp\.default"/);
+      assert.match(warnings[0]!, /ignored: collect_statistics_interval, stomp\.listeners\.tcp\.default"/);
 
       const conn = await amqp.connect(`amqp://admin:conf-pass@127.0.0.1:${amqpPort}/prod`);
       assert.equal((conn.connection as unknown as { heartbeat: number }).heartbeat, 20);

@@ -23,6 +23,10 @@ export async function startTestBroker(options: StartOptions = {}): Promise<TestB
     httpPort: 0,
     // Tests that read metrics ask for port 0; the rest do not open the listener.
     prometheusPort: null,
+    // Tests that speak MQTT ask for port 0; the rest do not open the listeners.
+    mqttPort: null,
+    mqttsPort: null,
+    webMqttPort: null,
     bind: "127.0.0.1",
     logLevel: (process.env["CONEY_TEST_LOG"] as LogLevel | undefined) ?? "silent",
     ...options,

@@ -5,7 +5,7 @@
  * behind a small host interface this class implements: where frames go (frame-dispatch.ts),
  * the output (frame-output.ts), the channels (channel-table.ts), the handshake (handshake.ts,
  * connection-opening.ts, login-session.ts), heartbeats (heartbeats.ts), alarms and flow control
- * (alarm-block.ts, publish-flow.ts), closing (connection-close.ts) and the management view
+ * (alarm-block.ts, src/broker/queue/publish-flow.ts), closing (connection-close.ts) and the management view
  * (connection-info.ts).
  *
  * Frame handling is synchronous from 'data' to the last frame of a chunk, and output is one
@@ -14,7 +14,7 @@
  */
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
-import type { Broker, ClientConnection, ConnectionInfo, VHost } from "../../broker/index.js";
+import { type Broker, type ClientConnection, type ConnectionInfo, type FlowHost, PublishFlow, type VHost } from "../../broker/index.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Logger } from "../../logging/logger.js";
@@ -32,7 +32,6 @@ import { Handshake, PROTOCOL_HEADER, type Tuning } from "./handshake.js";
 import { Heartbeats, type HeartbeatHost } from "./heartbeats.js";
 import { LoginSession, type LoginHost } from "./login-session.js";
 import { isLoopbackAddress, normaliseHost } from "../../auth/peer-address.js";
-import { PublishFlow, type FlowHost } from "./publish-flow.js";
 
 let nextConnectionId = 1;
 

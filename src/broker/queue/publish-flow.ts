@@ -3,13 +3,14 @@
  * "flow"): a publisher whose messages land in a consumed queue that has fallen behind by more
  * than FLOW_HIGH ready messages (or FLOW_HIGH_BYTES) is not read until that queue is back under
  * half of it, so a fast publisher cannot starve the consumers of CPU and fill memory. TCP
- * back-pressure reaches the publisher; nothing is refused or lost.
+ * back-pressure reaches the publisher; nothing is refused or lost. Protocol-neutral: AMQP
+ * connections and MQTT connections pause their sockets through FlowHost.
  *
  * Only a connection without consumers of its own is paused: acks travel on the consumer's
  * connection, and pausing one could stop the very acks that drain the queue. A queue nobody
  * consumes is never a reason to pause (a backlog there is what its users asked for).
  */
-import type { Queue } from "../../broker/index.js";
+import type { Queue } from "./queue.js";
 
 export const FLOW_HIGH = 20_000;
 export const FLOW_HIGH_BYTES = 64 * 1024 * 1024;

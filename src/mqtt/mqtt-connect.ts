@@ -1,0 +1,64 @@
+/**
+ * What a CONNECT asks for, before any login: the client id (assigned when empty, as RabbitMQ
+ * does, except for a persistent MQTT 3.1.1 session where it must be given), the session expiry
+ * (3.1.1: none for a clean session, the maximum otherwise; MQTT 5: the client's, capped), the
+ * receive maximum; and the CONNACK packets that answer it.
+ */
+import { randomBytes } from "node:crypto";
+import type { IConnackPacket, IConnectPacket } from "mqtt-packet";
+import { MAX_SESSION_EXPIRY_SECONDS } from "./mqtt-node.js";
+import { connackReturnCode, RC } from "./mqtt-reason-codes.js";
+import { isValidTopicName } from "./mqtt-topic.js";
+
+export interface ConnectTerms {
+  readonly clientId: string;
+  /** The client sent no id: MQTT 5 is told the one assigned. */
+  readonly assigned: boolean;
+  /** 3.1.1 clean session / MQTT 5 clean start. */
+  readonly cleanStart: boolean;
+  /** Seconds; 0 = the session ends with the connection. */
+  readonly expiry: number;
+  readonly receiveMaximum: number;
+}
+
+export type TermsOutcome = { readonly ok: true; readonly terms: ConnectTerms } | { readonly ok: false; readonly reasonCode: number; readonly why: string };
+
+export function connectTerms(p: IConnectPacket, v5: boolean): TermsOutcome {
+  const cleanStart = p.clean !== false;
+  let clientId = p.clientId;
+  let assigned = false;
+  if (clientId === "") {
+    if (!cleanStart && !v5) return { ok: false, reasonCode: RC.clientIdentifierNotValid, why: "a client id is required for a persistent session" };
+    clientId = randomBytes(16).toString("base64url");
+    assigned = true;
+  }
+  if (v5 && p.properties?.authenticationMethod !== undefined) return { ok: false, reasonCode: RC.badAuthenticationMethod, why: "extended authentication is not supported" };
+  if (p.will && !isValidTopicName(p.will.topic)) return { ok: false, reasonCode: RC.topicNameInvalid, why: `invalid will topic '${p.will.topic}'` };
+  const expiry = v5 ? Math.min(p.properties?.sessionExpiryInterval ?? 0, MAX_SESSION_EXPIRY_SECONDS) : cleanStart ? 0 : MAX_SESSION_EXPIRY_SECONDS;
+  return { ok: true, terms: { clientId, assigned, cleanStart, expiry, receiveMaximum: p.properties?.receiveMaximum ?? 65_535 } };
+}
+
+/** The accepting CONNACK; MQTT 5 hears what the server supports (RabbitMQ's set). */
+export function acceptingConnack(v5: boolean, present: boolean, terms: ConnectTerms, maxPacketSize: number): IConnackPacket {
+  if (!v5) return { cmd: "connack", returnCode: 0, sessionPresent: present };
+  return {
+    cmd: "connack",
+    reasonCode: RC.success,
+    sessionPresent: present,
+    properties: {
+      maximumQoS: 1,
+      retainAvailable: true,
+      sharedSubscriptionAvailable: false,
+      subscriptionIdentifiersAvailable: false,
+      wildcardSubscriptionAvailable: true,
+      maximumPacketSize: maxPacketSize,
+      sessionExpiryInterval: terms.expiry,
+      ...(terms.assigned ? { assignedClientIdentifier: terms.clientId } : {}),
+    },
+  };
+}
+
+/** A refusing CONNACK: the reason code, or for 3.1.1 the return code it becomes. */
+export function refusingConnack(v5: boolean, reasonCode: number): IConnackPacket {
+  return v5 ? { cmd: "connack", reasonCode, sessionPresent: false } : { cmd: "connack", returnCode: connackReturnCode(reasonCode), sessionPresent: false };
+}

@@ -1,0 +1,71 @@
+/**
+ * What every MQTT connection of this node shares, over TCP and WebSocket alike: the broker, the
+ * MQTT settings, the resource alarms, the retained-message store, and the client-id registry that makes a second
+ * CONNECT with a client id in use take the session over (MQTT 3.1.1 §3.1.4, per vhost as in
+ * RabbitMQ).
+ */
+import type { LoginThrottle } from "../auth/login-throttle.js";
+import type { Broker, ResourceAlarms } from "../broker/index.js";
+import type { Logger } from "../logging/logger.js";
+import { RetainedStore } from "./retained-store.js";
+
+export interface MqttSettings {
+  /** mqtt.vhost: the vhost when the user name names none ("vhost:user"). */
+  readonly vhost: string;
+  /** mqtt.exchange: the topic exchange topics map onto. */
+  readonly exchange: string;
+  readonly allowAnonymous: boolean;
+  readonly defaultUser: string;
+  readonly defaultPass: string;
+  /** mqtt.prefetch: unacknowledged QoS 1 deliveries per connection. */
+  readonly prefetch: number;
+  readonly loopbackUsers: readonly string[];
+  /** Largest packet accepted after CONNECT (bytes); before it, 64 KiB as RabbitMQ. */
+  readonly maxPacketSize: number;
+  /** Seconds a CONNECT may take to arrive after the socket opens. */
+  readonly connectTimeout: number;
+  /** Open connections allowed on the node (AMQP and MQTT together); 0 = no limit. */
+  readonly maxConnections: number;
+  readonly loginThrottle: LoginThrottle | null;
+}
+
+/** The longest session expiry granted (RabbitMQ's mqtt.max_session_expiry_interval_seconds default). */
+export const MAX_SESSION_EXPIRY_SECONDS = 86_400;
+
+/** One session holder: what the registry needs of a connection to take its client id over. */
+export interface SessionHolder {
+  takenOver(): void;
+}
+
+export class MqttNode {
+  readonly retained: RetainedStore;
+  private readonly sessions = new Map<string, SessionHolder>();
+
+  constructor(
+    readonly broker: Broker,
+    readonly settings: MqttSettings,
+    dataDir: string,
+    readonly log: Logger,
+    /** Memory and disk alarms: a publisher is not read while one is on (as AMQP publishers). */
+    readonly alarms: ResourceAlarms | null = null,
+  ) {
+    this.retained = new RetainedStore(dataDir, log);
+  }
+
+  /** Registers `holder` for the client id; the previous holder, if any, is taken over first. */
+  claim(vhost: string, clientId: string, holder: SessionHolder): void {
+    const key = `${vhost}\u0000${clientId}`;
+    const previous = this.sessions.get(key);
+    this.sessions.set(key, holder);
+    if (previous !== undefined && previous !== holder) previous.takenOver();
+  }
+
+  release(vhost: string, clientId: string, holder: SessionHolder): void {
+    const key = `${vhost}\u0000${clientId}`;
+    if (this.sessions.get(key) === holder) this.sessions.delete(key);
+  }
+
+  close(): void {
+    this.retained.flush();
+  }
+}

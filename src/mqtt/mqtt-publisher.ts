@@ -1,0 +1,114 @@
+/**
+ * A connection's incoming PUBLISH packets: permission checks (write on the MQTT exchange and
+ * topic write on the routing key, as RabbitMQ), retained messages, routing through the same
+ * Broker.publish as AMQP, and PUBACK for QoS 1. A QoS 1 message stored for a durable queue is
+ * acknowledged only once the message store has synced it (as an AMQP confirm); PUBACKs go out in
+ * the order the PUBLISH packets came (MQTT 3.1.1 §4.6), so one waiting for a sync holds back
+ * those behind it.
+ *
+ * RabbitMQ's answers: MQTT 5 gets PUBACK with a reason code (no matching subscribers, not
+ * authorized, quota exceeded); MQTT 3.1.1 has no codes, so a refused publish closes the
+ * connection and a publish refused by a full queue gets no PUBACK (the client resends it).
+ */
+import type { IPublishPacket, Packet } from "mqtt-packet";
+import { type ClientContext, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type PublishFlow, type Queue, type SyncWaiter, type VHost } from "../broker/index.js";
+import { messageFromPublish, payloadOf } from "./mqtt-message.js";
+import type { MqttNode } from "./mqtt-node.js";
+import { RC } from "./mqtt-reason-codes.js";
+import { mqttToAmqp } from "./mqtt-topic.js";
+
+/** What the publisher needs of its connection. */
+export interface PublisherLink {
+  readonly ctx: ClientContext;
+  readonly v5: boolean;
+  readonly isOpen: boolean;
+  readonly flow: PublishFlow;
+  send(packet: Packet): void;
+  /** Closes the connection for a protocol or permission violation (MQTT 5: DISCONNECT with `reasonCode`). */
+  violation(reasonCode: number, why: string): void;
+}
+
+/** A PUBACK owed: `code` -1 means none is sent (3.1.1, refused). */
+interface OwedAck {
+  readonly id: number;
+  code: number;
+  done: boolean;
+}
+
+export class MqttPublisher implements SyncWaiter {
+  private readonly routed: Queue[] = [];
+  private readonly owed: OwedAck[] = [];
+  /** The sync token of owed[0]. */
+  private headToken = 0;
+
+  constructor(
+    private readonly node: MqttNode,
+    private readonly link: PublisherLink,
+    private readonly vhost: VHost,
+  ) {}
+
+  /** Publishes one PUBLISH packet; the topic was validated by the connection. */
+  publish(p: IPublishPacket): void {
+    const broker = this.node.broker;
+    const key = mqttToAmqp(p.topic);
+    let x;
+    try {
+      x = broker.exchangeForPublish(this.link.ctx, this.vhost, this.node.settings.exchange, key);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      if (this.link.v5 && p.qos === 1) {
+        this.node.log.warn("MQTT publish refused", { topic: p.topic, reason: why });
+        this.owe(p.messageId!, RC.notAuthorized, true);
+      } else {
+        this.link.violation(RC.notAuthorized, why);
+      }
+      return;
+    }
+    const now = Date.now();
+    const payload = payloadOf(p);
+    const message = messageFromPublish(p.qos, p.properties, payload, x.name, key, now);
+    if (p.retain) {
+      this.node.retained.retain(this.vhost.name, { topic: p.topic, qos: p.qos === 0 ? 0 : 1, payload, properties: message.properties, publishedAt: now });
+    }
+    broker.stats.messageSizes.observe(message.bodySize);
+    const outcome = broker.publish(this.vhost, x, message, this.routed);
+    if (outcome !== PUBLISH_UNROUTED) this.link.flow.check(this.routed, this.routed.length);
+    if (p.qos === 0) return;
+    let code: number = RC.success;
+    if (outcome === PUBLISH_UNROUTED && this.link.v5) code = RC.noMatchingSubscribers;
+    else if (outcome === PUBLISH_REFUSED) code = this.link.v5 ? RC.quotaExceeded : -1;
+    const stored = outcome === PUBLISH_STORED;
+    const token = this.owe(p.messageId!, code, !stored);
+    if (stored) broker.whenStored(this, token);
+  }
+
+  /** Records a PUBACK owed; returns its sync token. */
+  private owe(id: number, code: number, done: boolean): number {
+    const token = this.headToken + this.owed.length;
+    this.owed.push({ id, code, done });
+    if (done) this.sendReady();
+    return token;
+  }
+
+  synced(token: number, ok: boolean): void {
+    const i = token - this.headToken;
+    const a = this.owed[i];
+    if (a === undefined) return;
+    a.done = true;
+    if (!ok) a.code = this.link.v5 ? RC.unspecifiedError : -1;
+    this.sendReady();
+  }
+
+  private sendReady(): void {
+    let n = 0;
+    while (n < this.owed.length && this.owed[n]!.done) n++;
+    if (n === 0) return;
+    const ready = this.owed.splice(0, n);
+    this.headToken += n;
+    if (!this.link.isOpen) return;
+    for (const a of ready) {
+      if (a.code < 0) continue;
+      this.link.send(this.link.v5 && a.code !== RC.success ? { cmd: "puback", messageId: a.id, reasonCode: a.code } : { cmd: "puback", messageId: a.id });
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The MQTT side of a node: the shared MqttNode and its side listeners (src/listeners), MQTT over
+ * TCP (`mqtt`), over TLS when the node has a certificate (`mqtt/ssl`) and over WebSocket
+ * (`http/web-mqtt`), with RabbitMQ's protocol names. A listener that cannot bind is retried in the
+ * background by the supervisor; the node serves on without it.
+ */
+import type { TlsOptions } from "node:tls";
+import type { LoginThrottle } from "../auth/login-throttle.js";
+import type { Broker, ResourceAlarms } from "../broker/index.js";
+import type { ConeyConfig } from "../config/config.js";
+import type { SideListenerSpec } from "../listeners/side-listeners.js";
+import type { Logger } from "../logging/logger.js";
+import type { ListenerCertificate } from "../tls/certificate-expiry.js";
+import { listenMqtt } from "./mqtt-listener.js";
+import { MqttNode, type MqttSettings } from "./mqtt-node.js";
+import { listenWebMqtt } from "./web-mqtt-listener.js";
+
+export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle | null): MqttSettings {
+  return {
+    vhost: config.mqttVhost,
+    exchange: config.mqttExchange,
+    allowAnonymous: config.mqttAllowAnonymous,
+    defaultUser: config.mqttDefaultUser,
+    defaultPass: config.mqttDefaultPass,
+    prefetch: Math.max(1, config.mqttPrefetch),
+    loopbackUsers: config.loopbackUsers,
+    maxPacketSize: Math.min(config.maxMessageSize + 65_536, 268_435_455),
+    connectTimeout: config.handshakeTimeout,
+    maxConnections: config.maxConnections,
+    loginThrottle,
+  };
+}
+
+export interface MqttSide {
+  readonly node: MqttNode;
+  /** For SideListeners.add, in order. */
+  readonly listeners: readonly SideListenerSpec[];
+}
+
+export interface MqttSideOptions {
+  readonly broker: Broker;
+  readonly config: ConeyConfig;
+  readonly loginThrottle: LoginThrottle | null;
+  readonly alarms: ResourceAlarms | null;
+  readonly logger: Logger;
+  /** The node's certificate, for MQTTS; null: no MQTTS. */
+  readonly tls: { readonly options: TlsOptions; readonly certFile: string } | null;
+  /** The certificate-expiry check's list: MQTTS adds its listener once bound. */
+  readonly certificates: ListenerCertificate[];
+}
+
+/** Null when every MQTT listener is disabled. */
+export function mqttSide(o: MqttSideOptions): MqttSide | null {
+  const { config, logger, tls } = o;
+  const { mqttPort, webMqttPort } = config;
+  const mqttsPort = tls === null ? null : config.mqttsPort;
+  if (mqttPort === null && mqttsPort === null && webMqttPort === null) return null;
+  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle), config.dataDir, logger, o.alarms);
+  const bind = config.bind;
+  const started = (what: string) => (l: { port: number }): void => logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });
+  const listeners: SideListenerSpec[] = [];
+  if (mqttPort !== null) listeners.push({ protocol: "mqtt", port: mqttPort, open: () => listenMqtt(node, mqttPort, bind), opened: started("MQTT") });
+  if (mqttsPort !== null && tls !== null) {
+    listeners.push({
+      protocol: "mqtt/ssl",
+      port: mqttsPort,
+      open: () => listenMqtt(node, mqttsPort, bind, tls.options),
+      opened: (l) => {
+        if (!o.certificates.some((c) => c.protocol === "mqtt/ssl")) o.certificates.push({ protocol: "mqtt/ssl", port: l.port, file: tls.certFile });
+        started("MQTTS")(l);
+      },
+    });
+  }
+  if (webMqttPort !== null) listeners.push({ protocol: "http/web-mqtt", port: webMqttPort, open: () => listenWebMqtt(node, webMqttPort, bind), opened: started("Web MQTT") });
+  return { node, listeners };
+}

@@ -1,0 +1,126 @@
+/**
+ * Retained messages, one per topic per vhost (MQTT 3.1.1 §3.3.1.3), kept in one JSON file under
+ * the data dir so they survive a restart. A retained PUBLISH with an empty payload clears its
+ * topic. Writes are coalesced: changes made in one event-loop turn are written once, atomically
+ * (write, fsync, rename), so the file always holds a whole earlier or later state; `flush` writes
+ * at once (shutdown). A message whose TTL has passed is dropped when it is looked up.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { MessageProperties } from "../broker/values/message-properties.js";
+import type { Logger } from "../logging/logger.js";
+import { writeFileAtomicSync } from "../store/atomic-file.js";
+import { topicMatches } from "./mqtt-topic.js";
+
+export interface RetainedMessage {
+  readonly topic: string;
+  readonly qos: 0 | 1;
+  readonly payload: Buffer;
+  readonly properties: MessageProperties;
+  /** ms since epoch, for the remaining TTL */
+  readonly publishedAt: number;
+}
+
+const FILE = "mqtt-retained.json";
+
+export class RetainedStore {
+  private readonly byVhost = new Map<string, Map<string, RetainedMessage>>();
+  private scheduled = false;
+  readonly path: string;
+
+  constructor(dataDir: string, private readonly log: Logger) {
+    this.path = join(dataDir, FILE);
+    this.load();
+  }
+
+  /** Stores `m` for its topic, or clears the topic when the payload is empty. */
+  retain(vhost: string, m: RetainedMessage): void {
+    let topics = this.byVhost.get(vhost);
+    if (m.payload.length === 0) {
+      if (!topics?.delete(m.topic)) return;
+    } else {
+      if (!topics) this.byVhost.set(vhost, (topics = new Map()));
+      topics.set(m.topic, m);
+    }
+    this.schedule();
+  }
+
+  /** The retained messages whose topic matches `filter`, oldest first. */
+  matching(vhost: string, filter: string, now: number): RetainedMessage[] {
+    const topics = this.byVhost.get(vhost);
+    if (!topics) return [];
+    const out: RetainedMessage[] = [];
+    for (const m of topics.values()) {
+      if (!topicMatches(filter, m.topic)) continue;
+      const ttl = m.properties.expiration === undefined ? NaN : Number(m.properties.expiration);
+      if (Number.isFinite(ttl) && m.publishedAt + ttl < now) {
+        topics.delete(m.topic);
+        this.schedule();
+        continue;
+      }
+      out.push(m);
+    }
+    return out;
+  }
+
+  count(vhost: string): number {
+    return this.byVhost.get(vhost)?.size ?? 0;
+  }
+
+  /** Writes pending changes now. */
+  flush(): void {
+    this.scheduled = false;
+    const json: Record<string, unknown[]> = {};
+    for (const [vhost, topics] of this.byVhost) {
+      if (topics.size > 0) json[vhost] = [...topics.values()].map(toJson);
+    }
+    try {
+      writeFileAtomicSync(this.path, JSON.stringify({ version: 1, vhosts: json }));
+    } catch (err) {
+      // The previous file stays whole; the next change tries again.
+      this.log.error("MQTT retained messages could not be saved", { err, file: this.path });
+    }
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      if (this.scheduled) this.flush();
+    });
+  }
+
+  private load(): void {
+    if (!existsSync(this.path)) return;
+    try {
+      const parsed = JSON.parse(readFileSync(this.path, "utf8"), reviveBuffers) as { vhosts: Record<string, RetainedJson[]> };
+      for (const [vhost, list] of Object.entries(parsed.vhosts)) {
+        const topics = new Map<string, RetainedMessage>();
+        for (const r of list) topics.set(r.topic, { topic: r.topic, qos: r.qos, payload: Buffer.from(r.payload, "base64"), properties: r.properties, publishedAt: r.publishedAt });
+        this.byVhost.set(vhost, topics);
+      }
+    } catch (err) {
+      this.log.error("MQTT retained messages file is unreadable; starting without retained messages", { err, file: this.path });
+    }
+  }
+}
+
+interface RetainedJson {
+  topic: string;
+  qos: 0 | 1;
+  payload: string;
+  properties: MessageProperties;
+  publishedAt: number;
+}
+
+function toJson(m: RetainedMessage): RetainedJson {
+  return { topic: m.topic, qos: m.qos, payload: m.payload.toString("base64"), properties: m.properties, publishedAt: m.publishedAt };
+}
+
+/** Buffers in headers (x-correlation-id) are written by Buffer.toJSON as { type: "Buffer", data }. */
+function reviveBuffers(_key: string, value: unknown): unknown {
+  if (typeof value === "object" && value !== null && (value as { type?: unknown }).type === "Buffer" && Array.isArray((value as { data?: unknown }).data)) {
+    return Buffer.from((value as { data: number[] }).data);
+  }
+  return value;
+}

@@ -1,0 +1,66 @@
+/**
+ * MQTT over WebSocket (RabbitMQ's rabbitmq_web_mqtt): an HTTP listener (web_mqtt.tcp.port, 15675)
+ * that upgrades requests for /ws with the `mqtt` subprotocol; each WebSocket, seen as a byte
+ * stream, becomes an MqttConnection like a TCP socket. Other paths are refused with 404. A side
+ * listener like the TCP one.
+ */
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createWebSocketStream, WebSocketServer, type WebSocket } from "ws";
+import { MqttConnection } from "./mqtt-connection.js";
+import type { MqttListener } from "./mqtt-listener.js";
+import type { MqttNode } from "./mqtt-node.js";
+import { isLoopbackPeer } from "./peer-address.js";
+
+export const WEB_MQTT_PATH = "/ws";
+
+export async function listenWebMqtt(node: MqttNode, port: number, bind: string): Promise<MqttListener> {
+  const connections = new Set<MqttConnection>();
+  const http = createServer((_req, res) => {
+    res.writeHead(404, { "content-type": "text/plain" });
+    res.end("Not found: MQTT over WebSocket is served at /ws\n");
+  });
+  const wss = new WebSocketServer({
+    server: http,
+    path: WEB_MQTT_PATH,
+    // Browsers offer "mqtt" (MQTT 3.1.1 and 5) or the older "mqttv3.1"; the reply names one of them.
+    handleProtocols: (offered) => (offered.has("mqtt") ? "mqtt" : offered.has("mqttv3.1") ? "mqttv3.1" : false),
+  });
+  // ws re-emits the HTTP server's errors (a port in use): the listen below reports them, and an
+  // unheard "error" would crash the process.
+  wss.on("error", (err) => node.log.debug("Web MQTT server error", { err: err.message }));
+  wss.on("connection", (ws: WebSocket, req: IncomingMessage) => {
+    const socket = req.socket;
+    const stream = createWebSocketStream(ws);
+    const peerHost = socket.remoteAddress ?? "";
+    const c = new MqttConnection(node, stream, {
+      host: socket.localAddress ?? "",
+      port: socket.localPort ?? 0,
+      peerHost,
+      peerPort: socket.remotePort ?? 0,
+      isLoopback: isLoopbackPeer(peerHost),
+      tls: false,
+      protocolName: "Web MQTT",
+    });
+    connections.add(c);
+    ws.on("close", () => connections.delete(c));
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(port, bind === "" ? undefined : bind, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  http.on("error", (err) => node.log.error("Web MQTT listener error", { err }));
+  return {
+    port: (http.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of connections) c.shutdown();
+        wss.close();
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * mqtt.js (v5) against a test broker: connect helpers that never reconnect on their own (a test
+ * decides when to reconnect) and a way to wait for the next messages a client receives.
+ */
+import { connect, connectAsync, type IClientOptions, type MqttClient } from "mqtt";
+import type { IConnackPacket, IPublishPacket } from "mqtt-packet";
+
+export interface Received {
+  readonly topic: string;
+  readonly payload: Buffer;
+  readonly packet: IPublishPacket;
+}
+
+/** A client plus everything it received, in order. */
+export interface TestMqttClient {
+  readonly client: MqttClient;
+  readonly received: Received[];
+  /** The CONNACK (null for a client made by track()). */
+  readonly connack: IConnackPacket | null;
+  /** Resolves once `count` messages in total have arrived (rejects after `ms`). */
+  waitFor(count: number, ms?: number): Promise<Received[]>;
+}
+
+/** Connects; messages are recorded from the first packet on (a session's backlog follows CONNACK at once). */
+export async function connectMqtt(url: string, options: IClientOptions = {}): Promise<TestMqttClient> {
+  const client = connect(url, { reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 4, username: "guest", password: "guest", ...options });
+  const tracked = track(client);
+  const connack = await new Promise<IConnackPacket>((resolve, reject) => {
+    client.once("connect", (p) => resolve(p));
+    client.once("error", reject);
+    client.once("close", () => reject(new Error("connection closed before CONNACK")));
+  });
+  return { ...tracked, connack };
+}
+
+export function track(client: MqttClient): TestMqttClient {
+  const received: Received[] = [];
+  const waiters: Array<() => void> = [];
+  client.on("message", (topic, payload, packet) => {
+    received.push({ topic, payload, packet });
+    for (const w of waiters.splice(0)) w();
+  });
+  return {
+    client,
+    received,
+    connack: null,
+    waitFor(count: number, ms = 5000): Promise<Received[]> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`expected ${count} messages, got ${received.length}: ${received.map((r) => r.topic).join(", ")}`)), ms);
+        const check = (): void => {
+          if (received.length >= count) {
+            clearTimeout(timer);
+            resolve(received.slice(0, count));
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+  };
+}
+
+/** Connects expecting a refusal; resolves with the CONNACK code (returnCode for 3.1.1, reasonCode for 5). */
+export async function connackCode(url: string, options: IClientOptions): Promise<number> {
+  try {
+    const c = await connectAsync(url, { reconnectPeriod: 0, connectTimeout: 5000, ...options });
+    await c.endAsync();
+    return 0;
+  } catch (err) {
+    const e = err as { code?: number };
+    if (typeof e.code !== "number") throw err;
+    return e.code;
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function waitUntil(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await sleep(10);
+  }
+}
