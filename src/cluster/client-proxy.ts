@@ -1,17 +1,17 @@
 /**
  * A follower's client listeners (docs/CLUSTERING.md, "Clients"): each connection accepted on the
- * AMQP, AMQPS or HTTP port is piped byte for byte to the same listener of the current leader.
- * TLS is not terminated here. When the leader changes, every piped connection is closed (clients
- * reconnect); a connection that arrives while no leader is known waits up to `waitMs` for one.
- * On the HTTP port a `local` responder may first look at the connection's first request head and
- * answer it itself (the follower's own health checks, local-health.ts); otherwise every byte it
- * looked at is forwarded as it came. TLS connections are not looked into.
+ * AMQP or AMQPS port is piped byte for byte to the same listener of the current leader (TLS is
+ * not terminated: certificates are the leader's). When the leader changes, every piped connection
+ * is closed (clients reconnect); a connection that arrives while no leader is known waits up to
+ * `waitMs` for one. The HTTP port is served per request by follower-http.ts: the follower's own
+ * health checks answered here, everything else forwarded to the leader.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { MAX_REQUEST_HEAD, parseRequestHead, type RequestHead } from "./request-head.js";
+import type { Server as HttpServer } from "node:http";
+import type { TlsFiles } from "../tls/tls-files.js";
+import { createFollowerHttp, type LocalResponder } from "./follower-http.js";
 
-/** The whole response to a first request this node answers itself; null to forward it. */
-export type LocalResponder = (head: RequestHead, remoteAddress: string) => string | null;
+export type { LocalResponder };
 
 export type ClientPortKind = "amqp" | "amqps" | "http";
 
@@ -21,7 +21,7 @@ export interface ProxyTarget {
 }
 
 export class ClientProxy {
-  private readonly servers: Server[] = [];
+  private readonly servers: Array<Server | HttpServer> = [];
   private readonly piped = new Set<Socket>();
   private target: ProxyTarget | null = null;
   private waiting: Array<() => void> = [];
@@ -29,13 +29,15 @@ export class ClientProxy {
   constructor(
     private readonly waitMs: number,
     private readonly local: LocalResponder | null = null,
+    /** The management port's TLS (`--http-tls`): terminated here, and used towards the leader. */
+    private readonly httpTls: TlsFiles | null = null,
   ) {}
 
   /** Listens on each port (0 = ephemeral); resolves with the bound ports. */
   async listen(ports: Partial<Record<ClientPortKind, number>>, bind: string): Promise<Partial<Record<ClientPortKind, number>>> {
     const bound: Partial<Record<ClientPortKind, number>> = {};
     for (const [kind, port] of Object.entries(ports) as Array<[ClientPortKind, number]>) {
-      const server = createServer((s) => this.accept(kind, s));
+      const server = kind === "http" ? this.httpServer() : createServer((s) => this.accept(kind, s));
       try {
         await new Promise<void>((resolve, reject) => {
           server.once("error", reject);
@@ -74,7 +76,11 @@ export class ClientProxy {
     this.dropAll();
     for (const go of this.waiting) go();
     this.waiting = [];
-    await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    // An HTTP server's kept-alive connections would hold its close open: they end now, like piped ones.
+    await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => {
+      s.close(() => resolve());
+      if ("closeAllConnections" in s) s.closeAllConnections();
+    })));
     this.servers.length = 0;
   }
 
@@ -83,34 +89,19 @@ export class ClientProxy {
     this.piped.clear();
   }
 
+  private httpServer(): HttpServer {
+    const leader = (): { host: string; port: number } | null => {
+      const port = this.target?.ports.http;
+      return this.target && port !== undefined ? { host: this.target.host, port } : null;
+    };
+    return createFollowerHttp(this.local, leader, this.waitMs, this.httpTls);
+  }
+
   private accept(kind: ClientPortKind, client: Socket): void {
     client.on("error", () => undefined);
     this.piped.add(client);
     client.on("close", () => this.piped.delete(client));
-    if (kind === "http" && this.local !== null) return this.peek(client, this.local);
     this.forward(kind, client);
-  }
-
-  /** Reads the first request head (bounded in size and time), answers it or forwards it all. */
-  private peek(client: Socket, local: LocalResponder): void {
-    let head: Buffer = Buffer.alloc(0);
-    const onData = (d: Buffer): void => {
-      head = head.length === 0 ? d : Buffer.concat([head, d]);
-      if (head.indexOf("\r\n\r\n") >= 0 || head.length > MAX_REQUEST_HEAD) decide();
-    };
-    const timer = setTimeout(() => decide(), this.waitMs);
-    const decide = (): void => {
-      clearTimeout(timer);
-      client.off("data", onData);
-      client.pause();
-      if (client.destroyed) return;
-      const parsed = parseRequestHead(head);
-      const answer = parsed === null ? null : local(parsed, client.remoteAddress ?? "");
-      if (answer !== null) return void client.end(answer);
-      if (head.length > 0) client.unshift(head);
-      this.forward("http", client);
-    };
-    client.on("data", onData);
   }
 
   private forward(kind: ClientPortKind, client: Socket): void {

@@ -14,6 +14,7 @@ import type { Logger } from "../logging/logger.js";
 import type { LocalResponder } from "./client-proxy.js";
 import { FollowerFront, type ClientPorts } from "./follower-front.js";
 import { FollowerHealth } from "./local-health.js";
+import { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
 import type { ClusterMember, ClusterView, ForgetOutcome } from "../broker/index.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
@@ -204,12 +205,11 @@ export class ClusterNode implements ClusterView {
     return this.config.minInSyncReplicas ?? Math.floor(Math.max(this.view.known.length, 1) / 2);
   }
 
-  /**
-   * While following, this node's own answers to the health checks only it can give
-   * (local-health.ts); none on an HTTPS port, whose bytes the proxy does not decrypt.
-   */
-  private followerHealth(): LocalResponder | null {
-    if (this.config.httpTls) return null;
+  /** While following, this node's own answers to the health checks only it can give (local-health.ts). */
+  private followerHealth(): LocalResponder {
+    const tokens = this.config.oauthResourceServerId === null
+      ? null
+      : new TokenVerifier({ resourceServerId: this.config.oauthResourceServerId, keyFiles: this.config.oauthKeyFiles, hmacSecrets: this.config.oauthHmacSecrets, jwksUrl: this.config.oauthJwksUrl });
     const health = new FollowerHealth(this.config.dataDir, this.config.loopbackUsers, {
       me: this.me,
       leader: () => (this.view.leader === this.me ? null : this.view.leader),
@@ -220,7 +220,7 @@ export class ClusterNode implements ClusterView {
         const min = this.minInSync();
         return left < min ? `Stopping ${this.me} would leave ${left} in-sync followers, fewer than min-in-sync-replicas (${min}): publisher confirms would wait` : null;
       },
-    });
+    }, tokens);
     return (head, remote) => health.answer(head, remote);
   }
 

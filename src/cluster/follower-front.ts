@@ -29,7 +29,7 @@ export class FollowerFront {
   constructor(
     private readonly config: ConeyConfig,
     private readonly logger: Logger,
-    private readonly localHealth: LocalResponder | null,
+    private readonly localHealth: LocalResponder,
     private readonly role: () => ClusterRole,
   ) {
     this.metricsPort = config.prometheusPort;
@@ -40,7 +40,7 @@ export class FollowerFront {
     const wanted: ClientPorts = { amqp: this.config.amqpPort };
     if (this.config.httpPort !== null) wanted.http = this.config.httpPort;
     if (this.config.tlsCert) wanted.amqps = this.config.amqpsPort;
-    const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth);
+    const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth, this.config.httpTls ? tlsFilesOf(this.config) : null);
     this.ports = await proxy.listen(wanted, this.config.bind);
     this.proxy = proxy;
     await this.openScrapes();
@@ -49,7 +49,7 @@ export class FollowerFront {
   /** Opens what is not open (after leading, or after a failure); failures are logged and retried at the next call. */
   async reopen(): Promise<void> {
     if (this.proxy === null) {
-      const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth);
+      const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth, this.config.httpTls ? tlsFilesOf(this.config) : null);
       try {
         await proxy.listen(this.ports, this.config.bind);
         this.proxy = proxy;

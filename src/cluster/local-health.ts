@@ -3,10 +3,10 @@
  * node can say them: whether it leads (`/api/health/checks/cluster-leader`, for a load balancer
  * that sends clients to the leader) and whether stopping it would stall confirms
  * (`/api/health/checks/node-is-quorum-critical`, for rolling restarts). Every other request is
- * forwarded to the leader. The caller is authenticated as the leader would: HTTP Basic against
- * the users of the leader's definitions, replicated to this node's disk, with the same password
- * hashing, loopback-only users and management tags. Bearer tokens are not verified here (the
- * follower answers 401); a load balancer's check uses Basic credentials.
+ * forwarded to the leader (follower-http.ts decides per request). The caller is authenticated as
+ * the leader would: HTTP Basic against the users of the leader's definitions, replicated to this
+ * node's disk, with the same password hashing, loopback-only users and management tags; or an
+ * OAuth 2.0 bearer token verified with the node's own token settings (its scopes give the tags).
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +14,8 @@ import { isHashingAlgorithm, verifyPassword } from "../auth/password.js";
 import { isManagementUser, parseTags } from "../auth/user.js";
 import { isLoopbackAddress } from "../auth/peer-address.js";
 import { DEFINITIONS_FILE } from "../store/definitions-file.js";
+import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
+import type { LocalAnswer } from "./follower-http.js";
 import type { RequestHead } from "./request-head.js";
 
 export const CLUSTER_LEADER_CHECK = "/api/health/checks/cluster-leader";
@@ -47,31 +49,39 @@ export class FollowerHealth {
     private readonly dataDir: string,
     private readonly loopbackUsers: readonly string[],
     private readonly view: FollowerView,
+    private readonly tokens: TokenVerifier | null = null,
   ) {}
 
-  /** The whole HTTP response for a check this node answers; null to forward the request. */
-  answer(head: RequestHead, remoteAddress: string): string | null {
+  /** This node's answer to a check only it can give; null to forward the request to the leader. */
+  async answer(head: RequestHead, remoteAddress: string): Promise<LocalAnswer | null> {
     const path = head.path.endsWith("/") ? head.path.slice(0, -1) : head.path;
     if (path !== CLUSTER_LEADER_CHECK && path !== QUORUM_CRITICAL_CHECK) return null;
     if (head.method !== "GET" && head.method !== "HEAD") return null;
-    const bodyless = head.method === "HEAD";
-    const refusal = this.refusal(head.headers.get("authorization"), remoteAddress);
-    if (refusal !== null) return response(refusal.status, refusal.body, bodyless, refusal.status === 401);
+    const refusal = await this.refusal(head.headers.get("authorization"), remoteAddress);
+    if (refusal !== null) return { ...refusal, ...(refusal.status === 401 ? { headers: { "www-authenticate": 'Basic realm="RabbitMQ Management"' } } : {}) };
     if (path === CLUSTER_LEADER_CHECK) {
       const leader = this.view.leader();
       const reason = leader === null ? `${this.view.me} is not the cluster leader; no leader is elected` : `${this.view.me} is not the cluster leader; the leader is ${leader}`;
-      return response(503, { status: "failed", reason, leader }, bodyless);
+      return { status: 503, body: { status: "failed", reason, leader } };
     }
     const critical = this.view.quorumCritical();
-    if (critical === null) return response(200, { status: "ok" }, bodyless);
+    if (critical === null) return { status: 200, body: { status: "ok" } };
     const queues = this.definitions().durableQueues.map((q) => ({ name: q.name, virtual_host: q.vhost, type: "classic" }));
-    return response(503, { status: "failed", reason: critical, queues }, bodyless);
+    return { status: 503, body: { status: "failed", reason: critical, queues } };
   }
 
   /** 401 or 403 as the leader's authentication (src/http/http-auth.ts) would answer; null to proceed. */
-  private refusal(authorization: string | undefined, remoteAddress: string): { status: number; body: unknown } | null {
+  private async refusal(authorization: string | undefined, remoteAddress: string): Promise<{ status: number; body: unknown } | null> {
     const failed = { status: 401, body: { error: "not_authorized", reason: "Login failed" } };
     if (authorization === undefined) return { status: 401, body: null };
+    if (this.tokens !== null && authorization.slice(0, 7).toLowerCase() === "bearer ") {
+      try {
+        const login = await this.tokens.verify(authorization.slice(7).trim());
+        return isManagementUser(login.user) ? null : { status: 403, body: { error: "not_authorised", reason: "Not management user" } };
+      } catch {
+        return failed;
+      }
+    }
     if (authorization.slice(0, 6).toLowerCase() !== "basic ") return failed;
     const decoded = Buffer.from(authorization.slice(6).trim(), "base64").toString("utf8");
     const colon = decoded.indexOf(":");
@@ -108,20 +118,4 @@ export class FollowerHealth {
     }
     return (this.snapshot = { mtimeMs: st.mtimeMs, size: st.size, users, durableQueues });
   }
-}
-
-const STATUS_TEXT: Readonly<Record<number, string>> = { 200: "OK", 401: "Unauthorized", 403: "Forbidden", 503: "Service Unavailable" };
-
-/** A complete HTTP/1.1 response that closes the connection (later requests on it would reach the leader). */
-function response(status: number, body: unknown, bodyless: boolean, challenge = false): string {
-  const text = body === null ? "" : JSON.stringify(body);
-  const lines = [
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? ""}`,
-    "content-type: application/json",
-    `content-length: ${Buffer.byteLength(text)}`,
-    "cache-control: no-cache",
-    "connection: close",
-    ...(challenge ? ['www-authenticate: Basic realm="RabbitMQ Management"'] : []),
-  ];
-  return `${lines.join("\r\n")}\r\n\r\n${bodyless ? "" : text}`;
 }

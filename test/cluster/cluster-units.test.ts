@@ -1,8 +1,7 @@
-// Pure pieces of clustering: the replication frame splitter, the cluster flags, a follower's request-head peek.
+// Pure pieces of clustering: the replication frame splitter and the cluster flags.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { FrameSplitter, FrameType } from "../../src/cluster/replication-frames.js";
-import { parseRequestHead } from "../../src/cluster/request-head.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { defaultConfig } from "../../src/config/config.js";
 
@@ -39,19 +38,5 @@ describe("cluster flags", () => {
     assert.equal(d.minInSyncReplicas, 2);
     assert.equal(d.etcdLeaseTtl, 4);
     assert.throws(() => loadConfig(["--min-in-sync-replicas", "-1"], {}), /--min-in-sync-replicas: '-1' is not a non-negative integer/);
-  });
-});
-
-describe("request head (a follower's peek)", () => {
-  it("parses a complete head and waits for an incomplete one", () => {
-    const head = parseRequestHead(Buffer.from("GET /api/health/checks/cluster-leader?x=1 HTTP/1.1\r\nHost: a\r\nAuthorization: Basic Zzo=\r\n\r\nbody"));
-    assert.deepEqual(head && { method: head.method, path: head.path, auth: head.headers.get("authorization"), host: head.headers.get("host") }, {
-      method: "GET",
-      path: "/api/health/checks/cluster-leader",
-      auth: "Basic Zzo=",
-      host: "a",
-    });
-    assert.equal(parseRequestHead(Buffer.from("GET / HTTP/1.1\r\nHost: a\r\n")), null, "no blank line yet");
-    assert.equal(parseRequestHead(Buffer.from("\x16\x03\x01 TLS bytes\r\n\r\n")), null, "not HTTP/1.x");
   });
 });

@@ -4,7 +4,7 @@
 // leader through the follower. node-is-quorum-critical follows the in-sync set as nodes die.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { request, type IncomingHttpHeaders } from "node:http";
+import { Agent, request, type IncomingHttpHeaders } from "node:http";
 import { connect } from "node:net";
 import { TestCluster, type NodeInfo } from "./cluster-fixture.js";
 import { eventually } from "../helpers/wait.js";
@@ -12,10 +12,7 @@ import { eventually } from "../helpers/wait.js";
 const basic = (user: string, pass: string): string => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
 const GUEST = basic("guest", "guest");
 
-/**
- * One request on a connection of its own, as a load balancer's check is made (a follower answers
- * a connection's first request itself; a kept-alive connection already piped would reach the leader).
- */
+/** One request on a connection of its own, as a load balancer's check is made. */
 function check(n: NodeInfo, path: string, authorization: string | null = GUEST): Promise<{ status: number; body: Record<string, unknown> | null; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port: n.httpPort, path, agent: false, timeout: 5000, headers: authorization === null ? {} : { authorization } }, (res) => {
@@ -79,19 +76,48 @@ describe("cluster health checks", { timeout: 100_000 }, () => {
     passed++;
   });
 
-  it("answers only the first request of a connection itself, then closes it", async () => {
+  it("answers its own checks on every request of a kept-alive connection, and forwards the others", async () => {
     const leader = await cluster.waitForLeader();
     const follower = cluster.nodes.find((n) => n !== leader)!;
+    // Three pipelined requests on one connection: forwarded, answered here, forwarded again.
     const req = (path: string): string => `GET ${path} HTTP/1.1\r\nhost: x\r\nauthorization: ${GUEST}\r\n\r\n`;
     const reply = await new Promise<string>((resolve, reject) => {
       let got = "";
-      const s = connect({ host: "127.0.0.1", port: follower.httpPort }, () => s.write(req("/api/health/checks/cluster-leader") + req("/api/overview")));
-      s.on("data", (d: Buffer) => (got += d.toString()));
+      const s = connect({ host: "127.0.0.1", port: follower.httpPort }, () => s.write(req("/api/overview") + req("/api/health/checks/cluster-leader") + req("/api/overview")));
+      s.on("data", (d: Buffer) => {
+        got += d.toString();
+        if ((got.match(/HTTP\/1\.1 \d{3}/g) ?? []).length === 3 && got.endsWith("}")) s.end();
+      });
       s.on("close", () => resolve(got));
       s.on("error", reject);
+      s.setTimeout(10_000, () => s.destroy(new Error("no three responses")));
     });
-    assert.match(reply, /^HTTP\/1\.1 503 /);
-    assert.equal(reply.match(/HTTP\/1\.1 /g)?.length, 1, "one response, then the connection is closed");
+    assert.deepEqual(reply.match(/HTTP\/1\.1 (\d{3})/g), ["HTTP/1.1 200", "HTTP/1.1 503", "HTTP/1.1 200"]);
+    // The same with a keep-alive agent: the socket is reused, and the follower still says it does not lead.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const get = (path: string) => new Promise<number>((resolve, reject) => {
+      const r = request({ host: "127.0.0.1", port: follower.httpPort, path, agent, headers: { authorization: GUEST } }, (res) => {
+        sockets.add(res.socket);
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      r.on("error", reject);
+      r.end();
+    });
+    assert.equal(await get("/api/overview"), 200);
+    assert.equal(await get("/api/health/checks/cluster-leader"), 503);
+    assert.equal(await get("/api/whoami"), 200);
+    assert.equal(sockets.size, 1, "one kept-alive connection served all three");
+    agent.destroy();
+    // A request with a body is forwarded whole: a message published through the follower.
+    const pub = await fetch(`http://127.0.0.1:${follower.httpPort}/api/exchanges/%2F/amq.default/publish`, {
+      method: "POST",
+      headers: { authorization: GUEST, "content-type": "application/json" },
+      body: JSON.stringify({ properties: {}, routing_key: "no-such-queue", payload: "x", payload_encoding: "string" }),
+    });
+    assert.equal(pub.status, 200);
+    assert.deepEqual(await pub.json(), { routed: false });
     passed++;
   });
 
