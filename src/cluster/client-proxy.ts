@@ -33,26 +33,26 @@ export class ClientProxy {
     private readonly httpTls: TlsFiles | null = null,
   ) {}
 
-  /** Listens on each port (0 = ephemeral); resolves with the bound ports. */
-  async listen(ports: Partial<Record<ClientPortKind, number>>, bind: string): Promise<Partial<Record<ClientPortKind, number>>> {
-    const bound: Partial<Record<ClientPortKind, number>> = {};
-    for (const [kind, port] of Object.entries(ports) as Array<[ClientPortKind, number]>) {
-      const server = kind === "http" ? this.httpServer() : createServer((s) => this.accept(kind, s));
-      try {
-        await new Promise<void>((resolve, reject) => {
-          server.once("error", reject);
-          server.listen(port, bind === "" ? undefined : bind, () => resolve());
-        });
-      } catch (err) {
-        // All ports or none: a half-listening proxy would hold ports the leader's broker needs.
-        await this.close();
-        throw err;
-      }
-      const a = server.address();
-      bound[kind] = typeof a === "object" && a ? a.port : port;
-      this.servers.push(server);
-    }
-    return bound;
+  /** Listens for one kind of client (0 = ephemeral); the handle closes that listener only. */
+  async listenOne(kind: ClientPortKind, port: number, bind: string): Promise<{ port: number; close(): Promise<void> }> {
+    const server = kind === "http" ? this.httpServer() : createServer((s) => this.accept(kind, s));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, bind === "" ? undefined : bind, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    this.servers.push(server);
+    const a = server.address();
+    return {
+      port: typeof a === "object" && a ? a.port : port,
+      close: async () => {
+        const i = this.servers.indexOf(server);
+        if (i >= 0) this.servers.splice(i, 1);
+        await closeServer(server);
+      },
+    };
   }
 
   /** The leader to forward to; a different one closes every piped connection. */
@@ -76,11 +76,7 @@ export class ClientProxy {
     this.dropAll();
     for (const go of this.waiting) go();
     this.waiting = [];
-    // An HTTP server's kept-alive connections would hold its close open: they end now, like piped ones.
-    await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => {
-      s.close(() => resolve());
-      if ("closeAllConnections" in s) s.closeAllConnections();
-    })));
+    await Promise.all(this.servers.map(closeServer));
     this.servers.length = 0;
   }
 
@@ -132,4 +128,12 @@ export class ClientProxy {
     upstream.pipe(client);
     client.resume();
   }
+}
+
+/** Stops listening; an HTTP server's kept-alive connections would hold its close open, so they end now too. */
+function closeServer(s: Server | HttpServer): Promise<void> {
+  return new Promise<void>((resolve) => {
+    s.close(() => resolve());
+    if ("closeAllConnections" in s) s.closeAllConnections();
+  });
 }

@@ -291,7 +291,7 @@ export class ClusterNode implements ClusterView {
     this.booting = startBroker({
       ...this.config,
       amqpPort: this.front.ports.amqp!,
-      httpPort: this.front.ports.http ?? null,
+      httpPort: this.front.ports.http ?? this.config.httpPort,
       amqpsPort: this.front.ports.amqps ?? this.config.amqpsPort,
       prometheusPort: this.front.metricsPort,
       logger: this.logger,

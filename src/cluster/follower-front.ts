@@ -1,27 +1,34 @@
 /**
  * What a node serves while it does not lead (docs/CLUSTERING.md, "Clients" and "Prometheus"):
- * its client ports, forwarded to the leader by a ClientProxy (which answers the follower's own
- * health checks on the HTTP port), and its own Prometheus port with its identity and role. The
+ * its client ports, forwarded to the leader by a ClientProxy (the HTTP port answers the
+ * follower's own health checks), and its own Prometheus port with its identity and role. The
  * ports bound the first time (0 = ephemeral) are kept for the node's life: when the node is
- * elected it closes this front and the leader's broker binds the same ports. The Prometheus port
- * is a side listener (src/listeners): one that cannot bind is retried with back-off and reported
- * by coney_listener_up, never retried on every tick.
+ * elected it closes this front and the leader's broker binds the same ports.
+ *
+ * Listeners by importance (src/listeners): at the node's first start the AMQP port is essential
+ * (a node that cannot bind it does not start, as a single broker would not); every other port,
+ * and every port reopened after leading, is a side listener — retried with back-off, one log line
+ * per port per 10 s, reported by coney_listener_up — never retried on every cluster tick.
  */
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { listenNodeMetrics, type ClusterRole, type MetricsListener } from "../metrics/index.js";
 import { tlsFilesOf } from "../tls/tls-files.js";
-import { SideListeners } from "../listeners/side-listeners.js";
+import { SideListeners, type OpenListener } from "../listeners/side-listeners.js";
 import type { ListenerStatus } from "../listeners/listener-status.js";
 import { ClientProxy, type ClientPortKind, type LocalResponder, type ProxyTarget } from "./client-proxy.js";
 
 export type ClientPorts = Partial<Record<ClientPortKind, number>>;
 
+const PROTOCOL: Readonly<Record<ClientPortKind, string>> = { amqp: "amqp", amqps: "amqp/ssl", http: "http" };
+
 export class FollowerFront {
   private proxy: ClientProxy | null = null;
-  private metrics: SideListeners | null = null;
+  /** The AMQP listener opened at the first start (outside the supervisor: it was essential then). */
+  private firstAmqp: OpenListener | null = null;
+  private side: SideListeners | null = null;
   private target: ProxyTarget | null = null;
-  /** The client ports, fixed by start(). */
+  /** The client ports, fixed by their first bind. */
   ports: ClientPorts = {};
   /** The Prometheus port, fixed by the first successful listen; null: no Prometheus listener. */
   metricsPort: number | null;
@@ -35,42 +42,28 @@ export class FollowerFront {
     this.metricsPort = config.prometheusPort;
   }
 
-  /** First opening: a client port that cannot be bound stops the node (as a single broker's would). */
+  /** First opening: the AMQP port must bind (else the node does not start); the rest are side listeners. */
   async start(): Promise<void> {
-    const wanted: ClientPorts = { amqp: this.config.amqpPort };
-    if (this.config.httpPort !== null) wanted.http = this.config.httpPort;
-    if (this.config.tlsCert) wanted.amqps = this.config.amqpsPort;
-    const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth, this.config.httpTls ? tlsFilesOf(this.config) : null);
-    this.ports = await proxy.listen(wanted, this.config.bind);
+    const proxy = this.newProxy();
+    this.firstAmqp = await proxy.listenOne("amqp", this.config.amqpPort, this.config.bind);
+    this.ports.amqp = this.firstAmqp.port;
     this.proxy = proxy;
-    await this.openScrapes();
+    await this.openSide(proxy, this.wantedPorts(false));
   }
 
-  /** Opens what is not open (after leading, or after a failure); failures are logged and retried at the next call. */
+  /** Opens what is not open (after leading): every port a side listener, retried by the supervisor. */
   async reopen(): Promise<void> {
-    if (this.proxy === null) {
-      const proxy = new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth, this.config.httpTls ? tlsFilesOf(this.config) : null);
-      try {
-        await proxy.listen(this.ports, this.config.bind);
-        this.proxy = proxy;
-        proxy.setTarget(this.target);
-      } catch (err) {
-        this.logger.error("cluster: could not listen for clients; retrying", { err: (err as Error).message });
-      }
-    }
-    if (this.metrics === null) await this.openScrapes();
+    if (this.proxy !== null) return;
+    const proxy = this.newProxy();
+    this.proxy = proxy;
+    proxy.setTarget(this.target);
+    await this.openSide(proxy, this.wantedPorts(true));
   }
 
-  /** The follower's own listeners: its client ports while the proxy listens, and its Prometheus port. */
+  /** The follower's own listeners: its client ports and its Prometheus port, bound or being retried. */
   statuses(): ListenerStatus[] {
-    const proxying = this.proxy !== null;
-    const client = (Object.entries(this.ports) as Array<[ClientPortKind, number]>).map(([kind, port]) => ({
-      protocol: kind === "amqps" ? "amqp/ssl" : kind,
-      port,
-      up: proxying,
-      reason: proxying ? null : "the client ports could not be bound",
-    }));
-    return [...client, ...(this.metrics?.statuses() ?? [])];
+    const first = this.firstAmqp ? [{ protocol: "amqp", port: this.firstAmqp.port, up: true, reason: null }] : [];
+    return [...first, ...(this.side?.statuses() ?? [])];
   }
 
   /** The leader to forward to (null: none known; connections wait). */
@@ -81,26 +74,52 @@ export class FollowerFront {
 
   /** Frees every port (the node is about to lead, or is stopping). */
   async close(): Promise<void> {
+    await this.side?.close();
+    this.side = null;
+    await this.firstAmqp?.close();
+    this.firstAmqp = null;
     await this.proxy?.close();
     this.proxy = null;
-    await this.metrics?.close();
-    this.metrics = null;
     this.target = null;
   }
 
-  private async openScrapes(): Promise<void> {
-    const port = this.metricsPort;
-    if (port === null) return;
+  private newProxy(): ClientProxy {
+    return new ClientProxy(this.config.etcdLeaseTtl * 1000, this.localHealth, this.config.httpTls ? tlsFilesOf(this.config) : null);
+  }
+
+  /** The client ports to listen on: once bound, the same ports for the node's life. */
+  private wantedPorts(withAmqp: boolean): ClientPorts {
+    const wanted: ClientPorts = {};
+    if (withAmqp) wanted.amqp = this.ports.amqp ?? this.config.amqpPort;
+    if (this.config.httpPort !== null) wanted.http = this.ports.http ?? this.config.httpPort;
+    if (this.config.tlsCert) wanted.amqps = this.ports.amqps ?? this.config.amqpsPort;
+    return wanted;
+  }
+
+  private async openSide(proxy: ClientProxy, wanted: ClientPorts): Promise<void> {
+    const side = new SideListeners(this.logger);
+    this.side = side;
+    const kinds = Object.entries(wanted) as Array<[ClientPortKind, number]>;
+    for (const [kind, port] of kinds) {
+      await side.add({
+        protocol: PROTOCOL[kind],
+        port,
+        open: () => proxy.listenOne(kind, port, this.config.bind),
+        opened: (l) => {
+          if (this.side === side) this.ports[kind] = l.port;
+        },
+      });
+    }
+    const metricsPort = this.metricsPort;
+    if (metricsPort === null) return;
     const tls = this.config.httpTls ? tlsFilesOf(this.config) : null;
-    const metrics = new SideListeners(this.logger);
-    this.metrics = metrics;
-    await metrics.add({
+    await side.add({
       protocol: tls ? "https/prometheus" : "http/prometheus",
-      port,
-      open: (): Promise<MetricsListener> => listenNodeMetrics({ node: this.config.nodeName, cluster: this.config.clusterName }, this.role, () => this.statuses(), { port, bind: this.config.bind, tls }, this.logger),
+      port: metricsPort,
+      open: (): Promise<MetricsListener> => listenNodeMetrics({ node: this.config.nodeName, cluster: this.config.clusterName }, this.role, () => this.statuses(), { port: metricsPort, bind: this.config.bind, tls }, this.logger),
       // An ephemeral port, once bound, is this node's for life (the leader's broker binds it too).
       opened: (l) => {
-        if (this.metrics === metrics) this.metricsPort = l.port;
+        if (this.side === side) this.metricsPort = l.port;
       },
     });
   }
