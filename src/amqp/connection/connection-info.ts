@@ -9,15 +9,7 @@ import type { FrameOutput } from "./frame-output.js";
 import type { Tuning } from "./handshake.js";
 
 /** The connection as its record sees it. */
-export interface ConnectionFacts {
-  readonly name: string;
-  readonly host: string;
-  readonly port: number;
-  readonly peerHost: string;
-  readonly peerPort: number;
-  readonly user: string;
-  readonly vhost: string;
-  readonly authMechanism: string;
+export interface ConnectionFacts extends Pick<ConnectionInfo, "name" | "host" | "port" | "peerHost" | "peerPort" | "user" | "vhost" | "authMechanism"> {
   readonly tls: boolean;
   readonly socket: Duplex;
   readonly state: ConnectionState;
