@@ -74,12 +74,14 @@ export class FollowerFront {
 
   /** Frees every port (the node is about to lead, or is stopping). */
   async close(): Promise<void> {
+    // The proxy first: it drops the piped connections, without which its servers' close would
+    // wait for every client to leave; then the supervisor's retries and handles.
+    await this.proxy?.close();
+    this.proxy = null;
     await this.side?.close();
     this.side = null;
     await this.firstAmqp?.close();
     this.firstAmqp = null;
-    await this.proxy?.close();
-    this.proxy = null;
     this.target = null;
   }
 
