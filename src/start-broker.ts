@@ -63,7 +63,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const logger = givenLogger ?? createLogger(config.logLevel);
   mkdirSync(config.dataDir, { recursive: true });
 
-  const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, ...storeOptions });
+  const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, segmentBytes: config.msgStoreFileSizeLimit, ...storeOptions });
   const broker = new Broker({ journal: store });
   const definitions = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION }));
   const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.dataDir);

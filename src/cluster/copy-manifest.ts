@@ -6,10 +6,15 @@
  * n bytes of the leader's, the follower keeps them and receives the rest. Any other difference
  * (a deposed leader's unreplicated tail, a file recovery cut back) makes the hashes differ and the
  * whole file is sent again: the copy ends byte for byte equal to the leader's either way.
+ *
+ * Sealed segments are not read at all when both sides hold a sidecar digest of them
+ * (segment-digests.ts): the follower describes such a file by its sidecar, and the leader keeps it
+ * when its own sidecar names the same size and digest. Everything else is hashed as before.
  */
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, fstatSync, openSync, read, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { readSidecar } from "./segment-digests.js";
 
 /** A store file the follower holds: its path relative to the data dir, its size and SHA-256. */
 export interface HeldFile {
@@ -19,6 +24,19 @@ export interface HeldFile {
 }
 
 const STORE_FILE = /^\d{8}\.(seg|acks)$/;
+const SEGMENT_FILE = /^messages\/(\d{8})\.seg$/;
+
+/** What a catch-up read: bytes hashed, and sealed segments trusted by their digests instead. */
+export interface CatchUpCount {
+  hashedBytes: number;
+  trustedSegments: number;
+}
+
+/** A sealed segment's digest from its sidecar, when it covers exactly `size` bytes. */
+function sealedDigest(dataDir: string, name: string, size: number): string | null {
+  const m = SEGMENT_FILE.exec(name);
+  return m ? (readSidecar(join(dataDir, "messages"), Number(m[1]), size)?.sha256 ?? null) : null;
+}
 const CHUNK = 1024 * 1024;
 
 /** The store files under `dataDir/messages` (definitions.json is always sent whole). */
@@ -41,7 +59,7 @@ export async function digestPrefix(fd: number, length: number): Promise<string> 
 }
 
 /** What this node holds of the store, to send the leader before a sync. */
-export async function heldFiles(dataDir: string): Promise<HeldFile[]> {
+export async function heldFiles(dataDir: string, count: CatchUpCount = { hashedBytes: 0, trustedSegments: 0 }): Promise<HeldFile[]> {
   const held: HeldFile[] = [];
   for (const name of storeFileNames(dataDir)) {
     let fd: number;
@@ -52,7 +70,10 @@ export async function heldFiles(dataDir: string): Promise<HeldFile[]> {
     }
     try {
       const size = fstatSync(fd).size;
-      held.push({ name, size, sha256: await digestPrefix(fd, size) });
+      const sealed = sealedDigest(dataDir, name, size);
+      if (sealed !== null) count.trustedSegments++;
+      else count.hashedBytes += size;
+      held.push({ name, size, sha256: sealed ?? (await digestPrefix(fd, size)) });
     } finally {
       closeSync(fd);
     }
@@ -64,7 +85,7 @@ export async function heldFiles(dataDir: string): Promise<HeldFile[]> {
  * On the leader: how many bytes of each file the follower may keep (files not listed are sent
  * whole). Only files the leader holds at least as much of, with the same leading bytes.
  */
-export async function keptBytes(dataDir: string, held: readonly HeldFile[]): Promise<Map<string, number>> {
+export async function keptBytes(dataDir: string, held: readonly HeldFile[], count: CatchUpCount = { hashedBytes: 0, trustedSegments: 0 }): Promise<Map<string, number>> {
   const keep = new Map<string, number>();
   for (const h of held) {
     // A follower's list is checked like any input: only store files, plain sizes and digests.
@@ -77,7 +98,17 @@ export async function keptBytes(dataDir: string, held: readonly HeldFile[]): Pro
       continue;
     }
     try {
-      if (fstatSync(fd).size >= h.size && (await digestPrefix(fd, h.size)) === h.sha256) keep.set(h.name, h.size);
+      const size = fstatSync(fd).size;
+      // Both copies whole and sealed: the digests decide without reading (equal sizes, same sidecar digest).
+      const sealed = size === h.size ? sealedDigest(dataDir, h.name, size) : null;
+      if (sealed !== null) {
+        count.trustedSegments++;
+        if (sealed === h.sha256) keep.set(h.name, h.size);
+        continue;
+      }
+      if (size < h.size) continue;
+      count.hashedBytes += h.size;
+      if ((await digestPrefix(fd, h.size)) === h.sha256) keep.set(h.name, h.size);
     } finally {
       closeSync(fd);
     }

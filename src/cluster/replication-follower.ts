@@ -8,7 +8,7 @@
  * every batch that arrived before it started, so a busy leader's batches are acknowledged in
  * groups, the way its own group commit syncs them.
  */
-import { closeSync, existsSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import type { Socket } from "node:net";
 import { join } from "node:path";
 import type { Logger } from "../logging/logger.js";
@@ -17,8 +17,11 @@ import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { segmentFileName } from "../store/segment.js";
 import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
 import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame } from "./replication-frames.js";
-import { heldFiles, storeFileNames } from "./copy-manifest.js";
+import { heldFiles, storeFileNames, type CatchUpCount } from "./copy-manifest.js";
+import { SegmentDigests } from "./segment-digests.js";
 import type { ReplicationTransport } from "./replication-transport.js";
+
+const SEGMENT_NAME = /^messages\/(\d{8})\.seg$/;
 
 export interface FollowTarget {
   readonly leader: string;
@@ -46,6 +49,8 @@ export class ReplicationFollower {
   private readonly fds = new Map<string, number>();
   private readonly dirty = new Set<number>();
   private readonly messagesDir: string;
+  /** Digests of the segments this copy receives whole (segment-digests.ts), for the next catch-up. */
+  private readonly digests: SegmentDigests;
   /** A snapshot is being written: the copy is marked incomplete. */
   private copying = false;
   /** Files the snapshot named (kept, appended to or rewritten). */
@@ -72,6 +77,7 @@ export class ReplicationFollower {
     private readonly onClosed: (f: ReplicationFollower) => void,
   ) {
     this.messagesDir = join(dataDir, "messages");
+    this.digests = new SegmentDigests(this.messagesDir);
     const splitter = new FrameSplitter((type, payload) => (this.leaderProven ? this.apply(type, payload) : this.challenged(type, payload, splitter)));
     splitter.maxFrame = MAX_UNAUTHENTICATED_FRAME;
     this.socket = transport.connect(target.host, target.port, () => sendFrame(this.socket, FrameType.Hello, nameHead(me, this.nonce)));
@@ -119,8 +125,10 @@ export class ReplicationFollower {
     sendFrame(this.socket, FrameType.Proof, followerProof(this.secret, this.nonce, leaderNonce, this.me));
     // What this copy holds, so the leader sends only what it lacks (copy-manifest.ts). Nothing is
     // written here until the leader answers, which it does only after this list.
-    heldFiles(this.dataDir).then(
+    const count: CatchUpCount = { hashedBytes: 0, trustedSegments: 0 };
+    heldFiles(this.dataDir, count).then(
       (held) => {
+        this.logger.info("cluster: catch-up manifest", { files: held.length, hashedBytes: count.hashedBytes, trustedSealedSegments: count.trustedSegments });
         if (!this.closed) sendFrame(this.socket, FrameType.Manifest, Buffer.from(JSON.stringify(held), "utf8"));
       },
       (err: unknown) => {
@@ -153,7 +161,12 @@ export class ReplicationFollower {
 
   /** The snapshot is complete: files it did not name are not the leader's, and go. */
   private endSync(): void {
-    for (const name of storeFileNames(this.dataDir)) if (!this.snapshotNames.has(name)) rmSync(join(this.dataDir, name), { force: true });
+    for (const name of storeFileNames(this.dataDir)) {
+      if (this.snapshotNames.has(name)) continue;
+      rmSync(join(this.dataDir, name), { force: true });
+      const seg = SEGMENT_NAME.exec(name);
+      if (seg) this.digests.forget(Number(seg[1]));
+    }
     if (!this.snapshotNames.has(DEFINITIONS_FILE)) rmSync(join(this.dataDir, DEFINITIONS_FILE), { force: true });
   }
 
@@ -167,6 +180,9 @@ export class ReplicationFollower {
         this.snapshotNames.add(name);
         const offset = rest.readDoubleLE(0);
         const bytes = rest.subarray(8);
+        // A file the snapshot rewrites or extends is not the one its digest described; a kept one is.
+        const seg = SEGMENT_NAME.exec(name);
+        if (seg && (offset === 0 || bytes.length > 0)) this.digests.forget(Number(seg[1]));
         const fd = openSync(join(this.dataDir, name), offset === 0 ? "w" : "r+", 0o600);
         try {
           for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off, offset + off);
@@ -191,12 +207,18 @@ export class ReplicationFollower {
       case FrameType.Seg: {
         const segment = p.readUInt32LE(0);
         const dataLen = p.readUInt32LE(4);
-        if (dataLen > 0) this.append(`messages/${segmentFileName(segment, "seg")}`, p.subarray(8, 8 + dataLen));
+        if (dataLen > 0) {
+          const name = `messages/${segmentFileName(segment, "seg")}`;
+          const data = p.subarray(8, 8 + dataLen);
+          this.digests.appended(segment, [data], () => !this.fds.has(name) && (statSync(join(this.dataDir, name), { throwIfNoEntry: false })?.size ?? 0) === 0);
+          this.append(name, data);
+        }
         if (p.length > 8 + dataLen) this.append(`messages/${segmentFileName(segment, "acks")}`, p.subarray(8 + dataLen));
         return;
       }
       case FrameType.Delete: {
         const segment = p.readUInt32LE(0);
+        this.digests.forget(segment);
         for (const ext of ["seg", "acks"] as const) {
           const name = `messages/${segmentFileName(segment, ext)}`;
           const fd = this.fds.get(name);
@@ -237,6 +259,8 @@ export class ReplicationFollower {
       return this.ack(upTo);
     }
     this.needSync = false;
+    // Segments sealed by now have all their bytes among (or already behind) this fsync.
+    const sealing = this.digests.sealed();
     const fds = [...this.dirty];
     this.dirty.clear();
     this.syncing = true;
@@ -253,6 +277,7 @@ export class ReplicationFollower {
           this.logger.error("cluster: replication fsync failed", { err: failure.message });
           return this.close();
         }
+        this.digests.save(sealing);
         this.ack(upTo);
         this.settle();
       });

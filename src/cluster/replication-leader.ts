@@ -16,7 +16,11 @@ import { FollowerLink } from "./follower-link.js";
 import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
 import { FrameSplitter, FrameType, readName, sendFrame, u32 } from "./replication-frames.js";
 import { streamSnapshot, takeSnapshot } from "./snapshot-stream.js";
-import { keptBytes, type HeldFile } from "./copy-manifest.js";
+import { keptBytes, type CatchUpCount, type HeldFile } from "./copy-manifest.js";
+import { SegmentDigests } from "./segment-digests.js";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { segmentFileName } from "../store/segment.js";
 
 /** A follower that has not acknowledged a batch a confirm waits for within this long is dropped. */
 export const LAG_LIMIT_MS = 5000;
@@ -33,6 +37,10 @@ export interface LeaderHooks {
 
 export class ReplicationLeader implements StoreReplica {
   private readonly links = new Map<string, FollowerLink>();
+  /** Digests of the segments this leader writes (segment-digests.ts): a returning follower's catch-up compares them. */
+  private readonly digests: SegmentDigests;
+  /** Sealed segments whose bytes the running sync batch makes durable. */
+  private sealing: number[] | null = null;
   /** Followers listed in sync in etcd (this node excluded). */
   inSync = new Set<string>();
   private lastBatch = 0;
@@ -57,6 +65,7 @@ export class ReplicationLeader implements StoreReplica {
     private readonly hooks: LeaderHooks,
     private readonly logger: Logger,
   ) {
+    this.digests = new SegmentDigests(join(dataDir, "messages"));
     this.timer = setInterval(() => this.tick(), 100);
     this.timer.unref();
   }
@@ -116,6 +125,7 @@ export class ReplicationLeader implements StoreReplica {
   }
 
   segmentWrite(segment: number, data: readonly Buffer[], acks: Buffer | null): void {
+    if (data.length > 0) this.digests.appended(segment, data, () => (statSync(join(this.dataDir, "messages", segmentFileName(segment, "seg")), { throwIfNoEntry: false })?.size ?? 0) === 0);
     if (this.links.size === 0) return;
     let dataLen = 0;
     for (const d of data) dataLen += d.length;
@@ -127,6 +137,7 @@ export class ReplicationLeader implements StoreReplica {
   }
 
   batchEnd(batch: number, sync: boolean): void {
+    if (sync) this.sealing = this.digests.sealed();
     this.lastBatch = batch;
     this.localPending = true;
     if (this.links.size === 0) return;
@@ -138,6 +149,9 @@ export class ReplicationLeader implements StoreReplica {
 
   batchWritten(): void {
     this.localPending = false;
+    // The batch's fsync covered every sealed segment's last bytes: their digests are safe to keep.
+    if (this.sealing !== null) this.digests.save(this.sealing);
+    this.sealing = null;
     if (this.snapshotWaiting.length === 0) return;
     const waiting = this.snapshotWaiting;
     this.snapshotWaiting = [];
@@ -145,6 +159,7 @@ export class ReplicationLeader implements StoreReplica {
   }
 
   segmentDeleted(segment: number): void {
+    this.digests.forget(segment);
     for (const l of this.links.values()) l.send(FrameType.Delete, u32(segment));
   }
 
@@ -163,6 +178,8 @@ export class ReplicationLeader implements StoreReplica {
   }
 
   writeFailed(): void {
+    this.digests.clear();
+    this.sealing = null;
     // docs/CLUSTERING.md, states: a leader whose local write failed is fenced; followers full-sync
     // from the next leader, which discards the bytes this one gave up.
     this.hooks.deposed("local message store write failed");
@@ -214,8 +231,11 @@ export class ReplicationLeader implements StoreReplica {
       return this.drop(link, `bad manifest: ${(err as Error).message}`);
     }
     this.logger.info("cluster: follower connected; syncing", { follower: link.name, filesHeld: held.length });
-    keptBytes(this.dataDir, held).then(
+    const count: CatchUpCount = { hashedBytes: 0, trustedSegments: 0 };
+    const started = performance.now();
+    keptBytes(this.dataDir, held, count).then(
       (kept) => {
+        this.logger.info("cluster: catch-up compared", { follower: link.name, hashedBytes: count.hashedBytes, trustedSealedSegments: count.trustedSegments, ms: Math.round(performance.now() - started) });
         if (link.closed || this.fenced) return;
         link.kept = kept;
         if (this.localPending) this.snapshotWaiting.push(link);

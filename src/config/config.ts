@@ -25,6 +25,8 @@ export interface ConeyConfig {
   frameMax: number;
   channelMax: number;
   maxMessageSize: number;
+  /** The message store's segment size in bytes (RabbitMQ's msg_store_file_size_limit). */
+  msgStoreFileSizeLimit: number;
   handshakeTimeout: number;
   /** The cluster's name (reported to clients); with etcd also the key prefix shared by its nodes. */
   clusterName: string;
@@ -110,6 +112,7 @@ export function defaultConfig(): ConeyConfig {
     frameMax: 131072,
     channelMax: 2047,
     maxMessageSize: 128 * 1024 * 1024,
+    msgStoreFileSizeLimit: 64 * 1024 * 1024,
     handshakeTimeout: 10,
     clusterName: `coney@${hostname()}`,
     nodeName: `coney@${hostname()}`,

@@ -31,6 +31,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "frameMax", flag: "--frame-max <bytes>", env: "CONEY_FRAME_MAX", kind: "int", help: "largest frame accepted" },
   { key: "channelMax", flag: "--channel-max <n>", env: "CONEY_CHANNEL_MAX", kind: "int", help: "channels per connection" },
   { key: "maxMessageSize", flag: "--max-message-size <bytes>", env: "CONEY_MAX_MESSAGE_SIZE", kind: "int", help: "largest message body accepted" },
+  { key: "msgStoreFileSizeLimit", flag: "--msg-store-file-size-limit <bytes>", env: "CONEY_MSG_STORE_FILE_SIZE_LIMIT", kind: "int", help: "message store segment size (a new segment file starts past it)" },
   { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API; with etcd, the key prefix its nodes share" },
   { key: "nodeName", flag: "--node-name <name>", env: "CONEY_NODE_NAME", kind: "string", help: "this node's name (default coney@<hostname>)" },
   { key: "etcdEndpoints", flag: "--etcd-endpoints <urls>", env: "CONEY_ETCD_ENDPOINTS", kind: "list", help: "comma-separated etcd URLs: turns on clustering (docs/CLUSTERING.md)" },

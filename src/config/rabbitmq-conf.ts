@@ -170,6 +170,7 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   frame_max: (l, b) => (b.out.frameMax = int(l)),
   channel_max: (l, b) => (b.out.channelMax = int(l)),
   max_message_size: (l, b) => (b.out.maxMessageSize = int(l)),
+  msg_store_file_size_limit: (l, b) => (b.out.msgStoreFileSizeLimit = int(l)),
   cluster_name: (l, b) => (b.out.clusterName = l.value),
   // The rabbitmq_mqtt and rabbitmq_web_mqtt plugins (README, "MQTT").
   "mqtt.listeners.tcp.default": (l, b) => (b.out.mqttPort = listener(l, b, l.key)),

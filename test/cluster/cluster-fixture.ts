@@ -227,8 +227,8 @@ export class TestCluster {
  * A cluster for one test suite: started with every node in sync before the tests, closed after
  * them, and its nodes' logs printed unless `pass()` was called (so a failure shows what they did).
  */
-export function suiteCluster(size = 3): { cluster: TestCluster; pass(): void } {
-  const cluster = new TestCluster(size);
+export function suiteCluster(size = 3, extraArgs: string[] = []): { cluster: TestCluster; pass(): void } {
+  const cluster = new TestCluster(size, 3, extraArgs);
   let passed = false;
   before(async () => {
     await cluster.start();
