@@ -8,24 +8,14 @@ import { readFileSync, readdirSync, truncateSync, writeFileSync } from "node:fs"
 import { join } from "node:path";
 import { suiteCluster, type NodeInfo } from "./cluster-fixture.js";
 import { drainQueue, ids, publishThroughFailures } from "./cluster-traffic.js";
-import { storeFileNames } from "../../src/cluster/copy-manifest.js";
+import { sameCopies } from "./store-copies.js";
 import { eventually } from "../helpers/wait.js";
 
-const copyOf = (n: NodeInfo): Map<string, Buffer> => new Map(storeFileNames(n.dataDir).map((f) => [f, readFileSync(join(n.dataDir, f))]));
 
 /** The leader's catch-up comparisons for `follower`, oldest first. */
 function compares(leader: NodeInfo, follower: NodeInfo): Array<{ hashedBytes: number; trustedSealedSegments: number }> {
   const lines = leader.log.split("\n").filter((l) => l.includes('"msg":"cluster: catch-up compared"') && l.includes(`"follower":"${follower.name}"`));
   return lines.map((l) => JSON.parse(l) as { hashedBytes: number; trustedSealedSegments: number });
-}
-
-async function sameCopies(a: NodeInfo, b: NodeInfo): Promise<void> {
-  let diff = "";
-  await eventually(async () => {
-    const [x, y] = [copyOf(a), copyOf(b)];
-    diff = [...new Set([...x.keys(), ...y.keys()])].filter((f) => !x.get(f)?.equals(y.get(f) ?? Buffer.alloc(0)) || !y.has(f)).join(", ");
-    return diff === "";
-  }, 15_000, `${a.name} and ${b.name} to hold the same files (differ: ${diff})`);
 }
 
 const sidecars = (n: NodeInfo): string[] => readdirSync(join(n.dataDir, "messages")).filter((f) => f.endsWith(".seg.sha256")).sort();

@@ -4,30 +4,16 @@
 // themselves, and by reading every confirmed message back.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { suiteCluster, type NodeInfo } from "./cluster-fixture.js";
 import { drainQueue, ids, publishThroughFailures } from "./cluster-traffic.js";
-import { storeFileNames } from "../../src/cluster/copy-manifest.js";
+import { sameCopies } from "./store-copies.js";
 import { eventually } from "../helpers/wait.js";
 
-/** The node's store files and their bytes. */
-const copyOf = (n: NodeInfo): Map<string, Buffer> => new Map(storeFileNames(n.dataDir).map((f) => [f, readFileSync(join(n.dataDir, f))]));
 
 /** The leader's last "snapshot sent" log entry for `follower`. */
 function lastSnapshot(leader: NodeInfo, follower: NodeInfo): { sentBytes: number; keptBytes: number } | null {
   const lines = leader.log.split("\n").filter((l) => l.includes('"msg":"cluster: snapshot sent"') && l.includes(`"follower":"${follower.name}"`));
   return lines.length === 0 ? null : (JSON.parse(lines[lines.length - 1]!) as { sentBytes: number; keptBytes: number });
-}
-
-async function sameCopies(a: NodeInfo, b: NodeInfo): Promise<void> {
-  // Quiet cluster: once in sync, both copies are the same bytes (polled: the last batch may still be landing).
-  let diff = "";
-  await eventually(async () => {
-    const [x, y] = [copyOf(a), copyOf(b)];
-    diff = [...new Set([...x.keys(), ...y.keys()])].filter((f) => !x.get(f)?.equals(y.get(f) ?? Buffer.alloc(0)) || !y.has(f)).join(", ");
-    return diff === "";
-  }, 15_000, `${a.name} and ${b.name} to hold the same files (differ: ${diff})`);
 }
 
 describe("incremental catch-up", { timeout: 110_000 }, () => {
