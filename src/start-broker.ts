@@ -3,26 +3,18 @@
  * definitions, and starts the listeners. `startBroker` is also the programmatic API for
  * embedding Coney (e.g. in another project's tests): pass port 0 to get ephemeral ports.
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
-import { bootstrapDefaults, Broker, exportDefinitions, importDefinitions, type Definitions, VERSION, ResourceAlarms, type ClusterView } from "./broker/index.js";
-import { DefinitionsFile } from "./store/definitions-file.js";
-import { MessageStore } from "./store/message-store.js";
-import { recoverMessages } from "./store/store-recovery.js";
+import { Broker, ResourceAlarms, type ClusterView } from "./broker/index.js";
+import { openPersistence } from "./node-persistence.js";
 import type { PagingLimits } from "./store/stored-queue-log.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
-import { listenHttp } from "./http/http-server.js";
-import { listenMetrics } from "./metrics/index.js";
 import { SideListeners, type RetryPolicy } from "./listeners/side-listeners.js";
 import type { ListenerStatus, ListenerStatuses } from "./listeners/listener-status.js";
-import { TokenVerifier } from "./auth/oauth/token-verifier.js";
 import { LoginThrottle } from "./auth/login-throttle.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
-import { mqttSide } from "./mqtt/mqtt-startup.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
@@ -42,6 +34,8 @@ export interface RunningBroker {
   readonly alarms: ResourceAlarms;
   readonly broker: Broker;
   readonly config: ConeyConfig;
+  /** Forgets MQTT's retained messages (kept beside the broker's model by the MQTT front, src/mqtt). */
+  clearRetainedMessages(): void;
   close(): Promise<void>;
 }
 
@@ -61,57 +55,20 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   const logger = givenLogger ?? createLogger(config.logLevel);
-  mkdirSync(config.dataDir, { recursive: true });
-
-  const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, segmentBytes: config.msgStoreFileSizeLimit, ...storeOptions });
-  const broker = new Broker({ journal: store });
-  const definitions = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION }));
-  const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.dataDir);
+  // A broker that stores nothing watches no disk (ResourceAlarms); its figures read the working directory's.
+  const diskDir = config.inMemory ? "." : config.dataDir;
+  const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.inMemory ? null : config.dataDir);
   alarms.start(config.alarmInterval);
-  definitions.failures = {
-    failed: (err) => {
-      logger.error("definitions could not be saved; the previous file stays in place and the save is retried", { err, file: definitions.path });
-      alarms.diskWriteFailed("definitions");
-    },
-    recovered: () => {
-      logger.info("definitions saved again", { file: definitions.path });
-      alarms.diskWriteRecovered("definitions");
-    },
-  };
-  const saved = definitions.read();
-  if (saved) {
-    // Restoring writes nothing back: the file already holds exactly this.
-    definitions.muted = true;
-    importDefinitions(broker, saved);
-    definitions.muted = false;
-    logger.info("definitions restored", { file: definitions.path, vhosts: broker.vhosts.size, users: broker.users.list().length });
-  } else {
-    bootstrapDefaults(broker, config);
-  }
-  broker.definitions = definitions;
-  if (config.loadDefinitions) {
-    // RabbitMQ's load_definitions: imported at every boot, merged over what was saved.
-    importDefinitions(broker, JSON.parse(readFileSync(config.loadDefinitions, "utf8")) as Definitions);
-    logger.info("definitions loaded", { file: config.loadDefinitions });
-  }
-  definitions.put();
-  // Messages come back after the definitions: only durable queues that still exist get theirs.
-  const recovered = recoverMessages(store);
-  // A confirmed message must not outlive the declaration of its queue: definitions go to disk first.
-  store.beforeSync = () => definitions.flush();
-  if (replica) {
-    // Attached after recovery: followers get the files as recovery left them, by a full sync.
-    store.replica = replica;
-    definitions.onWrite = (json) => replica.definitionsWritten(json);
-  }
-  if (recovered.segments > 0) logger.info("messages recovered", { ...recovered });
+  const persistence = openPersistence({ config, logger, alarms, ...(storeOptions ? { storeOptions } : {}), ...(replica ? { replica } : {}) });
+  const broker = new Broker(persistence.journal ? { journal: persistence.journal } : {});
+  persistence.open(broker);
   if (broker.authenticate("guest", "guest")) {
     logger.warn("the default user 'guest' exists with its default password; replace it before production use (see README, Production)");
   }
 
   const tokens = config.oauthResourceServerId === null
     ? null
-    : new TokenVerifier({ resourceServerId: config.oauthResourceServerId, keyFiles: config.oauthKeyFiles, hmacSecrets: config.oauthHmacSecrets, jwksUrl: config.oauthJwksUrl });
+    : new (await import("./auth/oauth/token-verifier.js")).TokenVerifier({ resourceServerId: config.oauthResourceServerId, keyFiles: config.oauthKeyFiles, hmacSecrets: config.oauthHmacSecrets, jwksUrl: config.oauthJwksUrl });
   const tls = tlsFilesOf(config);
   const loginThrottle = new LoginThrottle();
   const settings = {
@@ -133,7 +90,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     amqp = await listenAmqp(broker, settings, config.amqpPort, config.bind, logger);
   } catch (err) {
     alarms.stop();
-    await store.close();
+    await persistence.close();
     throw err;
   }
   logger.info("AMQP 0-9-1 listener started", { port: amqp.port, bind: config.bind || "*" });
@@ -153,7 +110,10 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       },
     });
   }
-  const mqtt = mqttSide({ broker, config, loginThrottle, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  // The HTTP, Prometheus, MQTT and OAuth modules (Fastify, ws, mqtt-packet, jose) are loaded only
+  // when configured: a broker without them (a test broker) starts in a fraction of the time.
+  const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && config.mqttsPort !== null);
+  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
   const httpPort = config.httpPort;
   if (httpPort !== null) {
@@ -161,7 +121,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await side.add({
       protocol: httpTls ? "https" : "http",
       port: httpPort,
-      open: () => listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners }, logger),
+      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners }, logger),
       opened: (l) => logger.info("management API listener started", { port: l.port, bind }),
     });
   }
@@ -171,10 +131,10 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await side.add({
       protocol: metricsTls ? "https/prometheus" : "http/prometheus",
       port: prometheusPort,
-      open: () =>
-        listenMetrics(
+      open: async () =>
+        (await import("./metrics/index.js")).listenMetrics(
           // A cluster's leader runs this broker: it leads, and the leader is always in the in-sync set.
-          { broker, alarms, dataDir: config.dataDir, node: config.nodeName, cluster: config.clusterName, listeners, ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
+          { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
           { port: prometheusPort, bind: config.bind, tls: metricsTls },
           logger,
         ),
@@ -207,6 +167,9 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     alarms,
     broker,
     config,
+    clearRetainedMessages() {
+      mqtt?.node.retained.clear();
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -215,9 +178,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       mqtt?.node.close();
       alarms.stop();
       await amqp.close();
-      await store.close();
-      logger.info("message store closed", { ...store.stats });
-      definitions.flush();
+      await persistence.close();
       logger.info("broker stopped");
     },
   };

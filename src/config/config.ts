@@ -15,6 +15,11 @@ export interface ConeyConfig {
   /** Address to bind; "" binds every interface (IPv4 and IPv6). */
   bind: string;
   dataDir: string;
+  /**
+   * Keep everything in memory: no data dir, no files written (definitions, messages, MQTT retained
+   * messages live as long as the process). For tests and throwaway CI services; `coney --in-memory`.
+   */
+  inMemory: boolean;
   defaultUser: string;
   defaultPass: string;
   defaultVhost: string;
@@ -103,6 +108,7 @@ export function defaultConfig(): ConeyConfig {
     prometheusPort: 15692,
     bind: "",
     dataDir: "./coney-data",
+    inMemory: false,
     defaultUser: "guest",
     defaultPass: "guest",
     defaultVhost: "/",

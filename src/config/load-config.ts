@@ -22,6 +22,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "prometheusPort", flag: "--prometheus-port <port>", env: "CONEY_PROMETHEUS_PORT", kind: "nullable-port", help: "Prometheus metrics port (0 = ephemeral, 'off' = disabled)" },
   { key: "bind", flag: "--bind <address>", env: "CONEY_BIND", kind: "string", help: "address to listen on (default: all interfaces)" },
   { key: "dataDir", flag: "--data-dir <dir>", env: "CONEY_DATA_DIR", kind: "string", help: "where definitions and messages are stored" },
+  { key: "inMemory", flag: "--in-memory [bool]", env: "CONEY_IN_MEMORY", kind: "bool", help: "keep definitions and messages in memory only: no data dir, nothing written to disk" },
   { key: "defaultUser", flag: "--default-user <name>", env: "CONEY_DEFAULT_USER", kind: "string", help: "user created on first boot" },
   { key: "defaultPass", flag: "--default-pass <password>", env: "CONEY_DEFAULT_PASS", kind: "string", help: "its password" },
   { key: "defaultVhost", flag: "--default-vhost <vhost>", env: "CONEY_DEFAULT_VHOST", kind: "string", help: "vhost created on first boot" },
@@ -152,7 +153,8 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
     if (raw !== undefined && raw !== "") config[s.key] = parse(s.kind, raw, s.env);
   }
   for (const s of SETTINGS) {
-    const raw = flags[s.key];
+    // A flag with an optional value given bare (`--in-memory`) arrives as true.
+    const raw = flags[s.key] === true ? "true" : flags[s.key];
     if (typeof raw === "string") config[s.key] = parse(s.kind, raw, s.flag.split(" ")[0]!);
   }
   const result = config as unknown as ConeyConfig;

@@ -44,7 +44,8 @@ export class MqttNode {
   constructor(
     readonly broker: Broker,
     readonly settings: MqttSettings,
-    dataDir: string,
+    /** Where retained messages are saved; null: kept in memory only. */
+    dataDir: string | null,
     readonly log: Logger,
     /** Memory and disk alarms: a publisher is not read while one is on (as AMQP publishers). */
     readonly alarms: ResourceAlarms | null = null,

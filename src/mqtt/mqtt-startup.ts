@@ -55,7 +55,7 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
   const { mqttPort, webMqttPort } = config;
   const mqttsPort = tls === null ? null : config.mqttsPort;
   if (mqttPort === null && mqttsPort === null && webMqttPort === null) return null;
-  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle), config.dataDir, logger, o.alarms);
+  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle), config.inMemory ? null : config.dataDir, logger, o.alarms);
   const bind = config.bind;
   const started = (what: string) => (l: { port: number }): void => logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });
   const listeners: SideListenerSpec[] = [];

@@ -3,7 +3,8 @@
  * the data dir so they survive a restart. A retained PUBLISH with an empty payload clears its
  * topic. Writes are coalesced: changes made in one event-loop turn are written once, atomically
  * (write, fsync, rename), so the file always holds a whole earlier or later state; `flush` writes
- * at once (shutdown). A message whose TTL has passed is dropped when it is looked up.
+ * at once (shutdown). A message whose TTL has passed is dropped when it is looked up. A node that
+ * stores nothing (`inMemory`) has no file: its retained messages last as long as the process.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,11 +27,19 @@ const FILE = "mqtt-retained.json";
 export class RetainedStore {
   private readonly byVhost = new Map<string, Map<string, RetainedMessage>>();
   private scheduled = false;
-  readonly path: string;
+  /** The file, null when nothing is stored. */
+  readonly path: string | null;
 
-  constructor(dataDir: string, private readonly log: Logger) {
-    this.path = join(dataDir, FILE);
+  constructor(dataDir: string | null, private readonly log: Logger) {
+    this.path = dataDir === null ? null : join(dataDir, FILE);
     this.load();
+  }
+
+  /** Forgets every retained message (a test broker's reset). */
+  clear(): void {
+    if (this.byVhost.size === 0) return;
+    this.byVhost.clear();
+    this.schedule();
   }
 
   /** Stores `m` for its topic, or clears the topic when the payload is empty. */
@@ -70,6 +79,7 @@ export class RetainedStore {
   /** Writes pending changes now. */
   flush(): void {
     this.scheduled = false;
+    if (this.path === null) return;
     const json: Record<string, unknown[]> = {};
     for (const [vhost, topics] of this.byVhost) {
       if (topics.size > 0) json[vhost] = [...topics.values()].map(toJson);
@@ -91,7 +101,7 @@ export class RetainedStore {
   }
 
   private load(): void {
-    if (!existsSync(this.path)) return;
+    if (this.path === null || !existsSync(this.path)) return;
     try {
       const parsed = JSON.parse(readFileSync(this.path, "utf8"), reviveBuffers) as { vhosts: Record<string, RetainedJson[]> };
       for (const [vhost, list] of Object.entries(parsed.vhosts)) {

@@ -84,7 +84,12 @@ export class ResourceAlarms {
 
   constructor(
     private limits: AlarmLimits,
-    private readonly dataDir: string,
+    /**
+     * The file system whose free space the disk alarm watches; null for a broker that stores
+     * nothing (`inMemory`): its free space is still read, at the working directory, for the
+     * figures, but a full disk cannot stop a broker that never writes to it.
+     */
+    private readonly dataDir: string | null,
     private readonly probe: ResourceProbe = processProbe,
   ) {
     this.figuresNow = this.measure();
@@ -146,7 +151,7 @@ export class ResourceAlarms {
     const memLimit = Math.floor(this.probe.totalMemory() * this.limits.memHighWatermark);
     let diskFree = 0;
     try {
-      diskFree = this.probe.diskFree(this.dataDir);
+      diskFree = this.probe.diskFree(this.dataDir ?? ".");
     } catch {
       diskFree = 0; // an unreadable data dir is as good as a full one
     }
@@ -156,7 +161,7 @@ export class ResourceAlarms {
       memAlarm: memUsed > memLimit,
       diskFree,
       diskFreeLimit: this.limits.diskFreeLimit,
-      diskAlarm: diskFree < this.limits.diskFreeLimit || this.failedWriters.size > 0,
+      diskAlarm: (this.dataDir !== null && diskFree < this.limits.diskFreeLimit) || this.failedWriters.size > 0,
     };
   }
 

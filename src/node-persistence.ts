@@ -1,0 +1,112 @@
+/**
+ * What a node keeps across restarts, chosen by the composition root (start-broker.ts):
+ * - on disk, under the data dir: the message store (src/store) is the broker's queue journal and
+ *   the definitions file its definitions sink; saved definitions are restored and messages
+ *   recovered at start;
+ * - nothing (`inMemory`: a test broker, a throwaway CI service): the same Broker with no journal
+ *   (persistent messages live in memory, and are confirmed once routed, as a transient one is)
+ *   and no definitions sink. No file is read or written, no directory is created.
+ * The domain has no branch that tells the two apart: it only sees a journal or none.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { bootstrapDefaults, exportDefinitions, importDefinitions, VERSION, type Broker, type Definitions, type QueueJournal, type ResourceAlarms } from "./broker/index.js";
+import type { ConeyConfig } from "./config/config.js";
+import type { Logger } from "./logging/logger.js";
+import { DefinitionsFile } from "./store/definitions-file.js";
+import { MessageStore } from "./store/message-store.js";
+import type { MessageStoreOptions } from "./store/message-store-options.js";
+import type { StoreReplica } from "./store/store-replica.js";
+import { recoverMessages } from "./store/store-recovery.js";
+
+export interface NodePersistence {
+  /** The journal the broker is built with; null when nothing is stored. */
+  readonly journal: QueueJournal | null;
+  /** Restores saved definitions into `broker` (or creates the defaults), loads `loadDefinitions`, recovers messages. */
+  open(broker: Broker): void;
+  /** Writes what is pending and closes the files. */
+  close(): Promise<void>;
+}
+
+export interface PersistenceOptions {
+  readonly config: ConeyConfig;
+  readonly logger: Logger;
+  readonly alarms: ResourceAlarms;
+  readonly storeOptions?: Partial<Omit<MessageStoreOptions, "dir" | "logger">>;
+  /** A cluster leader's replication: told every byte the store and definitions write. */
+  readonly replica?: StoreReplica & { definitionsWritten(json: string): void };
+}
+
+export function openPersistence(o: PersistenceOptions): NodePersistence {
+  return o.config.inMemory ? inMemory(o) : onDisk(o);
+}
+
+/** RabbitMQ's load_definitions: imported at every boot, merged over what was saved. */
+function loadConfiguredDefinitions(broker: Broker, { config, logger }: PersistenceOptions): void {
+  if (!config.loadDefinitions) return;
+  importDefinitions(broker, JSON.parse(readFileSync(config.loadDefinitions, "utf8")) as Definitions);
+  logger.info("definitions loaded", { file: config.loadDefinitions });
+}
+
+function inMemory(o: PersistenceOptions): NodePersistence {
+  return {
+    journal: null,
+    open(broker) {
+      bootstrapDefaults(broker, o.config);
+      loadConfiguredDefinitions(broker, o);
+    },
+    async close() {},
+  };
+}
+
+function onDisk(o: PersistenceOptions): NodePersistence {
+  const { config, logger, alarms, replica } = o;
+  mkdirSync(config.dataDir, { recursive: true });
+  const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, segmentBytes: config.msgStoreFileSizeLimit, ...o.storeOptions });
+  let definitions: DefinitionsFile | null = null;
+  return {
+    journal: store,
+    open(broker) {
+      const file = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION }));
+      definitions = file;
+      file.failures = {
+        failed: (err) => {
+          logger.error("definitions could not be saved; the previous file stays in place and the save is retried", { err, file: file.path });
+          alarms.diskWriteFailed("definitions");
+        },
+        recovered: () => {
+          logger.info("definitions saved again", { file: file.path });
+          alarms.diskWriteRecovered("definitions");
+        },
+      };
+      const saved = file.read();
+      if (saved) {
+        // Restoring writes nothing back: the file already holds exactly this.
+        file.muted = true;
+        importDefinitions(broker, saved);
+        file.muted = false;
+        logger.info("definitions restored", { file: file.path, vhosts: broker.vhosts.size, users: broker.users.list().length });
+      } else {
+        bootstrapDefaults(broker, config);
+      }
+      broker.definitions = file;
+      loadConfiguredDefinitions(broker, o);
+      file.put();
+      // Messages come back after the definitions: only durable queues that still exist get theirs.
+      const recovered = recoverMessages(store);
+      // A confirmed message must not outlive the declaration of its queue: definitions go to disk first.
+      store.beforeSync = () => file.flush();
+      if (replica) {
+        // Attached after recovery: followers get the files as recovery left them, by a full sync.
+        store.replica = replica;
+        file.onWrite = (json) => replica.definitionsWritten(json);
+      }
+      if (recovered.segments > 0) logger.info("messages recovered", { ...recovered });
+    },
+    async close() {
+      await store.close();
+      logger.info("message store closed", { ...store.stats });
+      definitions?.flush();
+    },
+  };
+}
