@@ -25,7 +25,7 @@ import type { ClientContext } from "./client-context.js";
 import { ConnectionRegistry } from "./connection-registry.js";
 import { NO_PERSISTENCE, type DefinitionsSink } from "./definitions-sink.js";
 import { DirectReplyRegistry } from "./direct-reply.js";
-import type { Exchange, ExchangeSpec } from "./exchange/exchange.js";
+import type { Exchange, ExchangeSpec, MessageHold } from "./exchange/exchange.js";
 import type { Message } from "./message.js";
 import * as admission from "./operations/admission.js";
 import * as bindingOps from "./operations/binding-operations.js";
@@ -274,7 +274,7 @@ export class Broker implements BrokerState {
    */
   route(v: VHost, x: Exchange, message: Message, out: Queue[]): number {
     out.length = 0;
-    v.route(x, message.routingKey, message.properties.headers, out);
+    v.route(x, message.routingKey, message.properties, out);
     x.stats.publishIn++;
     if (out.length > 0) x.stats.publishOut++;
     return out.length;
@@ -286,6 +286,10 @@ export class Broker implements BrokerState {
    * when the store wrote it; `out` is the caller's scratch array (see route()).
    */
   publish(v: VHost, x: Exchange, message: Message, out: Queue[]): number {
+    if (x.delayed !== null) {
+      const held = this.publishDelayed(v, x, x.delayed, message, out);
+      if (held >= 0) return held;
+    }
     const n = this.route(v, x, message, out);
     this.stats.publish++;
     v.stats.publish++;
@@ -296,6 +300,23 @@ export class Broker implements BrokerState {
     let refused = false;
     for (let i = 0; i < n; i++) if (!out[i]!.enqueue(message)) refused = true;
     if (refused) return PUBLISH_REFUSED;
+    return journal !== null && journal.appends !== appendsBefore ? PUBLISH_STORED : PUBLISH_ROUTED;
+  }
+
+  /**
+   * An x-delayed-message exchange holds a message with an x-delay header (delayed/): it counts as
+   * routed, and a publisher confirm waits for the store when the held message was written to it.
+   * Returns -1 when the message is not delayed and routes as usual.
+   */
+  private publishDelayed(v: VHost, x: Exchange, hold: MessageHold, message: Message, out: Queue[]): number {
+    const journal = this.journal;
+    const appendsBefore = journal !== null ? journal.appends : 0;
+    if (!hold.hold(message)) return -1;
+    out.length = 0;
+    x.stats.publishIn++;
+    this.stats.publish++;
+    v.stats.publish++;
+    this.stats.routed++;
     return journal !== null && journal.appends !== appendsBefore ? PUBLISH_STORED : PUBLISH_ROUTED;
   }
 

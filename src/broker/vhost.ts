@@ -4,6 +4,7 @@
  * the Broker's operations (operations/), the only callers of the mutating methods.
  */
 import type { FieldTable } from "./values/field-value.js";
+import type { MessageProperties } from "./values/message-properties.js";
 import { Binding } from "./binding.js";
 import { DefaultExchange } from "./exchange/default-exchange.js";
 import type { Destination, Exchange, ExchangeBinding } from "./exchange/exchange.js";
@@ -67,6 +68,7 @@ export class VHost {
   /** Removes an exchange and every binding that touches it; returns the bindings removed. */
   removeExchange(x: Exchange): ExchangeBinding[] {
     this.exchanges.delete(x.name);
+    x.dispose();
     const removed = [...x.bindings.values(), ...x.boundFrom];
     for (const b of removed) this.detach(b);
     return removed;
@@ -77,6 +79,14 @@ export class VHost {
     this.queues.set(q.name, q);
     this.sortedQueues = null;
     return q;
+  }
+
+  /**
+   * A queue that the vhost neither lists nor routes to, sharing its queue host (and so the message
+   * store): the x-delayed-message exchange keeps its held messages in one (delayed/).
+   */
+  internalQueue(spec: QueueSpec): Queue {
+    return new Queue(this.name, spec, this.queueHost);
   }
 
   /**
@@ -125,17 +135,17 @@ export class VHost {
    * bindings are followed, each exchange at most once per message (cycles are harmless), and an
    * exchange that routes nowhere hands the message to its alternate exchange (if it exists).
    */
-  route(x: Exchange, routingKey: string, headers: FieldTable | undefined, out: Queue[]): void {
+  route(x: Exchange, routingKey: string, properties: MessageProperties, out: Queue[]): void {
     const epoch = ++this.epoch;
-    this.routeFrom(x, routingKey, headers, out, epoch);
+    this.routeFrom(x, routingKey, properties, out, epoch);
   }
 
-  private routeFrom(x: Exchange, routingKey: string, headers: FieldTable | undefined, out: Queue[], epoch: number): void {
+  private routeFrom(x: Exchange, routingKey: string, properties: MessageProperties, out: Queue[], epoch: number): void {
     x.routeEpoch = epoch;
     const scratch = this.scratch;
     const start = scratch.length;
     const before = out.length;
-    x.route(routingKey, headers, scratch);
+    x.route(routingKey, properties, scratch);
     const end = scratch.length;
     let routedHere = false;
     for (let i = start; i < end; i++) {
@@ -146,13 +156,13 @@ export class VHost {
         d.routeEpoch = epoch;
         out.push(d);
       } else {
-        this.routeFrom(d, routingKey, headers, out, epoch);
+        this.routeFrom(d, routingKey, properties, out, epoch);
       }
     }
     scratch.length = start;
     if ((!routedHere || out.length === before) && x.alternateExchange !== null) {
       const ae = this.exchanges.get(x.alternateExchange);
-      if (ae && ae.routeEpoch !== epoch) this.routeFrom(ae, routingKey, headers, out, epoch);
+      if (ae && ae.routeEpoch !== epoch) this.routeFrom(ae, routingKey, properties, out, epoch);
     }
   }
 }

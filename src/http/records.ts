@@ -191,6 +191,8 @@ export function exchangeRecord(x: Exchange, rc: RecordContext, applied: AppliedP
     user_who_performed_action: "rmq-internal",
     // As for queues: message_stats appears once messages have passed through.
     ...(x.stats.publishIn + x.stats.publishOut > 0 ? { message_stats: rc.rates.withRates(rateKey.exchangeStats(x), exchangeMessageStats(x)) } : {}),
+    // The delayed-message plugin (and LavinMQ) show how many messages the exchange holds.
+    ...(x.delayed !== null ? { messages_delayed: x.delayed.count } : {}),
   };
 }
 

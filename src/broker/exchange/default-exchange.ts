@@ -3,7 +3,7 @@
  * routing key (AMQP 0-9-1 §2.1.2.4 / spec "default exchange"). It keeps no bindings; routing is
  * one lookup in the vhost's queue table. Explicit bind/unbind are refused by the vhost.
  */
-import type { FieldTable } from "../values/field-value.js";
+import type { MessageProperties } from "../values/message-properties.js";
 import type { Queue } from "../queue/queue.js";
 import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 
@@ -20,7 +20,7 @@ export class DefaultExchange extends Exchange {
 
   protected removeRoute(_b: ExchangeBinding): void {}
 
-  route(routingKey: string, _headers: FieldTable | undefined, out: Destination[]): void {
+  route(routingKey: string, _properties: MessageProperties, out: Destination[]): void {
     const q = this.queues.get(routingKey);
     if (q) out.push(q);
   }

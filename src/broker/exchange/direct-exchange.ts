@@ -1,5 +1,5 @@
 /** Direct exchange: a message goes to the bindings whose key equals its routing key (one Map lookup). */
-import type { FieldTable } from "../values/field-value.js";
+import type { MessageProperties } from "../values/message-properties.js";
 import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 
 export class DirectExchange extends Exchange {
@@ -20,7 +20,7 @@ export class DirectExchange extends Exchange {
     if (list.length === 0) this.byKey.delete(b.routingKey);
   }
 
-  route(routingKey: string, _headers: FieldTable | undefined, out: Destination[]): void {
+  route(routingKey: string, _properties: MessageProperties, out: Destination[]): void {
     const list = this.byKey.get(routingKey);
     if (list) for (let i = 0; i < list.length; i++) out.push(list[i]!.destination);
   }

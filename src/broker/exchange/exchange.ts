@@ -7,8 +7,10 @@
  * them with an epoch stamp), so types never allocate a Set per message.
  */
 import type { FieldTable } from "../values/field-value.js";
+import type { MessageProperties } from "../values/message-properties.js";
 import type { Binding } from "../binding.js";
 import type { Queue } from "../queue/queue.js";
+import type { Message } from "../message.js";
 
 /** Where a binding leads: a queue, or another exchange (exchange-to-exchange binding). */
 export type Destination = Queue | Exchange;
@@ -23,6 +25,15 @@ export interface ExchangeSpec {
   readonly autoDelete: boolean;
   readonly internal: boolean;
   readonly arguments: FieldTable;
+}
+
+/** Holds messages for later routing (the x-delayed-message exchange: queue/delayed-messages.ts). */
+export interface MessageHold {
+  /** Takes the message when it must wait (an x-delay header above 0); false = route it now. */
+  hold(message: Message): boolean;
+  /** How many messages are held (messages_delayed in the API). */
+  readonly count: number;
+  dispose(): void;
 }
 
 export abstract class Exchange implements ExchangeSpec {
@@ -44,6 +55,11 @@ export abstract class Exchange implements ExchangeSpec {
    * the exchange is created and whenever a policy changes, so routing reads one field.
    */
   alternateExchange: string | null;
+  /**
+   * Set on an x-delayed-message exchange only: Broker.publish offers it every message first.
+   * Null everywhere else, so other exchanges pay one null check per message.
+   */
+  delayed: MessageHold | null = null;
   /** Live counters for the management API. */
   readonly stats = { publishIn: 0, publishOut: 0 };
 
@@ -59,7 +75,16 @@ export abstract class Exchange implements ExchangeSpec {
   abstract readonly type: string;
   protected abstract addRoute(binding: ExchangeBinding): void;
   protected abstract removeRoute(binding: ExchangeBinding): void;
-  abstract route(routingKey: string, headers: FieldTable | undefined, out: Destination[]): void;
+  abstract route(routingKey: string, properties: MessageProperties, out: Destination[]): void;
+
+  /**
+   * Refuses a binding this type cannot take (RabbitMQ's validate_binding), before anything
+   * changes; the consistent-hash exchange checks that the key is a weight. Default: any binding.
+   */
+  validateBinding(_routingKey: string, _args: FieldTable): void {}
+
+  /** The exchange left its vhost (deleted, or its vhost was): release what the type holds (timers). */
+  dispose(): void {}
 
   /** A policy took effect or changed: `definition` is the merged policy definition (or {}). */
   applyPolicy(definition: Readonly<Record<string, unknown>>): void {

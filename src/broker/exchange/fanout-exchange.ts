@@ -1,5 +1,5 @@
 /** Fanout exchange: every bound destination gets every message; keys and headers are ignored. */
-import type { FieldTable } from "../values/field-value.js";
+import type { MessageProperties } from "../values/message-properties.js";
 import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 
 export class FanoutExchange extends Exchange {
@@ -15,7 +15,7 @@ export class FanoutExchange extends Exchange {
     if (i >= 0) this.destinations.splice(i, 1);
   }
 
-  route(_routingKey: string, _headers: FieldTable | undefined, out: Destination[]): void {
+  route(_routingKey: string, _properties: MessageProperties, out: Destination[]): void {
     const d = this.destinations;
     for (let i = 0; i < d.length; i++) out.push(d[i]!);
   }

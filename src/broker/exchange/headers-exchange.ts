@@ -6,6 +6,7 @@
  * This is the one type that has to look at every binding of the exchange per message.
  */
 import type { FieldTable } from "../values/field-value.js";
+import type { MessageProperties } from "../values/message-properties.js";
 import { fieldValueEquals } from "../field-value-equals.js";
 import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 
@@ -32,8 +33,8 @@ export class HeadersExchange extends Exchange {
     this.routes = this.routes.filter((r) => r.binding !== b);
   }
 
-  route(_routingKey: string, headers: FieldTable | undefined, out: Destination[]): void {
-    const h = headers ?? {};
+  route(_routingKey: string, properties: MessageProperties, out: Destination[]): void {
+    const h = properties.headers ?? {};
     for (const r of this.routes) if (matches(r, h)) out.push(r.binding.destination);
   }
 }

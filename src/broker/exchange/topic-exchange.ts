@@ -1,5 +1,5 @@
 /** Topic exchange: binding keys with "*" and "#" wildcards, matched through a trie (topic-trie.ts). */
-import type { FieldTable } from "../values/field-value.js";
+import type { MessageProperties } from "../values/message-properties.js";
 import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 import { TopicTrie } from "./topic-trie.js";
 
@@ -15,7 +15,7 @@ export class TopicExchange extends Exchange {
     this.trie.remove(b.routingKey, b.destination);
   }
 
-  route(routingKey: string, _headers: FieldTable | undefined, out: Destination[]): void {
+  route(routingKey: string, _properties: MessageProperties, out: Destination[]): void {
     this.trie.match(routingKey, (d) => out.push(d));
   }
 }

@@ -33,6 +33,7 @@ export function bind(b: BrokerState, ctx: ClientContext, r: BindingRequest): boo
   if (source.type === "headers" && !isValidMatchMode(r.args["x-match"])) {
     throw new BrokerError("preconditionFailed", `Invalid x-match field value ${JSON.stringify(r.args["x-match"])}; expected all, any, all-with-x, or any-with-x`);
   }
+  source.validateBinding(r.routingKey, r.args);
   if (!v.attach(binding)) return false;
   if (isDurableBinding(binding)) b.definitions.put("bindings", bindingKey(v.name, binding), bindingDefinition(binding));
   return true;

@@ -7,10 +7,12 @@ import type { ClientContext } from "../client-context.js";
 import { exchangeDefinition } from "../definition-records.js";
 import { assertExchangeEquivalent } from "../equivalence.js";
 import type { Exchange, ExchangeSpec } from "../exchange/exchange.js";
+import { DelayedMessageExchange } from "../exchange/delayed-message-exchange.js";
 import { createExchange, EXCHANGE_TYPES } from "../exchange/exchange-types.js";
 import { checkNotReserved } from "../names.js";
 import type { VHost } from "../vhost.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
+import { attachDelayedMessages } from "./delayed-delivery.js";
 import { policyOf } from "./policy-operations.js";
 import { removeExchange } from "./topology-removal.js";
 
@@ -22,7 +24,8 @@ export function declareExchange(b: BrokerState, ctx: ClientContext, vhostName: s
     if (!v.exchanges.has(spec.name)) throw notFound("exchange", spec.name, vhostName);
     return false;
   }
-  if (!EXCHANGE_TYPES.has(spec.type)) throw new BrokerError("commandInvalid", `invalid exchange type '${spec.type}'`);
+  const type = EXCHANGE_TYPES.get(spec.type);
+  if (!type) throw new BrokerError("commandInvalid", `invalid exchange type '${spec.type}'`);
   if (spec.name === "") throw defaultExchangeRefused();
   ctx.permissions.check(vhostName, "configure", "exchange", spec.name);
   const existing = v.exchanges.get(spec.name);
@@ -31,6 +34,7 @@ export function declareExchange(b: BrokerState, ctx: ClientContext, vhostName: s
     return false;
   }
   checkNotReserved("exchange", spec.name);
+  type.validate?.(spec, vhostName);
   const ae = spec.arguments["alternate-exchange"];
   if (ae !== undefined) {
     if (typeof ae !== "string") {
@@ -42,6 +46,7 @@ export function declareExchange(b: BrokerState, ctx: ClientContext, vhostName: s
   }
   const x = createExchange(vhostName, spec)!;
   v.addExchange(x);
+  if (x instanceof DelayedMessageExchange) attachDelayedMessages(b, v, x);
   x.applyPolicy(policyOf(b, x).definition);
   if (x.durable) b.definitions.put("exchanges", definitionKey(vhostName, x.name), exchangeDefinition(x));
   return true;

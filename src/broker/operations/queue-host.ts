@@ -47,7 +47,7 @@ export class BrokerQueueHost implements QueueHost {
     const dead = deadLetteredMessage(message, q.name, reason, this.b.now(), { exchange: x.name, routingKey: q.settings.deadLetterRoutingKey });
     // Its own array: dead-lettering can nest (a target queue may overflow and dead-letter too).
     const targets: Queue[] = [];
-    v.route(x, dead.routingKey, dead.properties.headers, targets);
+    v.route(x, dead.routingKey, dead.properties, targets);
     for (const t of targets) if (!isDeadLetterCycle(dead, t.name, reason)) t.enqueue(dead);
   }
 

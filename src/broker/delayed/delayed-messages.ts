@@ -1,0 +1,119 @@
+/**
+ * What an x-delayed-message exchange holds: messages published with an `x-delay` header, each
+ * due at its publish time + x-delay ms. They wait in an internal queue of the exchange's vhost
+ * ("amq.delayed.<exchange>", never listed, routed to or consumed by clients), so the message
+ * store journals a persistent message of a durable exchange exactly as it journals any durable
+ * queue's, and a cluster replicates it with the rest of the store; after a restart or failover
+ * the store gives the queue its messages back, and the due times follow from their stored
+ * publish times. This object is the queue's only consumer: it takes every entry as an unacked
+ * delivery, keeps them in a heap by due time (due-heap.ts) with one timer armed for the earliest,
+ * routes each through the exchange when due, and only then acks it (so a crash between the two
+ * can route a message twice, never lose it).
+ */
+import type { MessageHold } from "../exchange/exchange.js";
+import type { Message } from "../message.js";
+import type { Queue } from "../queue/queue.js";
+import type { QueueConsumer } from "../queue/queue-consumer.js";
+import type { QueueEntry } from "../queue/queue-entry.js";
+import type { FieldTable } from "../values/field-value.js";
+import { DueHeap } from "./due-heap.js";
+
+/** setTimeout's longest delay; a later due time is reached in several steps. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** What the holder asks of the broker. */
+export interface DelayedRelease {
+  /** Routes a due message from the exchange now, as a publish would (alternate exchange included). */
+  route(message: Message): void;
+  now(): number;
+}
+
+/** The x-delay header's value in ms; 0 when there is none or it is not a number (route at once). */
+export function delayOf(headers: FieldTable | undefined): number {
+  if (headers === undefined) return 0;
+  const d = headers["x-delay"];
+  if (typeof d === "number") return Number.isFinite(d) ? d : 0;
+  if (typeof d === "bigint") return Number(d);
+  return 0;
+}
+
+export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
+  readonly tag = "amq.delayed";
+  readonly noAck = false;
+  readonly exclusive = true;
+  readonly priority = 0;
+  private readonly heap = new DueHeap<QueueEntry>();
+  private timer: NodeJS.Timeout | null = null;
+  /** The due time the timer is armed for; Infinity when none. */
+  private armedFor = Infinity;
+  private disposed = false;
+
+  constructor(
+    private readonly queue: Queue,
+    private readonly release: DelayedRelease,
+  ) {
+    queue.addConsumer(this);
+    // Recovered messages reach the queue after the definitions that created it (node-persistence.ts): hand them over then.
+    setImmediate(() => this.queue.dispatch()).unref();
+  }
+
+  get owner(): object {
+    return this;
+  }
+
+  /** Held now: in the heap, plus any the queue has not handed over yet (paged in on the next dispatch). */
+  get count(): number {
+    return this.heap.size + this.queue.messageCount;
+  }
+
+  hold(message: Message): boolean {
+    if (delayOf(message.properties.headers) <= 0) return false;
+    this.queue.enqueue(message);
+    return true;
+  }
+
+  canTake(): boolean {
+    return !this.disposed;
+  }
+
+  deliver(_queue: Queue, entry: QueueEntry): void {
+    const m = entry.message;
+    const due = m.publishedAt + delayOf(m.properties.headers);
+    this.heap.push(due, entry);
+    if (due < this.armedFor) this.arm(due);
+  }
+
+  cancelledByQueue(_queue: Queue): void {}
+
+  /** The exchange is gone: its held messages go with it (the plugin drops them too). */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.queue.removeConsumer(this);
+    this.queue.requeue(this.heap.drain());
+    this.queue.markDeleted();
+  }
+
+  private arm(due: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.armedFor = due;
+    const wait = Math.min(Math.max(due - this.release.now(), 0), MAX_TIMER_MS);
+    this.timer = setTimeout(() => this.fire(), wait);
+    this.timer.unref();
+  }
+
+  /** Routes every message that is due; a timer that fired a little early (clocks differ) re-arms. */
+  private fire(): void {
+    this.timer = null;
+    this.armedFor = Infinity;
+    if (this.disposed) return;
+    const now = this.release.now();
+    for (let e = this.heap.popDue(now); e !== undefined; e = this.heap.popDue(now)) {
+      this.release.route(e.message);
+      this.queue.settle(e);
+    }
+    if (this.heap.size > 0) this.arm(this.heap.nextDue);
+  }
+}
