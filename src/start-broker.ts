@@ -78,6 +78,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     maxMessageSize: config.maxMessageSize,
     loopbackUsers: config.loopbackUsers,
     handshakeTimeout: config.handshakeTimeout,
+    consumerTimeout: config.consumerTimeout,
     clusterName: config.clusterName,
     tokens,
     alarms,

@@ -33,6 +33,8 @@ export interface ConeyConfig {
   /** The message store's segment size in bytes (RabbitMQ's msg_store_file_size_limit). */
   msgStoreFileSizeLimit: number;
   handshakeTimeout: number;
+  /** RabbitMQ's consumer_timeout: ms a delivery may stay unacknowledged before its channel is closed; 0 = none. */
+  consumerTimeout: number;
   /** The cluster's name (reported to clients); with etcd also the key prefix shared by its nodes. */
   clusterName: string;
   /** This node's name (`node` in API records, its name in etcd). */
@@ -120,6 +122,7 @@ export function defaultConfig(): ConeyConfig {
     maxMessageSize: 128 * 1024 * 1024,
     msgStoreFileSizeLimit: 64 * 1024 * 1024,
     handshakeTimeout: 10,
+    consumerTimeout: 1_800_000,
     clusterName: `coney@${hostname()}`,
     nodeName: `coney@${hostname()}`,
     etcdEndpoints: [],

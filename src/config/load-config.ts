@@ -29,6 +29,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "loopbackUsers", flag: "--loopback-users <names>", env: "CONEY_LOOPBACK_USERS", kind: "list", help: "comma-separated users allowed only from localhost ('none' for nobody)" },
   { key: "logLevel", flag: "--log-level <level>", env: "CONEY_LOG_LEVEL", kind: "level", help: "debug, info, warn, error or silent" },
   { key: "heartbeat", flag: "--heartbeat <seconds>", env: "CONEY_HEARTBEAT", kind: "int", help: "heartbeat interval proposed to clients" },
+  { key: "consumerTimeout", flag: "--consumer-timeout <ms>", env: "CONEY_CONSUMER_TIMEOUT", kind: "int", help: "ms a delivery may stay unacknowledged before its channel is closed (RabbitMQ's consumer_timeout; 0 = none)" },
   { key: "frameMax", flag: "--frame-max <bytes>", env: "CONEY_FRAME_MAX", kind: "int", help: "largest frame accepted" },
   { key: "channelMax", flag: "--channel-max <n>", env: "CONEY_CHANNEL_MAX", kind: "int", help: "channels per connection" },
   { key: "maxMessageSize", flag: "--max-message-size <bytes>", env: "CONEY_MAX_MESSAGE_SIZE", kind: "int", help: "largest message body accepted" },

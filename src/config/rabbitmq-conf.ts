@@ -167,6 +167,7 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   load_definitions: (l, b) => (b.out.loadDefinitions = l.value),
   "management.load_definitions": (l, b) => (b.out.loadDefinitions = l.value),
   heartbeat: (l, b) => (b.out.heartbeat = int(l)),
+  consumer_timeout: (l, b) => (b.out.consumerTimeout = l.value === "false" ? 0 : int(l)),
   frame_max: (l, b) => (b.out.frameMax = int(l)),
   channel_max: (l, b) => (b.out.channelMax = int(l)),
   max_message_size: (l, b) => (b.out.maxMessageSize = int(l)),

@@ -43,7 +43,8 @@ export interface ChannelHost {
   readonly name: string;
   readonly peerHost: string;
   readonly peerPort: number;
-  readonly settings: { readonly maxMessageSize: number };
+  /** consumerTimeout: the node's consumer_timeout in ms (0 or absent = none). */
+  readonly settings: { readonly maxMessageSize: number; readonly consumerTimeout?: number };
 
   // ---- errors and closing
   /** Closes the channel on a soft error, the connection on a hard one (replies per the error catalogue). */

@@ -9,6 +9,7 @@
  * confirm and tx mode.
  */
 import type { ClientContext, Exchange, Message, Queue, SyncWaiter, VHost } from "../../broker/index.js";
+import type { AckTimeoutWatch } from "./ack-timeout.js";
 import type { ConsumerChannel } from "./channel-consumer.js";
 import type { ConfirmTracker } from "./confirm-tracker.js";
 import type { DirectReplyConsumer, ReplyChannel } from "./direct-reply-to.js";
@@ -33,6 +34,8 @@ export interface ChannelState extends ConsumerChannel, ReplyChannel, SyncWaiter 
   lastQueue: string;
   replyConsumer: DirectReplyConsumer | null;
   readonly createdAt: number;
+  /** consumer_timeout's watch over unacked deliveries (ack-timeout.ts). */
+  readonly ackWatch: AckTimeoutWatch;
   /** Scratch array for routing results, reused by every publish (no allocation per message). */
   readonly routed: Queue[];
 

@@ -13,6 +13,7 @@
 import type { ChannelInfo, ClientContext, Exchange, Queue, VHost } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { encodeChannelClose, encodeChannelCloseOk, MethodId, type Method } from "../codec/generated.js";
+import { AckTimeoutWatch } from "./ack-timeout.js";
 import type { ChannelConsumer, Unacked } from "./channel-consumer.js";
 import type { ChannelHost, ChannelOutput } from "./channel-host.js";
 import { channelInfo } from "./channel-info.js";
@@ -46,6 +47,8 @@ export class Channel implements ChannelState {
   readonly createdAt = Date.now();
   readonly routed: Queue[] = [];
   readonly output: ChannelOutput;
+  /** consumer_timeout: closes the channel when a delivery stays unacked too long (ack-timeout.ts). */
+  readonly ackWatch: AckTimeoutWatch;
 
   /** The publish whose content frames are awaited; null between publishes. */
   private content: PendingPublish | null = null;
@@ -55,6 +58,7 @@ export class Channel implements ChannelState {
     this.ctx = { permissions: host.permissions!, owner: host };
     this.vhost = host.vhostRef!;
     this.stats = new ChannelStats(host.broker.stats, this.vhost.stats);
+    this.ackWatch = new AckTimeoutWatch(this, host.settings.consumerTimeout ?? 0);
   }
 
   info(): ChannelInfo {
@@ -140,6 +144,17 @@ export class Channel implements ChannelState {
 
   // ------------------------------------------------------------ closing
 
+  hasAckConsumers(): boolean {
+    for (const c of this.consumers.values()) if (!c.noAck) return true;
+    return false;
+  }
+
+  /** RabbitMQ's consumer_timeout: the channel closes with PRECONDITION_FAILED and its unacked messages are requeued. */
+  ackTimedOut(timeoutMs: number): void {
+    const text = `delivery acknowledgement on channel ${this.number} timed out. Timeout value used: ${timeoutMs} ms. This timeout value can be configured, see consumers doc guide to learn more`;
+    this.host.methodError(new BrokerError("preconditionFailed", text), this.number, 0, 0);
+  }
+
   /** Soft error: send channel.close and ignore everything until close-ok. */
   closeWithError(code: number, text: string, classId: number, methodId: number): void {
     if (this.state === "closing") return;
@@ -163,6 +178,7 @@ export class Channel implements ChannelState {
   release(): void {
     if (this.state === "closing") return;
     this.state = "closing";
+    this.ackWatch.stop();
     this.content = null;
     this.tx = null;
     for (const c of this.consumers.values()) c.queue.removeConsumer(c);

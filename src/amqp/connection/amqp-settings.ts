@@ -8,6 +8,8 @@ export interface AmqpSettings {
   readonly frameMax: number;
   readonly heartbeat: number;
   readonly maxMessageSize: number;
+  /** RabbitMQ's consumer_timeout: ms a delivery may stay unacknowledged before its channel is closed; 0 = none. */
+  readonly consumerTimeout?: number;
   /** Users that may only connect from loopback addresses (RabbitMQ loopback_users). */
   readonly loopbackUsers: readonly string[];
   /** Seconds a client has to complete the handshake. */

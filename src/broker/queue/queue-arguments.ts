@@ -43,6 +43,7 @@ export const DECLARE_ARGS: ReadonlyMap<string, Check> = new Map([
   ["x-queue-type", namedOneOf((v) => `"unsupported queue type '${v}'"`, "classic", "quorum", "stream")],
   ["x-single-active-consumer", bool],
   ["x-delivery-limit", nonNegativeInt],
+  ["x-consumer-timeout", positiveInt],
   ["x-queue-master-locator", oneOf("client-local", "min-masters", "random")],
   ["x-queue-leader-locator", oneOf("client-local", "balanced")],
 ]);

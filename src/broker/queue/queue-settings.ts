@@ -2,7 +2,7 @@
  * The settings a queue runs with, resolved from its declare arguments and the effective policy
  * definition (user policy merged with the operator policy). RabbitMQ's rule
  * (rabbit_amqqueue_process:process_args_policy): for the numeric limits (message-ttl, expires,
- * max-length, max-length-bytes, delivery-limit) the smaller of argument and policy wins; for the
+ * max-length, max-length-bytes, delivery-limit, consumer-timeout) the smaller of argument and policy wins; for the
  * other keys (overflow, dead-letter-exchange, dead-letter-routing-key) the argument wins.
  */
 import type { FieldTable, FieldValue } from "../values/field-value.js";
@@ -18,6 +18,8 @@ export interface QueueSettings {
   readonly deadLetterExchange: string | null;
   readonly deadLetterRoutingKey: string | null;
   readonly deliveryLimit: number | null;
+  /** ms a consumer may hold a delivery unacknowledged (x-consumer-timeout / consumer-timeout); null = the node's consumer_timeout. */
+  readonly consumerTimeout: number | null;
 }
 
 const asNumber = (v: FieldValue | unknown): number | null =>
@@ -45,6 +47,7 @@ export function resolveQueueSettings(args: FieldTable, policy: Readonly<Record<s
     deadLetterExchange: argFirst(args["x-dead-letter-exchange"], policy["dead-letter-exchange"]),
     deadLetterRoutingKey: argFirst(args["x-dead-letter-routing-key"], policy["dead-letter-routing-key"]),
     deliveryLimit: smaller(args["x-delivery-limit"], policy["delivery-limit"]),
+    consumerTimeout: smaller(args["x-consumer-timeout"], policy["consumer-timeout"]),
   };
 }
 

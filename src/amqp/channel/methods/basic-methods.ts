@@ -53,6 +53,7 @@ export const basicHandlers: HandlerTable = [
     // consume-ok must precede the first delivery, which addConsumer may trigger at once.
     if (!a.nowait) encodeBasicConsumeOk(ch.output.out, ch.number, { consumerTag: tag });
     ch.consumers.set(tag, consumer);
+    if (!a.noAck) ch.ackWatch.watch(queue);
     queue.addConsumer(consumer);
   }),
 
@@ -86,7 +87,10 @@ export const basicHandlers: HandlerTable = [
       return;
     }
     const tag = ch.nextDeliveryTag++;
-    if (!a.noAck) ch.unacked.set(tag, { queue, entry, consumer: null });
+    if (!a.noAck) {
+      ch.unacked.set(tag, { queue, entry, consumer: null });
+      ch.ackWatch.watch(queue);
+    }
     ch.stats.got(a.noAck);
     const m = entry.message;
     encodeBasicGetOk(ch.output.out, ch.number, {
