@@ -25,6 +25,7 @@ import type { ClientContext } from "./client-context.js";
 import { ConnectionRegistry } from "./connection-registry.js";
 import { NO_PERSISTENCE, type DefinitionsSink } from "./definitions-sink.js";
 import { DirectReplyRegistry } from "./direct-reply.js";
+import { FeatureFlags } from "./feature-flags.js";
 import type { Exchange, ExchangeSpec, MessageHold } from "./exchange/exchange.js";
 import type { Message } from "./message.js";
 import * as admission from "./operations/admission.js";
@@ -69,6 +70,8 @@ export class Broker implements BrokerState {
   /** Logins tried per protocol (/api/auth/attempts). */
   readonly authAttempts = new AuthAttempts();
   readonly directReply = new DirectReplyRegistry();
+  /** RabbitMQ's feature flags, as Coney has their features (feature-flags.ts). */
+  readonly featureFlags = new FeatureFlags();
   /** Global runtime parameters (cluster_name, cluster_tags, …): name → JSON value. */
   readonly globalParameters = new Map<string, unknown>();
   readonly now: () => number;

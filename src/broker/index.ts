@@ -18,6 +18,7 @@ export { type DefinitionsSink } from "./definitions-sink.js";
 export { type Definitions, exportDefinitions, importDefinitions } from "./definitions.js";
 export { DirectReplyRegistry, REPLY_TO_QUEUE, type ReplyTarget } from "./direct-reply.js";
 export { EXCHANGE_TYPES } from "./exchange/exchange-types.js";
+export type { FeatureFlag } from "./feature-flags.js";
 export { type Exchange } from "./exchange/exchange.js";
 export { createMessage, type Message } from "./message.js";
 export { checkNameLength, generateConsumerTag } from "./names.js";
