@@ -61,6 +61,14 @@ export interface ConeyConfig {
   oauthHmacSecrets: string[];
   /** OAuth 2.0: the identity provider's JWKS endpoint (RabbitMQ's auth_oauth2.jwks_url); null for none. */
   oauthJwksUrl: string | null;
+  /**
+   * The management UI's OAuth 2.0 login (RabbitMQ's management.oauth_enabled, and its older name
+   * management.enable_uaa), with the client id and the identity provider's URL it sends users to
+   * (management.oauth_client_id / uaa_client_id, management.oauth_provider_url / uaa_location).
+   */
+  managementOauthEnabled: boolean;
+  managementOauthClientId: string;
+  managementOauthProviderUrl: string;
   /** TLS: PEM certificate, private key and CA bundle; the certificate turns on the AMQPS listener. */
   tlsCert: string | null;
   tlsKey: string | null;
@@ -136,6 +144,9 @@ export function defaultConfig(): ConeyConfig {
     oauthKeyFiles: [],
     oauthHmacSecrets: [],
     oauthJwksUrl: null,
+    managementOauthEnabled: false,
+    managementOauthClientId: "",
+    managementOauthProviderUrl: "",
     tlsCert: null,
     tlsKey: null,
     tlsCa: null,

@@ -155,6 +155,13 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "ssl_options.fail_if_no_peer_cert": (l, b) => (b.failIfNoPeerCert = bool(l)),
   "auth_oauth2.resource_server_id": (l, b) => (b.out.oauthResourceServerId = l.value),
   "auth_oauth2.jwks_url": (l, b) => (b.out.oauthJwksUrl = l.value),
+  // The management UI's OAuth 2.0 login: RabbitMQ 3.10's names and the older UAA ones it still reads.
+  "management.oauth_enabled": (l, b) => (b.out.managementOauthEnabled = bool(l)),
+  "management.enable_uaa": (l, b) => (b.out.managementOauthEnabled = bool(l)),
+  "management.oauth_client_id": (l, b) => (b.out.managementOauthClientId = l.value),
+  "management.uaa_client_id": (l, b) => (b.out.managementOauthClientId = l.value),
+  "management.oauth_provider_url": (l, b) => (b.out.managementOauthProviderUrl = l.value),
+  "management.uaa_location": (l, b) => (b.out.managementOauthProviderUrl = l.value),
   "log.console.level": (l, b) => (b.out.logLevel = logLevel(l)),
   "log.file.level": (l, b) => (b.out.logLevel = logLevel(l)),
   // Coney logs to stderr only: turning the console on is what it does; a log file it cannot write.

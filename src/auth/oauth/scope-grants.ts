@@ -9,6 +9,13 @@
  * another prefix belong to other resource servers and are ignored. A name pattern omitted
  * (`read:vhost`) means every name, as RabbitMQ does. A third part (`write:vhost/exchange/rk*`) is
  * a routing-key pattern for topic authorisation on topic exchanges; without it, any key.
+ *
+ * Variables (RabbitMQ's scope variable expansion): `{vhost}` stands for the vhost being accessed,
+ * so `rabbitmq.write:{vhost}/app-*` grants in every vhost; `{username}` for the token's user name
+ * as Coney reads it (sub, client_id or user_name); any other `{claim}` for that claim of the token
+ * (a dotted name reaches into nested claims). Claims are expanded once, when the token is read; a
+ * scope naming a claim the token lacks grants nothing. `{vhost}` is expanded at each check, and
+ * only scopes that use it pay for that.
  */
 import type { ExternalGrants } from "../permission-check.js";
 import type { PermissionKind } from "../permission.js";
@@ -20,6 +27,37 @@ interface ScopeGrant {
   readonly vhost: string;
   readonly name: string;
   readonly routingKey: string;
+  /** True when a pattern holds `{vhost}`, expanded per check. */
+  readonly perVhost: boolean;
+}
+
+/** What a token's scopes may refer to: its user name and claims. */
+export interface ScopeVariables {
+  readonly username: string;
+  readonly claims: Readonly<Record<string, unknown>>;
+}
+
+const VHOST_VAR = "{vhost}";
+
+/** Expands `{username}` and `{claim}` variables (not `{vhost}`); null when a claim is missing or not a string or number. */
+export function expandClaims(pattern: string, vars: ScopeVariables): string | null {
+  if (!pattern.includes("{")) return pattern;
+  let missing = false;
+  const out = pattern.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+    if (name === "vhost") return whole;
+    if (name === "username") return vars.username;
+    let v: unknown = vars.claims;
+    for (const key of name.split(".")) v = v !== null && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined;
+    if (typeof v === "string" || typeof v === "number") return String(v);
+    missing = true;
+    return whole;
+  });
+  return missing ? null : out;
+}
+
+/** `{vhost}` in a pattern replaced by the vhost being checked. */
+function forVhost(pattern: string, vhost: string): string {
+  return pattern.includes(VHOST_VAR) ? pattern.split(VHOST_VAR).join(vhost) : pattern;
 }
 
 /** Anchored `*` wildcard match, linear in practice: each literal segment is found once, left to right. */
@@ -55,7 +93,7 @@ export class ScopeGrants implements ExternalGrants {
   /** True when a scope names a routing-key pattern: only then can topic authorisation refuse. */
   hasTopicRules = false;
 
-  constructor(resourceServerId: string, scopes: readonly string[]) {
+  constructor(resourceServerId: string, scopes: readonly string[], vars: ScopeVariables = { username: "", claims: {} }) {
     const prefix = `${resourceServerId}.`;
     for (const scope of scopes) {
       if (!scope.startsWith(prefix)) continue;
@@ -69,18 +107,21 @@ export class ScopeGrants implements ExternalGrants {
         continue;
       }
       if (action !== "configure" && action !== "write" && action !== "read") continue;
-      const [vhost, name = "*", routingKey = "*"] = target.split("/", 3).map(decode) as [string, string?, string?];
+      const parts = target.split("/", 3).map((p) => expandClaims(decode(p), vars));
+      if (parts.includes(null)) continue;
+      const [vhost, name = "*", routingKey = "*"] = parts as [string, string?, string?];
       if (routingKey !== "*") this.hasTopicRules = true;
-      this.grants.push({ scope, kind: action, vhost, name, routingKey });
+      const perVhost = vhost.includes(VHOST_VAR) || name.includes(VHOST_VAR) || routingKey.includes(VHOST_VAR);
+      this.grants.push({ scope, kind: action, vhost, name, routingKey, perVhost });
     }
   }
 
   hasVhostAccess(vhost: string): boolean {
-    return this.grants.some((g) => wildcardMatches(g.vhost, vhost));
+    return this.grants.some((g) => wildcardMatches(g.perVhost ? forVhost(g.vhost, vhost) : g.vhost, vhost));
   }
 
   grantFor(vhost: string, kind: PermissionKind, name: string): string | null {
-    return this.grants.find((g) => g.kind === kind && wildcardMatches(g.vhost, vhost) && wildcardMatches(g.name, name))?.scope ?? null;
+    return this.grants.find((g) => g.kind === kind && matchesIn(g, vhost, g.vhost, vhost) && matchesIn(g, vhost, g.name, name))?.scope ?? null;
   }
 
   allows(vhost: string, kind: PermissionKind, name: string): boolean {
@@ -89,8 +130,13 @@ export class ScopeGrants implements ExternalGrants {
 
   allowsTopic(vhost: string, exchange: string, kind: "write" | "read", routingKey: string): boolean {
     if (!this.hasTopicRules) return true;
-    return this.grants.some((g) => g.kind === kind && wildcardMatches(g.vhost, vhost) && wildcardMatches(g.name, exchange) && wildcardMatches(g.routingKey, routingKey));
+    return this.grants.some((g) => g.kind === kind && matchesIn(g, vhost, g.vhost, vhost) && matchesIn(g, vhost, g.name, exchange) && matchesIn(g, vhost, g.routingKey, routingKey));
   }
+}
+
+/** A grant's pattern against a value, with `{vhost}` expanded when the grant uses it. */
+function matchesIn(g: ScopeGrant, vhost: string, pattern: string, value: string): boolean {
+  return wildcardMatches(g.perVhost ? forVhost(pattern, vhost) : pattern, value);
 }
 
 /** The `scope` claim as RabbitMQ reads it: a space-separated string or a list of strings. */

@@ -83,8 +83,8 @@ export class TokenVerifier {
       const detail = err instanceof errors.JOSEError ? `${err.code}: ${err.message}` : String(err);
       throw new TokenRefused(detail);
     }
-    const grants = new ScopeGrants(this.settings.resourceServerId, scopesOf(payload["scope"]));
     const name = [payload.sub, payload["client_id"], payload["user_name"]].find((v): v is string => typeof v === "string") ?? "oauth2-user";
+    const grants = new ScopeGrants(this.settings.resourceServerId, scopesOf(payload["scope"]), { username: name, claims: payload });
     const user: User = { name, passwordHash: "", hashingAlgorithm: "rabbit_password_hashing_sha256", tags: grants.tags, limits: {}, isInternal: false };
     return { user, grants, expiresAt: typeof payload.exp === "number" ? payload.exp * 1000 : null };
   }
