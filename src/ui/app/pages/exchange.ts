@@ -44,6 +44,7 @@ export function ExchangePage({ params }: PageProps) {
             ["Policy", e.policy ?? "–"],
             ["Rate in", `${fmtRate(rateOf(e.message_stats, "publish_in"))} (${fmtNum((e.message_stats ?? {})["publish_in"])} total)`],
             ["Rate out", `${fmtRate(rateOf(e.message_stats, "publish_out"))} (${fmtNum((e.message_stats ?? {})["publish_out"])} total)`],
+            ...(e.messages_delayed !== undefined ? [["Delayed messages", fmtNum(e.messages_delayed)] as [string, string]] : []),
           ]} />
           <div><h2 class="h3">Arguments</h2><${ObjectTable} value=${e.arguments} label="Arguments" /></div>
         </div>`

@@ -22,7 +22,14 @@ export interface ExchangeRow {
   arguments: Record<string, unknown>;
   policy: string | null;
   message_stats?: Record<string, unknown>;
+  /** x-delayed-message exchanges: messages held until due. */
+  messages_delayed?: number;
 }
+
+/** The exchange types Coney creates, including the plugin ones (x-consistent-hash, x-delayed-message). */
+const EXCHANGE_TYPES = ["direct", "fanout", "headers", "topic", "x-consistent-hash", "x-delayed-message"].map((t) => [t, t] as const);
+/** What an x-delayed-message exchange may route by (its x-delayed-type argument). */
+const DELAYED_TYPES = ["direct", "fanout", "headers", "topic", "x-consistent-hash"].map((t) => [t, t] as const);
 
 /** RabbitMQ's feature letters: D durable, AD auto-delete, I internal, Args. */
 export function Features({ x }: { x: { durable: boolean; auto_delete: boolean; internal?: boolean; exclusive?: boolean; arguments?: Record<string, unknown> } }) {
@@ -64,11 +71,13 @@ function AddExchange({ added }: { added: () => void }) {
   const [autoDelete, setAutoDelete] = useState("false");
   const [internal, setInternal] = useState("false");
   const [args, setArgs] = useState<ArgRow[]>([]);
+  const [delayedType, setDelayedType] = useState("direct");
   const act = useAction(added);
   const submit = (e: Event): Promise<boolean> => {
     e.preventDefault();
     return act.run(async () => {
-      await api.put(apiPath`/exchanges/${vhost}/${name}`, { type, durable: durable === "true", auto_delete: autoDelete === "true", internal: internal === "true", arguments: argsObject(args) });
+      const argumentsOf = type === "x-delayed-message" ? { ...argsObject(args), "x-delayed-type": delayedType } : argsObject(args);
+      await api.put(apiPath`/exchanges/${vhost}/${name}`, { type, durable: durable === "true", auto_delete: autoDelete === "true", internal: internal === "true", arguments: argumentsOf });
       setName("");
       return `Exchange ${name} added.`;
     });
@@ -77,7 +86,14 @@ function AddExchange({ added }: { added: () => void }) {
   return html`<form class="form" onSubmit=${submit} aria-label="Add exchange">
     <${VhostField} value=${vhost} set=${setVhost} />
     <${TextField} label="Name" name="name" value=${name} set=${setName} required=${true} />
-    <${SelectField} label="Type" name="type" value=${type} set=${setType} options=${[["direct", "direct"], ["fanout", "fanout"], ["headers", "headers"], ["topic", "topic"]]} />
+    <${SelectField} label="Type" name="type" value=${type} set=${setType} options=${EXCHANGE_TYPES} />
+    ${type === "x-delayed-message"
+      ? html`<${SelectField} label="Delayed type (x-delayed-type)" name="x-delayed-type" value=${delayedType} set=${setDelayedType} options=${DELAYED_TYPES} />
+          <p class="hint">Messages published with an x-delay header (milliseconds) are held, then routed as this type routes.</p>`
+      : null}
+    ${type === "x-consistent-hash"
+      ? html`<p class="hint">Each binding's routing key is its weight (a whole number). The routing key is hashed, or the header named by the hash-header argument, or the message_id, correlation_id or timestamp named by hash-property.</p>`
+      : null}
     <div class="field-row">
       <${SelectField} label="Durable" name="durable" value=${durable} set=${setDurable} options=${yesNo} />
       <${SelectField} label="Auto delete" name="auto_delete" value=${autoDelete} set=${setAutoDelete} options=${yesNo} />
