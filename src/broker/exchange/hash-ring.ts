@@ -5,8 +5,9 @@
  * A member's points depend only on its own identity, so adding or removing one moves only the
  * keys that land on its points; a member with twice the weight owns about twice the space.
  *
- * The points live in one sorted Uint32Array with a parallel array of members, rebuilt when a
- * member comes or goes (rare); a lookup is a binary search and allocates nothing.
+ * The points live in one sorted Uint32Array with parallel arrays of members, merged or filtered
+ * when a member comes or goes (rare, linear in the ring's size); a lookup is a binary search and
+ * allocates nothing.
  */
 
 /** FNV-1a over a string's UTF-16 code units, then murmur3's finaliser for a good spread of short keys. */
@@ -46,16 +47,13 @@ function finalise(h: number): number {
  */
 export const POINTS_PER_WEIGHT = 1024;
 
-interface Member<T> {
-  readonly value: T;
-  readonly points: Uint32Array;
-}
-
 export class HashRing<T> {
-  /** By member identity (its id string). */
-  private readonly members = new Map<string, Member<T>>();
+  /** Members by id: the value and its point count. */
+  private readonly members = new Map<string, number>();
+  /** Every point in ascending order (equal points by member id), with its member beside it. */
   private points = new Uint32Array(0);
   private owners: T[] = [];
+  private ownerIds: string[] = [];
 
   get size(): number {
     return this.members.size;
@@ -65,17 +63,63 @@ export class HashRing<T> {
     return this.points.length;
   }
 
-  /** Adds a member at `weight` × POINTS_PER_WEIGHT points derived from `id` (unique in the ring). */
+  /**
+   * Adds a member at `weight` × POINTS_PER_WEIGHT points derived from `id` (unique in the ring):
+   * its points are sorted and merged into the ring's, linear in the ring's size.
+   */
   add(id: string, value: T, weight: number): void {
+    if (this.members.has(id)) this.remove(id);
     const n = weight * POINTS_PER_WEIGHT;
-    const points = new Uint32Array(n);
-    for (let i = 0; i < n; i++) points[i] = hashString(`${id}\u0000${i}`);
-    this.members.set(id, { value, points });
-    this.rebuild();
+    const mine = new Uint32Array(n);
+    for (let i = 0; i < n; i++) mine[i] = hashString(`${id}\u0000${i}`);
+    mine.sort();
+    const old = this.points;
+    const total = old.length + n;
+    const points = new Uint32Array(total);
+    const owners = new Array<T>(total);
+    const ownerIds = new Array<string>(total);
+    let a = 0;
+    let b = 0;
+    for (let k = 0; k < total; k++) {
+      const takeOld = b === n || (a < old.length && (old[a]! < mine[b]! || (old[a] === mine[b] && this.ownerIds[a]! < id)));
+      if (takeOld) {
+        points[k] = old[a]!;
+        owners[k] = this.owners[a]!;
+        ownerIds[k] = this.ownerIds[a]!;
+        a++;
+      } else {
+        points[k] = mine[b]!;
+        owners[k] = value;
+        ownerIds[k] = id;
+        b++;
+      }
+    }
+    this.members.set(id, n);
+    this.points = points;
+    this.owners = owners;
+    this.ownerIds = ownerIds;
   }
 
+  /** Removes a member's points; every other point keeps its owner. */
   remove(id: string): void {
-    if (this.members.delete(id)) this.rebuild();
+    const n = this.members.get(id);
+    if (n === undefined) return;
+    this.members.delete(id);
+    const total = this.points.length - n;
+    const points = new Uint32Array(total);
+    const owners = new Array<T>(total);
+    const ownerIds = new Array<string>(total);
+    let k = 0;
+    for (let i = 0; i < this.points.length; i++) {
+      if (this.ownerIds[i] === id) continue;
+      points[k] = this.points[i]!;
+      owners[k] = this.owners[i]!;
+      ownerIds[k] = this.ownerIds[i]!;
+      k++;
+    }
+    this.points = points;
+    this.owners = owners;
+    this.ownerIds = ownerIds;
   }
 
   /** The member owning `hash` (the first point at or after it, wrapping), or undefined when the ring is empty. */
@@ -92,33 +136,4 @@ export class HashRing<T> {
     }
     return this.owners[lo === n ? 0 : lo];
   }
-
-  /**
-   * Sorts every point with its member's rank packed below it (point × 2^21 + rank, exact in a
-   * double), so one typed-array sort orders a million points quickly; members are ranked by id,
-   * so the owner of a point two members share never depends on the order they were added in.
-   */
-  private rebuild(): void {
-    const ids = [...this.members.keys()].sort();
-    let total = 0;
-    for (const m of this.members.values()) total += m.points.length;
-    const packed = new Float64Array(total);
-    let k = 0;
-    for (let rank = 0; rank < ids.length; rank++) {
-      for (const point of this.members.get(ids[rank]!)!.points) packed[k++] = point * RANK_SPAN + rank;
-    }
-    packed.sort();
-    const values = ids.map((id) => this.members.get(id)!.value);
-    this.points = new Uint32Array(total);
-    this.owners = new Array<T>(total);
-    for (let i = 0; i < total; i++) {
-      const x = packed[i]!;
-      const rank = x % RANK_SPAN;
-      this.points[i] = (x - rank) / RANK_SPAN;
-      this.owners[i] = values[rank]!;
-    }
-  }
 }
-
-/** Room for 2^21 members below each point in the packed sort key (2^32 × 2^21 = 2^53). */
-const RANK_SPAN = 2 ** 21;
