@@ -179,6 +179,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       mqtt?.node.close();
       alarms.stop();
       await amqp.close();
+      broker.halt();
       await persistence.close();
       logger.info("broker stopped");
     },

@@ -323,6 +323,14 @@ export class Broker implements BrokerState {
     return journal !== null && journal.appends !== appendsBefore ? PUBLISH_STORED : PUBLISH_ROUTED;
   }
 
+  /**
+   * The node stops: delayed-message exchanges release nothing more (their held messages stay in
+   * the store for the next start, or the next leader).
+   */
+  halt(): void {
+    for (const v of this.vhosts.values()) for (const x of v.exchanges.values()) x.delayed?.halt();
+  }
+
   /** Calls `waiter.synced(token)` once every message stored so far is on disk (see PUBLISH_STORED). */
   whenStored(waiter: SyncWaiter, token: number): void {
     this.journal!.whenSynced(waiter, token);

@@ -96,6 +96,13 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
     this.queue.markDeleted();
   }
 
+  /** The broker stops: the timer goes; the held messages stay in the store for the next start. */
+  halt(): void {
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
   private arm(due: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.armedFor = due;

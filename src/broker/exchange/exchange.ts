@@ -33,7 +33,10 @@ export interface MessageHold {
   hold(message: Message): boolean;
   /** How many messages are held (messages_delayed in the API). */
   readonly count: number;
+  /** The exchange is deleted: what it holds goes too. */
   dispose(): void;
+  /** The broker stops: no more releases, and the store keeps what is held. */
+  halt(): void;
 }
 
 export abstract class Exchange implements ExchangeSpec {
