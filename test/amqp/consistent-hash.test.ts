@@ -1,25 +1,18 @@
 // The x-consistent-hash exchange over a real broker and amqplib: weights, stability when a queue
 // goes, hash-header and hash-property, and RabbitMQ's refusals.
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import amqp, { type Channel, type ChannelModel } from "amqplib";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import type { Channel } from "amqplib";
+import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
+import { channelClosedBy } from "../helpers/channel-close.js";
 import { withTimeout } from "../helpers/wait.js";
 
 describe("x-consistent-hash exchange", () => {
-  let broker: TestBroker;
-  let conn: ChannelModel;
+  const fx = useBrokerWithConnection();
   let ch: Channel;
-
   before(async () => {
-    broker = await startTestBroker();
-    conn = await amqp.connect(broker.amqpUrl);
-    ch = await conn.createChannel();
-  });
-  after(async () => {
-    await conn.close();
-    await broker.close();
+    ch = await fx.conn.createChannel();
   });
 
   async function hashExchange(name: string, args: Record<string, unknown>, weights: Record<string, string>): Promise<string[]> {
@@ -110,12 +103,7 @@ describe("x-consistent-hash exchange", () => {
     assert.equal(new Set([...where].filter(([k]) => k.startsWith("spread-")).map(([, q]) => q)).size, 2);
   });
 
-  async function closedWith(action: (c: Channel) => Promise<unknown>): Promise<string> {
-    const c = await conn.createChannel();
-    const closed = new Promise<string>((resolve) => c.on("error", (e: Error) => resolve(e.message)));
-    await assert.rejects(action(c));
-    return withTimeout(closed, 5000, "channel close");
-  }
+  const closedWith = (action: (c: Channel) => Promise<unknown>): Promise<string> => channelClosedBy(fx.conn, action);
 
   it("refuses a binding key that is not a positive integer, and hash-header with hash-property (406)", async () => {
     await ch.assertExchange("chx-refuse", "x-consistent-hash", { durable: false });
@@ -127,6 +115,6 @@ describe("x-consistent-hash exchange", () => {
       /PRECONDITION_FAILED - hash-header and hash-property are mutually exclusive/,
     );
     assert.match(await closedWith((c) => c.assertExchange("chx-badprop", "x-consistent-hash", { arguments: { "hash-property": "app_id" } })), /PRECONDITION_FAILED - Unsupported property: app_id/);
-    assert.equal(broker.broker.vhost("/").exchanges.has("chx-both"), false, "a refused declare leaves nothing behind");
+    assert.equal(fx.broker.broker.vhost("/").exchanges.has("chx-both"), false, "a refused declare leaves nothing behind");
   });
 });

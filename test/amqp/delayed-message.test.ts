@@ -6,8 +6,10 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import amqp, { type Channel, type ChannelModel } from "amqplib";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import amqp, { type Channel } from "amqplib";
+import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
+import { startTestBroker } from "../helpers/broker.js";
+import { channelClosedBy } from "../helpers/channel-close.js";
 import { apiClient } from "../helpers/http-client.js";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
 
@@ -26,19 +28,11 @@ async function arrivals(ch: Channel, queue: string, n: number, ms = 15_000): Pro
 }
 
 describe("x-delayed-message exchange", () => {
-  let broker: TestBroker;
-  let conn: ChannelModel;
+  const fx = useBrokerWithConnection();
   let ch: Channel;
-  const api = apiClient(() => broker.httpUrl);
-
+  const api = apiClient(() => fx.broker.httpUrl);
   before(async () => {
-    broker = await startTestBroker();
-    conn = await amqp.connect(broker.amqpUrl);
-    ch = await conn.createChannel();
-  });
-  after(async () => {
-    await conn.close();
-    await broker.close();
+    ch = await fx.conn.createChannel();
   });
 
   async function delayedExchange(name: string, type = "direct", durable = false): Promise<string> {
@@ -84,7 +78,7 @@ describe("x-delayed-message exchange", () => {
 
   it("confirms a delayed publish once stored, and counts held messages as messages_delayed", async () => {
     await delayedExchange("dx-count", "direct", true);
-    const cc = await conn.createConfirmChannel();
+    const cc = await fx.conn.createConfirmChannel();
     for (let i = 0; i < 3; i++) cc.publish("dx-count", "k", Buffer.from(`m${i}`), { persistent: true, headers: { "x-delay": 60_000 } });
     await withTimeout(cc.waitForConfirms(), 5000, "confirms of held messages");
     await cc.close();
@@ -102,20 +96,15 @@ describe("x-delayed-message exchange", () => {
     // Deleting the exchange drops what it held.
     await ch.deleteExchange("dx-count");
     assert.equal((await api("GET", "/api/exchanges/%2F/dx-count")).status, 404);
-    assert.equal((broker.broker.journal as { logs?: Map<string, unknown> }).logs?.has("/\u0000amq.delayed.dx-count"), false, "its store log is released");
+    assert.equal((fx.broker.broker.journal as { logs?: Map<string, unknown> }).logs?.has("/\u0000amq.delayed.dx-count"), false, "its store log is released");
   });
 
-  async function closedWith(action: (c: Channel) => Promise<unknown>): Promise<string> {
-    const c = await conn.createChannel();
-    const closed = new Promise<string>((resolve) => c.on("error", (e: Error) => resolve(e.message)));
-    await assert.rejects(action(c));
-    return withTimeout(closed, 5000, "channel close");
-  }
+  const closedWith = (action: (c: Channel) => Promise<unknown>): Promise<string> => channelClosedBy(fx.conn, action);
 
   it("refuses a declaration without a valid x-delayed-type as the plugin does", async () => {
     assert.match(await closedWith((c) => c.assertExchange("dx-bad", "x-delayed-message", {})), /406 \(PRECONDITION-FAILED\) with message "PRECONDITION_FAILED - Invalid argument, 'x-delayed-type' must be an existing exchange type"/);
     assert.match(await closedWith((c) => c.assertExchange("dx-self", "x-delayed-message", { arguments: { "x-delayed-type": "x-delayed-message" } })), /PRECONDITION_FAILED - Invalid argument, 'x-delayed-message' can't be used for 'x-delayed-type'/);
-    const c = await amqp.connect(broker.amqpUrl);
+    const c = await amqp.connect(fx.broker.amqpUrl);
     const closed = new Promise<string>((resolve) => c.on("error", (e: Error) => resolve(e.message)));
     const bad = await c.createChannel();
     await assert.rejects(bad.assertExchange("dx-unknown", "x-delayed-message", { arguments: { "x-delayed-type": "nope" } }));

@@ -142,6 +142,13 @@ export const DEVIATIONS: readonly Deviation[] = [
     path: "*{applications,auth_mechanisms,enabled_plugins,contexts,sample_retention_policies}*",
     reason: "The node's own lists: applications are Coney, its runtime dependencies and Node.js (not Erlang applications); auth_mechanisms the SASL mechanisms Coney offers; no plugins (all built in); one web context (no Prometheus plugin listener); no retained rate history ranges (two samples 5 s apart). README, \"The node record\".",
   },
+  {
+    where: "*",
+    step: "GET /api/{overview,nodes}*",
+    kind: "extra-item",
+    path: "*exchange_types[{x-consistent-hash,x-delayed-message}]",
+    reason: "The consistent-hash and delayed-message exchange types are built in (issue 27); a RabbitMQ node lists them once their plugins are enabled. README, \"Plugin exchanges and consumer timeouts\".",
+  },
 
   {
     where: "auth/failed logins are 401 with RabbitMQ's challenge and body",
