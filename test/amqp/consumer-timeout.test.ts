@@ -94,3 +94,27 @@ describe("consumer delivery acknowledgement timeout", () => {
     assert.match(await withTimeout(closed, 5000, "close"), /PRECONDITION_FAILED - invalid arg 'x-consumer-timeout' for queue 'ct-bad' in vhost '\/'/);
   });
 });
+
+describe("a queue's consumer timeout under the node's default", () => {
+  it("closes within the queue's x-consumer-timeout although the node's own is 30 minutes", async () => {
+    const broker = await startTestBroker();
+    try {
+      const conn = await amqp.connect(broker.amqpUrl);
+      // A consumer on a plain queue first: the channel's check then runs at the node's pace.
+      const ch = await conn.createChannel();
+      await ch.assertQueue("ct-plain", { exclusive: true });
+      await ch.consume("ct-plain", () => undefined);
+      await ch.assertQueue("ct-short", { exclusive: true, arguments: { "x-consumer-timeout": 300 } });
+      const closed = new Promise<string>((resolve) => ch.on("error", (e: Error) => resolve(e.message)));
+      let deliveredAt = 0;
+      await ch.consume("ct-short", () => (deliveredAt = Date.now()));
+      ch.sendToQueue("ct-short", Buffer.from("held"));
+      const message = await withTimeout(closed, 5000, "the channel close at the queue's timeout");
+      assert.match(message, /Timeout value used: 300 ms/);
+      assert.ok(deliveredAt > 0 && Date.now() - deliveredAt >= 300);
+      await conn.close();
+    } finally {
+      await broker.close();
+    }
+  });
+});

@@ -31,6 +31,8 @@ const MAX_PERIOD_MS = 60_000;
 
 export class AckTimeoutWatch {
   private timer: NodeJS.Timeout | null = null;
+  /** The period the running timer was set with. */
+  private scheduledPeriod = Infinity;
   /** Samples, oldest first: the next delivery tag at a time. */
   private readonly sampleTags: number[] = [];
   private readonly sampleTimes: number[] = [];
@@ -47,9 +49,10 @@ export class AckTimeoutWatch {
   /** An ack-mode consumer started on `queue`, or an ack-mode get took from it: watch from now. */
   watch(queue: Queue): void {
     this.queues.add(queue);
-    if (this.timer !== null) return;
     const period = this.period();
-    if (period === 0) return;
+    // Already checking often enough (a queue with a shorter timeout than any so far shortens it).
+    if (period === 0 || (this.timer !== null && period >= this.scheduledPeriod)) return;
+    this.stop();
     this.sample(this.now());
     this.schedule(period);
   }
@@ -74,6 +77,7 @@ export class AckTimeoutWatch {
   }
 
   private schedule(period: number): void {
+    this.scheduledPeriod = period;
     this.timer = setTimeout(() => this.check(), period);
     this.timer.unref();
   }

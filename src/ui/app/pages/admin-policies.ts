@@ -45,6 +45,7 @@ const QUEUE_KEYS: ReadonlyArray<readonly [string, ArgType, string]> = [
   ["dead-letter-routing-key", "string", "their routing key"],
   ["delivery-limit", "number", "redeliveries before dead-lettering (quorum)"],
   ["queue-mode", "string", "default or lazy"],
+  ["consumer-timeout", "number", "ms a delivery may stay unacknowledged"],
   ["max-in-memory-length", "number", "messages kept in memory (quorum)"],
   ["alternate-exchange", "string", "for exchanges: where unroutable messages go"],
 ];

@@ -24,5 +24,6 @@ export const QUEUE_ARGUMENTS: readonly ArgHelp[] = [
   { key: "x-max-priority", type: "number", help: "Enable priorities 0..N (1–255) on this queue.", types: ["classic"] },
   { key: "x-queue-mode", type: "string", help: "lazy: keep messages on disk as early as possible.", types: ["classic"] },
   { key: "x-delivery-limit", type: "number", help: "Dead-letter a message redelivered more than this many times.", types: ["quorum"] },
+  { key: "x-consumer-timeout", type: "number", help: "Close the channel of a consumer that holds a delivery unacknowledged longer than this many milliseconds.", types: ["classic", "quorum"] },
   { key: "x-quorum-initial-group-size", type: "number", help: "Number of replicas the quorum queue starts with.", types: ["quorum"] },
 ];
