@@ -55,6 +55,19 @@ describe("x-delayed-message exchange", () => {
     for (const a of got) assert.ok(a.at >= sent[a.body]!, `${a.body} arrived ${sent[a.body]! - a.at} ms early`);
   });
 
+  it("releases thousands of messages due at the same time, all of them, in batches", async () => {
+    const q = await delayedExchange("dx-bulk");
+    const sentAt = Date.now();
+    for (let i = 0; i < 2500; i++) ch.publish("dx-bulk", "k", Buffer.from(String(i)), { headers: { "x-delay": 1000 } });
+    assert.equal((await ch.checkQueue(q)).messageCount, 0, "none before they are due");
+    await eventually(async () => (await ch.checkQueue(q)).messageCount === 2500, 15_000, "2500 released messages");
+    assert.ok(Date.now() - sentAt >= 1000);
+    const x = (await api("GET", "/api/exchanges/%2F/dx-bulk")).json;
+    assert.equal(x.messages_delayed, 0);
+    assert.equal(x.message_stats.publish_in, 2500);
+    assert.equal(x.message_stats.publish_out, 2500);
+  });
+
   it("routes a message without x-delay, or with x-delay 0 or below, at once", async () => {
     const q = await delayedExchange("dx-now", "fanout");
     ch.publish("dx-now", "any", Buffer.from("none"));

@@ -20,6 +20,8 @@ import { DueHeap } from "./due-heap.js";
 
 /** setTimeout's longest delay; a later due time is reached in several steps. */
 const MAX_TIMER_MS = 2_147_483_647;
+/** Messages released per event-loop turn when many are due at once. */
+const RELEASE_BATCH = 1000;
 
 /** What the holder asks of the broker. */
 export interface DelayedRelease {
@@ -117,10 +119,13 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
     this.armedFor = Infinity;
     if (this.disposed) return;
     const now = this.release.now();
+    let released = 0;
     for (let e = this.heap.popDue(now); e !== undefined; e = this.heap.popDue(now)) {
       this.release.route(e.message);
       this.queue.settle(e);
+      // Many messages due at once are released a batch per turn, so clients are served between batches.
+      if (++released === RELEASE_BATCH) break;
     }
-    if (this.heap.size > 0) this.arm(this.heap.nextDue);
+    if (this.heap.size > 0) this.arm(released === RELEASE_BATCH ? now : this.heap.nextDue);
   }
 }
