@@ -16,12 +16,14 @@ import { collector, eventually, withTimeout } from "../helpers/wait.js";
 interface Arrival {
   readonly body: string;
   readonly at: number;
+  /** The x-delay header as delivered. */
+  readonly delay: unknown;
 }
 
 /** Consumes `queue` until `n` messages arrived, noting when each did. */
 async function arrivals(ch: Channel, queue: string, n: number, ms = 15_000): Promise<Arrival[]> {
   const got = collector<Arrival>(n);
-  const { consumerTag } = await ch.consume(queue, (m) => m && got.push({ body: m.content.toString(), at: Date.now() }), { noAck: true });
+  const { consumerTag } = await ch.consume(queue, (m) => m && got.push({ body: m.content.toString(), at: Date.now(), delay: m.properties.headers?.["x-delay"] }), { noAck: true });
   const all = await withTimeout(got.done, ms, `${n} delayed messages`);
   await ch.cancel(consumerTag);
   return all;
@@ -46,13 +48,15 @@ describe("x-delayed-message exchange", () => {
   it("routes messages when due, in due order, never before publish time + x-delay", async () => {
     const q = await delayedExchange("dx-order");
     const sent: Record<string, number> = {};
-    for (const [body, delay] of [["d600", 600], ["d200", 200], ["d400", 400], ["d201", 201]] as const) {
-      sent[body] = Date.now() + delay;
+    // The plugin also takes a float (truncated) or a string holding an integer.
+    for (const [body, delay] of [["d600", 600], ["d200", 200], ["d400", "400"], ["d201", 201.7]] as const) {
+      sent[body] = Date.now() + Math.trunc(Number(delay));
       ch.publish("dx-order", "k", Buffer.from(body), { headers: { "x-delay": delay } });
     }
     const got = await arrivals(ch, q, 4);
     assert.deepEqual(got.map((a) => a.body), ["d200", "d201", "d400", "d600"]);
     for (const a of got) assert.ok(a.at >= sent[a.body]!, `${a.body} arrived ${sent[a.body]! - a.at} ms early`);
+    assert.deepEqual(got.map((a) => a.delay), [-200, -201, -400, -600], "delivered with x-delay negated, as the plugin does");
   });
 
   it("releases thousands of messages due at the same time, all of them, in batches", async () => {

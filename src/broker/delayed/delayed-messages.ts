@@ -12,6 +12,7 @@
  */
 import type { MessageHold } from "../exchange/exchange.js";
 import type { Message } from "../message.js";
+import { withHeader } from "../message-headers.js";
 import type { Queue } from "../queue/queue.js";
 import type { QueueConsumer } from "../queue/queue-consumer.js";
 import type { QueueEntry } from "../queue/queue-entry.js";
@@ -30,12 +31,19 @@ export interface DelayedRelease {
   now(): number;
 }
 
-/** The x-delay header's value in ms; 0 when there is none or it is not a number (route at once). */
+/**
+ * The x-delay header's value in ms, as the plugin reads it: an integer, a float (truncated) or a
+ * string holding an integer; 0 when there is none or it is something else (route at once).
+ */
 export function delayOf(headers: FieldTable | undefined): number {
   if (headers === undefined) return 0;
   const d = headers["x-delay"];
-  if (typeof d === "number") return Number.isFinite(d) ? d : 0;
+  if (typeof d === "number") return Number.isFinite(d) ? Math.trunc(d) : 0;
   if (typeof d === "bigint") return Number(d);
+  if (typeof d === "string" && d.trim() !== "") {
+    const n = Number(d);
+    return Number.isInteger(n) ? n : 0;
+  }
   return 0;
 }
 
@@ -121,7 +129,9 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
     const now = this.release.now();
     let released = 0;
     for (let e = this.heap.popDue(now); e !== undefined; e = this.heap.popDue(now)) {
-      this.release.route(e.message);
+      // As the plugin: the routed message carries x-delay negated, so consumers (and a delayed
+      // exchange further on) can tell it has already waited.
+      this.release.route(withHeader(e.message, "x-delay", -delayOf(e.message.properties.headers)));
       this.queue.settle(e);
       // Many messages due at once are released a batch per turn, so clients are served between batches.
       if (++released === RELEASE_BATCH) break;
