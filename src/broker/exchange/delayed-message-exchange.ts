@@ -41,7 +41,7 @@ export class DelayedMessageExchange extends Exchange {
   }
 
   /** The plugin's validate: x-delayed-type names an existing type, and not itself. */
-  static validate(spec: ExchangeSpec, _vhost: string): void {
+  static validate(spec: ExchangeSpec): void {
     const t = spec.arguments["x-delayed-type"];
     if (t === "x-delayed-message") throw new BrokerError("preconditionFailed", "Invalid argument, 'x-delayed-message' can't be used for 'x-delayed-type'");
     if (typeof t !== "string") throw new BrokerError("preconditionFailed", "Invalid argument, 'x-delayed-type' must be an existing exchange type");

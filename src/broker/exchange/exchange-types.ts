@@ -13,7 +13,7 @@ interface ExchangeType {
   readonly ctor: ExchangeConstructor;
   readonly description: string;
   /** Refuses a declaration whose arguments the type cannot take (RabbitMQ's exchange type validate/1). */
-  readonly validate?: (spec: ExchangeSpec, vhost: string) => void;
+  readonly validate?: (spec: ExchangeSpec) => void;
 }
 
 export const EXCHANGE_TYPES: ReadonlyMap<string, ExchangeType> = new Map<string, ExchangeType>([
@@ -22,7 +22,7 @@ export const EXCHANGE_TYPES: ReadonlyMap<string, ExchangeType> = new Map<string,
   ["headers", { ctor: HeadersExchange, description: "AMQP headers exchange, as per the AMQP specification" }],
   ["topic", { ctor: TopicExchange, description: "AMQP topic exchange, as per the AMQP specification" }],
   ["x-consistent-hash", { ctor: ConsistentHashExchange, description: "Consistent Hashing Exchange", validate: (spec) => ConsistentHashExchange.validate(spec) }],
-  ["x-delayed-message", { ctor: DelayedMessageExchange, description: "Delayed Message Exchange", validate: (spec, vhost) => DelayedMessageExchange.validate(spec, vhost) }],
+  ["x-delayed-message", { ctor: DelayedMessageExchange, description: "Delayed Message Exchange", validate: (spec) => DelayedMessageExchange.validate(spec) }],
 ]);
 
 export function createExchange(vhost: string, spec: ExchangeSpec): Exchange | null {

@@ -34,7 +34,7 @@ export function declareExchange(b: BrokerState, ctx: ClientContext, vhostName: s
     return false;
   }
   checkNotReserved("exchange", spec.name);
-  type.validate?.(spec, vhostName);
+  type.validate?.(spec);
   const ae = spec.arguments["alternate-exchange"];
   if (ae !== undefined) {
     if (typeof ae !== "string") {
