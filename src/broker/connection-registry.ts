@@ -5,6 +5,8 @@
  */
 import type { FieldTable } from "./values/field-value.js";
 import type { ConsumerActivity } from "./queue/queue-consumer.js";
+import type { Announcer } from "./events/announce.js";
+import { announceConnection } from "./events/runtime-events.js";
 
 export interface ConsumerInfo {
   readonly tag: string;
@@ -110,15 +112,28 @@ export interface ClientConnection {
   info(): ConnectionInfo;
 }
 
+/** A channel as a transport hands it to Broker.channelOpened / channelClosed. */
+export interface ChannelSource {
+  info(): ChannelInfo;
+}
+
 export class ConnectionRegistry<C extends ClientConnection = ClientConnection> {
   private readonly byName = new Map<string, C>();
+  /** The node's name, for connection events (set by the composition root). */
+  node = "";
+
+  /** `events`: where connection.created and connection.closed are announced, while wanted. */
+  constructor(private readonly events: Announcer | null = null) {}
 
   add(c: C): void {
     this.byName.set(c.name, c);
+    if (this.events?.events.runtimeWanted) announceConnection(this.events, c.info(), true, this.node);
   }
 
   remove(c: C): void {
-    if (this.byName.get(c.name) === c) this.byName.delete(c.name);
+    if (this.byName.get(c.name) !== c) return;
+    this.byName.delete(c.name);
+    if (this.events?.events.runtimeWanted) announceConnection(this.events, c.info(), false, this.node);
   }
 
   get(name: string): C | undefined {

@@ -170,6 +170,6 @@ export class Channel implements ChannelState {
     if (this.replyConsumer) this.host.broker.directReply.unregister(this.replyConsumer.key);
     this.replyConsumer = null;
     requeueAllUnacked(this);
-    this.host.broker.stats.channelClosed++;
+    this.host.broker.channelClosed(this);
   }
 }

@@ -6,6 +6,7 @@
  * not import queue.ts (which imports it), so the default leaves the type to the implementer,
  * whose own parameter type (Queue) is what it receives.
  */
+import type { ConsumerDescription } from "../events/runtime-events.js";
 import type { QueueEntry } from "./queue-entry.js";
 
 /** Whether a consumer gets messages: always on an ordinary queue, one at a time with single active consumer. */
@@ -28,4 +29,6 @@ export interface QueueConsumer<Q = unknown> {
   deliver(queue: Q, entry: QueueEntry): void;
   /** The queue went away (deleted): RabbitMQ's consumer_cancel_notify sends basic.cancel. */
   cancelledByQueue(queue: Q): void;
+  /** Its channel, user, prefetch and arguments, for consumer.created (asked only while events are wanted). */
+  describe?(): ConsumerDescription;
 }
