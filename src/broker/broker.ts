@@ -29,6 +29,7 @@ import { SYSTEM_ACTOR, type Actor } from "./events/actor.js";
 import { attempted } from "./events/announce.js";
 import { userChangeRecord } from "./events/change-records.js";
 import { DomainEvents } from "./events/domain-events.js";
+import { announceConnection } from "./events/runtime-events.js";
 import type { Exchange, ExchangeSpec } from "./exchange/exchange.js";
 import type { Message } from "./message.js";
 import * as admission from "./operations/admission.js";
@@ -70,7 +71,7 @@ export class Broker implements BrokerState {
   readonly vhosts = new Map<string, VHost>();
   /** What operations announce (events/): the event exchange and the audit trail listen here. */
   readonly events = new DomainEvents();
-  readonly connections = new ConnectionRegistry(this);
+  readonly connections = new ConnectionRegistry();
   readonly stats = new BrokerStats();
   /** Logins tried per protocol (/api/auth/attempts). */
   readonly authAttempts = new AuthAttempts();
@@ -88,6 +89,9 @@ export class Broker implements BrokerState {
     this.definitions = options.definitions ?? NO_PERSISTENCE;
     this.journal = options.journal ?? null;
     this.queueHost = new BrokerQueueHost(this, this.journal);
+    this.connections.changed = (c, added) => {
+      if (this.events.runtimeWanted) announceConnection(this, c.info(), added, this.connections.node);
+    };
   }
 
   vhost(name: string): VHost {

@@ -5,8 +5,6 @@
  */
 import type { FieldTable } from "./values/field-value.js";
 import type { ConsumerActivity } from "./queue/queue-consumer.js";
-import type { Announcer } from "./events/announce.js";
-import { announceConnection } from "./events/runtime-events.js";
 
 export interface ConsumerInfo {
   readonly tag: string;
@@ -121,19 +119,18 @@ export class ConnectionRegistry<C extends ClientConnection = ClientConnection> {
   private readonly byName = new Map<string, C>();
   /** The node's name, for connection events (set by the composition root). */
   node = "";
-
-  /** `events`: where connection.created and connection.closed are announced, while wanted. */
-  constructor(private readonly events: Announcer | null = null) {}
+  /** Told each connection that comes or goes (the broker announces connection.created / closed). */
+  changed: ((c: C, added: boolean) => void) | null = null;
 
   add(c: C): void {
     this.byName.set(c.name, c);
-    if (this.events?.events.runtimeWanted) announceConnection(this.events, c.info(), true, this.node);
+    this.changed?.(c, true);
   }
 
   remove(c: C): void {
     if (this.byName.get(c.name) !== c) return;
     this.byName.delete(c.name);
-    if (this.events?.events.runtimeWanted) announceConnection(this.events, c.info(), false, this.node);
+    this.changed?.(c, false);
   }
 
   get(name: string): C | undefined {

@@ -4,7 +4,7 @@
  * (DomainEvents.runtimeWanted), since they come from code near the connection's hot path.
  */
 import type { ChannelInfo, ConnectionInfo } from "../connection-registry.js";
-import type { FieldTable } from "../values/field-value.js";
+import type { ConsumerDescription } from "../queue/queue-consumer.js";
 import type { Actor } from "./actor.js";
 import { announce, type Announcer } from "./announce.js";
 
@@ -43,14 +43,6 @@ export function announceChannel(b: Announcer, ch: ChannelInfo, created: boolean)
   const actor = actorFor(ch.user, "amqp", `${ch.peerHost}:${ch.peerPort}`);
   const props = { name: ch.name, connection: ch.connectionName, number: ch.number, user: ch.user, vhost: ch.vhost };
   announce(b, actor, created ? "channel.created" : "channel.closed", created ? props : { ...props, consumer_count: ch.consumerCount });
-}
-
-/** What a consumer tells about itself for consumer.created (QueueConsumer.describe). */
-export interface ConsumerDescription {
-  readonly channel: string;
-  readonly user: string;
-  readonly prefetchCount: number;
-  readonly arguments: FieldTable;
 }
 
 export interface ConsumerEventSubject {
