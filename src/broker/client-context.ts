@@ -13,7 +13,13 @@ export interface ClientContext {
   readonly actor?: Actor;
 }
 
+/** A protocol client's context: its checker, the owning connection, and who acts (a token user is "oauth"). */
+export function clientContext(permissions: PermissionChecker, owner: object, source: Actor["source"], peer: string): ClientContext {
+  const user = permissions.user;
+  return { permissions, owner, actor: { user: user.name, authMethod: user.isInternal ? "basic" : "oauth", source, peer } };
+}
+
 /** The actor of an operation done through `ctx`. */
 export function actorOf(ctx: ClientContext): Actor {
-  return ctx.actor ?? { user: ctx.permissions.user.name, authMethod: "basic", source: ctx.owner === null ? "http" : "amqp", peer: "" };
+  return ctx.actor ?? { user: ctx.permissions.user.name, authMethod: ctx.permissions.user.isInternal ? "basic" : "oauth", source: ctx.owner === null ? "http" : "amqp", peer: "" };
 }

@@ -9,7 +9,7 @@ export { type BootstrapOptions, bootstrapDefaults } from "./bootstrap.js";
 export { type BrokerStats, MESSAGE_SIZE_BOUNDS } from "./broker-stats.js";
 export { Broker, PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED } from "./broker.js";
 export { canonicalJson } from "./canonical-json.js";
-export { type ClientContext } from "./client-context.js";
+export { type ClientContext, clientContext } from "./client-context.js";
 export { type ClusterMember, type ClusterView, type ForgetOutcome } from "./cluster-view.js";
 export { type ChannelCounters, type ChannelInfo, type ClientConnection, type ConnectionInfo, type ConsumerInfo, type TlsSessionInfo } from "./connection-registry.js";
 export { type DeathReason } from "./dead-letter.js";
