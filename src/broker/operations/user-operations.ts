@@ -49,13 +49,18 @@ export function putUser(b: BrokerState, name: string, input: UserInput, actor: A
   return !existing;
 }
 
-/** RabbitMQ's events for a created or updated user (created, password changed, tags set), and the change. */
+/**
+ * RabbitMQ's events for a created or updated user: user.created, or user.password.changed when a
+ * password (or hash) was given, or else user.tags.set; then user.tags.set too when the tags
+ * changed. The first carries the audit's change record.
+ */
 function announceUserPut(b: BrokerState, actor: Actor, before: ReturnType<typeof userChangeRecord>, user: User, passwordGiven: boolean): void {
-  const change = { action: "user.put", vhost: null, object: user.name, before, after: userChangeRecord(user) };
-  if (before === null) announce(b, actor, "user.created", { name: user.name }, change);
-  else if (passwordGiven) announce(b, actor, "user.password.changed", { name: user.name }, change);
-  const tagsChanged = before === null ? user.tags.length > 0 : before.tags.join(",") !== user.tags.join(",");
-  if (tagsChanged || (before !== null && !passwordGiven)) announce(b, actor, "user.tags.set", { name: user.name, tags: user.tags }, before !== null && !passwordGiven ? change : null);
+  const name = user.name;
+  const change = { action: "user.put", vhost: null, object: name, before, after: userChangeRecord(user) };
+  const first = before === null ? "user.created" : passwordGiven ? "user.password.changed" : "user.tags.set";
+  announce(b, actor, first, first === "user.tags.set" ? { name, tags: user.tags } : { name }, change);
+  const tagsChanged = (before?.tags.join(",") ?? "") !== user.tags.join(",");
+  if (first !== "user.tags.set" && tagsChanged) announce(b, actor, "user.tags.set", { name, tags: user.tags });
 }
 
 /** Sets (a number) or clears (null) one of a user's limits: max-connections, max-channels. */
