@@ -90,7 +90,7 @@ export class Broker implements BrokerState {
     this.journal = options.journal ?? null;
     this.queueHost = new BrokerQueueHost(this, this.journal);
     this.connections.changed = (c, added) => {
-      if (this.events.runtimeWanted) announceConnection(this, c.info(), added, this.connections.node);
+      if (this.events.detailWanted) announceConnection(this, c.info(), added, this.connections.node);
     };
   }
 

@@ -146,13 +146,13 @@ describe("amq.rabbitmq.event", () => {
 
   it("builds no connection, channel or consumer event while nothing is bound", async () => {
     const b = broker.broker;
-    assert.equal(b.events.runtimeWanted, true);
+    assert.equal(b.events.detailWanted, true);
     await ch.deleteQueue(events.queue);
-    await eventually(() => !b.events.runtimeWanted, 5000, "runtime events no longer wanted");
+    await eventually(() => !b.events.detailWanted, 5000, "runtime events no longer wanted");
     const x = b.vhost("/").exchanges.get("amq.rabbitmq.event")!;
     assert.equal(x.bindings.size, 0);
     const again = await EventLog.bind(ch, ["queue.#"]);
-    assert.equal(b.events.runtimeWanted, true);
+    assert.equal(b.events.detailWanted, true);
     await ch.assertQueue("ev-after", { exclusive: true });
     await again.next("queue.created", { name: "ev-after" });
   });

@@ -3,10 +3,11 @@
  * the event exchange, the audit trail — take it from here. It is protocol-neutral: AMQP, HTTP,
  * coneyctl, definitions imports and MQTT reach the same broker methods, which emit here.
  *
- * Cost: an operation builds its event only when `listening` (configuration changes) or
- * `runtimeWanted` (connections, channels, consumers, logins: near the connection code, so built
- * only while a listener asks for them, e.g. while something is bound to amq.rabbitmq.event).
- * Nothing is emitted on the per-message path.
+ * Cost: a configuration change builds its event only when `listening` (the audit trail always
+ * listens; configuration changes are rare). Every other event — queues, exchanges, bindings,
+ * connections, channels, consumers, logins, which come from code near the connection's path and
+ * can be frequent — is built only while `detailWanted`: while a listener asks for them, i.e.
+ * while something is bound to amq.rabbitmq.event. Nothing is emitted on the per-message path.
  *
  * Listeners run synchronously, after the change is complete; one that throws is skipped (its
  * error goes to `onListenerError`), never failing the operation that announced.
@@ -18,8 +19,8 @@ export type DomainEventListener = (event: DomainEvent) => void;
 export class DomainEvents {
   private listeners: DomainEventListener[] = [];
   private readonly runtimeWanters = new Set<object>();
-  /** True while some listener wants connection, channel, consumer and login events. */
-  runtimeWanted = false;
+  /** True while some listener wants the events other than configuration changes (see above). */
+  detailWanted = false;
   onListenerError: (err: unknown) => void = () => {};
 
   get listening(): boolean {
@@ -34,11 +35,11 @@ export class DomainEvents {
     };
   }
 
-  /** `who` asks for (or no longer needs) the runtime events; they are built while anyone does. */
-  wantRuntime(who: object, wanted: boolean): void {
+  /** `who` asks for (or no longer needs) those events; they are built while anyone does. */
+  wantDetail(who: object, wanted: boolean): void {
     if (wanted) this.runtimeWanters.add(who);
     else this.runtimeWanters.delete(who);
-    this.runtimeWanted = this.runtimeWanters.size > 0;
+    this.detailWanted = this.runtimeWanters.size > 0;
   }
 
   emit(event: DomainEvent): void {

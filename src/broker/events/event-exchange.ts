@@ -5,9 +5,9 @@
  * user_who_performed_action and timestamp_in_ms), an empty body, delivery mode 2 and a timestamp
  * in seconds. Events of every vhost go to this one exchange, as in RabbitMQ.
  *
- * Cost: while nothing is bound to the exchange, the connection, channel, consumer and login
- * events are not even built (it tells DomainEvents it does not want them), and a configuration
- * event costs one Map lookup here. Refused changes (no name) are not published.
+ * Cost: while nothing is bound to the exchange (the exchange tells it, bindingsWatcher), no event
+ * but configuration changes is even built (it tells DomainEvents it does not want them), and a
+ * configuration change costs a check here. Refused changes (no name) are not published.
  */
 import type { Broker } from "../broker.js";
 import { createExchange } from "../exchange/exchange-types.js";
@@ -40,7 +40,7 @@ export class EventExchange {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    this.broker.events.wantRuntime(this, false);
+    this.broker.events.wantDetail(this, false);
   }
 
   private exchange(): Exchange | undefined {
@@ -51,22 +51,24 @@ export class EventExchange {
   private declare(): void {
     const v = this.broker.vhosts.get(this.vhost);
     if (!v || v.exchanges.has(EVENT_EXCHANGE)) return;
-    v.addExchange(createExchange(this.vhost, { name: EVENT_EXCHANGE, type: "topic", durable: true, autoDelete: false, internal: true, arguments: {} })!);
+    const x = createExchange(this.vhost, { name: EVENT_EXCHANGE, type: "topic", durable: true, autoDelete: false, internal: true, arguments: {} })!;
+    x.bindingsWatcher = () => this.updateBound();
+    v.addExchange(x);
   }
 
-  /** Runtime events are wanted only while something is bound (RabbitMQ's has_any_bindings). */
+  /** Events beyond configuration changes are wanted only while something is bound (RabbitMQ's has_any_bindings). */
   private updateBound(): void {
     const bound = (this.exchange()?.bindings.size ?? 0) > 0;
     if (bound === this.bound) return;
     this.bound = bound;
-    this.broker.events.wantRuntime(this, bound);
+    this.broker.events.wantDetail(this, bound);
   }
 
   private onEvent(e: DomainEvent): void {
     if (e.name === null) return;
-    // The vhost came back after a deletion: so does its exchange.
+    // The vhost came back after a deletion: so does its exchange (unbound).
     if (e.name === "vhost.created" && e.props["name"] === this.vhost) this.declare();
-    if (e.name.startsWith("binding.") || e.name.endsWith(".deleted")) this.updateBound();
+    if (e.name === "vhost.deleted" && e.props["name"] === this.vhost) this.updateBound();
     if (!this.bound) return;
     const v = this.broker.vhosts.get(this.vhost);
     const x = v?.exchanges.get(EVENT_EXCHANGE);

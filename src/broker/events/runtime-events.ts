@@ -1,7 +1,7 @@
 /**
  * RabbitMQ's events for connections, channels, consumers and logins (rabbit_reader,
  * rabbit_channel, rabbit_queue_consumers): built only while a listener wants them
- * (DomainEvents.runtimeWanted), since they come from code near the connection's hot path.
+ * (DomainEvents.detailWanted), since they come from code near the connection's hot path.
  */
 import type { ChannelInfo, ConnectionInfo } from "../connection-registry.js";
 import type { ConsumerDescription } from "../queue/queue-consumer.js";

@@ -31,7 +31,7 @@ export function authenticate(b: BrokerState, username: string, password: string,
   const user = b.users.get(username);
   const ok = user !== undefined && verifyPassword(password, user.passwordHash, user.hashingAlgorithm);
   if (protocol) b.authAttempts.record(protocol, ok);
-  if (protocol && b.events.runtimeWanted) announceLogin(b, username, protocol, ok);
+  if (protocol && b.events.detailWanted) announceLogin(b, username, protocol, ok);
   return ok ? user : null;
 }
 
@@ -75,5 +75,5 @@ export function admitChannel(b: BrokerState, userName: string): void {
 export function channelChanged(b: BrokerState, channel: ChannelSource, opened: boolean): void {
   if (opened) b.stats.channelCreated++;
   else b.stats.channelClosed++;
-  if (b.events.runtimeWanted) announceChannel(b, channel.info(), opened);
+  if (b.events.detailWanted) announceChannel(b, channel.info(), opened);
 }

@@ -37,7 +37,7 @@ export function bind(b: BrokerState, ctx: ClientContext, r: BindingRequest): boo
   }
   if (!v.attach(binding)) return false;
   if (isDurableBinding(binding)) b.definitions.put("bindings", bindingKey(v.name, binding), bindingDefinition(binding));
-  if (b.events.listening) announce(b, actorOf(ctx), "binding.created", bindingEventProps(v.name, binding));
+  if (b.events.detailWanted) announce(b, actorOf(ctx), "binding.created", bindingEventProps(v.name, binding));
   return true;
 }
 
@@ -49,7 +49,7 @@ export function unbind(b: BrokerState, ctx: ClientContext, r: BindingRequest): b
   v.detach(binding);
   b.definitions.delete("bindings", bindingKey(v.name, binding));
   const actor = actorOf(ctx);
-  if (b.events.listening) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
+  if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
   autoDeleteIfUnused(b, v, source, actor);
   return true;
 }

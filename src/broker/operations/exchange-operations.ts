@@ -46,7 +46,7 @@ export function declareExchange(b: BrokerState, ctx: ClientContext, vhostName: s
   v.addExchange(x);
   x.applyPolicy(policyOf(b, x).definition);
   if (x.durable) b.definitions.put("exchanges", definitionKey(vhostName, x.name), exchangeDefinition(x));
-  if (b.events.listening) announce(b, actorOf(ctx), "exchange.created", exchangeEventProps(x));
+  if (b.events.detailWanted) announce(b, actorOf(ctx), "exchange.created", exchangeEventProps(x));
   return true;
 }
 

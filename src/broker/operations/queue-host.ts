@@ -35,7 +35,7 @@ export class BrokerQueueHost implements QueueHost {
   }
 
   consumerChanged(q: Queue, c: QueueConsumer<Queue>, added: boolean): void {
-    if (this.b.events.runtimeWanted) announceConsumer(this.b, q, c, added);
+    if (this.b.events.detailWanted) announceConsumer(this.b, q, c, added);
   }
 
   /**

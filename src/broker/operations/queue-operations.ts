@@ -62,7 +62,7 @@ export function declareQueue(b: BrokerState, ctx: ClientContext, vhostName: stri
   q.applyPolicy(policyOf(b, q).definition);
   if (q.durable && q.exclusiveOwner === null) b.definitions.put("queues", definitionKey(vhostName, name), queueDefinition(q));
   b.stats.queueCreated++;
-  if (b.events.listening) announce(b, actorOf(ctx), "queue.created", queueEventProps(q));
+  if (b.events.detailWanted) announce(b, actorOf(ctx), "queue.created", queueEventProps(q));
   return { queue: q, created: true };
 }
 

@@ -23,10 +23,10 @@ export function removeQueue(b: BrokerState, v: VHost, q: Queue, actor: Actor = S
   if (q.durable) b.definitions.delete("queues", definitionKey(v.name, q.name));
   for (const binding of removed) {
     b.definitions.delete("bindings", bindingKey(v.name, binding));
-    if (b.events.listening) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
+    if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
     autoDeleteIfUnused(b, v, binding.source, actor);
   }
-  if (b.events.listening) announce(b, actor, "queue.deleted", { name: q.name, vhost: v.name, type: q.type });
+  if (b.events.detailWanted) announce(b, actor, "queue.deleted", { name: q.name, vhost: v.name, type: q.type });
   return count;
 }
 
@@ -35,10 +35,10 @@ export function removeExchange(b: BrokerState, v: VHost, x: Exchange, actor: Act
   if (x.durable) b.definitions.delete("exchanges", definitionKey(v.name, x.name));
   for (const binding of removed) {
     b.definitions.delete("bindings", bindingKey(v.name, binding));
-    if (b.events.listening) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
+    if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
     if (binding.source !== x) autoDeleteIfUnused(b, v, binding.source, actor);
   }
-  if (b.events.listening) announce(b, actor, "exchange.deleted", { name: x.name, vhost: v.name });
+  if (b.events.detailWanted) announce(b, actor, "exchange.deleted", { name: x.name, vhost: v.name });
 }
 
 /** RabbitMQ: an auto-delete exchange goes when its last binding (as a source) is removed. */
