@@ -18,6 +18,8 @@ import { MessageStore } from "./store/message-store.js";
 import type { MessageStoreOptions } from "./store/message-store-options.js";
 import type { StoreReplica } from "./store/store-replica.js";
 import { recoverMessages } from "./store/store-recovery.js";
+import { AUDIT_DIR, AuditLog, type AuditTap } from "./audit/audit-log.js";
+import { AuditTrail } from "./audit/audit-trail.js";
 
 export interface NodePersistence {
   /** The journal the broker is built with; null when nothing is stored. */
@@ -26,6 +28,8 @@ export interface NodePersistence {
   open(broker: Broker): void;
   /** Writes what is pending and closes the files. */
   close(): Promise<void>;
+  /** The audit trail (src/audit): recording from the end of open(), kept under the data dir (or in memory). */
+  readonly audit: AuditTrail;
 }
 
 export interface PersistenceOptions {
@@ -34,7 +38,7 @@ export interface PersistenceOptions {
   readonly alarms: ResourceAlarms;
   readonly storeOptions?: Partial<Omit<MessageStoreOptions, "dir" | "logger">>;
   /** A cluster leader's replication: told every byte the store and definitions write. */
-  readonly replica?: StoreReplica & { definitionsWritten(json: string): void };
+  readonly replica?: StoreReplica & AuditTap & { definitionsWritten(json: string): void };
 }
 
 export function openPersistence(o: PersistenceOptions): NodePersistence {
@@ -48,14 +52,27 @@ function loadConfiguredDefinitions(broker: Broker, { config, logger }: Persisten
   logger.info("definitions loaded", { file: config.loadDefinitions });
 }
 
+/** The audit log with the configured retention: in `dir`, or in memory when null. */
+function auditLog(config: ConeyConfig, logger: Logger, dir: string | null): AuditLog {
+  const log = new AuditLog(dir, { maxBytes: config.auditMaxBytes, maxAgeMs: config.auditMaxAge * 1000, fileSizeLimit: config.auditFileSizeLimit, syncIntervalMs: config.auditSyncInterval });
+  log.onWriteError = (err) => logger.error("audit trail could not be written", { err });
+  return log;
+}
+
 function inMemory(o: PersistenceOptions): NodePersistence {
+  const log = auditLog(o.config, o.logger, null);
+  const audit = new AuditTrail(log, o.config.nodeName);
   return {
     journal: null,
+    audit,
     open(broker) {
       bootstrapDefaults(broker, o.config);
       loadConfiguredDefinitions(broker, o);
+      audit.attach(broker);
     },
-    async close() {},
+    async close() {
+      audit.detach();
+    },
   };
 }
 
@@ -64,8 +81,12 @@ function onDisk(o: PersistenceOptions): NodePersistence {
   mkdirSync(config.dataDir, { recursive: true });
   const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, segmentBytes: config.msgStoreFileSizeLimit, ...o.storeOptions });
   let definitions: DefinitionsFile | null = null;
+  const log = auditLog(config, logger, join(config.dataDir, AUDIT_DIR));
+  log.open();
+  const audit = new AuditTrail(log, config.nodeName);
   return {
     journal: store,
+    audit,
     open(broker) {
       const file = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION }));
       definitions = file;
@@ -100,10 +121,15 @@ function onDisk(o: PersistenceOptions): NodePersistence {
         // Attached after recovery: followers get the files as recovery left them, by a full sync.
         store.replica = replica;
         file.onWrite = (json) => replica.definitionsWritten(json);
+        log.tap = replica;
       }
       if (recovered.segments > 0) logger.info("messages recovered", { ...recovered });
+      // After the restore: replaying saved definitions is not a change anyone made.
+      audit.attach(broker);
     },
     async close() {
+      audit.detach();
+      log.close();
       await store.close();
       logger.info("message store closed", { ...store.stats });
       definitions?.flush();

@@ -4,7 +4,8 @@
  * embedding Coney (e.g. in another project's tests): pass port 0 to get ephemeral ports.
  */
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
-import { Broker, ResourceAlarms, type ClusterView } from "./broker/index.js";
+import { Broker, EventExchange, ResourceAlarms, type ClusterView } from "./broker/index.js";
+import type { AuditTap } from "./audit/audit-log.js";
 import { openPersistence } from "./node-persistence.js";
 import type { PagingLimits } from "./store/stored-queue-log.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
@@ -43,8 +44,8 @@ export interface StartOptions extends Partial<ConeyConfig> {
   logger?: Logger;
   /** Message store tuning (tests use small segments). */
   messageStore?: { segmentBytes?: number; paging?: PagingLimits; compactEveryMs?: number };
-  /** A cluster leader's replication (src/cluster): told every byte the store and definitions write. */
-  replica?: StoreReplica & { definitionsWritten(json: string): void };
+  /** A cluster leader's replication (src/cluster): told every byte the store, definitions and audit trail write. */
+  replica?: StoreReplica & AuditTap & { definitionsWritten(json: string): void };
   /** A cluster's members, for /api/nodes. */
   clusterView?: ClusterView;
   /** How side listeners that cannot bind are retried (tests shorten it). */
@@ -61,7 +62,11 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   alarms.start(config.alarmInterval);
   const persistence = openPersistence({ config, logger, alarms, ...(storeOptions ? { storeOptions } : {}), ...(replica ? { replica } : {}) });
   const broker = new Broker(persistence.journal ? { journal: persistence.journal } : {});
+  broker.connections.node = config.nodeName;
+  broker.events.onListenerError = (err) => logger.error("a broker event listener failed", { err });
   persistence.open(broker);
+  const eventExchange = config.eventExchange ? new EventExchange(broker, config.eventExchangeVhost ?? config.defaultVhost) : null;
+  eventExchange?.start();
   if (broker.authenticate("guest", "guest")) {
     logger.warn("the default user 'guest' exists with its default password; replace it before production use (see README, Production)");
   }
@@ -122,7 +127,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await side.add({
       protocol: httpTls ? "https" : "http",
       port: httpPort,
-      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners }, logger),
+      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit }, logger),
       opened: (l) => logger.info("management API listener started", { port: l.port, bind }),
     });
   }
@@ -180,6 +185,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       alarms.stop();
       await amqp.close();
       broker.halt();
+      eventExchange?.stop();
       await persistence.close();
       logger.info("broker stopped");
     },

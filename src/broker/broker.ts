@@ -22,11 +22,16 @@ import { UserRegistry } from "../auth/user-registry.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { BrokerStats } from "./broker-stats.js";
 import type { ClientContext } from "./client-context.js";
-import { ConnectionRegistry } from "./connection-registry.js";
+import { ConnectionRegistry, type ChannelSource } from "./connection-registry.js";
 import { NO_PERSISTENCE, type DefinitionsSink } from "./definitions-sink.js";
 import { DirectReplyRegistry } from "./direct-reply.js";
 import { FeatureFlags } from "./feature-flags.js";
 import type { Exchange, ExchangeSpec, MessageHold } from "./exchange/exchange.js";
+import { SYSTEM_ACTOR, type Actor } from "./events/actor.js";
+import { attempted } from "./events/announce.js";
+import { userChangeRecord } from "./events/change-records.js";
+import { DomainEvents } from "./events/domain-events.js";
+import { announceConnection } from "./events/runtime-events.js";
 import type { Message } from "./message.js";
 import * as admission from "./operations/admission.js";
 import * as bindingOps from "./operations/binding-operations.js";
@@ -65,6 +70,8 @@ export const PUBLISH_STORED = 3;
 export class Broker implements BrokerState {
   readonly users = new UserRegistry();
   readonly vhosts = new Map<string, VHost>();
+  /** What operations announce (events/): the event exchange and the audit trail listen here. */
+  readonly events = new DomainEvents();
   readonly connections = new ConnectionRegistry();
   readonly stats = new BrokerStats();
   /** Logins tried per protocol (/api/auth/attempts). */
@@ -85,6 +92,9 @@ export class Broker implements BrokerState {
     this.definitions = options.definitions ?? NO_PERSISTENCE;
     this.journal = options.journal ?? null;
     this.queueHost = new BrokerQueueHost(this, this.journal);
+    this.connections.changed = (c, added) => {
+      if (this.events.detailWanted) announceConnection(this, c.info(), added, this.connections.node);
+    };
   }
 
   vhost(name: string): VHost {
@@ -115,72 +125,87 @@ export class Broker implements BrokerState {
     admission.admitChannel(this, userName);
   }
 
+  /** A transport opened (after admitChannel) or closed a channel: counted, and announced as channel.created / channel.closed. */
+  channelOpened(channel: ChannelSource): void {
+    admission.channelChanged(this, channel, true);
+  }
+
+  channelClosed(channel: ChannelSource): void {
+    admission.channelChanged(this, channel, false);
+  }
+
   // ---------------------------------------------------------------- vhosts (operations/vhost-operations.ts)
 
+  // Configuration changes take who acts (`actor`, the broker itself by default) for the events
+  // they announce; `attempted` announces a refusal too, with what was asked.
+
   /** Creates or updates a vhost; returns true when it was created. */
-  putVhost(name: string, metadata: Partial<VHostMetadata>): boolean {
-    return vhostOps.putVhost(this, this.queueHost, name, metadata);
+  putVhost(name: string, metadata: Partial<VHostMetadata>, actor: Actor = SYSTEM_ACTOR): boolean {
+    return attempted(this, actor, () => ({ action: "vhost.put", vhost: name, object: name, after: metadata }), () => vhostOps.putVhost(this, this.queueHost, name, metadata, actor));
   }
 
   /** Deletes a vhost with everything in it, and closes its connections. */
-  deleteVhost(name: string): void {
-    vhostOps.deleteVhost(this, name);
+  deleteVhost(name: string, actor: Actor = SYSTEM_ACTOR): void {
+    attempted(this, actor, () => ({ action: "vhost.delete", vhost: name, object: name }), () => vhostOps.deleteVhost(this, name, actor));
   }
 
   // ---------------------------------------------------------------- users and permissions (operations/user-operations.ts)
 
   /** Creates or updates a user (password, or hash + algorithm, or neither); returns true when created. */
-  putUser(name: string, input: userOps.UserInput): boolean {
-    return userOps.putUser(this, name, input);
+  putUser(name: string, input: userOps.UserInput, actor: Actor = SYSTEM_ACTOR): boolean {
+    // What was asked, for a refusal's record: never the password or hash, only that one was given.
+    const asked = () => ({ name, tags: input.tags, has_password: input.password !== undefined || (input.passwordHash ?? "") !== "" });
+    return attempted(this, actor, () => ({ action: "user.put", vhost: null, object: name, before: userChangeRecord(this.users.get(name)), after: asked() }), () => userOps.putUser(this, name, input, actor));
   }
 
   /** Sets (a number) or clears (null) one of a user's limits: max-connections, max-channels. */
-  setUserLimit(name: string, limit: keyof UserLimits, value: number | null): void {
-    userOps.setUserLimit(this, name, limit, value);
+  setUserLimit(name: string, limit: keyof UserLimits, value: number | null, actor: Actor = SYSTEM_ACTOR): void {
+    attempted(this, actor, () => ({ action: "user.limit.set", vhost: null, object: name, after: { [limit]: value } }), () => userOps.setUserLimit(this, name, limit, value, actor));
   }
 
   /** Deletes a user, its permissions, and closes its connections. */
-  deleteUser(name: string): void {
-    userOps.deleteUser(this, name);
+  deleteUser(name: string, actor: Actor = SYSTEM_ACTOR): void {
+    attempted(this, actor, () => ({ action: "user.delete", vhost: null, object: name }), () => userOps.deleteUser(this, name, actor));
   }
 
   /** Sets the three patterns of (user, vhost); an invalid pattern changes nothing. Returns true when created. */
-  setPermission(user: string, vhost: string, spec: PermissionSpec): boolean {
-    return userOps.setPermission(this, user, vhost, spec);
+  setPermission(user: string, vhost: string, spec: PermissionSpec, actor: Actor = SYSTEM_ACTOR): boolean {
+    const asked = { configure: spec.configure, write: spec.write, read: spec.read };
+    return attempted(this, actor, () => ({ action: "permission.set", vhost, object: user, after: asked }), () => userOps.setPermission(this, user, vhost, spec, actor));
   }
 
-  clearPermission(user: string, vhost: string): void {
-    userOps.clearPermission(this, user, vhost);
+  clearPermission(user: string, vhost: string, actor: Actor = SYSTEM_ACTOR): void {
+    attempted(this, actor, () => ({ action: "permission.clear", vhost, object: user }), () => userOps.clearPermission(this, user, vhost, actor));
   }
 
   /** Sets the topic permission of (user, vhost, exchange); returns true when created. */
-  setTopicPermission(user: string, vhost: string, spec: TopicPermissionSpec): boolean {
-    return userOps.setTopicPermission(this, user, vhost, spec);
+  setTopicPermission(user: string, vhost: string, spec: TopicPermissionSpec, actor: Actor = SYSTEM_ACTOR): boolean {
+    return attempted(this, actor, () => ({ action: "topic_permission.set", vhost, object: user, after: { ...spec } }), () => userOps.setTopicPermission(this, user, vhost, spec, actor));
   }
 
   /** Clears one exchange's topic permission of (user, vhost), or all of them; 404 when there was none. */
-  clearTopicPermissions(user: string, vhost: string, exchange?: string): void {
-    userOps.clearTopicPermissions(this, user, vhost, exchange);
+  clearTopicPermissions(user: string, vhost: string, exchange?: string, actor: Actor = SYSTEM_ACTOR): void {
+    attempted(this, actor, () => ({ action: "topic_permission.clear", vhost, object: user }), () => userOps.clearTopicPermissions(this, user, vhost, exchange, actor));
   }
 
   // ---------------------------------------------------------------- policies and parameters (operations/policy-operations.ts, parameter-operations.ts)
 
   /** Creates or replaces a policy after validating it; returns true when it was created. */
-  putPolicy(p: PolicyRecord): boolean {
-    return policyOps.putPolicy(this, p);
+  putPolicy(p: PolicyRecord, actor: Actor = SYSTEM_ACTOR): boolean {
+    return attempted(this, actor, () => ({ action: "policy.set", vhost: p.vhost, object: p.name, after: p }), () => policyOps.putPolicy(this, p, actor));
   }
 
-  deletePolicy(vhost: string, name: string): void {
-    policyOps.deletePolicy(this, vhost, name);
+  deletePolicy(vhost: string, name: string, actor: Actor = SYSTEM_ACTOR): void {
+    attempted(this, actor, () => ({ action: "policy.clear", vhost, object: name }), () => policyOps.deletePolicy(this, vhost, name, actor));
   }
 
   /** Operator policies: only RabbitMQ's operator keys; merged with user policies (smaller limit wins). */
-  putOperatorPolicy(p: PolicyRecord): boolean {
-    return policyOps.putOperatorPolicy(this, p);
+  putOperatorPolicy(p: PolicyRecord, actor: Actor = SYSTEM_ACTOR): boolean {
+    return attempted(this, actor, () => ({ action: "operator_policy.set", vhost: p.vhost, object: p.name, after: p }), () => policyOps.putOperatorPolicy(this, p, actor));
   }
 
-  deleteOperatorPolicy(vhost: string, name: string): void {
-    policyOps.deleteOperatorPolicy(this, vhost, name);
+  deleteOperatorPolicy(vhost: string, name: string, actor: Actor = SYSTEM_ACTOR): void {
+    attempted(this, actor, () => ({ action: "operator_policy.clear", vhost, object: name }), () => policyOps.deleteOperatorPolicy(this, vhost, name, actor));
   }
 
   /** The policy, operator policy and merged definition that apply to a queue or exchange. */
@@ -189,20 +214,20 @@ export class Broker implements BrokerState {
   }
 
   /** PUT /api/parameters/{component}/{vhost}/{name}: validated first; returns true when created. */
-  putParameter(component: string, vhostName: string, name: string, value: unknown): boolean {
-    return parameterOps.putParameter(this, component, vhostName, name, value);
+  putParameter(component: string, vhostName: string, name: string, value: unknown, actor: Actor = SYSTEM_ACTOR): boolean {
+    return attempted(this, actor, () => ({ action: "parameter.set", vhost: vhostName, object: `${component}/${name}`, after: value }), () => parameterOps.putParameter(this, component, vhostName, name, value, actor));
   }
 
-  deleteParameter(component: string, vhostName: string, name: string): void {
-    parameterOps.deleteParameter(this, component, vhostName, name);
+  deleteParameter(component: string, vhostName: string, name: string, actor: Actor = SYSTEM_ACTOR): void {
+    attempted(this, actor, () => ({ action: "parameter.clear", vhost: vhostName, object: `${component}/${name}` }), () => parameterOps.deleteParameter(this, component, vhostName, name, actor));
   }
 
-  putGlobalParameter(name: string, value: unknown): boolean {
-    return parameterOps.putGlobalParameter(this, name, value);
+  putGlobalParameter(name: string, value: unknown, actor: Actor = SYSTEM_ACTOR): boolean {
+    return attempted(this, actor, () => ({ action: "global_parameter.set", vhost: null, object: name, after: value }), () => parameterOps.putGlobalParameter(this, name, value, actor));
   }
 
-  deleteGlobalParameter(name: string): void {
-    parameterOps.deleteGlobalParameter(this, name);
+  deleteGlobalParameter(name: string, actor: Actor = SYSTEM_ACTOR): void {
+    attempted(this, actor, () => ({ action: "global_parameter.clear", vhost: null, object: name }), () => parameterOps.deleteGlobalParameter(this, name, actor));
   }
 
   // ---------------------------------------------------------------- exchanges and bindings (operations/exchange-operations.ts, binding-operations.ts)

@@ -110,15 +110,27 @@ export interface ClientConnection {
   info(): ConnectionInfo;
 }
 
+/** A channel as a transport hands it to Broker.channelOpened / channelClosed. */
+export interface ChannelSource {
+  info(): ChannelInfo;
+}
+
 export class ConnectionRegistry<C extends ClientConnection = ClientConnection> {
   private readonly byName = new Map<string, C>();
+  /** The node's name, for connection events (set by the composition root). */
+  node = "";
+  /** Told each connection that comes or goes (the broker announces connection.created / closed). */
+  changed: ((c: C, added: boolean) => void) | null = null;
 
   add(c: C): void {
     this.byName.set(c.name, c);
+    this.changed?.(c, true);
   }
 
   remove(c: C): void {
-    if (this.byName.get(c.name) === c) this.byName.delete(c.name);
+    if (this.byName.get(c.name) !== c) return;
+    this.byName.delete(c.name);
+    this.changed?.(c, false);
   }
 
   get(name: string): C | undefined {

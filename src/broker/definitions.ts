@@ -15,6 +15,8 @@ import { parseTags } from "../auth/user.js";
 import { BrokerError, badRequestTerm } from "../errors/broker-error.js";
 import type { Broker } from "./broker.js";
 import type { ClientContext } from "./client-context.js";
+import { SYSTEM_ACTOR, type Actor } from "./events/actor.js";
+import { announce, attempted } from "./events/announce.js";
 import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
 import type { PolicyRecord } from "./vhost.js";
 import { userDefinition } from "./operations/user-operations.js";
@@ -122,7 +124,21 @@ function bool(i: Item, key: string, fallback: boolean): boolean {
  * Imports a definitions document. `vhostOverride` imports a single-vhost document into that
  * vhost. Runs with a full-permission context: this is an administrator's operation.
  */
-export function importDefinitions(broker: Broker, defs: Definitions, vhostOverride?: string): void {
+export function importDefinitions(broker: Broker, defs: Definitions, vhostOverride?: string, actor: Actor = SYSTEM_ACTOR): void {
+  const asked = (): Record<string, unknown> => countsOf(defs);
+  attempted(broker, actor, () => ({ action: "definitions.import", vhost: vhostOverride ?? null, object: vhostOverride ?? "", after: asked() }), () => applyDefinitions(broker, defs, vhostOverride, actor));
+  announce(broker, actor, null, {}, { action: "definitions.import", vhost: vhostOverride ?? null, object: vhostOverride ?? "", before: null, after: asked() });
+}
+
+/** How many items of each kind a document holds: what an import's audit record tells. */
+function countsOf(defs: Definitions): Record<string, number> {
+  const counts: Record<string, number> = {};
+  if (defs === null || typeof defs !== "object") return counts;
+  for (const [k, v] of Object.entries(defs as Record<string, unknown>)) if (Array.isArray(v)) counts[k] = v.length;
+  return counts;
+}
+
+function applyDefinitions(broker: Broker, defs: Definitions, vhostOverride: string | undefined, actor: Actor): void {
   if (defs === null || typeof defs !== "object" || Array.isArray(defs)) throw new BrokerError("badRequest", "definitions must be a JSON object");
   const vhostOf = (i: Item, where: string): string => vhostOverride ?? str(i, "vhost", where);
   // Shapes first: a malformed document changes nothing.
@@ -172,11 +188,11 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
   }
   const globalParameters = vhostOverride ? [] : items(defs, "global_parameters").map((p, n) => ({ name: str(p, "name", `global_parameters[${n}]`), value: p["value"] }));
 
-  for (const u of users) broker.putUser(u.name, { passwordHash: u.passwordHash, hashingAlgorithm: u.algorithm, tags: u.tags });
-  for (const v of vhosts) broker.putVhost(v.name, v.description === undefined ? {} : { description: v.description });
-  for (const p of permissions) broker.setPermission(p.user, p.vhost, p);
-  for (const p of topicPermissions) broker.setTopicPermission(p.user, p.vhost, p);
-  const ctx = adminContext(broker);
+  for (const u of users) broker.putUser(u.name, { passwordHash: u.passwordHash, hashingAlgorithm: u.algorithm, tags: u.tags }, actor);
+  for (const v of vhosts) broker.putVhost(v.name, v.description === undefined ? {} : { description: v.description }, actor);
+  for (const p of permissions) broker.setPermission(p.user, p.vhost, p, actor);
+  for (const p of topicPermissions) broker.setTopicPermission(p.user, p.vhost, p, actor);
+  const ctx = adminContext(broker, actor);
   for (const { vhost, item, where } of exchanges) {
     const name = str(item, "name", where);
     if (isSystemExchange(name) || broker.vhost(vhost).exchanges.has(name)) continue;
@@ -195,11 +211,11 @@ export function importDefinitions(broker: Broker, defs: Definitions, vhostOverri
     if (str(item, "destination_type", where, "queue") === "queue") broker.bindQueue(ctx, vhost, dest, source, key, args);
     else broker.bindExchange(ctx, vhost, dest, source, key, args);
   }
-  for (const { vhost, item, where } of policies) broker.putPolicy(policyRecord(vhost, str(item, "name", where), item, where));
-  for (const { vhost, name, value, where } of operatorPolicies) broker.putOperatorPolicy(policyRecord(vhost, name, value, where));
-  for (const p of parameters) broker.putParameter(p.component, p.vhost, p.name, p.value);
+  for (const { vhost, item, where } of policies) broker.putPolicy(policyRecord(vhost, str(item, "name", where), item, where), actor);
+  for (const { vhost, name, value, where } of operatorPolicies) broker.putOperatorPolicy(policyRecord(vhost, name, value, where), actor);
+  for (const p of parameters) broker.putParameter(p.component, p.vhost, p.name, p.value, actor);
   // RabbitMQ's exports carry its internal_cluster_id; it names nothing in Coney.
-  for (const g of globalParameters) if (g.name !== "internal_cluster_id") broker.putGlobalParameter(g.name, g.value);
+  for (const g of globalParameters) if (g.name !== "internal_cluster_id") broker.putGlobalParameter(g.name, g.value, actor);
 }
 
 function policyRecord(vhost: string, name: string, item: Record<string, unknown>, where: string): PolicyRecord {
@@ -214,8 +230,8 @@ function policyRecord(vhost: string, name: string, item: Record<string, unknown>
 }
 
 /** Imports run as the system: every pattern matches. */
-function adminContext(broker: Broker): ClientContext {
+function adminContext(broker: Broker, actor: Actor): ClientContext {
   const system = { name: "rmq-internal", passwordHash: "", hashingAlgorithm: "rabbit_password_hashing_sha256" as const, tags: ["administrator"], limits: {}, isInternal: false };
   const grants = { hasVhostAccess: () => true, grantFor: () => "definitions import (runs as the system)" };
-  return { permissions: new PermissionChecker(broker.users, system, grants), owner: null };
+  return { permissions: new PermissionChecker(broker.users, system, grants), owner: null, actor };
 }

@@ -112,12 +112,14 @@ export class VHost {
   attach(b: ExchangeBinding): boolean {
     if (!b.source.bind(b)) return false;
     b.destination.boundFrom.add(b);
+    b.source.bindingsWatcher?.();
     return true;
   }
 
   detach(b: ExchangeBinding): boolean {
     const had = b.source.unbind(b);
     b.destination.boundFrom.delete(b);
+    if (had) b.source.bindingsWatcher?.();
     return had;
   }
 

@@ -38,6 +38,8 @@ export class ManagementClient {
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
     const headers: Record<string, string> = {
       accept: "application/json",
+      // The broker's audit trail tells coneyctl's changes from other HTTP clients' by this.
+      "user-agent": "coneyctl/1",
       authorization: "Basic " + Buffer.from(`${username}:${password}`).toString("base64"),
       ...(payload ? { "content-type": "application/json", "content-length": String(payload.length) } : {}),
       ...options.headers,

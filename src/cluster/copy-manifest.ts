@@ -11,6 +11,7 @@
  * (segment-digests.ts): the follower describes such a file by its sidecar, and the leader keeps it
  * when its own sidecar names the same size and digest. Everything else is hashed as before.
  */
+import { AUDIT_DIR, AUDIT_FILE } from "../audit/audit-log.js";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, fstatSync, openSync, read, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -43,6 +44,12 @@ const CHUNK = 1024 * 1024;
 export function storeFileNames(dataDir: string): string[] {
   const dir = join(dataDir, "messages");
   return existsSync(dir) ? readdirSync(dir).filter((f) => STORE_FILE.test(f)).sort().map((f) => `messages/${f}`) : [];
+}
+
+/** The audit trail's files under `dataDir/audit` ("audit/audit-NNNNNNNN.jsonl"). */
+export function auditFileNames(dataDir: string): string[] {
+  const dir = join(dataDir, AUDIT_DIR);
+  return existsSync(dir) ? readdirSync(dir).filter((f) => AUDIT_FILE.test(f)).sort().map((f) => `${AUDIT_DIR}/${f}`) : [];
 }
 
 /** SHA-256 of the first `length` bytes of an open file, read in pieces off the event loop. */

@@ -8,6 +8,8 @@
  * every batch that arrived before it started, so a busy leader's batches are acknowledged in
  * groups, the way its own group commit syncs them.
  */
+import { AUDIT_DIR } from "../audit/audit-log.js";
+import { applyAuditFrame } from "./audit-replica.js";
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import type { Socket } from "node:net";
 import { join } from "node:path";
@@ -17,7 +19,7 @@ import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { segmentFileName } from "../store/segment.js";
 import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
 import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame } from "./replication-frames.js";
-import { heldFiles, storeFileNames, type CatchUpCount } from "./copy-manifest.js";
+import { auditFileNames, heldFiles, storeFileNames, type CatchUpCount } from "./copy-manifest.js";
 import { SegmentDigests } from "./segment-digests.js";
 import type { ReplicationTransport } from "./replication-transport.js";
 
@@ -156,6 +158,7 @@ export class ReplicationFollower {
     if (this.copying) return;
     this.copying = true;
     mkdirSync(this.messagesDir, { recursive: true });
+    mkdirSync(join(this.dataDir, AUDIT_DIR), { recursive: true });
     writeFileAtomicSync(join(this.dataDir, INCOMPLETE_MARKER), this.target.leader);
   }
 
@@ -168,6 +171,7 @@ export class ReplicationFollower {
       if (seg) this.digests.forget(Number(seg[1]));
     }
     if (!this.snapshotNames.has(DEFINITIONS_FILE)) rmSync(join(this.dataDir, DEFINITIONS_FILE), { force: true });
+    for (const name of auditFileNames(this.dataDir)) if (!this.snapshotNames.has(name)) rmSync(join(this.dataDir, name), { force: true });
   }
 
   private apply(type: FrameType, p: Buffer): void {
@@ -203,6 +207,10 @@ export class ReplicationFollower {
       }
       case FrameType.Defs:
         writeFileAtomicSync(join(this.dataDir, DEFINITIONS_FILE), p);
+        return;
+      case FrameType.AuditAppend:
+      case FrameType.AuditDrop:
+        applyAuditFrame(this.dataDir, type === FrameType.AuditAppend, p);
         return;
       case FrameType.Seg: {
         const segment = p.readUInt32LE(0);

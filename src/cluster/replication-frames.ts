@@ -28,6 +28,10 @@ export const enum FrameType {
   Proof = 10,
   /** follower → leader, after its proof: JSON list of the store files it holds (copy-manifest.ts). */
   Manifest = 11,
+  /** leader → follower: u16 name length | audit file name | bytes appended to it (src/audit). */
+  AuditAppend = 12,
+  /** leader → follower: u16 name length | audit file name, dropped by retention. */
+  AuditDrop = 13,
 }
 
 /** Writes one frame: a small header buffer and the payload pieces, corked into one send. */

@@ -14,7 +14,7 @@ import type { Logger } from "../logging/logger.js";
 import type { StoreReplica } from "../store/store-replica.js";
 import { FollowerLink } from "./follower-link.js";
 import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
-import { FrameSplitter, FrameType, readName, sendFrame, u32 } from "./replication-frames.js";
+import { FrameSplitter, FrameType, nameHead, readName, sendFrame, u32 } from "./replication-frames.js";
 import { streamSnapshot, takeSnapshot } from "./snapshot-stream.js";
 import { keptBytes, type CatchUpCount, type HeldFile } from "./copy-manifest.js";
 import { SegmentDigests } from "./segment-digests.js";
@@ -167,6 +167,15 @@ export class ReplicationLeader implements StoreReplica {
     if (this.links.size === 0) return;
     const bytes = Buffer.from(json, "utf8");
     for (const l of this.links.values()) l.send(FrameType.Defs, null, [bytes]);
+  }
+
+  /** The audit trail appended to one of its files (src/audit/audit-log.ts): followers append the same bytes. */
+  auditAppended(file: string, bytes: Buffer): void {
+    for (const l of this.links.values()) l.send(FrameType.AuditAppend, nameHead(file), [bytes]);
+  }
+
+  auditDropped(file: string): void {
+    for (const l of this.links.values()) l.send(FrameType.AuditDrop, nameHead(file));
   }
 
   replicated(batch: number): Promise<boolean> {

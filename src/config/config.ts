@@ -107,6 +107,18 @@ export interface ConeyConfig {
   mqttDefaultPass: string;
   /** QoS 1 deliveries an MQTT client may have unacknowledged (mqtt.prefetch). */
   mqttPrefetch: number;
+  /** amq.rabbitmq.event (README, "Event exchange"): declared and fed with the broker's events. */
+  eventExchange: boolean;
+  /** Its vhost (RabbitMQ's event_exchange.vhost); null = the default vhost. */
+  eventExchangeVhost: string | null;
+  /** The audit trail's retention (README, "Audit trail"): total bytes kept, oldest files dropped first. */
+  auditMaxBytes: number;
+  /** Entries older than this many seconds are dropped (a whole file once its newest entry is that old). */
+  auditMaxAge: number;
+  /** A new audit file starts past this size. */
+  auditFileSizeLimit: number;
+  /** Milliseconds between the audit file's batched fsyncs. */
+  auditSyncInterval: number;
   /** The configuration file this was read from (--config), null for none; the node record lists it. */
   configFile: string | null;
 }
@@ -129,6 +141,12 @@ export function defaultConfig(): ConeyConfig {
     channelMax: 2047,
     maxMessageSize: 128 * 1024 * 1024,
     msgStoreFileSizeLimit: 64 * 1024 * 1024,
+    eventExchange: true,
+    eventExchangeVhost: null,
+    auditMaxBytes: 16 * 1024 * 1024,
+    auditMaxAge: 90 * 24 * 3600,
+    auditFileSizeLimit: 1024 * 1024,
+    auditSyncInterval: 200,
     handshakeTimeout: 10,
     consumerTimeout: 1_800_000,
     clusterName: `coney@${hostname()}`,

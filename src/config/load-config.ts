@@ -70,6 +70,12 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "mqttDefaultUser", flag: "--mqtt-default-user <name>", env: "CONEY_MQTT_DEFAULT_USER", kind: "string", help: "user of anonymous MQTT clients" },
   { key: "mqttDefaultPass", flag: "--mqtt-default-pass <password>", env: "CONEY_MQTT_DEFAULT_PASS", kind: "string", help: "its password" },
   { key: "mqttPrefetch", flag: "--mqtt-prefetch <n>", env: "CONEY_MQTT_PREFETCH", kind: "int", help: "unacknowledged QoS 1 deliveries per MQTT client" },
+  { key: "eventExchange", flag: "--event-exchange <bool>", env: "CONEY_EVENT_EXCHANGE", kind: "bool", help: "declare amq.rabbitmq.event and publish the broker's events to it" },
+  { key: "eventExchangeVhost", flag: "--event-exchange-vhost <vhost>", env: "CONEY_EVENT_EXCHANGE_VHOST", kind: "nullable-string", help: "vhost of amq.rabbitmq.event (default: the default vhost)" },
+  { key: "auditMaxBytes", flag: "--audit-max-bytes <bytes>", env: "CONEY_AUDIT_MAX_BYTES", kind: "int", help: "audit trail retention: total size kept (oldest files dropped first)" },
+  { key: "auditMaxAge", flag: "--audit-max-age <seconds>", env: "CONEY_AUDIT_MAX_AGE", kind: "int", help: "audit trail retention: entries older than this are dropped" },
+  { key: "auditFileSizeLimit", flag: "--audit-file-size-limit <bytes>", env: "CONEY_AUDIT_FILE_SIZE_LIMIT", kind: "int", help: "audit trail: a new file starts past this size" },
+  { key: "auditSyncInterval", flag: "--audit-sync-interval <ms>", env: "CONEY_AUDIT_SYNC_INTERVAL", kind: "int", help: "audit trail: milliseconds between batched fsyncs" },
   { key: "maxConnections", flag: "--max-connections <n>", env: "CONEY_MAX_CONNECTIONS", kind: "int", help: "open AMQP connections allowed (0 = no limit)" },
 ];
 

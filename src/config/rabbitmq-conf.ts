@@ -190,6 +190,13 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "mqtt.default_user": (l, b) => (b.out.mqttDefaultUser = l.value),
   "mqtt.default_pass": (l, b) => (b.out.mqttDefaultPass = l.value),
   "mqtt.prefetch": (l, b) => (b.out.mqttPrefetch = int(l)),
+  // rabbitmq_event_exchange's key, and Coney's own audit trail (README, "Event exchange", "Audit trail").
+  "event_exchange.vhost": (l, b) => (b.out.eventExchangeVhost = l.value),
+  "coney.event_exchange.enabled": (l, b) => (b.out.eventExchange = bool(l)),
+  "coney.audit.max_bytes": (l, b) => (b.out.auditMaxBytes = parseBytes(l.value) ?? bad(l, "not a size (e.g. 16MiB)")),
+  "coney.audit.max_age": (l, b) => (b.out.auditMaxAge = int(l)),
+  "coney.audit.file_size_limit": (l, b) => (b.out.auditFileSizeLimit = parseBytes(l.value) ?? bad(l, "not a size (e.g. 1MiB)")),
+  "coney.audit.sync_interval": (l, b) => (b.out.auditSyncInterval = int(l)),
 };
 
 function logLevel(l: Line): LogLevel | "silent" {

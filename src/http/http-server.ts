@@ -38,6 +38,8 @@ import { registerUserLimits } from "./routes/user-limits.js";
 import { registerNodeOperations } from "./routes/node-operations.js";
 import { registerClusterNodes } from "./routes/cluster-nodes.js";
 import { registerUi } from "../ui/serve-ui.js";
+import type { AuditTrail } from "../audit/audit-trail.js";
+import { registerAudit } from "./routes/audit.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -59,6 +61,8 @@ export interface HttpOptions {
   readonly certificates: ListenerCertificate[];
   /** Every listener of the node, this one included, bound or not: for the listener health checks. */
   readonly listeners: ListenerStatuses;
+  /** The audit trail (src/audit), for /api/coney/audit and the permission explainer. */
+  readonly audit?: AuditTrail;
 }
 
 /** A slow client cannot hold a request open: headers within 10 s, a whole request within 60 s. */
@@ -120,8 +124,9 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     alarms: opts.alarms,
     logins,
     certificates: opts.certificates,
+    audit: opts.audit ?? null,
   };
-  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerClusterNodes]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerClusterNodes, registerAudit]) {
     register(app, ctx);
   }
   // The web UI: static files at / that use only this API.

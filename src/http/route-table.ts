@@ -11,6 +11,7 @@ import type { Caller, RequestLogins } from "./http-auth.js";
 import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import type { RateView } from "./rate-sampler.js";
+import type { AuditTrail } from "../audit/audit-trail.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
 
@@ -29,6 +30,8 @@ export interface RouteContext {
   /** Each request's login (with OAuth 2.0 tokens and failed-login throttling), shared with the request-rate limit. */
   readonly logins: RequestLogins;
   readonly rates: RateView;
+  /** The audit trail, null when the node keeps none. */
+  readonly audit: AuditTrail | null;
 }
 
 export interface Request {

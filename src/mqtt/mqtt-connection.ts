@@ -11,7 +11,7 @@
  */
 import type { Duplex } from "node:stream";
 import { generate, parser, type IConnectPacket, type Packet } from "mqtt-packet";
-import { type Blockable, type ClientConnection, type ClientContext, type ConnectionInfo, type FlowHost, PublishFlow, type ResourceAlarms, type VHost } from "../broker/index.js";
+import { type Blockable, type ClientConnection, type ClientContext, clientContext, type ConnectionInfo, type FlowHost, PublishFlow, type ResourceAlarms, type VHost } from "../broker/index.js";
 import { logInMqtt } from "./mqtt-login.js";
 import { acceptingConnack, connectTerms, refusingConnack } from "./mqtt-connect.js";
 import type { MqttNode, SessionHolder } from "./mqtt-node.js";
@@ -197,7 +197,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.vhost = login.vhost.name;
     this.vhostRef = login.vhost;
     this.clientId = terms.clientId;
-    this.ctx = { permissions: login.permissions, owner: this };
+    this.ctx = clientContext(login.permissions, this, "mqtt", `${this.peer.peerHost}:${this.peer.peerPort}`);
     this.will = p.will ?? null;
     this.state = "open";
     // A session for this client id elsewhere ends now (its will is published), before this one looks at the queues.

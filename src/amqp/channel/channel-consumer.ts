@@ -6,6 +6,7 @@
  * no-ack, stays in the channel's `unacked` until settled (settlement.ts).
  */
 import type { Queue, QueueConsumer, QueueEntry } from "../../broker/index.js";
+import type { FieldTable } from "../../broker/values/field-value.js";
 import { encodeBasicCancel } from "../codec/generated.js";
 import type { ChannelHost, ChannelOutput } from "./channel-host.js";
 import type { ChannelStats } from "./channel-stats.js";
@@ -69,6 +70,12 @@ export class ChannelConsumer implements QueueConsumer {
     }
     ch.stats.delivered(this.noAck, entry.redelivered);
     writeDelivery(ch.output, ch.number, this.tag, tag, entry.redelivered, entry.message);
+  }
+
+  /** For consumer.created: asked only while the broker's events want it. */
+  describe(): { channel: string; user: string; prefetchCount: number; arguments: FieldTable } {
+    const host = this.channel.host;
+    return { channel: `${host.name} (${this.channel.number})`, user: host.user, prefetchCount: this.prefetch, arguments: this.args as FieldTable };
   }
 
   /** The queue was deleted: with consumer_cancel_notify the client hears basic.cancel. */

@@ -10,7 +10,7 @@
  * channel.close/close-ok (AMQP 0-9-1 §2.2.4 / §4.2.4 of the spec), and a publish's content
  * frames may not be interleaved with methods.
  */
-import type { ChannelInfo, ClientContext, Exchange, Queue, VHost } from "../../broker/index.js";
+import { type ChannelInfo, type ClientContext, clientContext, type Exchange, type Queue, type VHost } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { encodeChannelClose, encodeChannelCloseOk, MethodId, type Method } from "../codec/generated.js";
 import { AckTimeoutWatch } from "./ack-timeout.js";
@@ -55,7 +55,7 @@ export class Channel implements ChannelState {
 
   constructor(readonly host: ChannelHost, readonly number: number) {
     this.output = host.output;
-    this.ctx = { permissions: host.permissions!, owner: host };
+    this.ctx = clientContext(host.permissions!, host, "amqp", `${host.peerHost}:${host.peerPort}`);
     this.vhost = host.vhostRef!;
     this.stats = new ChannelStats(host.broker.stats, this.vhost.stats);
     this.ackWatch = new AckTimeoutWatch(this, host.settings.consumerTimeout ?? 0);
@@ -186,6 +186,6 @@ export class Channel implements ChannelState {
     if (this.replyConsumer) this.host.broker.directReply.unregister(this.replyConsumer.key);
     this.replyConsumer = null;
     requeueAllUnacked(this);
-    this.host.broker.stats.channelClosed++;
+    this.host.broker.channelClosed(this);
   }
 }

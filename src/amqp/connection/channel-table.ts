@@ -10,7 +10,7 @@ import { Channel } from "../channel/channel.js";
 import type { ChannelHost } from "../channel/channel-host.js";
 
 export class ChannelTable extends Map<number, Channel> {
-  /** channel.open: a new channel under `number` (counted in the broker's channel_created). */
+  /** channel.open: a new channel under `number` (counted and announced by the broker). */
   open(number: number, host: ChannelHost, channelMax: number): Channel {
     if (this.has(number)) throw new BrokerError("channelError", "second 'channel.open' seen");
     if (number > channelMax) {
@@ -19,7 +19,7 @@ export class ChannelTable extends Map<number, Channel> {
     host.broker.admitChannel(host.permissions!.user.name);
     const ch = new Channel(host, number);
     this.set(number, ch);
-    host.broker.stats.channelCreated++;
+    host.broker.channelOpened(ch);
     return ch;
   }
 

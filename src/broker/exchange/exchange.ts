@@ -65,6 +65,8 @@ export abstract class Exchange implements ExchangeSpec {
   delayed: MessageHold | null = null;
   /** Live counters for the management API. */
   readonly stats = { publishIn: 0, publishOut: 0 };
+  /** Told after a binding from this exchange is added or removed (amq.rabbitmq.event watches its own); null for others. */
+  bindingsWatcher: (() => void) | null = null;
 
   constructor(readonly vhost: string, spec: Omit<ExchangeSpec, "type">) {
     this.name = spec.name;

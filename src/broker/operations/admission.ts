@@ -12,6 +12,8 @@ import type { User } from "../../auth/user.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { vhostLimitsOf } from "../runtime-parameters.js";
 import type { VHost } from "../vhost.js";
+import type { ChannelSource } from "../connection-registry.js";
+import { announceChannel, announceLogin } from "../events/runtime-events.js";
 import type { BrokerState } from "./broker-state.js";
 
 /** A permission checker for a logged-in user; one per connection or HTTP request. */
@@ -29,6 +31,7 @@ export function authenticate(b: BrokerState, username: string, password: string,
   const user = b.users.get(username);
   const ok = user !== undefined && verifyPassword(password, user.passwordHash, user.hashingAlgorithm);
   if (protocol) b.authAttempts.record(protocol, ok);
+  if (protocol && b.events.detailWanted) announceLogin(b, username, protocol, ok);
   return ok ? user : null;
 }
 
@@ -66,4 +69,11 @@ export function admitChannel(b: BrokerState, userName: string): void {
   if (open >= limit) {
     throw new BrokerError("notAllowed", `number of channels opened for user '${userName}' has reached the maximum allowed user limit of (${limit})`);
   }
+}
+
+/** A channel opened or closed: counted (channel_created / channel_closed) and announced while wanted. */
+export function channelChanged(b: BrokerState, channel: ChannelSource, opened: boolean): void {
+  if (opened) b.stats.channelCreated++;
+  else b.stats.channelClosed++;
+  if (b.events.detailWanted) announceChannel(b, channel.info(), opened);
 }

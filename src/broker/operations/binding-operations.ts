@@ -6,7 +6,9 @@
  */
 import { BrokerError, notFound } from "../../errors/broker-error.js";
 import { Binding } from "../binding.js";
-import type { ClientContext } from "../client-context.js";
+import { actorOf, type ClientContext } from "../client-context.js";
+import { announce } from "../events/announce.js";
+import { bindingEventProps } from "../events/topology-event-props.js";
 import { bindingDefinition } from "../definition-records.js";
 import type { Destination, Exchange, ExchangeBinding } from "../exchange/exchange.js";
 import { isValidMatchMode } from "../exchange/headers-exchange.js";
@@ -36,6 +38,7 @@ export function bind(b: BrokerState, ctx: ClientContext, r: BindingRequest): boo
   source.validateBinding(r.routingKey, r.args);
   if (!v.attach(binding)) return false;
   if (isDurableBinding(binding)) b.definitions.put("bindings", bindingKey(v.name, binding), bindingDefinition(binding));
+  if (b.events.detailWanted) announce(b, actorOf(ctx), "binding.created", bindingEventProps(v.name, binding));
   return true;
 }
 
@@ -46,7 +49,9 @@ export function unbind(b: BrokerState, ctx: ClientContext, r: BindingRequest): b
   if (!binding) return false;
   v.detach(binding);
   b.definitions.delete("bindings", bindingKey(v.name, binding));
-  autoDeleteIfUnused(b, v, source);
+  const actor = actorOf(ctx);
+  if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
+  autoDeleteIfUnused(b, v, source, actor);
   return true;
 }
 

@@ -14,6 +14,7 @@ import type { UserRegistry } from "../../auth/user-registry.js";
 import type { BrokerStats } from "../broker-stats.js";
 import type { ConnectionRegistry } from "../connection-registry.js";
 import type { DefinitionsSink } from "../definitions-sink.js";
+import type { DomainEvents } from "../events/domain-events.js";
 import type { VHost } from "../vhost.js";
 
 export interface BrokerState {
@@ -28,6 +29,8 @@ export interface BrokerState {
   readonly now: () => number;
   /** Where durable changes are reported. Read at each change: startup replaces the sink after restoring. */
   readonly definitions: DefinitionsSink;
+  /** Where operations announce their changes (events/domain-events.ts). */
+  readonly events: DomainEvents;
   /** The vhost of that name; NOT_FOUND when there is none. */
   vhost(name: string): VHost;
 }

@@ -3,7 +3,9 @@
  * alternate exchange), delete, and the lookup that authorises a publish.
  */
 import { BrokerError, notFound } from "../../errors/broker-error.js";
-import type { ClientContext } from "../client-context.js";
+import { actorOf, type ClientContext } from "../client-context.js";
+import { announce } from "../events/announce.js";
+import { exchangeEventProps } from "../events/topology-event-props.js";
 import { exchangeDefinition } from "../definition-records.js";
 import { assertExchangeEquivalent } from "../equivalence.js";
 import type { Exchange, ExchangeSpec } from "../exchange/exchange.js";
@@ -49,6 +51,7 @@ export function declareExchange(b: BrokerState, ctx: ClientContext, vhostName: s
   if (x instanceof DelayedMessageExchange) attachDelayedMessages(b, v, x);
   x.applyPolicy(policyOf(b, x).definition);
   if (x.durable) b.definitions.put("exchanges", definitionKey(vhostName, x.name), exchangeDefinition(x));
+  if (b.events.detailWanted) announce(b, actorOf(ctx), "exchange.created", exchangeEventProps(x));
   return true;
 }
 
@@ -68,7 +71,7 @@ export function deleteExchange(b: BrokerState, ctx: ClientContext, vhostName: st
   if (ifUnused && (x.bindings.size > 0 || x.boundFrom.size > 0)) {
     throw new BrokerError("preconditionFailed", `exchange '${name}' in vhost '${vhostName}' in use`);
   }
-  removeExchange(b, v, x);
+  removeExchange(b, v, x, actorOf(ctx));
 }
 
 /** Looks up an exchange for basic.publish: write permission, existence, not internal, topic authorisation. */

@@ -8,6 +8,8 @@ import { deadLetteredMessage, isDeadLetterCycle, type DeathReason } from "../dea
 import type { Message } from "../message.js";
 import type { Queue, QueueHost } from "../queue/queue.js";
 import type { QueueJournal } from "../queue/queue-journal.js";
+import type { QueueConsumer } from "../queue/queue-consumer.js";
+import { announceConsumer } from "../events/runtime-events.js";
 import type { BrokerState } from "./broker-state.js";
 import { removeQueue } from "./topology-removal.js";
 
@@ -30,6 +32,10 @@ export class BrokerQueueHost implements QueueHost {
 
   queueExpired(q: Queue): void {
     removeQueue(this.b, this.b.vhosts.get(q.vhost)!, q);
+  }
+
+  consumerChanged(q: Queue, c: QueueConsumer<Queue>, added: boolean): void {
+    if (this.b.events.detailWanted) announceConsumer(this.b, q, c, added);
   }
 
   /**

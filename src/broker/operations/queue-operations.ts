@@ -4,7 +4,9 @@
  * get / purge, and the end of an exclusive owner's queues when its connection closes.
  */
 import { BrokerError, notFound } from "../../errors/broker-error.js";
-import type { ClientContext } from "../client-context.js";
+import { actorOf, type ClientContext } from "../client-context.js";
+import { announce } from "../events/announce.js";
+import { queueEventProps } from "../events/topology-event-props.js";
 import { queueDefinition } from "../definition-records.js";
 import { assertQueueEquivalent } from "../equivalence.js";
 import { checkNotReserved, generateQueueName } from "../names.js";
@@ -60,6 +62,7 @@ export function declareQueue(b: BrokerState, ctx: ClientContext, vhostName: stri
   q.applyPolicy(policyOf(b, q).definition);
   if (q.durable && q.exclusiveOwner === null) b.definitions.put("queues", definitionKey(vhostName, name), queueDefinition(q));
   b.stats.queueCreated++;
+  if (b.events.detailWanted) announce(b, actorOf(ctx), "queue.created", queueEventProps(q));
   return { queue: q, created: true };
 }
 
@@ -75,7 +78,7 @@ export function deleteQueue(b: BrokerState, ctx: ClientContext, vhostName: strin
   q.checkExclusiveAccess(ctx.owner);
   if (opts.ifUnused && q.consumerCount > 0) throw new BrokerError("preconditionFailed", `queue '${name}' in vhost '${vhostName}' in use`);
   if (opts.ifEmpty && q.messageCount > 0) throw new BrokerError("preconditionFailed", `queue '${name}' in vhost '${vhostName}' not empty`);
-  return removeQueue(b, v, q);
+  return removeQueue(b, v, q, actorOf(ctx));
 }
 
 /** A queue looked up for consume, get, purge or a passive declare: read permission, existence, exclusive access. */

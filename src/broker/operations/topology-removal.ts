@@ -9,10 +9,13 @@
 import type { Exchange, ExchangeBinding } from "../exchange/exchange.js";
 import type { Queue } from "../queue/queue.js";
 import type { VHost } from "../vhost.js";
+import { bindingEventProps } from "../events/topology-event-props.js";
+import { SYSTEM_ACTOR, type Actor } from "../events/actor.js";
+import { announce } from "../events/announce.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
 
 /** Deletes a queue: consumers are cancelled, bindings removed, auto-delete exchanges cascade. Returns its ready count. */
-export function removeQueue(b: BrokerState, v: VHost, q: Queue): number {
+export function removeQueue(b: BrokerState, v: VHost, q: Queue, actor: Actor = SYSTEM_ACTOR): number {
   if (q.isDeleted) return 0;
   const count = q.markDeleted();
   b.stats.queueDeleted++;
@@ -20,23 +23,27 @@ export function removeQueue(b: BrokerState, v: VHost, q: Queue): number {
   if (q.durable) b.definitions.delete("queues", definitionKey(v.name, q.name));
   for (const binding of removed) {
     b.definitions.delete("bindings", bindingKey(v.name, binding));
-    autoDeleteIfUnused(b, v, binding.source);
+    if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
+    autoDeleteIfUnused(b, v, binding.source, actor);
   }
+  if (b.events.detailWanted) announce(b, actor, "queue.deleted", { name: q.name, vhost: v.name, type: q.type });
   return count;
 }
 
-export function removeExchange(b: BrokerState, v: VHost, x: Exchange): void {
+export function removeExchange(b: BrokerState, v: VHost, x: Exchange, actor: Actor = SYSTEM_ACTOR): void {
   const removed = v.removeExchange(x);
   if (x.durable) b.definitions.delete("exchanges", definitionKey(v.name, x.name));
   for (const binding of removed) {
     b.definitions.delete("bindings", bindingKey(v.name, binding));
-    if (binding.source !== x) autoDeleteIfUnused(b, v, binding.source);
+    if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
+    if (binding.source !== x) autoDeleteIfUnused(b, v, binding.source, actor);
   }
+  if (b.events.detailWanted) announce(b, actor, "exchange.deleted", { name: x.name, vhost: v.name });
 }
 
 /** RabbitMQ: an auto-delete exchange goes when its last binding (as a source) is removed. */
-export function autoDeleteIfUnused(b: BrokerState, v: VHost, x: Exchange): void {
-  if (x.autoDelete && x.bindings.size === 0 && v.exchanges.get(x.name) === x) removeExchange(b, v, x);
+export function autoDeleteIfUnused(b: BrokerState, v: VHost, x: Exchange, actor: Actor = SYSTEM_ACTOR): void {
+  if (x.autoDelete && x.bindings.size === 0 && v.exchanges.get(x.name) === x) removeExchange(b, v, x, actor);
 }
 
 /** The definitions-sink key of a binding. */

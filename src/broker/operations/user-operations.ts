@@ -11,6 +11,9 @@ import type { TopicPermissionSpec } from "../../auth/topic-permission.js";
 import type { User, UserLimits } from "../../auth/user.js";
 import { BrokerError, badRequestTerm } from "../../errors/broker-error.js";
 import { checkNameLength } from "../names.js";
+import type { Actor } from "../events/actor.js";
+import { announce } from "../events/announce.js";
+import { userChangeRecord } from "../events/change-records.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
 
 export interface UserInput {
@@ -30,7 +33,7 @@ export function userDefinition(u: User): Record<string, unknown> {
  * Creates or updates a user. Give `password` (hashed here) or `passwordHash` (+ algorithm), or
  * neither (the user then cannot log in with a password). Returns true when it was created.
  */
-export function putUser(b: BrokerState, name: string, input: UserInput): boolean {
+export function putUser(b: BrokerState, name: string, input: UserInput, actor: Actor): boolean {
   checkNameLength("user", name);
   const algorithm = input.hashingAlgorithm ?? DEFAULT_HASHING_ALGORITHM;
   if (input.passwordHash !== undefined && !isValidPasswordHash(input.passwordHash, algorithm)) {
@@ -38,60 +41,93 @@ export function putUser(b: BrokerState, name: string, input: UserInput): boolean
   }
   const passwordHash = input.password !== undefined ? hashPassword(input.password, algorithm) : (input.passwordHash ?? "");
   const existing = b.users.get(name);
+  const before = userChangeRecord(existing);
   const user: User = { name, passwordHash, hashingAlgorithm: algorithm, tags: input.tags, limits: input.limits ?? existing?.limits ?? {}, isInternal: true };
   b.users.put(user);
   b.definitions.put("users", name, userDefinition(user));
+  if (b.events.listening) announceUserPut(b, actor, before, user, input.password !== undefined || input.passwordHash !== undefined);
   return !existing;
 }
 
+/**
+ * RabbitMQ's events for a created or updated user: user.created, or user.password.changed when a
+ * password (or hash) was given, or else user.tags.set; then user.tags.set too when the tags
+ * changed. The first carries the audit's change record.
+ */
+function announceUserPut(b: BrokerState, actor: Actor, before: ReturnType<typeof userChangeRecord>, user: User, passwordGiven: boolean): void {
+  const name = user.name;
+  const change = { action: "user.put", vhost: null, object: name, before, after: userChangeRecord(user) };
+  const first = before === null ? "user.created" : passwordGiven ? "user.password.changed" : "user.tags.set";
+  announce(b, actor, first, first === "user.tags.set" ? { name, tags: user.tags } : { name }, change);
+  const tagsChanged = (before?.tags.join(",") ?? "") !== user.tags.join(",");
+  if (first !== "user.tags.set" && tagsChanged) announce(b, actor, "user.tags.set", { name, tags: user.tags });
+}
+
 /** Sets (a number) or clears (null) one of a user's limits: max-connections, max-channels. */
-export function setUserLimit(b: BrokerState, name: string, limit: keyof UserLimits, value: number | null): void {
+export function setUserLimit(b: BrokerState, name: string, limit: keyof UserLimits, value: number | null, actor: Actor): void {
   const user = b.users.get(name);
   if (!user) throw badRequestTerm("no_such_user", name);
+  const before = userChangeRecord(user);
   const limits: UserLimits = { ...user.limits };
   if (value === null) delete limits[limit];
   else limits[limit] = value;
   user.limits = limits;
   b.users.put(user);
   b.definitions.put("users", name, userDefinition(user));
+  const change = { action: "user.limit.set", vhost: null, object: name, before, after: userChangeRecord(user) };
+  announce(b, actor, value === null ? "user.limits.cleared" : "user.limits.set", { name, definition: limits }, change);
 }
 
 /** Deletes a user, its permissions, and closes its connections. */
-export function deleteUser(b: BrokerState, name: string): void {
-  if (!b.users.get(name)) throw new BrokerError("objectNotFound", "Not Found");
+export function deleteUser(b: BrokerState, name: string, actor: Actor): void {
+  const before = userChangeRecord(b.users.get(name));
+  if (!before) throw new BrokerError("objectNotFound", "Not Found");
   for (const p of b.users.permissionsOfUser(name)) b.definitions.delete("permissions", definitionKey(p.vhost, name));
   b.users.delete(name);
   b.definitions.delete("users", name);
   for (const conn of b.connections.ofUser(name)) conn.forceClose(`user '${name}' is deleted`);
+  announce(b, actor, "user.deleted", { name }, { action: "user.delete", vhost: null, object: name, before, after: null });
 }
 
 /** Sets the three patterns of (user, vhost); an invalid pattern changes nothing. Returns true when created. */
-export function setPermission(b: BrokerState, user: string, vhost: string, spec: PermissionSpec): boolean {
+export function setPermission(b: BrokerState, user: string, vhost: string, spec: PermissionSpec, actor: Actor): boolean {
   if (!b.users.get(user) || !b.vhosts.has(vhost)) throw new BrokerError("badRequest", "vhost_or_user_not_found");
-  const existed = b.users.permission(user, vhost) !== undefined;
+  const old = b.users.permission(user, vhost);
+  const before = old ? { configure: old.configure, write: old.write, read: old.read } : null;
   refusingInvalidPatterns(() => b.users.setPermission(user, vhost, spec));
-  b.definitions.put("permissions", definitionKey(vhost, user), { user, vhost, configure: spec.configure, write: spec.write, read: spec.read });
-  return !existed;
+  const after = { configure: spec.configure, write: spec.write, read: spec.read };
+  b.definitions.put("permissions", definitionKey(vhost, user), { user, vhost, ...after });
+  announce(b, actor, "permission.created", { user, vhost, ...after }, { action: "permission.set", vhost, object: user, before, after });
+  return !old;
 }
 
-export function clearPermission(b: BrokerState, user: string, vhost: string): void {
+export function clearPermission(b: BrokerState, user: string, vhost: string, actor: Actor): void {
+  const old = b.users.permission(user, vhost);
   if (!b.users.clearPermission(user, vhost)) throw new BrokerError("objectNotFound", "Not Found");
   b.definitions.delete("permissions", definitionKey(vhost, user));
+  const before = old ? { configure: old.configure, write: old.write, read: old.read } : null;
+  announce(b, actor, "permission.deleted", { user, vhost }, { action: "permission.clear", vhost, object: user, before, after: null });
 }
 
 /** Sets the topic permission of (user, vhost, exchange); an invalid pattern changes nothing. Returns true when created. */
-export function setTopicPermission(b: BrokerState, user: string, vhost: string, spec: TopicPermissionSpec): boolean {
+export function setTopicPermission(b: BrokerState, user: string, vhost: string, spec: TopicPermissionSpec, actor: Actor): boolean {
   if (!b.users.get(user) || !b.vhosts.has(vhost)) throw new BrokerError("badRequest", "vhost_or_user_not_found");
+  const old = b.users.topicPermission(user, vhost, spec.exchange);
   const created = refusingInvalidPatterns(() => b.users.setTopicPermission(user, vhost, spec));
   b.definitions.put("topic_permissions", definitionKey(vhost, user, spec.exchange), { user, vhost, ...spec });
+  const before = old ? { exchange: old.exchange, write: old.write, read: old.read } : null;
+  const after = { exchange: spec.exchange, write: spec.write, read: spec.read };
+  announce(b, actor, "topic.permission.created", { user, vhost, ...after }, { action: "topic_permission.set", vhost, object: user, before, after });
   return created;
 }
 
 /** Clears one exchange's topic permission of (user, vhost), or all of them; 404 when there was none. */
-export function clearTopicPermissions(b: BrokerState, user: string, vhost: string, exchange?: string): void {
+export function clearTopicPermissions(b: BrokerState, user: string, vhost: string, exchange: string | undefined, actor: Actor): void {
   const gone = b.users.clearTopicPermissions(user, vhost, exchange);
   if (gone.length === 0) throw new BrokerError("objectNotFound", "Not Found");
   for (const p of gone) b.definitions.delete("topic_permissions", definitionKey(vhost, user, p.exchange));
+  const before = gone.map((p) => ({ exchange: p.exchange, write: p.write, read: p.read }));
+  announce(b, actor, "topic.permission.deleted", { user, vhost }, { action: "topic_permission.clear", vhost, object: user, before, after: null });
 }
 
 /** Runs a registry change; a pattern that does not compile is the caller's bad request. */

@@ -6,12 +6,15 @@
  */
 import type { QueueHost } from "../queue/queue.js";
 import { VHost, type VHostMetadata } from "../vhost.js";
+import type { Actor } from "../events/actor.js";
+import { announce } from "../events/announce.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
 import { removeExchange, removeQueue } from "./topology-removal.js";
 
 /** Creates or updates a vhost; returns true when it was created. Its queues will ask `queueHost` for what they need. */
-export function putVhost(b: BrokerState, queueHost: QueueHost, name: string, metadata: Partial<VHostMetadata>): boolean {
+export function putVhost(b: BrokerState, queueHost: QueueHost, name: string, metadata: Partial<VHostMetadata>, actor: Actor): boolean {
   const existing = b.vhosts.get(name);
+  const before = existing ? { ...existing.metadata } : null;
   const merged: VHostMetadata = {
     description: metadata.description ?? existing?.metadata.description ?? "",
     tags: metadata.tags ?? existing?.metadata.tags ?? [],
@@ -21,15 +24,18 @@ export function putVhost(b: BrokerState, queueHost: QueueHost, name: string, met
   if (existing) existing.metadata = merged;
   else b.vhosts.set(name, new VHost(name, merged, queueHost));
   b.definitions.put("vhosts", name, { name, ...merged });
+  const change = { action: "vhost.put", vhost: name, object: name, before, after: merged };
+  announce(b, actor, existing ? "vhost.updated" : "vhost.created", { name, description: merged.description, tags: merged.tags, default_queue_type: merged.defaultQueueType }, change);
   return !existing;
 }
 
 /** Deletes a vhost with everything in it, and closes its connections. */
-export function deleteVhost(b: BrokerState, name: string): void {
+export function deleteVhost(b: BrokerState, name: string, actor: Actor): void {
   const v = b.vhost(name);
+  const before = { ...v.metadata };
   for (const conn of b.connections.inVhost(name)) conn.forceClose(`vhost '${name}' is deleted`);
-  for (const q of [...v.queues.values()]) removeQueue(b, v, q);
-  for (const x of [...v.exchanges.values()]) if (x.name !== "" && !x.name.startsWith("amq.")) removeExchange(b, v, x);
+  for (const q of [...v.queues.values()]) removeQueue(b, v, q, actor);
+  for (const x of [...v.exchanges.values()]) if (x.name !== "" && !x.name.startsWith("amq.")) removeExchange(b, v, x, actor);
   for (const p of b.users.permissionsOfVhost(name)) b.definitions.delete("permissions", definitionKey(name, p.user));
   b.users.clearVhost(name);
   for (const policy of v.policies.keys()) b.definitions.delete("policies", definitionKey(name, policy));
@@ -39,4 +45,5 @@ export function deleteVhost(b: BrokerState, name: string): void {
   }
   b.vhosts.delete(name);
   b.definitions.delete("vhosts", name);
+  announce(b, actor, "vhost.deleted", { name }, { action: "vhost.delete", vhost: name, object: name, before, after: null });
 }

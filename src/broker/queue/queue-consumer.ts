@@ -6,10 +6,19 @@
  * not import queue.ts (which imports it), so the default leaves the type to the implementer,
  * whose own parameter type (Queue) is what it receives.
  */
+import type { FieldTable } from "../values/field-value.js";
 import type { QueueEntry } from "./queue-entry.js";
 
 /** Whether a consumer gets messages: always on an ordinary queue, one at a time with single active consumer. */
 export type ConsumerActivity = "up" | "single_active" | "waiting";
+
+/** What a consumer tells about itself for consumer.created (its channel, user, prefetch, arguments). */
+export interface ConsumerDescription {
+  readonly channel: string;
+  readonly user: string;
+  readonly prefetchCount: number;
+  readonly arguments: FieldTable;
+}
 
 export interface QueueConsumer<Q = unknown> {
   readonly tag: string;
@@ -28,4 +37,6 @@ export interface QueueConsumer<Q = unknown> {
   deliver(queue: Q, entry: QueueEntry): void;
   /** The queue went away (deleted): RabbitMQ's consumer_cancel_notify sends basic.cancel. */
   cancelledByQueue(queue: Q): void;
+  /** Its channel, user, prefetch and arguments, for consumer.created (asked only while events are wanted). */
+  describe?(): ConsumerDescription;
 }

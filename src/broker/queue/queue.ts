@@ -43,6 +43,8 @@ export interface QueueHost {
   queueExpired(queue: Queue): void;
   /** Republishes a message that died in `queue` to the queue's dead-letter exchange. */
   deadLetter(queue: Queue, message: Message, reason: DeathReason): void;
+  /** A consumer came or went (consumer.created / consumer.deleted events). */
+  consumerChanged?(queue: Queue, consumer: QueueConsumer<Queue>, added: boolean): void;
   now(): number;
   /** The message store for persistent messages in durable queues; absent = nothing is stored. */
   journal?: QueueJournal;
@@ -181,6 +183,7 @@ export class Queue extends QueueContents implements QueueSpec {
     insertConsumer(this.consumers, c, this.singleActiveConsumer);
     this.hadConsumer = true;
     this.lastActivity = this.now();
+    this.host.consumerChanged?.(this, c, true);
     this.dispatch();
   }
 
@@ -189,6 +192,7 @@ export class Queue extends QueueContents implements QueueSpec {
     if (i < 0) return;
     this.consumers.splice(i, 1);
     this.lastActivity = this.now();
+    this.host.consumerChanged?.(this, c, false);
     if (this.consumers.length === 0 && this.autoDelete && this.hadConsumer && !this.deleted) {
       this.host.queueUnused(this);
       return;

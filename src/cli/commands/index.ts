@@ -1,5 +1,6 @@
 /** Every coneyctl command, in one list the parser and `help` read. */
 import type { CommandSpec } from "../command-spec.js";
+import { AUDIT_COMMANDS } from "./audit.js";
 import { CONNECTION_COMMANDS } from "./connections.js";
 import { DEFINITION_COMMANDS } from "./definitions.js";
 import { EXCHANGE_COMMANDS } from "./exchanges.js";
@@ -24,4 +25,5 @@ export const ALL_COMMANDS: readonly CommandSpec[] = [
   ...POLICY_COMMANDS,
   ...DEFINITION_COMMANDS,
   ...NODE_COMMANDS,
+  ...AUDIT_COMMANDS,
 ];

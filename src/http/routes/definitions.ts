@@ -1,4 +1,5 @@
 /** /api/definitions and /api/definitions/{vhost}: RabbitMQ-format export (GET) and import (POST). */
+import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import { VERSION, exportDefinitions, importDefinitions, type Definitions } from "../../broker/index.js";
 import { requireAdministrator } from "../http-auth.js";
@@ -19,9 +20,9 @@ export function registerDefinitions(app: FastifyInstance, ctx: RouteContext): vo
       requireAdministrator(caller);
       return exportDefinitions(b, { version: VERSION });
     },
-    POST: ({ caller, body: raw }) => {
-      requireAdministrator(caller);
-      importDefinitions(b, body(raw));
+    POST: (req) => {
+      requireAdministrator(req.caller);
+      importDefinitions(b, body(req.body), undefined, actorOf(req));
       return noContent();
     },
   });
@@ -52,10 +53,10 @@ export function registerDefinitions(app: FastifyInstance, ctx: RouteContext): vo
       }
       return single;
     },
-    POST: ({ caller, params, body: raw }) => {
-      requireAdministrator(caller);
-      if (!b.vhosts.has(params["vhost"]!)) throw new BrokerError("notFound", "vhost_not_found");
-      importDefinitions(b, body(raw), params["vhost"]!);
+    POST: (req) => {
+      requireAdministrator(req.caller);
+      if (!b.vhosts.has(req.params["vhost"]!)) throw new BrokerError("notFound", "vhost_not_found");
+      importDefinitions(b, body(req.body), req.params["vhost"]!, actorOf(req));
       return noContent();
     },
   });

@@ -12,8 +12,8 @@ export function registerOperatorPolicies(app: FastifyInstance, ctx: RouteContext
   registerPolicyKind(app, ctx, {
     base: "/api/operator-policies",
     of: (v) => v.operatorPolicies,
-    put: (p) => b.putOperatorPolicy(p),
-    remove: (vhost, name) => b.deleteOperatorPolicy(vhost, name),
+    put: (p, actor) => b.putOperatorPolicy(p, actor),
+    remove: (vhost, name, actor) => b.deleteOperatorPolicy(vhost, name, actor),
     authorizeRead: requireAdministrator,
     authorizeWrite: requireAdministrator,
   });

@@ -1,4 +1,5 @@
 /** /api/overview, /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
+import { actorOf } from "../request-actor.js";
 import { type ClusterMember, VERSION, CLUSTER_NAME_PARAMETER, clusterNameOf } from "../../broker/index.js";
 import type { FastifyInstance } from "fastify";
 import { isMonitor } from "../../auth/user.js";
@@ -93,11 +94,12 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   // is the global parameter cluster_name, as in RabbitMQ, so it is persisted and exported.
   resource(app, ctx, "/api/cluster-name", {
     GET: () => ({ name: clusterNameOf(b.globalParameters, ctx.config.clusterName) }),
-    PUT: ({ caller, body }) => {
+    PUT: (req) => {
+      const { caller, body } = req;
       requireAdministrator(caller);
       const name = objectBody(body)["name"];
       if (name === undefined) throw badRequest("[{key_missing,name}]");
-      b.putGlobalParameter(CLUSTER_NAME_PARAMETER, name);
+      b.putGlobalParameter(CLUSTER_NAME_PARAMETER, name, actorOf(req));
       return noContent();
     },
   });

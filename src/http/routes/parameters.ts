@@ -4,6 +4,7 @@
  * policymaker (or administrator) tag, as in RabbitMQ; limits are read by anyone who can see
  * the vhost and written by administrators.
  */
+import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import { BrokerError } from "../../errors/broker-error.js";
 import { type Broker, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME, type VHost } from "../../broker/index.js";
@@ -66,15 +67,17 @@ export function registerParameters(app: FastifyInstance, ctx: RouteContext): voi
       if (!byComponent?.has(name)) throw objectNotFound();
       return { vhost, component, name, value: byComponent.get(name) };
     },
-    PUT: ({ caller, params, body }) => {
+    PUT: (req) => {
+      const { caller, params, body } = req;
       requirePolicymaker(caller);
       requireVhost(b, caller, params["vhost"]!);
-      return b.putParameter(params["component"]!, params["vhost"]!, params["name"]!, valueOf(body)) ? created() : noContent();
+      return b.putParameter(params["component"]!, params["vhost"]!, params["name"]!, valueOf(body), actorOf(req)) ? created() : noContent();
     },
-    DELETE: ({ caller, params }) => {
+    DELETE: (req) => {
+      const { caller, params } = req;
       requirePolicymaker(caller);
       requireVhost(b, caller, params["vhost"]!);
-      b.deleteParameter(params["component"]!, params["vhost"]!, params["name"]!);
+      b.deleteParameter(params["component"]!, params["vhost"]!, params["name"]!, actorOf(req));
       return noContent();
     },
   });
@@ -92,13 +95,15 @@ export function registerParameters(app: FastifyInstance, ctx: RouteContext): voi
       if (!b.globalParameters.has(name)) throw objectNotFound();
       return { name, value: b.globalParameters.get(name) };
     },
-    PUT: ({ caller, params, body }) => {
+    PUT: (req) => {
+      const { caller, params, body } = req;
       requirePolicymaker(caller);
-      return b.putGlobalParameter(params["name"]!, valueOf(body)) ? created() : noContent();
+      return b.putGlobalParameter(params["name"]!, valueOf(body), actorOf(req)) ? created() : noContent();
     },
-    DELETE: ({ caller, params }) => {
+    DELETE: (req) => {
+      const { caller, params } = req;
       requirePolicymaker(caller);
-      b.deleteGlobalParameter(params["name"]!);
+      b.deleteGlobalParameter(params["name"]!, actorOf(req));
       return noContent();
     },
   });
@@ -125,22 +130,24 @@ function registerVhostLimits(app: FastifyInstance, ctx: RouteContext): void {
     },
   });
   resource(app, ctx, "/api/vhost-limits/:vhost/:name", {
-    PUT: ({ caller, params, body }) => {
+    PUT: (req) => {
+      const { caller, params, body } = req;
       requireAdministrator(caller);
       if (!b.vhosts.has(params["vhost"]!)) throw new BrokerError("notFound", "vhost_not_found");
       const v = b.vhost(params["vhost"]!);
       const current = (limitsRecord(v)?.value ?? {}) as Record<string, unknown>;
-      b.putParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME, { ...current, [params["name"]!]: valueOf(body) });
+      b.putParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME, { ...current, [params["name"]!]: valueOf(body) }, actorOf(req));
       return noContent();
     },
-    DELETE: ({ caller, params }) => {
+    DELETE: (req) => {
+      const { caller, params } = req;
       requireAdministrator(caller);
       const v = b.vhost(params["vhost"]!);
       const current = { ...((limitsRecord(v)?.value ?? {}) as Record<string, unknown>) };
       if (!(params["name"]! in current)) throw objectNotFound();
       delete current[params["name"]!];
-      if (Object.keys(current).length === 0) b.deleteParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME);
-      else b.putParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME, current);
+      if (Object.keys(current).length === 0) b.deleteParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME, actorOf(req));
+      else b.putParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME, current, actorOf(req));
       return noContent();
     },
   });

@@ -10,6 +10,10 @@
  * already learn its own rights by trying; this says why). A token user asking about itself is
  * answered from its token's scopes; token users are not in the user database, so nobody else can
  * ask about them.
+ *
+ * For an administrator (the audit trail is theirs to read), a verdict decided by vhost access or
+ * a pattern names in `granted_by` the audit entry that set that permission: the latest successful
+ * permission.set of the user in the vhost (null when the trail holds none, e.g. it aged out).
  */
 import type { FastifyInstance } from "fastify";
 import { explainForUser, explainWithChecker, type ExplainQuery, type ExplainSettings, type ResourceKind } from "../../auth/permission-explain.js";
@@ -53,7 +57,10 @@ export function registerPermissionExplain(app: FastifyInstance, ctx: RouteContex
         return explainWithChecker(caller.permissions, settings, q, auth);
       }
       if (!self && !isAdministrator(caller.user)) throw new BrokerError("forbidden", "Not administrator user");
-      return explainForUser(b.users, settings, q);
+      const answer = explainForUser(b.users, settings, q);
+      if (!isAdministrator(caller.user) || ctx.audit === null || (answer.decided_by !== "pattern" && answer.decided_by !== "vhost_access")) return answer;
+      const grant = ctx.audit.latest({ action: "permission.set", vhost: q.vhost, object: q.user, result: "ok" });
+      return { ...answer, granted_by: grant && { id: grant.id, at: grant.at, user: grant.user, source: grant.source, after: grant.after } };
     },
   });
 }

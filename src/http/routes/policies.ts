@@ -9,8 +9,8 @@ export function registerPolicies(app: FastifyInstance, ctx: RouteContext): void 
   registerPolicyKind(app, ctx, {
     base: "/api/policies",
     of: (v) => v.policies,
-    put: (p) => b.putPolicy(p),
-    remove: (vhost, name) => b.deletePolicy(vhost, name),
+    put: (p, actor) => b.putPolicy(p, actor),
+    remove: (vhost, name, actor) => b.deletePolicy(vhost, name, actor),
     authorizeRead: () => {},
     authorizeWrite: requirePolicymaker,
   });

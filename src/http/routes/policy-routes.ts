@@ -2,6 +2,8 @@
  * The routes of one kind of policy, shared by /api/policies and /api/operator-policies: list
  * (all, per vhost, sorted by priority), one, PUT (validated by the broker), DELETE.
  */
+import { actorOf } from "../request-actor.js";
+import type { Actor } from "../../broker/index.js";
 import type { FastifyInstance } from "fastify";
 import type { PolicyRecord, VHost } from "../../broker/index.js";
 import type { Caller } from "../http-auth.js";
@@ -15,8 +17,8 @@ export interface PolicyKind {
   readonly base: string;
   readonly of: (v: VHost) => ReadonlyMap<string, PolicyRecord>;
   /** Returns true when created. */
-  readonly put: (p: PolicyRecord) => boolean;
-  readonly remove: (vhost: string, name: string) => void;
+  readonly put: (p: PolicyRecord, actor: Actor) => boolean;
+  readonly remove: (vhost: string, name: string, actor: Actor) => void;
   readonly authorizeRead: (c: Caller) => void;
   readonly authorizeWrite: (c: Caller) => void;
 }
@@ -46,7 +48,8 @@ export function registerPolicyKind(app: FastifyInstance, ctx: RouteContext, kind
       if (!p) throw objectNotFound();
       return record(p);
     },
-    PUT: ({ caller, params, body }) => {
+    PUT: (req) => {
+      const { caller, params, body } = req;
       kind.authorizeWrite(caller);
       requireVhost(b, caller, params["vhost"]!);
       const o = objectBody(body);
@@ -62,12 +65,13 @@ export function registerPolicyKind(app: FastifyInstance, ctx: RouteContext, kind
         definition: definition as Record<string, unknown>,
         priority: priority as number,
       };
-      return kind.put(p) ? created() : noContent();
+      return kind.put(p, actorOf(req)) ? created() : noContent();
     },
-    DELETE: ({ caller, params }) => {
+    DELETE: (req) => {
+      const { caller, params } = req;
       kind.authorizeWrite(caller);
       requireVhost(b, caller, params["vhost"]!);
-      kind.remove(params["vhost"]!, params["name"]!);
+      kind.remove(params["vhost"]!, params["name"]!, actorOf(req));
       return noContent();
     },
   });

@@ -4,6 +4,7 @@
  * only). PUT takes {exchange, write, read} and adds or replaces that exchange's record; DELETE
  * clears all of (vhost, user), or one exchange's with /{exchange}.
  */
+import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import type { TopicPermission } from "../../auth/topic-permission.js";
 import { requireAdministrator } from "../http-auth.js";
@@ -44,16 +45,18 @@ export function registerTopicPermissions(app: FastifyInstance, ctx: RouteContext
       if (found.length === 0) throw objectNotFound();
       return sorted(found);
     },
-    PUT: ({ caller, params, body }) => {
+    PUT: (req) => {
+      const { caller, params, body } = req;
       requireAdministrator(caller);
       const o = objectBody(body);
       requireKeys(o, ["exchange", "write", "read"]);
-      const isNew = b.setTopicPermission(params["user"]!, params["vhost"]!, { exchange: reqString(o, "exchange"), write: reqString(o, "write"), read: reqString(o, "read") });
+      const isNew = b.setTopicPermission(params["user"]!, params["vhost"]!, { exchange: reqString(o, "exchange"), write: reqString(o, "write"), read: reqString(o, "read") }, actorOf(req));
       return isNew ? created() : noContent();
     },
-    DELETE: ({ caller, params }) => {
+    DELETE: (req) => {
+      const { caller, params } = req;
       requireAdministrator(caller);
-      b.clearTopicPermissions(params["user"]!, params["vhost"]!);
+      b.clearTopicPermissions(params["user"]!, params["vhost"]!, undefined, actorOf(req));
       return noContent();
     },
   });
@@ -64,9 +67,10 @@ export function registerTopicPermissions(app: FastifyInstance, ctx: RouteContext
       if (!p) throw objectNotFound();
       return p.toJSON();
     },
-    DELETE: ({ caller, params }) => {
+    DELETE: (req) => {
+      const { caller, params } = req;
       requireAdministrator(caller);
-      b.clearTopicPermissions(params["user"]!, params["vhost"]!, params["exchange"]!);
+      b.clearTopicPermissions(params["user"]!, params["vhost"]!, params["exchange"]!, actorOf(req));
       return noContent();
     },
   });

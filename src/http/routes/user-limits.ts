@@ -3,6 +3,7 @@
  * administrators (one user's limits also for monitors and the user itself); setting and clearing
  * for administrators. Texts of the refusals are RabbitMQ's.
  */
+import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import type { User, UserLimits } from "../../auth/user.js";
 import { isMonitor } from "../../auth/user.js";
@@ -34,7 +35,8 @@ export function registerUserLimits(app: FastifyInstance, ctx: RouteContext): voi
     },
   });
   resource(app, ctx, "/api/user-limits/:user/:name", {
-    PUT: ({ caller, params, body }) => {
+    PUT: (req) => {
+      const { caller, params, body } = req;
       requireAdministrator(caller);
       const o = objectBody(body);
       requireKeys(o, ["value"]);
@@ -42,14 +44,15 @@ export function registerUserLimits(app: FastifyInstance, ctx: RouteContext): voi
       const value = o["value"];
       if (!LIMITS.includes(name)) throw badRequest(`Unrecognised terms [{<<"${params["name"]}">>,${erlangTerm(value)}}] in user-limits`);
       if (typeof value !== "number" || !Number.isInteger(value)) throw badRequest(`${name} should be a number, actually was ${erlangTerm(value)}`);
-      b.setUserLimit(params["user"]!, name, value);
+      b.setUserLimit(params["user"]!, name, value, actorOf(req));
       return noContent();
     },
-    DELETE: ({ caller, params }) => {
+    DELETE: (req) => {
+      const { caller, params } = req;
       requireAdministrator(caller);
       const name = params["name"]! as keyof UserLimits;
       if (!LIMITS.includes(name)) throw new BrokerError("objectNotFound", "Not Found");
-      b.setUserLimit(params["user"]!, name, null);
+      b.setUserLimit(params["user"]!, name, null, actorOf(req));
       return noContent();
     },
   });

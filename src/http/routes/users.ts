@@ -1,4 +1,5 @@
 /** /api/users and /api/permissions: the spec's user and permission administration (admin only). */
+import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import { isHashingAlgorithm, type HashingAlgorithm } from "../../auth/password.js";
 import { parseTags } from "../../auth/user.js";
@@ -27,7 +28,8 @@ export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
   });
   resource(app, ctx, "/api/users/bulk-delete", {
     // All or nothing: an unknown name refuses the whole request before any user is deleted.
-    POST: ({ caller, body }) => {
+    POST: (req) => {
+      const { caller, body } = req;
       requireAdministrator(caller);
       const o = objectBody(body);
       requireKeys(o, ["users"]);
@@ -35,7 +37,7 @@ export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
       if (!Array.isArray(names) || names.some((n) => typeof n !== "string")) throw badRequest("'users' must be an array of user names");
       const missing = (names as string[]).find((n) => !b.users.get(n));
       if (missing !== undefined) throw badRequestTerm("no_such_user", missing);
-      for (const n of new Set(names as string[])) b.deleteUser(n);
+      for (const n of new Set(names as string[])) b.deleteUser(n, actorOf(req));
       return noContent();
     },
   });
@@ -46,7 +48,8 @@ export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
       if (!u) throw objectNotFound();
       return userRecord(u);
     },
-    PUT: ({ caller, params, body }) => {
+    PUT: (req) => {
+      const { caller, params, body } = req;
       requireAdministrator(caller);
       const o = objectBody(body);
       if (o["tags"] === undefined) throw badRequest("tags_not_present");
@@ -62,12 +65,12 @@ export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
         ...(o["password"] !== undefined ? { password: reqString(o, "password") } : {}),
         ...(o["password_hash"] !== undefined ? { passwordHash: reqString(o, "password_hash") } : {}),
         ...(algorithm !== undefined ? { hashingAlgorithm: algorithm as HashingAlgorithm } : {}),
-      });
+      }, actorOf(req));
       return isNew ? created() : noContent();
     },
-    DELETE: ({ caller, params }) => {
-      requireAdministrator(caller);
-      b.deleteUser(params["name"]!);
+    DELETE: (req) => {
+      requireAdministrator(req.caller);
+      b.deleteUser(req.params["name"]!, actorOf(req));
       return noContent();
     },
   });
@@ -99,16 +102,17 @@ export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
       return permissionRecord(p);
     },
     // The spec: PUT and DELETE of a permission answer 204.
-    PUT: ({ caller, params, body }) => {
+    PUT: (req) => {
+      const { caller, params, body } = req;
       requireAdministrator(caller);
       const o = objectBody(body);
       for (const k of ["configure", "write", "read"]) if (o[k] === undefined) throw badRequest(`[{key_missing,${k}}]`);
-      b.setPermission(params["user"]!, params["vhost"]!, { configure: reqString(o, "configure"), write: reqString(o, "write"), read: reqString(o, "read") });
+      b.setPermission(params["user"]!, params["vhost"]!, { configure: reqString(o, "configure"), write: reqString(o, "write"), read: reqString(o, "read") }, actorOf(req));
       return noContent();
     },
-    DELETE: ({ caller, params }) => {
-      requireAdministrator(caller);
-      b.clearPermission(params["user"]!, params["vhost"]!);
+    DELETE: (req) => {
+      requireAdministrator(req.caller);
+      b.clearPermission(req.params["user"]!, req.params["vhost"]!, actorOf(req));
       return noContent();
     },
   });

@@ -1,4 +1,5 @@
 /** /api/vhosts: list, one, PUT (an internal creator gets full permissions, as RabbitMQ), DELETE, permissions. */
+import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import { isMonitor, parseTags } from "../../auth/user.js";
 import { checkNameLength } from "../../broker/index.js";
@@ -26,7 +27,8 @@ export function registerVhosts(app: FastifyInstance, ctx: RouteContext): void {
       if (!v) throw objectNotFound();
       return vhostRecord(v, chartContext(ctx, query));
     },
-    PUT: ({ caller, params, body }) => {
+    PUT: (req) => {
+      const { caller, params, body } = req;
       requireAdministrator(caller);
       const name = params["vhost"]!;
       checkNameLength("vhost", name);
@@ -43,16 +45,16 @@ export function registerVhosts(app: FastifyInstance, ctx: RouteContext): void {
         ...(dqt !== undefined ? { defaultQueueType: dqt } : {}),
         ...(o["tracing"] !== undefined ? { tracing: optBool(o, "tracing", false) } : {}),
       };
-      const isNew = b.putVhost(name, meta);
+      const isNew = b.putVhost(name, meta, actorOf(req));
       // RabbitMQ grants the creator full permissions on a new vhost; only an internal user can
       // hold a permission record (a token user's rights come from its scopes).
-      if (isNew && caller.user.isInternal && b.users.get(caller.user.name)) b.setPermission(caller.user.name, name, { configure: ".*", write: ".*", read: ".*" });
+      if (isNew && caller.user.isInternal && b.users.get(caller.user.name)) b.setPermission(caller.user.name, name, { configure: ".*", write: ".*", read: ".*" }, actorOf(req));
       return isNew ? created() : noContent();
     },
-    DELETE: ({ caller, params }) => {
-      requireAdministrator(caller);
-      if (!b.vhosts.has(params["vhost"]!)) throw objectNotFound();
-      b.deleteVhost(params["vhost"]!);
+    DELETE: (req) => {
+      requireAdministrator(req.caller);
+      if (!b.vhosts.has(req.params["vhost"]!)) throw objectNotFound();
+      b.deleteVhost(req.params["vhost"]!, actorOf(req));
       return noContent();
     },
   });

@@ -6,6 +6,7 @@
 import type { FunctionComponent } from "preact";
 import type { PageProps } from "./page-props.js";
 import { AdminPage } from "./pages/admin.js";
+import { AdminAuditPage } from "./pages/admin-audit.js";
 import { AdminClusterPage } from "./pages/admin-cluster.js";
 import { AdminExplainPage } from "./pages/admin-explain.js";
 import { AdminLimitsPage } from "./pages/admin-limits.js";
@@ -52,6 +53,8 @@ export const ROUTES: readonly Route[] = [
   { path: "/admin/limits", section: "admin", title: () => "Limits", page: AdminLimitsPage },
   { path: "/admin/cluster", section: "admin", title: () => "Cluster", page: AdminClusterPage },
   { path: "/admin/explain", section: "admin", title: () => "Permission explainer", page: AdminExplainPage },
+  { path: "/admin/audit", section: "admin", title: () => "Audit trail", page: AdminAuditPage },
+  { path: "/admin/audit/:id", section: "admin", title: (p) => `Audit entry ${p["id"]}`, page: AdminAuditPage },
   { path: "/admin/explain/:user/:vhost", section: "admin", title: (p) => `Permission explainer: ${p["user"]}`, page: AdminExplainPage },
 ];
 

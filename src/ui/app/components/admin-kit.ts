@@ -24,6 +24,7 @@ export const ADMIN_SECTIONS: ReadonlyArray<{ label: string; seg: string; tag: st
   { label: "Limits", seg: "limits", tag: "" },
   { label: "Cluster", seg: "cluster", tag: "policymaker" },
   { label: "Permission explainer", seg: "explain", tag: "" },
+  { label: "Audit trail", seg: "audit", tag: "administrator" },
 ];
 
 export function mayUse(tags: readonly string[], tag: string): boolean {

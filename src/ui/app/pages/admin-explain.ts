@@ -14,6 +14,7 @@ import { SelectField, TextField } from "../components/fields.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import type { PageProps } from "../page-props.js";
+import { href } from "../router.js";
 
 type CheckName = "authentication" | "vhost_access" | "pattern" | "scope";
 
@@ -27,6 +28,8 @@ interface Explanation {
   decided_by: CheckName;
   checks: Array<{ check: CheckName; passed: boolean; reason: string; pattern?: string; scope?: string | null }>;
   refusal: string | null;
+  /** For administrators: the audit entry that set the deciding permission (null: none kept). */
+  granted_by?: { id: number; at: string; user: string; source: string } | null;
 }
 
 const STEP_LABELS: Record<CheckName, string> = {
@@ -122,5 +125,6 @@ function Verdict({ e }: { e: Explanation }) {
       })}
     </ol>
     ${e.refusal ? html`<p>A client would be told: <code class="refusal">${e.refusal}</code></p>` : null}
+    ${e.granted_by ? html`<p class="granted-by">This permission was set by <strong>${e.granted_by.user}</strong> (${e.granted_by.source}) at ${e.granted_by.at}: <a href=${href("admin", "audit", String(e.granted_by.id))}>audit entry #${e.granted_by.id}</a>.</p>` : null}
   </section>`;
 }

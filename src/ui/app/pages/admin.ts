@@ -15,6 +15,7 @@ const ABOUT: Record<string, string> = {
   limits: "Connections and queues per virtual host; connections and channels per user.",
   cluster: "The cluster name and global parameters.",
   explain: "Would a user be allowed an operation, and which check decides?",
+  audit: "Who changed users, permissions, vhosts, policies and parameters, from where, before and after.",
 };
 
 export function AdminPage() {
