@@ -169,6 +169,8 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
   }
   const result = config as unknown as ConeyConfig;
   // The lease's last second is kept back from confirming (etcd-session.ts): a shorter lease could never confirm.
+  // Followers catch up from the leader's files (docs/CLUSTERING.md): a node that writes none cannot be in a cluster.
+  if (result.etcdEndpoints.length > 0 && result.inMemory) throw new ConfigError("--in-memory cannot be combined with --etcd-endpoints: a cluster replicates the files an in-memory node does not write");
   if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
   if (result.clusterTls && (result.tlsCert === null || result.tlsKey === null)) throw new ConfigError("--cluster-tls: needs --tls-cert and --tls-key (the certificate the leader presents to followers)");
   return { config: result, unsupported };
