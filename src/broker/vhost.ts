@@ -38,6 +38,8 @@ const PREDECLARED: ReadonlyArray<readonly [string, string, boolean]> = [
   ["amq.rabbitmq.trace", "topic", true],
 ];
 
+const NO_BINDINGS: readonly ExchangeBinding[] = Object.freeze([]);
+
 export class VHost {
   readonly exchanges = new Map<string, Exchange>();
   readonly queues = new Map<string, Queue>();
@@ -50,6 +52,8 @@ export class VHost {
   private epoch = 0;
   /** The queues sorted by name, built on demand and dropped when a queue comes or goes. */
   private sortedQueues: Queue[] | null = null;
+  /** Exclusive queues by owning connection (invariant: exactly the queues here whose exclusiveOwner is the key). */
+  private readonly exclusiveQueues = new Map<object, Set<Queue>>();
   /** Scratch stack reused by every route() call, so routing allocates nothing per message. */
   private readonly scratch: Destination[] = [];
 
@@ -78,7 +82,18 @@ export class VHost {
     const q = new Queue(this.name, spec, this.queueHost);
     this.queues.set(q.name, q);
     this.sortedQueues = null;
+    if (q.exclusiveOwner !== null) {
+      const owned = this.exclusiveQueues.get(q.exclusiveOwner);
+      if (owned) owned.add(q);
+      else this.exclusiveQueues.set(q.exclusiveOwner, new Set([q]));
+    }
     return q;
+  }
+
+  /** The exclusive queues `owner` (a connection) declared here, so its close finds them without a scan. */
+  exclusiveQueuesOf(owner: object): readonly Queue[] {
+    const owned = this.exclusiveQueues.get(owner);
+    return owned ? [...owned] : [];
   }
 
   /**
@@ -98,11 +113,16 @@ export class VHost {
   }
 
   /** Removes a queue and its bindings; returns the bindings removed. */
-  removeQueue(q: Queue): ExchangeBinding[] {
+  removeQueue(q: Queue): readonly ExchangeBinding[] {
     this.queues.delete(q.name);
     this.sortedQueues = null;
+    if (q.exclusiveOwner !== null) {
+      const owned = this.exclusiveQueues.get(q.exclusiveOwner);
+      if (owned?.delete(q) && owned.size === 0) this.exclusiveQueues.delete(q.exclusiveOwner);
+    }
     // attach() is the only writer of boundFrom, and it adds ExchangeBindings; the queue types
     // the set loosely only because queue.ts sits below exchange.ts.
+    if (q.boundFrom.size === 0) return NO_BINDINGS;
     const removed = [...q.boundFrom] as ExchangeBinding[];
     for (const b of removed) this.detach(b);
     return removed;

@@ -46,6 +46,14 @@ const MECHANISM_TEXT: Record<string, string> = {
  * runtime dependencies it loaded (name and installed version from their package.json) and Node.js.
  */
 function applications(): NodeFacts["applications"] {
+  return (loadedApplications ??= readApplications());
+}
+
+/** Read once per process: the installed packages do not change under a running process, and
+ *  reading ~20 package.json files cost each management listener's start 30 ms (a test broker per file). */
+let loadedApplications: NodeFacts["applications"] | null = null;
+
+function readApplications(): NodeFacts["applications"] {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
   const own = readPackage(join(root, "package.json"));
   const out: Array<{ name: string; description: string; version: string }> = [];
