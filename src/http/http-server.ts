@@ -16,7 +16,7 @@ import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { RateSampler } from "./rate-sampler.js";
-import { collectBroker } from "./rate-sources.js";
+import { collectBroker, retentionPolicyOf } from "./rate-sources.js";
 import { NODE_GAUGES_KEY, nodeGauges } from "./node-record.js";
 import { registerAuth } from "./routes/auth.js";
 import { registerFeatureFlags } from "./routes/feature-flags.js";
@@ -109,10 +109,14 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
 
   const node = opts.config.nodeName;
   const collect = collectBroker(broker);
-  const rates = new RateSampler((visit) => {
-    collect(visit);
-    visit(NODE_GAUGES_KEY, nodeGauges(broker, opts.alarms));
-  });
+  const rates = new RateSampler(
+    (visit) => {
+      collect(visit);
+      visit(NODE_GAUGES_KEY, nodeGauges(broker, opts.alarms));
+    },
+    Date.now,
+    retentionPolicyOf,
+  );
   rates.start();
   const ctx: RouteContext = {
     broker,

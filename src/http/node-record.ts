@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { SASL_MECHANISMS } from "../auth/sasl-mechanisms.js";
 import { EXCHANGE_TYPES, type Broker, type ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
-import type { Counters } from "./rate-sampler.js";
+import { NODE_KEY, type Counters } from "./rate-sampler.js";
 import { overviewChurn, overviewKey } from "./rate-sources.js";
 import type { RouteContext } from "./route-table.js";
 
@@ -168,8 +168,8 @@ export function webContexts(ctx: RouteContext): Array<Record<string, unknown>> {
     }));
 }
 
-/** The rate sampler's key for the node's gauges. */
-export const NODE_GAUGES_KEY = "node-gauges";
+/** The rate sampler's key for the node's gauges (charted by `node_stats_age`). */
+export const NODE_GAUGES_KEY = NODE_KEY;
 
 /**
  * The gauges RabbitMQ's node page charts (each with a `_details` rate, and samples for the
