@@ -52,7 +52,12 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
       // The node, its listeners and web contexts are shown to monitors only (RabbitMQ's overview).
       if (isMonitor(caller.user)) {
         overview["node"] = ctx.node;
-        overview["listeners"] = ctx.listeners().filter((l) => l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port }));
+        const all = ctx.listeners();
+        overview["listeners"] = all.filter((l) => l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port }));
+        // A Coney extension: configured listeners that could not bind (the port is taken…) and
+        // are being retried (src/listeners). RabbitMQ's list has only the active ones, so the UI
+        // would otherwise show a missing port with no word of why.
+        overview["listeners_unbound"] = all.filter((l) => !l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port, reason: l.reason }));
         overview["contexts"] = webContexts(ctx).map((c) => ({ ...c, node: ctx.node }));
       }
       return overview;

@@ -65,5 +65,7 @@ export const NAV: ReadonlyArray<{ label: string; path: string; section: string; 
   { label: "Channels", path: "/channels", section: "channels" },
   { label: "Exchanges", path: "/exchanges", section: "exchanges" },
   { label: "Queues", path: "/queues", section: "queues" },
-  { label: "Admin", path: "/admin", section: "admin", tags: ["policymaker"] },
+  // Every user: the permission explainer ("why may I not?") and the limits are for everyone;
+  // the Admin page lists only the sections the user's tags allow.
+  { label: "Admin", path: "/admin", section: "admin" },
 ];

@@ -1,11 +1,15 @@
 /**
- * Admin › one virtual host: its settings and messages, its limits (max-connections, max-queues:
- * set and remove), who may use it (permissions: set, clear), and deleting it with everything in it.
+ * Admin › one virtual host: its settings and messages (description, tags and default queue type
+ * editable), its limits (max-connections, max-queues: set and remove), who may use it
+ * (permissions and topic permissions: set, clear), and deleting it with everything in it.
  */
+import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
-import { AdminFrame, DeleteButton, PermissionForm, PermissionsTable, TagList, type PermissionRecord } from "../components/admin-kit.js";
-import { ErrorBox } from "../components/error-box.js";
+import { useAction } from "../components/action.js";
+import { AdminFrame, DeleteButton, parseTagText, PermissionForm, PermissionsTable, TagList, type PermissionRecord } from "../components/admin-kit.js";
+import { ErrorBox, Notice } from "../components/error-box.js";
+import { SelectField, TextField } from "../components/fields.js";
 import { LimitsEditor } from "../components/limits-editor.js";
 import { KvTable, Section } from "../components/kv.js";
 import { fmtNum } from "../format.js";
@@ -13,7 +17,7 @@ import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
-import type { LimitsRecord, VhostRecord } from "./admin-vhosts.js";
+import { QUEUE_TYPES, type LimitsRecord, type VhostRecord } from "./admin-vhosts.js";
 
 export const VHOST_LIMITS: ReadonlyArray<readonly [string, string]> = [
   ["max-connections", "Max connections"],
@@ -43,6 +47,7 @@ function AdminVhostBody({ params }: PageProps) {
           ["Default queue type", v.default_queue_type],
           ["Messages", `${fmtNum(v.messages)} (${fmtNum(v.messages_ready)} ready, ${fmtNum(v.messages_unacknowledged)} unacked)`],
         ]} /></div>
+        <${Section} title="Description and tags" open=${false}><${EditVhost} v=${v} onDone=${vhost.reload} /><//>
         <${Section} title="Limits">
           <${ErrorBox} error=${limits.error} />
           ${limits.data
@@ -61,4 +66,26 @@ function AdminVhostBody({ params }: PageProps) {
           <${DeleteButton} what=${`virtual host ${name} and everything in it`} run=${() => api.del(apiPath`/vhosts/${name}`)} onDone=${() => navigate(href("admin", "vhosts"))} label="Delete virtual host" />
         <//>`
       : null}`;
+}
+
+function EditVhost({ v, onDone }: { v: VhostRecord; onDone: () => void }) {
+  const { api } = useApp();
+  const [description, setDescription] = useState(v.description);
+  const [tags, setTags] = useState(v.tags.join(", "));
+  const [queueType, setQueueType] = useState(v.default_queue_type);
+  const act = useAction(onDone);
+  const submit = (e: Event): void => {
+    e.preventDefault();
+    void act.run(async () => {
+      await api.put(apiPath`/vhosts/${v.name}`, { description, tags: parseTagText(tags).join(","), default_queue_type: queueType });
+      return `Virtual host ${v.name} updated.`;
+    });
+  };
+  return html`<form class="form admin-form" onSubmit=${submit} aria-label="Edit virtual host">
+    <${TextField} label="Description" name="description" value=${description} set=${setDescription} />
+    <${TextField} label="Tags" name="tags" value=${tags} set=${setTags} placeholder="comma-separated" />
+    <${SelectField} label="Default queue type" name="default_queue_type" value=${queueType} set=${setQueueType} options=${QUEUE_TYPES} />
+    <div class="form-actions"><button type="submit" class="primary" disabled=${act.busy}>Update virtual host</button></div>
+    <${ErrorBox} error=${act.error} /><${Notice} text=${act.done} />
+  </form>`;
 }
