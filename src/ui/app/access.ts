@@ -56,6 +56,14 @@ export function whyNowhere(access: Access, kind: Kind, action: string): string {
   return `${action} needs the ${kind} permission: ${where}. Ask an administrator.`;
 }
 
+/** Why no name at all may be `kind`-ed in `vhost` (its pattern is one of RabbitMQ's "nothing" patterns). */
+export function whyNoneIn(access: Access | null, vhost: string, kind: Kind, action: string): string {
+  const v = access ? vhostAccess(access, vhost) : undefined;
+  if (!v) return `${action} needs a permission in virtual host ${vhost}, and you hold none there: ask an administrator.`;
+  if (readOnly(v)) return `${action} needs the ${kind} permission: read-only in ${vhost}: ask an administrator.`;
+  return `${action} needs the ${kind} permission, and your ${kind} pattern in ${vhost} (“${v[kind] ?? ""}”) allows no name: ask an administrator.`;
+}
+
 /** Why `kind` on `name` in `vhost` is refused, from what the broker said of the user's access. */
 export function whyRefused(access: Access | null, vhost: string, kind: Kind, name: string, action: string): string {
   const v = access ? vhostAccess(access, vhost) : undefined;

@@ -2,7 +2,7 @@
  * Pieces the Admin pages share: the Admin sub-navigation (each entry shown only to the tags
  * that may use it, as the API enforces them), the management tag picker, the permission editor,
  * and a delete button that asks first. Tag rules here mirror the API's (src/http/http-auth.ts):
- * users, vhosts, operator policies, user limits and the cluster need administrator; policies and
+ * users, vhosts, topic permissions, operator policies, user limits and the cluster need administrator; policies and
  * global parameters need policymaker; vhost limits are readable by anyone who sees the vhost.
  */
 import type { ComponentChildren } from "preact";
@@ -19,6 +19,7 @@ import { TextField } from "./fields.js";
 export const ADMIN_SECTIONS: ReadonlyArray<{ label: string; seg: string; tag: string }> = [
   { label: "Users", seg: "users", tag: "administrator" },
   { label: "Virtual hosts", seg: "vhosts", tag: "administrator" },
+  { label: "Topic permissions", seg: "topic-permissions", tag: "administrator" },
   { label: "Policies", seg: "policies", tag: "policymaker" },
   { label: "Operator policies", seg: "operator-policies", tag: "administrator" },
   { label: "Limits", seg: "limits", tag: "" },

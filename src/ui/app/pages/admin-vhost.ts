@@ -18,6 +18,8 @@ import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
 import { QUEUE_TYPES, type LimitsRecord, type VhostRecord } from "./admin-vhosts.js";
+import type { TopicPermission } from "../access.js";
+import { TopicPermissionForm, TopicPermissionsTable } from "../components/topic-permissions.js";
 
 export const VHOST_LIMITS: ReadonlyArray<readonly [string, string]> = [
   ["max-connections", "Max connections"],
@@ -37,6 +39,7 @@ function AdminVhostBody({ params }: PageProps) {
   const limits = useLive(() => api.get<LimitsRecord[]>(apiPath`/vhost-limits/${name}`), [name], { live: false });
   const perms = useLive(() => api.get<PermissionRecord[]>(apiPath`/vhosts/${name}/permissions`), [name], { live: false });
   const users = useLive(() => api.get<Array<{ name: string }>>("/users", { columns: "name" }), [], { live: false });
+  const topics = useLive(() => api.get<TopicPermission[]>(apiPath`/vhosts/${name}/topic-permissions`), [name], { live: false });
   const v = vhost.data;
   return html`    <p class="lead"><a href=${href("admin", "vhosts")}>All virtual hosts</a></p>
     <${ErrorBox} error=${vhost.error} />
@@ -60,6 +63,12 @@ function AdminVhostBody({ params }: PageProps) {
           ${perms.data ? html`<${PermissionsTable} records=${perms.data} show="user" onChange=${perms.reload} />` : null}
           <h3>Set permission</h3>
           <${PermissionForm} fixed=${{ vhost: name }} choices=${(users.data ?? []).map((u) => u.name)} onDone=${perms.reload} />
+        <//>
+        <${Section} title="Topic permissions">
+          <${ErrorBox} error=${topics.error} />
+          ${topics.data ? html`<${TopicPermissionsTable} records=${topics.data} show=${["user"]} onChange=${topics.reload} />` : null}
+          <h3>Set topic permission</h3>
+          <${TopicPermissionForm} vhost=${name} users=${(users.data ?? []).map((u) => u.name)} vhosts=${[name]} onDone=${topics.reload} />
         <//>
         <${Section} title="Delete this virtual host" open=${false}>
           <p class="warn-text">Deleting a virtual host deletes its queues with their messages, its exchanges, bindings, policies and permissions, and closes its connections.</p>

@@ -4,7 +4,7 @@
  * (checks.ts). The default exchange is "amq.default" in the URL, as in the API.
  */
 import { apiPath } from "../api.js";
-import { decisionOf, whyRefused, type Kind } from "../access.js";
+import { decisionOf, vhostAccess, whyNoneIn, whyRefused, type Kind } from "../access.js";
 import { useApp } from "../app-context.js";
 import { useChecks } from "../checks.js";
 import { useAction } from "../components/action.js";
@@ -41,6 +41,8 @@ export function ExchangePage({ params }: PageProps) {
   const exchanges = [...new Set([name, ...all.filter((b) => b.destination_type === "exchange").flatMap((b) => [b.source, b.destination])])].sort();
   const checks = useChecks(vhost, queues, exchanges);
   const me = decisionOf(checks.data?.exchanges, name);
+  // A binding also needs write on its destination: some name the user may write to in this vhost.
+  const mayWrite = (access && vhostAccess(access, vhost)?.may.write) ?? false;
   const why = (kind: Kind, action: string, on = name): string => whyRefused(access, vhost, kind, on, action);
   const refused = (text: string) => html`<${Refused} why=${text} user=${user} vhost=${vhost} />`;
   // Unbinding needs read on the source and write on the destination (exchange.unbind, queue.unbind).
@@ -73,7 +75,7 @@ export function ExchangePage({ params }: PageProps) {
       <${ErrorBox} error=${out.error} />
       ${name === "" ? html`<p class="muted">The default exchange routes to the queue named by the routing key; its bindings are implicit and cannot be changed.</p>` : null}
       ${out.data && name !== "" ? html`<${BindingsTable} bindings=${out.data} show="destination" onChange=${reload} canUnbind=${unbind} />` : null}
-      ${name !== "" && me ? html`<h3>Add binding from this exchange</h3>${me.read ? html`<${BindForm} vhost=${vhost} source=${name} onChange=${reload} />` : refused(why("read", "Binding from this exchange"))}` : null}
+      ${name !== "" && me ? html`<h3>Add binding from this exchange</h3>${!me.read ? refused(why("read", "Binding from this exchange")) : !mayWrite ? refused(whyNoneIn(access, vhost, "write", "Binding from this exchange (to a queue or exchange you may write to)")) : html`<${BindForm} vhost=${vhost} source=${name} onChange=${reload} />`}` : null}
     <//>
     <${Section} title="Bindings to this exchange">
       <${ErrorBox} error=${into.error} />

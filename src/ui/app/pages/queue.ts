@@ -5,7 +5,7 @@
  */
 import { useMemo } from "preact/hooks";
 import { apiPath } from "../api.js";
-import { decisionOf, whyRefused } from "../access.js";
+import { decisionOf, vhostAccess, whyNoneIn, whyRefused } from "../access.js";
 import { useApp } from "../app-context.js";
 import { useChecks } from "../checks.js";
 import { useAction } from "../components/action.js";
@@ -63,6 +63,8 @@ export function QueuePage({ params }: PageProps) {
   const checks = useChecks(vhost, [name], ["", ...sources]);
   const mine = decisionOf(checks.data?.queues, name);
   const exchanges = checks.data?.exchanges;
+  // A binding also needs read on its source: some exchange name the user may read in this vhost.
+  const mayRead = (access && vhostAccess(access, vhost)?.may.read) ?? false;
   const why = (kind: "configure" | "write" | "read", action: string, on = name): string => whyRefused(access, vhost, kind, on, action);
   const refused = (text: string) => html`<${Refused} why=${text} user=${user} vhost=${vhost} />`;
   // queue.unbind needs write on the queue and read on the exchange, as queue.bind does.
@@ -123,7 +125,13 @@ export function QueuePage({ params }: PageProps) {
             canUnbind=${unbind} />`
         : null}
       <h3>Add binding to this queue</h3>
-      ${mine ? (mine.write ? html`<${BindForm} vhost=${vhost} destination=${{ type: "q", name }} onChange=${bindings.reload} />` : refused(why("write", "Binding to this queue"))) : null}
+      ${mine
+        ? !mine.write
+          ? refused(why("write", "Binding to this queue"))
+          : !mayRead
+            ? refused(whyNoneIn(access, vhost, "read", "Binding to this queue (from an exchange you may read)"))
+            : html`<${BindForm} vhost=${vhost} destination=${{ type: "q", name }} onChange=${bindings.reload} />`
+        : null}
     <//>
     <${Section} title="Publish message" open=${false}>
       ${decisionOf(exchanges, "") ? (decisionOf(exchanges, "")!.write ? html`<${PublishForm} vhost=${vhost} exchange="" routingKey=${name} />` : refused(why("write", "Publishing through the default exchange", ""))) : null}
