@@ -123,13 +123,13 @@ export function OverviewPage() {
 function Ports({ o }: { o: Overview }) {
   const rows = [...(o.listeners ?? []).map((l) => ({ ...l, reason: null as string | null, up: true })), ...(o.listeners_unbound ?? []).map((l) => ({ ...l, up: false }))];
   rows.sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol));
-  return html`<table class="grid" aria-label="Listeners"><thead><tr><th>Protocol</th><th>Bound to</th><th class="num">Port</th><th>State</th><th>Node</th></tr></thead>
+  return html`<h3>Listeners</h3><table class="grid" aria-label="Listeners"><thead><tr><th>Protocol</th><th>Bound to</th><th class="num">Port</th><th>State</th><th>Node</th></tr></thead>
       <tbody>${rows.map(
         (l) => html`<tr key=${l.protocol + l.port}><td>${l.protocol}</td><td>${l.ip_address}</td><td class="num">${l.port}</td>
           <td>${l.up ? "listening" : html`<span class="warn-text" title=${l.reason ?? ""}>not bound, retrying${l.reason ? `: ${l.reason}` : ""}</span>`}</td><td>${l.node}</td></tr>`,
       )}</tbody></table>
     ${o.contexts?.length
-      ? html`<table class="grid" aria-label="Web contexts"><thead><tr><th>Context</th><th>Bound to</th><th class="num">Port</th><th>TLS</th><th>Path</th><th>Node</th></tr></thead>
+      ? html`<h3>Web contexts</h3><table class="grid" aria-label="Web contexts"><thead><tr><th>Context</th><th>Bound to</th><th class="num">Port</th><th>TLS</th><th>Path</th><th>Node</th></tr></thead>
           <tbody>${o.contexts.map((c) => html`<tr key=${c.description + c.port}><td>${c.description}</td><td>${c.ip ?? "::"}</td><td class="num">${c.port}</td><td>${c.ssl ? "yes" : "no"}</td><td>${c.path}</td><td>${c.node}</td></tr>`)}</tbody></table>`
       : null}`;
 }
