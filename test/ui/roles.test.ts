@@ -1,11 +1,12 @@
 // Each role in real headless Chromium (issue 28): what it sees, what it is offered, and what a
 // forbidden action says in its place. A monitoring user without permissions, a management user
 // read-only in vhost "shop", a policymaker with full rights in "shop", and an administrator.
-// Screenshots of the overview and a queue page as the management user go to docs/images.
+// Screenshots of the overview and a queue page as the management user go to test-output/ui, and
+// to docs/images (the README's) when CONEY_DOCS_IMAGES=1.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import amqp, { type ChannelModel } from "amqplib";
 import type { Browser } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
@@ -13,6 +14,13 @@ import { apiClient } from "../helpers/http-client.js";
 import { eventually } from "../helpers/wait.js";
 import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
 import { go, login, openSection, textOf, waitText } from "./ui-session.js";
+
+/** Refreshes the README's screenshot from this run's, when asked (a test run leaves tracked files alone). */
+function docsImage(shot: string): void {
+  if (process.env["CONEY_DOCS_IMAGES"] !== "1") return;
+  mkdirSync(join(process.cwd(), "docs", "images"), { recursive: true });
+  copyFileSync(shot, join(process.cwd(), "docs", "images", basename(shot)));
+}
 
 const USERS: Record<string, { tags: string; shop?: [string, string, string] }> = {
   watcher: { tags: "monitoring" },
@@ -108,9 +116,7 @@ describe("web UI per role", () => {
     assert.match(await textOf(w.page, ".stats"), /4\s*Total messages/, "only shop's messages (not the one in /)");
     assert.ok(!(await has(w, "main", "Ports and contexts")), "no listeners for a management user");
     assert.doesNotMatch(await textOf(w.page, ".main-nav"), /Admin/);
-    await w.shot("role-management-overview", false);
-    mkdirSync(join(process.cwd(), "docs", "images"), { recursive: true });
-    copyFileSync(await w.shot("overview-management", false), join(process.cwd(), "docs", "images", "overview-management.png"));
+    docsImage(await w.shot("overview-management", false));
 
     await go(w.page, "/queues", "Queues");
     await waitText(w.page, "table.grid", "orders");
@@ -130,8 +136,7 @@ describe("web UI per role", () => {
     assert.ok(await has(w, "button", "Get messages"), "read is allowed: get and purge are offered");
     // Write "^$" matches the default exchange's empty name: RabbitMQ lets this user publish through it.
     assert.ok(await w.page.$("form[aria-label='Publish message']"), "publishing through the default exchange is allowed");
-    await w.shot("role-management-queue");
-    copyFileSync(await w.shot("queue-management"), join(process.cwd(), "docs", "images", "queue-management.png"));
+    docsImage(await w.shot("queue-management"));
 
     await go(w.page, "/exchanges/shop/events", "events");
     for (const s of ["Publish message", "Delete this exchange"]) await openSection(w.page, s);
