@@ -1,18 +1,21 @@
 /**
  * The permission explainer: for a user, vhost, permission kind and resource, walks the spec's
  * check order — (a) authentication, (b) vhost access, (c) the pattern (or, for an OAuth 2.0
- * login, the token's scopes) — and says which check decided. Steps (b) and (c) are
- * PermissionChecker.explain, the decision every AMQP and HTTP operation is enforced with; this
- * module only adds what comes before a checker exists (is there such a user, can it log in, does
- * the vhost exist) and words each step for people. Checks after the deciding one are not run,
- * exactly as the broker stops at the first refusal.
+ * login, the token's scopes), and for a routing key on a topic exchange (d) topic authorisation
+ * (the user's topic permission for the exchange: publishing matches the routing key against its
+ * write pattern, binding the binding key against its read pattern) — and says which check
+ * decided. Steps (b) to (d) are PermissionChecker's explain and explainTopic, the decisions every
+ * AMQP and HTTP operation is enforced with; this module only adds what comes before a checker
+ * exists (is there such a user, can it log in, does the vhost exist) and words each step for
+ * people. Checks after the deciding one are not run, exactly as the broker stops at the first
+ * refusal.
  */
 import { BrokerError } from "../errors/broker-error.js";
 import { PermissionChecker } from "./permission-check.js";
 import type { PermissionKind } from "./permission.js";
 import type { UserRegistry } from "./user-registry.js";
 
-export type CheckName = "authentication" | "vhost_access" | "pattern" | "scope";
+export type CheckName = "authentication" | "vhost_access" | "pattern" | "scope" | "topic";
 export type ResourceKind = "queue" | "exchange";
 
 export interface ExplainQuery {
@@ -22,6 +25,8 @@ export interface ExplainQuery {
   readonly resource: ResourceKind;
   /** The resource name; "" is the default exchange. */
   readonly name: string;
+  /** A routing key (write: publishing) or binding key (read: binding from it), for a topic exchange's topic authorisation. */
+  readonly routing_key?: string;
 }
 
 export interface CheckOutcome {
@@ -33,6 +38,8 @@ export interface CheckOutcome {
   readonly pattern?: string;
   /** At the scope check: the scope that allowed, or null when none did. */
   readonly scope?: string | null;
+  /** At the topic check: the user's topic pattern of the kind, null when none restricts the exchange. */
+  readonly topic_pattern?: string | null;
 }
 
 export interface PermissionExplanation extends ExplainQuery {
@@ -49,6 +56,8 @@ export interface ExplainSettings {
   readonly vhostExists: (vhost: string) => boolean;
   /** RabbitMQ's loopback_users: a note, not a refusal (it depends on where the client connects from). */
   readonly loopbackUsers: readonly string[];
+  /** An exchange's type, undefined when there is none: topic authorisation applies to topic exchanges only. */
+  readonly exchangeType: (vhost: string, name: string) => string | undefined;
 }
 
 const quote = (name: string): string => `'${name}'`;
@@ -92,7 +101,25 @@ export function explainWithChecker(checker: PermissionChecker, settings: Explain
     const reason = d.rule !== null ? `The scope ${quote(d.rule)} grants ${q.permission} on ${shown}.` : `No scope of the token grants ${q.permission} on ${shown} in vhost ${quote(q.vhost)}.`;
     checks.push({ check: "scope", passed: d.allowed, scope: d.rule, reason });
   }
-  return finish(q, checks, d.allowed ? null : checker.refusal(q.resource, q.name, q.vhost).replyText);
+  if (!d.allowed) return finish(q, checks, checker.refusal(q.resource, q.name, q.vhost).replyText);
+  const topic = topicCheck(checker, settings, q);
+  if (topic === null) return finish(q, checks, null);
+  checks.push(topic);
+  return finish(q, checks, topic.passed ? null : checker.topicRefusal(q.vhost, q.name, q.routing_key ?? "").replyText);
+}
+
+/** (d): only for a routing or binding key on an exchange, and decisive only on a topic exchange. */
+function topicCheck(checker: PermissionChecker, settings: ExplainSettings, q: ExplainQuery): CheckOutcome | null {
+  const key = q.routing_key;
+  if (key === undefined || q.resource !== "exchange" || q.permission === "configure") return null;
+  const type = settings.exchangeType(q.vhost, q.name);
+  const what = q.permission === "write" ? `routing key ${quote(key)}` : `binding key ${quote(key)}`;
+  if (type === undefined) return { check: "topic", passed: true, topic_pattern: null, reason: `There is no exchange ${quote(q.name)} in vhost ${quote(q.vhost)}: the operation would fail with NOT_FOUND, not on a permission.` };
+  if (type !== "topic") return { check: "topic", passed: true, topic_pattern: null, reason: `${quote(q.name)} is a ${type} exchange: topic permissions apply to topic exchanges only, so the ${what} is not checked.` };
+  const t = checker.explainTopic(q.vhost, q.name, q.permission, key);
+  if (t.decidedBy === "none") return { check: "topic", passed: true, topic_pattern: null, reason: `User ${quote(checker.user.name)} has no topic permission for exchange ${quote(q.name)} in vhost ${quote(q.vhost)}, so its keys are not restricted.` };
+  if (t.decidedBy === "scope") return { check: "topic", passed: t.allowed, topic_pattern: null, reason: `The token's scopes ${t.allowed ? "grant" : "do not grant"} the ${what} on ${quote(q.name)}.` };
+  return { check: "topic", passed: t.allowed, topic_pattern: t.rule, reason: `The topic ${q.permission} pattern ${quote(t.rule)} for ${quote(q.name)} ${t.allowed ? "matches" : "does not match"} the ${what}.` };
 }
 
 function finish(q: ExplainQuery, checks: CheckOutcome[], refusal: string | null): PermissionExplanation {

@@ -28,6 +28,26 @@ export interface PolicyRecord {
   readonly priority: number;
 }
 
+/**
+ * A vhost's message counters: RabbitMQ keeps the same set per vhost (vhost_stats_fine_stats and
+ * vhost_stats_deliver_stats), so a user's overview can add up only the vhosts it may see. Each
+ * event is one field increment beside the channel's and the broker's own.
+ */
+export class VHostStats {
+  publish = 0;
+  confirm = 0;
+  returnUnroutable = 0;
+  dropUnroutable = 0;
+  deliver = 0;
+  deliverNoAck = 0;
+  get = 0;
+  getNoAck = 0;
+  ack = 0;
+  redeliver = 0;
+  recvOct = 0;
+  sendOct = 0;
+}
+
 /** The exchanges RabbitMQ predeclares in every vhost (name, type, internal). */
 const PREDECLARED: ReadonlyArray<readonly [string, string, boolean]> = [
   ["amq.direct", "direct", false],
@@ -48,7 +68,7 @@ export class VHost {
   readonly operatorPolicies = new Map<string, PolicyRecord>();
   /** component → name → value (vhost-scoped runtime parameters). */
   readonly parameters = new Map<string, Map<string, unknown>>();
-  readonly stats = { publish: 0, deliver: 0, ack: 0, recvOct: 0, sendOct: 0 };
+  readonly stats = new VHostStats();
   private epoch = 0;
   /** The queues sorted by name, built on demand and dropped when a queue comes or goes. */
   private sortedQueues: Queue[] | null = null;

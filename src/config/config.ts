@@ -69,6 +69,12 @@ export interface ConeyConfig {
   managementOauthEnabled: boolean;
   managementOauthClientId: string;
   managementOauthProviderUrl: string;
+  /**
+   * Minutes without activity after which the web UI logs its user out (RabbitMQ's
+   * management.login_session_timeout). null: not configured, and the UI keeps RabbitMQ's default
+   * of 480 minutes (8 hours); /api/whoami names it only when configured, as RabbitMQ does.
+   */
+  loginSessionTimeout: number | null;
   /** TLS: PEM certificate, private key and CA bundle; the certificate turns on the AMQPS listener. */
   tlsCert: string | null;
   tlsKey: string | null;
@@ -165,6 +171,7 @@ export function defaultConfig(): ConeyConfig {
     managementOauthEnabled: false,
     managementOauthClientId: "",
     managementOauthProviderUrl: "",
+    loginSessionTimeout: null,
     tlsCert: null,
     tlsKey: null,
     tlsCa: null,

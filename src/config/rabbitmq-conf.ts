@@ -162,6 +162,11 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "management.uaa_client_id": (l, b) => (b.out.managementOauthClientId = l.value),
   "management.oauth_provider_url": (l, b) => (b.out.managementOauthProviderUrl = l.value),
   "management.uaa_location": (l, b) => (b.out.managementOauthProviderUrl = l.value),
+  "management.login_session_timeout": (l, b) => {
+    const minutes = int(l);
+    if (minutes < 1) bad(l, "not a number of minutes (1 or more)");
+    b.out.loginSessionTimeout = minutes;
+  },
   "log.console.level": (l, b) => (b.out.logLevel = logLevel(l)),
   "log.file.level": (l, b) => (b.out.logLevel = logLevel(l)),
   // Coney logs to stderr only: turning the console on is what it does; a log file it cannot write.

@@ -40,6 +40,7 @@ import { registerClusterNodes } from "./routes/cluster-nodes.js";
 import { registerUi } from "../ui/serve-ui.js";
 import type { AuditTrail } from "../audit/audit-trail.js";
 import { registerAudit } from "./routes/audit.js";
+import { registerMyAccess } from "./routes/my-access.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -130,7 +131,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     certificates: opts.certificates,
     audit: opts.audit ?? null,
   };
-  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerClusterNodes, registerAudit]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit]) {
     register(app, ctx);
   }
   // The web UI: static files at / that use only this API.

@@ -155,16 +155,19 @@ export function memoryBreakdown(): Record<string, unknown> {
   return out;
 }
 
+/** The HTTP listeners RabbitMQ lists as web contexts: the management UI and API, and Prometheus. */
+const WEB_CONTEXTS: Readonly<Record<string, string>> = { http: "Coney Management", https: "Coney Management", "http/prometheus": "Coney Prometheus", "https/prometheus": "Coney Prometheus" };
+
 /** Web contexts (RabbitMQ lists its HTTP listeners so); the overview adds the node to each. */
 export function webContexts(ctx: RouteContext): Array<Record<string, unknown>> {
   return ctx.listeners()
-    .filter((l) => l.up && (l.protocol === "http" || l.protocol === "https"))
+    .filter((l) => l.up && WEB_CONTEXTS[l.protocol] !== undefined)
     .map((l) => ({
-      description: "Coney Management",
+      description: WEB_CONTEXTS[l.protocol],
       path: "/",
       port: String(l.port),
       ...(ctx.config.bind === "" ? {} : { ip: ctx.config.bind }),
-      ...(l.protocol === "https" ? { ssl: true } : {}),
+      ...(l.protocol.startsWith("https") ? { ssl: true } : {}),
     }));
 }
 

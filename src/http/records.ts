@@ -90,8 +90,10 @@ export function vhostCounters(v: VHost): Counters {
   return { ...queueTotals(v.queues.values()), recv_oct: v.stats.recvOct, send_oct: v.stats.sendOct };
 }
 
+/** The same counters as the overview's, for one vhost (RabbitMQ's vhost message_stats). */
 export function vhostMessageStats(v: VHost): Counters {
-  return { publish: v.stats.publish, deliver_get: v.stats.deliver, ack: v.stats.ack };
+  const s = v.stats;
+  return { ...deliveryStats(s), confirm: s.confirm, return_unroutable: s.returnUnroutable, drop_unroutable: s.dropUnroutable };
 }
 
 export function connectionCounters(c: ConnectionInfo): Counters {

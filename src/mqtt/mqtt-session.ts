@@ -181,16 +181,21 @@ export class MqttSession implements DeliveryTarget {
     const m = entry.message;
     const qos: QoS = c.qos === 1 && messageQos(m) === 1 ? 1 : 0;
     const stats = this.broker.stats;
-    this.vhost.stats.deliver++;
-    if (entry.redelivered) stats.redeliver++;
+    const vstats = this.vhost.stats;
+    if (entry.redelivered) {
+      stats.redeliver++;
+      vstats.redeliver++;
+    }
     if (qos === 0) {
       stats.deliverNoAck++;
+      vstats.deliverNoAck++;
       this.link.send(publishFromMessage(m, 0, 0, false, this.link.v5, Date.now()));
       // A QoS 0 delivery from the QoS 1 queue needs no PUBACK: settled as sent.
       if (!c.noAck) queue.settle(entry);
       return;
     }
     stats.deliver++;
+    vstats.deliver++;
     const id = this.takePacketId();
     this.inflight.set(id, { consumer: c, entry });
     c.unackedCount++;

@@ -16,9 +16,12 @@ function registry(): UserRegistry {
   r.put(user("guest"));
   r.put(user("nopass", ""));
   r.setPermission("app", "/", { configure: "^app_.*", write: "^(app_x|)$", read: "^app_" });
+  r.setPermission("app", "topics", { configure: ".*", write: ".*", read: ".*" });
+  r.setTopicPermission("app", "topics", { exchange: "events", write: "^eu\\.{username}\\.", read: "^eu\\." });
   return r;
 }
-const settings = { vhostExists: (v: string) => v === "/" || v === "other", loopbackUsers: ["guest"] };
+const EXCHANGES: Record<string, string> = { events: "topic", "amq.topic": "topic", direct: "direct" };
+const settings = { vhostExists: (v: string) => v === "/" || v === "other" || v === "topics", loopbackUsers: ["guest"], exchangeType: (_v: string, name: string) => EXCHANGES[name] };
 const q = (o: Partial<ExplainQuery>): ExplainQuery => ({ user: "app", vhost: "/", permission: "configure", resource: "queue", name: "app_q", ...o });
 
 describe("the permission explainer", () => {
@@ -88,5 +91,29 @@ describe("the permission explainer", () => {
     assert.deepEqual([no.allowed, no.decided_by, no.checks[2]!.scope], [false, "scope", null]);
     const noVhost = explainWithChecker(checker, { ...settings, vhostExists: () => true }, q({ user: "svc", vhost: "prod" }), auth);
     assert.deepEqual([noVhost.allowed, noVhost.decided_by], [false, "vhost_access"]);
+  });
+
+  it("checks a routing key against the topic permission of a topic exchange, as publishing does", () => {
+    const r = registry();
+    const topic = (routing_key: string, o: Partial<ExplainQuery> = {}) => explainForUser(r, settings, q({ vhost: "topics", permission: "write", resource: "exchange", name: "events", routing_key, ...o }));
+    const ok = topic("eu.app.orders");
+    assert.deepEqual([ok.allowed, ok.decided_by, ok.checks.map((c) => c.check)], [true, "topic", ["authentication", "vhost_access", "pattern", "topic"]]);
+    assert.equal(ok.checks[3]!.topic_pattern, "^eu\\.{username}\\.");
+    const no = topic("us.app.orders");
+    assert.deepEqual([no.allowed, no.decided_by], [false, "topic"]);
+    assert.equal(no.refusal, "ACCESS_REFUSED - access to topic 'us.app.orders' in exchange 'events' in vhost 'topics' refused for user 'app'");
+    // The verdict is the one publishing is enforced with.
+    const checker = new PermissionChecker(r, r.get("app")!);
+    assert.throws(() => checker.checkTopic("topics", "events", "write", "us.app.orders"), (e: Error) => no.refusal!.endsWith(e.message));
+    assert.doesNotThrow(() => checker.checkTopic("topics", "events", "write", "eu.app.orders"));
+    const bind = topic("us.#", { permission: "read" });
+    assert.deepEqual([bind.allowed, bind.decided_by], [false, "topic"], "binding keys against the read pattern");
+    const unrestricted = topic("anything", { name: "amq.topic" });
+    assert.deepEqual([unrestricted.allowed, unrestricted.checks[3]!.topic_pattern], [true, null], "no topic permission for the exchange: keys are free");
+    const direct = topic("us.x", { name: "direct" });
+    assert.equal(direct.allowed, true);
+    assert.match(direct.checks[3]!.reason, /topic exchanges only/);
+    assert.equal(topic("us.x", { permission: "configure" }).checks.length, 3, "configure has no topic step");
+    assert.equal(explainForUser(r, settings, q({ vhost: "topics", permission: "write", resource: "exchange", name: "events" })).checks.length, 3, "no key, no topic step");
   });
 });

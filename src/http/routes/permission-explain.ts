@@ -3,7 +3,8 @@
  * `/api/coney/` prefix keeps Coney's own endpoints clear of RabbitMQ's namespace). Query:
  * `user` (default: the caller), `vhost`, `permission` (configure | write | read), `resource`
  * (queue | exchange, default queue; it only shapes the refusal text), `name` (may be empty: the
- * default exchange). Answers which check of the order authentication → vhost access → pattern
+ * default exchange), and optionally `routing_key` (with an exchange and write or read: the
+ * routing or binding key, checked against topic permissions on a topic exchange). Answers which check of the order authentication → vhost access → pattern
  * (or scope, for an OAuth 2.0 login) decided, from the broker's own PermissionChecker.
  *
  * Who may ask: administrators about any user; any management user about themself (a user may
@@ -41,7 +42,11 @@ function required(query: Request["query"], key: string): string {
 
 export function registerPermissionExplain(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
-  const settings: ExplainSettings = { vhostExists: (v) => b.vhosts.has(v), loopbackUsers: ctx.config.loopbackUsers };
+  const settings: ExplainSettings = {
+    vhostExists: (v) => b.vhosts.has(v),
+    loopbackUsers: ctx.config.loopbackUsers,
+    exchangeType: (v, name) => b.vhosts.get(v)?.exchanges.get(name)?.type,
+  };
   resource(app, ctx, "/api/coney/explain-permission", {
     GET: ({ caller, query }) => {
       const q: ExplainQuery = {
@@ -50,6 +55,7 @@ export function registerPermissionExplain(app: FastifyInstance, ctx: RouteContex
         permission: oneOf(query, "permission", PERMISSIONS),
         resource: oneOf(query, "resource", RESOURCES, "queue"),
         name: required(query, "name"),
+        ...(query["routing_key"] !== undefined ? { routing_key: query["routing_key"] } : {}),
       };
       const self = q.user === caller.user.name;
       if (self && !caller.user.isInternal) {

@@ -16,7 +16,7 @@ import { useLive } from "../live.js";
 import type { PageProps } from "../page-props.js";
 import { href } from "../router.js";
 
-type CheckName = "authentication" | "vhost_access" | "pattern" | "scope";
+type CheckName = "authentication" | "vhost_access" | "pattern" | "scope" | "topic";
 
 interface Explanation {
   user: string;
@@ -26,7 +26,8 @@ interface Explanation {
   name: string;
   allowed: boolean;
   decided_by: CheckName;
-  checks: Array<{ check: CheckName; passed: boolean; reason: string; pattern?: string; scope?: string | null }>;
+  routing_key?: string;
+  checks: Array<{ check: CheckName; passed: boolean; reason: string; pattern?: string; scope?: string | null; topic_pattern?: string | null }>;
   refusal: string | null;
   /** For administrators: the audit entry that set the deciding permission (null: none kept). */
   granted_by?: { id: number; at: string; user: string; source: string } | null;
@@ -37,6 +38,7 @@ const STEP_LABELS: Record<CheckName, string> = {
   vhost_access: "2. Virtual host access",
   pattern: "3. Permission pattern",
   scope: "3. Token scopes",
+  topic: "4. Topic permission",
 };
 
 /** What each kind governs (the spec's permission model), to help pick the right one. */
@@ -67,8 +69,10 @@ function AdminExplainBody({ params }: PageProps) {
   const [permission, setPermission] = useState("configure");
   const [resource, setResource] = useState("queue");
   const [name, setName] = useState("");
+  const [routingKey, setRoutingKey] = useState("");
   const [answer, setAnswer] = useState<Explanation | null>(null);
   const act = useAction();
+  const topical = resource === "exchange" && permission !== "configure";
   const submit = (e: Event): void => {
     e.preventDefault();
     setAnswer(null);
@@ -76,6 +80,8 @@ function AdminExplainBody({ params }: PageProps) {
       // Built here, not with the client's query helper: that one drops empty values, and an empty
       // name (the default exchange) is a real question.
       const q = new URLSearchParams({ user: admin ? user : me, vhost, permission, resource, name });
+      // A routing key (publish) or binding key (bind from) is checked against topic permissions.
+      if (topical && routingKey !== "") q.set("routing_key", routingKey);
       setAnswer(await api.get<Explanation>(`/coney/explain-permission?${q.toString()}`));
     });
   };
@@ -97,7 +103,9 @@ function AdminExplainBody({ params }: PageProps) {
         <${SelectField} label="Operation" name="permission" value=${permission} set=${setPermission} options=${OPERATIONS} />
         <${SelectField} label="Resource" name="resource" value=${resource} set=${setResource} options=${[["queue", "Queue"], ["exchange", "Exchange"]]} />
         <${TextField} label="Resource name" name="name" value=${name} set=${setName} />
+        ${topical ? html`<${TextField} label=${permission === "write" ? "Routing key (optional)" : "Binding key (optional)"} name="routing_key" value=${routingKey} set=${setRoutingKey} />` : null}
       </div>
+      ${topical ? html`<p class="hint">On a topic exchange the key is also checked against the user's topic permission: ${permission === "write" ? "publishing matches the routing key against its write pattern" : "binding matches the binding key against its read pattern"}.</p>` : null}
       <p class="hint">${permission}: ${GOVERNS[permission]} An empty name is the default exchange.</p>
       <div class="form-actions"><button type="submit" class="primary" disabled=${act.busy}>Explain</button></div>
       <${ErrorBox} error=${act.error ?? users.error} />
@@ -108,8 +116,9 @@ function AdminExplainBody({ params }: PageProps) {
 function Verdict({ e }: { e: Explanation }) {
   const ran = new Set(e.checks.map((c) => c.check));
   const last: CheckName = ran.has("scope") ? "scope" : "pattern";
-  const steps: CheckName[] = ["authentication", "vhost_access", last];
-  const what = `${e.permission} on ${e.resource} ${e.name === "" ? "(the default exchange)" : `“${e.name}”`} in virtual host “${e.vhost}” for user “${e.user}”`;
+  const steps: CheckName[] = ["authentication", "vhost_access", last, ...(e.routing_key !== undefined ? ["topic" as const] : [])];
+  const key = e.routing_key !== undefined ? ` with ${e.permission === "write" ? "routing" : "binding"} key “${e.routing_key}”` : "";
+  const what = `${e.permission} on ${e.resource} ${e.name === "" ? "(the default exchange)" : `“${e.name}”`}${key} in virtual host “${e.vhost}” for user “${e.user}”`;
   return html`<section class=${`verdict ${e.allowed ? "verdict-allowed" : "verdict-refused"}`} aria-live="polite" aria-label="Verdict">
     <h2 class="verdict-title">${e.allowed ? "Allowed" : "Refused"}</h2>
     <p>${what}: <strong>${e.allowed ? "allowed" : "refused"}</strong>, decided by <strong>${STEP_LABELS[e.decided_by].slice(3).toLowerCase()}</strong>.</p>

@@ -1,4 +1,4 @@
-/** One channel: mode, prefetch, unacked/unconfirmed counts, message rates and its consumers. */
+/** One channel: mode, prefetch, unacked/unconfirmed counts, message rates and its consumers (from the channel's own record). */
 import { apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
@@ -24,10 +24,9 @@ export function ChannelPage({ params }: PageProps) {
   const { api } = useApp();
   const ch = useLive(() => api.get<ChannelDetail>(apiPath`/channels/${name}`), [name]);
   const c = ch.data;
-  const consumers = useLive(
-    () => (c ? api.get<Consumer[]>(apiPath`/consumers/${c.vhost}`).then((all) => all.filter((x) => x.channel_details.name === name)) : Promise.resolve([])),
-    [name, c?.vhost],
-  );
+  // The record carries its consumers (RabbitMQ's consumer_details): nothing more to ask, and
+  // nothing a monitor could be refused in a vhost it may not read.
+  const consumers = c?.consumer_details ?? [];
   if (!ch.data && ch.error) return html`<h1><span class="kind">Channel</span> ${name}</h1><${Unavailable} error=${ch.error} back=${href("channels")} backLabel="Back to channels" />`;
   return html`<h1><span class="kind">Channel</span> ${name}</h1>
     <${ErrorBox} error=${ch.error} />
@@ -51,7 +50,6 @@ export function ChannelPage({ params }: PageProps) {
         </div>`
       : null}
     <${Section} title="Consumers">
-      <${ErrorBox} error=${consumers.error} />
-      ${consumers.data ? html`<${ConsumersTable} consumers=${consumers.data} show="channel" />` : null}
+      ${c ? html`<${ConsumersTable} consumers=${consumers} show="channel" />` : null}
     <//>`;
 }
