@@ -5,6 +5,12 @@
 import { hostname } from "node:os";
 import type { LogLevel } from "../logging/logger.js";
 
+/** One chart-history retention level: a point every `intervalSeconds`, kept for `ageSeconds`. */
+export interface RetentionLevelSetting {
+  readonly ageSeconds: number;
+  readonly intervalSeconds: number;
+}
+
 export interface ConeyConfig {
   /** AMQP 0-9-1 listener; 0 binds an ephemeral port. */
   amqpPort: number;
@@ -75,6 +81,12 @@ export interface ConeyConfig {
    * of 480 minutes (8 hours); /api/whoami names it only when configured, as RabbitMQ does.
    */
   loginSessionTimeout: number | null;
+  /**
+   * How long the management API keeps chart history (RabbitMQ's management.sample_retention_policies):
+   * per policy, levels of points every `intervalSeconds` kept for `ageSeconds`. null for a policy:
+   * RabbitMQ's default levels (src/http/sample-history.ts).
+   */
+  sampleRetention: { global: RetentionLevelSetting[] | null; basic: RetentionLevelSetting[] | null };
   /** TLS: PEM certificate, private key and CA bundle; the certificate turns on the AMQPS listener. */
   tlsCert: string | null;
   tlsKey: string | null;
@@ -172,6 +184,7 @@ export function defaultConfig(): ConeyConfig {
     managementOauthClientId: "",
     managementOauthProviderUrl: "",
     loginSessionTimeout: null,
+    sampleRetention: { global: null, basic: null },
     tlsCert: null,
     tlsKey: null,
     tlsCa: null,

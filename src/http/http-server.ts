@@ -17,6 +17,7 @@ import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { RateSampler } from "./rate-sampler.js";
 import { collectBroker, retentionPolicyOf } from "./rate-sources.js";
+import { DEFAULT_RETENTION } from "./sample-history.js";
 import { NODE_GAUGES_KEY, nodeGauges } from "./node-record.js";
 import { registerAuth } from "./routes/auth.js";
 import { registerFeatureFlags } from "./routes/feature-flags.js";
@@ -117,6 +118,10 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     },
     Date.now,
     retentionPolicyOf,
+    {
+      global: opts.config.sampleRetention.global ?? DEFAULT_RETENTION.global,
+      basic: opts.config.sampleRetention.basic ?? DEFAULT_RETENTION.basic,
+    },
   );
   rates.start();
   const ctx: RouteContext = {

@@ -8,6 +8,7 @@ import { badRequest, objectNotFound } from "../http-errors.js";
 import { objectBody } from "../request-body.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
 import { chartContext } from "../records.js";
+import { DEFAULT_RETENTION } from "../sample-history.js";
 import { overviewChurn, overviewKey } from "../rate-sources.js";
 import { overviewFigures } from "../overview-scope.js";
 import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, type NodeFacts } from "../node-record.js";
@@ -28,9 +29,8 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
       const overview: Record<string, unknown> = {
         management_version: VERSION,
         rates_mode: "basic",
-        // Rates come from two samples 5 s apart (rate-sampler.ts): no longer history is kept, so
-        // no range is offered beyond the UI's own "last minute" (README, "Rates and charts").
-        sample_retention_policies: { global: [], basic: [], detailed: [] },
+        // The chart ranges the kept history covers (sample-history.ts); RabbitMQ's UI offers these.
+        sample_retention_policies: offeredRanges(ctx.config),
         product_name: "Coney",
         product_version: VERSION,
         broker_version: VERSION,
@@ -109,4 +109,23 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   // extensions, and starts only once every listed script has registered: without it the UI logs
   // in and draws nothing. Coney has no UI plugins besides.
   resource(app, ctx, "/api/extensions", { GET: () => [{ javascript: "dispatcher.js" }] });
+}
+
+/** The UI's chart ranges (s): last minute, 10 minutes, hour, 8 hours, day. */
+const UI_RANGES = [60, 600, 3600, 28800, 86400];
+
+/**
+ * RabbitMQ's overview names, per policy, the chart ranges its levels cover: for each level the
+ * longest UI range within its age (so the defaults give global [600, 3600, 28800, 86400] and
+ * basic [600, 3600], as RabbitMQ 3.10 does). Coney keeps no "detailed" (per-pair) history.
+ */
+function offeredRanges(config: RouteContext["config"]): Record<"global" | "basic" | "detailed", number[]> {
+  const ranges = (levels: readonly { ageSeconds: number }[]): number[] => [
+    ...new Set(levels.map((l) => UI_RANGES.filter((r) => r <= l.ageSeconds).pop()).filter((r): r is number => r !== undefined)),
+  ];
+  return {
+    global: ranges(config.sampleRetention.global ?? DEFAULT_RETENTION.global),
+    basic: ranges(config.sampleRetention.basic ?? DEFAULT_RETENTION.basic),
+    detailed: [],
+  };
 }
