@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import amqp from "amqplib";
 import { withTimeout } from "../helpers/wait.js";
+import { startedAmqpPort } from "../helpers/coney-process.js";
 
 const root = new URL("../../../", import.meta.url);
 const testingModule = new URL("dist/src/testing/index.js", root).href;
@@ -83,18 +84,7 @@ describe("in memory: nothing stored, nothing printed", () => {
       stdio: ["ignore", "ignore", "pipe"],
     });
     try {
-      let stderr = "";
-      const port = await withTimeout(
-        new Promise<number>((resolve) => {
-          child.stderr.on("data", (d: Buffer) => {
-            stderr += d.toString();
-            const m = /"msg":"Coney started","amqp_port":(\d+)/.exec(stderr);
-            if (m) resolve(Number(m[1]));
-          });
-        }),
-        10_000,
-        "the startup log line",
-      );
+      const { port, stderr } = await startedAmqpPort(child);
       const conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${port}`);
       const ch = await conn.createConfirmChannel();
       await ch.assertQueue("durable", { durable: true });
@@ -107,7 +97,7 @@ describe("in memory: nothing stored, nothing printed", () => {
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
       child.kill("SIGTERM");
       assert.equal(await withTimeout(exited, 10_000, "exit after SIGTERM"), 0);
-      assert.match(stderr, /in memory/i, "the log says nothing is kept");
+      assert.match(stderr(), /in memory/i, "the log says nothing is kept");
       assert.deepEqual(readdirSync(dirs.cwd), [], "no ./coney-data");
       assert.deepEqual(readdirSync(dirs.tmp), []);
     } finally {
