@@ -130,6 +130,14 @@ describe("issue 28's review defects", () => {
       assert.deepEqual(await w.page.evaluate(BROKEN_WORDS("main", 16)), [], `words split across lines on ${hash} at 800 px`);
     }
     await w.shot("queues-800", false);
+    // A consumer's channel name ("127.0.0.1:51234 -> 127.0.0.1:5672 (1)") wrapped after the
+    // arrow's hyphen whenever the line happened to end there: try widths around 800 px.
+    await go(w.page, "/queues/%2F/orders", "orders");
+    await waitText(w.page, "main", "->");
+    for (let width = 600; width <= 900; width += 20) {
+      await w.page.setViewport({ width, height: 900 });
+      assert.deepEqual(await w.page.evaluate(BROKEN_WORDS("main", 16)), [], `words split across lines on the queue page at ${width} px`);
+    }
     await w.page.setViewport({ width: 1280, height: 900 });
     await go(w.page, `/connections/${encodeURIComponent(name)}`, "Connection");
     await waitText(w.page, "table[aria-label='Client properties']", "publisher_confirms");

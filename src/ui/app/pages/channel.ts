@@ -6,6 +6,7 @@ import { ErrorBox, Unavailable } from "../components/error-box.js";
 import { KvTable, Section } from "../components/kv.js";
 import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
+import { peerName } from "../components/peer-name.js";
 import { useLive } from "../live.js";
 import { href } from "../router.js";
 import type { PageProps } from "../page-props.js";
@@ -33,7 +34,7 @@ export function ChannelPage({ params }: PageProps) {
     ${c
       ? html`<div class="cols">
           <${KvTable} label="Channel" rows=${[
-            ["Connection", c.connection_details ? html`<a href=${href("connections", c.connection_details.name)}>${c.connection_details.name}</a>` : "–"],
+            ["Connection", c.connection_details ? html`<a href=${href("connections", c.connection_details.name)}>${peerName(c.connection_details.name)}</a>` : "–"],
             ["Number", String(c.number)],
             ["Virtual host", c.vhost],
             ["User", c.user],

@@ -13,6 +13,7 @@ import { Refused } from "../components/refused.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
 import { fmtNum, fmtRate, fmtTime, rateOf } from "../format.js";
 import { html } from "../html.js";
+import { peerName } from "../components/peer-name.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
@@ -93,7 +94,7 @@ function ChannelsTable({ channels }: { channels: readonly ChannelRow[] }) {
   </tr></thead><tbody>
     ${channels.map(
       (ch) => html`<tr key=${ch.name}>
-        <td><a href=${href("channels", ch.name)}>${ch.name}</a></td>
+        <td><a href=${href("channels", ch.name)}>${peerName(ch.name)}</a></td>
         <td>${channelMode(ch)}</td>
         <td>${ch.state}</td>
         <td class="num">${fmtNum(ch.consumer_count)}</td>
