@@ -1,17 +1,21 @@
 /**
- * A live line chart (uPlot): each poll of a page appends one point per series, so the chart shows
- * the last ten minutes the tab has watched. The points are kept in the app's chart history (by
- * chart id) so leaving a page and coming back does not start the chart over.
+ * A chart of the broker's history (uPlot): every poll brings the object's samples over the chosen
+ * range (chart-range.ts), so the chart is full on first load and follows the broker live after.
+ * The columns come from chart-series.ts: lengths and gauges as sampled, rates from successive
+ * counter samples.
  *
- * The time axis is ours, not uPlot's: at least the last minute (uPlot stretches a lone point over
- * a thousand days), clock times only (no dates that collide with their neighbours), and ticks at
- * least a label's width apart whatever the chart's width. The plot element carries the labels and
- * their positions in `data-ticks`.
+ * The time axis is ours, not uPlot's: the whole range chosen (history not kept yet stays empty
+ * rather than stretched), clock times only (no dates that collide with their neighbours), and ticks
+ * at least a label's width apart whatever the chart's width. The plot element carries the labels
+ * and their positions in `data-ticks`, and what it draws in `data-points` (time points), `data-age`
+ * and `data-incr` (the range), readable without the canvas.
  */
-import { useEffect, useRef } from "preact/hooks";
+import type { ComponentChildren } from "preact";
+import { useEffect, useMemo, useRef } from "preact/hooks";
 import uPlot from "uplot";
-import { useApp } from "../app-context.js";
+import { gaugeColumns, latest, rateColumns, type Columns, type Details } from "../chart-series.js";
 import { html } from "../html.js";
+import { RangePicker, type ChartRange } from "./chart-range.js";
 
 export interface SeriesDef {
   readonly label: string;
@@ -20,12 +24,6 @@ export interface SeriesDef {
   readonly dash?: boolean;
 }
 
-/** Time (s) then one column per series (null: no sample, the line breaks). */
-export type History = Array<Array<number | null>>;
-
-const KEEP_POINTS = 300;
-/** The shortest time axis (s): one or two points still show as the last minute. */
-const MIN_SPAN_S = 60;
 /** Room per time label (px): "10:19:45" at the axis font, with a gap. */
 const TICK_SPACE_PX = 80;
 const STEPS_S = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 21600, 43200, 86400];
@@ -51,34 +49,37 @@ function clockLabels(ticks: readonly number[]): string[] {
   });
 }
 
-/** Shows the points held, over at least the last minute. */
-function fitTime(u: uPlot, h: History): void {
-  const t = h[0] as number[];
+/** Shows the whole range, ending at the newest point (the broker's clock: the samples' own times). */
+function fitTime(u: uPlot, cols: Columns, ageSeconds: number): void {
+  const t = cols[0] as number[];
   const last = t.length ? t[t.length - 1]! : Date.now() / 1000;
-  const first = t.length ? t[0]! : last;
-  u.setScale("x", { min: Math.min(first, last - MIN_SPAN_S), max: last });
+  u.setScale("x", { min: last - ageSeconds, max: last });
 }
 
-export function LiveChart({ id, title, series, values, format }: {
-  id: string;
+/** The charts of a page under one range picker. */
+export function ChartGrid({ children }: { children: ComponentChildren }) {
+  return html`<div class="charts-block">
+    <div class="charts-head"><${RangePicker} /></div>
+    <div class="charts">${children}</div>
+  </div>`;
+}
+
+export function HistoryChart({ title, series, details, kind, range, format }: {
   title: string;
   series: readonly SeriesDef[];
-  /** The newest figures, one per series; a new array each poll appends a point. */
-  values: ReadonlyArray<number | undefined> | undefined;
+  /** Each series' `<field>_details` from the record (with `samples`); undefined until the first answer. */
+  details: ReadonlyArray<Details | undefined> | undefined;
+  /** "gauge": lengths and gauges as sampled; "rate": per-second rates of counters. */
+  kind: "gauge" | "rate";
+  /** The range the details were asked for. */
+  range: ChartRange;
   format: (n: number) => string;
 }) {
-  const { charts, refreshMs } = useApp();
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-
-  const history = (): History => {
-    let h = charts.get(id);
-    if (!h) {
-      h = [[], ...series.map(() => [])];
-      charts.set(id, h);
-    }
-    return h;
-  };
+  const cols = useMemo<Columns>(() => (details ? (kind === "rate" ? rateColumns(details) : gaugeColumns(details)) : [[], ...series.map(() => [])]), [details, kind]);
+  const view = useRef({ cols, age: range.age });
+  view.current = { cols, age: range.age };
 
   useEffect(() => {
     const el = box.current;
@@ -113,8 +114,8 @@ export function LiveChart({ id, title, series, values, format }: {
         ],
       },
     };
-    plot.current = new uPlot(opts, history() as uPlot.AlignedData, el);
-    fitTime(plot.current, history());
+    plot.current = new uPlot(opts, view.current.cols as uPlot.AlignedData, el);
+    fitTime(plot.current, view.current.cols, view.current.age);
     const ro = new ResizeObserver(() => plot.current?.setSize({ width: Math.max(200, el.clientWidth), height: 190 }));
     ro.observe(el);
     return () => {
@@ -122,34 +123,28 @@ export function LiveChart({ id, title, series, values, format }: {
       plot.current?.destroy();
       plot.current = null;
     };
-  }, [id]);
+  }, []);
 
   useEffect(() => {
-    if (!values) return;
-    const h = history();
-    const now = Date.now() / 1000;
-    const last = (h[0] as number[]).at(-1);
-    // Points are only taken while the page is watched: a gap (page left, tab hidden) stays a gap
-    // (a null point breaks the line) instead of a straight line drawn across unseen minutes.
-    if (last !== undefined && now - last > Math.max(3 * refreshMs, 10_000) / 1000) {
-      (h[0] as number[]).push(last + 0.001);
-      for (let i = 1; i < h.length; i++) (h[i] as Array<number | null>).push(null);
+    const el = box.current;
+    if (el) {
+      el.dataset["points"] = String((cols[0] as number[]).length);
+      el.dataset["age"] = String(range.age);
+      el.dataset["incr"] = String(range.incr);
     }
-    (h[0] as number[]).push(now);
-    values.forEach((v, i) => (h[i + 1] as number[]).push(v ?? 0));
-    if ((h[0] as number[]).length > KEEP_POINTS) for (const col of h) col.shift();
-    if (plot.current) {
-      plot.current.setData(h as uPlot.AlignedData, false);
-      fitTime(plot.current, h);
-    }
-  }, [values]);
+    if (!plot.current) return;
+    plot.current.setData(cols as uPlot.AlignedData, false);
+    fitTime(plot.current, cols, range.age);
+  }, [cols, range]);
 
-  const latest = values ?? [];
   return html`<figure class="chart">
-    <figcaption>${title}</figcaption>
+    <figcaption>${title} <span class="muted chart-range">${range.label.toLowerCase()}</span></figcaption>
     <div ref=${box} class="chart-plot" role="img" aria-label=${`${title} chart`}></div>
     <ul class="chart-legend">
-      ${series.map((s, i) => html`<li><span class="swatch" style=${{ background: s.color }}></span>${s.label} <strong>${latest[i] === undefined ? "–" : format(latest[i] as number)}</strong></li>`)}
+      ${series.map((s, i) => {
+        const v = latest(details?.[i], kind);
+        return html`<li><span class="swatch" style=${{ background: s.color }}></span>${s.label} <strong>${v === undefined ? "–" : format(v)}</strong></li>`;
+      })}
     </ul>
   </figure>`;
 }
