@@ -142,7 +142,7 @@ function ClusterNodes({ nodes }: { nodes: readonly NodeInfo[] }) {
   return html`<table class="grid" aria-label="Cluster nodes"><thead><tr><th>Node</th><th>State</th><th>Role</th><th>In sync</th></tr></thead>
     <tbody>${nodes.map(
       (n) => html`<tr>
-        <td>${n.name}</td>
+        <td><a href=${href("nodes", n.name)}>${n.name}</a></td>
         <td>${n.running ? "running" : html`<span class="alarm-flag">stopped</span>`}</td>
         <td>${n.cluster_leader ? "leader" : "follower"}</td>
         <td>${n.in_sync ? "yes" : "no"}</td>
@@ -153,7 +153,7 @@ function ClusterNodes({ nodes }: { nodes: readonly NodeInfo[] }) {
 function NodeView({ n, version, runtime }: { n: NodeInfo; version: string; runtime: string }) {
   return html`<div class="node">
     <${KvTable} label="Node" rows=${[
-      ["Name", n.name],
+      ["Name", html`<a href=${href("nodes", n.name)}>${n.name}</a>`],
       ["Version", `Coney ${version}`],
       ["Runtime", runtime],
       ["Uptime", fmtDuration(n.uptime)],
