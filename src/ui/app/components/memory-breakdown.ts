@@ -44,8 +44,8 @@ export function MemoryBreakdown({ memory }: { memory: MemoryRecord }) {
     </div>
     <div class="memory-groups">
       ${groups.map(
-        (g) => html`<table class="kv memory-group" aria-label=${`Memory: ${g.label}`}>
-          <thead><tr><th scope="col"><span class="swatch" style=${{ background: g.color }}></span>${g.label}</th><td class="num"><strong>${fmtBytes(g.bytes)}</strong></td></tr></thead>
+        (g) => html`<table class="memory-group" aria-label=${`Memory: ${g.label}`}>
+          <thead><tr><th scope="col"><span class="swatch" style=${{ background: g.color }}></span>${g.label}</th><th scope="col" class="num">${fmtBytes(g.bytes)}</th></tr></thead>
           <tbody>${g.keys.map((k) => html`<tr class=${size(memory, k) === 0 ? "muted" : ""}><th scope="row">${k.replace(/_/g, " ")}</th><td class="num">${fmtBytes(size(memory, k))}</td></tr>`)}</tbody>
         </table>`,
       )}

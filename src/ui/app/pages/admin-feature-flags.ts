@@ -39,8 +39,8 @@ function FeatureFlagsBody() {
   };
   const list = flags.data ?? [];
   const disabled = list.filter((f) => f.state === "disabled").length;
-  return html`<p class="lead">Each flag names a feature the nodes of a RabbitMQ cluster turn on together. Coney reports every RabbitMQ 3.10 flag:
-      <strong>enabled</strong> where it has the feature, <strong>unavailable</strong> where it does not.</p>
+  const lead = "Each flag names a feature the nodes of a RabbitMQ cluster turn on together. Coney reports every RabbitMQ 3.10 flag: ";
+  return html`<p class="lead">${lead}<strong>enabled</strong> where it has the feature, <strong>unavailable</strong> where it does not.</p>
     <${ErrorBox} error=${flags.error} />
     <${ErrorBox} error=${act.error} /><${Notice} text=${act.done} />
     ${flags.data

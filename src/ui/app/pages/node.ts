@@ -65,7 +65,7 @@ export function NodePage({ params }: PageProps) {
             ["Uptime", fmtDuration(n.uptime)],
             ["Process id", n.os_pid],
             ["Processors", fmtNum(n.processors)],
-            ...(n.running !== undefined ? [["Role", n.cluster_leader ? "leader" : "follower"] as [string, string]] : []),
+            ...(n.cluster_leader !== undefined ? [["Role", n.cluster_leader ? "leader" : "follower"] as [string, string]] : []),
           ]} />
           <${KvTable} label="Resources" rows=${[
             ["Memory", html`<${Usage} used=${n.mem_used} limit=${n.mem_limit} alarm=${n.mem_alarm} text=${`${fmtBytes(n.mem_used)} used, alarm at ${fmtBytes(n.mem_limit)}`} />`],
