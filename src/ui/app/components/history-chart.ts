@@ -127,7 +127,8 @@ export function HistoryChart({ title, series, details, kind, range, format }: {
 
   useEffect(() => {
     const el = box.current;
-    if (el) {
+    // Set once an answer is drawn, so a test waiting on it reads the broker's points, not the empty start.
+    if (el && details) {
       el.dataset["points"] = String((cols[0] as number[]).length);
       el.dataset["age"] = String(range.age);
       el.dataset["incr"] = String(range.incr);
