@@ -13,12 +13,12 @@ import { eventually } from "../helpers/wait.js";
 import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
 import { clickText, go, login, textOf, waitText } from "./ui-session.js";
 
-/** What each chart on the page draws: [title, time points, age, incr]. */
-async function charts(page: Page): Promise<Array<[string, number, number, number]>> {
+/** What each chart on the page draws: [title, time points, age, incr, largest figure before the newest point]. */
+async function charts(page: Page): Promise<Array<[string, number, number, number, number]>> {
   return (await page.evaluate(`[...document.querySelectorAll("figure.chart")].map((f) => {
     const p = f.querySelector(".chart-plot");
-    return [f.querySelector("figcaption").firstChild.textContent.trim(), Number(p.dataset.points ?? 0), Number(p.dataset.age ?? 0), Number(p.dataset.incr ?? 0)];
-  })`)) as Array<[string, number, number, number]>;
+    return [f.querySelector("figcaption").firstChild.textContent.trim(), Number(p.dataset.points ?? 0), Number(p.dataset.age ?? 0), Number(p.dataset.incr ?? 0), Number(p.dataset.peak ?? 0)];
+  })`)) as Array<[string, number, number, number, number]>;
 }
 
 /** Waits until the page has `n` charts, each drawn from an answer (data-points set). */
@@ -30,6 +30,7 @@ describe("web UI charts with the broker's history, feature flags and the node pa
   let broker: TestBroker;
   let browser: Browser;
   let conn: ChannelModel;
+  let traffic: NodeJS.Timeout | undefined;
   let w: WatchedPage;
   const api = apiClient(() => broker.httpUrl);
   const H = "lengths_age=60&lengths_incr=5&msg_rates_age=60&msg_rates_incr=5&data_rates_age=60&data_rates_incr=5&node_stats_age=60&node_stats_incr=5";
@@ -55,7 +56,11 @@ describe("web UI charts with the broker's history, feature flags and the node pa
     await ch.assertQueue("entries");
     await ch.bindQueue("entries", "ledger", "");
     for (let i = 0; i < 40; i++) ch.publish("ledger", "", Buffer.from(`entry ${i}`));
-    await eventually(async () => (await api("GET", "/api/queues/%2F/entries")).json?.messages === 40, 5000, "40 messages queued");
+    await eventually(async () => (await api("GET", "/api/queues/%2F/entries")).json?.messages >= 40, 5000, "40 messages queued");
+    // Steady traffic while the test runs (20 messages/s), so rate charts have figures to draw.
+    traffic = setInterval(() => {
+      for (let i = 0; i < 4; i++) ch.publish("ledger", "", Buffer.from("tick"));
+    }, 200);
     connection = ((await api("GET", "/api/connections")).json as Array<{ name: string }>)[0]!.name;
     channel = ((await api("GET", "/api/channels")).json as Array<{ name: string; number: number }>).find((c) => c.number === 1)!.name;
     // Two of the broker's 5 s samples since the traffic: every object then has history behind its
@@ -79,6 +84,7 @@ describe("web UI charts with the broker's history, feature flags and the node pa
     await waitText(w.page, "h1", "Overview");
   });
   after(async () => {
+    clearInterval(traffic);
     await browser?.close();
     await conn?.close().catch(() => undefined);
     await broker?.close();
@@ -102,8 +108,9 @@ describe("web UI charts with the broker's history, feature flags and the node pa
       await waitCharts(fresh.page, n);
       const drawn = await charts(fresh.page);
       assert.equal(drawn.length, n, `${hash}: ${JSON.stringify(drawn)}`);
-      for (const [title, points, age, incr] of drawn) {
+      for (const [title, points, age, incr, peak] of drawn) {
         assert.ok(points > 1, `${hash} "${title}" draws the broker's history at once, not only the live point: ${points}`);
+        assert.ok(peak > 0, `${hash} "${title}": the history shows the traffic, not zeros`);
         assert.deepEqual([age, incr], [60, 5], "the default range: the last minute every 5 s");
       }
       await fresh.shot(shot);
@@ -192,7 +199,7 @@ describe("web UI charts with the broker's history, feature flags and the node pa
     await waitCharts(w.page, 3);
     const drawn = await charts(w.page);
     assert.deepEqual(drawn.map((c) => c[0]), ["Memory", "File descriptors", "Sockets"]);
-    for (const [title, points] of drawn) assert.ok(points > 1, `node chart "${title}" has history: ${points}`);
+    for (const [title, points, , , peak] of drawn) assert.ok(points > 1 && peak > 0, `node chart "${title}" has history: ${points} points, peak ${peak}`);
     await waitText(w.page, "[aria-label='Memory breakdown']", "Binaries");
     const memory = await textOf(w.page, "[aria-label='Memory breakdown']");
     for (const group of ["Connections", "Queues", "Binaries", "Processes", "System", "Allocated, unused"]) assert.ok(memory.includes(group), `${group} in ${memory}`);

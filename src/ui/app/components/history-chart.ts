@@ -7,8 +7,9 @@
  * The time axis is ours, not uPlot's: the whole range chosen (history not kept yet stays empty
  * rather than stretched), clock times only (no dates that collide with their neighbours), and ticks
  * at least a label's width apart whatever the chart's width. The plot element carries the labels
- * and their positions in `data-ticks`, and what it draws in `data-points` (time points), `data-age`
- * and `data-incr` (the range), readable without the canvas.
+ * and their positions in `data-ticks`, and what it draws in `data-points` (time points), `data-peak`
+ * (the largest figure before the newest point), `data-age` and `data-incr` (the range), readable
+ * without the canvas.
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef } from "preact/hooks";
@@ -56,6 +57,21 @@ function fitTime(u: uPlot, cols: Columns, ageSeconds: number): void {
   u.setScale("x", { min: last - ageSeconds, max: last });
 }
 
+/** The largest figure drawn before the newest point: what the history (not the live value) shows. */
+function peakBefore(cols: Columns): number {
+  let peak = 0;
+  const last = (cols[0]?.length ?? 0) - 1;
+  for (let s = 1; s < cols.length; s++) for (let i = 0; i < last; i++) peak = Math.max(peak, cols[s]![i] ?? 0);
+  return peak;
+}
+
+/** Dots only where a series has so few points that a line would not show (a lone point draws nothing). */
+function fewPoints(u: uPlot, seriesIdx: number): boolean {
+  let n = 0;
+  for (const v of u.data[seriesIdx] ?? []) if (v !== null && v !== undefined && ++n > 3) return false;
+  return true;
+}
+
 /** The charts of a page under one range picker. */
 export function ChartGrid({ children }: { children: ComponentChildren }) {
   return html`<div class="charts-block">
@@ -101,7 +117,7 @@ export function HistoryChart({ title, series, details, kind, range, format }: {
         },
         { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" }, size: 60, values: (_u, ticks) => ticks.map(format) },
       ],
-      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, ...(s.dash ? { dash: [6, 4] } : {}), points: { show: false }, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
+      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, ...(s.dash ? { dash: [6, 4] } : {}), points: { show: fewPoints, size: 6 }, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
       hooks: {
         // What the axis shows, readable without the canvas (and checked by the UI tests).
         draw: [
@@ -130,6 +146,7 @@ export function HistoryChart({ title, series, details, kind, range, format }: {
     // Set once an answer is drawn, so a test waiting on it reads the broker's points, not the empty start.
     if (el && details) {
       el.dataset["points"] = String((cols[0] as number[]).length);
+      el.dataset["peak"] = String(peakBefore(cols));
       el.dataset["age"] = String(range.age);
       el.dataset["incr"] = String(range.incr);
     }
