@@ -115,7 +115,7 @@ export function HistoryChart({ title, series, details, kind, range, format }: {
           splits: (u, _axis, min, max) => timeTicks(min, max, u.bbox.width / devicePixelRatio),
           values: (_u, ticks) => clockLabels(ticks),
         },
-        { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" }, size: 60, values: (_u, ticks) => ticks.map(format) },
+        { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" }, size: 72, values: (_u, ticks) => ticks.map(format) },
       ],
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, ...(s.dash ? { dash: [6, 4] } : {}), points: { show: fewPoints, size: 6 }, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
       hooks: {

@@ -49,9 +49,8 @@ function FeatureFlagsBody() {
           <tbody>${list.map(
             (f) => html`<tr key=${f.name} data-flag=${f.name}>
               <td><code>${f.name}</code></td>
-              <td>${f.state === "disabled" && admin
-                ? html`<button type="button" class="small primary" disabled=${act.busy} onClick=${() => enable(f)} aria-label=${`Enable ${f.name}`}>Enable</button>`
-                : html`<span class=${`state state-${f.state}`}>${f.state}</span>`}</td>
+              <td><span class=${`state state-${f.state}`}>${f.state}</span>
+                ${f.state === "disabled" && admin ? html` <button type="button" class="small primary" disabled=${act.busy} onClick=${() => enable(f)} aria-label=${`Enable ${f.name}`}>Enable</button>` : null}</td>
               <td>${f.stability}</td>
               <td>${f.provided_by}</td>
               <td>${f.desc}${f.doc_url ? html` <a href=${f.doc_url} target="_blank" rel="noopener noreferrer">(docs)</a>` : null}</td>
