@@ -20,9 +20,16 @@ import { encodeMessage, type Amqp10Map, type Amqp10Message, type PropertyField }
 
 const AMQP10_TYPE = "amqp-1.0";
 
+/** Where a message was published: kept as RabbitMQ's `x-exchange` and `x-routing-key` annotations. */
+export interface PublishAddress {
+  readonly exchange: string;
+  readonly routingKey: string;
+}
+
 /** The stored form of a message: pieces to write in order (the body's Buffers among them, not copied). */
-export function amqp10FromDomain(p: MessageProperties, body: readonly Buffer[]): Buffer[] {
+export function amqp10FromDomain(p: MessageProperties, body: readonly Buffer[], address?: PublishAddress): Buffer[] {
   const annotations: Array<readonly [Amqp10Value, Amqp10Value]> = [];
+  if (address) annotations.push([sym("x-exchange"), str(address.exchange)], [sym("x-routing-key"), str(address.routingKey)]);
   if (p.priority !== undefined) annotations.push([sym("x-basic-priority"), ubyte(p.priority)]);
   if (p.deliveryMode !== undefined) annotations.push([sym("x-basic-delivery-mode"), ubyte(p.deliveryMode)]);
   if (p.expiration !== undefined) annotations.push([sym("x-basic-expiration"), str(p.expiration)]);
@@ -61,8 +68,8 @@ function headerValue(v: FieldValue): Amqp10Value | null {
   return null;
 }
 
-/** A stored (or natively published) message as the domain's properties and body. */
-export function domainFromAmqp10(m: Amqp10Message): { properties: MessageProperties; body: Buffer } {
+/** A stored (or natively published) message as the domain's properties and body, and where it was published. */
+export function domainFromAmqp10(m: Amqp10Message): { properties: MessageProperties; body: Buffer; address: PublishAddress } {
   const p: MessageProperties = {};
   const headers: FieldTable = {};
   const annotation = (name: string): Amqp10Value | undefined => findKey(m.messageAnnotations, name);
@@ -102,7 +109,8 @@ export function domainFromAmqp10(m: Amqp10Message): { properties: MessagePropert
     body = data.length === 1 ? data[0]! : Buffer.concat(data as Buffer[]);
   }
   if (Object.keys(headers).length > 0) p.headers = headers;
-  return { properties: p, body };
+  const address = { exchange: textOf(annotation("x-exchange")) ?? "", routingKey: textOf(annotation("x-routing-key")) ?? "" };
+  return { properties: p, body, address };
 }
 
 function findKey(map: Amqp10Map | undefined, name: string): Amqp10Value | undefined {

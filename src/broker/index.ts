@@ -24,6 +24,8 @@ export { EXCHANGE_TYPES } from "./exchange/exchange-types.js";
 export type { FeatureFlag } from "./feature-flags.js";
 export { type Exchange } from "./exchange/exchange.js";
 export { createMessage, type Message } from "./message.js";
+export { type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "./streams/stream-log.js";
+export { StreamQueue } from "./streams/stream-queue.js";
 export { checkNameLength, generateConsumerTag } from "./names.js";
 export { type AppliedPolicy, NO_POLICY } from "./policies.js";
 export { PRODUCT, VERSION } from "./product.js";

@@ -9,6 +9,7 @@ import { Binding } from "./binding.js";
 import { DefaultExchange } from "./exchange/default-exchange.js";
 import type { Destination, Exchange, ExchangeBinding } from "./exchange/exchange.js";
 import { createExchange } from "./exchange/exchange-types.js";
+import { StreamQueue } from "./streams/stream-queue.js";
 import { Queue, type QueueHost } from "./queue/queue.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
 
@@ -99,7 +100,7 @@ export class VHost {
   }
 
   addQueue(spec: QueueSpec): Queue {
-    const q = new Queue(this.name, spec, this.queueHost);
+    const q = spec.arguments["x-queue-type"] === "stream" ? new StreamQueue(this.name, spec, this.queueHost) : new Queue(this.name, spec, this.queueHost);
     this.queues.set(q.name, q);
     this.sortedQueues = null;
     if (q.exclusiveOwner !== null) {

@@ -14,14 +14,14 @@
  * on the success path.
  *
  * Space: a segment whose records are all dead is deleted (with its side file) once it is no
- * longer the one being appended to; mostly-dead ones are compacted online (online-compaction.ts,
- * every `compactEveryMs`) and at boot (store-recovery.ts).
- *
- * Memory: each durable queue's log (stored-queue-log.ts) pages messages out beyond `paging`
- * limits and reads them back through a SegmentReader as consumers need them.
+ * longer the one being appended to; mostly-dead ones are compacted online (online-compaction.ts)
+ * and at boot (store-recovery.ts). Memory: each durable queue's log (stored-queue-log.ts) pages
+ * messages out beyond `paging` limits. Stream queues' chunk logs (stream/) join each batch.
  */
 import { PriorityQueueLog } from "./priority-queue-log.js";
 import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { StreamFiles } from "./stream/stream-files.js";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
 import { createMessage, type Message, type LostRecordsHandler, type QueueJournal, type SyncWaiter } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
@@ -77,6 +77,8 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   /** Flush batches started; records appended now travel in batch `batchesStarted + 1`. */
   private batchesStarted = 0;
   private readonly flushWatchers = new Set<StoredQueueLog>();
+  /** Stream queues' logs, beside `messages/`: an append counts in `appends` and is flushed by the next batch. */
+  readonly streams: StreamFiles;
   readonly reader = new SegmentReader();
   private readonly compactTimer: NodeJS.Timeout | null;
   /** Crash-test hook (fault-points.ts); null in normal runs. */
@@ -84,6 +86,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
 
   constructor(options: MessageStoreOptions) {
     this.dir = options.dir;
+    this.streams = new StreamFiles(join(dirname(this.dir), "streams"), () => void (this.appends++, this.schedule()));
     this.logger = options.logger;
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     this.paging = options.paging ?? DEFAULT_PAGING;
@@ -104,9 +107,9 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     return log;
   }
 
-  get pendingBatch(): number {
-    return this.batchesStarted + 1;
-  }
+  forStream = (vhost: string, name: string, segmentBytes: number): ReturnType<StreamFiles["forStream"]> => this.streams.forStream(vhost, name, segmentBytes);
+
+  get pendingBatch(): number { return this.batchesStarted + 1; }
 
   watchFlush(log: StoredQueueLog): void {
     this.flushWatchers.add(log);
@@ -254,6 +257,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     await this.flushNow();
     this.closed = true;
     for (const seg of this.segments.values()) seg.closeFiles();
+    this.streams.close();
     // The marker vouches that every mark is on disk: not after a final flush that lost some.
     if (this.lastFlushWhole) {
       try {
@@ -296,7 +300,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     if (this.flushing) return this.flushing;
     this.flushing = this.flushBatch().finally(() => {
       this.flushing = null;
-      if (this.dirty.size > 0 || this.waiters.length > 0) this.schedule();
+      if (this.dirty.size > 0 || this.waiters.length > 0 || this.streams.hasDirty) this.schedule();
     });
     return this.flushing;
   }
@@ -304,6 +308,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   private async flushBatch(): Promise<void> {
     const segs = [...this.dirty];
     this.dirty.clear();
+    const streams = this.streams.seal();
     const waiters = this.waiters.take();
     const batch = ++this.batchesStarted;
     let sync = this.closing || waiters.length > 0;
@@ -319,7 +324,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
       for (const s of segs) if (s.hasPending) this.dirty.add(s);
     } else {
       // allSettled: a failed segment must not be cut back while another's write is still running.
-      const writes = segs.map((s) => s.write(sync, replica));
+      const writes = [...segs.map((s) => s.write(sync, replica)), ...streams.map((l) => l.flush(sync))];
       // Followers get the batch's end before the local fsync starts: both disks work at once.
       replica?.batchEnd(batch, sync);
       for (const r of await Promise.allSettled(writes)) {

@@ -102,7 +102,6 @@ describe("priority, single active consumer, quorum, validation", () => {
     assert.match(await declareError("qq.ex", { durable: true, exclusive: true, arguments: { "x-queue-type": "quorum" } }), /invalid property 'exclusive-owner'/);
     assert.match(await declareError("qq.pr", { durable: true, arguments: { "x-queue-type": "quorum", "x-max-priority": 3 } }), new RegExp(`invalid arg 'x-max-priority' for ${rs("qq.pr")}`));
     assert.match(await declareError("qq.of", { durable: true, arguments: { "x-queue-type": "quorum", "x-overflow": "reject-publish-dlx" } }), /invalid arg 'x-overflow' with value 'reject-publish-dlx'/);
-    assert.match(await declareError("st", { durable: true, arguments: { "x-queue-type": "stream" } }), /queue type 'stream' is not supported/);
   });
 
   it("invalid argument values are refused with 406 and RabbitMQ's texts", async () => {

@@ -156,6 +156,24 @@ describe("web UI pages", () => {
     assert.equal(q.arguments["x-delivery-limit"], 5);
   });
 
+  it("adds a stream with its retention from the argument help", async () => {
+    await go(w.page, "/queues", "Queues");
+    // A fresh form: the previous test's argument rows would otherwise still be there.
+    await w.page.reload();
+    await waitText(w.page, "h1", "Queues");
+    await openSection(w.page, "Add a new queue");
+    await fill(w.page, "Add queue", "type", "stream");
+    await fill(w.page, "Add queue", "name", "ui.stream");
+    await clickText(w.page, "form[aria-label='Add queue'] .arg-help button", "x-max-age");
+    await w.page.type("form[aria-label='Add queue'] input[aria-label='Arguments 1 value']", "7D");
+    await clickText(w.page, "form[aria-label='Add queue'] button[type=submit]", "Add queue");
+    await waitText(w.page, "[role=status]", "Queue ui.stream added");
+    const q = (await api("GET", "/api/queues/%2F/ui.stream")).json;
+    assert.equal(q.type, "stream");
+    assert.equal(q.durable, true);
+    assert.equal(q.arguments["x-max-age"], "7D");
+  });
+
   it("shows a clear message, not a blank page, when the API refuses (403)", async () => {
     const alice = await openPage(browser);
     await login(alice.page, broker.httpUrl, "alice", "alice-secret");

@@ -25,6 +25,8 @@ export function settle(ch: ChannelState, tag: number, multiple: boolean, outcome
     if (!u) throw unknownTag(tag);
     picked.push([tag, u]);
   }
+  // Checked before anything is settled: a refusal (a stream queue's) leaves every tag as it was.
+  if (outcome !== "ack") for (const [, u] of picked) u.queue.checkRejectable();
   const apply = (): void => applySettlement(ch, picked, outcome);
   if (ch.tx) ch.tx.settlements.push(apply);
   else apply();

@@ -44,6 +44,8 @@ export class BrokerQueueHost implements QueueHost {
    * cycle without a rejection (isDeadLetterCycle). Every death is counted, dead-lettered or not.
    */
   deadLetter(q: Queue, message: Message, reason: DeathReason): void {
+    // A stream's messages never die (no TTL, no length limit by count, no reject): nothing to count.
+    if (q.type === "stream") return;
     const exchange = q.settings.deadLetterExchange;
     this.b.stats.deadLettered.add(q.type, exchange !== null, reason);
     if (exchange === null) return;

@@ -6,6 +6,7 @@
 import type { FieldTable, FieldValue } from "../values/field-value.js";
 import { fieldTypeName } from "../values/field-value.js";
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
+import { parseAge } from "../streams/stream-arguments.js";
 
 type Check = (v: FieldValue) => string | null;
 
@@ -46,6 +47,9 @@ export const DECLARE_ARGS: ReadonlyMap<string, Check> = new Map([
   ["x-consumer-timeout", positiveInt],
   ["x-queue-master-locator", oneOf("client-local", "min-masters", "random")],
   ["x-queue-leader-locator", oneOf("client-local", "balanced")],
+  // Streams (stream-arguments.ts): an age such as "7D", and the segment size.
+  ["x-max-age", (v) => (typeof v !== "string" ? `{unacceptable_type,${fieldTypeName(v)}}` : parseAge(v) === null ? `{invalid_max_age,<<"${v}">>}` : null)],
+  ["x-stream-max-segment-size-bytes", positiveInt],
 ]);
 
 export function validateQueueArguments(args: FieldTable, name: string, vhost: string): void {

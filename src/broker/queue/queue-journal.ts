@@ -12,6 +12,7 @@
  * one of a lower priority in memory.
  */
 import type { Message } from "../message.js";
+import type { StreamLog } from "../streams/stream-log.js";
 import type { QueueEntry } from "./queue-entry.js";
 
 /** Receives messages paged back in, oldest first (Queue.restore). */
@@ -74,4 +75,10 @@ export interface QueueJournal {
   readonly appends: number;
   /** Calls `waiter.synced(token)` once every record appended so far is fsynced. */
   whenSynced(waiter: SyncWaiter, token: number): void;
+  /**
+   * The log of a stream queue (docs/STREAMS.md): its messages are appended in the store's group
+   * commit (they count in `appends`, so a confirm waits for their fsync). Throws a BrokerError
+   * when this store cannot keep streams.
+   */
+  forStream(vhost: string, name: string, segmentBytes: number): StreamLog;
 }

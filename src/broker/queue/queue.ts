@@ -35,6 +35,16 @@ import type { QueueJournal } from "./queue-journal.js";
 import { resolveQueueSettings } from "./queue-settings.js";
 import type { QueueSpec } from "./queue-spec.js";
 
+/** What a consumer asks for, as a queue type that restricts consumers checks it (Queue.admitConsumer). */
+export interface ConsumerTerms {
+  readonly noAck: boolean;
+  /** The consumer's own prefetch (basic.qos global=false); 0 = none. */
+  readonly prefetch: number;
+  /** The channel-wide prefetch (basic.qos global=true); 0 = none. */
+  readonly channelPrefetch: number;
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
 /** What a queue asks of its vhost. */
 export interface QueueHost {
   /** An auto-delete queue lost its last consumer. */
@@ -62,7 +72,7 @@ export class Queue extends QueueContents implements QueueSpec {
   readonly autoDelete: boolean;
   readonly exclusiveOwner: object | null;
   readonly arguments: FieldTable;
-  readonly type: "classic" | "quorum";
+  readonly type: "classic" | "quorum" | "stream";
   readonly singleActiveConsumer: boolean;
   /** Bindings that route into this queue (the default exchange's implicit one excluded); kept by the vhost. */
   readonly boundFrom = new Set<Binding>();
@@ -82,14 +92,15 @@ export class Queue extends QueueContents implements QueueSpec {
   private hadConsumer = false;
   private readonly idle: IdleExpiry;
 
-  constructor(readonly vhost: string, spec: QueueSpec, private readonly host: QueueHost) {
+  constructor(readonly vhost: string, spec: QueueSpec, protected readonly host: QueueHost) {
     super(vhost, spec, host.now, host.journal);
     this.name = spec.name;
     this.durable = spec.durable;
     this.autoDelete = spec.autoDelete;
     this.exclusiveOwner = spec.exclusiveOwner;
     this.arguments = spec.arguments;
-    this.type = spec.arguments["x-queue-type"] === "quorum" ? "quorum" : "classic";
+    const type = spec.arguments["x-queue-type"];
+    this.type = type === "quorum" || type === "stream" ? type : "classic";
     this.singleActiveConsumer = spec.arguments["x-single-active-consumer"] === true;
     this.createdAt = host.now();
     this.lastActivity = this.createdAt;
@@ -170,6 +181,15 @@ export class Queue extends QueueContents implements QueueSpec {
       );
     }
   }
+
+  /**
+   * Checks a consumer before consume-ok is sent (its acknowledgement mode, prefetch and
+   * arguments); the queue types that restrict consumers (streams) override it.
+   */
+  admitConsumer(_c: ConsumerTerms): void {}
+
+  /** Checks a basic.nack / basic.reject before it is applied; stream queues refuse them (RabbitMQ 3.10). */
+  checkRejectable(): void {}
 
   /** Throws ACCESS_REFUSED when an exclusive consumer would share the queue (RabbitMQ's text). */
   checkConsumable(exclusive: boolean): void {

@@ -50,6 +50,7 @@ export const basicHandlers: HandlerTable = [
     }
     const consumer = new ChannelConsumer(ch, queue, tag, a.noAck, a.exclusive, priority ?? 0, ch.consumerPrefetch, a.arguments);
     queue.checkConsumable(a.exclusive);
+    queue.admitConsumer({ noAck: a.noAck, prefetch: ch.consumerPrefetch, channelPrefetch: ch.prefetchCount, arguments: a.arguments });
     // consume-ok must precede the first delivery, which addConsumer may trigger at once.
     if (!a.nowait) encodeBasicConsumeOk(ch.output.out, ch.number, { consumerTag: tag });
     ch.consumers.set(tag, consumer);

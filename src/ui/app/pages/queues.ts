@@ -69,7 +69,7 @@ export function QueuesPage() {
 function AddQueue({ where, added }: { where: readonly string[]; added: () => void }) {
   const { api, vhost: selected, access } = useApp();
   const [vhost, setVhost] = useState(selected);
-  const [type, setType] = useState<"classic" | "quorum">("classic");
+  const [type, setType] = useState<"classic" | "quorum" | "stream">("classic");
   const [name, setName] = useState("");
   const [durable, setDurable] = useState("true");
   const [autoDelete, setAutoDelete] = useState("false");
@@ -80,7 +80,9 @@ function AddQueue({ where, added }: { where: readonly string[]; added: () => voi
     return act.run(async () => {
       const a = argsObject(args);
       if (type !== "classic") a["x-queue-type"] = type;
-      await api.put(apiPath`/queues/${vhost}/${name}`, { durable: durable === "true", auto_delete: autoDelete === "true", arguments: a });
+      // Quorum queues and streams are always durable and never auto-delete (RabbitMQ's rules).
+      const classic = type === "classic";
+      await api.put(apiPath`/queues/${vhost}/${name}`, { durable: !classic || durable === "true", auto_delete: classic && autoDelete === "true", arguments: a });
       setName("");
       return `Queue ${name} added.`;
     });
@@ -92,10 +94,10 @@ function AddQueue({ where, added }: { where: readonly string[]; added: () => voi
   return html`<form class="form" onSubmit=${submit} aria-label="Add queue">
     <${VhostField} value=${vhost} set=${setVhost} only=${where} />
     <${NamePattern} pattern=${access ? vhostAccess(access, vhost)?.configure : undefined} vhost=${vhost} />
-    <${SelectField} label="Type" name="type" value=${type} set=${(v: string) => setType(v as "classic" | "quorum")} options=${[["classic", "Classic"], ["quorum", "Quorum"]]} />
+    <${SelectField} label="Type" name="type" value=${type} set=${(v: string) => setType(v as "classic" | "quorum" | "stream")} options=${[["classic", "Classic"], ["quorum", "Quorum"], ["stream", "Stream"]]} />
     <${TextField} label="Name" name="name" value=${name} set=${setName} required=${true} />
     <div class="field-row">
-      <${SelectField} label="Durability" name="durable" value=${type === "quorum" ? "true" : durable} set=${setDurable} options=${type === "quorum" ? [["true", "Durable"]] : [["true", "Durable"], ["false", "Transient"]]} />
+      <${SelectField} label="Durability" name="durable" value=${type !== "classic" ? "true" : durable} set=${setDurable} options=${type !== "classic" ? [["true", "Durable"]] : [["true", "Durable"], ["false", "Transient"]]} />
       ${type === "classic" ? html`<${SelectField} label="Auto delete" name="auto_delete" value=${autoDelete} set=${setAutoDelete} options=${[["false", "No"], ["true", "Yes"]]} />` : null}
     </div>
     <${ArgsEditor} label="Arguments" rows=${args} set=${setArgs} />

@@ -1,0 +1,94 @@
+/**
+ * A stream kept in memory, for a broker that stores nothing (`--in-memory`, coney/testing): the
+ * same offsets, readers and retention as the file log, one record per message. Retention drops
+ * the oldest messages (there are no segments to keep whole).
+ */
+import type { Message } from "../message.js";
+import type { StreamLog, StreamReader, StreamRecord, StreamRetention } from "./stream-log.js";
+
+export class MemoryStreamLog implements StreamLog {
+  private records: StreamRecord[] = [];
+  /** Offset of records[0]. */
+  private base = 0;
+  private next = 0;
+  private size = 0;
+
+  constructor(private readonly now: () => number) {}
+
+  get firstOffset(): number {
+    return this.records.length === 0 ? this.next : this.base;
+  }
+
+  get nextOffset(): number {
+    return this.next;
+  }
+
+  get lastChunkOffset(): number {
+    return this.records.length === 0 ? this.next : this.next - 1;
+  }
+
+  get bytes(): number {
+    return this.size;
+  }
+
+  get segmentCount(): number {
+    return this.records.length === 0 ? 0 : 1;
+  }
+
+  append(message: Message): number {
+    if (this.records.length === 0) this.base = this.next;
+    const offset = this.next++;
+    this.records.push({ offset, timestamp: this.now(), message });
+    this.size += message.bodySize;
+    return offset;
+  }
+
+  reader(offset: number): StreamReader {
+    let position = offset;
+    return {
+      get position() {
+        return position;
+      },
+      next: () => {
+        if (position < this.base) position = this.base;
+        const r = this.records[position - this.base];
+        if (r === undefined) return null;
+        position++;
+        return r;
+      },
+    };
+  }
+
+  offsetAt(timestamp: number): number {
+    let lo = 0;
+    let hi = this.records.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.records[mid]!.timestamp < timestamp) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.records.length ? this.records[lo]!.offset : this.next;
+  }
+
+  applyRetention(r: StreamRetention): void {
+    const cutoff = this.now() - r.maxAgeMs;
+    let drop = 0;
+    let size = this.size;
+    // Keeps at least the newest message, as the file log keeps its current segment.
+    while (drop < this.records.length - 1) {
+      const rec = this.records[drop]!;
+      if (!((r.maxBytes > 0 && size > r.maxBytes) || (r.maxAgeMs > 0 && rec.timestamp < cutoff))) break;
+      size -= rec.message.bodySize;
+      drop++;
+    }
+    if (drop === 0) return;
+    this.records = this.records.slice(drop);
+    this.base += drop;
+    this.size = size;
+  }
+
+  destroy(): void {
+    this.records = [];
+    this.size = 0;
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * A stream queue (`x-queue-type: stream`, docs/STREAMS.md) as AMQP 0-9-1 sees it, with RabbitMQ
+ * 3.10's rules: every routed message is appended to the stream's log (durable, whatever its
+ * delivery mode) and stays there until retention removes it; each consumer reads on from where
+ * its `x-stream-offset` said, independently of the others, and each delivery carries its
+ * `x-stream-offset` header. Consumers must acknowledge (no-ack is NOT_IMPLEMENTED) and set a
+ * prefetch (PRECONDITION_FAILED otherwise); an ack only returns credit; basic.get, nack and
+ * reject are NOT_IMPLEMENTED; purge removes nothing.
+ *
+ * Invariants: `unacked` counts deliveries not yet settled; a consumer's reader is at the offset
+ * of the next message it has not been sent.
+ */
+import { BrokerError, describeResource } from "../../errors/broker-error.js";
+import type { Message } from "../message.js";
+import { Queue, type ConsumerTerms, type QueueHost } from "../queue/queue.js";
+import type { QueueConsumer } from "../queue/queue-consumer.js";
+import type { QueueEntry } from "../queue/queue-entry.js";
+import type { QueueSpec } from "../queue/queue-spec.js";
+import { MemoryStreamLog } from "./memory-stream-log.js";
+import { parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
+import type { StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
+
+interface StreamConsumer {
+  readonly consumer: QueueConsumer<Queue>;
+  readonly reader: StreamReader;
+}
+
+export class StreamQueue extends Queue {
+  readonly stream: StreamLog;
+  private streamRetention: StreamRetention;
+  private readonly readers: StreamConsumer[] = [];
+  private streamDispatching = false;
+  private deliverySeq = 1;
+
+  constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
+    super(vhost, spec, host);
+    this.stream = host.journal ? host.journal.forStream(vhost, spec.name, segmentBytesOf(spec.arguments, {})) : new MemoryStreamLog(host.now);
+    this.streamRetention = streamRetention(spec.arguments, {});
+  }
+
+  override get messageCount(): number {
+    return this.stream.nextOffset - this.stream.firstOffset;
+  }
+
+  override get readyBytes(): number {
+    return this.stream.bytes;
+  }
+
+  override get consumerCount(): number {
+    return this.readers.length;
+  }
+
+  override listConsumers(): readonly QueueConsumer<Queue>[] {
+    return this.readers.map((r) => r.consumer);
+  }
+
+  override applyPolicy(definition: Readonly<Record<string, unknown>>): void {
+    super.applyPolicy(definition);
+    this.streamRetention = streamRetention(this.arguments, definition);
+    this.stream.applyRetention(this.streamRetention);
+  }
+
+  override enqueue(message: Message): boolean {
+    if (this.isDeleted) return false;
+    this.stream.append(message);
+    this.stats.publish++;
+    if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
+    this.dispatch();
+    return true;
+  }
+
+  override admitConsumer(c: ConsumerTerms): void {
+    // RabbitMQ 3.10's order of checks (rabbit_stream_queue:consume).
+    const resource = describeResource("queue", this.name, this.vhost);
+    if (c.prefetch === 0) throw new BrokerError("preconditionFailed", `consumer prefetch count is not set for '${resource}'`);
+    if (c.noAck) throw new BrokerError("notImplemented", `automatic acknowledgement not supported by stream queues ${resource}`);
+    if (c.channelPrefetch > 0) throw new BrokerError("notImplemented", `${resource} does not support global qos`);
+    parseStreamOffset(c.arguments["x-stream-offset"] as never, this.host.now());
+  }
+
+  override addConsumer(c: QueueConsumer<Queue>): void {
+    const start = parseStreamOffset((c as { args?: Record<string, unknown> }).args?.["x-stream-offset"] as never, this.host.now());
+    this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start)) });
+    this.lastActivity = this.host.now();
+    this.host.consumerChanged?.(this, c, true);
+    this.dispatch();
+  }
+
+  override removeConsumer(c: QueueConsumer<Queue>): void {
+    const i = this.readers.findIndex((r) => r.consumer === c);
+    if (i < 0) return;
+    this.readers.splice(i, 1);
+    this.lastActivity = this.host.now();
+    this.host.consumerChanged?.(this, c, false);
+  }
+
+  override get(_noAck: boolean): QueueEntry | null {
+    throw new BrokerError("notImplemented", `basic.get not supported by stream queues ${describeResource("queue", this.name, this.vhost)}`);
+  }
+
+  override checkRejectable(): void {
+    throw new BrokerError("notImplemented", `basic.nack and basic.reject not supported by stream queues ${describeResource("queue", this.name, this.vhost)}`);
+  }
+
+  /** Sends each consumer what it has credit for, from its own position. */
+  override dispatch(): void {
+    if (this.streamDispatching || this.isDeleted) return;
+    this.streamDispatching = true;
+    try {
+      for (const r of this.readers) {
+        while (r.consumer.canTake()) {
+          const rec = r.reader.next();
+          if (rec === null) break;
+          this.unacked++;
+          this.stats.deliver++;
+          r.consumer.deliver(this, { message: withOffset(rec.message, rec.offset), seq: this.deliverySeq++, redelivered: false, deliveryCount: 1, returns: 0, expiresAt: 0 });
+        }
+      }
+    } finally {
+      this.streamDispatching = false;
+    }
+  }
+
+  /** An ack returns the consumer's credit; the message stays in the stream. */
+  override settle(_e: QueueEntry): void {
+    this.unacked--;
+    this.stats.ack++;
+    this.dispatch();
+  }
+
+  /** Unacknowledged deliveries of a closed channel: nothing goes back (each consumer has its own position). */
+  override requeue(entries: readonly QueueEntry[]): void {
+    this.unacked -= entries.length;
+    this.dispatch();
+  }
+
+  override discard(_e: QueueEntry): void {
+    this.unacked--;
+  }
+
+  override purge(): number {
+    return 0;
+  }
+
+  override markDeleted(): number {
+    const count = this.messageCount;
+    if (this.isDeleted) return 0;
+    super.markDeleted();
+    const readers = this.readers.splice(0);
+    for (const r of readers) r.consumer.cancelledByQueue(this);
+    this.stream.destroy();
+    return count;
+  }
+
+  private startOffset(start: StreamStart): number {
+    switch (start.kind) {
+      case "first":
+        return this.stream.firstOffset;
+      case "last":
+        return this.stream.lastChunkOffset;
+      case "next":
+        return this.stream.nextOffset;
+      case "offset":
+        return Math.min(Math.max(start.offset, this.stream.firstOffset), this.stream.nextOffset);
+      case "timestamp":
+        return this.stream.offsetAt(start.ms);
+    }
+  }
+}
+
+/** The message with RabbitMQ's `x-stream-offset` header, a long (a new properties object: the stored one is shared). */
+function withOffset(m: Message, offset: number): Message {
+  const properties = { ...m.properties, headers: { ...m.properties.headers, "x-stream-offset": BigInt(offset) } };
+  return { ...m, properties, rawProperties: null };
+}
