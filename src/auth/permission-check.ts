@@ -39,6 +39,11 @@ const NO_VHOST_ACCESS: PermissionDecision = { allowed: false, decidedBy: "vhost_
 export class PermissionChecker {
   private revision = -1;
   private readonly cache = new Map<string, boolean>();
+  /**
+   * The MQTT client id of the connection this checker serves, for `{client_id}` in topic
+   * permission patterns (RabbitMQ's MQTT variable map); null for other protocols.
+   */
+  clientId: string | null = null;
 
   constructor(
     private readonly registry: UserRegistry,
@@ -111,7 +116,7 @@ export class PermissionChecker {
       allowed = this.grants.allowsTopic?.(vhost, exchange, kind, routingKey) ?? true;
     } else {
       if (this.registry.topicPermissionCount === 0) return;
-      allowed = this.registry.topicPermission(this.user.name, vhost, exchange)?.allows(kind, routingKey) ?? true;
+      allowed = this.registry.topicPermission(this.user.name, vhost, exchange)?.allows(kind, routingKey, this.clientId) ?? true;
     }
     if (!allowed) {
       throw new BrokerError("accessRefused", `access to topic '${routingKey}' in exchange '${exchange}' in vhost '${vhost}' refused for user '${this.user.name}'`);

@@ -107,6 +107,8 @@ export interface ConeyConfig {
   mqttDefaultPass: string;
   /** QoS 1 deliveries an MQTT client may have unacknowledged (mqtt.prefetch). */
   mqttPrefetch: number;
+  /** The Topic Alias Maximum announced to MQTT 5 clients (mqtt.topic_alias_maximum; 0 = no aliases). */
+  mqttTopicAliasMaximum: number;
   /** amq.rabbitmq.event (README, "Event exchange"): declared and fed with the broker's events. */
   eventExchange: boolean;
   /** Its vhost (RabbitMQ's event_exchange.vhost); null = the default vhost. */
@@ -186,6 +188,7 @@ export function defaultConfig(): ConeyConfig {
     mqttDefaultUser: "guest",
     mqttDefaultPass: "guest",
     mqttPrefetch: 10,
+    mqttTopicAliasMaximum: 16,
     configFile: null,
   };
 }

@@ -190,6 +190,7 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "mqtt.default_user": (l, b) => (b.out.mqttDefaultUser = l.value),
   "mqtt.default_pass": (l, b) => (b.out.mqttDefaultPass = l.value),
   "mqtt.prefetch": (l, b) => (b.out.mqttPrefetch = int(l)),
+  "mqtt.topic_alias_maximum": (l, b) => (b.out.mqttTopicAliasMaximum = int(l)),
   // rabbitmq_event_exchange's key, and Coney's own audit trail (README, "Event exchange", "Audit trail").
   "event_exchange.vhost": (l, b) => (b.out.eventExchangeVhost = l.value),
   "coney.event_exchange.enabled": (l, b) => (b.out.eventExchange = bool(l)),

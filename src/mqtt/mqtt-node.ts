@@ -5,7 +5,8 @@
  * RabbitMQ).
  */
 import type { LoginThrottle } from "../auth/login-throttle.js";
-import type { Broker, ResourceAlarms } from "../broker/index.js";
+import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
+import type { Broker, Message, ResourceAlarms } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { RetainedStore } from "./retained-store.js";
 
@@ -27,6 +28,10 @@ export interface MqttSettings {
   /** Open connections allowed on the node (AMQP and MQTT together); 0 = no limit. */
   readonly maxConnections: number;
   readonly loginThrottle: LoginThrottle | null;
+  /** OAuth 2.0 token verification, when configured: a JWT as password logs in by token. */
+  readonly tokens: TokenVerifier | null;
+  /** mqtt.topic_alias_maximum: the Topic Alias Maximum announced to MQTT 5 clients (0: none). */
+  readonly topicAliasMaximum: number;
 }
 
 /** The longest session expiry granted (RabbitMQ's mqtt.max_session_expiry_interval_seconds default). */
@@ -39,6 +44,11 @@ export interface SessionHolder {
 
 export class MqttNode {
   readonly retained: RetainedStore;
+  /**
+   * Messages published with RETAIN, for subscriptions with Retain As Published (MQTT 5): only
+   * retained publishes are added, and entries go with their messages.
+   */
+  readonly publishedRetained = new WeakSet<Message>();
   private readonly sessions = new Map<string, SessionHolder>();
 
   constructor(

@@ -6,6 +6,11 @@
  * the order the PUBLISH packets came (MQTT 3.1.1 §4.6), so one waiting for a sync holds back
  * those behind it.
  *
+ * A QoS 1 PUBLISH sent again (DUP) while the first is still awaiting its PUBACK is not published
+ * twice, as in RabbitMQ. MQTT 5 No Local: the session names its own queues the message must skip.
+ * A message published with RETAIN is remembered as such (MqttNode.publishedRetained) for
+ * subscriptions with Retain As Published.
+ *
  * RabbitMQ's answers: MQTT 5 gets PUBACK with a reason code (no matching subscribers, not
  * authorized, quota exceeded); MQTT 3.1.1 has no codes, so a refused publish closes the
  * connection and a publish refused by a full queue gets no PUBACK (the client resends it).
@@ -23,7 +28,9 @@ export interface PublisherLink {
   readonly v5: boolean;
   readonly isOpen: boolean;
   readonly flow: PublishFlow;
-  send(packet: Packet): void;
+  send(packet: Packet): boolean;
+  /** The session queues a message with this routing key must not reach (No Local); null: none. */
+  noLocalSkip(routingKey: string): readonly Queue[] | null;
   /** Closes the connection for a protocol or permission violation (MQTT 5: DISCONNECT with `reasonCode`). */
   violation(reasonCode: number, why: string): void;
 }
@@ -49,6 +56,7 @@ export class MqttPublisher implements SyncWaiter {
 
   /** Publishes one PUBLISH packet; the topic was validated by the connection. */
   publish(p: IPublishPacket): void {
+    if (p.dup && p.qos === 1 && this.owed.some((a) => a.id === p.messageId)) return;
     const broker = this.node.broker;
     const key = mqttToAmqp(p.topic);
     let x;
@@ -69,9 +77,10 @@ export class MqttPublisher implements SyncWaiter {
     const message = messageFromPublish(p.qos, p.properties, payload, x.name, key, now);
     if (p.retain) {
       this.node.retained.retain(this.vhost.name, { topic: p.topic, qos: p.qos === 0 ? 0 : 1, payload, properties: message.properties, publishedAt: now });
+      this.node.publishedRetained.add(message);
     }
     broker.stats.messageSizes.observe(message.bodySize);
-    const outcome = broker.publish(this.vhost, x, message, this.routed);
+    const outcome = broker.publish(this.vhost, x, message, this.routed, this.link.noLocalSkip(key));
     if (outcome !== PUBLISH_UNROUTED) this.link.flow.check(this.routed, this.routed.length);
     if (p.qos === 0) return;
     let code: number = RC.success;

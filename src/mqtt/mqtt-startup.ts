@@ -6,6 +6,7 @@
  */
 import type { TlsOptions } from "node:tls";
 import type { LoginThrottle } from "../auth/login-throttle.js";
+import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Broker, ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { SideListenerSpec } from "../listeners/side-listeners.js";
@@ -15,7 +16,7 @@ import { listenMqtt } from "./mqtt-listener.js";
 import { MqttNode, type MqttSettings } from "./mqtt-node.js";
 import { listenWebMqtt } from "./web-mqtt-listener.js";
 
-export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle | null): MqttSettings {
+export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle | null, tokens: TokenVerifier | null = null): MqttSettings {
   return {
     vhost: config.mqttVhost,
     exchange: config.mqttExchange,
@@ -28,6 +29,8 @@ export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle
     connectTimeout: config.handshakeTimeout,
     maxConnections: config.maxConnections,
     loginThrottle,
+    tokens,
+    topicAliasMaximum: Math.max(0, Math.min(config.mqttTopicAliasMaximum, 65_535)),
   };
 }
 
@@ -41,6 +44,8 @@ export interface MqttSideOptions {
   readonly broker: Broker;
   readonly config: ConeyConfig;
   readonly loginThrottle: LoginThrottle | null;
+  /** OAuth 2.0 token verification (null: not configured). */
+  readonly tokens: TokenVerifier | null;
   readonly alarms: ResourceAlarms | null;
   readonly logger: Logger;
   /** The node's certificate, for MQTTS; null: no MQTTS. */
@@ -55,7 +60,7 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
   const { mqttPort, webMqttPort } = config;
   const mqttsPort = tls === null ? null : config.mqttsPort;
   if (mqttPort === null && mqttsPort === null && webMqttPort === null) return null;
-  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle), config.inMemory ? null : config.dataDir, logger, o.alarms);
+  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms);
   const bind = config.bind;
   const started = (what: string) => (l: { port: number }): void => logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });
   const listeners: SideListenerSpec[] = [];
