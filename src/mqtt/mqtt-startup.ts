@@ -14,6 +14,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { listenMqtt } from "./mqtt-listener.js";
 import { MqttNode, type MqttSettings } from "./mqtt-node.js";
+import { timeParkedWills } from "./mqtt-will.js";
 import { listenWebMqtt } from "./web-mqtt-listener.js";
 
 export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle | null, tokens: TokenVerifier | null = null): MqttSettings {
@@ -61,6 +62,7 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
   const mqttsPort = tls === null ? null : config.mqttsPort;
   if (mqttPort === null && mqttsPort === null && webMqttPort === null) return null;
   const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms);
+  timeParkedWills(o.broker.vhosts.values());
   const bind = config.bind;
   const started = (what: string) => (l: { port: number }): void => logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });
   const listeners: SideListenerSpec[] = [];

@@ -24,8 +24,10 @@ export type Will = NonNullable<IConnectPacket["will"]>;
 /** RabbitMQ's margin between the parked will's TTL and its queue's expiry. */
 const QUEUE_EXPIRY_MARGIN_MS = 1_000;
 
+const WILL_QUEUE_PREFIX = "mqtt-will-";
+
 export function willQueueName(clientId: string): string {
-  return `mqtt-will-${clientId}`;
+  return WILL_QUEUE_PREFIX + clientId;
 }
 
 /** The will's delay in seconds (0: none, MQTT 3.1.1, or not asked for). */
@@ -82,6 +84,17 @@ function parkWill(node: MqttNode, ctx: ClientContext, vhost: VHost, will: Will, 
   const outcome = broker.publish(vhost, defaultExchange, createMessage("", name, properties, null, published.body, now), []);
   if (outcome === PUBLISH_UNROUTED || outcome === PUBLISH_REFUSED) node.log.warn("MQTT will not parked", { clientId, queue: name });
   else node.log.debug("MQTT will parked", { clientId, topic: will.topic, delayMs: ttlMs });
+}
+
+/**
+ * At start: the wills parked before a restart are timed again. Recovered messages stay on disk
+ * until their queue is dispatched, so a will queue, which never has a consumer, would otherwise
+ * not see its TTL pass; dispatching it reads the will back in and arms its expiry.
+ */
+export function timeParkedWills(vhosts: Iterable<VHost>): void {
+  for (const v of vhosts) {
+    for (const [name, q] of v.queues) if (name.startsWith(WILL_QUEUE_PREFIX)) q.dispatch();
+  }
 }
 
 /** A CONNECT with this client id: a parked will is not sent (its session resumed, or was replaced). */
