@@ -30,6 +30,7 @@ import { cancelParkedWill, sendWill, type Will } from "./mqtt-will.js";
 import { KeepAlive } from "./keep-alive.js";
 import { connectionRecord, type PeerInfo } from "./connection-record.js";
 import { PacketWriter } from "./packet-writer.js";
+import { strictUtf8 } from "./strict-utf8.js";
 import { TopicAliases } from "./topic-aliases.js";
 
 export type { PeerInfo };
@@ -59,7 +60,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   private readonly keepAlive: KeepAlive;
   private readonly tokenExpiry = new TokenExpiry(() => this.violation(RC.maximumConnectTime, "the OAuth 2.0 token expired"));
   private readonly parserSettings = { protocolVersion: 4 };
-  private readonly parser = parser(this.parserSettings);
+  private readonly parser = strictUtf8(parser(this.parserSettings));
   private readonly out: PacketWriter;
   /** Publisher flow control: a publisher outrunning a consumed queue is not read for a while. */
   readonly flow = new PublishFlow(this);
