@@ -23,6 +23,7 @@ import { logInMqtt, type LoginOutcome } from "./mqtt-login.js";
 import { acceptingConnack, connectTerms, refusingConnack, type ConnectTerms } from "./mqtt-connect.js";
 import type { MqttNode, SessionHolder } from "./mqtt-node.js";
 import { MqttPublisher, type PublisherLink } from "./mqtt-publisher.js";
+import { protocolLabel } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { MqttSession, type SessionLink } from "./mqtt-session.js";
 import { isValidTopicFilter, isValidTopicName } from "./mqtt-topic.js";
@@ -237,7 +238,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.state = "open";
     // A session for this client id elsewhere ends now (its will is published), before this one looks at the queues.
     this.node.claim(this.vhost, this.clientId, this);
-    const session = new MqttSession(this.node, this, login.vhost, terms.expiry, Math.min(s.prefetch, terms.receiveMaximum));
+    const counters = this.node.broker.stats.protocol(protocolLabel(this.protocolVersion));
+    const session = new MqttSession(this.node, this, login.vhost, terms.expiry, Math.min(s.prefetch, terms.receiveMaximum), counters);
     let present: boolean;
     try {
       cancelParkedWill(this.node, this.ctx, login.vhost, this.clientId);
@@ -249,7 +251,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     }
     this.will = p.will ?? null;
     this.session = session;
-    this.publisher = new MqttPublisher(this.node, this, login.vhost);
+    this.publisher = new MqttPublisher(this.node, this, login.vhost, counters);
     if (this.v5) {
       this.out.maxPacketSize = terms.maxPacketSize;
       this.aliases = new TopicAliases(s.topicAliasMaximum, Math.min(terms.topicAliasMaximum, s.topicAliasMaximum));
@@ -340,6 +342,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   private teardown(withWill: boolean): void {
     this.session?.release();
+    this.publisher?.closed();
     const broker = this.node.broker;
     broker.ownerClosed(this);
     if (withWill && this.will && this.vhostRef) sendWill(this.node, this.ctx, this.vhostRef, this.will, this.clientId, this.sessionExpiry);

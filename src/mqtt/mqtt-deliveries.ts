@@ -14,7 +14,7 @@
  * session is released.
  */
 import type { IPublishPacket, Packet, QoS } from "mqtt-packet";
-import { type Broker, type ClientContext, createMessage, type Message, type Queue, type QueueEntry, type VHost } from "../broker/index.js";
+import { type Broker, type ClientContext, createMessage, type Message, type ProtocolCounters, type Queue, type QueueEntry, type VHost } from "../broker/index.js";
 import { MqttConsumer, type DeliveryTarget } from "./mqtt-consumer.js";
 import { messageQos, publishFromMessage } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
@@ -60,6 +60,8 @@ export class MqttDeliveries implements DeliveryTarget {
     /** Unacknowledged QoS 1 deliveries allowed at a time. */
     private readonly prefetch: number,
     private readonly retainRule: RetainFlagRule,
+    /** This protocol version's share of the broker's counters (Prometheus). */
+    private readonly counters: ProtocolCounters,
   ) {
     this.broker = node.broker;
   }
@@ -96,16 +98,22 @@ export class MqttDeliveries implements DeliveryTarget {
     const m = entry.message;
     const qos: QoS = c.qos === 1 && messageQos(m) === 1 ? 1 : 0;
     const stats = this.broker.stats;
+    const counters = this.counters;
     this.vhost.stats.deliver++;
-    if (entry.redelivered) stats.redeliver++;
+    if (entry.redelivered) {
+      stats.redeliver++;
+      counters.redeliver++;
+    }
     if (qos === 0) {
       stats.deliverNoAck++;
+      counters.deliverNoAck++;
       this.link.send(this.packetFor(m, c.qos, 0, 0, false));
       // A QoS 0 delivery from the QoS 1 queue needs no PUBACK: settled as sent.
       if (!c.noAck) queue.settle(entry);
       return;
     }
     stats.deliver++;
+    counters.deliver++;
     const id = this.takePacketId();
     if (!this.link.send(this.packetFor(m, 1, 1, id, entry.redelivered))) {
       queue.discard(entry);
@@ -133,6 +141,7 @@ export class MqttDeliveries implements DeliveryTarget {
       if (reasonCode !== undefined && reasonCode >= 0x80) c.queue.discard(f.entry);
       else {
         c.queue.settle(f.entry);
+        this.counters.ack++;
         this.broker.stats.ack++;
         this.vhost.stats.ack++;
       }

@@ -37,6 +37,11 @@ export interface MqttSettings {
 /** The longest session expiry granted (RabbitMQ's mqtt.max_session_expiry_interval_seconds default). */
 export const MAX_SESSION_EXPIRY_SECONDS = 86_400;
 
+/** RabbitMQ's protocol label of an MQTT version in its global counters (Prometheus). */
+export function protocolLabel(protocolVersion: number): string {
+  return protocolVersion === 5 ? "mqtt50" : protocolVersion === 3 ? "mqtt310" : "mqtt311";
+}
+
 /** One session holder: what the registry needs of a connection to take its client id over. */
 export interface SessionHolder {
   takenOver(): void;
@@ -61,6 +66,8 @@ export class MqttNode {
     readonly alarms: ResourceAlarms | null = null,
   ) {
     this.retained = new RetainedStore(dataDir, log);
+    // Shown (at 0) before the first connection, as RabbitMQ initialises them when the plugin starts.
+    for (const v of [3, 4, 5]) broker.stats.protocol(protocolLabel(v));
   }
 
   /** Registers `holder` for the client id; the previous holder, if any, is taken over first. */

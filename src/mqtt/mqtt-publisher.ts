@@ -16,7 +16,7 @@
  * connection and a publish refused by a full queue gets no PUBACK (the client resends it).
  */
 import type { IPublishPacket, Packet } from "mqtt-packet";
-import { type ClientContext, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type PublishFlow, type Queue, type SyncWaiter, type VHost } from "../broker/index.js";
+import { type ClientContext, type ProtocolCounters, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type PublishFlow, type Queue, type SyncWaiter, type VHost } from "../broker/index.js";
 import { messageFromPublish, payloadOf } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
@@ -47,17 +47,32 @@ export class MqttPublisher implements SyncWaiter {
   private readonly owed: OwedAck[] = [];
   /** The sync token of owed[0]. */
   private headToken = 0;
+  /** Counted among the protocol's publishers since its first PUBLISH (RabbitMQ's publishers gauge). */
+  private publishing = false;
 
   constructor(
     private readonly node: MqttNode,
     private readonly link: PublisherLink,
     private readonly vhost: VHost,
+    /** This protocol version's share of the broker's counters (Prometheus). */
+    private readonly counters: ProtocolCounters,
   ) {}
+
+  /** The connection closed. */
+  closed(): void {
+    if (this.publishing) this.counters.publishers--;
+    this.publishing = false;
+  }
 
   /** Publishes one PUBLISH packet; the topic was validated by the connection. */
   publish(p: IPublishPacket): void {
     if (p.dup && p.qos === 1 && this.owed.some((a) => a.id === p.messageId)) return;
     const broker = this.node.broker;
+    const counters = this.counters;
+    if (!this.publishing) {
+      this.publishing = true;
+      counters.publishers++;
+    }
     const key = mqttToAmqp(p.topic);
     let x;
     try {
@@ -81,8 +96,17 @@ export class MqttPublisher implements SyncWaiter {
     }
     broker.stats.messageSizes.observe(message.bodySize);
     const outcome = broker.publish(this.vhost, x, message, this.routed, this.link.noLocalSkip(key));
-    if (outcome !== PUBLISH_UNROUTED) this.link.flow.check(this.routed, this.routed.length);
+    counters.publish++;
+    if (outcome !== PUBLISH_UNROUTED) {
+      counters.routed++;
+      this.link.flow.check(this.routed, this.routed.length);
+    } else {
+      counters.dropUnroutable++;
+      broker.stats.dropUnroutable++;
+    }
     if (p.qos === 0) return;
+    counters.receivedConfirm++;
+    broker.stats.receivedConfirm++;
     let code: number = RC.success;
     if (outcome === PUBLISH_UNROUTED && this.link.v5) code = RC.noMatchingSubscribers;
     else if (outcome === PUBLISH_REFUSED) code = this.link.v5 ? RC.quotaExceeded : -1;
@@ -115,8 +139,13 @@ export class MqttPublisher implements SyncWaiter {
     const ready = this.owed.splice(0, n);
     this.headToken += n;
     if (!this.link.isOpen) return;
+    const stats = this.node.broker.stats;
     for (const a of ready) {
       if (a.code < 0) continue;
+      if (a.code === RC.success || a.code === RC.noMatchingSubscribers) {
+        this.counters.confirm++;
+        stats.confirm++;
+      }
       this.link.send(this.link.v5 && a.code !== RC.success ? { cmd: "puback", messageId: a.id, reasonCode: a.code } : { cmd: "puback", messageId: a.id });
     }
   }

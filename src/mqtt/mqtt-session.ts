@@ -14,7 +14,7 @@
  * of the session uses them. Deliveries themselves are mqtt-deliveries.ts.
  */
 import type { ISubscribePacket, IUnsubscribePacket } from "mqtt-packet";
-import type { Broker, Queue, QueueSpec, VHost } from "../broker/index.js";
+import type { Broker, ProtocolCounters, Queue, QueueSpec, VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-deliveries.js";
 import type { MqttNode } from "./mqtt-node.js";
@@ -44,10 +44,12 @@ export class MqttSession implements RetainFlagRule {
     /** Seconds; 0 = the session ends with the connection. */
     private readonly expiry: number,
     prefetch: number,
+    /** This protocol version's share of the broker's counters (Prometheus). */
+    private readonly counters: ProtocolCounters,
   ) {
     this.broker = node.broker;
     this.exchange = node.settings.exchange;
-    this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this);
+    this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this, counters);
   }
 
   queueName(qos: 0 | 1): string {
@@ -158,6 +160,8 @@ export class MqttSession implements RetainFlagRule {
   }
 
   private remember(filter: string, sub: Subscription): void {
+    // A session with subscriptions counts as one consumer (RabbitMQ's consumers gauge for MQTT).
+    if (this.subscriptions.size === 0) this.counters.consumers++;
     this.subscriptions.set(filter, sub);
     if (sub.noLocal) this.noLocalCount++;
     if (sub.retainAsPublished) this.retainAsPublishedCount++;
@@ -167,6 +171,7 @@ export class MqttSession implements RetainFlagRule {
     const sub = this.subscriptions.get(filter);
     if (sub === undefined) return;
     this.subscriptions.delete(filter);
+    if (this.subscriptions.size === 0) this.counters.consumers--;
     if (sub.noLocal) this.noLocalCount--;
     if (sub.retainAsPublished) this.retainAsPublishedCount--;
   }
@@ -225,5 +230,6 @@ export class MqttSession implements RetainFlagRule {
   /** The connection is gone: see MqttDeliveries.release. */
   release(): void {
     this.deliveries.release();
+    if (this.subscriptions.size > 0) this.counters.consumers--;
   }
 }
