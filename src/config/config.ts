@@ -109,6 +109,10 @@ export interface ConeyConfig {
   mqttPrefetch: number;
   /** The Topic Alias Maximum announced to MQTT 5 clients (mqtt.topic_alias_maximum; 0 = no aliases). */
   mqttTopicAliasMaximum: number;
+  /** MQTTS clients that send no user name and password log in as their verified certificate's name (mqtt.ssl_cert_login). */
+  mqttSslCertLogin: boolean;
+  /** Which name of a client certificate is the user name (RabbitMQ's ssl_cert_login_from). */
+  sslCertLoginFrom: "distinguished_name" | "common_name";
   /** amq.rabbitmq.event (README, "Event exchange"): declared and fed with the broker's events. */
   eventExchange: boolean;
   /** Its vhost (RabbitMQ's event_exchange.vhost); null = the default vhost. */
@@ -189,6 +193,8 @@ export function defaultConfig(): ConeyConfig {
     mqttDefaultPass: "guest",
     mqttPrefetch: 10,
     mqttTopicAliasMaximum: 16,
+    mqttSslCertLogin: false,
+    sslCertLoginFrom: "distinguished_name",
     configFile: null,
   };
 }

@@ -70,6 +70,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "mqttDefaultUser", flag: "--mqtt-default-user <name>", env: "CONEY_MQTT_DEFAULT_USER", kind: "string", help: "user of anonymous MQTT clients" },
   { key: "mqttDefaultPass", flag: "--mqtt-default-pass <password>", env: "CONEY_MQTT_DEFAULT_PASS", kind: "string", help: "its password" },
   { key: "mqttPrefetch", flag: "--mqtt-prefetch <n>", env: "CONEY_MQTT_PREFETCH", kind: "int", help: "unacknowledged QoS 1 deliveries per MQTT client" },
+  { key: "mqttSslCertLogin", flag: "--mqtt-ssl-cert-login <bool>", env: "CONEY_MQTT_SSL_CERT_LOGIN", kind: "bool", help: "MQTTS clients without credentials log in as their certificate's name (needs --tls-verify-peer)" },
   { key: "mqttTopicAliasMaximum", flag: "--mqtt-topic-alias-maximum <n>", env: "CONEY_MQTT_TOPIC_ALIAS_MAXIMUM", kind: "int", help: "topic aliases an MQTT 5 client may set (0 = none)" },
   { key: "eventExchange", flag: "--event-exchange <bool>", env: "CONEY_EVENT_EXCHANGE", kind: "bool", help: "declare amq.rabbitmq.event and publish the broker's events to it" },
   { key: "eventExchangeVhost", flag: "--event-exchange-vhost <vhost>", env: "CONEY_EVENT_EXCHANGE_VHOST", kind: "nullable-string", help: "vhost of amq.rabbitmq.event (default: the default vhost)" },

@@ -191,6 +191,11 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "mqtt.default_pass": (l, b) => (b.out.mqttDefaultPass = l.value),
   "mqtt.prefetch": (l, b) => (b.out.mqttPrefetch = int(l)),
   "mqtt.topic_alias_maximum": (l, b) => (b.out.mqttTopicAliasMaximum = int(l)),
+  "mqtt.ssl_cert_login": (l, b) => (b.out.mqttSslCertLogin = bool(l)),
+  "ssl_cert_login_from": (l, b) => {
+    if (l.value !== "distinguished_name" && l.value !== "common_name") return bad(l, "not distinguished_name or common_name");
+    b.out.sslCertLoginFrom = l.value;
+  },
   // rabbitmq_event_exchange's key, and Coney's own audit trail (README, "Event exchange", "Audit trail").
   "event_exchange.vhost": (l, b) => (b.out.eventExchangeVhost = l.value),
   "coney.event_exchange.enabled": (l, b) => (b.out.eventExchange = bool(l)),

@@ -15,6 +15,8 @@ export interface PeerInfo {
   readonly tls: boolean;
   /** "MQTT" over TCP, "Web MQTT" over WebSocket (RabbitMQ's protocol names). */
   readonly protocolName: "MQTT" | "Web MQTT";
+  /** The verified client certificate's name (MQTTS, ssl_cert_login_from); null without one. */
+  readonly certName: string | null;
 }
 
 const VERSION_NAMES: Record<number, string> = { 3: "3.1.0", 4: "3.1.1", 5: "5-0" };

@@ -1,7 +1,9 @@
 /**
- * CONNECT's login, in RabbitMQ's MQTT order: credentials (or the default user when anonymous
- * logins are allowed), the vhost (mqtt-vhost.ts: `vhost:user`, the port-to-vhost mapping, or
- * mqtt.vhost), the vhost must exist, the password must match an internal user or, with OAuth 2.0
+ * CONNECT's login, in RabbitMQ's MQTT order: credentials (a user name and a non-empty password;
+ * without both, with mqtt.ssl_cert_login, the verified TLS client certificate's name, which logs
+ * in without password; else the default user when anonymous logins are allowed), the vhost
+ * (mqtt-vhost.ts: for a client with a certificate the mqtt_default_vhosts mapping first, then
+ * `vhost:user`, the port-to-vhost mapping, or mqtt.vhost), the vhost must exist, the password must match an internal user or, with OAuth 2.0
  * configured, a password that is a JWT must verify as a token (any user name: the token names the
  * user; a JWT-shaped password that does not verify is still tried as a password, as AMQP does),
  * loopback-only users only from loopback, the user needs access to the vhost, and the connection
@@ -33,6 +35,8 @@ export interface LoginPeer {
   readonly isLoopback: boolean;
   /** The listener's port, for the port-to-vhost mapping. */
   readonly port: number;
+  /** The verified client certificate's name (MQTTS); null without one. */
+  readonly certName: string | null;
 }
 
 const refuse = (reasonCode: number, why: string): LoginOutcome => ({ ok: false, reasonCode, why });
@@ -42,15 +46,17 @@ export function logInMqtt(node: MqttNode, p: IConnectPacket, peer: LoginPeer, cl
   const broker = node.broker;
   let username = p.username;
   let password = p.password?.toString("utf8");
-  if (username === undefined && password === undefined && s.allowAnonymous) {
+  const certLogin = username === undefined && password === undefined && s.sslCertLogin && peer.certName !== null;
+  if (certLogin) username = peer.certName!;
+  else if (username === undefined && password === undefined && s.allowAnonymous) {
     username = s.defaultUser;
     password = s.defaultPass;
   }
-  if (username === undefined || password === undefined || password === "") {
+  if (username === undefined || (!certLogin && (password === undefined || password === ""))) {
     broker.authAttempts.record("mqtt", false);
     return refuse(RC.badUserNameOrPassword, username === undefined ? "no credentials provided" : "no password provided");
   }
-  const { vhost, user } = vhostOfLogin(username, peer.port, s.vhost, broker.globalParameters);
+  const { vhost, user } = vhostOfLogin(username, peer.port, s.vhost, broker.globalParameters, peer.certName);
   if (s.loginThrottle && s.loginThrottle.waitFor(peer.peerHost) > 0) {
     broker.authAttempts.record("mqtt", false);
     return refuse(RC.badUserNameOrPassword, "too many failed logins from this address");
@@ -60,7 +66,8 @@ export function logInMqtt(node: MqttNode, p: IConnectPacket, peer: LoginPeer, cl
     broker.authAttempts.record("mqtt", false);
     return refuse(RC.badUserNameOrPassword, `vhost '${vhost}' does not exist`);
   }
-  const secret = password;
+  if (certLogin) return certificateLogin(node, user, v, peer, clientId);
+  const secret = password!;
   if (isTokenLogin(s.tokens, secret)) {
     return s.tokens.verify(secret).then(
       (login) => {
@@ -86,6 +93,16 @@ function passwordLogin(node: MqttNode, broker: Broker, user: string, password: s
   }
   s.loginThrottle?.succeeded(peer.peerHost);
   if (s.loopbackUsers.includes(user) && !peer.isLoopback) return refuse(RC.notAuthorized, `user '${user}' can only connect via localhost`);
+  return admit(node, user, v, broker.checkerFor(user), null, clientId);
+}
+
+/** mqtt.ssl_cert_login: the certificate was verified by the TLS handshake; the user must exist (no password asked). */
+function certificateLogin(node: MqttNode, user: string, v: VHost, peer: LoginPeer, clientId: string): LoginOutcome {
+  const broker = node.broker;
+  const known = broker.users.get(user) !== undefined;
+  broker.authAttempts.record("mqtt", known);
+  if (!known) return refuse(RC.badUserNameOrPassword, `no user '${user}' for the client certificate`);
+  if (node.settings.loopbackUsers.includes(user) && !peer.isLoopback) return refuse(RC.notAuthorized, `user '${user}' can only connect via localhost`);
   return admit(node, user, v, broker.checkerFor(user), null, clientId);
 }
 

@@ -8,6 +8,7 @@ import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Broker, Message, ResourceAlarms } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
+import type { CertLoginFrom } from "../tls/cert-login-name.js";
 import { RetainedStore } from "./retained-store.js";
 
 export interface MqttSettings {
@@ -32,6 +33,9 @@ export interface MqttSettings {
   readonly tokens: TokenVerifier | null;
   /** mqtt.topic_alias_maximum: the Topic Alias Maximum announced to MQTT 5 clients (0: none). */
   readonly topicAliasMaximum: number;
+  /** mqtt.ssl_cert_login: an MQTTS client without credentials logs in as its certificate's name. */
+  readonly sslCertLogin: boolean;
+  readonly sslCertLoginFrom: CertLoginFrom;
 }
 
 /** The longest session expiry granted (RabbitMQ's mqtt.max_session_expiry_interval_seconds default). */

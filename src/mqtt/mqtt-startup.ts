@@ -32,6 +32,8 @@ export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle
     loginThrottle,
     tokens,
     topicAliasMaximum: Math.max(0, Math.min(config.mqttTopicAliasMaximum, 65_535)),
+    sslCertLogin: config.mqttSslCertLogin,
+    sslCertLoginFrom: config.sslCertLoginFrom,
   };
 }
 

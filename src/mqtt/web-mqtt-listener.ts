@@ -41,6 +41,7 @@ export async function listenWebMqtt(node: MqttNode, port: number, bind: string):
       isLoopback: isLoopbackPeer(peerHost),
       tls: false,
       protocolName: "Web MQTT",
+      certName: null,
     });
     connections.add(c);
     ws.on("close", () => connections.delete(c));

@@ -2,13 +2,15 @@
 // the mqtt_port_to_vhost_mapping global parameter (set over the HTTP API), topic permissions with
 // {client_id}, {username} and {vhost} (write on publish, read on subscribe), and OAuth 2.0 tokens
 // as the password (the token's scopes decide; a JWT-shaped password that is no valid token is still
-// tried as a password; an expired token is refused; the connection ends when the token expires).
+// tried as a password; an expired token is refused; the connection ends when the token expires),
+// and TLS client certificates as credentials (mqtt.ssl_cert_login, mqtt_default_vhosts).
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { connackCode, connectMqtt, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
 import { oauthFixture, type OAuthFixture } from "../helpers/oauth-tokens.js";
+import { makeTestCa } from "../helpers/test-ca.js";
 
 const AUTH = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}`, "content-type": "application/json" };
 const refusedWith = (code: number) => (e: unknown): boolean => (e as { code?: number }).code === code;
@@ -152,5 +154,65 @@ describe("MQTT with OAuth 2.0 tokens as passwords", () => {
     const c = await connectMqtt(url, { clientId: "pw-user" });
     clients.push(c);
     assert.equal(c.client.connected, true);
+  });
+});
+
+describe("MQTT over TLS with client certificates (mqtt.ssl_cert_login)", () => {
+  const ca = makeTestCa();
+  let broker: TestBroker;
+  let url: string;
+  const clients: TestMqttClient[] = [];
+  const tlsOptions = () => ({ ca: readFileSync(ca.caCert), cert: readFileSync(ca.clientCert), key: readFileSync(ca.clientKey) });
+  const userOf = (clientId: string) => broker.broker.connections.list().find((c) => c.info().clientProperties["client_id"] === clientId)?.info();
+
+  before(async () => {
+    broker = await startTestBroker({ mqttsPort: 0, amqpsPort: 0, tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, tlsVerifyPeer: true, mqttSslCertLogin: true });
+    url = `mqtts://127.0.0.1:${broker.mqttsPort}`;
+    broker.broker.putVhost("certs", {});
+    // ssl_cert_login_from = distinguished_name (RabbitMQ's default): the user is named by the subject.
+    broker.broker.putUser("CN=client", { password: "not-used", tags: [] });
+    broker.broker.setPermission("CN=client", "/", { configure: ".*", write: ".*", read: ".*" });
+    broker.broker.setPermission("CN=client", "certs", { configure: ".*", write: ".*", read: ".*" });
+  });
+  after(async () => {
+    for (const c of clients) await c.client.endAsync(true).catch(() => {});
+    await broker.close();
+    rmSync(ca.dir, { recursive: true, force: true });
+  });
+
+  it("logs a client that sends no credentials in as its certificate's subject, without password", async () => {
+    const c = await connectMqtt(url, { ...tlsOptions(), clientId: "by-cert", username: undefined, password: undefined });
+    clients.push(c);
+    assert.equal(userOf("by-cert")?.user, "CN=client");
+    assert.equal(userOf("by-cert")?.vhost, "/");
+    await c.client.subscribeAsync("cert/t", { qos: 1 });
+    await c.client.publishAsync("cert/t", "signed", { qos: 1 });
+    assert.equal((await c.waitFor(1))[0]!.payload.toString(), "signed");
+  });
+
+  it("a user name and password, when given, take priority over the certificate", async () => {
+    const c = await connectMqtt(url, { ...tlsOptions(), clientId: "by-password" });
+    clients.push(c);
+    assert.equal(userOf("by-password")?.user, "guest");
+  });
+
+  it("the mqtt_default_vhosts global parameter maps the certificate's name to a vhost", async () => {
+    broker.broker.putGlobalParameter("mqtt_default_vhosts", { "CN=client": "certs" });
+    try {
+      const c = await connectMqtt(url, { ...tlsOptions(), clientId: "cert-vhost", username: undefined, password: undefined });
+      clients.push(c);
+      assert.equal(userOf("cert-vhost")?.vhost, "certs");
+    } finally {
+      broker.broker.deleteGlobalParameter("mqtt_default_vhosts");
+    }
+  });
+
+  it("refuses a certificate whose name is no user (CONNACK 0x86)", async () => {
+    broker.broker.deleteUser("CN=client");
+    try {
+      assert.equal(await connackCode(url, { ...tlsOptions(), protocolVersion: 5, clientId: "cert-unknown" }), 0x86);
+    } finally {
+      broker.broker.putUser("CN=client", { password: "not-used", tags: [] });
+    }
   });
 });
