@@ -21,6 +21,8 @@ describe("MQTT listener configuration", () => {
     assert.equal(d.mqttAllowAnonymous, false);
     assert.equal(d.mqttPrefetch, 10);
     assert.equal(d.mqttsPort, 8883);
+    assert.equal(d.mqttTopicAliasMaximum, 16, "RabbitMQ's mqtt.topic_alias_maximum");
+    assert.equal(d.mqttSslCertLogin, false);
     const c = loadConfig(["--mqtt-port", "0", "--web-mqtt-port", "off", "--mqtt-vhost", "iot"], { CONEY_MQTT_ALLOW_ANONYMOUS: "true" });
     assert.equal(c.mqttPort, 0);
     assert.equal(c.webMqttPort, null);
@@ -30,11 +32,11 @@ describe("MQTT listener configuration", () => {
 
   it("reads RabbitMQ's mqtt.* and web_mqtt.* keys from rabbitmq.conf", () => {
     const conf = readRabbitConf(
-      ["mqtt.listeners.tcp.default = 1884", "mqtt.listeners.ssl.default = 8884", "web_mqtt.tcp.port = 15676", "mqtt.vhost = devices", "mqtt.exchange = mqtt.topic", "mqtt.allow_anonymous = true", "mqtt.default_user = dev", "mqtt.default_pass = secret", "mqtt.prefetch = 20"].join("\n"),
+      ["mqtt.listeners.tcp.default = 1884", "mqtt.listeners.ssl.default = 8884", "web_mqtt.tcp.port = 15676", "mqtt.vhost = devices", "mqtt.exchange = mqtt.topic", "mqtt.allow_anonymous = true", "mqtt.default_user = dev", "mqtt.default_pass = secret", "mqtt.prefetch = 20", "mqtt.topic_alias_maximum = 8", "mqtt.ssl_cert_login = true", "ssl_cert_login_from = common_name"].join("\n"),
       { loopbackUsers: ["guest"] },
     );
     assert.deepEqual(conf.unsupported, []);
-    assert.deepEqual(conf.settings, { mqttPort: 1884, mqttsPort: 8884, webMqttPort: 15676, mqttVhost: "devices", mqttExchange: "mqtt.topic", mqttAllowAnonymous: true, mqttDefaultUser: "dev", mqttDefaultPass: "secret", mqttPrefetch: 20 });
+    assert.deepEqual(conf.settings, { mqttPort: 1884, mqttsPort: 8884, webMqttPort: 15676, mqttVhost: "devices", mqttExchange: "mqtt.topic", mqttAllowAnonymous: true, mqttDefaultUser: "dev", mqttDefaultPass: "secret", mqttPrefetch: 20, mqttTopicAliasMaximum: 8, mqttSslCertLogin: true, sslCertLoginFrom: "common_name" });
   });
 });
 
