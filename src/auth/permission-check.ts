@@ -118,9 +118,24 @@ export class PermissionChecker {
       if (this.registry.topicPermissionCount === 0) return;
       allowed = this.registry.topicPermission(this.user.name, vhost, exchange)?.allows(kind, routingKey, this.clientId) ?? true;
     }
-    if (!allowed) {
-      throw new BrokerError("accessRefused", `access to topic '${routingKey}' in exchange '${exchange}' in vhost '${vhost}' refused for user '${this.user.name}'`);
-    }
+    if (!allowed) throw this.topicRefusal(vhost, exchange, routingKey);
+  }
+
+  /**
+   * The topic decision checkTopic enforces, with what made it: the topic permission's pattern of
+   * `kind` as it applies to this checker's client (`{client_id}` expanded), or null when the user
+   * has no topic permission for the exchange (not restricted); `byScope` for a token login.
+   */
+  explainTopic(vhost: string, exchange: string, kind: TopicKind, routingKey: string): { readonly allowed: boolean; readonly pattern: string | null; readonly byScope: boolean } {
+    if (this.grants) return { allowed: this.grants.allowsTopic?.(vhost, exchange, kind, routingKey) ?? true, pattern: null, byScope: true };
+    const tp = this.registry.topicPermission(this.user.name, vhost, exchange);
+    if (!tp) return { allowed: true, pattern: null, byScope: false };
+    return { allowed: tp.allows(kind, routingKey, this.clientId), pattern: tp.expanded(kind, this.clientId), byScope: false };
+  }
+
+  /** The ACCESS_REFUSED text of a refused topic check (the explainer shows it too). */
+  topicRefusal(vhost: string, exchange: string, routingKey: string): BrokerError {
+    return new BrokerError("accessRefused", `access to topic '${routingKey}' in exchange '${exchange}' in vhost '${vhost}' refused for user '${this.user.name}'`);
   }
 
   /** For operations on a vhost as a whole (connection.open): NOT_ALLOWED when there is no record. */

@@ -6,22 +6,32 @@
  * module only adds what comes before a checker exists (is there such a user, can it log in, does
  * the vhost exist) and words each step for people. Checks after the deciding one are not run,
  * exactly as the broker stops at the first refusal.
+ *
+ * A topic question (resource "topic", permission write or read, `name` a routing or binding key
+ * on the topic exchange `exchange`, optionally for an MQTT `client_id`) explains topic
+ * authorisation as step (c) instead: the user's topic permission for the exchange, with
+ * `{username}`, `{vhost}` and `{client_id}` expanded, as publishing (write) and binding or MQTT
+ * subscribing (read) check it (PermissionChecker.explainTopic).
  */
 import { BrokerError } from "../errors/broker-error.js";
 import { PermissionChecker } from "./permission-check.js";
 import type { PermissionKind } from "./permission.js";
 import type { UserRegistry } from "./user-registry.js";
 
-export type CheckName = "authentication" | "vhost_access" | "pattern" | "scope";
-export type ResourceKind = "queue" | "exchange";
+export type CheckName = "authentication" | "vhost_access" | "pattern" | "scope" | "topic";
+export type ResourceKind = "queue" | "exchange" | "topic";
 
 export interface ExplainQuery {
   readonly user: string;
   readonly vhost: string;
   readonly permission: PermissionKind;
   readonly resource: ResourceKind;
-  /** The resource name; "" is the default exchange. */
+  /** The resource name; "" is the default exchange. For a topic, the routing or binding key. */
   readonly name: string;
+  /** For a topic: the topic exchange (amq.topic for MQTT). */
+  readonly exchange?: string;
+  /** For a topic: the MQTT client id `{client_id}` stands for. */
+  readonly client_id?: string;
 }
 
 export interface CheckOutcome {
@@ -33,6 +43,8 @@ export interface CheckOutcome {
   readonly pattern?: string;
   /** At the scope check: the scope that allowed, or null when none did. */
   readonly scope?: string | null;
+  /** At the topic check: the topic pattern as it applied (variables expanded), or null when the user has none for the exchange. */
+  readonly topic_pattern?: string | null;
 }
 
 export interface PermissionExplanation extends ExplainQuery {
@@ -85,6 +97,7 @@ export function explainWithChecker(checker: PermissionChecker, settings: Explain
     return finish(q, checks, new BrokerError("notAllowed", `access to vhost '${q.vhost}' refused for user '${checker.user.name}'`).replyText);
   }
   checks.push({ check: "vhost_access", passed: true, reason: `User ${user} has access to vhost ${quote(q.vhost)}.` });
+  if (q.resource === "topic") return explainTopic(checker, q, checks);
   if (d.decidedBy === "pattern") {
     const verb = d.allowed ? "matches" : "does not match";
     checks.push({ check: "pattern", passed: d.allowed, pattern: d.rule, reason: `The ${q.permission} pattern ${quote(d.rule)} ${verb} ${shown}.` });
@@ -93,6 +106,28 @@ export function explainWithChecker(checker: PermissionChecker, settings: Explain
     checks.push({ check: "scope", passed: d.allowed, scope: d.rule, reason });
   }
   return finish(q, checks, d.allowed ? null : checker.refusal(q.resource, q.name, q.vhost).replyText);
+}
+
+/** Step (c) of a topic question: the topic permission for the exchange, as the checker enforces it. */
+function explainTopic(checker: PermissionChecker, q: ExplainQuery, checks: CheckOutcome[]): PermissionExplanation {
+  const exchange = q.exchange ?? "amq.topic";
+  const kind = q.permission === "read" ? "read" : "write";
+  // The question's client id, for this answer only (a caller's own checker is lent, not changed).
+  const previous = checker.clientId;
+  checker.clientId = q.client_id ?? null;
+  let t: ReturnType<PermissionChecker["explainTopic"]>;
+  try {
+    t = checker.explainTopic(q.vhost, exchange, kind, q.name);
+  } finally {
+    checker.clientId = previous;
+  }
+  const key = quote(q.name);
+  let reason: string;
+  if (t.byScope) reason = t.allowed ? `A scope of the token grants topic ${kind} on ${key} in exchange ${quote(exchange)}.` : `No scope of the token grants topic ${kind} on ${key} in exchange ${quote(exchange)}.`;
+  else if (t.pattern === null) reason = `User ${quote(checker.user.name)} has no topic permission for exchange ${quote(exchange)} in this vhost, so its keys are not restricted.`;
+  else reason = `The topic ${kind} pattern ${quote(t.pattern)} ${t.allowed ? "matches" : "does not match"} ${key}.`;
+  checks.push({ check: "topic", passed: t.allowed, topic_pattern: t.pattern, reason });
+  return finish(q, checks, t.allowed ? null : checker.topicRefusal(q.vhost, exchange, q.name).replyText);
 }
 
 function finish(q: ExplainQuery, checks: CheckOutcome[], refusal: string | null): PermissionExplanation {

@@ -89,4 +89,30 @@ describe("the permission explainer", () => {
     const noVhost = explainWithChecker(checker, { ...settings, vhostExists: () => true }, q({ user: "svc", vhost: "prod" }), auth);
     assert.deepEqual([noVhost.allowed, noVhost.decided_by], [false, "vhost_access"]);
   });
+
+  it("explains topic questions with {client_id} expanded, always as checkTopic enforces them", () => {
+    const r = registry();
+    r.setTopicPermission("app", "/", { exchange: "amq.topic", write: "^dev\\.{client_id}\\.", read: "^(dev|all)\\." });
+    const checker = new PermissionChecker(r, r.get("app")!);
+    for (const clientId of ["c1", "c2", undefined]) {
+      checker.clientId = clientId ?? null;
+      for (const kind of ["write", "read"] as const) {
+        for (const key of ["dev.c1.t", "dev.c2.t", "all.x", "other"]) {
+          const e = explainForUser(r, settings, q({ resource: "topic", permission: kind, name: key, ...(clientId ? { client_id: clientId } : {}) }));
+          let enforced = true;
+          try {
+            checker.checkTopic("/", "amq.topic", kind, key);
+          } catch {
+            enforced = false;
+          }
+          assert.equal(e.allowed, enforced, `${kind} ${key} as ${clientId}`);
+          assert.equal(e.decided_by, "topic");
+        }
+      }
+    }
+    const e = explainForUser(r, settings, q({ resource: "topic", permission: "write", name: "dev.c1.t", client_id: "c1" }));
+    assert.equal(e.checks[2]!.topic_pattern, "^dev\\.c1\\.");
+    const unrestricted = explainForUser(r, settings, q({ resource: "topic", permission: "write", name: "x", exchange: "amq.direct" }));
+    assert.deepEqual([unrestricted.allowed, unrestricted.checks[2]!.topic_pattern], [true, null]);
+  });
 });

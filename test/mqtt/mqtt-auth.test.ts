@@ -89,6 +89,26 @@ describe("MQTT logins, vhosts and topic permissions", () => {
     const m = await open({ protocolVersion: 5, clientId: "dev-m", username: "mapped:dev", password: "pw" });
     assert.deepEqual(await granted(m, { "vhost/mapped/x": { qos: 0 }, "vhost/other/x": { qos: 0 } }), [0, 0x87]);
   });
+  it("the permission explainer answers topic questions for an MQTT client id as the broker enforces them", async () => {
+    const explain = async (params: Record<string, string>): Promise<Record<string, unknown>> => {
+      const res = await fetch(`${broker.httpUrl}/api/coney/explain-permission?${new URLSearchParams({ user: "dev", vhost: "/", resource: "topic", ...params }).toString()}`, { headers: AUTH });
+      assert.equal(res.status, 200);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    const own = await explain({ permission: "write", name: "devices.dev-1.temp", client_id: "dev-1" });
+    assert.equal(own["allowed"], true);
+    assert.equal(own["decided_by"], "topic");
+    assert.equal((own["checks"] as Array<{ topic_pattern?: string }>)[2]!.topic_pattern, "^devices\\.dev-1\\.");
+    const other = await explain({ permission: "write", name: "devices.dev-1.temp", client_id: "dev-2" });
+    assert.equal(other["allowed"], false);
+    assert.equal(other["refusal"], "ACCESS_REFUSED - access to topic 'devices.dev-1.temp' in exchange 'amq.topic' in vhost '/' refused for user 'dev'");
+    const read = await explain({ permission: "read", name: "users.dev.#" });
+    assert.equal(read["allowed"], true);
+    const elsewhere = await explain({ permission: "write", name: "anything", exchange: "amq.direct" });
+    assert.equal(elsewhere["allowed"], true, "no topic permission for that exchange: not restricted");
+    const bad = await fetch(`${broker.httpUrl}/api/coney/explain-permission?user=dev&vhost=%2F&resource=topic&permission=configure&name=x`, { headers: AUTH });
+    assert.equal(bad.status, 400);
+  });
 });
 
 describe("MQTT with OAuth 2.0 tokens as passwords", () => {

@@ -1,7 +1,9 @@
 /**
  * Admin › Permission explainer: pick a user, vhost, operation and resource; the broker answers
  * allowed or refused and which check decided, in the order it enforces them: authentication →
- * vhost access → pattern (or an OAuth 2.0 token's scopes). The verdict comes from
+ * vhost access → pattern (or an OAuth 2.0 token's scopes). A topic (a routing key on a topic
+ * exchange, optionally for an MQTT client id) is answered by the topic permission instead; an MQTT
+ * topic is entered as MQTT writes it and sent as its routing key (`/` → `.`, `+` → `*`). The verdict comes from
  * GET /api/coney/explain-permission, i.e. from the broker's own permission checker, never from a
  * copy of its rules in the browser. Administrators may ask about anyone; others about themselves.
  */
@@ -16,7 +18,7 @@ import { useLive } from "../live.js";
 import type { PageProps } from "../page-props.js";
 import { href } from "../router.js";
 
-type CheckName = "authentication" | "vhost_access" | "pattern" | "scope";
+type CheckName = "authentication" | "vhost_access" | "pattern" | "scope" | "topic";
 
 interface Explanation {
   user: string;
@@ -37,6 +39,7 @@ const STEP_LABELS: Record<CheckName, string> = {
   vhost_access: "2. Virtual host access",
   pattern: "3. Permission pattern",
   scope: "3. Token scopes",
+  topic: "3. Topic permission",
 };
 
 /** What each kind governs (the spec's permission model), to help pick the right one. */
@@ -50,6 +53,13 @@ const GOVERNS: Record<string, string> = {
   write: "Publishing to an exchange; being the destination of a binding.",
   read: "Consuming, getting or purging a queue; being the source of a binding; a passive declare.",
 };
+const TOPIC_GOVERNS: Record<string, string> = {
+  write: "Publishing with this routing key (an MQTT PUBLISH to this topic).",
+  read: "Binding with this key (an MQTT SUBSCRIBE to this filter).",
+};
+
+/** An MQTT topic or filter as the routing or binding key the broker checks (as the MQTT listener maps it). */
+const mqttToKey = (topic: string): string => topic.replaceAll("/", ".").replaceAll("+", "*");
 
 export function AdminExplainPage({ params }: PageProps) {
   return html`<${AdminFrame} seg="explain" title="Permission explainer"><${AdminExplainBody} params=${params} /><//>`;
@@ -67,6 +77,14 @@ function AdminExplainBody({ params }: PageProps) {
   const [permission, setPermission] = useState("configure");
   const [resource, setResource] = useState("queue");
   const [name, setName] = useState("");
+  const [exchange, setExchange] = useState("amq.topic");
+  const [clientId, setClientId] = useState("");
+  const topic = resource === "topic";
+  // A topic permission is write or read: switching to a topic leaves configure for write.
+  const chooseResource = (r: string): void => {
+    setResource(r);
+    if (r === "topic" && permission === "configure") setPermission("write");
+  };
   const [answer, setAnswer] = useState<Explanation | null>(null);
   const act = useAction();
   const submit = (e: Event): void => {
@@ -75,7 +93,11 @@ function AdminExplainBody({ params }: PageProps) {
     void act.run(async () => {
       // Built here, not with the client's query helper: that one drops empty values, and an empty
       // name (the default exchange) is a real question.
-      const q = new URLSearchParams({ user: admin ? user : me, vhost, permission, resource, name });
+      const q = new URLSearchParams({ user: admin ? user : me, vhost, permission, resource, name: topic ? mqttToKey(name) : name });
+      if (topic) {
+        q.set("exchange", exchange);
+        if (clientId !== "") q.set("client_id", clientId);
+      }
       setAnswer(await api.get<Explanation>(`/coney/explain-permission?${q.toString()}`));
     });
   };
@@ -94,11 +116,17 @@ function AdminExplainBody({ params }: PageProps) {
         </label>
       </div>
       <div class="field-row">
-        <${SelectField} label="Operation" name="permission" value=${permission} set=${setPermission} options=${OPERATIONS} />
-        <${SelectField} label="Resource" name="resource" value=${resource} set=${setResource} options=${[["queue", "Queue"], ["exchange", "Exchange"]]} />
-        <${TextField} label="Resource name" name="name" value=${name} set=${setName} />
+        <${SelectField} label="Operation" name="permission" value=${permission} set=${setPermission} options=${topic ? OPERATIONS.slice(1) : OPERATIONS} />
+        <${SelectField} label="Resource" name="resource" value=${resource} set=${chooseResource} options=${[["queue", "Queue"], ["exchange", "Exchange"], ["topic", "Topic (MQTT topic or routing key)"]]} />
+        <${TextField} label=${topic ? "Topic" : "Resource name"} name="name" value=${name} set=${setName} />
       </div>
-      <p class="hint">${permission}: ${GOVERNS[permission]} An empty name is the default exchange.</p>
+      ${topic
+        ? html`<div class="field-row">
+            <${TextField} label="Topic exchange" name="exchange" value=${exchange} set=${setExchange} />
+            <${TextField} label="MQTT client id (for {client_id})" name="client_id" value=${clientId} set=${setClientId} />
+          </div>
+          <p class="hint">${TOPIC_GOVERNS[permission] ?? TOPIC_GOVERNS["write"]} MQTT's sensors/+/temp is checked as the key sensors.*.temp.</p>`
+        : html`<p class="hint">${permission}: ${GOVERNS[permission]} An empty name is the default exchange.</p>`}
       <div class="form-actions"><button type="submit" class="primary" disabled=${act.busy}>Explain</button></div>
       <${ErrorBox} error=${act.error ?? users.error} />
     </form>
@@ -107,7 +135,7 @@ function AdminExplainBody({ params }: PageProps) {
 
 function Verdict({ e }: { e: Explanation }) {
   const ran = new Set(e.checks.map((c) => c.check));
-  const last: CheckName = ran.has("scope") ? "scope" : "pattern";
+  const last: CheckName = ran.has("topic") ? "topic" : ran.has("scope") ? "scope" : "pattern";
   const steps: CheckName[] = ["authentication", "vhost_access", last];
   const what = `${e.permission} on ${e.resource} ${e.name === "" ? "(the default exchange)" : `“${e.name}”`} in virtual host “${e.vhost}” for user “${e.user}”`;
   return html`<section class=${`verdict ${e.allowed ? "verdict-allowed" : "verdict-refused"}`} aria-live="polite" aria-label="Verdict">
