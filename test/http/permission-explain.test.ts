@@ -83,6 +83,7 @@ describe("the permission explainer endpoint", () => {
     assert.equal((await api("GET", query({ vhost: "/", name: "q" }))).status, 400);
     const bad = await api("GET", query({ vhost: "/", permission: "delete", name: "q" }));
     assert.deepEqual([bad.status, bad.json.error], [400, "bad_request"]);
-    assert.equal((await api("GET", query({ vhost: "/", permission: "read", resource: "topic", name: "q" }))).status, 400);
+    assert.equal((await api("GET", query({ vhost: "/", permission: "read", resource: "stream", name: "q" }))).status, 400);
+    assert.equal((await api("GET", query({ vhost: "/", permission: "configure", resource: "topic", name: "q" }))).status, 400, "a topic permission is write or read");
   });
 });
