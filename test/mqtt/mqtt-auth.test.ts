@@ -7,6 +7,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
+import { connect as netConnect } from "node:net";
+import { generate, parser, type IPublishPacket, type Packet } from "mqtt-packet";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { connackCode, connectMqtt, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
 import { oauthFixture, type OAuthFixture } from "../helpers/oauth-tokens.js";
@@ -142,6 +144,32 @@ describe("MQTT with OAuth 2.0 tokens as passwords", () => {
     assert.equal(r!.payload.toString(), "by token");
     const attempts = broker.broker.authAttempts.list().find((a) => a.protocol === "mqtt");
     assert.ok(attempts && attempts.auth_attempts_succeeded >= 1);
+  });
+
+  it("keeps the packets a client sends right behind its CONNECT while the token is verified", async () => {
+    const token = await oauth.sign({ scope: scopes, sub: "pipeliner" });
+    const socket = netConnect(broker.mqttPort!, "127.0.0.1");
+    const got: Packet[] = [];
+    const p = parser({ protocolVersion: 4 });
+    p.on("packet", (x: Packet) => got.push(x));
+    socket.on("data", (d) => p.parse(d));
+    // CONNECT, SUBSCRIBE and PUBLISH in one write: the last two arrive before the login is decided.
+    socket.write(
+      Buffer.concat([
+        generate({ cmd: "connect", protocolId: "MQTT", protocolVersion: 4, clean: true, clientId: "pipelined", keepalive: 0, username: "x", password: Buffer.from(token) }),
+        generate({ cmd: "subscribe", messageId: 1, subscriptions: [{ topic: "pipe/t", qos: 1 }] }),
+        generate({ cmd: "publish", topic: "pipe/t", payload: Buffer.from("early"), qos: 1, messageId: 2, dup: false, retain: false }),
+      ]),
+    );
+    try {
+      await waitUntil(() => got.some((x) => x.cmd === "publish"));
+      assert.deepEqual(got.slice(0, 2).map((x) => x.cmd), ["connack", "suback"]);
+      const delivered = got.find((x): x is IPublishPacket => x.cmd === "publish")!;
+      assert.equal(delivered.payload.toString(), "early");
+      assert.ok(got.some((x) => x.cmd === "puback" && x.messageId === 2));
+    } finally {
+      socket.destroy();
+    }
   });
 
   it("refuses what the scopes do not grant: a subscription without configure on its queue", async () => {
