@@ -54,6 +54,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   private publisher: MqttPublisher | null = null;
   private will: Will | null = null;
   private sessionExpiry = 0;
+  /** An MQTT 5 DISCONNECT set the session expiry to 0: the session's queues go at close. */
+  private sessionEnds = false;
   private aliases: TopicAliases | null = null;
   /** Packets that came behind a CONNECT whose login is being decided; null otherwise. */
   private held: Packet[] | null = null;
@@ -172,6 +174,11 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       case "pingreq":
         return void this.send({ cmd: "pingresp" });
       case "disconnect":
+        if (this.v5 && p.properties?.sessionExpiryInterval === 0 && this.sessionExpiry > 0) {
+          // MQTT 5 §3.14.2.2.2: the session ends with this connection after all.
+          this.sessionExpiry = 0;
+          this.sessionEnds = true;
+        }
         // MQTT 5: any reason but 0x00 (normal disconnection) still sends the will (RabbitMQ, §3.14).
         return this.close("client disconnected", this.v5 && (p.reasonCode ?? 0) > 0, null);
       default:
@@ -342,6 +349,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   private teardown(withWill: boolean): void {
     this.session?.release();
+    if (this.sessionEnds) this.session?.end();
     this.publisher?.closed();
     const broker = this.node.broker;
     broker.ownerClosed(this);

@@ -227,6 +227,19 @@ export class MqttSession implements RetainFlagRule {
     return false;
   }
 
+  /** The session ends now (MQTT 5 DISCONNECT with session expiry 0): its queues are deleted. */
+  end(): void {
+    for (const qos of [0, 1] as const) {
+      const name = this.queueName(qos);
+      if (!this.vhost.queues.has(name)) continue;
+      try {
+        this.broker.deleteQueue(this.link.ctx, this.vhost.name, name, { ifUnused: false, ifEmpty: false });
+      } catch (err) {
+        this.node.log.warn("MQTT session queue not deleted", { queue: name, reason: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
   /** The connection is gone: see MqttDeliveries.release. */
   release(): void {
     this.deliveries.release();
