@@ -21,9 +21,8 @@ import { type Blockable, type ClientConnection, type ClientContext, clientContex
 import { TokenExpiry } from "../auth/oauth/token-expiry.js";
 import { logInMqtt, type LoginOutcome } from "./mqtt-login.js";
 import { acceptingConnack, connectTerms, refusingConnack, type ConnectTerms } from "./mqtt-connect.js";
-import type { MqttNode, SessionHolder } from "./mqtt-node.js";
+import { type MqttNode, protocolLabel, type SessionHolder } from "./mqtt-node.js";
 import { MqttPublisher, type PublisherLink } from "./mqtt-publisher.js";
-import { protocolLabel } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { MqttSession, type SessionLink } from "./mqtt-session.js";
 import { isValidTopicFilter, isValidTopicName } from "./mqtt-topic.js";
