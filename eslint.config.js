@@ -40,6 +40,15 @@ export default tseslint.config(
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
   {
+    // The test-runner recipes (examples/testing): Node's globals, and Mocha's BDD globals in its folder.
+    files: ["examples/**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly", globalThis: "readonly" } },
+  },
+  {
+    files: ["examples/testing/mocha/*.mjs"],
+    languageOptions: { globals: { describe: "readonly", it: "readonly", before: "readonly", after: "readonly", beforeEach: "readonly", afterEach: "readonly" } },
+  },
+  {
     files: [".dependency-cruiser.cjs"],
     languageOptions: { sourceType: "commonjs", globals: { module: "writable" } },
   },

@@ -29,7 +29,8 @@ export async function main(argv: string[]): Promise<void> {
   } else {
     const broker = await startBroker({ ...config, logger });
     running = broker;
-    logger.info("Coney started", { amqp_port: broker.amqpPort, http_port: broker.httpPort, prometheus_port: broker.prometheusPort, data_dir: config.dataDir });
+    logger.info("Coney started", { amqp_port: broker.amqpPort, http_port: broker.httpPort, prometheus_port: broker.prometheusPort, data_dir: config.inMemory ? null : config.dataDir });
+    if (config.inMemory) logger.warn("in memory: definitions and messages are not stored and last only as long as this process (--in-memory)");
   }
   let stopping = false;
   const stop = (signal: string): void => {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp from "amqplib";
 import { withTimeout } from "./helpers/wait.js";
+import { startedAmqpPort } from "./helpers/coney-process.js";
 
 const bin = new URL("../../bin/coney.js", import.meta.url).pathname;
 
@@ -17,20 +18,9 @@ describe("coney binary", () => {
     const child = spawn(process.execPath, [bin, "--amqp-port", "0", "--http-port", "0", "--prometheus-port", "0", "--bind", "127.0.0.1", "--data-dir", dataDir], {
       stdio: ["ignore", "ignore", "pipe"],
     });
-    let stderr = "";
-    const port = await withTimeout(
-      new Promise<number>((resolve) => {
-        child.stderr.on("data", (d: Buffer) => {
-          stderr += d.toString();
-          const m = /"msg":"Coney started","amqp_port":(\d+)/.exec(stderr);
-          if (m) resolve(Number(m[1]));
-        });
-      }),
-      10_000,
-      "the startup log line",
-    );
+    const { port, stderr } = await startedAmqpPort(child);
     assert.ok(port > 0);
-    assert.match(stderr, /default user 'guest' exists with its default password/);
+    assert.match(stderr(), /default user 'guest' exists with its default password/);
     const conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${port}`);
     conn.on("error", () => {});
     const closed = new Promise<unknown>((resolve) => conn.on("close", resolve));

@@ -1,17 +1,14 @@
 /**
  * The permission explainer: for a user, vhost, permission kind and resource, walks the spec's
  * check order — (a) authentication, (b) vhost access, (c) the pattern (or, for an OAuth 2.0
- * login, the token's scopes) — and says which check decided. Steps (b) and (c) are
- * PermissionChecker.explain, the decision every AMQP and HTTP operation is enforced with; this
- * module only adds what comes before a checker exists (is there such a user, can it log in, does
- * the vhost exist) and words each step for people. Checks after the deciding one are not run,
- * exactly as the broker stops at the first refusal.
- *
- * A topic question (resource "topic", permission write or read, `name` a routing or binding key
- * on the topic exchange `exchange`, optionally for an MQTT `client_id`) explains topic
- * authorisation as step (c) instead: the user's topic permission for the exchange, with
- * `{username}`, `{vhost}` and `{client_id}` expanded, as publishing (write) and binding or MQTT
- * subscribing (read) check it (PermissionChecker.explainTopic).
+ * login, the token's scopes), and for a routing key on a topic exchange (d) topic authorisation
+ * (the user's topic permission for the exchange: publishing matches the routing key against its
+ * write pattern, binding the binding key against its read pattern) — and says which check
+ * decided. Steps (b) to (d) are PermissionChecker's explain and explainTopic, the decisions every
+ * AMQP and HTTP operation is enforced with; this module only adds what comes before a checker
+ * exists (is there such a user, can it log in, does the vhost exist) and words each step for
+ * people. Checks after the deciding one are not run, exactly as the broker stops at the first
+ * refusal.
  */
 import { BrokerError } from "../errors/broker-error.js";
 import { PermissionChecker } from "./permission-check.js";
@@ -19,18 +16,18 @@ import type { PermissionKind } from "./permission.js";
 import type { UserRegistry } from "./user-registry.js";
 
 export type CheckName = "authentication" | "vhost_access" | "pattern" | "scope" | "topic";
-export type ResourceKind = "queue" | "exchange" | "topic";
+export type ResourceKind = "queue" | "exchange";
 
 export interface ExplainQuery {
   readonly user: string;
   readonly vhost: string;
   readonly permission: PermissionKind;
   readonly resource: ResourceKind;
-  /** The resource name; "" is the default exchange. For a topic, the routing or binding key. */
+  /** The resource name; "" is the default exchange. */
   readonly name: string;
-  /** For a topic: the topic exchange (amq.topic for MQTT). */
-  readonly exchange?: string;
-  /** For a topic: the MQTT client id `{client_id}` stands for. */
+  /** A routing key (write: publishing) or binding key (read: binding from it), for a topic exchange's topic authorisation. */
+  readonly routing_key?: string;
+  /** The MQTT client id `{client_id}` in a topic pattern stands for. */
   readonly client_id?: string;
 }
 
@@ -43,7 +40,7 @@ export interface CheckOutcome {
   readonly pattern?: string;
   /** At the scope check: the scope that allowed, or null when none did. */
   readonly scope?: string | null;
-  /** At the topic check: the topic pattern as it applied (variables expanded), or null when the user has none for the exchange. */
+  /** At the topic check: the user's topic pattern of the kind, null when none restricts the exchange. */
   readonly topic_pattern?: string | null;
 }
 
@@ -61,6 +58,8 @@ export interface ExplainSettings {
   readonly vhostExists: (vhost: string) => boolean;
   /** RabbitMQ's loopback_users: a note, not a refusal (it depends on where the client connects from). */
   readonly loopbackUsers: readonly string[];
+  /** An exchange's type, undefined when there is none: topic authorisation applies to topic exchanges only. */
+  readonly exchangeType: (vhost: string, name: string) => string | undefined;
 }
 
 const quote = (name: string): string => `'${name}'`;
@@ -97,7 +96,6 @@ export function explainWithChecker(checker: PermissionChecker, settings: Explain
     return finish(q, checks, new BrokerError("notAllowed", `access to vhost '${q.vhost}' refused for user '${checker.user.name}'`).replyText);
   }
   checks.push({ check: "vhost_access", passed: true, reason: `User ${user} has access to vhost ${quote(q.vhost)}.` });
-  if (q.resource === "topic") return explainTopic(checker, q, checks);
   if (d.decidedBy === "pattern") {
     const verb = d.allowed ? "matches" : "does not match";
     checks.push({ check: "pattern", passed: d.allowed, pattern: d.rule, reason: `The ${q.permission} pattern ${quote(d.rule)} ${verb} ${shown}.` });
@@ -105,29 +103,33 @@ export function explainWithChecker(checker: PermissionChecker, settings: Explain
     const reason = d.rule !== null ? `The scope ${quote(d.rule)} grants ${q.permission} on ${shown}.` : `No scope of the token grants ${q.permission} on ${shown} in vhost ${quote(q.vhost)}.`;
     checks.push({ check: "scope", passed: d.allowed, scope: d.rule, reason });
   }
-  return finish(q, checks, d.allowed ? null : checker.refusal(q.resource, q.name, q.vhost).replyText);
+  if (!d.allowed) return finish(q, checks, checker.refusal(q.resource, q.name, q.vhost).replyText);
+  const topic = topicCheck(checker, settings, q);
+  if (topic === null) return finish(q, checks, null);
+  checks.push(topic);
+  return finish(q, checks, topic.passed ? null : checker.topicRefusal(q.vhost, q.name, q.routing_key ?? "").replyText);
 }
 
-/** Step (c) of a topic question: the topic permission for the exchange, as the checker enforces it. */
-function explainTopic(checker: PermissionChecker, q: ExplainQuery, checks: CheckOutcome[]): PermissionExplanation {
-  const exchange = q.exchange ?? "amq.topic";
-  const kind = q.permission === "read" ? "read" : "write";
+/** (d): only for a routing or binding key on an exchange, and decisive only on a topic exchange. */
+function topicCheck(checker: PermissionChecker, settings: ExplainSettings, q: ExplainQuery): CheckOutcome | null {
+  const key = q.routing_key;
+  if (key === undefined || q.resource !== "exchange" || q.permission === "configure") return null;
+  const type = settings.exchangeType(q.vhost, q.name);
+  const what = q.permission === "write" ? `routing key ${quote(key)}` : `binding key ${quote(key)}`;
+  if (type === undefined) return { check: "topic", passed: true, topic_pattern: null, reason: `There is no exchange ${quote(q.name)} in vhost ${quote(q.vhost)}: the operation would fail with NOT_FOUND, not on a permission.` };
+  if (type !== "topic") return { check: "topic", passed: true, topic_pattern: null, reason: `${quote(q.name)} is a ${type} exchange: topic permissions apply to topic exchanges only, so the ${what} is not checked.` };
   // The question's client id, for this answer only (a caller's own checker is lent, not changed).
   const previous = checker.clientId;
   checker.clientId = q.client_id ?? null;
   let t: ReturnType<PermissionChecker["explainTopic"]>;
   try {
-    t = checker.explainTopic(q.vhost, exchange, kind, q.name);
+    t = checker.explainTopic(q.vhost, q.name, q.permission, key);
   } finally {
     checker.clientId = previous;
   }
-  const key = quote(q.name);
-  let reason: string;
-  if (t.byScope) reason = t.allowed ? `A scope of the token grants topic ${kind} on ${key} in exchange ${quote(exchange)}.` : `No scope of the token grants topic ${kind} on ${key} in exchange ${quote(exchange)}.`;
-  else if (t.pattern === null) reason = `User ${quote(checker.user.name)} has no topic permission for exchange ${quote(exchange)} in this vhost, so its keys are not restricted.`;
-  else reason = `The topic ${kind} pattern ${quote(t.pattern)} ${t.allowed ? "matches" : "does not match"} ${key}.`;
-  checks.push({ check: "topic", passed: t.allowed, topic_pattern: t.pattern, reason });
-  return finish(q, checks, t.allowed ? null : checker.topicRefusal(q.vhost, exchange, q.name).replyText);
+  if (t.decidedBy === "none") return { check: "topic", passed: true, topic_pattern: null, reason: `User ${quote(checker.user.name)} has no topic permission for exchange ${quote(q.name)} in vhost ${quote(q.vhost)}, so its keys are not restricted.` };
+  if (t.decidedBy === "scope") return { check: "topic", passed: t.allowed, topic_pattern: null, reason: `The token's scopes ${t.allowed ? "grant" : "do not grant"} the ${what} on ${quote(q.name)}.` };
+  return { check: "topic", passed: t.allowed, topic_pattern: t.rule, reason: `The topic ${q.permission} pattern ${quote(t.rule)} for ${quote(q.name)} ${t.allowed ? "matches" : "does not match"} the ${what}.` };
 }
 
 function finish(q: ExplainQuery, checks: CheckOutcome[], refusal: string | null): PermissionExplanation {

@@ -13,12 +13,22 @@ import { fileURLToPath } from "node:url";
 
 export const CONEY_BIN = fileURLToPath(new URL("../../../bin/coney.js", import.meta.url));
 
+/** Ports this process has handed out: the kernel may offer a just-closed port again, and two
+ *  processes of one cluster (say etcd and a node's --prometheus-port) must not be given the same. */
+const handedOut = new Set<number>();
+
 export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", () => resolve()));
-  const a = s.address();
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return typeof a === "object" && a ? a.port : 0;
+  for (;;) {
+    const s = createServer();
+    await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", () => resolve()));
+    const a = s.address();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+    const port = typeof a === "object" && a ? a.port : 0;
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 /** etcd as a one-member cluster on loopback, its data in `dataDir`. */

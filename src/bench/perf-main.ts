@@ -2,7 +2,8 @@
  * coney-perf / `npm run bench`: one load run against any AMQP 0-9-1 broker, PerfTest style.
  * `coney-perf all …` runs the scenario list instead (scenarios.ts); `coney-perf cluster` the
  * persistent scenario on a loopback cluster against a single node (cluster-bench.ts); `coney-perf
- * mqtt` one MQTT publisher → subscriber run (mqtt-bench.ts).
+ * mqtt` one MQTT publisher → subscriber run (mqtt-bench.ts); `coney-perf testing` what the
+ * in-memory test broker costs a test suite (test-broker-bench.ts).
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
@@ -11,6 +12,7 @@ import { formatResult, runPerf } from "./perf-run.js";
 import { runScenarios } from "./scenarios.js";
 import { runClusterBench } from "./cluster-bench.js";
 import { formatMqttResult, runMqttBench, type MqttBenchOptions } from "./mqtt-bench.js";
+import { runTestBrokerBench } from "./test-broker-bench.js";
 
 const int = (min: number) => (v: string): number => {
   const n = Number(v);
@@ -107,6 +109,13 @@ export async function perfMain(argv: string[]): Promise<void> {
     .action(async (v: Record<string, unknown>) => {
       const o: MqttBenchOptions = { url: v["url"] as string, qos: v["qos"] === 0 ? 0 : 1, size: v["size"] as number, subscribers: v["subscribers"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number };
       process.stdout.write(`${formatMqttResult(o, await runMqttBench(o))}\n`);
+    });
+  program
+    .command("testing")
+    .description("coney/testing: first start with the import, next starts, close, reset with 1,000 queues, memory per idle broker")
+    .option("--processes <n>", "fresh processes to measure in", int(1), 5)
+    .action(async (v: Record<string, unknown>) => {
+      await runTestBrokerBench(v["processes"] as number, (line) => process.stdout.write(`${line}\n`));
     });
   await program.parseAsync(argv, { from: "user" });
 }

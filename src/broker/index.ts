@@ -35,4 +35,4 @@ export { type LostRecordsHandler, type PageSink, type QueueJournal, type QueueLo
 export { type Queue } from "./queue/queue.js";
 export { type QueueSpec } from "./queue/queue-spec.js";
 export { CLUSTER_NAME_PARAMETER, clusterNameOf, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME } from "./runtime-parameters.js";
-export { type PolicyRecord, type VHost } from "./vhost.js";
+export { type PolicyRecord, type VHost, type VHostStats } from "./vhost.js";

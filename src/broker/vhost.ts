@@ -28,6 +28,26 @@ export interface PolicyRecord {
   readonly priority: number;
 }
 
+/**
+ * A vhost's message counters: RabbitMQ keeps the same set per vhost (vhost_stats_fine_stats and
+ * vhost_stats_deliver_stats), so a user's overview can add up only the vhosts it may see. Each
+ * event is one field increment beside the channel's and the broker's own.
+ */
+export class VHostStats {
+  publish = 0;
+  confirm = 0;
+  returnUnroutable = 0;
+  dropUnroutable = 0;
+  deliver = 0;
+  deliverNoAck = 0;
+  get = 0;
+  getNoAck = 0;
+  ack = 0;
+  redeliver = 0;
+  recvOct = 0;
+  sendOct = 0;
+}
+
 /** The exchanges RabbitMQ predeclares in every vhost (name, type, internal). */
 const PREDECLARED: ReadonlyArray<readonly [string, string, boolean]> = [
   ["amq.direct", "direct", false],
@@ -38,6 +58,8 @@ const PREDECLARED: ReadonlyArray<readonly [string, string, boolean]> = [
   ["amq.rabbitmq.trace", "topic", true],
 ];
 
+const NO_BINDINGS: readonly ExchangeBinding[] = Object.freeze([]);
+
 export class VHost {
   readonly exchanges = new Map<string, Exchange>();
   readonly queues = new Map<string, Queue>();
@@ -46,10 +68,12 @@ export class VHost {
   readonly operatorPolicies = new Map<string, PolicyRecord>();
   /** component → name → value (vhost-scoped runtime parameters). */
   readonly parameters = new Map<string, Map<string, unknown>>();
-  readonly stats = { publish: 0, deliver: 0, ack: 0, recvOct: 0, sendOct: 0 };
+  readonly stats = new VHostStats();
   private epoch = 0;
   /** The queues sorted by name, built on demand and dropped when a queue comes or goes. */
   private sortedQueues: Queue[] | null = null;
+  /** Exclusive queues by owning connection (invariant: exactly the queues here whose exclusiveOwner is the key). */
+  private readonly exclusiveQueues = new Map<object, Set<Queue>>();
   /** Scratch stack reused by every route() call, so routing allocates nothing per message. */
   private readonly scratch: Destination[] = [];
 
@@ -78,7 +102,18 @@ export class VHost {
     const q = new Queue(this.name, spec, this.queueHost);
     this.queues.set(q.name, q);
     this.sortedQueues = null;
+    if (q.exclusiveOwner !== null) {
+      const owned = this.exclusiveQueues.get(q.exclusiveOwner);
+      if (owned) owned.add(q);
+      else this.exclusiveQueues.set(q.exclusiveOwner, new Set([q]));
+    }
     return q;
+  }
+
+  /** The exclusive queues `owner` (a connection) declared here, so its close finds them without a scan. */
+  exclusiveQueuesOf(owner: object): readonly Queue[] {
+    const owned = this.exclusiveQueues.get(owner);
+    return owned ? [...owned] : [];
   }
 
   /**
@@ -98,11 +133,16 @@ export class VHost {
   }
 
   /** Removes a queue and its bindings; returns the bindings removed. */
-  removeQueue(q: Queue): ExchangeBinding[] {
+  removeQueue(q: Queue): readonly ExchangeBinding[] {
     this.queues.delete(q.name);
     this.sortedQueues = null;
+    if (q.exclusiveOwner !== null) {
+      const owned = this.exclusiveQueues.get(q.exclusiveOwner);
+      if (owned?.delete(q) && owned.size === 0) this.exclusiveQueues.delete(q.exclusiveOwner);
+    }
     // attach() is the only writer of boundFrom, and it adds ExchangeBindings; the queue types
     // the set loosely only because queue.ts sits below exchange.ts.
+    if (q.boundFrom.size === 0) return NO_BINDINGS;
     const removed = [...q.boundFrom] as ExchangeBinding[];
     for (const b of removed) this.detach(b);
     return removed;

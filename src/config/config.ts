@@ -5,6 +5,12 @@
 import { hostname } from "node:os";
 import type { LogLevel } from "../logging/logger.js";
 
+/** One chart-history retention level: a point every `intervalSeconds`, kept for `ageSeconds`. */
+export interface RetentionLevelSetting {
+  readonly ageSeconds: number;
+  readonly intervalSeconds: number;
+}
+
 export interface ConeyConfig {
   /** AMQP 0-9-1 listener; 0 binds an ephemeral port. */
   amqpPort: number;
@@ -69,6 +75,18 @@ export interface ConeyConfig {
   managementOauthEnabled: boolean;
   managementOauthClientId: string;
   managementOauthProviderUrl: string;
+  /**
+   * Minutes without activity after which the web UI logs its user out (RabbitMQ's
+   * management.login_session_timeout). null: not configured, and the UI keeps RabbitMQ's default
+   * of 480 minutes (8 hours); /api/whoami names it only when configured, as RabbitMQ does.
+   */
+  loginSessionTimeout: number | null;
+  /**
+   * How long the management API keeps chart history (RabbitMQ's management.sample_retention_policies):
+   * per policy, levels of points every `intervalSeconds` kept for `ageSeconds`. null for a policy:
+   * RabbitMQ's default levels (src/http/sample-history.ts).
+   */
+  sampleRetention: { global: RetentionLevelSetting[] | null; basic: RetentionLevelSetting[] | null };
   /** TLS: PEM certificate, private key and CA bundle; the certificate turns on the AMQPS listener. */
   tlsCert: string | null;
   tlsKey: string | null;
@@ -171,6 +189,8 @@ export function defaultConfig(): ConeyConfig {
     managementOauthEnabled: false,
     managementOauthClientId: "",
     managementOauthProviderUrl: "",
+    loginSessionTimeout: null,
+    sampleRetention: { global: null, basic: null },
     tlsCert: null,
     tlsKey: null,
     tlsCa: null,

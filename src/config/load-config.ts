@@ -49,6 +49,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "managementOauthEnabled", flag: "--management-oauth-enabled [bool]", env: "CONEY_MANAGEMENT_OAUTH_ENABLED", kind: "bool", help: "the management UI logs in through the OAuth 2.0 identity provider (RabbitMQ's management.oauth_enabled / enable_uaa)" },
   { key: "managementOauthClientId", flag: "--management-oauth-client-id <id>", env: "CONEY_MANAGEMENT_OAUTH_CLIENT_ID", kind: "string", help: "the management UI's OAuth 2.0 client id" },
   { key: "managementOauthProviderUrl", flag: "--management-oauth-provider-url <url>", env: "CONEY_MANAGEMENT_OAUTH_PROVIDER_URL", kind: "string", help: "the OAuth 2.0 identity provider the management UI sends users to" },
+  { key: "loginSessionTimeout", flag: "--login-session-timeout <minutes>", env: "CONEY_LOGIN_SESSION_TIMEOUT", kind: "nullable-int", help: "minutes without activity before the web UI logs its user out (RabbitMQ's management.login_session_timeout; default 480)" },
   { key: "oauthHmacSecrets", flag: "--oauth-hmac-secrets <kid=secret,...>", env: "CONEY_OAUTH_HMAC_SECRETS", kind: "list", help: "OAuth 2.0 HS256 secrets, each with a key id" },
   { key: "tlsCert", flag: "--tls-cert <file>", env: "CONEY_TLS_CERT", kind: "nullable-string", help: "PEM certificate (turns on AMQPS)" },
   { key: "tlsKey", flag: "--tls-key <file>", env: "CONEY_TLS_KEY", kind: "nullable-string", help: "PEM private key of the certificate" },
@@ -171,7 +172,10 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
   }
   const result = config as unknown as ConeyConfig;
   // The lease's last second is kept back from confirming (etcd-session.ts): a shorter lease could never confirm.
+  // Followers catch up from the leader's files (docs/CLUSTERING.md): a node that writes none cannot be in a cluster.
+  if (result.etcdEndpoints.length > 0 && result.inMemory) throw new ConfigError("--in-memory cannot be combined with --etcd-endpoints: a cluster replicates the files an in-memory node does not write");
   if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
+  if (result.loginSessionTimeout !== null && result.loginSessionTimeout < 1) throw new ConfigError(`--login-session-timeout: '${result.loginSessionTimeout}' is not a number of minutes (1 or more)`);
   if (result.clusterTls && (result.tlsCert === null || result.tlsKey === null)) throw new ConfigError("--cluster-tls: needs --tls-cert and --tls-key (the certificate the leader presents to followers)");
   return { config: result, unsupported };
 }

@@ -162,6 +162,11 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "management.uaa_client_id": (l, b) => (b.out.managementOauthClientId = l.value),
   "management.oauth_provider_url": (l, b) => (b.out.managementOauthProviderUrl = l.value),
   "management.uaa_location": (l, b) => (b.out.managementOauthProviderUrl = l.value),
+  "management.login_session_timeout": (l, b) => {
+    const minutes = int(l);
+    if (minutes < 1) bad(l, "not a number of minutes (1 or more)");
+    b.out.loginSessionTimeout = minutes;
+  },
   "log.console.level": (l, b) => (b.out.logLevel = logLevel(l)),
   "log.file.level": (l, b) => (b.out.logLevel = logLevel(l)),
   // Coney logs to stderr only: turning the console on is what it does; a log file it cannot write.
@@ -211,6 +216,30 @@ function logLevel(l: Line): LogLevel | "silent" {
   return level;
 }
 
+const RETENTION_PREFIX = "management.sample_retention_policies.";
+const AGE_NAMES: Record<string, number> = { minute: 60, hour: 3600, day: 86400 };
+
+/**
+ * `management.sample_retention_policies.<policy>.<age> = <interval>`: the age is `minute`, `hour`,
+ * `day` or seconds, the value the seconds between points. The first level named for a policy
+ * replaces RabbitMQ's default levels of that policy. Coney keeps no per-pair ("detailed") rates.
+ */
+function retentionLevel(l: Line, b: Build): void {
+  const [policy, age] = l.key.slice(RETENTION_PREFIX.length).split(".");
+  if (policy === "detailed") {
+    b.unsupported.push(l.key);
+    return;
+  }
+  if ((policy !== "global" && policy !== "basic") || age === undefined) bad(l, "not a retention policy key (management.sample_retention_policies.global|basic.minute|hour|day|<seconds>)");
+  const ageSeconds = AGE_NAMES[age] ?? Number(age);
+  if (!Number.isInteger(ageSeconds) || ageSeconds < 1) bad(l, `'${age}' is not an age (minute, hour, day or seconds)`);
+  const intervalSeconds = int(l);
+  if (intervalSeconds < 1 || intervalSeconds > ageSeconds) bad(l, "not an interval of 1 second or more within the age");
+  const current = (b.out.sampleRetention ?? { global: null, basic: null }) as ConeyConfig["sampleRetention"];
+  const levels = [...(current[policy] ?? []), { ageSeconds, intervalSeconds }].sort((x, y) => x.ageSeconds - y.ageSeconds);
+  b.out.sampleRetention = { ...current, [policy]: levels };
+}
+
 /** Keys with a per-name suffix: `loopback_users.<user>`, `auth_oauth2.signing_keys.<kid>`. */
 function prefixed(l: Line, b: Build): boolean {
   if (l.key.startsWith("loopback_users.")) {
@@ -218,6 +247,10 @@ function prefixed(l: Line, b: Build): boolean {
     if (bool(l)) b.loopback.add(user);
     else b.loopback.delete(user);
     b.loopbackTouched = true;
+    return true;
+  }
+  if (l.key.startsWith(RETENTION_PREFIX)) {
+    retentionLevel(l, b);
     return true;
   }
   if (l.key.startsWith("auth_oauth2.signing_keys.")) {

@@ -100,9 +100,27 @@ export function requirePolicymaker(c: Caller): void {
   if (!isPolicymaker(c.user)) throw new BrokerError("forbidden", "User not authorised to access object");
 }
 
-/** Administrators see every vhost; others only those they hold a permission in. */
+/**
+ * The vhosts whose objects a caller may list and read (RabbitMQ's is_authorized_vhost and
+ * filter_vhost): administrators every vhost; everyone else, monitors included, only those they
+ * hold a permission in (list_login_vhosts).
+ */
 export function canSeeVhost(c: Caller, vhost: string): boolean {
   return isAdministrator(c.user) || c.permissions.hasVhostAccess(vhost);
+}
+
+/**
+ * The vhosts a caller may know of (RabbitMQ's list_visible_vhosts): monitors learn of every
+ * vhost, with its limits and its share of the node's figures; others only their own.
+ */
+export function isVisibleVhost(c: Caller, vhost: string): boolean {
+  return isMonitor(c.user) || c.permissions.hasVhostAccess(vhost);
+}
+
+/** For routes RabbitMQ authorises with is_authorized_vhost_visible (vhost limits). */
+export function requireVisibleVhost(broker: Broker, c: Caller, vhost: string): void {
+  if (!broker.vhosts.has(vhost)) throw new BrokerError("objectNotFound", "Not Found");
+  if (!isAdministrator(c.user) && !isVisibleVhost(c, vhost)) throw new BrokerError("forbidden", "User not authorised to access virtual host");
 }
 
 export function requireVhost(broker: Broker, c: Caller, vhost: string): void {

@@ -16,7 +16,8 @@ import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { RateSampler } from "./rate-sampler.js";
-import { collectBroker } from "./rate-sources.js";
+import { collectBroker, retentionPolicyOf } from "./rate-sources.js";
+import { DEFAULT_RETENTION } from "./sample-history.js";
 import { NODE_GAUGES_KEY, nodeGauges } from "./node-record.js";
 import { registerAuth } from "./routes/auth.js";
 import { registerFeatureFlags } from "./routes/feature-flags.js";
@@ -40,6 +41,7 @@ import { registerClusterNodes } from "./routes/cluster-nodes.js";
 import { registerUi } from "../ui/serve-ui.js";
 import type { AuditTrail } from "../audit/audit-trail.js";
 import { registerAudit } from "./routes/audit.js";
+import { registerMyAccess } from "./routes/my-access.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -109,10 +111,18 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
 
   const node = opts.config.nodeName;
   const collect = collectBroker(broker);
-  const rates = new RateSampler((visit) => {
-    collect(visit);
-    visit(NODE_GAUGES_KEY, nodeGauges(broker, opts.alarms));
-  });
+  const rates = new RateSampler(
+    (visit) => {
+      collect(visit);
+      visit(NODE_GAUGES_KEY, nodeGauges(broker, opts.alarms));
+    },
+    Date.now,
+    retentionPolicyOf,
+    {
+      global: opts.config.sampleRetention.global ?? DEFAULT_RETENTION.global,
+      basic: opts.config.sampleRetention.basic ?? DEFAULT_RETENTION.basic,
+    },
+  );
   rates.start();
   const ctx: RouteContext = {
     broker,
@@ -126,7 +136,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     certificates: opts.certificates,
     audit: opts.audit ?? null,
   };
-  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerClusterNodes, registerAudit]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit]) {
     register(app, ctx);
   }
   // The web UI: static files at / that use only this API.

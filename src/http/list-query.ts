@@ -163,13 +163,15 @@ function pageOf<T>(ordered: readonly T[], query: Query, nameOf: (t: T) => unknow
     if (query["use_regex"] === "true") {
       if (name.length > 1024) throw badRequest("name filter regex is too long");
       // A linear-time engine: a client-supplied filter must not be able to stall the broker.
-      let re: RE2JS | null = null;
+      let re: RE2JS;
       try {
         re = RE2JS.compile(name, RE2JS.CASE_INSENSITIVE);
-      } catch {
-        re = null; // RabbitMQ: an invalid regex simply matches nothing
+      } catch (err) {
+        // RabbitMQ's re:run fails on it and its paging wrapper answers 400 "Pagination parameters
+        // are invalid"; the same status and words, saying which parameter and why.
+        throw badRequest(`Pagination parameters are invalid: 'name' is not a valid regular expression (${err instanceof Error ? err.message : String(err)})`);
       }
-      filtered = re ? ordered.filter((t) => re.matcher(String(nameOf(t) ?? "")).find()) : [];
+      filtered = ordered.filter((t) => re.matcher(String(nameOf(t) ?? "")).find());
     } else {
       const needle = name.toLowerCase();
       filtered = ordered.filter((t) => String(nameOf(t) ?? "").toLowerCase().includes(needle));

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { SASL_MECHANISMS } from "../auth/sasl-mechanisms.js";
 import { EXCHANGE_TYPES, type Broker, type ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
-import type { Counters } from "./rate-sampler.js";
+import { NODE_KEY, type Counters } from "./rate-sampler.js";
 import { overviewChurn, overviewKey } from "./rate-sources.js";
 import type { RouteContext } from "./route-table.js";
 
@@ -46,6 +46,14 @@ const MECHANISM_TEXT: Record<string, string> = {
  * runtime dependencies it loaded (name and installed version from their package.json) and Node.js.
  */
 function applications(): NodeFacts["applications"] {
+  return (loadedApplications ??= readApplications());
+}
+
+/** Read once per process: the installed packages do not change under a running process, and
+ *  reading ~20 package.json files cost each management listener's start 30 ms (a test broker per file). */
+let loadedApplications: NodeFacts["applications"] | null = null;
+
+function readApplications(): NodeFacts["applications"] {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
   const own = readPackage(join(root, "package.json"));
   const out: Array<{ name: string; description: string; version: string }> = [];
@@ -147,21 +155,24 @@ export function memoryBreakdown(): Record<string, unknown> {
   return out;
 }
 
+/** The HTTP listeners RabbitMQ lists as web contexts: the management UI and API, and Prometheus. */
+const WEB_CONTEXTS: Readonly<Record<string, string>> = { http: "Coney Management", https: "Coney Management", "http/prometheus": "Coney Prometheus", "https/prometheus": "Coney Prometheus" };
+
 /** Web contexts (RabbitMQ lists its HTTP listeners so); the overview adds the node to each. */
 export function webContexts(ctx: RouteContext): Array<Record<string, unknown>> {
   return ctx.listeners()
-    .filter((l) => l.up && (l.protocol === "http" || l.protocol === "https"))
+    .filter((l) => l.up && WEB_CONTEXTS[l.protocol] !== undefined)
     .map((l) => ({
-      description: "Coney Management",
+      description: WEB_CONTEXTS[l.protocol],
       path: "/",
       port: String(l.port),
       ...(ctx.config.bind === "" ? {} : { ip: ctx.config.bind }),
-      ...(l.protocol === "https" ? { ssl: true } : {}),
+      ...(l.protocol.startsWith("https") ? { ssl: true } : {}),
     }));
 }
 
-/** The rate sampler's key for the node's gauges. */
-export const NODE_GAUGES_KEY = "node-gauges";
+/** The rate sampler's key for the node's gauges (charted by `node_stats_age`). */
+export const NODE_GAUGES_KEY = NODE_KEY;
 
 /**
  * The gauges RabbitMQ's node page charts (each with a `_details` rate, and samples for the

@@ -68,3 +68,12 @@ export function collectBroker(b: Broker): Collect {
     }
   };
 }
+
+/**
+ * Which retention policy an object's chart history follows (RabbitMQ's sample_retention_policies):
+ * "basic" for queues, exchanges, connections and channels (named by rateKey in records.ts),
+ * "global" for the overview, vhosts and the node.
+ */
+export function retentionPolicyOf(key: string): "global" | "basic" {
+  return key.startsWith("queue") || key.startsWith("exchange") || key.startsWith("connection") || key.startsWith("channel") ? "basic" : "global";
+}

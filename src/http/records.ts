@@ -6,7 +6,7 @@ import type { Permission } from "../auth/permission.js";
 import type { User } from "../auth/user.js";
 import { type Binding, type ChannelInfo, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, type VHost } from "../broker/index.js";
 import { propertiesKey } from "./properties-key.js";
-import type { Counters, RateView } from "./rate-sampler.js";
+import type { ChartRange, ChartRanges, Counters, RateView } from "./rate-sampler.js";
 
 /** What every record needs besides its object: the node name, and the rates of its counters. */
 export interface RecordContext {
@@ -14,15 +14,26 @@ export interface RecordContext {
   readonly rates: RateView;
 }
 
-/** RabbitMQ's chart parameters: a request with any of them gets samples with its rates. */
-const CHART_PARAMS = ["lengths_age", "msg_rates_age", "data_rates_age", "node_stats_age"];
-
 /**
  * The context a one-object request builds its record with: with samples when the UI asks for
  * charts (RabbitMQ adds them only then; a list of 10,000 queues never carries them).
  */
 export function chartContext<C extends RecordContext>(base: C, query: Record<string, string | undefined>): C {
-  return CHART_PARAMS.some((p) => query[p] !== undefined) ? { ...base, rates: base.rates.withSamples() } : base;
+  const ranges = chartRanges(query);
+  return ranges === null ? base : { ...base, rates: base.rates.withSamples(ranges) };
+}
+
+/** RabbitMQ's chart parameters (`<group>_age`, `<group>_incr`, seconds); null when none is given. */
+export function chartRanges(query: Record<string, string | undefined>): ChartRanges | null {
+  const range = (group: string): ChartRange | undefined => {
+    const age = Number(query[`${group}_age`]);
+    if (query[`${group}_age`] === undefined || !Number.isFinite(age) || age <= 0) return undefined;
+    const incr = Number(query[`${group}_incr`]);
+    // RabbitMQ's UI always sends both; without an increment, about 60 points over the age.
+    return { age, incr: Number.isFinite(incr) && incr > 0 ? incr : Math.max(5, Math.round(age / 60)) };
+  };
+  const ranges: ChartRanges = { lengths: range("lengths"), msgRates: range("msg_rates"), dataRates: range("data_rates"), nodeStats: range("node_stats") };
+  return ranges.lengths || ranges.msgRates || ranges.dataRates || ranges.nodeStats ? ranges : null;
 }
 
 // Counter groups: each is both rendered with `_details` rates and sampled by the rate sampler
@@ -79,8 +90,10 @@ export function vhostCounters(v: VHost): Counters {
   return { ...queueTotals(v.queues.values()), recv_oct: v.stats.recvOct, send_oct: v.stats.sendOct };
 }
 
+/** The same counters as the overview's, for one vhost (RabbitMQ's vhost message_stats). */
 export function vhostMessageStats(v: VHost): Counters {
-  return { publish: v.stats.publish, deliver_get: v.stats.deliver, ack: v.stats.ack };
+  const s = v.stats;
+  return { ...deliveryStats(s), confirm: s.confirm, return_unroutable: s.returnUnroutable, drop_unroutable: s.dropUnroutable };
 }
 
 export function connectionCounters(c: ConnectionInfo): Counters {

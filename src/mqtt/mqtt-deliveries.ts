@@ -98,14 +98,16 @@ export class MqttDeliveries implements DeliveryTarget {
     const m = entry.message;
     const qos: QoS = c.qos === 1 && messageQos(m) === 1 ? 1 : 0;
     const stats = this.broker.stats;
+    const vstats = this.vhost.stats;
     const counters = this.counters;
-    this.vhost.stats.deliver++;
     if (entry.redelivered) {
       stats.redeliver++;
+      vstats.redeliver++;
       counters.redeliver++;
     }
     if (qos === 0) {
       stats.deliverNoAck++;
+      vstats.deliverNoAck++;
       counters.deliverNoAck++;
       this.link.send(this.packetFor(m, c.qos, 0, 0, false));
       // A QoS 0 delivery from the QoS 1 queue needs no PUBACK: settled as sent.
@@ -113,6 +115,7 @@ export class MqttDeliveries implements DeliveryTarget {
       return;
     }
     stats.deliver++;
+    vstats.deliver++;
     counters.deliver++;
     const id = this.takePacketId();
     if (!this.link.send(this.packetFor(m, 1, 1, id, entry.redelivered))) {

@@ -10,32 +10,23 @@ import { startBroker, type RunningBroker } from "../start-broker.js";
 import { resetBroker } from "./broker-reset.js";
 import { probeQueue, waitUntil, type QueueProbe, type TestMessage } from "./queue-probe.js";
 import type { TestBrokerOptions } from "./test-broker-options.js";
+import { amqpUrlOf, type TestBrokerAddress, type TestVhost } from "./test-vhost.js";
 
-export interface TestVhost {
-  readonly name: string;
-  /** The AMQP URL of this vhost, as the test broker's user. */
-  readonly amqpUrl: string;
-  /** Deletes the vhost with everything in it and closes its connections. */
-  delete(): void;
-}
-
-export interface TestBroker {
-  /** amqp://user:password@127.0.0.1:port/vhost — for amqplib, @cloudamqp/amqp-client, rabbitmq-client. */
-  readonly amqpUrl: string;
-  readonly amqpPort: number;
-  /** http://127.0.0.1:port (the management API under /api), null unless `http` was asked for. */
-  readonly httpUrl: string | null;
-  /** The `authorization` header value for the management API (Basic, the test broker's user). */
-  readonly httpAuthorization: string;
+/**
+ * A running test broker. From its address: `amqpUrl` (amqp://user:password@127.0.0.1:port/vhost,
+ * for amqplib, @cloudamqp/amqp-client, rabbitmq-client), `httpUrl` (the management API under
+ * /api; null unless `http` was asked for) with `httpAuthorization` (Basic, the broker's user).
+ */
+export interface TestBroker extends TestBrokerAddress {
   /** mqtt://127.0.0.1:port, null unless `mqtt` was asked for. */
   readonly mqttUrl: string | null;
   /** ws://127.0.0.1:port/ws, null unless `webMqtt` was asked for. */
   readonly webMqttUrl: string | null;
   /** http://127.0.0.1:port/metrics, null unless `prometheus` was asked for. */
   readonly prometheusUrl: string | null;
-  readonly username: string;
-  readonly password: string;
   readonly vhost: string;
+  /** The URLs and credentials as plain data, for test workers (Vitest `provide`, Jest's environment): see `createTestVhost`. */
+  readonly address: TestBrokerAddress;
   /** The running broker underneath (its domain model, alarms, listeners). */
   readonly running: RunningBroker;
   /** An AMQP URL for another user or vhost. */
@@ -84,19 +75,22 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
   const { broker, alarms } = running;
   const defaults = { defaultUser: user.username, defaultPass: user.password, defaultVhost: vhost };
   const memHighWatermark = running.config.memHighWatermark;
-  const urlFor = (o: { vhost?: string; username?: string; password?: string }): string =>
-    `amqp://${encodeURIComponent(o.username ?? user.username)}:${encodeURIComponent(o.password ?? user.password)}@127.0.0.1:${running.amqpPort}/${encodeURIComponent(o.vhost ?? vhost)}`;
   const local = (port: number | null, scheme: string, path = ""): string | null => (port === null ? null : `${scheme}://127.0.0.1:${port}${path}`);
-  return {
-    amqpUrl: urlFor({}),
+  const address: TestBrokerAddress = {
+    amqpUrl: amqpUrlOf({ ...user, amqpPort: running.amqpPort }, vhost),
     amqpPort: running.amqpPort,
     httpUrl: local(running.httpPort, "http"),
     httpAuthorization: `Basic ${Buffer.from(`${user.username}:${user.password}`).toString("base64")}`,
+    username: user.username,
+    password: user.password,
+  };
+  const urlFor = (o: { vhost?: string; username?: string; password?: string }): string => amqpUrlOf(address, o.vhost ?? vhost, o);
+  return {
+    ...address,
+    address,
     mqttUrl: local(running.mqttPort, "mqtt"),
     webMqttUrl: local(running.webMqttPort, "ws", "/ws"),
     prometheusUrl: local(running.prometheusPort, "http", "/metrics"),
-    username: user.username,
-    password: user.password,
     vhost,
     running,
     urlFor,
@@ -114,6 +108,7 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
         amqpUrl: urlFor({ vhost: name }),
         delete() {
           if (broker.vhosts.has(name)) broker.deleteVhost(name);
+          return Promise.resolve();
         },
       };
     },

@@ -113,7 +113,9 @@ describe("x-delayed-message exchange", () => {
     // Deleting the exchange drops what it held.
     await ch.deleteExchange("dx-count");
     assert.equal((await api("GET", "/api/exchanges/%2F/dx-count")).status, 404);
-    assert.equal((fx.broker.broker.journal as { logs?: Map<string, unknown> }).logs?.has("/\u0000amq.delayed.dx-count"), false, "its store log is released");
+    // (An in-memory broker, CONEY_TEST_STORE=memory, has no journal and so no log to release.)
+    const journal = fx.broker.broker.journal as { logs: Map<string, unknown> } | null;
+    assert.notEqual(journal?.logs.has("/\u0000amq.delayed.dx-count"), true, "its store log is released");
   });
 
   const closedWith = (action: (c: Channel) => Promise<unknown>): Promise<string> => channelClosedBy(fx.conn, action);

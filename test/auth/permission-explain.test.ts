@@ -16,9 +16,12 @@ function registry(): UserRegistry {
   r.put(user("guest"));
   r.put(user("nopass", ""));
   r.setPermission("app", "/", { configure: "^app_.*", write: "^(app_x|)$", read: "^app_" });
+  r.setPermission("app", "topics", { configure: ".*", write: ".*", read: ".*" });
+  r.setTopicPermission("app", "topics", { exchange: "events", write: "^eu\\.{username}\\.", read: "^eu\\." });
   return r;
 }
-const settings = { vhostExists: (v: string) => v === "/" || v === "other", loopbackUsers: ["guest"] };
+const EXCHANGES: Record<string, string> = { events: "topic", "amq.topic": "topic", direct: "direct" };
+const settings = { vhostExists: (v: string) => v === "/" || v === "other" || v === "topics", loopbackUsers: ["guest"], exchangeType: (_v: string, name: string) => EXCHANGES[name] };
 const q = (o: Partial<ExplainQuery>): ExplainQuery => ({ user: "app", vhost: "/", permission: "configure", resource: "queue", name: "app_q", ...o });
 
 describe("the permission explainer", () => {
@@ -90,29 +93,49 @@ describe("the permission explainer", () => {
     assert.deepEqual([noVhost.allowed, noVhost.decided_by], [false, "vhost_access"]);
   });
 
-  it("explains topic questions with {client_id} expanded, always as checkTopic enforces them", () => {
+  it("checks a routing key against the topic permission of a topic exchange, as publishing does", () => {
     const r = registry();
-    r.setTopicPermission("app", "/", { exchange: "amq.topic", write: "^dev\\.{client_id}\\.", read: "^(dev|all)\\." });
+    const topic = (routing_key: string, o: Partial<ExplainQuery> = {}) => explainForUser(r, settings, q({ vhost: "topics", permission: "write", resource: "exchange", name: "events", routing_key, ...o }));
+    const ok = topic("eu.app.orders");
+    assert.deepEqual([ok.allowed, ok.decided_by, ok.checks.map((c) => c.check)], [true, "topic", ["authentication", "vhost_access", "pattern", "topic"]]);
+    assert.equal(ok.checks[3]!.topic_pattern, "^eu\\.{username}\\.");
+    const no = topic("us.app.orders");
+    assert.deepEqual([no.allowed, no.decided_by], [false, "topic"]);
+    assert.equal(no.refusal, "ACCESS_REFUSED - access to topic 'us.app.orders' in exchange 'events' in vhost 'topics' refused for user 'app'");
+    // The verdict is the one publishing is enforced with.
+    const checker = new PermissionChecker(r, r.get("app")!);
+    assert.throws(() => checker.checkTopic("topics", "events", "write", "us.app.orders"), (e: Error) => no.refusal!.endsWith(e.message));
+    assert.doesNotThrow(() => checker.checkTopic("topics", "events", "write", "eu.app.orders"));
+    const bind = topic("us.#", { permission: "read" });
+    assert.deepEqual([bind.allowed, bind.decided_by], [false, "topic"], "binding keys against the read pattern");
+    const unrestricted = topic("anything", { name: "amq.topic" });
+    assert.deepEqual([unrestricted.allowed, unrestricted.checks[3]!.topic_pattern], [true, null], "no topic permission for the exchange: keys are free");
+    const direct = topic("us.x", { name: "direct" });
+    assert.equal(direct.allowed, true);
+    assert.match(direct.checks[3]!.reason, /topic exchanges only/);
+    assert.equal(topic("us.x", { permission: "configure" }).checks.length, 3, "configure has no topic step");
+    assert.equal(explainForUser(r, settings, q({ vhost: "topics", permission: "write", resource: "exchange", name: "events" })).checks.length, 3, "no key, no topic step");
+  });
+
+  it("fills {client_id} with the question's MQTT client id, always as checkTopic enforces it for that client", () => {
+    const r = registry();
+    r.setTopicPermission("app", "topics", { exchange: "amq.topic", write: "^dev\\.{client_id}\\.", read: "^(dev|all)\\." });
     const checker = new PermissionChecker(r, r.get("app")!);
     for (const clientId of ["c1", "c2", undefined]) {
       checker.clientId = clientId ?? null;
-      for (const kind of ["write", "read"] as const) {
+      for (const permission of ["write", "read"] as const) {
         for (const key of ["dev.c1.t", "dev.c2.t", "all.x", "other"]) {
-          const e = explainForUser(r, settings, q({ resource: "topic", permission: kind, name: key, ...(clientId ? { client_id: clientId } : {}) }));
+          const e = explainForUser(r, settings, q({ vhost: "topics", permission, resource: "exchange", name: "amq.topic", routing_key: key, ...(clientId ? { client_id: clientId } : {}) }));
           let enforced = true;
           try {
-            checker.checkTopic("/", "amq.topic", kind, key);
+            checker.checkTopic("topics", "amq.topic", permission, key);
           } catch {
             enforced = false;
           }
-          assert.equal(e.allowed, enforced, `${kind} ${key} as ${clientId}`);
+          assert.equal(e.allowed, enforced, `${permission} ${key} as ${clientId}`);
           assert.equal(e.decided_by, "topic");
         }
       }
     }
-    const e = explainForUser(r, settings, q({ resource: "topic", permission: "write", name: "dev.c1.t", client_id: "c1" }));
-    assert.equal(e.checks[2]!.topic_pattern, "^dev\\.c1\\.");
-    const unrestricted = explainForUser(r, settings, q({ resource: "topic", permission: "write", name: "x", exchange: "amq.direct" }));
-    assert.deepEqual([unrestricted.allowed, unrestricted.checks[2]!.topic_pattern], [true, null]);
   });
 });

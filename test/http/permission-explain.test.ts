@@ -83,7 +83,25 @@ describe("the permission explainer endpoint", () => {
     assert.equal((await api("GET", query({ vhost: "/", name: "q" }))).status, 400);
     const bad = await api("GET", query({ vhost: "/", permission: "delete", name: "q" }));
     assert.deepEqual([bad.status, bad.json.error], [400, "bad_request"]);
-    assert.equal((await api("GET", query({ vhost: "/", permission: "read", resource: "stream", name: "q" }))).status, 400);
-    assert.equal((await api("GET", query({ vhost: "/", permission: "configure", resource: "topic", name: "q" }))).status, 400, "a topic permission is write or read");
+    assert.equal((await api("GET", query({ vhost: "/", permission: "read", resource: "topic", name: "q" }))).status, 400);
+  });
+
+  it("explains a routing key on a topic exchange by the user's topic permission, as publishing decides", async () => {
+    assert.ok((await api("PUT", "/api/permissions/other/app", { configure: ".*", write: ".*", read: ".*" })).status < 300);
+    assert.equal((await api("PUT", "/api/topic-permissions/other/app", { exchange: "amq.topic", write: "^eu\\.", read: ".*" })).status, 201);
+    const explain = (routing_key: string) => api("GET", query({ user: "app", vhost: "other", permission: "write", resource: "exchange", name: "amq.topic", routing_key }));
+    const ok = await explain("eu.orders");
+    assert.deepEqual([ok.json.allowed, ok.json.decided_by, ok.json.checks[3].topic_pattern], [true, "topic", "^eu\\."]);
+    const no = await explain("us.orders");
+    assert.deepEqual([no.json.allowed, no.json.decided_by], [false, "topic"]);
+    const conn = await amqp.connect(broker.urlFor("app", "pw", "other"));
+    try {
+      const ch = await conn.createChannel();
+      const closed = new Promise<Error>((resolve) => ch.on("error", resolve));
+      ch.publish("amq.topic", "us.orders", Buffer.from("x"));
+      assert.ok((await closed).message.includes(no.json.refusal), "the broker refuses with the explained text");
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
   });
 });

@@ -32,7 +32,8 @@ describe("web UI login with OAuth 2.0, log out, live refresh", () => {
 
   before(async () => {
     oauth = oauthFixture();
-    broker = await startTestBroker({ ...oauth.config });
+    // The token tab is offered only when /api/auth says the UI takes OAuth 2.0 logins.
+    broker = await startTestBroker({ ...oauth.config, managementOauthEnabled: true, managementOauthClientId: "coney-ui", managementOauthProviderUrl: "https://idp.example" });
     browser = await launchBrowser();
     w = await openPage(browser);
   });

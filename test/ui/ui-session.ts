@@ -29,8 +29,12 @@ export async function textOf(page: Page, selector: string): Promise<string> {
   return (await page.evaluate(`[...document.querySelectorAll(${JSON.stringify(selector)})].map((e) => e.textContent).join("\\n")`)) as string;
 }
 
-/** Clicks the first button (or summary) whose text contains `label`. */
+/**
+ * Clicks the first button (or summary) whose text contains `label`, once there is one: actions
+ * appear when the broker has said the user may take them (the page asks after it renders).
+ */
 export async function clickText(page: Page, selector: string, label: string): Promise<void> {
+  await waitText(page, selector, label).catch(() => undefined);
   const ok = await page.evaluate(`(() => {
     const el = [...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.textContent.includes(${JSON.stringify(label)}));
     if (!el) return false;

@@ -4,7 +4,7 @@
  * Each event is one method call doing plain field increments (no lookup by name, no
  * allocation), so counting costs on the hot path what the hand-written increments did.
  */
-import type { BrokerStats, ChannelCounters, VHost } from "../../broker/index.js";
+import type { BrokerStats, ChannelCounters, VHostStats } from "../../broker/index.js";
 
 export class ChannelStats implements ChannelCounters {
   publish = 0;
@@ -21,7 +21,7 @@ export class ChannelStats implements ChannelCounters {
 
   constructor(
     private readonly broker: BrokerStats,
-    private readonly vhost: VHost["stats"],
+    private readonly vhost: VHostStats,
   ) {}
 
   /** A basic.publish's content is complete (before routing; a tx publish counts here too). */
@@ -40,9 +40,11 @@ export class ChannelStats implements ChannelCounters {
     if (returned) {
       this.returnUnroutable++;
       this.broker.returnUnroutable++;
+      this.vhost.returnUnroutable++;
     } else {
       this.dropUnroutable++;
       this.broker.dropUnroutable++;
+      this.vhost.dropUnroutable++;
     }
   }
 
@@ -50,6 +52,7 @@ export class ChannelStats implements ChannelCounters {
   confirmed(n: number): void {
     this.confirm += n;
     this.broker.confirm += n;
+    this.vhost.confirm += n;
   }
 
   /** basic.deliver to a consumer. */
@@ -57,15 +60,17 @@ export class ChannelStats implements ChannelCounters {
     if (noAck) {
       this.deliverNoAck++;
       this.broker.deliverNoAck++;
+      this.vhost.deliverNoAck++;
     } else {
       this.deliver++;
       this.broker.deliver++;
+      this.vhost.deliver++;
     }
     if (redelivered) {
       this.redeliver++;
       this.broker.redeliver++;
+      this.vhost.redeliver++;
     }
-    this.vhost.deliver++;
   }
 
   /** basic.get-ok; RabbitMQ counts no redelivery for gets. */
@@ -73,9 +78,11 @@ export class ChannelStats implements ChannelCounters {
     if (noAck) {
       this.getNoAck++;
       this.broker.getNoAck++;
+      this.vhost.getNoAck++;
     } else {
       this.get++;
       this.broker.get++;
+      this.vhost.get++;
     }
   }
 

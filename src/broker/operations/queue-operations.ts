@@ -94,6 +94,6 @@ export function queueForRead(b: BrokerState, ctx: ClientContext, vhostName: stri
 /** A connection went away: its exclusive queues go with it (AMQP 0-9-1 queue.declare "exclusive"). */
 export function ownerClosed(b: BrokerState, owner: object): void {
   for (const v of b.vhosts.values()) {
-    for (const q of [...v.queues.values()]) if (q.exclusiveOwner === owner) removeQueue(b, v, q);
+    for (const q of v.exclusiveQueuesOf(owner)) removeQueue(b, v, q);
   }
 }

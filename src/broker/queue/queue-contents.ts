@@ -154,7 +154,7 @@ export abstract class QueueContents implements PageSink {
 
   /** The queue is deleted: its messages go without dying (RabbitMQ does not dead-letter them) and the log is released. */
   protected dropContents(): void {
-    for (const e of this.ready.clear()) this.forget(e, null);
+    if (this.ready.length > 0) for (const e of this.ready.clear()) this.forget(e, null);
     this.log?.queueDeleted();
     this.ttlTimer.clear();
   }

@@ -54,8 +54,10 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
   resource(app, ctx, "/api/channels", { GET: ({ caller, query }) => listResponse(channels(visible(caller)).map((ch) => channelRecord(ch, ctx)), query, ["name"]) });
   resource(app, ctx, "/api/channels/:name", {
     GET: ({ caller, params, query }) => {
-      const ch = channels(visible(caller)).find((c) => c.name === params["name"]);
+      // An unknown channel is 404; another user's is refused unless the caller monitors (RabbitMQ's is_authorized_user).
+      const ch = channels(b.connections.list().map((x) => x.info())).find((c) => c.name === params["name"]);
       if (!ch) throw objectNotFound();
+      if (!isMonitor(caller.user) && ch.user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
       return { ...channelRecord(ch, chartContext(ctx, query)), consumer_details: consumers([ch]), publishes: [], deliveries: [] };
     },
   });

@@ -1,6 +1,7 @@
 /**
  * /api/operator-policies: RabbitMQ's operator policies (limits an operator imposes over user
- * policies), read and changed by administrators only, as RabbitMQ's management plugin does.
+ * policies). As in RabbitMQ's management plugin, any management user lists those of the vhosts
+ * it may see; reading one by name, setting and deleting are for administrators.
  */
 import type { FastifyInstance } from "fastify";
 import { requireAdministrator } from "../http-auth.js";
@@ -14,7 +15,6 @@ export function registerOperatorPolicies(app: FastifyInstance, ctx: RouteContext
     of: (v) => v.operatorPolicies,
     put: (p, actor) => b.putOperatorPolicy(p, actor),
     remove: (vhost, name, actor) => b.deleteOperatorPolicy(vhost, name, actor),
-    authorizeRead: requireAdministrator,
-    authorizeWrite: requireAdministrator,
+    authorizeOne: requireAdministrator,
   });
 }

@@ -1,4 +1,4 @@
-/** /api/overview, /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
+/** /api/overview (what it counts for whom: overview-scope.ts), /api/nodes, /api/whoami, /api/version, /api/cluster-name, /api/extensions. */
 import { actorOf } from "../request-actor.js";
 import { type ClusterMember, VERSION, CLUSTER_NAME_PARAMETER, clusterNameOf } from "../../broker/index.js";
 import type { FastifyInstance } from "fastify";
@@ -8,7 +8,9 @@ import { badRequest, objectNotFound } from "../http-errors.js";
 import { objectBody } from "../request-body.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
 import { chartContext } from "../records.js";
-import { overviewChurn, overviewKey, overviewMessageStats, overviewQueueTotals } from "../rate-sources.js";
+import { DEFAULT_RETENTION } from "../sample-history.js";
+import { overviewChurn, overviewKey } from "../rate-sources.js";
+import { overviewFigures } from "../overview-scope.js";
 import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, type NodeFacts } from "../node-record.js";
 
 /** A cluster member: this node's full record, or what is known of another one (docs/CLUSTERING.md). */
@@ -22,20 +24,13 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   const facts = nodeFacts(ctx.config);
   resource(app, ctx, "/api/overview", {
     GET: ({ caller, query }) => {
-      let queues = 0, consumers = 0, exchanges = 0;
-      for (const v of b.vhosts.values()) {
-        exchanges += v.exchanges.size;
-        queues += v.queues.size;
-        for (const q of v.queues.values()) consumers += q.consumerCount;
-      }
-      const conns = b.connections.list();
       const rates = chartContext(ctx, query).rates;
-      return {
+      const figures = overviewFigures(b, caller, rates);
+      const overview: Record<string, unknown> = {
         management_version: VERSION,
         rates_mode: "basic",
-        // Rates come from two samples 5 s apart (rate-sampler.ts): no longer history is kept, so
-        // no range is offered beyond the UI's own "last minute" (README, "Rates and charts").
-        sample_retention_policies: { global: [], basic: [], detailed: [] },
+        // The chart ranges the kept history covers (sample-history.ts); RabbitMQ's UI offers these.
+        sample_retention_policies: offeredRanges(ctx.config),
         product_name: "Coney",
         product_version: VERSION,
         broker_version: VERSION,
@@ -48,21 +43,24 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         disable_stats: false,
         enable_queue_totals: false,
         statistics_db_event_queue: 0,
-        node: ctx.node,
         exchange_types: exchangeTypes(),
-        message_stats: rates.withRates(overviewKey.messageStats, overviewMessageStats(b)),
+        message_stats: figures.message_stats,
         churn_rates: rates.withRates(overviewKey.churn, overviewChurn(b)),
-        queue_totals: rates.withRates(overviewKey.queueTotals, overviewQueueTotals(b)),
-        object_totals: {
-          ...(isMonitor(caller.user) ? { consumers } : {}),
-          queues,
-          exchanges,
-          connections: conns.length,
-          channels: conns.reduce((n, c) => n + c.info().channels.length, 0),
-        },
-        listeners: ctx.listeners().filter((l) => l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port })),
-        contexts: webContexts(ctx).map((c) => ({ ...c, node: ctx.node })),
+        queue_totals: figures.queue_totals,
+        object_totals: figures.object_totals,
       };
+      // The node, its listeners and web contexts are shown to monitors only (RabbitMQ's overview).
+      if (isMonitor(caller.user)) {
+        overview["node"] = ctx.node;
+        const all = ctx.listeners();
+        overview["listeners"] = all.filter((l) => l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port }));
+        // A Coney extension: configured listeners that could not bind (the port is taken…) and
+        // are being retried (src/listeners). RabbitMQ's list has only the active ones, so the UI
+        // would otherwise show a missing port with no word of why.
+        overview["listeners_unbound"] = all.filter((l) => !l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port, reason: l.reason }));
+        overview["contexts"] = webContexts(ctx).map((c) => ({ ...c, node: ctx.node }));
+      }
+      return overview;
     },
   });
   resource(app, ctx, "/api/nodes", {
@@ -88,7 +86,11 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
       return r;
     },
   });
-  resource(app, ctx, "/api/whoami", { GET: ({ caller }) => ({ name: caller.user.name, tags: caller.user.tags, is_internal_user: caller.user.isInternal }) });
+  // login_session_timeout (minutes) only when configured, as RabbitMQ; the web UI applies it.
+  const timeout = ctx.config.loginSessionTimeout;
+  resource(app, ctx, "/api/whoami", {
+    GET: ({ caller }) => ({ name: caller.user.name, tags: caller.user.tags, is_internal_user: caller.user.isInternal, ...(timeout !== null ? { login_session_timeout: timeout } : {}) }),
+  });
   resource(app, ctx, "/api/version", { GET: () => VERSION }, true);
   // Renaming keeps the node's name (the config's cluster name names the node too); the new name
   // is the global parameter cluster_name, as in RabbitMQ, so it is persisted and exported.
@@ -107,4 +109,23 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   // extensions, and starts only once every listed script has registered: without it the UI logs
   // in and draws nothing. Coney has no UI plugins besides.
   resource(app, ctx, "/api/extensions", { GET: () => [{ javascript: "dispatcher.js" }] });
+}
+
+/** The UI's chart ranges (s): last minute, 10 minutes, hour, 8 hours, day. */
+const UI_RANGES = [60, 600, 3600, 28800, 86400];
+
+/**
+ * RabbitMQ's overview names, per policy, the chart ranges its levels cover: for each level the
+ * longest UI range within its age (so the defaults give global [600, 3600, 28800, 86400] and
+ * basic [600, 3600], as RabbitMQ 3.10 does). Coney keeps no "detailed" (per-pair) history.
+ */
+function offeredRanges(config: RouteContext["config"]): Record<"global" | "basic" | "detailed", number[]> {
+  const ranges = (levels: readonly { ageSeconds: number }[]): number[] => [
+    ...new Set(levels.map((l) => UI_RANGES.filter((r) => r <= l.ageSeconds).pop()).filter((r): r is number => r !== undefined)),
+  ];
+  return {
+    global: ranges(config.sampleRetention.global ?? DEFAULT_RETENTION.global),
+    basic: ranges(config.sampleRetention.basic ?? DEFAULT_RETENTION.basic),
+    detailed: [],
+  };
 }

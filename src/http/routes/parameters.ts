@@ -1,14 +1,14 @@
 /**
  * /api/parameters (vhost-scoped runtime parameters by component), /api/global-parameters, and
  * /api/vhost-limits, RabbitMQ's view of the `vhost-limits` component. Parameters need the
- * policymaker (or administrator) tag, as in RabbitMQ; limits are read by anyone who can see
- * the vhost and written by administrators.
+ * policymaker (or administrator) tag, as in RabbitMQ; limits are read by anyone who may know of
+ * the vhost (monitors know of every vhost) and written by administrators.
  */
 import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import { BrokerError } from "../../errors/broker-error.js";
 import { type Broker, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME, type VHost } from "../../broker/index.js";
-import { canSeeVhost, requireAdministrator, requirePolicymaker, requireVhost, type Caller } from "../http-auth.js";
+import { canSeeVhost, isVisibleVhost, requireAdministrator, requirePolicymaker, requireVhost, requireVisibleVhost, type Caller } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
 import { objectBody } from "../request-body.js";
@@ -25,7 +25,8 @@ function parametersOf(v: VHost, component?: string): ParameterRecord[] {
   return out;
 }
 
-function visibleVhosts(b: Broker, caller: Caller): VHost[] {
+/** The vhosts whose parameters a caller may list (RabbitMQ's filter_vhost). */
+function listableVhosts(b: Broker, caller: Caller): VHost[] {
   return [...b.vhosts.values()].filter((v) => canSeeVhost(caller, v.name));
 }
 
@@ -42,13 +43,13 @@ export function registerParameters(app: FastifyInstance, ctx: RouteContext): voi
   resource(app, ctx, "/api/parameters", {
     GET: ({ caller, query }) => {
       requirePolicymaker(caller);
-      return listResponse(visibleVhosts(b, caller).flatMap((v) => parametersOf(v)), query, byName);
+      return listResponse(listableVhosts(b, caller).flatMap((v) => parametersOf(v)), query, byName);
     },
   });
   resource(app, ctx, "/api/parameters/:component", {
     GET: ({ caller, params, query }) => {
       requirePolicymaker(caller);
-      return listResponse(visibleVhosts(b, caller).flatMap((v) => parametersOf(v, params["component"])), query, byName);
+      return listResponse(listableVhosts(b, caller).flatMap((v) => parametersOf(v, params["component"])), query, byName);
     },
   });
   resource(app, ctx, "/api/parameters/:component/:vhost", {
@@ -121,11 +122,12 @@ function registerVhostLimits(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
   const present = (r: ReturnType<typeof limitsRecord>): r is { vhost: string; value: unknown } => r !== null;
   resource(app, ctx, "/api/vhost-limits", {
-    GET: ({ caller }) => visibleVhosts(b, caller).map(limitsRecord).filter(present),
+    // RabbitMQ lists the limits of every vhost a user may know of: monitors see them all.
+    GET: ({ caller }) => [...b.vhosts.values()].filter((v) => isVisibleVhost(caller, v.name)).map(limitsRecord).filter(present),
   });
   resource(app, ctx, "/api/vhost-limits/:vhost", {
     GET: ({ caller, params }) => {
-      requireVhost(b, caller, params["vhost"]!);
+      requireVisibleVhost(b, caller, params["vhost"]!);
       return [limitsRecord(b.vhost(params["vhost"]!))].filter(present);
     },
   });

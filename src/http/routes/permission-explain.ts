@@ -3,11 +3,10 @@
  * `/api/coney/` prefix keeps Coney's own endpoints clear of RabbitMQ's namespace). Query:
  * `user` (default: the caller), `vhost`, `permission` (configure | write | read), `resource`
  * (queue | exchange, default queue; it only shapes the refusal text), `name` (may be empty: the
- * default exchange). Answers which check of the order authentication → vhost access → pattern
- * (or scope, for an OAuth 2.0 login) decided, from the broker's own PermissionChecker. With
- * `resource=topic` (permission write or read) the name is a routing or binding key and the last
- * step is the topic permission for `exchange` (default amq.topic), `{client_id}` standing for
- * `client_id` (an MQTT client's id).
+ * default exchange), and optionally `routing_key` (with an exchange and write or read: the
+ * routing or binding key, checked against topic permissions on a topic exchange) with `client_id`
+ * (an MQTT client's id, for `{client_id}` in those permissions). Answers which check of the order authentication → vhost access → pattern
+ * (or scope, for an OAuth 2.0 login) decided, from the broker's own PermissionChecker.
  *
  * Who may ask: administrators about any user; any management user about themself (a user may
  * already learn its own rights by trying; this says why). A token user asking about itself is
@@ -27,7 +26,7 @@ import { badRequest } from "../http-errors.js";
 import { resource, type Request, type RouteContext } from "../route-table.js";
 
 const PERMISSIONS: readonly PermissionKind[] = ["configure", "write", "read"];
-const RESOURCES: readonly ResourceKind[] = ["queue", "exchange", "topic"];
+const RESOURCES: readonly ResourceKind[] = ["queue", "exchange"];
 
 function oneOf<T extends string>(query: Request["query"], key: string, allowed: readonly T[], fallback?: T): T {
   const v = query[key] ?? fallback;
@@ -44,7 +43,11 @@ function required(query: Request["query"], key: string): string {
 
 export function registerPermissionExplain(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
-  const settings: ExplainSettings = { vhostExists: (v) => b.vhosts.has(v), loopbackUsers: ctx.config.loopbackUsers };
+  const settings: ExplainSettings = {
+    vhostExists: (v) => b.vhosts.has(v),
+    loopbackUsers: ctx.config.loopbackUsers,
+    exchangeType: (v, name) => b.vhosts.get(v)?.exchanges.get(name)?.type,
+  };
   resource(app, ctx, "/api/coney/explain-permission", {
     GET: ({ caller, query }) => {
       const q: ExplainQuery = {
@@ -53,10 +56,9 @@ export function registerPermissionExplain(app: FastifyInstance, ctx: RouteContex
         permission: oneOf(query, "permission", PERMISSIONS),
         resource: oneOf(query, "resource", RESOURCES, "queue"),
         name: required(query, "name"),
-        ...(query["exchange"] !== undefined ? { exchange: query["exchange"] } : {}),
+        ...(query["routing_key"] !== undefined ? { routing_key: query["routing_key"] } : {}),
         ...(query["client_id"] !== undefined ? { client_id: query["client_id"] } : {}),
       };
-      if (q.resource === "topic" && q.permission === "configure") throw badRequest("a topic permission is write or read, not configure");
       const self = q.user === caller.user.name;
       if (self && !caller.user.isInternal) {
         const auth = { check: "authentication" as const, passed: true, reason: `User '${q.user}' is logged in with an OAuth 2.0 token; its scopes decide.` };

@@ -1,4 +1,4 @@
-/** /api/policies: readable by anyone who sees the vhost, changed by policymakers. */
+/** /api/policies: listed for anyone who sees the vhost; one policy read, set or deleted by policymakers (RabbitMQ's is_authorized_policies). */
 import type { FastifyInstance } from "fastify";
 import { requirePolicymaker } from "../http-auth.js";
 import type { RouteContext } from "../route-table.js";
@@ -11,7 +11,6 @@ export function registerPolicies(app: FastifyInstance, ctx: RouteContext): void 
     of: (v) => v.policies,
     put: (p, actor) => b.putPolicy(p, actor),
     remove: (vhost, name, actor) => b.deletePolicy(vhost, name, actor),
-    authorizeRead: () => {},
-    authorizeWrite: requirePolicymaker,
+    authorizeOne: requirePolicymaker,
   });
 }

@@ -1,9 +1,9 @@
 /** /api/vhosts: list, one, PUT (an internal creator gets full permissions, as RabbitMQ), DELETE, permissions. */
 import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
-import { isMonitor, parseTags } from "../../auth/user.js";
+import { parseTags } from "../../auth/user.js";
 import { checkNameLength } from "../../broker/index.js";
-import { canSeeVhost, requireAdministrator } from "../http-auth.js";
+import { isVisibleVhost, requireAdministrator } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
 import { chartContext, permissionRecord, vhostRecord } from "../records.js";
@@ -15,7 +15,7 @@ export function registerVhosts(app: FastifyInstance, ctx: RouteContext): void {
   resource(app, ctx, "/api/vhosts", {
     GET: ({ caller, query }) =>
       listResponse(
-        [...b.vhosts.values()].filter((v) => isMonitor(caller.user) || canSeeVhost(caller, v.name)).map((v) => vhostRecord(v, ctx)),
+        [...b.vhosts.values()].filter((v) => isVisibleVhost(caller, v.name)).map((v) => vhostRecord(v, ctx)),
         query,
         ["name"],
       ),

@@ -92,9 +92,18 @@ export class Api {
 }
 
 /** A login check without a session: whoami with the given Authorization header. */
-export async function whoami(authorization: string): Promise<{ name: string; tags: string[] }> {
+export async function whoami(authorization: string): Promise<{ name: string; tags: string[]; timeoutMinutes?: number }> {
   const api = new Api(authorization, () => undefined);
-  const me = await api.get<{ name: string; tags: string[] | string }>("/whoami");
+  const me = await api.get<{ name: string; tags: string[] | string; login_session_timeout?: number }>("/whoami");
   const tags = Array.isArray(me.tags) ? me.tags : String(me.tags ?? "").split(",").filter(Boolean);
-  return { name: me.name, tags };
+  const t = me.login_session_timeout;
+  return { name: me.name, tags, ...(typeof t === "number" && t > 0 ? { timeoutMinutes: t } : {}) };
+}
+
+/** GET /api/auth (no login needed): whether the broker takes OAuth 2.0 logins for the UI. */
+export async function oauthEnabled(): Promise<boolean> {
+  const res = await fetch("/api/auth", { credentials: "omit", cache: "no-store", headers: { accept: "application/json" } });
+  if (!res.ok) return false;
+  const body = (await res.json()) as { oauth_enabled?: unknown; enable_uaa?: unknown };
+  return body.oauth_enabled === true || body.enable_uaa === true;
 }

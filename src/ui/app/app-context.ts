@@ -1,10 +1,11 @@
 /**
  * What every page needs, passed down by context instead of a global: the API client, who is
- * logged in (for tag-based hiding of actions), the selected virtual host ("" = all) and the
- * live refresh period.
+ * logged in and what it may do (tags and permissions, for offering only permitted actions), the
+ * selected virtual host ("" = all) and the live refresh period.
  */
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
+import type { Access } from "./access.js";
 import type { Api } from "./api.js";
 
 export interface AppState {
@@ -16,6 +17,8 @@ export interface AppState {
   /** Live refresh period in ms; 0 = paused by the operator. */
   readonly refreshMs: number;
   logout(): void;
+  /** What the user may do (GET /api/coney/my-access), loaded on every page change; null until it answers. */
+  readonly access: Access | null;
   /** Live charts' points by chart id, kept while the tab is open. */
   readonly charts: Map<string, Array<Array<number | null>>>;
 }
@@ -33,7 +36,7 @@ export function hasTag(tags: readonly string[], ...wanted: string[]): boolean {
   return tags.includes("administrator") || wanted.some((t) => tags.includes(t));
 }
 
-/** May change things in vhosts it has permissions for (not a read-only monitoring-only view). */
-export function canManage(tags: readonly string[]): boolean {
-  return hasTag(tags, "management", "policymaker", "monitoring");
+/** RabbitMQ closes a connection for its own user or for an administrator (monitors may only look). */
+export function mayClose(app: Pick<AppState, "user" | "tags">, owner: string): boolean {
+  return owner === app.user || app.tags.includes("administrator");
 }

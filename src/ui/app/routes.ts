@@ -6,6 +6,7 @@
 import type { FunctionComponent } from "preact";
 import type { PageProps } from "./page-props.js";
 import { AdminPage } from "./pages/admin.js";
+import { AdminTopicPermissionsPage } from "./pages/admin-topic-permissions.js";
 import { AdminAuditPage } from "./pages/admin-audit.js";
 import { AdminClusterPage } from "./pages/admin-cluster.js";
 import { AdminExplainPage } from "./pages/admin-explain.js";
@@ -48,6 +49,7 @@ export const ROUTES: readonly Route[] = [
   { path: "/admin/users/:name", section: "admin", title: (p) => `User ${p["name"]}`, page: AdminUserPage },
   { path: "/admin/vhosts", section: "admin", title: () => "Virtual hosts", page: AdminVhostsPage },
   { path: "/admin/vhosts/:vhost", section: "admin", title: (p) => `Virtual host ${p["vhost"]}`, page: AdminVhostPage },
+  { path: "/admin/topic-permissions", section: "admin", title: () => "Topic permissions", page: AdminTopicPermissionsPage },
   { path: "/admin/policies", section: "admin", title: () => "Policies", page: AdminPoliciesPage },
   { path: "/admin/operator-policies", section: "admin", title: () => "Operator policies", page: AdminOperatorPoliciesPage },
   { path: "/admin/limits", section: "admin", title: () => "Limits", page: AdminLimitsPage },
@@ -65,5 +67,7 @@ export const NAV: ReadonlyArray<{ label: string; path: string; section: string; 
   { label: "Channels", path: "/channels", section: "channels" },
   { label: "Exchanges", path: "/exchanges", section: "exchanges" },
   { label: "Queues", path: "/queues", section: "queues" },
+  // As RabbitMQ's UI: Admin for policymakers and administrators. A refused action's note links
+  // others to the permission explainer, which everyone may use about themselves.
   { label: "Admin", path: "/admin", section: "admin", tags: ["policymaker"] },
 ];

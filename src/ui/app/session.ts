@@ -9,6 +9,8 @@ export interface Session {
   readonly authorization: string;
   readonly user: string;
   readonly tags: readonly string[];
+  /** Minutes without activity before the UI logs out (whoami's login_session_timeout, or RabbitMQ's 480). */
+  readonly timeoutMinutes?: number;
 }
 
 const KEY = "coney.session";

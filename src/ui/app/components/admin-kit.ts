@@ -2,7 +2,7 @@
  * Pieces the Admin pages share: the Admin sub-navigation (each entry shown only to the tags
  * that may use it, as the API enforces them), the management tag picker, the permission editor,
  * and a delete button that asks first. Tag rules here mirror the API's (src/http/http-auth.ts):
- * users, vhosts, operator policies, user limits and the cluster need administrator; policies and
+ * users, vhosts, topic permissions, operator policies, user limits and the cluster need administrator; policies and
  * global parameters need policymaker; vhost limits are readable by anyone who sees the vhost.
  */
 import type { ComponentChildren } from "preact";
@@ -19,6 +19,7 @@ import { TextField } from "./fields.js";
 export const ADMIN_SECTIONS: ReadonlyArray<{ label: string; seg: string; tag: string }> = [
   { label: "Users", seg: "users", tag: "administrator" },
   { label: "Virtual hosts", seg: "vhosts", tag: "administrator" },
+  { label: "Topic permissions", seg: "topic-permissions", tag: "administrator" },
   { label: "Policies", seg: "policies", tag: "policymaker" },
   { label: "Operator policies", seg: "operator-policies", tag: "administrator" },
   { label: "Limits", seg: "limits", tag: "" },
@@ -84,15 +85,30 @@ export function TagList({ tags }: { tags: readonly string[] | string }) {
   return html`${list.map((t) => html`<span class="tag">${t}</span> `)}`;
 }
 
-/** A delete button that confirms first; `onDone` runs after the API said yes. */
+/**
+ * A delete button that confirms first; `onDone` runs after the API said yes. `what` names the
+ * object with its noun ("user bob"); a label that already ends with that noun ("Delete user") is
+ * not repeated in the question ("Delete user bob?", not "Delete user user bob?").
+ */
 export function DeleteButton({ what, run, onDone, label = "Delete" }: { what: string; run: () => Promise<unknown>; onDone?: () => void; label?: string }) {
   const act = useAction(onDone);
+  const question = `${joinWithoutRepeat(label, what)}?`;
   return html`<span class="inline-action">
-    <button type="button" class="small danger" aria-label=${`${label} ${what}`} disabled=${act.busy} onClick=${() => {
-      if (confirm(`${label} ${what}?`)) void act.run(async () => void (await run()));
+    <button type="button" class="small danger" aria-label=${joinWithoutRepeat(label, what)} disabled=${act.busy} onClick=${() => {
+      if (confirm(question)) void act.run(async () => void (await run()));
     }}>${label}</button>
     <${ErrorBox} error=${act.error} />
   </span>`;
+}
+
+/** "Delete user" + "user bob" → "Delete user bob": the noun ending the label is not said twice ("virtual host" too). */
+export function joinWithoutRepeat(label: string, what: string): string {
+  const words = label.split(" ");
+  for (let k = words.length - 1; k >= 1; k--) {
+    const noun = words.slice(words.length - k).join(" ");
+    if (what.toLowerCase().startsWith(`${noun.toLowerCase()} `)) return `${label} ${what.slice(noun.length + 1)}`;
+  }
+  return `${label} ${what}`;
 }
 
 export interface PermissionRecord {

@@ -25,14 +25,17 @@ const exchangeSeg = (name: string): string => name || "amq.default";
 const unbindPath = (b: Binding): string =>
   `${apiPath`/bindings/${b.vhost}/e/${exchangeSeg(b.source)}/${b.destination_type === "queue" ? "q" : "e"}/${b.destination}`}/${encodeURIComponent(b.properties_key)}`;
 
-/** `show`: which end to print (the other is the page's own object). */
-export function BindingsTable({ bindings, show, onChange, canEdit }: { bindings: readonly Binding[]; show: "source" | "destination"; onChange: () => void; canEdit: boolean }) {
+/**
+ * `show`: which end to print (the other is the page's own object). `canUnbind` says per binding
+ * whether the user may remove it: true, the reason it may not, or false while that is not known.
+ */
+export function BindingsTable({ bindings, show, onChange, canUnbind }: { bindings: readonly Binding[]; show: "source" | "destination"; onChange: () => void; canUnbind: (b: Binding) => true | string | false }) {
   const { api } = useApp();
   const act = useAction(onChange);
   if (bindings.length === 0) return html`<p class="muted">No bindings.</p>`;
   return html`<${ErrorBox} error=${act.error} />
     <table class="grid" aria-label=${show === "source" ? "Bindings from" : "Bindings to"}><thead><tr>
-      <th>${show === "source" ? "From exchange" : "To"}</th><th>Routing key</th><th>Arguments</th>${canEdit ? html`<th><span class="sr-only">Actions</span></th>` : null}
+      <th>${show === "source" ? "From exchange" : "To"}</th><th>Routing key</th><th>Arguments</th><th><span class="sr-only">Actions</span></th>
     </tr></thead><tbody>
       ${bindings.map((b) => {
         const end = show === "source" ? b.source : b.destination;
@@ -43,10 +46,16 @@ export function BindingsTable({ bindings, show, onChange, canEdit }: { bindings:
           <td>${show === "destination" ? html`<span class="tag">${b.destination_type}</span> ` : null}<a href=${link}>${end || "(AMQP default)"}</a></td>
           <td><code>${b.routing_key}</code></td>
           <td>${Object.keys(b.arguments ?? {}).length ? JSON.stringify(b.arguments) : ""}</td>
-          ${canEdit ? html`<td>${implicit ? html`<span class="muted">implicit</span>` : html`<button type="button" class="small" disabled=${act.busy} onClick=${() => act.run(async () => void (await api.del(unbindPath(b))))}>Unbind</button>`}</td>` : null}
+          <td>${implicit ? html`<span class="muted">implicit</span>` : html`<${UnbindCell} may=${canUnbind(b)} busy=${act.busy} run=${() => act.run(async () => void (await api.del(unbindPath(b))))} />`}</td>
         </tr>`;
       })}
     </tbody></table>`;
+}
+
+function UnbindCell({ may, busy, run }: { may: true | string | false; busy: boolean; run: () => void }) {
+  if (may === true) return html`<button type="button" class="small" disabled=${busy} onClick=${run}>Unbind</button>`;
+  if (may === false) return null;
+  return html`<span class="muted small" title=${may}>not permitted<span class="sr-only">: ${may}</span></span>`;
 }
 
 /** Add a binding. From an exchange page: to a queue or exchange; from a queue page: from an exchange. */

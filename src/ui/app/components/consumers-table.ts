@@ -1,5 +1,6 @@
 /** Consumers (of a queue, channel or connection): one /api/consumers/{vhost} answer, filtered here. */
 import { html } from "../html.js";
+import { peerName } from "./peer-name.js";
 import { href } from "../router.js";
 import { fmtNum } from "../format.js";
 
@@ -24,7 +25,7 @@ export function ConsumersTable({ consumers, show }: { consumers: readonly Consum
   </tr></thead><tbody>
     ${consumers.map(
       (c) => html`<tr key=${c.channel_details.name + c.consumer_tag}>
-        <td>${show === "queue" ? html`<a href=${href("channels", c.channel_details.name)}>${c.channel_details.name}</a>` : html`<a href=${href("queues", c.queue.vhost, c.queue.name)}>${c.queue.name}</a>`}</td>
+        <td>${show === "queue" ? html`<a href=${href("channels", c.channel_details.name)}>${peerName(c.channel_details.name)}</a>` : html`<a href=${href("queues", c.queue.vhost, c.queue.name)}>${c.queue.name}</a>`}</td>
         <td><code>${c.consumer_tag}</code></td>
         <td>${c.ack_required ? "yes" : "no (auto-ack)"}</td>
         <td>${c.exclusive ? "yes" : "no"}</td>

@@ -8,7 +8,8 @@ import { html } from "../html.js";
 export function describeError(err: unknown): { title: string; detail: string } {
   if (err instanceof ApiError) {
     if (err.status === 403) return { title: "Access refused", detail: `Your user's tags or permissions do not allow this (HTTP 403). ${err.reason}`.trim() };
-    if (err.status === 404) return { title: "Not found", detail: `It may have been deleted. ${err.reason}`.trim() };
+    // RabbitMQ's 404 reason is mostly "Not Found" itself: repeat it only when it says more.
+    if (err.status === 404) return { title: "Not found", detail: /^(not[ _]found|object not found)$/i.test(err.reason.trim()) || err.reason.trim() === "" ? "It may have been deleted." : `It may have been deleted (${err.reason}).` };
     if (err.status === 0) return { title: "Broker unreachable", detail: err.reason };
     return { title: `Error ${err.status}: ${err.error}`, detail: err.reason };
   }

@@ -18,7 +18,7 @@ const REFRESH_CHOICES: ReadonlyArray<[number, string]> = [
   [0, "paused"],
 ];
 
-export function Layout({ section, children, onRefresh }: { section: string; children: ComponentChildren; onRefresh: (ms: number) => void }) {
+export function Layout({ section, title, children, onRefresh }: { section: string; title: string; children: ComponentChildren; onRefresh: (ms: number) => void }) {
   const app = useApp();
   const [vhosts, setVhosts] = useState<string[]>([]);
   const [cluster, setCluster] = useState("");
@@ -27,8 +27,14 @@ export function Layout({ section, children, onRefresh }: { section: string; chil
     app.api.get<{ name: string }>("/cluster-name").then((c) => setCluster(c.name), () => setCluster(""));
   }, [app.api]);
 
-  return html`<div class="shell">
-    <a class="skip" href="#main">Skip to content</a>
+  // The shell is where focus goes after navigation (main.ts): the start of the page.
+  return html`<div class="shell" id="top" tabindex="-1">
+    <p class="sr-only" aria-live="polite">${title}</p>
+    <a class="skip" href="#main" onClick=${(e: Event) => {
+      // The hash is the router's: move focus to the content without navigating.
+      e.preventDefault();
+      document.getElementById("main")?.focus();
+    }}>Skip to content</a>
     <header class="top">
       <a class="brand" href="#/"><img src="favicon.svg" alt="" width="24" height="24" /> Coney</a>
       ${cluster ? html`<span class="cluster" title="Cluster name">${cluster}</span>` : null}

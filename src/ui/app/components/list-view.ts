@@ -74,10 +74,14 @@ export function ListView<T>(props: ListViewProps<T>) {
   const [prefs, setPrefsState] = useState<ListPrefs>(() => loadPref(`list.${props.id}`, { name: "", regex: false, sort: props.defaultSort ?? "", reverse: false, size: 100 }));
   const [page, setPage] = useState(1);
   const [filterText, setFilterText] = useState(prefs.name);
+  // From the latest state, not this render's: the filter's debounce fires after the closure that
+  // scheduled it, and merging into its stale copy undid a Regex tick made meanwhile.
   const setPrefs = (p: Partial<ListPrefs>): void => {
-    const next = { ...prefs, ...p };
-    setPrefsState(next);
-    savePref(`list.${props.id}`, next);
+    setPrefsState((current) => {
+      const next = { ...current, ...p };
+      savePref(`list.${props.id}`, next);
+      return next;
+    });
     setPage(1);
   };
   // Typing filters after a short pause, not on every key.

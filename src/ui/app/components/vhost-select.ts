@@ -1,18 +1,30 @@
-/** A virtual-host picker for "add" forms, filled from /api/vhosts once. */
+/**
+ * For "add" forms: a virtual-host picker, filled from /api/vhosts once; `only` narrows it to the
+ * vhosts where the user may do what the form does (declare a queue, set a policy); and the names
+ * the user's configure pattern allows there.
+ */
 import { useEffect, useState } from "preact/hooks";
 import { useApp } from "../app-context.js";
 import { SelectField } from "./fields.js";
 import { html } from "../html.js";
 
-export function VhostField({ value, set }: { value: string; set: (v: string) => void }) {
+export function VhostField({ value, set, only }: { value: string; set: (v: string) => void; only?: readonly string[] }) {
   const { api } = useApp();
-  const [names, setNames] = useState<string[]>([]);
+  const [all, setAll] = useState<string[]>([]);
   useEffect(() => {
-    api.get<Array<{ name: string }>>("/vhosts", { columns: "name" }).then((v) => {
-      const n = v.map((x) => x.name);
-      setNames(n);
-      if (!value || !n.includes(value)) set(n.includes("/") ? "/" : (n[0] ?? ""));
-    }, () => setNames([]));
+    api.get<Array<{ name: string }>>("/vhosts", { columns: "name" }).then((v) => setAll(v.map((x) => x.name)), () => setAll([]));
   }, [api]);
+  const names = only ? all.filter((n) => only.includes(n)) : all;
+  const key = names.join("\u0000");
+  useEffect(() => {
+    if (names.length > 0 && !names.includes(value)) set(names.includes("/") ? "/" : names[0]!);
+  }, [key]);
   return html`<${SelectField} label="Virtual host" name="vhost" value=${value} set=${set} options=${names.map((n) => [n, n] as const)} />`;
 }
+
+/** The names the user may declare in the chosen vhost, as its configure pattern says (shown, not evaluated here). */
+export function NamePattern({ pattern, vhost }: { pattern: string | null | undefined; vhost: string }) {
+  if (pattern === undefined || pattern === ".*") return null;
+  return html`<p class="hint">${pattern === null ? `Your token's scopes decide which names you may declare in ${vhost}.` : html`Names you may declare in ${vhost} match your configure pattern <code>${pattern}</code>.`}</p>`;
+}
+

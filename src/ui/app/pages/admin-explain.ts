@@ -1,9 +1,7 @@
 /**
  * Admin › Permission explainer: pick a user, vhost, operation and resource; the broker answers
  * allowed or refused and which check decided, in the order it enforces them: authentication →
- * vhost access → pattern (or an OAuth 2.0 token's scopes). A topic (a routing key on a topic
- * exchange, optionally for an MQTT client id) is answered by the topic permission instead; an MQTT
- * topic is entered as MQTT writes it and sent as its routing key (`/` → `.`, `+` → `*`). The verdict comes from
+ * vhost access → pattern (or an OAuth 2.0 token's scopes). The verdict comes from
  * GET /api/coney/explain-permission, i.e. from the broker's own permission checker, never from a
  * copy of its rules in the browser. Administrators may ask about anyone; others about themselves.
  */
@@ -28,7 +26,8 @@ interface Explanation {
   name: string;
   allowed: boolean;
   decided_by: CheckName;
-  checks: Array<{ check: CheckName; passed: boolean; reason: string; pattern?: string; scope?: string | null }>;
+  routing_key?: string;
+  checks: Array<{ check: CheckName; passed: boolean; reason: string; pattern?: string; scope?: string | null; topic_pattern?: string | null }>;
   refusal: string | null;
   /** For administrators: the audit entry that set the deciding permission (null: none kept). */
   granted_by?: { id: number; at: string; user: string; source: string } | null;
@@ -39,7 +38,7 @@ const STEP_LABELS: Record<CheckName, string> = {
   vhost_access: "2. Virtual host access",
   pattern: "3. Permission pattern",
   scope: "3. Token scopes",
-  topic: "3. Topic permission",
+  topic: "4. Topic permission",
 };
 
 /** What each kind governs (the spec's permission model), to help pick the right one. */
@@ -53,13 +52,6 @@ const GOVERNS: Record<string, string> = {
   write: "Publishing to an exchange; being the destination of a binding.",
   read: "Consuming, getting or purging a queue; being the source of a binding; a passive declare.",
 };
-const TOPIC_GOVERNS: Record<string, string> = {
-  write: "Publishing with this routing key (an MQTT PUBLISH to this topic).",
-  read: "Binding with this key (an MQTT SUBSCRIBE to this filter).",
-};
-
-/** An MQTT topic or filter as the routing or binding key the broker checks (as the MQTT listener maps it). */
-const mqttToKey = (topic: string): string => topic.replaceAll("/", ".").replaceAll("+", "*");
 
 export function AdminExplainPage({ params }: PageProps) {
   return html`<${AdminFrame} seg="explain" title="Permission explainer"><${AdminExplainBody} params=${params} /><//>`;
@@ -77,27 +69,22 @@ function AdminExplainBody({ params }: PageProps) {
   const [permission, setPermission] = useState("configure");
   const [resource, setResource] = useState("queue");
   const [name, setName] = useState("");
-  const [exchange, setExchange] = useState("amq.topic");
+  const [routingKey, setRoutingKey] = useState("");
   const [clientId, setClientId] = useState("");
-  const topic = resource === "topic";
-  // A topic permission is write or read: switching to a topic leaves configure for write.
-  const chooseResource = (r: string): void => {
-    setResource(r);
-    if (r === "topic" && permission === "configure") setPermission("write");
-  };
   const [answer, setAnswer] = useState<Explanation | null>(null);
   const act = useAction();
+  const topical = resource === "exchange" && permission !== "configure";
   const submit = (e: Event): void => {
     e.preventDefault();
     setAnswer(null);
     void act.run(async () => {
       // Built here, not with the client's query helper: that one drops empty values, and an empty
       // name (the default exchange) is a real question.
-      const q = new URLSearchParams({ user: admin ? user : me, vhost, permission, resource, name: topic ? mqttToKey(name) : name });
-      if (topic) {
-        q.set("exchange", exchange);
-        if (clientId !== "") q.set("client_id", clientId);
-      }
+      const q = new URLSearchParams({ user: admin ? user : me, vhost, permission, resource, name });
+      // A routing key (publish) or binding key (bind from) is checked against topic permissions.
+      if (topical && routingKey !== "") q.set("routing_key", routingKey);
+      // An MQTT client's id, for {client_id} in topic permission patterns.
+      if (topical && routingKey !== "" && clientId !== "") q.set("client_id", clientId);
       setAnswer(await api.get<Explanation>(`/coney/explain-permission?${q.toString()}`));
     });
   };
@@ -116,17 +103,14 @@ function AdminExplainBody({ params }: PageProps) {
         </label>
       </div>
       <div class="field-row">
-        <${SelectField} label="Operation" name="permission" value=${permission} set=${setPermission} options=${topic ? OPERATIONS.slice(1) : OPERATIONS} />
-        <${SelectField} label="Resource" name="resource" value=${resource} set=${chooseResource} options=${[["queue", "Queue"], ["exchange", "Exchange"], ["topic", "Topic (MQTT topic or routing key)"]]} />
-        <${TextField} label=${topic ? "Topic" : "Resource name"} name="name" value=${name} set=${setName} />
+        <${SelectField} label="Operation" name="permission" value=${permission} set=${setPermission} options=${OPERATIONS} />
+        <${SelectField} label="Resource" name="resource" value=${resource} set=${setResource} options=${[["queue", "Queue"], ["exchange", "Exchange"]]} />
+        <${TextField} label="Resource name" name="name" value=${name} set=${setName} />
+        ${topical ? html`<${TextField} label=${permission === "write" ? "Routing key (optional)" : "Binding key (optional)"} name="routing_key" value=${routingKey} set=${setRoutingKey} />` : null}
+        ${topical ? html`<${TextField} label="MQTT client id (optional)" name="client_id" value=${clientId} set=${setClientId} />` : null}
       </div>
-      ${topic
-        ? html`<div class="field-row">
-            <${TextField} label="Topic exchange" name="exchange" value=${exchange} set=${setExchange} />
-            <${TextField} label="MQTT client id (for {client_id})" name="client_id" value=${clientId} set=${setClientId} />
-          </div>
-          <p class="hint">${TOPIC_GOVERNS[permission] ?? TOPIC_GOVERNS["write"]} MQTT's sensors/+/temp is checked as the key sensors.*.temp.</p>`
-        : html`<p class="hint">${permission}: ${GOVERNS[permission]} An empty name is the default exchange.</p>`}
+      ${topical ? html`<p class="hint">On a topic exchange the key is also checked against the user's topic permission: ${permission === "write" ? "publishing matches the routing key against its write pattern" : "binding matches the binding key against its read pattern"}. For an MQTT client, the key is its topic with / as . and + as *, and its client id fills {client_id}.</p>` : null}
+      <p class="hint">${permission}: ${GOVERNS[permission]} An empty name is the default exchange.</p>
       <div class="form-actions"><button type="submit" class="primary" disabled=${act.busy}>Explain</button></div>
       <${ErrorBox} error=${act.error ?? users.error} />
     </form>
@@ -135,9 +119,10 @@ function AdminExplainBody({ params }: PageProps) {
 
 function Verdict({ e }: { e: Explanation }) {
   const ran = new Set(e.checks.map((c) => c.check));
-  const last: CheckName = ran.has("topic") ? "topic" : ran.has("scope") ? "scope" : "pattern";
-  const steps: CheckName[] = ["authentication", "vhost_access", last];
-  const what = `${e.permission} on ${e.resource} ${e.name === "" ? "(the default exchange)" : `“${e.name}”`} in virtual host “${e.vhost}” for user “${e.user}”`;
+  const last: CheckName = ran.has("scope") ? "scope" : "pattern";
+  const steps: CheckName[] = ["authentication", "vhost_access", last, ...(e.routing_key !== undefined ? ["topic" as const] : [])];
+  const key = e.routing_key !== undefined ? ` with ${e.permission === "write" ? "routing" : "binding"} key “${e.routing_key}”` : "";
+  const what = `${e.permission} on ${e.resource} ${e.name === "" ? "(the default exchange)" : `“${e.name}”`}${key} in virtual host “${e.vhost}” for user “${e.user}”`;
   return html`<section class=${`verdict ${e.allowed ? "verdict-allowed" : "verdict-refused"}`} aria-live="polite" aria-label="Verdict">
     <h2 class="verdict-title">${e.allowed ? "Allowed" : "Refused"}</h2>
     <p>${what}: <strong>${e.allowed ? "allowed" : "refused"}</strong>, decided by <strong>${STEP_LABELS[e.decided_by].slice(3).toLowerCase()}</strong>.</p>

@@ -130,8 +130,10 @@ function rowOf(key: string, v: unknown): ArgRow {
 }
 
 function AddPolicy({ kind, initial, added }: { kind: Kind; initial: PolicyRecord | null; added: () => void }) {
-  const { api, vhost: selected } = useApp();
+  const { api, vhost: selected, tags, access } = useApp();
   const [vhost, setVhost] = useState(initial?.vhost ?? selected);
+  // A policymaker sets policies in the vhosts it may use (RabbitMQ's is_authorized_policies); administrators anywhere.
+  const only = hasTag(tags, "administrator") || !access ? undefined : access.vhosts.map((v) => v.name);
   const [name, setName] = useState(initial?.name ?? "");
   const [pattern, setPattern] = useState(initial?.pattern ?? "");
   const [applyTo, setApplyTo] = useState(initial?.["apply-to"] ?? kind.applyTo[0]?.[0] ?? "all");
@@ -151,7 +153,7 @@ function AddPolicy({ kind, initial, added }: { kind: Kind; initial: PolicyRecord
     });
   };
   return html`<form class="form admin-form" onSubmit=${submit} aria-label=${kind === OPERATOR ? "Add operator policy" : "Add policy"}>
-    <${VhostField} value=${vhost} set=${setVhost} />
+    <${VhostField} value=${vhost} set=${setVhost} only=${only} />
     <${TextField} label="Name" name="name" value=${name} set=${setName} required=${true} />
     <${TextField} label="Pattern" name="pattern" value=${pattern} set=${setPattern} required=${true} placeholder="^orders\\." hint="A regular expression over queue or exchange names." />
     <div class="field-row">

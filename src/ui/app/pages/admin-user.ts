@@ -1,7 +1,7 @@
 /**
  * Admin › one user: its tags (changed without touching the password: the API clears a password
  * that a PUT omits, so the form sends the stored hash back), a new password or none, its
- * permissions per vhost (set, clear), its limits, and deleting it.
+ * permissions and topic permissions per vhost (set, clear), its limits, and deleting it.
  */
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
@@ -16,6 +16,8 @@ import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
 import type { UserRecord } from "./admin-users.js";
+import type { TopicPermission } from "../access.js";
+import { TopicPermissionForm, TopicPermissionsTable } from "../components/topic-permissions.js";
 
 const tagsOf = (u: UserRecord): string[] => (Array.isArray(u.tags) ? u.tags : parseTagText(String(u.tags)));
 
@@ -31,6 +33,7 @@ function AdminUserBody({ params }: PageProps) {
   const user = useLive(() => api.get<UserRecord>(apiPath`/users/${name}`), [name], { live: false });
   const perms = useLive(() => api.get<PermissionRecord[]>(apiPath`/users/${name}/permissions`), [name], { live: false });
   const vhosts = useLive(() => api.get<Array<{ name: string }>>("/vhosts", { columns: "name" }), [], { live: false });
+  const topics = useLive(() => api.get<TopicPermission[]>(apiPath`/users/${name}/topic-permissions`), [name], { live: false });
   const u = user.data;
   return html`    <p class="lead"><a href=${href("admin", "users")}>All users</a></p>
     <${ErrorBox} error=${user.error} />
@@ -45,6 +48,12 @@ function AdminUserBody({ params }: PageProps) {
           ${perms.data ? html`<${PermissionsTable} records=${perms.data} show="vhost" onChange=${perms.reload} />` : null}
           <h3>Set permission</h3>
           <${PermissionForm} fixed=${{ user: name }} choices=${(vhosts.data ?? []).map((v) => v.name)} onDone=${perms.reload} />
+        <//>
+        <${Section} title="Topic permissions">
+          <${ErrorBox} error=${topics.error} />
+          ${topics.data ? html`<${TopicPermissionsTable} records=${topics.data} show=${["vhost"]} onChange=${topics.reload} />` : null}
+          <h3>Set topic permission</h3>
+          <${TopicPermissionForm} user=${name} users=${[name]} vhosts=${(vhosts.data ?? []).map((v) => v.name)} onDone=${topics.reload} />
         <//>
         <${Section} title="Tags"><${EditTags} user=${u} onDone=${user.reload} /><//>
         <${Section} title="Password" open=${false}><${EditPassword} user=${u} onDone=${user.reload} /><//>

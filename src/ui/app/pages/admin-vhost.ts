@@ -1,11 +1,15 @@
 /**
- * Admin › one virtual host: its settings and messages, its limits (max-connections, max-queues:
- * set and remove), who may use it (permissions: set, clear), and deleting it with everything in it.
+ * Admin › one virtual host: its settings and messages (description, tags and default queue type
+ * editable), its limits (max-connections, max-queues: set and remove), who may use it
+ * (permissions and topic permissions: set, clear), and deleting it with everything in it.
  */
+import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
-import { AdminFrame, DeleteButton, PermissionForm, PermissionsTable, TagList, type PermissionRecord } from "../components/admin-kit.js";
-import { ErrorBox } from "../components/error-box.js";
+import { useAction } from "../components/action.js";
+import { AdminFrame, DeleteButton, parseTagText, PermissionForm, PermissionsTable, TagList, type PermissionRecord } from "../components/admin-kit.js";
+import { ErrorBox, Notice } from "../components/error-box.js";
+import { SelectField, TextField } from "../components/fields.js";
 import { LimitsEditor } from "../components/limits-editor.js";
 import { KvTable, Section } from "../components/kv.js";
 import { fmtNum } from "../format.js";
@@ -13,7 +17,9 @@ import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
-import type { LimitsRecord, VhostRecord } from "./admin-vhosts.js";
+import { QUEUE_TYPES, type LimitsRecord, type VhostRecord } from "./admin-vhosts.js";
+import type { TopicPermission } from "../access.js";
+import { TopicPermissionForm, TopicPermissionsTable } from "../components/topic-permissions.js";
 
 export const VHOST_LIMITS: ReadonlyArray<readonly [string, string]> = [
   ["max-connections", "Max connections"],
@@ -33,6 +39,7 @@ function AdminVhostBody({ params }: PageProps) {
   const limits = useLive(() => api.get<LimitsRecord[]>(apiPath`/vhost-limits/${name}`), [name], { live: false });
   const perms = useLive(() => api.get<PermissionRecord[]>(apiPath`/vhosts/${name}/permissions`), [name], { live: false });
   const users = useLive(() => api.get<Array<{ name: string }>>("/users", { columns: "name" }), [], { live: false });
+  const topics = useLive(() => api.get<TopicPermission[]>(apiPath`/vhosts/${name}/topic-permissions`), [name], { live: false });
   const v = vhost.data;
   return html`    <p class="lead"><a href=${href("admin", "vhosts")}>All virtual hosts</a></p>
     <${ErrorBox} error=${vhost.error} />
@@ -43,6 +50,7 @@ function AdminVhostBody({ params }: PageProps) {
           ["Default queue type", v.default_queue_type],
           ["Messages", `${fmtNum(v.messages)} (${fmtNum(v.messages_ready)} ready, ${fmtNum(v.messages_unacknowledged)} unacked)`],
         ]} /></div>
+        <${Section} title="Description and tags" open=${false}><${EditVhost} v=${v} onDone=${vhost.reload} /><//>
         <${Section} title="Limits">
           <${ErrorBox} error=${limits.error} />
           ${limits.data
@@ -56,9 +64,37 @@ function AdminVhostBody({ params }: PageProps) {
           <h3>Set permission</h3>
           <${PermissionForm} fixed=${{ vhost: name }} choices=${(users.data ?? []).map((u) => u.name)} onDone=${perms.reload} />
         <//>
+        <${Section} title="Topic permissions">
+          <${ErrorBox} error=${topics.error} />
+          ${topics.data ? html`<${TopicPermissionsTable} records=${topics.data} show=${["user"]} onChange=${topics.reload} />` : null}
+          <h3>Set topic permission</h3>
+          <${TopicPermissionForm} vhost=${name} users=${(users.data ?? []).map((u) => u.name)} vhosts=${[name]} onDone=${topics.reload} />
+        <//>
         <${Section} title="Delete this virtual host" open=${false}>
           <p class="warn-text">Deleting a virtual host deletes its queues with their messages, its exchanges, bindings, policies and permissions, and closes its connections.</p>
           <${DeleteButton} what=${`virtual host ${name} and everything in it`} run=${() => api.del(apiPath`/vhosts/${name}`)} onDone=${() => navigate(href("admin", "vhosts"))} label="Delete virtual host" />
         <//>`
       : null}`;
+}
+
+function EditVhost({ v, onDone }: { v: VhostRecord; onDone: () => void }) {
+  const { api } = useApp();
+  const [description, setDescription] = useState(v.description);
+  const [tags, setTags] = useState(v.tags.join(", "));
+  const [queueType, setQueueType] = useState(v.default_queue_type);
+  const act = useAction(onDone);
+  const submit = (e: Event): void => {
+    e.preventDefault();
+    void act.run(async () => {
+      await api.put(apiPath`/vhosts/${v.name}`, { description, tags: parseTagText(tags).join(","), default_queue_type: queueType });
+      return `Virtual host ${v.name} updated.`;
+    });
+  };
+  return html`<form class="form admin-form" onSubmit=${submit} aria-label="Edit virtual host">
+    <${TextField} label="Description" name="description" value=${description} set=${setDescription} />
+    <${TextField} label="Tags" name="tags" value=${tags} set=${setTags} placeholder="comma-separated" />
+    <${SelectField} label="Default queue type" name="default_queue_type" value=${queueType} set=${setQueueType} options=${QUEUE_TYPES} />
+    <div class="form-actions"><button type="submit" class="primary" disabled=${act.busy}>Update virtual host</button></div>
+    <${ErrorBox} error=${act.error} /><${Notice} text=${act.done} />
+  </form>`;
 }

@@ -1,6 +1,6 @@
 /** Admin › Virtual hosts: every vhost with its messages, limits (one request for all) and adding one. */
 import { useState } from "preact/hooks";
-import { apiPath } from "../api.js";
+import { ApiError, apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { AdminFrame, parseTagText, TagList } from "../components/admin-kit.js";
@@ -69,6 +69,16 @@ function AddVhost({ added }: { added: () => void }) {
   const submit = (e: Event): void => {
     e.preventDefault();
     void act.run(async () => {
+      // A PUT on an existing vhost updates it (RabbitMQ's API): "Add" must not quietly overwrite
+      // another vhost's description and tags, so it asks first.
+      const exists = await api.get(apiPath`/vhosts/${name}`, { columns: "name" }).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof ApiError && err.status === 404) return false;
+          throw err;
+        },
+      );
+      if (exists) throw new Error(`Virtual host ${name} exists already. Change its description and tags on its own page.`);
       await api.put(apiPath`/vhosts/${name}`, { description, tags: parseTagText(tags).join(","), default_queue_type: queueType });
       const done = name;
       setName("");

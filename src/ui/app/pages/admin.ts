@@ -10,6 +10,7 @@ import { href } from "../router.js";
 const ABOUT: Record<string, string> = {
   users: "Add and delete users, set their tags, passwords and permissions per virtual host.",
   vhosts: "Add and delete virtual hosts; their limits and who may use them.",
+  "topic-permissions": "Which routing keys a user may publish with, and bind with, on each topic exchange.",
   policies: "Queue and exchange settings applied by name pattern.",
   "operator-policies": "Caps that apply over users' policies (max length, TTL…).",
   limits: "Connections and queues per virtual host; connections and channels per user.",

@@ -1,4 +1,4 @@
-/** One channel: mode, prefetch, unacked/unconfirmed counts, message rates and its consumers. */
+/** One channel: mode, prefetch, unacked/unconfirmed counts, message rates and its consumers (from the channel's own record). */
 import { apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
@@ -6,6 +6,7 @@ import { ErrorBox, Unavailable } from "../components/error-box.js";
 import { KvTable, Section } from "../components/kv.js";
 import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
+import { peerName } from "../components/peer-name.js";
 import { useLive } from "../live.js";
 import { href } from "../router.js";
 import type { PageProps } from "../page-props.js";
@@ -24,17 +25,16 @@ export function ChannelPage({ params }: PageProps) {
   const { api } = useApp();
   const ch = useLive(() => api.get<ChannelDetail>(apiPath`/channels/${name}`), [name]);
   const c = ch.data;
-  const consumers = useLive(
-    () => (c ? api.get<Consumer[]>(apiPath`/consumers/${c.vhost}`).then((all) => all.filter((x) => x.channel_details.name === name)) : Promise.resolve([])),
-    [name, c?.vhost],
-  );
+  // The record carries its consumers (RabbitMQ's consumer_details): nothing more to ask, and
+  // nothing a monitor could be refused in a vhost it may not read.
+  const consumers = c?.consumer_details ?? [];
   if (!ch.data && ch.error) return html`<h1><span class="kind">Channel</span> ${name}</h1><${Unavailable} error=${ch.error} back=${href("channels")} backLabel="Back to channels" />`;
   return html`<h1><span class="kind">Channel</span> ${name}</h1>
     <${ErrorBox} error=${ch.error} />
     ${c
       ? html`<div class="cols">
           <${KvTable} label="Channel" rows=${[
-            ["Connection", c.connection_details ? html`<a href=${href("connections", c.connection_details.name)}>${c.connection_details.name}</a>` : "–"],
+            ["Connection", c.connection_details ? html`<a href=${href("connections", c.connection_details.name)}>${peerName(c.connection_details.name)}</a>` : "–"],
             ["Number", String(c.number)],
             ["Virtual host", c.vhost],
             ["User", c.user],
@@ -51,7 +51,6 @@ export function ChannelPage({ params }: PageProps) {
         </div>`
       : null}
     <${Section} title="Consumers">
-      <${ErrorBox} error=${consumers.error} />
-      ${consumers.data ? html`<${ConsumersTable} consumers=${consumers.data} show="channel" />` : null}
+      ${c ? html`<${ConsumersTable} consumers=${consumers} show="channel" />` : null}
     <//>`;
 }

@@ -3,6 +3,7 @@ import { apiPath } from "../api.js";
 import { ListView, type Column } from "../components/list-view.js";
 import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
+import { peerName } from "../components/peer-name.js";
 import { href } from "../router.js";
 
 export interface ChannelRow {
@@ -27,7 +28,7 @@ export function channelMode(c: ChannelRow): string {
 }
 
 const COLUMNS: Column<ChannelRow>[] = [
-  { key: "name", label: "Channel", render: (c) => html`<a href=${href("channels", c.name)}>${c.name}</a>` },
+  { key: "name", label: "Channel", render: (c) => html`<a href=${href("channels", c.name)}>${peerName(c.name)}</a>` },
   { key: "vhost", label: "Virtual host" },
   { key: "user", label: "User" },
   { key: "state", label: "State", render: (c) => html`<span class=${`state state-${c.state}`}>${c.state}</span>` },

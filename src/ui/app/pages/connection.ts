@@ -1,16 +1,19 @@
 /**
  * One connection: details, client properties, its channels (prefetch, unacked), its consumers,
- * traffic, and closing it with a reason (sent as X-Reason, as RabbitMQ's API takes it).
+ * traffic, and closing it with a reason (sent as X-Reason, as RabbitMQ's API takes it) — offered
+ * to its own user and to administrators, the ones RabbitMQ lets close it.
  */
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
-import { useApp } from "../app-context.js";
+import { mayClose, useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
 import { ErrorBox, Notice, Unavailable } from "../components/error-box.js";
+import { Refused } from "../components/refused.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
 import { fmtNum, fmtRate, fmtTime, rateOf } from "../format.js";
 import { html } from "../html.js";
+import { peerName } from "../components/peer-name.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
@@ -31,13 +34,17 @@ interface ConnectionDetail extends ConnectionRow {
 
 export function ConnectionPage({ params }: PageProps) {
   const name = params["name"] ?? "";
-  const { api } = useApp();
+  const app = useApp();
+  const { api, access, tags } = app;
   const conn = useLive(() => api.get<ConnectionDetail>(apiPath`/connections/${name}`), [name]);
   const channels = useLive(() => api.get<ChannelRow[]>(apiPath`/connections/${name}/channels`), [name]);
   const c = conn.data;
+  // The vhost's consumers when the user may read that vhost; otherwise (a monitor looking at
+  // another vhost's connection) every consumer it may see, which for monitors is all of them.
+  const inVhost = c !== undefined && (tags.includes("administrator") || (access?.vhosts.some((v) => v.name === c.vhost) ?? false));
   const consumers = useLive(
-    () => (c ? api.get<Consumer[]>(apiPath`/consumers/${c.vhost}`).then((all) => all.filter((x) => x.channel_details.connection_name === name)) : Promise.resolve([])),
-    [name, c?.vhost],
+    () => (c && access ? api.get<Consumer[]>(inVhost ? apiPath`/consumers/${c.vhost}` : "/consumers").then((all) => all.filter((x) => x.channel_details.connection_name === name)) : Promise.resolve(undefined)),
+    [name, c?.vhost, inVhost, access === null],
   );
 
   if (!conn.data && conn.error) return html`<h1><span class="kind">Connection</span> ${name}</h1><${Unavailable} error=${conn.error} back=${href("connections")} backLabel="Back to connections" />`;
@@ -73,7 +80,11 @@ export function ConnectionPage({ params }: PageProps) {
       <${ErrorBox} error=${consumers.error} />
       ${consumers.data ? html`<${ConsumersTable} consumers=${consumers.data} show="channel" />` : null}
     <//>
-    ${c ? html`<${Section} title="Close this connection"><${CloseForm} name=${name} /><//>` : null}`;
+    ${c
+      ? html`<${Section} title="Close this connection">
+          ${mayClose(app, c.user) ? html`<${CloseForm} name=${name} />` : html`<${Refused} why=${`Closing another user's connection (this one is ${c.user}'s) needs the administrator tag; ${tags.includes("monitoring") ? "monitoring users may look, not close" : "you may close your own"}.`} />`}
+        <//>`
+      : null}`;
 }
 
 function ChannelsTable({ channels }: { channels: readonly ChannelRow[] }) {
@@ -83,7 +94,7 @@ function ChannelsTable({ channels }: { channels: readonly ChannelRow[] }) {
   </tr></thead><tbody>
     ${channels.map(
       (ch) => html`<tr key=${ch.name}>
-        <td><a href=${href("channels", ch.name)}>${ch.name}</a></td>
+        <td><a href=${href("channels", ch.name)}>${peerName(ch.name)}</a></td>
         <td>${channelMode(ch)}</td>
         <td>${ch.state}</td>
         <td class="num">${fmtNum(ch.consumer_count)}</td>

@@ -3,6 +3,7 @@ import { apiPath } from "../api.js";
 import { ListView, type Column } from "../components/list-view.js";
 import { fmtBytes, rateOf } from "../format.js";
 import { html } from "../html.js";
+import { peerName } from "../components/peer-name.js";
 import { href } from "../router.js";
 
 export interface ConnectionRow {
@@ -27,7 +28,7 @@ const COLUMNS: Column<ConnectionRow>[] = [
     key: "name",
     label: "Name",
     needs: ["client_properties"],
-    render: (c) => html`<a href=${href("connections", c.name)}>${c.name}</a>${c.client_properties?.connection_name ? html`<div class="sub">${c.client_properties.connection_name}</div>` : null}`,
+    render: (c) => html`<a href=${href("connections", c.name)}>${peerName(c.name)}</a>${c.client_properties?.connection_name ? html`<div class="sub">${c.client_properties.connection_name}</div>` : null}`,
   },
   { key: "vhost", label: "Virtual host" },
   { key: "user", label: "User" },

@@ -1,13 +1,15 @@
 /** Exchanges: the paged list with message rates, and adding an exchange. */
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
+import { vhostAccess, vhostsWhere, whyNowhere } from "../access.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { ErrorBox, Notice } from "../components/error-box.js";
+import { Refused } from "../components/refused.js";
 import { argsObject, ArgsEditor, SelectField, TextField, type ArgRow } from "../components/fields.js";
 import { Section } from "../components/kv.js";
 import { ListView, type Column } from "../components/list-view.js";
-import { VhostField } from "../components/vhost-select.js";
+import { NamePattern, VhostField } from "../components/vhost-select.js";
 import { fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { href } from "../router.js";
@@ -56,14 +58,20 @@ const COLUMNS: Column<ExchangeRow>[] = [
 ];
 
 export function ExchangesPage() {
+  const { access } = useApp();
   const [reloadKey, setReloadKey] = useState(0);
+  const where = access ? vhostsWhere(access, "configure") : null;
   return html`<h1>Exchanges</h1>
     <${ListView} id="exchanges" noun="exchanges" path=${(v: string) => (v ? apiPath`/exchanges/${v}` : "/exchanges")} columns=${COLUMNS} rowKey=${(x: ExchangeRow) => `${x.vhost}\u0000${x.name}`} reloadKey=${reloadKey} />
-    <${Section} title="Add a new exchange" open=${false}><${AddExchange} added=${() => setReloadKey((k) => k + 1)} /><//>`;
+    ${access && where
+      ? where.length
+        ? html`<${Section} title="Add a new exchange" open=${false}><${AddExchange} where=${where} added=${() => setReloadKey((k) => k + 1)} /><//>`
+        : html`<${Refused} why=${whyNowhere(access, "configure", "Adding an exchange")} />`
+      : null}`;
 }
 
-function AddExchange({ added }: { added: () => void }) {
-  const { api, vhost: selected } = useApp();
+function AddExchange({ where, added }: { where: readonly string[]; added: () => void }) {
+  const { api, vhost: selected, access } = useApp();
   const [vhost, setVhost] = useState(selected);
   const [name, setName] = useState("");
   const [type, setType] = useState("direct");
@@ -84,7 +92,8 @@ function AddExchange({ added }: { added: () => void }) {
   };
   const yesNo = [["true", "Yes"], ["false", "No"]] as const;
   return html`<form class="form" onSubmit=${submit} aria-label="Add exchange">
-    <${VhostField} value=${vhost} set=${setVhost} />
+    <${VhostField} value=${vhost} set=${setVhost} only=${where} />
+    <${NamePattern} pattern=${access ? vhostAccess(access, vhost)?.configure : undefined} vhost=${vhost} />
     <${TextField} label="Name" name="name" value=${name} set=${setName} required=${true} />
     <${SelectField} label="Type" name="type" value=${type} set=${setType} options=${EXCHANGE_TYPES} />
     ${type === "x-delayed-message"

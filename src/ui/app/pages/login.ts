@@ -1,10 +1,11 @@
 /**
- * Login: username and password (HTTP Basic) or a pasted OAuth 2.0 access token (Bearer). The
- * credentials are checked with /api/whoami before they are kept; a user without a management
- * tag is refused here as the API would refuse each request.
+ * Login: username and password (HTTP Basic) or, when /api/auth says the broker takes OAuth 2.0
+ * logins, a pasted access token (Bearer). The credentials are checked with /api/whoami before
+ * they are kept (with the idle timeout it names); a user without a management tag is refused
+ * here as the API would refuse each request.
  */
-import { useState } from "preact/hooks";
-import { ApiError, whoami } from "../api.js";
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, oauthEnabled, whoami } from "../api.js";
 import { describeError } from "../components/error-box.js";
 import { html } from "../html.js";
 import { basicAuthorization, type Session } from "../session.js";
@@ -18,6 +19,10 @@ export function LoginPage({ onLogin, notice }: { onLogin: (s: Session) => void; 
   const [token, setToken] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  const [oauth, setOauth] = useState(false);
+  useEffect(() => {
+    oauthEnabled().then(setOauth, () => setOauth(false));
+  }, []);
 
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault();
@@ -30,7 +35,7 @@ export function LoginPage({ onLogin, notice }: { onLogin: (s: Session) => void; 
         setError(`User "${me.name}" has no management tag (management, policymaker, monitoring or administrator) and cannot use this UI.`);
         return;
       }
-      onLogin({ authorization, user: me.name, tags: me.tags });
+      onLogin({ authorization, user: me.name, tags: me.tags, ...(me.timeoutMinutes !== undefined ? { timeoutMinutes: me.timeoutMinutes } : {}) });
     } catch (err) {
       const d = describeError(err);
       setError(err instanceof ApiError && err.status === 401 ? "Login failed: wrong username, password or token." : `${d.title}: ${d.detail}`);
@@ -42,10 +47,12 @@ export function LoginPage({ onLogin, notice }: { onLogin: (s: Session) => void; 
   return html`<main class="login" id="main">
     <form class="login-box" onSubmit=${submit} aria-labelledby="login-title">
       <h1 id="login-title"><img src="favicon.svg" alt="" width="28" height="28" /> Coney management</h1>
-      <div class="tabs" role="tablist">
-        <button type="button" role="tab" aria-selected=${mode === "basic"} onClick=${() => setMode("basic")}>Username</button>
-        <button type="button" role="tab" aria-selected=${mode === "token"} onClick=${() => setMode("token")}>OAuth 2.0 token</button>
-      </div>
+      ${oauth
+        ? html`<div class="tabs" role="tablist">
+            <button type="button" role="tab" aria-selected=${mode === "basic"} onClick=${() => setMode("basic")}>Username</button>
+            <button type="button" role="tab" aria-selected=${mode === "token"} onClick=${() => setMode("token")}>OAuth 2.0 token</button>
+          </div>`
+        : null}
       ${notice ? html`<div class="msg msg-warn" role="status">${notice}</div>` : null}
       ${mode === "basic"
         ? html`<label>Username <input name="username" autocomplete="username" required value=${user} onInput=${(e: Event) => setUser((e.target as HTMLInputElement).value)} autofocus /></label>

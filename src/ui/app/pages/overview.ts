@@ -22,7 +22,18 @@ interface Overview {
   object_totals: Record<string, number>;
   queue_totals: Record<string, number>;
   message_stats: Record<string, unknown>;
-  listeners: Array<{ node: string; protocol: string; ip_address: string; port: number }>;
+  /** Monitors only, as RabbitMQ; the others' overview has no node, listeners or contexts. */
+  listeners?: Listener[];
+  /** Coney: configured listeners that could not bind and are being retried. */
+  listeners_unbound?: Array<Listener & { reason: string | null }>;
+  contexts?: Array<{ node: string; description: string; path: string; port: string; ip?: string; ssl?: boolean }>;
+}
+
+interface Listener {
+  node: string;
+  protocol: string;
+  ip_address: string;
+  port: number;
 }
 
 interface NodeInfo {
@@ -63,7 +74,7 @@ export const RATE_SERIES = [
 ];
 
 export function OverviewPage() {
-  const { api, tags, vhost } = useApp();
+  const { api, tags, vhost, access } = useApp();
   const overview = useLive(() => api.get<Overview>("/overview"), []);
   const monitor = hasTag(tags, "monitoring");
   const nodes = useLive(() => (monitor ? api.get<NodeInfo[]>("/nodes") : Promise.resolve(undefined)), [monitor]);
@@ -76,6 +87,7 @@ export function OverviewPage() {
   const rates = useMemo(() => (o ? RATE_SERIES.map((s) => rateOf(o.message_stats, s.key)) : undefined), [o]);
 
   return html`<h1>Overview</h1>
+    ${!monitor && access ? html`<p class="lead">${access.vhosts.length ? html`Figures of the virtual hosts you may use: <strong>${access.vhosts.map((v) => v.name).join(", ")}</strong>, and of your own connections.` : "You hold no permission in any virtual host, so there is nothing to count yet: ask an administrator for one."}</p>` : null}
     <${ErrorBox} error=${overview.error} />
     ${o
       ? html`<div class="stats">
@@ -99,16 +111,26 @@ export function OverviewPage() {
         : html`<${ErrorBox} error=${nodes.error} />${self ? html`<${NodeView} n=${self} version=${o?.product_version ?? ""} runtime=${o?.erlang_version ?? ""} />` : null}`}
     <//>
     ${nodes.data && nodes.data.length > 1 ? html`<${Section} title="Cluster nodes"><${ClusterNodes} nodes=${nodes.data} /><//>` : null}
-    ${o
-      ? html`<${Section} title="Listeners">
-          <table class="grid"><thead><tr><th>Protocol</th><th>Bound to</th><th class="num">Port</th><th>Node</th></tr></thead>
-          <tbody>${o.listeners.map((l) => html`<tr><td>${l.protocol}</td><td>${l.ip_address}</td><td class="num">${l.port}</td><td>${l.node}</td></tr>`)}</tbody></table>
-        <//>`
-      : null}
+    ${o?.listeners ? html`<${Section} title="Ports and contexts"><${Ports} o=${o} /><//>` : null}
     ${tags.includes("administrator") /* the definitions endpoints are administrator-only */
       ? html`<${Section} title=${vhost ? `Definitions of virtual host ${vhost}` : "Definitions"}>
           <${Definitions} path=${vhost ? apiPath`/definitions/${vhost}` : "/definitions"} vhost=${vhost} />
         <//>`
+      : null}`;
+}
+
+/** The node's listeners (bound, or retried with the reason) and its web contexts, as RabbitMQ's "Ports and contexts". */
+function Ports({ o }: { o: Overview }) {
+  const rows = [...(o.listeners ?? []).map((l) => ({ ...l, reason: null as string | null, up: true })), ...(o.listeners_unbound ?? []).map((l) => ({ ...l, up: false }))];
+  rows.sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol));
+  return html`<h3>Listeners</h3><table class="grid" aria-label="Listeners"><thead><tr><th>Protocol</th><th>Bound to</th><th class="num">Port</th><th>State</th><th>Node</th></tr></thead>
+      <tbody>${rows.map(
+        (l) => html`<tr key=${l.protocol + l.port}><td>${l.protocol}</td><td>${l.ip_address}</td><td class="num">${l.port}</td>
+          <td>${l.up ? "listening" : html`<span class="warn-text" title=${l.reason ?? ""}>not bound, retrying${l.reason ? `: ${l.reason}` : ""}</span>`}</td><td>${l.node}</td></tr>`,
+      )}</tbody></table>
+    ${o.contexts?.length
+      ? html`<h3>Web contexts</h3><table class="grid" aria-label="Web contexts"><thead><tr><th>Context</th><th>Bound to</th><th class="num">Port</th><th>TLS</th><th>Path</th><th>Node</th></tr></thead>
+          <tbody>${o.contexts.map((c) => html`<tr key=${c.description + c.port}><td>${c.description}</td><td>${c.ip ?? "::"}</td><td class="num">${c.port}</td><td>${c.ssl ? "yes" : "no"}</td><td>${c.path}</td><td>${c.node}</td></tr>`)}</tbody></table>`
       : null}`;
 }
 

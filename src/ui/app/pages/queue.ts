@@ -1,10 +1,13 @@
 /**
  * One queue: its figures and settings, live charts, consumers, bindings (bind, unbind), publish,
- * get messages, purge and delete.
+ * get messages, purge and delete — each action offered only when the broker says the user may
+ * take it (checks.ts), otherwise what it would need in its place.
  */
 import { useMemo } from "preact/hooks";
 import { apiPath } from "../api.js";
+import { decisionOf, vhostAccess, whyNoneIn, whyRefused } from "../access.js";
 import { useApp } from "../app-context.js";
+import { useChecks } from "../checks.js";
 import { useAction } from "../components/action.js";
 import { BindForm, BindingsTable, type Binding } from "../components/bindings.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
@@ -12,6 +15,7 @@ import { ErrorBox, Notice, Unavailable } from "../components/error-box.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
 import { LiveChart } from "../components/live-chart.js";
 import { PublishForm } from "../components/publish-form.js";
+import { Refused } from "../components/refused.js";
 import { fmtBytes, fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
@@ -50,10 +54,26 @@ const QUEUE_RATES = [
 export function QueuePage({ params }: PageProps) {
   const vhost = params["vhost"] ?? "";
   const name = params["name"] ?? "";
-  const { api } = useApp();
+  const { api, access, user } = useApp();
   const q = useLive(() => api.get<QueueDetail>(apiPath`/queues/${vhost}/${name}`), [vhost, name]);
   const consumers = useLive(() => api.get<Consumer[]>(apiPath`/consumers/${vhost}`).then((all) => all.filter((c) => c.queue.name === name)), [vhost, name]);
   const bindings = useLive(() => api.get<Binding[]>(apiPath`/queues/${vhost}/${name}/bindings`), [vhost, name]);
+  // The broker's decisions: this queue, the default exchange (publish) and each binding's source (unbind).
+  const sources = [...new Set((bindings.data ?? []).map((b) => b.source).filter((s) => s !== ""))].sort();
+  const checks = useChecks(vhost, [name], ["", ...sources]);
+  const mine = decisionOf(checks.data?.queues, name);
+  const exchanges = checks.data?.exchanges;
+  // A binding also needs read on its source: some exchange name the user may read in this vhost.
+  const mayRead = (access && vhostAccess(access, vhost)?.may.read) ?? false;
+  const why = (kind: "configure" | "write" | "read", action: string, on = name): string => whyRefused(access, vhost, kind, on, action);
+  const refused = (text: string) => html`<${Refused} why=${text} user=${user} vhost=${vhost} />`;
+  // queue.unbind needs write on the queue and read on the exchange, as queue.bind does.
+  const unbind = (b: Binding): true | string | false => {
+    const src = decisionOf(exchanges, b.source);
+    if (!mine || !src) return false;
+    if (!mine.write) return why("write", "Unbinding");
+    return src.read ? true : why("read", "Unbinding", b.source);
+  };
   const d = q.data;
   const queued = useMemo(() => (d ? [d.messages_ready, d.messages_unacknowledged, d.messages] : undefined), [d]);
   const rates = useMemo(() => (d ? QUEUE_RATES.map((s) => rateOf(d.message_stats, s.key)) : undefined), [d]);
@@ -100,28 +120,50 @@ export function QueuePage({ params }: PageProps) {
     <//>
     <${Section} title="Bindings">
       <${ErrorBox} error=${bindings.error} />
-      ${bindings.data ? html`<${BindingsTable} bindings=${bindings.data} show="source" onChange=${bindings.reload} canEdit=${true} />` : null}
+      ${bindings.data
+        ? html`<${BindingsTable} bindings=${bindings.data} show="source" onChange=${bindings.reload}
+            canUnbind=${unbind} />`
+        : null}
       <h3>Add binding to this queue</h3>
-      <${BindForm} vhost=${vhost} destination=${{ type: "q", name }} onChange=${bindings.reload} />
+      ${mine
+        ? !mine.write
+          ? refused(why("write", "Binding to this queue"))
+          : !mayRead
+            ? refused(whyNoneIn(access, vhost, "read", "Binding to this queue (from an exchange you may read)"))
+            : html`<${BindForm} vhost=${vhost} destination=${{ type: "q", name }} onChange=${bindings.reload} />`
+        : null}
     <//>
-    <${Section} title="Publish message" open=${false}><${PublishForm} vhost=${vhost} exchange="" routingKey=${name} /><//>
-    <${Section} title="Get messages" open=${false}><${GetMessages} vhost=${vhost} name=${name} onChange=${q.reload} /><//>
+    <${Section} title="Publish message" open=${false}>
+      ${decisionOf(exchanges, "") ? (decisionOf(exchanges, "")!.write ? html`<${PublishForm} vhost=${vhost} exchange="" routingKey=${name} />` : refused(why("write", "Publishing through the default exchange", ""))) : null}
+    <//>
+    <${Section} title="Get messages" open=${false}>
+      ${mine ? (mine.read ? html`<${GetMessages} vhost=${vhost} name=${name} onChange=${q.reload} />` : refused(why("read", "Getting messages"))) : null}
+    <//>
     <${Section} title="Purge" open=${false}>
-      <p>Remove every ready message from this queue (unacknowledged messages stay with their consumers).</p>
-      <button type="button" class="danger" disabled=${purge.busy} onClick=${() => {
-        if (confirm(`Purge all ready messages from ${name}?`)) void purge.run(async () => {
-          await api.del(apiPath`/queues/${vhost}/${name}/contents`);
-          return "Queue purged.";
-        });
-      }}>Purge messages</button>
-      <${ErrorBox} error=${purge.error} /><${Notice} text=${purge.done} />
+      ${mine
+        ? mine.read
+          ? html`<p>Remove every ready message from this queue (unacknowledged messages stay with their consumers).</p>
+              <button type="button" class="danger" disabled=${purge.busy} onClick=${() => {
+                if (confirm(`Purge all ready messages from queue ${name}?`)) void purge.run(async () => {
+                  await api.del(apiPath`/queues/${vhost}/${name}/contents`);
+                  return "Queue purged.";
+                });
+              }}>Purge messages</button>
+              <${ErrorBox} error=${purge.error} /><${Notice} text=${purge.done} />`
+          : refused(why("read", "Purging"))
+        : null}
     <//>
     <${Section} title="Delete" open=${false}>
-      <p>Delete this queue and every message in it.</p>
-      <button type="button" class="danger" disabled=${del.busy} onClick=${async () => {
-        if (!confirm(`Delete queue ${name} and its messages?`)) return;
-        if (await del.run(async () => void (await api.del(apiPath`/queues/${vhost}/${name}`)))) navigate(href("queues"));
-      }}>Delete queue</button>
-      <${ErrorBox} error=${del.error} />
-    <//>`;
+      ${mine
+        ? mine.configure
+          ? html`<p>Delete this queue and every message in it.</p>
+              <button type="button" class="danger" disabled=${del.busy} onClick=${async () => {
+                if (!confirm(`Delete queue ${name} and its messages?`)) return;
+                if (await del.run(async () => void (await api.del(apiPath`/queues/${vhost}/${name}`)))) navigate(href("queues"));
+              }}>Delete queue</button>
+              <${ErrorBox} error=${del.error} />`
+          : refused(why("configure", "Deleting this queue"))
+        : null}
+    <//>
+    <${ErrorBox} error=${checks.error} />`;
 }

@@ -4,13 +4,15 @@
  */
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
+import { vhostAccess, vhostsWhere, whyNowhere } from "../access.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { ErrorBox, Notice } from "../components/error-box.js";
+import { Refused } from "../components/refused.js";
 import { ArgsEditor, argsObject, SelectField, TextField, type ArgRow } from "../components/fields.js";
 import { Section } from "../components/kv.js";
 import { ListView, type Column } from "../components/list-view.js";
-import { VhostField } from "../components/vhost-select.js";
+import { NamePattern, VhostField } from "../components/vhost-select.js";
 import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { href } from "../router.js";
@@ -51,14 +53,21 @@ const COLUMNS: Column<QueueRow>[] = [
 ];
 
 export function QueuesPage() {
+  const { access } = useApp();
   const [reloadKey, setReloadKey] = useState(0);
+  // Offered only where a queue could be declared: a vhost whose configure pattern allows a name.
+  const where = access ? vhostsWhere(access, "configure") : null;
   return html`<h1>Queues</h1>
     <${ListView} id="queues" noun="queues" trimColumns=${true} path=${(v: string) => (v ? apiPath`/queues/${v}` : "/queues")} columns=${COLUMNS} rowKey=${(q: QueueRow) => `${q.vhost}\u0000${q.name}`} reloadKey=${reloadKey} />
-    <${Section} title="Add a new queue" open=${false}><${AddQueue} added=${() => setReloadKey((k) => k + 1)} /><//>`;
+    ${access && where
+      ? where.length
+        ? html`<${Section} title="Add a new queue" open=${false}><${AddQueue} where=${where} added=${() => setReloadKey((k) => k + 1)} /><//>`
+        : html`<${Refused} why=${whyNowhere(access, "configure", "Adding a queue")} />`
+      : null}`;
 }
 
-function AddQueue({ added }: { added: () => void }) {
-  const { api, vhost: selected } = useApp();
+function AddQueue({ where, added }: { where: readonly string[]; added: () => void }) {
+  const { api, vhost: selected, access } = useApp();
   const [vhost, setVhost] = useState(selected);
   const [type, setType] = useState<"classic" | "quorum">("classic");
   const [name, setName] = useState("");
@@ -81,7 +90,8 @@ function AddQueue({ added }: { added: () => void }) {
     setArgs([...args.filter((r) => r.key || r.value), { key, value: t === "boolean" ? "true" : "", type: t }]);
   };
   return html`<form class="form" onSubmit=${submit} aria-label="Add queue">
-    <${VhostField} value=${vhost} set=${setVhost} />
+    <${VhostField} value=${vhost} set=${setVhost} only=${where} />
+    <${NamePattern} pattern=${access ? vhostAccess(access, vhost)?.configure : undefined} vhost=${vhost} />
     <${SelectField} label="Type" name="type" value=${type} set=${(v: string) => setType(v as "classic" | "quorum")} options=${[["classic", "Classic"], ["quorum", "Quorum"]]} />
     <${TextField} label="Name" name="name" value=${name} set=${setName} required=${true} />
     <div class="field-row">

@@ -1,0 +1,108 @@
+/**
+ * The stream chunk layout (docs/STREAMS.md, "Storage"): the stream protocol's "osiris chunk", so
+ * a native consumer is sent a chunk's bytes as the file holds them. A chunk is a 48-byte header
+ * and a data section of entries, each a uint32 size (top bit 0: a simple entry) and the message.
+ * Pure functions over Buffers: no files here.
+ */
+import { crc32 } from "node:zlib";
+
+export const CHUNK_HEADER_BYTES = 48;
+/** Magic 5, layout version 0, in one byte (the value RabbitMQ's stream clients expect). */
+export const CHUNK_MAGIC_VERSION = 0x50;
+export const CHUNK_TYPE_USER = 0;
+const ENTRY_HEADER_BYTES = 4;
+const MAX_ENTRY_BYTES = 0x7fffffff;
+
+export interface ChunkHeader {
+  readonly chunkType: number;
+  readonly entries: number;
+  readonly records: number;
+  readonly timestamp: number;
+  readonly epoch: number;
+  readonly firstOffset: number;
+  readonly crc: number;
+  readonly dataLength: number;
+  readonly trailerLength: number;
+}
+
+/**
+ * A chunk of `messages` (each one Buffer or several pieces), first offset `firstOffset`, as the
+ * pieces to write in order: the header, then per message its size prefix and its pieces (the
+ * message Buffers themselves, not copied).
+ */
+export function encodeChunk(messages: readonly (Buffer | readonly Buffer[])[], firstOffset: number, timestamp: number, epoch = 0): { pieces: Buffer[]; bytes: number } {
+  if (messages.length === 0 || messages.length > 0xffff) throw new RangeError(`a chunk holds 1 to 65535 messages, not ${messages.length}`);
+  const pieces: Buffer[] = [Buffer.allocUnsafe(CHUNK_HEADER_BYTES)];
+  const sizes = Buffer.allocUnsafe(messages.length * ENTRY_HEADER_BYTES);
+  let dataLength = 0;
+  let crc = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const parts = Buffer.isBuffer(m) ? [m] : m;
+    let size = 0;
+    for (const p of parts) size += p.length;
+    if (size > MAX_ENTRY_BYTES) throw new RangeError(`a message of ${size} bytes is over a stream entry's limit`);
+    const prefix = sizes.subarray(i * ENTRY_HEADER_BYTES, (i + 1) * ENTRY_HEADER_BYTES);
+    prefix.writeUInt32BE(size, 0);
+    crc = crc32(prefix, crc);
+    pieces.push(prefix);
+    for (const p of parts) {
+      crc = crc32(p, crc);
+      pieces.push(p);
+    }
+    dataLength += ENTRY_HEADER_BYTES + size;
+  }
+  writeHeader(pieces[0]!, { chunkType: CHUNK_TYPE_USER, entries: messages.length, records: messages.length, timestamp, epoch, firstOffset, crc: crc | 0, dataLength, trailerLength: 0 });
+  return { pieces, bytes: CHUNK_HEADER_BYTES + dataLength };
+}
+
+function writeHeader(b: Buffer, h: ChunkHeader): void {
+  b.writeUInt8(CHUNK_MAGIC_VERSION, 0);
+  b.writeUInt8(h.chunkType, 1);
+  b.writeUInt16BE(h.entries, 2);
+  b.writeUInt32BE(h.records, 4);
+  b.writeBigInt64BE(BigInt(h.timestamp), 8);
+  b.writeBigUInt64BE(BigInt(h.epoch), 16);
+  b.writeBigUInt64BE(BigInt(h.firstOffset), 24);
+  b.writeInt32BE(h.crc, 32);
+  b.writeUInt32BE(h.dataLength, 36);
+  b.writeUInt32BE(h.trailerLength, 40);
+  b.writeUInt32BE(0, 44);
+}
+
+/** The header at the start of `b`; null when `b` is too short or does not start a chunk. */
+export function decodeChunkHeader(b: Buffer): ChunkHeader | null {
+  if (b.length < CHUNK_HEADER_BYTES || b.readUInt8(0) !== CHUNK_MAGIC_VERSION) return null;
+  return {
+    chunkType: b.readUInt8(1),
+    entries: b.readUInt16BE(2),
+    records: b.readUInt32BE(4),
+    timestamp: Number(b.readBigInt64BE(8)),
+    epoch: Number(b.readBigUInt64BE(16)),
+    firstOffset: Number(b.readBigUInt64BE(24)),
+    crc: b.readInt32BE(32),
+    dataLength: b.readUInt32BE(36),
+    trailerLength: b.readUInt32BE(40),
+  };
+}
+
+/** Whether `data` (a chunk's data section) matches the header's CRC. */
+export function chunkDataIntact(header: ChunkHeader, data: Buffer): boolean {
+  return data.length === header.dataLength && (crc32(data) | 0) === header.crc;
+}
+
+/** The messages of a whole chunk (header and data), as slices of `chunk` (not copied). */
+export function chunkMessages(chunk: Buffer): Buffer[] {
+  const h = decodeChunkHeader(chunk);
+  if (h === null) throw new Error("not a stream chunk");
+  const out: Buffer[] = [];
+  let at = CHUNK_HEADER_BYTES;
+  for (let i = 0; i < h.entries; i++) {
+    const head = chunk.readUInt32BE(at);
+    // Top bit 1 is a sub-batch entry, which Coney does not write.
+    if (head & 0x80000000) throw new Error("sub-batch entries are not supported");
+    out.push(chunk.subarray(at + ENTRY_HEADER_BYTES, at + ENTRY_HEADER_BYTES + head));
+    at += ENTRY_HEADER_BYTES + head;
+  }
+  return out;
+}

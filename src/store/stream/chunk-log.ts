@@ -1,0 +1,252 @@
+/**
+ * One stream's log on disk (docs/STREAMS.md, "Storage"): segment files of chunks in the stream
+ * protocol's layout, named by their first offset, with the chunk index in memory. It appends
+ * chunks, reads a chunk by index (one read, no message held in memory), finds where an offset or
+ * a timestamp starts, deletes whole old segments for retention, and on open rebuilds the index
+ * from the files, cutting a chunk torn by a crash off the last segment.
+ *
+ * Invariants: offsets are contiguous across chunks; only the last segment is written to; a
+ * chunk is whole in one segment; `sync()` makes every appended chunk durable (confirms wait for it).
+ */
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writevSync } from "node:fs";
+import { join } from "node:path";
+import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
+import { ChunkIndex, type ChunkLocation } from "./chunk-index.js";
+
+export interface ChunkLogOptions {
+  readonly dir: string;
+  /** A new segment starts once the current one holds this many bytes (x-stream-max-segment-size-bytes). */
+  readonly maxSegmentBytes: number;
+  readonly now?: () => number;
+}
+
+export interface Retention {
+  /** x-max-length-bytes; 0 or less: no limit. */
+  readonly maxBytes: number;
+  /** x-max-age in ms; 0 or less: no limit. */
+  readonly maxAgeMs: number;
+}
+
+interface Segment {
+  readonly id: number;
+  readonly firstOffset: number;
+  readonly path: string;
+  fd: number | null;
+  bytes: number;
+  /** Timestamp of its newest chunk (0 while empty). */
+  newest: number;
+}
+
+const SEGMENT_SUFFIX = ".segment";
+
+export class ChunkLog {
+  private readonly index = new ChunkIndex();
+  private readonly segments: Segment[] = [];
+  private readonly segmentsById = new Map<number, Segment>();
+  private nextSegmentId = 0;
+  private next = 0;
+  private totalBytes = 0;
+  private unsynced = new Set<Segment>();
+  private readonly now: () => number;
+
+  private constructor(private readonly o: ChunkLogOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Opens (creating) the log in `o.dir`, recovering what its files hold. */
+  static open(o: ChunkLogOptions): ChunkLog {
+    mkdirSync(o.dir, { recursive: true });
+    const log = new ChunkLog(o);
+    log.recover();
+    return log;
+  }
+
+  /** The oldest offset kept (the next offset when the log is empty). */
+  get firstOffset(): number {
+    return this.index.length === 0 ? this.next : this.index.at(0).firstOffset;
+  }
+
+  /** The offset the next message will get. */
+  get nextOffset(): number {
+    return this.next;
+  }
+
+  /** Bytes in the segment files. */
+  get bytes(): number {
+    return this.totalBytes;
+  }
+
+  get chunkCount(): number {
+    return this.index.length;
+  }
+
+  get segmentCount(): number {
+    return this.segments.length;
+  }
+
+  /** Appends one chunk of `messages` (written now, durable after `sync()`); returns its first offset and its bytes as written. */
+  append(messages: readonly (Buffer | readonly Buffer[])[], timestamp = this.now()): { firstOffset: number; pieces: Buffer[]; bytes: number } {
+    let seg = this.segments[this.segments.length - 1];
+    if (seg === undefined || seg.bytes >= this.o.maxSegmentBytes) seg = this.startSegment();
+    const firstOffset = this.next;
+    const chunk = encodeChunk(messages, firstOffset, timestamp);
+    const fd = this.fdOf(seg);
+    let written = 0;
+    // writev may write less than asked: continue from where it stopped.
+    let pieces = chunk.pieces;
+    while (written < chunk.bytes) {
+      const n = writevSync(fd, pieces, seg.bytes + written);
+      written += n;
+      if (written < chunk.bytes) pieces = remainder(chunk.pieces, written);
+    }
+    this.index.add({ firstOffset, count: messages.length, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
+    seg.bytes += chunk.bytes;
+    seg.newest = timestamp;
+    this.totalBytes += chunk.bytes;
+    this.next += messages.length;
+    this.unsynced.add(seg);
+    return { firstOffset, pieces: chunk.pieces, bytes: chunk.bytes };
+  }
+
+  /** fdatasyncs every segment written since the last call. */
+  sync(): void {
+    for (const seg of this.unsynced) if (seg.fd !== null) fdatasyncSync(seg.fd);
+    this.unsynced.clear();
+  }
+
+  /** The i-th kept chunk's place (0 = the oldest). */
+  chunkAt(i: number): ChunkLocation {
+    return this.index.at(i);
+  }
+
+  /** Reads the i-th kept chunk, header and data, into a fresh Buffer. */
+  readChunk(i: number): Buffer {
+    const c = this.index.at(i);
+    const seg = this.segmentsById.get(c.segment)!;
+    const b = Buffer.allocUnsafe(c.bytes);
+    let got = 0;
+    while (got < c.bytes) {
+      const n = readSync(this.fdOf(seg), b, got, c.bytes - got, c.position + got);
+      if (n === 0) throw new Error(`stream segment ${seg.path} ends inside a chunk`);
+      got += n;
+    }
+    return b;
+  }
+
+  /** The chunk holding `offset` (or the first after it, or `chunkCount` past the end). */
+  findOffset(offset: number): number {
+    return this.index.findOffset(offset);
+  }
+
+  /** The first chunk written at or after `timestamp` (ms), or `chunkCount`. */
+  findTimestamp(timestamp: number): number {
+    return this.index.findTimestamp(timestamp);
+  }
+
+  /** Deletes whole segments, oldest first, while over the limits; never the current one. Returns how many. */
+  applyRetention(r: Retention, now = this.now()): number {
+    let deleted = 0;
+    while (this.segments.length > 1) {
+      const oldest = this.segments[0]!;
+      const overSize = r.maxBytes > 0 && this.totalBytes > r.maxBytes;
+      const overAge = r.maxAgeMs > 0 && oldest.newest < now - r.maxAgeMs;
+      if (!overSize && !overAge) break;
+      this.dropOldest();
+      deleted++;
+    }
+    return deleted;
+  }
+
+  close(): void {
+    for (const s of this.segments) {
+      if (s.fd !== null) closeSync(s.fd);
+      s.fd = null;
+    }
+  }
+
+  /** Closes and removes every file (the stream was deleted). */
+  destroy(): void {
+    this.close();
+    rmSync(this.o.dir, { recursive: true, force: true });
+  }
+
+  private dropOldest(): void {
+    const seg = this.segments.shift()!;
+    this.segmentsById.delete(seg.id);
+    this.index.dropSegment(seg.id);
+    if (seg.fd !== null) closeSync(seg.fd);
+    this.unsynced.delete(seg);
+    rmSync(seg.path, { force: true });
+    this.totalBytes -= seg.bytes;
+  }
+
+  private startSegment(): Segment {
+    const seg: Segment = { id: this.nextSegmentId++, firstOffset: this.next, path: join(this.o.dir, segmentName(this.next)), fd: null, bytes: 0, newest: 0 };
+    this.segments.push(seg);
+    this.segmentsById.set(seg.id, seg);
+    return seg;
+  }
+
+  private fdOf(seg: Segment): number {
+    return (seg.fd ??= openSync(seg.path, "a+"));
+  }
+
+  /**
+   * Rebuilds the index from the segment files. Sealed segments are trusted chunk by chunk from
+   * their headers; the last one's data is checked against each chunk's CRC, and the file is cut
+   * at the first chunk that is short or damaged (written but never synced: never confirmed).
+   */
+  private recover(): void {
+    const names = readdirSync(this.o.dir).filter((f) => f.endsWith(SEGMENT_SUFFIX)).sort();
+    for (let n = 0; n < names.length; n++) {
+      const last = n === names.length - 1;
+      const seg: Segment = { id: this.nextSegmentId++, firstOffset: Number(names[n]!.slice(0, -SEGMENT_SUFFIX.length)), path: join(this.o.dir, names[n]!), fd: null, bytes: 0, newest: 0 };
+      if (this.segments.length === 0) this.next = seg.firstOffset;
+      const fd = this.fdOf(seg);
+      const size = fstatSync(fd).size;
+      const header = Buffer.allocUnsafe(CHUNK_HEADER_BYTES);
+      let at = 0;
+      while (at < size) {
+        const h = readSync(fd, header, 0, CHUNK_HEADER_BYTES, at) === CHUNK_HEADER_BYTES ? decodeChunkHeader(header) : null;
+        if (h === null || h.firstOffset !== this.next || at + CHUNK_HEADER_BYTES + h.dataLength > size) break;
+        if (last) {
+          const data = Buffer.allocUnsafe(h.dataLength);
+          if (readSync(fd, data, 0, h.dataLength, at + CHUNK_HEADER_BYTES) !== h.dataLength || !chunkDataIntact(h, data)) break;
+        }
+        const bytes = CHUNK_HEADER_BYTES + h.dataLength;
+        this.index.add({ firstOffset: h.firstOffset, count: h.records, timestamp: h.timestamp, segment: seg.id, position: at, bytes });
+        this.next += h.records;
+        seg.newest = h.timestamp;
+        at += bytes;
+      }
+      if (at < size) {
+        if (!last) throw new Error(`stream segment ${seg.path} is damaged at byte ${at} (only the last segment may end in a torn chunk)`);
+        ftruncateSync(fd, at);
+        fdatasyncSync(fd);
+      }
+      seg.bytes = at;
+      this.totalBytes += at;
+      this.segments.push(seg);
+      this.segmentsById.set(seg.id, seg);
+    }
+  }
+}
+
+/** 20 digits, so that file names sort as offsets do. */
+function segmentName(firstOffset: number): string {
+  return `${String(firstOffset).padStart(20, "0")}${SEGMENT_SUFFIX}`;
+}
+
+/** `pieces` without their first `skip` bytes (after a short writev). */
+function remainder(pieces: readonly Buffer[], skip: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (const p of pieces) {
+    if (skip >= p.length) {
+      skip -= p.length;
+      continue;
+    }
+    out.push(skip > 0 ? p.subarray(skip) : p);
+    skip = 0;
+  }
+  return out;
+}
