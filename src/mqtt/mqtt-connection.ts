@@ -133,6 +133,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     if (this.state === "closed") return;
     this.keepAlive.touch();
     this.stats.recvOct += chunk.length;
+    if (this.vhostRef !== null) this.vhostRef.stats.recvOct += chunk.length;
     const buffered = this.parser.parse(chunk);
     const limit = this.state === "handshake" ? MAX_UNAUTHENTICATED_PACKET : this.node.settings.maxPacketSize;
     // The state may have changed while parsing (a packet closed the connection).
@@ -258,6 +259,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.will = p.will ?? null;
     this.session = session;
     this.publisher = new MqttPublisher(this.node, this, login.vhost, counters);
+    this.out.vhostTraffic = login.vhost.stats;
     if (this.v5) {
       this.out.maxPacketSize = terms.maxPacketSize;
       this.aliases = new TopicAliases(s.topicAliasMaximum, Math.min(terms.topicAliasMaximum, s.topicAliasMaximum));

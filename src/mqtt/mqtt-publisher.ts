@@ -103,6 +103,7 @@ export class MqttPublisher implements SyncWaiter {
     } else {
       counters.dropUnroutable++;
       broker.stats.dropUnroutable++;
+      this.vhost.stats.dropUnroutable++;
     }
     if (p.qos === 0) return;
     counters.receivedConfirm++;
@@ -145,6 +146,7 @@ export class MqttPublisher implements SyncWaiter {
       if (a.code === RC.success || a.code === RC.noMatchingSubscribers) {
         this.counters.confirm++;
         stats.confirm++;
+        this.vhost.stats.confirm++;
       }
       this.link.send(this.link.v5 && a.code !== RC.success ? { cmd: "puback", messageId: a.id, reasonCode: a.code } : { cmd: "puback", messageId: a.id });
     }

@@ -19,6 +19,8 @@ export class PacketWriter {
   aliases: TopicAliases | null = null;
   sendOct = 0;
   sendCnt = 0;
+  /** The vhost's traffic counter, once the client has logged in (its per-vhost send_oct). */
+  vhostTraffic: { sendOct: number } | null = null;
   private corked = false;
   private readonly uncork = (): void => {
     this.corked = false;
@@ -57,6 +59,7 @@ export class PacketWriter {
     this.stream.write(buf);
     this.sendOct += buf.length;
     this.sendCnt++;
+    if (this.vhostTraffic !== null) this.vhostTraffic.sendOct += buf.length;
     return true;
   }
 }
