@@ -68,6 +68,13 @@ module.exports = {
       from: { path: "^src/amqp/codec" },
       to: { path: "^src/", pathNot: ["^src/amqp/codec", "^src/broker/values"] },
     },
+    {
+      name: "amqp10-codec-is-pure",
+      severity: "error",
+      comment: "The AMQP 1.0 message format (stream messages) maps bytes to the domain's value types and back, nothing else.",
+      from: { path: "^src/amqp10" },
+      to: { path: "^src/", pathNot: ["^src/amqp10", "^src/broker/values"] },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -19,12 +19,15 @@ describe("stream chunk log", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("appends chunks with contiguous offsets and reads them back in the stream protocol's layout", () => {
+  it("appends chunks with contiguous offsets and reads them back in the stream protocol's layout", async () => {
     const log = ChunkLog.open({ dir, maxSegmentBytes: 1 << 20, now: () => 1000 });
     assert.equal(log.append(msgs("a", 3)).firstOffset, 0);
+    assert.deepEqual(text(log.readChunk(0)), ["a-0", "a-1", "a-2"], "a pending chunk is read from memory");
     // A message may arrive in pieces (frames of one body): stored as one entry.
     assert.equal(log.append([[Buffer.from("he"), Buffer.from("llo")], Buffer.from("b")]).firstOffset, 3);
-    log.sync();
+    assert.ok(log.hasPending);
+    await log.flush(true);
+    assert.ok(!log.hasPending);
     assert.equal(log.nextOffset, 5);
     assert.equal(log.chunkCount, 2);
     const first = log.readChunk(0);
@@ -35,7 +38,7 @@ describe("stream chunk log", () => {
     log.close();
   });
 
-  it("finds the chunk of an offset and of a timestamp by binary search", () => {
+  it("finds the chunk of an offset and of a timestamp by binary search", async () => {
     let t = 1000;
     const log = ChunkLog.open({ dir, maxSegmentBytes: 1 << 20, now: () => t });
     for (let c = 0; c < 100; c++) {
@@ -56,7 +59,7 @@ describe("stream chunk log", () => {
     log.close();
   });
 
-  it("starts a segment past the size limit, named by its first offset, and deletes whole old segments for retention", () => {
+  it("starts a segment past the size limit, named by its first offset, and deletes whole old segments for retention", async () => {
     let t = 0;
     const log = ChunkLog.open({ dir, maxSegmentBytes: 1000, now: () => t });
     const body = Buffer.alloc(200, 1);
@@ -64,6 +67,7 @@ describe("stream chunk log", () => {
       log.append([body, body]);
       t += 1000;
     }
+    await log.flush(false);
     const files = readdirSync(dir).sort();
     assert.ok(files.length >= 5, `segments: ${files.join(",")}`);
     assert.equal(files[0], "00000000000000000000.segment");
@@ -84,12 +88,12 @@ describe("stream chunk log", () => {
     log.close();
   });
 
-  it("recovers its index from the files, and cuts a torn last chunk so appends continue after the last whole one", () => {
+  it("recovers its index from the files, and cuts a torn last chunk so appends continue after the last whole one", async () => {
     const log = ChunkLog.open({ dir, maxSegmentBytes: 1 << 20, now: () => 5000 });
     log.append(msgs("x", 4));
     log.append(msgs("y", 4));
     log.append(msgs("z", 4));
-    log.sync();
+    await log.flush(true);
     log.close();
     const [file] = readdirSync(dir);
     const path = join(dir, file!);
@@ -100,18 +104,18 @@ describe("stream chunk log", () => {
     assert.equal(again.nextOffset, 8);
     assert.deepEqual(text(again.readChunk(1)), ["y-0", "y-1", "y-2", "y-3"]);
     assert.equal(again.append(msgs("w", 1)).firstOffset, 8);
-    again.sync();
+    await again.flush(true);
     again.close();
     const third = ChunkLog.open({ dir, maxSegmentBytes: 1 << 20 });
     assert.deepEqual(text(third.readChunk(2)), ["w-0"]);
     third.close();
   });
 
-  it("cuts a last chunk whose data does not match its CRC", () => {
+  it("cuts a last chunk whose data does not match its CRC", async () => {
     const log = ChunkLog.open({ dir, maxSegmentBytes: 1 << 20 });
     log.append(msgs("ok", 2));
     log.append(msgs("bad", 2));
-    log.sync();
+    await log.flush(true);
     log.close();
     const path = join(dir, readdirSync(dir)[0]!);
     const bytes = readFileSync(path);
@@ -123,19 +127,20 @@ describe("stream chunk log", () => {
     again.close();
   });
 
-  it("refuses to open a stream whose sealed segment is damaged", () => {
+  it("refuses to open a stream whose sealed segment is damaged", async () => {
     const log = ChunkLog.open({ dir, maxSegmentBytes: 100 });
     for (let i = 0; i < 4; i++) log.append(msgs(`s${i}`, 10));
-    log.sync();
+    await log.flush(true);
     log.close();
     const first = join(dir, readdirSync(dir).sort()[0]!);
     truncateSync(first, statSync(first).size - 1);
     assert.throws(() => ChunkLog.open({ dir, maxSegmentBytes: 100 }), /is damaged at byte/);
   });
 
-  it("destroy removes every file", () => {
+  it("destroy removes every file", async () => {
     const log = ChunkLog.open({ dir: join(dir, "s"), maxSegmentBytes: 100 });
     log.append(msgs("m", 3));
+    await log.flush(true);
     log.destroy();
     assert.deepEqual(readdirSync(dir), []);
   });

@@ -5,10 +5,16 @@
  * a timestamp starts, deletes whole old segments for retention, and on open rebuilds the index
  * from the files, cutting a chunk torn by a crash off the last segment.
  *
+ * Appends are group-committed: `append` places a chunk (offset, index entry, file position) at
+ * once and keeps its bytes pending; `flush(sync)` writes every pending chunk (one writev per
+ * segment) and, when asked, fdatasyncs — the message store calls it inside its batch, so a
+ * stream's confirms wait for the same fsync as a queue's. A pending chunk is read from memory.
+ *
  * Invariants: offsets are contiguous across chunks; only the last segment is written to; a
- * chunk is whole in one segment; `sync()` makes every appended chunk durable (confirms wait for it).
+ * chunk is whole in one segment; after `flush(true)` resolves, every chunk appended before it is
+ * durable; flushes do not overlap (the caller awaits one before starting the next).
  */
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writevSync } from "node:fs";
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writev } from "node:fs";
 import { join } from "node:path";
 import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
 import { ChunkIndex, type ChunkLocation } from "./chunk-index.js";
@@ -47,6 +53,8 @@ export class ChunkLog {
   private next = 0;
   private totalBytes = 0;
   private unsynced = new Set<Segment>();
+  /** Chunks placed but not yet written, in append order, by first offset. */
+  private readonly pending = new Map<number, { seg: Segment; position: number; pieces: Buffer[] }>();
   private readonly now: () => number;
 
   private constructor(private readonly o: ChunkLogOptions) {
@@ -84,34 +92,39 @@ export class ChunkLog {
     return this.segments.length;
   }
 
-  /** Appends one chunk of `messages` (written now, durable after `sync()`); returns its first offset and its bytes as written. */
+  /** Places one chunk of `messages` (written by the next `flush`); returns its first offset and its bytes. */
   append(messages: readonly (Buffer | readonly Buffer[])[], timestamp = this.now()): { firstOffset: number; pieces: Buffer[]; bytes: number } {
     let seg = this.segments[this.segments.length - 1];
     if (seg === undefined || seg.bytes >= this.o.maxSegmentBytes) seg = this.startSegment();
     const firstOffset = this.next;
     const chunk = encodeChunk(messages, firstOffset, timestamp);
-    const fd = this.fdOf(seg);
-    let written = 0;
-    // writev may write less than asked: continue from where it stopped.
-    let pieces = chunk.pieces;
-    while (written < chunk.bytes) {
-      const n = writevSync(fd, pieces, seg.bytes + written);
-      written += n;
-      if (written < chunk.bytes) pieces = remainder(chunk.pieces, written);
-    }
+    this.pending.set(firstOffset, { seg, position: seg.bytes, pieces: chunk.pieces });
     this.index.add({ firstOffset, count: messages.length, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
     seg.bytes += chunk.bytes;
     seg.newest = timestamp;
     this.totalBytes += chunk.bytes;
     this.next += messages.length;
-    this.unsynced.add(seg);
     return { firstOffset, pieces: chunk.pieces, bytes: chunk.bytes };
   }
 
-  /** fdatasyncs every segment written since the last call. */
-  sync(): void {
-    for (const seg of this.unsynced) if (seg.fd !== null) fdatasyncSync(seg.fd);
+  /** Whether chunks wait to be written. */
+  get hasPending(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Writes every pending chunk, then fdatasyncs what was written since the last sync when `sync`. */
+  async flush(sync: boolean): Promise<void> {
+    const batch = [...this.pending.entries()];
+    for (const [, p] of batch) {
+      await writeAll(this.fdOf(p.seg), p.pieces, p.position);
+      this.unsynced.add(p.seg);
+    }
+    // Dropped only once written: a read meanwhile is served from memory.
+    for (const [offset] of batch) this.pending.delete(offset);
+    if (!sync) return;
+    const segs = [...this.unsynced];
     this.unsynced.clear();
+    for (const seg of segs) if (seg.fd !== null) await new Promise<void>((resolve, reject) => fdatasync(seg.fd!, (err) => (err ? reject(err) : resolve())));
   }
 
   /** The i-th kept chunk's place (0 = the oldest). */
@@ -119,9 +132,11 @@ export class ChunkLog {
     return this.index.at(i);
   }
 
-  /** Reads the i-th kept chunk, header and data, into a fresh Buffer. */
+  /** Reads the i-th kept chunk, header and data (from memory while it is pending). */
   readChunk(i: number): Buffer {
     const c = this.index.at(i);
+    const waiting = this.pending.get(c.firstOffset);
+    if (waiting) return Buffer.concat(waiting.pieces);
     const seg = this.segmentsById.get(c.segment)!;
     const b = Buffer.allocUnsafe(c.bytes);
     let got = 0;
@@ -148,6 +163,7 @@ export class ChunkLog {
     let deleted = 0;
     while (this.segments.length > 1) {
       const oldest = this.segments[0]!;
+      if (this.hasPendingIn(oldest)) break;
       const overSize = r.maxBytes > 0 && this.totalBytes > r.maxBytes;
       const overAge = r.maxAgeMs > 0 && oldest.newest < now - r.maxAgeMs;
       if (!overSize && !overAge) break;
@@ -155,6 +171,11 @@ export class ChunkLog {
       deleted++;
     }
     return deleted;
+  }
+
+  private hasPendingIn(seg: Segment): boolean {
+    for (const p of this.pending.values()) if (p.seg === seg) return true;
+    return false;
   }
 
   close(): void {
@@ -187,8 +208,9 @@ export class ChunkLog {
     return seg;
   }
 
+  /** Positional writes need a descriptor without O_APPEND (Linux would append regardless). */
   private fdOf(seg: Segment): number {
-    return (seg.fd ??= openSync(seg.path, "a+"));
+    return (seg.fd ??= openSync(seg.path, existsSync(seg.path) ? "r+" : "w+"));
   }
 
   /**
@@ -235,6 +257,19 @@ export class ChunkLog {
 /** 20 digits, so that file names sort as offsets do. */
 function segmentName(firstOffset: number): string {
   return `${String(firstOffset).padStart(20, "0")}${SEGMENT_SUFFIX}`;
+}
+
+/** Writes `pieces` at `position`, continuing after short writes. */
+async function writeAll(fd: number, pieces: Buffer[], position: number): Promise<void> {
+  let total = 0;
+  for (const p of pieces) total += p.length;
+  let done = 0;
+  let rest = pieces;
+  while (done < total) {
+    const n = await new Promise<number>((resolve, reject) => writev(fd, rest, position + done, (err, written) => (err ? reject(err) : resolve(written))));
+    done += n;
+    if (done < total) rest = remainder(pieces, done);
+  }
 }
 
 /** `pieces` without their first `skip` bytes (after a short writev). */

@@ -19,8 +19,6 @@ export interface AppState {
   logout(): void;
   /** What the user may do (GET /api/coney/my-access), loaded on every page change; null until it answers. */
   readonly access: Access | null;
-  /** Live charts' points by chart id, kept while the tab is open. */
-  readonly charts: Map<string, Array<Array<number | null>>>;
 }
 
 export const AppContext = createContext<AppState | null>(null);

@@ -63,3 +63,10 @@ export function rateOf(stats: unknown, key: string): number | undefined {
   const d = (stats as Record<string, { rate?: number } | undefined> | undefined)?.[`${key}_details`];
   return typeof d?.rate === "number" ? d.rate : undefined;
 }
+
+/** Bytes per second: "1.2 KiB/s". */
+export function fmtByteRate(n: unknown): string {
+  if (typeof n !== "number" || !Number.isFinite(n)) return "–";
+  // Below 10 B/s a tenth still means something (an idle connection's heartbeats).
+  return n !== 0 && Math.abs(n) < 10 ? `${n.toFixed(1)} B/s` : `${fmtBytes(Math.round(n))}/s`;
+}

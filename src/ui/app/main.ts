@@ -37,7 +37,6 @@ function App() {
   const [refreshMs, setRefreshState] = useState<number>(loadPref("refreshMs", 5000));
   const [access, setAccess] = useState<Access | null>(null);
   const path = useHashPath();
-  const charts = useMemo(() => new Map<string, Array<Array<number | null>>>(), [session]);
 
   const logout = (why = ""): void => {
     clearSession();
@@ -78,7 +77,6 @@ function App() {
       refreshMs,
       logout: () => logout(),
       access,
-      charts,
     };
   }, [session, api, vhost, refreshMs, access]);
 

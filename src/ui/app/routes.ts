@@ -10,6 +10,7 @@ import { AdminTopicPermissionsPage } from "./pages/admin-topic-permissions.js";
 import { AdminAuditPage } from "./pages/admin-audit.js";
 import { AdminClusterPage } from "./pages/admin-cluster.js";
 import { AdminExplainPage } from "./pages/admin-explain.js";
+import { AdminFeatureFlagsPage } from "./pages/admin-feature-flags.js";
 import { AdminLimitsPage } from "./pages/admin-limits.js";
 import { AdminOperatorPoliciesPage, AdminPoliciesPage } from "./pages/admin-policies.js";
 import { AdminUserPage } from "./pages/admin-user.js";
@@ -22,6 +23,7 @@ import { ConnectionPage } from "./pages/connection.js";
 import { ConnectionsPage } from "./pages/connections.js";
 import { ExchangePage } from "./pages/exchange.js";
 import { ExchangesPage } from "./pages/exchanges.js";
+import { NodePage } from "./pages/node.js";
 import { OverviewPage } from "./pages/overview.js";
 import { QueuePage } from "./pages/queue.js";
 import { QueuesPage } from "./pages/queues.js";
@@ -36,6 +38,7 @@ export interface Route {
 
 export const ROUTES: readonly Route[] = [
   { path: "/", section: "overview", title: () => "Overview", page: OverviewPage },
+  { path: "/nodes/:name", section: "overview", title: (p) => `Node ${p["name"]}`, page: NodePage },
   { path: "/connections", section: "connections", title: () => "Connections", page: ConnectionsPage },
   { path: "/connections/:name", section: "connections", title: (p) => `Connection ${p["name"]}`, page: ConnectionPage },
   { path: "/channels", section: "channels", title: () => "Channels", page: ChannelsPage },
@@ -54,6 +57,7 @@ export const ROUTES: readonly Route[] = [
   { path: "/admin/operator-policies", section: "admin", title: () => "Operator policies", page: AdminOperatorPoliciesPage },
   { path: "/admin/limits", section: "admin", title: () => "Limits", page: AdminLimitsPage },
   { path: "/admin/cluster", section: "admin", title: () => "Cluster", page: AdminClusterPage },
+  { path: "/admin/feature-flags", section: "admin", title: () => "Feature flags", page: AdminFeatureFlagsPage },
   { path: "/admin/explain", section: "admin", title: () => "Permission explainer", page: AdminExplainPage },
   { path: "/admin/audit", section: "admin", title: () => "Audit trail", page: AdminAuditPage },
   { path: "/admin/audit/:id", section: "admin", title: (p) => `Audit entry ${p["id"]}`, page: AdminAuditPage },

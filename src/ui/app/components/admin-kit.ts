@@ -24,6 +24,7 @@ export const ADMIN_SECTIONS: ReadonlyArray<{ label: string; seg: string; tag: st
   { label: "Operator policies", seg: "operator-policies", tag: "administrator" },
   { label: "Limits", seg: "limits", tag: "" },
   { label: "Cluster", seg: "cluster", tag: "policymaker" },
+  { label: "Feature flags", seg: "feature-flags", tag: "" },
   { label: "Permission explainer", seg: "explain", tag: "" },
   { label: "Audit trail", seg: "audit", tag: "administrator" },
 ];

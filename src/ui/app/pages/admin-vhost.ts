@@ -6,18 +6,22 @@
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
+import { detailsOf } from "../chart-series.js";
 import { useAction } from "../components/action.js";
+import { chartQuery, useChartRange } from "../components/chart-range.js";
+import { ChartGrid, HistoryChart } from "../components/history-chart.js";
 import { AdminFrame, DeleteButton, parseTagText, PermissionForm, PermissionsTable, TagList, type PermissionRecord } from "../components/admin-kit.js";
 import { ErrorBox, Notice } from "../components/error-box.js";
 import { SelectField, TextField } from "../components/fields.js";
 import { LimitsEditor } from "../components/limits-editor.js";
 import { KvTable, Section } from "../components/kv.js";
-import { fmtNum } from "../format.js";
+import { fmtNum, fmtRate } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
 import { QUEUE_TYPES, type LimitsRecord, type VhostRecord } from "./admin-vhosts.js";
+import { QUEUED_SERIES, RATE_SERIES } from "./overview.js";
 import type { TopicPermission } from "../access.js";
 import { TopicPermissionForm, TopicPermissionsTable } from "../components/topic-permissions.js";
 
@@ -35,7 +39,8 @@ export function AdminVhostPage({ params }: PageProps) {
 function AdminVhostBody({ params }: PageProps) {
   const name = params["vhost"] ?? "";
   const { api } = useApp();
-  const vhost = useLive(() => api.get<VhostRecord>(apiPath`/vhosts/${name}`), [name]);
+  const range = useChartRange();
+  const vhost = useLive(() => api.get<VhostRecord & { message_stats?: unknown }>(apiPath`/vhosts/${name}`, chartQuery(range, ["lengths", "msg_rates"])), [name, range.key]);
   const limits = useLive(() => api.get<LimitsRecord[]>(apiPath`/vhost-limits/${name}`), [name], { live: false });
   const perms = useLive(() => api.get<PermissionRecord[]>(apiPath`/vhosts/${name}/permissions`), [name], { live: false });
   const users = useLive(() => api.get<Array<{ name: string }>>("/users", { columns: "name" }), [], { live: false });
@@ -50,6 +55,10 @@ function AdminVhostBody({ params }: PageProps) {
           ["Default queue type", v.default_queue_type],
           ["Messages", `${fmtNum(v.messages)} (${fmtNum(v.messages_ready)} ready, ${fmtNum(v.messages_unacknowledged)} unacked)`],
         ]} /></div>
+        <${ChartGrid}>
+          <${HistoryChart} title="Queued messages" series=${QUEUED_SERIES} details=${QUEUED_SERIES.map((q) => detailsOf(v, q.key))} kind="gauge" range=${range} format=${fmtNum} />
+          <${HistoryChart} title="Message rates" series=${RATE_SERIES} details=${RATE_SERIES.map((r) => detailsOf(v.message_stats, r.key))} kind="rate" range=${range} format=${fmtRate} />
+        <//>
         <${Section} title="Description and tags" open=${false}><${EditVhost} v=${v} onDone=${vhost.reload} /><//>
         <${Section} title="Limits">
           <${ErrorBox} error=${limits.error} />

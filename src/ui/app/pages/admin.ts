@@ -15,6 +15,7 @@ const ABOUT: Record<string, string> = {
   "operator-policies": "Caps that apply over users' policies (max length, TTL…).",
   limits: "Connections and queues per virtual host; connections and channels per user.",
   cluster: "The cluster name and global parameters.",
+  "feature-flags": "Which of RabbitMQ's feature flags the broker has enabled; administrators enable a disabled one.",
   explain: "Would a user be allowed an operation, and which check decides?",
   audit: "Who changed users, permissions, vhosts, policies and parameters, from where, before and after.",
 };

@@ -6,12 +6,15 @@
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
 import { mayClose, useApp } from "../app-context.js";
+import { detailsOf } from "../chart-series.js";
 import { useAction } from "../components/action.js";
+import { chartQuery, useChartRange } from "../components/chart-range.js";
+import { ChartGrid, HistoryChart } from "../components/history-chart.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
 import { ErrorBox, Notice, Unavailable } from "../components/error-box.js";
 import { Refused } from "../components/refused.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
-import { fmtNum, fmtRate, fmtTime, rateOf } from "../format.js";
+import { fmtByteRate, fmtNum, fmtRate, fmtTime, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { peerName } from "../components/peer-name.js";
 import { useLive } from "../live.js";
@@ -32,11 +35,18 @@ interface ConnectionDetail extends ConnectionRow {
   client_properties?: Record<string, unknown> & { connection_name?: string };
 }
 
+/** RabbitMQ's connection chart: bytes received from the client and sent to it, per second. */
+export const DATA_RATES = [
+  { key: "recv_oct", label: "From client", color: "#d99a00" },
+  { key: "send_oct", label: "To client", color: "#3a7bd5" },
+];
+
 export function ConnectionPage({ params }: PageProps) {
   const name = params["name"] ?? "";
   const app = useApp();
   const { api, access, tags } = app;
-  const conn = useLive(() => api.get<ConnectionDetail>(apiPath`/connections/${name}`), [name]);
+  const range = useChartRange();
+  const conn = useLive(() => api.get<ConnectionDetail>(apiPath`/connections/${name}`, chartQuery(range, ["data_rates"])), [name, range.key]);
   const channels = useLive(() => api.get<ChannelRow[]>(apiPath`/connections/${name}/channels`), [name]);
   const c = conn.data;
   // The vhost's consumers when the user may read that vhost; otherwise (a monitor looking at
@@ -70,7 +80,10 @@ export function ConnectionPage({ params }: PageProps) {
             ["To client", byteRate(rateOf(c, "send_oct"))],
           ]} />
           <div><h2 class="h3">Client properties</h2><${ObjectTable} value=${c.client_properties ?? {}} label="Client properties" /></div>
-        </div>`
+        </div>
+        <${ChartGrid}>
+          <${HistoryChart} title="Data rates" series=${DATA_RATES} details=${DATA_RATES.map((r) => detailsOf(c, r.key))} kind="rate" range=${range} format=${fmtByteRate} />
+        <//>`
       : null}
     <${Section} title="Channels">
       <${ErrorBox} error=${channels.error} />

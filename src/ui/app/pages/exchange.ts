@@ -6,7 +6,10 @@
 import { apiPath } from "../api.js";
 import { decisionOf, vhostAccess, whyNoneIn, whyRefused, type Kind } from "../access.js";
 import { useApp } from "../app-context.js";
+import { detailsOf } from "../chart-series.js";
 import { useChecks } from "../checks.js";
+import { chartQuery, useChartRange } from "../components/chart-range.js";
+import { ChartGrid, HistoryChart } from "../components/history-chart.js";
 import { useAction } from "../components/action.js";
 import { BindForm, BindingsTable, type Binding } from "../components/bindings.js";
 import { ErrorBox, Unavailable } from "../components/error-box.js";
@@ -20,12 +23,22 @@ import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
 import { exchangeLabel, Features, type ExchangeRow } from "./exchanges.js";
 
+/** RabbitMQ's exchange chart: messages published in to the exchange and routed out of it. */
+const EXCHANGE_RATES = [
+  { key: "publish_in", label: "Publish (in)", color: "#d99a00" },
+  { key: "publish_out", label: "Publish (out)", color: "#3a7bd5" },
+];
+
 export function ExchangePage({ params }: PageProps) {
   const vhost = params["vhost"] ?? "";
   const seg = params["name"] ?? "";
   const name = seg === "amq.default" ? "" : seg;
   const { api, access, user } = useApp();
-  const x = useLive(() => api.get<ExchangeRow & { effective_policy_definition?: Record<string, unknown> }>(apiPath`/exchanges/${vhost}/${seg}`), [vhost, seg]);
+  const range = useChartRange();
+  const x = useLive(
+    () => api.get<ExchangeRow & { effective_policy_definition?: Record<string, unknown> }>(apiPath`/exchanges/${vhost}/${seg}`, chartQuery(range, ["msg_rates"])),
+    [vhost, seg, range.key],
+  );
   const out = useLive(() => api.get<Binding[]>(apiPath`/exchanges/${vhost}/${seg}/bindings/source`), [vhost, seg]);
   const into = useLive(() => api.get<Binding[]>(apiPath`/exchanges/${vhost}/${seg}/bindings/destination`), [vhost, seg]);
   const reload = (): void => {
@@ -69,7 +82,10 @@ export function ExchangePage({ params }: PageProps) {
             ...(e.messages_delayed !== undefined ? [["Delayed messages", fmtNum(e.messages_delayed)] as [string, string]] : []),
           ]} />
           <div><h2 class="h3">Arguments</h2><${ObjectTable} value=${e.arguments} label="Arguments" /></div>
-        </div>`
+        </div>
+        <${ChartGrid}>
+          <${HistoryChart} title="Message rates" series=${EXCHANGE_RATES} details=${EXCHANGE_RATES.map((r) => detailsOf(e.message_stats, r.key))} kind="rate" range=${range} format=${fmtRate} />
+        <//>`
       : null}
     <${Section} title="Bindings from this exchange">
       <${ErrorBox} error=${out.error} />

@@ -7,8 +7,10 @@ import { hasTag, useApp } from "../app-context.js";
 import { apiPath } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
 import { KvTable, Section, Stat, Usage } from "../components/kv.js";
-import { LiveChart } from "../components/live-chart.js";
-import { fmtBytes, fmtDuration, fmtNum, fmtRate, rateOf } from "../format.js";
+import { detailsOf } from "../chart-series.js";
+import { chartQuery, useChartRange } from "../components/chart-range.js";
+import { ChartGrid, HistoryChart } from "../components/history-chart.js";
+import { fmtBytes, fmtDuration, fmtNum, fmtRate } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href } from "../router.js";
@@ -20,7 +22,7 @@ interface Overview {
   product_version: string;
   erlang_version: string;
   object_totals: Record<string, number>;
-  queue_totals: Record<string, number>;
+  queue_totals: Record<string, unknown>;
   message_stats: Record<string, unknown>;
   /** Monitors only, as RabbitMQ; the others' overview has no node, listeners or contexts. */
   listeners?: Listener[];
@@ -59,9 +61,9 @@ interface NodeInfo {
 }
 
 export const QUEUED_SERIES = [
-  { label: "Ready", color: "#d99a00" },
-  { label: "Unacked", color: "#3a7bd5" },
-  { label: "Total", color: "#6b7780", dash: true },
+  { key: "messages_ready", label: "Ready", color: "#d99a00" },
+  { key: "messages_unacknowledged", label: "Unacked", color: "#3a7bd5" },
+  { key: "messages", label: "Total", color: "#6b7780", dash: true },
 ];
 
 export const RATE_SERIES = [
@@ -75,7 +77,8 @@ export const RATE_SERIES = [
 
 export function OverviewPage() {
   const { api, tags, vhost, access } = useApp();
-  const overview = useLive(() => api.get<Overview>("/overview"), []);
+  const range = useChartRange();
+  const overview = useLive(() => api.get<Overview>("/overview", chartQuery(range, ["lengths", "msg_rates"])), [range.key]);
   const monitor = hasTag(tags, "monitoring");
   const nodes = useLive(() => (monitor ? api.get<NodeInfo[]>("/nodes") : Promise.resolve(undefined)), [monitor]);
   const o = overview.data;
@@ -83,8 +86,8 @@ export function OverviewPage() {
   const self = nodes.data?.find((n) => n.name === o?.node) ?? (nodes.data?.length === 1 ? nodes.data[0] : undefined);
   const t = o?.object_totals ?? {};
   const q = o?.queue_totals ?? {};
-  const queued = useMemo(() => (o ? [q["messages_ready"], q["messages_unacknowledged"], q["messages"]] : undefined), [o]);
-  const rates = useMemo(() => (o ? RATE_SERIES.map((s) => rateOf(o.message_stats, s.key)) : undefined), [o]);
+  const queued = useMemo(() => (o ? QUEUED_SERIES.map((s) => detailsOf(o.queue_totals, s.key)) : undefined), [o]);
+  const rates = useMemo(() => (o ? RATE_SERIES.map((s) => detailsOf(o.message_stats, s.key)) : undefined), [o]);
 
   return html`<h1>Overview</h1>
     ${!monitor && access ? html`<p class="lead">${access.vhosts.length ? html`Figures of the virtual hosts you may use: <strong>${access.vhosts.map((v) => v.name).join(", ")}</strong>, and of your own connections.` : "You hold no permission in any virtual host, so there is nothing to count yet: ask an administrator for one."}</p>` : null}
@@ -100,10 +103,10 @@ export function OverviewPage() {
           <${Stat} label="Unacked" value=${fmtNum(q["messages_unacknowledged"])} />
           <${Stat} label="Total messages" value=${fmtNum(q["messages"])} />
         </div>
-        <div class="charts">
-          <${LiveChart} id="overview.queued" title="Queued messages" series=${QUEUED_SERIES} values=${queued} format=${fmtNum} />
-          <${LiveChart} id="overview.rates" title="Message rates" series=${RATE_SERIES} values=${rates} format=${fmtRate} />
-        </div>`
+        <${ChartGrid}>
+          <${HistoryChart} title="Queued messages" series=${QUEUED_SERIES} details=${queued} kind="gauge" range=${range} format=${fmtNum} />
+          <${HistoryChart} title="Message rates" series=${RATE_SERIES} details=${rates} kind="rate" range=${range} format=${fmtRate} />
+        <//>`
       : overview.loading ? html`<p class="muted">Loading…</p>` : null}
     <${Section} title="Node">
       ${!monitor
@@ -139,7 +142,7 @@ function ClusterNodes({ nodes }: { nodes: readonly NodeInfo[] }) {
   return html`<table class="grid" aria-label="Cluster nodes"><thead><tr><th>Node</th><th>State</th><th>Role</th><th>In sync</th></tr></thead>
     <tbody>${nodes.map(
       (n) => html`<tr>
-        <td>${n.name}</td>
+        <td><a href=${href("nodes", n.name)}>${n.name}</a></td>
         <td>${n.running ? "running" : html`<span class="alarm-flag">stopped</span>`}</td>
         <td>${n.cluster_leader ? "leader" : "follower"}</td>
         <td>${n.in_sync ? "yes" : "no"}</td>
@@ -150,7 +153,7 @@ function ClusterNodes({ nodes }: { nodes: readonly NodeInfo[] }) {
 function NodeView({ n, version, runtime }: { n: NodeInfo; version: string; runtime: string }) {
   return html`<div class="node">
     <${KvTable} label="Node" rows=${[
-      ["Name", n.name],
+      ["Name", html`<a href=${href("nodes", n.name)}>${n.name}</a>`],
       ["Version", `Coney ${version}`],
       ["Runtime", runtime],
       ["Uptime", fmtDuration(n.uptime)],

@@ -13,10 +13,12 @@ import { BindForm, BindingsTable, type Binding } from "../components/bindings.js
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
 import { ErrorBox, Notice, Unavailable } from "../components/error-box.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
-import { LiveChart } from "../components/live-chart.js";
+import { detailsOf } from "../chart-series.js";
+import { chartQuery, useChartRange } from "../components/chart-range.js";
+import { ChartGrid, HistoryChart } from "../components/history-chart.js";
 import { PublishForm } from "../components/publish-form.js";
 import { Refused } from "../components/refused.js";
-import { fmtBytes, fmtNum, fmtRate, rateOf } from "../format.js";
+import { fmtBytes, fmtNum, fmtRate } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
@@ -55,7 +57,8 @@ export function QueuePage({ params }: PageProps) {
   const vhost = params["vhost"] ?? "";
   const name = params["name"] ?? "";
   const { api, access, user } = useApp();
-  const q = useLive(() => api.get<QueueDetail>(apiPath`/queues/${vhost}/${name}`), [vhost, name]);
+  const range = useChartRange();
+  const q = useLive(() => api.get<QueueDetail>(apiPath`/queues/${vhost}/${name}`, chartQuery(range, ["lengths", "msg_rates"])), [vhost, name, range.key]);
   const consumers = useLive(() => api.get<Consumer[]>(apiPath`/consumers/${vhost}`).then((all) => all.filter((c) => c.queue.name === name)), [vhost, name]);
   const bindings = useLive(() => api.get<Binding[]>(apiPath`/queues/${vhost}/${name}/bindings`), [vhost, name]);
   // The broker's decisions: this queue, the default exchange (publish) and each binding's source (unbind).
@@ -75,11 +78,10 @@ export function QueuePage({ params }: PageProps) {
     return src.read ? true : why("read", "Unbinding", b.source);
   };
   const d = q.data;
-  const queued = useMemo(() => (d ? [d.messages_ready, d.messages_unacknowledged, d.messages] : undefined), [d]);
-  const rates = useMemo(() => (d ? QUEUE_RATES.map((s) => rateOf(d.message_stats, s.key)) : undefined), [d]);
+  const queued = useMemo(() => (d ? QUEUED_SERIES.map((s) => detailsOf(d, s.key)) : undefined), [d]);
+  const rates = useMemo(() => (d ? QUEUE_RATES.map((s) => detailsOf(d.message_stats, s.key)) : undefined), [d]);
   const purge = useAction(q.reload);
   const del = useAction();
-  const chartId = `queue.${vhost}\u0000${name}`;
 
   if (!q.data && q.error) return html`<h1><span class="kind">Queue</span> ${name}</h1><${Unavailable} error=${q.error} back=${href("queues")} backLabel="Back to queues" />`;
   return html`<h1><span class="kind">Queue</span> ${name}</h1>
@@ -108,10 +110,10 @@ export function QueuePage({ params }: PageProps) {
             </tbody>
           </table>
         </div>
-        <div class="charts">
-          <${LiveChart} id=${`${chartId}.queued`} title="Queued messages" series=${QUEUED_SERIES} values=${queued} format=${fmtNum} />
-          <${LiveChart} id=${`${chartId}.rates`} title="Message rates" series=${QUEUE_RATES} values=${rates} format=${fmtRate} />
-        </div>
+        <${ChartGrid}>
+          <${HistoryChart} title="Queued messages" series=${QUEUED_SERIES} details=${queued} kind="gauge" range=${range} format=${fmtNum} />
+          <${HistoryChart} title="Message rates" series=${QUEUE_RATES} details=${rates} kind="rate" range=${range} format=${fmtRate} />
+        <//>
         ${Object.keys(d.arguments ?? {}).length ? html`<h2 class="h3">Arguments</h2><${ObjectTable} value=${d.arguments} label="Arguments" />` : null}`
       : null}
     <${Section} title=${`Consumers${consumers.data ? ` (${consumers.data.length})` : ""}`}>

@@ -1,0 +1,89 @@
+/**
+ * One node (linked from the overview's node and cluster tables): its record (GET
+ * /api/nodes/{name}), charts of its gauges over the chosen range (memory, file descriptors,
+ * sockets: `node_stats_age`) and its memory breakdown (`?memory=true`). Monitoring and
+ * administrator users only, as the API.
+ */
+import { useMemo } from "preact/hooks";
+import { apiPath } from "../api.js";
+import { useApp } from "../app-context.js";
+import { detailsOf } from "../chart-series.js";
+import { chartQuery, useChartRange } from "../components/chart-range.js";
+import { ErrorBox, Unavailable } from "../components/error-box.js";
+import { ChartGrid, HistoryChart } from "../components/history-chart.js";
+import { KvTable, Section, Usage } from "../components/kv.js";
+import { MemoryBreakdown, type MemoryRecord } from "../components/memory-breakdown.js";
+import { fmtBytes, fmtDuration, fmtNum } from "../format.js";
+import { html } from "../html.js";
+import { useLive } from "../live.js";
+import { href } from "../router.js";
+import type { PageProps } from "../page-props.js";
+
+interface NodeRecord {
+  name: string;
+  uptime: number;
+  os_pid: string;
+  processors: number;
+  mem_used: number;
+  mem_limit: number;
+  mem_alarm: boolean;
+  disk_free: number;
+  disk_free_limit: number;
+  disk_free_alarm: boolean;
+  fd_used: number;
+  fd_total: number;
+  sockets_used: number;
+  sockets_total: number;
+  proc_used: number;
+  proc_total: number;
+  run_queue?: number | null;
+  net_ticktime?: number;
+  memory?: MemoryRecord;
+  running?: boolean;
+  cluster_leader?: boolean;
+}
+
+const MEMORY = [{ key: "mem_used", label: "Memory used", color: "#d99a00" }];
+const FDS = [{ key: "fd_used", label: "File descriptors", color: "#3a7bd5" }];
+const SOCKETS = [{ key: "sockets_used", label: "Sockets", color: "#2e9d5b" }];
+
+export function NodePage({ params }: PageProps) {
+  const name = params["name"] ?? "";
+  const { api } = useApp();
+  const range = useChartRange();
+  const node = useLive(() => api.get<NodeRecord>(apiPath`/nodes/${name}`, { memory: "true", ...chartQuery(range, ["node_stats"]) }), [name, range.key]);
+  const n = node.data;
+  const charts = useMemo(() => (n ? { mem: MEMORY.map((s) => detailsOf(n, s.key)), fd: FDS.map((s) => detailsOf(n, s.key)), sockets: SOCKETS.map((s) => detailsOf(n, s.key)) } : undefined), [n]);
+
+  if (!n && node.error) return html`<h1><span class="kind">Node</span> ${name}</h1><${Unavailable} error=${node.error} back=${href("")} backLabel="Back to the overview" />`;
+  return html`<h1><span class="kind">Node</span> ${name}</h1>
+    <p class="lead"><a href=${href("")}>Overview</a></p>
+    <${ErrorBox} error=${node.error} />
+    ${n
+      ? html`<div class="cols">
+          <${KvTable} label="Node" rows=${[
+            ["Uptime", fmtDuration(n.uptime)],
+            ["Process id", n.os_pid],
+            ["Processors", fmtNum(n.processors)],
+            ...(n.cluster_leader !== undefined ? [["Role", n.cluster_leader ? "leader" : "follower"] as [string, string]] : []),
+          ]} />
+          <${KvTable} label="Resources" rows=${[
+            ["Memory", html`<${Usage} used=${n.mem_used} limit=${n.mem_limit} alarm=${n.mem_alarm} text=${`${fmtBytes(n.mem_used)} used, alarm at ${fmtBytes(n.mem_limit)}`} />`],
+            ["Disk space", html`<${Usage} used=${n.disk_free_limit} limit=${Math.max(n.disk_free, n.disk_free_limit)} invert=${true} alarm=${n.disk_free_alarm} text=${`${fmtBytes(n.disk_free)} free, alarm below ${fmtBytes(n.disk_free_limit)}`} />`],
+            ["File descriptors", html`<${Usage} used=${n.fd_used} limit=${n.fd_total} alarm=${false} text=${`${fmtNum(n.fd_used)} of ${fmtNum(n.fd_total)}`} />`],
+            ["Sockets", html`<${Usage} used=${n.sockets_used} limit=${n.sockets_total} alarm=${false} text=${`${fmtNum(n.sockets_used)} of ${fmtNum(n.sockets_total)}`} />`],
+            ["Event-loop resources", html`<${Usage} used=${n.proc_used} limit=${n.proc_total} alarm=${false} text=${`${fmtNum(n.proc_used)} of ${fmtNum(n.proc_total)}`} />`],
+          ]} />
+        </div>
+        ${charts
+          ? html`<${ChartGrid}>
+              <${HistoryChart} title="Memory" series=${MEMORY} details=${charts.mem} kind="gauge" range=${range} format=${fmtBytes} />
+              <${HistoryChart} title="File descriptors" series=${FDS} details=${charts.fd} kind="gauge" range=${range} format=${fmtNum} />
+              <${HistoryChart} title="Sockets" series=${SOCKETS} details=${charts.sockets} kind="gauge" range=${range} format=${fmtNum} />
+            <//>`
+          : null}
+        <${Section} title="Memory details">
+          ${n.memory ? html`<${MemoryBreakdown} memory=${n.memory} />` : html`<p class="muted">This node reports no memory breakdown.</p>`}
+        <//>`
+      : node.loading ? html`<p class="muted">Loading…</p>` : null}`;
+}
