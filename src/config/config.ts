@@ -115,6 +115,8 @@ export interface ConeyConfig {
   mqttsPort: number | null;
   /** MQTT over WebSocket (rabbitmq_web_mqtt's web_mqtt.tcp.port, path /ws); null disables it. */
   webMqttPort: number | null;
+  /** MQTT over secure WebSocket (web_mqtt.ssl.port, path /ws, the node's certificate); off unless set, as in RabbitMQ. */
+  webMqttsPort: number | null;
   /** The vhost MQTT clients land in when their user name names none (mqtt.vhost). */
   mqttVhost: string;
   /** The topic exchange MQTT topics map onto (mqtt.exchange). */
@@ -206,6 +208,7 @@ export function defaultConfig(): ConeyConfig {
     mqttPort: 1883,
     mqttsPort: 8883,
     webMqttPort: 15675,
+    webMqttsPort: null,
     mqttVhost: "/",
     mqttExchange: "amq.topic",
     mqttAllowAnonymous: false,

@@ -65,6 +65,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "mqttPort", flag: "--mqtt-port <port>", env: "CONEY_MQTT_PORT", kind: "nullable-port", help: "MQTT port (0 = ephemeral, 'off' = disabled)" },
   { key: "mqttsPort", flag: "--mqtts-port <port>", env: "CONEY_MQTTS_PORT", kind: "nullable-port", help: "MQTT over TLS port, with --tls-cert (0 = ephemeral, 'off' = disabled)" },
   { key: "webMqttPort", flag: "--web-mqtt-port <port>", env: "CONEY_WEB_MQTT_PORT", kind: "nullable-port", help: "MQTT over WebSocket port, path /ws (0 = ephemeral, 'off' = disabled)" },
+  { key: "webMqttsPort", flag: "--web-mqtts-port <port>", env: "CONEY_WEB_MQTTS_PORT", kind: "nullable-port", help: "MQTT over secure WebSocket port, path /ws, with --tls-cert (off unless given)" },
   { key: "mqttVhost", flag: "--mqtt-vhost <vhost>", env: "CONEY_MQTT_VHOST", kind: "string", help: "vhost of MQTT clients whose user name names none" },
   { key: "mqttExchange", flag: "--mqtt-exchange <name>", env: "CONEY_MQTT_EXCHANGE", kind: "string", help: "topic exchange MQTT topics map onto" },
   { key: "mqttAllowAnonymous", flag: "--mqtt-allow-anonymous <bool>", env: "CONEY_MQTT_ALLOW_ANONYMOUS", kind: "bool", help: "MQTT clients without credentials log in as --mqtt-default-user" },

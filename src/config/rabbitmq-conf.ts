@@ -189,6 +189,7 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "mqtt.listeners.tcp.default": (l, b) => (b.out.mqttPort = listener(l, b, l.key)),
   "mqtt.listeners.ssl.default": (l, b) => (b.out.mqttsPort = listener(l, b, l.key)),
   "web_mqtt.tcp.port": (l, b) => (b.out.webMqttPort = listener(l, b, l.key)),
+  "web_mqtt.ssl.port": (l, b) => (b.out.webMqttsPort = listener(l, b, l.key)),
   "mqtt.vhost": (l, b) => (b.out.mqttVhost = l.value),
   "mqtt.exchange": (l, b) => (b.out.mqttExchange = l.value),
   "mqtt.allow_anonymous": (l, b) => (b.out.mqttAllowAnonymous = bool(l)),

@@ -1,7 +1,8 @@
 /**
  * The MQTT side of a node: the shared MqttNode and its side listeners (src/listeners), MQTT over
  * TCP (`mqtt`), over TLS when the node has a certificate (`mqtt/ssl`) and over WebSocket
- * (`http/web-mqtt`), with RabbitMQ's protocol names. A listener that cannot bind is retried in the
+ * (`http/web-mqtt`) and secure WebSocket when the node has a certificate and web_mqtt.ssl.port is
+ * set (`https/web-mqtt`), with RabbitMQ's protocol names. A listener that cannot bind is retried in the
  * background by the supervisor; the node serves on without it.
  */
 import type { TlsOptions } from "node:tls";
@@ -62,7 +63,8 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
   const { config, logger, tls } = o;
   const { mqttPort, webMqttPort } = config;
   const mqttsPort = tls === null ? null : config.mqttsPort;
-  if (mqttPort === null && mqttsPort === null && webMqttPort === null) return null;
+  const webMqttsPort = tls === null ? null : config.webMqttsPort;
+  if (mqttPort === null && mqttsPort === null && webMqttPort === null && webMqttsPort === null) return null;
   const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms);
   timeParkedWills(o.broker.vhosts.values());
   const bind = config.bind;
@@ -81,5 +83,16 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
     });
   }
   if (webMqttPort !== null) listeners.push({ protocol: "http/web-mqtt", port: webMqttPort, open: () => listenWebMqtt(node, webMqttPort, bind), opened: started("Web MQTT") });
+  if (webMqttsPort !== null && tls !== null) {
+    listeners.push({
+      protocol: "https/web-mqtt",
+      port: webMqttsPort,
+      open: () => listenWebMqtt(node, webMqttsPort, bind, tls.options),
+      opened: (l) => {
+        if (!o.certificates.some((c) => c.protocol === "https/web-mqtt")) o.certificates.push({ protocol: "https/web-mqtt", port: l.port, file: tls.certFile });
+        started("Web MQTT over TLS")(l);
+      },
+    });
+  }
   return { node, listeners };
 }
