@@ -29,6 +29,7 @@ export interface RunningBroker {
   readonly mqttPort: number | null;
   readonly mqttsPort: number | null;
   readonly webMqttPort: number | null;
+  readonly webMqttsPort: number | null;
   /** Every listener, bound or being retried (src/listeners). */
   readonly listeners: ListenerStatuses;
   /** Memory and disk alarms; their limits can be changed at run time. */
@@ -118,8 +119,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   }
   // The HTTP, Prometheus, MQTT and OAuth modules (Fastify, ws, mqtt-packet, jose) are loaded only
   // when configured: a broker without them (a test broker) starts in a fraction of the time.
-  const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && config.mqttsPort !== null);
-  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && (config.mqttsPort !== null || config.webMqttsPort !== null));
+  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
   const httpPort = config.httpPort;
   if (httpPort !== null) {
@@ -168,6 +169,9 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     },
     get webMqttPort() {
       return side.portOf("http/web-mqtt");
+    },
+    get webMqttsPort() {
+      return side.portOf("https/web-mqtt");
     },
     listeners,
     alarms,

@@ -51,6 +51,11 @@ const NO_TOPIC_RULE: TopicDecision = { allowed: true, decidedBy: "none", rule: n
 export class PermissionChecker {
   private revision = -1;
   private readonly cache = new Map<string, boolean>();
+  /**
+   * The MQTT client id of the connection this checker serves, for `{client_id}` in topic
+   * permission patterns (RabbitMQ's MQTT variable map); null for other protocols.
+   */
+  clientId: string | null = null;
 
   constructor(
     private readonly registry: UserRegistry,
@@ -123,7 +128,7 @@ export class PermissionChecker {
       allowed = this.grants.allowsTopic?.(vhost, exchange, kind, routingKey) ?? true;
     } else {
       if (this.registry.topicPermissionCount === 0) return;
-      allowed = this.registry.topicPermission(this.user.name, vhost, exchange)?.allows(kind, routingKey) ?? true;
+      allowed = this.registry.topicPermission(this.user.name, vhost, exchange)?.allows(kind, routingKey, this.clientId) ?? true;
     }
     if (!allowed) throw this.topicRefusal(vhost, exchange, routingKey);
   }
@@ -139,7 +144,7 @@ export class PermissionChecker {
     }
     const tp = this.registry.topicPermissionCount === 0 ? undefined : this.registry.topicPermission(this.user.name, vhost, exchange);
     if (!tp) return NO_TOPIC_RULE;
-    return { allowed: tp.allows(kind, routingKey), decidedBy: "pattern", rule: tp[kind] };
+    return { allowed: tp.allows(kind, routingKey, this.clientId), decidedBy: "pattern", rule: tp[kind] };
   }
 
   /** The ACCESS_REFUSED of a routing (or binding) key refused by topic authorisation. */

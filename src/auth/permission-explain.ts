@@ -27,6 +27,8 @@ export interface ExplainQuery {
   readonly name: string;
   /** A routing key (write: publishing) or binding key (read: binding from it), for a topic exchange's topic authorisation. */
   readonly routing_key?: string;
+  /** The MQTT client id `{client_id}` in a topic pattern stands for. */
+  readonly client_id?: string;
 }
 
 export interface CheckOutcome {
@@ -116,7 +118,15 @@ function topicCheck(checker: PermissionChecker, settings: ExplainSettings, q: Ex
   const what = q.permission === "write" ? `routing key ${quote(key)}` : `binding key ${quote(key)}`;
   if (type === undefined) return { check: "topic", passed: true, topic_pattern: null, reason: `There is no exchange ${quote(q.name)} in vhost ${quote(q.vhost)}: the operation would fail with NOT_FOUND, not on a permission.` };
   if (type !== "topic") return { check: "topic", passed: true, topic_pattern: null, reason: `${quote(q.name)} is a ${type} exchange: topic permissions apply to topic exchanges only, so the ${what} is not checked.` };
-  const t = checker.explainTopic(q.vhost, q.name, q.permission, key);
+  // The question's client id, for this answer only (a caller's own checker is lent, not changed).
+  const previous = checker.clientId;
+  checker.clientId = q.client_id ?? null;
+  let t: ReturnType<PermissionChecker["explainTopic"]>;
+  try {
+    t = checker.explainTopic(q.vhost, q.name, q.permission, key);
+  } finally {
+    checker.clientId = previous;
+  }
   if (t.decidedBy === "none") return { check: "topic", passed: true, topic_pattern: null, reason: `User ${quote(checker.user.name)} has no topic permission for exchange ${quote(q.name)} in vhost ${quote(q.vhost)}, so its keys are not restricted.` };
   if (t.decidedBy === "scope") return { check: "topic", passed: t.allowed, topic_pattern: null, reason: `The token's scopes ${t.allowed ? "grant" : "do not grant"} the ${what} on ${quote(q.name)}.` };
   return { check: "topic", passed: t.allowed, topic_pattern: t.rule, reason: `The topic ${q.permission} pattern ${quote(t.rule)} for ${quote(q.name)} ${t.allowed ? "matches" : "does not match"} the ${what}.` };

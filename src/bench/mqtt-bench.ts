@@ -1,14 +1,17 @@
 /**
  * `coney-perf mqtt`: one MQTT publisher → one subscriber (or several) on one topic, QoS 0 or 1,
- * against any MQTT 3.1.1 broker. The clients are minimal ones written on mqtt-packet (the
- * broker's own codec dependency), so the load generator adds little of its own cost: QoS 0
- * publishes as fast as the socket drains, QoS 1 keeps a window of PUBLISH packets awaiting PUBACK;
- * subscribers acknowledge each QoS 1 delivery. Latency is the time from publish to receipt, from a
- * timestamp in the payload (same process, same clock).
+ * against any MQTT 3.1.1 broker. The clients are minimal ones on mqtt-packet (mqtt-raw-client.ts).
+ * The publisher runs here; the subscribers run in a worker thread (mqtt-subscribers.ts), so that
+ * one event loop does not both publish and receive. QoS 0 publishes as fast as the socket drains,
+ * QoS 1 keeps a window of PUBLISH packets awaiting PUBACK; subscribers acknowledge each QoS 1
+ * delivery. Latency is the time from publish to receipt, from a timestamp in the payload (one
+ * machine's clock, read the same way in both threads).
  */
-import { connect as tcpConnect, type Socket } from "node:net";
-import { generate, parser, type Packet } from "mqtt-packet";
+import { Worker } from "node:worker_threads";
+import { generate } from "mqtt-packet";
 import { LatencyHistogram } from "./latency-histogram.js";
+import { openRawClient, wallClockMs } from "./mqtt-raw-client.js";
+import type { SubscribersData, SubscribersMessage } from "./mqtt-subscribers.js";
 
 export interface MqttBenchOptions {
   /** mqtt://user:pass@host:port */
@@ -28,30 +31,26 @@ export interface MqttBenchResult {
   readonly latencyP99: number;
 }
 
-interface RawClient {
-  readonly socket: Socket;
-  onPacket: (p: Packet) => void;
-}
-
-function open(url: URL, clientId: string): Promise<RawClient> {
+/** Starts the subscribers' thread; resolves once they are all subscribed. */
+function startSubscribers(data: SubscribersData): Promise<{ measure(): void; stop(): Promise<{ received: number; histogram: LatencyHistogram }> }> {
+  const worker = new Worker(new URL("./mqtt-subscribers.js", import.meta.url), { workerData: data });
+  let onResult: (m: { received: number; histogram: LatencyHistogram }) => void = () => {};
+  const result = new Promise<{ received: number; histogram: LatencyHistogram }>((resolve) => (onResult = resolve));
   return new Promise((resolve, reject) => {
-    const socket = tcpConnect(Number(url.port || 1883), url.hostname);
-    socket.setNoDelay(true);
-    const p = parser({ protocolVersion: 4 });
-    const client: RawClient = { socket, onPacket: () => {} };
-    p.on("packet", (packet: Packet) => {
-      if (packet.cmd === "connack") {
-        if (packet.returnCode !== 0) reject(new Error(`CONNACK ${packet.returnCode}`));
-        else resolve(client);
-      } else client.onPacket(packet);
-    });
-    p.on("error", reject);
-    socket.on("data", (d) => p.parse(d));
-    socket.on("error", reject);
-    socket.on("connect", () => {
-      const username = decodeURIComponent(url.username || "guest");
-      const password = Buffer.from(decodeURIComponent(url.password || "guest"));
-      socket.write(generate({ cmd: "connect", protocolId: "MQTT", protocolVersion: 4, clientId, clean: true, keepalive: 60, username, password }));
+    worker.on("error", reject);
+    worker.on("message", (m: SubscribersMessage) => {
+      if (m.type === "error") reject(new Error(m.message));
+      else if (m.type === "result") onResult({ received: m.received, histogram: new LatencyHistogram(m.counts) });
+      else
+        resolve({
+          measure: () => worker.postMessage({ type: "measure" }),
+          stop: async () => {
+            worker.postMessage({ type: "stop" });
+            const r = await result;
+            await worker.terminate();
+            return r;
+          },
+        });
     });
   });
 }
@@ -59,35 +58,16 @@ function open(url: URL, clientId: string): Promise<RawClient> {
 export async function runMqttBench(o: MqttBenchOptions): Promise<MqttBenchResult> {
   const url = new URL(o.url);
   const topic = `coney-perf/${process.pid}/${Date.now()}`;
-  const histogram = new LatencyHistogram();
-  let received = 0;
-  let measuring = false;
-  const subs: RawClient[] = [];
-  for (let i = 0; i < o.subscribers; i++) {
-    const s = await open(url, `coney-perf-sub-${process.pid}-${i}`);
-    const subscribed = new Promise<void>((resolve) => {
-      s.onPacket = (p) => {
-        if (p.cmd === "suback") return resolve();
-        if (p.cmd !== "publish") return;
-        if (p.qos === 1) s.socket.write(generate({ cmd: "puback", messageId: p.messageId! }));
-        const payload = p.payload as Buffer;
-        if (!measuring) return;
-        received++;
-        histogram.record(performance.now() - payload.readDoubleLE(0));
-      };
-    });
-    s.socket.write(generate({ cmd: "subscribe", messageId: 1, subscriptions: [{ topic, qos: o.qos }] }));
-    await subscribed;
-    subs.push(s);
-  }
-  const pub = await open(url, `coney-perf-pub-${process.pid}`);
+  const subscribers = await startSubscribers({ url: o.url, topic, qos: o.qos, subscribers: o.subscribers });
+  const pub = await openRawClient(url, `coney-perf-pub-${process.pid}`);
   const body = Buffer.alloc(Math.max(8, o.size));
+  let measuring = false;
   let published = 0;
   let inflight = 0;
   let nextId = 1;
   let running = true;
   const publishOne = (): boolean => {
-    body.writeDoubleLE(performance.now(), 0);
+    body.writeDoubleLE(wallClockMs(), 0);
     const messageId = o.qos === 1 ? nextId : undefined;
     if (o.qos === 1) {
       nextId = nextId === 0xffff ? 1 : nextId + 1;
@@ -113,12 +93,14 @@ export async function runMqttBench(o: MqttBenchOptions): Promise<MqttBenchResult
   pump();
   await new Promise((r) => setTimeout(r, 1000));
   measuring = true;
+  subscribers.measure();
   const started = performance.now();
   await new Promise((r) => setTimeout(r, o.durationSeconds * 1000));
   measuring = false;
   running = false;
   const seconds = (performance.now() - started) / 1000;
-  for (const c of [pub, ...subs]) c.socket.end(generate({ cmd: "disconnect" }));
+  const { received, histogram } = await subscribers.stop();
+  pub.socket.end(generate({ cmd: "disconnect" }));
   return {
     publishedPerSecond: published / seconds,
     receivedPerSecond: received / seconds,

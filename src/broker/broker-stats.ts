@@ -37,6 +37,37 @@ export class BrokerStats {
   readonly deadLettered = new DeathCounts();
   /** Sizes of published message bodies (RabbitMQ 3.13+'s message_size_bytes, which its Overview dashboard charts). */
   readonly messageSizes = new MessageSizeHistogram();
+  /**
+   * The share of the counters above that protocols other than AMQP 0-9-1 brought, by RabbitMQ's
+   * protocol label (`mqtt310`, `mqtt311`, `mqtt50`): the totals above count every message, and
+   * AMQP's share is what the others leave. A protocol registers its counters when it starts, so
+   * they show (at 0) before its first connection, as RabbitMQ initialises them.
+   */
+  readonly protocols = new Map<string, ProtocolCounters>();
+
+  /** The counters of a protocol, made on first use. */
+  protocol(name: string): ProtocolCounters {
+    let c = this.protocols.get(name);
+    if (c === undefined) this.protocols.set(name, (c = new ProtocolCounters()));
+    return c;
+  }
+}
+
+/** One protocol's part of the broker-wide counters (RabbitMQ's rabbit_global_counters per protocol). */
+export class ProtocolCounters {
+  publish = 0;
+  receivedConfirm = 0;
+  routed = 0;
+  dropUnroutable = 0;
+  confirm = 0;
+  deliver = 0;
+  deliverNoAck = 0;
+  redeliver = 0;
+  ack = 0;
+  /** Connections that have published (RabbitMQ's publishers gauge). */
+  publishers = 0;
+  /** Connections with at least one subscription (RabbitMQ's consumers gauge for MQTT). */
+  consumers = 0;
 }
 
 const REASON_INDEX: Readonly<Record<DeathReason, number>> = { expired: 0, rejected: 1, maxlen: 2, delivery_limit: 3 };

@@ -311,14 +311,17 @@ export class Broker implements BrokerState {
   /**
    * Publishes a routed message: every queue found by route() takes it. Returns PUBLISH_UNROUTED,
    * PUBLISH_ROUTED, PUBLISH_REFUSED when a queue at its length limit refused it, or PUBLISH_STORED
-   * when the store wrote it; `out` is the caller's scratch array (see route()).
+   * when the store wrote it; `out` is the caller's scratch array (see route()). `skip` names
+   * queues the message must not reach although routed there (MQTT's no-local: the publisher's own
+   * subscription queues); null, the usual case, costs one comparison.
    */
-  publish(v: VHost, x: Exchange, message: Message, out: Queue[]): number {
+  publish(v: VHost, x: Exchange, message: Message, out: Queue[], skip: readonly Queue[] | null = null): number {
     if (x.delayed !== null) {
       const held = this.publishDelayed(v, x, x.delayed, message, out);
       if (held >= 0) return held;
     }
-    const n = this.route(v, x, message, out);
+    let n = this.route(v, x, message, out);
+    if (skip !== null && n > 0) n = withoutSkipped(out, skip);
     this.stats.publish++;
     v.stats.publish++;
     if (n === 0) return PUBLISH_UNROUTED;
@@ -360,4 +363,15 @@ export class Broker implements BrokerState {
   whenStored(waiter: SyncWaiter, token: number): void {
     this.journal!.whenSynced(waiter, token);
   }
+}
+
+/** Removes the `skip` queues from `out` in place; returns how many are left. */
+function withoutSkipped(out: Queue[], skip: readonly Queue[]): number {
+  let kept = 0;
+  for (let i = 0; i < out.length; i++) {
+    const q = out[i]!;
+    if (!skip.includes(q)) out[kept++] = q;
+  }
+  out.length = kept;
+  return kept;
 }

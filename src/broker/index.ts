@@ -6,7 +6,7 @@
 export { type Blockable, ResourceAlarms } from "./alarms/resource-alarms.js";
 export { type Binding } from "./binding.js";
 export { type BootstrapOptions, bootstrapDefaults } from "./bootstrap.js";
-export { type BrokerStats, MESSAGE_SIZE_BOUNDS } from "./broker-stats.js";
+export { type BrokerStats, MESSAGE_SIZE_BOUNDS, type ProtocolCounters } from "./broker-stats.js";
 export { Broker, PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED } from "./broker.js";
 export { canonicalJson } from "./canonical-json.js";
 export { type ClientContext, clientContext } from "./client-context.js";

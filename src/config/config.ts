@@ -115,6 +115,8 @@ export interface ConeyConfig {
   mqttsPort: number | null;
   /** MQTT over WebSocket (rabbitmq_web_mqtt's web_mqtt.tcp.port, path /ws); null disables it. */
   webMqttPort: number | null;
+  /** MQTT over secure WebSocket (web_mqtt.ssl.port, path /ws, the node's certificate); off unless set, as in RabbitMQ. */
+  webMqttsPort: number | null;
   /** The vhost MQTT clients land in when their user name names none (mqtt.vhost). */
   mqttVhost: string;
   /** The topic exchange MQTT topics map onto (mqtt.exchange). */
@@ -125,6 +127,12 @@ export interface ConeyConfig {
   mqttDefaultPass: string;
   /** QoS 1 deliveries an MQTT client may have unacknowledged (mqtt.prefetch). */
   mqttPrefetch: number;
+  /** The Topic Alias Maximum announced to MQTT 5 clients (mqtt.topic_alias_maximum; 0 = no aliases). */
+  mqttTopicAliasMaximum: number;
+  /** MQTTS clients that send no user name and password log in as their verified certificate's name (mqtt.ssl_cert_login). */
+  mqttSslCertLogin: boolean;
+  /** Which name of a client certificate is the user name (RabbitMQ's ssl_cert_login_from). */
+  sslCertLoginFrom: "distinguished_name" | "common_name";
   /** amq.rabbitmq.event (README, "Event exchange"): declared and fed with the broker's events. */
   eventExchange: boolean;
   /** Its vhost (RabbitMQ's event_exchange.vhost); null = the default vhost. */
@@ -200,12 +208,16 @@ export function defaultConfig(): ConeyConfig {
     mqttPort: 1883,
     mqttsPort: 8883,
     webMqttPort: 15675,
+    webMqttsPort: null,
     mqttVhost: "/",
     mqttExchange: "amq.topic",
     mqttAllowAnonymous: false,
     mqttDefaultUser: "guest",
     mqttDefaultPass: "guest",
     mqttPrefetch: 10,
+    mqttTopicAliasMaximum: 16,
+    mqttSslCertLogin: false,
+    sslCertLoginFrom: "distinguished_name",
     configFile: null,
   };
 }

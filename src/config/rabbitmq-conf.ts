@@ -189,12 +189,19 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "mqtt.listeners.tcp.default": (l, b) => (b.out.mqttPort = listener(l, b, l.key)),
   "mqtt.listeners.ssl.default": (l, b) => (b.out.mqttsPort = listener(l, b, l.key)),
   "web_mqtt.tcp.port": (l, b) => (b.out.webMqttPort = listener(l, b, l.key)),
+  "web_mqtt.ssl.port": (l, b) => (b.out.webMqttsPort = listener(l, b, l.key)),
   "mqtt.vhost": (l, b) => (b.out.mqttVhost = l.value),
   "mqtt.exchange": (l, b) => (b.out.mqttExchange = l.value),
   "mqtt.allow_anonymous": (l, b) => (b.out.mqttAllowAnonymous = bool(l)),
   "mqtt.default_user": (l, b) => (b.out.mqttDefaultUser = l.value),
   "mqtt.default_pass": (l, b) => (b.out.mqttDefaultPass = l.value),
   "mqtt.prefetch": (l, b) => (b.out.mqttPrefetch = int(l)),
+  "mqtt.topic_alias_maximum": (l, b) => (b.out.mqttTopicAliasMaximum = int(l)),
+  "mqtt.ssl_cert_login": (l, b) => (b.out.mqttSslCertLogin = bool(l)),
+  "ssl_cert_login_from": (l, b) => {
+    if (l.value !== "distinguished_name" && l.value !== "common_name") return bad(l, "not distinguished_name or common_name");
+    b.out.sslCertLoginFrom = l.value;
+  },
   // rabbitmq_event_exchange's key, and Coney's own audit trail (README, "Event exchange", "Audit trail").
   "event_exchange.vhost": (l, b) => (b.out.eventExchangeVhost = l.value),
   "coney.event_exchange.enabled": (l, b) => (b.out.eventExchange = bool(l)),

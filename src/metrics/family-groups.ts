@@ -333,7 +333,11 @@ const authAttempts: NodeGroup = {
   ],
   rows(s) {
     const b = s.broker.stats;
-    return [{ labels: labelPair("protocol", "amqp091"), values: [b.authAttempts, b.authSucceeded, b.authFailed] }];
+    const rows = [{ labels: labelPair("protocol", "amqp091"), values: [b.authAttempts, b.authSucceeded, b.authFailed] }];
+    // MQTT logins, under RabbitMQ's label "mqtt" (its auth attempts name the plugin, not the version).
+    const mqtt = s.broker.authAttempts.list().find((a) => a.protocol === "mqtt");
+    if (mqtt) rows.push({ labels: labelPair("protocol", "mqtt"), values: [mqtt.auth_attempts, mqtt.auth_attempts_succeeded, mqtt.auth_attempts_failed] });
+    return rows;
   },
 };
 

@@ -1,13 +1,12 @@
 /**
- * RabbitMQ's global counters (rabbitmq_global_*, one series per protocol; Coney speaks amqp091)
+ * RabbitMQ's global counters (rabbitmq_global_*, one series per protocol: amqp091, and mqtt310,
+ * mqtt311, mqtt50 when MQTT runs)
  * and the node totals (rabbitmq_connections, _channels, _consumers, _queues), read from the
  * broker-wide counters in src/broker/broker-stats.ts.
  */
-import type { DeathReason } from "../broker/index.js";
+import type { DeathReason, ProtocolCounters } from "../broker/index.js";
 import { labelPair, type Exposition, type MetricType } from "./exposition.js";
 import type { ScrapeState } from "./scrape-state.js";
-
-const AMQP091 = labelPair("protocol", "amqp091");
 
 interface Figure {
   readonly name: string;
@@ -25,28 +24,61 @@ export const TOTALS: readonly Figure[] = [
   figure("rabbitmq_queues", "gauge", "Queues available", (s) => s.queues().length),
 ];
 
-export const GLOBAL: readonly Figure[] = [
-  figure("rabbitmq_global_consumers", "gauge", "Current number of consumers", (s) => consumerCount(s)),
+/**
+ * One protocol's figures: AMQP 0-9-1's are the broker's totals less what the other protocols
+ * counted (and its consumers and publishers are its channels'); another protocol's are its own
+ * counters (BrokerStats.protocols).
+ */
+interface ProtocolFigures {
+  readonly consumers: number;
+  readonly publishers: number;
+  readonly c: Readonly<Omit<ProtocolCounters, "consumers" | "publishers">>;
+  readonly get: number;
+  readonly getNoAck: number;
+  readonly getEmpty: number;
+  readonly returnUnroutable: number;
+}
+
+type GlobalFigure = { readonly name: string; readonly type: MetricType; readonly help: string; value(p: ProtocolFigures): number };
+const global = (name: string, type: MetricType, help: string, value: (p: ProtocolFigures) => number): GlobalFigure => ({ name, type, help, value });
+
+export const GLOBAL: readonly GlobalFigure[] = [
+  global("rabbitmq_global_consumers", "gauge", "Current number of consumers", (p) => p.consumers),
   // RabbitMQ counts a channel as a publisher from its first basic.publish until it closes.
-  figure("rabbitmq_global_publishers", "gauge", "Current number of publishers", (s) => s.channels().filter((ch) => ch.stats.publish > 0).length),
-  figure("rabbitmq_global_messages_received_total", "counter", "Total number of messages received from publishers", (s) => s.broker.stats.publish),
-  figure("rabbitmq_global_messages_received_confirm_total", "counter", "Total number of messages received from publishers expecting confirmations", (s) => s.broker.stats.receivedConfirm),
-  figure("rabbitmq_global_messages_routed_total", "counter", "Total number of messages routed to queues or streams", (s) => s.broker.stats.routed),
-  figure("rabbitmq_global_messages_unroutable_dropped_total", "counter", "Total number of messages published as non-mandatory into an exchange and dropped as unroutable", (s) => s.broker.stats.dropUnroutable),
-  figure("rabbitmq_global_messages_unroutable_returned_total", "counter", "Total number of messages published as mandatory into an exchange and returned to the publisher as unroutable", (s) => s.broker.stats.returnUnroutable),
-  figure("rabbitmq_global_messages_confirmed_total", "counter", "Total number of messages confirmed to publishers", (s) => s.broker.stats.confirm),
-  figure("rabbitmq_global_messages_delivered_total", "counter", "Total number of messages delivered to consumers", (s) => {
-    const b = s.broker.stats;
-    return b.deliver + b.deliverNoAck + b.get + b.getNoAck;
-  }),
-  figure("rabbitmq_global_messages_delivered_consume_manual_ack_total", "counter", "Total number of messages delivered to consumers using basic.consume with manual acknowledgment", (s) => s.broker.stats.deliver),
-  figure("rabbitmq_global_messages_delivered_consume_auto_ack_total", "counter", "Total number of messages delivered to consumers using basic.consume with automatic acknowledgment", (s) => s.broker.stats.deliverNoAck),
-  figure("rabbitmq_global_messages_delivered_get_manual_ack_total", "counter", "Total number of messages delivered to consumers using basic.get with manual acknowledgment", (s) => s.broker.stats.get),
-  figure("rabbitmq_global_messages_delivered_get_auto_ack_total", "counter", "Total number of messages delivered to consumers using basic.get with automatic acknowledgment", (s) => s.broker.stats.getNoAck),
-  figure("rabbitmq_global_messages_get_empty_total", "counter", "Total number of times basic.get operations fetched no message", (s) => s.broker.stats.getEmpty),
-  figure("rabbitmq_global_messages_redelivered_total", "counter", "Total number of messages redelivered to consumers", (s) => s.broker.stats.redeliver),
-  figure("rabbitmq_global_messages_acknowledged_total", "counter", "Total number of messages acknowledged by consumers", (s) => s.broker.stats.ack),
+  global("rabbitmq_global_publishers", "gauge", "Current number of publishers", (p) => p.publishers),
+  global("rabbitmq_global_messages_received_total", "counter", "Total number of messages received from publishers", (p) => p.c.publish),
+  global("rabbitmq_global_messages_received_confirm_total", "counter", "Total number of messages received from publishers expecting confirmations", (p) => p.c.receivedConfirm),
+  global("rabbitmq_global_messages_routed_total", "counter", "Total number of messages routed to queues or streams", (p) => p.c.routed),
+  global("rabbitmq_global_messages_unroutable_dropped_total", "counter", "Total number of messages published as non-mandatory into an exchange and dropped as unroutable", (p) => p.c.dropUnroutable),
+  global("rabbitmq_global_messages_unroutable_returned_total", "counter", "Total number of messages published as mandatory into an exchange and returned to the publisher as unroutable", (p) => p.returnUnroutable),
+  global("rabbitmq_global_messages_confirmed_total", "counter", "Total number of messages confirmed to publishers", (p) => p.c.confirm),
+  global("rabbitmq_global_messages_delivered_total", "counter", "Total number of messages delivered to consumers", (p) => p.c.deliver + p.c.deliverNoAck + p.get + p.getNoAck),
+  global("rabbitmq_global_messages_delivered_consume_manual_ack_total", "counter", "Total number of messages delivered to consumers using basic.consume with manual acknowledgment", (p) => p.c.deliver),
+  global("rabbitmq_global_messages_delivered_consume_auto_ack_total", "counter", "Total number of messages delivered to consumers using basic.consume with automatic acknowledgment", (p) => p.c.deliverNoAck),
+  global("rabbitmq_global_messages_delivered_get_manual_ack_total", "counter", "Total number of messages delivered to consumers using basic.get with manual acknowledgment", (p) => p.get),
+  global("rabbitmq_global_messages_delivered_get_auto_ack_total", "counter", "Total number of messages delivered to consumers using basic.get with automatic acknowledgment", (p) => p.getNoAck),
+  global("rabbitmq_global_messages_get_empty_total", "counter", "Total number of times basic.get operations fetched no message", (p) => p.getEmpty),
+  global("rabbitmq_global_messages_redelivered_total", "counter", "Total number of messages redelivered to consumers", (p) => p.c.redeliver),
+  global("rabbitmq_global_messages_acknowledged_total", "counter", "Total number of messages acknowledged by consumers", (p) => p.c.ack),
 ];
+
+const COUNTED = ["publish", "receivedConfirm", "routed", "dropUnroutable", "confirm", "deliver", "deliverNoAck", "redeliver", "ack"] as const;
+
+/** Every protocol's figures, AMQP 0-9-1 first, then the others by label. */
+function protocolFigures(s: ScrapeState): Array<[string, ProtocolFigures]> {
+  const b = s.broker.stats;
+  const amqp: Record<(typeof COUNTED)[number], number> = { publish: b.publish, receivedConfirm: b.receivedConfirm, routed: b.routed, dropUnroutable: b.dropUnroutable, confirm: b.confirm, deliver: b.deliver, deliverNoAck: b.deliverNoAck, redeliver: b.redeliver, ack: b.ack };
+  const others: Array<[string, ProtocolFigures]> = [];
+  for (const [label, c] of [...b.protocols].sort(([x], [y]) => (x < y ? -1 : 1))) {
+    for (const k of COUNTED) amqp[k] -= c[k];
+    others.push([label, { consumers: c.consumers, publishers: c.publishers, c, get: 0, getNoAck: 0, getEmpty: 0, returnUnroutable: 0 }]);
+  }
+  const channels = s.channels();
+  let consumers = 0;
+  for (const ch of channels) consumers += ch.consumerCount;
+  const publishers = channels.filter((ch) => ch.stats.publish > 0).length;
+  return [["amqp091", { consumers, publishers, c: amqp, get: b.get, getNoAck: b.getNoAck, getEmpty: b.getEmpty, returnUnroutable: b.returnUnroutable }], ...others];
+}
 
 /**
  * Messages that died in queues, by reason, queue type and dead-letter strategy: "at_most_once"
@@ -86,7 +118,11 @@ export function writeTotals(out: Exposition, s: ScrapeState): void {
 }
 
 export function writeGlobal(out: Exposition, s: ScrapeState): void {
-  writeFigures(out, s, GLOBAL, AMQP091);
+  const protocols = protocolFigures(s);
+  for (const f of GLOBAL) {
+    out.family(f.name, f.type, f.help);
+    for (const [label, p] of protocols) out.sample(f.name, labelPair("protocol", label), f.value(p));
+  }
 }
 
 function writeFigures(out: Exposition, s: ScrapeState, figures: readonly Figure[], labels: string): void {

@@ -2,13 +2,15 @@
  * What a CONNECT asks for, before any login: the client id (assigned when empty, as RabbitMQ
  * does, except for a persistent MQTT 3.1.1 session where it must be given), the session expiry
  * (3.1.1: none for a clean session, the maximum otherwise; MQTT 5: the client's, capped), the
- * receive maximum; and the CONNACK packets that answer it.
+ * receive maximum, the largest packet and the number of topic aliases the client takes; and the
+ * CONNACK packets that answer it.
  */
 import { randomBytes } from "node:crypto";
 import type { IConnackPacket, IConnectPacket } from "mqtt-packet";
 import { MAX_SESSION_EXPIRY_SECONDS } from "./mqtt-node.js";
 import { connackReturnCode, RC } from "./mqtt-reason-codes.js";
 import { isValidTopicName } from "./mqtt-topic.js";
+import { MQTT_MAX_PACKET } from "./packet-writer.js";
 
 export interface ConnectTerms {
   readonly clientId: string;
@@ -19,6 +21,10 @@ export interface ConnectTerms {
   /** Seconds; 0 = the session ends with the connection. */
   readonly expiry: number;
   readonly receiveMaximum: number;
+  /** The client's Maximum Packet Size (MQTT 5; absent: MQTT's limit). */
+  readonly maxPacketSize: number;
+  /** The client's Topic Alias Maximum (MQTT 5; absent: 0, no aliases to the client). */
+  readonly topicAliasMaximum: number;
 }
 
 export type TermsOutcome = { readonly ok: true; readonly terms: ConnectTerms } | { readonly ok: false; readonly reasonCode: number; readonly why: string };
@@ -34,12 +40,26 @@ export function connectTerms(p: IConnectPacket, v5: boolean): TermsOutcome {
   }
   if (v5 && p.properties?.authenticationMethod !== undefined) return { ok: false, reasonCode: RC.badAuthenticationMethod, why: "extended authentication is not supported" };
   if (p.will && !isValidTopicName(p.will.topic)) return { ok: false, reasonCode: RC.topicNameInvalid, why: `invalid will topic '${p.will.topic}'` };
+  // RabbitMQ's make_will_msg: MQTT 5 can say a QoS 2 will is not supported; 3.1.1's is kept at QoS 1.
+  if (v5 && p.will?.qos === 2) return { ok: false, reasonCode: RC.qosNotSupported, why: "a will at QoS 2 is not supported" };
   const expiry = v5 ? Math.min(p.properties?.sessionExpiryInterval ?? 0, MAX_SESSION_EXPIRY_SECONDS) : cleanStart ? 0 : MAX_SESSION_EXPIRY_SECONDS;
-  return { ok: true, terms: { clientId, assigned, cleanStart, expiry, receiveMaximum: p.properties?.receiveMaximum ?? 65_535 } };
+  const props = v5 ? p.properties : undefined;
+  return {
+    ok: true,
+    terms: {
+      clientId,
+      assigned,
+      cleanStart,
+      expiry,
+      receiveMaximum: props?.receiveMaximum ?? 65_535,
+      maxPacketSize: props?.maximumPacketSize ?? MQTT_MAX_PACKET,
+      topicAliasMaximum: props?.topicAliasMaximum ?? 0,
+    },
+  };
 }
 
 /** The accepting CONNACK; MQTT 5 hears what the server supports (RabbitMQ's set). */
-export function acceptingConnack(v5: boolean, present: boolean, terms: ConnectTerms, maxPacketSize: number): IConnackPacket {
+export function acceptingConnack(v5: boolean, present: boolean, terms: ConnectTerms, maxPacketSize: number, topicAliasMaximum: number): IConnackPacket {
   if (!v5) return { cmd: "connack", returnCode: 0, sessionPresent: present };
   return {
     cmd: "connack",
@@ -52,6 +72,7 @@ export function acceptingConnack(v5: boolean, present: boolean, terms: ConnectTe
       subscriptionIdentifiersAvailable: false,
       wildcardSubscriptionAvailable: true,
       maximumPacketSize: maxPacketSize,
+      ...(topicAliasMaximum > 0 ? { topicAliasMaximum } : {}),
       sessionExpiryInterval: terms.expiry,
       ...(terms.assigned ? { assignedClientIdentifier: terms.clientId } : {}),
     },

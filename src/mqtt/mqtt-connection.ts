@@ -3,41 +3,40 @@
  * parsing (mqtt-packet), the CONNECT handshake, dispatch of packets to the session (subscribe,
  * deliveries, PUBACK) and the publisher, keep-alive, and closing. Registered in the broker's
  * connection registry once connected, so the management API lists and closes it like an AMQP one.
+ * Output is packet-writer.ts (the client's Maximum Packet Size, topic aliases to the client).
  *
  * MQTT's rule for bad input is to close the connection: a malformed packet, a first packet that
  * is not CONNECT, a second CONNECT, a wildcard in a PUBLISH topic, QoS 2 (not supported, as in
- * RabbitMQ) all close it (MQTT 5: after a DISCONNECT with the reason). The will is published
- * whenever the connection ends other than by the client's DISCONNECT.
+ * RabbitMQ), an invalid topic alias all close it (MQTT 5: after a DISCONNECT with the reason).
+ * The will is published whenever the connection ends other than by the client's DISCONNECT
+ * (MQTT 5: a DISCONNECT with reason 0x00); a will with a delay is parked (mqtt-will.ts).
+ *
+ * A login by OAuth 2.0 token is verified asynchronously: packets the client sends behind its
+ * CONNECT are held, and the socket not read, until the login is decided. A token login ends when
+ * the token expires (MQTT 5: DISCONNECT 0xA0, maximum connect time, as RabbitMQ).
  */
 import type { Duplex } from "node:stream";
-import { generate, parser, type IConnectPacket, type Packet } from "mqtt-packet";
-import { type Blockable, type ClientConnection, type ClientContext, clientContext, type ConnectionInfo, type FlowHost, PublishFlow, type ResourceAlarms, type VHost } from "../broker/index.js";
-import { logInMqtt } from "./mqtt-login.js";
-import { acceptingConnack, connectTerms, refusingConnack } from "./mqtt-connect.js";
-import type { MqttNode, SessionHolder } from "./mqtt-node.js";
+import { parser, type IConnectPacket, type IPublishPacket, type Packet } from "mqtt-packet";
+import { type Blockable, type ClientConnection, type ClientContext, clientContext, type ConnectionInfo, type FlowHost, PublishFlow, type Queue, type ResourceAlarms, type VHost } from "../broker/index.js";
+import { TokenExpiry } from "../auth/oauth/token-expiry.js";
+import { logInMqtt, type LoginOutcome } from "./mqtt-login.js";
+import { acceptingConnack, connectTerms, refusingConnack, type ConnectTerms } from "./mqtt-connect.js";
+import { type MqttNode, protocolLabel, type SessionHolder } from "./mqtt-node.js";
 import { MqttPublisher, type PublisherLink } from "./mqtt-publisher.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { MqttSession, type SessionLink } from "./mqtt-session.js";
 import { isValidTopicFilter, isValidTopicName } from "./mqtt-topic.js";
-import { publishWill, type Will } from "./mqtt-will.js";
+import { cancelParkedWill, sendWill, type Will } from "./mqtt-will.js";
 import { KeepAlive } from "./keep-alive.js";
+import { connectionRecord, type PeerInfo } from "./connection-record.js";
+import { PacketWriter } from "./packet-writer.js";
+import { strictUtf8 } from "./strict-utf8.js";
+import { TopicAliases } from "./topic-aliases.js";
+
+export type { PeerInfo };
 
 /** Before CONNECT, a client may send at most this much (RabbitMQ's max_packet_size_unauthenticated). */
 const MAX_UNAUTHENTICATED_PACKET = 65_536;
-
-/** Where the stream comes from, for the connection's name and record. */
-export interface PeerInfo {
-  readonly host: string;
-  readonly port: number;
-  readonly peerHost: string;
-  readonly peerPort: number;
-  readonly isLoopback: boolean;
-  readonly tls: boolean;
-  /** "MQTT" over TCP, "Web MQTT" over WebSocket (RabbitMQ's protocol names). */
-  readonly protocolName: "MQTT" | "Web MQTT";
-}
-
-const VERSION_NAMES: Record<number, string> = { 3: "3.1.0", 4: "3.1.1", 5: "5-0" };
 
 export class MqttConnection implements ClientConnection, SessionLink, PublisherLink, SessionHolder, FlowHost {
   readonly name: string;
@@ -53,22 +52,25 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   private session: MqttSession | null = null;
   private publisher: MqttPublisher | null = null;
   private will: Will | null = null;
+  private sessionExpiry = 0;
+  /** An MQTT 5 DISCONNECT set the session expiry to 0: the session's queues go at close. */
+  private sessionEnds = false;
+  private aliases: TopicAliases | null = null;
+  /** Packets that came behind a CONNECT whose login is being decided; null otherwise. */
+  private held: Packet[] | null = null;
   private keepAliveSeconds = 0;
   private readonly keepAlive: KeepAlive;
+  private readonly tokenExpiry = new TokenExpiry(() => this.violation(RC.maximumConnectTime, "the OAuth 2.0 token expired"));
   private readonly parserSettings = { protocolVersion: 4 };
-  private readonly parser = parser(this.parserSettings);
+  private readonly parser = strictUtf8(parser(this.parserSettings));
+  private readonly out: PacketWriter;
   /** Publisher flow control: a publisher outrunning a consumed queue is not read for a while. */
   readonly flow = new PublishFlow(this);
   /** Set while a memory or disk alarm holds this publisher: its socket is not read. */
   private alarmHeld = false;
   private readonly alarmBlock: Blockable = { unblock: () => this.alarmCleared() };
-  private corked = false;
   private readonly connectedAt = Date.now();
-  private readonly stats = { recvOct: 0, sendOct: 0, recvCnt: 0, sendCnt: 0 };
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.stream.uncork();
-  };
+  private readonly stats = { recvOct: 0, recvCnt: 0 };
 
   constructor(
     private readonly node: MqttNode,
@@ -76,12 +78,13 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     private readonly peer: PeerInfo,
   ) {
     this.name = `${peer.peerHost}:${peer.peerPort} -> ${peer.host}:${peer.port}`;
+    this.out = new PacketWriter(stream, this.parserSettings);
     this.keepAlive = new KeepAlive(() => this.onKeepAliveExpired());
     this.keepAlive.arm(node.settings.connectTimeout, false);
     this.parser.on("packet", (p: Packet) => this.handle(p));
     this.parser.on("error", (err: Error) => this.onMalformed(err.message));
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
-    stream.on("drain", () => this.session?.drained());
+    stream.on("drain", () => this.session?.deliveries.drained());
     stream.on("error", (err) => node.log.debug("MQTT socket error", { err: err.message }));
     // A WebSocket stream ends without "close" (ws creates it with emitClose off): both count.
     stream.on("end", () => this.close("socket closed", true, null));
@@ -97,7 +100,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   }
 
   get hasConsumers(): boolean {
-    return this.session !== null && this.session.hasConsumers;
+    return this.session !== null && this.session.deliveries.hasConsumers;
   }
 
   pauseForFlow(): void {
@@ -105,7 +108,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   }
 
   resumeFromFlow(): void {
-    if (this.state !== "closed" && !this.alarmHeld) this.stream.resume();
+    if (this.state !== "closed" && !this.alarmHeld && this.held === null) this.stream.resume();
   }
 
   /**
@@ -130,6 +133,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     if (this.state === "closed") return;
     this.keepAlive.touch();
     this.stats.recvOct += chunk.length;
+    if (this.vhostRef !== null) this.vhostRef.stats.recvOct += chunk.length;
     const buffered = this.parser.parse(chunk);
     const limit = this.state === "handshake" ? MAX_UNAUTHENTICATED_PACKET : this.node.settings.maxPacketSize;
     // The state may have changed while parsing (a packet closed the connection).
@@ -146,6 +150,10 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   private handle(p: Packet): void {
     if (this.state === "closed") return;
+    if (this.held !== null) {
+      this.held.push(p);
+      return;
+    }
     this.stats.recvCnt++;
     if (this.state === "handshake") {
       if (p.cmd === "connect") this.onConnect(p);
@@ -153,16 +161,10 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       return;
     }
     switch (p.cmd) {
-      case "publish": {
-        const alarms = this.node.alarms;
-        if (alarms !== null && alarms.reason !== null && !this.alarmHeld) this.blockForAlarm(alarms);
-        if (p.qos === 2) return this.violation(RC.qosNotSupported, "QoS 2 PUBLISH is not supported");
-        if (this.v5 && p.properties?.topicAlias !== undefined) return this.violation(RC.topicAliasInvalid, "topic aliases are not supported");
-        if (!isValidTopicName(p.topic)) return this.violation(RC.topicNameInvalid, `invalid topic name '${p.topic}' in PUBLISH`);
-        return this.publisher!.publish(p);
-      }
+      case "publish":
+        return this.onPublish(p);
       case "puback":
-        return this.session!.acknowledged(p.messageId!);
+        return this.session!.deliveries.acknowledged(p.messageId!, p.reasonCode);
       case "subscribe":
         // A bad filter closes the connection before anything is bound (MQTT 3.1.1 §4.8).
         for (const s of p.subscriptions) if (!isValidTopicFilter(s.topic)) return this.violation(RC.topicFilterInvalid, `invalid topic filter '${s.topic}'`);
@@ -170,13 +172,33 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       case "unsubscribe":
         return this.session!.unsubscribe(p);
       case "pingreq":
-        return this.send({ cmd: "pingresp" });
+        return void this.send({ cmd: "pingresp" });
       case "disconnect":
-        // MQTT 5 reason 0x04: "disconnect with will message".
-        return this.close("client disconnected", this.v5 && p.reasonCode === 0x04, null);
+        if (this.v5 && p.properties?.sessionExpiryInterval === 0 && this.sessionExpiry > 0) {
+          // MQTT 5 §3.14.2.2.2: the session ends with this connection after all.
+          this.sessionExpiry = 0;
+          this.sessionEnds = true;
+        }
+        // MQTT 5: any reason but 0x00 (normal disconnection) still sends the will (RabbitMQ, §3.14).
+        return this.close("client disconnected", this.v5 && (p.reasonCode ?? 0) > 0, null);
       default:
         return this.violation(RC.protocolError, `unexpected ${p.cmd} packet`);
     }
+  }
+
+  private onPublish(p: IPublishPacket): void {
+    const alarms = this.node.alarms;
+    if (alarms !== null && alarms.reason !== null && !this.alarmHeld) this.blockForAlarm(alarms);
+    if (p.qos === 2) return this.violation(RC.qosNotSupported, "QoS 2 PUBLISH is not supported");
+    if (this.aliases !== null) {
+      const r = this.aliases.resolve(p.topic, p.properties?.topicAlias);
+      if (!r.ok) return this.violation(r.invalidAlias ? RC.topicAliasInvalid : RC.protocolError, r.why);
+      p.topic = r.topic;
+    } else if (p.properties?.topicAlias !== undefined) {
+      return this.violation(RC.topicAliasInvalid, "topic alias without a Topic Alias Maximum");
+    }
+    if (!isValidTopicName(p.topic)) return this.violation(RC.topicNameInvalid, `invalid topic name '${p.topic}' in PUBLISH`);
+    this.publisher!.publish(p);
   }
 
   private onConnect(p: IConnectPacket): void {
@@ -190,34 +212,65 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       return this.refuseConnect(asked.reasonCode, asked.why);
     }
     const { terms } = asked;
-    const outcome = logInMqtt(this.node, p, this.peer.peerHost, this.peer.isLoopback);
+    const outcome = logInMqtt(this.node, p, this.peer, terms.clientId);
+    if (!(outcome instanceof Promise)) return this.loggedIn(p, terms, outcome);
+    // Hold what comes behind the CONNECT until the token is verified.
+    this.held = [];
+    this.stream.pause();
+    outcome.then(
+      (o) => this.afterAsyncLogin(p, terms, o),
+      (err: unknown) => this.afterAsyncLogin(p, terms, { ok: false, reasonCode: RC.unspecifiedError, why: err instanceof Error ? err.message : String(err) }),
+    );
+  }
+
+  private afterAsyncLogin(p: IConnectPacket, terms: ConnectTerms, outcome: LoginOutcome): void {
+    const held = this.held ?? [];
+    this.held = null;
+    if (this.state === "closed") return;
+    this.loggedIn(p, terms, outcome);
+    for (const h of held) this.handle(h);
+    this.resumeFromFlow();
+  }
+
+  private loggedIn(p: IConnectPacket, terms: ConnectTerms, outcome: LoginOutcome): void {
     if (!outcome.ok) return this.refuseConnect(outcome.reasonCode, outcome.why);
     const { login } = outcome;
+    const s = this.node.settings;
     this.user = login.user;
     this.vhost = login.vhost.name;
     this.vhostRef = login.vhost;
     this.clientId = terms.clientId;
+    this.sessionExpiry = terms.expiry;
     this.ctx = clientContext(login.permissions, this, "mqtt", `${this.peer.peerHost}:${this.peer.peerPort}`);
-    this.will = p.will ?? null;
     this.state = "open";
     // A session for this client id elsewhere ends now (its will is published), before this one looks at the queues.
     this.node.claim(this.vhost, this.clientId, this);
-    const session = new MqttSession(this.node, this, login.vhost, terms.expiry, Math.min(this.node.settings.prefetch, terms.receiveMaximum));
+    const counters = this.node.broker.stats.protocol(protocolLabel(this.protocolVersion));
+    const session = new MqttSession(this.node, this, login.vhost, terms.expiry, Math.min(s.prefetch, terms.receiveMaximum), counters);
     let present: boolean;
     try {
+      cancelParkedWill(this.node, this.ctx, login.vhost, this.clientId);
       present = session.open(terms.cleanStart);
     } catch (err) {
       this.node.release(this.vhost, this.clientId, this);
       this.state = "handshake";
       return this.refuseConnect(RC.notAuthorized, err instanceof Error ? err.message : String(err));
     }
+    this.will = p.will ?? null;
     this.session = session;
-    this.publisher = new MqttPublisher(this.node, this, login.vhost);
+    this.publisher = new MqttPublisher(this.node, this, login.vhost, counters);
+    this.out.vhostTraffic = login.vhost.stats;
+    if (this.v5) {
+      this.out.maxPacketSize = terms.maxPacketSize;
+      this.aliases = new TopicAliases(s.topicAliasMaximum, Math.min(terms.topicAliasMaximum, s.topicAliasMaximum));
+      if (terms.topicAliasMaximum > 0 && s.topicAliasMaximum > 0) this.out.aliases = this.aliases;
+    }
     this.node.broker.connections.add(this);
     this.node.broker.stats.connectionCreated++;
-    this.send(acceptingConnack(this.v5, present, terms, this.node.settings.maxPacketSize));
+    this.send(acceptingConnack(this.v5, present, terms, s.maxPacketSize, s.topicAliasMaximum));
     this.keepAliveSeconds = p.keepalive ?? 0;
     this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
+    this.tokenExpiry.arm(login.expiresAt);
     this.node.log.debug("MQTT connection opened", { clientId: this.clientId, user: this.user, vhost: this.vhost, sessionPresent: present });
     try {
       session.resume();
@@ -234,18 +287,12 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   // ------------------------------------------------------------ output
 
-  send(packet: Packet): void {
-    if (this.stream.destroyed) return;
-    const buf = generate(packet, this.parserSettings);
-    if (!this.corked) {
-      // Packets written in one event-loop turn leave in one write.
-      this.corked = true;
-      this.stream.cork();
-      process.nextTick(this.uncork);
-    }
-    this.stream.write(buf);
-    this.stats.sendOct += buf.length;
-    this.stats.sendCnt++;
+  send(packet: Packet): boolean {
+    return this.out.send(packet);
+  }
+
+  noLocalSkip(routingKey: string): readonly Queue[] | null {
+    return this.session!.skipFor(routingKey);
   }
 
   // ------------------------------------------------------------ closing
@@ -291,6 +338,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     const wasOpen = this.state === "open";
     this.state = "closed";
     this.keepAlive.stop();
+    this.tokenExpiry.clear();
     this.flow.stop();
     this.node.alarms?.release(this.alarmBlock);
     if (wasOpen && this.v5 && reasonCode !== null) this.send({ cmd: "disconnect", reasonCode });
@@ -302,9 +350,11 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   private teardown(withWill: boolean): void {
     this.session?.release();
+    if (this.sessionEnds) this.session?.end();
+    this.publisher?.closed();
     const broker = this.node.broker;
     broker.ownerClosed(this);
-    if (withWill && this.will && this.vhostRef) publishWill(this.node, this.ctx, this.vhostRef, this.will, this.clientId);
+    if (withWill && this.will && this.vhostRef) sendWill(this.node, this.ctx, this.vhostRef, this.will, this.clientId, this.sessionExpiry);
     if (broker.connections.get(this.name) === this) {
       broker.connections.remove(this);
       broker.stats.connectionClosed++;
@@ -315,29 +365,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   // ------------------------------------------------------------ management
 
   info(): ConnectionInfo {
-    return {
-      name: this.name,
-      host: this.peer.host,
-      port: this.peer.port,
-      peerHost: this.peer.peerHost,
-      peerPort: this.peer.peerPort,
-      user: this.user,
-      vhost: this.vhost,
-      protocol: `${this.peer.protocolName} ${VERSION_NAMES[this.protocolVersion] ?? "3.1.1"}`,
-      authMechanism: "none",
-      ssl: this.peer.tls,
-      tlsSession: null,
-      state: this.state !== "open" ? "closing" : this.alarmHeld ? "blocked" : this.flow.paused ? "flow" : "running",
-      connectedAt: this.connectedAt,
-      channelMax: 0,
-      frameMax: 0,
-      heartbeat: this.keepAliveSeconds,
-      clientProperties: { client_id: this.clientId },
-      recvOct: this.stats.recvOct,
-      sendOct: this.stats.sendOct,
-      recvCnt: this.stats.recvCnt,
-      sendCnt: this.stats.sendCnt,
-      channels: [],
-    };
+    const state = this.state !== "open" ? "closing" : this.alarmHeld ? "blocked" : this.flow.paused ? "flow" : "running";
+    return connectionRecord(this.name, this.peer, this.protocolVersion, { user: this.user, vhost: this.vhost, clientId: this.clientId, state, connectedAt: this.connectedAt, keepAlive: this.keepAliveSeconds }, this.stats, this.out);
   }
 }

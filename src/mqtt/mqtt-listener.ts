@@ -7,6 +7,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from "node:n
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import { MqttConnection } from "./mqtt-connection.js";
 import type { MqttNode } from "./mqtt-node.js";
+import { certLoginName } from "../tls/cert-login-name.js";
 import { isLoopbackPeer } from "./peer-address.js";
 
 export interface MqttListener {
@@ -27,6 +28,7 @@ export async function listenMqtt(node: MqttNode, port: number, bind: string, tls
       isLoopback: isLoopbackPeer(peerHost),
       tls: tls !== null,
       protocolName: "MQTT",
+      certName: tls !== null ? certLoginName(socket, node.settings.sslCertLoginFrom) : null,
     });
     connections.add(c);
     socket.on("close", () => connections.delete(c));

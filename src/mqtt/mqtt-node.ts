@@ -5,8 +5,10 @@
  * RabbitMQ).
  */
 import type { LoginThrottle } from "../auth/login-throttle.js";
-import type { Broker, ResourceAlarms } from "../broker/index.js";
+import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
+import type { Broker, Message, ResourceAlarms } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
+import type { CertLoginFrom } from "../tls/cert-login-name.js";
 import { RetainedStore } from "./retained-store.js";
 
 export interface MqttSettings {
@@ -27,10 +29,22 @@ export interface MqttSettings {
   /** Open connections allowed on the node (AMQP and MQTT together); 0 = no limit. */
   readonly maxConnections: number;
   readonly loginThrottle: LoginThrottle | null;
+  /** OAuth 2.0 token verification, when configured: a JWT as password logs in by token. */
+  readonly tokens: TokenVerifier | null;
+  /** mqtt.topic_alias_maximum: the Topic Alias Maximum announced to MQTT 5 clients (0: none). */
+  readonly topicAliasMaximum: number;
+  /** mqtt.ssl_cert_login: an MQTTS client without credentials logs in as its certificate's name. */
+  readonly sslCertLogin: boolean;
+  readonly sslCertLoginFrom: CertLoginFrom;
 }
 
 /** The longest session expiry granted (RabbitMQ's mqtt.max_session_expiry_interval_seconds default). */
 export const MAX_SESSION_EXPIRY_SECONDS = 86_400;
+
+/** RabbitMQ's protocol label of an MQTT version in its global counters (Prometheus). */
+export function protocolLabel(protocolVersion: number): string {
+  return protocolVersion === 5 ? "mqtt50" : protocolVersion === 3 ? "mqtt310" : "mqtt311";
+}
 
 /** One session holder: what the registry needs of a connection to take its client id over. */
 export interface SessionHolder {
@@ -39,6 +53,11 @@ export interface SessionHolder {
 
 export class MqttNode {
   readonly retained: RetainedStore;
+  /**
+   * Messages published with RETAIN, for subscriptions with Retain As Published (MQTT 5): only
+   * retained publishes are added, and entries go with their messages.
+   */
+  readonly publishedRetained = new WeakSet<Message>();
   private readonly sessions = new Map<string, SessionHolder>();
 
   constructor(
@@ -51,6 +70,8 @@ export class MqttNode {
     readonly alarms: ResourceAlarms | null = null,
   ) {
     this.retained = new RetainedStore(dataDir, log);
+    // Shown (at 0) before the first connection, as RabbitMQ initialises them when the plugin starts.
+    for (const v of [3, 4, 5]) broker.stats.protocol(protocolLabel(v));
   }
 
   /** Registers `holder` for the client id; the previous holder, if any, is taken over first. */

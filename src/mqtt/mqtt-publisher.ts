@@ -6,12 +6,17 @@
  * the order the PUBLISH packets came (MQTT 3.1.1 §4.6), so one waiting for a sync holds back
  * those behind it.
  *
+ * A QoS 1 PUBLISH sent again (DUP) while the first is still awaiting its PUBACK is not published
+ * twice, as in RabbitMQ. MQTT 5 No Local: the session names its own queues the message must skip.
+ * A message published with RETAIN is remembered as such (MqttNode.publishedRetained) for
+ * subscriptions with Retain As Published.
+ *
  * RabbitMQ's answers: MQTT 5 gets PUBACK with a reason code (no matching subscribers, not
  * authorized, quota exceeded); MQTT 3.1.1 has no codes, so a refused publish closes the
  * connection and a publish refused by a full queue gets no PUBACK (the client resends it).
  */
 import type { IPublishPacket, Packet } from "mqtt-packet";
-import { type ClientContext, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type PublishFlow, type Queue, type SyncWaiter, type VHost } from "../broker/index.js";
+import { type ClientContext, type ProtocolCounters, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type PublishFlow, type Queue, type SyncWaiter, type VHost } from "../broker/index.js";
 import { messageFromPublish, payloadOf } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
@@ -23,7 +28,9 @@ export interface PublisherLink {
   readonly v5: boolean;
   readonly isOpen: boolean;
   readonly flow: PublishFlow;
-  send(packet: Packet): void;
+  send(packet: Packet): boolean;
+  /** The session queues a message with this routing key must not reach (No Local); null: none. */
+  noLocalSkip(routingKey: string): readonly Queue[] | null;
   /** Closes the connection for a protocol or permission violation (MQTT 5: DISCONNECT with `reasonCode`). */
   violation(reasonCode: number, why: string): void;
 }
@@ -40,16 +47,32 @@ export class MqttPublisher implements SyncWaiter {
   private readonly owed: OwedAck[] = [];
   /** The sync token of owed[0]. */
   private headToken = 0;
+  /** Counted among the protocol's publishers since its first PUBLISH (RabbitMQ's publishers gauge). */
+  private publishing = false;
 
   constructor(
     private readonly node: MqttNode,
     private readonly link: PublisherLink,
     private readonly vhost: VHost,
+    /** This protocol version's share of the broker's counters (Prometheus). */
+    private readonly counters: ProtocolCounters,
   ) {}
+
+  /** The connection closed. */
+  closed(): void {
+    if (this.publishing) this.counters.publishers--;
+    this.publishing = false;
+  }
 
   /** Publishes one PUBLISH packet; the topic was validated by the connection. */
   publish(p: IPublishPacket): void {
+    if (p.dup && p.qos === 1 && this.owed.some((a) => a.id === p.messageId)) return;
     const broker = this.node.broker;
+    const counters = this.counters;
+    if (!this.publishing) {
+      this.publishing = true;
+      counters.publishers++;
+    }
     const key = mqttToAmqp(p.topic);
     let x;
     try {
@@ -69,11 +92,22 @@ export class MqttPublisher implements SyncWaiter {
     const message = messageFromPublish(p.qos, p.properties, payload, x.name, key, now);
     if (p.retain) {
       this.node.retained.retain(this.vhost.name, { topic: p.topic, qos: p.qos === 0 ? 0 : 1, payload, properties: message.properties, publishedAt: now });
+      this.node.publishedRetained.add(message);
     }
     broker.stats.messageSizes.observe(message.bodySize);
-    const outcome = broker.publish(this.vhost, x, message, this.routed);
-    if (outcome !== PUBLISH_UNROUTED) this.link.flow.check(this.routed, this.routed.length);
+    const outcome = broker.publish(this.vhost, x, message, this.routed, this.link.noLocalSkip(key));
+    counters.publish++;
+    if (outcome !== PUBLISH_UNROUTED) {
+      counters.routed++;
+      this.link.flow.check(this.routed, this.routed.length);
+    } else {
+      counters.dropUnroutable++;
+      broker.stats.dropUnroutable++;
+      this.vhost.stats.dropUnroutable++;
+    }
     if (p.qos === 0) return;
+    counters.receivedConfirm++;
+    broker.stats.receivedConfirm++;
     let code: number = RC.success;
     if (outcome === PUBLISH_UNROUTED && this.link.v5) code = RC.noMatchingSubscribers;
     else if (outcome === PUBLISH_REFUSED) code = this.link.v5 ? RC.quotaExceeded : -1;
@@ -106,8 +140,14 @@ export class MqttPublisher implements SyncWaiter {
     const ready = this.owed.splice(0, n);
     this.headToken += n;
     if (!this.link.isOpen) return;
+    const stats = this.node.broker.stats;
     for (const a of ready) {
       if (a.code < 0) continue;
+      if (a.code === RC.success || a.code === RC.noMatchingSubscribers) {
+        this.counters.confirm++;
+        stats.confirm++;
+        this.vhost.stats.confirm++;
+      }
       this.link.send(this.link.v5 && a.code !== RC.success ? { cmd: "puback", messageId: a.id, reasonCode: a.code } : { cmd: "puback", messageId: a.id });
     }
   }

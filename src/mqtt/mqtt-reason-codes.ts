@@ -26,6 +26,7 @@ export const RC = {
   quotaExceeded: 0x97,
   administrativeAction: 0x98,
   qosNotSupported: 0x9b,
+  maximumConnectTime: 0xa0,
 } as const;
 
 /** MQTT 3.1.1 CONNACK return codes (§3.2.2.3). */

@@ -1,47 +1,39 @@
 /**
- * An MQTT session's subscriptions and deliveries, as RabbitMQ's MQTT plugin keeps them: one queue
- * per subscription QoS, `mqtt-subscription-<client id>qos0` and `…qos1`, bound to the MQTT
- * exchange with each topic filter as binding key. A session with no expiry (clean session) has
- * exclusive queues that go with the connection; a persistent one has durable queues with x-expires
- * set to the session expiry, so they survive the client's absence and a broker restart, and its
+ * An MQTT session's subscriptions, as RabbitMQ's MQTT plugin keeps them: one queue per
+ * subscription QoS, `mqtt-subscription-<client id>qos0` and `…qos1`, bound to the MQTT exchange
+ * with each topic filter as binding key (MQTT 5: with the subscription options as binding
+ * arguments, subscription-options.ts). A session with no expiry (clean session) has exclusive
+ * queues that go with the connection; a persistent one has durable queues with x-expires set to
+ * the session expiry, so they survive the client's absence and a broker restart, and its
  * subscriptions are read back from the queues' bindings. QoS 2 subscriptions are granted QoS 1.
  *
- * Deliveries: the QoS sent is the lower of the subscription's and the message's. QoS 1 deliveries
- * are held in `inflight` by packet id until PUBACK settles them; at most `prefetch` at a time.
- * Invariant: every inflight entry with a queue is unacked in that queue, and is requeued when the
- * session is released.
+ * MQTT 5 subscription options: Retain Handling decides whether SUBSCRIBE sends retained messages
+ * (0 always, 1 for a new subscription, 2 never); No Local keeps the client's own publications out
+ * of its queues (`skipFor`, used by the publisher); Retain As Published keeps the RETAIN flag on
+ * deliveries (`keepsRetainFlag`, used by the deliveries). Both cost nothing while no subscription
+ * of the session uses them. Deliveries themselves are mqtt-deliveries.ts.
  */
-import type { IPublishPacket, ISubscribePacket, IUnsubscribePacket, Packet, QoS } from "mqtt-packet";
-import { type Broker, type ClientContext, createMessage, type Queue, type QueueEntry, type QueueSpec, type VHost } from "../broker/index.js";
+import type { ISubscribePacket, IUnsubscribePacket } from "mqtt-packet";
+import type { Broker, ProtocolCounters, Queue, QueueSpec, VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
-import { MqttConsumer, type DeliveryTarget } from "./mqtt-consumer.js";
-import { messageQos, publishFromMessage } from "./mqtt-message.js";
+import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-deliveries.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
-import { amqpToMqtt, isValidTopicFilter, mqttToAmqp } from "./mqtt-topic.js";
+import { amqpToMqtt, bindingKeyMatches, mqttToAmqp } from "./mqtt-topic.js";
+import { requestedSubscription, sameOptions, storedSubscription, type Subscription } from "./subscription-options.js";
 
 /** What the session needs of its connection. */
-export interface SessionLink {
-  readonly ctx: ClientContext;
+export interface SessionLink extends DeliveryLink {
   readonly clientId: string;
-  readonly v5: boolean;
-  /** False while the socket is backed up. */
-  readonly writable: boolean;
-  send(packet: Packet): void;
 }
 
-interface Inflight {
-  /** null for a retained message sent on subscribe: nothing to settle. */
-  readonly consumer: MqttConsumer | null;
-  readonly entry: QueueEntry | null;
-}
-
-export class MqttSession implements DeliveryTarget {
-  /** Topic filter → granted QoS. */
-  readonly subscriptions = new Map<string, 0 | 1>();
-  private readonly consumers: [MqttConsumer | null, MqttConsumer | null] = [null, null];
-  private readonly inflight = new Map<number, Inflight>();
-  private nextPacketId = 1;
+export class MqttSession implements RetainFlagRule {
+  /** Topic filter → subscription. */
+  readonly subscriptions = new Map<string, Subscription>();
+  retainAsPublishedCount = 0;
+  private noLocalCount = 0;
+  readonly deliveries: MqttDeliveries;
+  private readonly skipped: Queue[] = [];
   private readonly broker: Broker;
   private readonly exchange: string;
 
@@ -51,14 +43,13 @@ export class MqttSession implements DeliveryTarget {
     private readonly vhost: VHost,
     /** Seconds; 0 = the session ends with the connection. */
     private readonly expiry: number,
-    private readonly prefetch: number,
+    prefetch: number,
+    /** This protocol version's share of the broker's counters (Prometheus). */
+    private readonly counters: ProtocolCounters,
   ) {
     this.broker = node.broker;
     this.exchange = node.settings.exchange;
-  }
-
-  get owner(): object {
-    return this.link.ctx.owner!;
+    this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this, counters);
   }
 
   queueName(qos: 0 | 1): string {
@@ -67,7 +58,8 @@ export class MqttSession implements DeliveryTarget {
 
   /**
    * CONNECT: a clean start deletes what a previous session left; otherwise the session's queues
-   * and subscriptions are taken up again. Returns whether a session was present. Consuming starts
+   * and subscriptions are taken up again (bindings made by the other protocol version are re-made
+   * in this one's form, as RabbitMQ does). Returns whether a session was present. Consuming starts
    * with `resume`, after CONNACK has gone out.
    */
   open(cleanStart: boolean): boolean {
@@ -82,9 +74,21 @@ export class MqttSession implements DeliveryTarget {
       }
       q.checkExclusiveAccess(this.owner);
       present = true;
-      for (const b of q.boundFrom) if (b.source.name === this.exchange) this.subscriptions.set(amqpToMqtt(b.routingKey), qos);
+      for (const b of [...q.boundFrom]) {
+        if (b.source.name !== this.exchange) continue;
+        const { subscription, rebind } = storedSubscription(b.args, qos, this.link.v5, b.routingKey);
+        if (rebind) {
+          this.broker.bindQueue(this.link.ctx, this.vhost.name, name, this.exchange, b.routingKey, subscription.args);
+          this.broker.unbindQueue(this.link.ctx, this.vhost.name, name, this.exchange, b.routingKey, b.args);
+        }
+        this.remember(amqpToMqtt(b.routingKey), subscription);
+      }
     }
     return present;
+  }
+
+  private get owner(): object {
+    return this.link.ctx.owner!;
   }
 
   /** Starts consuming from the session's existing queues. */
@@ -96,51 +100,56 @@ export class MqttSession implements DeliveryTarget {
 
   // ------------------------------------------------------------ subscribe / unsubscribe
 
-  /** SUBSCRIBE: binds each filter, answers SUBACK, then sends the retained messages that match. */
+  /** SUBSCRIBE: binds each filter, answers SUBACK, then sends the retained messages its Retain Handling asks for. */
   subscribe(p: ISubscribePacket): void {
     const granted: number[] = [];
     const retainedFor: Array<[string, 0 | 1]> = [];
     for (const s of p.subscriptions) {
-      const qos: 0 | 1 = s.qos === 0 ? 0 : 1;
+      const wanted = requestedSubscription(s, this.link.v5, mqttToAmqp(s.topic));
+      const existing = this.subscriptions.get(s.topic);
       try {
-        this.addSubscription(s.topic, qos);
-        granted.push(qos);
-        retainedFor.push([s.topic, qos]);
+        if (existing === undefined || !sameOptions(existing, wanted)) this.replaceSubscription(s.topic, wanted, existing);
+        granted.push(wanted.qos);
+        if (wanted.retainHandling === 0 || (wanted.retainHandling === 1 && existing === undefined)) retainedFor.push([s.topic, wanted.qos]);
       } catch (err) {
         this.node.log.warn("MQTT subscription refused", { clientId: this.link.clientId, topic: s.topic, reason: err instanceof Error ? err.message : String(err) });
         granted.push(this.link.v5 && err instanceof BrokerError && err.kind === "accessRefused" ? RC.notAuthorized : RC.unspecifiedError);
       }
     }
     this.link.send({ cmd: "suback", messageId: p.messageId!, granted });
-    for (const [filter, qos] of retainedFor) this.sendRetained(filter, qos);
+    const now = Date.now();
+    for (const [filter, qos] of retainedFor) this.deliveries.sendRetained(this.node.retained.matching(this.vhost.name, filter, now), qos, now);
   }
 
-  private addSubscription(filter: string, qos: 0 | 1): void {
-    const key = mqttToAmqp(filter);
+  /**
+   * Binds `filter` with the wanted options; an existing subscription of the filter with other
+   * options (another QoS, so another queue, or other MQTT 5 options, so other binding arguments)
+   * is unbound once the new binding is in place (MQTT-3.8.4-3).
+   */
+  private replaceSubscription(filter: string, wanted: Subscription, existing: Subscription | undefined): void {
     const ctx = this.link.ctx;
-    const queue = this.ensureQueue(qos);
-    this.broker.bindQueue(ctx, this.vhost.name, queue.name, this.exchange, key, {});
-    const previous = this.subscriptions.get(filter);
-    if (previous !== undefined && previous !== qos) {
-      // Resubscribing with another QoS moves the filter to the other queue (MQTT-3.8.4-3).
-      this.broker.unbindQueue(ctx, this.vhost.name, this.queueName(previous), this.exchange, key, {});
+    const queue = this.ensureQueue(wanted.qos);
+    this.broker.bindQueue(ctx, this.vhost.name, queue.name, this.exchange, wanted.key, wanted.args);
+    if (existing !== undefined) {
+      this.broker.unbindQueue(ctx, this.vhost.name, this.queueName(existing.qos), this.exchange, existing.key, existing.args);
+      this.forget(filter);
     }
-    this.subscriptions.set(filter, qos);
-    this.consume(qos);
+    this.remember(filter, wanted);
+    this.consume(wanted.qos);
   }
 
   /** UNSUBSCRIBE: unbinds each filter; MQTT 5 tells which ones existed. */
   unsubscribe(p: IUnsubscribePacket): void {
     const codes: number[] = [];
     for (const filter of p.unsubscriptions) {
-      const qos = this.subscriptions.get(filter);
-      if (qos === undefined) {
+      const sub = this.subscriptions.get(filter);
+      if (sub === undefined) {
         codes.push(RC.noSubscriptionExisted);
         continue;
       }
       try {
-        this.broker.unbindQueue(this.link.ctx, this.vhost.name, this.queueName(qos), this.exchange, mqttToAmqp(filter), {});
-        this.subscriptions.delete(filter);
+        this.broker.unbindQueue(this.link.ctx, this.vhost.name, this.queueName(sub.qos), this.exchange, sub.key, sub.args);
+        this.forget(filter);
         codes.push(RC.success);
       } catch (err) {
         codes.push(err instanceof BrokerError && err.kind === "accessRefused" ? RC.notAuthorized : RC.unspecifiedError);
@@ -148,6 +157,23 @@ export class MqttSession implements DeliveryTarget {
     }
     if (this.link.v5) this.link.send({ cmd: "unsuback", messageId: p.messageId!, granted: codes });
     else this.link.send({ cmd: "unsuback", messageId: p.messageId!, granted: [] });
+  }
+
+  private remember(filter: string, sub: Subscription): void {
+    // A session with subscriptions counts as one consumer (RabbitMQ's consumers gauge for MQTT).
+    if (this.subscriptions.size === 0) this.counters.consumers++;
+    this.subscriptions.set(filter, sub);
+    if (sub.noLocal) this.noLocalCount++;
+    if (sub.retainAsPublished) this.retainAsPublishedCount++;
+  }
+
+  private forget(filter: string): void {
+    const sub = this.subscriptions.get(filter);
+    if (sub === undefined) return;
+    this.subscriptions.delete(filter);
+    if (this.subscriptions.size === 0) this.counters.consumers--;
+    if (sub.noLocal) this.noLocalCount--;
+    if (sub.retainAsPublished) this.retainAsPublishedCount--;
   }
 
   private ensureQueue(qos: 0 | 1): Queue {
@@ -164,119 +190,59 @@ export class MqttSession implements DeliveryTarget {
   }
 
   private consume(qos: 0 | 1): void {
-    if (this.consumers[qos] !== null) return;
-    const queue = this.broker.queueForRead(this.link.ctx, this.vhost.name, this.queueName(qos));
-    const c = new MqttConsumer(this, queue, qos);
-    this.consumers[qos] = c;
-    queue.addConsumer(c);
+    if (this.deliveries.isConsuming(qos)) return;
+    this.deliveries.consume(this.broker.queueForRead(this.link.ctx, this.vhost.name, this.queueName(qos)), qos);
   }
 
-  // ------------------------------------------------------------ deliveries
-
-  canTake(c: MqttConsumer): boolean {
-    return this.link.writable && (c.noAck || this.inflight.size < this.prefetch);
-  }
-
-  deliver(c: MqttConsumer, queue: Queue, entry: QueueEntry): void {
-    const m = entry.message;
-    const qos: QoS = c.qos === 1 && messageQos(m) === 1 ? 1 : 0;
-    const stats = this.broker.stats;
-    const vstats = this.vhost.stats;
-    if (entry.redelivered) {
-      stats.redeliver++;
-      vstats.redeliver++;
-    }
-    if (qos === 0) {
-      stats.deliverNoAck++;
-      vstats.deliverNoAck++;
-      this.link.send(publishFromMessage(m, 0, 0, false, this.link.v5, Date.now()));
-      // A QoS 0 delivery from the QoS 1 queue needs no PUBACK: settled as sent.
-      if (!c.noAck) queue.settle(entry);
-      return;
-    }
-    stats.deliver++;
-    vstats.deliver++;
-    const id = this.takePacketId();
-    this.inflight.set(id, { consumer: c, entry });
-    c.unackedCount++;
-    this.link.send(publishFromMessage(m, 1, id, entry.redelivered, this.link.v5, Date.now()));
-  }
-
-  /** PUBACK: the delivery with this packet id is acknowledged. */
-  acknowledged(packetId: number): void {
-    const f = this.inflight.get(packetId);
-    if (!f) return;
-    this.inflight.delete(packetId);
-    const c = f.consumer;
-    if (c === null || f.entry === null) return;
-    c.unackedCount--;
-    c.queue.settle(f.entry);
-    this.broker.stats.ack++;
-    this.vhost.stats.ack++;
-    c.queue.dispatch();
-  }
-
-  consumerGone(c: MqttConsumer): void {
-    if (this.consumers[c.qos] === c) this.consumers[c.qos] = null;
-  }
-
-  /** The socket drained: consumers may take messages again. */
-  drained(): void {
-    for (const c of this.consumers) c?.queue.dispatch();
-  }
-
-  private takePacketId(): number {
-    // 16-bit ids, never 0, never one still in flight (at most `prefetch` are).
-    let id = this.nextPacketId;
-    while (this.inflight.has(id)) id = id === 0xffff ? 1 : id + 1;
-    this.nextPacketId = id === 0xffff ? 1 : id + 1;
-    return id;
-  }
-
-  private sendRetained(filter: string, subscribed: 0 | 1): void {
-    if (!isValidTopicFilter(filter)) return;
-    const now = Date.now();
-    for (const r of this.node.retained.matching(this.vhost.name, filter, now)) {
-      const m = createMessage(this.exchange, mqttToAmqp(r.topic), r.properties, null, r.payload, r.publishedAt);
-      const qos: QoS = subscribed === 1 && r.qos === 1 ? 1 : 0;
-      let id = 0;
-      if (qos === 1) {
-        id = this.takePacketId();
-        this.inflight.set(id, { consumer: null, entry: null });
-      }
-      const packet: IPublishPacket = publishFromMessage(m, qos, id, false, this.link.v5, now);
-      packet.topic = r.topic;
-      packet.retain = true;
-      this.link.send(packet);
-    }
-  }
+  // ------------------------------------------------------------ options applied per message
 
   /**
-   * The connection is gone: consumers leave their queues first (so requeued messages do not come
-   * straight back), then unacknowledged deliveries return to their queues, marked redelivered.
+   * No Local (MQTT-3.8.3-3): the session queues a message this client publishes with AMQP key
+   * `routingKey` must skip, because every subscription of that queue it matches has No Local.
+   * Null (nothing to skip) at once while no subscription has No Local.
    */
+  skipFor(routingKey: string): readonly Queue[] | null {
+    if (this.noLocalCount === 0) return null;
+    const skipped = this.skipped;
+    skipped.length = 0;
+    for (const qos of [0, 1] as const) {
+      let local = false;
+      let other = false;
+      for (const sub of this.subscriptions.values()) {
+        if (sub.qos !== qos || !bindingKeyMatches(sub.key, routingKey)) continue;
+        if (sub.noLocal) local = true;
+        else other = true;
+      }
+      const q = local && !other ? this.vhost.queues.get(this.queueName(qos)) : undefined;
+      if (q !== undefined) skipped.push(q);
+    }
+    return skipped.length > 0 ? skipped : null;
+  }
+
+  /** Retain As Published: a subscription of the `qos` queue that the message matched asked to keep RETAIN. */
+  keepsRetainFlag(qos: 0 | 1, routingKey: string): boolean {
+    for (const sub of this.subscriptions.values()) {
+      if (sub.qos === qos && sub.retainAsPublished && bindingKeyMatches(sub.key, routingKey)) return true;
+    }
+    return false;
+  }
+
+  /** The session ends now (MQTT 5 DISCONNECT with session expiry 0): its queues are deleted. */
+  end(): void {
+    for (const qos of [0, 1] as const) {
+      const name = this.queueName(qos);
+      if (!this.vhost.queues.has(name)) continue;
+      try {
+        this.broker.deleteQueue(this.link.ctx, this.vhost.name, name, { ifUnused: false, ifEmpty: false });
+      } catch (err) {
+        this.node.log.warn("MQTT session queue not deleted", { queue: name, reason: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
+  /** The connection is gone: see MqttDeliveries.release. */
   release(): void {
-    for (let qos = 0; qos < 2; qos++) {
-      const c = this.consumers[qos];
-      if (c) c.queue.removeConsumer(c);
-      this.consumers[qos] = null;
-    }
-    const byQueue = new Map<Queue, QueueEntry[]>();
-    for (const f of this.inflight.values()) {
-      if (f.consumer === null || f.entry === null) continue;
-      let list = byQueue.get(f.consumer.queue);
-      if (!list) byQueue.set(f.consumer.queue, (list = []));
-      list.push(f.entry);
-    }
-    this.inflight.clear();
-    for (const [q, entries] of byQueue) q.requeue(entries);
-  }
-
-  get hasConsumers(): boolean {
-    return this.consumers[0] !== null || this.consumers[1] !== null;
-  }
-
-  get unacknowledged(): number {
-    return this.inflight.size;
+    this.deliveries.release();
+    if (this.subscriptions.size > 0) this.counters.consumers--;
   }
 }

@@ -1,11 +1,13 @@
 /**
  * The MQTT side of a node: the shared MqttNode and its side listeners (src/listeners), MQTT over
  * TCP (`mqtt`), over TLS when the node has a certificate (`mqtt/ssl`) and over WebSocket
- * (`http/web-mqtt`), with RabbitMQ's protocol names. A listener that cannot bind is retried in the
+ * (`http/web-mqtt`) and secure WebSocket when the node has a certificate and web_mqtt.ssl.port is
+ * set (`https/web-mqtt`), with RabbitMQ's protocol names. A listener that cannot bind is retried in the
  * background by the supervisor; the node serves on without it.
  */
 import type { TlsOptions } from "node:tls";
 import type { LoginThrottle } from "../auth/login-throttle.js";
+import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Broker, ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { SideListenerSpec } from "../listeners/side-listeners.js";
@@ -13,9 +15,10 @@ import type { Logger } from "../logging/logger.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { listenMqtt } from "./mqtt-listener.js";
 import { MqttNode, type MqttSettings } from "./mqtt-node.js";
+import { timeParkedWills } from "./mqtt-will.js";
 import { listenWebMqtt } from "./web-mqtt-listener.js";
 
-export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle | null): MqttSettings {
+export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle | null, tokens: TokenVerifier | null = null): MqttSettings {
   return {
     vhost: config.mqttVhost,
     exchange: config.mqttExchange,
@@ -28,6 +31,10 @@ export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle
     connectTimeout: config.handshakeTimeout,
     maxConnections: config.maxConnections,
     loginThrottle,
+    tokens,
+    topicAliasMaximum: Math.max(0, Math.min(config.mqttTopicAliasMaximum, 65_535)),
+    sslCertLogin: config.mqttSslCertLogin,
+    sslCertLoginFrom: config.sslCertLoginFrom,
   };
 }
 
@@ -41,6 +48,8 @@ export interface MqttSideOptions {
   readonly broker: Broker;
   readonly config: ConeyConfig;
   readonly loginThrottle: LoginThrottle | null;
+  /** OAuth 2.0 token verification (null: not configured). */
+  readonly tokens: TokenVerifier | null;
   readonly alarms: ResourceAlarms | null;
   readonly logger: Logger;
   /** The node's certificate, for MQTTS; null: no MQTTS. */
@@ -54,8 +63,10 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
   const { config, logger, tls } = o;
   const { mqttPort, webMqttPort } = config;
   const mqttsPort = tls === null ? null : config.mqttsPort;
-  if (mqttPort === null && mqttsPort === null && webMqttPort === null) return null;
-  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle), config.inMemory ? null : config.dataDir, logger, o.alarms);
+  const webMqttsPort = tls === null ? null : config.webMqttsPort;
+  if (mqttPort === null && mqttsPort === null && webMqttPort === null && webMqttsPort === null) return null;
+  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms);
+  timeParkedWills(o.broker.vhosts.values());
   const bind = config.bind;
   const started = (what: string) => (l: { port: number }): void => logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });
   const listeners: SideListenerSpec[] = [];
@@ -72,5 +83,16 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
     });
   }
   if (webMqttPort !== null) listeners.push({ protocol: "http/web-mqtt", port: webMqttPort, open: () => listenWebMqtt(node, webMqttPort, bind), opened: started("Web MQTT") });
+  if (webMqttsPort !== null && tls !== null) {
+    listeners.push({
+      protocol: "https/web-mqtt",
+      port: webMqttsPort,
+      open: () => listenWebMqtt(node, webMqttsPort, bind, tls.options),
+      opened: (l) => {
+        if (!o.certificates.some((c) => c.protocol === "https/web-mqtt")) o.certificates.push({ protocol: "https/web-mqtt", port: l.port, file: tls.certFile });
+        started("Web MQTT over TLS")(l);
+      },
+    });
+  }
   return { node, listeners };
 }

@@ -48,3 +48,21 @@ export function topicMatches(filter: string, topic: string): boolean {
   }
   return f.length === t.length;
 }
+
+/**
+ * Whether an AMQP topic binding key made from an MQTT filter (`*` one word, `#` the rest, only
+ * last) matches a routing key, as the topic exchange routes it: used where a session must know
+ * which of its subscriptions a routed message came through.
+ */
+export function bindingKeyMatches(bindingKey: string, routingKey: string): boolean {
+  if (bindingKey === routingKey || bindingKey === "#") return true;
+  const b = bindingKey.split(".");
+  const r = routingKey.split(".");
+  for (let i = 0; i < b.length; i++) {
+    const word = b[i]!;
+    if (word === "#") return true;
+    if (i >= r.length) return false;
+    if (word !== "*" && word !== r[i]) return false;
+  }
+  return b.length === r.length;
+}

@@ -1,10 +1,14 @@
 /**
- * MQTT over WebSocket (RabbitMQ's rabbitmq_web_mqtt): an HTTP listener (web_mqtt.tcp.port, 15675)
- * that upgrades requests for /ws with the `mqtt` subprotocol; each WebSocket, seen as a byte
- * stream, becomes an MqttConnection like a TCP socket. Other paths are refused with 404. A side
- * listener like the TCP one.
+ * MQTT over WebSocket (RabbitMQ's rabbitmq_web_mqtt): an HTTP listener (web_mqtt.tcp.port, 15675),
+ * or with TLS options an HTTPS one (web_mqtt.ssl.port, the node's certificate), that upgrades
+ * requests for /ws with the `mqtt` subprotocol; each WebSocket, seen as a byte stream, becomes an
+ * MqttConnection like a TCP socket (a verified client certificate names it as over MQTTS). Other
+ * paths are refused with 404. A side listener like the TCP one.
  */
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { TlsOptions } from "node:tls";
+import { certLoginName } from "../tls/cert-login-name.js";
 import type { AddressInfo } from "node:net";
 import { createWebSocketStream, WebSocketServer, type WebSocket } from "ws";
 import { MqttConnection } from "./mqtt-connection.js";
@@ -14,12 +18,13 @@ import { isLoopbackPeer } from "./peer-address.js";
 
 export const WEB_MQTT_PATH = "/ws";
 
-export async function listenWebMqtt(node: MqttNode, port: number, bind: string): Promise<MqttListener> {
+export async function listenWebMqtt(node: MqttNode, port: number, bind: string, tls: TlsOptions | null = null): Promise<MqttListener> {
   const connections = new Set<MqttConnection>();
-  const http = createServer((_req, res) => {
+  const notFound: RequestListener = (_req, res) => {
     res.writeHead(404, { "content-type": "text/plain" });
     res.end("Not found: MQTT over WebSocket is served at /ws\n");
-  });
+  };
+  const http = tls === null ? createServer(notFound) : createHttpsServer({ handshakeTimeout: node.settings.connectTimeout * 1000, ...tls }, notFound);
   const wss = new WebSocketServer({
     server: http,
     path: WEB_MQTT_PATH,
@@ -39,8 +44,9 @@ export async function listenWebMqtt(node: MqttNode, port: number, bind: string):
       peerHost,
       peerPort: socket.remotePort ?? 0,
       isLoopback: isLoopbackPeer(peerHost),
-      tls: false,
+      tls: tls !== null,
       protocolName: "Web MQTT",
+      certName: tls !== null ? certLoginName(socket, node.settings.sslCertLoginFrom) : null,
     });
     connections.add(c);
     ws.on("close", () => connections.delete(c));

@@ -116,4 +116,26 @@ describe("the permission explainer", () => {
     assert.equal(topic("us.x", { permission: "configure" }).checks.length, 3, "configure has no topic step");
     assert.equal(explainForUser(r, settings, q({ vhost: "topics", permission: "write", resource: "exchange", name: "events" })).checks.length, 3, "no key, no topic step");
   });
+
+  it("fills {client_id} with the question's MQTT client id, always as checkTopic enforces it for that client", () => {
+    const r = registry();
+    r.setTopicPermission("app", "topics", { exchange: "amq.topic", write: "^dev\\.{client_id}\\.", read: "^(dev|all)\\." });
+    const checker = new PermissionChecker(r, r.get("app")!);
+    for (const clientId of ["c1", "c2", undefined]) {
+      checker.clientId = clientId ?? null;
+      for (const permission of ["write", "read"] as const) {
+        for (const key of ["dev.c1.t", "dev.c2.t", "all.x", "other"]) {
+          const e = explainForUser(r, settings, q({ vhost: "topics", permission, resource: "exchange", name: "amq.topic", routing_key: key, ...(clientId ? { client_id: clientId } : {}) }));
+          let enforced = true;
+          try {
+            checker.checkTopic("topics", "amq.topic", permission, key);
+          } catch {
+            enforced = false;
+          }
+          assert.equal(e.allowed, enforced, `${permission} ${key} as ${clientId}`);
+          assert.equal(e.decided_by, "topic");
+        }
+      }
+    }
+  });
 });

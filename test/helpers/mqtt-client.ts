@@ -3,7 +3,8 @@
  * decides when to reconnect) and a way to wait for the next messages a client receives.
  */
 import { connect, connectAsync, type IClientOptions, type MqttClient } from "mqtt";
-import type { IConnackPacket, IPublishPacket } from "mqtt-packet";
+import { connect as netConnect } from "node:net";
+import { generate, parser, type IConnackPacket, type IConnectPacket, type IPublishPacket, type Packet } from "mqtt-packet";
 
 export interface Received {
   readonly topic: string;
@@ -80,4 +81,54 @@ export async function waitUntil(check: () => boolean, ms = 5000): Promise<void> 
     if (Date.now() > end) throw new Error("condition not met in time");
     await sleep(10);
   }
+}
+
+/**
+ * A bare MQTT client on a TCP socket (mqtt-packet, no mqtt.js): for what mqtt.js does not let a
+ * test do, such as holding PUBACKs while more deliveries arrive (mqtt.js handles one incoming
+ * packet at a time) or sending packets mqtt.js refuses to write.
+ */
+export interface RawMqttClient {
+  /** Every packet received, in order. */
+  readonly packets: Packet[];
+  send(packet: Packet): void;
+  /** Resolves once `check` holds for the packets received (rejects after `ms`). */
+  until(check: (packets: Packet[]) => boolean, ms?: number): Promise<void>;
+  readonly closed: Promise<void>;
+  close(): void;
+}
+
+export async function rawMqtt(port: number, connect: Partial<IConnectPacket> = {}): Promise<RawMqttClient> {
+  const protocolVersion = connect.protocolVersion ?? 5;
+  const socket = netConnect(port, "127.0.0.1");
+  const packets: Packet[] = [];
+  const p = parser({ protocolVersion });
+  const waiters: Array<() => void> = [];
+  p.on("packet", (packet: Packet) => {
+    packets.push(packet);
+    for (const w of waiters.splice(0)) w();
+  });
+  socket.on("data", (d) => p.parse(d));
+  socket.on("error", () => {});
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  const client: RawMqttClient = {
+    packets,
+    closed,
+    send: (packet) => void socket.write(generate(packet, { protocolVersion })),
+    until: (check, ms = 5000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`condition not met; received ${packets.map((x) => x.cmd).join(", ")}`)), ms);
+        const test = (): void => {
+          if (check(packets)) {
+            clearTimeout(timer);
+            resolve();
+          } else waiters.push(test);
+        };
+        test();
+      }),
+    close: () => socket.destroy(),
+  };
+  client.send({ cmd: "connect", protocolId: "MQTT", protocolVersion, clean: true, clientId: "raw", keepalive: 0, username: "guest", password: Buffer.from("guest"), ...connect });
+  await client.until((ps) => ps.some((x) => x.cmd === "connack"));
+  return client;
 }

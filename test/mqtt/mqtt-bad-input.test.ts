@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { connect as tcpConnect } from "node:net";
 import { generate, parser, type Packet } from "mqtt-packet";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { connectMqtt, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { connectMqtt, sleep, type TestMqttClient } from "../helpers/mqtt-client.js";
 
 interface RawOutcome {
   readonly packets: Packet[];
@@ -46,7 +46,8 @@ describe("MQTT bad input", () => {
   let bystander: TestMqttClient;
 
   before(async () => {
-    broker = await startTestBroker({ mqttPort: 0 });
+    // A small message size limit, so an oversize packet is cheap to send (the limit is it + 64 KiB).
+    broker = await startTestBroker({ mqttPort: 0, maxMessageSize: 4096 });
     bystander = await connectMqtt(`mqtt://127.0.0.1:${broker.mqttPort}`, { clientId: "bystander" });
     await bystander.client.subscribeAsync("bystander/t", { qos: 1 });
   });
@@ -115,6 +116,56 @@ describe("MQTT bad input", () => {
     const noId = await raw(broker.mqttPort!, [persistentNoId]);
     assert.equal(noId.closed, true);
     assert.equal((noId.packets[0] as { returnCode?: number }).returnCode, 2);
+  });
+
+  /** A PUBLISH (QoS 0) whose topic is these bytes. */
+  const publishWithTopicBytes = (topic: Buffer): Buffer => {
+    const body = Buffer.concat([Buffer.from([0, topic.length]), topic, Buffer.from("x")]);
+    return Buffer.concat([Buffer.from([0x30, body.length]), body]);
+  };
+
+  it("closes a connection that sends a topic or a filter that is not well-formed UTF-8, and routes nothing", async () => {
+    const publishedBefore = broker.broker.stats.publish;
+    // "bystander/t" with a truncated two-byte sequence inside, then a lone continuation byte.
+    for (const bad of [Buffer.from([0x62, 0x79, 0xc3, 0x2f, 0x74]), Buffer.from([0x62, 0x80])]) {
+      const out = await raw(broker.mqttPort!, [connectPacket("bad-utf8"), publishWithTopicBytes(bad)]);
+      assert.equal(out.closed, true);
+    }
+    assert.equal(broker.broker.stats.publish, publishedBefore);
+    const filter = Buffer.from([0x61, 0x2f, 0xed, 0xa0, 0x80]); // an encoded surrogate: ill-formed
+    const body = Buffer.concat([Buffer.from([0, 1, 0, filter.length]), filter, Buffer.from([1])]);
+    const out = await raw(broker.mqttPort!, [connectPacket("bad-utf8-sub"), Buffer.concat([Buffer.from([0x82, body.length]), body])]);
+    assert.equal(out.closed, true);
+    assert.deepEqual(out.packets.map((p) => p.cmd), ["connack"], "no SUBACK");
+    assert.equal(broker.broker.vhost("/").queues.has("mqtt-subscription-bad-utf8-subqos1"), false);
+    // U+FFFD itself, well-formed, is a valid character.
+    const fine = await raw(broker.mqttPort!, [connectPacket("utf8-ok"), publishWithTopicBytes(Buffer.from("t/\uFFFD"))], 300);
+    assert.equal(fine.closed, false);
+    await bystanderUndisturbed();
+  });
+
+  it("closes a connection that sends a packet over the size limit (MQTT 5: DISCONNECT 0x95), with nothing half-stored", async () => {
+    const c = await connectMqtt(`mqtt://127.0.0.1:${broker.mqttPort}`, { clientId: "too-big", protocolVersion: 5 });
+    const disconnect = new Promise<number | undefined>((resolve) => c.client.once("disconnect", (p) => resolve(p.reasonCode)));
+    c.client.publish("bystander/t", Buffer.alloc(200_000, 7), { qos: 1, retain: true });
+    assert.equal(await disconnect, 0x95);
+    assert.equal(broker.broker.vhost("/").queues.get("mqtt-subscription-bystanderqos1")?.messageCount, 0);
+    const probe = await connectMqtt(`mqtt://127.0.0.1:${broker.mqttPort}`, { clientId: "probe" });
+    await probe.client.subscribeAsync("bystander/t", { qos: 1 });
+    await sleep(100);
+    assert.equal(probe.received.length, 0, "no retained message was stored");
+    await probe.client.endAsync();
+    await bystanderUndisturbed();
+  });
+
+  it("speaks MQTT 3.1 (protocol name MQIsdp, level 3)", async () => {
+    const c = await connectMqtt(`mqtt://127.0.0.1:${broker.mqttPort}`, { clientId: "old-timer", protocolId: "MQIsdp", protocolVersion: 3 });
+    await c.client.subscribeAsync("v31/t", { qos: 1 });
+    await c.client.publishAsync("v31/t", "from 3.1", { qos: 1 });
+    const [r] = await c.waitFor(1);
+    assert.equal(r!.payload.toString(), "from 3.1");
+    assert.equal(broker.broker.connections.list().find((x) => x.info().clientProperties["client_id"] === "old-timer")?.info().protocol, "MQTT 3.1.0");
+    await c.client.endAsync();
   });
 
   it("closes a connection silent for 1.5 × its keep-alive", async () => {

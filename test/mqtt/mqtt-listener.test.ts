@@ -21,6 +21,9 @@ describe("MQTT listener configuration", () => {
     assert.equal(d.mqttAllowAnonymous, false);
     assert.equal(d.mqttPrefetch, 10);
     assert.equal(d.mqttsPort, 8883);
+    assert.equal(d.mqttTopicAliasMaximum, 16, "RabbitMQ's mqtt.topic_alias_maximum");
+    assert.equal(d.mqttSslCertLogin, false);
+    assert.equal(d.webMqttsPort, null, "secure WebSocket is off unless configured, as RabbitMQ's");
     const c = loadConfig(["--mqtt-port", "0", "--web-mqtt-port", "off", "--mqtt-vhost", "iot"], { CONEY_MQTT_ALLOW_ANONYMOUS: "true" });
     assert.equal(c.mqttPort, 0);
     assert.equal(c.webMqttPort, null);
@@ -30,11 +33,11 @@ describe("MQTT listener configuration", () => {
 
   it("reads RabbitMQ's mqtt.* and web_mqtt.* keys from rabbitmq.conf", () => {
     const conf = readRabbitConf(
-      ["mqtt.listeners.tcp.default = 1884", "mqtt.listeners.ssl.default = 8884", "web_mqtt.tcp.port = 15676", "mqtt.vhost = devices", "mqtt.exchange = mqtt.topic", "mqtt.allow_anonymous = true", "mqtt.default_user = dev", "mqtt.default_pass = secret", "mqtt.prefetch = 20"].join("\n"),
+      ["mqtt.listeners.tcp.default = 1884", "mqtt.listeners.ssl.default = 8884", "web_mqtt.tcp.port = 15676", "mqtt.vhost = devices", "mqtt.exchange = mqtt.topic", "mqtt.allow_anonymous = true", "mqtt.default_user = dev", "mqtt.default_pass = secret", "mqtt.prefetch = 20", "mqtt.topic_alias_maximum = 8", "mqtt.ssl_cert_login = true", "ssl_cert_login_from = common_name", "web_mqtt.ssl.port = 15677"].join("\n"),
       { loopbackUsers: ["guest"] },
     );
     assert.deepEqual(conf.unsupported, []);
-    assert.deepEqual(conf.settings, { mqttPort: 1884, mqttsPort: 8884, webMqttPort: 15676, mqttVhost: "devices", mqttExchange: "mqtt.topic", mqttAllowAnonymous: true, mqttDefaultUser: "dev", mqttDefaultPass: "secret", mqttPrefetch: 20 });
+    assert.deepEqual(conf.settings, { mqttPort: 1884, mqttsPort: 8884, webMqttPort: 15676, mqttVhost: "devices", mqttExchange: "mqtt.topic", mqttAllowAnonymous: true, mqttDefaultUser: "dev", mqttDefaultPass: "secret", mqttPrefetch: 20, mqttTopicAliasMaximum: 8, mqttSslCertLogin: true, sslCertLoginFrom: "common_name", webMqttsPort: 15677 });
   });
 });
 
@@ -99,6 +102,28 @@ describe("MQTT over TLS", () => {
       const record = broker.broker.connections.list().find((x) => x.info().clientProperties["client_id"] === "secure")!.info();
       assert.equal(record.ssl, true);
       assert.equal(record.protocol, "MQTT 3.1.1");
+      await c.client.endAsync();
+    } finally {
+      await broker.close();
+    }
+  });
+});
+
+describe("MQTT over secure WebSocket", () => {
+  it("serves wss at /ws with the node's certificate when web_mqtt.ssl.port is set", async () => {
+    const ca = makeTestCa();
+    const broker = await startTestBroker({ webMqttsPort: 0, tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, amqpsPort: 0 });
+    try {
+      assert.ok(broker.webMqttsPort !== null);
+      const c = await connectMqtt(`wss://127.0.0.1:${broker.webMqttsPort}/ws`, { clientId: "secure-ws", protocolVersion: 5, ca: readFileSync(ca.caCert) });
+      await c.client.subscribeAsync("wss/t", { qos: 1 });
+      await c.client.publishAsync("wss/t", "over wss", { qos: 1 });
+      const [r] = await c.waitFor(1);
+      assert.equal(r!.payload.toString(), "over wss");
+      const record = broker.broker.connections.list().find((x) => x.info().clientProperties["client_id"] === "secure-ws")!.info();
+      assert.equal(record.ssl, true);
+      assert.equal(record.protocol, "Web MQTT 5-0");
+      assert.ok(broker.listeners().some((l) => l.protocol === "https/web-mqtt" && l.up));
       await c.client.endAsync();
     } finally {
       await broker.close();

@@ -84,6 +84,21 @@ describe("MQTT in the management API, and over WebSocket", () => {
     assert.equal(r!.packet.properties?.contentType, "text/plain");
   });
 
+  it("MQTT 5's topic aliases and subscription options work over WebSocket as over TCP", async () => {
+    const ws = await connectMqtt(`ws://127.0.0.1:${broker.webMqttPort}/ws`, { clientId: "ws-options", protocolVersion: 5, properties: { topicAliasMaximum: 4 } });
+    clients.push(ws);
+    assert.equal(ws.connack?.properties?.topicAliasMaximum, 16);
+    await ws.client.subscribeAsync("wso/#", { qos: 1, nl: true });
+    const tcp = await connectMqtt(`mqtt://127.0.0.1:${broker.mqttPort}`, { clientId: "ws-options-peer", protocolVersion: 5 });
+    clients.push(tcp);
+    await ws.client.publishAsync("wso/self", "not back to me", { qos: 1, properties: { topicAlias: 1 } });
+    await tcp.client.publishAsync("wso/a", "first", { qos: 1 });
+    await tcp.client.publishAsync("wso/a", "second", { qos: 1 });
+    const got = await ws.waitFor(2);
+    assert.deepEqual(got.map((r) => [r.topic, r.payload.toString()]), [["wso/a", "first"], ["wso/a", "second"]]);
+    assert.equal(got[1]!.packet.properties?.topicAlias, 1, "the second delivery came by alias");
+  });
+
   it("lists the MQTT listeners in /api/overview, and the protocol-listener health check finds them", async () => {
     const res = await fetch(`${broker.httpUrl}/api/overview`, { headers: AUTH });
     const overview = (await res.json()) as { listeners: Array<{ protocol: string; port: number }> };

@@ -108,6 +108,17 @@ describe("MQTT 5", () => {
     assert.equal(some.connack?.properties?.sessionExpiryInterval, 90);
   });
 
+  it("a DISCONNECT with session expiry 0 ends a persistent session: its queues go", async () => {
+    const c = await connectMqtt(url, { protocolVersion: 5, clientId: "sei-end", clean: false, properties: { sessionExpiryInterval: 300 } });
+    await c.client.subscribeAsync("sei-end/t", { qos: 1 });
+    const queues = broker.broker.vhost("/").queues;
+    assert.equal(queues.get("mqtt-subscription-sei-endqos1")?.durable, true);
+    await c.client.endAsync(false, { reasonCode: 0, properties: { sessionExpiryInterval: 0 } });
+    await waitUntil(() => !queues.has("mqtt-subscription-sei-endqos1"));
+    const again = await open5({ clientId: "sei-end", clean: false, properties: { sessionExpiryInterval: 300 } });
+    assert.equal(again.connack?.sessionPresent, false);
+  });
+
   it("assigns a client id when the client sends none, and advertises maximum QoS 1", async () => {
     const c = await open5({ clientId: "" });
     const assigned = c.connack?.properties?.assignedClientIdentifier;

@@ -10,7 +10,8 @@ import type { Logger } from "../../logging/logger.js";
 import { encodeConnectionUpdateSecretOk } from "../codec/generated.js";
 import type { OutputBuffer } from "../codec/output-buffer.js";
 import type { AmqpSettings } from "./amqp-settings.js";
-import { logIn, refreshSecret, TokenExpiry, type LoggedIn, type LoginAttempt, type LoginSettings } from "./login.js";
+import { TokenExpiry } from "../../auth/oauth/token-expiry.js";
+import { logIn, refreshSecret, type LoggedIn, type LoginAttempt, type LoginSettings } from "./login.js";
 
 /** What the login needs of its connection. */
 export interface LoginHost {

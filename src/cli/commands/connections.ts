@@ -1,6 +1,6 @@
 /**
- * Client activity with rabbitmqctl's names, banners and columns: list_connections,
- * list_channels, list_consumers, close_connection. Coney has no Erlang pids: the `pid` columns
+ * Client activity with rabbitmqctl's names, banners and columns: list_connections (every
+ * protocol's), list_mqtt_connections, list_channels, list_consumers, close_connection. Coney has no Erlang pids: the `pid` columns
  * show the connection's or channel's name, which is what close_connection takes.
  */
 import type { CommandSpec } from "../command-spec.js";
@@ -43,6 +43,33 @@ const listConnections = listCommand({
   fetch: ({ api }) => api.get<Item[]>(path("connections")),
 });
 
+/**
+ * rabbitmqctl's list_mqtt_connections (the MQTT plugin's command): MQTT connections over TCP, TLS
+ * and WebSocket, default columns client_id and conn_name. The columns are those of RabbitMQ's
+ * list that the API's connection record holds; the session internals RabbitMQ also offers
+ * (clean_sess, will_msg, prefetch, …) are not in it and are refused as unknown.
+ */
+const MQTT_CONNECTION_COLUMNS: ColumnTable = {
+  pid: field("name"),
+  ...fields("protocol", "host", "port", "peer_host", "peer_port", "ssl", "vhost", "user", "recv_cnt", "recv_oct", "send_cnt", "send_oct"),
+  client_id: nested("client_properties", "client_id"),
+  conn_name: field("name"),
+  connection_state: field("state"),
+};
+
+const isMqtt = (item: Item): boolean => /^(Web )?MQTT /.test(String(item["protocol"]));
+
+const listMqttConnections = listCommand({
+  name: "list_mqtt_connections",
+  usage: "list_mqtt_connections [--no-table-headers] [<column> ...]",
+  description: "Lists all MQTT connections",
+  section: "monitoring",
+  columns: MQTT_CONNECTION_COLUMNS,
+  defaults: ["client_id", "conn_name"],
+  banner: () => "Listing MQTT connections ...",
+  fetch: async ({ api }) => (await api.get<Item[]>(path("connections"))).filter(isMqtt),
+});
+
 const listChannels = listCommand({
   name: "list_channels",
   usage: "list_channels [--no-table-headers] [<column> ...]",
@@ -81,4 +108,4 @@ const closeConnection: CommandSpec = {
   },
 };
 
-export const CONNECTION_COMMANDS: readonly CommandSpec[] = [listConnections, listChannels, listConsumers, closeConnection];
+export const CONNECTION_COMMANDS: readonly CommandSpec[] = [listConnections, listMqttConnections, listChannels, listConsumers, closeConnection];

@@ -4,7 +4,8 @@
  * `user` (default: the caller), `vhost`, `permission` (configure | write | read), `resource`
  * (queue | exchange, default queue; it only shapes the refusal text), `name` (may be empty: the
  * default exchange), and optionally `routing_key` (with an exchange and write or read: the
- * routing or binding key, checked against topic permissions on a topic exchange). Answers which check of the order authentication → vhost access → pattern
+ * routing or binding key, checked against topic permissions on a topic exchange) with `client_id`
+ * (an MQTT client's id, for `{client_id}` in those permissions). Answers which check of the order authentication → vhost access → pattern
  * (or scope, for an OAuth 2.0 login) decided, from the broker's own PermissionChecker.
  *
  * Who may ask: administrators about any user; any management user about themself (a user may
@@ -56,6 +57,7 @@ export function registerPermissionExplain(app: FastifyInstance, ctx: RouteContex
         resource: oneOf(query, "resource", RESOURCES, "queue"),
         name: required(query, "name"),
         ...(query["routing_key"] !== undefined ? { routing_key: query["routing_key"] } : {}),
+        ...(query["client_id"] !== undefined ? { client_id: query["client_id"] } : {}),
       };
       const self = q.user === caller.user.name;
       if (self && !caller.user.isInternal) {

@@ -70,6 +70,7 @@ function AdminExplainBody({ params }: PageProps) {
   const [resource, setResource] = useState("queue");
   const [name, setName] = useState("");
   const [routingKey, setRoutingKey] = useState("");
+  const [clientId, setClientId] = useState("");
   const [answer, setAnswer] = useState<Explanation | null>(null);
   const act = useAction();
   const topical = resource === "exchange" && permission !== "configure";
@@ -82,6 +83,8 @@ function AdminExplainBody({ params }: PageProps) {
       const q = new URLSearchParams({ user: admin ? user : me, vhost, permission, resource, name });
       // A routing key (publish) or binding key (bind from) is checked against topic permissions.
       if (topical && routingKey !== "") q.set("routing_key", routingKey);
+      // An MQTT client's id, for {client_id} in topic permission patterns.
+      if (topical && routingKey !== "" && clientId !== "") q.set("client_id", clientId);
       setAnswer(await api.get<Explanation>(`/coney/explain-permission?${q.toString()}`));
     });
   };
@@ -104,8 +107,9 @@ function AdminExplainBody({ params }: PageProps) {
         <${SelectField} label="Resource" name="resource" value=${resource} set=${setResource} options=${[["queue", "Queue"], ["exchange", "Exchange"]]} />
         <${TextField} label="Resource name" name="name" value=${name} set=${setName} />
         ${topical ? html`<${TextField} label=${permission === "write" ? "Routing key (optional)" : "Binding key (optional)"} name="routing_key" value=${routingKey} set=${setRoutingKey} />` : null}
+        ${topical ? html`<${TextField} label="MQTT client id (optional)" name="client_id" value=${clientId} set=${setClientId} />` : null}
       </div>
-      ${topical ? html`<p class="hint">On a topic exchange the key is also checked against the user's topic permission: ${permission === "write" ? "publishing matches the routing key against its write pattern" : "binding matches the binding key against its read pattern"}.</p>` : null}
+      ${topical ? html`<p class="hint">On a topic exchange the key is also checked against the user's topic permission: ${permission === "write" ? "publishing matches the routing key against its write pattern" : "binding matches the binding key against its read pattern"}. For an MQTT client, the key is its topic with / as . and + as *, and its client id fills {client_id}.</p>` : null}
       <p class="hint">${permission}: ${GOVERNS[permission]} An empty name is the default exchange.</p>
       <div class="form-actions"><button type="submit" class="primary" disabled=${act.busy}>Explain</button></div>
       <${ErrorBox} error=${act.error ?? users.error} />

@@ -1,0 +1,62 @@
+/**
+ * A subscription's options (MQTT 5 §3.8.3.1) and how they are kept with the session: as RabbitMQ
+ * does, an MQTT 5 subscription's binding carries them in its arguments,
+ * `x-mqtt-subscription-opts` (qos, no-local, retain-as-published, retain-handling) and
+ * `x-binding-key`, so a persistent session finds them again after a reconnect or a restart. MQTT
+ * 3.1.1 subscriptions are bindings without arguments and have the default options; a session
+ * resumed under the other protocol version has its bindings re-made in that version's form.
+ */
+import type { ISubscription } from "mqtt-packet";
+import type { FieldTable } from "../broker/values/field-value.js";
+
+export interface Subscription {
+  /** The granted QoS (QoS 2 is granted 1), which is also the session queue it is bound to. */
+  readonly qos: 0 | 1;
+  /** Not delivered messages this client id published (MQTT-3.8.3-3). */
+  readonly noLocal: boolean;
+  /** Deliveries keep the RETAIN flag they were published with (else RETAIN is 0). */
+  readonly retainAsPublished: boolean;
+  /** 0: retained messages on subscribe; 1: only when the subscription is new; 2: never. */
+  readonly retainHandling: 0 | 1 | 2;
+  /** The topic filter as an AMQP binding key. */
+  readonly key: string;
+  /** The binding's arguments: {} for MQTT 3.1.1, the options for MQTT 5. */
+  readonly args: FieldTable;
+}
+
+export const OPTIONS_ARG = "x-mqtt-subscription-opts";
+const BINDING_KEY_ARG = "x-binding-key";
+
+function make(qos: 0 | 1, noLocal: boolean, retainAsPublished: boolean, retainHandling: 0 | 1 | 2, v5: boolean, key: string): Subscription {
+  const args: FieldTable = v5
+    ? { [OPTIONS_ARG]: { "no-local": noLocal, qos, "retain-as-published": retainAsPublished, "retain-handling": retainHandling }, [BINDING_KEY_ARG]: key }
+    : {};
+  return { qos, noLocal, retainAsPublished, retainHandling, key, args };
+}
+
+/** What a SUBSCRIBE asks for; `key` is the filter as an AMQP binding key. */
+export function requestedSubscription(s: ISubscription, v5: boolean, key: string): Subscription {
+  const qos: 0 | 1 = s.qos === 0 ? 0 : 1;
+  if (!v5) return make(qos, false, false, 0, false, key);
+  const rh = s.rh === 1 || s.rh === 2 ? s.rh : 0;
+  return make(qos, s.nl === true, s.rap === true, rh, true, key);
+}
+
+/**
+ * The subscription a session queue's binding stands for, read back when a session resumes.
+ * `rebind` is true when the binding is in the other protocol version's form.
+ */
+export function storedSubscription(args: FieldTable, queueQos: 0 | 1, v5: boolean, key: string): { readonly subscription: Subscription; readonly rebind: boolean } {
+  const opts = args[OPTIONS_ARG];
+  const hasOptions = typeof opts === "object" && opts !== null && !Array.isArray(opts) && !Buffer.isBuffer(opts) && !(opts instanceof Date) && Object.keys(opts).length > 0;
+  if (!v5) return { subscription: make(queueQos, false, false, 0, false, key), rebind: hasOptions };
+  if (!hasOptions) return { subscription: make(queueQos, false, false, 0, true, key), rebind: true };
+  const o = opts as FieldTable;
+  const rh = o["retain-handling"] === 1 || o["retain-handling"] === 2 ? o["retain-handling"] : 0;
+  // The binding's own arguments, so that unbinding finds it whatever else they hold.
+  return { subscription: { ...make(queueQos, o["no-local"] === true, o["retain-as-published"] === true, rh, true, key), args }, rebind: false };
+}
+
+export function sameOptions(a: Subscription, b: Subscription): boolean {
+  return a.qos === b.qos && a.noLocal === b.noLocal && a.retainAsPublished === b.retainAsPublished && a.retainHandling === b.retainHandling && (OPTIONS_ARG in a.args) === (OPTIONS_ARG in b.args);
+}
