@@ -161,8 +161,12 @@ export class AuditLog {
   private applyRetention(): void {
     const cutoff = this.now() - this.retention.maxAgeMs;
     if (this.dir === null) {
+      // Over the size limit, down to 90% of it: dropping one entry per append would copy the whole
+      // array at every append of a full trail.
       let drop = 0;
-      while (drop < this.entries.length && (this.memoryBytes > this.retention.maxBytes || this.entries[drop]!.ts < cutoff)) this.memoryBytes -= this.memorySizes[drop++]!;
+      const over = this.memoryBytes > this.retention.maxBytes;
+      const target = over ? this.retention.maxBytes * 0.9 : this.retention.maxBytes;
+      while (drop < this.entries.length && (this.memoryBytes > target || this.entries[drop]!.ts < cutoff)) this.memoryBytes -= this.memorySizes[drop++]!;
       if (drop > 0) {
         this.entries = this.entries.slice(drop);
         this.memorySizes.splice(0, drop);

@@ -73,7 +73,10 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     defaultVhost: vhost,
   });
   const { broker, alarms } = running;
-  const defaults = { defaultUser: user.username, defaultPass: user.password, defaultVhost: vhost };
+  // The first boot hashed the password; reset() reuses that hash instead of hashing again (~0.1 ms).
+  const created = broker.users.get(user.username);
+  const defaultPassHash = created ? { hash: created.passwordHash, algorithm: created.hashingAlgorithm } : undefined;
+  const defaults = { defaultUser: user.username, defaultPass: user.password, defaultVhost: vhost, ...(defaultPassHash ? { defaultPassHash } : {}) };
   const memHighWatermark = running.config.memHighWatermark;
   const local = (port: number | null, scheme: string, path = ""): string | null => (port === null ? null : `${scheme}://127.0.0.1:${port}${path}`);
   const address: TestBrokerAddress = {

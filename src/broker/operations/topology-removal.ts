@@ -30,6 +30,19 @@ export function removeQueue(b: BrokerState, v: VHost, q: Queue, actor: Actor = S
   return count;
 }
 
+/**
+ * A queue of a vhost being deleted, while no per-object events are wanted: marked deleted, its
+ * definitions and its bindings' removed, and nothing taken out of the vhost's maps (they go with
+ * the vhost). Only deleteVhost calls it.
+ */
+export function dropWithVhost(b: BrokerState, vhost: string, q: Queue): void {
+  if (q.isDeleted) return;
+  q.markDeleted();
+  b.stats.queueDeleted++;
+  if (q.durable) b.definitions.delete("queues", definitionKey(vhost, q.name));
+  for (const binding of q.boundFrom as Set<ExchangeBinding>) b.definitions.delete("bindings", bindingKey(vhost, binding));
+}
+
 export function removeExchange(b: BrokerState, v: VHost, x: Exchange, actor: Actor = SYSTEM_ACTOR): void {
   const removed = v.removeExchange(x);
   if (x.durable) b.definitions.delete("exchanges", definitionKey(v.name, x.name));
