@@ -116,6 +116,15 @@ describe("web UI per role", () => {
     assert.match(await textOf(w.page, ".stats"), /4\s*Total messages/, "only shop's messages (not the one in /)");
     assert.ok(!(await has(w, "main", "Ports and contexts")), "no listeners for a management user");
     assert.doesNotMatch(await textOf(w.page, ".main-nav"), /Admin/);
+    if (process.env["CONEY_DOCS_IMAGES"] === "1") {
+      // For the README's picture only: charts with some history (the broker samples every 5 s).
+      await eventually(async () => {
+        const o = (await api("GET", "/api/overview?lengths_age=60&lengths_incr=5", undefined, "shopper:pw")).json as { queue_totals?: { messages_details?: { samples?: Array<{ sample: number }> } } };
+        return (o.queue_totals?.messages_details?.samples ?? []).slice(1).filter((p) => p.sample > 0).length >= 3;
+      }, 30_000, "three samples of history");
+      await w.page.reload();
+      await waitText(w.page, ".lead", "Figures of the virtual hosts you may use: shop");
+    }
     docsImage(await w.shot("overview-management", false));
 
     await go(w.page, "/queues", "Queues");
