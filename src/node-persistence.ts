@@ -117,6 +117,7 @@ function onDisk(o: PersistenceOptions): NodePersistence {
       file.put();
       // Messages come back after the definitions: only durable queues that still exist get theirs.
       const recovered = recoverMessages(store);
+      for (const v of broker.vhosts.values()) for (const q of v.queues.values()) q.recovered();
       // A confirmed message must not outlive the declaration of its queue: definitions go to disk first.
       store.beforeSync = () => file.flush();
       if (replica) {

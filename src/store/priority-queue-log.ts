@@ -92,6 +92,16 @@ export class PriorityQueueLog implements QueueLog {
     }
   }
 
+  pageInOne(sink: PageSink): void {
+    for (let p = this.levels.length - 1; p >= 0; p--) {
+      const level = this.levels[p]!;
+      if (level.pagedCount === 0) continue;
+      level.pageInOne(sink);
+      this.paged--;
+      return;
+    }
+  }
+
   dropPaged(): number {
     this.paged = 0;
     return this.sum((l) => l.dropPaged());

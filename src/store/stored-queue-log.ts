@@ -96,6 +96,11 @@ export class StoredQueueLog implements QueueLog {
     this.pageInBelow(sink, ready.length, ready.bytes);
   }
 
+  pageInOne(sink: PageSink): void {
+    // refill() always brings one; with the limits counted as reached it brings no more.
+    if (this.tail.length > 0) this.refill(sink, Infinity, Infinity);
+  }
+
   /** pageIn for `length` messages of `bytes` in memory (a priority level passes its own count). */
   pageInBelow(sink: PageSink, length: number, bytes: number): void {
     const limits = this.store.paging;

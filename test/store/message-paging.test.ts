@@ -117,7 +117,8 @@ describe("message paging", () => {
     const second = await startTestBroker({ dataDir, messageStore: { paging } });
     const q = second.broker.vhost("/").queues.get("deep")!;
     assert.equal(q.messageCount, 300);
-    assert.equal([...q.readyEntries()].length, 0, "nothing is read into memory at boot");
+    // Only the head comes back at boot, so that a TTL on it is timed (QueueContents.recovered).
+    assert.equal([...q.readyEntries()].length, 1, "only the head is read into memory at boot");
     const c2 = await amqp.connect(second.amqpUrl);
     const ch2 = await c2.createChannel();
     assert.equal((await ch2.purgeQueue("to-purge")).messageCount, 300);

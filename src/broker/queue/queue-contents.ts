@@ -173,13 +173,33 @@ export abstract class QueueContents implements PageSink {
     if (this.hasTtl) this.armTtlTimer();
   }
 
-  /** Drops expired entries at the head (only there, as RabbitMQ does) and re-arms the timer. */
+  /**
+   * Drops expired entries at the head (only there, as RabbitMQ does) and re-arms the timer. When
+   * the in-memory part runs empty, the next head is brought back from the store so its expiry is
+   * timed too, consumers or not.
+   */
   protected expireHead(now: number): void {
-    for (let e = this.ready.peek(); e && e.expiresAt !== 0 && e.expiresAt <= now; e = this.ready.peek()) {
+    for (;;) {
+      let e = this.ready.peek();
+      if (e === undefined && this.log !== null && this.log.pagedCount > 0) {
+        this.log.pageInOne(this);
+        e = this.ready.peek();
+      }
+      if (!e || e.expiresAt === 0 || e.expiresAt > now) break;
       this.ready.shift();
       this.forget(e, "expired");
     }
     this.armTtlTimer();
+  }
+
+  /**
+   * After recovery, where every message starts out paged: the head comes back to memory so that a
+   * TTL on it (the queue's or its own) is timed even if nobody consumes (RabbitMQ expires at the
+   * head regardless of consumers). One message per queue, whatever its depth.
+   */
+  recovered(): void {
+    if (this.ready.length === 0 && this.log !== null && this.log.pagedCount > 0) this.log.pageInOne(this);
+    if (this.hasTtl) this.expireHead(this.now());
   }
 
   /** Aims the TTL timer at the head's expiry, when the head has one. */

@@ -48,6 +48,8 @@ export interface QueueLog {
    * always when a paged message outranks every one in memory (priority queues).
    */
   pageIn(sink: PageSink, ready: ReadyFill): void;
+  /** Brings back only the oldest paged message (of the highest priority level): a queue's head, to time its expiry. */
+  pageInOne(sink: PageSink): void;
   /** Drops every paged message for good (purge); returns how many. */
   dropPaged(): number;
   /** The queue was deleted: its paged messages are dropped and the log is released. */
