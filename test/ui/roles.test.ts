@@ -102,6 +102,7 @@ describe("web UI per role", () => {
     assert.equal(await w.page.$("[role=alert]"), null, "no access-refused box: consumers come from a list the monitor may read");
     await w.shot("role-monitoring-connection");
 
+    await w.page.waitForSelector("table[aria-label=Channels] tbody a", { timeout: 10_000 });
     await w.page.click("table[aria-label=Channels] tbody a");
     await waitText(w.page, "h1", "Channel");
     await waitText(w.page, "table[aria-label=Consumers]", "audit");
@@ -175,6 +176,8 @@ describe("web UI per role", () => {
   it("an administrator may close any connection, and is refused actions only where it holds no permission", async () => {
     const w = await as("guest");
     await go(w.page, "/connections", "Connections");
+    // The list arrives after the page: wait for its first row before clicking it.
+    await w.page.waitForSelector("table.grid tbody a", { timeout: 10_000 });
     await w.page.click("table.grid tbody a");
     await waitText(w.page, "form[aria-label='Close connection'] button", "Force close");
     assert.equal((await api("DELETE", "/api/permissions/shop/guest")).status, 204);
