@@ -176,6 +176,8 @@ describe("stream queues: storage", () => {
       const got = await read(await c.createChannel(), "st-durable", "first", 50);
       assert.deepEqual(got.map(([b]) => b), Array.from({ length: 50 }, (_, i) => `t${i}`));
       assert.deepEqual(got.map(([, o]) => o), Array.from({ length: 50 }, (_, i) => i));
+      const journal = again.broker.journal as unknown as { logs: Map<string, unknown> };
+      assert.equal(journal.logs.has("/\u0000st-durable"), false, "a stream has no queue log in the message store");
       await c.close();
     } finally {
       await again.close();

@@ -60,7 +60,9 @@ export abstract class QueueContents implements PageSink {
     this.ttlTimer = new DeadlineTimer(() => {
       if (!this.deleted) this.expireHead(this.now());
     }, now);
-    this.log = spec.durable && spec.exclusiveOwner === null && journal ? journal.forQueue(vhost, spec.name, maxPriority) : null;
+    // A stream keeps its messages in its own log (StreamQueue), never in the message store's queue logs.
+    const stored = spec.durable && spec.exclusiveOwner === null && spec.arguments["x-queue-type"] !== "stream";
+    this.log = stored && journal ? journal.forQueue(vhost, spec.name, maxPriority) : null;
   }
 
   /** An entry left with a death reason: dead-lettered, or only counted when there is no dead-letter exchange. */
