@@ -163,6 +163,8 @@ describe("web UI per role", () => {
     await go(w.page, "/queues", "Queues");
     await waitText(w.page, "summary", "Add a new queue");
     await openSection(w.page, "Add a new queue");
+    // The vhost choices come with the user's access, after the form: wait for them.
+    await w.page.waitForFunction(`[...document.querySelectorAll("form[aria-label='Add queue'] select[name=vhost] option")].some((o) => o.value === "shop")`, { timeout: 10_000 });
     const options = (await w.page.$$eval("form[aria-label='Add queue'] select[name=vhost] option", (os) => os.map((o) => (o as unknown as { value: string }).value))) as string[];
     assert.deepEqual(options, ["shop"], "only the vhost it may declare in");
     await go(w.page, "/queues/shop/orders", "orders");
