@@ -18,24 +18,10 @@ import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href } from "../router.js";
 import type { PageProps } from "../page-props.js";
+import type { NodeFigures } from "../node-figures.js";
 
-interface NodeRecord {
-  name: string;
-  uptime: number;
+interface NodeRecord extends NodeFigures {
   os_pid: string;
-  processors: number;
-  mem_used: number;
-  mem_limit: number;
-  mem_alarm: boolean;
-  disk_free: number;
-  disk_free_limit: number;
-  disk_free_alarm: boolean;
-  fd_used: number;
-  fd_total: number;
-  sockets_used: number;
-  sockets_total: number;
-  proc_used: number;
-  proc_total: number;
   run_queue?: number | null;
   net_ticktime?: number;
   memory?: MemoryRecord;

@@ -15,6 +15,7 @@ import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href } from "../router.js";
 import { Definitions } from "./overview-definitions.js";
+import type { NodeFigures } from "../node-figures.js";
 
 interface Overview {
   node: string;
@@ -38,26 +39,11 @@ interface Listener {
   port: number;
 }
 
-interface NodeInfo {
-  name: string;
+interface NodeInfo extends NodeFigures {
   /** In a cluster (docs/CLUSTERING.md): another node's record carries these and little else. */
   running?: boolean;
   cluster_leader?: boolean;
   in_sync?: boolean;
-  uptime: number;
-  mem_used: number;
-  mem_limit: number;
-  mem_alarm: boolean;
-  disk_free: number;
-  disk_free_limit: number;
-  disk_free_alarm: boolean;
-  fd_used: number;
-  fd_total: number;
-  sockets_used: number;
-  sockets_total: number;
-  proc_used: number;
-  proc_total: number;
-  processors: number;
 }
 
 export const QUEUED_SERIES = [
