@@ -14,7 +14,8 @@ import { type ChannelInfo, type ClientContext, clientContext, type Exchange, typ
 import { BrokerError } from "../../errors/broker-error.js";
 import { encodeChannelClose, encodeChannelCloseOk, MethodId, type Method } from "../codec/generated.js";
 import { AckTimeoutWatch } from "./ack-timeout.js";
-import type { ChannelConsumer, Unacked } from "./channel-consumer.js";
+import type { ChannelConsumer } from "./channel-consumer.js";
+import { UnackedDeliveries } from "./unacked-deliveries.js";
 import type { ChannelHost, ChannelOutput } from "./channel-host.js";
 import { channelInfo } from "./channel-info.js";
 import type { ChannelState, TxState } from "./channel-state.js";
@@ -35,7 +36,7 @@ export class Channel implements ChannelState {
   readonly ctx: ClientContext;
   readonly vhost: VHost;
   nextDeliveryTag = 1;
-  readonly unacked = new Map<number, Unacked>();
+  readonly unacked = new UnackedDeliveries();
   readonly consumers = new Map<string, ChannelConsumer>();
   prefetchCount = 0;
   consumerPrefetch = 0;
@@ -52,6 +53,8 @@ export class Channel implements ChannelState {
 
   /** The publish whose content frames are awaited; null between publishes. */
   private content: PendingPublish | null = null;
+  /** The one PendingPublish this channel reuses for every publish (content-assembly.ts). */
+  private readonly assembly = new PendingPublish();
 
   constructor(readonly host: ChannelHost, readonly number: number) {
     this.output = host.output;
@@ -89,14 +92,15 @@ export class Channel implements ChannelState {
   }
 
   startPublish(exchange: Exchange, routingKey: string, mandatory: boolean): void {
-    this.content = new PendingPublish(exchange, routingKey, mandatory);
+    this.content = this.assembly.start(exchange, routingKey, mandatory);
   }
 
-  handleHeader(payload: Buffer): void {
+  /** A content header frame: bytes [start, end) of `buf`. */
+  handleHeader(buf: Buffer, start: number, end: number): void {
     if (this.state === "closing") return;
     const c = this.content;
     if (!c || c.properties) throw new BrokerError("unexpectedFrame", "expected method frame, got non method frame instead");
-    c.readHeader(payload);
+    c.readHeader(buf, start, end);
     const max = this.host.settings.maxMessageSize;
     if (c.bodySize > max) {
       this.content = null;
