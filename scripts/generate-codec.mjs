@@ -165,6 +165,51 @@ emit("  if (!d) throw new CodecError(`unknown method: class ${id >>> 16}, method
 emit("  return { id, name: d[0], args: d[1](r) } as Method;");
 emit("}");
 emit();
+// The per-message methods a broker receives (basic.publish, and basic.ack every few deliveries) are
+// decoded into one reused object each by decodeIncomingMethod: the read loop hands them to a handler
+// that uses them synchronously, so two objects per publish need not be allocated.
+const REUSED = ["BasicPublish", "BasicAck"];
+const ZERO = { bit: "false", octet: "0", short: "0", long: "0", longlong: "0", shortstr: '""', timestamp: "0" };
+for (const key of REUSED) {
+  const x = methods.find((m) => m.key === key);
+  const g = groups(x.m.arguments);
+  emit(`const REUSED_${key}: { id: typeof MethodId.${key}; name: "${x.name}"; args: ${key}Args } = {`);
+  emit(`  id: MethodId.${key},`);
+  emit(`  name: "${x.name}",`);
+  emit(`  args: { ${x.m.arguments.map((a) => `${camel(a.name)}: ${ZERO[typeOf(a)]}`).join(", ")} },`);
+  emit("};");
+  emit(`function decode${key}Into(r: ByteReader, a: ${key}Args): void {`);
+  let bitIndex = 0;
+  for (const item of g) {
+    if (item.bits) {
+      const v = `bits${bitIndex++}`;
+      emit(`  const ${v} = r.u8();`);
+      item.bits.forEach((a, i) => emit(`  a.${camel(a.name)} = (${v} & ${1 << i}) !== 0;`));
+    } else {
+      emit(`  a.${camel(item.arg.name)} = ${READ[item.type]};`);
+    }
+  }
+  emit("}");
+}
+emit();
+emit("/**");
+emit(" * decodeMethod for the broker's read loop: " + REUSED.join(" and ") + " come back as one reused object each,");
+emit(" * valid until the next call (their handlers use them synchronously and keep nothing of them).");
+emit(" */");
+emit("export function decodeIncomingMethod(buf: Buffer, start: number, end: number): Method {");
+emit("  const r = METHOD_READER.reset(buf, start, end);");
+emit("  const id = r.u32();");
+for (const key of REUSED) {
+  emit(`  if (id === MethodId.${key}) {`);
+  emit(`    decode${key}Into(r, REUSED_${key}.args);`);
+  emit(`    return REUSED_${key};`);
+  emit("  }");
+}
+emit("  const d = DECODERS.get(id);");
+emit("  if (!d) throw new CodecError(`unknown method: class ${id >>> 16}, method ${id & 0xffff}`);");
+emit("  return { id, name: d[0], args: d[1](r) } as Method;");
+emit("}");
+emit();
 emit("/** Writes a complete method frame for any method. */");
 emit("export function encodeMethod(out: OutputBuffer, channel: number, m: Method): void {");
 emit("  (ENCODERS.get(m.id) as (out: OutputBuffer, channel: number, args: Method[\"args\"]) => void)(out, channel, m.args);");

@@ -1532,6 +1532,50 @@ export function decodeMethod(buf: Buffer, start = 0, end = buf.length): Method {
   return { id, name: d[0], args: d[1](r) } as Method;
 }
 
+const REUSED_BasicPublish: { id: typeof MethodId.BasicPublish; name: "basic.publish"; args: BasicPublishArgs } = {
+  id: MethodId.BasicPublish,
+  name: "basic.publish",
+  args: { ticket: 0, exchange: "", routingKey: "", mandatory: false, immediate: false },
+};
+function decodeBasicPublishInto(r: ByteReader, a: BasicPublishArgs): void {
+  a.ticket = r.u16();
+  a.exchange = r.shortstr();
+  a.routingKey = r.shortstr();
+  const bits0 = r.u8();
+  a.mandatory = (bits0 & 1) !== 0;
+  a.immediate = (bits0 & 2) !== 0;
+}
+const REUSED_BasicAck: { id: typeof MethodId.BasicAck; name: "basic.ack"; args: BasicAckArgs } = {
+  id: MethodId.BasicAck,
+  name: "basic.ack",
+  args: { deliveryTag: 0, multiple: false },
+};
+function decodeBasicAckInto(r: ByteReader, a: BasicAckArgs): void {
+  a.deliveryTag = r.u64();
+  const bits0 = r.u8();
+  a.multiple = (bits0 & 1) !== 0;
+}
+
+/**
+ * decodeMethod for the broker's read loop: BasicPublish and BasicAck come back as one reused object each,
+ * valid until the next call (their handlers use them synchronously and keep nothing of them).
+ */
+export function decodeIncomingMethod(buf: Buffer, start: number, end: number): Method {
+  const r = METHOD_READER.reset(buf, start, end);
+  const id = r.u32();
+  if (id === MethodId.BasicPublish) {
+    decodeBasicPublishInto(r, REUSED_BasicPublish.args);
+    return REUSED_BasicPublish;
+  }
+  if (id === MethodId.BasicAck) {
+    decodeBasicAckInto(r, REUSED_BasicAck.args);
+    return REUSED_BasicAck;
+  }
+  const d = DECODERS.get(id);
+  if (!d) throw new CodecError(`unknown method: class ${id >>> 16}, method ${id & 0xffff}`);
+  return { id, name: d[0], args: d[1](r) } as Method;
+}
+
 /** Writes a complete method frame for any method. */
 export function encodeMethod(out: OutputBuffer, channel: number, m: Method): void {
   (ENCODERS.get(m.id) as (out: OutputBuffer, channel: number, args: Method["args"]) => void)(out, channel, m.args);

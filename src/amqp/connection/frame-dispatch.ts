@@ -11,7 +11,7 @@
  */
 import { BrokerError } from "../../errors/broker-error.js";
 import type { ResourceAlarms } from "../../broker/index.js";
-import { decodeMethod, FRAME_BODY, FRAME_HEADER, FRAME_HEARTBEAT, FRAME_METHOD, MethodId, type Method } from "../codec/generated.js";
+import { decodeIncomingMethod, FRAME_BODY, FRAME_HEADER, FRAME_HEARTBEAT, FRAME_METHOD, MethodId, type Method } from "../codec/generated.js";
 import type { Channel } from "../channel/channel.js";
 import type { FrameReader } from "../codec/frame-reader.js";
 import type { ChannelHost } from "../channel/channel-host.js";
@@ -43,7 +43,8 @@ export function dispatchFrame(c: DispatchTarget, f: FrameReader): void {
   }
   if (c.state === "closing") return c.closing.onFrameWhileClosing(type, channel, f.payload());
   if (type === FRAME_METHOD) {
-    const m = decodeMethod(f.payloadBuf, f.payloadStart, f.payloadEnd);
+    // basic.publish and basic.ack come back as reused objects: handled here, synchronously, kept by nobody.
+    const m = decodeIncomingMethod(f.payloadBuf, f.payloadStart, f.payloadEnd);
     const alarms = c.settings.alarms;
     if (m.id === MethodId.BasicPublish && alarms?.reason != null && !c.alarmBlock.active) c.alarmBlock.block(alarms);
     if (channel === 0) return connectionMethod(c, m);
