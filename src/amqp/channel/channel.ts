@@ -125,6 +125,22 @@ export class Channel implements ChannelState {
     }
   }
 
+  /** A body frame that spanned socket reads, as the pieces each read held (not joined: see FrameReader). */
+  handleBodyPieces(pieces: readonly Buffer[]): void {
+    if (this.state === "closing") return;
+    const c = this.content;
+    if (!c || !c.properties) throw new BrokerError("unexpectedFrame", "expected content header, got content body instead");
+    const last = pieces.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const body = c.addBody(pieces[i]!);
+      if (body === null) continue;
+      // The body is complete: the rest of this frame would be more than the header declared.
+      if (i < last) throw new BrokerError("frameError", `content body exceeds the declared size ${c.bodySize}`);
+      this.content = null;
+      completePublish(this, c, body);
+    }
+  }
+
   // ------------------------------------------------------------ output
 
   /** The message store synced what this channel waits for (SyncWaiter). */

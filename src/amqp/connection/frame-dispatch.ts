@@ -55,6 +55,7 @@ export function dispatchFrame(c: DispatchTarget, f: FrameReader): void {
     const ch = c.channels.get(channel);
     if (!ch || channel === 0) throw new BrokerError("unexpectedFrame", `content frame on channel ${channel} without a channel`);
     if (type === FRAME_HEADER) ch.handleHeader(f.payloadBuf, f.payloadStart, f.payloadEnd);
+    else if (f.payloadPieces !== null) ch.handleBodyPieces(f.payloadPieces);
     else ch.handleBody(f.payload());
     return;
   }

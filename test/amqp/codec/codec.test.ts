@@ -184,6 +184,48 @@ describe("generated codec", () => {
     assert.deepEqual(got, [1, 2, 3, 4, 5], "one byte per chunk");
   });
 
+  it("gives a body frame that spans reads as pieces of those reads, never copied", () => {
+    const out = new OutputBuffer();
+    const body = Buffer.alloc(3000);
+    for (let i = 0; i < body.length; i++) body[i] = i % 251;
+    out.writeBodyFrame(4, body);
+    encodeMethod(out, 4, { id: MethodId.BasicAck, name: "basic.ack", args: { deliveryTag: 9, multiple: false } });
+    const bytes = out.take();
+    // Every way of cutting the bytes into three reads.
+    for (let a = 1; a < 3010; a += 7) {
+      for (const b of [a + 1, a + 500, 3008, 3009]) {
+        if (b <= a || b >= bytes.length) continue;
+        const reads = [Buffer.from(bytes.subarray(0, a)), Buffer.from(bytes.subarray(a, b)), Buffer.from(bytes.subarray(b))];
+        const r = new FrameReader(8192);
+        const payload: Buffer[] = [];
+        const channels: number[] = [];
+        for (const chunk of reads) {
+          r.push(chunk);
+          while (r.next()) {
+            channels.push(r.channel);
+            if (r.type !== 3) continue;
+            const pieces = r.payloadPieces ?? [r.payloadBuf.subarray(r.payloadStart, r.payloadEnd)];
+            for (const piece of pieces) {
+              assert.ok(piece.length > 0, "no empty piece");
+              // A piece is a view of one of the reads (or the joined header leftover), not a copy.
+              assert.ok(reads.some((x) => x.buffer === piece.buffer) || piece.length < 4096, `piece of ${piece.length} bytes was copied`);
+              payload.push(piece);
+            }
+          }
+        }
+        assert.deepEqual(channels, [4, 4], `cuts ${a}/${b}`);
+        assert.ok(Buffer.concat(payload).equals(body), `cuts ${a}/${b}`);
+      }
+    }
+    const bad = Buffer.from(bytes.subarray(0, 3008));
+    bad[3007] = 0;
+    const r = new FrameReader(8192);
+    r.push(bad.subarray(0, 100));
+    assert.equal(r.next(), false);
+    r.push(bad.subarray(100));
+    assert.throws(() => r.next(), /invalid frame end/);
+  });
+
   it("refuses oversized frames and bad frame ends with FrameError", () => {
     const r = new FrameReader(4096);
     const big = Buffer.alloc(7);
