@@ -52,6 +52,9 @@ export class MqttPublisher implements SyncWaiter {
   private headToken = 0;
   /** Counted among the protocol's publishers since its first PUBLISH (RabbitMQ's publishers gauge). */
   private publishing = false;
+  /** The routing key of the last topic published to (a memo of mqttToAmqp). */
+  private lastTopic = "";
+  private lastKey = "";
 
   constructor(
     private readonly node: MqttNode,
@@ -76,7 +79,12 @@ export class MqttPublisher implements SyncWaiter {
       this.publishing = true;
       counters.publishers++;
     }
-    const key = mqttToAmqp(p.topic);
+    // A publisher usually sends to one topic many times in a row.
+    if (p.topic !== this.lastTopic) {
+      this.lastTopic = p.topic;
+      this.lastKey = mqttToAmqp(p.topic);
+    }
+    const key = this.lastKey;
     let x;
     try {
       x = broker.exchangeForPublish(this.link.ctx, this.vhost, this.node.settings.exchange, key);
