@@ -274,6 +274,11 @@ export class Broker implements BrokerState {
   }
 
   /** queue.delete; returns the number of ready messages deleted. */
+  /** A queue's x-expires changes (MQTT 5 session expiry set again in DISCONNECT). */
+  changeQueueExpires(ctx: ClientContext, vhostName: string, name: string, ms: number): void {
+    queueOps.changeQueueExpires(this, ctx, vhostName, name, ms);
+  }
+
   deleteQueue(ctx: ClientContext, vhostName: string, name: string, opts: queueOps.QueueDeleteOptions): number {
     return queueOps.deleteQueue(this, ctx, vhostName, name, opts);
   }

@@ -21,7 +21,7 @@ import { type Blockable, type ClientConnection, type ClientContext, clientContex
 import { TokenExpiry } from "../auth/oauth/token-expiry.js";
 import { logInMqtt, type LoginOutcome } from "./mqtt-login.js";
 import { acceptingConnack, connectTerms, refusingConnack, type ConnectTerms } from "./mqtt-connect.js";
-import { type MqttNode, protocolLabel, type SessionHolder } from "./mqtt-node.js";
+import { MAX_SESSION_EXPIRY_SECONDS, type MqttNode, protocolLabel, type SessionHolder } from "./mqtt-node.js";
 import { MqttPublisher, type PublisherLink } from "./mqtt-publisher.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { MqttSession, type SessionLink } from "./mqtt-session.js";
@@ -173,14 +173,23 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
         return this.session!.unsubscribe(p);
       case "pingreq":
         return void this.send({ cmd: "pingresp" });
-      case "disconnect":
-        if (this.v5 && p.properties?.sessionExpiryInterval === 0 && this.sessionExpiry > 0) {
-          // MQTT 5 §3.14.2.2.2: the session ends with this connection after all.
-          this.sessionExpiry = 0;
-          this.sessionEnds = true;
+      case "disconnect": {
+        const expiry = this.v5 ? p.properties?.sessionExpiryInterval : undefined;
+        if (expiry !== undefined && expiry !== this.sessionExpiry) {
+          // MQTT 5 §3.14.2.2.2: a session that was to end with the connection cannot be kept now.
+          if (this.sessionExpiry === 0) return this.violation(RC.protocolError, "session expiry set in DISCONNECT after a CONNECT without one");
+          if (expiry === 0) {
+            // The session ends with this connection after all.
+            this.sessionExpiry = 0;
+            this.sessionEnds = true;
+          } else {
+            this.sessionExpiry = Math.min(expiry, MAX_SESSION_EXPIRY_SECONDS);
+            this.session?.changeExpiry(this.sessionExpiry);
+          }
         }
         // MQTT 5: any reason but 0x00 (normal disconnection) still sends the will (RabbitMQ, §3.14).
         return this.close("client disconnected", this.v5 && (p.reasonCode ?? 0) > 0, null);
+      }
       default:
         return this.violation(RC.protocolError, `unexpected ${p.cmd} packet`);
     }
