@@ -24,6 +24,18 @@ export interface ChunkLogOptions {
   /** A new segment starts once the current one holds this many bytes (x-stream-max-segment-size-bytes). */
   readonly maxSegmentBytes: number;
   readonly now?: () => number;
+  /** Told what the log writes and deletes (a cluster leader's replication); absent on a single node. */
+  readonly tap?: ChunkLogTap;
+}
+
+/** The log's writes as a cluster leader mirrors them: one call per chunk or deletion, never per message. */
+export interface ChunkLogTap {
+  /** A chunk's bytes placed at `position` of segment file `segment` (a file name in the log's dir). */
+  placed(segment: string, position: number, pieces: readonly Buffer[]): void;
+  /** Segment file `segment` was deleted by retention. */
+  dropped(segment: string): void;
+  /** The whole log was deleted. */
+  destroyed(): void;
 }
 
 export interface Retention {
@@ -98,6 +110,7 @@ export class ChunkLog {
     if (seg === undefined || seg.bytes >= this.o.maxSegmentBytes) seg = this.startSegment();
     const firstOffset = this.next;
     const chunk = encodeChunk(messages, firstOffset, timestamp);
+    this.o.tap?.placed(segmentName(seg.firstOffset), seg.bytes, chunk.pieces);
     this.pending.set(firstOffset, { seg, position: seg.bytes, pieces: chunk.pieces });
     this.index.add({ firstOffset, count: messages.length, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
     seg.bytes += chunk.bytes;
@@ -189,6 +202,7 @@ export class ChunkLog {
   destroy(): void {
     this.close();
     rmSync(this.o.dir, { recursive: true, force: true });
+    this.o.tap?.destroyed();
   }
 
   private dropOldest(): void {
@@ -199,6 +213,7 @@ export class ChunkLog {
     this.unsynced.delete(seg);
     rmSync(seg.path, { force: true });
     this.totalBytes -= seg.bytes;
+    this.o.tap?.dropped(segmentName(seg.firstOffset));
   }
 
   private startSegment(): Segment {
@@ -255,7 +270,7 @@ export class ChunkLog {
 }
 
 /** 20 digits, so that file names sort as offsets do. */
-function segmentName(firstOffset: number): string {
+export function segmentName(firstOffset: number): string {
   return `${String(firstOffset).padStart(20, "0")}${SEGMENT_SUFFIX}`;
 }
 
