@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import { closeSync, existsSync, fstatSync, openSync, read, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { readSidecar } from "./segment-digests.js";
-import { readStreamSidecar, STREAM_SEGMENT_FILE } from "./stream-digests.js";
+import { readStreamSidecar, STREAM_SEGMENT_FILE, STREAM_SIDE_FILE } from "./stream-digests.js";
 
 /** A store file the follower holds: its path relative to the data dir, its size and SHA-256. */
 export interface HeldFile {
@@ -58,6 +58,15 @@ export function storeFileNames(dataDir: string): string[] {
 
 /** The streams' segment files (src/store/stream), "streams/<id>/<first offset>.segment". */
 export function streamFileNames(dataDir: string): string[] {
+  return streamFiles(dataDir, STREAM_SEGMENT_FILE);
+}
+
+/** The streams' side files ("streams/<id>/<name>.json"): sent whole by a snapshot, like definitions.json. */
+export function streamSideFileNames(dataDir: string): string[] {
+  return streamFiles(dataDir, STREAM_SIDE_FILE);
+}
+
+function streamFiles(dataDir: string, pattern: RegExp): string[] {
   const root = join(dataDir, "streams");
   if (!existsSync(root)) return [];
   const out: string[] = [];
@@ -68,7 +77,7 @@ export function streamFileNames(dataDir: string): string[] {
     } catch {
       continue; // not a directory, or gone meanwhile
     }
-    for (const f of files.sort()) if (STREAM_SEGMENT_FILE.test(`streams/${id}/${f}`)) out.push(`streams/${id}/${f}`);
+    for (const f of files.sort()) if (pattern.test(`streams/${id}/${f}`)) out.push(`streams/${id}/${f}`);
   }
   return out;
 }

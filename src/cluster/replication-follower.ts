@@ -254,6 +254,9 @@ export class ReplicationFollower {
       case FrameType.StreamDrop:
         this.streams.drop(p);
         return;
+      case FrameType.StreamFile:
+        this.streams.replace(p);
+        return;
       case FrameType.Batch: {
         this.written = p.readDoubleLE(0);
         if (p[8] === 1) this.needSync = true;

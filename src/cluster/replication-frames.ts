@@ -36,6 +36,8 @@ export const enum FrameType {
   StreamAppend = 14,
   /** leader → follower: u16 name length | a stream segment file, or a whole stream ("streams/<id>"), deleted. */
   StreamDrop = 15,
+  /** leader → follower: u16 name length | a stream side file ("streams/<id>/<name>.json") | its whole new content. */
+  StreamFile = 16,
 }
 
 /** Writes one frame: a small header buffer and the payload pieces, corked into one send. */

@@ -155,6 +155,11 @@ export class ReplicationLeader implements StoreReplica {
     for (const l of this.links.values()) l.send(FrameType.StreamDrop, nameHead(path));
   }
 
+  /** A stream's side file was replaced (StreamTap): followers replace theirs with the same bytes. */
+  streamFileReplaced(file: string, bytes: Buffer): void {
+    for (const l of this.links.values()) l.send(FrameType.StreamFile, nameHead(file), [bytes]);
+  }
+
   batchEnd(batch: number, sync: boolean): void {
     if (sync) {
       this.sealing = this.digests.sealed();

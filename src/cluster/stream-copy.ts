@@ -1,16 +1,18 @@
 /**
  * A follower's copy of the leader's streams (docs/STREAMS.md, "Replication"): STREAM_APPEND
  * writes a chunk's bytes at the same position of the same segment file, STREAM_DROP deletes a
- * segment (retention) or a whole stream. Writes are synchronous, in arrival order; the fsync is
+ * segment (retention) or a whole stream, STREAM_FILE replaces a side file (a stream's tracking)
+ * atomically. Writes are synchronous, in arrival order; the fsync is
  * the follower's (replication-follower.ts): each written descriptor is reported dirty and synced
  * with the store's files before the batch is acknowledged. A segment file or stream directory
  * created here has its directory entry fsynced at once, so a file an acknowledged batch wrote
  * into cannot vanish in a crash (segments are created rarely: one per x-stream-max-segment-size).
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, rmSync, writeSync, existsSync } from "node:fs";
+import { writeFileAtomicSync } from "../store/atomic-file.js";
 import { dirname, join } from "node:path";
 import { readName } from "./replication-frames.js";
-import { STREAM_PATH, STREAM_SEGMENT_FILE, StreamDigests } from "./stream-digests.js";
+import { STREAM_PATH, STREAM_SEGMENT_FILE, STREAM_SIDE_FILE, StreamDigests } from "./stream-digests.js";
 
 export class StreamCopy {
   /** Open segment files, by name relative to the data dir. */
@@ -37,6 +39,14 @@ export class StreamCopy {
     const fd = this.open(name);
     for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off, position + off);
     this.written(fd);
+  }
+
+  /** STREAM_FILE: a side file replaced whole, atomically (synced before it replaces the old one). */
+  replace(payload: Buffer): void {
+    const { name, rest } = readName(payload);
+    if (!STREAM_SIDE_FILE.test(name)) throw new Error(`bad stream side file name: ${name}`);
+    makeDirsDurable(this.dataDir, dirname(name));
+    writeFileAtomicSync(join(this.dataDir, name), rest);
   }
 
   /** STREAM_DROP: a segment file, or a whole stream's directory. */

@@ -21,6 +21,8 @@ import type { SealedDigest } from "./segment-digests.js";
 /** A stream segment file relative to the data dir, or a whole stream's directory. */
 export const STREAM_SEGMENT_FILE = /^streams\/[0-9a-f]{32}\/\d{20}\.segment$/;
 export const STREAM_PATH = /^streams\/[0-9a-f]{32}(\/\d{20}\.segment)?$/;
+/** A stream's side file (chunk-log.ts, SIDE_FILE_NAME): sent whole, never compared. */
+export const STREAM_SIDE_FILE = /^streams\/[0-9a-f]{32}\/[a-z][a-z0-9-]*\.json$/;
 
 interface Running {
   readonly hash: Hash;

@@ -10,11 +10,11 @@ import { closeSync, existsSync, fdatasyncSync, fsyncSync, openSync, readdirSync,
 import { dirname, join } from "node:path";
 import { streamFileNames } from "./copy-manifest.js";
 import { makeDirsDurable, type StreamCopy } from "./stream-copy.js";
-import { STREAM_SEGMENT_FILE } from "./stream-digests.js";
+import { STREAM_SEGMENT_FILE, STREAM_SIDE_FILE } from "./stream-digests.js";
 
-/** Writes one SNAP_FILE piece of a stream segment. */
+/** Writes one SNAP_FILE piece of a stream segment or side file. */
 export function snapStreamFile(dataDir: string, name: string, offset: number, bytes: Buffer, streams: StreamCopy): void {
-  if (!STREAM_SEGMENT_FILE.test(name)) throw new Error(`bad stream file name in snapshot: ${name}`);
+  if (!STREAM_SEGMENT_FILE.test(name) && !STREAM_SIDE_FILE.test(name)) throw new Error(`bad stream file name in snapshot: ${name}`);
   // A file the snapshot rewrites or extends is not the one its digest described; a kept one is.
   if (offset === 0 || bytes.length > 0) streams.forgetUnder(name);
   makeDirsDurable(dataDir, dirname(name));
@@ -59,12 +59,15 @@ export function removeUnnamedStreamFiles(dataDir: string, named: ReadonlySet<str
       continue;
     }
     const segments = new Set(files.filter((f) => f.endsWith(".segment")));
-    if (segments.size === 0) {
+    if (segments.size === 0 && !files.some((f) => named.has(`streams/${id}/${f}`))) {
       streams.forgetUnder(`streams/${id}`);
       rmSync(dir, { recursive: true, force: true });
       continue;
     }
-    // Sidecars (and temporary files) whose segment is gone.
-    for (const f of files) if (!f.endsWith(".segment") && !segments.has(f.replace(/\.sha256(\.tmp-.*)?$/, ""))) rmSync(join(dir, f), { force: true });
+    // Side files the snapshot did not name; sidecars (and temporary files) whose segment is gone.
+    for (const f of files) {
+      if (f.endsWith(".segment") || named.has(`streams/${id}/${f}`)) continue;
+      if (!segments.has(f.replace(/\.sha256(\.tmp-.*)?$/, ""))) rmSync(join(dir, f), { force: true });
+    }
   }
 }

@@ -18,6 +18,8 @@ export interface StreamTap {
   streamAppend(file: string, position: number, pieces: readonly Buffer[]): void;
   /** A stream segment (retention) or a whole stream (deleted) was removed. */
   streamDrop(path: string): void;
+  /** A stream's side file ("streams/<id>/<name>.json", e.g. its tracking) was replaced whole. */
+  streamFileReplaced(file: string, bytes: Buffer): void;
 }
 
 export interface StoreReplica extends SegmentTap, StreamTap {

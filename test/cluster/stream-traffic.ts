@@ -91,7 +91,7 @@ export async function readStream(url: string, stream: string, offset: unknown, c
       });
       if (count === 0) return done();
       void ch.consume(stream, (m) => {
-        if (!m) return;
+        if (!m || out.length === count) return;
         const body = m.content.toString("latin1");
         out.push({ offset: Number(m.properties.headers?.["x-stream-offset"]), id: body.slice(0, body.indexOf("|")) });
         ch.ack(m);

@@ -16,6 +16,7 @@
  */
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writev } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomicSync } from "../atomic-file.js";
 import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
 import { ChunkIndex, type ChunkLocation } from "./chunk-index.js";
 
@@ -36,7 +37,12 @@ export interface ChunkLogTap {
   dropped(segment: string): void;
   /** The whole log was deleted. */
   destroyed(): void;
+  /** Side file `name` (beside the segments) was replaced whole by `bytes`. */
+  replaced(name: string, bytes: Buffer): void;
 }
+
+/** A side file's name: a small file kept beside the segments (e.g. a stream's tracking), replaced whole. */
+export const SIDE_FILE_NAME = /^[a-z][a-z0-9-]*\.json$/;
 
 export interface Retention {
   /** x-max-length-bytes; 0 or less: no limit. */
@@ -196,6 +202,18 @@ export class ChunkLog {
       if (s.fd !== null) closeSync(s.fd);
       s.fd = null;
     }
+  }
+
+  /**
+   * Replaces side file `name` atomically (synced before it replaces the old one). A cluster's
+   * leader sends the same bytes to its followers at once, so a write made inside a batch (before
+   * its end) is covered by that batch's confirms.
+   */
+  writeSideFile(name: string, data: string | Buffer): void {
+    if (!SIDE_FILE_NAME.test(name)) throw new Error(`not a stream side file name: ${name}`);
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    writeFileAtomicSync(join(this.o.dir, name), bytes);
+    this.o.tap?.replaced(name, bytes);
   }
 
   /** Closes and removes every file (the stream was deleted). */

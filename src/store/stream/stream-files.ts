@@ -34,7 +34,7 @@ export class StreamFiles {
   forStream(vhost: string, name: string, segmentBytes: number): StoredStreamLog {
     // A hash names the directory: vhost and queue names may hold any character.
     const id = createHash("sha256").update(`${vhost}\u0000${name}`).digest("hex").slice(0, 32);
-    const chunks = ChunkLog.open({ dir: join(this.dir, id), maxSegmentBytes: segmentBytes, tap: this.tapFor(id) });
+    const chunks = ChunkLog.open({ dir: join(this.dir, id), maxSegmentBytes: segmentBytes, tap: streamTap(id, this.replica) });
     const log = new StoredStreamLog(
       chunks,
       (l) => {
@@ -61,14 +61,18 @@ export class StreamFiles {
   close(): void {
     for (const l of this.open) l.close();
   }
+}
 
-  /** One stream's writes, named as the replica names them; a null check per chunk when there is none. */
-  private tapFor(id: string): ChunkLogTap {
-    const at = `${STREAMS_DIR}/${id}`;
-    return {
-      placed: (segment, position, pieces) => this.replica()?.streamAppend(`${at}/${segment}`, position, pieces),
-      dropped: (segment) => this.replica()?.streamDrop(`${at}/${segment}`),
-      destroyed: () => this.replica()?.streamDrop(at),
-    };
-  }
+/**
+ * One stream's writes as the replica names them ("streams/<id>/…"); `replica` is read at each
+ * write (it is attached after recovery), so a single node pays a null check per chunk.
+ */
+export function streamTap(id: string, replica: () => StreamTap | null): ChunkLogTap {
+  const at = `${STREAMS_DIR}/${id}`;
+  return {
+    placed: (segment, position, pieces) => replica()?.streamAppend(`${at}/${segment}`, position, pieces),
+    dropped: (segment) => replica()?.streamDrop(`${at}/${segment}`),
+    destroyed: () => replica()?.streamDrop(at),
+    replaced: (name, bytes) => replica()?.streamFileReplaced(`${at}/${name}`, bytes),
+  };
 }
