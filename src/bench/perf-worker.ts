@@ -60,7 +60,7 @@ async function consume(ch: AMQPChannel, o: PerfOptions, index: number, until: nu
   let count = 0;
   let unacked = 0;
   await ch.basicQos(o.prefetch);
-  await ch.basicConsume(queueName(o, index % o.queues), { noAck: o.autoAck }, (msg) => {
+  await ch.basicConsume(queueName(o, index % o.queues), { noAck: o.autoAck, args: o.stream === true ? { "x-stream-offset": "next" } : {} }, (msg) => {
     const t = now();
     if (t <= until) {
       count++;

@@ -14,7 +14,7 @@
  * chunk is whole in one segment; after `flush(true)` resolves, every chunk appended before it is
  * durable; flushes do not overlap (the caller awaits one before starting the next).
  */
-import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writev } from "node:fs";
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writev } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../atomic-file.js";
 import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
@@ -62,6 +62,8 @@ interface Segment {
 }
 
 const SEGMENT_SUFFIX = ".segment";
+/** Numbers the directories of deleted logs while they wait to be removed. */
+let deletions = 0;
 
 export class ChunkLog {
   private readonly index = new ChunkIndex();
@@ -74,6 +76,9 @@ export class ChunkLog {
   /** Chunks placed but not yet written, in append order, by first offset. */
   private readonly pending = new Map<number, { seg: Segment; position: number; pieces: Buffer[] }>();
   private readonly now: () => number;
+  /** The running flush, if any (destroy waits for it before closing the files). */
+  private flushing: Promise<void> | null = null;
+  private destroyed = false;
 
   private constructor(private readonly o: ChunkLogOptions) {
     this.now = o.now ?? Date.now;
@@ -132,9 +137,20 @@ export class ChunkLog {
   }
 
   /** Writes every pending chunk, then fdatasyncs what was written since the last sync when `sync`. */
-  async flush(sync: boolean): Promise<void> {
+  flush(sync: boolean): Promise<void> {
+    if (this.destroyed) return Promise.resolve();
+    const running = this.write(sync).finally(() => {
+      if (this.flushing === running) this.flushing = null;
+    });
+    this.flushing = running;
+    return running;
+  }
+
+  private async write(sync: boolean): Promise<void> {
     const batch = [...this.pending.entries()];
     for (const [, p] of batch) {
+      // A deleted log stops: its files are going (see destroy).
+      if (this.destroyed) return;
       await writeAll(this.fdOf(p.seg), p.pieces, p.position);
       this.unsynced.add(p.seg);
     }
@@ -143,7 +159,7 @@ export class ChunkLog {
     if (!sync) return;
     const segs = [...this.unsynced];
     this.unsynced.clear();
-    for (const seg of segs) if (seg.fd !== null) await new Promise<void>((resolve, reject) => fdatasync(seg.fd!, (err) => (err ? reject(err) : resolve())));
+    for (const seg of segs) if (seg.fd !== null && !this.destroyed) await new Promise<void>((resolve, reject) => fdatasync(seg.fd!, (err) => (err ? reject(err) : resolve())));
   }
 
   /** The i-th kept chunk's place (0 = the oldest). */
@@ -217,9 +233,28 @@ export class ChunkLog {
   }
 
   /** Closes and removes every file (the stream was deleted). */
+  /**
+   * A flush may be writing at this moment: closing its descriptors under it would fail the
+   * store's batch (and fence a cluster's leader). The directory is renamed away at once (open
+   * descriptors stay valid, and a stream declared again with the same name starts afresh), and
+   * closed and removed once that flush is over.
+   */
   destroy(): void {
-    this.close();
-    rmSync(this.o.dir, { recursive: true, force: true });
+    this.destroyed = true;
+    this.pending.clear();
+    const gone = `${this.o.dir}.deleted-${process.pid}-${deletions++}`;
+    let at = gone;
+    try {
+      renameSync(this.o.dir, gone);
+    } catch {
+      at = this.o.dir;
+    }
+    const remove = (): void => {
+      this.close();
+      rmSync(at, { recursive: true, force: true });
+    };
+    if (this.flushing === null) remove();
+    else void this.flushing.then(remove, remove);
     this.o.tap?.destroyed();
   }
 

@@ -7,6 +7,7 @@
  * stream's confirm obeys the cluster's confirm rule (docs/STREAMS.md, "Replication").
  */
 import { createHash } from "node:crypto";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { StreamTap } from "../store-replica.js";
 import { ChunkLog, type ChunkLogTap } from "./chunk-log.js";
@@ -25,7 +26,10 @@ export class StreamFiles {
     private readonly appended: () => void,
     /** The store's replica, read at each write (it is attached after recovery); null on a single node. */
     private readonly replica: () => StreamTap | null = () => null,
-  ) {}
+  ) {
+    // A stream deleted just before a crash may have left its renamed directory (ChunkLog.destroy).
+    if (existsSync(dir)) for (const f of readdirSync(dir)) if (f.includes(".deleted-")) rmSync(join(dir, f), { recursive: true, force: true });
+  }
 
   get hasDirty(): boolean {
     return this.dirty.size > 0;
