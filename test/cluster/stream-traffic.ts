@@ -71,8 +71,12 @@ export interface StreamRecord {
   readonly id: string;
 }
 
-/** Reads `stream` from `offset` through `url` until `count` messages arrived; rejects after `ms`. */
-export async function readStream(url: string, stream: string, offset: unknown, count: number, ms = 30_000): Promise<StreamRecord[]> {
+/**
+ * Reads `stream` from `offset` through `url` until `count` messages arrived (or, given a
+ * function, until it says the records read are enough); rejects after `ms`.
+ */
+export async function readStream(url: string, stream: string, offset: unknown, count: number | ((read: readonly StreamRecord[]) => boolean), ms = 30_000): Promise<StreamRecord[]> {
+  const enough = typeof count === "number" ? (read: readonly StreamRecord[]) => read.length >= count : count;
   const conn = await amqp.connect(url);
   conn.on("error", () => undefined);
   const out: StreamRecord[] = [];
@@ -80,7 +84,7 @@ export async function readStream(url: string, stream: string, offset: unknown, c
     const ch = await conn.createChannel();
     await ch.prefetch(1000);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`read ${out.length}/${count} messages of ${stream} in ${ms} ms`)), ms);
+      const timer = setTimeout(() => reject(new Error(`read ${out.length} messages of ${stream} in ${ms} ms, not enough`)), ms);
       const done = (): void => {
         clearTimeout(timer);
         resolve();
@@ -89,13 +93,17 @@ export async function readStream(url: string, stream: string, offset: unknown, c
         clearTimeout(timer);
         reject(new Error(`channel closed after ${out.length} messages`));
       });
-      if (count === 0) return done();
+      let finished = enough(out);
+      if (finished) return done();
       void ch.consume(stream, (m) => {
-        if (!m || out.length === count) return;
+        if (!m || finished) return;
         const body = m.content.toString("latin1");
         out.push({ offset: Number(m.properties.headers?.["x-stream-offset"]), id: body.slice(0, body.indexOf("|")) });
         ch.ack(m);
-        if (out.length === count) done();
+        if (enough(out)) {
+          finished = true;
+          done();
+        }
       }, { arguments: { "x-stream-offset": offset } });
     });
   } finally {
