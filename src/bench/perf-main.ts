@@ -3,7 +3,8 @@
  * `coney-perf all …` runs the scenario list instead (scenarios.ts); `coney-perf cluster` the
  * persistent scenario on a loopback cluster against a single node (cluster-bench.ts); `coney-perf
  * mqtt` one MQTT publisher → subscriber run (mqtt-bench.ts); `coney-perf testing` what the
- * in-memory test broker costs a test suite (test-broker-bench.ts).
+ * in-memory test broker costs a test suite (test-broker-bench.ts); `coney-perf sizes` the message-size
+ * sweep with the broker's CPU per message and peak memory (size-sweep.ts).
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
@@ -13,6 +14,7 @@ import { runScenarios } from "./scenarios.js";
 import { runClusterBench } from "./cluster-bench.js";
 import { formatMqttResult, runMqttBench, type MqttBenchOptions } from "./mqtt-bench.js";
 import { runTestBrokerBench } from "./test-broker-bench.js";
+import { runSizeSweep, type SweepMode, type SweepTarget } from "./size-sweep.js";
 
 const int = (min: number) => (v: string): number => {
   const n = Number(v);
@@ -111,6 +113,29 @@ export async function perfMain(argv: string[]): Promise<void> {
     .action(async (v: Record<string, unknown>) => {
       const o: MqttBenchOptions = { url: v["url"] as string, qos: v["qos"] === 0 ? 0 : 1, size: v["size"] as number, subscribers: v["subscribers"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number };
       process.stdout.write(`${formatMqttResult(o, await runMqttBench(o))}\n`);
+    });
+  program
+    .command("sizes")
+    .description("1 producer → 1 consumer at each body size, transient and persistent+confirm, with the broker's CPU per message and peak RSS")
+    .option("--uri <uri>", "AMQP URI of the broker", d.uri)
+    .option("--broker-pid <pid>", "the broker's pid, for CPU and memory", int(1))
+    .option("--name <name>", "the broker's column title", "broker")
+    .option("--compare-uri <uri>", "a second broker, measured in the same run")
+    .option("--compare-pid <pid>", "the second broker's pid", int(1))
+    .option("--compare-name <name>", "the second broker's column title", "compare")
+    .option("--sizes <list>", "comma-separated body sizes in bytes", "16,1024,16384,65536,262144,1048576")
+    .option("--modes <list>", "transient, persistent or both", "transient,persistent")
+    .option("-c, --confirm <n>", "persistent mode: unconfirmed publishes per producer", int(1), 256)
+    .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
+    .action(async (v: Record<string, unknown>) => {
+      const targets: SweepTarget[] = [{ name: v["name"] as string, uri: v["uri"] as string, pid: v["brokerPid"] as number | undefined }];
+      if (v["compareUri"]) targets.push({ name: v["compareName"] as string, uri: v["compareUri"] as string, pid: v["comparePid"] as number | undefined });
+      const sizes = (v["sizes"] as string).split(",").map((x) => int(8)(x.trim()));
+      const modes = (v["modes"] as string).split(",").map((m): SweepMode => {
+        if (m === "transient" || m === "persistent") return m;
+        throw new InvalidArgumentError(`unknown mode ${m}: transient or persistent`);
+      });
+      await runSizeSweep(targets, { sizes, modes, durationSeconds: v["duration"] as number, confirm: v["confirm"] as number }, (line) => process.stdout.write(`${line}\n`));
     });
   program
     .command("testing")

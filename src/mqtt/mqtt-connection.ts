@@ -92,7 +92,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   }
 
   get writable(): boolean {
-    return !this.stream.writableNeedDrain;
+    return this.out.writable;
   }
 
   get isOpen(): boolean {
@@ -291,6 +291,11 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     return this.out.send(packet);
   }
 
+  /** The per-message packets, encoded straight into the output batch (packet-writer.ts). */
+  get packets(): PacketWriter {
+    return this.out;
+  }
+
   noLocalSkip(routingKey: string): readonly Queue[] | null {
     return this.session!.skipFor(routingKey);
   }
@@ -344,6 +349,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     if (wasOpen && this.v5 && reasonCode !== null) this.send({ cmd: "disconnect", reasonCode });
     if (wasOpen) this.teardown(withWill);
     this.node.log.debug("MQTT connection closed", { peer: this.name, clientId: this.clientId, reason: why });
+    this.out.flush();
     this.stream.end();
     setTimeout(() => this.stream.destroy(), 1000).unref();
   }
