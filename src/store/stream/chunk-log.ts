@@ -10,6 +10,10 @@
  * segment) and, when asked, fdatasyncs — the message store calls it inside its batch, so a
  * stream's confirms wait for the same fsync as a queue's. A pending chunk is read from memory.
  *
+ * In a cluster the leader's replication is told each chunk as it is placed (before its write),
+ * each segment retention deletes, the log's deletion and each side file written (`ChunkLogTap`;
+ * absent on a single node), so followers mirror the files (docs/STREAMS.md, "Replication").
+ *
  * Invariants: offsets are contiguous across chunks; only the last segment is written to; a
  * chunk is whole in one segment; after `flush(true)` resolves, every chunk appended before it is
  * durable; flushes do not overlap (the caller awaits one before starting the next).
@@ -232,9 +236,8 @@ export class ChunkLog {
     this.o.tap?.replaced(name, bytes);
   }
 
-  /** Closes and removes every file (the stream was deleted). */
   /**
-   * A flush may be writing at this moment: closing its descriptors under it would fail the
+   * Closes and removes every file (the stream was deleted). A flush may be writing at this moment: closing its descriptors under it would fail the
    * store's batch (and fence a cluster's leader). The directory is renamed away at once (open
    * descriptors stay valid, and a stream declared again with the same name starts afresh), and
    * closed and removed once that flush is over.
