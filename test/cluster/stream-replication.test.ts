@@ -9,6 +9,7 @@ import { suiteCluster, type NodeInfo } from "./cluster-fixture.js";
 import { copyOf, sameCopies } from "./store-copies.js";
 import { declareStream, publishInOrder, readStream, throughAnyNode } from "./stream-traffic.js";
 import { eventually } from "../helpers/wait.js";
+import amqp from "amqplib";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
@@ -19,7 +20,7 @@ describe("streams in a cluster", { timeout: 180_000 }, () => {
   const { cluster, pass } = suiteCluster();
   const followers = (leader: NodeInfo): NodeInfo[] => cluster.nodes.filter((n) => n !== leader && n.proc !== null);
 
-  it("deletes on the followers the segments retention deletes on the leader", { timeout: 60_000 }, async () => {
+  it("deletes on the followers the segments retention deletes on the leader, and a deleted stream", { timeout: 60_000 }, async () => {
     const leader = await cluster.waitForLeader();
     // 16 KB segments, at most 64 KB kept: 1000 messages of 200 bytes roll ~13 segments, most deleted.
     await declareStream(cluster.url(leader), "retained", { "x-stream-max-segment-size-bytes": 16_000, "x-max-length-bytes": 64_000 });
@@ -34,6 +35,16 @@ describe("streams in a cluster", { timeout: 180_000 }, () => {
     // What is kept reads back, from the first offset kept.
     const kept = await readStream(cluster.url(leader), "retained", "first", 1);
     assert.ok(kept[0]!.offset > 0);
+    // Deleting the stream deletes its files on every node; declared again, it starts from offset 0 everywhere.
+    const conn = await amqp.connect(cluster.url(leader));
+    await (await conn.createChannel()).deleteQueue("retained");
+    await conn.close();
+    for (const f of followers(leader)) await sameCopies(leader, f);
+    assert.deepEqual(streamFiles(leader), []);
+    await declareStream(cluster.url(leader), "retained");
+    assert.equal((await publishInOrder(cluster.url(leader), "retained", "n", range(0, 10))).size, 10);
+    for (const f of followers(leader)) await sameCopies(leader, f);
+    assert.deepEqual((await readStream(cluster.url(leader), "retained", "first", 10)).map((r) => `${r.offset}:${r.id}`), range(0, 10).map((i) => `${i}:n${i}`));
     pass();
   });
 
