@@ -231,6 +231,7 @@ export class ChunkLog {
    */
   writeSideFile(name: string, data: string | Buffer): void {
     if (!SIDE_FILE_NAME.test(name)) throw new Error(`not a stream side file name: ${name}`);
+    if (this.destroyed) return; // its directory is going (destroy)
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     writeFileAtomicSync(join(this.o.dir, name), bytes);
     this.o.tap?.replaced(name, bytes);
