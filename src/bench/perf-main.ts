@@ -39,6 +39,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("-a, --autoack", "consume without acks", false)
     .option("--multi-ack-every <n>", "manual acks: one multiple ack every n deliveries", int(1), d.multiAckEvery)
     .option("--fanout", "publish to a fanout exchange bound to every queue", false)
+    .option("--stream", "stream queues (x-queue-type: stream), consumed from the next offset", false)
     .option("-z, --duration <seconds>", "run time", int(1), d.durationSeconds)
     .option("--broker-pid <pid>", "print the broker's resident memory after the run", int(1))
     .option("--queue-prefix <p>", "prefix of the names the run declares", d.queuePrefix)
@@ -55,6 +56,7 @@ export async function perfMain(argv: string[]): Promise<void> {
         autoAck: v["autoack"] as boolean,
         multiAckEvery: v["multiAckEvery"] as number,
         fanout: v["fanout"] as boolean,
+        stream: v["stream"] as boolean,
         durationSeconds: v["duration"] as number,
         queuePrefix: v["queuePrefix"] as string,
       };
@@ -90,7 +92,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     });
   program
     .command("cluster")
-    .description("persistent+confirm on a loopback cluster (etcd + N nodes started here) against a single node")
+    .description("persistent+confirm (a durable queue, then a stream) on a loopback cluster (etcd + N nodes started here) against a single node")
     .option("--nodes <n>", "cluster nodes", int(1), 3)
     .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
     .option("--etcd <path>", "the etcd binary", "/usr/bin/etcd")

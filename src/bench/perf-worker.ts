@@ -63,7 +63,7 @@ async function consume(ch: AMQPChannel, o: PerfOptions, index: number, until: nu
   // A multiple ack every N deliveries must come before the prefetch window is full, or the
   // consumer waits for deliveries the broker may not send: at most half the prefetch.
   const ackEvery = o.prefetch > 0 ? Math.max(1, Math.min(o.multiAckEvery, Math.floor(o.prefetch / 2))) : o.multiAckEvery;
-  await ch.basicConsume(queueName(o, index % o.queues), { noAck: o.autoAck }, (msg) => {
+  await ch.basicConsume(queueName(o, index % o.queues), { noAck: o.autoAck, args: o.stream === true ? { "x-stream-offset": "next" } : {} }, (msg) => {
     const t = now();
     if (t <= until) {
       count++;
