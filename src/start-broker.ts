@@ -148,7 +148,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       open: async () =>
         (await import("./metrics/index.js")).listenMetrics(
           // A cluster's leader runs this broker: it leads, and the leader is always in the in-sync set.
-          { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
+          { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, shovels: () => shovels.list(), ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
           { port: prometheusPort, bind: config.bind, tls: metricsTls },
           logger,
         ),

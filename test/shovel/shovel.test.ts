@@ -16,7 +16,7 @@ describe("dynamic shovels", () => {
   const apiB = apiClient(() => b.httpUrl);
   before(async () => {
     a = await startTestBroker();
-    b = await startTestBroker();
+    b = await startTestBroker({ prometheusPort: 0 });
   });
   after(async () => {
     await b.close();
@@ -107,6 +107,21 @@ describe("dynamic shovels", () => {
     assert.equal((await apiB("GET", "/api/parameters/shovel/%2f/ctl")).status, 404);
     await eventually(() => !b.shovels.has("/", "ctl"));
     assert.equal((await apiB("GET", "/api/shovels", undefined, "nobody:x")).status, 401);
+  });
+
+  it("Prometheus: each shovel's state and transferred count", async () => {
+    await publishConfirmed(a.amqpUrl, 25, { queue: "metered" });
+    await put("metered", { "src-uri": a.amqpUrl, "src-queue": "metered", "dest-uri": "amqp://", "dest-queue": "metered-dest" });
+    await waitForState(apiB, "/", "metered", "running");
+    let text = "";
+    await eventually(async () => {
+      text = await (await fetch(`http://127.0.0.1:${b.prometheusPort}/metrics`)).text();
+      return text.includes('coney_shovel_messages_transferred_total{vhost="/",shovel="metered"} 25');
+    }, 10_000, "25 transferred in the metrics");
+    assert.match(text, /# TYPE coney_shovel_state gauge/);
+    assert.ok(text.includes('coney_shovel_state{vhost="/",shovel="metered",state="running"} 1'), text);
+    assert.ok(text.includes('coney_shovel_state{vhost="/",shovel="metered",state="terminated"} 0'));
+    await apiB("DELETE", "/api/parameters/shovel/%2f/metered");
   });
 
   it("a deleted vhost takes its shovels with it", async () => {
