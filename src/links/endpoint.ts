@@ -70,7 +70,7 @@ export interface Endpoint {
   /**
    * Publishes on this endpoint's publishing side. In confirm mode (`openEndpoint`'s `confirms`)
    * `confirmed` is called once the broker has it safe (stored, for persistent messages to durable
-   * queues) or refused it; otherwise right after it was handed over.
+   * queues) or refused it; otherwise once it was handed over (written to the socket, or routed).
    */
   publish(exchange: string, routingKey: string, properties: MessageProperties, body: Body, confirmed: Confirmed): void;
   /** Told once when the endpoint goes down by itself (connection lost, queue deleted, channel error). */

@@ -102,8 +102,8 @@ export class ShovelRun {
         settled(1);
       } else if (c.ackMode === "on-publish") {
         window.add(d.tag);
-        dest.publish(exchange, key, props, d.body, noop);
-        window.resolve(d.tag, true);
+        // Acked once handed over (not confirmed): the destination's nack cannot come back here.
+        dest.publish(exchange, key, props, d.body, () => window.resolve(d.tag, true));
       } else {
         window.add(d.tag);
         dest.publish(exchange, key, props, d.body, (ok) => window.resolve(d.tag, ok));
