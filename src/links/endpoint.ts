@@ -9,6 +9,7 @@
 import type { Body } from "../broker/values/message-body.js";
 import type { FieldTable } from "../broker/values/field-value.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
+import type { ResourceAlarms } from "../broker/index.js";
 
 export interface LinkDelivery {
   /** The endpoint's delivery tag: ack/nack take it. Increasing per endpoint. */
@@ -84,4 +85,9 @@ export interface EndpointOptions {
   readonly name: string;
   /** Publishes wait for publisher confirms. */
   readonly confirms: boolean;
+  /**
+   * This node's memory and disk alarms: a local endpoint holds its publishes while one is on, as
+   * a blocked connection's (a remote broker blocks a remote endpoint itself).
+   */
+  readonly alarms?: ResourceAlarms | null;
 }
