@@ -12,6 +12,7 @@ import { UriList } from "../../src/links/open-endpoint.js";
 import { LinkLoop } from "../../src/links/link-loop.js";
 import type { Endpoint, LinkDelivery } from "../../src/links/endpoint.js";
 import { ResourceAlarms } from "../../src/broker/index.js";
+import { makeTestCa } from "../helpers/test-ca.js";
 
 const confirmOf = (e: Endpoint, body: string, queue: string): Promise<boolean> =>
   new Promise((resolve) => e.publish("", queue, { deliveryMode: 2, headers: { n: 1 } }, Buffer.from(body), resolve));
@@ -102,6 +103,34 @@ describe("link endpoints", () => {
     assert.deepEqual(confirmed, [0, 1, 2]);
     assert.equal(a.broker.vhost("/").queues.get("alarm-q")?.messageCount, 3);
     await e.close();
+  });
+
+  it("amqps:// with RabbitMQ's TLS query options: cacertfile + verify_peer checks the broker's certificate", async () => {
+    const ca = makeTestCa();
+    const tlsBroker = await startTestBroker({ tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, amqpsPort: 0 });
+    try {
+      const base = `amqps://guest:guest@localhost:${tlsBroker.amqpsPort}/%2f`;
+      const verified = await openEndpoint(a.broker, `${base}?cacertfile=${encodeURIComponent(ca.caCert)}&verify=verify_peer&server_name_indication=localhost`, { name: "tls", confirms: true });
+      await exercise(verified, "over-tls");
+      await verified.close();
+      // verify_peer without the CA: the broker's certificate is refused.
+      await assert.rejects(openEndpoint(a.broker, `${base}?verify=verify_peer`, { name: "tls-unknown-ca", confirms: false }), /certificate/i);
+      // verify_none (RabbitMQ 3.10's default): the connection is encrypted, the certificate not checked.
+      const unverified = await openEndpoint(a.broker, base, { name: "tls-unverified", confirms: false });
+      await unverified.close();
+    } finally {
+      await tlsBroker.close();
+    }
+    // A broker that asks for client certificates: certfile + keyfile present one.
+    const mutual = await startTestBroker({ tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, tlsVerifyPeer: true, amqpsPort: 0 });
+    try {
+      const base = `amqps://guest:guest@localhost:${mutual.amqpsPort}/%2f?cacertfile=${encodeURIComponent(ca.caCert)}&verify=verify_peer`;
+      const withCert = await openEndpoint(a.broker, `${base}&certfile=${encodeURIComponent(ca.clientCert)}&keyfile=${encodeURIComponent(ca.clientKey)}`, { name: "tls-client-cert", confirms: false });
+      await withCert.close();
+      await assert.rejects(openEndpoint(a.broker, base, { name: "tls-no-client-cert", confirms: false }));
+    } finally {
+      await mutual.close();
+    }
   });
 
   it("a URI list tries each in turn; the loop retries a failed run after its delay", async () => {
