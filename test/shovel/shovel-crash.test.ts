@@ -23,6 +23,10 @@ type Child = ChildProcessByStdio<null, null, Readable>;
 
 async function startChild(dataDir: string, port: number): Promise<{ child: Child; port: number }> {
   const child = spawn(process.execPath, [bin, "--amqp-port", String(port), "--http-port", "0", "--bind", "127.0.0.1", "--data-dir", dataDir], { stdio: ["ignore", "ignore", "pipe"] });
+  // Should the runner stop this file mid-test (a timeout), the child goes with it.
+  const reap = (): void => void child.kill("SIGKILL");
+  process.once("exit", reap);
+  child.once("exit", () => process.off("exit", reap));
   const started = await startedAmqpPort(child, 20_000);
   return { child, port: started.port };
 }
