@@ -13,6 +13,7 @@ import { AdminExplainPage } from "./pages/admin-explain.js";
 import { AdminFeatureFlagsPage } from "./pages/admin-feature-flags.js";
 import { AdminLimitsPage } from "./pages/admin-limits.js";
 import { AdminOperatorPoliciesPage, AdminPoliciesPage } from "./pages/admin-policies.js";
+import { AdminShovelStatusPage, AdminShovelsPage } from "./pages/admin-shovels.js";
 import { AdminUserPage } from "./pages/admin-user.js";
 import { AdminUsersPage } from "./pages/admin-users.js";
 import { AdminVhostPage } from "./pages/admin-vhost.js";
@@ -59,6 +60,8 @@ export const ROUTES: readonly Route[] = [
   { path: "/admin/cluster", section: "admin", title: () => "Cluster", page: AdminClusterPage },
   { path: "/admin/feature-flags", section: "admin", title: () => "Feature flags", page: AdminFeatureFlagsPage },
   { path: "/admin/explain", section: "admin", title: () => "Permission explainer", page: AdminExplainPage },
+  { path: "/admin/shovels", section: "admin", title: () => "Shovel Management", page: AdminShovelsPage },
+  { path: "/admin/shovel-status", section: "admin", title: () => "Shovel Status", page: AdminShovelStatusPage },
   { path: "/admin/audit", section: "admin", title: () => "Audit trail", page: AdminAuditPage },
   { path: "/admin/audit/:id", section: "admin", title: (p) => `Audit entry ${p["id"]}`, page: AdminAuditPage },
   { path: "/admin/explain/:user/:vhost", section: "admin", title: (p) => `Permission explainer: ${p["user"]}`, page: AdminExplainPage },
