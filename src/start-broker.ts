@@ -65,6 +65,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const broker = new Broker(persistence.journal ? { journal: persistence.journal } : {});
   broker.connections.node = config.nodeName;
   broker.events.onListenerError = (err) => logger.error("a broker event listener failed", { err });
+  broker.parameterComponents.onNotifyError = (component, err) => logger.error("a runtime parameter component failed to apply a change", { component, err });
   persistence.open(broker);
   const eventExchange = config.eventExchange ? new EventExchange(broker, config.eventExchangeVhost ?? config.defaultVhost) : null;
   eventExchange?.start();

@@ -43,10 +43,12 @@ import { BrokerQueueHost } from "./operations/queue-host.js";
 import * as queueOps from "./operations/queue-operations.js";
 import * as userOps from "./operations/user-operations.js";
 import * as vhostOps from "./operations/vhost-operations.js";
+import { ParameterComponents } from "./parameter-components.js";
 import type { AppliedPolicy } from "./policies.js";
 import type { Queue } from "./queue/queue.js";
 import type { QueueJournal, SyncWaiter } from "./queue/queue-journal.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
+import { VHOST_LIMITS } from "./runtime-parameters.js";
 import type { FieldTable } from "./values/field-value.js";
 import type { PolicyRecord, VHost, VHostMetadata } from "./vhost.js";
 
@@ -81,6 +83,8 @@ export class Broker implements BrokerState {
   readonly featureFlags = new FeatureFlags();
   /** Global runtime parameters (cluster_name, cluster_tags, …): name → JSON value. */
   readonly globalParameters = new Map<string, unknown>();
+  /** Runtime-parameter components: vhost-limits here, the features' own (shovel, federation) registered by them. */
+  readonly parameterComponents = new ParameterComponents();
   readonly now: () => number;
   definitions: DefinitionsSink;
   /** Publishers wait on it for confirms and tx.commit of stored messages; null = nothing stored. */
@@ -92,6 +96,7 @@ export class Broker implements BrokerState {
     this.definitions = options.definitions ?? NO_PERSISTENCE;
     this.journal = options.journal ?? null;
     this.queueHost = new BrokerQueueHost(this, this.journal);
+    this.parameterComponents.register(VHOST_LIMITS);
     this.connections.changed = (c, added) => {
       if (this.events.detailWanted) announceConnection(this, c.info(), added, this.connections.node);
     };
