@@ -16,6 +16,7 @@ import { LoginThrottle } from "./auth/login-throttle.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
+import { createFederation } from "./federation/federation-startup.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
@@ -66,6 +67,9 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   broker.connections.node = config.nodeName;
   broker.events.onListenerError = (err) => logger.error("a broker event listener failed", { err });
   broker.parameterComponents.onNotifyError = (component, err) => logger.error("a runtime parameter component failed to apply a change", { component, err });
+  // Federation's parameter components are registered before the saved definitions come back.
+  const federation = createFederation(broker, config.clusterName, logger);
+  federation.register();
   persistence.open(broker);
   const eventExchange = config.eventExchange ? new EventExchange(broker, config.eventExchangeVhost ?? config.defaultVhost) : null;
   eventExchange?.start();
@@ -129,7 +133,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await side.add({
       protocol: httpTls ? "https" : "http",
       port: httpPort,
-      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit }, logger),
+      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit, federation: { records: () => federation.records(config.nodeName), restart: (vhost, id) => federation.restart(vhost, id) } }, logger),
       opened: (l) => logger.info("management API listener started", { port: l.port, bind }),
     });
   }
@@ -142,7 +146,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       open: async () =>
         (await import("./metrics/index.js")).listenMetrics(
           // A cluster's leader runs this broker: it leads, and the leader is always in the in-sync set.
-          { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
+          { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, federationLinks: () => federation.figures(), ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
           { port: prometheusPort, bind: config.bind, tls: metricsTls },
           logger,
         ),
@@ -150,6 +154,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     });
   }
 
+  federation.start();
   let closed = false;
   return {
     amqpPort: amqp.port,
@@ -185,6 +190,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       if (closed) return;
       closed = true;
       await side.close();
+      await federation.stop();
       // MQTT connections were shut down with their listeners: the retained messages are final.
       mqtt?.node.close();
       alarms.stop();

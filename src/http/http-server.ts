@@ -42,6 +42,8 @@ import { registerUi } from "../ui/serve-ui.js";
 import type { AuditTrail } from "../audit/audit-trail.js";
 import { registerAudit } from "./routes/audit.js";
 import { registerMyAccess } from "./routes/my-access.js";
+import { registerFederationLinks } from "./routes/federation-links.js";
+import type { FederationLinks } from "./federation-view.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -65,6 +67,8 @@ export interface HttpOptions {
   readonly listeners: ListenerStatuses;
   /** The audit trail (src/audit), for /api/coney/audit and the permission explainer. */
   readonly audit?: AuditTrail;
+  /** The federation links (src/federation), for /api/federation-links. */
+  readonly federation?: FederationLinks;
 }
 
 /** A slow client cannot hold a request open: headers within 10 s, a whole request within 60 s. */
@@ -135,8 +139,9 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
     audit: opts.audit ?? null,
+    federation: opts.federation ?? null,
   };
-  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit, registerFederationLinks]) {
     register(app, ctx);
   }
   // The web UI: static files at / that use only this API.
