@@ -84,7 +84,7 @@ export abstract class FederationLink {
         this.host.logger.debug("federation link cleanup failed", { link: this.describe(), err: String(err) });
       }
     }
-    await Promise.allSettled([up?.close(), down?.close()]);
+    await Promise.allSettled([closeWithin(up), closeWithin(down)]);
   }
 
   /** Closes both endpoints and starts again at once (DELETE …/restart, coneyctl restart_federation_link). */
@@ -128,7 +128,7 @@ export abstract class FederationLink {
       this.host.logger.info("federation link running", { link: this.describe(), uri: this.uri });
     } catch (err) {
       if (err instanceof Superseded || gen !== this.generation) {
-        await Promise.allSettled([up?.close(), down?.close()]);
+        await Promise.allSettled([closeWithin(up), closeWithin(down)]);
         return;
       }
       this.failed(reasonOf(err));
@@ -154,7 +154,7 @@ export abstract class FederationLink {
     this.up = null;
     this.down = null;
     this.disconnected();
-    void Promise.allSettled([up?.close(), down?.close()]);
+    void Promise.allSettled([closeWithin(up), closeWithin(down)]);
   }
 
   private setState(state: LinkState, error: string | null): void {
@@ -199,10 +199,25 @@ export abstract class FederationLink {
 
 class Superseded extends Error {}
 
+/** How long a link waits for an endpoint to close (a dead peer never answers connection.close). */
+const CLOSE_TIMEOUT_MS = 2000;
+
+function closeWithin(e: Endpoint | null): Promise<void> {
+  if (e === null) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    e.close().catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
+      timer.unref?.();
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 function reasonOf(err: unknown): string {
   if (err instanceof Error) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // RabbitMQ shows a refused connection as the POSIX reason, e.g. "econnrefused".
+    // RabbitMQ shows a failed connect as the POSIX reason: "econnrefused", "ehostunreach", …
+    const code = (err as NodeJS.ErrnoException).code ?? /^connect (E[A-Z]+)\b/.exec(err.message)?.[1];
     if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code.toLowerCase();
     return err.message;
   }
