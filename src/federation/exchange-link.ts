@@ -45,7 +45,7 @@ export class ExchangeLink extends FederationLink {
   protected async connect(up: Endpoint, _down: Endpoint, gen: number): Promise<void> {
     const u = this.upstream;
     const x = this.exchange;
-    const upstreamVhost = upstreamVhostOf(up, this.vhost);
+    const upstreamVhost = this.upstreamVhost;
     await up.declareExchange(u.exchange, x.type, { durable: x.durable, autoDelete: x.autoDelete, internal: x.internal, args: x.arguments });
     this.queue = ExchangeLink.queueName(u.exchange, upstreamVhost, this.host.cluster(), this.vhost, this.name);
     const qArgs: FieldTable = {};
@@ -96,7 +96,7 @@ export class ExchangeLink extends FederationLink {
   }
 
   private async syncBindings(up: Endpoint): Promise<void> {
-    const want = this.wanted(upstreamVhostOf(up, this.vhost), null);
+    const want = this.wanted(this.upstreamVhost, null);
     for (const [k, b] of this.bound) {
       if (want.has(k)) continue;
       await up.unbindExchange(this.internal, this.upstream.exchange, b.key, b.args);
@@ -135,11 +135,4 @@ export class ExchangeLink extends FederationLink {
     if (this.queue !== "") await up.deleteQueue(this.queue);
     if (this.internal !== "") await up.deleteExchange(this.internal);
   }
-}
-
-/** The vhost the upstream endpoint is in: the URI's, or the downstream's when the URI names none. */
-export function upstreamVhostOf(up: Endpoint, fallback: string): string {
-  const m = /^amqps?:\/\/[^/]*\/([^?]*)/.exec(up.uri);
-  if (!m) return fallback;
-  return decodeURIComponent(m[1]!);
 }

@@ -31,6 +31,7 @@ export interface FederationDeps {
   cluster(): string;
   checkUri: UriCheck;
   openUpstream(uri: string, vhost: string, opts: EndpointOptions): Promise<Endpoint>;
+  upstreamVhost(uri: string, vhost: string): string;
   openDownstream(vhost: string, opts: EndpointOptions): Promise<Endpoint>;
 }
 
@@ -63,6 +64,7 @@ export class FederationService {
       logger: deps.logger,
       cluster: deps.cluster,
       openUpstream: deps.openUpstream,
+      upstreamVhost: deps.upstreamVhost,
       openDownstream: deps.openDownstream,
       changed: (link) => this.onChange?.(link),
     };

@@ -36,6 +36,13 @@ export function createFederation(broker: Broker, configuredClusterName: string, 
       if (parsed.local) return openLocalEndpoint(broker, parsed, opts);
       return (await import("../links/remote-endpoint.js")).openRemoteEndpoint(parsed, opts);
     },
+    upstreamVhost: (uri: string, vhost: string) => {
+      try {
+        return parseAmqpUri(withDefaultVhost(uri, vhost)).vhost;
+      } catch {
+        return vhost;
+      }
+    },
     openDownstream: async (vhost: string, opts: EndpointOptions) => openLocalEndpoint(broker, parseAmqpUri(`amqp:///${encodeURIComponent(vhost)}`), opts),
   });
 }

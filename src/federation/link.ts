@@ -5,6 +5,7 @@
  * the local endpoint), counts what it moved, and hands deliveries to the kind-specific part
  * (exchange-link.ts, queue-link.ts), which also declares what the link needs upstream.
  */
+import { displayUri } from "../links/amqp-uri.js";
 import type { Endpoint, EndpointOptions, LinkDelivery } from "../links/endpoint.js";
 import type { Logger } from "../logging/logger.js";
 import type { Upstream } from "./upstream-config.js";
@@ -18,6 +19,8 @@ export interface LinkHost {
   cluster(): string;
   /** Opens an endpoint for an upstream URI (no host: this broker); `vhost` when the URI names none. */
   openUpstream(uri: string, vhost: string, opts: EndpointOptions): Promise<Endpoint>;
+  /** The vhost an upstream URI names (the downstream's `vhost` when it names none). */
+  upstreamVhost(uri: string, vhost: string): string;
   /** Opens this broker's endpoint for the downstream vhost. */
   openDownstream(vhost: string, opts: EndpointOptions): Promise<Endpoint>;
   /** The link's status changed (the API, UI and metrics read it from the link). */
@@ -32,8 +35,10 @@ export abstract class FederationLink {
   /** Messages moved downstream and messages dropped (max-hops / cycle), since the link was made. */
   forwarded = 0;
   dropped = 0;
-  /** The URI in use (credentials removed), for the API. */
+  /** The URI in use (credentials and query removed, as RabbitMQ's safe_uri), for the API and headers. */
   uri: string;
+  /** The vhost of the upstream in use. */
+  protected upstreamVhost = "/";
   protected up: Endpoint | null = null;
   protected down: Endpoint | null = null;
   private attempt = 0;
@@ -53,7 +58,7 @@ export abstract class FederationLink {
     readonly policy: string,
   ) {
     this.since = Date.now();
-    this.uri = safeDisplay(upstream.uris[0] ?? "");
+    this.uri = displayUri(upstream.uris[0] ?? "");
   }
 
   /** RabbitMQ's connection name for the link's connections. */
@@ -105,7 +110,8 @@ export abstract class FederationLink {
     this.setState("starting", null);
     const uris = this.upstream.uris;
     const uri = uris[this.attempt++ % Math.max(uris.length, 1)] ?? "";
-    this.uri = safeDisplay(uri);
+    this.uri = displayUri(uri);
+    this.upstreamVhost = this.host.upstreamVhost(uri, this.vhost);
     const confirms = this.upstream.ackMode === "on-confirm";
     let up: Endpoint | null = null;
     let down: Endpoint | null = null;
@@ -114,7 +120,6 @@ export abstract class FederationLink {
       if (gen !== this.generation) throw new Superseded();
       up = await this.host.openUpstream(uri, this.vhost, { name: this.connectionName, confirms: false });
       if (gen !== this.generation) throw new Superseded();
-      this.uri = up.uri;
       this.up = up;
       this.down = down;
       const onDown = (side: string) => (reason: string) => {
@@ -222,8 +227,4 @@ function reasonOf(err: unknown): string {
     return err.message;
   }
   return String(err);
-}
-
-function safeDisplay(uri: string): string {
-  return uri.replace(/^([a-z]+:\/\/)[^@/?#]*@/i, "$1").replace(/\?.*$/, "");
 }

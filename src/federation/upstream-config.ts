@@ -98,8 +98,3 @@ function resolve(upstreamName: string, member: Record<string, unknown>, u: Recor
     resourceCleanupMode: str("resource-cleanup-mode", "default") as "default" | "never",
   };
 }
-
-/** An upstream URI without its credentials (amqp_uri:remove_credentials), for the API and headers. */
-export function safeUri(uri: string): string {
-  return uri.replace(/^([a-z]+:\/\/)[^@/?#]*@/i, "$1");
-}
