@@ -17,9 +17,6 @@ interface UpstreamBinding {
   readonly args: FieldTable;
 }
 
-/** The internal exchange's suffix each (exchange, upstream) used last, kept while the process runs. */
-const lastSuffix = new Map<string, "A" | "B">();
-
 export class ExchangeLink extends FederationLink {
   private queue = "";
   private internal = "";
@@ -55,7 +52,7 @@ export class ExchangeLink extends FederationLink {
     qArgs["x-internal-purpose"] = "federation";
     await up.declareQueue(this.queue, { durable: true, args: qArgs });
     const slot = `${this.vhost}\0${this.name}\0${u.name}`;
-    const old = lastSuffix.get(slot) ?? "B";
+    const old = this.host.suffixes.get(slot) ?? "B";
     const suffix = old === "A" ? "B" : "A";
     this.internal = `${this.queue} ${suffix}`;
     await up.declareExchange(this.internal, "fanout", { durable: true, internal: true, autoDelete: true, args: { "x-internal-purpose": "federation" } });
@@ -63,7 +60,7 @@ export class ExchangeLink extends FederationLink {
     this.bound = new Map();
     this.suffix = suffix;
     await this.syncBindings(up);
-    lastSuffix.set(slot, suffix);
+    this.host.suffixes.set(slot, suffix);
     await up.deleteExchange(`${this.queue} ${old}`);
     if (gen !== this.generation) return;
     await up.consume(this.queue, { prefetch: u.prefetchCount, noAck: u.ackMode === "no-ack" }, (d) => {

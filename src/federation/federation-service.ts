@@ -67,6 +67,7 @@ export class FederationService {
       upstreamVhost: deps.upstreamVhost,
       openDownstream: deps.openDownstream,
       changed: (link) => this.onChange?.(link),
+      suffixes: new Map(),
     };
   }
 

@@ -23,6 +23,11 @@ export interface LinkHost {
   upstreamVhost(uri: string, vhost: string): string;
   /** Opens this broker's endpoint for the downstream vhost. */
   openDownstream(vhost: string, opts: EndpointOptions): Promise<Endpoint>;
+  /**
+   * The internal exchange suffix (A or B) each exchange link used last, by (vhost, exchange,
+   * upstream): kept by the service while the broker runs, so a restarted link alternates.
+   */
+  readonly suffixes: Map<string, "A" | "B">;
   /** The link's status changed (the API, UI and metrics read it from the link). */
   changed(link: FederationLink): void;
 }
