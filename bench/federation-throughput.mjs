@@ -14,11 +14,13 @@
 // Two figures: `publish_s` (the publisher's time for all confirms) and `end_to_end_s` (first
 // publish to last arrival downstream) → `federated_per_s` = messages / end_to_end_s.
 // Run `npm run build` first.
+import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { AMQPClient } from "@cloudamqp/amqp-client";
 
 const args = process.argv.slice(2);
@@ -54,7 +56,7 @@ function startConey(name) {
 }
 
 async function api(base, method, path, body) {
-  const res = await fetch(`${base}${path}`, {
+  const res = await globalThis.fetch(`${base}${path}`, {
     method,
     headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}`, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -68,7 +70,7 @@ const until = async (check, what, ms = 30_000) => {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 };
 
@@ -110,7 +112,7 @@ async function main() {
       await probe.close().catch(() => {});
     }
   }, "the upstream exchange");
-  await new Promise((r) => setTimeout(r, 500));
+  await sleep(500);
   let arrived = 0;
   let lastArrival = 0;
   await dch.prefetch(1000);
@@ -142,6 +144,6 @@ try {
   await main();
 } finally {
   for (const c of children) c.kill("SIGTERM");
-  await new Promise((r) => setTimeout(r, 500));
+  await sleep(500);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }

@@ -3,7 +3,8 @@
  * `coney-perf all …` runs the scenario list instead (scenarios.ts); `coney-perf cluster` the
  * persistent scenario on a loopback cluster against a single node (cluster-bench.ts); `coney-perf
  * mqtt` one MQTT publisher → subscriber run (mqtt-bench.ts); `coney-perf testing` what the
- * in-memory test broker costs a test suite (test-broker-bench.ts).
+ * in-memory test broker costs a test suite (test-broker-bench.ts); `coney-perf shovel` how long a
+ * dynamic shovel takes to move a filled queue (shovel-bench.ts).
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
@@ -13,6 +14,7 @@ import { runScenarios } from "./scenarios.js";
 import { runClusterBench } from "./cluster-bench.js";
 import { formatMqttResult, runMqttBench, type MqttBenchOptions } from "./mqtt-bench.js";
 import { runTestBrokerBench } from "./test-broker-bench.js";
+import { formatShovelResult, runShovelBench } from "./shovel-bench.js";
 
 const int = (min: number) => (v: string): number => {
   const n = Number(v);
@@ -116,6 +118,35 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("--processes <n>", "fresh processes to measure in", int(1), 5)
     .action(async (v: Record<string, unknown>) => {
       await runTestBrokerBench(v["processes"] as number, (line) => process.stdout.write(`${line}\n`));
+    });
+  program
+    .command("shovel")
+    .description("fill a source queue, then time an on-confirm dynamic shovel (src-delete-after queue-length) moving it")
+    .requiredOption("--src-uri <uri>", "the source broker, as this process reaches it")
+    .option("--shovel-src-uri <uri>", "the source as the shovelling broker reaches it (default: --src-uri)")
+    .option("--dest-uri <uri>", "the destination as the shovelling broker reaches it", "amqp://")
+    .option("--dest-check-uri <uri>", "the destination as this process reaches it, to count what arrived")
+    .option("--http <url>", "management API of the shovelling broker, with credentials", "http://guest:guest@127.0.0.1:15672")
+    .option("--vhost <vhost>", "the shovel's vhost", "/")
+    .option("-n, --messages <n>", "messages to move", int(1), 20_000)
+    .option("-s, --size <bytes>", "message body size", int(0), 1024)
+    .option("-q, --prefetch <n>", "src-prefetch-count", int(1), 1000)
+    .option("--queue <name>", "the source queue (the destination is <name>-dest)", "coney-perf-shovel")
+    .action(async (v: Record<string, unknown>) => {
+      const src = v["srcUri"] as string;
+      const o = {
+        srcUri: src,
+        shovelSrcUri: (v["shovelSrcUri"] as string | undefined) ?? src,
+        destUri: v["destUri"] as string,
+        destCheckUri: (v["destCheckUri"] as string | undefined) ?? null,
+        http: v["http"] as string,
+        vhost: v["vhost"] as string,
+        messages: v["messages"] as number,
+        size: v["size"] as number,
+        prefetch: v["prefetch"] as number,
+        queue: v["queue"] as string,
+      };
+      process.stdout.write(`${formatShovelResult(o, await runShovelBench(o))}\n`);
     });
   await program.parseAsync(argv, { from: "user" });
 }

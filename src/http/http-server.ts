@@ -44,6 +44,8 @@ import { registerAudit } from "./routes/audit.js";
 import { registerMyAccess } from "./routes/my-access.js";
 import { registerFederationLinks } from "./routes/federation-links.js";
 import type { FederationLinks } from "./federation-view.js";
+import { registerShovels } from "./routes/shovels.js";
+import type { Shovels } from "../shovel/shovels.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -69,6 +71,8 @@ export interface HttpOptions {
   readonly audit?: AuditTrail;
   /** The federation links (src/federation), for /api/federation-links. */
   readonly federation?: FederationLinks;
+  /** The node's dynamic shovels (src/shovel), for /api/shovels. */
+  readonly shovels?: Shovels;
 }
 
 /** A slow client cannot hold a request open: headers within 10 s, a whole request within 60 s. */
@@ -143,6 +147,9 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   };
   for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit, registerFederationLinks]) {
     register(app, ctx);
+  }
+  if (opts.shovels) {
+    registerShovels(app, ctx, opts.shovels);
   }
   // The web UI: static files at / that use only this API.
   await registerUi(app);

@@ -202,7 +202,11 @@ class RemoteEndpoint implements Endpoint {
   async close(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    await this.client.close().catch(() => {});
+    // A broker that does not answer connection.close (gone, or stalled) must not hold the link: 2 s, then the socket goes.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.client.close().catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
+    if (!this.client.closed) this.client.socket?.destroy();
   }
 }
 

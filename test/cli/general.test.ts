@@ -27,6 +27,8 @@ const ISSUE_COMMANDS = [
   "list_vhosts", "add_vhost", "delete_vhost", "list_queues", "list_exchanges", "list_bindings", "list_connections", "list_mqtt_connections",
   "list_channels", "list_consumers", "close_connection", "purge_queue", "delete_queue", "set_policy", "clear_policy",
   "list_policies", "export_definitions", "import_definitions", "status", "await_startup", "forget_cluster_node", "help", "list_audit",
+  // issue 26: shovels
+  "list_shovels", "shovel_status", "delete_shovel", "restart_shovel",
 ];
 
 describe("coneyctl general behaviour", () => {

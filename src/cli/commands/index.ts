@@ -11,6 +11,7 @@ import { PERMISSION_COMMANDS } from "./permissions.js";
 import { TOPIC_PERMISSION_COMMANDS } from "./topic-permissions.js";
 import { POLICY_COMMANDS } from "./policies.js";
 import { QUEUE_COMMANDS } from "./queues.js";
+import { SHOVEL_COMMANDS } from "./shovels.js";
 import { USER_COMMANDS } from "./users.js";
 import { VHOST_COMMANDS } from "./vhosts.js";
 
@@ -28,4 +29,5 @@ export const ALL_COMMANDS: readonly CommandSpec[] = [
   ...NODE_COMMANDS,
   ...AUDIT_COMMANDS,
   ...FEDERATION_COMMANDS,
+  ...SHOVEL_COMMANDS,
 ];

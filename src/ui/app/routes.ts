@@ -14,6 +14,7 @@ import { AdminFeatureFlagsPage } from "./pages/admin-feature-flags.js";
 import { AdminFederationStatusPage, AdminFederationUpstreamsPage } from "./pages/admin-federation.js";
 import { AdminLimitsPage } from "./pages/admin-limits.js";
 import { AdminOperatorPoliciesPage, AdminPoliciesPage } from "./pages/admin-policies.js";
+import { AdminShovelStatusPage, AdminShovelsPage } from "./pages/admin-shovels.js";
 import { AdminUserPage } from "./pages/admin-user.js";
 import { AdminUsersPage } from "./pages/admin-users.js";
 import { AdminVhostPage } from "./pages/admin-vhost.js";
@@ -62,6 +63,8 @@ export const ROUTES: readonly Route[] = [
   { path: "/admin/federation-upstreams", section: "admin", title: () => "Federation upstreams", page: AdminFederationUpstreamsPage },
   { path: "/admin/federation-status", section: "admin", title: () => "Federation status", page: AdminFederationStatusPage },
   { path: "/admin/explain", section: "admin", title: () => "Permission explainer", page: AdminExplainPage },
+  { path: "/admin/shovels", section: "admin", title: () => "Shovel Management", page: AdminShovelsPage },
+  { path: "/admin/shovel-status", section: "admin", title: () => "Shovel Status", page: AdminShovelStatusPage },
   { path: "/admin/audit", section: "admin", title: () => "Audit trail", page: AdminAuditPage },
   { path: "/admin/audit/:id", section: "admin", title: (p) => `Audit entry ${p["id"]}`, page: AdminAuditPage },
   { path: "/admin/explain/:user/:vhost", section: "admin", title: (p) => `Permission explainer: ${p["user"]}`, page: AdminExplainPage },

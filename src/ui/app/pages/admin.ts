@@ -20,6 +20,8 @@ const ABOUT: Record<string, string> = {
   "federation-status": "Each federation link: running, starting, or down with the reason; restart one.",
   explain: "Would a user be allowed an operation, and which check decides?",
   audit: "Who changed users, permissions, vhosts, policies and parameters, from where, before and after.",
+  "shovel-status": "Every dynamic shovel's state (starting, running, terminated and why); restart one.",
+  shovels: "Add and delete dynamic shovels: move messages from a queue or exchange to another, here or on another broker.",
 };
 
 export function AdminPage() {
