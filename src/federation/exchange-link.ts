@@ -43,7 +43,7 @@ export class ExchangeLink extends FederationLink {
     const u = this.upstream;
     const x = this.exchange;
     const upstreamVhost = this.upstreamVhost;
-    await up.declareExchange(u.exchange, x.type, { durable: x.durable, autoDelete: x.autoDelete, internal: x.internal, args: x.arguments });
+    await up.ensureExchange(u.exchange, x.type, { durable: x.durable, autoDelete: x.autoDelete, internal: x.internal, args: x.arguments });
     this.queue = ExchangeLink.queueName(u.exchange, upstreamVhost, this.host.cluster(), this.vhost, this.name);
     const qArgs: FieldTable = {};
     if (u.expires !== null) qArgs["x-expires"] = u.expires;

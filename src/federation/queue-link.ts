@@ -49,9 +49,9 @@ export class QueueLink extends FederationLink {
   }
 
   protected async connect(up: Endpoint): Promise<void> {
-    const q = this.queue;
-    // The upstream queue is declared as the downstream one is, when it does not exist yet.
-    await up.declareQueue(this.upstream.queue, { durable: q.durable, autoDelete: q.autoDelete, args: q.arguments });
+    // As RabbitMQ's link: an existing upstream queue is used as it is (a passive declare first);
+    // a missing one is declared durable with the downstream queue's arguments.
+    await up.ensureQueue(this.upstream.queue, this.queue.arguments);
     this.consuming = false;
   }
 

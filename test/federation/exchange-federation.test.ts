@@ -104,6 +104,29 @@ describe("exchange federation", () => {
     assert.equal((await apiB("DELETE", "/api/parameters/federation-upstream/%2f/up")).status, 204);
   });
 
+  it("uses an upstream exchange that already exists as it is, as RabbitMQ's passive declare does", async () => {
+    // Upstream: a fanout exchange; downstream: a topic exchange of the same name.
+    const conn = await amqp.connect(a.amqpUrl);
+    const ch = await conn.createChannel();
+    await ch.assertExchange("fed.kind", "fanout", { durable: true });
+    await conn.close();
+    const downstream = await subscriber(b, "fed.kind", "x.#");
+    await federate(apiB, a, {}, "^fed\\.kind$");
+    await running(apiB, 1);
+    assert.equal((await apiA("GET", "/api/exchanges/%2f/fed.kind")).json.type, "fanout");
+    await eventually(async () => (await apiA("GET", "/api/exchanges/%2f/fed.kind/bindings/source")).json.length === 1, 5000, "the upstream binding");
+    const pconn = await amqp.connect(a.amqpUrl);
+    const pch = await pconn.createConfirmChannel();
+    pch.publish("fed.kind", "x.y", Buffer.from("kind"));
+    await pch.waitForConfirms();
+    await pconn.close();
+    await eventually(() => downstream.got.length === 1, 5000, "the message downstream");
+    await downstream.close();
+    await apiB("DELETE", "/api/policies/%2f/federate");
+    await apiB("DELETE", "/api/parameters/federation-upstream/%2f/up");
+    await eventually(async () => (await apiB("GET", "/api/federation-links")).json.length === 0, 5000, "the link gone");
+  });
+
   for (const maxHops of [1, 2]) {
     it(`carries a message published on A to C through B only when C's upstream has max-hops ≥ 2 (max-hops ${maxHops})`, async () => {
       const x = `fed.chain${maxHops}`;
