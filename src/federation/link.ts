@@ -6,6 +6,7 @@
  * (exchange-link.ts, queue-link.ts), which also declares what the link needs upstream.
  */
 import { displayUri } from "../links/amqp-uri.js";
+import { LinkLoop, type RunControl } from "../links/link-loop.js";
 import type { Endpoint, EndpointOptions, LinkDelivery } from "../links/endpoint.js";
 import type { Logger } from "../logging/logger.js";
 import type { Upstream } from "./upstream-config.js";
@@ -33,10 +34,6 @@ export interface LinkHost {
 }
 
 export abstract class FederationLink {
-  state: LinkState = "starting";
-  error: string | null = null;
-  /** When the state last changed (ms). */
-  since: number;
   /** Messages moved downstream and messages dropped (max-hops / cycle), since the link was made. */
   forwarded = 0;
   dropped = 0;
@@ -46,11 +43,11 @@ export abstract class FederationLink {
   protected upstreamVhost = "/";
   protected up: Endpoint | null = null;
   protected down: Endpoint | null = null;
-  private attempt = 0;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  /** Bumped at each (re)start: callbacks of an older generation's endpoints are ignored. */
+  /** The run in progress: callbacks of an older run's endpoints are ignored. */
   protected generation = 0;
+  private attempt = 0;
+  /** Starting, retrying after reconnect-delay, the recorded reason: src/links' LinkLoop. */
+  private readonly loop: LinkLoop;
 
   constructor(
     protected readonly host: LinkHost,
@@ -62,8 +59,30 @@ export abstract class FederationLink {
     /** The policy that federates it (for the connection name). */
     readonly policy: string,
   ) {
-    this.since = Date.now();
     this.uri = displayUri(upstream.uris[0] ?? "");
+    // RabbitMQ retries a federation link every reconnect-delay seconds (0: at once; Coney waits 1 s).
+    const ms = upstream.reconnectDelay > 0 ? upstream.reconnectDelay * 1000 : 1000;
+    this.loop = new LinkLoop((control) => this.run(control), { initialMs: ms, maxMs: ms, factor: 1 });
+    this.loop.onChange = (loop) => {
+      if (loop.state === "down") this.host.logger.warn("federation link down", { link: this.describe(), uri: this.uri, reason: loop.reason });
+      if (loop.state === "running") this.host.logger.info("federation link running", { link: this.describe(), uri: this.uri });
+      this.host.changed(this);
+    };
+  }
+
+  /** RabbitMQ's statuses: starting, running, or error (down, retrying) with `error`. */
+  get state(): LinkState {
+    const s = this.loop.state;
+    return s === "running" ? "running" : s === "down" ? "error" : "starting";
+  }
+
+  get error(): string | null {
+    return this.loop.state === "down" ? this.loop.reason : null;
+  }
+
+  /** When the status last changed (ms). */
+  get since(): number {
+    return this.loop.since;
   }
 
   /** RabbitMQ's connection name for the link's connections. */
@@ -75,18 +94,12 @@ export abstract class FederationLink {
   abstract get upstreamResource(): string;
 
   start(): void {
-    void this.run();
+    this.loop.start();
   }
 
   /** Stops for good; `cleanup` deletes what the link declared upstream (a clean shutdown). */
   async stop(cleanup: boolean): Promise<void> {
-    this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.generation++;
     const up = this.up;
-    const down = this.down;
-    this.up = null;
-    this.down = null;
     if (up && cleanup && this.upstream.resourceCleanupMode !== "never") {
       try {
         await this.cleanupUpstream(up);
@@ -94,25 +107,22 @@ export abstract class FederationLink {
         this.host.logger.debug("federation link cleanup failed", { link: this.describe(), err: String(err) });
       }
     }
-    await Promise.allSettled([closeWithin(up), closeWithin(down)]);
+    await this.loop.stop();
   }
 
   /** Closes both endpoints and starts again at once (DELETE …/restart, coneyctl restart_federation_link). */
   restart(): void {
-    if (this.stopped) return;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    this.closeEndpoints();
-    void this.run();
+    if (this.loop.state === "stopped") return;
+    void this.loop.restart();
   }
 
   describe(): string {
     return `${this.kind} '${this.name}' in vhost '${this.vhost}' from upstream '${this.upstream.name}'`;
   }
 
-  private async run(): Promise<void> {
+  /** One run: open both endpoints, declare upstream, consume; resolves to what closes them. */
+  private async run(control: RunControl): Promise<() => Promise<void>> {
     const gen = ++this.generation;
-    this.setState("starting", null);
     const uris = this.upstream.uris;
     const uri = uris[this.attempt++ % Math.max(uris.length, 1)] ?? "";
     this.uri = displayUri(uri);
@@ -120,58 +130,36 @@ export abstract class FederationLink {
     const confirms = this.upstream.ackMode === "on-confirm";
     let up: Endpoint | null = null;
     let down: Endpoint | null = null;
+    const close = async (): Promise<void> => {
+      if (this.generation === gen) {
+        this.generation++;
+        this.up = null;
+        this.down = null;
+        this.disconnected();
+      }
+      await Promise.allSettled([closeWithin(up), closeWithin(down)]);
+    };
     try {
       down = await this.host.openDownstream(this.vhost, { name: this.connectionName, confirms });
-      if (gen !== this.generation) throw new Superseded();
       up = await this.host.openUpstream(uri, this.vhost, { name: this.connectionName, confirms: false });
-      if (gen !== this.generation) throw new Superseded();
       this.up = up;
       this.down = down;
-      const onDown = (side: string) => (reason: string) => {
-        if (gen === this.generation) this.failed(`${side}: ${reason}`);
+      let lost: string | null = null;
+      const onDown = (side: string) => (reason: string): void => {
+        lost ??= `${side}: ${reason}`;
+        control.down(lost);
       };
       up.onDown = onDown("upstream");
       down.onDown = onDown("downstream");
       await this.connect(up, down, gen);
-      if (gen !== this.generation) throw new Superseded();
-      this.setState("running", null);
-      this.host.logger.info("federation link running", { link: this.describe(), uri: this.uri });
+      // An endpoint that went down while the link was declaring: the loop already knows.
+      if (lost !== null) throw new Error(lost);
     } catch (err) {
-      if (err instanceof Superseded || gen !== this.generation) {
-        await Promise.allSettled([closeWithin(up), closeWithin(down)]);
-        return;
-      }
-      this.failed(reasonOf(err));
+      await close();
+      throw new Error(reasonOf(err));
     }
-  }
-
-  private failed(reason: string): void {
-    if (this.stopped) return;
-    this.generation++;
-    this.closeEndpoints();
-    this.setState("error", reason);
-    this.host.logger.warn("federation link down", { link: this.describe(), uri: this.uri, reason });
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      if (!this.stopped) void this.run();
-    }, Math.max(0, this.upstream.reconnectDelay) * 1000);
-    this.retryTimer.unref?.();
-  }
-
-  private closeEndpoints(): void {
-    const up = this.up;
-    const down = this.down;
-    this.up = null;
-    this.down = null;
-    this.disconnected();
-    void Promise.allSettled([closeWithin(up), closeWithin(down)]);
-  }
-
-  private setState(state: LinkState, error: string | null): void {
-    this.state = state;
-    this.error = error;
-    this.since = Date.now();
-    this.host.changed(this);
+    control.up();
+    return close;
   }
 
   /** Declares what the link needs upstream and starts moving messages. */
@@ -206,8 +194,6 @@ export abstract class FederationLink {
     if (this.upstream.ackMode !== "no-ack") this.up?.ack(d.tag, false);
   }
 }
-
-class Superseded extends Error {}
 
 /** How long a link waits for an endpoint to close (a dead peer never answers connection.close). */
 const CLOSE_TIMEOUT_MS = 2000;
