@@ -127,6 +127,31 @@ describe("exchange federation", () => {
     await eventually(async () => (await apiB("GET", "/api/federation-links")).json.length === 0, 5000, "the link gone");
   });
 
+  it("federates from another vhost of the same broker with a host-less amqp:// URI (no TCP to itself)", async () => {
+    assert.equal((await apiA("PUT", "/api/vhosts/source", {})).status, 201);
+    const conn = await amqp.connect(a.amqpUrl);
+    const ch = await conn.createChannel();
+    await ch.assertExchange("fed.local", "direct", { durable: true });
+    const { queue } = await ch.assertQueue("", { exclusive: true });
+    await ch.bindQueue(queue, "fed.local", "k");
+    assert.equal((await apiA("PUT", "/api/parameters/federation-upstream/%2f/here", { value: { uri: "amqp:///source" } })).status, 201);
+    assert.equal((await apiA("PUT", "/api/policies/%2f/local", { pattern: "^fed\\.local$", "apply-to": "exchanges", definition: { "federation-upstream": "here" } })).status, 201);
+    await running(apiA, 1);
+    // The upstream queue's name says which vhost and exchange it feeds (they differ from the upstream's).
+    const q = (await apiA("GET", `/api/queues/source/${encodeURIComponent("federation: fed.local -> broker-a:/:fed.local")}`)).json;
+    assert.equal(q.arguments["x-internal-purpose"], "federation");
+    const sconn = await amqp.connect(a.urlFor("guest", "guest", "source"));
+    const sch = await sconn.createConfirmChannel();
+    sch.publish("fed.local", "k", Buffer.from("across vhosts"));
+    await sch.waitForConfirms();
+    await sconn.close();
+    await eventually(async () => (await ch.get(queue, { noAck: true })) !== false, 5000, "the message in the other vhost");
+    await conn.close();
+    await apiA("DELETE", "/api/policies/%2f/local");
+    await apiA("DELETE", "/api/parameters/federation-upstream/%2f/here");
+    await eventually(async () => (await apiA("GET", "/api/federation-links")).json.length === 0, 5000, "the link gone");
+  });
+
   for (const maxHops of [1, 2]) {
     it(`carries a message published on A to C through B only when C's upstream has max-hops ≥ 2 (max-hops ${maxHops})`, async () => {
       const x = `fed.chain${maxHops}`;
