@@ -71,9 +71,9 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   broker.events.onListenerError = (err) => logger.error("a broker event listener failed", { err });
   broker.parameterComponents.onNotifyError = (component, err) => logger.error("a runtime parameter component failed to apply a change", { component, err });
   // Feature components register before the saved definitions come back, so their parameters are accepted.
-  const shovels = new Shovels(broker, () => clusterNameOf(broker.globalParameters, config.clusterName), logger);
+  const shovels = new Shovels(broker, () => clusterNameOf(broker.globalParameters, config.clusterName), logger, alarms);
   shovels.register();
-  const federation = createFederation(broker, config.clusterName, logger);
+  const federation = createFederation(broker, config.clusterName, logger, alarms);
   federation.register();
   persistence.open(broker);
   const eventExchange = config.eventExchange ? new EventExchange(broker, config.eventExchangeVhost ?? config.defaultVhost) : null;

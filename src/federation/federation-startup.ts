@@ -2,9 +2,10 @@
  * Builds the federation service for a starting broker (start-broker.ts): upstreams are opened
  * through src/links — another broker over AMQP (the client library is loaded on first use, so a
  * broker without federation does not load it), or this broker itself for a URI with no host —
- * and the downstream is always this broker's local endpoint.
+ * and the downstream is always this broker's local endpoint, held while a memory or disk alarm is
+ * on (the upstream queue keeps collecting meanwhile).
  */
-import { clusterNameOf, type Broker } from "../broker/index.js";
+import { clusterNameOf, type Broker, type ResourceAlarms } from "../broker/index.js";
 import { parseAmqpUri, UriError } from "../links/amqp-uri.js";
 import type { EndpointOptions } from "../links/endpoint.js";
 import { openLocalEndpoint } from "../links/local-endpoint.js";
@@ -17,7 +18,8 @@ function withDefaultVhost(uri: string, vhost: string): string {
   return m ? `${m[1]}/${encodeURIComponent(vhost)}${m[2] ?? ""}` : uri;
 }
 
-export function createFederation(broker: Broker, configuredClusterName: string, logger: Logger): FederationService {
+/** `alarms`: this node's memory and disk alarms, which hold what links publish into it (as a blocked connection). */
+export function createFederation(broker: Broker, configuredClusterName: string, logger: Logger, alarms: ResourceAlarms | null = null): FederationService {
   return new FederationService({
     broker,
     logger,
@@ -43,6 +45,6 @@ export function createFederation(broker: Broker, configuredClusterName: string, 
         return vhost;
       }
     },
-    openDownstream: async (vhost: string, opts: EndpointOptions) => openLocalEndpoint(broker, parseAmqpUri(`amqp:///${encodeURIComponent(vhost)}`), opts),
+    openDownstream: async (vhost: string, opts: EndpointOptions) => openLocalEndpoint(broker, parseAmqpUri(`amqp:///${encodeURIComponent(vhost)}`), { ...opts, alarms }),
   });
 }

@@ -9,6 +9,7 @@
 import type { Body } from "../broker/values/message-body.js";
 import type { FieldTable } from "../broker/values/field-value.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
+import type { ResourceAlarms } from "../broker/index.js";
 
 export interface LinkDelivery {
   /** The endpoint's delivery tag: ack/nack take it. Increasing per endpoint. */
@@ -75,7 +76,7 @@ export interface Endpoint {
   /**
    * Publishes on this endpoint's publishing side. In confirm mode (`openEndpoint`'s `confirms`)
    * `confirmed` is called once the broker has it safe (stored, for persistent messages to durable
-   * queues) or refused it; otherwise right after it was handed over.
+   * queues) or refused it; otherwise once it was handed over (written to the socket, or routed).
    */
   publish(exchange: string, routingKey: string, properties: MessageProperties, body: Body, confirmed: Confirmed): void;
   /** Told once when the endpoint goes down by itself (connection lost, queue deleted, channel error). */
@@ -89,4 +90,9 @@ export interface EndpointOptions {
   readonly name: string;
   /** Publishes wait for publisher confirms. */
   readonly confirms: boolean;
+  /**
+   * This node's memory and disk alarms: a local endpoint holds its publishes while one is on, as
+   * a blocked connection's (a remote broker blocks a remote endpoint itself).
+   */
+  readonly alarms?: ResourceAlarms | null;
 }

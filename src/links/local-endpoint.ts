@@ -13,6 +13,7 @@ import {
   PUBLISH_STORED,
   createMessage,
   generateConsumerTag,
+  type Blockable,
   type Broker,
   type ClientContext,
   type Queue,
@@ -44,7 +45,15 @@ export function openLocalEndpoint(broker: Broker, uri: AmqpUri, opts: EndpointOp
   return new LocalEndpoint(broker, uri, opts);
 }
 
-class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter {
+interface HeldPublish {
+  readonly exchange: string;
+  readonly routingKey: string;
+  readonly properties: MessageProperties;
+  readonly body: Body;
+  readonly confirmed: Confirmed;
+}
+
+class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Blockable {
   readonly local = true;
   readonly uri: string;
   onDown: ((reason: string) => void) | null = null;
@@ -66,6 +75,9 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter {
   private readonly waiting = new Map<number, Confirmed>();
   private nextToken = 1;
   private ended = false;
+  /** Publishes waiting for the node's alarms to clear, in order; bounded by the caller's prefetch. */
+  private held: HeldPublish[] = [];
+  private holding = false;
 
   constructor(private readonly broker: Broker, uri: AmqpUri, private readonly opts: EndpointOptions) {
     this.uri = uri.display;
@@ -189,6 +201,40 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter {
 
   publish(exchange: string, routingKey: string, properties: MessageProperties, body: Body, confirmed: Confirmed): void {
     if (this.ended) return;
+    const alarms = this.opts.alarms;
+    if (alarms && (this.held.length > 0 || alarms.reason !== null)) {
+      // A memory or disk alarm blocks this endpoint as it blocks a publishing connection.
+      this.held.push({ exchange, routingKey, properties, body, confirmed });
+      if (!this.holding) {
+        this.holding = true;
+        alarms.hold(this);
+      }
+      return;
+    }
+    this.publishNow(exchange, routingKey, properties, body, confirmed);
+  }
+
+  /** Called by the alarms when every alarm has cleared: the held publishes go, in order. */
+  unblock(): void {
+    this.holding = false;
+    const held = this.held;
+    this.held = [];
+    for (let i = 0; i < held.length; i++) {
+      if (this.ended) return;
+      const alarms = this.opts.alarms;
+      if (alarms && alarms.reason !== null) {
+        // An alarm came back while releasing: the rest waits again.
+        this.held = held.slice(i);
+        this.holding = true;
+        alarms.hold(this);
+        return;
+      }
+      const h = held[i]!;
+      this.publishNow(h.exchange, h.routingKey, h.properties, h.body, h.confirmed);
+    }
+  }
+
+  private publishNow(exchange: string, routingKey: string, properties: MessageProperties, body: Body, confirmed: Confirmed): void {
     let result: number;
     try {
       const v = this.broker.vhost(this.vhost);
@@ -227,6 +273,10 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter {
       q.requeue(held);
     }
     this.waiting.clear();
+    // Held publishes were never confirmed: their deliveries go back to the source when it closes.
+    this.held = [];
+    if (this.holding) this.opts.alarms?.release(this);
+    this.holding = false;
     this.broker.ownerClosed(this);
   }
 

@@ -199,8 +199,9 @@ class RemoteEndpoint implements Endpoint {
     if (this.ended) return;
     const sent = this.publishCh!.basicPublish(exchange, routingKey, joinBody(body), toClientProperties(properties));
     if (!this.opts.confirms) {
-      sent.catch((err: unknown) => this.down(String(err)));
-      confirmed(true);
+      // Handed over once written to the socket: a caller that waits for this (a shovel's
+      // on-publish acks) keeps at most its prefetch in flight towards a slow broker.
+      sent.then(() => confirmed(true), (err: unknown) => this.down(String(err)));
       return;
     }
     sent.then(

@@ -9,7 +9,7 @@
  * confirmed), on-publish once handed over, no-ack never. src-delete-after counts settled
  * messages and ends the shovel (it deletes itself) when they are done.
  */
-import type { Broker } from "../broker/index.js";
+import type { Broker, ResourceAlarms } from "../broker/index.js";
 import type { FieldTable, FieldValue } from "../broker/values/field-value.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Endpoint, LinkDelivery } from "../links/endpoint.js";
@@ -32,7 +32,12 @@ export class ShovelRun {
   private readonly destUris: UriList;
 
   /** `finished` is called when src-delete-after is reached: the shovel deletes its parameter. */
-  constructor(private readonly broker: Broker, private readonly config: ShovelConfig, private readonly clusterName: () => string, private readonly finished: () => void) {
+  constructor(
+    private readonly broker: Broker,
+    private readonly config: ShovelConfig,
+    private readonly node: { readonly clusterName: () => string; readonly alarms: ResourceAlarms | null },
+    private readonly finished: () => void,
+  ) {
     this.srcUris = new UriList(config.srcUris);
     this.destUris = new UriList(config.destUris);
   }
@@ -49,9 +54,9 @@ export class ShovelRun {
     };
     try {
       const connName = `Shovel ${c.name}`;
-      src = (await this.srcUris.open(this.broker, { name: connName, confirms: false }).catch((err: unknown) => rethrow("source connection failed", err))).endpoint;
+      src = (await this.srcUris.open(this.broker, { name: connName, confirms: false, alarms: this.node.alarms }).catch((err: unknown) => rethrow("source connection failed", err))).endpoint;
       src.onDown = (reason) => control.down(`source connection failed: ${reason}`);
-      dest = (await this.destUris.open(this.broker, { name: connName, confirms: c.ackMode === "on-confirm" }).catch((err: unknown) => rethrow("destination connection failed", err))).endpoint;
+      dest = (await this.destUris.open(this.broker, { name: connName, confirms: c.ackMode === "on-confirm", alarms: this.node.alarms }).catch((err: unknown) => rethrow("destination connection failed", err))).endpoint;
       dest.onDown = (reason) => control.down(`destination connection failed: ${reason}`);
       if (c.destQueue !== null) await dest.ensureQueue(c.destQueue, c.destQueueArgs);
       let queue: string;
@@ -102,8 +107,8 @@ export class ShovelRun {
         settled(1);
       } else if (c.ackMode === "on-publish") {
         window.add(d.tag);
-        dest.publish(exchange, key, props, d.body, noop);
-        window.resolve(d.tag, true);
+        // Acked once handed over (not confirmed): the destination's nack cannot come back here.
+        dest.publish(exchange, key, props, d.body, () => window.resolve(d.tag, true));
       } else {
         window.add(d.tag);
         dest.publish(exchange, key, props, d.body, (ok) => window.resolve(d.tag, ok));
@@ -119,7 +124,7 @@ export class ShovelRun {
     const out: MessageProperties = { ...p, ...c.publishProperties };
     if (c.addForwardHeaders || c.addTimestampHeader) out.headers = { ...(p.headers ?? {}) };
     if (c.addForwardHeaders) {
-      const record: FieldTable = { "shovelled-by": this.clusterName(), "shovel-type": "dynamic", "shovel-name": c.name, "shovel-vhost": c.vhost, "src-uri": srcUri, "dest-uri": destUri };
+      const record: FieldTable = { "shovelled-by": this.node.clusterName(), "shovel-type": "dynamic", "shovel-name": c.name, "shovel-vhost": c.vhost, "src-uri": srcUri, "dest-uri": destUri };
       if (c.srcQueue !== null) record["src-queue"] = c.srcQueue;
       else {
         record["src-exchange"] = c.srcExchange ?? "";

@@ -7,7 +7,7 @@
  * Links start once the node is up (`start()`), so a shovel restored at boot consumes only after
  * the messages are recovered.
  */
-import type { Broker, ParameterComponent } from "../broker/index.js";
+import type { Broker, ParameterComponent, ResourceAlarms } from "../broker/index.js";
 import { fixedDelay, LinkLoop } from "../links/link-loop.js";
 import type { Logger } from "../logging/logger.js";
 import { shovelConfig, type ShovelConfig } from "./shovel-config.js";
@@ -48,7 +48,8 @@ export class Shovels {
   /** Told when a shovel's state changes (metrics read on scrape; this is for logs and tests). */
   onChange: ((status: ShovelStatus) => void) | null = null;
 
-  constructor(private readonly broker: Broker, private readonly clusterName: () => string, private readonly logger: Logger) {}
+  /** `alarms`: this node's memory and disk alarms, which hold what shovels publish into it. */
+  constructor(private readonly broker: Broker, private readonly clusterName: () => string, private readonly logger: Logger, private readonly alarms: ResourceAlarms | null = null) {}
 
   /** Registers the `shovel` component: before definitions are restored, so saved shovels are accepted. */
   register(): void {
@@ -86,7 +87,7 @@ export class Shovels {
   private define(vhost: string, name: string, value: Record<string, unknown>): void {
     void this.remove(vhost, name);
     const config = shovelConfig(vhost, name, value);
-    const run = new ShovelRun(this.broker, config, this.clusterName, () => this.finished(vhost, name));
+    const run = new ShovelRun(this.broker, config, { clusterName: this.clusterName, alarms: this.alarms }, () => this.finished(vhost, name));
     const loop = new LinkLoop(run.run, fixedDelay(config.reconnectDelay));
     const entry: Entry = { config, run, loop };
     loop.onChange = (l) => {

@@ -41,4 +41,16 @@ describe("coney-perf", () => {
       await broker.close();
     }
   });
+
+  it("shovel: fills a source queue and times a shovel moving it (the shovel deletes itself when done)", async () => {
+    const broker = await startTestBroker();
+    try {
+      const http = `http://guest:guest@127.0.0.1:${broker.httpPort}`;
+      const { stdout } = await run(process.execPath, [bin, "shovel", "--src-uri", broker.amqpUrl, "--shovel-src-uri", "amqp://", "--dest-check-uri", broker.amqpUrl, "--http", http, "-n", "500", "-s", "64"]);
+      assert.match(stdout, /^shovel: 500 persistent 64 B messages on-confirm \(prefetch 1000\) in [\d.]+ s = \d+ msg\/s, 500 in the destination queue$/m);
+      assert.equal(broker.shovels.list().length, 0, "the shovel deleted itself");
+    } finally {
+      await broker.close();
+    }
+  });
 });

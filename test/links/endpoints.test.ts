@@ -11,6 +11,8 @@ import { openEndpoint } from "../../src/links/open-endpoint.js";
 import { UriList } from "../../src/links/open-endpoint.js";
 import { LinkLoop } from "../../src/links/link-loop.js";
 import type { Endpoint, LinkDelivery } from "../../src/links/endpoint.js";
+import { ResourceAlarms } from "../../src/broker/index.js";
+import { makeTestCa } from "../helpers/test-ca.js";
 
 const confirmOf = (e: Endpoint, body: string, queue: string): Promise<boolean> =>
   new Promise((resolve) => e.publish("", queue, { deliveryMode: 2, headers: { n: 1 } }, Buffer.from(body), resolve));
@@ -83,6 +85,52 @@ describe("link endpoints", () => {
     await eventually(() => b.broker.connections.list().some((c) => c.info().clientProperties["connection_name"] === "to be closed"), 5000, "the connection on B");
     for (const c of b.broker.connections.list()) if (c.info().clientProperties["connection_name"] === "to be closed") c.forceClose("closed by the test");
     assert.match(await withTimeout(reason, 5000, "onDown"), /closed by the test|CONNECTION_FORCED|closed/i);
+  });
+
+  it("the local endpoint holds its publishes while a memory alarm is on, and releases them in order when it clears", async () => {
+    // A probe whose memory use is above the watermark until the test lifts the watermark.
+    const alarms = new ResourceAlarms({ memHighWatermark: 0.1, diskFreeLimit: 0 }, null, { rss: () => 500, totalMemory: () => 1000, diskFree: () => 1e12 });
+    assert.notEqual(alarms.reason, null);
+    const e = await openEndpoint(a.broker, "amqp://", { name: "held", confirms: true, alarms });
+    await e.ensureQueue("alarm-q");
+    const confirmed: number[] = [];
+    for (let i = 0; i < 3; i++) e.publish("", "alarm-q", {}, Buffer.from(String(i)), () => confirmed.push(i));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(confirmed, [], "nothing confirmed while the alarm is on");
+    assert.equal(a.broker.vhost("/").queues.get("alarm-q")?.messageCount, 0, "nothing published while the alarm is on");
+    alarms.setLimits({ memHighWatermark: 0.9 });
+    await eventually(() => confirmed.length === 3, 5000, "the held publishes confirmed");
+    assert.deepEqual(confirmed, [0, 1, 2]);
+    assert.equal(a.broker.vhost("/").queues.get("alarm-q")?.messageCount, 3);
+    await e.close();
+  });
+
+  it("amqps:// with RabbitMQ's TLS query options: cacertfile + verify_peer checks the broker's certificate", async () => {
+    const ca = makeTestCa();
+    const tlsBroker = await startTestBroker({ tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, amqpsPort: 0 });
+    try {
+      const base = `amqps://guest:guest@localhost:${tlsBroker.amqpsPort}/%2f`;
+      const verified = await openEndpoint(a.broker, `${base}?cacertfile=${encodeURIComponent(ca.caCert)}&verify=verify_peer&server_name_indication=localhost`, { name: "tls", confirms: true });
+      await exercise(verified, "over-tls");
+      await verified.close();
+      // verify_peer without the CA: the broker's certificate is refused.
+      await assert.rejects(openEndpoint(a.broker, `${base}?verify=verify_peer`, { name: "tls-unknown-ca", confirms: false }), /certificate/i);
+      // verify_none (RabbitMQ 3.10's default): the connection is encrypted, the certificate not checked.
+      const unverified = await openEndpoint(a.broker, base, { name: "tls-unverified", confirms: false });
+      await unverified.close();
+    } finally {
+      await tlsBroker.close();
+    }
+    // A broker that asks for client certificates: certfile + keyfile present one.
+    const mutual = await startTestBroker({ tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, tlsVerifyPeer: true, amqpsPort: 0 });
+    try {
+      const base = `amqps://guest:guest@localhost:${mutual.amqpsPort}/%2f?cacertfile=${encodeURIComponent(ca.caCert)}&verify=verify_peer`;
+      const withCert = await openEndpoint(a.broker, `${base}&certfile=${encodeURIComponent(ca.clientCert)}&keyfile=${encodeURIComponent(ca.clientKey)}`, { name: "tls-client-cert", confirms: false });
+      await withCert.close();
+      await assert.rejects(openEndpoint(a.broker, base, { name: "tls-no-client-cert", confirms: false }));
+    } finally {
+      await mutual.close();
+    }
   });
 
   it("a URI list tries each in turn; the loop retries a failed run after its delay", async () => {
