@@ -63,7 +63,7 @@ describe("exchange federation", () => {
     await federate(apiB, a, { expires: 3_600_000, "message-ttl": 60_000 });
     await running(apiB, 1);
     const queueName = "federation: fed.x -> broker-b";
-    await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/fed.x/bindings/source`)).json.length === 1, 5000, "the upstream binding");
+    await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/fed.x/bindings/source`)).json.length === 1, 15_000, "the upstream binding");
     const q = (await apiA("GET", `/api/queues/%2f/${encodeURIComponent(queueName)}`)).json;
     assert.deepEqual(q.arguments, { "x-expires": 3_600_000, "x-message-ttl": 60_000, "x-internal-purpose": "federation" });
     assert.equal(q.durable, true);
@@ -78,7 +78,7 @@ describe("exchange federation", () => {
 
     await publish(a, "fed.x", "a.b", "hello");
     await publish(a, "fed.x", "z.b", "not bound downstream");
-    await eventually(() => downstream.got.length === 1, 5000, "the federated message");
+    await eventually(() => downstream.got.length === 1, 15_000, "the federated message");
     const m = downstream.got[0]!;
     assert.equal(m.content.toString(), "hello");
     assert.equal(m.fields.routingKey, "a.b");
@@ -91,15 +91,15 @@ describe("exchange federation", () => {
 
     // A new downstream binding travels upstream; removing it unbinds upstream.
     const second = await subscriber(b, "fed.x", "k.*");
-    await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/fed.x/bindings/source`)).json.length === 2, 5000, "the second upstream binding");
+    await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/fed.x/bindings/source`)).json.length === 2, 15_000, "the second upstream binding");
     await second.close();
-    await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/fed.x/bindings/source`)).json.length === 1, 5000, "the second binding gone upstream");
+    await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/fed.x/bindings/source`)).json.length === 1, 15_000, "the second binding gone upstream");
     await downstream.close();
 
     // Deleting the policy stops the link, which cleans up what it declared upstream.
     assert.equal((await apiB("DELETE", "/api/policies/%2f/federate")).status, 204);
-    await eventually(async () => (await apiB("GET", "/api/federation-links")).json.length === 0, 5000, "the link gone");
-    await eventually(async () => (await apiA("GET", `/api/queues/%2f/${encodeURIComponent(queueName)}`)).status === 404, 5000, "the upstream queue deleted");
+    await eventually(async () => (await apiB("GET", "/api/federation-links")).json.length === 0, 15_000, "the link gone");
+    await eventually(async () => (await apiA("GET", `/api/queues/%2f/${encodeURIComponent(queueName)}`)).status === 404, 15_000, "the upstream queue deleted");
     assert.equal((await apiA("GET", `/api/exchanges/%2f/${encodeURIComponent(`${queueName} A`)}`)).status, 404);
     assert.equal((await apiB("DELETE", "/api/parameters/federation-upstream/%2f/up")).status, 204);
   });
@@ -114,17 +114,17 @@ describe("exchange federation", () => {
     await federate(apiB, a, {}, "^fed\\.kind$");
     await running(apiB, 1);
     assert.equal((await apiA("GET", "/api/exchanges/%2f/fed.kind")).json.type, "fanout");
-    await eventually(async () => (await apiA("GET", "/api/exchanges/%2f/fed.kind/bindings/source")).json.length === 1, 5000, "the upstream binding");
+    await eventually(async () => (await apiA("GET", "/api/exchanges/%2f/fed.kind/bindings/source")).json.length === 1, 15_000, "the upstream binding");
     const pconn = await amqp.connect(a.amqpUrl);
     const pch = await pconn.createConfirmChannel();
     pch.publish("fed.kind", "x.y", Buffer.from("kind"));
     await pch.waitForConfirms();
     await pconn.close();
-    await eventually(() => downstream.got.length === 1, 5000, "the message downstream");
+    await eventually(() => downstream.got.length === 1, 15_000, "the message downstream");
     await downstream.close();
     await apiB("DELETE", "/api/policies/%2f/federate");
     await apiB("DELETE", "/api/parameters/federation-upstream/%2f/up");
-    await eventually(async () => (await apiB("GET", "/api/federation-links")).json.length === 0, 5000, "the link gone");
+    await eventually(async () => (await apiB("GET", "/api/federation-links")).json.length === 0, 15_000, "the link gone");
   });
 
   it("federates from another vhost of the same broker with a host-less amqp:// URI (no TCP to itself)", async () => {
@@ -145,11 +145,11 @@ describe("exchange federation", () => {
     sch.publish("fed.local", "k", Buffer.from("across vhosts"));
     await sch.waitForConfirms();
     await sconn.close();
-    await eventually(async () => (await ch.get(queue, { noAck: true })) !== false, 5000, "the message in the other vhost");
+    await eventually(async () => (await ch.get(queue, { noAck: true })) !== false, 15_000, "the message in the other vhost");
     await conn.close();
     await apiA("DELETE", "/api/policies/%2f/local");
     await apiA("DELETE", "/api/parameters/federation-upstream/%2f/here");
-    await eventually(async () => (await apiA("GET", "/api/federation-links")).json.length === 0, 5000, "the link gone");
+    await eventually(async () => (await apiA("GET", "/api/federation-links")).json.length === 0, 15_000, "the link gone");
   });
 
   for (const maxHops of [1, 2]) {
@@ -162,18 +162,18 @@ describe("exchange federation", () => {
       await running(apiB, 1);
       await running(apiC, 1);
       // C's binding reaches B's exchange with hops = C's max-hops, and A's only while hops remain.
-      await eventually(async () => (await apiB("GET", `/api/exchanges/%2f/${x}/bindings/source`)).json.length === 1, 5000, "C's binding on B");
-      if (maxHops === 2) await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/${x}/bindings/source`)).json.length === 1, 5000, "C's binding on A through B");
+      await eventually(async () => (await apiB("GET", `/api/exchanges/%2f/${x}/bindings/source`)).json.length === 1, 15_000, "C's binding on B");
+      if (maxHops === 2) await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/${x}/bindings/source`)).json.length === 1, 15_000, "C's binding on A through B");
       else assert.equal((await apiA("GET", `/api/exchanges/%2f/${x}/bindings/source`)).json.length, 0);
       // A local consumer on B binds A → B whatever C's max-hops, so A's messages reach B's exchange.
       const atB = await subscriber(b, x, "#");
-      await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/${x}/bindings/source`)).json.length >= 1, 5000, "B's binding on A");
+      await eventually(async () => (await apiA("GET", `/api/exchanges/%2f/${x}/bindings/source`)).json.length >= 1, 15_000, "B's binding on A");
       await publish(a, x, "from.a", "from A");
-      await eventually(() => atB.got.some((m) => m.content.toString() === "from A"), 5000, "A's message at B");
+      await eventually(() => atB.got.some((m) => m.content.toString() === "from A"), 15_000, "A's message at B");
       // B's own message goes through the same upstream queue on B after A's: once it is at C, C's
       // link has handled A's message too (forwarded with max-hops 2, dropped with max-hops 1).
       await publish(b, x, "from.b", "from B");
-      await eventually(() => atC.got.some((m) => m.content.toString() === "from B"), 5000, "B's message at C");
+      await eventually(() => atC.got.some((m) => m.content.toString() === "from B"), 15_000, "B's message at C");
       const fromA = atC.got.filter((m) => m.content.toString() === "from A");
       if (maxHops === 2) {
         assert.equal(fromA.length, 1);
@@ -188,7 +188,7 @@ describe("exchange federation", () => {
         await api("DELETE", "/api/policies/%2f/federate");
         await api("DELETE", "/api/parameters/federation-upstream/%2f/up");
       }
-      await eventually(async () => (await apiC("GET", "/api/federation-links")).json.length === 0 && (await apiB("GET", "/api/federation-links")).json.length === 0, 5000, "links gone");
+      await eventually(async () => (await apiC("GET", "/api/federation-links")).json.length === 0 && (await apiB("GET", "/api/federation-links")).json.length === 0, 15_000, "links gone");
     });
   }
 });

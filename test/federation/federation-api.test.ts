@@ -96,13 +96,13 @@ describe("federation links in the API, coneyctl and metrics", () => {
     const ch = await conn.createChannel();
     const { queue } = await ch.assertQueue("", { exclusive: true });
     await ch.bindQueue(queue, "fed.api", "k");
-    await eventually(async () => (await apiClient(() => up.httpUrl)("GET", "/api/exchanges/%2f/fed.api/bindings/source", undefined, "guest:secret-never-shown")).json.length === 1, 5000, "the upstream binding");
+    await eventually(async () => (await apiClient(() => up.httpUrl)("GET", "/api/exchanges/%2f/fed.api/bindings/source", undefined, "guest:secret-never-shown")).json.length === 1, 15_000, "the upstream binding");
     const uconn = await amqp.connect(`amqp://guest:secret-never-shown@127.0.0.1:${up.amqpPort}`);
     const uch = await uconn.createConfirmChannel();
     uch.publish("fed.api", "k", Buffer.from("x"));
     await uch.waitForConfirms();
     await uconn.close();
-    await eventually(async () => (await ch.get(queue)) !== false, 5000, "the forwarded message");
+    await eventually(async () => (await ch.get(queue)) !== false, 15_000, "the forwarded message");
     await conn.close();
     const text = await (await fetch(`http://127.0.0.1:${down.prometheusPort}/metrics`)).text();
     const labels = 'vhost="/",type="exchange",resource="fed.api"';

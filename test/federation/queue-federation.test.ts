@@ -57,18 +57,18 @@ describe("queue federation", () => {
         dch.ack(m);
       }
     });
-    await eventually(() => got.length === 5, 5000, "five messages pulled downstream");
+    await eventually(() => got.length === 5, 15_000, "five messages pulled downstream");
     assert.deepEqual(got.map((m) => m.content.toString()), ["m0", "m1", "m2", "m3", "m4"]);
     const h = got[0]!.properties.headers!;
     assert.equal(h["x-original-exchange"], "");
     assert.equal(h["x-original-routing-key"], "fed.q1");
     const [hop] = h["x-received-from"] as Record<string, unknown>[];
     assert.deepEqual(hop, { uri: `amqp://127.0.0.1:${up.amqpPort}/%2F`, queue: "fed.q1", redelivered: false, "visit-count": 1 });
-    await eventually(async () => (await apiUp("GET", "/api/queues/%2f/fed.q1")).json.messages === 0, 5000, "the upstream queue drained (acked on confirm)");
+    await eventually(async () => (await apiUp("GET", "/api/queues/%2f/fed.q1")).json.messages === 0, 15_000, "the upstream queue drained (acked on confirm)");
 
     // The downstream consumer goes: the link cancels its upstream consumer.
     await dch.close();
-    await eventually(async () => (await upstreamConsumers("fed.q1")) === 0, 5000, "the link's upstream consumer cancelled");
+    await eventually(async () => (await upstreamConsumers("fed.q1")) === 0, 15_000, "the link's upstream consumer cancelled");
     await downConn.close();
     await upConn.close();
   });
@@ -88,14 +88,14 @@ describe("queue federation", () => {
     const busy = await upConn.createChannel();
     await busy.prefetch(1);
     await eventually(async () => (await apiUp("GET", "/api/queues/%2f/fed.q2")).status === 200, 10_000, "the upstream queue declared by the link");
-    await eventually(async () => (await upstreamConsumers("fed.q2")) === 1, 5000, "the link consuming upstream");
+    await eventually(async () => (await upstreamConsumers("fed.q2")) === 1, 15_000, "the link consuming upstream");
     // An upstream consumer that takes one message and keeps it: priority 0 beats the link's -1.
     const atUp: string[] = [];
     await busy.consume("fed.q2", (m) => m && atUp.push(m.content.toString()));
     const pub = await upConn.createConfirmChannel();
     for (let i = 0; i < 10; i++) pub.sendToQueue("fed.q2", Buffer.from(`n${i}`), { persistent: true });
     await pub.waitForConfirms();
-    await eventually(() => atDown.length === 9, 5000, "nine messages downstream");
+    await eventually(() => atDown.length === 9, 15_000, "nine messages downstream");
     assert.deepEqual(atUp, ["n0"]);
     assert.deepEqual(atDown, ["n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"]);
     await upConn.close();

@@ -72,7 +72,7 @@ describe("federation link and an upstream killed -9", () => {
     await eventually(() => confirmed.size >= 500, 20_000, "500 confirmed publishes");
     const exited = new Promise((resolve) => child!.on("exit", resolve));
     child.kill("SIGKILL");
-    await withTimeout(exited, 5000, "the upstream to die");
+    await withTimeout(exited, 15_000, "the upstream to die");
     await withTimeout(publishing, 10_000, "the publisher to notice");
     await eventually(async () => (await linkStatus())["status"] === "error", 10_000, "the link in error");
     const failed = await linkStatus();

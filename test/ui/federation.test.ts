@@ -67,7 +67,7 @@ describe("web UI federation pages", () => {
     await clickText(w.page, "table.grid button", "Delete");
     await waitText(w.page, "main, body", "No upstreams.");
     assert.equal((await api("GET", "/api/parameters/federation-upstream/%2f/origin")).status, 404);
-    await eventually(async () => ((await api("GET", "/api/federation-links")).json as unknown[]).length === 0, 5000, "the link gone with its upstream");
+    await eventually(async () => ((await api("GET", "/api/federation-links")).json as unknown[]).length === 0, 15_000, "the link gone with its upstream");
     assert.deepEqual(w.problems, []);
   });
 });
