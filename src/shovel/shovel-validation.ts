@@ -32,8 +32,24 @@ const deleteAfter: Check = (k, v) =>
   v === "never" || v === "queue-length" || (typeof v === "number" && Number.isInteger(v) && v >= 0)
     ? null
     : `${k} should be a number greater than or equal to 0, "never" or "queue-length", actually was ${erlangTerm(v)}`;
-/** Queue and consumer arguments: an object (RabbitMQ checks each known argument when the queue is declared). */
-const table: Check = (k, v) => (isObject(v) ? null : `${k} not a list ${erlangTerm(v)}`);
+/** RabbitMQ 3.10's queue.declare and basic.consume arguments (rabbit_amqqueue declare_args/consume_args). */
+const DECLARE_ARGS = [
+  "x-expires", "x-message-ttl", "x-dead-letter-exchange", "x-dead-letter-routing-key", "x-dead-letter-strategy", "x-max-length",
+  "x-max-length-bytes", "x-max-in-memory-length", "x-max-in-memory-bytes", "x-max-priority", "x-overflow", "x-queue-mode",
+  "x-queue-version", "x-single-active-consumer", "x-queue-type", "x-quorum-initial-group-size", "x-max-age",
+  "x-stream-max-segment-size-bytes", "x-initial-cluster-size", "x-queue-leader-locator",
+];
+const CONSUME_ARGS = ["x-priority", "x-cancel-on-ha-failover", "x-stream-offset"];
+const anything: Check = () => null;
+
+/** Queue and consumer arguments: an object of known arguments (their values are checked when the queue is declared). */
+const argumentTable = (known: readonly string[]): Check => {
+  const rules: Rule[] = known.map((k) => [k, anything, false]);
+  return (k, v) => {
+    const errors = proplist(k, rules, v);
+    return errors.length > 0 ? errors.join("\n") : null;
+  };
+};
 
 const PUBLISH_PROPERTY_RULES: readonly Rule[] = [
   ["content_type", binary, false],
@@ -125,8 +141,8 @@ export function validateShovel(name: string, def: unknown, user: string | null, 
     ["src-exchange", binary, false],
     ["src-exchange-key", binary, false],
     ["src-queue", binary, false],
-    ["src-queue-args", table, false],
-    ["src-consumer-args", table, false],
+    ["src-queue-args", argumentTable(DECLARE_ARGS), false],
+    ["src-consumer-args", argumentTable(CONSUME_ARGS), false],
     ["prefetch-count", number, false],
     ["src-prefetch-count", number, false],
     ["delete-after", deleteAfter, false],
@@ -135,7 +151,7 @@ export function validateShovel(name: string, def: unknown, user: string | null, 
     ["dest-exchange", binary, false],
     ["dest-exchange-key", binary, false],
     ["dest-queue", queueName, false],
-    ["dest-queue-args", table, false],
+    ["dest-queue-args", argumentTable(DECLARE_ARGS), false],
     ["add-forward-headers", boolean, false],
     ["add-timestamp-header", boolean, false],
     ["dest-add-forward-headers", boolean, false],

@@ -32,11 +32,11 @@ async function moved(url: string, n: number, tag: string): Promise<void> {
       seen.add(m.content.toString());
     }
     return Array.from({ length: n }, (_, i) => `${tag}-${i}`).every((b) => seen.has(b));
-  }, 20_000, `the ${tag} messages moved`);
+  }, 40_000, `the ${tag} messages moved`);
   await conn.close();
 }
 
-describe("shovels across a leader failover", { timeout: 110_000 }, () => {
+describe("shovels across a leader failover", { timeout: 150_000 }, () => {
   const { cluster, pass } = suiteCluster();
 
   it("run on the leader, and on the next leader after a kill", async () => {
@@ -47,12 +47,12 @@ describe("shovels across a leader failover", { timeout: 110_000 }, () => {
       body: JSON.stringify({ value: { "src-uri": "amqp://", "src-queue": "ha-in", "dest-uri": "amqp://", "dest-queue": "ha-out" } }),
     });
     assert.equal(put.status, 201);
-    await eventually(async () => (await shovels(leader))?.[0]?.["state"] === "running", 10_000, "running on the leader");
+    await eventually(async () => (await shovels(leader))?.[0]?.["state"] === "running", 30_000, "running on the leader");
     await moved(cluster.url(leader), 10, "before");
 
     await cluster.kill(leader);
     const next = await cluster.waitForLeader(leader);
-    await eventually(async () => (await shovels(next))?.some((s) => s["name"] === "ha" && s["state"] === "running") ?? false, 30_000, "running on the new leader");
+    await eventually(async () => (await shovels(next))?.some((s) => s["name"] === "ha" && s["state"] === "running") ?? false, 60_000, "running on the new leader");
     await moved(cluster.url(next), 10, "after");
     pass();
   });

@@ -20,6 +20,11 @@ const CASES: [unknown, string][] = [
     'dest-add-forward-headers should be boolean, actually was <<"y">>\ndest-queue should be binary, actually was 5\nsrc-delete-after should be a number greater than or equal to 0, "never" or "queue-length", actually was <<"x">>\n',
   ],
   [{ "src-uri": "amqp:///nov", "src-queue": "a", "dest-uri": "amqp://" }, 'user "guest" may not connect to vhost "nov"\n'],
+  // Unknown queue/consumer arguments: RabbitMQ 3.10 fails on these with an empty 500; Coney names them.
+  [
+    { "src-uri": "amqp://", "src-queue": "a", "dest-uri": "amqp://", "src-queue-args": { "x-foo": 1, "x-max-length": 10 }, "src-consumer-args": { "x-bar": true }, "dest-queue-args": 5 },
+    'dest-queue-args not a list 5\nUnrecognised terms [{<<"x-bar">>,true}] in src-consumer-args\nUnrecognised terms [{<<"x-foo">>,1}] in src-queue-args\n',
+  ],
   // Coney's own refusal: shovels speak AMQP 0-9-1 only.
   [{ "src-uri": "amqp://", "src-address": "a", "dest-uri": "amqp://", "src-protocol": "amqp10" }, "src-protocol amqp10 is not supported by Coney: shovels move messages over AMQP 0-9-1 only (amqp091)\n"],
 ];
