@@ -21,6 +21,10 @@ async function startDownstream(dataDir: string): Promise<{ child: ChildProcessBy
   const child = spawn(process.execPath, [bin, "--amqp-port", "0", "--http-port", "0", "--prometheus-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--cluster-name", "crashing-downstream"], {
     stdio: ["ignore", "ignore", "pipe"],
   });
+  // Should the runner stop this file mid-test (a timeout), the child goes with it.
+  const reap = (): void => void child.kill("SIGKILL");
+  process.once("exit", reap);
+  child.once("exit", () => process.off("exit", reap));
   let log = "";
   const ports = await withTimeout(
     new Promise<{ amqpPort: number; httpPort: number }>((resolve) => {

@@ -17,9 +17,14 @@ import { eventually, withTimeout } from "../helpers/wait.js";
 const bin = new URL("../../../bin/coney.js", import.meta.url).pathname;
 
 function startUpstream(dataDir: string, port: number): ChildProcessByStdio<null, null, Readable> {
-  return spawn(process.execPath, [bin, "--amqp-port", String(port), "--http-port", "off", "--prometheus-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--cluster-name", "crashing-upstream"], {
+  const child = spawn(process.execPath, [bin, "--amqp-port", String(port), "--http-port", "off", "--prometheus-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--cluster-name", "crashing-upstream"], {
     stdio: ["ignore", "ignore", "pipe"],
   });
+  // Should the runner stop this file mid-test (a timeout), the child goes with it.
+  const reap = (): void => void child.kill("SIGKILL");
+  process.once("exit", reap);
+  child.once("exit", () => process.off("exit", reap));
+  return child;
 }
 
 describe("federation link and an upstream killed -9", () => {
