@@ -16,6 +16,7 @@ import { LoginThrottle } from "./auth/login-throttle.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
+import { createFederation } from "./federation/federation-startup.js";
 import { Shovels } from "./shovel/shovels.js";
 
 export interface RunningBroker {
@@ -72,6 +73,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   // Feature components register before the saved definitions come back, so their parameters are accepted.
   const shovels = new Shovels(broker, () => clusterNameOf(broker.globalParameters, config.clusterName), logger, alarms);
   shovels.register();
+  const federation = createFederation(broker, config.clusterName, logger, alarms);
+  federation.register();
   persistence.open(broker);
   const eventExchange = config.eventExchange ? new EventExchange(broker, config.eventExchangeVhost ?? config.defaultVhost) : null;
   eventExchange?.start();
@@ -135,7 +138,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await side.add({
       protocol: httpTls ? "https" : "http",
       port: httpPort,
-      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit, shovels }, logger),
+      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit, shovels, federation: { records: () => federation.records(config.nodeName), restart: (vhost, id) => federation.restart(vhost, id) } }, logger),
       opened: (l) => logger.info("management API listener started", { port: l.port, bind }),
     });
   }
@@ -148,7 +151,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       open: async () =>
         (await import("./metrics/index.js")).listenMetrics(
           // A cluster's leader runs this broker: it leads, and the leader is always in the in-sync set.
-          { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, shovels: () => shovels.list(), ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
+          { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, federationLinks: () => federation.figures(), shovels: () => shovels.list(), ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
           { port: prometheusPort, bind: config.bind, tls: metricsTls },
           logger,
         ),
@@ -158,6 +161,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
 
   // Links start once the node is up: messages are recovered, the listeners bound.
   shovels.start();
+  federation.start();
   let closed = false;
   return {
     amqpPort: amqp.port,
@@ -195,6 +199,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       closed = true;
       await shovels.stop();
       await side.close();
+      await federation.stop();
       // MQTT connections were shut down with their listeners: the retained messages are final.
       mqtt?.node.close();
       alarms.stop();

@@ -56,6 +56,11 @@ export interface Endpoint {
   /** queue.declare; "" gets a server-named queue. Returns the name and its ready count. */
   declareQueue(name: string, opts: QueueOptions): Promise<{ name: string; messages: number }>;
   declareExchange(name: string, type: string, opts: ExchangeOptions): Promise<void>;
+  /**
+   * RabbitMQ's federation ensure_upstream_exchange: an existing exchange is used as it is (a
+   * passive declare, whose 404 ends no more than a short-lived channel); a missing one is declared.
+   */
+  ensureExchange(name: string, type: string, opts: ExchangeOptions): Promise<void>;
   bindQueue(queue: string, exchange: string, key: string, args?: FieldTable): Promise<void>;
   unbindQueue(queue: string, exchange: string, key: string, args?: FieldTable): Promise<void>;
   bindExchange(destination: string, source: string, key: string, args?: FieldTable): Promise<void>;

@@ -107,6 +107,11 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Block
     this.broker.declareExchange(this.ctx, this.vhost, { name, type, durable: o.durable ?? true, autoDelete: o.autoDelete ?? false, internal: o.internal ?? false, arguments: o.args ?? {} }, false);
   }
 
+  async ensureExchange(name: string, type: string, o: ExchangeOptions): Promise<void> {
+    if (this.broker.vhost(this.vhost).exchanges.has(name)) return;
+    await this.declareExchange(name, type, o);
+  }
+
   async bindQueue(queue: string, exchange: string, key: string, args: FieldTable = {}): Promise<void> {
     this.broker.bindQueue(this.ctx, this.vhost, queue, exchange, key, args);
   }

@@ -130,6 +130,20 @@ class RemoteEndpoint implements Endpoint {
     await this.consumeCh!.exchangeDeclare(name, type, { durable: o.durable ?? true, autoDelete: o.autoDelete ?? false, internal: o.internal ?? false, passive: false }, toArgs(o.args));
   }
 
+  async ensureExchange(name: string, type: string, o: ExchangeOptions): Promise<void> {
+    const probe = await this.client.channel();
+    // A 404 closes this channel only: it must not end the endpoint.
+    probe.onerror = () => {};
+    try {
+      await probe.exchangeDeclare(name, type, { passive: true });
+      await probe.close().catch(() => {});
+      return;
+    } catch (err) {
+      if (!/NOT_FOUND|404/.test(String(err))) throw err;
+    }
+    await this.declareExchange(name, type, o);
+  }
+
   async bindQueue(queue: string, exchange: string, key: string, args?: FieldTable): Promise<void> {
     await this.consumeCh!.queueBind(queue, exchange, key, toArgs(args));
   }

@@ -29,6 +29,8 @@ const ISSUE_COMMANDS = [
   "list_policies", "export_definitions", "import_definitions", "status", "await_startup", "forget_cluster_node", "help", "list_audit",
   // issue 26: shovels
   "list_shovels", "shovel_status", "delete_shovel", "restart_shovel",
+  // issue 26: federation
+  "federation_status", "list_federation_links", "restart_federation_link",
 ];
 
 describe("coneyctl general behaviour", () => {

@@ -4,6 +4,7 @@ import { AUDIT_COMMANDS } from "./audit.js";
 import { CONNECTION_COMMANDS } from "./connections.js";
 import { DEFINITION_COMMANDS } from "./definitions.js";
 import { EXCHANGE_COMMANDS } from "./exchanges.js";
+import { FEDERATION_COMMANDS } from "./federation.js";
 import { helpCommand } from "./help.js";
 import { NODE_COMMANDS } from "./node.js";
 import { PERMISSION_COMMANDS } from "./permissions.js";
@@ -27,5 +28,6 @@ export const ALL_COMMANDS: readonly CommandSpec[] = [
   ...DEFINITION_COMMANDS,
   ...NODE_COMMANDS,
   ...AUDIT_COMMANDS,
+  ...FEDERATION_COMMANDS,
   ...SHOVEL_COMMANDS,
 ];
