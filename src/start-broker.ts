@@ -30,6 +30,9 @@ export interface RunningBroker {
   readonly mqttsPort: number | null;
   readonly webMqttPort: number | null;
   readonly webMqttsPort: number | null;
+  /** The stream protocol listeners' ports (plain and TLS); null when disabled or not bound yet. */
+  readonly streamPort: number | null;
+  readonly streamsPort: number | null;
   /** Every listener, bound or being retried (src/listeners). */
   readonly listeners: ListenerStatuses;
   /** Memory and disk alarms; their limits can be changed at run time. */
@@ -122,6 +125,9 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && (config.mqttsPort !== null || config.webMqttsPort !== null));
   const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
+  const streamWanted = config.streamPort !== null || (tls !== null && config.streamsPort !== null);
+  const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  for (const spec of stream?.listeners ?? []) await side.add(spec);
   const httpPort = config.httpPort;
   if (httpPort !== null) {
     const httpTls = config.httpTls ? tls : null;
@@ -172,6 +178,12 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     },
     get webMqttsPort() {
       return side.portOf("https/web-mqtt");
+    },
+    get streamPort() {
+      return side.portOf("stream");
+    },
+    get streamsPort() {
+      return side.portOf("stream/ssl");
     },
     listeners,
     alarms,

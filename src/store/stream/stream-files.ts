@@ -31,7 +31,8 @@ export class StreamFiles {
     if (this.unavailable !== null) throw new BrokerError("preconditionFailed", this.unavailable);
     // A hash names the directory: vhost and queue names may hold any character.
     const id = createHash("sha256").update(`${vhost}\u0000${name}`).digest("hex").slice(0, 32);
-    const chunks = ChunkLog.open({ dir: join(this.dir, id), maxSegmentBytes: segmentBytes });
+    const dir = join(this.dir, id);
+    const chunks = ChunkLog.open({ dir, maxSegmentBytes: segmentBytes });
     const log = new StoredStreamLog(
       chunks,
       (l) => {
@@ -42,6 +43,8 @@ export class StreamFiles {
         this.open.delete(l);
         this.dirty.delete(l);
       },
+      Date.now,
+      join(dir, "tracking.json"),
     );
     this.open.add(log);
     return log;
