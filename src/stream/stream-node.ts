@@ -5,7 +5,7 @@
  */
 import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
-import type { Broker } from "../broker/index.js";
+import type { Broker, ProtocolCounters } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 
 export interface StreamSettings {
@@ -27,30 +27,44 @@ export interface StreamSettings {
   readonly clusterName: string;
 }
 
-/** RabbitMQ's per-protocol global counters (rabbitmq_global_messages_*, publishers, consumers). */
-export interface StreamCounters {
-  messagesReceived: number;
-  messagesConfirmed: number;
-  messagesErrored: number;
-  messagesDelivered: number;
-  publishers: number;
-  consumers: number;
-  /** Responses by code other than OK (RabbitMQ's protocol error counters). */
-  readonly errors: Map<number, number>;
-}
-
 export class StreamNode {
   /** Open connections, for the listener to shut down. */
   readonly connections = new Set<{ shutdown(): void }>();
-  readonly counters: StreamCounters = { messagesReceived: 0, messagesConfirmed: 0, messagesErrored: 0, messagesDelivered: 0, publishers: 0, consumers: 0, errors: new Map() };
+  /** RabbitMQ's global counters for protocol "stream" (rabbitmq_global_*), shown at 0 from the start. */
+  readonly counters: ProtocolCounters;
+  /** Responses other than OK, by code (RabbitMQ's stream protocol error counters). */
+  readonly errors = new Map<number, number>();
 
   constructor(
     readonly broker: Broker,
     readonly settings: StreamSettings,
     readonly log: Logger,
-  ) {}
+  ) {
+    this.counters = broker.stats.protocol("stream");
+  }
 
   countError(code: number): void {
-    this.counters.errors.set(code, (this.counters.errors.get(code) ?? 0) + 1);
+    this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
+  }
+
+  /**
+   * Messages a publisher sent (all expect confirms). The broker's totals count them too: the
+   * AMQP 0-9-1 figures are the totals less the other protocols', and the overview shows all.
+   */
+  received(n: number): void {
+    this.counters.publish += n;
+    this.counters.receivedConfirm += n;
+    this.broker.stats.publish += n;
+    this.broker.stats.receivedConfirm += n;
+  }
+
+  confirmed(n: number): void {
+    this.counters.confirm += n;
+    this.broker.stats.confirm += n;
+  }
+
+  delivered(n: number): void {
+    this.counters.deliver += n;
+    this.broker.stats.deliver += n;
   }
 }

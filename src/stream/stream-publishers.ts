@@ -85,8 +85,7 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
     if (version >= 2) body.str();
     messages[i] = body.bytes();
   }
-  const counters = c.node.counters;
-  counters.messagesReceived += n;
+  c.node.received(n);
   const p = c.publishers.get(publisherId);
   if (p === undefined) return publishError(c, publisherId, ids.map((id) => [id, RC.publisherDoesNotExist]));
   const q = p.queue;
@@ -126,7 +125,7 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
 function confirm(c: StreamContext, p: PublisherState, ids: readonly number[]): void {
   if (c.closed) return;
   p.confirmed += ids.length;
-  c.node.counters.messagesConfirmed += ids.length;
+  c.node.confirmed(ids.length);
   const w = new FrameWriter(CMD.publishConfirm, 1, 9 + ids.length * 8).u8(p.id).i32(ids.length);
   for (const id of ids) w.u64(id);
   c.send(w.frame());
@@ -135,7 +134,6 @@ function confirm(c: StreamContext, p: PublisherState, ids: readonly number[]): v
 function publishError(c: StreamContext, publisherId: number, errors: readonly (readonly [number, number])[]): void {
   const p = c.publishers.get(publisherId);
   if (p) p.errored += errors.length;
-  c.node.counters.messagesErrored += errors.length;
   for (const [, code] of errors) c.node.countError(code);
   if (c.closed) return;
   const w = new FrameWriter(CMD.publishError, 1, 9 + errors.length * 10).u8(publisherId).i32(errors.length);

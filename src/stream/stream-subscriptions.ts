@@ -77,7 +77,7 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
       s.credit--;
       s.consumed += chunk.count;
       s.offset = chunk.firstOffset + chunk.count;
-      c.node.counters.messagesDelivered += chunk.count;
+      c.node.delivered(chunk.count);
       const v2 = c.deliverVersion >= 2;
       const head = new FrameWriter(CMD.deliver, v2 ? 2 : 1, 17).u8(id);
       if (v2) head.u64(Math.max(chunk.firstOffset, q.stream.lastChunkOffset < q.stream.committedOffset ? q.stream.lastChunkOffset : chunk.firstOffset));
