@@ -32,7 +32,7 @@ export interface RunningBroker {
   readonly webMqttsPort: number | null;
   /** The stream protocol listeners' ports (plain and TLS); null when disabled or not bound yet. */
   readonly streamPort: number | null;
-  readonly streamsPort: number | null;
+  readonly streamTlsPort: number | null;
   /** Every listener, bound or being retried (src/listeners). */
   readonly listeners: ListenerStatuses;
   /** Memory and disk alarms; their limits can be changed at run time. */
@@ -125,7 +125,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && (config.mqttsPort !== null || config.webMqttsPort !== null));
   const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
-  const streamWanted = config.streamPort !== null || (tls !== null && config.streamsPort !== null);
+  const streamWanted = config.streamPort !== null || (tls !== null && config.streamTlsPort !== null);
   const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of stream?.listeners ?? []) await side.add(spec);
   const httpPort = config.httpPort;
@@ -182,7 +182,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     get streamPort() {
       return side.portOf("stream");
     },
-    get streamsPort() {
+    get streamTlsPort() {
       return side.portOf("stream/ssl");
     },
     listeners,

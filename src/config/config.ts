@@ -112,7 +112,7 @@ export interface ConeyConfig {
   /** Native stream protocol listener (stream.listeners.tcp.default, 5552); 0 binds an ephemeral port, null disables it. */
   streamPort: number | null;
   /** The stream protocol over TLS (stream.listeners.ssl.default, 5551), started when tlsCert is set; null disables it. */
-  streamsPort: number | null;
+  streamTlsPort: number | null;
   /** Host and port stream clients are told to connect to (stream.advertised_host / advertised_port); null: the listener's own. */
   streamAdvertisedHost: string | null;
   streamAdvertisedPort: number | null;
@@ -213,7 +213,7 @@ export function defaultConfig(): ConeyConfig {
     alarmInterval: 1000,
     maxConnections: 0,
     streamPort: 5552,
-    streamsPort: 5551,
+    streamTlsPort: 5551,
     streamAdvertisedHost: null,
     streamAdvertisedPort: null,
     mqttPort: 1883,

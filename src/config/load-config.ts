@@ -63,7 +63,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "diskFreeLimit", flag: "--disk-free-limit <bytes>", env: "CONEY_DISK_FREE_LIMIT", kind: "int", help: "disk alarm threshold, free bytes" },
   { key: "alarmInterval", flag: "--alarm-interval <ms>", env: "CONEY_ALARM_INTERVAL", kind: "int", help: "milliseconds between memory and disk checks" },
   { key: "streamPort", flag: "--stream-port <port>", env: "CONEY_STREAM_PORT", kind: "nullable-port", help: "native stream protocol port (0 = ephemeral, 'off' = disabled)" },
-  { key: "streamsPort", flag: "--stream-tls-port <port>", env: "CONEY_STREAM_TLS_PORT", kind: "nullable-port", help: "stream protocol over TLS port, with --tls-cert (0 = ephemeral, 'off' = disabled)" },
+  { key: "streamTlsPort", flag: "--stream-tls-port <port>", env: "CONEY_STREAM_TLS_PORT", kind: "nullable-port", help: "stream protocol over TLS port, with --tls-cert (0 = ephemeral, 'off' = disabled)" },
   { key: "streamAdvertisedHost", flag: "--stream-advertised-host <host>", env: "CONEY_STREAM_ADVERTISED_HOST", kind: "nullable-string", help: "host stream clients are told to connect to (default: the host name)" },
   { key: "streamAdvertisedPort", flag: "--stream-advertised-port <port>", env: "CONEY_STREAM_ADVERTISED_PORT", kind: "nullable-int", help: "port stream clients are told to connect to (default: the listener's)" },
   { key: "mqttPort", flag: "--mqtt-port <port>", env: "CONEY_MQTT_PORT", kind: "nullable-port", help: "MQTT port (0 = ephemeral, 'off' = disabled)" },

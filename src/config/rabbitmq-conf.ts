@@ -187,7 +187,7 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   cluster_name: (l, b) => (b.out.clusterName = l.value),
   // The rabbitmq_stream plugin (README, "Streams").
   "stream.listeners.tcp.default": (l, b) => (b.out.streamPort = listener(l, b, l.key)),
-  "stream.listeners.ssl.default": (l, b) => (b.out.streamsPort = listener(l, b, l.key)),
+  "stream.listeners.ssl.default": (l, b) => (b.out.streamTlsPort = listener(l, b, l.key)),
   "stream.advertised_host": (l, b) => (b.out.streamAdvertisedHost = l.value),
   "stream.advertised_port": (l, b) => (b.out.streamAdvertisedPort = int(l)),
   // The rabbitmq_mqtt and rabbitmq_web_mqtt plugins (README, "MQTT").

@@ -22,6 +22,10 @@ import type { StreamNode } from "./stream-node.js";
 import { connectionInfo, consumerInfo, publisherInfo, type PeerInfo } from "./stream-records.js";
 import { FrameCursor, FrameWriter, MalformedFrame, response } from "./wire.js";
 
+/** RabbitMQ's stream.initial_credits and stream.credits_required_for_unblocking. */
+const PUBLISH_CREDITS = 50_000;
+const CREDITS_TO_UNBLOCK = 12_500;
+
 type Step = "peer-properties" | "sasl" | "tune" | "open" | "opened" | "closing" | "closed";
 
 export class StreamConnection implements CommandHost, ClientConnection {
@@ -48,6 +52,8 @@ export class StreamConnection implements CommandHost, ClientConnection {
   private receivedSinceTick = true;
   private sentSinceTick = false;
   private readonly traffic = { recvOct: 0, recvCnt: 0, sendOct: 0, sendCnt: 0 };
+  private unconfirmed = 0;
+  private readingPaused = false;
 
   constructor(
     readonly node: StreamNode,
@@ -119,6 +125,17 @@ export class StreamConnection implements CommandHost, ClientConnection {
     }
     this.socket.uncork();
     return ok && !this.socket.writableNeedDrain;
+  }
+
+  unconfirmedChanged(delta: number): void {
+    this.unconfirmed += delta;
+    if (!this.readingPaused && this.unconfirmed >= PUBLISH_CREDITS) {
+      this.readingPaused = true;
+      this.socket.pause();
+    } else if (this.readingPaused && this.unconfirmed <= PUBLISH_CREDITS - CREDITS_TO_UNBLOCK) {
+      this.readingPaused = false;
+      if (this.step !== "closed") this.socket.resume();
+    }
   }
 
   whenWritable(fn: () => void): void {

@@ -55,6 +55,11 @@ export interface StreamContext {
   deliverVersion: number;
   /** Sends one frame (or its pieces); returns false when the socket's buffer is full. */
   send(frame: Buffer | readonly Buffer[]): boolean;
+  /**
+   * Messages accepted but not yet confirmed changed by `delta`: past RabbitMQ's 50,000 credits the
+   * connection stops reading until confirms bring it back under 37,500 (its flow control).
+   */
+  unconfirmedChanged(delta: number): void;
   /** Called once when a full socket buffer has drained. */
   whenWritable(fn: () => void): void;
   readonly closed: boolean;

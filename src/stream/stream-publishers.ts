@@ -119,7 +119,17 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
   if (duplicates.length > 0) confirm(c, p, duplicates);
   if (accepted.length === 0) return;
   if (journal === null || journal.appends === before) return confirm(c, p, accepted);
-  c.node.broker.whenStored({ synced: (_t, ok) => (ok ? confirm(c, p, accepted) : publishError(c, publisherId, accepted.map((id) => [id, RC.internalError]))) }, 0);
+  c.unconfirmedChanged(accepted.length);
+  c.node.broker.whenStored(
+    {
+      synced: (_t, ok) => {
+        c.unconfirmedChanged(-accepted.length);
+        if (ok) confirm(c, p, accepted);
+        else publishError(c, publisherId, accepted.map((id) => [id, RC.internalError]));
+      },
+    },
+    0,
+  );
 }
 
 function confirm(c: StreamContext, p: PublisherState, ids: readonly number[]): void {

@@ -36,7 +36,7 @@ export interface StreamSide {
 export function streamSide(o: StreamSideOptions): StreamSide | null {
   const { config, logger, tls } = o;
   const port = config.streamPort;
-  const tlsPort = tls === null ? null : config.streamsPort;
+  const tlsPort = tls === null ? null : config.streamTlsPort;
   if (port === null && tlsPort === null) return null;
   const node = new StreamNode(
     o.broker,

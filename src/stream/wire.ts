@@ -39,9 +39,10 @@ export class FrameCursor {
     return this.b.readInt32BE(this.need(4));
   }
 
-  /** uint64 as a number (offsets and publishing ids stay below 2^53 in practice). */
+  /** uint64 as a number (offsets and publishing ids stay below 2^53 in practice); no BigInt on the hot path. */
   u64(): number {
-    return Number(this.b.readBigUInt64BE(this.need(8)));
+    const at = this.need(8);
+    return this.b.readUInt32BE(at) * 0x1_0000_0000 + this.b.readUInt32BE(at + 4);
   }
 
   i64(): number {
@@ -133,7 +134,8 @@ export class FrameWriter {
 
   u64(v: number): this {
     const at = this.room(8);
-    this.b.writeBigUInt64BE(BigInt(v), at);
+    this.b.writeUInt32BE(Math.floor(v / 0x1_0000_0000) >>> 0, at);
+    this.b.writeUInt32BE(v >>> 0, at + 4);
     return this;
   }
 

@@ -24,5 +24,5 @@ export interface TestBrokerOptions {
   /** Nothing is printed unless asked (default "silent"). */
   readonly logLevel?: LogLevel | "silent";
   /** Anything else `startBroker` takes (limits, heartbeat, OAuth, …); listeners and storage are fixed above. */
-  readonly broker?: Omit<StartOptions, "inMemory" | "dataDir" | "amqpPort" | "httpPort" | "prometheusPort" | "mqttPort" | "mqttsPort" | "webMqttPort" | "streamPort" | "streamsPort" | "bind">;
+  readonly broker?: Omit<StartOptions, "inMemory" | "dataDir" | "amqpPort" | "httpPort" | "prometheusPort" | "mqttPort" | "mqttsPort" | "webMqttPort" | "streamPort" | "streamTlsPort" | "bind">;
 }

@@ -70,7 +70,7 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     mqttsPort: null,
     webMqttPort: options.webMqtt ? 0 : null,
     streamPort: options.stream ? 0 : null,
-    streamsPort: null,
+    streamTlsPort: null,
     // Stream clients connect to the host Metadata names: the loopback the test broker listens on.
     streamAdvertisedHost: options.broker?.streamAdvertisedHost ?? "127.0.0.1",
     logLevel: options.logLevel ?? "silent",
