@@ -33,6 +33,8 @@ export const CMD = {
   consumerUpdate: 0x1a,
   exchangeCommandVersions: 0x1b,
   streamStats: 0x1c,
+  createSuperStream: 0x1d,
+  deleteSuperStream: 0x1e,
 } as const;
 
 /** A response's key: the request's with the top bit set. */
@@ -89,6 +91,10 @@ export const SERVER_VERSIONS: readonly (readonly [number, number, number])[] = [
   [CMD.heartbeat, 1, 1],
   [CMD.exchangeCommandVersions, 1, 1],
   [CMD.streamStats, 1, 1],
+  [CMD.route, 1, 1],
+  [CMD.partitions, 1, 1],
+  [CMD.createSuperStream, 1, 1],
+  [CMD.deleteSuperStream, 1, 1],
 ];
 
 /** Frames before Open may be at most this big (RabbitMQ's stream.initial_frame_max). */

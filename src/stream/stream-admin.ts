@@ -16,6 +16,20 @@ const TEXT_ARGUMENTS: Record<string, string> = { "max-age": "x-max-age", "queue-
 /** Accepted for RabbitMQ's clients, meaningless on one node. */
 const IGNORED_ARGUMENTS = new Set(["initial-cluster-size"]);
 
+/** Create's (and CreateSuperStream's) arguments as the stream queue's; null when one is not valid. */
+export function streamArguments(args: Map<string, string>): FieldTable | null {
+  const table: FieldTable = { "x-queue-type": "stream" };
+  for (const [k, v] of args) {
+    if (NUMERIC_ARGUMENTS[k] !== undefined) {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) return null;
+      table[NUMERIC_ARGUMENTS[k]!] = n;
+    } else if (TEXT_ARGUMENTS[k] !== undefined) table[TEXT_ARGUMENTS[k]!] = v;
+    else if (!IGNORED_ARGUMENTS.has(k)) return null;
+  }
+  return table;
+}
+
 function reply(c: StreamContext, key: number, corr: number, code: number): void {
   if (code !== RC.ok) c.node.countError(code);
   c.send(response(key, corr, code).frame());
@@ -28,15 +42,8 @@ export function create(c: StreamContext, body: FrameCursor): void {
   if (name === "" || name.length > 255) return reply(c, CMD.create, corr, RC.preconditionFailed);
   if (!c.permissions.allows(c.openVhost.name, "configure", name)) return reply(c, CMD.create, corr, RC.accessRefused);
   if (c.openVhost.queues.has(name)) return reply(c, CMD.create, corr, RC.streamAlreadyExists);
-  const table: FieldTable = { "x-queue-type": "stream" };
-  for (const [k, v] of args) {
-    if (NUMERIC_ARGUMENTS[k] !== undefined) {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) return reply(c, CMD.create, corr, RC.preconditionFailed);
-      table[NUMERIC_ARGUMENTS[k]!] = n;
-    } else if (TEXT_ARGUMENTS[k] !== undefined) table[TEXT_ARGUMENTS[k]!] = v;
-    else if (!IGNORED_ARGUMENTS.has(k)) return reply(c, CMD.create, corr, RC.preconditionFailed);
-  }
+  const table = streamArguments(args);
+  if (table === null) return reply(c, CMD.create, corr, RC.preconditionFailed);
   try {
     c.node.broker.declareQueue(c.ctx, c.openVhost.name, { name, durable: true, autoDelete: false, exclusiveOwner: null, arguments: table }, false);
   } catch (err) {

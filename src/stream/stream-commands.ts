@@ -3,7 +3,8 @@
  * this server does not know (the connection answers with RabbitMQ's UNKNOWN_FRAME close).
  */
 import { CMD, RESPONSE } from "./protocol.js";
-import { create, exchangeCommandVersions, metadata, queryOffset, remove, storeOffset, streamStats } from "./stream-admin.js";
+import { create, exchangeCommandVersions, metadata, queryOffset, remove, storeOffset, streamArguments, streamStats } from "./stream-admin.js";
+import { createSuperStream, deleteSuperStream, partitions, route } from "./stream-super.js";
 import type { StreamContext } from "./stream-context.js";
 import { declarePublisher, deletePublisher, publish, queryPublisherSequence } from "./stream-publishers.js";
 import { credit, subscribe, unsubscribe } from "./stream-subscriptions.js";
@@ -57,6 +58,18 @@ export function handleCommand(c: CommandHost, key: number, version: number, body
       return true;
     case CMD.exchangeCommandVersions:
       exchangeCommandVersions(c, body);
+      return true;
+    case CMD.route:
+      route(c, body);
+      return true;
+    case CMD.partitions:
+      partitions(c, body);
+      return true;
+    case CMD.createSuperStream:
+      createSuperStream(c, body, streamArguments);
+      return true;
+    case CMD.deleteSuperStream:
+      deleteSuperStream(c, body);
       return true;
     case CMD.consumerUpdate | RESPONSE:
       // Answers to ConsumerUpdate (single active consumer, not built): nothing to do.
