@@ -11,6 +11,8 @@ import { credit, subscribe, unsubscribe } from "./stream-subscriptions.js";
 import type { FrameCursor } from "./wire.js";
 
 export interface CommandHost extends StreamContext {
+  /** A client answered a ConsumerUpdate. */
+  consumerUpdateAnswered(corr: number, body: FrameCursor | null): void;
   /** Host and port told in Metadata. */
   advertised(): { host: string; port: number };
 }
@@ -72,7 +74,7 @@ export function handleCommand(c: CommandHost, key: number, version: number, body
       deleteSuperStream(c, body);
       return true;
     case CMD.consumerUpdate | RESPONSE:
-      // Answers to ConsumerUpdate (single active consumer, not built): nothing to do.
+      c.consumerUpdateAnswered(body.u32(), body);
       return true;
     default:
       return false;

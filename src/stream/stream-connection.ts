@@ -15,6 +15,7 @@ import type { PermissionChecker } from "../auth/permission-check.js";
 import { FrameSplitter } from "./frame-splitter.js";
 import { CMD, INITIAL_FRAME_MAX, RC, RESPONSE } from "./protocol.js";
 import { handleCommand, type CommandHost } from "./stream-commands.js";
+import { StreamHeartbeat } from "./stream-heartbeat.js";
 import { StreamLinks } from "./stream-links.js";
 import type { PublisherState, SubscriptionState } from "./stream-context.js";
 import { authenticate, openVhost, SASL_MECHANISMS, serverPeerProperties, type AuthOutcome } from "./stream-handshake.js";
@@ -47,12 +48,18 @@ export class StreamConnection implements CommandHost, ClientConnection {
   private readonly queued: Buffer[] = [];
   private busy = false;
   private readonly drainWaiters: (() => void)[] = [];
-  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private readonly beat = new StreamHeartbeat(
+    () => this.send(new FrameWriter(CMD.heartbeat, 1, 8).frame()),
+    () => {
+      this.node.log.info("stream client missed heartbeats", { connection: this.name });
+      this.socket.destroy();
+    },
+  );
   private handshakeTimer: NodeJS.Timeout | null;
-  private receivedSinceTick = true;
-  private sentSinceTick = false;
   private readonly traffic = { recvOct: 0, recvCnt: 0, sendOct: 0, sendCnt: 0 };
   private unconfirmed = 0;
+  private serverCorrelation = 0;
+  private readonly pendingUpdates = new Map<number, (body: FrameCursor | null) => void>();
   private readingPaused = false;
 
   constructor(
@@ -111,7 +118,7 @@ export class StreamConnection implements CommandHost, ClientConnection {
 
   send(frame: Buffer | readonly Buffer[]): boolean {
     if (this.step === "closed") return false;
-    this.sentSinceTick = true;
+    this.beat.sentSomething();
     this.traffic.sendCnt++;
     if (Buffer.isBuffer(frame)) {
       this.traffic.sendOct += frame.length;
@@ -136,6 +143,26 @@ export class StreamConnection implements CommandHost, ClientConnection {
       this.readingPaused = false;
       if (this.step !== "closed") this.socket.resume();
     }
+  }
+
+  consumerUpdate(subscriptionId: number, active: boolean, answered: (body: FrameCursor | null) => void): void {
+    if (this.step !== "opened") return answered(null);
+    const corr = ++this.serverCorrelation;
+    const timer = setTimeout(() => this.consumerUpdateAnswered(corr, null), 5000);
+    timer.unref();
+    this.pendingUpdates.set(corr, (body) => {
+      clearTimeout(timer);
+      answered(body);
+    });
+    this.send(new FrameWriter(CMD.consumerUpdate, 1, 16).u32(corr).u8(subscriptionId).u8(active ? 1 : 0).frame());
+  }
+
+  /** A ConsumerUpdate response (or its absence: null). */
+  consumerUpdateAnswered(corr: number, body: FrameCursor | null): void {
+    const waiting = this.pendingUpdates.get(corr);
+    if (waiting === undefined) return;
+    this.pendingUpdates.delete(corr);
+    waiting(body);
   }
 
   whenWritable(fn: () => void): void {
@@ -166,7 +193,7 @@ export class StreamConnection implements CommandHost, ClientConnection {
   }
 
   private received(data: Buffer): void {
-    this.receivedSinceTick = true;
+    this.beat.receivedSomething();
     this.traffic.recvOct += data.length;
     if (this.step === "closed") return;
     if (this.busy) {
@@ -274,7 +301,7 @@ export class StreamConnection implements CommandHost, ClientConnection {
       this.splitter.maxFrame = this.frameMax;
       if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
       this.handshakeTimer = null;
-      this.startHeartbeat();
+      this.beat.start(this.heartbeat);
       this.node.connections.add(this);
       this.node.broker.connections.add(this);
       return true;
@@ -337,23 +364,6 @@ export class StreamConnection implements CommandHost, ClientConnection {
     setTimeout(() => this.end(), 1000).unref();
   }
 
-  private startHeartbeat(): void {
-    if (this.heartbeat === 0) return;
-    let silentTicks = 0;
-    this.heartbeatTimer = setInterval(() => {
-      if (!this.receivedSinceTick && ++silentTicks >= 2) {
-        this.node.log.info("stream client missed heartbeats", { connection: this.name });
-        this.socket.destroy();
-        return;
-      }
-      if (this.receivedSinceTick) silentTicks = 0;
-      this.receivedSinceTick = false;
-      if (!this.sentSinceTick) this.send(new FrameWriter(CMD.heartbeat, 1, 8).frame());
-      this.sentSinceTick = false;
-    }, this.heartbeat * 1000);
-    this.heartbeatTimer.unref();
-  }
-
   private end(): void {
     if (this.step === "closed") return;
     this.step = "closed";
@@ -364,14 +374,15 @@ export class StreamConnection implements CommandHost, ClientConnection {
   private cleanUp(): void {
     this.step = "closed";
     if (this.handshakeTimer) clearTimeout(this.handshakeTimer);
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
-    this.handshakeTimer = this.heartbeatTimer = null;
+    this.beat.stop();
+    this.handshakeTimer = null;
     for (const s of [...this.subscriptions.values()]) s.stop();
     this.subscriptions.clear();
     for (const p of this.publishers.values()) p.stop();
     this.node.counters.publishers -= this.publishers.size;
     this.publishers.clear();
     this.drainWaiters.length = 0;
+    for (const corr of [...this.pendingUpdates.keys()]) this.consumerUpdateAnswered(corr, null);
     if (this.openedVhost) {
       this.node.connections.delete(this);
       this.node.broker.connections.remove(this);

@@ -6,6 +6,7 @@
 import type { ClientContext, StreamQueue, VHost } from "../broker/index.js";
 import type { PermissionChecker } from "../auth/permission-check.js";
 import type { StreamNode } from "./stream-node.js";
+import type { FrameCursor } from "./wire.js";
 
 export interface PublisherState {
   readonly id: number;
@@ -31,6 +32,8 @@ export interface SubscriptionState {
   consumed: number;
   /** The next offset the subscription is at (the client filters the first chunk below its start). */
   offset: number;
+  /** False while another member of its single-active-consumer group is active. */
+  active: boolean;
   /** Sends what credit and the committed chunks allow. */
   wake(): void;
   /** Unsubscribes and forgets the subscription's hooks. */
@@ -60,6 +63,11 @@ export interface StreamContext {
    * connection stops reading until confirms bring it back under 37,500 (its flow control).
    */
   unconfirmedChanged(delta: number): void;
+  /**
+   * Sends ConsumerUpdate to the client and calls `answered` with the rest of its response (its
+   * code and offset specification), or with null when the connection closes or 5 s pass first.
+   */
+  consumerUpdate(subscriptionId: number, active: boolean, answered: (body: FrameCursor | null) => void): void;
   /** Called once when a full socket buffer has drained. */
   whenWritable(fn: () => void): void;
   readonly closed: boolean;

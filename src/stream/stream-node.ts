@@ -7,6 +7,7 @@ import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Broker, ProtocolCounters } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
+import { SingleActiveGroups } from "./stream-sac.js";
 
 export interface StreamSettings {
   /** Frame max proposed in Tune (bytes; 0: no limit). */
@@ -32,6 +33,8 @@ export class StreamNode {
   readonly connections = new Set<{ shutdown(): void }>();
   /** RabbitMQ's global counters for protocol "stream" (rabbitmq_global_*), shown at 0 from the start. */
   readonly counters: ProtocolCounters;
+  /** Single-active-consumer groups of the node's streams. */
+  readonly sac = new SingleActiveGroups();
   /** Responses other than OK, by code (RabbitMQ's stream protocol error counters). */
   readonly errors = new Map<number, number>();
 

@@ -3,13 +3,17 @@
  * offset or a timestamp; an offset past the end waits at the end), Credit (chunks the client may
  * be sent; an unknown subscription gets RabbitMQ's Credit response), Deliver v1 or v2 (whole
  * committed chunks, the bytes the segment file holds, sent without copying), Unsubscribe.
- * A subscription stops sending while the socket's buffer is full and resumes at `drain`.
+ * A subscription stops sending while the socket's buffer is full and resumes at `drain`. With
+ * `single-active-consumer` (and a `name`) it joins its group (stream-sac.ts) and sends only while
+ * active, from the offset the client answers ConsumerUpdate with.
  */
 import type { StreamStart } from "../broker/index.js";
 import { CMD, OFFSET_TYPE, RC, RESPONSE } from "./protocol.js";
 import type { StreamContext, SubscriptionState } from "./stream-context.js";
 import { streamFor } from "./stream-lookup.js";
 import { chunksOf } from "./stream-message.js";
+import type { SacMember } from "./stream-sac.js";
+import { partitionsOf } from "./stream-super.js";
 import { FrameWriter, MalformedFrame, response, type FrameCursor } from "./wire.js";
 
 function reply(c: StreamContext, corr: number, code: number): void {
@@ -20,6 +24,8 @@ function reply(c: StreamContext, corr: number, code: number): void {
 function offsetSpec(body: FrameCursor): StreamStart | null {
   const type = body.u16();
   switch (type) {
+    case 0:
+      return null;
     case OFFSET_TYPE.first:
       return { kind: "first" };
     case OFFSET_TYPE.last:
@@ -40,18 +46,40 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
   const id = body.u8();
   const name = body.str();
   const start = offsetSpec(body);
-  if (start === null) throw new MalformedFrame("unknown offset specification type");
+  if (start === null) throw new MalformedFrame("no offset specification");
   const initialCredit = body.u16();
   const properties = body.remaining > 0 ? body.map() : new Map<string, string>();
   if (c.subscriptions.has(id)) return reply(c, corr, RC.subscriptionIdAlreadyExists);
   const found = streamFor(c, name, "read");
   if (typeof found === "number") return reply(c, corr, found);
   const q = found;
-  // Single active consumer is not built: refused rather than silently run as a plain consumer.
-  if (properties.get("single-active-consumer") === "true") return reply(c, corr, RC.preconditionFailed);
+  const sac = properties.get("single-active-consumer") === "true";
+  const groupName = properties.get("name") ?? "";
+  if (sac && groupName === "") return reply(c, corr, RC.preconditionFailed);
+  const superStream = properties.get("super-stream");
+  const partitionIndex = sac && superStream !== undefined ? (partitionsOf(c, superStream)?.indexOf(q.name) ?? -1) : -1;
+  const groupKey = `${c.openVhost.name}\u0000${q.name}\u0000${groupName}`;
   const offset = q.startOffset(start);
-  const chunks = chunksOf(q.stream, offset);
+  let chunks = chunksOf(q.stream, offset);
   let blocked = false;
+  /** Its place in a single-active-consumer group: ConsumerUpdate, and on activation the client's offset. */
+  const member: SacMember = {
+    update(active, answered) {
+      if (!active) s.active = false;
+      c.consumerUpdate(id, active, (answer) => {
+        if (active && c.subscriptions.get(id) === s) {
+          const from = answer !== null && answer.u16() === RC.ok && answer.remaining >= 2 ? offsetSpec(answer) : null;
+          if (from !== null) {
+            s.offset = q.startOffset(from);
+            chunks = chunksOf(q.stream, s.offset);
+          }
+          s.active = true;
+          pump();
+        }
+        answered();
+      });
+    },
+  };
   const s: SubscriptionState = {
     id,
     stream: q.name,
@@ -60,10 +88,12 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
     credit: initialCredit,
     consumed: 0,
     offset,
+    active: !sac,
     wake: pump,
     stop: () => {
       if (c.subscriptions.get(id) !== s) return;
       c.subscriptions.delete(id);
+      if (sac) c.node.sac.leave(groupKey, member);
       c.links.detach(q, pump);
       q.nativeConsumerChanged(-1);
       c.node.counters.consumers--;
@@ -71,7 +101,7 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
   };
   /** Sends chunks while there is credit, something committed, and room in the socket. */
   function pump(): void {
-    while (s.credit > 0 && !blocked && c.subscriptions.get(id) === s) {
+    while (s.active && s.credit > 0 && !blocked && c.subscriptions.get(id) === s) {
       const chunk = chunks.next();
       if (chunk === null) return;
       s.credit--;
@@ -97,7 +127,8 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
   q.nativeConsumerChanged(1);
   c.node.counters.consumers++;
   reply(c, corr, RC.ok);
-  pump();
+  if (sac) c.node.sac.join(groupKey, member, partitionIndex);
+  else pump();
 }
 
 export function credit(c: StreamContext, body: FrameCursor): void {

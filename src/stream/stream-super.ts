@@ -28,7 +28,7 @@ function reply(c: StreamContext, key: number, corr: number, code: number): void 
 }
 
 /** The super stream's partitions in their order; null when no super stream has that name. */
-function partitionsOf(c: StreamContext, name: string): string[] | null {
+export function partitionsOf(c: StreamContext, name: string): string[] | null {
   const x = c.openVhost.exchanges.get(name);
   if (!x || x.type !== "direct") return null;
   const parts: [number, string][] = [];

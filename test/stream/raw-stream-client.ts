@@ -50,7 +50,7 @@ export class RawStreamClient {
   }
 
   /** Connects and walks the handshake as guest (or the given user) into `vhost`. */
-  static async login(port: number, user = "guest", password = "guest", vhost = "/"): Promise<RawStreamClient> {
+  static async login(port: number, user = "guest", password = "guest", vhost = "/", heartbeat = 0): Promise<RawStreamClient> {
     const c = await RawStreamClient.open(port);
     c.send(new FrameWriter(0x11).u32(1).map([["product", "raw"]]).frame());
     await c.next(0x8011);
@@ -61,7 +61,7 @@ export class RawStreamClient {
     auth.body.u32();
     if (auth.body.u16() !== 1) throw new Error("login refused");
     const tune = await c.next(0x14);
-    c.send(new FrameWriter(0x14).u32(tune.body.u32()).u32(0).frame());
+    c.send(new FrameWriter(0x14).u32(tune.body.u32()).u32(heartbeat).frame());
     c.send(new FrameWriter(0x15).u32(4).str(vhost).frame());
     const open = await c.next(0x8015);
     open.body.u32();

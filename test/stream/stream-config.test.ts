@@ -10,6 +10,7 @@ import { loadConfig } from "../../src/config/load-config.js";
 import { makeTestCa } from "../helpers/test-ca.js";
 import { collector, withTimeout } from "../helpers/wait.js";
 import { startStreamBroker, streamClient } from "./stream-helpers.js";
+import { RawStreamClient } from "./raw-stream-client.js";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -42,6 +43,18 @@ describe("stream listener configuration", () => {
       const [meta] = await client.queryMetadata({ streams: ["adv"] });
       assert.deepEqual({ host: meta!.leader?.host, port: meta!.leader?.port }, { host: "streams.example", port: 7552 });
       await client.close();
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("sends heartbeats at the interval Tune agreed and closes a peer silent for two of them", async () => {
+    const b = await startStreamBroker();
+    try {
+      const c = await RawStreamClient.login(b.streamPort, "guest", "guest", "/", 1);
+      await c.next(0x17, 5000);
+      // The client sends nothing from here on: after two silent seconds the broker gives up.
+      await c.whenClosed(10_000);
     } finally {
       await b.close();
     }
