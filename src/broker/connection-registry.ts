@@ -118,6 +118,8 @@ export interface StreamConsumerInfo {
   readonly offsetLag: number;
   readonly credits: number;
   readonly consumed: number;
+  /** False while another single-active-consumer member has the turn. */
+  readonly active: boolean;
   readonly properties: Readonly<Record<string, string>>;
 }
 

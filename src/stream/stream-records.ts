@@ -74,6 +74,7 @@ export function consumerInfo(s: SubscriptionState): StreamConsumerInfo {
     offsetLag: Math.max(0, committed - s.offset),
     credits: s.credit,
     consumed: s.consumed,
+    active: s.active,
     properties: Object.fromEntries(s.properties),
   };
 }

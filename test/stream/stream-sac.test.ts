@@ -37,6 +37,8 @@ describe("single active consumer", () => {
     // The inactive member got nothing; a round trip makes sure nothing was on its way.
     await client.streamStatsRequest("sac");
     assert.equal(second.length, 0);
+    const states = b.broker.connections.list().flatMap((x) => x.streamDetails?.().consumers ?? []).filter((s) => s.stream === "sac").map((s) => s.active);
+    assert.deepEqual(states.sort(), [false, true]);
     await c1.storeOffset(2n);
     await eventually(async () => (await client.queryOffset({ reference: "billing", stream: "sac" }).catch(() => -1n)) === 2n, 5000, "stored offset");
     await client.closeConsumer(c1.extendedId);

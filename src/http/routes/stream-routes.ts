@@ -41,8 +41,9 @@ function consumerRecord(c: ClientConnection, s: StreamConsumerInfo, node: string
     consumed: s.consumed,
     offset: s.offset,
     offset_lag: s.offsetLag,
-    active: true,
-    activity_status: "up",
+    active: s.active,
+    // RabbitMQ's consumer_activity_status: up, or single_active / waiting in a group.
+    activity_status: s.properties["single-active-consumer"] === "true" ? (s.active ? "single_active" : "waiting") : "up",
     properties: s.properties,
   };
 }
