@@ -6,6 +6,9 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Offset, type Client } from "rabbitmq-stream-js-client";
 import { collector, withTimeout } from "../helpers/wait.js";
 import type { TestBroker } from "../helpers/broker.js";
@@ -134,6 +137,19 @@ describe("bad input on the stream port", () => {
   });
 
   it("sends only as many chunks as the subscription has credit for", async () => {
+    // Chunk boundaries are the file log's (one per batch): this test keeps its own broker on disk
+    // even when the suite runs against the in-memory test broker.
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-stream-credit-"));
+    const disk = await startStreamBroker({ dataDir });
+    try {
+      await creditFlow(disk);
+    } finally {
+      await disk.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  async function creditFlow(b: TestBroker & { streamPort: number }): Promise<void> {
     const conn = await amqp.connect(b.amqpUrl);
     const ch = await conn.createConfirmChannel();
     await ch.assertQueue("credited", { durable: true, arguments: { "x-queue-type": "stream" } });
@@ -161,7 +177,7 @@ describe("bad input on the stream port", () => {
     c.send(new FrameWriter(0x09).u8(3).u16(5).frame());
     await c.next(0x08);
     c.close();
-  });
+  }
 
   it("tells clients with MetadataUpdate when their stream is deleted", async () => {
     await bystander.createStream({ stream: "doomed" });
