@@ -2,15 +2,41 @@
  * `coney-perf stream`: the native stream protocol's rates against any broker that speaks it
  * (Coney, RabbitMQ). Publish: one publisher sends Publish frames of `batch` messages (the
  * rabbitmq-stream-js-client's default chunk of 100) of `size` bytes, at most `inflight`
- * unconfirmed; the rate is confirmed messages per second, and a subscriber on another connection
- * reads along (1 publisher / 1 consumer). Consume: a new subscriber reads the
+ * unconfirmed; the rate is confirmed messages per second, and a subscriber on another connection,
+ * in a worker thread, reads along (1 publisher / 1 consumer). Consume: a new subscriber reads the
  * stream from its first offset (what the publish phase wrote, from the segment files) with 10
  * chunks of credit and one more per chunk received, as the stream clients do; the rate is
  * messages received per second from Subscribe to the last one. The publish phase has one second
  * of warm-up.
  */
 import { FrameWriter } from "../stream/wire.js";
-import { StreamRawClient } from "./stream-raw-client.js";
+import { Worker } from "node:worker_threads";
+import { StreamRawClient, subscribeCounting } from "./stream-raw-client.js";
+import type { LiveSubscriberMessage } from "./stream-subscriber.js";
+
+/** The live subscriber, in a worker thread (so it does not compete with the publisher for one event loop). */
+function startLiveSubscriber(url: string, stream: string): Promise<{ measure(): void; stop(): Promise<number> }> {
+  const worker = new Worker(new URL("./stream-subscriber.js", import.meta.url), { workerData: { url, stream } });
+  let onResult: (n: number) => void = () => {};
+  const result = new Promise<number>((resolve) => (onResult = resolve));
+  return new Promise((resolve, reject) => {
+    worker.on("error", reject);
+    worker.on("message", (m: LiveSubscriberMessage) => {
+      if (m.type === "error") reject(new Error(m.message));
+      else if (m.type === "result") onResult(m.received);
+      else
+        resolve({
+          measure: () => worker.postMessage({ type: "measure" }),
+          stop: async () => {
+            worker.postMessage({ type: "stop" });
+            const n = await result;
+            await worker.terminate();
+            return n;
+          },
+        });
+    });
+  });
+}
 
 export interface StreamBenchOptions {
   /** rabbitmq-stream://user:pass@host:port/vhost */
@@ -37,33 +63,13 @@ function message(size: number): Buffer {
   return Buffer.concat([head, body]);
 }
 
-/** A subscriber that counts the records of each chunk delivered (from the chunk header) and grants a credit per chunk. */
-async function subscriber(o: StreamBenchOptions, stream: string, onRecords: (n: number) => void): Promise<StreamRawClient> {
-  const c = await StreamRawClient.open(new URL(o.url));
-  const credit = new FrameWriter(0x09).u8(0).u16(1).frame();
-  c.onFrame = (f) => {
-    if (f.key !== 0x08) return;
-    f.body.u8();
-    // Deliver v1: the chunk's record count is at its byte 4.
-    f.body.u32();
-    onRecords(f.body.u32());
-    c.socket.write(credit);
-  };
-  const subscribed = await c.request((corr) => new FrameWriter(0x07).u32(corr).u8(0).str(stream).u16(1).u16(10).map([]).frame());
-  if (subscribed !== 1) throw new Error(`Subscribe answered ${subscribed}`);
-  return c;
-}
-
 /** One publisher, and one live subscriber on another connection: 1 publisher / 1 consumer. */
 async function publishPhase(o: StreamBenchOptions, stream: string): Promise<{ perSecond: number; livePerSecond: number; sent: number }> {
   const c = await StreamRawClient.open(new URL(o.url));
   const created = await c.request((corr) => new FrameWriter(0x0d).u32(corr).str(stream).map([]).frame());
   if (created !== 1) throw new Error(`Create ${stream} answered ${created}`);
-  let live = 0;
   let measuring = false;
-  const liveConsumer = await subscriber(o, stream, (n) => {
-    if (measuring) live += n;
-  });
+  const liveConsumer = await startLiveSubscriber(o.url, stream);
   const declared = await c.request((corr) => new FrameWriter(0x01).u32(corr).u8(0).str("").str(stream).frame());
   if (declared !== 1) throw new Error(`DeclarePublisher answered ${declared}`);
   const m = message(o.size);
@@ -94,14 +100,15 @@ async function publishPhase(o: StreamBenchOptions, stream: string): Promise<{ pe
   pump();
   await new Promise((r) => setTimeout(r, 1000));
   measuring = true;
+  liveConsumer.measure();
   const started = performance.now();
   await new Promise((r) => setTimeout(r, o.durationSeconds * 1000));
   measuring = false;
   running = false;
+  const live = await liveConsumer.stop();
   const seconds = (performance.now() - started) / 1000;
   while (unconfirmed > 0) await new Promise((r) => setTimeout(r, 10));
   c.close();
-  liveConsumer.close();
   return { perSecond: confirmed / seconds, livePerSecond: live / seconds, sent: nextId - 1 };
 }
 
@@ -111,7 +118,7 @@ async function consumePhase(o: StreamBenchOptions, stream: string, total: number
   let done!: () => void;
   const finished = new Promise<void>((r) => (done = r));
   const started = performance.now();
-  const c = await subscriber(o, stream, (n) => {
+  const c = await subscribeCounting(o.url, stream, (n) => {
     received += n;
     if (received >= total) done();
   });

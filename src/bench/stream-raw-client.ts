@@ -90,3 +90,24 @@ export class StreamRawClient {
     w(body);
   }
 }
+
+/**
+ * A subscriber from the first offset that counts the records of each chunk delivered (from the
+ * chunk header, decoding no message) and grants one more chunk of credit per chunk, starting
+ * with 10, as the stream clients do.
+ */
+export async function subscribeCounting(url: string, stream: string, onRecords: (n: number) => void): Promise<StreamRawClient> {
+  const c = await StreamRawClient.open(new URL(url));
+  const credit = new FrameWriter(0x09).u8(0).u16(1).frame();
+  c.onFrame = (f) => {
+    if (f.key !== 0x08) return;
+    f.body.u8();
+    // Deliver v1: the chunk's record count is at its byte 4.
+    f.body.u32();
+    onRecords(f.body.u32());
+    c.socket.write(credit);
+  };
+  const subscribed = await c.request((corr) => new FrameWriter(0x07).u32(corr).u8(0).str(stream).u16(1).u16(10).map([]).frame());
+  if (subscribed !== 1) throw new Error(`Subscribe answered ${subscribed}`);
+  return c;
+}
