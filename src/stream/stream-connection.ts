@@ -342,6 +342,8 @@ export class StreamConnection implements CommandHost, ClientConnection {
   }
 
   private frameTooLarge(size: number): void {
+    // The rest of that frame keeps arriving while the Close is on its way: reported once.
+    if (this.step === "closing" || this.step === "closed") return;
     this.node.countError(RC.frameTooLarge);
     this.node.log.warn("stream frame too large", { connection: this.name, size, max: this.splitter.maxFrame });
     if (this.step !== "opened") return this.end();

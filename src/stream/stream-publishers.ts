@@ -95,6 +95,8 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
   const refused: [number, number][] = [];
   const accepted: number[] = [];
   const dedup = p.reference !== "";
+  // Another connection may publish under the same reference: the stream's sequence is the truth.
+  if (dedup) p.sequence = Math.max(p.sequence, q.stream.publisherSequence(p.reference));
   for (let i = 0; i < n; i++) {
     const id = ids[i]!;
     const m = messages[i]!;
