@@ -150,10 +150,61 @@ emit("const ENCODERS: ReadonlyMap<number, Encoder> = new Map<number, Encoder>(["
 for (const x of methods) emit(`  [MethodId.${x.key}, encode${x.key}],`);
 emit("]);");
 emit();
-emit("/** Decodes a method frame payload. Bytes after the arguments are ignored, as RabbitMQ does. */");
-emit("export function decodeMethod(payload: Buffer): Method {");
-emit("  const r = new ByteReader(payload);");
+emit("/** One reader for every method frame: decoding is synchronous and never re-entered. */");
+emit("const METHOD_READER = new ByteReader(Buffer.alloc(0));");
+emit();
+emit("/**");
+emit(" * Decodes a method frame payload, the bytes [start, end) of `buf` (so a frame is decoded where it");
+emit(" * was read, without a slice). Bytes after the arguments are ignored, as RabbitMQ does.");
+emit(" */");
+emit("export function decodeMethod(buf: Buffer, start = 0, end = buf.length): Method {");
+emit("  const r = METHOD_READER.reset(buf, start, end);");
 emit("  const id = r.u32();");
+emit("  const d = DECODERS.get(id);");
+emit("  if (!d) throw new CodecError(`unknown method: class ${id >>> 16}, method ${id & 0xffff}`);");
+emit("  return { id, name: d[0], args: d[1](r) } as Method;");
+emit("}");
+emit();
+// The per-message methods a broker receives (basic.publish, and basic.ack every few deliveries) are
+// decoded into one reused object each by decodeIncomingMethod: the read loop hands them to a handler
+// that uses them synchronously, so two objects per publish need not be allocated.
+const REUSED = ["BasicPublish", "BasicAck"];
+const ZERO = { bit: "false", octet: "0", short: "0", long: "0", longlong: "0", shortstr: '""', timestamp: "0" };
+for (const key of REUSED) {
+  const x = methods.find((m) => m.key === key);
+  const g = groups(x.m.arguments);
+  emit(`const REUSED_${key}: { id: typeof MethodId.${key}; name: "${x.name}"; args: ${key}Args } = {`);
+  emit(`  id: MethodId.${key},`);
+  emit(`  name: "${x.name}",`);
+  emit(`  args: { ${x.m.arguments.map((a) => `${camel(a.name)}: ${ZERO[typeOf(a)]}`).join(", ")} },`);
+  emit("};");
+  emit(`function decode${key}Into(r: ByteReader, a: ${key}Args): void {`);
+  let bitIndex = 0;
+  for (const item of g) {
+    if (item.bits) {
+      const v = `bits${bitIndex++}`;
+      emit(`  const ${v} = r.u8();`);
+      item.bits.forEach((a, i) => emit(`  a.${camel(a.name)} = (${v} & ${1 << i}) !== 0;`));
+    } else {
+      emit(`  a.${camel(item.arg.name)} = ${READ[item.type]};`);
+    }
+  }
+  emit("}");
+}
+emit();
+emit("/**");
+emit(" * decodeMethod for the broker's read loop: " + REUSED.join(" and ") + " come back as one reused object each,");
+emit(" * valid until the next call (their handlers use them synchronously and keep nothing of them).");
+emit(" */");
+emit("export function decodeIncomingMethod(buf: Buffer, start: number, end: number): Method {");
+emit("  const r = METHOD_READER.reset(buf, start, end);");
+emit("  const id = r.u32();");
+for (const key of REUSED) {
+  emit(`  if (id === MethodId.${key}) {`);
+  emit(`    decode${key}Into(r, REUSED_${key}.args);`);
+  emit(`    return REUSED_${key};`);
+  emit("  }");
+}
 emit("  const d = DECODERS.get(id);");
 emit("  if (!d) throw new CodecError(`unknown method: class ${id >>> 16}, method ${id & 0xffff}`);");
 emit("  return { id, name: d[0], args: d[1](r) } as Method;");
@@ -189,8 +240,9 @@ emit("/**");
 emit(" * Decodes property flags and list (AMQP 0-9-1 §4.2.6.1): flag bit 15 of the first word is the");
 emit(" * first property; bit 0 set means another flags word follows (unused by basic, skipped).");
 emit(" */");
+emit("const PROPERTIES_READER = new ByteReader(Buffer.alloc(0));");
 emit("export function decodeBasicProperties(raw: Buffer): BasicProperties {");
-emit("  const r = new ByteReader(raw);");
+emit("  const r = PROPERTIES_READER.reset(raw, 0, raw.length);");
 emit("  const flags = r.u16();");
 emit("  for (let more = flags & 1; more; more = r.u16() & 1);");
 emit("  const p: BasicProperties = {};");
@@ -210,14 +262,26 @@ props.forEach((p) => emit(`  if (p.${camel(p.name)} !== undefined) out.${WRITE[p
 emit("  return Buffer.from(out.take());");
 emit("}");
 emit();
-emit("/** A content header frame payload: class id, weight (unused), body size, then the properties. */");
-emit("export function decodeContentHeader(payload: Buffer): { classId: number; bodySize: number; rawProperties: Buffer } {");
-emit("  const r = new ByteReader(payload);");
+emit("/** What a content header says; decodeContentHeader fills one the caller keeps (no object per frame). */");
+emit("export interface ContentHeader {");
+emit("  classId: number;");
+emit("  bodySize: number;");
+emit("  /** The property flags and list as received (a slice of the frame, not a copy). */");
+emit("  rawProperties: Buffer | null;");
+emit("}");
+emit();
+emit("const HEADER_READER = new ByteReader(Buffer.alloc(0));");
+emit();
+emit("/** A content header frame payload, bytes [start, end) of `buf`: class id, weight (unused), body size, then the properties. */");
+emit("export function decodeContentHeader(into: ContentHeader, buf: Buffer, start = 0, end = buf.length): void {");
+emit("  const r = HEADER_READER.reset(buf, start, end);");
 emit("  const classId = r.u16();");
 emit("  r.u16();");
 emit("  const bodySize = r.u64();");
-emit("  if (payload.length < 14) throw new CodecError(\"content header without property flags\");");
-emit("  return { classId, bodySize, rawProperties: payload.subarray(12) };");
+emit("  if (end - start < 14) throw new CodecError(\"content header without property flags\");");
+emit("  into.classId = classId;");
+emit("  into.bodySize = bodySize;");
+emit("  into.rawProperties = buf.subarray(start + 12, end);");
 emit("}");
 emit();
 emit("export function writeContentHeader(out: OutputBuffer, channel: number, classId: number, bodySize: number, rawProperties: Buffer): void {");

@@ -80,8 +80,6 @@ function onDisk(o: PersistenceOptions): NodePersistence {
   const { config, logger, alarms, replica } = o;
   mkdirSync(config.dataDir, { recursive: true });
   const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, segmentBytes: config.msgStoreFileSizeLimit, ...o.storeOptions });
-  // docs/STREAMS.md, "Replication": not built yet, so a cluster refuses streams rather than lose confirmed messages.
-  if (replica) store.streams.unavailable = "stream queues are not available in a Coney cluster yet: their files are not replicated (docs/STREAMS.md)";
   let definitions: DefinitionsFile | null = null;
   const log = auditLog(config, logger, join(config.dataDir, AUDIT_DIR));
   log.open();

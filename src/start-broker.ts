@@ -4,7 +4,7 @@
  * embedding Coney (e.g. in another project's tests): pass port 0 to get ephemeral ports.
  */
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
-import { Broker, EventExchange, ResourceAlarms, type ClusterView } from "./broker/index.js";
+import { Broker, clusterNameOf, EventExchange, ResourceAlarms, type ClusterView } from "./broker/index.js";
 import type { AuditTap } from "./audit/audit-log.js";
 import { openPersistence } from "./node-persistence.js";
 import type { PagingLimits } from "./store/stored-queue-log.js";
@@ -16,6 +16,8 @@ import { LoginThrottle } from "./auth/login-throttle.js";
 import type { ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
+import { createFederation } from "./federation/federation-startup.js";
+import { Shovels } from "./shovel/shovels.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
@@ -35,6 +37,8 @@ export interface RunningBroker {
   readonly streamTlsPort: number | null;
   /** Every listener, bound or being retried (src/listeners). */
   readonly listeners: ListenerStatuses;
+  /** The node's dynamic shovels (src/shovel). */
+  readonly shovels: Shovels;
   /** Memory and disk alarms; their limits can be changed at run time. */
   readonly alarms: ResourceAlarms;
   readonly broker: Broker;
@@ -68,6 +72,12 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const broker = new Broker(persistence.journal ? { journal: persistence.journal } : {});
   broker.connections.node = config.nodeName;
   broker.events.onListenerError = (err) => logger.error("a broker event listener failed", { err });
+  broker.parameterComponents.onNotifyError = (component, err) => logger.error("a runtime parameter component failed to apply a change", { component, err });
+  // Feature components register before the saved definitions come back, so their parameters are accepted.
+  const shovels = new Shovels(broker, () => clusterNameOf(broker.globalParameters, config.clusterName), logger, alarms);
+  shovels.register();
+  const federation = createFederation(broker, config.clusterName, logger, alarms);
+  federation.register();
   persistence.open(broker);
   const eventExchange = config.eventExchange ? new EventExchange(broker, config.eventExchangeVhost ?? config.defaultVhost) : null;
   eventExchange?.start();
@@ -134,7 +144,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await side.add({
       protocol: httpTls ? "https" : "http",
       port: httpPort,
-      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit }, logger),
+      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit, shovels, federation: { records: () => federation.records(config.nodeName), restart: (vhost, id) => federation.restart(vhost, id) } }, logger),
       opened: (l) => logger.info("management API listener started", { port: l.port, bind }),
     });
   }
@@ -147,7 +157,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       open: async () =>
         (await import("./metrics/index.js")).listenMetrics(
           // A cluster's leader runs this broker: it leads, and the leader is always in the in-sync set.
-          { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
+          { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, federationLinks: () => federation.figures(), shovels: () => shovels.list(), ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
           { port: prometheusPort, bind: config.bind, tls: metricsTls },
           logger,
         ),
@@ -155,6 +165,9 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     });
   }
 
+  // Links start once the node is up: messages are recovered, the listeners bound.
+  shovels.start();
+  federation.start();
   let closed = false;
   return {
     amqpPort: amqp.port,
@@ -186,6 +199,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       return side.portOf("stream/ssl");
     },
     listeners,
+    shovels,
     alarms,
     broker,
     config,
@@ -195,7 +209,9 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     async close() {
       if (closed) return;
       closed = true;
+      await shovels.stop();
       await side.close();
+      await federation.stop();
       // MQTT connections were shut down with their listeners: the retained messages are final.
       mqtt?.node.close();
       alarms.stop();

@@ -51,6 +51,11 @@ const NO_TOPIC_RULE: TopicDecision = { allowed: true, decidedBy: "none", rule: n
 export class PermissionChecker {
   private revision = -1;
   private readonly cache = new Map<string, boolean>();
+  /** The last question `allows` answered (valid for the same registry revision and grants). */
+  private lastVhost = "";
+  private lastKind: PermissionKind = "read";
+  private lastName: string | null = null;
+  private lastAllowed = false;
   /**
    * The MQTT client id of the connection this checker serves, for `{client_id}` in topic
    * permission patterns (RabbitMQ's MQTT variable map); null for other protocols.
@@ -67,6 +72,7 @@ export class PermissionChecker {
   replaceGrants(grants: ExternalGrants): void {
     this.grants = grants;
     this.cache.clear();
+    this.lastName = null;
   }
 
   /** (b) of the check order: does the user have any permission in this vhost? */
@@ -78,8 +84,11 @@ export class PermissionChecker {
   allows(vhost: string, kind: PermissionKind, name: string): boolean {
     if (this.revision !== this.registry.revision) {
       this.cache.clear();
+      this.lastName = null;
       this.revision = this.registry.revision;
     }
+    // A publisher asks the same question for every message: answered without building the key.
+    if (name === this.lastName && kind === this.lastKind && vhost === this.lastVhost) return this.lastAllowed;
     const key = `${kind}\u0000${vhost}\u0000${name}`;
     let ok = this.cache.get(key);
     if (ok === undefined) {
@@ -87,6 +96,10 @@ export class PermissionChecker {
       if (this.cache.size > 4096) this.cache.clear();
       this.cache.set(key, ok);
     }
+    this.lastVhost = vhost;
+    this.lastKind = kind;
+    this.lastName = name;
+    this.lastAllowed = ok;
     return ok;
   }
 

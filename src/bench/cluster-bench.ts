@@ -1,5 +1,5 @@
 /**
- * `coney-perf cluster`: the persistent+confirm scenario on an N-node loopback cluster (etcd and
+ * `coney-perf cluster`: the persistent+confirm scenarios (a durable queue, a stream) on an N-node loopback cluster (etcd and
  * the nodes started here, on one machine) against a single node, in one run and one table:
  * through the leader's port, through a follower's (which forwards the bytes to the leader), and
  * on the single node. Every process and file it starts is removed afterwards.
@@ -29,7 +29,7 @@ export async function runClusterBench(o: ClusterBenchOptions, print: (line: stri
     const follower = cluster.nodes.find((n) => n !== leader);
     if (follower) targets.push(target(`${o.nodes}-node cluster, via a follower`, follower.amqpPort));
     targets.push(target("single node", single.amqpPort));
-    await runScenarios(targets, { durationSeconds: o.durationSeconds, queueCount: 0, connectionCount: 0, statsSettleMs: 0, only: ["persistent"] }, print);
+    await runScenarios(targets, { durationSeconds: o.durationSeconds, queueCount: 0, connectionCount: 0, statsSettleMs: 0, only: ["persistent", "stream-confirm"] }, print);
   } finally {
     await cluster.close();
   }

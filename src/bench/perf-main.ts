@@ -4,7 +4,9 @@
  * persistent scenario on a loopback cluster against a single node (cluster-bench.ts); `coney-perf
  * mqtt` one MQTT publisher → subscriber run (mqtt-bench.ts); `coney-perf stream` the native
  * stream protocol's publish and consume rates (stream-bench.ts); `coney-perf testing` what the
- * in-memory test broker costs a test suite (test-broker-bench.ts).
+ * in-memory test broker costs a test suite (test-broker-bench.ts); `coney-perf sizes` the message-size
+ * sweep with the broker's CPU per message and peak memory (size-sweep.ts); `coney-perf shovel` how
+ * long a dynamic shovel takes to move a filled queue (shovel-bench.ts).
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
@@ -15,6 +17,8 @@ import { runClusterBench } from "./cluster-bench.js";
 import { formatMqttResult, runMqttBench, type MqttBenchOptions } from "./mqtt-bench.js";
 import { runTestBrokerBench } from "./test-broker-bench.js";
 import { formatStreamResult, runStreamBench } from "./stream-bench.js";
+import { runSizeSweep, type SweepMode, type SweepTarget } from "./size-sweep.js";
+import { formatShovelResult, runShovelBench } from "./shovel-bench.js";
 
 const int = (min: number) => (v: string): number => {
   const n = Number(v);
@@ -39,6 +43,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("-a, --autoack", "consume without acks", false)
     .option("--multi-ack-every <n>", "manual acks: one multiple ack every n deliveries", int(1), d.multiAckEvery)
     .option("--fanout", "publish to a fanout exchange bound to every queue", false)
+    .option("--stream", "stream queues (x-queue-type: stream), consumed from the next offset", false)
     .option("-z, --duration <seconds>", "run time", int(1), d.durationSeconds)
     .option("--broker-pid <pid>", "print the broker's resident memory after the run", int(1))
     .option("--queue-prefix <p>", "prefix of the names the run declares", d.queuePrefix)
@@ -55,6 +60,7 @@ export async function perfMain(argv: string[]): Promise<void> {
         autoAck: v["autoack"] as boolean,
         multiAckEvery: v["multiAckEvery"] as number,
         fanout: v["fanout"] as boolean,
+        stream: v["stream"] as boolean,
         durationSeconds: v["duration"] as number,
         queuePrefix: v["queuePrefix"] as string,
       };
@@ -90,7 +96,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     });
   program
     .command("cluster")
-    .description("persistent+confirm on a loopback cluster (etcd + N nodes started here) against a single node")
+    .description("persistent+confirm (a durable queue, then a stream) on a loopback cluster (etcd + N nodes started here) against a single node")
     .option("--nodes <n>", "cluster nodes", int(1), 3)
     .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
     .option("--etcd <path>", "the etcd binary", "/usr/bin/etcd")
@@ -125,11 +131,63 @@ export async function perfMain(argv: string[]): Promise<void> {
       process.stdout.write(`${formatStreamResult(o, await runStreamBench(o))}\n`);
     });
   program
+    .command("sizes")
+    .description("1 producer → 1 consumer at each body size, transient and persistent+confirm, with the broker's CPU per message and peak RSS")
+    .option("--uri <uri>", "AMQP URI of the broker", d.uri)
+    .option("--broker-pid <pid>", "the broker's pid, for CPU and memory", int(1))
+    .option("--name <name>", "the broker's column title", "broker")
+    .option("--compare-uri <uri>", "a second broker, measured in the same run")
+    .option("--compare-pid <pid>", "the second broker's pid", int(1))
+    .option("--compare-name <name>", "the second broker's column title", "compare")
+    .option("--sizes <list>", "comma-separated body sizes in bytes", "16,1024,16384,65536,262144,1048576")
+    .option("--modes <list>", "transient, persistent or both", "transient,persistent")
+    .option("-c, --confirm <n>", "persistent mode: unconfirmed publishes per producer", int(1), 256)
+    .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
+    .action(async (v: Record<string, unknown>) => {
+      const targets: SweepTarget[] = [{ name: v["name"] as string, uri: v["uri"] as string, pid: v["brokerPid"] as number | undefined }];
+      if (v["compareUri"]) targets.push({ name: v["compareName"] as string, uri: v["compareUri"] as string, pid: v["comparePid"] as number | undefined });
+      const sizes = (v["sizes"] as string).split(",").map((x) => int(8)(x.trim()));
+      const modes = (v["modes"] as string).split(",").map((m): SweepMode => {
+        if (m === "transient" || m === "persistent") return m;
+        throw new InvalidArgumentError(`unknown mode ${m}: transient or persistent`);
+      });
+      await runSizeSweep(targets, { sizes, modes, durationSeconds: v["duration"] as number, confirm: v["confirm"] as number }, (line) => process.stdout.write(`${line}\n`));
+    });
+  program
     .command("testing")
     .description("coney/testing: first start with the import, next starts, close, reset with 1,000 queues, memory per idle broker")
     .option("--processes <n>", "fresh processes to measure in", int(1), 5)
     .action(async (v: Record<string, unknown>) => {
       await runTestBrokerBench(v["processes"] as number, (line) => process.stdout.write(`${line}\n`));
+    });
+  program
+    .command("shovel")
+    .description("fill a source queue, then time an on-confirm dynamic shovel (src-delete-after queue-length) moving it")
+    .requiredOption("--src-uri <uri>", "the source broker, as this process reaches it")
+    .option("--shovel-src-uri <uri>", "the source as the shovelling broker reaches it (default: --src-uri)")
+    .option("--dest-uri <uri>", "the destination as the shovelling broker reaches it", "amqp://")
+    .option("--dest-check-uri <uri>", "the destination as this process reaches it, to count what arrived")
+    .option("--http <url>", "management API of the shovelling broker, with credentials", "http://guest:guest@127.0.0.1:15672")
+    .option("--vhost <vhost>", "the shovel's vhost", "/")
+    .option("-n, --messages <n>", "messages to move", int(1), 20_000)
+    .option("-s, --size <bytes>", "message body size", int(0), 1024)
+    .option("-q, --prefetch <n>", "src-prefetch-count", int(1), 1000)
+    .option("--queue <name>", "the source queue (the destination is <name>-dest)", "coney-perf-shovel")
+    .action(async (v: Record<string, unknown>) => {
+      const src = v["srcUri"] as string;
+      const o = {
+        srcUri: src,
+        shovelSrcUri: (v["shovelSrcUri"] as string | undefined) ?? src,
+        destUri: v["destUri"] as string,
+        destCheckUri: (v["destCheckUri"] as string | undefined) ?? null,
+        http: v["http"] as string,
+        vhost: v["vhost"] as string,
+        messages: v["messages"] as number,
+        size: v["size"] as number,
+        prefetch: v["prefetch"] as number,
+        queue: v["queue"] as string,
+      };
+      process.stdout.write(`${formatShovelResult(o, await runShovelBench(o))}\n`);
     });
   await program.parseAsync(argv, { from: "user" });
 }

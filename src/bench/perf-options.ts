@@ -23,6 +23,8 @@ export interface PerfOptions {
   readonly durationSeconds: number;
   /** Prefix of the queue (and exchange) names the run declares and deletes. */
   readonly queuePrefix: string;
+  /** Stream queues (`x-queue-type: stream`, durable), consumed from `next`; absent: classic queues. */
+  readonly stream?: boolean;
 }
 
 export const DEFAULT_PERF_OPTIONS: PerfOptions = {

@@ -47,7 +47,7 @@ async function declare(o: PerfOptions): Promise<() => Promise<void>> {
   const ch = await conn.channel();
   for (let i = 0; i < o.queues; i++) {
     await ch.queueDelete(queueName(o, i)).catch(() => {});
-    await ch.queueDeclare(queueName(o, i), { durable: o.persistent });
+    await ch.queueDeclare(queueName(o, i), { durable: o.persistent || o.stream === true }, o.stream === true ? { "x-queue-type": "stream" } : {});
     if (o.fanout) {
       await ch.exchangeDeclare(fanoutName(o), "fanout", { durable: o.persistent });
       await ch.queueBind(queueName(o, i), fanoutName(o), "");

@@ -60,13 +60,16 @@ async function consume(ch: AMQPChannel, o: PerfOptions, index: number, until: nu
   let count = 0;
   let unacked = 0;
   await ch.basicQos(o.prefetch);
-  await ch.basicConsume(queueName(o, index % o.queues), { noAck: o.autoAck }, (msg) => {
+  // A multiple ack every N deliveries must come before the prefetch window is full, or the
+  // consumer waits for deliveries the broker may not send: at most half the prefetch.
+  const ackEvery = o.prefetch > 0 ? Math.max(1, Math.min(o.multiAckEvery, Math.floor(o.prefetch / 2))) : o.multiAckEvery;
+  await ch.basicConsume(queueName(o, index % o.queues), { noAck: o.autoAck, args: o.stream === true ? { "x-stream-offset": "next" } : {} }, (msg) => {
     const t = now();
     if (t <= until) {
       count++;
       if (msg.body && msg.body.length >= 8) histogram.record(t - Buffer.from(msg.body.buffer, msg.body.byteOffset, 8).readDoubleLE(0));
     }
-    if (!o.autoAck && ++unacked >= o.multiAckEvery) {
+    if (!o.autoAck && ++unacked >= ackEvery) {
       unacked = 0;
       void msg.ack(true);
     }

@@ -156,6 +156,7 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: "1p1c-1kb", title: "same, 1 KB", measure: throughput({ size: 1024 }) },
   { name: "1p1c-64kb", title: "same, 64 KB", measure: throughput({ size: 65536 }) },
   { name: "persistent", title: "persistent, confirms (256 in flight), durable queue, 16 B", measure: throughput({ size: 16, persistent: true, confirm: 256 }) },
+  { name: "stream-confirm", title: "confirms (256 in flight), stream queue (consumed from next), 16 B", measure: throughput({ size: 16, persistent: true, confirm: 256, stream: true }) },
   { name: "fanout", title: "1 producer → fanout of 10 queues, 10 consumers (deliveries/s)", measure: throughput({ size: 16, queues: 10, consumers: 10, fanout: true }) },
   {
     name: "declare",

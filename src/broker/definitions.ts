@@ -20,7 +20,6 @@ import { announce, attempted } from "./events/announce.js";
 import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
 import type { PolicyRecord } from "./vhost.js";
 import { userDefinition } from "./operations/user-operations.js";
-import { validateParameter } from "./runtime-parameters.js";
 
 const OPERATOR_POLICY_COMPONENT = "operator_policy";
 
@@ -173,7 +172,7 @@ function applyDefinitions(broker: Broker, defs: Definitions, vhostOverride: stri
     .filter(({ item }) => item["component"] !== OPERATOR_POLICY_COMPONENT)
     .map(({ item: p, where }) => {
       const param = { vhost: vhostOf(p, where), component: str(p, "component", where), name: str(p, "name", where), value: p["value"] };
-      validateParameter(param.component, param.name, param.value);
+      broker.parameterComponents.validate(param.component, param.vhost, param.name, param.value, actor.authMethod === "internal" ? null : actor.user);
       return param;
     });
   const topicPermissions = items(defs, "topic_permissions").map((p, n) => {

@@ -29,7 +29,7 @@ export class FeatureFlags {
       flag("implicit_default_bindings", "Default bindings are now implicit, instead of being stored in the database", "enabled"),
       flag("maintenance_mode_status", "Maintenance mode status", "unavailable"),
       flag("quorum_queue", "Support queues of type `quorum`", "enabled", "rabbit", "https://www.rabbitmq.com/quorum-queues.html"),
-      flag("stream_queue", "Support queues of type `stream`", "unavailable", "rabbit", "https://www.rabbitmq.com/stream.html"),
+      flag("stream_queue", "Support queues of type `stream`", "enabled", "rabbit", "https://www.rabbitmq.com/stream.html"),
       flag("user_limits", "Configure connection and channel limits for a user", "enabled"),
       flag("virtual_host_metadata", "Virtual host metadata (description, tags, etc)", "enabled"),
     ].map((f) => [f.name, f]),

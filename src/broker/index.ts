@@ -27,6 +27,7 @@ export { createMessage, type Message } from "./message.js";
 export { type ChunkCursor, type EncodedMessageDecoder, type StreamChunk, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "./streams/stream-log.js";
 export { StreamQueue, type StreamStart, type StreamWatcher } from "./streams/stream-queue.js";
 export { checkNameLength, generateConsumerTag } from "./names.js";
+export { type ParameterComponent, ParameterComponents, validationFailed } from "./parameter-components.js";
 export { type AppliedPolicy, NO_POLICY } from "./policies.js";
 export { PRODUCT, VERSION } from "./product.js";
 export { checkExpiration } from "./queue/message-expiry.js";

@@ -35,8 +35,10 @@ const KEYS: ReadonlyMap<string, Check> = new Map([
   ["queue-master-locator", oneOf("client-local", "min-masters", "random")],
   ["queue-leader-locator", oneOf("client-local", "balanced")],
   ["alternate-exchange", str],
-  ["federation-upstream", str],
-  ["federation-upstream-set", str],
+  // The federation keys are checked by validateFederationKeys (RabbitMQ's own texts).
+  ["federation-upstream", () => null],
+  ["federation-upstream-set", () => null],
+  ["federation-upstream-pattern", () => null],
   ["max-age", str],
   ["stream-max-segment-size-bytes", posInt],
   ["consumer-timeout", posInt],
@@ -123,6 +125,7 @@ export function validatePolicy(p: PolicyRecord): void {
     const problem = check(p.definition[key]);
     if (problem) throw new BrokerError("badRequest", `Validation failed\n\n${key} ${problem}, got ${JSON.stringify(p.definition[key])}\n`);
   }
+  validateFederationKeys(p.definition);
   const mode = p.definition["ha-mode"];
   const params = p.definition["ha-params"];
   if (mode === "exactly" && !(typeof params === "number" && Number.isInteger(params) && params > 0)) {
@@ -133,6 +136,29 @@ export function validatePolicy(p: PolicyRecord): void {
   }
   if (mode === "all" && params !== undefined) throw new BrokerError("badRequest", "Validation failed\n\nha-params must not be set for ha-mode all\n");
   if (params !== undefined && mode === undefined) throw new BrokerError("badRequest", "Validation failed\n\nha-params requires ha-mode\n");
+}
+
+const FEDERATION_KEYS = ["federation-upstream", "federation-upstream-set", "federation-upstream-pattern"] as const;
+
+/** rabbit_federation_parameters:validate_policy: one of the three keys, a string, a pattern that compiles. */
+function validateFederationKeys(definition: Readonly<Record<string, unknown>>): void {
+  const given = FEDERATION_KEYS.filter((k) => k in definition);
+  if (given.length === 0) return;
+  const fail = (text: string): never => {
+    throw new BrokerError("badRequest", `Validation failed\n\n${text}\n`);
+  };
+  if (given.length > 1) fail("cannot specify federation-upstream, federation-upstream-set or federation-upstream-pattern together");
+  const key = given[0]!;
+  const value = definition[key];
+  const what = key === "federation-upstream" ? "upstream" : key === "federation-upstream-set" ? "upstream set" : "upstream pattern";
+  if (typeof value !== "string") fail(`${erlangTerm(value)} is not a valid federation ${what} name`);
+  if (key === "federation-upstream-pattern") {
+    try {
+      new RegExp(value as string, "u");
+    } catch (err) {
+      fail(`could not compile pattern ${value as string} to a regular expression. Error: ${(err as Error).message}`);
+    }
+  }
 }
 
 /** The policy that applies to a resource: matching pattern and apply-to, highest priority. */

@@ -202,7 +202,7 @@ export class VHost {
         this.routeFrom(d, routingKey, properties, out, epoch);
       }
     }
-    scratch.length = start;
+    while (scratch.length > start) scratch.pop(); // not a length store: see Broker.route
     if ((!routedHere || out.length === before) && x.alternateExchange !== null) {
       const ae = this.exchanges.get(x.alternateExchange);
       if (ae && ae.routeEpoch !== epoch) this.routeFrom(ae, routingKey, properties, out, epoch);

@@ -7,6 +7,9 @@
  * (a deposed leader's unreplicated tail, a file recovery cut back) makes the hashes differ and the
  * whole file is sent again: the copy ends byte for byte equal to the leader's either way.
  *
+ * Stream segments (src/store/stream) are listed and compared the same way: they too only grow
+ * while their stream writes them, and are deleted whole.
+ *
  * Sealed segments are not read at all when both sides hold a sidecar digest of them
  * (segment-digests.ts): the follower describes such a file by its sidecar, and the leader keeps it
  * when its own sidecar names the same size and digest. Everything else is hashed as before.
@@ -16,6 +19,7 @@ import { createHash } from "node:crypto";
 import { closeSync, existsSync, fstatSync, openSync, read, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { readSidecar } from "./segment-digests.js";
+import { readStreamSidecar, STREAM_SEGMENT_FILE, STREAM_SIDE_FILE } from "./stream-digests.js";
 
 /** A store file the follower holds: its path relative to the data dir, its size and SHA-256. */
 export interface HeldFile {
@@ -33,10 +37,16 @@ export interface CatchUpCount {
   trustedSegments: number;
 }
 
-/** A sealed segment's digest from its sidecar, when it covers exactly `size` bytes. */
+/** A sealed segment's digest from its sidecar (a store or a stream segment), when it covers exactly `size` bytes. */
 function sealedDigest(dataDir: string, name: string, size: number): string | null {
+  if (STREAM_SEGMENT_FILE.test(name)) return readStreamSidecar(dataDir, name, size)?.sha256 ?? null;
   const m = SEGMENT_FILE.exec(name);
   return m ? (readSidecar(join(dataDir, "messages"), Number(m[1]), size)?.sha256 ?? null) : null;
+}
+
+/** A file name a manifest may list: a store file or a stream segment. */
+function replicatedFile(name: string): boolean {
+  return (name.startsWith("messages/") && STORE_FILE.test(name.slice("messages/".length))) || STREAM_SEGMENT_FILE.test(name);
 }
 const CHUNK = 1024 * 1024;
 
@@ -44,6 +54,37 @@ const CHUNK = 1024 * 1024;
 export function storeFileNames(dataDir: string): string[] {
   const dir = join(dataDir, "messages");
   return existsSync(dir) ? readdirSync(dir).filter((f) => STORE_FILE.test(f)).sort().map((f) => `messages/${f}`) : [];
+}
+
+/** The streams' segment files (src/store/stream), "streams/<id>/<first offset>.segment". */
+export function streamFileNames(dataDir: string): string[] {
+  return streamFiles(dataDir, STREAM_SEGMENT_FILE);
+}
+
+/** The streams' side files ("streams/<id>/<name>.json"): sent whole by a snapshot, like definitions.json. */
+export function streamSideFileNames(dataDir: string): string[] {
+  return streamFiles(dataDir, STREAM_SIDE_FILE);
+}
+
+function streamFiles(dataDir: string, pattern: RegExp): string[] {
+  const root = join(dataDir, "streams");
+  if (!existsSync(root)) return [];
+  const out: string[] = [];
+  for (const id of readdirSync(root).sort()) {
+    let files: string[];
+    try {
+      files = readdirSync(join(root, id));
+    } catch {
+      continue; // not a directory, or gone meanwhile
+    }
+    for (const f of files.sort()) if (pattern.test(`streams/${id}/${f}`)) out.push(`streams/${id}/${f}`);
+  }
+  return out;
+}
+
+/** Every file the manifest and the snapshot cover: the store's files, then the streams'. */
+export function replicatedFileNames(dataDir: string): string[] {
+  return [...storeFileNames(dataDir), ...streamFileNames(dataDir)];
 }
 
 /** The audit trail's files under `dataDir/audit` ("audit/audit-NNNNNNNN.jsonl"). */
@@ -68,7 +109,7 @@ export async function digestPrefix(fd: number, length: number): Promise<string> 
 /** What this node holds of the store, to send the leader before a sync. */
 export async function heldFiles(dataDir: string, count: CatchUpCount = { hashedBytes: 0, trustedSegments: 0 }): Promise<HeldFile[]> {
   const held: HeldFile[] = [];
-  for (const name of storeFileNames(dataDir)) {
+  for (const name of replicatedFileNames(dataDir)) {
     let fd: number;
     try {
       fd = openSync(join(dataDir, name), "r");
@@ -96,7 +137,7 @@ export async function keptBytes(dataDir: string, held: readonly HeldFile[], coun
   const keep = new Map<string, number>();
   for (const h of held) {
     // A follower's list is checked like any input: only store files, plain sizes and digests.
-    if (typeof h.name !== "string" || !h.name.startsWith("messages/") || !STORE_FILE.test(h.name.slice("messages/".length))) continue;
+    if (typeof h.name !== "string" || !replicatedFile(h.name)) continue;
     if (!Number.isSafeInteger(h.size) || h.size < 0 || typeof h.sha256 !== "string") continue;
     let fd: number;
     try {

@@ -21,6 +21,8 @@ import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, new
 import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame } from "./replication-frames.js";
 import { auditFileNames, heldFiles, storeFileNames, type CatchUpCount } from "./copy-manifest.js";
 import { SegmentDigests } from "./segment-digests.js";
+import { StreamCopy } from "./stream-copy.js";
+import { removeUnnamedStreamFiles, snapStreamFile, syncStreamDirs } from "./stream-snapshot.js";
 import type { ReplicationTransport } from "./replication-transport.js";
 
 const SEGMENT_NAME = /^messages\/(\d{8})\.seg$/;
@@ -53,6 +55,8 @@ export class ReplicationFollower {
   private readonly messagesDir: string;
   /** Digests of the segments this copy receives whole (segment-digests.ts), for the next catch-up. */
   private readonly digests: SegmentDigests;
+  /** The streams' segment files (stream-copy.ts); their descriptors share `dirty` and the fsync. */
+  private readonly streams: StreamCopy;
   /** A snapshot is being written: the copy is marked incomplete. */
   private copying = false;
   /** Files the snapshot named (kept, appended to or rewritten). */
@@ -80,6 +84,7 @@ export class ReplicationFollower {
   ) {
     this.messagesDir = join(dataDir, "messages");
     this.digests = new SegmentDigests(this.messagesDir);
+    this.streams = new StreamCopy(dataDir, (fd) => this.dirty.add(fd), (fd) => this.release(fd));
     const splitter = new FrameSplitter((type, payload) => (this.leaderProven ? this.apply(type, payload) : this.challenged(type, payload, splitter)));
     splitter.maxFrame = MAX_UNAUTHENTICATED_FRAME;
     this.socket = transport.connect(target.host, target.port, () => sendFrame(this.socket, FrameType.Hello, nameHead(me, this.nonce)));
@@ -109,6 +114,7 @@ export class ReplicationFollower {
     this.socket.destroy();
     for (const fd of this.fds.values()) this.release(fd);
     this.fds.clear();
+    this.streams.close();
     this.dirty.clear();
     this.onClosed(this);
   }
@@ -172,6 +178,7 @@ export class ReplicationFollower {
     }
     if (!this.snapshotNames.has(DEFINITIONS_FILE)) rmSync(join(this.dataDir, DEFINITIONS_FILE), { force: true });
     for (const name of auditFileNames(this.dataDir)) if (!this.snapshotNames.has(name)) rmSync(join(this.dataDir, name), { force: true });
+    removeUnnamedStreamFiles(this.dataDir, this.snapshotNames, this.streams);
   }
 
   private apply(type: FrameType, p: Buffer): void {
@@ -184,6 +191,7 @@ export class ReplicationFollower {
         this.snapshotNames.add(name);
         const offset = rest.readDoubleLE(0);
         const bytes = rest.subarray(8);
+        if (name.startsWith("streams/")) return snapStreamFile(this.dataDir, name, offset, bytes, this.streams);
         // A file the snapshot rewrites or extends is not the one its digest described; a kept one is.
         const seg = SEGMENT_NAME.exec(name);
         if (seg && (offset === 0 || bytes.length > 0)) this.digests.forget(Number(seg[1]));
@@ -203,6 +211,7 @@ export class ReplicationFollower {
         const dir = openSync(this.messagesDir, "r");
         fsyncSync(dir);
         closeSync(dir);
+        syncStreamDirs(this.dataDir, this.snapshotNames);
         return;
       }
       case FrameType.Defs:
@@ -239,6 +248,15 @@ export class ReplicationFollower {
         }
         return;
       }
+      case FrameType.StreamAppend:
+        this.streams.append(p);
+        return;
+      case FrameType.StreamDrop:
+        this.streams.drop(p);
+        return;
+      case FrameType.StreamFile:
+        this.streams.replace(p);
+        return;
       case FrameType.Batch: {
         this.written = p.readDoubleLE(0);
         if (p[8] === 1) this.needSync = true;
@@ -269,6 +287,7 @@ export class ReplicationFollower {
     this.needSync = false;
     // Segments sealed by now have all their bytes among (or already behind) this fsync.
     const sealing = this.digests.sealed();
+    const sealingStreams = this.streams.digests.sealed();
     const fds = [...this.dirty];
     this.dirty.clear();
     this.syncing = true;
@@ -286,6 +305,7 @@ export class ReplicationFollower {
           return this.close();
         }
         this.digests.save(sealing);
+        this.streams.digests.save(sealingStreams);
         this.ack(upTo);
         this.settle();
       });

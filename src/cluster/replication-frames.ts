@@ -32,6 +32,12 @@ export const enum FrameType {
   AuditAppend = 12,
   /** leader → follower: u16 name length | audit file name, dropped by retention. */
   AuditDrop = 13,
+  /** leader → follower: u16 name length | stream segment file ("streams/<id>/<n>.segment") | f64 position | a chunk's bytes. */
+  StreamAppend = 14,
+  /** leader → follower: u16 name length | a stream segment file, or a whole stream ("streams/<id>"), deleted. */
+  StreamDrop = 15,
+  /** leader → follower: u16 name length | a stream side file ("streams/<id>/<name>.json") | its whole new content. */
+  StreamFile = 16,
 }
 
 /** Writes one frame: a small header buffer and the payload pieces, corked into one send. */

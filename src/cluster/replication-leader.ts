@@ -14,10 +14,11 @@ import type { Logger } from "../logging/logger.js";
 import type { StoreReplica } from "../store/store-replica.js";
 import { FollowerLink } from "./follower-link.js";
 import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
-import { FrameSplitter, FrameType, nameHead, readName, sendFrame, u32 } from "./replication-frames.js";
+import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame, u32 } from "./replication-frames.js";
 import { streamSnapshot, takeSnapshot } from "./snapshot-stream.js";
 import { keptBytes, type CatchUpCount, type HeldFile } from "./copy-manifest.js";
 import { SegmentDigests } from "./segment-digests.js";
+import { StreamDigests } from "./stream-digests.js";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { segmentFileName } from "../store/segment.js";
@@ -39,8 +40,11 @@ export class ReplicationLeader implements StoreReplica {
   private readonly links = new Map<string, FollowerLink>();
   /** Digests of the segments this leader writes (segment-digests.ts): a returning follower's catch-up compares them. */
   private readonly digests: SegmentDigests;
+  /** The same for stream segments (stream-digests.ts). */
+  private readonly streamDigests: StreamDigests;
   /** Sealed segments whose bytes the running sync batch makes durable. */
   private sealing: number[] | null = null;
+  private sealingStreams: string[] | null = null;
   /** Followers listed in sync in etcd (this node excluded). */
   inSync = new Set<string>();
   private lastBatch = 0;
@@ -66,6 +70,7 @@ export class ReplicationLeader implements StoreReplica {
     private readonly logger: Logger,
   ) {
     this.digests = new SegmentDigests(join(dataDir, "messages"));
+    this.streamDigests = new StreamDigests(dataDir);
     this.timer = setInterval(() => this.tick(), 100);
     this.timer.unref();
   }
@@ -136,8 +141,30 @@ export class ReplicationLeader implements StoreReplica {
     for (const l of this.links.values()) l.send(FrameType.Seg, head, pieces);
   }
 
+  /** A stream's chunk, placed in this batch (StreamTap): followers write the same bytes at the same place. */
+  streamAppend(file: string, position: number, pieces: readonly Buffer[]): void {
+    this.streamDigests.appended(file, position, pieces);
+    if (this.links.size === 0) return;
+    const head = nameHead(file, f64(position));
+    for (const l of this.links.values()) l.send(FrameType.StreamAppend, head, pieces);
+  }
+
+  /** Retention dropped a stream segment, or a stream was deleted: followers delete the same. */
+  streamDrop(path: string): void {
+    this.streamDigests.forget(path);
+    for (const l of this.links.values()) l.send(FrameType.StreamDrop, nameHead(path));
+  }
+
+  /** A stream's side file was replaced (StreamTap): followers replace theirs with the same bytes. */
+  streamFileReplaced(file: string, bytes: Buffer): void {
+    for (const l of this.links.values()) l.send(FrameType.StreamFile, nameHead(file), [bytes]);
+  }
+
   batchEnd(batch: number, sync: boolean): void {
-    if (sync) this.sealing = this.digests.sealed();
+    if (sync) {
+      this.sealing = this.digests.sealed();
+      this.sealingStreams = this.streamDigests.sealed();
+    }
     this.lastBatch = batch;
     this.localPending = true;
     if (this.links.size === 0) return;
@@ -151,7 +178,9 @@ export class ReplicationLeader implements StoreReplica {
     this.localPending = false;
     // The batch's fsync covered every sealed segment's last bytes: their digests are safe to keep.
     if (this.sealing !== null) this.digests.save(this.sealing);
+    if (this.sealingStreams !== null) this.streamDigests.save(this.sealingStreams);
     this.sealing = null;
+    this.sealingStreams = null;
     if (this.snapshotWaiting.length === 0) return;
     const waiting = this.snapshotWaiting;
     this.snapshotWaiting = [];
@@ -188,7 +217,9 @@ export class ReplicationLeader implements StoreReplica {
 
   writeFailed(): void {
     this.digests.clear();
+    this.streamDigests.clear();
     this.sealing = null;
+    this.sealingStreams = null;
     // docs/CLUSTERING.md, states: a leader whose local write failed is fenced; followers full-sync
     // from the next leader, which discards the bytes this one gave up.
     this.hooks.deposed("local message store write failed");

@@ -10,12 +10,12 @@ import { once } from "node:events";
 import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { FrameType, f64, nameHead, sendFrame } from "./replication-frames.js";
 import type { FollowerLink } from "./follower-link.js";
-import { auditFileNames, storeFileNames } from "./copy-manifest.js";
+import { auditFileNames, replicatedFileNames, streamSideFileNames } from "./copy-manifest.js";
 
 const CHUNK = 1024 * 1024;
 
 export interface SnapshotFile {
-  /** Relative to the data dir: "definitions.json" or "messages/NNNNNNNN.seg|acks". */
+  /** Relative to the data dir: "definitions.json", "messages/NNNNNNNN.seg|acks", "audit/…" or "streams/<id>/<n>.segment". */
   readonly name: string;
   readonly fd: number;
   readonly size: number;
@@ -29,9 +29,11 @@ export function takeSnapshot(dataDir: string): SnapshotFile[] {
     files.push({ name, fd, size: fstatSync(fd).size });
   };
   if (existsSync(join(dataDir, DEFINITIONS_FILE))) add(DEFINITIONS_FILE);
-  // The audit trail's files are sent whole, like definitions.json (the manifest does not name them).
+  // The audit trail's files and the streams' side files are sent whole, like definitions.json (the manifest does not name them).
   for (const name of auditFileNames(dataDir)) add(name);
-  for (const name of storeFileNames(dataDir)) add(name);
+  for (const name of streamSideFileNames(dataDir)) add(name);
+  // Store files and stream segments: at a batch boundary every chunk placed so far is written.
+  for (const name of replicatedFileNames(dataDir)) add(name);
   return files;
 }
 

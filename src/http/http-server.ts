@@ -43,6 +43,10 @@ import { registerUi } from "../ui/serve-ui.js";
 import type { AuditTrail } from "../audit/audit-trail.js";
 import { registerAudit } from "./routes/audit.js";
 import { registerMyAccess } from "./routes/my-access.js";
+import { registerFederationLinks } from "./routes/federation-links.js";
+import type { FederationLinks } from "./federation-view.js";
+import { registerShovels } from "./routes/shovels.js";
+import type { Shovels } from "../shovel/shovels.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -66,6 +70,10 @@ export interface HttpOptions {
   readonly listeners: ListenerStatuses;
   /** The audit trail (src/audit), for /api/coney/audit and the permission explainer. */
   readonly audit?: AuditTrail;
+  /** The federation links (src/federation), for /api/federation-links. */
+  readonly federation?: FederationLinks;
+  /** The node's dynamic shovels (src/shovel), for /api/shovels. */
+  readonly shovels?: Shovels;
 }
 
 /** A slow client cannot hold a request open: headers within 10 s, a whole request within 60 s. */
@@ -136,9 +144,13 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     logins,
     certificates: opts.certificates,
     audit: opts.audit ?? null,
+    federation: opts.federation ?? null,
   };
-  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit, registerStreamRoutes]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit, registerFederationLinks, registerStreamRoutes]) {
     register(app, ctx);
+  }
+  if (opts.shovels) {
+    registerShovels(app, ctx, opts.shovels);
   }
   // The web UI: static files at / that use only this API.
   await registerUi(app);

@@ -12,6 +12,7 @@ import { sendError } from "./http-errors.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import type { RateView } from "./rate-sampler.js";
 import type { AuditTrail } from "../audit/audit-trail.js";
+import type { FederationLinks } from "./federation-view.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
 
@@ -32,6 +33,8 @@ export interface RouteContext {
   readonly rates: RateView;
   /** The audit trail, null when the node keeps none. */
   readonly audit: AuditTrail | null;
+  /** Federation links (src/federation), null when the node runs none (an embedded API without it). */
+  readonly federation: FederationLinks | null;
 }
 
 export interface Request {

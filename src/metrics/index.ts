@@ -5,3 +5,4 @@
 export { listenMetrics, listenNodeMetrics, type MetricsListener, type MetricsListenerOptions } from "./metrics-listener.js";
 export type { ClusterRole } from "./cluster-families.js";
 export type { MetricsSource } from "./scrape-state.js";
+export type { FederationLinkFigures } from "./federation-families.js";

@@ -8,6 +8,8 @@
  *   queue groups filtered to the named vhosts; plus identity.
  */
 import { writeListeners } from "./listener-families.js";
+import { writeFederationLinks } from "./federation-families.js";
+import { writeShovels } from "./shovel-families.js";
 import type { ListenerStatus } from "../listeners/listener-status.js";
 import { Exposition, labelBlock, labelPair } from "./exposition.js";
 import { CORE_GROUPS, type FamilySpec, type Group, type NodeRow, type ObjectGroup } from "./family-groups.js";
@@ -43,6 +45,8 @@ function renderAll(s: ScrapeState, runtime: RuntimeMonitor, perObject: boolean):
   writeIdentity(out, s.source, perObject ? "per-object" : "aggregated");
   if (s.source.clusterRole) writeClusterRole(out, s.source.clusterRole());
   if (s.source.listeners) writeListeners(out, s.source.listeners());
+  if (s.source.federationLinks) writeFederationLinks(out, s.source.federationLinks());
+  if (s.source.shovels) writeShovels(out, s.source.shovels());
   writeGlobal(out, s);
   writeDeadLettered(out, s);
   writeMessageSizes(out, s);

@@ -7,6 +7,8 @@ import type { Broker, ChannelInfo, ConnectionInfo, ResourceAlarms, Queue } from 
 import { nodeFigures, type NodeFigures } from "./node-figures.js";
 import type { ClusterRole } from "./cluster-families.js";
 import type { ListenerStatuses } from "../listeners/listener-status.js";
+import type { FederationLinkFigures } from "./federation-families.js";
+import type { ShovelStatus } from "../shovel/shovels.js";
 
 /** What the metrics endpoint is given at start (its narrow view of the running broker). */
 export interface MetricsSource {
@@ -21,6 +23,10 @@ export interface MetricsSource {
   readonly clusterRole?: () => ClusterRole;
   /** The node's listeners, bound or not (coney_listener_up). */
   readonly listeners?: ListenerStatuses;
+  /** The node's federation links (coney_federation_*); absent when it runs no federation service. */
+  readonly federationLinks?: () => readonly FederationLinkFigures[];
+  /** The node's dynamic shovels (coney_shovel_*). */
+  readonly shovels?: () => readonly ShovelStatus[];
 }
 
 export class ScrapeState {

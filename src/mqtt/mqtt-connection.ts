@@ -22,6 +22,7 @@ import { TokenExpiry } from "../auth/oauth/token-expiry.js";
 import { logInMqtt, type LoginOutcome } from "./mqtt-login.js";
 import { acceptingConnack, connectTerms, refusingConnack, type ConnectTerms } from "./mqtt-connect.js";
 import { type MqttNode, protocolLabel, type SessionHolder } from "./mqtt-node.js";
+import { disconnectExpiry } from "./disconnect-expiry.js";
 import { MqttPublisher, type PublisherLink } from "./mqtt-publisher.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { MqttSession, type SessionLink } from "./mqtt-session.js";
@@ -30,6 +31,7 @@ import { cancelParkedWill, sendWill, type Will } from "./mqtt-will.js";
 import { KeepAlive } from "./keep-alive.js";
 import { connectionRecord, type PeerInfo } from "./connection-record.js";
 import { PacketWriter } from "./packet-writer.js";
+import { readHotPackets } from "./hot-packets.js";
 import { strictUtf8 } from "./strict-utf8.js";
 import { TopicAliases } from "./topic-aliases.js";
 
@@ -53,6 +55,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   private publisher: MqttPublisher | null = null;
   private will: Will | null = null;
   private sessionExpiry = 0;
+  /** True while mqtt-packet's parser holds no partial packet (only then may a chunk be read without it). */
+  private parserIdle = true;
   /** An MQTT 5 DISCONNECT set the session expiry to 0: the session's queues go at close. */
   private sessionEnds = false;
   private aliases: TopicAliases | null = null;
@@ -63,7 +67,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   private readonly tokenExpiry = new TokenExpiry(() => this.violation(RC.maximumConnectTime, "the OAuth 2.0 token expired"));
   private readonly parserSettings = { protocolVersion: 4 };
   private readonly parser = strictUtf8(parser(this.parserSettings));
-  private readonly out: PacketWriter;
+  /** The output; PUBLISH and PUBACK are encoded straight into its batch (packet-writer.ts). */
+  readonly packets: PacketWriter;
   /** Publisher flow control: a publisher outrunning a consumed queue is not read for a while. */
   readonly flow = new PublishFlow(this);
   /** Set while a memory or disk alarm holds this publisher: its socket is not read. */
@@ -78,7 +83,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     private readonly peer: PeerInfo,
   ) {
     this.name = `${peer.peerHost}:${peer.peerPort} -> ${peer.host}:${peer.port}`;
-    this.out = new PacketWriter(stream, this.parserSettings);
+    this.packets = new PacketWriter(stream, this.parserSettings);
     this.keepAlive = new KeepAlive(() => this.onKeepAliveExpired());
     this.keepAlive.arm(node.settings.connectTimeout, false);
     this.parser.on("packet", (p: Packet) => this.handle(p));
@@ -92,7 +97,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   }
 
   get writable(): boolean {
-    return !this.stream.writableNeedDrain;
+    return this.packets.writable;
   }
 
   get isOpen(): boolean {
@@ -134,10 +139,32 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.keepAlive.touch();
     this.stats.recvOct += chunk.length;
     if (this.vhostRef !== null) this.vhostRef.stats.recvOct += chunk.length;
-    const buffered = this.parser.parse(chunk);
     const limit = this.state === "handshake" ? MAX_UNAUTHENTICATED_PACKET : this.node.settings.maxPacketSize;
+    if (this.parserIdle && this.readingHot) {
+      // Whole plain PUBLISH and PUBACK packets first, without the stream parser (hot-packets.ts);
+      // isOpen, a getter (not a narrowed field read): a packet's handler may have closed the connection.
+      const at = readHotPackets(chunk, this.v5, limit, this);
+      if (at === chunk.length || !this.isOpen) return;
+      if (at > 0) chunk = chunk.subarray(at);
+    }
+    const buffered = this.parser.parse(chunk);
+    this.parserIdle = buffered === 0;
     // The state may have changed while parsing (a packet closed the connection).
     if (buffered > limit) this.violation(RC.packetTooLarge, `packet larger than ${limit} bytes`);
+  }
+
+  /** hot-packets.ts may read packets while the connection is open and holds no packets back. */
+  get readingHot(): boolean {
+    return this.state === "open" && this.held === null;
+  }
+
+  hotPublish(p: IPublishPacket): void {
+    this.stats.recvCnt++;
+    this.onPublish(p);
+  }
+  hotPuback(packetId: number): void {
+    this.stats.recvCnt++;
+    this.session!.deliveries.acknowledged(packetId, undefined);
   }
 
   private onMalformed(why: string): void {
@@ -173,14 +200,15 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
         return this.session!.unsubscribe(p);
       case "pingreq":
         return void this.send({ cmd: "pingresp" });
-      case "disconnect":
-        if (this.v5 && p.properties?.sessionExpiryInterval === 0 && this.sessionExpiry > 0) {
-          // MQTT 5 §3.14.2.2.2: the session ends with this connection after all.
-          this.sessionExpiry = 0;
-          this.sessionEnds = true;
-        }
+      case "disconnect": {
+        const change = disconnectExpiry(this.sessionExpiry, this.v5 ? p.properties?.sessionExpiryInterval : undefined);
+        if (change.kind === "protocol-error") return this.violation(RC.protocolError, "session expiry set in DISCONNECT after a CONNECT without one");
+        if (change.kind === "end") this.sessionEnds = true;
+        if (change.kind === "change") this.session?.changeExpiry(change.seconds);
+        if (change.kind === "end" || change.kind === "change") this.sessionExpiry = change.kind === "end" ? 0 : change.seconds;
         // MQTT 5: any reason but 0x00 (normal disconnection) still sends the will (RabbitMQ, §3.14).
         return this.close("client disconnected", this.v5 && (p.reasonCode ?? 0) > 0, null);
+      }
       default:
         return this.violation(RC.protocolError, `unexpected ${p.cmd} packet`);
     }
@@ -259,11 +287,11 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.will = p.will ?? null;
     this.session = session;
     this.publisher = new MqttPublisher(this.node, this, login.vhost, counters);
-    this.out.vhostTraffic = login.vhost.stats;
+    this.packets.vhostTraffic = login.vhost.stats;
     if (this.v5) {
-      this.out.maxPacketSize = terms.maxPacketSize;
+      this.packets.maxPacketSize = terms.maxPacketSize;
       this.aliases = new TopicAliases(s.topicAliasMaximum, Math.min(terms.topicAliasMaximum, s.topicAliasMaximum));
-      if (terms.topicAliasMaximum > 0 && s.topicAliasMaximum > 0) this.out.aliases = this.aliases;
+      if (terms.topicAliasMaximum > 0 && s.topicAliasMaximum > 0) this.packets.aliases = this.aliases;
     }
     this.node.broker.connections.add(this);
     this.node.broker.stats.connectionCreated++;
@@ -288,7 +316,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   // ------------------------------------------------------------ output
 
   send(packet: Packet): boolean {
-    return this.out.send(packet);
+    return this.packets.send(packet);
   }
 
   noLocalSkip(routingKey: string): readonly Queue[] | null {
@@ -344,6 +372,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     if (wasOpen && this.v5 && reasonCode !== null) this.send({ cmd: "disconnect", reasonCode });
     if (wasOpen) this.teardown(withWill);
     this.node.log.debug("MQTT connection closed", { peer: this.name, clientId: this.clientId, reason: why });
+    this.packets.flush();
     this.stream.end();
     setTimeout(() => this.stream.destroy(), 1000).unref();
   }
@@ -366,6 +395,6 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   info(): ConnectionInfo {
     const state = this.state !== "open" ? "closing" : this.alarmHeld ? "blocked" : this.flow.paused ? "flow" : "running";
-    return connectionRecord(this.name, this.peer, this.protocolVersion, { user: this.user, vhost: this.vhost, clientId: this.clientId, state, connectedAt: this.connectedAt, keepAlive: this.keepAliveSeconds }, this.stats, this.out);
+    return connectionRecord(this.name, this.peer, this.protocolVersion, { user: this.user, vhost: this.vhost, clientId: this.clientId, state, connectedAt: this.connectedAt, keepAlive: this.keepAliveSeconds }, this.stats, this.packets);
   }
 }

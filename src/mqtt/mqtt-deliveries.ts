@@ -13,12 +13,13 @@
  * Invariant: every inflight entry with a queue is unacked in that queue, and is requeued when the
  * session is released.
  */
-import type { IPublishPacket, Packet, QoS } from "mqtt-packet";
+import type { Packet, QoS } from "mqtt-packet";
 import { type Broker, type ClientContext, createMessage, type Message, type ProtocolCounters, type Queue, type QueueEntry, type VHost } from "../broker/index.js";
 import { MqttConsumer, type DeliveryTarget } from "./mqtt-consumer.js";
-import { messageQos, publishFromMessage } from "./mqtt-message.js";
+import { hasNoV5Properties, messageQos, publishFromMessage } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
-import { mqttToAmqp } from "./mqtt-topic.js";
+import { amqpToMqtt, mqttToAmqp } from "./mqtt-topic.js";
+import type { PacketWriter } from "./packet-writer.js";
 import type { RetainedMessage } from "./retained-store.js";
 
 /** What the deliveries need of the connection. */
@@ -29,6 +30,8 @@ export interface DeliveryLink {
   readonly writable: boolean;
   /** Sends a packet; false when it was too large for the client and dropped. */
   send(packet: Packet): boolean;
+  /** The output, for the per-message PUBLISH encoded without a packet object. */
+  readonly packets: PacketWriter;
 }
 
 /** What the deliveries ask of the session's subscriptions. */
@@ -51,6 +54,9 @@ export class MqttDeliveries implements DeliveryTarget {
   /** Retained QoS 1 messages sent on subscribe that wait for a free slot. */
   private backlog: RetainedMessage[] = [];
   private nextPacketId = 1;
+  /** topicFor's memo. */
+  private lastRoutingKey = "";
+  private lastTopic = "";
   private readonly broker: Broker;
 
   constructor(
@@ -109,7 +115,7 @@ export class MqttDeliveries implements DeliveryTarget {
       stats.deliverNoAck++;
       vstats.deliverNoAck++;
       counters.deliverNoAck++;
-      this.link.send(this.packetFor(m, c.qos, 0, 0, false));
+      this.sendPublish(m, c.qos, 0, 0, false);
       // A QoS 0 delivery from the QoS 1 queue needs no PUBACK: settled as sent.
       if (!c.noAck) queue.settle(entry);
       return;
@@ -118,7 +124,7 @@ export class MqttDeliveries implements DeliveryTarget {
     vstats.deliver++;
     counters.deliver++;
     const id = this.takePacketId();
-    if (!this.link.send(this.packetFor(m, 1, 1, id, entry.redelivered))) {
+    if (!this.sendPublish(m, 1, 1, id, entry.redelivered)) {
       queue.discard(entry);
       return;
     }
@@ -126,11 +132,28 @@ export class MqttDeliveries implements DeliveryTarget {
     c.unackedCount++;
   }
 
-  private packetFor(m: Message, queueQos: 0 | 1, qos: QoS, id: number, dup: boolean): IPublishPacket {
-    const packet = publishFromMessage(m, qos, id, dup, this.link.v5, Date.now());
+  /** A delivery's PUBLISH; false when it was not sent (too large for the client). */
+  private sendPublish(m: Message, queueQos: 0 | 1, qos: QoS, id: number, dup: boolean): boolean {
     // Only a message published with RETAIN, to a subscription that asked for the flag, keeps it.
-    if (this.retainRule.retainAsPublishedCount > 0 && this.node.publishedRetained.has(m) && this.retainRule.keepsRetainFlag(queueQos, m.routingKey)) packet.retain = true;
-    return packet;
+    const retain = this.retainRule.retainAsPublishedCount > 0 && this.node.publishedRetained.has(m) && this.retainRule.keepsRetainFlag(queueQos, m.routingKey);
+    const link = this.link;
+    const out = link.packets;
+    if (out.aliases === null && (!link.v5 || hasNoV5Properties(m))) {
+      // The common case, encoded without a packet object (packet-writer.ts).
+      return out.sendPublish(this.topicFor(m.routingKey), m.body, m.bodySize, qos, id, dup, retain, link.v5);
+    }
+    const packet = publishFromMessage(m, qos, id, dup, link.v5, Date.now());
+    if (retain) packet.retain = true;
+    return link.send(packet);
+  }
+
+  /** The MQTT topic of a routing key; a subscriber usually gets one topic many times in a row. */
+  private topicFor(routingKey: string): string {
+    if (routingKey !== this.lastRoutingKey) {
+      this.lastRoutingKey = routingKey;
+      this.lastTopic = amqpToMqtt(routingKey);
+    }
+    return this.lastTopic;
   }
 
   /** PUBACK: the delivery with this packet id is acknowledged (or, with an error reason code, refused). */

@@ -77,6 +77,12 @@ export function publishFromMessage(m: Message, qos: QoS, messageId: number, dup:
   return packet;
 }
 
+/** True when an MQTT 5 PUBLISH of `m` carries no properties (the cheap test before the fast encoder). */
+export function hasNoV5Properties(m: Message): boolean {
+  const p = m.properties;
+  return p.contentType === undefined && p.correlationId === undefined && p.expiration === undefined && p.headers === undefined;
+}
+
 function propertiesForV5(m: Message, now: number): PublishProperties | null {
   const p = m.properties;
   const out: PublishProperties = {};

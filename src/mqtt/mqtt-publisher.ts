@@ -21,6 +21,7 @@ import { messageFromPublish, payloadOf } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { mqttToAmqp } from "./mqtt-topic.js";
+import type { PacketWriter } from "./packet-writer.js";
 
 /** What the publisher needs of its connection. */
 export interface PublisherLink {
@@ -29,6 +30,8 @@ export interface PublisherLink {
   readonly isOpen: boolean;
   readonly flow: PublishFlow;
   send(packet: Packet): boolean;
+  /** The output, for PUBACKs encoded without a packet object. */
+  readonly packets: PacketWriter;
   /** The session queues a message with this routing key must not reach (No Local); null: none. */
   noLocalSkip(routingKey: string): readonly Queue[] | null;
   /** Closes the connection for a protocol or permission violation (MQTT 5: DISCONNECT with `reasonCode`). */
@@ -49,6 +52,9 @@ export class MqttPublisher implements SyncWaiter {
   private headToken = 0;
   /** Counted among the protocol's publishers since its first PUBLISH (RabbitMQ's publishers gauge). */
   private publishing = false;
+  /** The routing key of the last topic published to (a memo of mqttToAmqp). */
+  private lastTopic = "";
+  private lastKey = "";
 
   constructor(
     private readonly node: MqttNode,
@@ -73,7 +79,12 @@ export class MqttPublisher implements SyncWaiter {
       this.publishing = true;
       counters.publishers++;
     }
-    const key = mqttToAmqp(p.topic);
+    // A publisher usually sends to one topic many times in a row.
+    if (p.topic !== this.lastTopic) {
+      this.lastTopic = p.topic;
+      this.lastKey = mqttToAmqp(p.topic);
+    }
+    const key = this.lastKey;
     let x;
     try {
       x = broker.exchangeForPublish(this.link.ctx, this.vhost, this.node.settings.exchange, key);
@@ -119,6 +130,12 @@ export class MqttPublisher implements SyncWaiter {
   /** Records a PUBACK owed; returns its sync token. */
   private owe(id: number, code: number, done: boolean): number {
     const token = this.headToken + this.owed.length;
+    if (done && this.owed.length === 0) {
+      // Nothing ahead of it (the usual case for a message no durable queue stored): sent at once.
+      this.headToken++;
+      if (this.link.isOpen) this.sendAck(id, code);
+      return token;
+    }
     this.owed.push({ id, code, done });
     if (done) this.sendReady();
     return token;
@@ -134,21 +151,25 @@ export class MqttPublisher implements SyncWaiter {
   }
 
   private sendReady(): void {
+    const owed = this.owed;
     let n = 0;
-    while (n < this.owed.length && this.owed[n]!.done) n++;
+    while (n < owed.length && owed[n]!.done) n++;
     if (n === 0) return;
-    const ready = this.owed.splice(0, n);
     this.headToken += n;
-    if (!this.link.isOpen) return;
-    const stats = this.node.broker.stats;
-    for (const a of ready) {
-      if (a.code < 0) continue;
-      if (a.code === RC.success || a.code === RC.noMatchingSubscribers) {
-        this.counters.confirm++;
-        stats.confirm++;
-        this.vhost.stats.confirm++;
-      }
-      this.link.send(this.link.v5 && a.code !== RC.success ? { cmd: "puback", messageId: a.id, reasonCode: a.code } : { cmd: "puback", messageId: a.id });
+    if (this.link.isOpen) for (let i = 0; i < n; i++) this.sendAck(owed[i]!.id, owed[i]!.code);
+    if (n === owed.length) while (owed.length > 0) owed.pop();
+    else owed.splice(0, n);
+  }
+
+  /** PUBACKs leave in the order their PUBLISHes came (MQTT 3.1.1 §4.6); code -1: none is sent. */
+  private sendAck(id: number, code: number): void {
+    if (code < 0) return;
+    if (code === RC.success || code === RC.noMatchingSubscribers) {
+      this.counters.confirm++;
+      this.node.broker.stats.confirm++;
+      this.vhost.stats.confirm++;
     }
+    if (code === RC.success) this.link.packets.sendPuback(id);
+    else this.link.send(this.link.v5 ? { cmd: "puback", messageId: id, reasonCode: code } : { cmd: "puback", messageId: id });
   }
 }

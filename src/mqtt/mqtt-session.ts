@@ -227,6 +227,22 @@ export class MqttSession implements RetainFlagRule {
     return false;
   }
 
+  /**
+   * MQTT 5 DISCONNECT with a new, non-zero session expiry (§3.14.2.2.2): the session queues expire
+   * after the new interval, as RabbitMQ updates their x-expires.
+   */
+  changeExpiry(seconds: number): void {
+    for (const qos of [0, 1] as const) {
+      const name = this.queueName(qos);
+      if (!this.vhost.queues.has(name)) continue;
+      try {
+        this.broker.changeQueueExpires(this.link.ctx, this.vhost.name, name, seconds * 1000);
+      } catch (err) {
+        this.node.log.warn("MQTT session expiry not changed", { queue: name, reason: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
   /** The session ends now (MQTT 5 DISCONNECT with session expiry 0): its queues are deleted. */
   end(): void {
     for (const qos of [0, 1] as const) {

@@ -21,7 +21,7 @@
 import { PriorityQueueLog } from "./priority-queue-log.js";
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { StreamFiles } from "./stream/stream-files.js";
+import { STREAMS_DIR, StreamFiles } from "./stream/stream-files.js";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
 import { createMessage, type Message, type LostRecordsHandler, type QueueJournal, type SyncWaiter } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
@@ -86,7 +86,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
 
   constructor(options: MessageStoreOptions) {
     this.dir = options.dir;
-    this.streams = new StreamFiles(join(dirname(this.dir), "streams"), () => void (this.appends++, this.schedule()));
+    this.streams = new StreamFiles(join(dirname(this.dir), STREAMS_DIR), () => void (this.appends++, this.schedule()), () => this.replica);
     this.logger = options.logger;
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     this.paging = options.paging ?? DEFAULT_PAGING;

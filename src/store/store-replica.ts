@@ -9,7 +9,20 @@ export interface SegmentTap {
   segmentWrite(segment: number, data: readonly Buffer[], acks: Buffer | null): void;
 }
 
-export interface StoreReplica extends SegmentTap {
+/**
+ * Told what the streams' chunk logs (src/store/stream) write: names are relative to the data dir
+ * ("streams/<id>/<first offset>.segment"; a whole stream is "streams/<id>").
+ */
+export interface StreamTap {
+  /** A chunk placed at `position` of a stream segment, inside the batch that writes it, before the local write. */
+  streamAppend(file: string, position: number, pieces: readonly Buffer[]): void;
+  /** A stream segment (retention) or a whole stream (deleted) was removed. */
+  streamDrop(path: string): void;
+  /** A stream's side file ("streams/<id>/<name>.json", e.g. its tracking) was replaced whole. */
+  streamFileReplaced(file: string, bytes: Buffer): void;
+}
+
+export interface StoreReplica extends SegmentTap, StreamTap {
   /** Every byte of group-commit batch `batch` has been handed to segmentWrite; `sync` asks followers to fsync. */
   batchEnd(batch: number, sync: boolean): void;
   /** The local write of `batch` has finished: the files on disk are at a batch boundary. */

@@ -137,7 +137,7 @@ describe("protocol details", () => {
     const r = new FrameReader(1 << 20);
     r.push(Buffer.concat(replies));
     const methods = [];
-    for (let f = r.next(); f; f = r.next()) methods.push(decodeMethod(f.payload));
+    while (r.next()) methods.push(decodeMethod(r.payloadBuf, r.payloadStart, r.payloadEnd));
     const close = methods.find((m) => m.id === MethodId.ConnectionClose);
     assert.ok(close && close.id === MethodId.ConnectionClose);
     assert.equal(close.args.replyCode, 403);

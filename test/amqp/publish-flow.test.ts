@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { FLOW_HIGH } from "../../src/broker/index.js";
 import { startTestBroker } from "../helpers/broker.js";
-import { eventually } from "../helpers/wait.js";
+import { eventually, withTimeout } from "../helpers/wait.js";
 
 describe("publisher flow control", () => {
   it("pauses a publisher while a consumed queue is over the mark, and resumes it when the queue drains", async () => {
@@ -35,6 +35,38 @@ describe("publisher flow control", () => {
       await cch.cancel(held[0]!.fields.consumerTag); // no consumer left: the publisher is released
       await eventually(() => q.messageCount + q.unacked === total, 10_000, "every message arrives");
       await eventually(() => publisherState() === "running", 5000, "the publisher running again");
+      await publisherConn.close();
+      await consumerConn.close();
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("never pauses a stream's publisher: a stream's length is not its consumers' lag", { timeout: 60_000 }, async () => {
+    const broker = await startTestBroker();
+    try {
+      const consumerConn = await amqp.connect(broker.amqpUrl);
+      const cch = await consumerConn.createChannel();
+      await cch.assertQueue("flow-stream", { durable: true, arguments: { "x-queue-type": "stream" } });
+      await cch.prefetch(1000);
+      let consumed = 0;
+      await cch.consume("flow-stream", (m) => {
+        if (!m) return;
+        consumed++;
+        cch.ack(m);
+      }, { arguments: { "x-stream-offset": "next" } });
+      const publisherConn = await amqp.connect(broker.amqpUrl);
+      const pch = await publisherConn.createConfirmChannel();
+      const total = FLOW_HIGH + 5000;
+      const body = Buffer.from("x");
+      // In windows of 1,000 confirms: before the fix the publisher was paused for good past FLOW_HIGH.
+      for (let sent = 0; sent < total; sent += 1000) {
+        for (let i = 0; i < 1000; i++) pch.sendToQueue("flow-stream", body, { persistent: true });
+        await withTimeout(pch.waitForConfirms(), 10_000, `confirms up to ${sent + 1000}`);
+      }
+      await eventually(() => consumed === total, 10_000, "the consumer to read every message");
+      const q = broker.broker.vhosts.get("/")!.queues.get("flow-stream")!;
+      assert.equal(q.messageCount, total, "the stream keeps every message, more than the flow mark");
       await publisherConn.close();
       await consumerConn.close();
     } finally {

@@ -41,4 +41,34 @@ describe("coney-perf", () => {
       await broker.close();
     }
   });
+
+  it("sweeps body sizes, transient and persistent, with the broker's CPU per message and peak memory", async () => {
+    const broker = await startTestBroker();
+    try {
+      // The broker runs in this process: its CPU and RSS are this process's.
+      const { stdout } = await run(process.execPath, [bin, "sizes", "--uri", broker.amqpUrl, "--broker-pid", String(process.pid), "--name", "coney", "--sizes", "16,70000", "-z", "1", "--confirm", "20"]);
+      const lines = stdout.trim().split("\n");
+      assert.equal(lines[0], "| body | mode | prefetch | coney msg/s | coney CPU/msg | coney peak RSS |", stdout);
+      assert.equal(lines.length, 2 + 4, stdout);
+      assert.match(lines[2]!, /^\| 16 B \| transient \| 1000 \| [\d,]+\/s \| [\d.]+ µs \| \d+ MiB \|$/);
+      assert.match(lines[3]!, /^\| 70000 B \| transient \| 958 \| [\d,]+\/s \| [\d.]+ µs \| \d+ MiB \|$/);
+      assert.match(lines[5]!, /^\| 70000 B \| persistent, confirm 20 \| 958 \| [\d,]+\/s \|/);
+      for (const line of lines.slice(2)) assert.doesNotMatch(line, /\| 0\/s \|/, "every run moved messages");
+      assert.equal(broker.broker.vhosts.get("/")!.queues.size, 0, "the sweep deletes what it declared");
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("shovel: fills a source queue and times a shovel moving it (the shovel deletes itself when done)", async () => {
+    const broker = await startTestBroker();
+    try {
+      const http = `http://guest:guest@127.0.0.1:${broker.httpPort}`;
+      const { stdout } = await run(process.execPath, [bin, "shovel", "--src-uri", broker.amqpUrl, "--shovel-src-uri", "amqp://", "--dest-check-uri", broker.amqpUrl, "--http", http, "-n", "500", "-s", "64"]);
+      assert.match(stdout, /^shovel: 500 persistent 64 B messages on-confirm \(prefetch 1000\) in [\d.]+ s = \d+ msg\/s, 500 in the destination queue$/m);
+      assert.equal(broker.shovels.list().length, 0, "the shovel deleted itself");
+    } finally {
+      await broker.close();
+    }
+  });
 });

@@ -28,6 +28,10 @@ const ISSUE_COMMANDS = [
   "list_stream_connections", "list_stream_publishers", "list_stream_consumers",
   "list_channels", "list_consumers", "close_connection", "purge_queue", "delete_queue", "set_policy", "clear_policy",
   "list_policies", "export_definitions", "import_definitions", "status", "await_startup", "forget_cluster_node", "help", "list_audit",
+  // issue 26: shovels
+  "list_shovels", "shovel_status", "delete_shovel", "restart_shovel",
+  // issue 26: federation
+  "federation_status", "list_federation_links", "restart_federation_link",
 ];
 
 describe("coneyctl general behaviour", () => {

@@ -1,11 +1,11 @@
-/** A node's store files as bytes, and a wait until two nodes hold the same ones (catch-up tests). */
+/** A node's store files and stream segments as bytes, and a wait until two nodes hold the same ones (catch-up tests). */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { NodeInfo } from "./cluster-fixture.js";
-import { storeFileNames } from "../../src/cluster/copy-manifest.js";
+import { replicatedFileNames } from "../../src/cluster/copy-manifest.js";
 import { eventually } from "../helpers/wait.js";
 
-export const copyOf = (n: NodeInfo): Map<string, Buffer> => new Map(storeFileNames(n.dataDir).map((f) => [f, readFileSync(join(n.dataDir, f))]));
+export const copyOf = (n: NodeInfo): Map<string, Buffer> => new Map(replicatedFileNames(n.dataDir).map((f) => [f, readFileSync(join(n.dataDir, f))]));
 
 /** Quiet cluster: once in sync, both copies are the same bytes (polled: the last batch may still be landing). */
 export async function sameCopies(a: NodeInfo, b: NodeInfo): Promise<void> {

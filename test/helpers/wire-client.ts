@@ -4,7 +4,7 @@
  * frames, methods on closed channels).
  */
 import { connect, type Socket } from "node:net";
-import { FrameReader, type Frame } from "../../src/amqp/codec/frame-reader.js";
+import { FrameReader, nextFrame, type Frame } from "../../src/amqp/codec/frame-reader.js";
 import { OutputBuffer } from "../../src/amqp/codec/output-buffer.js";
 import { decodeMethod, encodeMethod, FRAME_METHOD, MethodId, type Method } from "../../src/amqp/codec/generated.js";
 
@@ -23,7 +23,7 @@ export class WireClient {
       this.raw.push(chunk);
       try {
         this.reader.push(chunk);
-        for (let f = this.reader.next(); f; f = this.reader.next()) this.frames.push(f);
+        for (let f = nextFrame(this.reader); f; f = nextFrame(this.reader)) this.frames.push(f);
       } catch {
         // not frames (e.g. a protocol header reply); raw keeps the bytes
       }

@@ -24,7 +24,7 @@ describe("feature flags", () => {
       stability: "stable",
       provided_by: "rabbit",
     });
-    assert.equal((await flag("stream_queue"))?.["state"], "unavailable");
+    assert.equal((await flag("stream_queue"))?.["state"], "enabled");
   });
 
   it("enables a known flag with 204 and shows it enabled", async () => {
@@ -34,12 +34,12 @@ describe("feature flags", () => {
   });
 
   it("refuses an unknown flag, or one whose feature Coney lacks, with 400 'unsupported'", async () => {
-    for (const name of ["no_such_flag", "stream_queue"]) {
+    for (const name of ["no_such_flag", "maintenance_mode_status"]) {
       const r = await api("PUT", `/api/feature-flags/${name}/enable`, {});
       assert.equal(r.status, 400);
       assert.deepEqual(r.json, { error: "bad_request", reason: "unsupported" });
     }
-    assert.equal((await flag("stream_queue"))?.["state"], "unavailable", "nothing changed");
+    assert.equal((await flag("maintenance_mode_status"))?.["state"], "unavailable", "nothing changed");
   });
 
   it("takes an administrator to enable", async () => {

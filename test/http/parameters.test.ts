@@ -40,9 +40,9 @@ describe("parameters over HTTP", () => {
   });
 
   it("refuses unknown components, bad values, missing values and unknown vhosts, storing nothing", async () => {
-    const fed = await api("PUT", "/api/parameters/federation-upstream/lim/up", { value: { uri: "amqp://x" } });
+    const fed = await api("PUT", "/api/parameters/no-such-plugin/lim/up", { value: { uri: "amqp://x" } });
     assert.equal(fed.status, 400);
-    assert.deepEqual(fed.json, { error: "bad_request", reason: "Validation failed\n\ncomponent federation-upstream not found\n" });
+    assert.deepEqual(fed.json, { error: "bad_request", reason: "Validation failed\n\ncomponent no-such-plugin not found\n" });
     const badKey = await api("PUT", "/api/parameters/vhost-limits/lim/limits", { value: { "max-bananas": 1 } });
     assert.equal(badKey.status, 400);
     assert.match(badKey.json.reason, /Unrecognised terms \[\{<<"max-bananas">>,\d+\}\]/);

@@ -72,6 +72,20 @@ describe("MQTT sessions, will and retained messages", () => {
     assert.equal(third!.payload.toString(), "after restart");
   });
 
+  it("an MQTT 5 DISCONNECT with a new session expiry changes the session queues' x-expires, kept across a restart (RabbitMQ 3.13)", async () => {
+    const c = await connectMqtt(url, { protocolVersion: 5, clientId: "sei-change", clean: false, properties: { sessionExpiryInterval: 300 } });
+    await c.client.subscribeAsync("sei-change/t", { qos: 1 });
+    assert.equal(queues().get("mqtt-subscription-sei-changeqos1")?.arguments["x-expires"], 300_000);
+    await c.client.endAsync(false, { reasonCode: 0, properties: { sessionExpiryInterval: 7200 } });
+    await waitUntil(() => queues().get("mqtt-subscription-sei-changeqos1")?.arguments["x-expires"] === 7_200_000);
+    assert.equal(queues().get("mqtt-subscription-sei-changeqos1")!.settings.expires, 7_200_000, "in force, not only recorded");
+    await broker.close();
+    await start();
+    assert.equal(queues().get("mqtt-subscription-sei-changeqos1")?.settings.expires, 7_200_000, "saved with the queue's definition");
+    const back = await open(url, { protocolVersion: 5, clientId: "sei-change", clean: false, properties: { sessionExpiryInterval: 7200 } });
+    assert.equal(back.connack?.sessionPresent, true);
+  });
+
   it("reports session present on CONNACK for a persistent session that exists", async () => {
     const first = await connectMqtt(url, { clientId: "present", clean: false });
     await first.client.subscribeAsync("p/t", { qos: 1 });

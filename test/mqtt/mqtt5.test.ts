@@ -119,6 +119,28 @@ describe("MQTT 5", () => {
     assert.equal(again.connack?.sessionPresent, false);
   });
 
+  it("a DISCONNECT that sets a session expiry after a CONNECT without one is a protocol error: the will is published", async () => {
+    const conn = await amqp.connect(broker.amqpUrl);
+    try {
+      const ch = await conn.createChannel();
+      const { queue } = await ch.assertQueue("", { exclusive: true });
+      await ch.bindQueue(queue, "amq.topic", "wills.sei-zero");
+      const c = await open5({ clientId: "sei-zero", properties: { sessionExpiryInterval: 0 }, will: { topic: "wills/sei-zero", payload: Buffer.from("gone"), qos: 0, retain: false } });
+      await c.client.subscribeAsync("sei-zero/t", { qos: 1 });
+      await c.client.endAsync(false, { reasonCode: 0, properties: { sessionExpiryInterval: 60 } });
+      let m: amqp.GetMessage | false = false;
+      for (let i = 0; i < 100 && !m; i++) {
+        m = await ch.get(queue, { noAck: true });
+        if (!m) await sleep(20);
+      }
+      assert.ok(m, "a normal DISCONNECT would have discarded the will");
+      assert.equal(m.content.toString(), "gone");
+      await waitUntil(() => !broker.broker.vhost("/").queues.has("mqtt-subscription-sei-zeroqos1"));
+    } finally {
+      await conn.close();
+    }
+  });
+
   it("assigns a client id when the client sends none, and advertises maximum QoS 1", async () => {
     const c = await open5({ clientId: "" });
     const assigned = c.connack?.properties?.assignedClientIdentifier;

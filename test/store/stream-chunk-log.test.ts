@@ -144,4 +144,20 @@ describe("stream chunk log", () => {
     log.destroy();
     assert.deepEqual(readdirSync(dir), []);
   });
+
+  it("deleted while a flush writes: the flush ends without error, the files go, and the same name starts empty", async () => {
+    const log = ChunkLog.open({ dir: join(dir, "s"), maxSegmentBytes: 1000 });
+    for (let i = 0; i < 20; i++) log.append(msgs(`c${i}`, 50));
+    const flushing = log.flush(true);
+    log.destroy();
+    // A stream declared again with the same name at once gets a fresh directory.
+    const again = ChunkLog.open({ dir: join(dir, "s"), maxSegmentBytes: 1000 });
+    assert.equal(again.nextOffset, 0);
+    await flushing;
+    assert.deepEqual(readdirSync(dir), ["s"], "the deleted log's files are removed once its flush is over");
+    again.append(msgs("new", 2));
+    await again.flush(true);
+    assert.deepEqual(text(again.readChunk(0)), ["new-0", "new-1"]);
+    again.close();
+  });
 });

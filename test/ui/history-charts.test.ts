@@ -158,7 +158,8 @@ describe("web UI charts with the broker's history, feature flags and the node pa
     await waitText(w.page, "h1", "Feature flags");
     await waitText(w.page, "table[aria-label='Feature flags']", "quorum_queue");
     const table = await textOf(w.page, "table[aria-label='Feature flags']");
-    assert.match(table, /stream_queue\s*unavailable/);
+    assert.match(table, /stream_queue\s*enabled/);
+    assert.match(table, /maintenance_mode_status\s*unavailable/);
     assert.match(table, /implicit_default_bindings\s*enabled/);
     // Only the disabled flag offers Enable.
     const buttons = (await w.page.evaluate(`[...document.querySelectorAll("table[aria-label='Feature flags'] button")].map((b) => b.getAttribute("aria-label"))`)) as string[];

@@ -13,13 +13,13 @@
  * young to have timed out.
  */
 import type { Queue } from "../../broker/index.js";
-import type { Unacked } from "./channel-consumer.js";
+import type { UnackedDeliveries } from "./unacked-deliveries.js";
 
 /** What the watch reads of its channel. */
 export interface WatchedChannel {
   readonly nextDeliveryTag: number;
   /** By delivery tag, oldest first. */
-  readonly unacked: ReadonlyMap<number, Unacked>;
+  readonly unacked: UnackedDeliveries;
   /** Whether the channel still has ack-mode consumers (the watch stops when it has none and nothing unacked). */
   hasAckConsumers(): boolean;
   /** A delivery outlived `timeoutMs`: close the channel. */

@@ -11,13 +11,7 @@ import { encodeBasicCancel } from "../codec/generated.js";
 import type { ChannelHost, ChannelOutput } from "./channel-host.js";
 import type { ChannelStats } from "./channel-stats.js";
 import { writeDelivery } from "./delivery-frames.js";
-
-/** A message handed out and not yet settled; `consumer` is null for basic.get. */
-export interface Unacked {
-  readonly queue: Queue;
-  readonly entry: QueueEntry;
-  readonly consumer: ChannelConsumer | null;
-}
+import type { UnackedDeliveries } from "./unacked-deliveries.js";
 
 /** What a consumer needs of its channel (the Channel class provides it). */
 export interface ConsumerChannel {
@@ -30,7 +24,7 @@ export interface ConsumerChannel {
   readonly prefetchCount: number;
   nextDeliveryTag: number;
   /** By delivery tag, in tag order. */
-  readonly unacked: Map<number, Unacked>;
+  readonly unacked: UnackedDeliveries;
   readonly consumers: Map<string, ChannelConsumer>;
   readonly stats: ChannelStats;
 }
@@ -65,7 +59,7 @@ export class ChannelConsumer implements QueueConsumer {
     const ch = this.channel;
     const tag = ch.nextDeliveryTag++;
     if (!this.noAck) {
-      ch.unacked.set(tag, { queue, entry, consumer: this });
+      ch.unacked.add(tag, queue, entry, this);
       this.unackedCount++;
     }
     ch.stats.delivered(this.noAck, entry.redelivered);

@@ -14,7 +14,8 @@ import { type ChannelInfo, type ClientContext, clientContext, type Exchange, typ
 import { BrokerError } from "../../errors/broker-error.js";
 import { encodeChannelClose, encodeChannelCloseOk, MethodId, type Method } from "../codec/generated.js";
 import { AckTimeoutWatch } from "./ack-timeout.js";
-import type { ChannelConsumer, Unacked } from "./channel-consumer.js";
+import type { ChannelConsumer } from "./channel-consumer.js";
+import { UnackedDeliveries } from "./unacked-deliveries.js";
 import type { ChannelHost, ChannelOutput } from "./channel-host.js";
 import { channelInfo } from "./channel-info.js";
 import type { ChannelState, TxState } from "./channel-state.js";
@@ -35,7 +36,7 @@ export class Channel implements ChannelState {
   readonly ctx: ClientContext;
   readonly vhost: VHost;
   nextDeliveryTag = 1;
-  readonly unacked = new Map<number, Unacked>();
+  readonly unacked = new UnackedDeliveries();
   readonly consumers = new Map<string, ChannelConsumer>();
   prefetchCount = 0;
   consumerPrefetch = 0;
@@ -52,6 +53,8 @@ export class Channel implements ChannelState {
 
   /** The publish whose content frames are awaited; null between publishes. */
   private content: PendingPublish | null = null;
+  /** The one PendingPublish this channel reuses for every publish (content-assembly.ts). */
+  private readonly assembly = new PendingPublish();
 
   constructor(readonly host: ChannelHost, readonly number: number) {
     this.output = host.output;
@@ -89,14 +92,15 @@ export class Channel implements ChannelState {
   }
 
   startPublish(exchange: Exchange, routingKey: string, mandatory: boolean): void {
-    this.content = new PendingPublish(exchange, routingKey, mandatory);
+    this.content = this.assembly.start(exchange, routingKey, mandatory);
   }
 
-  handleHeader(payload: Buffer): void {
+  /** A content header frame: bytes [start, end) of `buf`. */
+  handleHeader(buf: Buffer, start: number, end: number): void {
     if (this.state === "closing") return;
     const c = this.content;
     if (!c || c.properties) throw new BrokerError("unexpectedFrame", "expected method frame, got non method frame instead");
-    c.readHeader(payload);
+    c.readHeader(buf, start, end);
     const max = this.host.settings.maxMessageSize;
     if (c.bodySize > max) {
       this.content = null;
@@ -116,6 +120,22 @@ export class Channel implements ChannelState {
     if (!c || !c.properties) throw new BrokerError("unexpectedFrame", "expected content header, got content body instead");
     const body = c.addBody(payload);
     if (body !== null) {
+      this.content = null;
+      completePublish(this, c, body);
+    }
+  }
+
+  /** A body frame that spanned socket reads, as the pieces each read held (not joined: see FrameReader). */
+  handleBodyPieces(pieces: readonly Buffer[]): void {
+    if (this.state === "closing") return;
+    const c = this.content;
+    if (!c || !c.properties) throw new BrokerError("unexpectedFrame", "expected content header, got content body instead");
+    const last = pieces.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const body = c.addBody(pieces[i]!);
+      if (body === null) continue;
+      // The body is complete: the rest of this frame would be more than the header declared.
+      if (i < last) throw new BrokerError("frameError", `content body exceeds the declared size ${c.bodySize}`);
       this.content = null;
       completePublish(this, c, body);
     }

@@ -3,36 +3,52 @@
  * routing key, a content header frame brings the properties and the body size, and body frames
  * follow until that size is reached. The body is never copied: a body in one frame stays a
  * slice of the socket read, a body in several frames stays the list of their payloads
- * (message-body.ts). One PendingPublish (and its parts array) per publish, as before the split.
+ * (message-body.ts).
+ *
+ * A channel has at most one publish in assembly, so it keeps one PendingPublish and reuses it
+ * (start() per publish): completePublish reads it synchronously and keeps nothing of it but the
+ * values it hands to the Message. Only a body in several frames allocates (its parts array, which
+ * becomes the message's body).
  */
 import type { Exchange } from "../../broker/index.js";
 import type { Body } from "../../broker/values/message-body.js";
 import { BrokerError } from "../../errors/broker-error.js";
-import { decodeBasicProperties, decodeContentHeader, type BasicProperties } from "../codec/generated.js";
+import { decodeBasicProperties, decodeContentHeader, type BasicProperties, type ContentHeader } from "../codec/generated.js";
 import { BASIC_CLASS } from "./delivery-frames.js";
 
-export class PendingPublish {
+export class PendingPublish implements ContentHeader {
+  exchange!: Exchange;
+  routingKey = "";
+  mandatory = false;
   /** Null until the content header has arrived. */
   properties: BasicProperties | null = null;
   /** The header's property bytes as received, re-sent unchanged to consumers. */
   rawProperties: Buffer | null = null;
+  classId = 0;
   bodySize = 0;
-  private readonly parts: Buffer[] = [];
+  private first: Buffer | null = null;
+  private parts: Buffer[] | null = null;
   private received = 0;
 
-  constructor(
-    readonly exchange: Exchange,
-    readonly routingKey: string,
-    readonly mandatory: boolean,
-  ) {}
+  /** A basic.publish arrived: its content follows. */
+  start(exchange: Exchange, routingKey: string, mandatory: boolean): this {
+    this.exchange = exchange;
+    this.routingKey = routingKey;
+    this.mandatory = mandatory;
+    this.properties = null;
+    this.rawProperties = null;
+    this.bodySize = 0;
+    this.first = null;
+    this.parts = null;
+    this.received = 0;
+    return this;
+  }
 
-  /** The content header frame: its class must be basic. */
-  readHeader(payload: Buffer): void {
-    const h = decodeContentHeader(payload);
-    if (h.classId !== BASIC_CLASS) throw new BrokerError("frameError", `content header for class ${h.classId} is not basic`);
-    this.rawProperties = h.rawProperties;
-    this.properties = decodeBasicProperties(h.rawProperties);
-    this.bodySize = h.bodySize;
+  /** The content header frame, bytes [start, end) of `buf`: its class must be basic. */
+  readHeader(buf: Buffer, start: number, end: number): void {
+    decodeContentHeader(this, buf, start, end);
+    if (this.classId !== BASIC_CLASS) throw new BrokerError("frameError", `content header for class ${this.classId} is not basic`);
+    this.properties = decodeBasicProperties(this.rawProperties!);
   }
 
   /** One body frame: returns the whole body with the frame that completes it, else null. */
@@ -40,11 +56,14 @@ export class PendingPublish {
     this.received += payload.length;
     if (this.received > this.bodySize) throw new BrokerError("frameError", `content body exceeds the declared size ${this.bodySize}`);
     if (this.received === this.bodySize) {
-      if (this.parts.length === 0) return payload;
-      this.parts.push(payload);
-      return this.parts;
+      if (this.first === null) return payload;
+      const parts = this.parts ?? [this.first];
+      parts.push(payload);
+      return parts;
     }
-    if (payload.length > 0) this.parts.push(payload);
+    if (payload.length === 0) return null;
+    if (this.first === null) this.first = payload;
+    else (this.parts ??= [this.first]).push(payload);
     return null;
   }
 }

@@ -7,23 +7,45 @@
  */
 import type { Queue, QueueEntry } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
-import type { Unacked } from "./channel-consumer.js";
+import type { SettleVisitor, Unacked } from "./unacked-deliveries.js";
 import type { ChannelState } from "./channel-state.js";
 
 export type Outcome = "ack" | "requeue" | "discard";
 
+/**
+ * basic.ack / nack / reject. The common case — an ack outside a transaction — settles straight
+ * out of the channel's UnackedDeliveries with nothing allocated per message; nack, reject and
+ * transactions take a snapshot first (a refusal must leave every tag as it was; a transaction
+ * applies it at commit).
+ */
 export function settle(ch: ChannelState, tag: number, multiple: boolean, outcome: Outcome): void {
-  const picked: Array<[number, Unacked]> = [];
+  const unacked = ch.unacked;
   if (multiple) {
-    for (const item of ch.unacked) {
-      if (tag !== 0 && item[0] > tag) break;
-      picked.push(item);
+    if (tag !== 0 && unacked.countUpTo(tag) === 0) throw unknownTag(tag);
+  } else if (!unacked.has(tag)) {
+    throw unknownTag(tag);
+  }
+  if (outcome === "ack" && !ch.tx) {
+    const touched = new Set<Queue>();
+    const ack: SettleVisitor = (queue, entry, consumer) => {
+      if (consumer) consumer.unackedCount--;
+      touched.add(queue);
+      queue.settle(entry);
+      ch.stats.acked();
+    };
+    if (multiple) unacked.takeUpTo(tag, ack);
+    else unacked.take(tag, ack);
+    ch.resumeDeliveries(touched);
+    return;
+  }
+  const picked: Array<[number, Unacked]> = [];
+  for (const item of unacked) {
+    if (multiple ? tag !== 0 && item[0] > tag : item[0] !== tag) {
+      if (multiple) break;
+      continue;
     }
-    if (picked.length === 0 && tag !== 0 && !ch.unacked.has(tag)) throw unknownTag(tag);
-  } else {
-    const u = ch.unacked.get(tag);
-    if (!u) throw unknownTag(tag);
-    picked.push([tag, u]);
+    picked.push(item);
+    if (!multiple) break;
   }
   // Checked before anything is settled: a refusal (a stream queue's) leaves every tag as it was.
   if (outcome !== "ack") for (const [, u] of picked) u.queue.checkRejectable();
@@ -37,23 +59,25 @@ export function recover(ch: ChannelState): void {
   applySettlement(ch, [...ch.unacked], "requeue");
 }
 
+/** Applies a snapshot of settlements; a tag settled since the snapshot (a tx's) is skipped. */
 function applySettlement(ch: ChannelState, picked: Array<[number, Unacked]>, outcome: Outcome): void {
   const requeue = new Map<Queue, QueueEntry[]>();
   const touched = new Set<Queue>();
-  for (const [tag, u] of picked) {
-    if (!ch.unacked.delete(tag)) continue;
-    if (u.consumer) u.consumer.unackedCount--;
-    touched.add(u.queue);
-    if (outcome === "ack") {
-      u.queue.settle(u.entry);
-      ch.stats.acked();
-    } else if (outcome === "requeue") {
-      let list = requeue.get(u.queue);
-      if (!list) requeue.set(u.queue, (list = []));
-      list.push(u.entry);
-    } else {
-      u.queue.discard(u.entry);
-    }
+  for (const [tag] of picked) {
+    ch.unacked.take(tag, (queue, entry, consumer) => {
+      if (consumer) consumer.unackedCount--;
+      touched.add(queue);
+      if (outcome === "ack") {
+        queue.settle(entry);
+        ch.stats.acked();
+      } else if (outcome === "requeue") {
+        let list = requeue.get(queue);
+        if (!list) requeue.set(queue, (list = []));
+        list.push(entry);
+      } else {
+        queue.discard(entry);
+      }
+    });
   }
   for (const [q, entries] of requeue) q.requeue(entries);
   ch.resumeDeliveries(touched);
@@ -62,7 +86,7 @@ function applySettlement(ch: ChannelState, picked: Array<[number, Unacked]>, out
 /** The channel closes: its unacked messages return to their queues (consumers must be gone first). */
 export function requeueAllUnacked(ch: ChannelState): void {
   const byQueue = new Map<Queue, QueueEntry[]>();
-  for (const u of ch.unacked.values()) {
+  for (const [, u] of ch.unacked) {
     let list = byQueue.get(u.queue);
     if (!list) byQueue.set(u.queue, (list = []));
     list.push(u.entry);

@@ -5,7 +5,22 @@
 import { CodecError } from "./codec-error.js";
 
 export class ByteReader {
-  constructor(readonly buf: Buffer, public pos: number = 0, readonly end: number = buf.length) {}
+  constructor(
+    public buf: Buffer,
+    public pos: number = 0,
+    public end: number = buf.length,
+  ) {}
+
+  /**
+   * Points the reader at other bytes. The codec keeps one reader per decoder and resets it for
+   * every frame (decoding is synchronous and never re-entered), so a frame costs no reader object.
+   */
+  reset(buf: Buffer, pos: number, end: number): this {
+    this.buf = buf;
+    this.pos = pos;
+    this.end = end;
+    return this;
+  }
 
   private need(n: number): void {
     if (this.pos + n > this.end) throw new CodecError(`truncated data: need ${n} bytes at offset ${this.pos}, have ${this.end - this.pos}`);

@@ -1517,10 +1517,60 @@ const ENCODERS: ReadonlyMap<number, Encoder> = new Map<number, Encoder>([
   [MethodId.ConfirmSelectOk, encodeConfirmSelectOk],
 ]);
 
-/** Decodes a method frame payload. Bytes after the arguments are ignored, as RabbitMQ does. */
-export function decodeMethod(payload: Buffer): Method {
-  const r = new ByteReader(payload);
+/** One reader for every method frame: decoding is synchronous and never re-entered. */
+const METHOD_READER = new ByteReader(Buffer.alloc(0));
+
+/**
+ * Decodes a method frame payload, the bytes [start, end) of `buf` (so a frame is decoded where it
+ * was read, without a slice). Bytes after the arguments are ignored, as RabbitMQ does.
+ */
+export function decodeMethod(buf: Buffer, start = 0, end = buf.length): Method {
+  const r = METHOD_READER.reset(buf, start, end);
   const id = r.u32();
+  const d = DECODERS.get(id);
+  if (!d) throw new CodecError(`unknown method: class ${id >>> 16}, method ${id & 0xffff}`);
+  return { id, name: d[0], args: d[1](r) } as Method;
+}
+
+const REUSED_BasicPublish: { id: typeof MethodId.BasicPublish; name: "basic.publish"; args: BasicPublishArgs } = {
+  id: MethodId.BasicPublish,
+  name: "basic.publish",
+  args: { ticket: 0, exchange: "", routingKey: "", mandatory: false, immediate: false },
+};
+function decodeBasicPublishInto(r: ByteReader, a: BasicPublishArgs): void {
+  a.ticket = r.u16();
+  a.exchange = r.shortstr();
+  a.routingKey = r.shortstr();
+  const bits0 = r.u8();
+  a.mandatory = (bits0 & 1) !== 0;
+  a.immediate = (bits0 & 2) !== 0;
+}
+const REUSED_BasicAck: { id: typeof MethodId.BasicAck; name: "basic.ack"; args: BasicAckArgs } = {
+  id: MethodId.BasicAck,
+  name: "basic.ack",
+  args: { deliveryTag: 0, multiple: false },
+};
+function decodeBasicAckInto(r: ByteReader, a: BasicAckArgs): void {
+  a.deliveryTag = r.u64();
+  const bits0 = r.u8();
+  a.multiple = (bits0 & 1) !== 0;
+}
+
+/**
+ * decodeMethod for the broker's read loop: BasicPublish and BasicAck come back as one reused object each,
+ * valid until the next call (their handlers use them synchronously and keep nothing of them).
+ */
+export function decodeIncomingMethod(buf: Buffer, start: number, end: number): Method {
+  const r = METHOD_READER.reset(buf, start, end);
+  const id = r.u32();
+  if (id === MethodId.BasicPublish) {
+    decodeBasicPublishInto(r, REUSED_BasicPublish.args);
+    return REUSED_BasicPublish;
+  }
+  if (id === MethodId.BasicAck) {
+    decodeBasicAckInto(r, REUSED_BasicAck.args);
+    return REUSED_BasicAck;
+  }
   const d = DECODERS.get(id);
   if (!d) throw new CodecError(`unknown method: class ${id >>> 16}, method ${id & 0xffff}`);
   return { id, name: d[0], args: d[1](r) } as Method;
@@ -1565,8 +1615,9 @@ void specMatchesDomain;
  * Decodes property flags and list (AMQP 0-9-1 §4.2.6.1): flag bit 15 of the first word is the
  * first property; bit 0 set means another flags word follows (unused by basic, skipped).
  */
+const PROPERTIES_READER = new ByteReader(Buffer.alloc(0));
 export function decodeBasicProperties(raw: Buffer): BasicProperties {
-  const r = new ByteReader(raw);
+  const r = PROPERTIES_READER.reset(raw, 0, raw.length);
   const flags = r.u16();
   for (let more = flags & 1; more; more = r.u16() & 1);
   const p: BasicProperties = {};
@@ -1623,14 +1674,26 @@ export function encodeBasicProperties(p: BasicProperties): Buffer {
   return Buffer.from(out.take());
 }
 
-/** A content header frame payload: class id, weight (unused), body size, then the properties. */
-export function decodeContentHeader(payload: Buffer): { classId: number; bodySize: number; rawProperties: Buffer } {
-  const r = new ByteReader(payload);
+/** What a content header says; decodeContentHeader fills one the caller keeps (no object per frame). */
+export interface ContentHeader {
+  classId: number;
+  bodySize: number;
+  /** The property flags and list as received (a slice of the frame, not a copy). */
+  rawProperties: Buffer | null;
+}
+
+const HEADER_READER = new ByteReader(Buffer.alloc(0));
+
+/** A content header frame payload, bytes [start, end) of `buf`: class id, weight (unused), body size, then the properties. */
+export function decodeContentHeader(into: ContentHeader, buf: Buffer, start = 0, end = buf.length): void {
+  const r = HEADER_READER.reset(buf, start, end);
   const classId = r.u16();
   r.u16();
   const bodySize = r.u64();
-  if (payload.length < 14) throw new CodecError("content header without property flags");
-  return { classId, bodySize, rawProperties: payload.subarray(12) };
+  if (end - start < 14) throw new CodecError("content header without property flags");
+  into.classId = classId;
+  into.bodySize = bodySize;
+  into.rawProperties = buf.subarray(start + 12, end);
 }
 
 export function writeContentHeader(out: OutputBuffer, channel: number, classId: number, bodySize: number, rawProperties: Buffer): void {

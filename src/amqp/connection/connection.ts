@@ -138,9 +138,10 @@ export class AmqpConnection implements ClientConnection, ChannelHost, DispatchTa
     }
     try {
       this.reader.push(chunk);
-      for (let f = this.reader.next(); f; f = this.reader.next()) {
+      const r = this.reader;
+      while (r.next()) {
         this.stats.recvCnt++;
-        dispatchFrame(this, f.type, f.channel, f.payload);
+        dispatchFrame(this, r);
         if (this.isClosed) return;
       }
     } catch (err) {

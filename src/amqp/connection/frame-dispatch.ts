@@ -5,12 +5,15 @@
  * and body frames to the channel whose publish awaits them. While closing only the close
  * handshake is read. A basic.publish during a resource alarm blocks the connection first.
  *
- * Per frame this is one call and a Map lookup, as when it was a method of the connection.
+ * Per frame this is one call and a Map lookup, as when it was a method of the connection. Method
+ * and header frames are decoded where they lie in the read buffer; only a body frame becomes a
+ * slice (the body is kept).
  */
 import { BrokerError } from "../../errors/broker-error.js";
 import type { ResourceAlarms } from "../../broker/index.js";
-import { decodeMethod, FRAME_BODY, FRAME_HEADER, FRAME_HEARTBEAT, FRAME_METHOD, MethodId, type Method } from "../codec/generated.js";
+import { decodeIncomingMethod, FRAME_BODY, FRAME_HEADER, FRAME_HEARTBEAT, FRAME_METHOD, MethodId, type Method } from "../codec/generated.js";
 import type { Channel } from "../channel/channel.js";
+import type { FrameReader } from "../codec/frame-reader.js";
 import type { ChannelHost } from "../channel/channel-host.js";
 import type { AlarmBlock } from "./alarm-block.js";
 import type { ChannelTable } from "./channel-table.js";
@@ -30,15 +33,18 @@ export interface DispatchTarget extends ChannelHost {
   readonly closing: ConnectionClose;
 }
 
-/** Handles one frame; throws BrokerError for a connection-level protocol error. */
-export function dispatchFrame(c: DispatchTarget, type: number, channel: number, payload: Buffer): void {
+/** Handles the reader's current frame; throws BrokerError for a connection-level protocol error. */
+export function dispatchFrame(c: DispatchTarget, f: FrameReader): void {
+  const type = f.type;
+  const channel = f.channel;
   if (type === FRAME_HEARTBEAT) {
     if (channel !== 0) throw new BrokerError("frameError", `heartbeat frame on channel ${channel}`);
     return;
   }
-  if (c.state === "closing") return c.closing.onFrameWhileClosing(type, channel, payload);
+  if (c.state === "closing") return c.closing.onFrameWhileClosing(type, channel, f.payload());
   if (type === FRAME_METHOD) {
-    const m = decodeMethod(payload);
+    // basic.publish and basic.ack come back as reused objects: handled here, synchronously, kept by nobody.
+    const m = decodeIncomingMethod(f.payloadBuf, f.payloadStart, f.payloadEnd);
     const alarms = c.settings.alarms;
     if (m.id === MethodId.BasicPublish && alarms?.reason != null && !c.alarmBlock.active) c.alarmBlock.block(alarms);
     if (channel === 0) return connectionMethod(c, m);
@@ -48,8 +54,9 @@ export function dispatchFrame(c: DispatchTarget, type: number, channel: number, 
   if (type === FRAME_HEADER || type === FRAME_BODY) {
     const ch = c.channels.get(channel);
     if (!ch || channel === 0) throw new BrokerError("unexpectedFrame", `content frame on channel ${channel} without a channel`);
-    if (type === FRAME_HEADER) ch.handleHeader(payload);
-    else ch.handleBody(payload);
+    if (type === FRAME_HEADER) ch.handleHeader(f.payloadBuf, f.payloadStart, f.payloadEnd);
+    else if (f.payloadPieces !== null) ch.handleBodyPieces(f.payloadPieces);
+    else ch.handleBody(f.payload());
     return;
   }
   throw new BrokerError("frameError", `unknown frame type ${type}`);

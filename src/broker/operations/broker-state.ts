@@ -15,6 +15,7 @@ import type { BrokerStats } from "../broker-stats.js";
 import type { ConnectionRegistry } from "../connection-registry.js";
 import type { DefinitionsSink } from "../definitions-sink.js";
 import type { DomainEvents } from "../events/domain-events.js";
+import type { ParameterComponents } from "../parameter-components.js";
 import type { VHost } from "../vhost.js";
 
 export interface BrokerState {
@@ -29,6 +30,8 @@ export interface BrokerState {
   readonly now: () => number;
   /** Where durable changes are reported. Read at each change: startup replaces the sink after restoring. */
   readonly definitions: DefinitionsSink;
+  /** The runtime-parameter components features registered (parameter-components.ts). */
+  readonly parameterComponents: ParameterComponents;
   /** Where operations announce their changes (events/domain-events.ts). */
   readonly events: DomainEvents;
   /** The vhost of that name; NOT_FOUND when there is none. */

@@ -5,13 +5,14 @@
 import { BrokerError } from "../../errors/broker-error.js";
 import type { Actor } from "../events/actor.js";
 import { announce } from "../events/announce.js";
-import { VHOST_LIMITS_COMPONENT, validateGlobalParameter, validateParameter } from "../runtime-parameters.js";
+import { canonicalJson } from "../canonical-json.js";
+import { VHOST_LIMITS_COMPONENT, validateGlobalParameter } from "../runtime-parameters.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
 
 /** PUT /api/parameters/{component}/{vhost}/{name}: validated first; returns true when created. */
 export function putParameter(b: BrokerState, component: string, vhostName: string, name: string, value: unknown, actor: Actor): boolean {
   const v = b.vhost(vhostName);
-  validateParameter(component, name, value);
+  b.parameterComponents.validate(component, vhostName, name, value, actor.authMethod === "internal" ? null : actor.user);
   let byName = v.parameters.get(component);
   if (!byName) v.parameters.set(component, (byName = new Map()));
   const isNew = !byName.has(name);
@@ -21,6 +22,8 @@ export function putParameter(b: BrokerState, component: string, vhostName: strin
   const change = { action: "parameter.set", vhost: vhostName, object: `${component}/${name}`, before, after: value };
   announce(b, actor, "parameter.set", { component, name, vhost: vhostName, value }, change);
   if (component === VHOST_LIMITS_COMPONENT) announce(b, actor, "vhost.limits.set", { name: vhostName, definition: value });
+  // As RabbitMQ: the feature hears a value only when it changed (an identical PUT restarts no shovel).
+  if (isNew || canonicalJson(before) !== canonicalJson(value)) b.parameterComponents.notifySet(component, vhostName, name, value);
   return isNew;
 }
 
@@ -31,6 +34,7 @@ export function deleteParameter(b: BrokerState, component: string, vhostName: st
   b.definitions.delete("parameters", definitionKey(vhostName, component, name));
   announce(b, actor, "parameter.cleared", { component, name, vhost: vhostName }, { action: "parameter.clear", vhost: vhostName, object: `${component}/${name}`, before, after: null });
   if (component === VHOST_LIMITS_COMPONENT) announce(b, actor, "vhost.limits.cleared", { name: vhostName });
+  b.parameterComponents.notifyCleared(component, vhostName, name);
 }
 
 export function putGlobalParameter(b: BrokerState, name: string, value: unknown, actor: Actor): boolean {

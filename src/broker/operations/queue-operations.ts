@@ -66,6 +66,22 @@ export function declareQueue(b: BrokerState, ctx: ClientContext, vhostName: stri
   return { queue: q, created: true };
 }
 
+/**
+ * Changes a queue's x-expires (configure permission, as a declare): the new value applies at once
+ * and is saved with the queue's definition. RabbitMQ's MQTT plugin does this for a session queue
+ * when an MQTT 5 client changes its session expiry in DISCONNECT.
+ */
+export function changeQueueExpires(b: BrokerState, ctx: ClientContext, vhostName: string, name: string, ms: number): void {
+  const v = b.vhost(vhostName);
+  ctx.permissions.check(vhostName, "configure", "queue", name);
+  const q = v.queues.get(name);
+  if (!q) throw notFound("queue", name, vhostName);
+  q.checkExclusiveAccess(ctx.owner);
+  validateQueueArguments({ ...q.arguments, "x-expires": ms }, name, vhostName);
+  q.replaceExpires(ms, policyOf(b, q).definition);
+  if (q.durable && q.exclusiveOwner === null) b.definitions.put("queues", definitionKey(vhostName, name), queueDefinition(q));
+}
+
 /** queue.delete; returns the number of ready messages deleted. */
 export function deleteQueue(b: BrokerState, ctx: ClientContext, vhostName: string, name: string, opts: QueueDeleteOptions): number {
   const v = b.vhost(vhostName);

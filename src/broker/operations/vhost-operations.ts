@@ -53,5 +53,7 @@ export function deleteVhost(b: BrokerState, name: string, actor: Actor): void {
   }
   b.vhosts.delete(name);
   b.definitions.delete("vhosts", name);
+  // The vhost's features stop (a shovel, a federation link) once it is gone.
+  for (const [component, byName] of v.parameters) for (const param of byName.keys()) b.parameterComponents.notifyCleared(component, name, param);
   announce(b, actor, "vhost.deleted", { name }, { action: "vhost.delete", vhost: name, object: name, before, after: null });
 }

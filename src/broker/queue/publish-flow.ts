@@ -8,7 +8,10 @@
  *
  * Only a connection without consumers of its own is paused: acks travel on the consumer's
  * connection, and pausing one could stop the very acks that drain the queue. A queue nobody
- * consumes is never a reason to pause (a backlog there is what its users asked for).
+ * consumes is never a reason to pause (a backlog there is what its users asked for). Nor is a
+ * stream: its messages stay after delivery (its length says nothing of its consumers' lag), they
+ * are on disk rather than in memory, and each consumer reads at its own pace, as RabbitMQ's
+ * stream publishers are not held back by consumers.
  */
 import type { Queue } from "./queue.js";
 
@@ -37,7 +40,7 @@ export class PublishFlow {
     if (this.waitingOn !== null) return;
     for (let i = 0; i < n; i++) {
       const q = queues[i]!;
-      if ((q.messageCount > FLOW_HIGH || q.readyBytes > FLOW_HIGH_BYTES) && q.consumerCount > 0 && !this.host.hasConsumers) {
+      if ((q.messageCount > FLOW_HIGH || q.readyBytes > FLOW_HIGH_BYTES) && q.consumerCount > 0 && !this.host.hasConsumers && q.type !== "stream") {
         this.waitingOn = q;
         this.host.pauseForFlow();
         this.timer = setInterval(() => this.poll(), POLL_MS);

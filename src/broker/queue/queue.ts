@@ -71,7 +71,8 @@ export class Queue extends QueueContents implements QueueSpec {
   readonly durable: boolean;
   readonly autoDelete: boolean;
   readonly exclusiveOwner: object | null;
-  readonly arguments: FieldTable;
+  /** As declared; replaced whole only by replaceExpires. */
+  arguments: FieldTable;
   readonly type: "classic" | "quorum" | "stream";
   readonly singleActiveConsumer: boolean;
   /** Bindings that route into this queue (the default exchange's implicit one excluded); kept by the vhost. */
@@ -118,6 +119,16 @@ export class Queue extends QueueContents implements QueueSpec {
     this.idle.arm();
     this.expireHead(this.now());
     this.trim();
+  }
+
+  /**
+   * Replaces the queue's x-expires argument (an MQTT 5 client changing its session expiry on
+   * DISCONNECT, as RabbitMQ updates the session queue's argument); the settings are resolved again
+   * with the queue's current policy.
+   */
+  replaceExpires(ms: number, policy: Readonly<Record<string, unknown>>): void {
+    this.arguments = { ...this.arguments, "x-expires": ms };
+    this.applyPolicy(policy);
   }
 
   /** Redeclare counts as use for x-expires. */

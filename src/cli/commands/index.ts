@@ -4,6 +4,7 @@ import { AUDIT_COMMANDS } from "./audit.js";
 import { CONNECTION_COMMANDS } from "./connections.js";
 import { DEFINITION_COMMANDS } from "./definitions.js";
 import { EXCHANGE_COMMANDS } from "./exchanges.js";
+import { FEDERATION_COMMANDS } from "./federation.js";
 import { helpCommand } from "./help.js";
 import { NODE_COMMANDS } from "./node.js";
 import { PERMISSION_COMMANDS } from "./permissions.js";
@@ -11,6 +12,7 @@ import { TOPIC_PERMISSION_COMMANDS } from "./topic-permissions.js";
 import { POLICY_COMMANDS } from "./policies.js";
 import { QUEUE_COMMANDS } from "./queues.js";
 import { STREAM_LIST_COMMANDS } from "./stream-lists.js";
+import { SHOVEL_COMMANDS } from "./shovels.js";
 import { USER_COMMANDS } from "./users.js";
 import { VHOST_COMMANDS } from "./vhosts.js";
 
@@ -28,4 +30,6 @@ export const ALL_COMMANDS: readonly CommandSpec[] = [
   ...DEFINITION_COMMANDS,
   ...NODE_COMMANDS,
   ...AUDIT_COMMANDS,
+  ...FEDERATION_COMMANDS,
+  ...SHOVEL_COMMANDS,
 ];

@@ -10,12 +10,17 @@
  * segment) and, when asked, fdatasyncs — the message store calls it inside its batch, so a
  * stream's confirms wait for the same fsync as a queue's. A pending chunk is read from memory.
  *
+ * In a cluster the leader's replication is told each chunk as it is placed (before its write),
+ * each segment retention deletes, the log's deletion and each side file written (`ChunkLogTap`;
+ * absent on a single node), so followers mirror the files (docs/STREAMS.md, "Replication").
+ *
  * Invariants: offsets are contiguous across chunks; only the last segment is written to; a
  * chunk is whole in one segment; after `flush(true)` resolves, every chunk appended before it is
  * durable; flushes do not overlap (the caller awaits one before starting the next).
  */
-import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writev } from "node:fs";
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writev } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomicSync } from "../atomic-file.js";
 import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
 import { ChunkIndex, type ChunkLocation } from "./chunk-index.js";
 
@@ -24,7 +29,24 @@ export interface ChunkLogOptions {
   /** A new segment starts once the current one holds this many bytes (x-stream-max-segment-size-bytes). */
   readonly maxSegmentBytes: number;
   readonly now?: () => number;
+  /** Told what the log writes and deletes (a cluster leader's replication); absent on a single node. */
+  readonly tap?: ChunkLogTap;
 }
+
+/** The log's writes as a cluster leader mirrors them: one call per chunk or deletion, never per message. */
+export interface ChunkLogTap {
+  /** A chunk's bytes placed at `position` of segment file `segment` (a file name in the log's dir). */
+  placed(segment: string, position: number, pieces: readonly Buffer[]): void;
+  /** Segment file `segment` was deleted by retention. */
+  dropped(segment: string): void;
+  /** The whole log was deleted. */
+  destroyed(): void;
+  /** Side file `name` (beside the segments) was replaced whole by `bytes`. */
+  replaced(name: string, bytes: Buffer): void;
+}
+
+/** A side file's name: a small file kept beside the segments (e.g. a stream's tracking), replaced whole. */
+export const SIDE_FILE_NAME = /^[a-z][a-z0-9-]*\.json$/;
 
 export interface Retention {
   /** x-max-length-bytes; 0 or less: no limit. */
@@ -44,6 +66,8 @@ interface Segment {
 }
 
 const SEGMENT_SUFFIX = ".segment";
+/** Numbers the directories of deleted logs while they wait to be removed. */
+let deletions = 0;
 
 export class ChunkLog {
   private readonly index = new ChunkIndex();
@@ -56,6 +80,9 @@ export class ChunkLog {
   /** Chunks placed but not yet written, in append order, by first offset. */
   private readonly pending = new Map<number, { seg: Segment; position: number; pieces: Buffer[] }>();
   private readonly now: () => number;
+  /** The running flush, if any (destroy waits for it before closing the files). */
+  private flushing: Promise<void> | null = null;
+  private destroyed = false;
 
   private constructor(private readonly o: ChunkLogOptions) {
     this.now = o.now ?? Date.now;
@@ -98,6 +125,7 @@ export class ChunkLog {
     if (seg === undefined || seg.bytes >= this.o.maxSegmentBytes) seg = this.startSegment();
     const firstOffset = this.next;
     const chunk = encodeChunk(messages, firstOffset, timestamp);
+    this.o.tap?.placed(segmentName(seg.firstOffset), seg.bytes, chunk.pieces);
     this.pending.set(firstOffset, { seg, position: seg.bytes, pieces: chunk.pieces });
     this.index.add({ firstOffset, count: messages.length, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
     seg.bytes += chunk.bytes;
@@ -113,9 +141,20 @@ export class ChunkLog {
   }
 
   /** Writes every pending chunk, then fdatasyncs what was written since the last sync when `sync`. */
-  async flush(sync: boolean): Promise<void> {
+  flush(sync: boolean): Promise<void> {
+    if (this.destroyed) return Promise.resolve();
+    const running = this.write(sync).finally(() => {
+      if (this.flushing === running) this.flushing = null;
+    });
+    this.flushing = running;
+    return running;
+  }
+
+  private async write(sync: boolean): Promise<void> {
     const batch = [...this.pending.entries()];
     for (const [, p] of batch) {
+      // A deleted log stops: its files are going (see destroy).
+      if (this.destroyed) return;
       await writeAll(this.fdOf(p.seg), p.pieces, p.position);
       this.unsynced.add(p.seg);
     }
@@ -124,7 +163,7 @@ export class ChunkLog {
     if (!sync) return;
     const segs = [...this.unsynced];
     this.unsynced.clear();
-    for (const seg of segs) if (seg.fd !== null) await new Promise<void>((resolve, reject) => fdatasync(seg.fd!, (err) => (err ? reject(err) : resolve())));
+    for (const seg of segs) if (seg.fd !== null && !this.destroyed) await new Promise<void>((resolve, reject) => fdatasync(seg.fd!, (err) => (err ? reject(err) : resolve())));
   }
 
   /** The i-th kept chunk's place (0 = the oldest). */
@@ -185,10 +224,49 @@ export class ChunkLog {
     }
   }
 
-  /** Closes and removes every file (the stream was deleted). */
+  /**
+   * Replaces side file `name` atomically (synced before it replaces the old one). A cluster's
+   * leader sends the same bytes to its followers at once, so a write made inside a batch (before
+   * its end) is covered by that batch's confirms.
+   */
+  /** A side file's bytes as written by writeSideFile (or replicated to this node); null when there is none. */
+  readSideFile(name: string): Buffer | null {
+    if (!SIDE_FILE_NAME.test(name)) throw new Error(`not a stream side file name: ${name}`);
+    const path = join(this.o.dir, name);
+    return existsSync(path) ? readFileSync(path) : null;
+  }
+
+  writeSideFile(name: string, data: string | Buffer): void {
+    if (!SIDE_FILE_NAME.test(name)) throw new Error(`not a stream side file name: ${name}`);
+    if (this.destroyed) return; // its directory is going (destroy)
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    writeFileAtomicSync(join(this.o.dir, name), bytes);
+    this.o.tap?.replaced(name, bytes);
+  }
+
+  /**
+   * Closes and removes every file (the stream was deleted). A flush may be writing at this moment: closing its descriptors under it would fail the
+   * store's batch (and fence a cluster's leader). The directory is renamed away at once (open
+   * descriptors stay valid, and a stream declared again with the same name starts afresh), and
+   * closed and removed once that flush is over.
+   */
   destroy(): void {
-    this.close();
-    rmSync(this.o.dir, { recursive: true, force: true });
+    this.destroyed = true;
+    this.pending.clear();
+    const gone = `${this.o.dir}.deleted-${process.pid}-${deletions++}`;
+    let at = gone;
+    try {
+      renameSync(this.o.dir, gone);
+    } catch {
+      at = this.o.dir;
+    }
+    const remove = (): void => {
+      this.close();
+      rmSync(at, { recursive: true, force: true });
+    };
+    if (this.flushing === null) remove();
+    else void this.flushing.then(remove, remove);
+    this.o.tap?.destroyed();
   }
 
   private dropOldest(): void {
@@ -199,6 +277,7 @@ export class ChunkLog {
     this.unsynced.delete(seg);
     rmSync(seg.path, { force: true });
     this.totalBytes -= seg.bytes;
+    this.o.tap?.dropped(segmentName(seg.firstOffset));
   }
 
   private startSegment(): Segment {
@@ -255,7 +334,7 @@ export class ChunkLog {
 }
 
 /** 20 digits, so that file names sort as offsets do. */
-function segmentName(firstOffset: number): string {
+export function segmentName(firstOffset: number): string {
   return `${String(firstOffset).padStart(20, "0")}${SEGMENT_SUFFIX}`;
 }
 

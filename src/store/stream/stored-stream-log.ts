@@ -9,9 +9,7 @@
  * (consumers' stored offsets, publishers' last publishing ids) is a small file beside the
  * segments, rewritten atomically in the batch that follows a change, so a confirm covers it.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
-import { writeFileAtomicSync } from "../atomic-file.js";
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
 import { chunkMessages } from "./chunk-format.js";
@@ -25,6 +23,9 @@ interface DecodedChunk {
   readonly pieces: readonly Buffer[][];
   readonly decode: EncodedMessageDecoder | null;
 }
+
+/** The stream's tracking beside its segments (a ChunkLog side file). */
+const TRACKING_FILE = "tracking.json";
 
 interface Tracking {
   offsets: Record<string, number>;
@@ -48,11 +49,10 @@ export class StoredStreamLog implements StreamLog {
     private readonly appended: (log: StoredStreamLog) => void,
     private readonly closed: (log: StoredStreamLog) => void,
     private readonly now: () => number = Date.now,
-    /** Where the tracking is kept; null: in memory only. */
-    private readonly trackingFile: string | null = null,
   ) {
     this.committed = chunks.nextOffset;
-    if (trackingFile !== null && existsSync(trackingFile)) this.tracking = JSON.parse(readFileSync(trackingFile, "utf8")) as Tracking;
+    const saved = chunks.readSideFile(TRACKING_FILE);
+    if (saved !== null) this.tracking = JSON.parse(saved.toString("utf8")) as Tracking;
   }
 
   get committedOffset(): number {
@@ -142,7 +142,7 @@ export class StoredStreamLog implements StreamLog {
 
   /** The next batch writes the tracking file (and a confirm waits for that batch). */
   private trackingChanged(): void {
-    if (this.trackingFile === null || this.trackingDirty) return;
+    if (this.trackingDirty) return;
     this.trackingDirty = true;
     this.appended(this);
   }
@@ -163,9 +163,10 @@ export class StoredStreamLog implements StreamLog {
 
   async flush(sync: boolean): Promise<void> {
     const upTo = this.chunks.nextOffset;
-    if (this.trackingDirty && this.trackingFile !== null) {
+    if (this.trackingDirty) {
       this.trackingDirty = false;
-      writeFileAtomicSync(this.trackingFile, JSON.stringify(this.tracking));
+      // A side file: replaced atomically, and replicated to a cluster's followers with this batch.
+      this.chunks.writeSideFile(TRACKING_FILE, JSON.stringify(this.tracking));
     }
     await this.chunks.flush(sync);
     if (upTo > this.committed) {

@@ -11,8 +11,10 @@ import { AdminAuditPage } from "./pages/admin-audit.js";
 import { AdminClusterPage } from "./pages/admin-cluster.js";
 import { AdminExplainPage } from "./pages/admin-explain.js";
 import { AdminFeatureFlagsPage } from "./pages/admin-feature-flags.js";
+import { AdminFederationStatusPage, AdminFederationUpstreamsPage } from "./pages/admin-federation.js";
 import { AdminLimitsPage } from "./pages/admin-limits.js";
 import { AdminOperatorPoliciesPage, AdminPoliciesPage } from "./pages/admin-policies.js";
+import { AdminShovelStatusPage, AdminShovelsPage } from "./pages/admin-shovels.js";
 import { AdminUserPage } from "./pages/admin-user.js";
 import { AdminUsersPage } from "./pages/admin-users.js";
 import { AdminVhostPage } from "./pages/admin-vhost.js";
@@ -58,7 +60,11 @@ export const ROUTES: readonly Route[] = [
   { path: "/admin/limits", section: "admin", title: () => "Limits", page: AdminLimitsPage },
   { path: "/admin/cluster", section: "admin", title: () => "Cluster", page: AdminClusterPage },
   { path: "/admin/feature-flags", section: "admin", title: () => "Feature flags", page: AdminFeatureFlagsPage },
+  { path: "/admin/federation-upstreams", section: "admin", title: () => "Federation upstreams", page: AdminFederationUpstreamsPage },
+  { path: "/admin/federation-status", section: "admin", title: () => "Federation status", page: AdminFederationStatusPage },
   { path: "/admin/explain", section: "admin", title: () => "Permission explainer", page: AdminExplainPage },
+  { path: "/admin/shovels", section: "admin", title: () => "Shovel Management", page: AdminShovelsPage },
+  { path: "/admin/shovel-status", section: "admin", title: () => "Shovel Status", page: AdminShovelStatusPage },
   { path: "/admin/audit", section: "admin", title: () => "Audit trail", page: AdminAuditPage },
   { path: "/admin/audit/:id", section: "admin", title: (p) => `Audit entry ${p["id"]}`, page: AdminAuditPage },
   { path: "/admin/explain/:user/:vhost", section: "admin", title: (p) => `Permission explainer: ${p["user"]}`, page: AdminExplainPage },

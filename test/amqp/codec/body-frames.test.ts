@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { writeBody } from "../../../src/amqp/codec/body-frames.js";
-import { FrameReader } from "../../../src/amqp/codec/frame-reader.js";
+import { FrameReader, nextFrame } from "../../../src/amqp/codec/frame-reader.js";
 import { OutputBuffer } from "../../../src/amqp/codec/output-buffer.js";
 
 /** A small seeded generator, so a failure repeats. */
@@ -16,7 +16,7 @@ function framesOf(out: OutputBuffer, frameMax: number): Buffer[] {
   const reader = new FrameReader(frameMax);
   reader.push(out.take());
   const payloads: Buffer[] = [];
-  for (let f = reader.next(); f; f = reader.next()) {
+  for (let f = nextFrame(reader); f; f = nextFrame(reader)) {
     assert.equal(f.type, 3);
     assert.equal(f.channel, 5);
     payloads.push(Buffer.from(f.payload));

@@ -9,11 +9,12 @@ import { readFileSync } from "node:fs";
 import { CodecError } from "../../../src/amqp/codec/codec-error.js";
 import { Decimal, type FieldTable } from "../../../src/broker/values/field-value.js";
 import { decodeTable, decodeTableContents } from "../../../src/amqp/codec/field-table.js";
-import { FrameReader, FrameError } from "../../../src/amqp/codec/frame-reader.js";
+import { FrameReader, nextFrame, FrameError } from "../../../src/amqp/codec/frame-reader.js";
 import { OutputBuffer } from "../../../src/amqp/codec/output-buffer.js";
 import {
   decodeBasicProperties,
   decodeContentHeader,
+  type ContentHeader,
   decodeMethod,
   encodeBasicProperties,
   encodeMethod,
@@ -52,7 +53,7 @@ function sample(type: string, i: number): unknown {
 function frameOf(out: OutputBuffer): { type: number; channel: number; payload: Buffer } {
   const r = new FrameReader(1 << 20);
   r.push(out.take());
-  const f = r.next();
+  const f = nextFrame(r);
   assert.ok(f);
   return f;
 }
@@ -118,12 +119,13 @@ describe("generated codec", () => {
     writeBody(out, 3, Buffer.alloc(10_000, 7), 4096);
     const r = new FrameReader(4096);
     r.push(out.take());
-    const header = r.next()!;
-    const h = decodeContentHeader(header.payload);
+    const header = nextFrame(r)!;
+    const h: ContentHeader = { classId: 0, bodySize: 0, rawProperties: null };
+    decodeContentHeader(h, header.payload);
     assert.deepEqual([h.classId, h.bodySize], [60, 10_000]);
     assert.deepEqual(h.rawProperties, raw);
     const sizes: number[] = [];
-    for (let f = r.next(); f; f = r.next()) sizes.push(f.payload.length);
+    for (let f = nextFrame(r); f; f = nextFrame(r)) sizes.push(f.payload.length);
     assert.deepEqual(sizes, [4088, 4088, 1824]);
   });
 
@@ -168,18 +170,60 @@ describe("generated codec", () => {
       const r = new FrameReader(4096);
       const got: number[] = [];
       r.push(bytes.subarray(0, cut));
-      for (let f = r.next(); f; f = r.next()) got.push(f.channel);
+      for (let f = nextFrame(r); f; f = nextFrame(r)) got.push(f.channel);
       r.push(bytes.subarray(cut));
-      for (let f = r.next(); f; f = r.next()) got.push(f.channel);
+      for (let f = nextFrame(r); f; f = nextFrame(r)) got.push(f.channel);
       assert.deepEqual(got, [1, 2, 3, 4, 5], `cut at ${cut}`);
     }
     const oneByOne = new FrameReader(4096);
     const got: number[] = [];
     for (const b of bytes) {
       oneByOne.push(Buffer.from([b]));
-      for (let f = oneByOne.next(); f; f = oneByOne.next()) got.push(f.channel);
+      for (let f = nextFrame(oneByOne); f; f = nextFrame(oneByOne)) got.push(f.channel);
     }
     assert.deepEqual(got, [1, 2, 3, 4, 5], "one byte per chunk");
+  });
+
+  it("gives a body frame that spans reads as pieces of those reads, never copied", () => {
+    const out = new OutputBuffer();
+    const body = Buffer.alloc(3000);
+    for (let i = 0; i < body.length; i++) body[i] = i % 251;
+    out.writeBodyFrame(4, body);
+    encodeMethod(out, 4, { id: MethodId.BasicAck, name: "basic.ack", args: { deliveryTag: 9, multiple: false } });
+    const bytes = out.take();
+    // Every way of cutting the bytes into three reads.
+    for (let a = 1; a < 3010; a += 7) {
+      for (const b of [a + 1, a + 500, 3008, 3009]) {
+        if (b <= a || b >= bytes.length) continue;
+        const reads = [Buffer.from(bytes.subarray(0, a)), Buffer.from(bytes.subarray(a, b)), Buffer.from(bytes.subarray(b))];
+        const r = new FrameReader(8192);
+        const payload: Buffer[] = [];
+        const channels: number[] = [];
+        for (const chunk of reads) {
+          r.push(chunk);
+          while (r.next()) {
+            channels.push(r.channel);
+            if (r.type !== 3) continue;
+            const pieces = r.payloadPieces ?? [r.payloadBuf.subarray(r.payloadStart, r.payloadEnd)];
+            for (const piece of pieces) {
+              assert.ok(piece.length > 0, "no empty piece");
+              // A piece is a view of one of the reads (or the joined header leftover), not a copy.
+              assert.ok(reads.some((x) => x.buffer === piece.buffer) || piece.length < 4096, `piece of ${piece.length} bytes was copied`);
+              payload.push(piece);
+            }
+          }
+        }
+        assert.deepEqual(channels, [4, 4], `cuts ${a}/${b}`);
+        assert.ok(Buffer.concat(payload).equals(body), `cuts ${a}/${b}`);
+      }
+    }
+    const bad = Buffer.from(bytes.subarray(0, 3008));
+    bad[3007] = 0;
+    const r = new FrameReader(8192);
+    r.push(bad.subarray(0, 100));
+    assert.equal(r.next(), false);
+    r.push(bad.subarray(100));
+    assert.throws(() => r.next(), /invalid frame end/);
   });
 
   it("refuses oversized frames and bad frame ends with FrameError", () => {

@@ -1,5 +1,6 @@
-// Every other endpoint of RabbitMQ 3.10's API reference (api/index.html), and the plugin
-// endpoints a node without that plugin answers 404 to.
+// Every other endpoint of RabbitMQ 3.10's API reference (api/index.html), and plugin endpoints
+// (/api/federation-links and /api/shovels recorded with rabbitmq_federation_management and
+// rabbitmq_shovel_management enabled: [] without links or shovels).
 import { amqp, del, get, post, put, vhostFixture, type Scenario } from "../scenario.js";
 
 const V = "compat-ep";

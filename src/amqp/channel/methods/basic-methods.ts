@@ -89,7 +89,7 @@ export const basicHandlers: HandlerTable = [
     }
     const tag = ch.nextDeliveryTag++;
     if (!a.noAck) {
-      ch.unacked.set(tag, { queue, entry, consumer: null });
+      ch.unacked.add(tag, queue, entry, null);
       ch.ackWatch.watch(queue);
     }
     ch.stats.got(a.noAck);

@@ -25,8 +25,12 @@ export const ADMIN_SECTIONS: ReadonlyArray<{ label: string; seg: string; tag: st
   { label: "Limits", seg: "limits", tag: "" },
   { label: "Cluster", seg: "cluster", tag: "policymaker" },
   { label: "Feature flags", seg: "feature-flags", tag: "" },
+  { label: "Federation upstreams", seg: "federation-upstreams", tag: "policymaker" },
+  { label: "Federation status", seg: "federation-status", tag: "monitoring" },
   { label: "Permission explainer", seg: "explain", tag: "" },
   { label: "Audit trail", seg: "audit", tag: "administrator" },
+  { label: "Shovel Status", seg: "shovel-status", tag: "monitoring" },
+  { label: "Shovel Management", seg: "shovels", tag: "policymaker" },
 ];
 
 export function mayUse(tags: readonly string[], tag: string): boolean {

@@ -48,6 +48,8 @@ const QUEUE_KEYS: ReadonlyArray<readonly [string, ArgType, string]> = [
   ["consumer-timeout", "number", "ms a delivery may stay unacknowledged"],
   ["max-in-memory-length", "number", "messages kept in memory (quorum)"],
   ["alternate-exchange", "string", "for exchanges: where unroutable messages go"],
+  ["federation-upstream", "string", "federate from this upstream (Admin › Federation upstreams)"],
+  ["federation-upstream-set", "string", "federate from this upstream set, or all"],
 ];
 
 const OPERATOR_KEYS = QUEUE_KEYS.filter(([k]) => ["max-length", "max-length-bytes", "message-ttl", "expires", "max-in-memory-length", "delivery-limit"].includes(k));

@@ -16,8 +16,12 @@ const ABOUT: Record<string, string> = {
   limits: "Connections and queues per virtual host; connections and channels per user.",
   cluster: "The cluster name and global parameters.",
   "feature-flags": "Which of RabbitMQ's feature flags the broker has enabled; administrators enable a disabled one.",
+  "federation-upstreams": "The brokers this one federates exchanges and queues from (federation-upstream parameters).",
+  "federation-status": "Each federation link: running, starting, or down with the reason; restart one.",
   explain: "Would a user be allowed an operation, and which check decides?",
   audit: "Who changed users, permissions, vhosts, policies and parameters, from where, before and after.",
+  "shovel-status": "Every dynamic shovel's state (starting, running, terminated and why); restart one.",
+  shovels: "Add and delete dynamic shovels: move messages from a queue or exchange to another, here or on another broker.",
 };
 
 export function AdminPage() {

@@ -1,0 +1,123 @@
+/**
+ * `coney-perf sizes`: the message-size sweep of docs/PERFORMANCE.md — one producer, one consumer,
+ * for each body size, transient and persistent+confirm, against one broker or two in the same
+ * run. Besides messages/s it reports what the broker process spent: CPU per consumed message
+ * (user + system time from /proc/<pid>/stat over the run) and its peak resident memory (sampled
+ * every 100 ms), so a broker that is fast only by burning more CPU, or by buffering without
+ * bound, shows it.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { residentBytes } from "./broker-memory.js";
+import { DEFAULT_PERF_OPTIONS, type PerfOptions } from "./perf-options.js";
+import { formatResult, runPerf } from "./perf-run.js";
+
+export interface SweepTarget {
+  readonly name: string;
+  readonly uri: string;
+  /** The broker's pid, for CPU and memory; without it those columns say n/a. */
+  readonly pid: number | undefined;
+}
+
+export type SweepMode = "transient" | "persistent";
+
+export interface SweepOptions {
+  readonly sizes: readonly number[];
+  readonly modes: readonly SweepMode[];
+  readonly durationSeconds: number;
+  /** Unconfirmed publishes per producer in persistent mode. */
+  readonly confirm: number;
+}
+
+/** One cell of the sweep. */
+export interface SweepCell {
+  readonly consumedPerSecond: number;
+  /** Microseconds of broker CPU (user + system) per consumed message; NaN without a pid. */
+  readonly cpuMicrosPerMessage: number;
+  /** Peak resident memory of the broker during the run, bytes; NaN without a pid. */
+  readonly peakRss: number;
+}
+
+/**
+ * Prefetch per size: 1,000 as the rest of the table, fewer for large bodies so that what a
+ * consumer may hold unacknowledged stays near 64 MiB (a 1 MB run with prefetch 1,000 measures
+ * a gigabyte of buffering, not the broker). Both brokers get the same value.
+ */
+export function prefetchFor(size: number): number {
+  return Math.max(16, Math.min(1000, Math.floor((64 * 1024 * 1024) / size)));
+}
+
+let clockTicks = 0;
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSeconds(pid: number): number {
+  if (clockTicks === 0) clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may contain spaces) close with ')': state is the first.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+}
+
+async function measure(t: SweepTarget, o: PerfOptions): Promise<SweepCell> {
+  let peak = Number.NaN;
+  let timer: NodeJS.Timeout | undefined;
+  if (t.pid !== undefined) {
+    const pid = t.pid;
+    peak = residentBytes(pid) ?? Number.NaN;
+    timer = setInterval(() => {
+      const r = residentBytes(pid);
+      if (r !== null && !(r <= peak)) peak = r;
+    }, 100);
+  }
+  try {
+    const cpuStart = t.pid === undefined ? Number.NaN : cpuSeconds(t.pid);
+    const r = await runPerf(o);
+    // The run's CPU includes its declarations and the final drain: counted against consumed
+    // messages, which is what the broker did work for.
+    const cpu = t.pid === undefined ? Number.NaN : cpuSeconds(t.pid) - cpuStart;
+    process.stderr.write(`  ${t.name} ${o.size} B${o.persistent ? " persistent" : ""}: ${formatResult(r).replaceAll("\n", "; ")}\n`);
+    return { consumedPerSecond: r.consumedPerSecond, cpuMicrosPerMessage: r.consumed > 0 ? (cpu * 1e6) / r.consumed : Number.NaN, peakRss: peak };
+  } finally {
+    if (timer) clearInterval(timer);
+  }
+}
+
+export function formatSize(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KB`;
+  return `${n} B`;
+}
+
+const rate = (c: SweepCell): string => `${Math.round(c.consumedPerSecond).toLocaleString("en-US")}/s`;
+const cpu = (c: SweepCell): string => (Number.isNaN(c.cpuMicrosPerMessage) ? "n/a" : `${c.cpuMicrosPerMessage.toFixed(1)} µs`);
+const rss = (c: SweepCell): string => (Number.isNaN(c.peakRss) ? "n/a" : `${(c.peakRss / 1048576).toFixed(0)} MiB`);
+
+/** Runs the sweep and prints a Markdown table row by row (the first target is "ours", the second the comparison). */
+export async function runSizeSweep(targets: readonly SweepTarget[], s: SweepOptions, print: (line: string) => void): Promise<void> {
+  const names = targets.map((t) => t.name);
+  const head = ["body", "mode", "prefetch", ...names.flatMap((n) => [`${n} msg/s`, `${n} CPU/msg`, `${n} peak RSS`])];
+  if (targets.length === 2) head.push("msg/s ratio", "CPU ratio");
+  print(`| ${head.join(" | ")} |`);
+  print(`|${head.map(() => "---").join("|")}|`);
+  for (const mode of s.modes) {
+    for (const size of s.sizes) {
+      const o: PerfOptions = {
+        ...DEFAULT_PERF_OPTIONS,
+        size,
+        prefetch: prefetchFor(size),
+        persistent: mode === "persistent",
+        confirm: mode === "persistent" ? s.confirm : 0,
+        durationSeconds: s.durationSeconds,
+        queuePrefix: "sweep",
+      };
+      const cells: SweepCell[] = [];
+      for (const t of targets) cells.push(await measure(t, { ...o, uri: t.uri }));
+      const row = [formatSize(size), mode === "persistent" ? `persistent, confirm ${s.confirm}` : "transient", String(o.prefetch), ...cells.flatMap((c) => [rate(c), cpu(c), rss(c)])];
+      if (cells.length === 2) {
+        const [a, b] = cells as [SweepCell, SweepCell];
+        row.push(`${(a.consumedPerSecond / b.consumedPerSecond).toFixed(2)}×`);
+        row.push(Number.isNaN(a.cpuMicrosPerMessage) || Number.isNaN(b.cpuMicrosPerMessage) ? "n/a" : `${(a.cpuMicrosPerMessage / b.cpuMicrosPerMessage).toFixed(2)}`);
+      }
+      print(`| ${row.join(" | ")} |`);
+    }
+  }
+}
