@@ -32,6 +32,9 @@ export interface RunningBroker {
   readonly mqttsPort: number | null;
   readonly webMqttPort: number | null;
   readonly webMqttsPort: number | null;
+  /** The stream protocol listeners' ports (plain and TLS); null when disabled or not bound yet. */
+  readonly streamPort: number | null;
+  readonly streamTlsPort: number | null;
   /** Every listener, bound or being retried (src/listeners). */
   readonly listeners: ListenerStatuses;
   /** The node's dynamic shovels (src/shovel). */
@@ -132,6 +135,9 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && (config.mqttsPort !== null || config.webMqttsPort !== null));
   const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
+  const streamWanted = config.streamPort !== null || (tls !== null && config.streamTlsPort !== null);
+  const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  for (const spec of stream?.listeners ?? []) await side.add(spec);
   const httpPort = config.httpPort;
   if (httpPort !== null) {
     const httpTls = config.httpTls ? tls : null;
@@ -185,6 +191,12 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     },
     get webMqttsPort() {
       return side.portOf("https/web-mqtt");
+    },
+    get streamPort() {
+      return side.portOf("stream");
+    },
+    get streamTlsPort() {
+      return side.portOf("stream/ssl");
     },
     listeners,
     shovels,

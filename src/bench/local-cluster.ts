@@ -79,6 +79,7 @@ export function nodeArgs(n: LocalNode, cluster: ClusterArgs | null, logLevel: st
     // The benchmark speaks AMQP only: no MQTT listeners competing for the fixed ports.
     "--mqtt-port", "off",
     "--web-mqtt-port", "off",
+    "--stream-port", "off",
     "--data-dir", n.dataDir,
     "--log-level", logLevel,
   ];

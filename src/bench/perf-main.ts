@@ -2,7 +2,8 @@
  * coney-perf / `npm run bench`: one load run against any AMQP 0-9-1 broker, PerfTest style.
  * `coney-perf all …` runs the scenario list instead (scenarios.ts); `coney-perf cluster` the
  * persistent scenario on a loopback cluster against a single node (cluster-bench.ts); `coney-perf
- * mqtt` one MQTT publisher → subscriber run (mqtt-bench.ts); `coney-perf testing` what the
+ * mqtt` one MQTT publisher → subscriber run (mqtt-bench.ts); `coney-perf stream` the native
+ * stream protocol's publish and consume rates (stream-bench.ts); `coney-perf testing` what the
  * in-memory test broker costs a test suite (test-broker-bench.ts); `coney-perf sizes` the message-size
  * sweep with the broker's CPU per message and peak memory (size-sweep.ts); `coney-perf shovel` how
  * long a dynamic shovel takes to move a filled queue (shovel-bench.ts).
@@ -15,6 +16,7 @@ import { runScenarios } from "./scenarios.js";
 import { runClusterBench } from "./cluster-bench.js";
 import { formatMqttResult, runMqttBench, type MqttBenchOptions } from "./mqtt-bench.js";
 import { runTestBrokerBench } from "./test-broker-bench.js";
+import { formatStreamResult, runStreamBench } from "./stream-bench.js";
 import { runSizeSweep, type SweepMode, type SweepTarget } from "./size-sweep.js";
 import { formatShovelResult, runShovelBench } from "./shovel-bench.js";
 
@@ -115,6 +117,18 @@ export async function perfMain(argv: string[]): Promise<void> {
     .action(async (v: Record<string, unknown>) => {
       const o: MqttBenchOptions = { url: v["url"] as string, qos: v["qos"] === 0 ? 0 : 1, size: v["size"] as number, subscribers: v["subscribers"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number };
       process.stdout.write(`${formatMqttResult(o, await runMqttBench(o))}\n`);
+    });
+  program
+    .command("stream")
+    .description("native stream protocol: one publisher with confirms, then one consumer reading from the first offset")
+    .option("--url <url>", "stream URL of the broker", "rabbitmq-stream://guest:guest@127.0.0.1:5552/%2F")
+    .option("-s, --size <bytes>", "message body size", int(1), 16)
+    .option("--batch <n>", "messages per Publish frame", int(1), 100)
+    .option("--inflight <n>", "unconfirmed messages at most", int(1), 10_000)
+    .option("-z, --duration <seconds>", "run time of each phase", int(1), 5)
+    .action(async (v: Record<string, unknown>) => {
+      const o = { url: v["url"] as string, size: v["size"] as number, batch: v["batch"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number };
+      process.stdout.write(`${formatStreamResult(o, await runStreamBench(o))}\n`);
     });
   program
     .command("sizes")

@@ -98,6 +98,31 @@ export interface ConnectionInfo {
   readonly channels: readonly ChannelInfo[];
 }
 
+/** A native stream publisher (src/stream), as rabbitmq_stream_management lists it. */
+export interface StreamPublisherInfo {
+  readonly id: number;
+  readonly reference: string;
+  readonly stream: string;
+  readonly published: number;
+  readonly confirmed: number;
+  readonly errored: number;
+}
+
+/** A native stream subscription (src/stream), as rabbitmq_stream_management lists it. */
+export interface StreamConsumerInfo {
+  readonly id: number;
+  readonly stream: string;
+  /** The next offset it reads. */
+  readonly offset: number;
+  /** Messages committed beyond its position. */
+  readonly offsetLag: number;
+  readonly credits: number;
+  readonly consumed: number;
+  /** False while another single-active-consumer member has the turn. */
+  readonly active: boolean;
+  readonly properties: Readonly<Record<string, string>>;
+}
+
 export interface ClientConnection {
   readonly name: string;
   readonly vhost: string;
@@ -108,6 +133,8 @@ export interface ClientConnection {
   forceClose(reason: string): void;
   /** A consistent snapshot for the management API. */
   info(): ConnectionInfo;
+  /** A native stream connection's publishers and subscriptions (absent for other protocols). */
+  streamDetails?(): { readonly publishers: readonly StreamPublisherInfo[]; readonly consumers: readonly StreamConsumerInfo[] };
 }
 
 /** A channel as a transport hands it to Broker.channelOpened / channelClosed. */

@@ -109,6 +109,13 @@ export interface ConeyConfig {
   alarmInterval: number;
   /** Open AMQP connections allowed in total; 0 = no limit. */
   maxConnections: number;
+  /** Native stream protocol listener (stream.listeners.tcp.default, 5552); 0 binds an ephemeral port, null disables it. */
+  streamPort: number | null;
+  /** The stream protocol over TLS (stream.listeners.ssl.default, 5551), started when tlsCert is set; null disables it. */
+  streamTlsPort: number | null;
+  /** Host and port stream clients are told to connect to (stream.advertised_host / advertised_port); null: the listener's own. */
+  streamAdvertisedHost: string | null;
+  streamAdvertisedPort: number | null;
   /** MQTT listener (RabbitMQ's mqtt.listeners.tcp.default); 0 binds an ephemeral port, null disables it. */
   mqttPort: number | null;
   /** MQTT over TLS (mqtt.listeners.ssl.default), started when tlsCert is set; null disables it. */
@@ -205,6 +212,10 @@ export function defaultConfig(): ConeyConfig {
     diskFreeLimit: 50_000_000,
     alarmInterval: 1000,
     maxConnections: 0,
+    streamPort: 5552,
+    streamTlsPort: 5551,
+    streamAdvertisedHost: null,
+    streamAdvertisedPort: null,
     mqttPort: 1883,
     mqttsPort: 8883,
     webMqttPort: 15675,

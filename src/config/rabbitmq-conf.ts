@@ -185,6 +185,11 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   max_message_size: (l, b) => (b.out.maxMessageSize = int(l)),
   msg_store_file_size_limit: (l, b) => (b.out.msgStoreFileSizeLimit = int(l)),
   cluster_name: (l, b) => (b.out.clusterName = l.value),
+  // The rabbitmq_stream plugin (README, "Streams").
+  "stream.listeners.tcp.default": (l, b) => (b.out.streamPort = listener(l, b, l.key)),
+  "stream.listeners.ssl.default": (l, b) => (b.out.streamTlsPort = listener(l, b, l.key)),
+  "stream.advertised_host": (l, b) => (b.out.streamAdvertisedHost = l.value),
+  "stream.advertised_port": (l, b) => (b.out.streamAdvertisedPort = int(l)),
   // The rabbitmq_mqtt and rabbitmq_web_mqtt plugins (README, "MQTT").
   "mqtt.listeners.tcp.default": (l, b) => (b.out.mqttPort = listener(l, b, l.key)),
   "mqtt.listeners.ssl.default": (l, b) => (b.out.mqttsPort = listener(l, b, l.key)),

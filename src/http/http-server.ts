@@ -23,6 +23,7 @@ import { registerAuth } from "./routes/auth.js";
 import { registerFeatureFlags } from "./routes/feature-flags.js";
 import { registerBindings } from "./routes/bindings.js";
 import { registerConnections } from "./routes/connections.js";
+import { registerStreamRoutes } from "./routes/stream-routes.js";
 import { registerDefinitions } from "./routes/definitions.js";
 import { registerExchanges } from "./routes/exchanges.js";
 import { registerHealth } from "./routes/health.js";
@@ -145,7 +146,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     audit: opts.audit ?? null,
     federation: opts.federation ?? null,
   };
-  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit, registerFederationLinks]) {
+  for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit, registerFederationLinks, registerStreamRoutes]) {
     register(app, ctx);
   }
   if (opts.shovels) {

@@ -164,7 +164,8 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
   r["head_message_timestamp"] = q.headTimestamp;
   r["messages_ram"] = ramCount;
   r["message_bytes_ram"] = ramBytes;
-  r["consumers"] = consumers.length;
+  // consumerCount: a stream's native subscriptions count too (they are not AMQP consumers to list).
+  r["consumers"] = q.consumerCount;
   r["consumer_capacity"] = consumers.length > 0 ? 1 : 0;
   r["consumer_utilisation"] = consumers.length > 0 ? 1 : 0;
   r["exclusive_consumer_tag"] = exclusiveTag(consumers);

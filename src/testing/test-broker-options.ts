@@ -9,6 +9,8 @@ export interface TestBrokerOptions {
   readonly mqtt?: boolean;
   /** Open MQTT over WebSocket on an ephemeral port (default: off). */
   readonly webMqtt?: boolean;
+  /** Open the native stream protocol on an ephemeral port (default: off). */
+  readonly stream?: boolean;
   /** Open the Prometheus endpoint on an ephemeral port (default: off). */
   readonly prometheus?: boolean;
   /**
@@ -22,5 +24,5 @@ export interface TestBrokerOptions {
   /** Nothing is printed unless asked (default "silent"). */
   readonly logLevel?: LogLevel | "silent";
   /** Anything else `startBroker` takes (limits, heartbeat, OAuth, …); listeners and storage are fixed above. */
-  readonly broker?: Omit<StartOptions, "inMemory" | "dataDir" | "amqpPort" | "httpPort" | "prometheusPort" | "mqttPort" | "mqttsPort" | "webMqttPort" | "bind">;
+  readonly broker?: Omit<StartOptions, "inMemory" | "dataDir" | "amqpPort" | "httpPort" | "prometheusPort" | "mqttPort" | "mqttsPort" | "webMqttPort" | "streamPort" | "streamTlsPort" | "bind">;
 }

@@ -22,6 +22,8 @@ export interface TestBroker extends TestBrokerAddress {
   readonly mqttUrl: string | null;
   /** ws://127.0.0.1:port/ws, null unless `webMqtt` was asked for. */
   readonly webMqttUrl: string | null;
+  /** The native stream protocol's port (rabbitmq-stream-js-client's `port`), null unless `stream: true`. */
+  readonly streamPort: number | null;
   /** http://127.0.0.1:port/metrics, null unless `prometheus` was asked for. */
   readonly prometheusUrl: string | null;
   readonly vhost: string;
@@ -67,6 +69,10 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     mqttPort: options.mqtt ? 0 : null,
     mqttsPort: null,
     webMqttPort: options.webMqtt ? 0 : null,
+    streamPort: options.stream ? 0 : null,
+    streamTlsPort: null,
+    // Stream clients connect to the host Metadata names: the loopback the test broker listens on.
+    streamAdvertisedHost: options.broker?.streamAdvertisedHost ?? "127.0.0.1",
     logLevel: options.logLevel ?? "silent",
     defaultUser: user.username,
     defaultPass: user.password,
@@ -93,6 +99,7 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     address,
     mqttUrl: local(running.mqttPort, "mqtt"),
     webMqttUrl: local(running.webMqttPort, "ws", "/ws"),
+    streamPort: running.streamPort,
     prometheusUrl: local(running.prometheusPort, "http", "/metrics"),
     vhost,
     running,

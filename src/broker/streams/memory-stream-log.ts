@@ -4,7 +4,7 @@
  * the oldest messages (there are no segments to keep whole).
  */
 import type { Message } from "../message.js";
-import type { StreamLog, StreamReader, StreamRecord, StreamRetention } from "./stream-log.js";
+import type { ChunkCursor, EncodedMessageDecoder, StreamLog, StreamReader, StreamRecord, StreamRetention } from "./stream-log.js";
 
 export class MemoryStreamLog implements StreamLog {
   private records: StreamRecord[] = [];
@@ -12,6 +12,9 @@ export class MemoryStreamLog implements StreamLog {
   private base = 0;
   private next = 0;
   private size = 0;
+  private readonly offsets = new Map<string, number>();
+  private readonly sequences = new Map<string, number>();
+  onCommit: (() => void) | null = null;
 
   constructor(private readonly now: () => number) {}
 
@@ -35,12 +38,47 @@ export class MemoryStreamLog implements StreamLog {
     return this.records.length === 0 ? 0 : 1;
   }
 
+  get committedOffset(): number {
+    return this.next;
+  }
+
   append(message: Message): number {
+    return this.push({ offset: this.next, timestamp: this.now(), message });
+  }
+
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number {
+    return this.push({ offset: this.next, timestamp: this.now(), message: decode(bytes), encoded: bytes });
+  }
+
+  /** Nothing waits for a disk here: a message is committed once appended. */
+  private push(r: StreamRecord): number {
     if (this.records.length === 0) this.base = this.next;
-    const offset = this.next++;
-    this.records.push({ offset, timestamp: this.now(), message });
-    this.size += message.bodySize;
-    return offset;
+    this.next++;
+    this.records.push(r);
+    this.size += r.message.bodySize;
+    this.onCommit?.();
+    return r.offset;
+  }
+
+  /** No chunks in memory: the native transport builds them from the records. */
+  chunkCursor(_offset: number): ChunkCursor | null {
+    return null;
+  }
+
+  storeOffset(reference: string, offset: number): void {
+    this.offsets.set(reference, offset);
+  }
+
+  queryOffset(reference: string): number | undefined {
+    return this.offsets.get(reference);
+  }
+
+  publisherSequence(reference: string): number {
+    return this.sequences.get(reference) ?? 0;
+  }
+
+  setPublisherSequence(reference: string, sequence: number): void {
+    this.sequences.set(reference, sequence);
   }
 
   reader(offset: number): StreamReader {

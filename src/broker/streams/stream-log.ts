@@ -11,6 +11,8 @@ export interface StreamRecord {
   /** When its chunk was written (ms since the epoch). */
   readonly timestamp: number;
   readonly message: Message;
+  /** The message's AMQP 1.0 bytes when it came so (a native publisher); absent otherwise. */
+  readonly encoded?: Buffer;
 }
 
 /** Reads forward from an offset; moves to the first kept offset if retention removed its place. */
@@ -20,6 +22,25 @@ export interface StreamReader {
   /** The next message, or null at the end (call again once more was appended). */
   next(): StreamRecord | null;
 }
+
+/** A whole chunk as the stream protocol sends it (header and data, the bytes the file holds). */
+export interface StreamChunk {
+  readonly firstOffset: number;
+  readonly count: number;
+  readonly timestamp: number;
+  readonly bytes: Buffer;
+}
+
+/** Reads whole committed chunks forward; moves to the first kept chunk if retention removed its place. */
+export interface ChunkCursor {
+  /** The offset the next chunk starts at or holds. */
+  readonly position: number;
+  /** The next committed chunk, or null at the committed end. */
+  next(): StreamChunk | null;
+}
+
+/** Turns a native message's AMQP 1.0 bytes into the domain's message (the transport knows the format). */
+export type EncodedMessageDecoder = (bytes: Buffer) => Message;
 
 export interface StreamRetention {
   /** x-max-length-bytes; 0: no limit. */
@@ -40,7 +61,24 @@ export interface StreamLog {
   readonly segmentCount: number;
   /** Appends `message` and returns its offset; durable once the store's next sync completes. */
   append(message: Message): number;
+  /**
+   * Appends a message already in the stored form (AMQP 1.0 bytes, from a native publisher): kept
+   * as it came; `decode` gives the domain's message when an AMQP 0-9-1 consumer needs one.
+   */
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number;
   reader(offset: number): StreamReader;
+  /** Offsets below this are written: what native consumers may be sent. */
+  readonly committedOffset: number;
+  /** Told whenever `committedOffset` moves on (set by the StreamQueue). */
+  onCommit: (() => void) | null;
+  /** Whole chunks from the one holding `offset`; null when this log keeps no chunks (in memory). */
+  chunkCursor(offset: number): ChunkCursor | null;
+  /** Native consumers' stored offsets by reference (StoreOffset / QueryOffset), kept durably. */
+  storeOffset(reference: string, offset: number): void;
+  queryOffset(reference: string): number | undefined;
+  /** The last publishing id written for a publisher reference (0: none), for deduplication. */
+  publisherSequence(reference: string): number;
+  setPublisherSequence(reference: string, sequence: number): void;
   /** The first offset written at or after `timestamp` (ms); the next offset when none was. */
   offsetAt(timestamp: number): number;
   applyRetention(r: StreamRetention): void;

@@ -18,7 +18,14 @@ import type { QueueEntry } from "../queue/queue-entry.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
 import { MemoryStreamLog } from "./memory-stream-log.js";
 import { parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
-import type { StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
+export type { StreamStart };
+import type { EncodedMessageDecoder, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
+
+/** A native-protocol party interested in a stream (src/stream): told when chunks commit and when the stream goes. */
+export interface StreamWatcher {
+  committed(): void;
+  deleted(): void;
+}
 
 interface StreamConsumer {
   readonly consumer: QueueConsumer<Queue>;
@@ -31,11 +38,45 @@ export class StreamQueue extends Queue {
   private readonly readers: StreamConsumer[] = [];
   private streamDispatching = false;
   private deliverySeq = 1;
+  private readonly watchers = new Set<StreamWatcher>();
+  /** Native subscriptions (src/stream), counted among the queue's consumers. */
+  private nativeConsumers = 0;
 
   constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
     super(vhost, spec, host);
     this.stream = host.journal ? host.journal.forStream(vhost, spec.name, segmentBytesOf(spec.arguments, {})) : new MemoryStreamLog(host.now);
     this.streamRetention = streamRetention(spec.arguments, {});
+    this.stream.onCommit = () => {
+      for (const w of this.watchers) w.committed();
+    };
+  }
+
+  /** Follows the stream's commits and deletion (a native publisher or subscription). */
+  watch(w: StreamWatcher): void {
+    this.watchers.add(w);
+  }
+
+  unwatch(w: StreamWatcher): void {
+    this.watchers.delete(w);
+  }
+
+  /** A native subscription came (+1) or went (-1). */
+  nativeConsumerChanged(delta: 1 | -1): void {
+    this.nativeConsumers += delta;
+    this.lastActivity = this.host.now();
+  }
+
+  /**
+   * A native publisher's message, as its AMQP 1.0 bytes (kept as they came). Returns its offset,
+   * or -1 when the stream is gone.
+   */
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number {
+    if (this.isDeleted) return -1;
+    const offset = this.stream.appendEncoded(bytes, decode);
+    this.stats.publish++;
+    if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
+    if (this.readers.length > 0) this.dispatch();
+    return offset;
   }
 
   override get messageCount(): number {
@@ -47,7 +88,7 @@ export class StreamQueue extends Queue {
   }
 
   override get consumerCount(): number {
-    return this.readers.length;
+    return this.readers.length + this.nativeConsumers;
   }
 
   override listConsumers(): readonly QueueConsumer<Queue>[] {
@@ -149,10 +190,13 @@ export class StreamQueue extends Queue {
     const readers = this.readers.splice(0);
     for (const r of readers) r.consumer.cancelledByQueue(this);
     this.stream.destroy();
+    for (const w of [...this.watchers]) w.deleted();
+    this.watchers.clear();
     return count;
   }
 
-  private startOffset(start: StreamStart): number {
+  /** Where a consumer starting at `start` reads first. */
+  startOffset(start: StreamStart): number {
     switch (start.kind) {
       case "first":
         return this.stream.firstOffset;

@@ -11,6 +11,7 @@ import { PERMISSION_COMMANDS } from "./permissions.js";
 import { TOPIC_PERMISSION_COMMANDS } from "./topic-permissions.js";
 import { POLICY_COMMANDS } from "./policies.js";
 import { QUEUE_COMMANDS } from "./queues.js";
+import { STREAM_LIST_COMMANDS } from "./stream-lists.js";
 import { SHOVEL_COMMANDS } from "./shovels.js";
 import { USER_COMMANDS } from "./users.js";
 import { VHOST_COMMANDS } from "./vhosts.js";
@@ -24,6 +25,7 @@ export const ALL_COMMANDS: readonly CommandSpec[] = [
   ...QUEUE_COMMANDS,
   ...EXCHANGE_COMMANDS,
   ...CONNECTION_COMMANDS,
+  ...STREAM_LIST_COMMANDS,
   ...POLICY_COMMANDS,
   ...DEFINITION_COMMANDS,
   ...NODE_COMMANDS,

@@ -18,7 +18,7 @@
  * chunk is whole in one segment; after `flush(true)` resolves, every chunk appended before it is
  * durable; flushes do not overlap (the caller awaits one before starting the next).
  */
-import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writev } from "node:fs";
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writev } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../atomic-file.js";
 import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
@@ -229,6 +229,13 @@ export class ChunkLog {
    * leader sends the same bytes to its followers at once, so a write made inside a batch (before
    * its end) is covered by that batch's confirms.
    */
+  /** A side file's bytes as written by writeSideFile (or replicated to this node); null when there is none. */
+  readSideFile(name: string): Buffer | null {
+    if (!SIDE_FILE_NAME.test(name)) throw new Error(`not a stream side file name: ${name}`);
+    const path = join(this.o.dir, name);
+    return existsSync(path) ? readFileSync(path) : null;
+  }
+
   writeSideFile(name: string, data: string | Buffer): void {
     if (!SIDE_FILE_NAME.test(name)) throw new Error(`not a stream side file name: ${name}`);
     if (this.destroyed) return; // its directory is going (destroy)

@@ -3,9 +3,13 @@
  * event-loop turn become one chunk when the message store's batch starts (`seal`), are written
  * and fsynced with that batch (`flush`), and are read back by offset through readers that decode
  * one chunk at a time (AMQP 1.0, src/amqp10). The newest chunk's messages are kept as they were
- * appended, so consumers following the tail read nothing back from disk.
+ * appended, so consumers following the tail read nothing back from disk. A native publisher's
+ * message is kept as its AMQP 1.0 bytes and decoded only if an AMQP 0-9-1 consumer reads it.
+ * Native consumers read whole chunks once written (`committedOffset`). The stream's tracking
+ * (consumers' stored offsets, publishers' last publishing ids) is a small file beside the
+ * segments, rewritten atomically in the batch that follows a change, so a confirm covers it.
  */
-import { createMessage, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
+import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
 import { chunkMessages } from "./chunk-format.js";
@@ -14,11 +18,27 @@ import type { ChunkLog } from "./chunk-log.js";
 interface DecodedChunk {
   readonly firstOffset: number;
   readonly timestamp: number;
-  readonly messages: readonly Message[];
+  /** null: not decoded yet (a native message, kept as its bytes in `pieces`). */
+  readonly messages: (Message | null)[];
+  readonly pieces: readonly Buffer[][];
+  readonly decode: EncodedMessageDecoder | null;
+}
+
+/** The stream's tracking beside its segments (a ChunkLog side file). */
+const TRACKING_FILE = "tracking.json";
+
+interface Tracking {
+  offsets: Record<string, number>;
+  sequences: Record<string, number>;
 }
 
 export class StoredStreamLog implements StreamLog {
-  private unsealed: Message[] = [];
+  private unsealed: (Message | null)[] = [];
+  private decode: EncodedMessageDecoder | null = null;
+  private committed: number;
+  private tracking: Tracking = { offsets: {}, sequences: {} };
+  private trackingDirty = false;
+  onCommit: (() => void) | null = null;
   private unsealedPieces: Buffer[][] = [];
   private unsealedBytes = 0;
   /** The newest sealed chunk, as appended. */
@@ -29,7 +49,15 @@ export class StoredStreamLog implements StreamLog {
     private readonly appended: (log: StoredStreamLog) => void,
     private readonly closed: (log: StoredStreamLog) => void,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.committed = chunks.nextOffset;
+    const saved = chunks.readSideFile(TRACKING_FILE);
+    if (saved !== null) this.tracking = JSON.parse(saved.toString("utf8")) as Tracking;
+  }
+
+  get committedOffset(): number {
+    return this.committed;
+  }
 
   get firstOffset(): number {
     return this.chunks.chunkCount > 0 ? this.chunks.firstOffset : this.chunks.nextOffset;
@@ -59,8 +87,64 @@ export class StoredStreamLog implements StreamLog {
     this.unsealed.push(message);
     this.unsealedPieces.push(pieces);
     for (const p of pieces) this.unsealedBytes += p.length;
-    if (this.unsealed.length === 1) this.appended(this);
+    // Every append counts (not only a turn's first): a publisher whose message joins a chunk
+    // another publisher started this turn must also wait for that chunk's sync before its confirm.
+    this.appended(this);
     return offset;
+  }
+
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number {
+    const offset = this.nextOffset;
+    this.decode = decode;
+    this.unsealed.push(null);
+    this.unsealedPieces.push([bytes]);
+    this.unsealedBytes += bytes.length;
+    this.appended(this);
+    return offset;
+  }
+
+  chunkCursor(offset: number): ChunkCursor {
+    let position = offset;
+    return {
+      get position() {
+        return position;
+      },
+      next: () => {
+        position = Math.max(position, this.firstOffset);
+        if (position >= this.committed) return null;
+        const i = this.chunks.findOffset(position);
+        if (i >= this.chunks.chunkCount) return null;
+        const at = this.chunks.chunkAt(i);
+        if (at.firstOffset >= this.committed) return null;
+        position = at.firstOffset + at.count;
+        return { firstOffset: at.firstOffset, count: at.count, timestamp: at.timestamp, bytes: this.chunks.readChunk(i) };
+      },
+    };
+  }
+
+  storeOffset(reference: string, offset: number): void {
+    this.tracking.offsets[reference] = offset;
+    this.trackingChanged();
+  }
+
+  queryOffset(reference: string): number | undefined {
+    return this.tracking.offsets[reference];
+  }
+
+  publisherSequence(reference: string): number {
+    return this.tracking.sequences[reference] ?? 0;
+  }
+
+  setPublisherSequence(reference: string, sequence: number): void {
+    this.tracking.sequences[reference] = sequence;
+    this.trackingChanged();
+  }
+
+  /** The next batch writes the tracking file (and a confirm waits for that batch). */
+  private trackingChanged(): void {
+    if (this.trackingDirty) return;
+    this.trackingDirty = true;
+    this.appended(this);
   }
 
   /** The batch starts: this turn's messages become one chunk (at most 65,535 messages a chunk). */
@@ -68,16 +152,27 @@ export class StoredStreamLog implements StreamLog {
     const timestamp = this.now();
     while (this.unsealed.length > 0) {
       const n = Math.min(this.unsealed.length, 0xffff);
-      const { firstOffset } = this.chunks.append(this.unsealedPieces.slice(0, n), timestamp);
-      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n) };
+      const pieces = this.unsealedPieces.slice(0, n);
+      const { firstOffset } = this.chunks.append(pieces, timestamp);
+      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode };
       this.unsealed = this.unsealed.slice(n);
       this.unsealedPieces = this.unsealedPieces.slice(n);
     }
     this.unsealedBytes = 0;
   }
 
-  flush(sync: boolean): Promise<void> {
-    return this.chunks.flush(sync);
+  async flush(sync: boolean): Promise<void> {
+    const upTo = this.chunks.nextOffset;
+    if (this.trackingDirty) {
+      this.trackingDirty = false;
+      // A side file: replaced atomically, and replicated to a cluster's followers with this batch.
+      this.chunks.writeSideFile(TRACKING_FILE, JSON.stringify(this.tracking));
+    }
+    await this.chunks.flush(sync);
+    if (upTo > this.committed) {
+      this.committed = upTo;
+      this.onCommit?.();
+    }
   }
 
   reader(offset: number): StreamReader {
@@ -91,11 +186,13 @@ export class StoredStreamLog implements StreamLog {
         position = Math.max(position, this.firstOffset);
         if (position >= this.nextOffset) return null;
         if (position >= this.chunks.nextOffset) {
-          const message = this.unsealed[position - this.chunks.nextOffset]!;
+          const k = position - this.chunks.nextOffset;
+          const message = (this.unsealed[k] ??= this.decode!(this.unsealedPieces[k]![0]!));
           return { offset: position++, timestamp: this.now(), message };
         }
         if (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) chunk = this.chunkOf(position);
-        const message = chunk.messages[position - chunk.firstOffset]!;
+        const k = position - chunk.firstOffset;
+        const message = (chunk.messages[k] ??= chunk.decode!(chunk.pieces[k]![0]!));
         return { offset: position++, timestamp: chunk.timestamp, message };
       },
     };
@@ -132,6 +229,6 @@ export class StoredStreamLog implements StreamLog {
       const m = domainFromAmqp10(decodeMessage(bytes));
       return createMessage(m.address.exchange, m.address.routingKey, m.properties, null, m.body, at.timestamp);
     });
-    return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages };
+    return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages, pieces: [], decode: null };
   }
 }

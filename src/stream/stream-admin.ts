@@ -1,0 +1,145 @@
+/**
+ * The stream protocol's management commands: Create and Delete (configure permission, through
+ * the same broker methods as an AMQP `x-queue-type: stream` declare), Metadata (with the
+ * advertised host and port), StreamStats, StoreOffset / QueryOffset (kept in the stream's
+ * tracking, durably), ExchangeCommandVersions.
+ */
+import type { FieldTable } from "../broker/values/field-value.js";
+import { CMD, RC, RESPONSE, SERVER_VERSIONS } from "./protocol.js";
+import type { StreamContext } from "./stream-context.js";
+import { codeOf, streamFor } from "./stream-lookup.js";
+import { FrameWriter, response, type FrameCursor } from "./wire.js";
+
+/** Create's arguments (strings) → the queue arguments RabbitMQ turns them into. */
+const NUMERIC_ARGUMENTS: Record<string, string> = { "max-length-bytes": "x-max-length-bytes", "stream-max-segment-size-bytes": "x-stream-max-segment-size-bytes" };
+const TEXT_ARGUMENTS: Record<string, string> = { "max-age": "x-max-age", "queue-leader-locator": "x-queue-leader-locator" };
+/** Accepted for RabbitMQ's clients, meaningless on one node. */
+const IGNORED_ARGUMENTS = new Set(["initial-cluster-size"]);
+
+/** Create's (and CreateSuperStream's) arguments as the stream queue's; null when one is not valid. */
+export function streamArguments(args: Map<string, string>): FieldTable | null {
+  const table: FieldTable = { "x-queue-type": "stream" };
+  for (const [k, v] of args) {
+    if (NUMERIC_ARGUMENTS[k] !== undefined) {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) return null;
+      table[NUMERIC_ARGUMENTS[k]!] = n;
+    } else if (TEXT_ARGUMENTS[k] !== undefined) table[TEXT_ARGUMENTS[k]!] = v;
+    else if (!IGNORED_ARGUMENTS.has(k)) return null;
+  }
+  return table;
+}
+
+function reply(c: StreamContext, key: number, corr: number, code: number): void {
+  if (code !== RC.ok) c.node.countError(code);
+  c.send(response(key, corr, code).frame());
+}
+
+export function create(c: StreamContext, body: FrameCursor): void {
+  const corr = body.u32();
+  const name = body.str() ?? "";
+  const args = body.map();
+  if (name === "" || name.length > 255) return reply(c, CMD.create, corr, RC.preconditionFailed);
+  if (!c.permissions.allows(c.openVhost.name, "configure", name)) return reply(c, CMD.create, corr, RC.accessRefused);
+  if (c.openVhost.queues.has(name)) return reply(c, CMD.create, corr, RC.streamAlreadyExists);
+  const table = streamArguments(args);
+  if (table === null) return reply(c, CMD.create, corr, RC.preconditionFailed);
+  try {
+    c.node.broker.declareQueue(c.ctx, c.openVhost.name, { name, durable: true, autoDelete: false, exclusiveOwner: null, arguments: table }, false);
+  } catch (err) {
+    return reply(c, CMD.create, corr, codeOf(err));
+  }
+  reply(c, CMD.create, corr, RC.ok);
+}
+
+export function remove(c: StreamContext, body: FrameCursor): void {
+  const corr = body.u32();
+  const name = body.str();
+  const q = streamFor(c, name, "configure");
+  if (typeof q === "number") return reply(c, CMD.delete, corr, q);
+  try {
+    c.node.broker.deleteQueue(c.ctx, c.openVhost.name, q.name, { ifUnused: false, ifEmpty: false });
+  } catch (err) {
+    return reply(c, CMD.delete, corr, codeOf(err));
+  }
+  reply(c, CMD.delete, corr, RC.ok);
+}
+
+export function metadata(c: StreamContext, body: FrameCursor, advertised: { host: string; port: number }): void {
+  const corr = body.u32();
+  const n = body.count(2);
+  const names: string[] = [];
+  for (let i = 0; i < n; i++) names.push(body.str() ?? "");
+  const found = names.map((name) => ({ name, code: typeof streamFor(c, name, null) === "number" ? RC.streamDoesNotExist : RC.ok }));
+  // A Metadata response has no response code of its own: each stream has one.
+  const f = new FrameWriter(CMD.metadata | RESPONSE, 1, 128).u32(corr);
+  const anyFound = found.some((s) => s.code === RC.ok);
+  if (anyFound) f.i32(1).u16(0).str(advertised.host).u32(advertised.port);
+  else f.i32(0);
+  f.i32(found.length);
+  for (const s of found) {
+    f.str(s.name).u16(s.code);
+    if (s.code === RC.ok) f.u16(0).i32(0);
+    else f.u16(0xffff).i32(0);
+  }
+  c.send(f.frame());
+}
+
+export function streamStats(c: StreamContext, body: FrameCursor): void {
+  const corr = body.u32();
+  const q = streamFor(c, body.str(), "read");
+  if (typeof q === "number") {
+    c.node.countError(q);
+    return void c.send(response(CMD.streamStats, corr, q).i32(0).frame());
+  }
+  const log = q.stream;
+  const empty = log.nextOffset === log.firstOffset;
+  const stats: [string, number][] = [
+    ["first_chunk_id", empty ? -1 : log.firstOffset],
+    ["committed_chunk_id", empty ? -1 : log.lastChunkOffset],
+    ["last_chunk_id", empty ? -1 : log.lastChunkOffset],
+  ];
+  const w = response(CMD.streamStats, corr, RC.ok, 128).i32(stats.length);
+  for (const [k, v] of stats) w.str(k).i64(v);
+  c.send(w.frame());
+}
+
+/** StoreOffset has no response: a refused one is only logged (as RabbitMQ does). */
+export function storeOffset(c: StreamContext, body: FrameCursor): void {
+  const reference = body.str() ?? "";
+  const name = body.str();
+  const offset = body.u64();
+  const q = streamFor(c, name, "read");
+  if (typeof q === "number" || reference === "" || reference.length > 256) {
+    c.node.log.warn("stream offset not stored", { stream: name, reference, code: q });
+    return;
+  }
+  q.stream.storeOffset(reference, offset);
+}
+
+export function queryOffset(c: StreamContext, body: FrameCursor): void {
+  const corr = body.u32();
+  const reference = body.str() ?? "";
+  const q = streamFor(c, body.str(), "read");
+  if (typeof q === "number") {
+    c.node.countError(q);
+    return void c.send(response(CMD.queryOffset, corr, q).u64(0).frame());
+  }
+  const offset = q.stream.queryOffset(reference);
+  if (offset === undefined) c.node.countError(RC.noOffset);
+  c.send(response(CMD.queryOffset, corr, offset === undefined ? RC.noOffset : RC.ok).u64(offset ?? 0).frame());
+}
+
+export function exchangeCommandVersions(c: StreamContext, body: FrameCursor): void {
+  const corr = body.u32();
+  const n = body.count(6);
+  for (let i = 0; i < n; i++) {
+    const key = body.u16();
+    body.u16();
+    const max = body.u16();
+    if (key === CMD.deliver && max >= 2) c.deliverVersion = 2;
+  }
+  const w = response(CMD.exchangeCommandVersions, corr, RC.ok, 256).i32(SERVER_VERSIONS.length);
+  for (const [key, min, max] of SERVER_VERSIONS) w.u16(key).u16(min).u16(max);
+  c.send(w.frame());
+}

@@ -1,0 +1,74 @@
+/**
+ * What a command handler (stream-login, stream-admin, stream-publishers, stream-subscriptions)
+ * sees of its connection: the node, who logged in, how to send, its publishers and
+ * subscriptions. StreamConnection implements it; the handlers import only this.
+ */
+import type { ClientContext, StreamQueue, VHost } from "../broker/index.js";
+import type { PermissionChecker } from "../auth/permission-check.js";
+import type { StreamNode } from "./stream-node.js";
+import type { FrameCursor } from "./wire.js";
+
+export interface PublisherState {
+  readonly id: number;
+  /** "" when the publisher has no reference (no deduplication). */
+  readonly reference: string;
+  readonly stream: string;
+  readonly queue: StreamQueue;
+  /** Highest publishing id accepted (deduplication needs a reference). */
+  sequence: number;
+  published: number;
+  confirmed: number;
+  errored: number;
+  /** Forgets the publisher's hooks on its stream. */
+  stop(): void;
+}
+
+export interface SubscriptionState {
+  readonly id: number;
+  readonly stream: string;
+  readonly queue: StreamQueue;
+  readonly properties: ReadonlyMap<string, string>;
+  credit: number;
+  consumed: number;
+  /** The next offset the subscription is at (the client filters the first chunk below its start). */
+  offset: number;
+  /** False while another member of its single-active-consumer group is active. */
+  active: boolean;
+  /** Sends what credit and the committed chunks allow. */
+  wake(): void;
+  /** Unsubscribes and forgets the subscription's hooks. */
+  stop(): void;
+}
+
+export interface StreamContext {
+  readonly node: StreamNode;
+  readonly openVhost: VHost;
+  readonly permissions: PermissionChecker;
+  readonly ctx: ClientContext;
+  /** Negotiated with Tune; 0: no limit. */
+  readonly frameMax: number;
+  readonly publishers: Map<number, PublisherState>;
+  readonly subscriptions: Map<number, SubscriptionState>;
+  /** Ties to the streams in use (stream-links.ts). */
+  readonly links: {
+    attach(q: StreamQueue, wake: (() => void) | null): void;
+    detach(q: StreamQueue, wake: (() => void) | null): void;
+  };
+  /** Version of Deliver the client agreed on (2 after ExchangeCommandVersions says so). */
+  deliverVersion: number;
+  /** Sends one frame (or its pieces); returns false when the socket's buffer is full. */
+  send(frame: Buffer | readonly Buffer[]): boolean;
+  /**
+   * Messages accepted but not yet confirmed changed by `delta`: past RabbitMQ's 50,000 credits the
+   * connection stops reading until confirms bring it back under 37,500 (its flow control).
+   */
+  unconfirmedChanged(delta: number): void;
+  /**
+   * Sends ConsumerUpdate to the client and calls `answered` with the rest of its response (its
+   * code and offset specification), or with null when the connection closes or 5 s pass first.
+   */
+  consumerUpdate(subscriptionId: number, active: boolean, answered: (body: FrameCursor | null) => void): void;
+  /** Called once when a full socket buffer has drained. */
+  whenWritable(fn: () => void): void;
+  readonly closed: boolean;
+}

@@ -1,0 +1,48 @@
+/**
+ * Native stream messages and the domain: a native publisher's AMQP 1.0 bytes become the domain's
+ * message only when an AMQP 0-9-1 consumer reads them (decodeNative, handed to the stream), and a
+ * stream kept in memory (a broker that stores nothing) has its messages put into chunks of the
+ * protocol's layout when a native consumer reads them (memoryChunks).
+ */
+import { decodeMessage } from "../amqp10/message-sections.js";
+import { amqp10FromDomain, domainFromAmqp10 } from "../amqp10/message-mapping.js";
+import { createMessage, type ChunkCursor, type Message, type StreamChunk, type StreamLog } from "../broker/index.js";
+import { encodeChunk } from "../store/stream/chunk-format.js";
+
+export function decodeNative(bytes: Buffer): Message {
+  const m = domainFromAmqp10(decodeMessage(bytes));
+  return createMessage(m.address.exchange, m.address.routingKey, m.properties, null, m.body, Date.now());
+}
+
+/** Messages a chunk built from memory holds at most. */
+const MEMORY_CHUNK_MESSAGES = 256;
+
+/** Whole chunks from `offset`: the log's own, or built from its records when it keeps none. */
+export function chunksOf(log: StreamLog, offset: number): ChunkCursor {
+  const own = log.chunkCursor(offset);
+  if (own !== null) return own;
+  const reader = log.reader(offset);
+  return {
+    get position() {
+      return reader.position;
+    },
+    next: (): StreamChunk | null => {
+      const messages: Buffer[][] = [];
+      let first = -1;
+      let timestamp = 0;
+      while (messages.length < MEMORY_CHUNK_MESSAGES) {
+        const r = reader.next();
+        if (r === null) break;
+        if (first < 0) {
+          first = r.offset;
+          timestamp = r.timestamp;
+        }
+        const m = r.message;
+        messages.push(r.encoded ? [r.encoded] : amqp10FromDomain(m.properties, Buffer.isBuffer(m.body) ? [m.body] : m.body, m));
+      }
+      if (messages.length === 0) return null;
+      const chunk = encodeChunk(messages, first, timestamp);
+      return { firstOffset: first, count: messages.length, timestamp, bytes: Buffer.concat(chunk.pieces, chunk.bytes) };
+    },
+  };
+}

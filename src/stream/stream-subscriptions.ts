@@ -1,0 +1,158 @@
+/**
+ * Native subscriptions: Subscribe (read permission; offset specification first, last, next, an
+ * offset or a timestamp; an offset past the end waits at the end), Credit (chunks the client may
+ * be sent; an unknown subscription gets RabbitMQ's Credit response), Deliver v1 or v2 (whole
+ * committed chunks, the bytes the segment file holds, sent without copying), Unsubscribe.
+ * A subscription stops sending while the socket's buffer is full and resumes at `drain`. With
+ * `single-active-consumer` (and a `name`) it joins its group (stream-sac.ts) and sends only while
+ * active, from the offset the client answers ConsumerUpdate with.
+ */
+import type { StreamStart } from "../broker/index.js";
+import { CMD, OFFSET_TYPE, RC, RESPONSE } from "./protocol.js";
+import type { StreamContext, SubscriptionState } from "./stream-context.js";
+import { streamFor } from "./stream-lookup.js";
+import { chunksOf } from "./stream-message.js";
+import type { SacMember } from "./stream-sac.js";
+import { partitionsOf } from "./stream-super.js";
+import { FrameWriter, MalformedFrame, response, type FrameCursor } from "./wire.js";
+
+function reply(c: StreamContext, corr: number, code: number): void {
+  if (code !== RC.ok) c.node.countError(code);
+  c.send(response(CMD.subscribe, corr, code).frame());
+}
+
+function offsetSpec(body: FrameCursor): StreamStart | null {
+  const type = body.u16();
+  switch (type) {
+    case 0:
+      return null;
+    case OFFSET_TYPE.first:
+      return { kind: "first" };
+    case OFFSET_TYPE.last:
+      return { kind: "last" };
+    case OFFSET_TYPE.next:
+      return { kind: "next" };
+    case OFFSET_TYPE.offset:
+      return { kind: "offset", offset: body.u64() };
+    case OFFSET_TYPE.timestamp:
+      return { kind: "timestamp", ms: body.i64() };
+    default:
+      return null;
+  }
+}
+
+export function subscribe(c: StreamContext, body: FrameCursor): void {
+  const corr = body.u32();
+  const id = body.u8();
+  const name = body.str();
+  const start = offsetSpec(body);
+  if (start === null) throw new MalformedFrame("no offset specification");
+  const initialCredit = body.u16();
+  const properties = body.remaining > 0 ? body.map() : new Map<string, string>();
+  if (c.subscriptions.has(id)) return reply(c, corr, RC.subscriptionIdAlreadyExists);
+  const found = streamFor(c, name, "read");
+  if (typeof found === "number") return reply(c, corr, found);
+  const q = found;
+  const sac = properties.get("single-active-consumer") === "true";
+  const groupName = properties.get("name") ?? "";
+  if (sac && groupName === "") return reply(c, corr, RC.preconditionFailed);
+  const superStream = properties.get("super-stream");
+  const partitionIndex = sac && superStream !== undefined ? (partitionsOf(c, superStream)?.indexOf(q.name) ?? -1) : -1;
+  const groupKey = `${c.openVhost.name}\u0000${q.name}\u0000${groupName}`;
+  const offset = q.startOffset(start);
+  let chunks = chunksOf(q.stream, offset);
+  let blocked = false;
+  /** Its place in a single-active-consumer group: ConsumerUpdate, and on activation the client's offset. */
+  const member: SacMember = {
+    update(active, answered) {
+      if (!active) s.active = false;
+      c.consumerUpdate(id, active, (answer) => {
+        if (active && c.subscriptions.get(id) === s) {
+          const from = answer !== null && answer.u16() === RC.ok && answer.remaining >= 2 ? offsetSpec(answer) : null;
+          if (from !== null) {
+            s.offset = q.startOffset(from);
+            chunks = chunksOf(q.stream, s.offset);
+          }
+          s.active = true;
+          pump();
+        }
+        answered();
+      });
+    },
+  };
+  const s: SubscriptionState = {
+    id,
+    stream: q.name,
+    queue: q,
+    properties,
+    credit: initialCredit,
+    consumed: 0,
+    offset,
+    active: !sac,
+    wake: pump,
+    stop: () => {
+      if (c.subscriptions.get(id) !== s) return;
+      c.subscriptions.delete(id);
+      if (sac) c.node.sac.leave(groupKey, member);
+      c.links.detach(q, pump);
+      q.nativeConsumerChanged(-1);
+      c.node.counters.consumers--;
+    },
+  };
+  /** Sends chunks while there is credit, something committed, and room in the socket. */
+  function pump(): void {
+    while (s.active && s.credit > 0 && !blocked && c.subscriptions.get(id) === s) {
+      const chunk = chunks.next();
+      if (chunk === null) return;
+      s.credit--;
+      s.consumed += chunk.count;
+      s.offset = chunk.firstOffset + chunk.count;
+      c.node.delivered(chunk.count);
+      const v2 = c.deliverVersion >= 2;
+      const head = new FrameWriter(CMD.deliver, v2 ? 2 : 1, 17).u8(id);
+      if (v2) head.u64(Math.max(chunk.firstOffset, q.stream.lastChunkOffset < q.stream.committedOffset ? q.stream.lastChunkOffset : chunk.firstOffset));
+      const frame = head.frame();
+      frame.writeUInt32BE(frame.length - 4 + chunk.bytes.length, 0);
+      if (!c.send([frame, chunk.bytes])) {
+        blocked = true;
+        c.whenWritable(() => {
+          blocked = false;
+          pump();
+        });
+      }
+    }
+  }
+  c.subscriptions.set(id, s);
+  c.links.attach(q, pump);
+  q.nativeConsumerChanged(1);
+  c.node.counters.consumers++;
+  reply(c, corr, RC.ok);
+  if (sac) c.node.sac.join(groupKey, member, partitionIndex);
+  else pump();
+}
+
+export function credit(c: StreamContext, body: FrameCursor): void {
+  const id = body.u8();
+  const n = body.u16();
+  const s = c.subscriptions.get(id);
+  if (s === undefined) {
+    c.node.countError(RC.subscriptionIdDoesNotExist);
+    // The Credit response carries no correlation id: code, then the subscription.
+    c.send(new FrameWriter(CMD.credit | RESPONSE, 1, 16).u16(RC.subscriptionIdDoesNotExist).u8(id).frame());
+    return;
+  }
+  s.credit += n;
+  s.wake();
+}
+
+export function unsubscribe(c: StreamContext, body: FrameCursor): void {
+  const corr = body.u32();
+  const id = body.u8();
+  const s = c.subscriptions.get(id);
+  if (s === undefined) {
+    c.node.countError(RC.subscriptionIdDoesNotExist);
+    return void c.send(response(CMD.unsubscribe, corr, RC.subscriptionIdDoesNotExist).frame());
+  }
+  s.stop();
+  c.send(response(CMD.unsubscribe, corr, RC.ok).frame());
+}
