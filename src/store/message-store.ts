@@ -39,6 +39,7 @@ import { FaultPoints, type FaultPointName } from "./fault-points.js";
 import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
 import { DEFAULT_PAGING, DEFAULT_SEGMENT_BYTES, type MessageStoreOptions } from "./message-store-options.js";
 import type { StoreReplica } from "./store-replica.js";
+import { confirmBatch } from "./batch-confirm.js";
 
 export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   readonly dir: string;
@@ -348,18 +349,8 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
       replica?.writeFailed();
     }
     for (const s of segs) if (s !== this.current) s.closeData();
-    if (replica === null) {
-      waiters.tell(ok);
-    } else {
-      replica.batchWritten(batch);
-      // The confirm rule of docs/CLUSTERING.md: on the leader's disk and on enough followers'.
-      // Not awaited: the next batch is written while followers acknowledge this one (pipelining);
-      // replicated() resolves batches in order, so confirms still go out in batch order.
-      if (!ok || waiters.length === 0) waiters.tell(ok);
-      else void replica.replicated(batch).then((tell) => {
-        if (tell) waiters.tell(true);
-      });
-    }
+    // Confirms, and what stream consumers may read, follow the confirm rule (batch-confirm.ts).
+    confirmBatch(replica, batch, ok, waiters, streams);
     for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
     if (ok && this.retiring.length > 0) {
       for (const r of this.retiring) if (r.afterBatch <= batch) this.reclaimable.add(r.seg);

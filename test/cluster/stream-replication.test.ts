@@ -75,6 +75,37 @@ describe("streams in a cluster", { timeout: 180_000 }, () => {
     pass();
   });
 
+  it("sends a consumer no chunk before the followers hold it (RabbitMQ delivers committed chunks only)", { timeout: 60_000 }, async () => {
+    const leader = await cluster.waitForLeader();
+    await declareStream(cluster.url(leader), "committed-only");
+    await cluster.waitForInSync(3, 40_000);
+    const conn = await amqp.connect(cluster.url(leader));
+    try {
+      const ch = await conn.createChannel();
+      await ch.prefetch(10);
+      const got: string[] = [];
+      await ch.consume("committed-only", (m) => m && got.push(m.content.toString()), { arguments: { "x-stream-offset": "first" } });
+      const stopped = followers(leader);
+      for (const f of stopped) cluster.signal(f.proc, "SIGSTOP");
+      try {
+        const pub = await conn.createChannel();
+        pub.sendToQueue("committed-only", Buffer.from("held"));
+        // Written on the leader at once, but no follower can acknowledge it: it must not be read yet.
+        // (Before the fix it reached the consumer within milliseconds; followers stay in the in-sync
+        // set for 5 s, longer than this wait.)
+        await new Promise((r) => setTimeout(r, 1500));
+        assert.deepEqual(got, [], "delivered before any follower held it");
+      } finally {
+        for (const f of stopped) cluster.signal(f.proc, "SIGCONT");
+      }
+      await eventually(() => got.length === 1, 30_000, "the message once the followers hold it");
+      assert.deepEqual(got, ["held"]);
+    } finally {
+      await conn.close();
+    }
+    pass();
+  });
+
   it("serves every confirmed message in order from `first` after kill -9 of the leader", { timeout: 60_000 }, async (t) => {
     const total = 6000;
     const leader = await cluster.waitForLeader();

@@ -46,8 +46,10 @@ export class StreamQueue extends Queue {
     super(vhost, spec, host);
     this.stream = host.journal ? host.journal.forStream(vhost, spec.name, segmentBytesOf(spec.arguments, {})) : new MemoryStreamLog(host.now);
     this.streamRetention = streamRetention(spec.arguments, {});
+    // Consumers read committed messages only: each commit may give them more.
     this.stream.onCommit = () => {
       for (const w of this.watchers) w.committed();
+      if (this.readers.length > 0) this.dispatch();
     };
   }
 

@@ -3,10 +3,12 @@
  * event-loop turn become one chunk when the message store's batch starts (`seal`), are written
  * and fsynced with that batch (`flush`), and are read back by offset through readers that decode
  * one chunk at a time (AMQP 1.0, src/amqp10). The newest chunk's messages are kept as they were
- * appended, so consumers following the tail read nothing back from disk. A native publisher's
- * message is kept as its AMQP 1.0 bytes and decoded only if an AMQP 0-9-1 consumer reads it.
- * Native consumers read whole chunks once written (`committedOffset`). The stream's tracking
- * (consumers' stored offsets, publishers' last publishing ids) is a small file beside the
+ * appended, so consumers following the tail read nothing back from disk. Consumers of either
+ * protocol (native ones take whole chunks) read committed messages only (`committedOffset`, moved
+ * by batch-confirm.ts once the batch is stored by the confirm rule: on disk, and in a cluster on
+ * enough followers). A native publisher's message is kept as its AMQP 1.0 bytes and decoded only
+ * if an AMQP 0-9-1 consumer reads it. The stream's tracking (consumers' stored offsets,
+ * publishers' last publishing ids) is a small file beside the
  * segments, rewritten atomically in the batch that follows a change, so a confirm covers it.
  */
 import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
@@ -36,6 +38,7 @@ export class StoredStreamLog implements StreamLog {
   private unsealed: (Message | null)[] = [];
   private decode: EncodedMessageDecoder | null = null;
   private committed: number;
+  private flushed: number;
   private tracking: Tracking = { offsets: {}, sequences: {} };
   private trackingDirty = false;
   onCommit: (() => void) | null = null;
@@ -51,6 +54,7 @@ export class StoredStreamLog implements StreamLog {
     private readonly now: () => number = Date.now,
   ) {
     this.committed = chunks.nextOffset;
+    this.flushed = this.committed;
     const saved = chunks.readSideFile(TRACKING_FILE);
     if (saved !== null) this.tracking = JSON.parse(saved.toString("utf8")) as Tracking;
   }
@@ -169,10 +173,22 @@ export class StoredStreamLog implements StreamLog {
       this.chunks.writeSideFile(TRACKING_FILE, JSON.stringify(this.tracking));
     }
     await this.chunks.flush(sync);
-    if (upTo > this.committed) {
-      this.committed = upTo;
-      this.onCommit?.();
-    }
+    this.flushed = Math.max(this.flushed, upTo);
+  }
+
+  /** The end of what the last flush wrote (not yet readable: see commit). */
+  get flushedOffset(): number {
+    return this.flushed;
+  }
+
+  /**
+   * Messages before `upTo` are stored by the confirm rule (on disk; in a cluster on enough
+   * followers too): consumers may read them now (batch-confirm.ts).
+   */
+  commit(upTo: number): void {
+    if (upTo <= this.committed) return;
+    this.committed = upTo;
+    this.onCommit?.();
   }
 
   reader(offset: number): StreamReader {
@@ -184,12 +200,8 @@ export class StoredStreamLog implements StreamLog {
       },
       next: (): StreamRecord | null => {
         position = Math.max(position, this.firstOffset);
-        if (position >= this.nextOffset) return null;
-        if (position >= this.chunks.nextOffset) {
-          const k = position - this.chunks.nextOffset;
-          const message = (this.unsealed[k] ??= this.decode!(this.unsealedPieces[k]![0]!));
-          return { offset: position++, timestamp: this.now(), message };
-        }
+        // Committed messages only (batch-confirm.ts): what a failover could still lose is not read.
+        if (position >= this.committed) return null;
         if (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) chunk = this.chunkOf(position);
         const k = position - chunk.firstOffset;
         const message = (chunk.messages[k] ??= chunk.decode!(chunk.pieces[k]![0]!));
