@@ -4,8 +4,9 @@
  * per-exchange breakdowns (`incoming`, `deliveries`, `outgoing`) are RabbitMQ's "detailed" rates
  * mode; Coney runs in "basic" mode, where RabbitMQ sends them empty too.
  */
-import type { Broker, ChannelInfo, ConsumerInfo, Exchange, AppliedPolicy, Queue } from "../broker/index.js";
+import { type Broker, type ChannelInfo, type ConsumerInfo, type Exchange, type AppliedPolicy, type Queue, StreamQueue } from "../broker/index.js";
 import { exchangeRecord, queueRecord, type RecordContext } from "./records.js";
+import { streamConsumers } from "./stream-queue-record.js";
 
 export interface ConsumerRecord extends Record<string, unknown> {
   readonly queue: { readonly name: string; readonly vhost: string };
@@ -49,6 +50,7 @@ export function queueDetailRecord(b: Broker, q: Queue, rc: RecordContext, applie
       r["owner_pid_details"] = { name: info.name, peer_host: info.peerHost, peer_port: info.peerPort };
     }
   }
+  if (q instanceof StreamQueue) r["stream_consumers"] = streamConsumers(b, q);
   r["incoming"] = [];
   r["deliveries"] = [];
   if (q.type === "classic") {

@@ -4,8 +4,9 @@
  */
 import type { Permission } from "../auth/permission.js";
 import type { User } from "../auth/user.js";
-import { type Binding, type ChannelInfo, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, type VHost } from "../broker/index.js";
+import { type Binding, type ChannelInfo, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, StreamQueue, type VHost } from "../broker/index.js";
 import { propertiesKey } from "./properties-key.js";
+import { addStreamFields } from "./stream-queue-record.js";
 import type { ChartRange, ChartRanges, Counters, RateView } from "./rate-sampler.js";
 
 /** What every record needs besides its object: the node name, and the rates of its counters. */
@@ -40,7 +41,8 @@ export function chartRanges(query: Record<string, string | undefined>): ChartRan
 // (see rate-sources.ts), so what a record shows and what its rate is computed from agree.
 
 export function queueCounters(q: Queue): Counters {
-  return { messages: q.messageCount + q.unacked, messages_ready: q.messageCount, messages_unacknowledged: q.unacked };
+  // A stream's unacknowledged deliveries are still in it (an ack removes nothing): its length is all it holds.
+  return { messages: q.type === "stream" ? q.messageCount : q.messageCount + q.unacked, messages_ready: q.messageCount, messages_unacknowledged: q.unacked };
 }
 
 /** The delivery counters that queues, channels and the broker all keep, as RabbitMQ names them. */
@@ -181,6 +183,7 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
     r["members"] = [rc.node];
     r["online"] = [rc.node];
   }
+  if (q instanceof StreamQueue) addStreamFields(r, q, rc.node);
   // RabbitMQ lists message_stats only once the queue has seen traffic; for a list of idle
   // queues that is a third of the bytes.
   if (hadTraffic(q.stats)) r["message_stats"] = rc.rates.withRates(rateKey.queueStats(q), queueMessageStats(q));

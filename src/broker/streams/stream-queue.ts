@@ -97,6 +97,11 @@ export class StreamQueue extends Queue {
     return this.readers.map((r) => r.consumer);
   }
 
+  /** Each AMQP 0-9-1 consumer with the offset it is sent next (the management API's view). */
+  consumerOffsets(): { readonly consumer: QueueConsumer<Queue>; readonly offset: number }[] {
+    return this.readers.map((r) => ({ consumer: r.consumer, offset: r.reader.position }));
+  }
+
   override applyPolicy(definition: Readonly<Record<string, unknown>>): void {
     super.applyPolicy(definition);
     this.streamRetention = streamRetention(this.arguments, definition);

@@ -1,0 +1,53 @@
+/**
+ * What a stream queue's management record adds (docs/STREAMS.md, "Operators"): RabbitMQ's stream
+ * fields that Coney knows truthfully — its node as leader, member and online, `readers` per node,
+ * osiris's `committed_offset`, `first_offset` and `segments` — plus Coney's `last_offset`; and, on
+ * the one-queue GET, `stream_consumers`: every reader of the stream, AMQP 0-9-1 consumers and
+ * native subscriptions alike, with the offset each is sent next and how far behind the committed
+ * end it is. Figures are read from the stream's log when the request is served.
+ */
+import type { Broker, StreamQueue } from "../broker/index.js";
+
+/** RabbitMQ's stream fields on a queue record (list and detail). */
+export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node: string): void {
+  const log = q.stream;
+  // The queue lives on the node that serves it (as the quorum queue record says).
+  r["leader"] = node;
+  r["members"] = [node];
+  r["online"] = [node];
+  // RabbitMQ counts a stream's readers per node: its AMQP consumers and native subscriptions.
+  r["readers"] = { [node]: q.consumerCount };
+  // osiris's counters are inclusive offsets (-1: none yet); the log's ends are exclusive.
+  r["committed_offset"] = log.committedOffset - 1;
+  r["first_offset"] = log.firstOffset;
+  r["last_offset"] = log.nextOffset - 1;
+  r["segments"] = log.segmentCount;
+}
+
+/** One reader of a stream as `stream_consumers` lists it. */
+export interface StreamConsumerRecord extends Record<string, unknown> {
+  readonly protocol: "amqp091" | "stream";
+  /** The offset it is sent next. */
+  readonly offset: number;
+  /** Committed messages beyond its position. */
+  readonly offset_lag: number;
+}
+
+/** Every reader of the stream with its offset: AMQP 0-9-1 consumers first, then native subscriptions. */
+export function streamConsumers(b: Broker, q: StreamQueue): StreamConsumerRecord[] {
+  const committed = q.stream.committedOffset;
+  const out: StreamConsumerRecord[] = [];
+  for (const { consumer, offset } of q.consumerOffsets()) {
+    const d = consumer.describe?.();
+    out.push({ protocol: "amqp091", consumer_tag: consumer.tag, channel: d?.channel ?? null, user: d?.user ?? null, offset, offset_lag: Math.max(0, committed - offset) });
+  }
+  for (const c of b.connections.inVhost(q.vhost)) {
+    if (c.streamDetails === undefined) continue;
+    const info = c.info();
+    for (const s of c.streamDetails().consumers) {
+      if (s.stream !== q.name) continue;
+      out.push({ protocol: "stream", subscription_id: s.id, connection_name: info.name, user: info.user, offset: s.offset, offset_lag: s.offsetLag, credits: s.credits, consumed: s.consumed, active: s.active });
+    }
+  }
+  return out;
+}
