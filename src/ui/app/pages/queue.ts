@@ -26,9 +26,10 @@ import type { PageProps } from "../page-props.js";
 import { Features } from "./exchanges.js";
 import { QUEUED_SERIES } from "./overview.js";
 import { GetMessages } from "./queue-get.js";
+import { StreamPart, type StreamFields } from "./queue-stream.js";
 import type { QueueRow } from "./queues.js";
 
-interface QueueDetail extends QueueRow {
+interface QueueDetail extends QueueRow, StreamFields {
   node: string;
   operator_policy: string | null;
   effective_policy_definition: Record<string, unknown>;
@@ -114,7 +115,8 @@ export function QueuePage({ params }: PageProps) {
           <${HistoryChart} title="Queued messages" series=${QUEUED_SERIES} details=${queued} kind="gauge" range=${range} format=${fmtNum} />
           <${HistoryChart} title="Message rates" series=${QUEUE_RATES} details=${rates} kind="rate" range=${range} format=${fmtRate} />
         <//>
-        ${Object.keys(d.arguments ?? {}).length ? html`<h2 class="h3">Arguments</h2><${ObjectTable} value=${d.arguments} label="Arguments" />` : null}`
+        ${Object.keys(d.arguments ?? {}).length ? html`<h2 class="h3">Arguments</h2><${ObjectTable} value=${d.arguments} label="Arguments" />` : null}
+        ${d.type === "stream" ? html`<${StreamPart} q=${d} />` : null}`
       : null}
     <${Section} title=${`Consumers${consumers.data ? ` (${consumers.data.length})` : ""}`}>
       <${ErrorBox} error=${consumers.error} />
