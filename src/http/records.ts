@@ -4,7 +4,7 @@
  */
 import type { Permission } from "../auth/permission.js";
 import type { User } from "../auth/user.js";
-import { type Binding, type ChannelInfo, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, StreamQueue, type VHost } from "../broker/index.js";
+import { type Binding, type ChannelInfo, type ClusterView, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, StreamQueue, type VHost } from "../broker/index.js";
 import { propertiesKey } from "./properties-key.js";
 import { addStreamFields } from "./stream-queue-record.js";
 import type { ChartRange, ChartRanges, Counters, RateView } from "./rate-sampler.js";
@@ -13,6 +13,8 @@ import type { ChartRange, ChartRanges, Counters, RateView } from "./rate-sampler
 export interface RecordContext {
   readonly node: string;
   readonly rates: RateView;
+  /** The cluster's nodes, where a record names them (a stream's members); absent or null on one node. */
+  readonly cluster?: ClusterView | null;
 }
 
 /**
@@ -183,7 +185,7 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
     r["members"] = [rc.node];
     r["online"] = [rc.node];
   }
-  if (q instanceof StreamQueue) addStreamFields(r, q, rc.node);
+  if (q instanceof StreamQueue) addStreamFields(r, q, rc.node, rc.cluster);
   // RabbitMQ lists message_stats only once the queue has seen traffic; for a list of idle
   // queues that is a third of the bytes.
   if (hadTraffic(q.stats)) r["message_stats"] = rc.rates.withRates(rateKey.queueStats(q), queueMessageStats(q));

@@ -6,15 +6,17 @@
  * native subscriptions alike, with the offset each is sent next and how far behind the committed
  * end it is. Figures are read from the stream's log when the request is served.
  */
-import type { Broker, StreamQueue } from "../broker/index.js";
+import type { Broker, ClusterView, StreamQueue } from "../broker/index.js";
 
 /** RabbitMQ's stream fields on a queue record (list and detail). */
-export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node: string): void {
+export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node: string, clusterView: ClusterView | null | undefined): void {
   const log = q.stream;
-  // The queue lives on the node that serves it (as the quorum queue record says).
+  // The API is served by the node that writes the stream (in a cluster, its leader); every
+  // cluster node keeps a copy (docs/STREAMS.md, Replication), and the running ones are online.
+  const cluster = clusterView?.members();
   r["leader"] = node;
-  r["members"] = [node];
-  r["online"] = [node];
+  r["members"] = cluster ? cluster.map((m) => m.name) : [node];
+  r["online"] = cluster ? cluster.filter((m) => m.running).map((m) => m.name) : [node];
   // RabbitMQ counts a stream's readers per node: its AMQP consumers and native subscriptions.
   r["readers"] = { [node]: q.consumerCount };
   // osiris's counters are inclusive offsets (-1: none yet); the log's ends are exclusive.
