@@ -1,7 +1,8 @@
 /**
  * What a stream queue's management record adds (docs/STREAMS.md, "Operators"): RabbitMQ's stream
  * fields that Coney knows truthfully — its node as leader, member and online, `readers` per node,
- * osiris's `committed_offset`, `first_offset` and `segments` — plus Coney's `last_offset`; and, on
+ * osiris's `committed_offset`, `first_offset` and `segments` — plus Coney's `last_offset`, without
+ * the classic queue's memory and paging figures (untrue of a log on disk); and, on
  * the one-queue GET, `stream_consumers`: every reader of the stream, AMQP 0-9-1 consumers and
  * native subscriptions alike, with the offset each is sent next and how far behind the committed
  * end it is. Figures are read from the stream's log when the request is served.
@@ -24,7 +25,13 @@ export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node
   r["first_offset"] = log.firstOffset;
   r["last_offset"] = log.nextOffset - 1;
   r["segments"] = log.segmentCount;
+  // A classic queue's memory and paging figures say nothing true of a log read from its segments
+  // one chunk at a time (RabbitMQ's stream record has none of them either); `memory` would count
+  // the whole log as held in memory.
+  for (const f of NOT_OF_STREAMS) delete r[f];
 }
+
+const NOT_OF_STREAMS = ["messages_ready_ram", "messages_unacknowledged_ram", "messages_ram", "message_bytes_ram", "messages_paged_out", "message_bytes_paged_out", "messages_persistent", "message_bytes_persistent", "memory"] as const;
 
 /** One reader of a stream as `stream_consumers` lists it. */
 export interface StreamConsumerRecord extends Record<string, unknown> {
