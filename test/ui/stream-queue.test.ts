@@ -76,6 +76,11 @@ describe("web UI stream queue page", () => {
     assert.deepEqual(amqpRow!.slice(3), ["guest", "8", "4"]);
     assert.equal(nativeRow![0], "Stream");
     assert.deepEqual(nativeRow!.slice(3), ["guest", "12", "0"]);
+    assert.match(stream, new RegExp(`Leader${r.node}Members${r.node}Online${r.node}`));
+    // basic.get and purge do nothing to a stream: the page does not offer them (RabbitMQ's neither).
+    const sections = await textOf(w.page, "details.section summary");
+    assert.doesNotMatch(sections, /Get messages|Purge/);
+    assert.match(sections, /Publish message/);
     await w.shot("stream-queue");
     assert.deepEqual(w.problems, []);
   });

@@ -1,6 +1,6 @@
 /**
- * A stream queue's own part of the queue page (docs/STREAMS.md): its log — segments, first, last
- * and committed offset, size — and every reader of it, AMQP 0-9-1 consumers and native stream
+ * A stream queue's own part of the queue page (docs/STREAMS.md): its nodes (leader, members,
+ * online), its log — segments, first, last and committed offset, size — and every reader of it, AMQP 0-9-1 consumers and native stream
  * subscriptions alike, with the offset each is sent next and its lag behind the committed end.
  * The figures are the one-queue record's (src/http/stream-queue-record.ts).
  */
@@ -15,6 +15,9 @@ export interface StreamFields {
   last_offset?: number;
   committed_offset?: number;
   message_bytes: number;
+  leader?: string;
+  members?: string[];
+  online?: string[];
   stream_consumers?: StreamReaderRow[];
 }
 
@@ -40,6 +43,9 @@ export function StreamPart({ q }: { q: StreamFields }) {
   const first = q.first_offset ?? 0;
   return html`<${Section} title="Stream">
     <${KvTable} label="Stream" rows=${[
+      ["Leader", q.leader ?? "–"],
+      ["Members", (q.members ?? []).join(", ") || "–"],
+      ["Online", (q.online ?? []).join(", ") || "–"],
       ["Segments", fmtNum(q.segments ?? 0)],
       ["First offset", fmtOffset(q.first_offset)],
       ["Last offset", fmtOffset(q.last_offset, first)],

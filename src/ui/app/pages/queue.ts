@@ -82,6 +82,8 @@ export function QueuePage({ params }: PageProps) {
   const queued = useMemo(() => (d ? QUEUED_SERIES.map((s) => detailsOf(d, s.key)) : undefined), [d]);
   const rates = useMemo(() => (d ? QUEUE_RATES.map((s) => detailsOf(d.message_stats, s.key)) : undefined), [d]);
   const purge = useAction(q.reload);
+  // A stream refuses basic.get and keeps its messages on purge: RabbitMQ's page offers neither.
+  const stream = d?.type === "stream";
   const del = useAction();
 
   if (!q.data && q.error) return html`<h1><span class="kind">Queue</span> ${name}</h1><${Unavailable} error=${q.error} back=${href("queues")} backLabel="Back to queues" />`;
@@ -140,10 +142,10 @@ export function QueuePage({ params }: PageProps) {
     <${Section} title="Publish message" open=${false}>
       ${decisionOf(exchanges, "") ? (decisionOf(exchanges, "")!.write ? html`<${PublishForm} vhost=${vhost} exchange="" routingKey=${name} />` : refused(why("write", "Publishing through the default exchange", ""))) : null}
     <//>
-    <${Section} title="Get messages" open=${false}>
+    ${stream ? null : html`<${Section} title="Get messages" open=${false}>
       ${mine ? (mine.read ? html`<${GetMessages} vhost=${vhost} name=${name} onChange=${q.reload} />` : refused(why("read", "Getting messages"))) : null}
-    <//>
-    <${Section} title="Purge" open=${false}>
+    <//>`}
+    ${stream ? null : html`<${Section} title="Purge" open=${false}>
       ${mine
         ? mine.read
           ? html`<p>Remove every ready message from this queue (unacknowledged messages stay with their consumers).</p>
@@ -156,7 +158,7 @@ export function QueuePage({ params }: PageProps) {
               <${ErrorBox} error=${purge.error} /><${Notice} text=${purge.done} />`
           : refused(why("read", "Purging"))
         : null}
-    <//>
+    <//>`}
     <${Section} title="Delete" open=${false}>
       ${mine
         ? mine.configure
