@@ -42,7 +42,7 @@ describe("publisher flow control", () => {
     }
   });
 
-  it("never pauses a stream's publisher: a stream's length is not its consumers' lag", { timeout: 60_000 }, async () => {
+  it("never holds a stream's publisher for good: a stream's length is not its consumers' lag (only its writer's lag holds it, for a while)", { timeout: 60_000 }, async () => {
     const broker = await startTestBroker();
     try {
       const consumerConn = await amqp.connect(broker.amqpUrl);

@@ -73,6 +73,14 @@ export abstract class QueueContents implements PageSink {
     return this.log === null ? this.ready.length : this.ready.length + this.log.pagedCount;
   }
 
+  /**
+   * What publisher flow control (publish-flow.ts) weighs: messages this queue holds that its
+   * consumers have not taken yet. A stream counts what its writer has not committed instead.
+   */
+  get flowBacklog(): number {
+    return this.messageCount;
+  }
+
   get readyBytes(): number {
     return this.log === null ? this.ready.bytes : this.ready.bytes + this.log.pagedBytes;
   }

@@ -85,6 +85,11 @@ export class StreamQueue extends Queue {
     return this.stream.nextOffset - this.stream.firstOffset;
   }
 
+  /** Appended and not yet committed (written, and in a cluster replicated): the writer's lag. */
+  override get flowBacklog(): number {
+    return this.stream.nextOffset - this.stream.committedOffset;
+  }
+
   override get readyBytes(): number {
     return this.stream.bytes;
   }
