@@ -5,7 +5,10 @@
 // broker's RSS before the read, at its peak during it and 5 s after it.
 //
 //   node bench/stream-read.mjs --uri amqp://guest:guest@127.0.0.1:5673 --pid <broker pid> [--mb 1024] [--size 1024]
+import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { AMQPClient } from "@cloudamqp/amqp-client";
 
 const arg = (name, dflt) => {
@@ -31,11 +34,14 @@ for (let i = 0; i < total; i++) {
   outstanding++;
   ch.basicPublish("", name, body, { deliveryMode: 2 }).then(() => {
     outstanding--;
-    if (wake && outstanding < 5000) (wake(), (wake = null));
+    if (wake && outstanding < 5000) {
+      wake();
+      wake = null;
+    }
   });
   if (outstanding >= 10_000) await new Promise((r) => (wake = r));
 }
-while (outstanding > 0) await new Promise((r) => setTimeout(r, 10));
+while (outstanding > 0) await sleep(10);
 const fillSeconds = (performance.now() - t) / 1000;
 console.log(`filled ${total} × ${size} B (${((total * size) / 1048576).toFixed(0)} MB) in ${fillSeconds.toFixed(1)} s: ${(total / fillSeconds).toFixed(0)} msg/s, ${((total * size) / 1048576 / fillSeconds).toFixed(0)} MB/s`);
 
@@ -43,7 +49,7 @@ const reader = await conn.channel();
 await reader.basicQos(1000);
 const rssBefore = rss();
 let peak = rssBefore;
-const sampler = setInterval(() => (peak = Math.max(peak, rss())), 100);
+const sampler = globalThis.setInterval(() => (peak = Math.max(peak, rss())), 100);
 let read = 0;
 t = performance.now();
 await new Promise((resolve) => {
@@ -54,10 +60,10 @@ await new Promise((resolve) => {
   });
 });
 const readSeconds = (performance.now() - t) / 1000;
-clearInterval(sampler);
+globalThis.clearInterval(sampler);
 console.log(`read ${read} from first in ${readSeconds.toFixed(1)} s: ${(read / readSeconds).toFixed(0)} msg/s, ${((read * size) / 1048576 / readSeconds).toFixed(0)} MB/s`);
 await reader.close();
-await new Promise((r) => setTimeout(r, 5000));
+await sleep(5000);
 console.log(`broker RSS: ${rssBefore.toFixed(0)} MiB before the read, peak ${peak.toFixed(0)} MiB during it, ${rss().toFixed(0)} MiB 5 s after it`);
 await ch.queueDelete(name);
 await conn.close();

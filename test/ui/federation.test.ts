@@ -4,19 +4,16 @@
 // deleted. Screenshots go to test-output/ui/federation-*.png.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser } from "puppeteer-core";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { eventually } from "../helpers/wait.js";
-import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
-import { clickText, fill, go, login, openSection, textOf, waitText } from "./ui-session.js";
+import { useGuestPage } from "./guest-page.js";
+import { clickText, fill, go, openSection, textOf, waitText } from "./ui-session.js";
 
 describe("web UI federation pages", () => {
   let up: TestBroker;
   let down: TestBroker;
-  let browser: Browser;
-  let w: WatchedPage;
   const api = apiClient(() => down.httpUrl);
   before(async () => {
     up = await startTestBroker({ clusterName: "ui-upstream" });
@@ -25,49 +22,45 @@ describe("web UI federation pages", () => {
     const ch = await conn.createChannel();
     await ch.assertExchange("fed.ui", "topic", { durable: true });
     await conn.close();
-    browser = await launchBrowser();
-    w = await openPage(browser);
-    await login(w.page, down.httpUrl, "guest", "guest");
-    await waitText(w.page, "h1", "Overview");
   });
   after(async () => {
-    await browser?.close();
     await down?.close();
     await up?.close();
   });
+  const ui = useGuestPage(() => down.httpUrl);
 
   it("adds an upstream, shows the link running, restarts it, and deletes the upstream", async () => {
-    await go(w.page, "/admin/federation-upstreams", "Federation upstreams");
-    await waitText(w.page, "main, body", "No upstreams.");
-    await openSection(w.page, "Add a new upstream");
-    await fill(w.page, "Add upstream", "name", "origin");
-    await fill(w.page, "Add upstream", "uri", `amqp://guest:guest@127.0.0.1:${up.amqpPort}`);
-    await fill(w.page, "Add upstream", "max-hops", "2");
-    await fill(w.page, "Add upstream", "expires", "3600000");
-    await clickText(w.page, "form[aria-label='Add upstream'] button", "Add upstream");
-    await waitText(w.page, "[role=status]", "Upstream origin saved");
-    await waitText(w.page, "table.grid", "origin");
-    const row = await textOf(w.page, "table.grid tbody");
+    await go(ui.w.page, "/admin/federation-upstreams", "Federation upstreams");
+    await waitText(ui.w.page, "main, body", "No upstreams.");
+    await openSection(ui.w.page, "Add a new upstream");
+    await fill(ui.w.page, "Add upstream", "name", "origin");
+    await fill(ui.w.page, "Add upstream", "uri", `amqp://guest:guest@127.0.0.1:${up.amqpPort}`);
+    await fill(ui.w.page, "Add upstream", "max-hops", "2");
+    await fill(ui.w.page, "Add upstream", "expires", "3600000");
+    await clickText(ui.w.page, "form[aria-label='Add upstream'] button", "Add upstream");
+    await waitText(ui.w.page, "[role=status]", "Upstream origin saved");
+    await waitText(ui.w.page, "table.grid", "origin");
+    const row = await textOf(ui.w.page, "table.grid tbody");
     assert.match(row, new RegExp(`amqp://guest:\\*\\*\\*@127\\.0\\.0\\.1:${up.amqpPort}`), "the password is hidden");
     assert.match(row, /max-hops: 2/);
     assert.deepEqual((await api("GET", "/api/parameters/federation-upstream/%2f/origin")).json.value, { uri: `amqp://guest:guest@127.0.0.1:${up.amqpPort}`, "max-hops": 2, expires: 3600000 });
-    await w.shot("federation-upstreams");
+    await ui.w.shot("federation-upstreams");
 
     assert.equal((await api("PUT", "/api/policies/%2f/fed", { pattern: "^fed\\.", "apply-to": "exchanges", definition: { "federation-upstream": "origin" } })).status, 201);
-    await go(w.page, "/admin/federation-status", "Federation status");
-    await waitText(w.page, "table.grid", "running");
-    assert.match(await textOf(w.page, "table.grid tbody"), /origin.*fed\.ui.*running/s);
-    await w.shot("federation-status");
+    await go(ui.w.page, "/admin/federation-status", "Federation status");
+    await waitText(ui.w.page, "table.grid", "running");
+    assert.match(await textOf(ui.w.page, "table.grid tbody"), /origin.*fed\.ui.*running/s);
+    await ui.w.shot("federation-status");
     const [link] = (await api("GET", "/api/federation-links")).json as { timestamp: string; id: string }[];
-    await clickText(w.page, "table.grid button", "Restart");
-    await waitText(w.page, "[role=status]", `Link ${link!.id} restarting`);
+    await clickText(ui.w.page, "table.grid button", "Restart");
+    await waitText(ui.w.page, "[role=status]", `Link ${link!.id} restarting`);
     await eventually(async () => ((await api("GET", "/api/federation-links")).json as { status: string }[])[0]?.status === "running", 10_000, "the link running again");
 
-    await go(w.page, "/admin/federation-upstreams", "Federation upstreams");
-    await clickText(w.page, "table.grid button", "Delete");
-    await waitText(w.page, "main, body", "No upstreams.");
+    await go(ui.w.page, "/admin/federation-upstreams", "Federation upstreams");
+    await clickText(ui.w.page, "table.grid button", "Delete");
+    await waitText(ui.w.page, "main, body", "No upstreams.");
     assert.equal((await api("GET", "/api/parameters/federation-upstream/%2f/origin")).status, 404);
     await eventually(async () => ((await api("GET", "/api/federation-links")).json as unknown[]).length === 0, 15_000, "the link gone with its upstream");
-    assert.deepEqual(w.problems, []);
+    assert.deepEqual(ui.w.problems, []);
   });
 });

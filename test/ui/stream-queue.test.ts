@@ -7,22 +7,19 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "puppeteer-core";
 import amqp, { type ChannelModel, type ConsumeMessage } from "amqplib";
 import { Offset, type Client } from "rabbitmq-stream-js-client";
 import type { TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { collector, withTimeout } from "../helpers/wait.js";
 import { startStreamBroker, streamClient } from "../stream/stream-helpers.js";
-import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
-import { go, login, textOf, waitText } from "./ui-session.js";
+import { useGuestPage } from "./guest-page.js";
+import { go, textOf, waitText } from "./ui-session.js";
 
 describe("web UI stream queue page", () => {
   let b: TestBroker & { streamPort: number };
   let conn: ChannelModel;
   let native: Client;
-  let browser: Browser;
-  let w: WatchedPage;
   const dataDir = mkdtempSync(join(tmpdir(), "coney-ui-stream-"));
   const api = apiClient(() => b.httpUrl);
   before(async () => {
@@ -43,31 +40,27 @@ describe("web UI stream queue page", () => {
     const read = collector<number>(12);
     await native.declareConsumer({ stream: "events.log", offset: Offset.first() }, () => read.push(1));
     await withTimeout(read.done, 5000, "native deliveries");
-    browser = await launchBrowser();
-    w = await openPage(browser);
-    await login(w.page, b.httpUrl, "guest", "guest");
-    await waitText(w.page, "h1", "Overview");
   });
   after(async () => {
-    await browser?.close();
     await native?.close();
     await conn?.close();
     await b?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
+  const ui = useGuestPage(() => b.httpUrl);
 
   it("shows the stream's segments, offsets and size, and each reader's offset", async () => {
     const r = (await api("GET", "/api/queues/%2F/events.log")).json;
     assert.ok(r.segments >= 3, `segments ${r.segments}`);
-    await go(w.page, "/queues/%2F/events.log", "events.log");
-    await waitText(w.page, "table[aria-label='Stream readers']", "subscription");
-    const stream = await textOf(w.page, "table[aria-label='Stream']");
+    await go(ui.w.page, "/queues/%2F/events.log", "events.log");
+    await waitText(ui.w.page, "table[aria-label='Stream readers']", "subscription");
+    const stream = await textOf(ui.w.page, "table[aria-label='Stream']");
     assert.match(stream, new RegExp(`Segments${r.segments}`));
     assert.match(stream, /First offset0/);
     assert.match(stream, /Last offset11/);
     assert.match(stream, /Committed offset11/);
     assert.match(stream, /Size\s*\d+(\.\d+)?\s*[kK]i?B/);
-    const rows = await w.page.$$eval("table[aria-label='Stream readers'] tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent!.trim())));
+    const rows = await ui.w.page.$$eval("table[aria-label='Stream readers'] tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent!.trim())));
     assert.equal(rows.length, 2, JSON.stringify(rows));
     const [amqpRow, nativeRow] = rows as string[][];
     // The AMQP consumer from offset 5 with prefetch 3, no acks: sent 5–7, next 8, 4 behind the end (12).
@@ -78,10 +71,10 @@ describe("web UI stream queue page", () => {
     assert.deepEqual(nativeRow!.slice(3), ["guest", "12", "0"]);
     assert.match(stream, new RegExp(`Leader${r.node}Members${r.node}Online${r.node}`));
     // basic.get and purge do nothing to a stream: the page does not offer them (RabbitMQ's neither).
-    const sections = await textOf(w.page, "details.section summary");
+    const sections = await textOf(ui.w.page, "details.section summary");
     assert.doesNotMatch(sections, /Get messages|Purge/);
     assert.match(sections, /Publish message/);
-    await w.shot("stream-queue");
-    assert.deepEqual(w.problems, []);
+    await ui.w.shot("stream-queue");
+    assert.deepEqual(ui.w.problems, []);
   });
 });
