@@ -2,6 +2,7 @@
  * mqtt.js (v5) against a test broker: connect helpers that never reconnect on their own (a test
  * decides when to reconnect) and a way to wait for the next messages a client receives.
  */
+import { after } from "node:test";
 import { connect, connectAsync, type IClientOptions, type MqttClient } from "mqtt";
 import { connect as netConnect } from "node:net";
 import { generate, parser, type IConnackPacket, type IConnectPacket, type IPublishPacket, type Packet } from "mqtt-packet";
@@ -131,4 +132,31 @@ export async function rawMqtt(port: number, connect: Partial<IConnectPacket> = {
   client.send({ cmd: "connect", protocolId: "MQTT", protocolVersion, clean: true, clientId: "raw", keepalive: 0, username: "guest", password: Buffer.from("guest"), ...connect });
   await client.until((ps) => ps.some((x) => x.cmd === "connack"));
   return client;
+}
+
+/** The mqtt.js clients a test file opens, ended together after its tests (useMqttClients). */
+export interface MqttClients {
+  /** Connects to the file's broker with the file's defaults, then `options`. */
+  open(options?: IClientOptions): Promise<TestMqttClient>;
+  /** Connects to `url` (a second listener, another broker). */
+  connect(url: string, options?: IClientOptions): Promise<TestMqttClient>;
+  /** Ends these with the rest (clients made another way). */
+  keep(...clients: TestMqttClient[]): void;
+}
+
+/**
+ * Call inside describe(): every client opened through it is ended (forcibly: a test may have
+ * left it mid-handshake or closed by the broker) after the file's tests.
+ */
+export function useMqttClients(url: () => string, defaults: IClientOptions = {}): MqttClients {
+  const clients: TestMqttClient[] = [];
+  after(async () => {
+    for (const c of clients) await c.client.endAsync(true).catch(() => {});
+  });
+  const connect = async (to: string, options: IClientOptions = {}): Promise<TestMqttClient> => {
+    const c = await connectMqtt(to, { ...defaults, ...options });
+    clients.push(c);
+    return c;
+  };
+  return { open: (options = {}) => connect(url(), options), connect, keep: (...cs) => void clients.push(...cs) };
 }

@@ -5,17 +5,13 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { connackCode, connectMqtt, sleep, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { connackCode, connectMqtt, sleep, waitUntil, useMqttClients } from "../helpers/mqtt-client.js";
 
 describe("MQTT messaging", () => {
   let broker: TestBroker;
   let url: string;
-  const clients: TestMqttClient[] = [];
-  const open = async (...args: Parameters<typeof connectMqtt>): Promise<TestMqttClient> => {
-    const c = await connectMqtt(...args);
-    clients.push(c);
-    return c;
-  };
+  const mqtt = useMqttClients(() => url);
+  const open = mqtt.connect;
 
   before(async () => {
     broker = await startTestBroker({ mqttPort: 0 });
@@ -36,7 +32,6 @@ describe("MQTT messaging", () => {
     b.setTopicPermission("topical", "/", { exchange: "amq.topic", write: "^sensors\\.", read: ".*" });
   });
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
   });
 

@@ -6,25 +6,20 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { ctl } from "../cli/run-coneyctl.js";
-import { connackCode, connectMqtt, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { connackCode, waitUntil, useMqttClients } from "../helpers/mqtt-client.js";
 import { startMetricsBroker, valueOf, type MetricsBroker } from "../metrics/metrics-fixture.js";
 
 describe("MQTT in Prometheus and coneyctl", () => {
   let broker: MetricsBroker;
   let url: string;
-  const clients: TestMqttClient[] = [];
-  const open = async (options: Parameters<typeof connectMqtt>[1]): Promise<TestMqttClient> => {
-    const c = await connectMqtt(url, options);
-    clients.push(c);
-    return c;
-  };
+  const mqtt = useMqttClients(() => url);
+  const open = mqtt.open;
 
   before(async () => {
     broker = await startMetricsBroker({ mqttPort: 0 });
     url = `mqtt://127.0.0.1:${broker.mqttPort}`;
   });
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
   });
 

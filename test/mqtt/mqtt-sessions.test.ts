@@ -8,18 +8,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { connectMqtt, sleep, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { connectMqtt, sleep, waitUntil, useMqttClients } from "../helpers/mqtt-client.js";
 
 describe("MQTT sessions, will and retained messages", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "coney-mqtt-sessions-"));
   let broker: TestBroker;
   let url: string;
-  const clients: TestMqttClient[] = [];
-  const open = async (...args: Parameters<typeof connectMqtt>): Promise<TestMqttClient> => {
-    const c = await connectMqtt(...args);
-    clients.push(c);
-    return c;
-  };
+  const mqtt = useMqttClients(() => url);
+  const open = mqtt.connect;
   const start = async (): Promise<void> => {
     broker = await startTestBroker({ mqttPort: 0, dataDir });
     url = `mqtt://127.0.0.1:${broker.mqttPort}`;
@@ -28,7 +24,6 @@ describe("MQTT sessions, will and retained messages", () => {
 
   before(start);
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -8,19 +8,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { connectMqtt, sleep, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { sleep, waitUntil, type TestMqttClient, useMqttClients } from "../helpers/mqtt-client.js";
 
 describe("MQTT last will", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "coney-mqtt-will-"));
   let broker: TestBroker;
   let url: string;
   let watcher: TestMqttClient;
-  const clients: TestMqttClient[] = [];
-  const open = async (options: Parameters<typeof connectMqtt>[1] = {}): Promise<TestMqttClient> => {
-    const c = await connectMqtt(url, { protocolVersion: 5, ...options });
-    clients.push(c);
-    return c;
-  };
+  const mqtt = useMqttClients(() => url, { protocolVersion: 5 });
+  const open = mqtt.open;
   const start = async (): Promise<void> => {
     broker = await startTestBroker({ mqttPort: 0, dataDir });
     url = `mqtt://127.0.0.1:${broker.mqttPort}`;
@@ -40,7 +36,6 @@ describe("MQTT last will", () => {
 
   before(start);
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -7,17 +7,13 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { generate, type IPublishPacket } from "mqtt-packet";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { connectMqtt, rawMqtt, sleep, waitUntil, type RawMqttClient, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { rawMqtt, sleep, waitUntil, type RawMqttClient, useMqttClients } from "../helpers/mqtt-client.js";
 
 describe("MQTT 5 topic aliases, maximum packet size and receive maximum", () => {
   let broker: TestBroker;
   let url: string;
-  const clients: TestMqttClient[] = [];
-  const open5 = async (options: Parameters<typeof connectMqtt>[1] = {}): Promise<TestMqttClient> => {
-    const c = await connectMqtt(url, { protocolVersion: 5, ...options });
-    clients.push(c);
-    return c;
-  };
+  const mqtt = useMqttClients(() => url, { protocolVersion: 5 });
+  const open5 = mqtt.open;
   const queue = (name: string) => broker.broker.vhost("/").queues.get(name);
 
   before(async () => {
@@ -25,7 +21,6 @@ describe("MQTT 5 topic aliases, maximum packet size and receive maximum", () => 
     url = `mqtt://127.0.0.1:${broker.mqttPort}`;
   });
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
   });
 

@@ -9,18 +9,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { connectMqtt, sleep, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { connectMqtt, sleep, waitUntil, type TestMqttClient, useMqttClients } from "../helpers/mqtt-client.js";
 
 describe("MQTT 5 subscription options", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "coney-mqtt-subopts-"));
   let broker: TestBroker;
   let url: string;
-  const clients: TestMqttClient[] = [];
-  const open = async (options: Parameters<typeof connectMqtt>[1] = {}): Promise<TestMqttClient> => {
-    const c = await connectMqtt(url, { protocolVersion: 5, ...options });
-    clients.push(c);
-    return c;
-  };
+  const mqtt = useMqttClients(() => url, { protocolVersion: 5 });
+  const open = mqtt.open;
   const start = async (): Promise<void> => {
     broker = await startTestBroker({ mqttPort: 0, dataDir });
     url = `mqtt://127.0.0.1:${broker.mqttPort}`;
@@ -29,7 +25,6 @@ describe("MQTT 5 subscription options", () => {
 
   before(start);
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -68,7 +63,7 @@ describe("MQTT 5 subscription options", () => {
     const plain = await open({ clientId: "rap-no" });
     await plain.client.subscribeAsync("rap/t", { qos: 1 });
     const v3 = await connectMqtt(url, { clientId: "rap-v3" });
-    clients.push(v3);
+    mqtt.keep(v3);
     await v3.client.subscribeAsync("rap/t", { qos: 1 });
     const pub = await open({ clientId: "rap-pub" });
     await pub.client.publishAsync("rap/t", "kept flag", { qos: 1, retain: true });

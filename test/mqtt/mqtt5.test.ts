@@ -6,24 +6,19 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { connectMqtt, sleep, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { connectMqtt, sleep, waitUntil, useMqttClients } from "../helpers/mqtt-client.js";
 
 describe("MQTT 5", () => {
   let broker: TestBroker;
   let url: string;
-  const clients: TestMqttClient[] = [];
-  const open5 = async (options: Parameters<typeof connectMqtt>[1] = {}): Promise<TestMqttClient> => {
-    const c = await connectMqtt(url, { protocolVersion: 5, ...options });
-    clients.push(c);
-    return c;
-  };
+  const mqtt = useMqttClients(() => url, { protocolVersion: 5 });
+  const open5 = mqtt.open;
 
   before(async () => {
     broker = await startTestBroker({ mqttPort: 0 });
     url = `mqtt://127.0.0.1:${broker.mqttPort}`;
   });
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
   });
 
