@@ -1,4 +1,5 @@
 /** Shared set-up of the native stream protocol tests: a broker with the stream port, and clients of it. */
+import { after, before } from "node:test";
 import { connect, type Client } from "rabbitmq-stream-js-client";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import type { StartOptions } from "../../src/start-broker.js";
@@ -16,4 +17,24 @@ export function streamClient(b: { streamPort: number }, o: { username?: string; 
     { hostname: "127.0.0.1", port: b.streamPort, username: o.username ?? "guest", password: o.password ?? "guest", vhost: o.vhost ?? "/", heartbeat: o.heartbeat ?? 0 },
     silent,
   );
+}
+
+/** A stream broker and one client of it, for a test file. */
+export interface StreamFixture {
+  readonly b: TestBroker & { streamPort: number };
+  readonly client: Client;
+}
+
+/** Call inside describe(): the broker and its client start before the file's tests and close after them. */
+export function useStreamBroker(options: StartOptions = {}): StreamFixture {
+  const f = {} as { b: TestBroker & { streamPort: number }; client: Client };
+  before(async () => {
+    f.b = await startStreamBroker(options);
+    f.client = await streamClient(f.b);
+  });
+  after(async () => {
+    await f.client?.close();
+    await f.b?.close();
+  });
+  return f;
 }

@@ -2,46 +2,36 @@
 // on one stream only the first receives; when it goes, the second is activated (ConsumerUpdate)
 // and goes on from the offset it answers with. A super stream consumer (which subscribes to each
 // partition as a single active consumer) receives every partition's messages.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Offset, type Client } from "rabbitmq-stream-js-client";
+import { Offset } from "rabbitmq-stream-js-client";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
-import type { TestBroker } from "../helpers/broker.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { RawStreamClient } from "./raw-stream-client.js";
-import { startStreamBroker, streamClient } from "./stream-helpers.js";
+import { useStreamBroker } from "./stream-helpers.js";
 
 describe("single active consumer", () => {
-  let b: TestBroker & { streamPort: number };
-  let client: Client;
-  before(async () => {
-    b = await startStreamBroker();
-    client = await streamClient(b);
-  });
-  after(async () => {
-    await client?.close();
-    await b?.close();
-  });
+  const s = useStreamBroker();
 
   it("delivers to one member of a group at a time and hands over when it leaves", async () => {
-    await client.createStream({ stream: "sac" });
-    const publisher = await client.declarePublisher({ stream: "sac" });
+    await s.client.createStream({ stream: "sac" });
+    const publisher = await s.client.declarePublisher({ stream: "sac" });
     const first: string[] = [];
     const second: string[] = [];
-    const c1 = await client.declareConsumer({ stream: "sac", offset: Offset.first(), singleActive: true, consumerRef: "billing" }, (m) => void first.push(m.content.toString()));
-    await client.declareConsumer({ stream: "sac", offset: Offset.first(), singleActive: true, consumerRef: "billing" }, (m) => void second.push(m.content.toString()));
+    const c1 = await s.client.declareConsumer({ stream: "sac", offset: Offset.first(), singleActive: true, consumerRef: "billing" }, (m) => void first.push(m.content.toString()));
+    await s.client.declareConsumer({ stream: "sac", offset: Offset.first(), singleActive: true, consumerRef: "billing" }, (m) => void second.push(m.content.toString()));
     for (let i = 0; i < 3; i++) await publisher.send(Buffer.from(`a${i}`));
     await publisher.flush();
     await eventually(() => first.length === 3, 5000, "the active consumer's deliveries");
     assert.deepEqual(first, ["a0", "a1", "a2"]);
     // The inactive member got nothing; a round trip makes sure nothing was on its way.
-    await client.streamStatsRequest("sac");
+    await s.client.streamStatsRequest("sac");
     assert.equal(second.length, 0);
-    const states = b.broker.connections.list().flatMap((x) => x.streamDetails?.().consumers ?? []).filter((s) => s.stream === "sac").map((s) => s.active);
+    const states = s.b.broker.connections.list().flatMap((x) => x.streamDetails?.().consumers ?? []).filter((s) => s.stream === "sac").map((s) => s.active);
     assert.deepEqual(states.sort(), [false, true]);
     await c1.storeOffset(2n);
-    await eventually(async () => (await client.queryOffset({ reference: "billing", stream: "sac" }).catch(() => -1n)) === 2n, 5000, "stored offset");
-    await client.closeConsumer(c1.extendedId);
+    await eventually(async () => (await s.client.queryOffset({ reference: "billing", stream: "sac" }).catch(() => -1n)) === 2n, 5000, "stored offset");
+    await s.client.closeConsumer(c1.extendedId);
     await publisher.send(Buffer.from("b0"));
     await publisher.flush();
     // Activated, the second member starts from its own offset (first): it sees everything.
@@ -50,18 +40,18 @@ describe("single active consumer", () => {
   });
 
   it("refuses a single active consumer without a name", async () => {
-    await client.createStream({ stream: "sac-2" });
-    const c = await RawStreamClient.login(b.streamPort);
+    await s.client.createStream({ stream: "sac-2" });
+    const c = await RawStreamClient.login(s.b.streamPort);
     const sub = (corr: number): Buffer => new FrameWriter(0x07).u32(corr).u8(0).str("sac-2").u16(1).u16(1).map([["single-active-consumer", "true"]]).frame();
     assert.equal((await c.request(sub, 0x07)).code, 0x11);
     c.close();
   });
 
   it("serves a super stream consumer its partitions' messages", async () => {
-    await client.createSuperStream({ streamName: "orders" }, ["a", "b"]);
+    await s.client.createSuperStream({ streamName: "orders" }, ["a", "b"]);
     const got = collector<string>(2);
-    await client.declareSuperStreamConsumer({ superStream: "orders", consumerRef: "shipping", offset: Offset.first() }, (m) => got.push(m.content.toString()));
-    const publisher = await client.declareSuperStreamPublisher({ superStream: "orders", routingStrategy: "key" }, (_c, o) => o.applicationProperties?.["k"] as string);
+    await s.client.declareSuperStreamConsumer({ superStream: "orders", consumerRef: "shipping", offset: Offset.first() }, (m) => got.push(m.content.toString()));
+    const publisher = await s.client.declareSuperStreamPublisher({ superStream: "orders", routingStrategy: "key" }, (_c, o) => o.applicationProperties?.["k"] as string);
     await publisher.send(Buffer.from("to a"), { applicationProperties: { k: "a" } });
     await publisher.send(Buffer.from("to b"), { applicationProperties: { k: "b" } });
     assert.deepEqual((await withTimeout(got.done, 10_000, "both partitions")).sort(), ["to a", "to b"]);

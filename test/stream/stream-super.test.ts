@@ -3,54 +3,44 @@
 // partitions (Partitions), each partition is a stream a plain consumer reads, and
 // deleteSuperStream removes the exchange and the partitions. Permission and missing-name codes
 // from a raw client.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Offset, type Client } from "rabbitmq-stream-js-client";
+import { Offset } from "rabbitmq-stream-js-client";
 import { collector, withTimeout } from "../helpers/wait.js";
-import type { TestBroker } from "../helpers/broker.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { RawStreamClient } from "./raw-stream-client.js";
-import { startStreamBroker, streamClient } from "./stream-helpers.js";
+import { useStreamBroker } from "./stream-helpers.js";
 
 describe("super streams", () => {
-  let b: TestBroker & { streamPort: number };
-  let client: Client;
-  before(async () => {
-    b = await startStreamBroker();
-    client = await streamClient(b);
-  });
-  after(async () => {
-    await client?.close();
-    await b?.close();
-  });
+  const s = useStreamBroker();
 
   it("creates a super stream, routes by key to its partitions and deletes it", async () => {
-    await client.createSuperStream({ streamName: "invoices" }, ["eu", "us", "asia"]);
-    const v = b.broker.vhosts.get("/")!;
+    await s.client.createSuperStream({ streamName: "invoices" }, ["eu", "us", "asia"]);
+    const v = s.b.broker.vhosts.get("/")!;
     assert.equal(v.exchanges.get("invoices")?.type, "direct");
     for (const p of ["invoices-eu", "invoices-us", "invoices-asia"]) assert.ok(v.queues.has(p), p);
-    assert.deepEqual(await client.queryPartitions({ superStream: "invoices" }), ["invoices-eu", "invoices-us", "invoices-asia"]);
-    assert.deepEqual(await client.routeQuery({ routingKey: "us", superStream: "invoices" }), ["invoices-us"]);
+    assert.deepEqual(await s.client.queryPartitions({ superStream: "invoices" }), ["invoices-eu", "invoices-us", "invoices-asia"]);
+    assert.deepEqual(await s.client.routeQuery({ routingKey: "us", superStream: "invoices" }), ["invoices-us"]);
 
-    const publisher = await client.declareSuperStreamPublisher({ superStream: "invoices", routingStrategy: "key" }, (_content, opts) => opts.applicationProperties?.["region"] as string);
+    const publisher = await s.client.declareSuperStreamPublisher({ superStream: "invoices", routingStrategy: "key" }, (_content, opts) => opts.applicationProperties?.["region"] as string);
     // Its partition publishers send on their own schedule (it has no flush): the consumers wait.
     for (const region of ["eu", "us", "us", "asia"]) await publisher.send(Buffer.from(`for ${region}`), { applicationProperties: { region } });
     const us = collector<string>(2);
-    await client.declareConsumer({ stream: "invoices-us", offset: Offset.first() }, (m) => us.push(m.content.toString()));
+    await s.client.declareConsumer({ stream: "invoices-us", offset: Offset.first() }, (m) => us.push(m.content.toString()));
     assert.deepEqual(await withTimeout(us.done, 5000, "the us partition"), ["for us", "for us"]);
     const eu = collector<string>(1);
-    await client.declareConsumer({ stream: "invoices-eu", offset: Offset.first() }, (m) => eu.push(m.content.toString()));
+    await s.client.declareConsumer({ stream: "invoices-eu", offset: Offset.first() }, (m) => eu.push(m.content.toString()));
     assert.deepEqual(await withTimeout(eu.done, 5000, "the eu partition"), ["for eu"]);
 
-    await client.deleteSuperStream({ streamName: "invoices" });
+    await s.client.deleteSuperStream({ streamName: "invoices" });
     assert.equal(v.exchanges.has("invoices"), false);
     for (const p of ["invoices-eu", "invoices-us", "invoices-asia"]) assert.equal(v.queues.has(p), false, p);
   });
 
   it("answers with RabbitMQ's codes for missing super streams, clashes and refused permissions", async () => {
-    b.broker.putUser("reporter", { password: "pw", tags: [] });
-    b.broker.setPermission("reporter", "/", { configure: "^$", write: "^$", read: ".*" });
-    const c = await RawStreamClient.login(b.streamPort);
+    s.b.broker.putUser("reporter", { password: "pw", tags: [] });
+    s.b.broker.setPermission("reporter", "/", { configure: "^$", write: "^$", read: ".*" });
+    const c = await RawStreamClient.login(s.b.streamPort);
     const partitions = (name: string) => (corr: number): Buffer => new FrameWriter(0x19).u32(corr).str(name).frame();
     assert.equal((await c.request(partitions("no-such"), 0x19)).code, 0x02);
     assert.equal((await c.request((corr) => new FrameWriter(0x18).u32(corr).str("k").str("no-such").frame(), 0x18)).code, 0x02);
@@ -64,7 +54,7 @@ describe("super streams", () => {
     assert.equal((await c.request(create("sales", ["sales-0", "sales-1"]), 0x1d)).code, 0x01);
     assert.equal((await c.request(create("sales", ["sales-0", "sales-1"]), 0x1d)).code, 0x05);
     assert.equal((await c.request(create("empty", []), 0x1d)).code, 0x11);
-    const r = await RawStreamClient.login(b.streamPort, "reporter", "pw");
+    const r = await RawStreamClient.login(s.b.streamPort, "reporter", "pw");
     assert.equal((await r.request(create("mine", ["mine-0"]), 0x1d)).code, 0x10);
     assert.equal((await r.request((corr) => new FrameWriter(0x1e).u32(corr).str("sales").frame(), 0x1e)).code, 0x10);
     assert.equal((await r.request((corr) => new FrameWriter(0x18).u32(corr).str("0").str("sales").frame(), 0x18)).code, 0x10);
