@@ -3,11 +3,13 @@
  *   u32 payloadLength | u32 crc32(payload) | payload
  * and the payload is
  *   u8 kind (1 persistent, 2 transient: written only to keep a paged-out queue's order, and
- *   ignored by recovery) | u16 keyLength | queue key (utf8 "vhost\0name") | u8 exchangeLength | exchange |
+ *   ignored by recovery; 3 skipped: the record died before its write and its other bytes mean
+ *   nothing, a large one's are a hole, see pending-records.ts) | u16 keyLength | queue key (utf8 "vhost\0name") | u8 exchangeLength | exchange |
  *   u8 routingKeyLength | routing key | f64 storeSeq | f64 publishedAt | u32 propertiesLength |
  *   content-header property bytes | body (the rest).
  * The header part is built here; the property bytes and the body are written as they are (the
- * body is never copied), and the CRC is chained over the three pieces with zlib's crc32.
+ * body is never copied), and the CRC is chained over the pieces with zlib's crc32 when the
+ * record is written (fillRecordChecksum), so a record that dies first is never checksummed.
  * `storeSeq` is a store-wide sequence number that restores publish order after compaction.
  */
 import { crc32 } from "node:zlib";
@@ -16,11 +18,14 @@ import type { Message } from "../broker/index.js";
 export const RECORD_HEADER = 8;
 const KIND_PERSISTENT = 1;
 const KIND_TRANSIENT = 2;
+const KIND_SKIPPED = 3;
+/** Length, checksum and kind: what is written of a record that died before its write. */
+export const SKIPPED_HEAD = RECORD_HEADER + 1;
 
 /** The fixed-size fields of the payload, after the three strings. */
 const FIXED_TAIL = 8 + 8 + 4;
 
-/** Builds the record header (length, crc, and payload fields up to the property bytes). */
+/** Builds the record header (length and payload fields up to the property bytes); the checksum is filled in at write time. */
 export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSeq: number): Buffer {
   const exLen = Buffer.byteLength(m.exchange);
   const rkLen = Buffer.byteLength(m.routingKey);
@@ -38,14 +43,23 @@ export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSe
   head.writeDoubleLE(storeSeq, p);
   head.writeDoubleLE(m.publishedAt, p + 8);
   head.writeUInt32LE(props.length, p + 16);
-  const payloadLen = headLen - RECORD_HEADER + props.length + m.bodySize;
-  head.writeUInt32LE(payloadLen, 0);
-  let crc = crc32(props, crc32(head.subarray(RECORD_HEADER)));
-  // No array for the common one-buffer body: this runs for every persistent message.
-  if (Buffer.isBuffer(m.body)) crc = crc32(m.body, crc);
-  else for (const part of m.body) crc = crc32(part, crc);
-  head.writeUInt32LE(crc, 4);
+  head.writeUInt32LE(headLen - RECORD_HEADER + props.length + m.bodySize, 0);
+  head.writeUInt32LE(0, 4);
   return head;
+}
+
+/** Computes the checksum of the record whose pieces are `pieces[first, first + count)` (the head first) into its head. */
+export function fillRecordChecksum(pieces: readonly Buffer[], first: number, count: number): void {
+  const head = pieces[first]!;
+  let crc = crc32(head.subarray(RECORD_HEADER));
+  for (let k = first + 1; k < first + count; k++) crc = crc32(pieces[k]!, crc);
+  head.writeUInt32LE(crc, 4);
+}
+
+/** Marks a record that died before its write as skipped, in its own head: a zero checksum, kind SKIPPED. */
+export function markSkipped(head: Buffer): void {
+  head.writeUInt32LE(0, 4);
+  head[RECORD_HEADER] = KIND_SKIPPED;
 }
 
 export interface DecodedRecord {
@@ -63,6 +77,8 @@ export interface DecodedRecord {
 export type ReadResult =
   | { readonly status: "ok"; readonly record: DecodedRecord; readonly next: number }
   | { readonly status: "corrupt"; readonly next: number }
+  /** A record that died before its write (only its head is on disk): dead, reading goes on after it. */
+  | { readonly status: "skipped"; readonly next: number }
   | { readonly status: "torn" }
   | { readonly status: "end" };
 
@@ -74,7 +90,13 @@ export function readRecord(buf: Buffer, pos: number): ReadResult {
   if (pos === buf.length) return { status: "end" };
   if (pos + RECORD_HEADER > buf.length) return { status: "torn" };
   const len = buf.readUInt32LE(pos);
+  // No record is empty: zeros are a hole the last, unsynced batch did not fill before a crash.
+  if (len === 0) return { status: "torn" };
   const end = pos + RECORD_HEADER + len;
+  if (pos + SKIPPED_HEAD <= buf.length && buf[pos + RECORD_HEADER] === KIND_SKIPPED && buf.readUInt32LE(pos + 4) === 0) {
+    // Nothing after a skipped record at the tail was written: the segment ends here.
+    return end > buf.length ? { status: "end" } : { status: "skipped", next: end };
+  }
   if (end > buf.length) return { status: "torn" };
   const payload = buf.subarray(pos + RECORD_HEADER, end);
   if (crc32(payload) !== buf.readUInt32LE(pos + 4)) return { status: "corrupt", next: end };

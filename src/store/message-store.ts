@@ -138,10 +138,12 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const head = encodeRecordHead(key, m, props, this.nextStoreSeq++);
     const seg = this.segmentFor(head.length + props.length + m.bodySize);
     const ref = recordRef(seg.id, seg.size);
+    seg.beginRecord(true);
     seg.append(head);
     seg.append(props);
     if (Buffer.isBuffer(m.body)) seg.append(m.body);
     else for (const part of m.body) seg.append(part);
+    seg.endRecord();
     seg.live++;
     seg.records++;
     this.appends++;
@@ -166,7 +168,9 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   appendRaw(record: Buffer, delivered: boolean): number {
     const seg = this.segmentFor(record.length);
     const ref = recordRef(seg.id, seg.size);
+    seg.beginRecord(false);
     seg.append(record);
+    seg.endRecord();
     seg.live++;
     seg.records++;
     if (delivered) seg.mark(refOffset(ref) | DELIVERED_BIT);
@@ -186,6 +190,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const seg = this.segments.get(refSegment(ref));
     if (!seg || seg.live === 0) return; // gone, or retired by compaction
     seg.mark(refOffset(ref));
+    seg.cancelPending(refOffset(ref));
     seg.live--;
     if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
     this.touch(seg);

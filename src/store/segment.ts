@@ -7,9 +7,10 @@
  * referring to it.
  *
  * Writes are buffered here (pieces of records, never copied) and written by the store's group
- * commit; `live` counts the records not yet dead.
+ * commit; a record that dies before then is not written (pending-records.ts). `live` counts the
+ * records not yet dead.
  */
-import { closeSync, fdatasync, fdatasyncSync, ftruncateSync, openSync, rmSync, writev, writevSync, type PathLike } from "node:fs";
+import { closeSync, constants, fdatasync, fdatasyncSync, ftruncateSync, openSync, renameSync, rm, writev, writevSync } from "node:fs";
 
 /** Side-file marks could not be written (they stay buffered for the next write); the records are safe. */
 export class MarksNotWritten extends Error {
@@ -19,9 +20,15 @@ export class MarksNotWritten extends Error {
 }
 import { join } from "node:path";
 import type { SegmentTap } from "./store-replica.js";
+import { PendingRecords, type WriteRun } from "./pending-records.js";
+
+/** Writes are positioned (a record that died before its write leaves a hole), so not O_APPEND. */
+const DATA_FLAGS = constants.O_WRONLY | constants.O_CREAT;
 
 export const SEGMENT_MAGIC = Buffer.from("CONEYMS1", "latin1");
 export const DELIVERED_BIT = 0x80000000;
+/** A deleted segment's data file while it is being unlinked. */
+export const DELETED_SUFFIX = ".deleted";
 
 export function segmentFileName(id: number, ext: "seg" | "acks"): string {
   return `${String(id).padStart(8, "0")}.${ext}`;
@@ -49,6 +56,8 @@ export class Segment {
   private dataFd: number | null = null;
   private ackFd: number | null = null;
   private pending: Buffer[] = [];
+  /** The records among `pending` (their offsets, pieces and whether they died meanwhile). */
+  private readonly records_: PendingRecords;
   private acks: Buffer = Buffer.allocUnsafe(4096);
   private ackLen = 0;
   /** writeSync() wrote records that no fsync has covered yet. */
@@ -59,8 +68,9 @@ export class Segment {
     this.ackPath = join(dir, segmentFileName(id, "acks"));
     this.size = size;
     this.syncedSize = size;
+    this.records_ = new PendingRecords(size);
     if (writable) {
-      this.dataFd = openSync(this.path, "a", 0o600);
+      this.dataFd = openSync(this.path, DATA_FLAGS, 0o600);
       if (size === 0) this.append(SEGMENT_MAGIC);
     }
   }
@@ -87,6 +97,23 @@ export class Segment {
     this.size += piece.length;
   }
 
+  /**
+   * A record starts here: the pieces appended until endRecord() are its head (whose checksum
+   * is filled in at write time when `needsCrc`), property bytes and body.
+   */
+  beginRecord(needsCrc: boolean): void {
+    this.records_.begin(this.size, this.pending.length, needsCrc);
+  }
+
+  endRecord(): void {
+    this.records_.end(this.pending.length);
+  }
+
+  /** The record at `offset` died: if it is not yet written, it never will be. */
+  cancelPending(offset: number): void {
+    this.records_.cancel(offset);
+  }
+
   mark(offsetWithFlags: number): void {
     if (this.ackLen + 4 > this.acks.length) {
       const bigger = Buffer.allocUnsafe(this.acks.length * 2);
@@ -108,6 +135,7 @@ export class Segment {
     const data = this.pending;
     const end = this.size;
     this.pending = [];
+    const runs = this.planWrite(data, end, tap);
     let acks: Buffer | null = null;
     if (this.ackLen > 0) {
       acks = this.acks.subarray(0, this.ackLen);
@@ -115,7 +143,9 @@ export class Segment {
       this.ackLen = 0;
     }
     if (tap !== null && (data.length > 0 || acks !== null)) tap.segmentWrite(this.id, data, acks);
-    if (data.length > 0) await writeAll(this.dataFd!, data);
+    if (runs.length === 1) await writeAll(this.dataFd!, runs[0]!.pieces, runs[0]!.position);
+    // Runs cover distinct byte ranges: they may be written at once.
+    else if (runs.length > 1) await writeRuns(this.dataFd!, runs);
     if ((data.length > 0 || this.unsynced) && sync) {
       this.unsynced = false;
       await datasync(this.dataFd!);
@@ -124,7 +154,7 @@ export class Segment {
     if (acks && !this.acksBroken) {
       try {
         this.ackFd ??= openSync(this.ackPath, "a", 0o600);
-        await writeAll(this.ackFd, [acks]);
+        await writeAll(this.ackFd, [acks], null);
         if (sync) await datasync(this.ackFd);
         this.ackBytes += acks.length;
       } catch (err) {
@@ -142,6 +172,7 @@ export class Segment {
    */
   abandonUnsynced(): void {
     this.pending = [];
+    this.records_.reset(this.syncedSize);
     this.unsynced = false;
     this.lostFrom = this.syncedSize;
     this.size = this.syncedSize;
@@ -174,11 +205,12 @@ export class Segment {
     const data = this.pending;
     const end = this.size;
     this.pending = [];
+    const runs = this.planWrite(data, end, tap);
     if (tap !== null && data.length > 0) tap.segmentWrite(this.id, data, null);
-    let total = 0;
-    for (const b of data) total += b.length;
-    if (total > 0) {
-      const written = writevSync(this.dataFd!, data);
+    for (const r of runs) {
+      let total = 0;
+      for (const b of r.pieces) total += b.length;
+      const written = writevSync(this.dataFd!, r.pieces, r.position);
       if (written !== total) throw new Error(`short write: ${written} of ${total} bytes`);
     }
     this.unsynced = true;
@@ -187,6 +219,17 @@ export class Segment {
       this.unsynced = false;
       this.syncedSize = end;
     }
+  }
+
+  /**
+   * The positioned writes for `data` (which ends at file offset `end`), checksums filled in.
+   * A cluster leader's followers append the same bytes in order, so with a tap every record is
+   * written whole (a dead one is still dead: its death mark is written as always).
+   */
+  private planWrite(data: Buffer[], end: number, tap: SegmentTap | null): WriteRun[] {
+    let start = end;
+    for (const b of data) start -= b.length;
+    return data.length === 0 ? [] : this.records_.plan(data, start, end, tap === null);
   }
 
   /** A segment no longer appended to keeps only its side file open (descriptors stay few). */
@@ -209,18 +252,29 @@ export class Segment {
     this.closeFiles();
     this.pending = [];
     this.ackLen = 0;
-    removeFile(this.path);
-    removeFile(this.ackPath);
+    removeFiles(this.path, this.ackPath);
   }
 }
 
-function removeFile(p: PathLike): void {
-  rmSync(p, { force: true });
+/**
+ * Deletes the data file, then the side file. The data file is renamed out of recovery's sight at
+ * once (a rename frees no blocks, so it is quick) and unlinked off the event loop: unlinking a
+ * large file frees its blocks, which took milliseconds on the loop. Segment ids are never reused;
+ * boot removes a `.deleted` file or a side file a crash left behind (store-recovery.ts).
+ */
+function removeFiles(data: string, acks: string): void {
+  const doomed = `${data}${DELETED_SUFFIX}`;
+  try {
+    renameSync(data, doomed);
+  } catch {
+    // Already gone (never written): only the side file may be left.
+  }
+  rm(doomed, { force: true }, () => rm(acks, { force: true }, () => undefined));
 }
 
-function writeAll(fd: number, bufs: Buffer[]): Promise<void> {
+function writeAll(fd: number, bufs: Buffer[], position: number | null): Promise<void> {
   return new Promise((resolve, reject) => {
-    writev(fd, bufs, (err, written) => {
+    writev(fd, bufs, position, (err, written) => {
       if (err) return reject(err);
       let total = 0;
       for (const b of bufs) total += b.length;
@@ -229,6 +283,12 @@ function writeAll(fd: number, bufs: Buffer[]): Promise<void> {
       resolve();
     });
   });
+}
+
+/** Writes runs at once (distinct byte ranges); settles only when all have, so a failure is cut back after the last write. */
+async function writeRuns(fd: number, runs: readonly WriteRun[]): Promise<void> {
+  const results = await Promise.allSettled(runs.map((r) => writeAll(fd, r.pieces, r.position)));
+  for (const r of results) if (r.status === "rejected") throw r.reason;
 }
 
 function datasync(fd: number): Promise<void> {

@@ -21,7 +21,7 @@ import { takeCleanShutdownMarker } from "./clean-shutdown.js";
 import { RefFifo } from "./ref-fifo.js";
 import type { PriorityQueueLog } from "./priority-queue-log.js";
 import type { StoredQueueLog } from "./stored-queue-log.js";
-import { DELIVERED_BIT, SEGMENT_MAGIC, Segment, segmentFileName } from "./segment.js";
+import { DELETED_SUFFIX, DELIVERED_BIT, SEGMENT_MAGIC, Segment, segmentFileName } from "./segment.js";
 
 export interface RecoveryReport {
   segments: number;
@@ -95,6 +95,12 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
         report.tornTails++;
         store.logger.warn("message store: torn record at the end of a segment skipped (interrupted write)", { file: seg.path, offset: pos, bytes: buf.length - pos });
         break;
+      }
+      if (r.status === "skipped") {
+        // Died before its write (pending-records.ts): dead, and its extent is a hole.
+        pos = r.next;
+        records++;
+        continue;
       }
       if (r.status === "corrupt") {
         report.corruptRecords++;
@@ -213,9 +219,10 @@ function dropSegment(store: MessageStore, seg: Segment, report: RecoveryReport):
   report.deletedSegments++;
 }
 
-/** Side files left without their segment (deleted between the two unlinks) are removed. */
+/** Side files left without their segment, and data files a crash left half deleted, are removed. */
 function removeOrphanAckFiles(dir: string): void {
   for (const f of readdirSync(dir)) {
+    if (f.endsWith(DELETED_SUFFIX)) rmSync(join(dir, f), { force: true });
     const m = /^(\d{8})\.acks$/.exec(f);
     if (m && !existsSync(join(dir, segmentFileName(Number(m[1]), "seg")))) rmSync(join(dir, f), { force: true });
   }

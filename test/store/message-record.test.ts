@@ -4,13 +4,15 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMessage } from "../../src/broker/message.js";
 import { encodeBasicProperties } from "../../src/amqp/codec/generated.js";
-import { encodeRecordHead, queueKey, readRecord } from "../../src/store/message-record.js";
+import { encodeRecordHead, fillRecordChecksum, queueKey, readRecord } from "../../src/store/message-record.js";
 
 function record(): Buffer {
   const props = encodeBasicProperties({ deliveryMode: 2, contentType: "text/plain", headers: { a: 1 } });
   const m = createMessage("ex", "rk.é", { deliveryMode: 2 }, props, Buffer.from("hello body"), 1234);
   const head = encodeRecordHead(Buffer.from(queueKey("/", "q")), m, props, 42);
-  return Buffer.concat([head, props, joinBody(m.body)]);
+  const pieces = [head, props, joinBody(m.body)];
+  fillRecordChecksum(pieces, 0, pieces.length);
+  return Buffer.concat(pieces);
 }
 
 describe("message record codec", () => {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeBasicProperties } from "../../src/amqp/codec/generated.js";
 import { createMessage } from "../../src/broker/message.js";
-import { encodeRecordHead } from "../../src/store/message-record.js";
+import { encodeRecordHead, fillRecordChecksum } from "../../src/store/message-record.js";
 import { SEGMENT_MAGIC } from "../../src/store/segment.js";
 import { SegmentReader } from "../../src/store/segment-reader.js";
 
@@ -24,6 +24,7 @@ describe("SegmentReader", () => {
       const head = encodeRecordHead(Buffer.from("/\u0000q"), m, props, i + 1);
       offsets.push(pos);
       parts.push(head, props, joinBody(m.body));
+      fillRecordChecksum(parts, parts.length - 3, 3);
       pos += head.length + props.length + n;
     });
     const path = join(dir, "00000001.seg");
