@@ -24,6 +24,7 @@ import { dirname, join } from "node:path";
 import { STREAMS_DIR, StreamFiles } from "./stream/stream-files.js";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
 import { createMessage, type Message, type LostRecordsHandler, type QueueJournal, type SyncWaiter } from "../broker/index.js";
+import { isBodyParts } from "../broker/values/message-body.js";
 import type { Logger } from "../logging/logger.js";
 import { encodeRecordHead, queueKey } from "./message-record.js";
 import { recordRef, refOffset, refSegment } from "./record-ref.js";
@@ -141,7 +142,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     seg.beginRecord(true);
     seg.append(head);
     seg.append(props);
-    if (Buffer.isBuffer(m.body)) seg.append(m.body);
+    if (!isBodyParts(m.body)) seg.append(m.body);
     else for (const part of m.body) seg.append(part);
     seg.endRecord();
     seg.live++;

@@ -5,12 +5,12 @@
  * spans two parts is written as two pieces. When the publisher's and the consumer's frame_max
  * agree, as they usually do, each part is exactly one outgoing frame.
  */
-import type { Body } from "../../broker/values/message-body.js";
+import { isBodyParts, type Body } from "../../broker/values/message-body.js";
 import type { OutputBuffer } from "./output-buffer.js";
 
 export function writeBody(out: OutputBuffer, channel: number, body: Body, frameMax: number): void {
   const max = frameMax - 8;
-  if (Buffer.isBuffer(body)) {
+  if (!isBodyParts(body)) {
     for (let off = 0; off < body.length; off += max) {
       out.writeBodyFrame(channel, off === 0 && body.length <= max ? body : body.subarray(off, Math.min(off + max, body.length)));
     }

@@ -4,6 +4,13 @@
  */
 import { CodecError } from "./codec-error.js";
 
+/** Short strings up to this many bytes are remembered (memoString), in this many slots. */
+const MEMO_MAX = 64;
+const MEMO_SLOTS = 16;
+const memoBytes = new Uint8Array(MEMO_SLOTS * MEMO_MAX);
+const memoLengths = new Int32Array(MEMO_SLOTS).fill(-1);
+const memoStrings: string[] = new Array<string>(MEMO_SLOTS).fill("");
+
 export class ByteReader {
   constructor(
     public buf: Buffer,
@@ -93,10 +100,35 @@ export class ByteReader {
   shortstr(): string {
     const n = this.u8();
     this.need(n);
-    const s = this.buf.toString("utf8", this.pos, this.pos + n);
+    const s = n <= MEMO_MAX ? this.memoString(n) : this.buf.toString("utf8", this.pos, this.pos + n);
     this.pos += n;
     return s;
   }
+
+  /**
+   * The short string at pos (n ≤ MEMO_MAX bytes), from the memo when its bytes repeat: a
+   * publisher sends the same exchange and routing key over and over (and header tables the same
+   * keys), and decoding each was a string allocation and a call into C++ per message (issue
+   * 30's 16 B profile). The memo is direct-mapped on (length, first and last byte); decoding is
+   * synchronous, so one memo serves every reader.
+   */
+  private memoString(n: number): string {
+    const b = this.buf;
+    const at = this.pos;
+    const slot = n === 0 ? 0 : (n * 7 + b[at]! * 3 + b[at + n - 1]!) & (MEMO_SLOTS - 1);
+    const base = slot * MEMO_MAX;
+    if (memoLengths[slot] === n) {
+      let i = 0;
+      while (i < n && memoBytes[base + i] === b[at + i]) i++;
+      if (i === n) return memoStrings[slot]!;
+    }
+    const s = b.toString("utf8", at, at + n);
+    for (let i = 0; i < n; i++) memoBytes[base + i] = b[at + i]!;
+    memoLengths[slot] = n;
+    memoStrings[slot] = s;
+    return s;
+  }
+
   longstrBytes(): Buffer {
     return this.bytes(this.u32());
   }

@@ -12,6 +12,9 @@ const FRAME_END = 0xce;
 /** The spec's frame-body type (constant FRAME-BODY). */
 const FRAME_BODY = 3;
 
+/** Short strings up to this many chars take the ASCII loop in writeShortString. */
+const ASCII_LOOP_MAX = 48;
+
 /** Bodies at least this large are sent as they are (their own iovec), not copied in. */
 export const EXTERNAL_BODY_MIN = 4096;
 
@@ -148,6 +151,25 @@ export class OutputBuffer {
     this.pos += b.length;
   }
   writeShortString(s: string): void {
+    // Short ASCII strings (consumer tags, exchange and queue names, routing keys: every
+    // delivery has three) are written char by char: cheaper than a call into the UTF-8 encoder.
+    const len = s.length;
+    if (len <= ASCII_LOOP_MAX) {
+      this.ensure(1 + len);
+      const buf = this.buf;
+      const at = this.pos + 1;
+      let i = 0;
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        buf[at + i] = c;
+      }
+      if (i === len) {
+        buf[this.pos] = len;
+        this.pos = at + len;
+        return;
+      }
+    }
     const n = Buffer.byteLength(s, "utf8");
     if (n > 255) throw new CodecError(`short string too long: ${n} bytes`);
     this.ensure(1 + n);

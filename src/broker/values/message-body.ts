@@ -10,8 +10,16 @@
  */
 export type Body = Buffer | readonly Buffer[];
 
+/**
+ * True when the body is in parts. Array.isArray is a V8 intrinsic; Buffer.isBuffer is an
+ * instanceof walk that showed in the 16 B profile, so hot paths ask this instead.
+ */
+export function isBodyParts(body: Body): body is readonly Buffer[] {
+  return Array.isArray(body);
+}
+
 export function bodyLength(body: Body): number {
-  if (Buffer.isBuffer(body)) return body.length;
+  if (!isBodyParts(body)) return body.length;
   let n = 0;
   for (const part of body) n += part.length;
   return n;
