@@ -8,7 +8,7 @@ import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import { MqttConnection } from "./mqtt-connection.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { certLoginName } from "../tls/cert-login-name.js";
-import { isLoopbackPeer } from "./peer-address.js";
+import { peerOf } from "../auth/peer-address.js";
 
 export interface MqttListener {
   readonly port: number;
@@ -19,14 +19,8 @@ export async function listenMqtt(node: MqttNode, port: number, bind: string, tls
   const connections = new Set<MqttConnection>();
   const accept = (socket: Socket): void => {
     socket.setNoDelay(true);
-    const peerHost = socket.remoteAddress ?? "";
     const c = new MqttConnection(node, socket, {
-      host: socket.localAddress ?? "",
-      port: socket.localPort ?? 0,
-      peerHost,
-      peerPort: socket.remotePort ?? 0,
-      isLoopback: isLoopbackPeer(peerHost),
-      tls: tls !== null,
+      ...peerOf(socket, tls !== null),
       protocolName: "MQTT",
       certName: tls !== null ? certLoginName(socket, node.settings.sslCertLoginFrom) : null,
     });

@@ -14,7 +14,7 @@ import { createWebSocketStream, WebSocketServer, type WebSocket } from "ws";
 import { MqttConnection } from "./mqtt-connection.js";
 import type { MqttListener } from "./mqtt-listener.js";
 import type { MqttNode } from "./mqtt-node.js";
-import { isLoopbackPeer } from "./peer-address.js";
+import { peerOf } from "../auth/peer-address.js";
 
 export const WEB_MQTT_PATH = "/ws";
 
@@ -37,14 +37,8 @@ export async function listenWebMqtt(node: MqttNode, port: number, bind: string, 
   wss.on("connection", (ws: WebSocket, req: IncomingMessage) => {
     const socket = req.socket;
     const stream = createWebSocketStream(ws);
-    const peerHost = socket.remoteAddress ?? "";
     const c = new MqttConnection(node, stream, {
-      host: socket.localAddress ?? "",
-      port: socket.localPort ?? 0,
-      peerHost,
-      peerPort: socket.remotePort ?? 0,
-      isLoopback: isLoopbackPeer(peerHost),
-      tls: tls !== null,
+      ...peerOf(socket, tls !== null),
       protocolName: "Web MQTT",
       certName: tls !== null ? certLoginName(socket, node.settings.sslCertLoginFrom) : null,
     });
