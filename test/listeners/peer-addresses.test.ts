@@ -11,7 +11,7 @@ import { useMqttClients } from "../helpers/mqtt-client.js";
 import { eventually } from "../helpers/wait.js";
 import { streamClient } from "../stream/stream-helpers.js";
 
-interface Record {
+interface ConnectionRow {
   readonly name: string;
   readonly protocol: string;
   readonly host: string;
@@ -42,10 +42,10 @@ describe("peer addresses, the same for every protocol", () => {
     await mqtt.connect(`ws://127.0.0.1:${broker.webMqttPort}/ws`, { clientId: "peer-ws" });
 
     const protocols = ["AMQP 0-9-1", "MQTT 3.1.1", "Web MQTT 3.1.1", "stream"];
-    let records: Record[] = [];
+    let records: ConnectionRow[] = [];
     await eventually(
       async () => {
-        records = (await api("GET", "/api/connections")).json as Record[];
+        records = (await api("GET", "/api/connections")).json as ConnectionRow[];
         return records.length >= protocols.length;
       },
       10_000,
