@@ -12,6 +12,7 @@ import { apiClient } from "../helpers/http-client.js";
 import { eventually } from "../helpers/wait.js";
 import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
 import { makeFixtures, XSS_NAME, type Fixtures } from "./fixtures.js";
+import { loggedInPage } from "./guest-page.js";
 import { clickText, fill, go, login, openSection, textOf, waitText } from "./ui-session.js";
 
 describe("web UI pages", () => {
@@ -175,9 +176,7 @@ describe("web UI pages", () => {
   });
 
   it("shows a clear message, not a blank page, when the API refuses (403)", async () => {
-    const alice = await openPage(browser);
-    await login(alice.page, broker.httpUrl, "alice", "alice-secret");
-    await waitText(alice.page, "h1", "Overview");
+    const alice = await loggedInPage(browser, broker.httpUrl, "alice", "alice-secret");
     await waitText(alice.page, ".section", "Node figures need the monitoring or administrator tag");
     assert.doesNotMatch(await textOf(alice.page, ".main-nav"), /Admin/, "a management user is not offered Admin");
     assert.doesNotMatch(await textOf(alice.page, "main"), /Download definitions/, "nor the administrator-only definitions");

@@ -10,6 +10,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
+import { loggedInPage } from "./guest-page.js";
 import { clickText, fill, go, login, openSection, textOf, waitText } from "./ui-session.js";
 
 /** Words of text under `root` split across lines (a range over one word with rects on two lines). */
@@ -92,9 +93,7 @@ describe("issue 28's review defects", () => {
   });
 
   it("draws a lone sample over the last minute, in clock times", async () => {
-    const fresh = await openPage(browser);
-    await login(fresh.page, broker.httpUrl, "guest", "guest");
-    await waitText(fresh.page, "h1", "Overview");
+    const fresh = await loggedInPage(browser, broker.httpUrl, "guest", "guest");
     const t = await ticks(fresh.page);
     assert.ok(t.length >= 2, JSON.stringify(t));
     for (const [label] of t) assert.match(label, /^\d\d:\d\d(:\d\d)?$/, "clock times, not dates");
@@ -190,8 +189,7 @@ describe("issue 28's review defects", () => {
 
     // Another broker whose Prometheus port is taken (by the first broker's AMQP listener).
     second = await startTestBroker({ prometheusPort: broker.amqpPort });
-    const p = await openPage(browser);
-    await login(p.page, second.httpUrl, "guest", "guest");
+    const p = await loggedInPage(browser, second.httpUrl, "guest", "guest");
     await waitText(p.page, "table[aria-label=Listeners]", "not bound, retrying");
     const down = (await p.page.evaluate(`[...document.querySelectorAll("table[aria-label=Listeners] tr")].find((tr) => tr.textContent.includes("http/prometheus")).textContent`)) as string;
     assert.ok(down.includes(String(broker.amqpPort)) && down.includes("not bound"), down);
@@ -232,9 +230,7 @@ describe("issue 28's review defects", () => {
     assert.equal(await w.page.evaluate(`sessionStorage.getItem("coney.session")`), null, "the credentials are gone");
 
     // Without the setting, RabbitMQ's 8 hours.
-    const p = await openPage(browser);
-    await login(p.page, second!.httpUrl, "guest", "guest");
-    await waitText(p.page, "h1", "Overview");
+    const p = await loggedInPage(browser, second!.httpUrl, "guest", "guest");
     await p.page.evaluate(`sessionStorage.setItem("coney.activity", String(Date.now() - 479 * 60000))`);
     await p.page.reload({ waitUntil: "domcontentloaded" });
     await waitText(p.page, "h1", "Overview");
