@@ -187,6 +187,9 @@ describe("web UI charts with the broker's history, feature flags and the node pa
     assert.equal(await ui.w.page.$eval("table[aria-label=Node] a", (a) => (a as unknown as { textContent: string }).textContent), node);
     await ui.w.page.click("table[aria-label=Node] a");
     await waitText(ui.w.page, "h1", `Node ${node}`);
+    // The same resources table as the overview's (components/node-resources.ts).
+    await waitText(ui.w.page, "table[aria-label=Resources]", "Event-loop resources");
+    assert.match(await textOf(ui.w.page, "table[aria-label=Resources]"), /Memory.*used, alarm at.*Disk space.*free, alarm below.*File descriptors\s*\d+ of \d+.*Sockets\s*\d+ of \d+/s);
     await waitCharts(ui.w.page, 3);
     const drawn = await charts(ui.w.page);
     assert.deepEqual(drawn.map((c) => c[0]), ["Memory", "File descriptors", "Sockets"]);
