@@ -3,12 +3,13 @@
  * MQTTS one (mqtt.listeners.ssl.default, 8883, the AMQPS certificate): each accepted socket becomes
  * an MqttConnection. A side listener (mqtt-startup.ts): one that cannot bind is retried.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import { MqttConnection } from "./mqtt-connection.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { certLoginName } from "../tls/cert-login-name.js";
 import { peerOf } from "../auth/peer-address.js";
+import { listenOn } from "../listeners/listen-on.js";
 
 export interface MqttListener {
   readonly port: number;
@@ -30,16 +31,10 @@ export async function listenMqtt(node: MqttNode, port: number, bind: string, tls
   // The TLS handshake must finish within the time CONNECT may take.
   const server: Server = tls ? createTlsServer({ handshakeTimeout: node.settings.connectTimeout * 1000, ...tls }, accept) : createServer(accept);
   if (tls) server.on("tlsClientError", (err) => node.log.info("MQTTS handshake failed", { err: err.message }));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, bind === "" ? undefined : bind, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  const bound = await listenOn(server, port, bind);
   server.on("error", (err) => node.log.error("MQTT listener error", { err }));
   return {
-    port: (server.address() as AddressInfo).port,
+    port: bound,
     close: () =>
       new Promise<void>((resolve) => {
         for (const c of connections) c.shutdown();
