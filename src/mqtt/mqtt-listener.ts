@@ -5,6 +5,7 @@
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
+import type { MqttPeer } from "./connection-record.js";
 import { MqttConnection } from "./mqtt-connection.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { certLoginName } from "../tls/cert-login-name.js";
@@ -16,15 +17,16 @@ export interface MqttListener {
   close(): Promise<void>;
 }
 
+/** An MQTT client's peer facts, over TCP or under a WebSocket; over TLS, the name its verified certificate gives (for ssl_cert_login). */
+export function mqttPeerOf(node: MqttNode, socket: Socket, tls: boolean, protocolName: MqttPeer["protocolName"]): MqttPeer {
+  return { ...peerOf(socket, tls), protocolName, certName: tls ? certLoginName(socket, node.settings.sslCertLoginFrom) : null };
+}
+
 export async function listenMqtt(node: MqttNode, port: number, bind: string, tls: TlsOptions | null = null): Promise<MqttListener> {
   const connections = new Set<MqttConnection>();
   const accept = (socket: Socket): void => {
     socket.setNoDelay(true);
-    const c = new MqttConnection(node, socket, {
-      ...peerOf(socket, tls !== null),
-      protocolName: "MQTT",
-      certName: tls !== null ? certLoginName(socket, node.settings.sslCertLoginFrom) : null,
-    });
+    const c = new MqttConnection(node, socket, mqttPeerOf(node, socket, tls !== null, "MQTT"));
     connections.add(c);
     socket.on("close", () => connections.delete(c));
   };

@@ -8,12 +8,10 @@
 import { createServer, type IncomingMessage, type RequestListener } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { TlsOptions } from "node:tls";
-import { certLoginName } from "../tls/cert-login-name.js";
 import { createWebSocketStream, WebSocketServer, type WebSocket } from "ws";
 import { MqttConnection } from "./mqtt-connection.js";
-import type { MqttListener } from "./mqtt-listener.js";
+import { mqttPeerOf, type MqttListener } from "./mqtt-listener.js";
 import type { MqttNode } from "./mqtt-node.js";
-import { peerOf } from "../auth/peer-address.js";
 import { listenOn } from "../listeners/listen-on.js";
 
 export const WEB_MQTT_PATH = "/ws";
@@ -37,11 +35,7 @@ export async function listenWebMqtt(node: MqttNode, port: number, bind: string, 
   wss.on("connection", (ws: WebSocket, req: IncomingMessage) => {
     const socket = req.socket;
     const stream = createWebSocketStream(ws);
-    const c = new MqttConnection(node, stream, {
-      ...peerOf(socket, tls !== null),
-      protocolName: "Web MQTT",
-      certName: tls !== null ? certLoginName(socket, node.settings.sslCertLoginFrom) : null,
-    });
+    const c = new MqttConnection(node, stream, mqttPeerOf(node, socket, tls !== null, "Web MQTT"));
     connections.add(c);
     ws.on("close", () => connections.delete(c));
   });
