@@ -13,7 +13,7 @@ import { createLogger, type Logger } from "./logging/logger.js";
 import { SideListeners, type RetryPolicy } from "./listeners/side-listeners.js";
 import type { ListenerStatus, ListenerStatuses } from "./listeners/listener-status.js";
 import { LoginThrottle } from "./auth/login-throttle.js";
-import type { ListenerCertificate } from "./tls/certificate-expiry.js";
+import { noteCertificate, type ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
 import { createFederation } from "./federation/federation-startup.js";
@@ -125,7 +125,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       port: config.amqpsPort,
       open: () => listenAmqp(broker, settings, config.amqpsPort, config.bind, logger, tlsServerOptions(tls)),
       opened: (l) => {
-        if (!certificates.some((c) => c.protocol === "amqp/ssl")) certificates.push({ protocol: "amqp/ssl", port: l.port, file: tls.cert });
+        noteCertificate(certificates, { protocol: "amqp/ssl", port: l.port, file: tls.cert });
         logger.info("AMQPS listener started", { port: l.port, bind, verifyPeer: tls.verifyPeer });
       },
     });

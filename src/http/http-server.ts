@@ -13,7 +13,7 @@ import { RequestLogins } from "./http-auth.js";
 import { registerRateLimit } from "./request-rate-limit.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { LoginThrottle } from "../auth/login-throttle.js";
-import type { ListenerCertificate } from "../tls/certificate-expiry.js";
+import { noteCertificate, type ListenerCertificate } from "../tls/certificate-expiry.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { RateSampler } from "./rate-sampler.js";
 import { collectBroker, retentionPolicyOf } from "./rate-sources.js";
@@ -164,7 +164,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
-  if (opts.tls && !opts.certificates.some((c) => c.protocol === "https")) opts.certificates.push({ protocol: "https", port, file: opts.tls.cert });
+  if (opts.tls) noteCertificate(opts.certificates, { protocol: "https", port, file: opts.tls.cert });
   return {
     port,
     close: () => {

@@ -8,13 +8,13 @@
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
 import { gzip, constants as zlibConstants } from "node:zlib";
 import type { Logger } from "../logging/logger.js";
 import { tlsServerOptions, type TlsFiles } from "../tls/tls-files.js";
 import { CONTENT_TYPE } from "./exposition.js";
 import type { ClusterRole } from "./cluster-families.js";
 import type { ListenerStatuses } from "../listeners/listener-status.js";
+import { listenOn } from "../listeners/listen-on.js";
 import { RuntimeMonitor, type EndpointName, type NodeIdentity } from "./node-families.js";
 import { renderAggregated, renderDetailed, renderNodeOnly, renderPerObject } from "./render.js";
 import { ScrapeState, type MetricsSource } from "./scrape-state.js";
@@ -73,18 +73,10 @@ async function listenExposition(render: Render, opts: MetricsListenerOptions, lo
   const server: Server = opts.tls ? createHttpsServer(tlsServerOptions(opts.tls), handle) : createHttpServer(handle);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    const onListening = (): void => {
-      server.off("error", reject);
-      resolve();
-    };
-    if (opts.bind === "") server.listen(opts.port, onListening);
-    else server.listen(opts.port, opts.bind, onListening);
-  });
+  const bound = await listenOn(server, opts.port, opts.bind);
   runtime.start();
   return {
-    port: (server.address() as AddressInfo).port,
+    port: bound,
     async close() {
       runtime.stop();
       server.closeAllConnections();

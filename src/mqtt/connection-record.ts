@@ -3,16 +3,11 @@
  * record of the broker's connection registry, with RabbitMQ's protocol names ("MQTT 3.1.1",
  * "MQTT 5-0", "Web MQTT …") and the client id in client_properties.client_id.
  */
+import type { PeerInfo } from "../auth/peer-address.js";
 import type { ConnectionInfo } from "../broker/index.js";
 
-/** Where the stream comes from, for the connection's name and record. */
-export interface PeerInfo {
-  readonly host: string;
-  readonly port: number;
-  readonly peerHost: string;
-  readonly peerPort: number;
-  readonly isLoopback: boolean;
-  readonly tls: boolean;
+/** Where the stream comes from (the peer facts every transport has), and what MQTT adds to them. */
+export interface MqttPeer extends PeerInfo {
   /** "MQTT" over TCP, "Web MQTT" over WebSocket (RabbitMQ's protocol names). */
   readonly protocolName: "MQTT" | "Web MQTT";
   /** The verified client certificate's name (MQTTS, ssl_cert_login_from); null without one. */
@@ -32,7 +27,7 @@ export interface SessionFacts {
 
 export function connectionRecord(
   name: string,
-  peer: PeerInfo,
+  peer: MqttPeer,
   protocolVersion: number,
   s: SessionFacts,
   received: { readonly recvOct: number; readonly recvCnt: number },

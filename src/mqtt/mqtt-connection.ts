@@ -19,6 +19,7 @@ import type { Duplex } from "node:stream";
 import { parser, type IConnectPacket, type IPublishPacket, type Packet } from "mqtt-packet";
 import { type Blockable, type ClientConnection, type ClientContext, clientContext, type ConnectionInfo, type FlowHost, PublishFlow, type Queue, type ResourceAlarms, type VHost } from "../broker/index.js";
 import { TokenExpiry } from "../auth/oauth/token-expiry.js";
+import { connectionName } from "../auth/peer-address.js";
 import { logInMqtt, type LoginOutcome } from "./mqtt-login.js";
 import { acceptingConnack, connectTerms, refusingConnack, type ConnectTerms } from "./mqtt-connect.js";
 import { type MqttNode, protocolLabel, type SessionHolder } from "./mqtt-node.js";
@@ -29,13 +30,11 @@ import { MqttSession, type SessionLink } from "./mqtt-session.js";
 import { isValidTopicFilter, isValidTopicName } from "./mqtt-topic.js";
 import { cancelParkedWill, sendWill, type Will } from "./mqtt-will.js";
 import { KeepAlive } from "./keep-alive.js";
-import { connectionRecord, type PeerInfo } from "./connection-record.js";
+import { connectionRecord, type MqttPeer } from "./connection-record.js";
 import { PacketWriter } from "./packet-writer.js";
 import { readHotPackets } from "./hot-packets.js";
 import { strictUtf8 } from "./strict-utf8.js";
 import { TopicAliases } from "./topic-aliases.js";
-
-export type { PeerInfo };
 
 /** Before CONNECT, a client may send at most this much (RabbitMQ's max_packet_size_unauthenticated). */
 const MAX_UNAUTHENTICATED_PACKET = 65_536;
@@ -80,9 +79,9 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   constructor(
     private readonly node: MqttNode,
     private readonly stream: Duplex,
-    private readonly peer: PeerInfo,
+    private readonly peer: MqttPeer,
   ) {
-    this.name = `${peer.peerHost}:${peer.peerPort} -> ${peer.host}:${peer.port}`;
+    this.name = connectionName(peer);
     this.packets = new PacketWriter(stream, this.parserSettings);
     this.keepAlive = new KeepAlive(() => this.onKeepAliveExpired());
     this.keepAlive.arm(node.settings.connectTimeout, false);

@@ -12,7 +12,7 @@ import type { Broker, ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { SideListenerSpec } from "../listeners/side-listeners.js";
 import type { Logger } from "../logging/logger.js";
-import type { ListenerCertificate } from "../tls/certificate-expiry.js";
+import { noteCertificate, type ListenerCertificate } from "../tls/certificate-expiry.js";
 import { listenMqtt } from "./mqtt-listener.js";
 import { MqttNode, type MqttSettings } from "./mqtt-node.js";
 import { timeParkedWills } from "./mqtt-will.js";
@@ -77,7 +77,7 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
       port: mqttsPort,
       open: () => listenMqtt(node, mqttsPort, bind, tls.options),
       opened: (l) => {
-        if (!o.certificates.some((c) => c.protocol === "mqtt/ssl")) o.certificates.push({ protocol: "mqtt/ssl", port: l.port, file: tls.certFile });
+        noteCertificate(o.certificates, { protocol: "mqtt/ssl", port: l.port, file: tls.certFile });
         started("MQTTS")(l);
       },
     });
@@ -89,7 +89,7 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
       port: webMqttsPort,
       open: () => listenWebMqtt(node, webMqttsPort, bind, tls.options),
       opened: (l) => {
-        if (!o.certificates.some((c) => c.protocol === "https/web-mqtt")) o.certificates.push({ protocol: "https/web-mqtt", port: l.port, file: tls.certFile });
+        noteCertificate(o.certificates, { protocol: "https/web-mqtt", port: l.port, file: tls.certFile });
         started("Web MQTT over TLS")(l);
       },
     });

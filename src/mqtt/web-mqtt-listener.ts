@@ -8,13 +8,11 @@
 import { createServer, type IncomingMessage, type RequestListener } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { TlsOptions } from "node:tls";
-import { certLoginName } from "../tls/cert-login-name.js";
-import type { AddressInfo } from "node:net";
 import { createWebSocketStream, WebSocketServer, type WebSocket } from "ws";
 import { MqttConnection } from "./mqtt-connection.js";
-import type { MqttListener } from "./mqtt-listener.js";
+import { mqttPeerOf, type MqttListener } from "./mqtt-listener.js";
 import type { MqttNode } from "./mqtt-node.js";
-import { isLoopbackPeer } from "./peer-address.js";
+import { listenOn } from "../listeners/listen-on.js";
 
 export const WEB_MQTT_PATH = "/ws";
 
@@ -37,30 +35,14 @@ export async function listenWebMqtt(node: MqttNode, port: number, bind: string, 
   wss.on("connection", (ws: WebSocket, req: IncomingMessage) => {
     const socket = req.socket;
     const stream = createWebSocketStream(ws);
-    const peerHost = socket.remoteAddress ?? "";
-    const c = new MqttConnection(node, stream, {
-      host: socket.localAddress ?? "",
-      port: socket.localPort ?? 0,
-      peerHost,
-      peerPort: socket.remotePort ?? 0,
-      isLoopback: isLoopbackPeer(peerHost),
-      tls: tls !== null,
-      protocolName: "Web MQTT",
-      certName: tls !== null ? certLoginName(socket, node.settings.sslCertLoginFrom) : null,
-    });
+    const c = new MqttConnection(node, stream, mqttPeerOf(node, socket, tls !== null, "Web MQTT"));
     connections.add(c);
     ws.on("close", () => connections.delete(c));
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(port, bind === "" ? undefined : bind, () => {
-      http.off("error", reject);
-      resolve();
-    });
-  });
+  const bound = await listenOn(http, port, bind);
   http.on("error", (err) => node.log.error("Web MQTT listener error", { err }));
   return {
-    port: (http.address() as AddressInfo).port,
+    port: bound,
     close: () =>
       new Promise<void>((resolve) => {
         for (const c of connections) c.shutdown();

@@ -11,6 +11,7 @@
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { clientContext, type ClientConnection, type ClientContext, type ConnectionInfo, type StreamConsumerInfo, type StreamPublisherInfo, type VHost } from "../broker/index.js";
+import { connectionName } from "../auth/peer-address.js";
 import type { PermissionChecker } from "../auth/permission-check.js";
 import { FrameSplitter } from "./frame-splitter.js";
 import { CMD, INITIAL_FRAME_MAX, RC, RESPONSE } from "./protocol.js";
@@ -20,7 +21,7 @@ import { StreamLinks } from "./stream-links.js";
 import type { PublisherState, SubscriptionState } from "./stream-context.js";
 import { authenticate, openVhost, SASL_MECHANISMS, serverPeerProperties, type AuthOutcome } from "./stream-handshake.js";
 import type { StreamNode } from "./stream-node.js";
-import { connectionInfo, consumerInfo, publisherInfo, type PeerInfo } from "./stream-records.js";
+import { connectionInfo, consumerInfo, publisherInfo, type StreamPeer } from "./stream-records.js";
 import { FrameCursor, FrameWriter, MalformedFrame, response } from "./wire.js";
 
 /** RabbitMQ's stream.initial_credits and stream.credits_required_for_unblocking. */
@@ -65,9 +66,9 @@ export class StreamConnection implements CommandHost, ClientConnection {
   constructor(
     readonly node: StreamNode,
     private readonly socket: Socket,
-    readonly peer: PeerInfo,
+    readonly peer: StreamPeer,
   ) {
-    this.name = `${peer.peerHost}:${peer.peerPort} -> ${peer.host}:${peer.port}`;
+    this.name = connectionName(peer);
     socket.on("data", (d: Buffer) => this.received(d));
     socket.on("drain", () => {
       for (const fn of this.drainWaiters.splice(0)) fn();

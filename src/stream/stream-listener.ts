@@ -6,7 +6,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { hostname } from "node:os";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
-import { isLoopbackAddress } from "../auth/peer-address.js";
+import { peerOf } from "../auth/peer-address.js";
 import { StreamConnection } from "./stream-connection.js";
 import type { StreamNode } from "./stream-node.js";
 
@@ -20,16 +20,7 @@ export async function listenStream(node: StreamNode, port: number, bind: string,
   const host = hostname();
   const accept = (socket: Socket): void => {
     socket.setNoDelay(true);
-    const peerHost = socket.remoteAddress ?? "";
-    const c = new StreamConnection(node, socket, {
-      host: socket.localAddress ?? "",
-      port: socket.localPort ?? 0,
-      peerHost,
-      peerPort: socket.remotePort ?? 0,
-      isLoopback: isLoopbackAddress(peerHost),
-      tls: tls !== null,
-      advertisedHost: host,
-    });
+    const c = new StreamConnection(node, socket, { ...peerOf(socket, tls !== null), advertisedHost: host });
     own.add(c);
     socket.on("close", () => own.delete(c));
   };

@@ -5,16 +5,12 @@
  * subscriptions for /api/stream/*.
  */
 import type { TLSSocket } from "node:tls";
+import type { PeerInfo } from "../auth/peer-address.js";
 import type { ConnectionInfo, StreamConsumerInfo, StreamPublisherInfo } from "../broker/index.js";
 import type { PublisherState, SubscriptionState } from "./stream-context.js";
 
-export interface PeerInfo {
-  readonly host: string;
-  readonly port: number;
-  readonly peerHost: string;
-  readonly peerPort: number;
-  readonly isLoopback: boolean;
-  readonly tls: boolean;
+/** Where the stream comes from (the peer facts every transport has), and what a stream client is told. */
+export interface StreamPeer extends PeerInfo {
   /** The host told to clients when stream.advertised_host is not set. */
   readonly advertisedHost: string;
 }
@@ -33,7 +29,7 @@ export interface ConnectionFacts {
   readonly sendCnt: number;
 }
 
-export function connectionInfo(name: string, peer: PeerInfo, socket: TLSSocket, f: ConnectionFacts): ConnectionInfo {
+export function connectionInfo(name: string, peer: StreamPeer, socket: TLSSocket, f: ConnectionFacts): ConnectionInfo {
   const cipher = peer.tls ? socket.getCipher?.() : undefined;
   return {
     name,

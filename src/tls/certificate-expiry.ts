@@ -12,6 +12,14 @@ export interface ListenerCertificate {
   readonly file: string;
 }
 
+/**
+ * Notes the certificate a protocol's listener was bound with, once: a side listener that is bound
+ * again after a retry (side-listeners.ts) does not list its certificate twice.
+ */
+export function noteCertificate(certs: ListenerCertificate[], c: ListenerCertificate): void {
+  if (!certs.some((x) => x.protocol === c.protocol)) certs.push(c);
+}
+
 export const EXPIRY_UNITS_DAYS: Readonly<Record<string, number>> = { days: 1, weeks: 7, months: 30, years: 365 };
 
 /** As RabbitMQ lists them in the check's `expired`. */

@@ -10,7 +10,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { connect as netConnect } from "node:net";
 import { generate, parser, type IPublishPacket, type Packet } from "mqtt-packet";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { connackCode, connectMqtt, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { connackCode, useMqttClients, waitUntil, type TestMqttClient } from "../helpers/mqtt-client.js";
 import { oauthFixture, type OAuthFixture } from "../helpers/oauth-tokens.js";
 import { makeTestCa } from "../helpers/test-ca.js";
 
@@ -20,12 +20,7 @@ const refusedWith = (code: number) => (e: unknown): boolean => (e as { code?: nu
 describe("MQTT logins, vhosts and topic permissions", () => {
   let broker: TestBroker;
   let url: string;
-  const clients: TestMqttClient[] = [];
-  const open = async (options: Parameters<typeof connectMqtt>[1]): Promise<TestMqttClient> => {
-    const c = await connectMqtt(url, options);
-    clients.push(c);
-    return c;
-  };
+  const mqtt = useMqttClients(() => url);
 
   before(async () => {
     broker = await startTestBroker({ mqttPort: 0 });
@@ -39,14 +34,13 @@ describe("MQTT logins, vhosts and topic permissions", () => {
     b.setTopicPermission("dev", "mapped", { exchange: "amq.topic", write: ".*", read: "^vhost\\.{vhost}\\." });
   });
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
   });
 
   const vhostOf = (clientId: string): string | undefined => broker.broker.connections.list().find((c) => c.info().clientProperties["client_id"] === clientId)?.info().vhost;
 
   it("splits vhost:user at the last colon, so a vhost may hold colons", async () => {
-    await open({ clientId: "colon", username: "site:north:dev", password: "pw" });
+    await mqtt.open({ clientId: "colon", username: "site:north:dev", password: "pw" });
     assert.equal(vhostOf("colon"), "site:north");
     assert.equal(await connackCode(url, { protocolVersion: 4, clientId: "colon-2", username: "site:north:nobody", password: "pw" }), 4);
   });
@@ -59,36 +53,36 @@ describe("MQTT logins, vhosts and topic permissions", () => {
     });
     assert.ok(put.status === 201 || put.status === 204, String(put.status));
     try {
-      await open({ clientId: "by-port", username: "dev", password: "pw" });
+      await mqtt.open({ clientId: "by-port", username: "dev", password: "pw" });
       assert.equal(vhostOf("by-port"), "mapped");
-      await open({ clientId: "by-name", username: "/:dev", password: "pw" });
+      await mqtt.open({ clientId: "by-name", username: "/:dev", password: "pw" });
       assert.equal(vhostOf("by-name"), "/");
     } finally {
       await fetch(`${broker.httpUrl}/api/global-parameters/mqtt_port_to_vhost_mapping`, { method: "DELETE", headers: AUTH });
     }
-    await open({ clientId: "unmapped", username: "dev", password: "pw" });
+    await mqtt.open({ clientId: "unmapped", username: "dev", password: "pw" });
     assert.equal(vhostOf("unmapped"), "/", "without the mapping, mqtt.vhost");
   });
 
   it("expands {client_id} in topic write patterns: a client publishes under its own id only", async () => {
-    const c = await open({ protocolVersion: 5, clientId: "dev-1", username: "dev", password: "pw" });
+    const c = await mqtt.open({ protocolVersion: 5, clientId: "dev-1", username: "dev", password: "pw" });
     await c.client.publishAsync("devices/dev-1/temp", "21", { qos: 1 });
     await assert.rejects(c.client.publishAsync("devices/dev-2/temp", "21", { qos: 1 }), refusedWith(0x87));
-    const v3 = await open({ clientId: "dev-3", username: "dev", password: "pw" });
+    const v3 = await mqtt.open({ clientId: "dev-3", username: "dev", password: "pw" });
     const closed = new Promise<void>((resolve) => v3.client.stream.once("close", () => resolve()));
     v3.client.publish("devices/dev-1/temp", "not mine", { qos: 1 });
     await closed;
   });
 
   it("expands {client_id}, {username} and {vhost} in topic read patterns on subscribe", async () => {
-    const c = await open({ protocolVersion: 5, clientId: "dev-9", username: "dev", password: "pw" });
+    const c = await mqtt.open({ protocolVersion: 5, clientId: "dev-9", username: "dev", password: "pw" });
     const granted = async (client: TestMqttClient, filters: Record<string, { qos: 0 | 1 }>): Promise<number[]> =>
       client.client.subscribeAsync(filters).then(
         (ok) => ok.map((g) => g.qos),
         (e: { packet?: { granted?: number[] } }) => e.packet?.granted ?? [],
       );
     assert.deepEqual(await granted(c, { "devices/dev-9/#": { qos: 1 }, "users/dev/inbox": { qos: 1 }, "devices/dev-8/#": { qos: 1 }, "users/other/inbox": { qos: 0 } }), [1, 1, 0x87, 0x87]);
-    const m = await open({ protocolVersion: 5, clientId: "dev-m", username: "mapped:dev", password: "pw" });
+    const m = await mqtt.open({ protocolVersion: 5, clientId: "dev-m", username: "mapped:dev", password: "pw" });
     assert.deepEqual(await granted(m, { "vhost/mapped/x": { qos: 0 }, "vhost/other/x": { qos: 0 } }), [0, 0x87]);
   });
   it("the permission explainer answers topic questions for an MQTT client id as the broker enforces them", async () => {
@@ -116,7 +110,7 @@ describe("MQTT with OAuth 2.0 tokens as passwords", () => {
   let oauth: OAuthFixture;
   let broker: TestBroker;
   let url: string;
-  const clients: TestMqttClient[] = [];
+  const mqtt = useMqttClients(() => url);
 
   before(async () => {
     oauth = oauthFixture();
@@ -124,7 +118,6 @@ describe("MQTT with OAuth 2.0 tokens as passwords", () => {
     url = `mqtt://127.0.0.1:${broker.mqttPort}`;
   });
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
     rmSync(oauth.dir, { recursive: true, force: true });
   });
@@ -133,8 +126,7 @@ describe("MQTT with OAuth 2.0 tokens as passwords", () => {
 
   it("logs in with a token: the token names the user, its scopes decide, and packets sent right behind CONNECT are kept", async () => {
     const token = await oauth.sign({ scope: scopes, sub: "sensor-service" });
-    const c = await connectMqtt(url, { protocolVersion: 5, clientId: "tok", username: "ignored", password: token });
-    clients.push(c);
+    const c = await mqtt.open({ protocolVersion: 5, clientId: "tok", username: "ignored", password: token });
     const record = broker.broker.connections.list().find((x) => x.info().clientProperties["client_id"] === "tok")!.info();
     assert.equal(record.user, "sensor-service");
     await c.client.subscribeAsync("tok/t", { qos: 1 });
@@ -173,8 +165,7 @@ describe("MQTT with OAuth 2.0 tokens as passwords", () => {
 
   it("refuses what the scopes do not grant: a subscription without configure on its queue", async () => {
     const token = await oauth.sign({ scope: ["rabbitmq.write:*/*", "rabbitmq.read:*/*"] });
-    const c = await connectMqtt(url, { protocolVersion: 5, clientId: "tok-narrow", username: "x", password: token });
-    clients.push(c);
+    const c = await mqtt.open({ protocolVersion: 5, clientId: "tok-narrow", username: "x", password: token });
     await assert.rejects(c.client.subscribeAsync("narrow/t", { qos: 1 }), (e: unknown) => {
       assert.deepEqual((e as { packet?: { granted?: number[] } }).packet?.granted, [0x87]);
       return true;
@@ -190,16 +181,14 @@ describe("MQTT with OAuth 2.0 tokens as passwords", () => {
 
   it("closes the connection when the token expires (MQTT 5: DISCONNECT 0xA0)", async () => {
     const token = await oauth.sign({ scope: scopes, expiresIn: 2 });
-    const c = await connectMqtt(url, { protocolVersion: 5, clientId: "tok-short", username: "x", password: token });
-    clients.push(c);
+    const c = await mqtt.open({ protocolVersion: 5, clientId: "tok-short", username: "x", password: token });
     const disconnect = new Promise<number | undefined>((resolve) => c.client.once("disconnect", (p) => resolve(p.reasonCode)));
     assert.equal(await disconnect, 0xa0);
     await waitUntil(() => !broker.broker.connections.list().some((x) => x.info().clientProperties["client_id"] === "tok-short"));
   });
 
   it("still accepts an internal user's password when OAuth 2.0 is configured", async () => {
-    const c = await connectMqtt(url, { clientId: "pw-user" });
-    clients.push(c);
+    const c = await mqtt.open({ clientId: "pw-user" });
     assert.equal(c.client.connected, true);
   });
 });
@@ -208,7 +197,7 @@ describe("MQTT over TLS with client certificates (mqtt.ssl_cert_login)", () => {
   const ca = makeTestCa();
   let broker: TestBroker;
   let url: string;
-  const clients: TestMqttClient[] = [];
+  const mqtt = useMqttClients(() => url);
   const tlsOptions = () => ({ ca: readFileSync(ca.caCert), cert: readFileSync(ca.clientCert), key: readFileSync(ca.clientKey) });
   const userOf = (clientId: string) => broker.broker.connections.list().find((c) => c.info().clientProperties["client_id"] === clientId)?.info();
 
@@ -222,14 +211,12 @@ describe("MQTT over TLS with client certificates (mqtt.ssl_cert_login)", () => {
     broker.broker.setPermission("CN=client", "certs", { configure: ".*", write: ".*", read: ".*" });
   });
   after(async () => {
-    for (const c of clients) await c.client.endAsync(true).catch(() => {});
     await broker.close();
     rmSync(ca.dir, { recursive: true, force: true });
   });
 
   it("logs a client that sends no credentials in as its certificate's subject, without password", async () => {
-    const c = await connectMqtt(url, { ...tlsOptions(), clientId: "by-cert", username: undefined, password: undefined });
-    clients.push(c);
+    const c = await mqtt.open({ ...tlsOptions(), clientId: "by-cert", username: undefined, password: undefined });
     assert.equal(userOf("by-cert")?.user, "CN=client");
     assert.equal(userOf("by-cert")?.vhost, "/");
     await c.client.subscribeAsync("cert/t", { qos: 1 });
@@ -238,16 +225,14 @@ describe("MQTT over TLS with client certificates (mqtt.ssl_cert_login)", () => {
   });
 
   it("a user name and password, when given, take priority over the certificate", async () => {
-    const c = await connectMqtt(url, { ...tlsOptions(), clientId: "by-password" });
-    clients.push(c);
+    await mqtt.open({ ...tlsOptions(), clientId: "by-password" });
     assert.equal(userOf("by-password")?.user, "guest");
   });
 
   it("the mqtt_default_vhosts global parameter maps the certificate's name to a vhost", async () => {
     broker.broker.putGlobalParameter("mqtt_default_vhosts", { "CN=client": "certs" });
     try {
-      const c = await connectMqtt(url, { ...tlsOptions(), clientId: "cert-vhost", username: undefined, password: undefined });
-      clients.push(c);
+      await mqtt.open({ ...tlsOptions(), clientId: "cert-vhost", username: undefined, password: undefined });
       assert.equal(userOf("cert-vhost")?.vhost, "certs");
     } finally {
       broker.broker.deleteGlobalParameter("mqtt_default_vhosts");

@@ -26,7 +26,7 @@ describe("TLS listeners", () => {
   let broker: TestBroker;
   before(async () => {
     ca = makeTestCa(3); // a server certificate that expires in 3 days
-    broker = await startTestBroker({ tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, amqpsPort: 0, httpTls: true });
+    broker = await startTestBroker({ tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, amqpsPort: 0, httpTls: true, mqttsPort: 0, webMqttsPort: 0 });
   });
   after(async () => {
     await broker.close();
@@ -60,7 +60,8 @@ describe("TLS listeners", () => {
     assert.equal(soon.json["status"], "failed");
     assert.equal(soon.json["reason"], "Certificates expiring");
     const expired = soon.json["expired"] as Array<{ protocol: string; port: number; certfile: string }>;
-    assert.deepEqual(expired.map((e) => e.protocol).sort(), ["amqp/ssl", "https"]);
+    // Every TLS listener of the node, each once (noteCertificate).
+    assert.deepEqual(expired.map((e) => e.protocol).sort(), ["amqp/ssl", "https", "https/web-mqtt", "mqtt/ssl"]);
     assert.ok(expired.every((e) => e.certfile === ca.serverCert));
     const bare = await httpsGet(broker.httpPort!, "/api/health/checks/certificate-expiration", ca.pem(ca.caCert));
     assert.equal(bare.status, 503, "the spec's path without a window checks the next 4 weeks");

@@ -5,18 +5,16 @@
 // message. Screenshots go to test-output/ui/admin-*.png.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { Browser } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
-import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
+import type { WatchedPage } from "./browser.js";
 import { makeFixtures, XSS_NAME, type Fixtures } from "./fixtures.js";
-import { clickText, fill, go, login, openSection, textOf, waitText } from "./ui-session.js";
+import { loggedInPage, useGuestPage } from "./guest-page.js";
+import { clickText, fill, go, openSection, textOf, waitText } from "./ui-session.js";
 
 describe("web UI admin pages", () => {
   let broker: TestBroker;
-  let browser: Browser;
   let fixtures: Fixtures;
-  let w: WatchedPage;
   const api = apiClient(() => broker.httpUrl);
   const ok = async (method: string, path: string, body?: unknown): Promise<void> => {
     const res = await api(method, path, body);
@@ -35,14 +33,6 @@ describe("web UI admin pages", () => {
     await page.type(sel, value);
   }
 
-  /** A fresh tab logged in as `user` (each tab keeps its own session). */
-  async function tabAs(user: string, password: string, heading = "Overview"): Promise<WatchedPage> {
-    const tab = await openPage(browser);
-    await login(tab.page, broker.httpUrl, user, password);
-    await waitText(tab.page, "h1", heading);
-    return tab;
-  }
-
   before(async () => {
     broker = await startTestBroker();
     fixtures = await makeFixtures(broker);
@@ -57,151 +47,149 @@ describe("web UI admin pages", () => {
     await ok("PUT", "/api/users/polly", { password: "polly-pw", tags: "policymaker" });
     for (const u of ["monty", "polly"]) await ok("PUT", `/api/permissions/%2F/${u}`, { configure: ".*", write: ".*", read: ".*" });
     await ok("PUT", `/api/users/${encodeURIComponent(XSS_NAME)}`, { password: "x", tags: "management" });
-    browser = await launchBrowser();
-    w = await tabAs("guest", "guest");
   });
   after(async () => {
-    await browser?.close();
     await fixtures?.close();
     await broker?.close();
   });
+  const ui = useGuestPage(() => broker.httpUrl);
 
   it("renders every admin page with real fixtures and no console error", async () => {
-    await go(w.page, "/admin/users", "Users");
-    await waitText(w.page, "table.grid", "alice");
-    assert.match(await textOf(w.page, "table.grid"), /alice\s*management\s*yes\s*staging/);
-    await waitText(w.page, "table.grid a", XSS_NAME);
-    assert.equal(await w.page.$("img[src=x]"), null, "a user's name renders as text");
-    await w.shot("admin-users");
+    await go(ui.w.page, "/admin/users", "Users");
+    await waitText(ui.w.page, "table.grid", "alice");
+    assert.match(await textOf(ui.w.page, "table.grid"), /alice\s*management\s*yes\s*staging/);
+    await waitText(ui.w.page, "table.grid a", XSS_NAME);
+    assert.equal(await ui.w.page.$("img[src=x]"), null, "a user's name renders as text");
+    await ui.w.shot("admin-users");
 
-    await go(w.page, "/admin/users/alice", "User alice");
-    await waitText(w.page, "[aria-label=Permissions]", "^alice\\.");
-    await waitText(w.page, "table.kv", "max-channels: 50");
-    await w.shot("admin-user");
+    await go(ui.w.page, "/admin/users/alice", "User alice");
+    await waitText(ui.w.page, "[aria-label=Permissions]", "^alice\\.");
+    await waitText(ui.w.page, "table.kv", "max-channels: 50");
+    await ui.w.shot("admin-user");
 
-    await go(w.page, "/admin/vhosts", "Virtual hosts");
-    await waitText(w.page, "table.grid", "max-connections: 10");
-    await w.shot("admin-vhosts");
+    await go(ui.w.page, "/admin/vhosts", "Virtual hosts");
+    await waitText(ui.w.page, "table.grid", "max-connections: 10");
+    await ui.w.shot("admin-vhosts");
 
-    await go(w.page, "/admin/vhosts/staging", "Virtual host staging");
-    await waitText(w.page, "[aria-label='Virtual host limits']", "200");
-    await waitText(w.page, "[aria-label=Permissions]", "alice");
-    await w.shot("admin-vhost");
+    await go(ui.w.page, "/admin/vhosts/staging", "Virtual host staging");
+    await waitText(ui.w.page, "[aria-label='Virtual host limits']", "200");
+    await waitText(ui.w.page, "[aria-label=Permissions]", "alice");
+    await ui.w.shot("admin-vhost");
 
-    await go(w.page, "/admin/policies", "Policies");
-    await waitText(w.page, "table.grid", "orders-ttl");
-    assert.match(await textOf(w.page, "table.grid"), /message-ttl: 3600000/);
-    await w.shot("admin-policies");
+    await go(ui.w.page, "/admin/policies", "Policies");
+    await waitText(ui.w.page, "table.grid", "orders-ttl");
+    assert.match(await textOf(ui.w.page, "table.grid"), /message-ttl: 3600000/);
+    await ui.w.shot("admin-policies");
 
-    await go(w.page, "/admin/operator-policies", "Operator policies");
-    await waitText(w.page, "table.grid", "cap-length");
-    await w.shot("admin-operator-policies");
+    await go(ui.w.page, "/admin/operator-policies", "Operator policies");
+    await waitText(ui.w.page, "table.grid", "cap-length");
+    await ui.w.shot("admin-operator-policies");
 
-    await go(w.page, "/admin/limits", "Limits");
-    await waitText(w.page, "[aria-label='Virtual host limits']", "staging");
-    await waitText(w.page, "[aria-label='User limits']", "alice");
-    await w.shot("admin-limits");
+    await go(ui.w.page, "/admin/limits", "Limits");
+    await waitText(ui.w.page, "[aria-label='Virtual host limits']", "staging");
+    await waitText(ui.w.page, "[aria-label='User limits']", "alice");
+    await ui.w.shot("admin-limits");
 
-    await go(w.page, "/admin/cluster", "Cluster");
-    await waitText(w.page, "[aria-label='Global parameters']", "eu-west");
-    await fill(w.page, "Rename the cluster", "cluster_name", "eu-west-prod");
-    await clickText(w.page, "form[aria-label='Rename the cluster'] button", "Rename cluster");
-    await waitText(w.page, "table.kv", "eu-west-prod");
+    await go(ui.w.page, "/admin/cluster", "Cluster");
+    await waitText(ui.w.page, "[aria-label='Global parameters']", "eu-west");
+    await fill(ui.w.page, "Rename the cluster", "cluster_name", "eu-west-prod");
+    await clickText(ui.w.page, "form[aria-label='Rename the cluster'] button", "Rename cluster");
+    await waitText(ui.w.page, "table.kv", "eu-west-prod");
     assert.deepEqual((await api("GET", "/api/cluster-name")).json, { name: "eu-west-prod" });
-    await w.shot("admin-cluster");
+    await ui.w.shot("admin-cluster");
 
-    await go(w.page, "/admin/explain", "Permission explainer");
-    await w.shot("admin-explain");
-    assert.deepEqual(w.problems, []);
+    await go(ui.w.page, "/admin/explain", "Permission explainer");
+    await ui.w.shot("admin-explain");
+    assert.deepEqual(ui.w.problems, []);
   });
 
   it("adds a user with tags, gives it permissions, and deletes it", async () => {
-    await go(w.page, "/admin/users", "Users");
-    await openSection(w.page, "Add a user");
-    await fill(w.page, "Add user", "username", "carol");
-    await fill(w.page, "Add user", "password", "carol-pw");
-    await fill(w.page, "Add user", "password2", "carol-pw");
-    await fill(w.page, "Add user", "tags", "monitoring");
-    await clickText(w.page, "form[aria-label='Add user'] button", "Add user");
-    await waitText(w.page, "[role=status]", "User carol added");
-    await waitText(w.page, "table.grid", "carol");
+    await go(ui.w.page, "/admin/users", "Users");
+    await openSection(ui.w.page, "Add a user");
+    await fill(ui.w.page, "Add user", "username", "carol");
+    await fill(ui.w.page, "Add user", "password", "carol-pw");
+    await fill(ui.w.page, "Add user", "password2", "carol-pw");
+    await fill(ui.w.page, "Add user", "tags", "monitoring");
+    await clickText(ui.w.page, "form[aria-label='Add user'] button", "Add user");
+    await waitText(ui.w.page, "[role=status]", "User carol added");
+    await waitText(ui.w.page, "table.grid", "carol");
     assert.deepEqual((await api("GET", "/api/users/carol")).json.tags, ["monitoring"]);
     assert.equal((await api("GET", "/api/whoami", undefined, "carol:carol-pw")).status, 200, "the password works");
 
-    await go(w.page, "/admin/users/carol", "User carol");
-    await waitText(w.page, "form[aria-label='Set permission']", "Virtual host");
-    await fill(w.page, "Set permission", "vhost", "staging");
-    await fill(w.page, "Set permission", "configure", "^carol-.*");
-    await fill(w.page, "Set permission", "write", "^$");
-    await fill(w.page, "Set permission", "read", ".*");
-    await clickText(w.page, "form[aria-label='Set permission'] button", "Set permission");
-    await waitText(w.page, "[aria-label=Permissions]", "^carol-.*");
+    await go(ui.w.page, "/admin/users/carol", "User carol");
+    await waitText(ui.w.page, "form[aria-label='Set permission']", "Virtual host");
+    await fill(ui.w.page, "Set permission", "vhost", "staging");
+    await fill(ui.w.page, "Set permission", "configure", "^carol-.*");
+    await fill(ui.w.page, "Set permission", "write", "^$");
+    await fill(ui.w.page, "Set permission", "read", ".*");
+    await clickText(ui.w.page, "form[aria-label='Set permission'] button", "Set permission");
+    await waitText(ui.w.page, "[aria-label=Permissions]", "^carol-.*");
     assert.deepEqual((await api("GET", "/api/permissions/staging/carol")).json, { user: "carol", vhost: "staging", configure: "^carol-.*", write: "^$", read: ".*" });
-    await w.shot("admin-user-added");
+    await ui.w.shot("admin-user-added");
 
     // Tags change without losing the password (the form sends the stored hash back).
-    await fill(w.page, "Update tags", "tags", "monitoring, policymaker");
-    await clickText(w.page, "form[aria-label='Update tags'] button", "Update tags");
-    await waitText(w.page, "[role=status]", "Tags updated");
+    await fill(ui.w.page, "Update tags", "tags", "monitoring, policymaker");
+    await clickText(ui.w.page, "form[aria-label='Update tags'] button", "Update tags");
+    await waitText(ui.w.page, "[role=status]", "Tags updated");
     assert.deepEqual((await api("GET", "/api/users/carol")).json.tags, ["monitoring", "policymaker"]);
     assert.equal((await api("GET", "/api/whoami", undefined, "carol:carol-pw")).status, 200, "the password survived");
 
-    await openSection(w.page, "Delete this user");
-    await clickText(w.page, "button", "Delete user");
-    await waitText(w.page, "h1", "Users");
+    await openSection(ui.w.page, "Delete this user");
+    await clickText(ui.w.page, "button", "Delete user");
+    await waitText(ui.w.page, "h1", "Users");
     assert.equal((await api("GET", "/api/users/carol")).status, 404);
     assert.deepEqual((await api("GET", "/api/users/carol/permissions")).status, 404);
-    assert.deepEqual(w.problems, []);
+    assert.deepEqual(ui.w.problems, []);
   });
 
   it("explains verdicts: allowed by pattern, refused by pattern, no vhost access, unknown user", async () => {
     // From a user's permission row, the explainer opens with that user and vhost filled in.
-    await go(w.page, "/admin/users/alice", "User alice");
-    await waitText(w.page, "[aria-label=Permissions]", "Explain…");
-    await clickText(w.page, "[aria-label=Permissions] a", "Explain…");
-    await waitText(w.page, "h1", "Permission explainer");
+    await go(ui.w.page, "/admin/users/alice", "User alice");
+    await waitText(ui.w.page, "[aria-label=Permissions]", "Explain…");
+    await clickText(ui.w.page, "[aria-label=Permissions] a", "Explain…");
+    await waitText(ui.w.page, "h1", "Permission explainer");
     assert.deepEqual(
-      await w.page.$$eval("form[aria-label='Explain a permission'] input[name=user], form[aria-label='Explain a permission'] input[name=vhost]", (els) => els.map((e) => (e as unknown as { value: string }).value)),
+      await ui.w.page.$$eval("form[aria-label='Explain a permission'] input[name=user], form[aria-label='Explain a permission'] input[name=vhost]", (els) => els.map((e) => (e as unknown as { value: string }).value)),
       ["alice", "staging"],
     );
     const ask = async (user: string, vhost: string, permission: string, name: string): Promise<string> => {
-      await fill(w.page, "Explain a permission", "user", user);
-      await fill(w.page, "Explain a permission", "vhost", vhost);
-      await fill(w.page, "Explain a permission", "permission", permission);
-      await fill(w.page, "Explain a permission", "name", name);
-      await clickText(w.page, "form[aria-label='Explain a permission'] button", "Explain");
-      await waitText(w.page, ".verdict", `for user “${user}”`);
-      return textOf(w.page, ".verdict");
+      await fill(ui.w.page, "Explain a permission", "user", user);
+      await fill(ui.w.page, "Explain a permission", "vhost", vhost);
+      await fill(ui.w.page, "Explain a permission", "permission", permission);
+      await fill(ui.w.page, "Explain a permission", "name", name);
+      await clickText(ui.w.page, "form[aria-label='Explain a permission'] button", "Explain");
+      await waitText(ui.w.page, ".verdict", `for user “${user}”`);
+      return textOf(ui.w.page, ".verdict");
     };
     const allowed = await ask("alice", "staging", "configure", "alice.jobs");
     assert.match(allowed, /^Allowed/);
     assert.match(allowed, /decided by permission pattern/);
     assert.match(allowed, /\^alice\\\./);
-    await w.shot("admin-explain-allowed");
+    await ui.w.shot("admin-explain-allowed");
 
     const byPattern = await ask("alice", "staging", "configure", "bob.jobs");
     assert.match(byPattern, /^Refused/);
     assert.match(byPattern, /decided by permission pattern/);
     assert.match(byPattern, /ACCESS_REFUSED - access to queue 'bob\.jobs' in vhost 'staging' refused for user 'alice'/);
-    await w.shot("admin-explain-refused-pattern");
+    await ui.w.shot("admin-explain-refused-pattern");
 
     const noVhost = await ask("alice", "/", "read", "orders");
     assert.match(noVhost, /^Refused/);
     assert.match(noVhost, /decided by virtual host access/);
     assert.match(noVhost, /holds no permission in vhost '\/'/);
     assert.match(noVhost, /not reached/);
-    await w.shot("admin-explain-refused-vhost");
+    await ui.w.shot("admin-explain-refused-vhost");
 
     const unknown = await ask("nobody", "/", "read", "orders");
     assert.match(unknown, /^Refused/);
     assert.match(unknown, /decided by authentication/);
     assert.match(unknown, /There is no user 'nobody'/);
-    await w.shot("admin-explain-unknown-user");
-    assert.deepEqual(w.problems, []);
+    await ui.w.shot("admin-explain-unknown-user");
+    assert.deepEqual(ui.w.problems, []);
   });
 
   it("offers a monitoring user no admin actions", async () => {
-    const m = await tabAs("monty", "monty-pw");
+    const m = await loggedInPage(ui.browser, broker.httpUrl, "monty", "monty-pw");
     try {
       const nav = await textOf(m.page, "nav.main-nav");
       assert.ok(!nav.includes("Admin"), `no Admin entry in ${nav}`);
@@ -219,7 +207,7 @@ describe("web UI admin pages", () => {
   });
 
   it("shows a policymaker policies but not users, and a 403 from the API as a clear message", async () => {
-    const p = await tabAs("polly", "polly-pw");
+    const p = await loggedInPage(ui.browser, broker.httpUrl, "polly", "polly-pw");
     try {
       assert.ok((await textOf(p.page, "nav.main-nav")).includes("Admin"));
       await go(p.page, "/admin/policies", "Policies");

@@ -6,12 +6,12 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp, { type ChannelModel } from "amqplib";
-import type { Browser, Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { eventually } from "../helpers/wait.js";
-import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
-import { clickText, go, login, textOf, waitText } from "./ui-session.js";
+import { loggedInPage, useGuestPage } from "./guest-page.js";
+import { clickText, go, textOf, waitText } from "./ui-session.js";
 
 /** What each chart on the page draws: [title, time points, age, incr, largest figure before the newest point]. */
 async function charts(page: Page): Promise<Array<[string, number, number, number, number]>> {
@@ -28,10 +28,8 @@ async function waitCharts(page: Page, n: number): Promise<void> {
 
 describe("web UI charts with the broker's history, feature flags and the node page", () => {
   let broker: TestBroker;
-  let browser: Browser;
   let conn: ChannelModel;
   let traffic: NodeJS.Timeout | undefined;
-  let w: WatchedPage;
   const api = apiClient(() => broker.httpUrl);
   const H = "lengths_age=60&lengths_incr=5&msg_rates_age=60&msg_rates_incr=5&data_rates_age=60&data_rates_incr=5&node_stats_age=60&node_stats_incr=5";
   /**
@@ -78,17 +76,13 @@ describe("web UI charts with the broker's history, feature flags and the node pa
       30_000,
       "two 5 s samples of every object",
     );
-    browser = await launchBrowser();
-    w = await openPage(browser);
-    await login(w.page, broker.httpUrl, "guest", "guest");
-    await waitText(w.page, "h1", "Overview");
   });
   after(async () => {
     clearInterval(traffic);
-    await browser?.close();
     await conn?.close().catch(() => undefined);
     await broker?.close();
   });
+  const ui = useGuestPage(() => broker.httpUrl);
 
   it("draws history on first load on the overview, queue, exchange, connection, channel and vhost pages", async () => {
     const pages: Array<[string, string, number, string]> = [
@@ -101,9 +95,7 @@ describe("web UI charts with the broker's history, feature flags and the node pa
     ];
     for (const [hash, heading, n, shot] of pages) {
       // A fresh tab each time: nothing the UI kept from an earlier page can fill the chart.
-      const fresh = await openPage(browser);
-      await login(fresh.page, broker.httpUrl, "guest", "guest");
-      await waitText(fresh.page, "h1", "Overview");
+      const fresh = await loggedInPage(ui.browser, broker.httpUrl, "guest", "guest");
       await go(fresh.page, hash, heading);
       await waitCharts(fresh.page, n);
       const drawn = await charts(fresh.page);
@@ -122,30 +114,30 @@ describe("web UI charts with the broker's history, feature flags and the node pa
   it("asks for the picked range's age and increment, and remembers it across pages and visits", async () => {
     const asked: string[] = [];
     const onRequest = (r: { url(): string }): void => void asked.push(r.url());
-    w.page.on("request", onRequest);
-    await go(w.page, "/queues/%2F/entries", "entries");
-    await waitCharts(w.page, 2);
+    ui.w.page.on("request", onRequest);
+    await go(ui.w.page, "/queues/%2F/entries", "entries");
+    await waitCharts(ui.w.page, 2);
     assert.ok(asked.some((u) => u.includes("/api/queues/%2F/entries?lengths_age=60&lengths_incr=5&msg_rates_age=60&msg_rates_incr=5")), asked.join("\n"));
-    await w.page.select("select[name=chart-range]", "3600|60");
-    await w.page.waitForFunction(`[...document.querySelectorAll(".chart-plot")].every((p) => p.dataset.age === "3600" && p.dataset.incr === "60")`, { timeout: 10_000 });
+    await ui.w.page.select("select[name=chart-range]", "3600|60");
+    await ui.w.page.waitForFunction(`[...document.querySelectorAll(".chart-plot")].every((p) => p.dataset.age === "3600" && p.dataset.incr === "60")`, { timeout: 10_000 });
     assert.ok(asked.some((u) => u.includes("/api/queues/%2F/entries?lengths_age=3600&lengths_incr=60&msg_rates_age=3600&msg_rates_incr=60")), asked.join("\n"));
-    await waitText(w.page, "figcaption", "last hour");
-    await w.shot("queue-last-hour");
+    await waitText(ui.w.page, "figcaption", "last hour");
+    await ui.w.shot("queue-last-hour");
     // Another page, then the whole app loaded again: the choice holds.
     asked.length = 0;
-    await go(w.page, "/exchanges/%2F/ledger", "ledger");
-    await waitCharts(w.page, 1);
+    await go(ui.w.page, "/exchanges/%2F/ledger", "ledger");
+    await waitCharts(ui.w.page, 1);
     assert.ok(asked.some((u) => u.includes("/api/exchanges/%2F/ledger?msg_rates_age=3600&msg_rates_incr=60")), asked.join("\n"));
     asked.length = 0;
-    await w.page.reload({ waitUntil: "domcontentloaded" });
-    await waitText(w.page, "h1", "ledger");
-    await waitCharts(w.page, 1);
-    assert.equal(await w.page.$eval("select[name=chart-range]", (e) => (e as unknown as { value: string }).value), "3600|60");
+    await ui.w.page.reload({ waitUntil: "domcontentloaded" });
+    await waitText(ui.w.page, "h1", "ledger");
+    await waitCharts(ui.w.page, 1);
+    assert.equal(await ui.w.page.$eval("select[name=chart-range]", (e) => (e as unknown as { value: string }).value), "3600|60");
     assert.ok(asked.some((u) => u.includes("msg_rates_age=3600&msg_rates_incr=60")), asked.join("\n"));
-    w.page.off("request", onRequest);
-    await w.page.select("select[name=chart-range]", "60|5");
-    await w.page.waitForFunction(`[...document.querySelectorAll(".chart-plot")].every((p) => p.dataset.age === "60")`, { timeout: 10_000 });
-    assert.deepEqual(w.problems, []);
+    ui.w.page.off("request", onRequest);
+    await ui.w.page.select("select[name=chart-range]", "60|5");
+    await ui.w.page.waitForFunction(`[...document.querySelectorAll(".chart-plot")].every((p) => p.dataset.age === "60")`, { timeout: 10_000 });
+    assert.deepEqual(ui.w.problems, []);
   });
 
   it("lists feature flags and lets an administrator enable a disabled one", async () => {
@@ -153,31 +145,29 @@ describe("web UI charts with the broker's history, feature flags and the node pa
     // flag left disabled (a node upgraded in place) is set up by reaching into the broker's flags.
     const flag = broker.broker.featureFlags.list().find((f) => f.name === "user_limits")!;
     flag.state = "disabled";
-    await go(w.page, "/admin", "Admin");
-    await clickText(w.page, ".admin-index a", "Feature flags");
-    await waitText(w.page, "h1", "Feature flags");
-    await waitText(w.page, "table[aria-label='Feature flags']", "quorum_queue");
-    const table = await textOf(w.page, "table[aria-label='Feature flags']");
+    await go(ui.w.page, "/admin", "Admin");
+    await clickText(ui.w.page, ".admin-index a", "Feature flags");
+    await waitText(ui.w.page, "h1", "Feature flags");
+    await waitText(ui.w.page, "table[aria-label='Feature flags']", "quorum_queue");
+    const table = await textOf(ui.w.page, "table[aria-label='Feature flags']");
     assert.match(table, /stream_queue\s*enabled/);
     assert.match(table, /maintenance_mode_status\s*unavailable/);
     assert.match(table, /implicit_default_bindings\s*enabled/);
     // Only the disabled flag offers Enable.
-    const buttons = (await w.page.evaluate(`[...document.querySelectorAll("table[aria-label='Feature flags'] button")].map((b) => b.getAttribute("aria-label"))`)) as string[];
+    const buttons = (await ui.w.page.evaluate(`[...document.querySelectorAll("table[aria-label='Feature flags'] button")].map((b) => b.getAttribute("aria-label"))`)) as string[];
     assert.deepEqual(buttons, ["Enable user_limits"]);
-    await w.shot("feature-flags-disabled");
-    await clickText(w.page, "table[aria-label='Feature flags'] button", "Enable");
-    await waitText(w.page, "[role=status]", "Feature flag user_limits enabled.");
-    await waitText(w.page, "tr[data-flag=user_limits]", "enabled");
+    await ui.w.shot("feature-flags-disabled");
+    await clickText(ui.w.page, "table[aria-label='Feature flags'] button", "Enable");
+    await waitText(ui.w.page, "[role=status]", "Feature flag user_limits enabled.");
+    await waitText(ui.w.page, "tr[data-flag=user_limits]", "enabled");
     const listed = (await api("GET", "/api/feature-flags")).json as Array<{ name: string; state: string }>;
     assert.equal(listed.find((f) => f.name === "user_limits")?.state, "enabled");
-    assert.deepEqual(w.problems, []);
+    assert.deepEqual(ui.w.problems, []);
   });
 
   it("shows no Enable button to a user who is not an administrator", async () => {
     broker.broker.featureFlags.list().find((f) => f.name === "user_limits")!.state = "disabled";
-    const other = await openPage(browser);
-    await login(other.page, broker.httpUrl, "planner", "pw");
-    await waitText(other.page, "h1", "Overview");
+    const other = await loggedInPage(ui.browser, broker.httpUrl, "planner", "pw");
     await go(other.page, "/admin/feature-flags", "Feature flags");
     await waitText(other.page, "table[aria-label='Feature flags']", "user_limits");
     assert.equal((await other.page.$$("table[aria-label='Feature flags'] button")).length, 0, "no Enable for a policymaker");
@@ -192,25 +182,28 @@ describe("web UI charts with the broker's history, feature flags and the node pa
   it("opens the node page from the overview: gauges with history and the memory breakdown", async () => {
     const node = ((await api("GET", "/api/nodes")).json as Array<{ name: string }>)[0]!.name;
     await eventually(async () => (await samples(`/api/nodes/${encodeURIComponent(node)}`, "mem_used_details")) >= 3, 30_000, "two samples of the node's gauges");
-    await go(w.page, "/", "Overview");
-    await w.page.waitForSelector("table[aria-label=Node] a", { timeout: 10_000 });
-    assert.equal(await w.page.$eval("table[aria-label=Node] a", (a) => (a as unknown as { textContent: string }).textContent), node);
-    await w.page.click("table[aria-label=Node] a");
-    await waitText(w.page, "h1", `Node ${node}`);
-    await waitCharts(w.page, 3);
-    const drawn = await charts(w.page);
+    await go(ui.w.page, "/", "Overview");
+    await ui.w.page.waitForSelector("table[aria-label=Node] a", { timeout: 10_000 });
+    assert.equal(await ui.w.page.$eval("table[aria-label=Node] a", (a) => (a as unknown as { textContent: string }).textContent), node);
+    await ui.w.page.click("table[aria-label=Node] a");
+    await waitText(ui.w.page, "h1", `Node ${node}`);
+    // The same resources table as the overview's (components/node-resources.ts).
+    await waitText(ui.w.page, "table[aria-label=Resources]", "Event-loop resources");
+    assert.match(await textOf(ui.w.page, "table[aria-label=Resources]"), /Memory.*used, alarm at.*Disk space.*free, alarm below.*File descriptors\s*\d+ of \d+.*Sockets\s*\d+ of \d+/s);
+    await waitCharts(ui.w.page, 3);
+    const drawn = await charts(ui.w.page);
     assert.deepEqual(drawn.map((c) => c[0]), ["Memory", "File descriptors", "Sockets"]);
     for (const [title, points, , , peak] of drawn) assert.ok(points > 1 && peak > 0, `node chart "${title}" has history: ${points} points, peak ${peak}`);
-    await waitText(w.page, "[aria-label='Memory breakdown']", "Binaries");
-    const memory = await textOf(w.page, "[aria-label='Memory breakdown']");
+    await waitText(ui.w.page, "[aria-label='Memory breakdown']", "Binaries");
+    const memory = await textOf(ui.w.page, "[aria-label='Memory breakdown']");
     for (const group of ["Connections", "Queues", "Binaries", "Processes", "System", "Allocated, unused"]) assert.ok(memory.includes(group), `${group} in ${memory}`);
     assert.match(memory, /Total \d+(\.\d)? MiB/);
     // The total shown is the node's own figure (rss), and the largest categories are not zero.
-    const total = Number(await w.page.$eval("[data-total]", (e) => (e as unknown as { dataset: { total: string } }).dataset.total));
+    const total = Number(await ui.w.page.$eval("[data-total]", (e) => (e as unknown as { dataset: { total: string } }).dataset.total));
     const rec = (await api("GET", `/api/nodes/${encodeURIComponent(node)}?memory=true`)).json as { memory: { total: { rss: number }; other_proc: number } };
     assert.ok(total > 10 * 1024 * 1024 && Math.abs(total - rec.memory.total.rss) < 0.5 * rec.memory.total.rss, `total ${total} vs rss ${rec.memory.total.rss}`);
-    assert.match(await textOf(w.page, "table[aria-label='Memory: Processes']"), /other proc\s*\d/);
-    await w.shot("node");
-    assert.deepEqual(w.problems, []);
+    assert.match(await textOf(ui.w.page, "table[aria-label='Memory: Processes']"), /other proc\s*\d/);
+    await ui.w.shot("node");
+    assert.deepEqual(ui.w.problems, []);
   });
 });

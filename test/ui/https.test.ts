@@ -5,10 +5,9 @@ import assert from "node:assert/strict";
 import { createHash, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
-import type { Browser } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { makeTestCa, type TestCa } from "../helpers/test-ca.js";
-import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
+import { useBrowser } from "./guest-page.js";
 import { go, login, waitText } from "./ui-session.js";
 
 const FIRST_LOAD_BUDGET = 200 * 1024;
@@ -37,21 +36,17 @@ function get(url: string, ca: Buffer, headers: Record<string, string> = {}): Pro
 describe("web UI over HTTPS", () => {
   let ca: TestCa;
   let broker: TestBroker;
-  let browser: Browser;
-  let w: WatchedPage;
   let base: string;
 
   before(async () => {
     ca = makeTestCa();
     broker = await startTestBroker({ tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, amqpsPort: 0, httpTls: true });
     base = `https://127.0.0.1:${broker.httpPort}`;
-    browser = await launchBrowser({ trustSpki: spkiHash(ca.serverCert) });
-    w = await openPage(browser);
   });
   after(async () => {
-    await browser?.close();
     await broker?.close();
   });
+  const ui = useBrowser({ trustSpki: () => spkiHash(ca.serverCert) });
 
   it("serves the page with a strict CSP and security headers, and keeps the API's JSON 404", async () => {
     const res = await get(`${base}/`, ca.pem(ca.caCert));
@@ -70,8 +65,8 @@ describe("web UI over HTTPS", () => {
   });
 
   it(`loads under ${FIRST_LOAD_BUDGET / 1024} KB compressed, logs in and renders the overview over HTTPS`, async () => {
-    await w.page.goto(`${base}/`, { waitUntil: "networkidle0" });
-    const sizes = (await w.page.evaluate(`[performance.getEntriesByType("navigation")[0], ...performance.getEntriesByType("resource")]
+    await ui.w.page.goto(`${base}/`, { waitUntil: "networkidle0" });
+    const sizes = (await ui.w.page.evaluate(`[performance.getEntriesByType("navigation")[0], ...performance.getEntriesByType("resource")]
       .map((e) => ({ name: e.name, encoded: e.encodedBodySize, decoded: e.decodedBodySize, transfer: e.transferSize }))`)) as Array<{ name: string; encoded: number; decoded: number; transfer: number }>;
     const encoded = sizes.reduce((n, e) => n + e.encoded, 0);
     const decoded = sizes.reduce((n, e) => n + e.decoded, 0);
@@ -80,12 +75,12 @@ describe("web UI over HTTPS", () => {
     assert.ok(encoded < decoded / 2, "assets arrive compressed");
     assert.ok(encoded < FIRST_LOAD_BUDGET, `first load ${encoded} bytes`);
 
-    await login(w.page, base, "guest", "guest");
-    await waitText(w.page, "h1", "Overview");
-    await waitText(w.page, "table", "https");
-    await go(w.page, "/queues", "Queues");
-    await w.shot("https-queues", false);
-    assert.deepEqual(w.problems, []);
+    await login(ui.w.page, base, "guest", "guest");
+    await waitText(ui.w.page, "h1", "Overview");
+    await waitText(ui.w.page, "table", "https");
+    await go(ui.w.page, "/queues", "Queues");
+    await ui.w.shot("https-queues", false);
+    assert.deepEqual(ui.w.problems, []);
   });
 
   it("sends the bundle brotli- or gzip-compressed as the client asks", async () => {

@@ -6,150 +6,145 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { eventually } from "../helpers/wait.js";
-import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
 import { makeFixtures, XSS_NAME, type Fixtures } from "./fixtures.js";
+import { loggedInPage, useBrowser } from "./guest-page.js";
 import { clickText, fill, go, login, openSection, textOf, waitText } from "./ui-session.js";
 
 describe("web UI pages", () => {
   let broker: TestBroker;
-  let browser: Browser;
   let fixtures: Fixtures;
-  let w: WatchedPage;
   const api = apiClient(() => broker.httpUrl);
 
   before(async () => {
     broker = await startTestBroker();
     fixtures = await makeFixtures(broker);
-    browser = await launchBrowser();
-    w = await openPage(browser);
   });
   after(async () => {
-    await browser?.close();
     await fixtures?.close();
     await broker?.close();
   });
+  const ui = useBrowser();
 
   it("refuses a wrong password with a clear message, then logs in", async () => {
-    await login(w.page, broker.httpUrl, "guest", "not-the-password");
-    await waitText(w.page, "[role=alert]", "Login failed");
-    await w.shot("login-failed", false);
-    await w.page.reload({ waitUntil: "domcontentloaded" });
-    await login(w.page, broker.httpUrl, "guest", "guest");
-    await waitText(w.page, "h1", "Overview");
+    await login(ui.w.page, broker.httpUrl, "guest", "not-the-password");
+    await waitText(ui.w.page, "[role=alert]", "Login failed");
+    await ui.w.shot("login-failed", false);
+    await ui.w.page.reload({ waitUntil: "domcontentloaded" });
+    await login(ui.w.page, broker.httpUrl, "guest", "guest");
+    await waitText(ui.w.page, "h1", "Overview");
     // The wrong password's 401 is the only expected failure so far.
-    const unexpected = w.problems.filter((p) => !p.includes("401"));
+    const unexpected = ui.w.problems.filter((p) => !p.includes("401"));
     assert.deepEqual(unexpected, []);
-    w.problems.length = 0;
+    ui.w.problems.length = 0;
   });
 
   it("renders the overview with totals, charts, node and listeners", async () => {
-    await go(w.page, "/", "Overview");
-    await waitText(w.page, ".stat", "Queues");
-    await waitText(w.page, "table.kv", "File descriptors");
-    await waitText(w.page, "table", "amqp");
-    const stats = await textOf(w.page, ".stats");
+    await go(ui.w.page, "/", "Overview");
+    await waitText(ui.w.page, ".stat", "Queues");
+    await waitText(ui.w.page, "table.kv", "File descriptors");
+    await waitText(ui.w.page, "table", "amqp");
+    const stats = await textOf(ui.w.page, ".stats");
     assert.match(stats, /4\s*Queues/);
     assert.match(stats, /1\s*Connections/);
-    assert.ok((await w.page.$$(".chart canvas")).length >= 2, "two uPlot charts");
-    await w.shot("overview");
+    assert.ok((await ui.w.page.$$(".chart canvas")).length >= 2, "two uPlot charts");
+    await ui.w.shot("overview");
   });
 
   it("lists connections and shows the named connection with its channels and consumer", async () => {
-    await go(w.page, "/connections", "Connections");
-    await waitText(w.page, "table.grid", fixtures.connectionName);
-    await w.shot("connections");
-    await w.page.click("table.grid tbody a");
-    await waitText(w.page, "h1", "Connection");
-    await waitText(w.page, "table.kv", "connection_name");
-    await waitText(w.page, "[aria-label=Consumers]", "orders.worker");
-    await w.shot("connection");
+    await go(ui.w.page, "/connections", "Connections");
+    await waitText(ui.w.page, "table.grid", fixtures.connectionName);
+    await ui.w.shot("connections");
+    await ui.w.page.click("table.grid tbody a");
+    await waitText(ui.w.page, "h1", "Connection");
+    await waitText(ui.w.page, "table.kv", "connection_name");
+    await waitText(ui.w.page, "[aria-label=Consumers]", "orders.worker");
+    await ui.w.shot("connection");
   });
 
   it("lists channels and shows a channel's prefetch and unacked", async () => {
-    await go(w.page, "/channels", "Channels");
-    await waitText(w.page, "table.grid", "(2)");
-    await w.shot("channels");
-    const link = (await w.page.$$("table.grid tbody a")).at(-1);
+    await go(ui.w.page, "/channels", "Channels");
+    await waitText(ui.w.page, "table.grid", "(2)");
+    await ui.w.shot("channels");
+    const link = (await ui.w.page.$$("table.grid tbody a")).at(-1);
     assert.ok(link);
     await link.click();
-    await waitText(w.page, "h1", "Channel");
-    await waitText(w.page, "table.kv", "Prefetch");
+    await waitText(ui.w.page, "h1", "Channel");
+    await waitText(ui.w.page, "table.kv", "Prefetch");
     // The last channel is the fixture's consumer: prefetch 2, holding 2 unacked messages.
-    const rows = await textOf(w.page, "table.kv tr");
+    const rows = await textOf(ui.w.page, "table.kv tr");
     assert.match(rows, /Prefetch \(per consumer\)\s*2\b/);
     assert.match(rows, /Unacked\s*2\b/);
-    await w.shot("channel");
+    await ui.w.shot("channel");
   });
 
   it("lists exchanges and shows a topic exchange's bindings", async () => {
-    await go(w.page, "/exchanges", "Exchanges");
-    await waitText(w.page, "table.grid", "events");
-    await w.shot("exchanges");
-    await go(w.page, "/exchanges/%2F/events", "events");
-    await waitText(w.page, "table.grid", "invoice.#");
-    await w.shot("exchange");
+    await go(ui.w.page, "/exchanges", "Exchanges");
+    await waitText(ui.w.page, "table.grid", "events");
+    await ui.w.shot("exchanges");
+    await go(ui.w.page, "/exchanges/%2F/events", "events");
+    await waitText(ui.w.page, "table.grid", "invoice.#");
+    await ui.w.shot("exchange");
   });
 
   it("lists queues and shows a queue's consumers, bindings and charts", async () => {
-    await go(w.page, "/queues", "Queues");
-    await waitText(w.page, "table.grid", "orders.worker");
-    await w.shot("queues");
-    await go(w.page, "/queues/%2F/orders.worker", "orders.worker");
-    await waitText(w.page, "[aria-label=Consumers]", "amq.ctag");
-    await waitText(w.page, "table.grid", "order.created");
-    await w.shot("queue");
+    await go(ui.w.page, "/queues", "Queues");
+    await waitText(ui.w.page, "table.grid", "orders.worker");
+    await ui.w.shot("queues");
+    await go(ui.w.page, "/queues/%2F/orders.worker", "orders.worker");
+    await waitText(ui.w.page, "[aria-label=Consumers]", "amq.ctag");
+    await waitText(ui.w.page, "table.grid", "order.created");
+    await ui.w.shot("queue");
   });
 
   it("renders a queue named as HTML as text, never as markup", async () => {
-    await go(w.page, "/queues", "Queues");
-    await waitText(w.page, "table.grid", XSS_NAME);
-    assert.equal((await w.page.$$("table.grid img")).length, 0, "no <img> made from a name");
-    await go(w.page, `/queues/%2F/${encodeURIComponent(XSS_NAME)}`, XSS_NAME);
-    assert.equal((await w.page.$$("main img")).length, 0);
-    await w.shot("queue-xss");
+    await go(ui.w.page, "/queues", "Queues");
+    await waitText(ui.w.page, "table.grid", XSS_NAME);
+    assert.equal((await ui.w.page.$$("table.grid img")).length, 0, "no <img> made from a name");
+    await go(ui.w.page, `/queues/%2F/${encodeURIComponent(XSS_NAME)}`, XSS_NAME);
+    assert.equal((await ui.w.page.$$("main img")).length, 0);
+    await ui.w.shot("queue-xss");
   });
 
   it("publishes from the exchange page and gets the message back on the queue page", async () => {
-    await go(w.page, "/exchanges/%2F/events", "events");
-    await openSection(w.page, "Publish message");
-    await fill(w.page, "Publish message", "routing_key", "invoice.ui.test");
-    await fill(w.page, "Publish message", "payload", "hello from the browser");
-    await clickText(w.page, "form[aria-label='Publish message'] button", "Publish message");
-    await waitText(w.page, "[role=status]", "routed");
-    await w.shot("exchange-published");
+    await go(ui.w.page, "/exchanges/%2F/events", "events");
+    await openSection(ui.w.page, "Publish message");
+    await fill(ui.w.page, "Publish message", "routing_key", "invoice.ui.test");
+    await fill(ui.w.page, "Publish message", "payload", "hello from the browser");
+    await clickText(ui.w.page, "form[aria-label='Publish message'] button", "Publish message");
+    await waitText(ui.w.page, "[role=status]", "routed");
+    await ui.w.shot("exchange-published");
 
-    await go(w.page, "/queues/%2F/invoices", "invoices");
-    await openSection(w.page, "Get messages");
-    await fill(w.page, "Get messages", "count", "10");
-    await clickText(w.page, "form[aria-label='Get messages'] button", "Get messages");
-    await waitText(w.page, ".message", "hello from the browser");
-    assert.match(await textOf(w.page, ".message"), /invoice\.ui\.test/);
-    await w.shot("queue-get");
+    await go(ui.w.page, "/queues/%2F/invoices", "invoices");
+    await openSection(ui.w.page, "Get messages");
+    await fill(ui.w.page, "Get messages", "count", "10");
+    await clickText(ui.w.page, "form[aria-label='Get messages'] button", "Get messages");
+    await waitText(ui.w.page, ".message", "hello from the browser");
+    assert.match(await textOf(ui.w.page, ".message"), /invoice\.ui\.test/);
+    await ui.w.shot("queue-get");
   });
 
   it("purges a queue", async () => {
-    await go(w.page, "/queues/%2F/orders", "orders");
-    await openSection(w.page, "Purge");
-    await clickText(w.page, "button", "Purge messages");
-    await waitText(w.page, "[role=status]", "purged");
+    await go(ui.w.page, "/queues/%2F/orders", "orders");
+    await openSection(ui.w.page, "Purge");
+    await clickText(ui.w.page, "button", "Purge messages");
+    await waitText(ui.w.page, "[role=status]", "purged");
     assert.equal((await api("GET", "/api/queues/%2F/orders")).json.messages, 0);
   });
 
   it("adds a queue with a type, durability and an x-argument from its help", async () => {
-    await go(w.page, "/queues", "Queues");
-    await openSection(w.page, "Add a new queue");
-    await fill(w.page, "Add queue", "type", "quorum");
-    await fill(w.page, "Add queue", "name", "ui.quorum");
-    await clickText(w.page, "form[aria-label='Add queue'] .arg-help button", "x-delivery-limit");
-    await w.page.type("form[aria-label='Add queue'] input[aria-label='Arguments 1 value']", "5");
-    await w.shot("queue-add");
-    await clickText(w.page, "form[aria-label='Add queue'] button[type=submit]", "Add queue");
-    await waitText(w.page, "[role=status]", "Queue ui.quorum added");
-    await waitText(w.page, "table.grid", "ui.quorum");
+    await go(ui.w.page, "/queues", "Queues");
+    await openSection(ui.w.page, "Add a new queue");
+    await fill(ui.w.page, "Add queue", "type", "quorum");
+    await fill(ui.w.page, "Add queue", "name", "ui.quorum");
+    await clickText(ui.w.page, "form[aria-label='Add queue'] .arg-help button", "x-delivery-limit");
+    await ui.w.page.type("form[aria-label='Add queue'] input[aria-label='Arguments 1 value']", "5");
+    await ui.w.shot("queue-add");
+    await clickText(ui.w.page, "form[aria-label='Add queue'] button[type=submit]", "Add queue");
+    await waitText(ui.w.page, "[role=status]", "Queue ui.quorum added");
+    await waitText(ui.w.page, "table.grid", "ui.quorum");
     const q = (await api("GET", "/api/queues/%2F/ui.quorum")).json;
     assert.equal(q.type, "quorum");
     assert.equal(q.durable, true);
@@ -157,17 +152,17 @@ describe("web UI pages", () => {
   });
 
   it("adds a stream with its retention from the argument help", async () => {
-    await go(w.page, "/queues", "Queues");
+    await go(ui.w.page, "/queues", "Queues");
     // A fresh form: the previous test's argument rows would otherwise still be there.
-    await w.page.reload();
-    await waitText(w.page, "h1", "Queues");
-    await openSection(w.page, "Add a new queue");
-    await fill(w.page, "Add queue", "type", "stream");
-    await fill(w.page, "Add queue", "name", "ui.stream");
-    await clickText(w.page, "form[aria-label='Add queue'] .arg-help button", "x-max-age");
-    await w.page.type("form[aria-label='Add queue'] input[aria-label='Arguments 1 value']", "7D");
-    await clickText(w.page, "form[aria-label='Add queue'] button[type=submit]", "Add queue");
-    await waitText(w.page, "[role=status]", "Queue ui.stream added");
+    await ui.w.page.reload();
+    await waitText(ui.w.page, "h1", "Queues");
+    await openSection(ui.w.page, "Add a new queue");
+    await fill(ui.w.page, "Add queue", "type", "stream");
+    await fill(ui.w.page, "Add queue", "name", "ui.stream");
+    await clickText(ui.w.page, "form[aria-label='Add queue'] .arg-help button", "x-max-age");
+    await ui.w.page.type("form[aria-label='Add queue'] input[aria-label='Arguments 1 value']", "7D");
+    await clickText(ui.w.page, "form[aria-label='Add queue'] button[type=submit]", "Add queue");
+    await waitText(ui.w.page, "[role=status]", "Queue ui.stream added");
     const q = (await api("GET", "/api/queues/%2F/ui.stream")).json;
     assert.equal(q.type, "stream");
     assert.equal(q.durable, true);
@@ -175,9 +170,7 @@ describe("web UI pages", () => {
   });
 
   it("shows a clear message, not a blank page, when the API refuses (403)", async () => {
-    const alice = await openPage(browser);
-    await login(alice.page, broker.httpUrl, "alice", "alice-secret");
-    await waitText(alice.page, "h1", "Overview");
+    const alice = await loggedInPage(ui.browser, broker.httpUrl, "alice", "alice-secret");
     await waitText(alice.page, ".section", "Node figures need the monitoring or administrator tag");
     assert.doesNotMatch(await textOf(alice.page, ".main-nav"), /Admin/, "a management user is not offered Admin");
     assert.doesNotMatch(await textOf(alice.page, "main"), /Download definitions/, "nor the administrator-only definitions");
@@ -190,25 +183,25 @@ describe("web UI pages", () => {
   });
 
   it("binds and unbinds a queue from the exchange page", async () => {
-    await go(w.page, "/exchanges/%2F/events", "events");
-    await fill(w.page, "Add binding", "destination", "invoices");
-    await fill(w.page, "Add binding", "routing_key", "refund.*");
-    await clickText(w.page, "form[aria-label='Add binding'] button", "Bind");
-    await waitText(w.page, "table.grid", "refund.*");
+    await go(ui.w.page, "/exchanges/%2F/events", "events");
+    await fill(ui.w.page, "Add binding", "destination", "invoices");
+    await fill(ui.w.page, "Add binding", "routing_key", "refund.*");
+    await clickText(ui.w.page, "form[aria-label='Add binding'] button", "Bind");
+    await waitText(ui.w.page, "table.grid", "refund.*");
     const bound = (await api("GET", "/api/bindings/%2F/e/events/q/invoices")).json as Array<{ routing_key: string }>;
     assert.ok(bound.some((b) => b.routing_key === "refund.*"));
-    await w.page.evaluate(`[...document.querySelectorAll("table.grid tr")].find((tr) => tr.textContent.includes("refund.*")).querySelector("button").click()`);
-    await w.page.waitForFunction(`![...document.querySelectorAll("table.grid td")].some((td) => td.textContent === "refund.*")`, { timeout: 10_000 });
+    await ui.w.page.evaluate(`[...document.querySelectorAll("table.grid tr")].find((tr) => tr.textContent.includes("refund.*")).querySelector("button").click()`);
+    await ui.w.page.waitForFunction(`![...document.querySelectorAll("table.grid td")].some((td) => td.textContent === "refund.*")`, { timeout: 10_000 });
     const after = (await api("GET", "/api/bindings/%2F/e/events/q/invoices")).json as Array<{ routing_key: string }>;
     assert.ok(!after.some((b) => b.routing_key === "refund.*"));
   });
 
   it("downloads the definitions and imports a definitions file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "coney-ui-dl-"));
-    const cdp = await w.page.createCDPSession();
+    const cdp = await ui.w.page.createCDPSession();
     await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir });
-    await go(w.page, "/", "Overview");
-    await clickText(w.page, "button", "Download definitions");
+    await go(ui.w.page, "/", "Overview");
+    await clickText(ui.w.page, "button", "Download definitions");
     await eventually(() => readdirSync(dir).some((f) => f.endsWith(".json")), 10_000, "the definitions download");
     const file = readdirSync(dir).find((f) => f.endsWith(".json")) as string;
     const defs = JSON.parse(readFileSync(join(dir, file), "utf8")) as { queues: Array<{ name: string }>; users: Array<{ name: string }> };
@@ -217,50 +210,50 @@ describe("web UI pages", () => {
 
     const upload = join(dir, "import.json");
     writeFileSync(upload, JSON.stringify({ queues: [{ name: "imported.from.ui", vhost: "/", durable: true, auto_delete: false, arguments: {} }] }));
-    const input = await w.page.$("input[type=file]");
+    const input = await ui.w.page.$("input[type=file]");
     assert.ok(input);
     await input.uploadFile(upload);
-    await clickText(w.page, "button", "Upload definitions");
-    await waitText(w.page, "[role=status]", "Imported import.json");
+    await clickText(ui.w.page, "button", "Upload definitions");
+    await waitText(ui.w.page, "[role=status]", "Imported import.json");
     assert.equal((await api("GET", "/api/queues/%2F/imported.from.ui")).status, 200);
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("adds an exchange, then deletes it and a queue from their pages", async () => {
-    await go(w.page, "/exchanges", "Exchanges");
-    await openSection(w.page, "Add a new exchange");
-    await fill(w.page, "Add exchange", "name", "ui.fanout");
-    await fill(w.page, "Add exchange", "type", "fanout");
-    await clickText(w.page, "form[aria-label='Add exchange'] button[type=submit]", "Add exchange");
-    await waitText(w.page, "table.grid", "ui.fanout");
+    await go(ui.w.page, "/exchanges", "Exchanges");
+    await openSection(ui.w.page, "Add a new exchange");
+    await fill(ui.w.page, "Add exchange", "name", "ui.fanout");
+    await fill(ui.w.page, "Add exchange", "type", "fanout");
+    await clickText(ui.w.page, "form[aria-label='Add exchange'] button[type=submit]", "Add exchange");
+    await waitText(ui.w.page, "table.grid", "ui.fanout");
     assert.equal((await api("GET", "/api/exchanges/%2F/ui.fanout")).json.type, "fanout");
-    await go(w.page, "/exchanges/%2F/ui.fanout", "ui.fanout");
-    await openSection(w.page, "Delete this exchange");
-    await clickText(w.page, "button", "Delete exchange");
-    await waitText(w.page, "h1", "Exchanges");
+    await go(ui.w.page, "/exchanges/%2F/ui.fanout", "ui.fanout");
+    await openSection(ui.w.page, "Delete this exchange");
+    await clickText(ui.w.page, "button", "Delete exchange");
+    await waitText(ui.w.page, "h1", "Exchanges");
     assert.equal((await api("GET", "/api/exchanges/%2F/ui.fanout")).status, 404);
 
-    await go(w.page, "/queues/%2F/ui.quorum", "ui.quorum");
-    await openSection(w.page, "Delete");
-    await clickText(w.page, "button", "Delete queue");
-    await waitText(w.page, "h1", "Queues");
+    await go(ui.w.page, "/queues/%2F/ui.quorum", "ui.quorum");
+    await openSection(ui.w.page, "Delete");
+    await clickText(ui.w.page, "button", "Delete queue");
+    await waitText(ui.w.page, "h1", "Queues");
     assert.equal((await api("GET", "/api/queues/%2F/ui.quorum")).status, 404);
   });
 
   it("closes the named connection with a reason", async () => {
-    await go(w.page, "/connections", "Connections");
-    await waitText(w.page, "table.grid", fixtures.connectionName);
-    await w.page.click("table.grid tbody a");
+    await go(ui.w.page, "/connections", "Connections");
+    await waitText(ui.w.page, "table.grid", fixtures.connectionName);
+    await ui.w.page.click("table.grid tbody a");
     // "Connection" is also in the list's heading: the detail page is there once its close form is.
-    await fill(w.page, "Close connection", "reason", "closed by the UI test");
-    await clickText(w.page, "form[aria-label='Close connection'] button", "Force close");
-    await waitText(w.page, "h1", "Connections");
+    await fill(ui.w.page, "Close connection", "reason", "closed by the UI test");
+    await clickText(ui.w.page, "form[aria-label='Close connection'] button", "Force close");
+    await waitText(ui.w.page, "h1", "Connections");
     await eventually(async () => (await api("GET", "/api/connections")).json.length === 0, 5000, "connection closed");
     await eventually(() => fixtures.closedWith() !== "", 5000, "the client hears the close");
     assert.match(fixtures.closedWith(), /closed by the UI test/);
   });
 
   it("saw no console error, page error or failed request", () => {
-    assert.deepEqual(w.problems, []);
+    assert.deepEqual(ui.w.problems, []);
   });
 });

@@ -12,8 +12,9 @@ import type { Browser } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { eventually } from "../helpers/wait.js";
-import { launchBrowser, openPage, type WatchedPage } from "./browser.js";
-import { go, login, openSection, textOf, waitText } from "./ui-session.js";
+import { launchBrowser, type WatchedPage } from "./browser.js";
+import { loggedInPage } from "./guest-page.js";
+import { go, openSection, textOf, waitText } from "./ui-session.js";
 
 /** Refreshes the README's screenshot from this run's, when asked (a test run leaves tracked files alone). */
 function docsImage(shot: string): void {
@@ -33,15 +34,8 @@ describe("web UI per role", () => {
   let browser: Browser;
   let conn: ChannelModel;
   const api = apiClient(() => broker.httpUrl);
-  const pages: WatchedPage[] = [];
 
-  const as = async (user: string): Promise<WatchedPage> => {
-    const w = await openPage(browser);
-    pages.push(w);
-    await login(w.page, broker.httpUrl, user, user === "guest" ? "guest" : "pw");
-    await waitText(w.page, "h1", "Overview");
-    return w;
-  };
+  const as = (user: string): Promise<WatchedPage> => loggedInPage(browser, broker.httpUrl, user, user === "guest" ? "guest" : "pw");
   /** Whether some element matching `selector` has text containing `text`, now. */
   const has = async (w: WatchedPage, selector: string, text: string): Promise<boolean> => (await textOf(w.page, selector)).includes(text);
   /** A page's refused actions, once the broker's answer about them is in. */

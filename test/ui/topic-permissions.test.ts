@@ -43,11 +43,19 @@ describe("web UI topic permissions", () => {
     assert.deepEqual((await api("GET", "/api/topic-permissions/%2F/sensor")).json, [{ user: "sensor", vhost: "/", exchange: "telemetry", write: "^eu\\.{username}\\.", read: "^eu\\." }]);
   });
 
-  it("shows it on the user's and the vhost's pages", async () => {
+  it("shows it on the user's and the vhost's pages, whose forms fix their own side and offer the other", async () => {
+    const fields = async (form: string): Promise<string[]> =>
+      (await ui.w.page.$$eval(`form[aria-label='${form}'] select`, (xs) => xs.map((x) => (x as unknown as { name: string }).name))) as string[];
     await go(ui.w.page, "/admin/users/sensor", "User sensor");
     await waitText(ui.w.page, "table[aria-label='Topic permissions']", "^eu\\.{username}\\.");
+    await ui.w.page.waitForSelector("form[aria-label='Set topic permission'] select[name=vhost]", { timeout: 10_000 });
+    assert.deepEqual(await fields("Set topic permission"), ["vhost"]);
+    assert.deepEqual(await fields("Set permission"), ["vhost"]);
     await go(ui.w.page, "/admin/vhosts/%2F", "Virtual host /");
     await waitText(ui.w.page, "table[aria-label='Topic permissions']", "sensor");
+    await ui.w.page.waitForSelector("form[aria-label='Set topic permission'] select[name=user]", { timeout: 10_000 });
+    assert.deepEqual(await fields("Set topic permission"), ["user"]);
+    assert.deepEqual(await fields("Set permission"), ["user"]);
   });
 
   it("explains a routing key by the topic permission, as publishing decides", async () => {

@@ -31,17 +31,18 @@ import { FrameOutput, type OutputHost } from "./frame-output.js";
 import { Handshake, PROTOCOL_HEADER, type Tuning } from "./handshake.js";
 import { Heartbeats, type HeartbeatHost } from "./heartbeats.js";
 import { LoginSession, type LoginHost } from "./login-session.js";
-import { isLoopbackAddress, normaliseHost } from "../../auth/peer-address.js";
+import { connectionName, peerOf, type PeerInfo } from "../../auth/peer-address.js";
 
 let nextConnectionId = 1;
 
-export class AmqpConnection implements ClientConnection, ChannelHost, DispatchTarget, OpeningConnection, ConnectionFacts, OutputHost, LoginHost, HeartbeatHost, BlockHost, FlowHost, CloseHost {
+export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, DispatchTarget, OpeningConnection, ConnectionFacts, OutputHost, LoginHost, HeartbeatHost, BlockHost, FlowHost, CloseHost {
   readonly id = nextConnectionId++;
   readonly name: string;
   readonly host: string;
   readonly port: number;
   readonly peerHost: string;
   readonly peerPort: number;
+  readonly isLoopback: boolean;
   readonly connectedAt = Date.now();
   vhost = "";
   user = "";
@@ -75,11 +76,13 @@ export class AmqpConnection implements ClientConnection, ChannelHost, DispatchTa
     readonly tls = false,
   ) {
     const s = socket as Partial<Socket>;
-    this.peerHost = normaliseHost(s.remoteAddress ?? "in-memory");
-    this.peerPort = s.remotePort ?? 0;
-    this.host = normaliseHost(s.localAddress ?? "in-memory");
-    this.port = s.localPort ?? 0;
-    this.name = `${this.peerHost}:${this.peerPort} -> ${this.host}:${this.port}`;
+    const peer = peerOf(s, tls, "in-memory");
+    this.peerHost = peer.peerHost;
+    this.peerPort = peer.peerPort;
+    this.host = peer.host;
+    this.port = peer.port;
+    this.isLoopback = peer.isLoopback;
+    this.name = connectionName(peer);
     this.log = logger.child({ connection: this.name });
     this.tuning = { channelMax: settings.channelMax, frameMax: settings.frameMax, heartbeat: settings.heartbeat };
     this.reader = new FrameReader(settings.frameMax);
@@ -106,10 +109,6 @@ export class AmqpConnection implements ClientConnection, ChannelHost, DispatchTa
 
   get isOpen(): boolean {
     return this.state !== "closing" && this.state !== "closed";
-  }
-
-  get isLoopback(): boolean {
-    return isLoopbackAddress(this.peerHost);
   }
 
   /** True when consumers on this connection may take more deliveries. */

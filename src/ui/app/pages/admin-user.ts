@@ -7,7 +7,7 @@ import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
-import { AdminFrame, DeleteButton, parseTagText, PermissionForm, PermissionsTable, TagList, TagsField, type PermissionRecord } from "../components/admin-kit.js";
+import { AdminFrame, DeleteButton, parseTagText, TagList, TagsField, type PermissionRecord } from "../components/admin-kit.js";
 import { ErrorBox, Notice } from "../components/error-box.js";
 import { TextField } from "../components/fields.js";
 import { KvTable, Section } from "../components/kv.js";
@@ -17,7 +17,7 @@ import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
 import type { UserRecord } from "./admin-users.js";
 import type { TopicPermission } from "../access.js";
-import { TopicPermissionForm, TopicPermissionsTable } from "../components/topic-permissions.js";
+import { PermissionSections } from "../components/permission-sections.js";
 
 const tagsOf = (u: UserRecord): string[] => (Array.isArray(u.tags) ? u.tags : parseTagText(String(u.tags)));
 
@@ -43,18 +43,7 @@ function AdminUserBody({ params }: PageProps) {
           ["Password", u.password_hash ? `set (${u.hashing_algorithm})` : "none: this user cannot log in with a password"],
           ["Limits", Object.keys(u.limits ?? {}).length ? Object.entries(u.limits ?? {}).map(([k, v]) => `${k}: ${v}`).join(", ") : html`<span class="muted">none</span> (<a href=${href("admin", "limits")}>Limits</a>)`],
         ]} /></div>
-        <${Section} title="Permissions">
-          <${ErrorBox} error=${perms.error} />
-          ${perms.data ? html`<${PermissionsTable} records=${perms.data} show="vhost" onChange=${perms.reload} />` : null}
-          <h3>Set permission</h3>
-          <${PermissionForm} fixed=${{ user: name }} choices=${(vhosts.data ?? []).map((v) => v.name)} onDone=${perms.reload} />
-        <//>
-        <${Section} title="Topic permissions">
-          <${ErrorBox} error=${topics.error} />
-          ${topics.data ? html`<${TopicPermissionsTable} records=${topics.data} show=${["vhost"]} onChange=${topics.reload} />` : null}
-          <h3>Set topic permission</h3>
-          <${TopicPermissionForm} user=${name} users=${[name]} vhosts=${(vhosts.data ?? []).map((v) => v.name)} onDone=${topics.reload} />
-        <//>
+        <${PermissionSections} of=${{ user: name }} choices=${(vhosts.data ?? []).map((v) => v.name)} perms=${perms} topics=${topics} />
         <${Section} title="Tags"><${EditTags} user=${u} onDone=${user.reload} /><//>
         <${Section} title="Password" open=${false}><${EditPassword} user=${u} onDone=${user.reload} /><//>
         <${Section} title="Delete this user" open=${false}>

@@ -10,7 +10,7 @@ import { detailsOf } from "../chart-series.js";
 import { useAction } from "../components/action.js";
 import { chartQuery, useChartRange } from "../components/chart-range.js";
 import { ChartGrid, HistoryChart } from "../components/history-chart.js";
-import { AdminFrame, DeleteButton, parseTagText, PermissionForm, PermissionsTable, TagList, type PermissionRecord } from "../components/admin-kit.js";
+import { AdminFrame, DeleteButton, parseTagText, TagList, type PermissionRecord } from "../components/admin-kit.js";
 import { ErrorBox, Notice } from "../components/error-box.js";
 import { SelectField, TextField } from "../components/fields.js";
 import { LimitsEditor } from "../components/limits-editor.js";
@@ -23,7 +23,7 @@ import type { PageProps } from "../page-props.js";
 import { QUEUE_TYPES, type LimitsRecord, type VhostRecord } from "./admin-vhosts.js";
 import { QUEUED_SERIES, RATE_SERIES } from "./overview.js";
 import type { TopicPermission } from "../access.js";
-import { TopicPermissionForm, TopicPermissionsTable } from "../components/topic-permissions.js";
+import { PermissionSections } from "../components/permission-sections.js";
 
 export const VHOST_LIMITS: ReadonlyArray<readonly [string, string]> = [
   ["max-connections", "Max connections"],
@@ -67,18 +67,7 @@ function AdminVhostBody({ params }: PageProps) {
                 path=${(owner: string, limit: string) => apiPath`/vhost-limits/${owner}/${limit}`} canEdit=${true} onDone=${limits.reload} />`
             : null}
         <//>
-        <${Section} title="Permissions">
-          <${ErrorBox} error=${perms.error} />
-          ${perms.data ? html`<${PermissionsTable} records=${perms.data} show="user" onChange=${perms.reload} />` : null}
-          <h3>Set permission</h3>
-          <${PermissionForm} fixed=${{ vhost: name }} choices=${(users.data ?? []).map((u) => u.name)} onDone=${perms.reload} />
-        <//>
-        <${Section} title="Topic permissions">
-          <${ErrorBox} error=${topics.error} />
-          ${topics.data ? html`<${TopicPermissionsTable} records=${topics.data} show=${["user"]} onChange=${topics.reload} />` : null}
-          <h3>Set topic permission</h3>
-          <${TopicPermissionForm} vhost=${name} users=${(users.data ?? []).map((u) => u.name)} vhosts=${[name]} onDone=${topics.reload} />
-        <//>
+        <${PermissionSections} of=${{ vhost: name }} choices=${(users.data ?? []).map((u) => u.name)} perms=${perms} topics=${topics} />
         <${Section} title="Delete this virtual host" open=${false}>
           <p class="warn-text">Deleting a virtual host deletes its queues with their messages, its exchanges, bindings, policies and permissions, and closes its connections.</p>
           <${DeleteButton} what=${`virtual host ${name} and everything in it`} run=${() => api.del(apiPath`/vhosts/${name}`)} onDone=${() => navigate(href("admin", "vhosts"))} label="Delete virtual host" />

@@ -11,8 +11,9 @@ import { detailsOf } from "../chart-series.js";
 import { chartQuery, useChartRange } from "../components/chart-range.js";
 import { ErrorBox, Unavailable } from "../components/error-box.js";
 import { ChartGrid, HistoryChart } from "../components/history-chart.js";
-import { KvTable, Section, Usage } from "../components/kv.js";
+import { KvTable, Section } from "../components/kv.js";
 import { MemoryBreakdown, type MemoryRecord } from "../components/memory-breakdown.js";
+import { NodeResources } from "../components/node-resources.js";
 import { fmtBytes, fmtDuration, fmtNum } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
@@ -53,13 +54,7 @@ export function NodePage({ params }: PageProps) {
             ["Processors", fmtNum(n.processors)],
             ...(n.cluster_leader !== undefined ? [["Role", n.cluster_leader ? "leader" : "follower"] as [string, string]] : []),
           ]} />
-          <${KvTable} label="Resources" rows=${[
-            ["Memory", html`<${Usage} used=${n.mem_used} limit=${n.mem_limit} alarm=${n.mem_alarm} text=${`${fmtBytes(n.mem_used)} used, alarm at ${fmtBytes(n.mem_limit)}`} />`],
-            ["Disk space", html`<${Usage} used=${n.disk_free_limit} limit=${Math.max(n.disk_free, n.disk_free_limit)} invert=${true} alarm=${n.disk_free_alarm} text=${`${fmtBytes(n.disk_free)} free, alarm below ${fmtBytes(n.disk_free_limit)}`} />`],
-            ["File descriptors", html`<${Usage} used=${n.fd_used} limit=${n.fd_total} alarm=${false} text=${`${fmtNum(n.fd_used)} of ${fmtNum(n.fd_total)}`} />`],
-            ["Sockets", html`<${Usage} used=${n.sockets_used} limit=${n.sockets_total} alarm=${false} text=${`${fmtNum(n.sockets_used)} of ${fmtNum(n.sockets_total)}`} />`],
-            ["Event-loop resources", html`<${Usage} used=${n.proc_used} limit=${n.proc_total} alarm=${false} text=${`${fmtNum(n.proc_used)} of ${fmtNum(n.proc_total)}`} />`],
-          ]} />
+          <${NodeResources} n=${n} />
         </div>
         ${charts
           ? html`<${ChartGrid}>

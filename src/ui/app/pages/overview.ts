@@ -6,11 +6,12 @@ import { useMemo } from "preact/hooks";
 import { hasTag, useApp } from "../app-context.js";
 import { apiPath } from "../api.js";
 import { ErrorBox } from "../components/error-box.js";
-import { KvTable, Section, Stat, Usage } from "../components/kv.js";
+import { KvTable, Section, Stat } from "../components/kv.js";
+import { NodeResources } from "../components/node-resources.js";
 import { detailsOf } from "../chart-series.js";
 import { chartQuery, useChartRange } from "../components/chart-range.js";
 import { ChartGrid, HistoryChart } from "../components/history-chart.js";
-import { fmtBytes, fmtDuration, fmtNum, fmtRate } from "../format.js";
+import { fmtDuration, fmtNum, fmtRate } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href } from "../router.js";
@@ -145,12 +146,6 @@ function NodeView({ n, version, runtime }: { n: NodeInfo; version: string; runti
       ["Uptime", fmtDuration(n.uptime)],
       ["Processors", fmtNum(n.processors)],
     ]} />
-    <${KvTable} label="Resources" rows=${[
-      ["Memory", html`<${Usage} used=${n.mem_used} limit=${n.mem_limit} alarm=${n.mem_alarm} text=${`${fmtBytes(n.mem_used)} used, alarm at ${fmtBytes(n.mem_limit)}`} />`],
-      ["Disk space", html`<${Usage} used=${n.disk_free_limit} limit=${Math.max(n.disk_free, n.disk_free_limit)} invert=${true} alarm=${n.disk_free_alarm} text=${`${fmtBytes(n.disk_free)} free, alarm below ${fmtBytes(n.disk_free_limit)}`} />`],
-      ["File descriptors", html`<${Usage} used=${n.fd_used} limit=${n.fd_total} alarm=${false} text=${`${fmtNum(n.fd_used)} of ${fmtNum(n.fd_total)}`} />`],
-      ["Sockets", html`<${Usage} used=${n.sockets_used} limit=${n.sockets_total} alarm=${false} text=${`${fmtNum(n.sockets_used)} of ${fmtNum(n.sockets_total)}`} />`],
-      ["Event-loop resources", html`<${Usage} used=${n.proc_used} limit=${n.proc_total} alarm=${false} text=${`${fmtNum(n.proc_used)} of ${fmtNum(n.proc_total)}`} />`],
-    ]} />
+    <${NodeResources} n=${n} />
   </div>`;
 }
