@@ -17,7 +17,29 @@ export async function main(argv: string[]): Promise<void> {
   const logger = createLogger(config.logLevel);
   // One line naming every rabbitmq.conf key Coney ignores, so none goes unnoticed.
   if (unsupported.length > 0) logger.warn(`config file ${config.configFile}: settings Coney does not support, ignored: ${unsupported.join(", ")}`, { unsupported });
-  let running: { close(): Promise<void> };
+  // Signal handlers go in before anything starts: a SIGTERM right after the "Coney started"
+  // line (or during startup) must stop the broker cleanly, not kill it by default action.
+  let running: { close(): Promise<void> } | null = null;
+  let stopRequested: string | null = null;
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (running === null) {
+      stopRequested = signal;
+      return;
+    }
+    if (stopping) return;
+    stopping = true;
+    logger.info("stopping", { signal });
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error("error while stopping", { err });
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
   if (config.etcdEndpoints.length > 0) {
     // A cluster node (docs/CLUSTERING.md): it becomes a broker only while it leads. Loaded only
     // here, so a single node never loads etcd3 and gRPC (start time, memory, descriptors).
@@ -32,19 +54,5 @@ export async function main(argv: string[]): Promise<void> {
     logger.info("Coney started", { amqp_port: broker.amqpPort, http_port: broker.httpPort, prometheus_port: broker.prometheusPort, data_dir: config.inMemory ? null : config.dataDir });
     if (config.inMemory) logger.warn("in memory: definitions and messages are not stored and last only as long as this process (--in-memory)");
   }
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info("stopping", { signal });
-    running.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error("error while stopping", { err });
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  if (stopRequested !== null) stop(stopRequested);
 }
