@@ -11,11 +11,11 @@ import type { PermissionChecker } from "../auth/permission-check.js";
 import { isAdministrator, isManagementUser, isMonitor, isPolicymaker, type User } from "../auth/user.js";
 import type { Broker, ClientContext } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
-import { LOGIN_FAILED } from "./http-errors.js";
 import { isLoopbackAddress } from "../auth/peer-address.js";
 import { sessionOf } from "../auth/oauth/token-login.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { LoginThrottle } from "../auth/login-throttle.js";
+import { loginFailed, notAdministrator, notAuthorisedForObject, notAuthorisedForVhost, notManagementUser, notMonitor, objectNotFound } from "../errors/reasons.js";
 
 export interface Caller {
   readonly user: User;
@@ -56,20 +56,20 @@ export function authenticate(broker: Broker, req: FastifyRequest, loopbackUsers:
   if (wait > 0) throw new BrokerError("tooManyLogins", `Too many failed logins from this address; retry in ${Math.ceil(wait / 1000)} s`);
   if (tokens && header.slice(0, 7).toLowerCase() === "bearer ") return bearer(broker, tokens, header.slice(7).trim(), address, throttle);
   const m = /^Basic\s+(\S+)$/i.exec(header);
-  if (!m) throw new BrokerError("notAuthorized", LOGIN_FAILED);
+  if (!m) throw loginFailed();
   const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
-  if (colon < 0) throw new BrokerError("notAuthorized", LOGIN_FAILED);
+  if (colon < 0) throw loginFailed();
   const user = broker.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1), "http");
   if (!user) {
     throttle?.failed(address);
-    throw new BrokerError("notAuthorized", LOGIN_FAILED);
+    throw loginFailed();
   }
   throttle?.succeeded(address);
   if (loopbackUsers.includes(user.name) && !isLoopbackAddress(req.socket.remoteAddress ?? "")) {
     throw new BrokerError("notAuthorized", "User can only log in via localhost");
   }
-  if (!isManagementUser(user)) throw new BrokerError("forbidden", "Not management user");
+  if (!isManagementUser(user)) throw notManagementUser();
   const permissions = broker.checkerFor(user.name);
   return { user, permissions, ctx: { permissions, owner: null } };
 }
@@ -80,24 +80,24 @@ async function bearer(broker: Broker, tokens: TokenVerifier, token: string, addr
     session = sessionOf(broker.users, await tokens.verify(token));
   } catch {
     throttle?.failed(address);
-    throw new BrokerError("notAuthorized", LOGIN_FAILED);
+    throw loginFailed();
   }
   throttle?.succeeded(address);
-  if (!isManagementUser(session.user)) throw new BrokerError("forbidden", "Not management user");
+  if (!isManagementUser(session.user)) throw notManagementUser();
   return { user: session.user, permissions: session.permissions, ctx: { permissions: session.permissions, owner: null } };
 }
 
 export function requireAdministrator(c: Caller): void {
-  if (!isAdministrator(c.user)) throw new BrokerError("forbidden", "Not administrator user");
+  if (!isAdministrator(c.user)) throw notAdministrator();
 }
 
 export function requireMonitor(c: Caller): void {
-  if (!isMonitor(c.user)) throw new BrokerError("forbidden", "Not monitor user");
+  if (!isMonitor(c.user)) throw notMonitor();
 }
 
 export function requirePolicymaker(c: Caller): void {
   // RabbitMQ's policy and parameter routes word this refusal so.
-  if (!isPolicymaker(c.user)) throw new BrokerError("forbidden", "User not authorised to access object");
+  if (!isPolicymaker(c.user)) throw notAuthorisedForObject();
 }
 
 /**
@@ -119,11 +119,11 @@ export function isVisibleVhost(c: Caller, vhost: string): boolean {
 
 /** For routes RabbitMQ authorises with is_authorized_vhost_visible (vhost limits). */
 export function requireVisibleVhost(broker: Broker, c: Caller, vhost: string): void {
-  if (!broker.vhosts.has(vhost)) throw new BrokerError("objectNotFound", "Not Found");
-  if (!isAdministrator(c.user) && !isVisibleVhost(c, vhost)) throw new BrokerError("forbidden", "User not authorised to access virtual host");
+  if (!broker.vhosts.has(vhost)) throw objectNotFound();
+  if (!isAdministrator(c.user) && !isVisibleVhost(c, vhost)) throw notAuthorisedForVhost();
 }
 
 export function requireVhost(broker: Broker, c: Caller, vhost: string): void {
-  if (!broker.vhosts.has(vhost)) throw new BrokerError("objectNotFound", "Not Found");
-  if (!canSeeVhost(c, vhost)) throw new BrokerError("forbidden", "User not authorised to access virtual host");
+  if (!broker.vhosts.has(vhost)) throw objectNotFound();
+  if (!canSeeVhost(c, vhost)) throw notAuthorisedForVhost();
 }

@@ -16,8 +16,6 @@ export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   return reply.code(be.spec.httpStatus).send({ error: be.spec.httpError, reason: be.httpReason });
 }
 
-/** RabbitMQ 3.10's body for credentials that do not log in (whatever the cause). */
-export const LOGIN_FAILED = "Login failed";
-
-export const objectNotFound = (): BrokerError => new BrokerError("objectNotFound", "Not Found");
+/** The recurring reasons live in the error catalogue's reasons (src/errors/reasons.ts). */
+export { LOGIN_FAILED, objectNotFound } from "../errors/reasons.js";
 export const badRequest = (reason: string): BrokerError => new BrokerError("badRequest", reason);

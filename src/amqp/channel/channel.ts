@@ -28,6 +28,9 @@ import { METHOD_HANDLERS } from "./method-table.js";
 import { completePublish, storeSynced, writeConfirms } from "./publishing.js";
 import { requeueAllUnacked } from "./settlement.js";
 
+/** A body frame with no content header before it (both body paths raise it). */
+const bodyWithoutHeader = (): BrokerError => new BrokerError("unexpectedFrame", "expected content header, got content body instead");
+
 /** A zero-length body is never written to, so one serves every empty publish. */
 const EMPTY_BODY = Buffer.alloc(0);
 
@@ -117,7 +120,7 @@ export class Channel implements ChannelState {
   handleBody(payload: Buffer): void {
     if (this.state === "closing") return;
     const c = this.content;
-    if (!c || !c.properties) throw new BrokerError("unexpectedFrame", "expected content header, got content body instead");
+    if (!c || !c.properties) throw bodyWithoutHeader();
     const body = c.addBody(payload);
     if (body !== null) {
       this.content = null;
@@ -129,7 +132,7 @@ export class Channel implements ChannelState {
   handleBodyPieces(pieces: readonly Buffer[]): void {
     if (this.state === "closing") return;
     const c = this.content;
-    if (!c || !c.properties) throw new BrokerError("unexpectedFrame", "expected content header, got content body instead");
+    if (!c || !c.properties) throw bodyWithoutHeader();
     const last = pieces.length - 1;
     for (let i = 0; i <= last; i++) {
       const body = c.addBody(pieces[i]!);

@@ -2,12 +2,12 @@
  * Runtime parameters (validation: runtime-parameters.ts): vhost-scoped ones, kept by the vhost
  * by component and name, and global ones kept by the broker by name.
  */
-import { BrokerError } from "../../errors/broker-error.js";
 import type { Actor } from "../events/actor.js";
 import { announce } from "../events/announce.js";
 import { canonicalJson } from "../canonical-json.js";
 import { VHOST_LIMITS_COMPONENT, validateGlobalParameter } from "../runtime-parameters.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
+import { objectNotFound } from "../../errors/reasons.js";
 
 /** PUT /api/parameters/{component}/{vhost}/{name}: validated first; returns true when created. */
 export function putParameter(b: BrokerState, component: string, vhostName: string, name: string, value: unknown, actor: Actor): boolean {
@@ -30,7 +30,7 @@ export function putParameter(b: BrokerState, component: string, vhostName: strin
 export function deleteParameter(b: BrokerState, component: string, vhostName: string, name: string, actor: Actor): void {
   const byName = b.vhost(vhostName).parameters.get(component);
   const before = byName?.get(name);
-  if (!byName?.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+  if (!byName?.delete(name)) throw objectNotFound();
   b.definitions.delete("parameters", definitionKey(vhostName, component, name));
   announce(b, actor, "parameter.cleared", { component, name, vhost: vhostName }, { action: "parameter.clear", vhost: vhostName, object: `${component}/${name}`, before, after: null });
   if (component === VHOST_LIMITS_COMPONENT) announce(b, actor, "vhost.limits.cleared", { name: vhostName });
@@ -49,7 +49,7 @@ export function putGlobalParameter(b: BrokerState, name: string, value: unknown,
 
 export function deleteGlobalParameter(b: BrokerState, name: string, actor: Actor): void {
   const before = b.globalParameters.get(name);
-  if (!b.globalParameters.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+  if (!b.globalParameters.delete(name)) throw objectNotFound();
   b.definitions.delete("global_parameters", name);
   announce(b, actor, "parameter.cleared", { component: "global", name }, { action: "global_parameter.clear", vhost: null, object: name, before, after: null });
 }

@@ -3,7 +3,6 @@
  * change takes effect at once: every queue and exchange of the vhost takes its new effective
  * definition (queues their limits and TTLs, exchanges their alternate exchange).
  */
-import { BrokerError } from "../../errors/broker-error.js";
 import type { Exchange } from "../exchange/exchange.js";
 import { appliedPolicy, validateOperatorPolicy, validatePolicy, type AppliedPolicy } from "../policies.js";
 import type { Queue } from "../queue/queue.js";
@@ -11,6 +10,7 @@ import type { PolicyRecord, VHost } from "../vhost.js";
 import type { Actor } from "../events/actor.js";
 import { announce } from "../events/announce.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
+import { objectNotFound } from "../../errors/reasons.js";
 
 type PolicyKind = "policies" | "operator_policies";
 
@@ -59,7 +59,7 @@ function dropPolicy(b: BrokerState, kind: PolicyKind, vhost: string, name: strin
   const v = b.vhost(vhost);
   const map = kind === "policies" ? v.policies : v.operatorPolicies;
   const before = map.get(name);
-  if (!before || !map.delete(name)) throw new BrokerError("objectNotFound", "Not Found");
+  if (!before || !map.delete(name)) throw objectNotFound();
   b.definitions.delete(kind, definitionKey(vhost, name));
   applyPolicies(b, v);
   const change = { action: actionOf(kind, "clear"), vhost, object: name, before, after: null };

@@ -15,6 +15,7 @@ import type { Actor } from "../events/actor.js";
 import { announce } from "../events/announce.js";
 import { userChangeRecord } from "../events/change-records.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
+import { objectNotFound, vhostOrUserNotFound } from "../../errors/reasons.js";
 
 export interface UserInput {
   password?: string;
@@ -81,7 +82,7 @@ export function setUserLimit(b: BrokerState, name: string, limit: keyof UserLimi
 /** Deletes a user, its permissions, and closes its connections. */
 export function deleteUser(b: BrokerState, name: string, actor: Actor): void {
   const before = userChangeRecord(b.users.get(name));
-  if (!before) throw new BrokerError("objectNotFound", "Not Found");
+  if (!before) throw objectNotFound();
   for (const p of b.users.permissionsOfUser(name)) b.definitions.delete("permissions", definitionKey(p.vhost, name));
   b.users.delete(name);
   b.definitions.delete("users", name);
@@ -91,7 +92,7 @@ export function deleteUser(b: BrokerState, name: string, actor: Actor): void {
 
 /** Sets the three patterns of (user, vhost); an invalid pattern changes nothing. Returns true when created. */
 export function setPermission(b: BrokerState, user: string, vhost: string, spec: PermissionSpec, actor: Actor): boolean {
-  if (!b.users.get(user) || !b.vhosts.has(vhost)) throw new BrokerError("badRequest", "vhost_or_user_not_found");
+  if (!b.users.get(user) || !b.vhosts.has(vhost)) throw vhostOrUserNotFound();
   const old = b.users.permission(user, vhost);
   const before = old ? { configure: old.configure, write: old.write, read: old.read } : null;
   refusingInvalidPatterns(() => b.users.setPermission(user, vhost, spec));
@@ -103,7 +104,7 @@ export function setPermission(b: BrokerState, user: string, vhost: string, spec:
 
 export function clearPermission(b: BrokerState, user: string, vhost: string, actor: Actor): void {
   const old = b.users.permission(user, vhost);
-  if (!b.users.clearPermission(user, vhost)) throw new BrokerError("objectNotFound", "Not Found");
+  if (!b.users.clearPermission(user, vhost)) throw objectNotFound();
   b.definitions.delete("permissions", definitionKey(vhost, user));
   const before = old ? { configure: old.configure, write: old.write, read: old.read } : null;
   announce(b, actor, "permission.deleted", { user, vhost }, { action: "permission.clear", vhost, object: user, before, after: null });
@@ -111,7 +112,7 @@ export function clearPermission(b: BrokerState, user: string, vhost: string, act
 
 /** Sets the topic permission of (user, vhost, exchange); an invalid pattern changes nothing. Returns true when created. */
 export function setTopicPermission(b: BrokerState, user: string, vhost: string, spec: TopicPermissionSpec, actor: Actor): boolean {
-  if (!b.users.get(user) || !b.vhosts.has(vhost)) throw new BrokerError("badRequest", "vhost_or_user_not_found");
+  if (!b.users.get(user) || !b.vhosts.has(vhost)) throw vhostOrUserNotFound();
   const old = b.users.topicPermission(user, vhost, spec.exchange);
   const created = refusingInvalidPatterns(() => b.users.setTopicPermission(user, vhost, spec));
   b.definitions.put("topic_permissions", definitionKey(vhost, user, spec.exchange), { user, vhost, ...spec });
@@ -124,7 +125,7 @@ export function setTopicPermission(b: BrokerState, user: string, vhost: string, 
 /** Clears one exchange's topic permission of (user, vhost), or all of them; 404 when there was none. */
 export function clearTopicPermissions(b: BrokerState, user: string, vhost: string, exchange: string | undefined, actor: Actor): void {
   const gone = b.users.clearTopicPermissions(user, vhost, exchange);
-  if (gone.length === 0) throw new BrokerError("objectNotFound", "Not Found");
+  if (gone.length === 0) throw objectNotFound();
   for (const p of gone) b.definitions.delete("topic_permissions", definitionKey(vhost, user, p.exchange));
   const before = gone.map((p) => ({ exchange: p.exchange, write: p.write, read: p.read }));
   announce(b, actor, "topic.permission.deleted", { user, vhost }, { action: "topic_permission.clear", vhost, object: user, before, after: null });

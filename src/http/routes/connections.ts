@@ -2,13 +2,13 @@
 import type { FastifyInstance } from "fastify";
 import { isAdministrator, isMonitor } from "../../auth/user.js";
 import type { ChannelInfo, ConnectionInfo } from "../../broker/index.js";
-import { BrokerError } from "../../errors/broker-error.js";
 import { requireVhost, type Caller } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
 import { channelRecord, chartContext, connectionRecord } from "../records.js";
 import { consumerRecord } from "../detail-records.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
+import { notAuthorisedForObject } from "../../errors/reasons.js";
 
 export function registerConnections(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
@@ -21,7 +21,7 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
     const conn = b.connections.get(name);
     if (!conn) throw objectNotFound();
     const info = conn.info();
-    if (!isMonitor(c.user) && info.user !== c.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+    if (!isMonitor(c.user) && info.user !== c.user.name) throw notAuthorisedForObject();
     return info;
   };
 
@@ -30,7 +30,7 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
     GET: ({ caller, params, query }) => connectionRecord(own(caller, params["name"]!), chartContext(ctx, query)),
     DELETE: ({ caller, params, raw }) => {
       const info = own(caller, params["name"]!);
-      if (!isAdministrator(caller.user) && info.user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+      if (!isAdministrator(caller.user) && info.user !== caller.user.name) throw notAuthorisedForObject();
       const reason = raw.headers["x-reason"];
       b.connections.get(info.name)?.forceClose(typeof reason === "string" ? reason : "Closed via management plugin");
       return noContent();
@@ -39,12 +39,12 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
   resource(app, ctx, "/api/connections/username/:username", {
     GET: ({ caller, params, query }) => {
       const user = params["username"]!;
-      if (!isMonitor(caller.user) && user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+      if (!isMonitor(caller.user) && user !== caller.user.name) throw notAuthorisedForObject();
       return listResponse(visible(caller).filter((i) => i.user === user).map((c) => connectionRecord(c, ctx)), query, ["name"]);
     },
     DELETE: ({ caller, params, raw }) => {
       const user = params["username"]!;
-      if (!isAdministrator(caller.user) && user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+      if (!isAdministrator(caller.user) && user !== caller.user.name) throw notAuthorisedForObject();
       const reason = raw.headers["x-reason"];
       for (const conn of b.connections.ofUser(user)) conn.forceClose(typeof reason === "string" ? reason : "Closed via management plugin");
       return noContent();
@@ -57,7 +57,7 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
       // An unknown channel is 404; another user's is refused unless the caller monitors (RabbitMQ's is_authorized_user).
       const ch = channels(b.connections.list().map((x) => x.info())).find((c) => c.name === params["name"]);
       if (!ch) throw objectNotFound();
-      if (!isMonitor(caller.user) && ch.user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+      if (!isMonitor(caller.user) && ch.user !== caller.user.name) throw notAuthorisedForObject();
       return { ...channelRecord(ch, chartContext(ctx, query)), consumer_details: consumers([ch]), publishes: [], deliveries: [] };
     },
   });

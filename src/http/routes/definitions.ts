@@ -4,8 +4,8 @@ import type { FastifyInstance } from "fastify";
 import { VERSION, exportDefinitions, importDefinitions, type Definitions } from "../../broker/index.js";
 import { requireAdministrator } from "../http-auth.js";
 import { badRequest } from "../http-errors.js";
-import { BrokerError } from "../../errors/broker-error.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
+import { vhostNotFound } from "../../errors/reasons.js";
 
 const PER_VHOST = ["permissions", "parameters", "policies", "queues", "exchanges", "bindings"] as const;
 
@@ -55,7 +55,7 @@ export function registerDefinitions(app: FastifyInstance, ctx: RouteContext): vo
     },
     POST: (req) => {
       requireAdministrator(req.caller);
-      if (!b.vhosts.has(req.params["vhost"]!)) throw new BrokerError("notFound", "vhost_not_found");
+      if (!b.vhosts.has(req.params["vhost"]!)) throw vhostNotFound();
       importDefinitions(b, body(req.body), req.params["vhost"]!, actorOf(req));
       return noContent();
     },

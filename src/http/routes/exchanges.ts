@@ -3,7 +3,6 @@ import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../broker/values/field-value.js";
 import { exchangeDetailRecord } from "../detail-records.js";
 import { createMessage, type Exchange, checkNameLength, type Queue } from "../../broker/index.js";
-import { BrokerError } from "../../errors/broker-error.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { inRouteOrder } from "../binding-order.js";
@@ -13,6 +12,7 @@ import { payloadFromJson, propertiesFromJson } from "../message-json.js";
 import { bindingRecord, chartContext, exchangeRecord } from "../records.js";
 import { objectBody, optBool, optObject, optString } from "../request-body.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
+import { vhostNotFound } from "../../errors/reasons.js";
 
 /** RabbitMQ's alias: the default exchange "" is written amq.default in paths. */
 export const exchangeName = (segment: string): string => (segment === "amq.default" ? "" : segment);
@@ -44,7 +44,7 @@ export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void
     },
     PUT: ({ caller, params, body }) => {
       const vhost = params["vhost"]!;
-      if (!b.vhosts.has(vhost)) throw new BrokerError("notFound", "vhost_not_found");
+      if (!b.vhosts.has(vhost)) throw vhostNotFound();
       requireVhost(b, caller, vhost);
       const name = exchangeName(params["name"]!);
       checkNameLength("exchange", name);

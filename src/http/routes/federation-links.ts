@@ -6,9 +6,9 @@
  * FederationLinks (../federation-view.ts).
  */
 import type { FastifyInstance } from "fastify";
-import { BrokerError } from "../../errors/broker-error.js";
 import { canSeeVhost, requireMonitor, requireVhost } from "../http-auth.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
+import { objectNotFound } from "../../errors/reasons.js";
 
 const isDown = (r: Record<string, unknown>): boolean => r["status"] !== "running" && r["status"] !== "starting";
 
@@ -29,7 +29,7 @@ export function registerFederationLinks(app: FastifyInstance, ctx: RouteContext)
     DELETE: ({ caller, params }) => {
       requireMonitor(caller);
       requireVhost(ctx.broker, caller, params["vhost"]!);
-      if (params["node"] !== ctx.node || !federation.restart(params["vhost"]!, params["id"]!)) throw new BrokerError("objectNotFound", "Not Found");
+      if (params["node"] !== ctx.node || !federation.restart(params["vhost"]!, params["id"]!)) throw objectNotFound();
       return noContent();
     },
   });

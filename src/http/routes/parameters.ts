@@ -6,13 +6,13 @@
  */
 import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
-import { BrokerError } from "../../errors/broker-error.js";
 import { type Broker, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME, type VHost } from "../../broker/index.js";
 import { canSeeVhost, isVisibleVhost, requireAdministrator, requirePolicymaker, requireVhost, requireVisibleVhost, type Caller } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
 import { objectBody } from "../request-body.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
+import { vhostNotFound } from "../../errors/reasons.js";
 
 type ParameterRecord = { vhost: string; component: string; name: string; value: unknown };
 
@@ -135,7 +135,7 @@ function registerVhostLimits(app: FastifyInstance, ctx: RouteContext): void {
     PUT: (req) => {
       const { caller, params, body } = req;
       requireAdministrator(caller);
-      if (!b.vhosts.has(params["vhost"]!)) throw new BrokerError("notFound", "vhost_not_found");
+      if (!b.vhosts.has(params["vhost"]!)) throw vhostNotFound();
       const v = b.vhost(params["vhost"]!);
       const current = (limitsRecord(v)?.value ?? {}) as Record<string, unknown>;
       b.putParameter(VHOST_LIMITS_COMPONENT, v.name, VHOST_LIMITS_NAME, { ...current, [params["name"]!]: valueOf(body) }, actorOf(req));

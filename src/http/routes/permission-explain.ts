@@ -21,9 +21,9 @@ import type { FastifyInstance } from "fastify";
 import { explainForUser, explainWithChecker, type ExplainQuery, type ExplainSettings, type ResourceKind } from "../../auth/permission-explain.js";
 import type { PermissionKind } from "../../auth/permission.js";
 import { isAdministrator } from "../../auth/user.js";
-import { BrokerError } from "../../errors/broker-error.js";
 import { badRequest } from "../http-errors.js";
 import { resource, type Request, type RouteContext } from "../route-table.js";
+import { notAdministrator } from "../../errors/reasons.js";
 
 const PERMISSIONS: readonly PermissionKind[] = ["configure", "write", "read"];
 const RESOURCES: readonly ResourceKind[] = ["queue", "exchange"];
@@ -64,7 +64,7 @@ export function registerPermissionExplain(app: FastifyInstance, ctx: RouteContex
         const auth = { check: "authentication" as const, passed: true, reason: `User '${q.user}' is logged in with an OAuth 2.0 token; its scopes decide.` };
         return explainWithChecker(caller.permissions, settings, q, auth);
       }
-      if (!self && !isAdministrator(caller.user)) throw new BrokerError("forbidden", "Not administrator user");
+      if (!self && !isAdministrator(caller.user)) throw notAdministrator();
       const answer = explainForUser(b.users, settings, q);
       if (!isAdministrator(caller.user) || ctx.audit === null || (answer.decided_by !== "pattern" && answer.decided_by !== "vhost_access")) return answer;
       const grant = ctx.audit.latest({ action: "permission.set", vhost: q.vhost, object: q.user, result: "ok" });

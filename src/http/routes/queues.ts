@@ -12,6 +12,7 @@ import { objectBody, optBool, optObject } from "../request-body.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { inRouteOrder } from "../binding-order.js";
+import { vhostNotFound } from "../../errors/reasons.js";
 
 export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
@@ -45,7 +46,7 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
     },
     PUT: ({ caller, params, body }) => {
       const vhost = params["vhost"]!;
-      if (!b.vhosts.has(vhost)) throw new BrokerError("notFound", "vhost_not_found");
+      if (!b.vhosts.has(vhost)) throw vhostNotFound();
       requireVhost(b, caller, vhost);
       checkNameLength("queue", params["name"]!);
       const o = objectBody(body);

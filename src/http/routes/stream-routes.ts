@@ -8,9 +8,9 @@
 import type { FastifyInstance } from "fastify";
 import { isAdministrator, isMonitor } from "../../auth/user.js";
 import type { ClientConnection, StreamConsumerInfo, StreamPublisherInfo } from "../../broker/index.js";
-import { BrokerError } from "../../errors/broker-error.js";
 import { requireVhost, type Caller } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
+import { notAuthorisedForObject } from "../../errors/reasons.js";
 import { listResponse } from "../list-query.js";
 import { connectionRecord } from "../records.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
@@ -61,7 +61,7 @@ export function registerStreamRoutes(app: FastifyInstance, ctx: RouteContext): v
     requireVhost(b, caller, vhost);
     const c = b.connections.get(name);
     if (!c || c.streamDetails === undefined || c.vhost !== vhost) throw objectNotFound();
-    if (!isMonitor(caller.user) && c.user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+    if (!isMonitor(caller.user) && c.user !== caller.user.name) throw notAuthorisedForObject();
     return c;
   };
   const publishers = (conns: ClientConnection[]) => conns.flatMap((c) => c.streamDetails!().publishers.map((p) => publisherRecord(c, p, node)));
@@ -73,7 +73,7 @@ export function registerStreamRoutes(app: FastifyInstance, ctx: RouteContext): v
     GET: ({ caller, params }) => connectionRecord(one(caller, params["vhost"]!, params["name"]!).info(), ctx),
     DELETE: ({ caller, params, raw }) => {
       const c = one(caller, params["vhost"]!, params["name"]!);
-      if (!isAdministrator(caller.user) && c.user !== caller.user.name) throw new BrokerError("forbidden", "User not authorised to access object");
+      if (!isAdministrator(caller.user) && c.user !== caller.user.name) throw notAuthorisedForObject();
       const reason = raw.headers["x-reason"];
       c.forceClose(typeof reason === "string" ? reason : "Closed via management plugin");
       return noContent();

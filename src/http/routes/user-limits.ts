@@ -7,12 +7,12 @@ import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import type { User, UserLimits } from "../../auth/user.js";
 import { isMonitor } from "../../auth/user.js";
-import { BrokerError } from "../../errors/broker-error.js";
 import { erlangTerm } from "../../errors/erlang-term.js";
 import { requireAdministrator } from "../http-auth.js";
 import { badRequest } from "../http-errors.js";
 import { objectBody, requireKeys } from "../request-body.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
+import { objectNotFound } from "../../errors/reasons.js";
 
 const LIMITS: ReadonlyArray<keyof UserLimits> = ["max-connections", "max-channels"];
 
@@ -51,7 +51,7 @@ export function registerUserLimits(app: FastifyInstance, ctx: RouteContext): voi
       const { caller, params } = req;
       requireAdministrator(caller);
       const name = params["name"]! as keyof UserLimits;
-      if (!LIMITS.includes(name)) throw new BrokerError("objectNotFound", "Not Found");
+      if (!LIMITS.includes(name)) throw objectNotFound();
       b.setUserLimit(params["user"]!, name, null, actorOf(req));
       return noContent();
     },

@@ -22,6 +22,9 @@ import { recover, settle } from "../settlement.js";
 import { on, type HandlerTable } from "./handler.js";
 import { expandQueueName } from "./queue-methods.js";
 
+/** basic.recover(-async) with requeue=false, which RabbitMQ does not implement either. */
+const requeueFalse = (): BrokerError => new BrokerError("notImplemented", "requeue=false");
+
 export const basicHandlers: HandlerTable = [
   on(MethodId.BasicQos, (ch, a) => {
     if (a.prefetchSize !== 0) throw new BrokerError("notImplemented", `prefetch_size!=0 (${a.prefetchSize})`);
@@ -109,12 +112,12 @@ export const basicHandlers: HandlerTable = [
   on(MethodId.BasicReject, (ch, a) => settle(ch, a.deliveryTag, false, a.requeue ? "requeue" : "discard")),
 
   on(MethodId.BasicRecover, (ch, a) => {
-    if (!a.requeue) throw new BrokerError("notImplemented", "requeue=false");
+    if (!a.requeue) throw requeueFalse();
     recover(ch);
     encodeBasicRecoverOk(ch.output.out, ch.number, {});
   }),
   on(MethodId.BasicRecoverAsync, (ch, a) => {
-    if (!a.requeue) throw new BrokerError("notImplemented", "requeue=false");
+    if (!a.requeue) throw requeueFalse();
     recover(ch);
   }),
 ];
