@@ -71,16 +71,23 @@ export function metadata(c: StreamContext, body: FrameCursor, advertised: { host
   const names: string[] = [];
   for (let i = 0; i < n; i++) names.push(body.str() ?? "");
   const found = names.map((name) => ({ name, code: typeof streamFor(c, name, null) === "number" ? RC.streamDoesNotExist : RC.ok }));
+  // In a cluster every stream has a copy on each in-sync follower, which serves its consumers
+  // (docs/STREAMS.md, "Followers serve the stream port"): they are the replicas, brokers 1…n.
+  const replicas = (c.node.cluster?.members() ?? []).filter((m) => !m.leader && m.running && m.inSync && m.stream !== null).map((m) => m.stream!);
   // A Metadata response has no response code of its own: each stream has one.
   const f = new FrameWriter(CMD.metadata | RESPONSE, 1, 128).u32(corr);
   const anyFound = found.some((s) => s.code === RC.ok);
-  if (anyFound) f.i32(1).u16(0).str(advertised.host).u32(advertised.port);
-  else f.i32(0);
+  if (anyFound) {
+    f.i32(1 + replicas.length).u16(0).str(advertised.host).u32(advertised.port);
+    replicas.forEach((r, i) => f.u16(i + 1).str(r.host).u32(r.port));
+  } else f.i32(0);
   f.i32(found.length);
   for (const s of found) {
     f.str(s.name).u16(s.code);
-    if (s.code === RC.ok) f.u16(0).i32(0);
-    else f.u16(0xffff).i32(0);
+    if (s.code === RC.ok) {
+      f.u16(0).i32(replicas.length);
+      replicas.forEach((_, i) => f.u16(i + 1));
+    } else f.u16(0xffff).i32(0);
   }
   c.send(f.frame());
 }

@@ -43,6 +43,8 @@ export interface ChunkLogTap {
   destroyed(): void;
   /** Side file `name` (beside the segments) was replaced whole by `bytes`. */
   replaced(name: string, bytes: Buffer): void;
+  /** Offsets before `nextOffset` are committed (readable): one call per stream per batch. */
+  committed(nextOffset: number): void;
 }
 
 /** A side file's name: a small file kept beside the segments (e.g. a stream's tracking), replaced whole. */
@@ -229,6 +231,11 @@ export class ChunkLog {
    * leader sends the same bytes to its followers at once, so a write made inside a batch (before
    * its end) is covered by that batch's confirms.
    */
+  /** Tells the tap (a cluster leader's replication) that offsets before `nextOffset` are committed. */
+  committed(nextOffset: number): void {
+    this.o.tap?.committed(nextOffset);
+  }
+
   /** A side file's bytes as written by writeSideFile (or replicated to this node); null when there is none. */
   readSideFile(name: string): Buffer | null {
     if (!SIDE_FILE_NAME.test(name)) throw new Error(`not a stream side file name: ${name}`);

@@ -188,7 +188,13 @@ export class StoredStreamLog implements StreamLog {
   commit(upTo: number): void {
     if (upTo <= this.committed) return;
     this.committed = upTo;
+    this.chunks.committed(upTo);
     this.onCommit?.();
+  }
+
+  /** Tells the log's tap how far it is committed (a replica attached after recovery). */
+  announceCommitted(): void {
+    this.chunks.committed(this.committed);
   }
 
   reader(offset: number): StreamReader {

@@ -36,8 +36,7 @@ export class StreamFiles {
   }
 
   forStream(vhost: string, name: string, segmentBytes: number): StoredStreamLog {
-    // A hash names the directory: vhost and queue names may hold any character.
-    const id = createHash("sha256").update(`${vhost}\u0000${name}`).digest("hex").slice(0, 32);
+    const id = streamDirId(vhost, name);
     const chunks = ChunkLog.open({ dir: join(this.dir, id), maxSegmentBytes: segmentBytes, tap: streamTap(id, this.replica) });
     const log = new StoredStreamLog(
       chunks,
@@ -62,9 +61,19 @@ export class StreamFiles {
     return logs;
   }
 
+  /** A replica was attached (after recovery): it is told how far each open stream is committed. */
+  announceCommitted(): void {
+    for (const l of this.open) l.announceCommitted();
+  }
+
   close(): void {
     for (const l of this.open) l.close();
   }
+}
+
+/** The directory a stream's files live in, under STREAMS_DIR: a hash, since vhost and queue names may hold any character. */
+export function streamDirId(vhost: string, name: string): string {
+  return createHash("sha256").update(`${vhost}\u0000${name}`).digest("hex").slice(0, 32);
 }
 
 /**
@@ -78,5 +87,6 @@ export function streamTap(id: string, replica: () => StreamTap | null): ChunkLog
     dropped: (segment) => replica()?.streamDrop(`${at}/${segment}`),
     destroyed: () => replica()?.streamDrop(at),
     replaced: (name, bytes) => replica()?.streamFileReplaced(`${at}/${name}`, bytes),
+    committed: (nextOffset) => replica()?.streamCommitted(at, nextOffset),
   };
 }
