@@ -104,9 +104,19 @@ export class FrontConnection {
     return this.local;
   }
 
-  /** The cluster's leader may have changed: an open connection without upstream gets one. */
+  /**
+   * The cluster's leader may have changed: an open connection without upstream gets one, and one
+   * still replaying its handshake to another node (a leader that stopped answering) starts over.
+   */
   leaderChanged(): void {
-    if (this.upstream === null && !this.closed) this.connectUpstream();
+    if (this.closed) return;
+    const up = this.upstream;
+    const target = this.host.leader();
+    if (up !== null && !up.ready && target !== null && (up.target.host !== target.host || up.target.port !== target.port)) {
+      this.upstream = null;
+      up.close();
+    }
+    if (this.upstream === null) this.connectUpstream();
   }
 
   close(): void {
@@ -160,7 +170,7 @@ export class FrontConnection {
     this.remoteSubs.clear();
     this.pendingPublishers.clear();
     for (const stream of streams) this.toClient([new FrameWriter(CMD.metadataUpdate, 1, 32).u16(RC.streamNotAvailable).str(stream).frame()]);
-    this.host.log.info("stream front: leader connection lost; waiting for a leader", { localSubscriptions: this.local.size, notified: streams.size });
+    this.host.log.debug("stream front: leader connection lost; waiting for a leader", { localSubscriptions: this.local.size, notified: streams.size });
     setTimeout(() => this.leaderChanged(), 200).unref();
   }
 
@@ -224,7 +234,8 @@ export class FrontConnection {
   }
 
   private handshakeFrame(key: number, body: Buffer, frame: Buffer): void {
-    if (!this.opened) this.handshake.push(Buffer.from(frame));
+    // The command versions come after Open: kept too, so a new leader sends the same Deliver version.
+    if (!this.opened || (key === CMD.exchangeCommandVersions && !this.handshake.some((f) => f.readUInt16BE(4) === key))) this.handshake.push(Buffer.from(frame));
     const c = new FrameCursor(body.subarray(4));
     if (key === CMD.open) {
       c.u32();

@@ -37,7 +37,7 @@ export class Upstream {
   private done = false;
 
   constructor(
-    target: UpstreamEndpoint,
+    readonly target: UpstreamEndpoint,
     /** The client's handshake frames to replay (with their size prefixes); null: the client's own go through. */
     private readonly replay: readonly Buffer[] | null,
     private readonly events: UpstreamEvents,

@@ -9,7 +9,7 @@
 import { closeSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
 import type { StreamStart } from "../broker/index.js";
-import { CHUNK_HEADER_BYTES, CHUNK_TYPE_USER, decodeChunkHeader, type ChunkHeader } from "../store/stream/chunk-format.js";
+import { CHUNK_HEADER_BYTES, CHUNK_TYPE_USER, chunkSize, decodeChunkHeader, type ChunkHeader } from "../store/stream/chunk-format.js";
 
 export interface ReplicaChunk {
   readonly firstOffset: number;
@@ -82,7 +82,7 @@ export class ReplicaCursor {
         continue;
       }
       if (h.firstOffset >= committed) return null;
-      const size = CHUNK_HEADER_BYTES + h.dataLength + h.trailerLength;
+      const size = chunkSize(h);
       const bytes = Buffer.allocUnsafe(size);
       if (this.readFull(bytes, this.position) < size) return null;
       this.position += size;
@@ -135,7 +135,7 @@ export class ReplicaCursor {
   }
 
   private skip(h: ChunkHeader): void {
-    this.position += CHUNK_HEADER_BYTES + h.dataLength + h.trailerLength;
+    this.position += chunkSize(h);
   }
 
   private peekOffset(committed: number): number | null {

@@ -11,6 +11,8 @@ import { CMD } from "../stream/protocol.js";
 import { FrameWriter } from "../stream/wire.js";
 import type { StreamCommits } from "./stream-commits.js";
 import { ReplicaCursor } from "./stream-replica-reader.js";
+import { chunkForClient, filterOf } from "../store/stream/chunk-format.js";
+import { ChunkMatcher, filterFromProperties } from "../store/stream/chunk-filter.js";
 
 export interface ReplicaSink {
   /** Sends a frame's pieces to the client; false when its socket buffer is full. */
@@ -28,6 +30,8 @@ export class ReplicaSubscription {
   private readonly dir: string;
   private readonly unwatch: () => void;
   private blocked = false;
+  /** The consumer's chunk filter (filter.N, match-unfiltered); null: every chunk. */
+  private readonly matcher: ChunkMatcher | null;
   private stopped = false;
   /** Messages sent (for the node's figures and tests). */
   delivered = 0;
@@ -47,6 +51,8 @@ export class ReplicaSubscription {
     this.cursor = new ReplicaCursor(join(dataDir, this.dir));
     this.next = this.cursor.seek(start, commits.get(this.dir));
     this.unwatch = commits.watch(this.dir, () => this.pump());
+    const filter = filterFromProperties(properties);
+    this.matcher = filter === null ? null : new ChunkMatcher(filter);
   }
 
   addCredit(n: number): void {
@@ -60,16 +66,20 @@ export class ReplicaSubscription {
       const committed = this.commits.get(this.dir);
       const chunk = this.cursor.next(committed);
       if (chunk === null) return;
-      this.credit--;
       this.next = chunk.firstOffset + chunk.count;
+      if (this.matcher !== null && !this.matcher.matches(filterOf(chunk.bytes))) continue;
+      this.credit--;
       this.delivered += chunk.count;
       const v2 = this.sink.deliverVersion >= 2;
       const head = new FrameWriter(CMD.deliver, v2 ? 2 : 1, 17).u8(this.id);
       // v2's committed chunk id: this chunk, the newest committed one this node can vouch for.
       if (v2) head.u64(chunk.firstOffset);
       const frame = head.frame();
-      frame.writeUInt32BE(frame.length - 4 + chunk.bytes.length, 0);
-      if (!this.sink.send([frame, chunk.bytes])) {
+      const parts = chunkForClient(chunk.bytes);
+      let size = 0;
+      for (const p of parts) size += p.length;
+      frame.writeUInt32BE(frame.length - 4 + size, 0);
+      if (!this.sink.send([frame, ...parts])) {
         this.blocked = true;
         this.sink.whenWritable(() => {
           this.blocked = false;

@@ -1,6 +1,6 @@
 /**
  * Native publishers: DeclarePublisher (write permission; a reference enables deduplication),
- * Publish v1 and v2 (v2's filter value is accepted and not kept: Coney has no chunk filters),
+ * Publish v1 and v2 (v2's filter value goes into the chunk's filter: src/store/stream/chunk-filter.ts),
  * PublishConfirm once the store has synced what the frame appended (the same wait as an AMQP
  * confirm), PublishError, QueryPublisherSequence, DeletePublisher.
  *
@@ -80,9 +80,14 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
   const n = body.count(12);
   const ids: number[] = new Array<number>(n);
   const messages: (Buffer | null)[] = new Array<Buffer | null>(n);
+  /** Publish v2's filter values; null while no message of the frame has one (chunk-filter.ts). */
+  let filters: (string | null)[] | null = null;
   for (let i = 0; i < n; i++) {
     ids[i] = body.u64();
-    if (version >= 2) body.str();
+    if (version >= 2) {
+      const f = body.str();
+      if (f !== null && f !== "") (filters ??= new Array<string | null>(n).fill(null))[i] = f;
+    }
     messages[i] = body.bytes();
   }
   c.node.received(n);
@@ -108,7 +113,7 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
       refused.push([id, RC.preconditionFailed]);
       continue;
     }
-    if (q.appendEncoded(m, decodeNative) < 0) {
+    if (q.appendEncoded(m, decodeNative, filters === null ? null : filters[i]!) < 0) {
       refused.push([id, RC.streamNotAvailable]);
       continue;
     }

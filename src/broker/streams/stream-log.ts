@@ -65,7 +65,7 @@ export interface StreamLog {
    * Appends a message already in the stored form (AMQP 1.0 bytes, from a native publisher): kept
    * as it came; `decode` gives the domain's message when an AMQP 0-9-1 consumer needs one.
    */
-  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number;
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder, filter?: string | null): number;
   reader(offset: number): StreamReader;
   /** Offsets below this are written: what native consumers may be sent. */
   readonly committedOffset: number;

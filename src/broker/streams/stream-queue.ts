@@ -72,9 +72,9 @@ export class StreamQueue extends Queue {
    * A native publisher's message, as its AMQP 1.0 bytes (kept as they came). Returns its offset,
    * or -1 when the stream is gone.
    */
-  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number {
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder, filter: string | null = null): number {
     if (this.isDeleted) return -1;
-    const offset = this.stream.appendEncoded(bytes, decode);
+    const offset = this.stream.appendEncoded(bytes, decode, filter);
     this.stats.publish++;
     if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
     if (this.readers.length > 0) this.dispatch();

@@ -23,6 +23,33 @@ export interface ChunkHeader {
   readonly crc: number;
   readonly dataLength: number;
   readonly trailerLength: number;
+  /** Bytes of the chunk's filter between the header and the data (0: none; chunk-filter.ts). */
+  readonly bloomSize: number;
+}
+
+/** Where a chunk's data section starts: after its header and its filter. */
+export function chunkDataStart(h: ChunkHeader): number {
+  return CHUNK_HEADER_BYTES + h.bloomSize;
+}
+
+/** A whole chunk's bytes: header, filter, data, trailer. */
+export function chunkSize(h: ChunkHeader): number {
+  return CHUNK_HEADER_BYTES + h.bloomSize + h.dataLength + h.trailerLength;
+}
+
+/** A chunk's filter (empty when it has none), as a slice of `chunk`. */
+export function filterOf(chunk: Buffer): Buffer {
+  const n = chunk[44]!;
+  return chunk.subarray(CHUNK_HEADER_BYTES, CHUNK_HEADER_BYTES + n);
+}
+
+/**
+ * A chunk as a consumer is sent it: without its filter, as osiris sends it (header, then data;
+ * clients read the bloom-size byte as part of a reserved field). A chunk without a filter is sent whole.
+ */
+export function chunkForClient(chunk: Buffer): readonly Buffer[] {
+  const n = chunk[44]!;
+  return n === 0 ? [chunk] : [chunk.subarray(0, CHUNK_HEADER_BYTES), chunk.subarray(CHUNK_HEADER_BYTES + n)];
 }
 
 /**
@@ -30,9 +57,11 @@ export interface ChunkHeader {
  * pieces to write in order: the header, then per message its size prefix and its pieces (the
  * message Buffers themselves, not copied).
  */
-export function encodeChunk(messages: readonly (Buffer | readonly Buffer[])[], firstOffset: number, timestamp: number, epoch = 0): { pieces: Buffer[]; bytes: number } {
+export function encodeChunk(messages: readonly (Buffer | readonly Buffer[])[], firstOffset: number, timestamp: number, epoch = 0, filter: Buffer | null = null): { pieces: Buffer[]; bytes: number } {
   if (messages.length === 0 || messages.length > 0xffff) throw new RangeError(`a chunk holds 1 to 65535 messages, not ${messages.length}`);
+  if (filter !== null && (filter.length === 0 || filter.length > 255)) throw new RangeError(`a chunk filter has 1 to 255 bytes, not ${filter.length}`);
   const pieces: Buffer[] = [Buffer.allocUnsafe(CHUNK_HEADER_BYTES)];
+  if (filter !== null) pieces.push(filter);
   const sizes = Buffer.allocUnsafe(messages.length * ENTRY_HEADER_BYTES);
   let dataLength = 0;
   let crc = 0;
@@ -52,8 +81,9 @@ export function encodeChunk(messages: readonly (Buffer | readonly Buffer[])[], f
     }
     dataLength += ENTRY_HEADER_BYTES + size;
   }
-  writeHeader(pieces[0]!, { chunkType: CHUNK_TYPE_USER, entries: messages.length, records: messages.length, timestamp, epoch, firstOffset, crc: crc | 0, dataLength, trailerLength: 0 });
-  return { pieces, bytes: CHUNK_HEADER_BYTES + dataLength };
+  const bloomSize = filter?.length ?? 0;
+  writeHeader(pieces[0]!, { chunkType: CHUNK_TYPE_USER, entries: messages.length, records: messages.length, timestamp, epoch, firstOffset, crc: crc | 0, dataLength, trailerLength: 0, bloomSize });
+  return { pieces, bytes: CHUNK_HEADER_BYTES + bloomSize + dataLength };
 }
 
 function writeHeader(b: Buffer, h: ChunkHeader): void {
@@ -67,7 +97,9 @@ function writeHeader(b: Buffer, h: ChunkHeader): void {
   b.writeInt32BE(h.crc, 32);
   b.writeUInt32BE(h.dataLength, 36);
   b.writeUInt32BE(h.trailerLength, 40);
+  // Bloom size, then 3 reserved bytes (osiris's layout).
   b.writeUInt32BE(0, 44);
+  b.writeUInt8(h.bloomSize, 44);
 }
 
 /** The header at the start of `b`; null when `b` is too short or does not start a chunk. */
@@ -83,6 +115,7 @@ export function decodeChunkHeader(b: Buffer): ChunkHeader | null {
     crc: b.readInt32BE(32),
     dataLength: b.readUInt32BE(36),
     trailerLength: b.readUInt32BE(40),
+    bloomSize: b.readUInt8(44),
   };
 }
 
@@ -96,7 +129,7 @@ export function chunkMessages(chunk: Buffer): Buffer[] {
   const h = decodeChunkHeader(chunk);
   if (h === null) throw new Error("not a stream chunk");
   const out: Buffer[] = [];
-  let at = CHUNK_HEADER_BYTES;
+  let at = chunkDataStart(h);
   for (let i = 0; i < h.entries; i++) {
     const head = chunk.readUInt32BE(at);
     // Top bit 1 is a sub-batch entry, which Coney does not write.

@@ -21,7 +21,7 @@
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writev } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../atomic-file.js";
-import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
+import { CHUNK_HEADER_BYTES, chunkDataIntact, chunkDataStart, chunkSize, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
 import { ChunkIndex, type ChunkLocation } from "./chunk-index.js";
 
 export interface ChunkLogOptions {
@@ -121,12 +121,15 @@ export class ChunkLog {
     return this.segments.length;
   }
 
-  /** Places one chunk of `messages` (written by the next `flush`); returns its first offset and its bytes. */
-  append(messages: readonly (Buffer | readonly Buffer[])[], timestamp = this.now()): { firstOffset: number; pieces: Buffer[]; bytes: number } {
+  /**
+   * Places one chunk of `messages` (written by the next `flush`), with its filter if its messages
+   * carry filter values (chunk-filter.ts); returns its first offset and its bytes.
+   */
+  append(messages: readonly (Buffer | readonly Buffer[])[], timestamp = this.now(), filter: Buffer | null = null): { firstOffset: number; pieces: Buffer[]; bytes: number } {
     let seg = this.segments[this.segments.length - 1];
     if (seg === undefined || seg.bytes >= this.o.maxSegmentBytes) seg = this.startSegment();
     const firstOffset = this.next;
-    const chunk = encodeChunk(messages, firstOffset, timestamp);
+    const chunk = encodeChunk(messages, firstOffset, timestamp, 0, filter);
     this.o.tap?.placed(segmentName(seg.firstOffset), seg.bytes, chunk.pieces);
     this.pending.set(firstOffset, { seg, position: seg.bytes, pieces: chunk.pieces });
     this.index.add({ firstOffset, count: messages.length, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
@@ -316,12 +319,12 @@ export class ChunkLog {
       let at = 0;
       while (at < size) {
         const h = readSync(fd, header, 0, CHUNK_HEADER_BYTES, at) === CHUNK_HEADER_BYTES ? decodeChunkHeader(header) : null;
-        if (h === null || h.firstOffset !== this.next || at + CHUNK_HEADER_BYTES + h.dataLength > size) break;
+        if (h === null || h.firstOffset !== this.next || at + chunkSize(h) > size) break;
         if (last) {
           const data = Buffer.allocUnsafe(h.dataLength);
-          if (readSync(fd, data, 0, h.dataLength, at + CHUNK_HEADER_BYTES) !== h.dataLength || !chunkDataIntact(h, data)) break;
+          if (readSync(fd, data, 0, h.dataLength, at + chunkDataStart(h)) !== h.dataLength || !chunkDataIntact(h, data)) break;
         }
-        const bytes = CHUNK_HEADER_BYTES + h.dataLength;
+        const bytes = chunkSize(h);
         this.index.add({ firstOffset: h.firstOffset, count: h.records, timestamp: h.timestamp, segment: seg.id, position: at, bytes });
         this.next += h.records;
         seg.newest = h.timestamp;

@@ -15,6 +15,10 @@ import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Messa
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
 import { chunkMessages } from "./chunk-format.js";
+import { chunkFilter } from "./chunk-filter.js";
+
+/** The AMQP 0-9-1 header a publisher names a message's filter value with (RabbitMQ 3.13). */
+const FILTER_HEADER = "x-stream-filter-value";
 import type { ChunkLog } from "./chunk-log.js";
 
 interface DecodedChunk {
@@ -44,6 +48,8 @@ export class StoredStreamLog implements StreamLog {
   onCommit: (() => void) | null = null;
   private unsealedPieces: Buffer[][] = [];
   private unsealedBytes = 0;
+  /** Filter values of the unsealed messages (null: none has one, so the chunk gets no filter). */
+  private unsealedFilters: (string | null)[] | null = null;
   /** The newest sealed chunk, as appended. */
   private tail: DecodedChunk | null = null;
 
@@ -88,6 +94,9 @@ export class StoredStreamLog implements StreamLog {
     const offset = this.nextOffset;
     const body = Buffer.isBuffer(message.body) ? [message.body] : message.body;
     const pieces = amqp10FromDomain(message.properties, body, message);
+    // RabbitMQ 3.13's AMQP 0-9-1 filter value (chunk-filter.ts); one lookup, only when there are headers.
+    const filter = message.properties.headers?.[FILTER_HEADER];
+    this.noteFilter(typeof filter === "string" ? filter : null);
     this.unsealed.push(message);
     this.unsealedPieces.push(pieces);
     for (const p of pieces) this.unsealedBytes += p.length;
@@ -97,14 +106,24 @@ export class StoredStreamLog implements StreamLog {
     return offset;
   }
 
-  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number {
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder, filter: string | null = null): number {
     const offset = this.nextOffset;
+    this.noteFilter(filter);
     this.decode = decode;
     this.unsealed.push(null);
     this.unsealedPieces.push([bytes]);
     this.unsealedBytes += bytes.length;
     this.appended(this);
     return offset;
+  }
+
+  /** Keeps a message's filter value; nothing is kept while no message of the coming chunk has one. */
+  private noteFilter(filter: string | null): void {
+    if (filter === null || filter === "") {
+      if (this.unsealedFilters !== null) this.unsealedFilters.push(null);
+      return;
+    }
+    (this.unsealedFilters ??= new Array<string | null>(this.unsealed.length).fill(null)).push(filter);
   }
 
   chunkCursor(offset: number): ChunkCursor {
@@ -157,7 +176,9 @@ export class StoredStreamLog implements StreamLog {
     while (this.unsealed.length > 0) {
       const n = Math.min(this.unsealed.length, 0xffff);
       const pieces = this.unsealedPieces.slice(0, n);
-      const { firstOffset } = this.chunks.append(pieces, timestamp);
+      const filter = this.unsealedFilters === null ? null : chunkFilter(this.unsealedFilters.slice(0, n));
+      if (this.unsealedFilters !== null) this.unsealedFilters = this.unsealedFilters.length > n ? this.unsealedFilters.slice(n) : null;
+      const { firstOffset } = this.chunks.append(pieces, timestamp, filter);
       this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode };
       this.unsealed = this.unsealed.slice(n);
       this.unsealedPieces = this.unsealedPieces.slice(n);
