@@ -5,6 +5,12 @@
  */
 import type { Message } from "../message.js";
 
+/** What a consumer wants of a stream's chunk filters (RabbitMQ 3.13): values, and whether chunks of messages without one match. */
+export interface StreamFilter {
+  readonly values: readonly string[];
+  readonly matchUnfiltered: boolean;
+}
+
 /** One message read back, with its place in the stream. */
 export interface StreamRecord {
   readonly offset: number;
@@ -66,7 +72,8 @@ export interface StreamLog {
    * as it came; `decode` gives the domain's message when an AMQP 0-9-1 consumer needs one.
    */
   appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder, filter?: string | null): number;
-  reader(offset: number): StreamReader;
+  /** Messages from `offset`; with a filter, chunks whose filter cannot match are skipped (a log without chunk filters ignores it). */
+  reader(offset: number, filter?: StreamFilter | null): StreamReader;
   /** Offsets below this are written: what native consumers may be sent. */
   readonly committedOffset: number;
   /** Told whenever `committedOffset` moves on (set by the StreamQueue). */

@@ -17,7 +17,7 @@ import type { QueueConsumer } from "../queue/queue-consumer.js";
 import type { QueueEntry } from "../queue/queue-entry.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
 import { MemoryStreamLog } from "./memory-stream-log.js";
-import { parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
+import { parseStreamFilter, parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
 export type { StreamStart };
 import type { EncodedMessageDecoder, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
 
@@ -129,11 +129,13 @@ export class StreamQueue extends Queue {
     if (c.noAck) throw new BrokerError("notImplemented", `automatic acknowledgement not supported by stream queues ${resource}`);
     if (c.channelPrefetch > 0) throw new BrokerError("notImplemented", `${resource} does not support global qos`);
     parseStreamOffset(c.arguments["x-stream-offset"] as never, this.host.now());
+    parseStreamFilter(c.arguments as never);
   }
 
   override addConsumer(c: QueueConsumer<Queue>): void {
-    const start = parseStreamOffset((c as { args?: Record<string, unknown> }).args?.["x-stream-offset"] as never, this.host.now());
-    this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start)) });
+    const args = (c as { args?: Record<string, unknown> }).args;
+    const start = parseStreamOffset(args?.["x-stream-offset"] as never, this.host.now());
+    this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start), parseStreamFilter(args as never)) });
     this.lastActivity = this.host.now();
     this.host.consumerChanged?.(this, c, true);
     this.dispatch();

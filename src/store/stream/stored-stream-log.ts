@@ -11,11 +11,13 @@
  * publishers' last publishing ids) is a small file beside the
  * segments, rewritten atomically in the batch that follows a change, so a confirm covers it.
  */
-import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
+import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention, type StreamFilter } from "../../broker/index.js";
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
-import { chunkMessages } from "./chunk-format.js";
-import { chunkFilter } from "./chunk-filter.js";
+import { chunkMessages, filterOf } from "./chunk-format.js";
+import { ChunkMatcher, chunkFilter } from "./chunk-filter.js";
+
+const NO_FILTER = Buffer.alloc(0);
 
 /** The AMQP 0-9-1 header a publisher names a message's filter value with (RabbitMQ 3.13). */
 const FILTER_HEADER = "x-stream-filter-value";
@@ -28,6 +30,8 @@ interface DecodedChunk {
   readonly messages: (Message | null)[];
   readonly pieces: readonly Buffer[][];
   readonly decode: EncodedMessageDecoder | null;
+  /** The chunk's filter (empty: none). */
+  readonly filter: Buffer;
 }
 
 /** The stream's tracking beside its segments (a ChunkLog side file). */
@@ -179,7 +183,7 @@ export class StoredStreamLog implements StreamLog {
       const filter = this.unsealedFilters === null ? null : chunkFilter(this.unsealedFilters.slice(0, n));
       if (this.unsealedFilters !== null) this.unsealedFilters = this.unsealedFilters.length > n ? this.unsealedFilters.slice(n) : null;
       const { firstOffset } = this.chunks.append(pieces, timestamp, filter);
-      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode };
+      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode, filter: filter ?? NO_FILTER };
       this.unsealed = this.unsealed.slice(n);
       this.unsealedPieces = this.unsealedPieces.slice(n);
     }
@@ -218,9 +222,10 @@ export class StoredStreamLog implements StreamLog {
     this.chunks.committed(this.committed);
   }
 
-  reader(offset: number): StreamReader {
+  reader(offset: number, filter: StreamFilter | null = null): StreamReader {
     let position = offset;
     let chunk: DecodedChunk | null = null;
+    const matcher = filter === null ? null : new ChunkMatcher(filter);
     return {
       get position() {
         return position;
@@ -229,7 +234,14 @@ export class StoredStreamLog implements StreamLog {
         position = Math.max(position, this.firstOffset);
         // Committed messages only (batch-confirm.ts): what a failover could still lose is not read.
         if (position >= this.committed) return null;
-        if (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) chunk = this.chunkOf(position);
+        while (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) {
+          chunk = this.chunkOf(position);
+          // A chunk whose filter cannot match is skipped whole (chunk-filter.ts).
+          if (matcher === null || matcher.matches(chunk.filter)) break;
+          position = chunk.firstOffset + chunk.messages.length;
+          chunk = null;
+          if (position >= this.committed) return null;
+        }
         const k = position - chunk.firstOffset;
         const message = (chunk.messages[k] ??= chunk.decode!(chunk.pieces[k]![0]!));
         return { offset: position++, timestamp: chunk.timestamp, message };
@@ -264,10 +276,11 @@ export class StoredStreamLog implements StreamLog {
     if (t !== null && offset >= t.firstOffset && offset < t.firstOffset + t.messages.length) return t;
     const i = this.chunks.findOffset(offset);
     const at = this.chunks.chunkAt(i);
-    const messages = chunkMessages(this.chunks.readChunk(i)).map((bytes) => {
+    const bytes = this.chunks.readChunk(i);
+    const messages = chunkMessages(bytes).map((bytes) => {
       const m = domainFromAmqp10(decodeMessage(bytes));
       return createMessage(m.address.exchange, m.address.routingKey, m.properties, null, m.body, at.timestamp);
     });
-    return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages, pieces: [], decode: null };
+    return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages, pieces: [], decode: null, filter: filterOf(bytes) };
   }
 }
