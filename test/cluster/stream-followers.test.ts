@@ -143,6 +143,34 @@ describe("followers serve the stream port", { timeout: 240_000 }, () => {
     pass();
   });
 
+  it("applies a consumer's chunk filter on a follower too", async () => {
+    const leader = await cluster.waitForLeader();
+    const onLeader = await client(await streamPort(cluster, leader));
+    await onLeader.createStream({ stream: "filtered" });
+    const publisher = await onLeader.declarePublisher({ stream: "filtered" }, (m) => m.applicationProperties?.["region"] as string | undefined);
+    let confirmed = 0;
+    publisher.on("publish_confirm", (err, ids) => {
+      if (err === null) confirmed += ids.length;
+    });
+    // Ten chunks, A and B in turn (one confirmed batch each).
+    for (let k = 0; k < 10; k++) {
+      for (let i = 0; i < 20; i++) await publisher.send(Buffer.from(`${k}`), { applicationProperties: { region: k % 2 === 0 ? "A" : "B" } });
+      await publisher.flush();
+      await eventually(() => confirmed === (k + 1) * 20, 10_000, `batch ${k}`);
+    }
+    await onLeader.close();
+    const raw = await RawStreamClient.login(await streamPort(cluster, followers(leader)[0]!));
+    const sub = await raw.request((corr) => new FrameWriter(0x07).u32(corr).u8(1).str("filtered").u16(1).u16(100).map([["filter.0", "A"]]).frame(), 0x07);
+    assert.equal(sub.code, 1);
+    const chunks: Array<{ first: number; count: number }> = [];
+    await eventually(() => (chunks.push(...delivered(raw)), chunks.length >= 5), 10_000, "the five chunks of A");
+    await raw.request((corr) => new FrameWriter(0x0c).u32(corr).u8(1).frame(), 0x0c);
+    chunks.push(...delivered(raw));
+    assert.deepEqual(chunks.map((c) => c.first), [0, 40, 80, 120, 160], "only A's chunks, from the follower's files");
+    raw.close();
+    pass();
+  });
+
   it("after kill -9 of the leader, a follower's consumer goes on in order and its connection takes a publisher", { timeout: 90_000 }, async () => {
     const leader = await cluster.waitForLeader();
     const onLeader = await client(await streamPort(cluster, leader));
