@@ -72,7 +72,7 @@ export class ClusterNode implements ClusterView {
     this.keys = ClusterKeys.of(config.clusterName);
     this.transport = replicationTransport(config);
     this.front = new FollowerFront(config, logger, this.followerHealth(), () => ({ leader: false, inSync: this.view.inSync?.nodes.includes(this.me) ?? false }));
-    this.streamFront = config.streamPort === null ? null : new StreamFront(config.streamPort, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger);
+    this.streamFront = config.streamPort === null ? null : new StreamFront(config.streamPort, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null);
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;

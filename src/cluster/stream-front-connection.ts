@@ -28,6 +28,8 @@ export interface FrontHost {
   readonly log: Logger;
   /** The leader's stream listener; null while none is known. */
   leader(): UpstreamEndpoint | null;
+  /** This node's advertised stream host and port, told to its clients in Open's response. */
+  advertised(): UpstreamEndpoint | null;
   /** How long a client may wait for a leader before it is closed (ms). */
   readonly waitMs: number;
   forget(c: FrontConnection): void;
@@ -44,7 +46,8 @@ interface PendingSubscribe {
   readonly id: number;
   readonly stream: string;
   readonly start: StreamStart;
-  readonly credit: number;
+  /** The subscription's credit, with any Credit sent before the leader answered. */
+  credit: number;
   readonly properties: ReadonlyMap<string, string>;
 }
 
@@ -207,8 +210,11 @@ export class FrontConnection {
       else if (key === CMD.subscribe) return this.subscribe(body, frame);
       else if (key === CMD.credit) {
         const c = new FrameCursor(body.subarray(4));
-        const s = this.local.get(c.u8());
+        const id = c.u8();
+        const s = this.local.get(id);
         if (s !== undefined) return s.addCredit(c.u16());
+        // Credit for a subscription the leader has not answered yet is this node's too.
+        for (const p of this.pendingSubs.values()) if (p.id === id) return void (p.credit += c.u16());
       } else if (key === CMD.unsubscribe) {
         const c = new FrameCursor(body.subarray(4));
         c.u32();
@@ -278,7 +284,10 @@ export class FrontConnection {
       const corr = body.readUInt32BE(4);
       const ok = body.readUInt16BE(8) === RC.ok;
       if (this.swallow.delete(corr)) return;
-      if (key === (CMD.open | RESPONSE) && ok) this.opened = true;
+      if (key === (CMD.open | RESPONSE) && ok) {
+        this.opened = true;
+        return this.answerOpen(corr, body);
+      }
       const pub = key === (CMD.declarePublisher | RESPONSE) ? this.pendingPublishers.get(corr) : undefined;
       if (pub !== undefined) {
         this.pendingPublishers.delete(corr);
@@ -291,7 +300,24 @@ export class FrontConnection {
       }
     } else if (key === (CMD.unsubscribe | RESPONSE) && this.swallow.delete(body.readUInt32BE(4))) return;
     else if (key === CMD.metadataUpdate) this.streamGone(new FrameCursor(body.subarray(6)).str() ?? "");
+    // The leader closes the connection (an operator did): its end is the client's end, not a failover.
+    else if (key === CMD.close) this.closing = true;
     this.toClient([whole(body)]);
+  }
+
+  /**
+   * The leader let the client in: its answer goes on with this node's advertised host and port
+   * (clients that check where they landed, as rabbitmq-stream-js-client's address resolver does,
+   * must see the node they chose from Metadata), the leader's other properties kept.
+   */
+  private answerOpen(corr: number, body: Buffer): void {
+    const own = this.host.advertised();
+    if (own === null) return void this.toClient([whole(body)]);
+    const c = new FrameCursor(body.subarray(10));
+    const properties = c.remaining > 0 ? c.map() : new Map<string, string>();
+    properties.set("advertised_host", own.host);
+    properties.set("advertised_port", String(own.port));
+    this.toClient([new FrameWriter(CMD.open | RESPONSE, 1, 128).u32(corr).u16(RC.ok).map(properties).frame()]);
   }
 
   /** The leader accepted the subscription: its answer goes out, then chunks from this node's files. */

@@ -28,8 +28,10 @@ export class StreamFront {
     commits: StreamCommits,
     waitMs: number,
     private readonly log: Logger,
+    /** This node's advertised stream endpoint (null until its port is bound). */
+    advertised: () => UpstreamEndpoint | null,
   ) {
-    this.host = { dataDir, commits, log, waitMs, leader: () => this.target, forget: (c) => this.connections.delete(c) };
+    this.host = { dataDir, commits, log, waitMs, advertised, leader: () => this.target, forget: (c) => this.connections.delete(c) };
   }
 
   /** Open client connections (tests look at their local subscriptions). */

@@ -1,5 +1,5 @@
 // Followers serve the stream port (docs/STREAMS.md, "Followers serve the stream port"): Metadata on
-// any node names the leader and the in-sync followers; a consumer on a follower is sent the
+// any node names the leader and the in-sync followers, and each node advertises itself in Open; a consumer on a follower is sent the
 // committed chunks from the follower's own files (shown by stopping the leader while it reads);
 // a publisher declared on a follower is accepted, as RabbitMQ accepts it, and its messages
 // confirmed by the leader; and after kill -9 of the leader a follower's connections go on: the
@@ -68,6 +68,8 @@ describe("followers serve the stream port", { timeout: 240_000 }, () => {
       assert.equal(meta!.leader!.port, await streamPort(cluster, leader), `leader as told by ${via.name}`);
       assert.deepEqual(meta!.replicas!.map((r) => r.port).sort(), [...followerPorts].sort(), `replicas as told by ${via.name}`);
       assert.ok(meta!.replicas!.every((r) => r.host === "127.0.0.1"));
+      // Each node says it is itself in Open (the address resolver of the clients checks it).
+      assert.equal(c.getConnectionInfo().port, await streamPort(cluster, via), `Open's advertised port on ${via.name}`);
       if (c !== onLeader) await c.close();
     }
     await onLeader.close();
