@@ -11,7 +11,7 @@ import { codeOf, streamFor } from "./stream-lookup.js";
 import { FrameWriter, response, type FrameCursor } from "./wire.js";
 
 /** Create's arguments (strings) → the queue arguments RabbitMQ turns them into. */
-const NUMERIC_ARGUMENTS: Record<string, string> = { "max-length-bytes": "x-max-length-bytes", "stream-max-segment-size-bytes": "x-stream-max-segment-size-bytes" };
+const NUMERIC_ARGUMENTS: Record<string, string> = { "max-length-bytes": "x-max-length-bytes", "stream-max-segment-size-bytes": "x-stream-max-segment-size-bytes", "stream-filter-size-bytes": "x-stream-filter-size-bytes" };
 const TEXT_ARGUMENTS: Record<string, string> = { "max-age": "x-max-age", "queue-leader-locator": "x-queue-leader-locator" };
 /** Accepted for RabbitMQ's clients, meaningless on one node. */
 const IGNORED_ARGUMENTS = new Set(["initial-cluster-size"]);

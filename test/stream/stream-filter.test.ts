@@ -13,6 +13,9 @@ import { useStreamBroker } from "./stream-helpers.js";
 import { RawStreamClient } from "./raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { eventually } from "../helpers/wait.js";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { streamDirId } from "../../src/store/stream/stream-files.js";
 
 const CHUNKS = 40;
 const PER_CHUNK = 50;
@@ -93,6 +96,26 @@ describe("stream chunk filters", { timeout: 60_000 }, () => {
     console.log(`FILTER ${JSON.stringify({ allBytes: all, filteredBytes: onlyA, ratio: Number(ratio.toFixed(3)) })}`);
     // 20 of the 40 chunks are A's: half the bytes.
     assert.ok(ratio > 0.45 && ratio < 0.55, `ratio ${ratio}`);
+  });
+
+  it("x-stream-filter-size-bytes (stream-filter-size-bytes natively) sizes the filter: 16 to 255, as RabbitMQ checks", async () => {
+    await s.client.createStream({ stream: "wide-filter", arguments: { "stream-filter-size-bytes": 64 } as never });
+    const publisher = await s.client.declarePublisher({ stream: "wide-filter" }, () => "A");
+    await publisher.send(Buffer.from("a"));
+    await publisher.flush();
+    const got: string[] = [];
+    await s.client.declareConsumer({ stream: "wide-filter", offset: Offset.first(), filter: { values: ["A"], matchUnfiltered: false, postFilterFunc: () => true } }, (m) => void got.push(m.content.toString()));
+    await eventually(() => got.length === 1, 10_000, "the message of A");
+    const dir = join(s.b.dataDir, "streams", streamDirId("/", "wide-filter"));
+    const segment = readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith(".segment"))!));
+    assert.equal(segment[44], 64, "the chunk's bloom size");
+    await assert.rejects(s.client.createStream({ stream: "narrow-filter", arguments: { "stream-filter-size-bytes": 8 } as never }));
+    const conn = await amqp.connect(s.b.amqpUrl);
+    conn.on("error", () => undefined);
+    const ch = await conn.createChannel();
+    ch.on("error", () => undefined);
+    await assert.rejects(ch.assertQueue("too-wide", { durable: true, arguments: { "x-queue-type": "stream", "x-stream-filter-size-bytes": 256 } }), /PRECONDITION_FAILED - Invalid value for x-stream-filter-size-bytes/);
+    await conn.close().catch(() => undefined);
   });
 
   it("over AMQP 0-9-1: x-stream-filter-value on publish, x-stream-filter and x-stream-match-unfiltered on consume", async () => {

@@ -46,6 +46,11 @@ export function streamRetention(args: FieldTable, policy: Readonly<Record<string
   return { maxBytes: bytes, maxAgeMs: age };
 }
 
+/** Bytes of each chunk's filter: `x-stream-filter-size-bytes` (16..255), else osiris's 16. */
+export function filterBytesOf(args: FieldTable): number {
+  return numberOf(args["x-stream-filter-size-bytes"]) ?? 16;
+}
+
 export function segmentBytesOf(args: FieldTable, policy: Readonly<Record<string, unknown>>): number {
   return numberOf(args["x-stream-max-segment-size-bytes"]) ?? numberOf(policy["stream-max-segment-size-bytes"]) ?? DEFAULT_SEGMENT_BYTES;
 }

@@ -17,7 +17,7 @@ import type { QueueConsumer } from "../queue/queue-consumer.js";
 import type { QueueEntry } from "../queue/queue-entry.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
 import { MemoryStreamLog } from "./memory-stream-log.js";
-import { parseStreamFilter, parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
+import { filterBytesOf, parseStreamFilter, parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
 export type { StreamStart };
 import type { EncodedMessageDecoder, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
 
@@ -44,7 +44,7 @@ export class StreamQueue extends Queue {
 
   constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
     super(vhost, spec, host);
-    this.stream = host.journal ? host.journal.forStream(vhost, spec.name, segmentBytesOf(spec.arguments, {})) : new MemoryStreamLog(host.now);
+    this.stream = host.journal ? host.journal.forStream(vhost, spec.name, segmentBytesOf(spec.arguments, {}), filterBytesOf(spec.arguments)) : new MemoryStreamLog(host.now);
     this.streamRetention = streamRetention(spec.arguments, {});
     // Consumers read committed messages only: each commit may give them more.
     this.stream.onCommit = () => {

@@ -9,7 +9,7 @@
  */
 import { crc32 } from "node:zlib";
 
-/** Bytes of a chunk's filter (osiris's default filter size). */
+/** Bytes of a chunk's filter by default (osiris's; x-stream-filter-size-bytes sets 16 to 255). */
 export const FILTER_BYTES = 16;
 
 /** Two bit positions in 1..bits-1 for a value (bit 0 is the unfiltered marker). */
@@ -29,7 +29,7 @@ function bitSet(f: Buffer, n: number): boolean {
 }
 
 /** The filter of a chunk whose messages carry `values` (null: a message without one); null when none carries one. */
-export function chunkFilter(values: readonly (string | null)[]): Buffer | null {
+export function chunkFilter(values: readonly (string | null)[], bytes = FILTER_BYTES): Buffer | null {
   let f: Buffer | null = null;
   let unfiltered = false;
   for (const v of values) {
@@ -37,8 +37,8 @@ export function chunkFilter(values: readonly (string | null)[]): Buffer | null {
       unfiltered = true;
       continue;
     }
-    f ??= Buffer.alloc(FILTER_BYTES);
-    const [a, b] = positions(v, FILTER_BYTES * 8);
+    f ??= Buffer.alloc(bytes);
+    const [a, b] = positions(v, bytes * 8);
     setBit(f, a);
     setBit(f, b);
   }

@@ -15,7 +15,7 @@ import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Messa
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
 import { chunkMessages, filterOf } from "./chunk-format.js";
-import { ChunkMatcher, chunkFilter } from "./chunk-filter.js";
+import { ChunkMatcher, chunkFilter, FILTER_BYTES } from "./chunk-filter.js";
 
 const NO_FILTER = Buffer.alloc(0);
 
@@ -62,6 +62,8 @@ export class StoredStreamLog implements StreamLog {
     private readonly appended: (log: StoredStreamLog) => void,
     private readonly closed: (log: StoredStreamLog) => void,
     private readonly now: () => number = Date.now,
+    /** Bytes of a chunk's filter (x-stream-filter-size-bytes). */
+    private readonly filterBytes = FILTER_BYTES,
   ) {
     this.committed = chunks.nextOffset;
     this.flushed = this.committed;
@@ -180,7 +182,7 @@ export class StoredStreamLog implements StreamLog {
     while (this.unsealed.length > 0) {
       const n = Math.min(this.unsealed.length, 0xffff);
       const pieces = this.unsealedPieces.slice(0, n);
-      const filter = this.unsealedFilters === null ? null : chunkFilter(this.unsealedFilters.slice(0, n));
+      const filter = this.unsealedFilters === null ? null : chunkFilter(this.unsealedFilters.slice(0, n), this.filterBytes);
       if (this.unsealedFilters !== null) this.unsealedFilters = this.unsealedFilters.length > n ? this.unsealedFilters.slice(n) : null;
       const { firstOffset } = this.chunks.append(pieces, timestamp, filter);
       this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode, filter: filter ?? NO_FILTER };

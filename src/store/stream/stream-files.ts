@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { StreamTap } from "../store-replica.js";
 import { ChunkLog, type ChunkLogTap } from "./chunk-log.js";
 import { StoredStreamLog } from "./stored-stream-log.js";
+import { FILTER_BYTES } from "./chunk-filter.js";
 
 /** The directory under the data dir that holds the streams (the store's `messages/` is its sibling). */
 export const STREAMS_DIR = "streams";
@@ -35,7 +36,7 @@ export class StreamFiles {
     return this.dirty.size > 0;
   }
 
-  forStream(vhost: string, name: string, segmentBytes: number): StoredStreamLog {
+  forStream(vhost: string, name: string, segmentBytes: number, filterBytes = FILTER_BYTES): StoredStreamLog {
     const id = streamDirId(vhost, name);
     const chunks = ChunkLog.open({ dir: join(this.dir, id), maxSegmentBytes: segmentBytes, tap: streamTap(id, this.replica) });
     const log = new StoredStreamLog(
@@ -48,6 +49,8 @@ export class StreamFiles {
         this.open.delete(l);
         this.dirty.delete(l);
       },
+      undefined,
+      filterBytes,
     );
     this.open.add(log);
     return log;
