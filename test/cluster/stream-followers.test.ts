@@ -191,12 +191,18 @@ describe("followers serve the stream port", { timeout: 240_000 }, () => {
       seen[i]!.push(...delivered(consumers[i]!.raw));
       return seen[i]!.reduce((n, c) => n + c.count, 0);
     };
-    await eventually(() => consumers.every((_, i) => count(i) >= 500), 10_000, "the first 500 on both followers");
+    // And the real client: its locator and its consumer on followers (the consumer on a replica it picked).
+    const jsClient = await client(await streamPort(cluster, followers(leader)[0]!));
+    const jsGot: Message[] = [];
+    await jsClient.declareConsumer({ stream: "failover", offset: Offset.first() }, (m) => void jsGot.push(m));
+    await eventually(() => consumers.every((_, i) => count(i) >= 500) && jsGot.length >= 500, 10_000, "the first 500 on both followers");
     await cluster.kill(leader);
     const next = await cluster.waitForLeader(leader, 30_000);
     const onNext = await client(await streamPort(cluster, next));
     await publish(onNext, "failover", "b", 500, 1000);
-    await eventually(() => consumers.every((_, i) => count(i) >= 1000), 20_000, "all 1000 on both followers' consumers");
+    await eventually(() => consumers.every((_, i) => count(i) >= 1000) && jsGot.length >= 1000, 20_000, "all 1000 on both followers' consumers");
+    assert.deepEqual(jsGot.map((m) => `${Number(m.offset)}:${m.content.toString()}`), Array.from({ length: 1000 }, (_, i) => `${i}:${i < 500 ? "a" : "b"}${i}`));
+    await jsClient.close().catch(() => undefined);
     for (const s of seen) {
       let at = 0;
       for (const c of s) {
