@@ -24,6 +24,7 @@ import { newSecret } from "./replication-auth.js";
 import { replicationTransport, type ReplicationTransport } from "./replication-transport.js";
 import { StreamCommits } from "./stream-commits.js";
 import { StreamFront } from "./stream-front.js";
+import { tlsFilesOf, tlsServerOptions } from "../tls/tls-files.js";
 
 export type NodeState = "starting" | "follower-syncing" | "follower-in-sync" | "leader" | "fenced";
 
@@ -72,7 +73,11 @@ export class ClusterNode implements ClusterView {
     this.keys = ClusterKeys.of(config.clusterName);
     this.transport = replicationTransport(config);
     this.front = new FollowerFront(config, logger, this.followerHealth(), () => ({ leader: false, inSync: this.view.inSync?.nodes.includes(this.me) ?? false }));
-    this.streamFront = config.streamPort === null ? null : new StreamFront(config.streamPort, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null);
+    const tls = tlsFilesOf(config);
+    this.streamFront =
+      config.streamPort === null
+        ? null
+        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => this.tlsPortOf(host, port));
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;
@@ -164,7 +169,15 @@ export class ClusterNode implements ClusterView {
   private streamEndpoint(): MemberInfo["stream"] {
     const port = this.streamFront?.port ?? null;
     if (port === null) return undefined;
-    return { port, advertised: { host: this.config.streamAdvertisedHost ?? this.config.advertiseAddress, port: this.config.streamAdvertisedPort ?? port } };
+    return { port, advertised: { host: this.config.streamAdvertisedHost ?? this.config.advertiseAddress, port: this.config.streamAdvertisedPort ?? port, tlsPort: this.streamFront?.tlsPort ?? null } };
+  }
+
+  /** The TLS stream port of the node advertised at `host`:`port` (Metadata for a follower's TLS clients). */
+  private tlsPortOf(host: string, port: number): number | null {
+    for (const m of [this.streamEndpoint(), ...[...this.view.members.values()].map((i) => i.stream)]) {
+      if (m?.advertised.host === host && m.advertised.port === port) return m.advertised.tlsPort;
+    }
+    return null;
   }
 
   private async register(): Promise<void> {
@@ -316,6 +329,9 @@ export class ClusterNode implements ClusterView {
       amqpsPort: this.front.ports.amqps ?? this.config.amqpsPort,
       prometheusPort: this.front.metricsPort,
       streamPort: this.streamFront?.port ?? this.config.streamPort,
+      streamTlsPort: this.streamFront?.tlsPort ?? this.config.streamTlsPort,
+      // Metadata names the leader as the members' keys name every node (the followers' fronts map it).
+      streamAdvertisedHost: this.config.streamAdvertisedHost ?? this.config.advertiseAddress,
       logger: this.logger,
       replica: replication,
       clusterView: this,

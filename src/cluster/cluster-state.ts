@@ -11,7 +11,7 @@ export interface MemberInfo {
   readonly ports: Readonly<Partial<Record<ClientPortKind, number>>>;
   readonly clusterPort: number;
   /** Its stream port: `port` as bound (a follower's front connects there), `advertised` as clients are told (Metadata). */
-  readonly stream?: { readonly port: number; readonly advertised: { readonly host: string; readonly port: number } };
+  readonly stream?: { readonly port: number; readonly advertised: { readonly host: string; readonly port: number; readonly tlsPort: number | null } };
 }
 
 export interface InSyncValue {

@@ -21,6 +21,7 @@ import { FrameCursor, FrameWriter } from "../stream/wire.js";
 import type { StreamCommits } from "./stream-commits.js";
 import { Upstream, type UpstreamEndpoint } from "./stream-front-upstream.js";
 import { ReplicaSubscription } from "./stream-replica-subscription.js";
+import { metadataForTls, type TlsPortOf } from "./stream-front-metadata.js";
 
 export interface FrontHost {
   readonly dataDir: string;
@@ -30,6 +31,8 @@ export interface FrontHost {
   leader(): UpstreamEndpoint | null;
   /** This node's advertised stream host and port, told to its clients in Open's response. */
   advertised(): UpstreamEndpoint | null;
+  /** For a client of the TLS listener: maps the leader's Metadata (plain ports) to TLS ports; null on the plain listener. */
+  readonly tlsPortOf: TlsPortOf | null;
   /** How long a client may wait for a leader before it is closed (ms). */
   readonly waitMs: number;
   forget(c: FrontConnection): void;
@@ -299,6 +302,7 @@ export class FrontConnection {
         if (ok) return this.startLocal(sub, whole(body));
       }
     } else if (key === (CMD.unsubscribe | RESPONSE) && this.swallow.delete(body.readUInt32BE(4))) return;
+    else if (key === (CMD.metadata | RESPONSE) && this.host.tlsPortOf !== null) return void this.toClient([metadataForTls(body, this.host.tlsPortOf)]);
     else if (key === CMD.metadataUpdate) this.streamGone(new FrameCursor(body.subarray(6)).str() ?? "");
     // The leader closes the connection (an operator did): its end is the client's end, not a failover.
     else if (key === CMD.close) this.closing = true;

@@ -65,7 +65,7 @@ export function remove(c: StreamContext, body: FrameCursor): void {
   reply(c, CMD.delete, corr, RC.ok);
 }
 
-export function metadata(c: StreamContext, body: FrameCursor, advertised: { host: string; port: number }): void {
+export function metadata(c: StreamContext, body: FrameCursor, advertised: { host: string; port: number; tls: boolean }): void {
   const corr = body.u32();
   const n = body.count(2);
   const names: string[] = [];
@@ -73,7 +73,13 @@ export function metadata(c: StreamContext, body: FrameCursor, advertised: { host
   const found = names.map((name) => ({ name, code: typeof streamFor(c, name, null) === "number" ? RC.streamDoesNotExist : RC.ok }));
   // In a cluster every stream has a copy on each in-sync follower, which serves its consumers
   // (docs/STREAMS.md, "Followers serve the stream port"): they are the replicas, brokers 1…n.
-  const replicas = (c.node.cluster?.members() ?? []).filter((m) => !m.leader && m.running && m.inSync && m.stream !== null).map((m) => m.stream!);
+  // A client on the TLS listener is sent the replicas' TLS ports (those without one are left out).
+  const replicas: Array<{ host: string; port: number }> = [];
+  for (const m of c.node.cluster?.members() ?? []) {
+    if (m.leader || !m.running || !m.inSync || m.stream === null) continue;
+    const port = advertised.tls ? m.stream.tlsPort : m.stream.port;
+    if (port !== null) replicas.push({ host: m.stream.host, port });
+  }
   // A Metadata response has no response code of its own: each stream has one.
   const f = new FrameWriter(CMD.metadata | RESPONSE, 1, 128).u32(corr);
   const anyFound = found.some((s) => s.code === RC.ok);

@@ -107,9 +107,9 @@ export class StreamConnection implements CommandHost, ClientConnection {
   }
 
   /** Host and port told to clients (Open, Metadata): stream.advertised_host/port, else this listener's. */
-  advertised(): { host: string; port: number } {
+  advertised(): { host: string; port: number; tls: boolean } {
     const s = this.node.settings;
-    return { host: s.advertisedHost ?? this.peer.advertisedHost, port: s.advertisedPort ?? this.peer.port };
+    return { host: s.advertisedHost ?? this.peer.advertisedHost, port: s.advertisedPort ?? this.peer.port, tls: this.peer.tls };
   }
 
   streamDetails(): { publishers: StreamPublisherInfo[]; consumers: StreamConsumerInfo[] } {
