@@ -140,10 +140,13 @@ export class FrontConnection {
   private connectUpstream(): void {
     const target = this.host.leader();
     if (target === null) {
-      // No leader known: the client waits (its frames held) up to a lease TTL for one.
-      this.waitTimer ??= setTimeout(() => {
-        if (this.upstream === null) this.close();
-      }, this.host.waitMs);
+      // No leader known: a client logging in waits (its frames held) up to a lease TTL for one; an
+      // open connection waits for the election, its subscriptions served meanwhile.
+      if (!this.opened) {
+        this.waitTimer ??= setTimeout(() => {
+          if (this.upstream === null) this.close();
+        }, this.host.waitMs);
+      }
       return;
     }
     if (this.waitTimer) clearTimeout(this.waitTimer);
