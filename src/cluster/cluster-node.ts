@@ -77,7 +77,7 @@ export class ClusterNode implements ClusterView {
     this.streamFront =
       config.streamPort === null
         ? null
-        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => this.tlsPortOf(host, port));
+        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => this.tlsPortOf(host, port), () => void this.register().catch(() => undefined));
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;
@@ -109,6 +109,7 @@ export class ClusterNode implements ClusterView {
     await this.streamFront?.listen();
     await withTimeout(this.session.client.put(this.keys.known(this.me)).value(JSON.stringify({ name: this.me })).exec(), this.session.callTimeout, "register");
     await this.register();
+    if (this.streamFront) this.streamFront.registered = true;
     this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.front.ports, clusterPort: this.clusterPort, clusterTls: this.transport.tls, prometheusPort: this.front.metricsPort });
     this.schedule(0);
   }

@@ -8,13 +8,14 @@
  * their next upstream is this node's own broker. When the node stops leading, the front listens
  * again on the same ports.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import type { Logger } from "../logging/logger.js";
 import type { StreamCommits } from "./stream-commits.js";
 import { FrontConnection, type FrontHost } from "./stream-front-connection.js";
 import type { UpstreamEndpoint } from "./stream-front-upstream.js";
 import type { TlsPortOf } from "./stream-front-metadata.js";
+import { SideListeners, type OpenListener } from "../listeners/side-listeners.js";
 
 /** Where this node tells stream clients to connect: its advertised host, plain port and TLS port. */
 export interface AdvertisedStream {
@@ -28,7 +29,6 @@ interface FrontListener {
   readonly wanted: number;
   /** Fixed by its first bind (0 asks for an ephemeral port); null until bound. */
   port: number | null;
-  server: Server | null;
 }
 
 export class StreamFront {
@@ -36,6 +36,10 @@ export class StreamFront {
   private readonly secure: FrontListener | null;
   private readonly connections = new Set<FrontConnection>();
   private target: UpstreamEndpoint | null = null;
+  /** Set once the node has registered its ports: a port bound later must be registered again. */
+  registered = false;
+  /** The listeners while the node does not lead: side listeners, retried when a port is taken (src/listeners). */
+  private side: SideListeners | null = null;
 
   constructor(
     wanted: { readonly port: number; readonly tlsPort: number | null; readonly tls: TlsOptions | null },
@@ -48,9 +52,11 @@ export class StreamFront {
     private readonly advertised: () => AdvertisedStream | null,
     /** A node's TLS stream port by its advertised plain endpoint (the cluster's members). */
     private readonly tlsPortOf: TlsPortOf,
+    /** A port was bound after a retry: the node registers it (its members' key names its ports). */
+    private readonly boundLate: () => void = () => undefined,
   ) {
-    this.plain = { tls: null, wanted: wanted.port, port: null, server: null };
-    this.secure = wanted.tls !== null && wanted.tlsPort !== null ? { tls: wanted.tls, wanted: wanted.tlsPort, port: null, server: null } : null;
+    this.plain = { tls: null, wanted: wanted.port, port: null };
+    this.secure = wanted.tls !== null && wanted.tlsPort !== null ? { tls: wanted.tls, wanted: wanted.tlsPort, port: null } : null;
   }
 
   /** The plain stream port as bound; null until it is. */
@@ -68,20 +74,31 @@ export class StreamFront {
     return this.connections;
   }
 
-  /** Listens (again) on the stream ports; a port that cannot be bound is logged, and the node serves on without it. */
+  /** Listens (again) on the stream ports: side listeners, so a port that cannot be bound is retried while the node serves on. */
   async listen(): Promise<void> {
-    await this.open(this.plain);
-    if (this.secure !== null) await this.open(this.secure);
+    if (this.side !== null) return;
+    const side = new SideListeners(this.log);
+    this.side = side;
+    for (const l of this.secure === null ? [this.plain] : [this.plain, this.secure]) {
+      await side.add({
+        protocol: l.tls === null ? "stream" : "stream/ssl",
+        port: l.port ?? l.wanted,
+        open: () => this.open(l),
+        opened: (o) => {
+          if (this.side !== side) return;
+          const late = l.port === null && this.registered;
+          l.port = o.port;
+          if (late) this.boundLate();
+        },
+      });
+    }
   }
 
-  /** Frees the ports for the leader's broker; the open connections stay. */
+  /** Frees the ports for the leader's broker (and stops retrying them); the open connections stay. */
   async stopListening(): Promise<void> {
-    for (const l of [this.plain, this.secure]) {
-      // close()'s callback waits for every accepted connection to end; the port itself is free at once.
-      l?.server?.close();
-      if (l) l.server = null;
-    }
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    const side = this.side;
+    this.side = null;
+    await side?.close();
   }
 
   /** The leader's plain stream listener (null: none known); connections without an upstream connect to it. */
@@ -113,27 +130,26 @@ export class StreamFront {
     };
   }
 
-  private async open(l: FrontListener): Promise<void> {
-    if (l.server !== null) return;
+  private async open(l: FrontListener): Promise<OpenListener> {
     const host = this.host(l.tls !== null);
     const accept = (socket: Socket): void => void this.connections.add(new FrontConnection(socket, host));
     const server = l.tls === null ? createServer(accept) : createTlsServer(l.tls, accept);
     if (l.tls !== null) server.on("tlsClientError", (err: Error) => this.log.info("cluster: stream TLS handshake failed", { err: err.message }));
-    const port = l.port ?? l.wanted;
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, this.bind === "" ? undefined : this.bind, () => {
-          server.off("error", reject);
-          resolve();
-        });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(l.port ?? l.wanted, this.bind === "" ? undefined : this.bind, () => {
+        server.off("error", reject);
+        resolve();
       });
-    } catch (err) {
-      this.log.error("cluster: stream port could not be bound", { port, tls: l.tls !== null, err: (err as Error).message });
-      return;
-    }
+    });
     server.on("error", (err) => this.log.error("cluster: stream front listener error", { err: err.message }));
-    l.server = server;
-    l.port = (server.address() as AddressInfo).port;
+    return {
+      port: (server.address() as AddressInfo).port,
+      // close()'s callback waits for every accepted connection to end; the port itself is free at once.
+      close: () => {
+        server.close();
+        return new Promise<void>((resolve) => setImmediate(resolve));
+      },
+    };
   }
 }
