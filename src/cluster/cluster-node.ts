@@ -72,7 +72,7 @@ export class ClusterNode implements ClusterView {
     this.me = config.nodeName;
     this.keys = ClusterKeys.of(config.clusterName);
     this.transport = replicationTransport(config);
-    this.front = new FollowerFront(config, logger, this.followerHealth(), () => ({ leader: false, inSync: this.view.inSync?.nodes.includes(this.me) ?? false }));
+    this.front = new FollowerFront(config, logger, this.followerHealth(), () => ({ leader: false, inSync: this.view.inSync?.nodes.includes(this.me) ?? false }), () => this.streamFront?.statuses() ?? []);
     const tls = tlsFilesOf(config);
     this.streamFront =
       config.streamPort === null

@@ -16,6 +16,7 @@ import { FrontConnection, type FrontHost } from "./stream-front-connection.js";
 import type { UpstreamEndpoint } from "./stream-front-upstream.js";
 import type { TlsPortOf } from "./stream-front-metadata.js";
 import { SideListeners, type OpenListener } from "../listeners/side-listeners.js";
+import type { ListenerStatus } from "../listeners/listener-status.js";
 
 /** Where this node tells stream clients to connect: its advertised host, plain port and TLS port. */
 export interface AdvertisedStream {
@@ -92,6 +93,11 @@ export class StreamFront {
         },
       });
     }
+  }
+
+  /** Its listeners, bound or being retried (the follower's coney_listener_up). */
+  statuses(): ListenerStatus[] {
+    return this.side?.statuses() ?? [];
   }
 
   /** Frees the ports for the leader's broker (and stops retrying them); the open connections stay. */
