@@ -105,11 +105,6 @@ export class FrontConnection {
     this.connectUpstream();
   }
 
-  /** Subscriptions served from this node's files (for tests and figures). */
-  get localSubscriptions(): ReadonlyMap<number, ReplicaSubscription> {
-    return this.local;
-  }
-
   /**
    * The cluster's leader may have changed: an open connection without upstream gets one, and one
    * still replaying its handshake to another node (a leader that stopped answering) starts over.

@@ -70,11 +70,6 @@ export class StreamFront {
     return this.secure?.port ?? null;
   }
 
-  /** Open client connections (tests look at their local subscriptions). */
-  get clients(): ReadonlySet<FrontConnection> {
-    return this.connections;
-  }
-
   /** Listens (again) on the stream ports: side listeners, so a port that cannot be bound is retried while the node serves on. */
   async listen(): Promise<void> {
     if (this.side !== null) return;

@@ -33,8 +33,6 @@ export class ReplicaSubscription {
   /** The consumer's chunk filter (filter.N, match-unfiltered); null: every chunk. */
   private readonly matcher: ChunkMatcher | null;
   private stopped = false;
-  /** Messages sent (for the node's figures and tests). */
-  delivered = 0;
 
   constructor(
     readonly id: number,
@@ -69,7 +67,6 @@ export class ReplicaSubscription {
       this.next = chunk.firstOffset + chunk.count;
       if (this.matcher !== null && !this.matcher.matches(filterOf(chunk.bytes))) continue;
       this.credit--;
-      this.delivered += chunk.count;
       const v2 = this.sink.deliverVersion >= 2;
       const head = new FrameWriter(CMD.deliver, v2 ? 2 : 1, 17).u8(this.id);
       // v2's committed chunk id: this chunk, the newest committed one this node can vouch for.
