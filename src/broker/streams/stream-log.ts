@@ -29,6 +29,11 @@ export interface StreamChunk {
   readonly count: number;
   readonly timestamp: number;
   readonly bytes: Buffer;
+  /**
+   * Call once nothing refers to `bytes` any more (the socket wrote them): the cursor reads a later
+   * chunk into the same memory. Null: the bytes are the chunk's own (never reused).
+   */
+  readonly release: (() => void) | null;
 }
 
 /** Reads whole committed chunks forward; moves to the first kept chunk if retention removed its place. */
@@ -66,7 +71,12 @@ export interface StreamLog {
    * as it came; `decode` gives the domain's message when an AMQP 0-9-1 consumer needs one.
    */
   appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number;
-  reader(offset: number): StreamReader;
+  /**
+   * Reads messages from `offset`. `lend`: the records' bodies may lie in a buffer the reader
+   * reuses, valid only until the next call of next() (for a consumer that copies each body as it
+   * delivers it, QueueConsumer.borrowsBodies); otherwise they stay valid for as long as they are held.
+   */
+  reader(offset: number, lend?: boolean): StreamReader;
   /** Offsets below this are written: what native consumers may be sent. */
   readonly committedOffset: number;
   /** Told whenever `committedOffset` moves on (set by the StreamQueue). */

@@ -90,6 +90,11 @@ export class StreamQueue extends Queue {
     return this.stream.nextOffset - this.stream.committedOffset;
   }
 
+  /** A reader of a large backlog reuses its chunk buffer for consumers that copy (borrowsBodies). */
+  override get lendsBodies(): boolean {
+    return true;
+  }
+
   override get readyBytes(): number {
     return this.stream.bytes;
   }
@@ -133,7 +138,7 @@ export class StreamQueue extends Queue {
 
   override addConsumer(c: QueueConsumer<Queue>): void {
     const start = parseStreamOffset((c as { args?: Record<string, unknown> }).args?.["x-stream-offset"] as never, this.host.now());
-    this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start)) });
+    this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start), c.borrowsBodies === true) });
     this.lastActivity = this.host.now();
     this.host.consumerChanged?.(this, c, true);
     this.dispatch();

@@ -20,6 +20,7 @@
  */
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writev } from "node:fs";
 import { join } from "node:path";
+import type { BufferPool } from "../../broker/values/buffer-pool.js";
 import { writeFileAtomicSync } from "../atomic-file.js";
 import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
 import { ChunkIndex, type ChunkLocation } from "./chunk-index.js";
@@ -171,13 +172,20 @@ export class ChunkLog {
     return this.index.at(i);
   }
 
-  /** Reads the i-th kept chunk, header and data (from memory while it is pending). */
-  readChunk(i: number): Buffer {
+  /**
+   * Reads the i-th kept chunk, header and data (from memory while it is pending), into a buffer
+   * from `pool` when given (a reader reusing its memory) or a new one.
+   */
+  readChunk(i: number, pool?: BufferPool): Buffer {
     const c = this.index.at(i);
+    const b = pool ? pool.take(c.bytes) : Buffer.allocUnsafe(c.bytes);
     const waiting = this.pending.get(c.firstOffset);
-    if (waiting) return Buffer.concat(waiting.pieces);
+    if (waiting) {
+      let at = 0;
+      for (const p of waiting.pieces) at += p.copy(b, at);
+      return b;
+    }
     const seg = this.segmentsById.get(c.segment)!;
-    const b = Buffer.allocUnsafe(c.bytes);
     let got = 0;
     while (got < c.bytes) {
       const n = readSync(this.fdOf(seg), b, got, c.bytes - got, c.position + got);

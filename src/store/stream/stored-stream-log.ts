@@ -10,7 +10,13 @@
  * if an AMQP 0-9-1 consumer reads it. The stream's tracking (consumers' stored offsets,
  * publishers' last publishing ids) is a small file beside the
  * segments, rewritten atomically in the batch that follows a change, so a confirm covers it.
+ *
+ * Reading a large backlog allocates no buffer per chunk: a lending reader (for consumers that
+ * copy each body as they deliver it) reads every chunk into one buffer of its own, and a chunk
+ * cursor reads into a few buffers the socket gives back once it has written them (BufferPool);
+ * both let go of their buffers when they reach the end, so an idle consumer holds none.
  */
+import { BufferPool } from "../../broker/values/buffer-pool.js";
 import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
@@ -24,7 +30,14 @@ interface DecodedChunk {
   readonly messages: (Message | null)[];
   readonly pieces: readonly Buffer[][];
   readonly decode: EncodedMessageDecoder | null;
+  /** The reader's reused buffer the messages are views into; null when they are not in one. */
+  readonly buffer: Buffer | null;
 }
+
+/** Buffers larger than this (a chunk of many large messages) are read once and not kept for reuse. */
+const REUSED_CHUNK_MAX = 16 * 1024 * 1024;
+/** Chunk buffers a native subscription keeps while it reads on (credit bounds how many are in flight). */
+const CURSOR_FREE_BUFFERS = 4;
 
 /** The stream's tracking beside its segments (a ChunkLog side file). */
 const TRACKING_FILE = "tracking.json";
@@ -109,19 +122,23 @@ export class StoredStreamLog implements StreamLog {
 
   chunkCursor(offset: number): ChunkCursor {
     let position = offset;
+    const pool = new BufferPool(CURSOR_FREE_BUFFERS, REUSED_CHUNK_MAX);
     return {
       get position() {
         return position;
       },
       next: () => {
         position = Math.max(position, this.firstOffset);
-        if (position >= this.committed) return null;
-        const i = this.chunks.findOffset(position);
-        if (i >= this.chunks.chunkCount) return null;
+        const i = position < this.committed ? this.chunks.findOffset(position) : this.chunks.chunkCount;
+        if (i >= this.chunks.chunkCount || this.chunks.chunkAt(i).firstOffset >= this.committed) {
+          // At the end: an idle subscription keeps no buffer (those in flight come back later).
+          pool.clear();
+          return null;
+        }
         const at = this.chunks.chunkAt(i);
-        if (at.firstOffset >= this.committed) return null;
         position = at.firstOffset + at.count;
-        return { firstOffset: at.firstOffset, count: at.count, timestamp: at.timestamp, bytes: this.chunks.readChunk(i) };
+        const bytes = this.chunks.readChunk(i, pool);
+        return { firstOffset: at.firstOffset, count: at.count, timestamp: at.timestamp, bytes, release: () => pool.give(bytes) };
       },
     };
   }
@@ -158,7 +175,7 @@ export class StoredStreamLog implements StreamLog {
       const n = Math.min(this.unsealed.length, 0xffff);
       const pieces = this.unsealedPieces.slice(0, n);
       const { firstOffset } = this.chunks.append(pieces, timestamp);
-      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode };
+      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode, buffer: null };
       this.unsealed = this.unsealed.slice(n);
       this.unsealedPieces = this.unsealedPieces.slice(n);
     }
@@ -191,9 +208,16 @@ export class StoredStreamLog implements StreamLog {
     this.onCommit?.();
   }
 
-  reader(offset: number): StreamReader {
+  reader(offset: number, lend = false): StreamReader {
     let position = offset;
     let chunk: DecodedChunk | null = null;
+    /** Lending: the one buffer every chunk read from the files goes into. */
+    const pool = lend ? new BufferPool(1, REUSED_CHUNK_MAX) : null;
+    /** Leaves the current chunk: its buffer may take the next one. */
+    const leave = (): void => {
+      if (chunk?.buffer) pool!.give(chunk.buffer);
+      chunk = null;
+    };
     return {
       get position() {
         return position;
@@ -201,8 +225,18 @@ export class StoredStreamLog implements StreamLog {
       next: (): StreamRecord | null => {
         position = Math.max(position, this.firstOffset);
         // Committed messages only (batch-confirm.ts): what a failover could still lose is not read.
-        if (position >= this.committed) return null;
-        if (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) chunk = this.chunkOf(position);
+        if (position >= this.committed) {
+          // Caught up: an idle reader holds no buffer.
+          if (pool !== null) {
+            leave();
+            pool.clear();
+          }
+          return null;
+        }
+        if (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) {
+          if (pool !== null) leave();
+          chunk = this.chunkOf(position, pool);
+        }
         const k = position - chunk.firstOffset;
         const message = (chunk.messages[k] ??= chunk.decode!(chunk.pieces[k]![0]!));
         return { offset: position++, timestamp: chunk.timestamp, message };
@@ -231,16 +265,20 @@ export class StoredStreamLog implements StreamLog {
     this.chunks.close();
   }
 
-  /** The chunk holding `offset`: the tail as appended, or read from its segment and decoded. */
-  private chunkOf(offset: number): DecodedChunk {
+  /**
+   * The chunk holding `offset`: the tail as appended, or read from its segment (into a buffer of
+   * `pool` when lending) and decoded, its messages' bodies views into that buffer.
+   */
+  private chunkOf(offset: number, pool: BufferPool | null): DecodedChunk {
     const t = this.tail;
     if (t !== null && offset >= t.firstOffset && offset < t.firstOffset + t.messages.length) return t;
     const i = this.chunks.findOffset(offset);
     const at = this.chunks.chunkAt(i);
-    const messages = chunkMessages(this.chunks.readChunk(i)).map((bytes) => {
-      const m = domainFromAmqp10(decodeMessage(bytes));
-      return createMessage(m.address.exchange, m.address.routingKey, m.properties, null, m.body, at.timestamp);
+    const bytes = this.chunks.readChunk(i, pool ?? undefined);
+    const messages = chunkMessages(bytes).map((m) => {
+      const d = domainFromAmqp10(decodeMessage(m));
+      return createMessage(d.address.exchange, d.address.routingKey, d.properties, null, d.body, at.timestamp);
     });
-    return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages, pieces: [], decode: null };
+    return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages, pieces: [], decode: null, buffer: pool !== null ? bytes : null };
   }
 }

@@ -36,7 +36,7 @@ describe("OutputBuffer", () => {
     }
     const want = Buffer.concat(expected);
     assert.equal(out.length, want.length);
-    const pieces = out.takePieces();
+    const pieces = out.takeOutput().pieces;
     assert.ok(pieces.some((p) => p === big), "the large body is sent as it is");
     assert.deepEqual(Buffer.concat(pieces), want);
     assert.equal(out.length, 0);
@@ -51,7 +51,7 @@ describe("OutputBuffer", () => {
       const f = out.beginFrame(1, i % 7);
       for (let j = 0; j <= i % 13; j++) out.writeUInt32(i * 1000 + j);
       out.endFrame(f);
-      const pieces = out.takePieces();
+      const pieces = out.takeOutput().pieces;
       taken.push({ pieces, copy: Buffer.from(Buffer.concat(pieces)) });
     }
     for (const t of taken) assert.deepEqual(Buffer.concat(t.pieces), t.copy);
