@@ -113,7 +113,8 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
       if (v2) head.u64(Math.max(chunk.firstOffset, q.stream.lastChunkOffset < q.stream.committedOffset ? q.stream.lastChunkOffset : chunk.firstOffset));
       const frame = head.frame();
       frame.writeUInt32BE(frame.length - 4 + chunk.bytes.length, 0);
-      if (!c.send([frame, chunk.bytes])) {
+      // The chunk's buffer goes back to the cursor once written (it reads a later chunk into it).
+      if (!c.send([frame, chunk.bytes], chunk.release ?? undefined)) {
         blocked = true;
         c.whenWritable(() => {
           blocked = false;

@@ -66,6 +66,9 @@ export class OutputBuffer {
    * to the start of a new block adds its old start here, so open frames still patch the right bytes.
    */
   private base = 0;
+  /** Frames and tables begun whose size is not yet back-patched, and where the outermost one starts. */
+  private open = 0;
+  private openAt = 0;
   private readonly pool: BufferPool | null;
 
   constructor(private readonly initialSize = OUTPUT_BLOCK_BYTES) {
@@ -81,8 +84,9 @@ export class OutputBuffer {
 
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    // Only the current segment moves, to the start of a block just large enough; earlier parts
-    // keep pointing at their blocks.
+    // Complete frames stay where they are (a part); only an open frame's bytes, waiting for
+    // their size, move to the start of the next block (just large enough, from the free list).
+    this.cutTo(this.open > 0 ? Math.max(this.openAt, this.segStart) : this.pos);
     const used = this.pos - this.segStart;
     let size = this.initialSize;
     while (size < used + n) size *= 2;
@@ -90,6 +94,7 @@ export class OutputBuffer {
     this.buf.copy(next.bytes, 0, this.segStart, this.pos);
     this.retire(this.block);
     this.base += this.segStart;
+    this.openAt -= this.segStart;
     this.block = next;
     this.buf = next.bytes;
     this.pos = used;
@@ -138,20 +143,12 @@ export class OutputBuffer {
 
   /**
    * Copies a large body piece block by block (a body frame's size is written up front, so no
-   * position is waiting for a back-patch while it spans blocks).
+   * frame is open: ensure() ends the block and starts the next one without moving anything).
    */
   private copyAcrossBlocks(piece: Buffer): void {
     let at = 0;
     while (at < piece.length) {
-      if (this.pos === this.buf.length) {
-        this.cut();
-        this.retire(this.block);
-        this.block = this.newBlock(this.initialSize);
-        this.buf = this.block.bytes;
-        this.pos = 0;
-        this.segStart = 0;
-        this.base = 0;
-      }
+      if (this.pos === this.buf.length) this.ensure(1);
       const n = Math.min(piece.length - at, this.buf.length - this.pos);
       piece.copy(this.buf, this.pos, at, at + n);
       this.pos += n;
@@ -161,12 +158,17 @@ export class OutputBuffer {
 
   /** Ends the current segment: it becomes a part, and writing continues after it. */
   private cut(): void {
-    if (this.pos === this.segStart) return;
-    this.parts.push(this.buf.subarray(this.segStart, this.pos));
+    this.cutTo(this.pos);
+  }
+
+  /** The current segment up to `end` becomes a part. */
+  private cutTo(end: number): void {
+    if (end === this.segStart) return;
+    this.parts.push(this.buf.subarray(this.segStart, end));
     this.partBlocks.push(this.block);
     this.block.refs++;
-    this.partsBytes += this.pos - this.segStart;
-    this.segStart = this.pos;
+    this.partsBytes += end - this.segStart;
+    this.segStart = end;
   }
 
   private newBlock(size: number): Block {
@@ -327,6 +329,7 @@ export class OutputBuffer {
   beginFrame(type: number, channel: number): number {
     this.ensure(7);
     const start = this.pos;
+    if (this.open++ === 0) this.openAt = start;
     this.buf[this.pos] = type;
     this.buf.writeUInt16BE(channel, this.pos + 1);
     this.pos += 7;
@@ -337,6 +340,7 @@ export class OutputBuffer {
   endFrame(start: number): void {
     const at = start - this.base;
     this.buf.writeUInt32BE(this.pos - at - 7, at + 3);
+    this.open--;
     this.writeUInt8(FRAME_END);
   }
 
@@ -353,6 +357,9 @@ export class OutputBuffer {
    */
   takeOutput(): TakenOutput {
     this.cut();
+    // No frame is open between two frames' encoding (a flush never runs inside one); an encoder
+    // that threw half-way must not leave this count wrong for good.
+    this.open = 0;
     const taken: TakenOutput = { pieces: this.parts, blocks: this.partBlocks };
     this.parts = [];
     this.partBlocks = [];
@@ -381,6 +388,7 @@ export class OutputBuffer {
   private reserve32(): number {
     this.ensure(4);
     const p = this.pos;
+    if (this.open++ === 0) this.openAt = p;
     this.pos += 4;
     return p + this.base;
   }
@@ -388,5 +396,6 @@ export class OutputBuffer {
   private patch32(p: number): void {
     const at = p - this.base;
     this.buf.writeUInt32BE(this.pos - at - 4, at);
+    this.open--;
   }
 }
