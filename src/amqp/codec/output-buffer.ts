@@ -8,9 +8,9 @@
  * Memory: bytes are written into 64 KiB blocks from a process-wide free list (BufferPool), and a
  * block goes back to it once it is no longer written to and every write that held its bytes
  * has completed; so a connection that sends 1 GB reuses a few blocks instead of leaving 1 GB of
- * garbage Buffers behind. A frame that does not fit moves the current segment (the bytes not
- * yet taken) to the start of a new block sized for it: the block never grows with the bytes
- * already sent (it once doubled, keeping their offsets, up to 512 MiB after a 1 GB stream read).
+ * garbage Buffers behind. When a block is full, complete frames stay in it and only an open
+ * frame moves to the next block: blocks never grow with the bytes already sent (the buffer once
+ * doubled keeping their offsets, to 512 MiB after a 1 GB stream read).
  */
 import { CodecError } from "./codec-error.js";
 import { BufferPool } from "../../broker/values/buffer-pool.js";
@@ -156,12 +156,11 @@ export class OutputBuffer {
     }
   }
 
-  /** Ends the current segment: it becomes a part, and writing continues after it. */
+  /** Ends the current segment (cutTo: up to `end`): it becomes a part, and writing continues after it. */
   private cut(): void {
     this.cutTo(this.pos);
   }
 
-  /** The current segment up to `end` becomes a part. */
   private cutTo(end: number): void {
     if (end === this.segStart) return;
     this.parts.push(this.buf.subarray(this.segStart, end));
