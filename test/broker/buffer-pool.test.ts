@@ -7,10 +7,10 @@ import { BufferPool } from "../../src/broker/values/buffer-pool.js";
 describe("BufferPool", () => {
   it("hands out buffers of exactly the size asked, over memory of their own", () => {
     const pool = new BufferPool(4, 1 << 20);
-    const a = pool.take(100);
-    const b = pool.take(100);
-    assert.equal(a.length, 100);
-    assert.equal(b.length, 100);
+    const a = pool.take(5000);
+    const b = pool.take(5000);
+    assert.equal(a.length, 5000);
+    assert.equal(b.length, 5000);
     assert.notEqual(a.buffer, b.buffer, "two buffers out at once never share memory");
     assert.equal(a.byteOffset, 0);
     a.fill(1);
@@ -43,7 +43,7 @@ describe("BufferPool", () => {
 
   it("keeps no more than maxFree buffers, none larger than maxBytes", () => {
     const pool = new BufferPool(2, 1 << 20);
-    const out = [pool.take(10), pool.take(10), pool.take(10)];
+    const out = [pool.take(20_000), pool.take(20_000), pool.take(20_000)];
     for (const b of out) pool.give(b);
     assert.equal(pool.freeCount, 2);
     const huge = pool.take(3 << 20);
@@ -55,12 +55,24 @@ describe("BufferPool", () => {
 
   it("a request larger than every free buffer gets new memory and leaves them free", () => {
     const pool = new BufferPool(2, 1 << 20);
-    const small = pool.take(1000);
+    const small = pool.take(20_000);
     pool.give(small);
     const big = pool.take(200_000);
     assert.notEqual(big.buffer, small.buffer);
     assert.equal(pool.freeCount, 1);
     pool.clear();
     assert.equal(pool.freeCount, 0);
+  });
+
+  it("takes small buffers from Node's shared slab and never keeps them (their memory is shared)", () => {
+    const pool = new BufferPool(4, 1 << 20);
+    const a = pool.take(100);
+    const b = pool.take(100);
+    assert.equal(a.length, 100);
+    a.fill(1);
+    b.fill(2);
+    assert.ok(a.every((x) => x === 1));
+    pool.give(a);
+    assert.equal(pool.freeCount, 0, "a slab is never handed out again as a buffer of its own");
   });
 });

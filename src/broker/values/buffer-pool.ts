@@ -7,15 +7,22 @@
  *
  * take(n) hands out a Buffer of exactly n bytes over memory no one else holds: a free one at
  * least that large, or a new allocation (rounded up to a power of two, so a slightly larger
- * request later still fits). give(b) returns it once nothing refers to its bytes any more: the
+ * request later still fits). Small requests (under 4 KiB) come from Node's shared slab, as
+ * Buffer.allocUnsafe's do, and are never kept: cheaper than a buffer of their own, and young
+ * garbage that the collector frees at once. give(b) returns it once nothing refers to its bytes any more: the
  * owner must be sure of that (a socket's write callback fired, the next chunk replaces it), since
  * the next take() may hand out the same bytes. Buffers over `maxBytes` are never kept, and at most
  * `maxFree` are kept at once, so an idle pool holds at most maxFree × maxBytes.
  */
 import { Buffer } from "node:buffer";
 
-/** The smallest allocation (a request for less still gets a buffer this large to keep). */
-const MIN_ALLOCATION = 64 * 1024;
+/** Requests below this are slices of Node's shared slab (Buffer.allocUnsafe), never kept. */
+const SMALL = 4096;
+/**
+ * The smallest buffer of its own: larger than Node's slab (Buffer.poolSize, 8 KiB), so give()
+ * can tell a slab (shared with other Buffers: never to be reused) by its size and leave it.
+ */
+const MIN_OWN = 16 * 1024;
 
 export class BufferPool {
   private readonly free: ArrayBuffer[] = [];
@@ -42,8 +49,8 @@ export class BufferPool {
         return Buffer.from(ab, 0, n);
       }
     }
-    // Too large to keep: exactly what was asked. Otherwise a power of two, its own memory (never
-    // a slice of Node's shared pool, which take() could not hand out alone).
+    if (n < SMALL) return Buffer.allocUnsafe(n);
+    // Too large to keep: exactly what was asked. Otherwise a power of two, its own memory.
     const size = n > this.maxBytes ? n : allocationFor(n);
     return Buffer.from(Buffer.allocUnsafeSlow(size).buffer, 0, n);
   }
@@ -51,7 +58,7 @@ export class BufferPool {
   /** Returns a buffer take() handed out (or a view into it): its memory may be handed out again. */
   give(b: Buffer): void {
     const ab = b.buffer;
-    if (ab.byteLength > this.maxBytes || this.free.length >= this.maxFree) return;
+    if (ab.byteLength < MIN_OWN || ab.byteLength > this.maxBytes || this.free.length >= this.maxFree) return;
     if (!(ab instanceof ArrayBuffer)) return;
     this.free.push(ab);
   }
@@ -63,7 +70,7 @@ export class BufferPool {
 }
 
 function allocationFor(n: number): number {
-  let size = MIN_ALLOCATION;
+  let size = MIN_OWN;
   while (size < n) size *= 2;
   return size;
 }

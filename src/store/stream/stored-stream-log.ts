@@ -37,7 +37,7 @@ interface DecodedChunk {
 /** Buffers larger than this (a chunk of many large messages) are read once and not kept for reuse. */
 const REUSED_CHUNK_MAX = 16 * 1024 * 1024;
 /** Chunk buffers a native subscription keeps while it reads on (credit bounds how many are in flight). */
-const CURSOR_FREE_BUFFERS = 4;
+const CURSOR_FREE_BUFFERS = 12;
 
 /** The stream's tracking beside its segments (a ChunkLog side file). */
 const TRACKING_FILE = "tracking.json";
