@@ -44,6 +44,21 @@ export interface ChunkCursor {
   next(): StreamChunk | null;
 }
 
+/**
+ * A sub-entry batch from a native publisher: several messages in one entry, maybe compressed
+ * (the stream protocol's compression types: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd). Kept as it
+ * came; each message in it takes an offset.
+ */
+export interface EncodedSubBatch {
+  readonly compression: number;
+  /** Messages in it (at least 1). */
+  readonly records: number;
+  readonly uncompressedBytes: number;
+  readonly data: Buffer;
+  /** Its messages' AMQP 1.0 bytes when they can be read (uncompressed or gzip); null otherwise. */
+  expand(): Buffer[] | null;
+}
+
 /** Turns a native message's AMQP 1.0 bytes into the domain's message (the transport knows the format). */
 export type EncodedMessageDecoder = (bytes: Buffer) => Message;
 
@@ -71,6 +86,12 @@ export interface StreamLog {
    * as it came; `decode` gives the domain's message when an AMQP 0-9-1 consumer needs one.
    */
   appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number;
+  /**
+   * Appends a sub-entry batch and returns its first offset: kept as it came for native readers;
+   * AMQP 0-9-1 readers get its messages when they can be read (uncompressed, gzip) and skip
+   * their offsets otherwise (RabbitMQ skips every compressed one). -1 when this log cannot keep it.
+   */
+  appendSubBatch(batch: EncodedSubBatch, decode: EncodedMessageDecoder): number;
   /**
    * Reads messages from `offset`. `lend`: the records' bodies may lie in a buffer the reader
    * reuses, valid only until the next call of next() (for a consumer that copies each body as it

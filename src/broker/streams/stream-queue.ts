@@ -19,7 +19,7 @@ import type { QueueSpec } from "../queue/queue-spec.js";
 import { MemoryStreamLog } from "./memory-stream-log.js";
 import { parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
 export type { StreamStart };
-import type { EncodedMessageDecoder, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
+import type { EncodedMessageDecoder, EncodedSubBatch, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
 
 /** A native-protocol party interested in a stream (src/stream): told when chunks commit and when the stream goes. */
 export interface StreamWatcher {
@@ -76,6 +76,17 @@ export class StreamQueue extends Queue {
     if (this.isDeleted) return -1;
     const offset = this.stream.appendEncoded(bytes, decode);
     this.stats.publish++;
+    if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
+    if (this.readers.length > 0) this.dispatch();
+    return offset;
+  }
+
+  /** A native publisher's sub-entry batch (stream-log.ts). Returns its first offset, or -1 when it was not kept. */
+  appendSubBatch(batch: EncodedSubBatch, decode: EncodedMessageDecoder): number {
+    if (this.isDeleted) return -1;
+    const offset = this.stream.appendSubBatch(batch, decode);
+    if (offset < 0) return -1;
+    this.stats.publish += batch.records;
     if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
     if (this.readers.length > 0) this.dispatch();
     return offset;

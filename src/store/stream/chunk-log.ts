@@ -22,7 +22,7 @@ import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSy
 import { join } from "node:path";
 import type { BufferPool } from "../../broker/values/buffer-pool.js";
 import { writeFileAtomicSync } from "../atomic-file.js";
-import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
+import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk, type ChunkEntry } from "./chunk-format.js";
 import { ChunkIndex, type ChunkLocation } from "./chunk-index.js";
 
 export interface ChunkLogOptions {
@@ -120,19 +120,22 @@ export class ChunkLog {
     return this.segments.length;
   }
 
-  /** Places one chunk of `messages` (written by the next `flush`); returns its first offset and its bytes. */
-  append(messages: readonly (Buffer | readonly Buffer[])[], timestamp = this.now()): { firstOffset: number; pieces: Buffer[]; bytes: number } {
+  /**
+   * Places one chunk of `messages` (written by the next `flush`; a sub-entry batch takes an offset
+   * per message in it); returns its first offset and its bytes.
+   */
+  append(messages: readonly ChunkEntry[], timestamp = this.now()): { firstOffset: number; pieces: Buffer[]; bytes: number } {
     let seg = this.segments[this.segments.length - 1];
     if (seg === undefined || seg.bytes >= this.o.maxSegmentBytes) seg = this.startSegment();
     const firstOffset = this.next;
     const chunk = encodeChunk(messages, firstOffset, timestamp);
     this.o.tap?.placed(segmentName(seg.firstOffset), seg.bytes, chunk.pieces);
     this.pending.set(firstOffset, { seg, position: seg.bytes, pieces: chunk.pieces });
-    this.index.add({ firstOffset, count: messages.length, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
+    this.index.add({ firstOffset, count: chunk.records, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
     seg.bytes += chunk.bytes;
     seg.newest = timestamp;
     this.totalBytes += chunk.bytes;
-    this.next += messages.length;
+    this.next += chunk.records;
     return { firstOffset, pieces: chunk.pieces, bytes: chunk.bytes };
   }
 

@@ -17,16 +17,20 @@
  * both let go of their buffers when they reach the end, so an idle consumer holds none.
  */
 import { BufferPool } from "../../broker/values/buffer-pool.js";
-import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
+import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
-import { chunkMessages } from "./chunk-format.js";
+import { chunkMessages, type ChunkEntry } from "./chunk-format.js";
+import { SUB_BATCH_HEADER_BYTES, subBatchEntry, type SubBatchEntry } from "./sub-batch.js";
 import type { ChunkLog } from "./chunk-log.js";
 
 interface DecodedChunk {
   readonly firstOffset: number;
   readonly timestamp: number;
-  /** null: not decoded yet (a native message, kept as its bytes in `pieces`). */
+  /**
+   * null: not decoded yet (a native message, kept as its bytes in `pieces`, when `decode` is set),
+   * or unreadable (in a compressed sub-batch Coney has no codec for, when it is not).
+   */
   readonly messages: (Message | null)[];
   readonly pieces: readonly Buffer[][];
   readonly decode: EncodedMessageDecoder | null;
@@ -38,6 +42,9 @@ interface DecodedChunk {
 const REUSED_CHUNK_MAX = 16 * 1024 * 1024;
 /** Chunk buffers a native subscription keeps while it reads on (credit bounds how many are in flight). */
 const CURSOR_FREE_BUFFERS = 12;
+
+/** The pieces of a message inside a sub-batch (the batch is one entry of its own). */
+const NO_PIECES: Buffer[] = [];
 
 /** The stream's tracking beside its segments (a ChunkLog side file). */
 const TRACKING_FILE = "tracking.json";
@@ -56,6 +63,8 @@ export class StoredStreamLog implements StreamLog {
   private trackingDirty = false;
   onCommit: (() => void) | null = null;
   private unsealedPieces: Buffer[][] = [];
+  /** This turn's sub-entry batches by the place of their first message in `unsealed`; null: none (the usual case). */
+  private unsealedBatches: Map<number, SubBatchEntry> | null = null;
   private unsealedBytes = 0;
   /** The newest sealed chunk, as appended. */
   private tail: DecodedChunk | null = null;
@@ -120,6 +129,20 @@ export class StoredStreamLog implements StreamLog {
     return offset;
   }
 
+  appendSubBatch(batch: EncodedSubBatch, _decode: EncodedMessageDecoder): number {
+    const offset = this.nextOffset;
+    const entry = subBatchEntry(batch.compression, batch.records, batch.uncompressedBytes, batch.data);
+    // Keyed by where its first message lies among the turn's (each of its messages takes a place).
+    (this.unsealedBatches ??= new Map()).set(this.unsealed.length, entry);
+    for (let k = 0; k < batch.records; k++) {
+      this.unsealed.push(null);
+      this.unsealedPieces.push(NO_PIECES);
+    }
+    this.unsealedBytes += SUB_BATCH_HEADER_BYTES + batch.data.length;
+    this.appended(this);
+    return offset;
+  }
+
   chunkCursor(offset: number): ChunkCursor {
     let position = offset;
     const pool = new BufferPool(CURSOR_FREE_BUFFERS, REUSED_CHUNK_MAX);
@@ -171,6 +194,7 @@ export class StoredStreamLog implements StreamLog {
   /** The batch starts: this turn's messages become one chunk (at most 65,535 messages a chunk). */
   seal(): void {
     const timestamp = this.now();
+    if (this.unsealedBatches !== null) return this.sealWithBatches(timestamp, this.unsealedBatches);
     while (this.unsealed.length > 0) {
       const n = Math.min(this.unsealed.length, 0xffff);
       const pieces = this.unsealedPieces.slice(0, n);
@@ -179,6 +203,29 @@ export class StoredStreamLog implements StreamLog {
       this.unsealed = this.unsealed.slice(n);
       this.unsealedPieces = this.unsealedPieces.slice(n);
     }
+    this.unsealedBytes = 0;
+  }
+
+  /**
+   * seal() when sub-entry batches came this turn: a batch is one entry for its messages' offsets.
+   * The chunk is read back from the log when read (no tail kept as appended).
+   */
+  private sealWithBatches(timestamp: number, batches: ReadonlyMap<number, SubBatchEntry>): void {
+    let entries: ChunkEntry[] = [];
+    for (let i = 0; i < this.unsealed.length; ) {
+      const b = batches.get(i);
+      entries.push(b ?? this.unsealedPieces[i]!);
+      i += b ? b.records : 1;
+      if (entries.length === 0xffff) {
+        this.chunks.append(entries, timestamp);
+        entries = [];
+      }
+    }
+    if (entries.length > 0) this.chunks.append(entries, timestamp);
+    this.tail = null;
+    this.unsealed = [];
+    this.unsealedPieces = [];
+    this.unsealedBatches = null;
     this.unsealedBytes = 0;
   }
 
@@ -224,22 +271,27 @@ export class StoredStreamLog implements StreamLog {
       },
       next: (): StreamRecord | null => {
         position = Math.max(position, this.firstOffset);
-        // Committed messages only (batch-confirm.ts): what a failover could still lose is not read.
-        if (position >= this.committed) {
-          // Caught up: an idle reader holds no buffer.
-          if (pool !== null) {
-            leave();
-            pool.clear();
+        for (;;) {
+          // Committed messages only (batch-confirm.ts): what a failover could still lose is not read.
+          if (position >= this.committed) {
+            // Caught up: an idle reader holds no buffer.
+            if (pool !== null) {
+              leave();
+              pool.clear();
+            }
+            return null;
           }
-          return null;
+          if (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) {
+            if (pool !== null) leave();
+            chunk = this.chunkOf(position, pool);
+          }
+          const k = position - chunk.firstOffset;
+          let message = chunk.messages[k]!;
+          if (message === null && chunk.decode !== null) message = chunk.messages[k] = chunk.decode(chunk.pieces[k]![0]!);
+          // null: in a compressed sub-batch Coney cannot read (sub-batch.ts): skipped, as RabbitMQ does.
+          if (message !== null) return { offset: position++, timestamp: chunk.timestamp, message };
+          position++;
         }
-        if (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) {
-          if (pool !== null) leave();
-          chunk = this.chunkOf(position, pool);
-        }
-        const k = position - chunk.firstOffset;
-        const message = (chunk.messages[k] ??= chunk.decode!(chunk.pieces[k]![0]!));
-        return { offset: position++, timestamp: chunk.timestamp, message };
       },
     };
   }
@@ -276,6 +328,7 @@ export class StoredStreamLog implements StreamLog {
     const at = this.chunks.chunkAt(i);
     const bytes = this.chunks.readChunk(i, pool ?? undefined);
     const messages = chunkMessages(bytes).map((m) => {
+      if (m === null) return null;
       const d = domainFromAmqp10(decodeMessage(m));
       return createMessage(d.address.exchange, d.address.routingKey, d.properties, null, d.body, at.timestamp);
     });
