@@ -8,6 +8,10 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp, { type ConfirmChannel } from "amqplib";
 import { Offset, type Client } from "rabbitmq-stream-js-client";
+import { decodeMessage } from "../../src/amqp10/message-sections.js";
+import { StreamRawClient } from "../../src/bench/stream-raw-client.js";
+import { chunkMessages } from "../../src/store/stream/chunk-format.js";
+import { FrameWriter } from "../../src/stream/wire.js";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
 import type { TestBroker } from "../helpers/broker.js";
 import { startStreamBroker, streamClient } from "./stream-helpers.js";
@@ -124,6 +128,64 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
     });
     await withTimeout(done.done, 30_000, `${TOTAL} native deliveries`);
     await client.closeConsumer(consumer.extendedId);
+  });
+
+  it("a native subscriber whose socket backs up gets every chunk intact (a chunk's buffer is reused only once written)", async () => {
+    // Chunks of 9-12 KB, each its own: a write of one that the kernel cannot take yet is still
+    // accepted (under the socket's 16 KiB high-water mark) and the cursor reads on; if the
+    // buffer went back before its write completed, the next chunk would overwrite it.
+    const CHUNKS_SMALL = 1200;
+    const sizeOf = (i: number): number => 9000 + ((i * 13) % 3000);
+    const small = (i: number): Buffer => {
+      const b = Buffer.allocUnsafe(sizeOf(i));
+      for (let j = 0; j < b.length; j++) b[j] = (i * 131 + j * 7 + (j >> 8)) & 0xff;
+      b.writeUInt32BE(i, 0);
+      return b;
+    };
+    await ch.assertQueue("reuse-small", { durable: true, arguments: { "x-queue-type": "stream" } });
+    for (let i = 0; i < CHUNKS_SMALL; i++) {
+      ch.sendToQueue("reuse-small", small(i));
+      await ch.waitForConfirms();
+    }
+    const c = await StreamRawClient.open(new URL(`rabbitmq-stream://guest:guest@127.0.0.1:${b.streamPort}/%2F`));
+    let next = 0;
+    const done = collector<void>(1);
+    c.onFrame = (f) => {
+      if (f.key !== 0x08) return;
+      f.body.u8();
+      for (const m of chunkMessages(f.body.slice(f.body.remaining))) {
+        const got = decodeMessage(m!).data![0]!;
+        if (!got.equals(small(next))) assert.fail(`offset ${next}: ${got.length} bytes starting ${got.subarray(0, 8).toString("hex")}`);
+        next++;
+      }
+      if (next === CHUNKS_SMALL) done.push();
+    };
+    // All the credit at once; then nothing read until the broker's side has backed up.
+    assert.equal(await c.request((corr) => new FrameWriter(0x07).u32(corr).u8(0).str("reuse-small").u16(1).u16(65535).map([]).frame()), 1);
+    c.socket.pause();
+    const auth = `Basic ${Buffer.from("guest:guest").toString("base64")}`;
+    const sent = async (): Promise<number> => {
+      const list = (await (await fetch(`${b.httpUrl}/api/stream/consumers`, { headers: { authorization: auth } })).json()) as { offset: number }[];
+      return list[0]?.offset ?? 0;
+    };
+    // Backed up: the broker has stopped sending for a while (its socket is full), or sent everything.
+    let last = -1;
+    let since = Date.now();
+    await eventually(
+      async () => {
+        const now = await sent();
+        if (now !== last) {
+          last = now;
+          since = Date.now();
+        }
+        return now === CHUNKS_SMALL || Date.now() - since >= 300;
+      },
+      20_000,
+      "the subscription to stop advancing",
+    );
+    c.socket.resume();
+    await withTimeout(done.done, 30_000, `${CHUNKS_SMALL} messages read once the socket resumed`);
+    c.close();
   });
 
   it("a shovel out of the stream (a consumer that keeps bodies) moves every body intact", async () => {
