@@ -131,11 +131,11 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
   });
 
   it("a native subscriber whose socket backs up gets every chunk intact (a chunk's buffer is reused only once written)", async () => {
-    // Chunks of 9-12 KB, each its own: a write of one that the kernel cannot take yet is still
-    // accepted (under the socket's 16 KiB high-water mark) and the cursor reads on; if the
-    // buffer went back before its write completed, the next chunk would overwrite it.
-    const CHUNKS_SMALL = 1200;
-    const sizeOf = (i: number): number => 9000 + ((i * 13) % 3000);
+    // Small chunks (a message or two of 5-7 KB): a write of one that the kernel cannot take yet
+    // is still accepted (under the socket's 16 KiB high-water mark) and the cursor reads on; if
+    // the buffer went back before its write completed, the next chunk would overwrite it.
+    const CHUNKS_SMALL = 4000;
+    const sizeOf = (i: number): number => 5000 + ((i * 13) % 2000);
     const small = (i: number): Buffer => {
       const b = Buffer.allocUnsafe(sizeOf(i));
       for (let j = 0; j < b.length; j++) b[j] = (i * 131 + j * 7 + (j >> 8)) & 0xff;
@@ -143,10 +143,15 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
       return b;
     };
     await ch.assertQueue("reuse-small", { durable: true, arguments: { "x-queue-type": "stream" } });
+    // One message per round trip, without confirms (so no fsync to wait for): each arrives in a
+    // turn of its own and becomes a chunk of its own, or of two.
+    const pubConn = await amqp.connect(b.amqpUrl, { noDelay: true });
+    const pub = await pubConn.createChannel();
     for (let i = 0; i < CHUNKS_SMALL; i++) {
-      ch.sendToQueue("reuse-small", small(i));
-      await ch.waitForConfirms();
+      pub.sendToQueue("reuse-small", small(i));
+      await pub.checkQueue("reuse-small");
     }
+    await pubConn.close();
     const c = await StreamRawClient.open(new URL(`rabbitmq-stream://guest:guest@127.0.0.1:${b.streamPort}/%2F`));
     let next = 0;
     const done = collector<void>(1);
