@@ -116,19 +116,21 @@ export class StreamConnection implements CommandHost, ClientConnection {
     return { publishers: [...this.publishers.values()].map(publisherInfo), consumers: [...this.subscriptions.values()].map(consumerInfo) };
   }
 
-  send(frame: Buffer | readonly Buffer[]): boolean {
+  send(frame: Buffer | readonly Buffer[], written?: () => void): boolean {
     if (this.step === "closed") return false;
     this.beat.sentSomething();
     this.traffic.sendCnt++;
     if (Buffer.isBuffer(frame)) {
       this.traffic.sendOct += frame.length;
-      return this.socket.write(frame);
+      return this.socket.write(frame, written);
     }
     this.socket.cork();
     let ok = true;
-    for (const b of frame) {
+    const last = frame.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const b = frame[i]!;
       this.traffic.sendOct += b.length;
-      ok = this.socket.write(b);
+      ok = i === last && written ? this.socket.write(b, written) : this.socket.write(b);
     }
     this.socket.uncork();
     return ok && !this.socket.writableNeedDrain;

@@ -122,10 +122,11 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
       const head = new FrameWriter(CMD.deliver, v2 ? 2 : 1, 17).u8(id);
       if (v2) head.u64(Math.max(chunk.firstOffset, q.stream.lastChunkOffset < q.stream.committedOffset ? q.stream.lastChunkOffset : chunk.firstOffset));
       const frame = head.frame();
-      // Sent without its filter, as osiris sends a chunk to a consumer.
+      // Sent without its filter, as osiris sends a chunk to a consumer; the chunk's buffer goes
+      // back to the cursor once written (it reads a later chunk into it).
       const parts = chunkForClient(chunk.bytes);
       frame.writeUInt32BE(frame.length - 4 + (parts.length === 1 ? chunk.bytes.length : chunk.bytes.length - chunk.bytes[44]!), 0);
-      if (!c.send(parts.length === 1 ? [frame, chunk.bytes] : [frame, ...parts])) {
+      if (!c.send(parts.length === 1 ? [frame, chunk.bytes] : [frame, ...parts], chunk.release ?? undefined)) {
         blocked = true;
         c.whenWritable(() => {
           blocked = false;

@@ -19,7 +19,7 @@ import type { QueueSpec } from "../queue/queue-spec.js";
 import { MemoryStreamLog } from "./memory-stream-log.js";
 import { filterBytesOf, parseStreamFilter, parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
 export type { StreamStart };
-import type { EncodedMessageDecoder, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
+import type { EncodedMessageDecoder, EncodedSubBatch, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
 
 /** A native-protocol party interested in a stream (src/stream): told when chunks commit and when the stream goes. */
 export interface StreamWatcher {
@@ -81,6 +81,17 @@ export class StreamQueue extends Queue {
     return offset;
   }
 
+  /** A native publisher's sub-entry batch (stream-log.ts). Returns its first offset, or -1 when it was not kept. */
+  appendSubBatch(batch: EncodedSubBatch, decode: EncodedMessageDecoder): number {
+    if (this.isDeleted) return -1;
+    const offset = this.stream.appendSubBatch(batch, decode);
+    if (offset < 0) return -1;
+    this.stats.publish += batch.records;
+    if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
+    if (this.readers.length > 0) this.dispatch();
+    return offset;
+  }
+
   override get messageCount(): number {
     return this.stream.nextOffset - this.stream.firstOffset;
   }
@@ -88,6 +99,11 @@ export class StreamQueue extends Queue {
   /** Appended and not yet committed (written, and in a cluster replicated): the writer's lag. */
   override get flowBacklog(): number {
     return this.stream.nextOffset - this.stream.committedOffset;
+  }
+
+  /** A reader of a large backlog reuses its chunk buffer for consumers that copy (borrowsBodies). */
+  override get lendsBodies(): boolean {
+    return true;
   }
 
   override get readyBytes(): number {
@@ -135,7 +151,7 @@ export class StreamQueue extends Queue {
   override addConsumer(c: QueueConsumer<Queue>): void {
     const args = (c as { args?: Record<string, unknown> }).args;
     const start = parseStreamOffset(args?.["x-stream-offset"] as never, this.host.now());
-    this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start), parseStreamFilter(args as never)) });
+    this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start), c.borrowsBodies === true, parseStreamFilter(args as never)) });
     this.lastActivity = this.host.now();
     this.host.consumerChanged?.(this, c, true);
     this.dispatch();

@@ -20,8 +20,9 @@
  */
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writev } from "node:fs";
 import { join } from "node:path";
+import type { BufferPool } from "../../broker/values/buffer-pool.js";
 import { writeFileAtomicSync } from "../atomic-file.js";
-import { CHUNK_HEADER_BYTES, chunkDataIntact, chunkDataStart, chunkSize, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
+import { CHUNK_HEADER_BYTES, chunkDataIntact, chunkDataStart, chunkSize, decodeChunkHeader, encodeChunk, type ChunkEntry } from "./chunk-format.js";
 import { ChunkIndex, type ChunkLocation } from "./chunk-index.js";
 
 export interface ChunkLogOptions {
@@ -122,21 +123,22 @@ export class ChunkLog {
   }
 
   /**
-   * Places one chunk of `messages` (written by the next `flush`), with its filter if its messages
-   * carry filter values (chunk-filter.ts); returns its first offset and its bytes.
+   * Places one chunk of `messages` (written by the next `flush`; a sub-entry batch takes an offset
+   * per message in it), with its filter if its messages carry filter values (chunk-filter.ts);
+   * returns its first offset and its bytes.
    */
-  append(messages: readonly (Buffer | readonly Buffer[])[], timestamp = this.now(), filter: Buffer | null = null): { firstOffset: number; pieces: Buffer[]; bytes: number } {
+  append(messages: readonly ChunkEntry[], timestamp = this.now(), filter: Buffer | null = null): { firstOffset: number; pieces: Buffer[]; bytes: number } {
     let seg = this.segments[this.segments.length - 1];
     if (seg === undefined || seg.bytes >= this.o.maxSegmentBytes) seg = this.startSegment();
     const firstOffset = this.next;
     const chunk = encodeChunk(messages, firstOffset, timestamp, 0, filter);
     this.o.tap?.placed(segmentName(seg.firstOffset), seg.bytes, chunk.pieces);
     this.pending.set(firstOffset, { seg, position: seg.bytes, pieces: chunk.pieces });
-    this.index.add({ firstOffset, count: messages.length, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
+    this.index.add({ firstOffset, count: chunk.records, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
     seg.bytes += chunk.bytes;
     seg.newest = timestamp;
     this.totalBytes += chunk.bytes;
-    this.next += messages.length;
+    this.next += chunk.records;
     return { firstOffset, pieces: chunk.pieces, bytes: chunk.bytes };
   }
 
@@ -176,13 +178,20 @@ export class ChunkLog {
     return this.index.at(i);
   }
 
-  /** Reads the i-th kept chunk, header and data (from memory while it is pending). */
-  readChunk(i: number): Buffer {
+  /**
+   * Reads the i-th kept chunk, header and data (from memory while it is pending), into a buffer
+   * from `pool` when given (a reader reusing its memory) or a new one.
+   */
+  readChunk(i: number, pool?: BufferPool): Buffer {
     const c = this.index.at(i);
+    const b = pool ? pool.take(c.bytes) : Buffer.allocUnsafe(c.bytes);
     const waiting = this.pending.get(c.firstOffset);
-    if (waiting) return Buffer.concat(waiting.pieces);
+    if (waiting) {
+      let at = 0;
+      for (const p of waiting.pieces) at += p.copy(b, at);
+      return b;
+    }
     const seg = this.segmentsById.get(c.segment)!;
-    const b = Buffer.allocUnsafe(c.bytes);
     let got = 0;
     while (got < c.bytes) {
       const n = readSync(this.fdOf(seg), b, got, c.bytes - got, c.position + got);
