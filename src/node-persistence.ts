@@ -121,6 +121,7 @@ function onDisk(o: PersistenceOptions): NodePersistence {
       if (replica) {
         // Attached after recovery: followers get the files as recovery left them, by a full sync.
         store.replica = replica;
+        store.streams.announceCommitted();
         file.onWrite = (json) => replica.definitionsWritten(json);
         log.tap = replica;
       }

@@ -136,7 +136,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
   const streamWanted = config.streamPort !== null || (tls !== null && config.streamTlsPort !== null);
-  const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, cluster: clusterView ?? null, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of stream?.listeners ?? []) await side.add(spec);
   const httpPort = config.httpPort;
   if (httpPort !== null) {

@@ -48,7 +48,7 @@ export function amqp10FromDomain(p: MessageProperties, body: readonly Buffer[], 
   }
   if (p.type !== undefined) app.push([str("x-basic-type"), str(p.type)]);
   if (p.appId !== undefined) app.push([str("x-basic-app-id"), str(p.appId)]);
-  const message: Amqp10Message = { messageAnnotations: annotations, properties, applicationProperties: app, data: body };
+  const message: Amqp10Message = { messageAnnotations: annotations, properties, applicationProperties: app, dataParts: body };
   return encodeMessage(message);
 }
 

@@ -35,6 +35,12 @@ export interface Amqp10Message {
   readonly applicationProperties?: Amqp10Map;
   /** The data sections' bytes, when the body is data sections. */
   readonly data?: readonly Buffer[];
+  /**
+   * Written only: one data section given as the pieces its bytes arrived in (an AMQP 0-9-1 body
+   * in parts), not joined. One section, as RabbitMQ writes: clients such as
+   * rabbitmq-stream-js-client read only one of several data sections.
+   */
+  readonly dataParts?: readonly Buffer[];
   /** The body's other sections (amqp-value, amqp-sequence), encoded as they came. */
   readonly otherBody?: Buffer;
 }
@@ -53,6 +59,11 @@ export function encodeMessage(m: Amqp10Message): Buffer[] {
   }
   if (m.applicationProperties && m.applicationProperties.length > 0) pieces.push(described(SECTION.applicationProperties, { type: "map", value: m.applicationProperties }));
   for (const d of m.data ?? []) pieces.push(dataPrefix(d.length), d);
+  if (m.dataParts && m.dataParts.length > 0) {
+    let length = 0;
+    for (const d of m.dataParts) length += d.length;
+    pieces.push(dataPrefix(length), ...m.dataParts);
+  }
   if (m.otherBody) pieces.push(m.otherBody);
   return pieces;
 }

@@ -4,6 +4,8 @@ export interface ClusterMember {
   readonly running: boolean;
   readonly leader: boolean;
   readonly inSync: boolean;
+  /** Where stream clients reach this node (its advertised stream host and port); null: no stream port. */
+  readonly stream: { readonly host: string; readonly port: number; readonly tlsPort: number | null } | null;
 }
 
 /** Why a node was not forgotten, or that it was. */

@@ -22,6 +22,9 @@ import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
 import { ReplicationLeader } from "./replication-leader.js";
 import { newSecret } from "./replication-auth.js";
 import { replicationTransport, type ReplicationTransport } from "./replication-transport.js";
+import { StreamCommits } from "./stream-commits.js";
+import { StreamFront } from "./stream-front.js";
+import { tlsFilesOf, tlsServerOptions } from "../tls/tls-files.js";
 
 export type NodeState = "starting" | "follower-syncing" | "follower-in-sync" | "leader" | "fenced";
 
@@ -37,6 +40,10 @@ export class ClusterNode implements ClusterView {
   private readonly transport: ReplicationTransport;
   private view: ClusterState = EMPTY_STATE;
   private readonly front: FollowerFront;
+  /** How far each stream is committed here (followers' consumers read that far); kept across roles. */
+  private readonly commits = new StreamCommits();
+  /** The stream port while this node does not lead (and its connections from then); null: no stream port. */
+  readonly streamFront: StreamFront | null;
   private clusterPort = 0;
   private replServer: Server | null = null;
   private follower: ReplicationFollower | null = null;
@@ -65,7 +72,12 @@ export class ClusterNode implements ClusterView {
     this.me = config.nodeName;
     this.keys = ClusterKeys.of(config.clusterName);
     this.transport = replicationTransport(config);
-    this.front = new FollowerFront(config, logger, this.followerHealth(), () => ({ leader: false, inSync: this.view.inSync?.nodes.includes(this.me) ?? false }));
+    this.front = new FollowerFront(config, logger, this.followerHealth(), () => ({ leader: false, inSync: this.view.inSync?.nodes.includes(this.me) ?? false }), () => this.streamFront?.statuses() ?? []);
+    const tls = tlsFilesOf(config);
+    this.streamFront =
+      config.streamPort === null
+        ? null
+        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => this.tlsPortOf(host, port), () => void this.register().catch(() => undefined));
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;
@@ -94,8 +106,10 @@ export class ClusterNode implements ClusterView {
     const a = this.replServer.address();
     this.clusterPort = typeof a === "object" && a ? a.port : this.config.clusterPort;
     await this.front.start();
+    await this.streamFront?.listen();
     await withTimeout(this.session.client.put(this.keys.known(this.me)).value(JSON.stringify({ name: this.me })).exec(), this.session.callTimeout, "register");
     await this.register();
+    if (this.streamFront) this.streamFront.registered = true;
     this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.front.ports, clusterPort: this.clusterPort, clusterTls: this.transport.tls, prometheusPort: this.front.metricsPort });
     this.schedule(0);
   }
@@ -103,7 +117,8 @@ export class ClusterNode implements ClusterView {
   members(): ClusterMember[] {
     const names = new Set<string>([...this.view.known, ...this.view.members.keys(), this.me]);
     const inSync = new Set(this.view.inSync?.nodes ?? []);
-    return [...names].sort().map((name) => ({ name, running: name === this.me || this.view.members.has(name), leader: this.view.leader === name, inSync: inSync.has(name) }));
+    const stream = (name: string): ClusterMember["stream"] => (name === this.me ? this.streamEndpoint()?.advertised : this.view.members.get(name)?.stream?.advertised) ?? null;
+    return [...names].sort().map((name) => ({ name, running: name === this.me || this.view.members.has(name), leader: this.view.leader === name, inSync: inSync.has(name), stream: stream(name) }));
   }
 
   /**
@@ -135,6 +150,7 @@ export class ClusterNode implements ClusterView {
     this.broker = null;
     this.follower?.close();
     await this.front.close();
+    await this.streamFront?.close();
     this.replServer?.close();
     // Revoking the lease deletes the leader key at once: the next leader need not wait a TTL.
     await this.session.close();
@@ -150,8 +166,23 @@ export class ClusterNode implements ClusterView {
     return Buffer.from(value, "base64");
   }
 
+  /** This node's stream port, bound and advertised (--stream-advertised-host/port, else the node's address and port). */
+  private streamEndpoint(): MemberInfo["stream"] {
+    const port = this.streamFront?.port ?? null;
+    if (port === null) return undefined;
+    return { port, advertised: { host: this.config.streamAdvertisedHost ?? this.config.advertiseAddress, port: this.config.streamAdvertisedPort ?? port, tlsPort: this.streamFront?.tlsPort ?? null } };
+  }
+
+  /** The TLS stream port of the node advertised at `host`:`port` (Metadata for a follower's TLS clients). */
+  private tlsPortOf(host: string, port: number): number | null {
+    for (const m of [this.streamEndpoint(), ...[...this.view.members.values()].map((i) => i.stream)]) {
+      if (m?.advertised.host === host && m.advertised.port === port) return m.advertised.tlsPort;
+    }
+    return null;
+  }
+
   private async register(): Promise<void> {
-    const info: MemberInfo = { name: this.me, host: this.config.advertiseAddress, ports: this.front.ports, clusterPort: this.clusterPort };
+    const info: MemberInfo = { name: this.me, host: this.config.advertiseAddress, ports: this.front.ports, clusterPort: this.clusterPort, stream: this.streamEndpoint() };
     await withTimeout(this.session.client.put(this.keys.member(this.me)).value(JSON.stringify(info)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register");
   }
 
@@ -197,6 +228,7 @@ export class ClusterNode implements ClusterView {
     if (leader === this.me) return; // our own key from before a restart: it expires with that lease
     this.stopFollowing();
     this.front.setTarget(null);
+    this.streamFront?.setLeader(null);
     if (this.eligible() && performance.now() >= this.campaignHeldUntil) await this.campaign();
   }
 
@@ -233,6 +265,7 @@ export class ClusterNode implements ClusterView {
 
   private follow(info: MemberInfo): void {
     this.front.setTarget({ host: info.host, ports: info.ports });
+    this.streamFront?.setLeader(info.stream ? { host: info.host, port: info.stream.port } : null);
     const f = this.follower;
     const refusedLately = performance.now() - this.refusedAt < REFUSAL_BACKOFF_MS;
     if ((!f || f.closed) && refusedLately) return;
@@ -242,7 +275,7 @@ export class ClusterNode implements ClusterView {
       this.follower = new ReplicationFollower({ leader: info.name, host: info.host, port: info.clusterPort }, this.me, this.secret, this.transport, this.config.dataDir, this.logger, (closed) => {
         if (closed.refused) this.refusedAt = performance.now();
         if (this.follower === closed) this.follower = null;
-      });
+      }, this.commits);
     }
     this.state = this.follower?.synced && this.view.inSync?.nodes.includes(this.me) ? "follower-in-sync" : "follower-syncing";
   }
@@ -275,6 +308,7 @@ export class ClusterNode implements ClusterView {
     this.state = "leader";
     this.stopFollowing();
     await this.front.close();
+    await this.streamFront?.stopListening();
     const replication = new ReplicationLeader(
       this.config.dataDir,
       this.secret,
@@ -285,6 +319,7 @@ export class ClusterNode implements ClusterView {
         deposed: (why) => void this.fence(why),
       },
       this.logger,
+      this.commits,
     );
     this.replication = replication;
     const started = performance.now();
@@ -294,6 +329,10 @@ export class ClusterNode implements ClusterView {
       httpPort: this.front.ports.http ?? this.config.httpPort,
       amqpsPort: this.front.ports.amqps ?? this.config.amqpsPort,
       prometheusPort: this.front.metricsPort,
+      streamPort: this.streamFront?.port ?? this.config.streamPort,
+      streamTlsPort: this.streamFront?.tlsPort ?? this.config.streamTlsPort,
+      // Metadata names the leader as the members' keys name every node (the followers' fronts map it).
+      streamAdvertisedHost: this.config.streamAdvertisedHost ?? this.config.advertiseAddress,
       logger: this.logger,
       replica: replication,
       clusterView: this,
@@ -310,6 +349,9 @@ export class ClusterNode implements ClusterView {
       return this.fence("broker failed to start");
     }
     this.broker = broker;
+    // Stream clients that came while this node followed now reach its own broker.
+    const port = this.streamFront?.port ?? null;
+    if (port !== null) this.streamFront?.setLeader({ host: this.config.bind === "" || this.config.bind === "0.0.0.0" ? "127.0.0.1" : this.config.bind, port });
     this.logger.info("cluster: serving as leader", { node: this.me, bootMs: Math.round(performance.now() - started) });
   }
 
@@ -340,5 +382,7 @@ export class ClusterNode implements ClusterView {
     this.needLease = true;
     this.state = "starting";
     await this.front.reopen();
+    this.streamFront?.setLeader(null);
+    await this.streamFront?.listen();
   }
 }

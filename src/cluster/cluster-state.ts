@@ -10,6 +10,8 @@ export interface MemberInfo {
   readonly host: string;
   readonly ports: Readonly<Partial<Record<ClientPortKind, number>>>;
   readonly clusterPort: number;
+  /** Its stream port: `port` as bound (a follower's front connects there), `advertised` as clients are told (Metadata). */
+  readonly stream?: { readonly port: number; readonly advertised: { readonly host: string; readonly port: number; readonly tlsPort: number | null } };
 }
 
 export interface InSyncValue {

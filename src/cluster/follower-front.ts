@@ -38,6 +38,8 @@ export class FollowerFront {
     private readonly logger: Logger,
     private readonly localHealth: LocalResponder,
     private readonly role: () => ClusterRole,
+    /** Listeners of this node served by others while it follows (its stream front), reported with its own. */
+    private readonly others: () => ListenerStatus[] = () => [],
   ) {
     this.metricsPort = config.prometheusPort;
   }
@@ -63,7 +65,7 @@ export class FollowerFront {
   /** The follower's own listeners: its client ports and its Prometheus port, bound or being retried. */
   statuses(): ListenerStatus[] {
     const first = this.firstAmqp ? [{ protocol: "amqp", port: this.firstAmqp.port, up: true, reason: null }] : [];
-    return [...first, ...(this.side?.statuses() ?? [])];
+    return [...first, ...(this.side?.statuses() ?? []), ...this.others()];
   }
 
   /** The leader to forward to (null: none known; connections wait). */

@@ -22,6 +22,7 @@ import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame } from "./
 import { auditFileNames, heldFiles, storeFileNames, type CatchUpCount } from "./copy-manifest.js";
 import { SegmentDigests } from "./segment-digests.js";
 import { StreamCopy } from "./stream-copy.js";
+import type { StreamCommits } from "./stream-commits.js";
 import { removeUnnamedStreamFiles, snapStreamFile, syncStreamDirs } from "./stream-snapshot.js";
 import type { ReplicationTransport } from "./replication-transport.js";
 
@@ -81,6 +82,8 @@ export class ReplicationFollower {
     private readonly dataDir: string,
     private readonly logger: Logger,
     private readonly onClosed: (f: ReplicationFollower) => void,
+    /** Where the leader's STREAM_COMMIT frames go: how far this node's consumers may read (stream-commits.ts). */
+    private readonly commits: StreamCommits | null = null,
   ) {
     this.messagesDir = join(dataDir, "messages");
     this.digests = new SegmentDigests(this.messagesDir);
@@ -253,7 +256,17 @@ export class ReplicationFollower {
         return;
       case FrameType.StreamDrop:
         this.streams.drop(p);
+        if (this.commits !== null) {
+          const { name } = readName(p);
+          if (!name.endsWith(".segment")) this.commits.dropped(name);
+        }
         return;
+      case FrameType.StreamCommit: {
+        // Written synchronously as they came, the chunks it covers are in the files already.
+        const { name, rest } = readName(p);
+        this.commits?.set(name, rest.readDoubleLE(0));
+        return;
+      }
       case FrameType.StreamFile:
         this.streams.replace(p);
         return;

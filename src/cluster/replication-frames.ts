@@ -38,6 +38,8 @@ export const enum FrameType {
   StreamDrop = 15,
   /** leader → follower: u16 name length | a stream side file ("streams/<id>/<name>.json") | its whole new content. */
   StreamFile = 16,
+  /** leader → follower: u16 name length | a stream ("streams/<id>") | f64 the offset after its last committed message. */
+  StreamCommit = 17,
 }
 
 /** Writes one frame: a small header buffer and the payload pieces, corked into one send. */

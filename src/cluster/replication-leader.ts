@@ -19,6 +19,7 @@ import { streamSnapshot, takeSnapshot } from "./snapshot-stream.js";
 import { keptBytes, type CatchUpCount, type HeldFile } from "./copy-manifest.js";
 import { SegmentDigests } from "./segment-digests.js";
 import { StreamDigests } from "./stream-digests.js";
+import { StreamCommits } from "./stream-commits.js";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { segmentFileName } from "../store/segment.js";
@@ -68,6 +69,8 @@ export class ReplicationLeader implements StoreReplica {
     private readonly secret: Buffer,
     private readonly hooks: LeaderHooks,
     private readonly logger: Logger,
+    /** This node's committed stream ends (stream-commits.ts), kept for the consumers it serves and sent to followers. */
+    private readonly commits: StreamCommits = new StreamCommits(),
   ) {
     this.digests = new SegmentDigests(join(dataDir, "messages"));
     this.streamDigests = new StreamDigests(dataDir);
@@ -152,12 +155,19 @@ export class ReplicationLeader implements StoreReplica {
   /** Retention dropped a stream segment, or a stream was deleted: followers delete the same. */
   streamDrop(path: string): void {
     this.streamDigests.forget(path);
+    if (!path.endsWith(".segment")) this.commits.dropped(path);
     for (const l of this.links.values()) l.send(FrameType.StreamDrop, nameHead(path));
   }
 
   /** A stream's side file was replaced (StreamTap): followers replace theirs with the same bytes. */
   streamFileReplaced(file: string, bytes: Buffer): void {
     for (const l of this.links.values()) l.send(FrameType.StreamFile, nameHead(file), [bytes]);
+  }
+
+  /** A stream's commit moved (or was announced after recovery): followers' consumers may read that far. */
+  streamCommitted(dir: string, nextOffset: number): void {
+    this.commits.set(dir, nextOffset);
+    for (const l of this.links.values()) l.send(FrameType.StreamCommit, nameHead(dir, f64(nextOffset)));
   }
 
   batchEnd(batch: number, sync: boolean): void {
@@ -292,7 +302,10 @@ export class ReplicationLeader implements StoreReplica {
     streamSnapshot(link, files, link.snapBatch).then(
       ({ sent, kept }) => {
         this.logger.info("cluster: snapshot sent", { follower: link.name, files: files.length, sentBytes: sent, keptBytes: kept });
-        if (!link.closed) link.goLive();
+        if (link.closed) return;
+        link.goLive();
+        // The snapshot holds every committed chunk: the follower may serve them from now on.
+        for (const [dir, next] of this.commits.entries()) link.send(FrameType.StreamCommit, nameHead(dir, f64(next)));
       },
       (err: unknown) => {
         this.logger.warn("cluster: snapshot stream failed", { follower: link.name, err: (err as Error).message });

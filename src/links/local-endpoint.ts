@@ -67,6 +67,8 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Block
   private readonly vhost: string;
   private queue: Queue | null = null;
   private prefetch = 0;
+  /** The consumer's arguments (x-stream-offset: where a shovel out of a stream starts), read by the queue. */
+  args: Record<string, unknown> = {};
   private onDelivery: ((d: LinkDelivery) => void) | null = null;
   /** Unacked deliveries by tag, in delivery order (tags increase). */
   private readonly unacked = new Map<number, QueueEntry>();
@@ -142,6 +144,7 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Block
     const q = this.broker.queueForRead(this.ctx, this.vhost, queue);
     this.noAck = o.noAck;
     this.prefetch = o.prefetch;
+    this.args = o.args ?? {};
     this.onDelivery = onDelivery;
     this.queue = q;
     q.addConsumer(this);

@@ -109,7 +109,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     return log;
   }
 
-  forStream = (vhost: string, name: string, segmentBytes: number): ReturnType<StreamFiles["forStream"]> => this.streams.forStream(vhost, name, segmentBytes);
+  forStream = (vhost: string, name: string, segmentBytes: number, filterBytes?: number): ReturnType<StreamFiles["forStream"]> => this.streams.forStream(vhost, name, segmentBytes, filterBytes);
 
   get pendingBatch(): number { return this.batchesStarted + 1; }
 

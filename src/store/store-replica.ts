@@ -20,6 +20,11 @@ export interface StreamTap {
   streamDrop(path: string): void;
   /** A stream's side file ("streams/<id>/<name>.json", e.g. its tracking) was replaced whole. */
   streamFileReplaced(file: string, bytes: Buffer): void;
+  /**
+   * Stream `dir` ("streams/<id>") is readable up to `nextOffset` (its commit, batch-confirm.ts):
+   * followers serve their consumers that far (docs/STREAMS.md, "Followers serve the stream port").
+   */
+  streamCommitted(dir: string, nextOffset: number): void;
 }
 
 export interface StoreReplica extends SegmentTap, StreamTap {

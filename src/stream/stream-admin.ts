@@ -11,7 +11,7 @@ import { codeOf, streamFor } from "./stream-lookup.js";
 import { FrameWriter, response, type FrameCursor } from "./wire.js";
 
 /** Create's arguments (strings) → the queue arguments RabbitMQ turns them into. */
-const NUMERIC_ARGUMENTS: Record<string, string> = { "max-length-bytes": "x-max-length-bytes", "stream-max-segment-size-bytes": "x-stream-max-segment-size-bytes" };
+const NUMERIC_ARGUMENTS: Record<string, string> = { "max-length-bytes": "x-max-length-bytes", "stream-max-segment-size-bytes": "x-stream-max-segment-size-bytes", "stream-filter-size-bytes": "x-stream-filter-size-bytes" };
 const TEXT_ARGUMENTS: Record<string, string> = { "max-age": "x-max-age", "queue-leader-locator": "x-queue-leader-locator" };
 /** Accepted for RabbitMQ's clients, meaningless on one node. */
 const IGNORED_ARGUMENTS = new Set(["initial-cluster-size"]);
@@ -65,22 +65,35 @@ export function remove(c: StreamContext, body: FrameCursor): void {
   reply(c, CMD.delete, corr, RC.ok);
 }
 
-export function metadata(c: StreamContext, body: FrameCursor, advertised: { host: string; port: number }): void {
+export function metadata(c: StreamContext, body: FrameCursor, advertised: { host: string; port: number; tls: boolean }): void {
   const corr = body.u32();
   const n = body.count(2);
   const names: string[] = [];
   for (let i = 0; i < n; i++) names.push(body.str() ?? "");
   const found = names.map((name) => ({ name, code: typeof streamFor(c, name, null) === "number" ? RC.streamDoesNotExist : RC.ok }));
+  // In a cluster every stream has a copy on each in-sync follower, which serves its consumers
+  // (docs/STREAMS.md, "Followers serve the stream port"): they are the replicas, brokers 1…n.
+  // A client on the TLS listener is sent the replicas' TLS ports (those without one are left out).
+  const replicas: Array<{ host: string; port: number }> = [];
+  for (const m of c.node.cluster?.members() ?? []) {
+    if (m.leader || !m.running || !m.inSync || m.stream === null) continue;
+    const port = advertised.tls ? m.stream.tlsPort : m.stream.port;
+    if (port !== null) replicas.push({ host: m.stream.host, port });
+  }
   // A Metadata response has no response code of its own: each stream has one.
   const f = new FrameWriter(CMD.metadata | RESPONSE, 1, 128).u32(corr);
   const anyFound = found.some((s) => s.code === RC.ok);
-  if (anyFound) f.i32(1).u16(0).str(advertised.host).u32(advertised.port);
-  else f.i32(0);
+  if (anyFound) {
+    f.i32(1 + replicas.length).u16(0).str(advertised.host).u32(advertised.port);
+    replicas.forEach((r, i) => f.u16(i + 1).str(r.host).u32(r.port));
+  } else f.i32(0);
   f.i32(found.length);
   for (const s of found) {
     f.str(s.name).u16(s.code);
-    if (s.code === RC.ok) f.u16(0).i32(0);
-    else f.u16(0xffff).i32(0);
+    if (s.code === RC.ok) {
+      f.u16(0).i32(replicas.length);
+      replicas.forEach((_, i) => f.u16(i + 1));
+    } else f.u16(0xffff).i32(0);
   }
   c.send(f.frame());
 }

@@ -14,7 +14,7 @@ export interface CommandHost extends StreamContext {
   /** A client answered a ConsumerUpdate. */
   consumerUpdateAnswered(corr: number, body: FrameCursor | null): void;
   /** Host and port told in Metadata. */
-  advertised(): { host: string; port: number };
+  advertised(): { host: string; port: number; tls: boolean };
 }
 
 export function handleCommand(c: CommandHost, key: number, version: number, body: FrameCursor): boolean {

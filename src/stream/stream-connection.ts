@@ -108,28 +108,30 @@ export class StreamConnection implements CommandHost, ClientConnection {
   }
 
   /** Host and port told to clients (Open, Metadata): stream.advertised_host/port, else this listener's. */
-  advertised(): { host: string; port: number } {
+  advertised(): { host: string; port: number; tls: boolean } {
     const s = this.node.settings;
-    return { host: s.advertisedHost ?? this.peer.advertisedHost, port: s.advertisedPort ?? this.peer.port };
+    return { host: s.advertisedHost ?? this.peer.advertisedHost, port: s.advertisedPort ?? this.peer.port, tls: this.peer.tls };
   }
 
   streamDetails(): { publishers: StreamPublisherInfo[]; consumers: StreamConsumerInfo[] } {
     return { publishers: [...this.publishers.values()].map(publisherInfo), consumers: [...this.subscriptions.values()].map(consumerInfo) };
   }
 
-  send(frame: Buffer | readonly Buffer[]): boolean {
+  send(frame: Buffer | readonly Buffer[], written?: () => void): boolean {
     if (this.step === "closed") return false;
     this.beat.sentSomething();
     this.traffic.sendCnt++;
     if (Buffer.isBuffer(frame)) {
       this.traffic.sendOct += frame.length;
-      return this.socket.write(frame);
+      return this.socket.write(frame, written);
     }
     this.socket.cork();
     let ok = true;
-    for (const b of frame) {
+    const last = frame.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const b = frame[i]!;
       this.traffic.sendOct += b.length;
-      ok = this.socket.write(b);
+      ok = i === last && written ? this.socket.write(b, written) : this.socket.write(b);
     }
     this.socket.uncork();
     return ok && !this.socket.writableNeedDrain;

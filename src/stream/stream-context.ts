@@ -56,8 +56,11 @@ export interface StreamContext {
   };
   /** Version of Deliver the client agreed on (2 after ExchangeCommandVersions says so). */
   deliverVersion: number;
-  /** Sends one frame (or its pieces); returns false when the socket's buffer is full. */
-  send(frame: Buffer | readonly Buffer[]): boolean;
+  /**
+   * Sends one frame (or its pieces); returns false when the socket's buffer is full. `written` is
+   * called once the socket is done with the bytes (not at all if the connection is already closed).
+   */
+  send(frame: Buffer | readonly Buffer[], written?: () => void): boolean;
   /**
    * Messages accepted but not yet confirmed changed by `delta`: past RabbitMQ's 50,000 credits the
    * connection stops reading until confirms bring it back under 37,500 (its flow control).

@@ -42,7 +42,7 @@ export function chunksOf(log: StreamLog, offset: number): ChunkCursor {
       }
       if (messages.length === 0) return null;
       const chunk = encodeChunk(messages, first, timestamp);
-      return { firstOffset: first, count: messages.length, timestamp, bytes: Buffer.concat(chunk.pieces, chunk.bytes) };
+      return { firstOffset: first, count: messages.length, timestamp, bytes: Buffer.concat(chunk.pieces, chunk.bytes), release: null };
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
-import type { Broker, ProtocolCounters } from "../broker/index.js";
+import type { Broker, ClusterView, ProtocolCounters } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { SingleActiveGroups } from "./stream-sac.js";
 
@@ -42,6 +42,8 @@ export class StreamNode {
     readonly broker: Broker,
     readonly settings: StreamSettings,
     readonly log: Logger,
+    /** The cluster this node leads: Metadata names its in-sync followers as replicas. Null on a single node. */
+    readonly cluster: ClusterView | null = null,
   ) {
     this.counters = broker.stats.protocol("stream");
   }

@@ -1,6 +1,9 @@
 /**
  * Native publishers: DeclarePublisher (write permission; a reference enables deduplication),
- * Publish v1 and v2 (v2's filter value is accepted and not kept: Coney has no chunk filters),
+ * Publish v1 and v2 (v2's filter value goes into the chunk's filter: src/store/stream/chunk-filter.ts;
+ * a sub-entry batch's is not kept), each
+ * entry a message or a sub-entry batch (several messages, maybe compressed, under one publishing
+ * id: stored as it came, an offset per message, confirmed once; sub-batch.ts),
  * PublishConfirm once the store has synced what the frame appended (the same wait as an AMQP
  * confirm), PublishError, QueryPublisherSequence, DeletePublisher.
  *
@@ -8,6 +11,8 @@
  * the stream's tracking (durably, written with the messages); a message whose id is not above it
  * is not written again but confirmed.
  */
+import type { EncodedSubBatch } from "../broker/index.js";
+import { subBatchRecords } from "../store/stream/sub-batch.js";
 import { CMD, RC } from "./protocol.js";
 import type { PublisherState, StreamContext } from "./stream-context.js";
 import { streamFor } from "./stream-lookup.js";
@@ -79,11 +84,16 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
   const publisherId = body.u8();
   const n = body.count(12);
   const ids: number[] = new Array<number>(n);
-  const messages: (Buffer | null)[] = new Array<Buffer | null>(n);
+  const messages: (Buffer | EncodedSubBatch | null)[] = new Array<Buffer | EncodedSubBatch | null>(n);
+  /** Publish v2's filter values; null while no message of the frame has one (chunk-filter.ts). */
+  let filters: (string | null)[] | null = null;
   for (let i = 0; i < n; i++) {
     ids[i] = body.u64();
-    if (version >= 2) body.str();
-    messages[i] = body.bytes();
+    if (version >= 2) {
+      const f = body.str();
+      if (f !== null && f !== "") (filters ??= new Array<string | null>(n).fill(null))[i] = f;
+    }
+    messages[i] = body.peekU8() & 0x80 ? subBatchOf(body) : body.bytes();
   }
   c.node.received(n);
   const p = c.publishers.get(publisherId);
@@ -104,11 +114,11 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
       duplicates.push(id);
       continue;
     }
-    if (m === null) {
+    if (m === null || (!Buffer.isBuffer(m) && m.records === 0)) {
       refused.push([id, RC.preconditionFailed]);
       continue;
     }
-    if (q.appendEncoded(m, decodeNative) < 0) {
+    if ((Buffer.isBuffer(m) ? q.appendEncoded(m, decodeNative, filters === null ? null : filters[i]!) : q.appendSubBatch(m, decodeNative)) < 0) {
       refused.push([id, RC.streamNotAvailable]);
       continue;
     }
@@ -132,6 +142,15 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
     },
     0,
   );
+}
+
+/** A sub-entry batch: its header (top bit set, compression, records, uncompressed size, size) and its data, not copied. */
+function subBatchOf(body: FrameCursor): EncodedSubBatch {
+  const compression = (body.u8() >> 4) & 0x07;
+  const records = body.u16();
+  const uncompressedBytes = body.u32();
+  const data = body.slice(body.u32());
+  return { compression, records, uncompressedBytes, data, expand: () => subBatchRecords(compression, records, data) };
 }
 
 function confirm(c: StreamContext, p: PublisherState, ids: readonly number[]): void {

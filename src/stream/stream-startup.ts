@@ -7,7 +7,7 @@
 import type { TlsOptions } from "node:tls";
 import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
-import type { Broker } from "../broker/index.js";
+import type { Broker, ClusterView } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { SideListenerSpec } from "../listeners/side-listeners.js";
 import type { Logger } from "../logging/logger.js";
@@ -19,6 +19,8 @@ import { StreamNode } from "./stream-node.js";
 export interface StreamSideOptions {
   readonly broker: Broker;
   readonly config: ConeyConfig;
+  /** The cluster this node leads (Metadata lists its replicas); null on a single node. */
+  readonly cluster: ClusterView | null;
   readonly loginThrottle: LoginThrottle | null;
   readonly tokens: TokenVerifier | null;
   readonly logger: Logger;
@@ -53,6 +55,7 @@ export function streamSide(o: StreamSideOptions): StreamSide | null {
       clusterName: config.clusterName,
     },
     logger,
+    o.cluster,
   );
   const bind = config.bind;
   const listeners: SideListenerSpec[] = [];

@@ -15,6 +15,8 @@ import { chunksOf } from "./stream-message.js";
 import type { SacMember } from "./stream-sac.js";
 import { partitionsOf } from "./stream-super.js";
 import { FrameWriter, MalformedFrame, response, type FrameCursor } from "./wire.js";
+import { chunkForClient, filterOf } from "../store/stream/chunk-format.js";
+import { ChunkMatcher, filterFromProperties } from "../store/stream/chunk-filter.js";
 
 function reply(c: StreamContext, corr: number, code: number): void {
   if (code !== RC.ok) c.node.countError(code);
@@ -61,6 +63,10 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
   const groupKey = `${c.openVhost.name}\u0000${q.name}\u0000${groupName}`;
   const offset = q.startOffset(start);
   let chunks = chunksOf(q.stream, offset);
+  // filter.N / match-unfiltered (RabbitMQ 3.13): chunks whose filter cannot match are not sent. A
+  // stream kept in memory has no chunk filters: its consumers get every chunk (clients filter again).
+  const filter = filterFromProperties(properties);
+  const matcher = filter !== null && q.stream.chunkCursor(offset) !== null ? new ChunkMatcher(filter) : null;
   let blocked = false;
   /** Its place in a single-active-consumer group: ConsumerUpdate, and on activation the client's offset. */
   const member: SacMember = {
@@ -104,6 +110,10 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
     while (s.active && s.credit > 0 && !blocked && c.subscriptions.get(id) === s) {
       const chunk = chunks.next();
       if (chunk === null) return;
+      if (matcher !== null && !matcher.matches(filterOf(chunk.bytes))) {
+        s.offset = chunk.firstOffset + chunk.count;
+        continue;
+      }
       s.credit--;
       s.consumed += chunk.count;
       s.offset = chunk.firstOffset + chunk.count;
@@ -112,8 +122,11 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
       const head = new FrameWriter(CMD.deliver, v2 ? 2 : 1, 17).u8(id);
       if (v2) head.u64(Math.max(chunk.firstOffset, q.stream.lastChunkOffset < q.stream.committedOffset ? q.stream.lastChunkOffset : chunk.firstOffset));
       const frame = head.frame();
-      frame.writeUInt32BE(frame.length - 4 + chunk.bytes.length, 0);
-      if (!c.send([frame, chunk.bytes])) {
+      // Sent without its filter, as osiris sends a chunk to a consumer; the chunk's buffer goes
+      // back to the cursor once written (it reads a later chunk into it).
+      const parts = chunkForClient(chunk.bytes);
+      frame.writeUInt32BE(frame.length - 4 + (parts.length === 1 ? chunk.bytes.length : chunk.bytes.length - chunk.bytes[44]!), 0);
+      if (!c.send(parts.length === 1 ? [frame, chunk.bytes] : [frame, ...parts], chunk.release ?? undefined)) {
         blocked = true;
         c.whenWritable(() => {
           blocked = false;

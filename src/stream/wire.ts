@@ -49,6 +49,18 @@ export class FrameCursor {
     return Number(this.b.readBigInt64BE(this.need(8)));
   }
 
+  /** The next byte, not consumed (a Publish entry's top bit tells a sub-entry batch). */
+  peekU8(): number {
+    if (this.at >= this.b.length) throw new MalformedFrame("frame ends early");
+    return this.b[this.at]!;
+  }
+
+  /** `n` bytes as they are (a slice of the frame, not copied). */
+  slice(n: number): Buffer {
+    const at = this.need(n);
+    return this.b.subarray(at, at + n);
+  }
+
   /** A string; null for length -1. */
   str(): string | null {
     const n = this.b.readInt16BE(this.need(2));

@@ -72,7 +72,7 @@ describe("native stream publishing under kill -9", { timeout: 90_000 }, () => {
           const d = await r.next(0x08, 10_000);
           d.body.u8();
           const chunk = d.raw.subarray(5);
-          for (const m of chunkMessages(chunk)) bodies.push(bodyOf(m));
+          for (const m of chunkMessages(chunk)) bodies.push(bodyOf(m!));
         }
         for (const id of confirmed) assert.equal(bodies[id - 1], `k${id}`);
         r.close();

@@ -10,7 +10,7 @@ import { ChunkLog } from "../../src/store/stream/chunk-log.js";
 import { CHUNK_HEADER_BYTES, chunkMessages, decodeChunkHeader } from "../../src/store/stream/chunk-format.js";
 
 const msgs = (prefix: string, n: number): Buffer[] => Array.from({ length: n }, (_, i) => Buffer.from(`${prefix}-${i}`));
-const text = (chunk: Buffer): string[] => chunkMessages(chunk).map((m) => m.toString());
+const text = (chunk: Buffer): string[] => chunkMessages(chunk).map((m) => m!.toString());
 
 describe("stream chunk log", () => {
   let dir: string;

@@ -31,6 +31,10 @@ export interface ConsumerChannel {
 
 export class ChannelConsumer implements QueueConsumer {
   unackedCount = 0;
+  /** deliver() encodes the message into the connection's output at once: bodies may be lent. */
+  readonly borrowsBodies = true;
+  /** The queue lends bodies (a stream): large ones are copied into the output, not referenced. */
+  private readonly copyBodies: boolean;
 
   constructor(
     readonly channel: ConsumerChannel,
@@ -41,7 +45,9 @@ export class ChannelConsumer implements QueueConsumer {
     readonly priority: number,
     readonly prefetch: number,
     readonly args: Record<string, unknown>,
-  ) {}
+  ) {
+    this.copyBodies = queue.lendsBodies;
+  }
 
   get owner(): object {
     return this.channel.host;
@@ -63,7 +69,7 @@ export class ChannelConsumer implements QueueConsumer {
       this.unackedCount++;
     }
     ch.stats.delivered(this.noAck, entry.redelivered);
-    writeDelivery(ch.output, ch.number, this.tag, tag, entry.redelivered, entry.message);
+    writeDelivery(ch.output, ch.number, this.tag, tag, entry.redelivered, entry.message, this.copyBodies);
   }
 
   /** For consumer.created: asked only while the broker's events want it. */

@@ -14,8 +14,8 @@ export const BASIC_CLASS = 60;
 /** Scratch arguments for basic.deliver; encoding never re-enters, so one object serves every channel. */
 const deliverArgs: BasicDeliverArgs = { consumerTag: "", deliveryTag: 0, redelivered: false, exchange: "", routingKey: "" };
 
-/** basic.deliver followed by the message's content. */
-export function writeDelivery(output: ChannelOutput, channel: number, consumerTag: string, deliveryTag: number, redelivered: boolean, m: Message): void {
+/** basic.deliver followed by the message's content (`copyBody`: the body is lent, see Queue.lendsBodies). */
+export function writeDelivery(output: ChannelOutput, channel: number, consumerTag: string, deliveryTag: number, redelivered: boolean, m: Message, copyBody = false): void {
   const a = deliverArgs;
   a.consumerTag = consumerTag;
   a.deliveryTag = deliveryTag;
@@ -23,14 +23,14 @@ export function writeDelivery(output: ChannelOutput, channel: number, consumerTa
   a.exchange = m.exchange;
   a.routingKey = m.routingKey;
   encodeBasicDeliver(output.out, channel, a);
-  writeContent(output, channel, m);
+  writeContent(output, channel, m, copyBody);
 }
 
 /** Writes a message's content header (re-sending received property bytes) and body frames. */
-export function writeContent(output: ChannelOutput, channel: number, m: Message): void {
+export function writeContent(output: ChannelOutput, channel: number, m: Message, copyBody = false): void {
   const out = output.out;
   m.rawProperties ??= encodeBasicProperties(m.properties);
   writeContentHeader(out, channel, BASIC_CLASS, m.bodySize, m.rawProperties);
-  writeBody(out, channel, m.body, output.frameMax);
+  writeBody(out, channel, m.body, output.frameMax, copyBody);
   output.maybeFlush();
 }

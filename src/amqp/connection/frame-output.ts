@@ -3,7 +3,9 @@
  * socket once per event-loop turn (flush on setImmediate) so many frames share one syscall, or
  * at once past OUTPUT_HIGH_WATER. Pieces leave corked, in one writev; large bodies are referenced
  * in place, never copied. A refused write (socket buffer full) marks the output blocked until
- * 'drain', and consumers take no deliveries meanwhile.
+ * 'drain', and consumers take no deliveries meanwhile. The last write's callback gives the
+ * written blocks back to the output's free list (output-buffer.ts), so sending allocates nothing
+ * in the long run.
  */
 import type { Duplex } from "node:stream";
 import { OutputBuffer } from "../codec/output-buffer.js";
@@ -65,16 +67,20 @@ export class FrameOutput implements ChannelOutput {
     this.host.beforeFlush();
     if (this.out.length === 0 || this.host.isClosed) return;
     const bytes = this.out.length;
-    const pieces = this.out.takePieces();
+    const taken = this.out.takeOutput();
+    const pieces = taken.pieces;
+    const written = (): void => this.out.release(taken);
     this.sendOct += bytes;
     this.sendCnt++;
     if (this.vhostTraffic) this.vhostTraffic.sendOct += bytes;
     this.lastSend = Date.now();
     let ok = true;
-    if (pieces.length === 1) ok = this.socket.write(pieces[0]!);
+    if (pieces.length === 1) ok = this.socket.write(pieces[0]!, written);
     else {
       this.socket.cork();
-      for (const p of pieces) ok = this.socket.write(p);
+      const last = pieces.length - 1;
+      for (let i = 0; i < last; i++) this.socket.write(pieces[i]!);
+      ok = this.socket.write(pieces[last]!, written);
       this.socket.uncork();
     }
     if (!ok) this.writeBlocked = true;

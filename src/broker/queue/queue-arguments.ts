@@ -50,6 +50,8 @@ export const DECLARE_ARGS: ReadonlyMap<string, Check> = new Map([
   // Streams (stream-arguments.ts): an age such as "7D", and the segment size.
   ["x-max-age", (v) => (typeof v !== "string" ? `{unacceptable_type,${fieldTypeName(v)}}` : parseAge(v) === null ? `{invalid_max_age,<<"${v}">>}` : null)],
   ["x-stream-max-segment-size-bytes", positiveInt],
+  // RabbitMQ 3.13: the chunk filter's size (16..255, checked with the stream's other rules).
+  ["x-stream-filter-size-bytes", nonNegativeInt],
 ]);
 
 export function validateQueueArguments(args: FieldTable, name: string, vhost: string): void {

@@ -28,6 +28,13 @@ export interface QueueConsumer<Q = unknown> {
   readonly priority: number;
   /** Identity of the owning connection, for exclusive-queue checks. */
   readonly owner: object;
+  /**
+   * True when deliver() is done with the entry's body once it returns (it copies what it sends or
+   * keeps), so a queue whose `lendsBodies` is true may hand it a body in a buffer it reuses for the
+   * next messages (a stream reading a large backlog: no garbage buffer per chunk). Absent: every
+   * body it gets stays valid as long as it holds it (a shovel keeps bodies past deliver()).
+   */
+  readonly borrowsBodies?: boolean;
   /** True while the consumer can take one more message (prefetch not exhausted, channel flowing). */
   canTake(): boolean;
   /**

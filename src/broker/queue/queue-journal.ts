@@ -82,5 +82,6 @@ export interface QueueJournal {
    * commit (they count in `appends`, so a confirm waits for their fsync). Throws a BrokerError
    * when this store cannot keep streams.
    */
-  forStream(vhost: string, name: string, segmentBytes: number): StreamLog;
+  /** `filterBytes`: the size of a chunk's filter when its messages carry filter values (x-stream-filter-size-bytes). */
+  forStream(vhost: string, name: string, segmentBytes: number, filterBytes?: number): StreamLog;
 }

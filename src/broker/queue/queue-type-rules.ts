@@ -26,4 +26,7 @@ export function checkQueueType(spec: QueueSpec, vhost: string): void {
   if (spec.autoDelete) throw new BrokerError("preconditionFailed", `invalid property 'auto-delete' for ${resource}`);
   if (spec.exclusiveOwner !== null) throw new BrokerError("preconditionFailed", `invalid property 'exclusive-owner' for ${resource}`);
   if (!spec.durable) throw new BrokerError("preconditionFailed", `invalid property 'non-durable' for ${resource}`);
+  // rabbit_stream_queue:check_filter_size (3.13).
+  const filterSize = spec.arguments["x-stream-filter-size-bytes"];
+  if (type === "stream" && filterSize !== undefined && (Number(filterSize) < 16 || Number(filterSize) > 255)) throw new BrokerError("preconditionFailed", "Invalid value for x-stream-filter-size-bytes");
 }

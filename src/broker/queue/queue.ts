@@ -140,6 +140,15 @@ export class Queue extends QueueContents implements QueueSpec {
     return this.consumers.length;
   }
 
+  /**
+   * Whether a consumer that `borrowsBodies` may be handed bodies valid only until its deliver()
+   * returns (a stream reader reuses its chunk buffer): such a consumer copies them. Ordinary queues
+   * hand out bodies that stay valid.
+   */
+  get lendsBodies(): boolean {
+    return false;
+  }
+
   listConsumers(): readonly QueueConsumer<Queue>[] {
     return this.consumers;
   }

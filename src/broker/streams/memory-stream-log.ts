@@ -4,7 +4,7 @@
  * the oldest messages (there are no segments to keep whole).
  */
 import type { Message } from "../message.js";
-import type { ChunkCursor, EncodedMessageDecoder, StreamLog, StreamReader, StreamRecord, StreamRetention } from "./stream-log.js";
+import type { ChunkCursor, EncodedMessageDecoder, EncodedSubBatch, StreamLog, StreamReader, StreamRecord, StreamRetention } from "./stream-log.js";
 
 export class MemoryStreamLog implements StreamLog {
   private records: StreamRecord[] = [];
@@ -48,6 +48,18 @@ export class MemoryStreamLog implements StreamLog {
 
   appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number {
     return this.push({ offset: this.next, timestamp: this.now(), message: decode(bytes), encoded: bytes });
+  }
+
+  /**
+   * Kept as its messages, one record each (native readers get them as single entries): a batch
+   * whose messages cannot be read (snappy, lz4, zstd) cannot be kept here.
+   */
+  appendSubBatch(batch: EncodedSubBatch, decode: EncodedMessageDecoder): number {
+    const messages = batch.expand();
+    if (messages === null) return -1;
+    const first = this.next;
+    for (const m of messages) this.appendEncoded(m, decode);
+    return first;
   }
 
   /** Nothing waits for a disk here: a message is committed once appended. */

@@ -7,7 +7,7 @@
  */
 import { BrokerError } from "../../errors/broker-error.js";
 import type { FieldTable, FieldValue } from "../values/field-value.js";
-import type { StreamRetention } from "./stream-log.js";
+import type { StreamFilter, StreamRetention } from "./stream-log.js";
 
 export const DEFAULT_SEGMENT_BYTES = 500_000_000;
 
@@ -46,6 +46,11 @@ export function streamRetention(args: FieldTable, policy: Readonly<Record<string
   return { maxBytes: bytes, maxAgeMs: age };
 }
 
+/** Bytes of each chunk's filter: `x-stream-filter-size-bytes` (16..255), else osiris's 16. */
+export function filterBytesOf(args: FieldTable): number {
+  return numberOf(args["x-stream-filter-size-bytes"]) ?? 16;
+}
+
 export function segmentBytesOf(args: FieldTable, policy: Readonly<Record<string, unknown>>): number {
   return numberOf(args["x-stream-max-segment-size-bytes"]) ?? numberOf(policy["stream-max-segment-size-bytes"]) ?? DEFAULT_SEGMENT_BYTES;
 }
@@ -54,4 +59,19 @@ function numberOf(v: unknown): number | undefined {
   if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
   if (typeof v === "bigint" && v >= 0n) return Number(v);
   return undefined;
+}
+
+/**
+ * `x-stream-filter` (a string or an array of strings) and `x-stream-match-unfiltered` (a
+ * boolean), the AMQP 0-9-1 consumer's filter; null when it asks for none. Values of another type
+ * are PRECONDITION_FAILED.
+ */
+export function parseStreamFilter(args: FieldTable | undefined): StreamFilter | null {
+  const v = args?.["x-stream-filter"];
+  if (v === undefined) return null;
+  const values = typeof v === "string" ? [v] : Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : null;
+  if (values === null || values.length === 0) throw new BrokerError("preconditionFailed", "invalid x-stream-filter value: expected a string or an array of strings");
+  const mu = args?.["x-stream-match-unfiltered"];
+  if (mu !== undefined && typeof mu !== "boolean") throw new BrokerError("preconditionFailed", "invalid x-stream-match-unfiltered value: expected a boolean");
+  return { values, matchUnfiltered: mu === true };
 }

@@ -5,6 +5,12 @@
  */
 import type { Message } from "../message.js";
 
+/** What a consumer wants of a stream's chunk filters (RabbitMQ 3.13): values, and whether chunks of messages without one match. */
+export interface StreamFilter {
+  readonly values: readonly string[];
+  readonly matchUnfiltered: boolean;
+}
+
 /** One message read back, with its place in the stream. */
 export interface StreamRecord {
   readonly offset: number;
@@ -29,6 +35,11 @@ export interface StreamChunk {
   readonly count: number;
   readonly timestamp: number;
   readonly bytes: Buffer;
+  /**
+   * Call once nothing refers to `bytes` any more (the socket wrote them): the cursor reads a later
+   * chunk into the same memory. Null: the bytes are the chunk's own (never reused).
+   */
+  readonly release: (() => void) | null;
 }
 
 /** Reads whole committed chunks forward; moves to the first kept chunk if retention removed its place. */
@@ -37,6 +48,21 @@ export interface ChunkCursor {
   readonly position: number;
   /** The next committed chunk, or null at the committed end. */
   next(): StreamChunk | null;
+}
+
+/**
+ * A sub-entry batch from a native publisher: several messages in one entry, maybe compressed
+ * (the stream protocol's compression types: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd). Kept as it
+ * came; each message in it takes an offset.
+ */
+export interface EncodedSubBatch {
+  readonly compression: number;
+  /** Messages in it (at least 1). */
+  readonly records: number;
+  readonly uncompressedBytes: number;
+  readonly data: Buffer;
+  /** Its messages' AMQP 1.0 bytes when they can be read (uncompressed or gzip); null otherwise. */
+  expand(): Buffer[] | null;
 }
 
 /** Turns a native message's AMQP 1.0 bytes into the domain's message (the transport knows the format). */
@@ -65,8 +91,20 @@ export interface StreamLog {
    * Appends a message already in the stored form (AMQP 1.0 bytes, from a native publisher): kept
    * as it came; `decode` gives the domain's message when an AMQP 0-9-1 consumer needs one.
    */
-  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number;
-  reader(offset: number): StreamReader;
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder, filter?: string | null): number;
+  /**
+   * Appends a sub-entry batch and returns its first offset: kept as it came for native readers;
+   * AMQP 0-9-1 readers get its messages when they can be read (uncompressed, gzip) and skip
+   * their offsets otherwise (RabbitMQ skips every compressed one). -1 when this log cannot keep it.
+   */
+  appendSubBatch(batch: EncodedSubBatch, decode: EncodedMessageDecoder): number;
+  /**
+   * Reads messages from `offset`. `lend`: the records' bodies may lie in a buffer the reader
+   * reuses, valid only until the next call of next() (for a consumer that copies each body as it
+   * delivers it, QueueConsumer.borrowsBodies); otherwise they stay valid for as long as they are held.
+   * With a filter, chunks whose filter cannot match are skipped (a log without chunk filters ignores it).
+   */
+  reader(offset: number, lend?: boolean, filter?: StreamFilter | null): StreamReader;
   /** Offsets below this are written: what native consumers may be sent. */
   readonly committedOffset: number;
   /** Told whenever `committedOffset` moves on (set by the StreamQueue). */

@@ -17,9 +17,9 @@ import type { QueueConsumer } from "../queue/queue-consumer.js";
 import type { QueueEntry } from "../queue/queue-entry.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
 import { MemoryStreamLog } from "./memory-stream-log.js";
-import { parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
+import { filterBytesOf, parseStreamFilter, parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
 export type { StreamStart };
-import type { EncodedMessageDecoder, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
+import type { EncodedMessageDecoder, EncodedSubBatch, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
 
 /** A native-protocol party interested in a stream (src/stream): told when chunks commit and when the stream goes. */
 export interface StreamWatcher {
@@ -44,7 +44,7 @@ export class StreamQueue extends Queue {
 
   constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
     super(vhost, spec, host);
-    this.stream = host.journal ? host.journal.forStream(vhost, spec.name, segmentBytesOf(spec.arguments, {})) : new MemoryStreamLog(host.now);
+    this.stream = host.journal ? host.journal.forStream(vhost, spec.name, segmentBytesOf(spec.arguments, {}), filterBytesOf(spec.arguments)) : new MemoryStreamLog(host.now);
     this.streamRetention = streamRetention(spec.arguments, {});
     // Consumers read committed messages only: each commit may give them more.
     this.stream.onCommit = () => {
@@ -72,10 +72,21 @@ export class StreamQueue extends Queue {
    * A native publisher's message, as its AMQP 1.0 bytes (kept as they came). Returns its offset,
    * or -1 when the stream is gone.
    */
-  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number {
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder, filter: string | null = null): number {
     if (this.isDeleted) return -1;
-    const offset = this.stream.appendEncoded(bytes, decode);
+    const offset = this.stream.appendEncoded(bytes, decode, filter);
     this.stats.publish++;
+    if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
+    if (this.readers.length > 0) this.dispatch();
+    return offset;
+  }
+
+  /** A native publisher's sub-entry batch (stream-log.ts). Returns its first offset, or -1 when it was not kept. */
+  appendSubBatch(batch: EncodedSubBatch, decode: EncodedMessageDecoder): number {
+    if (this.isDeleted) return -1;
+    const offset = this.stream.appendSubBatch(batch, decode);
+    if (offset < 0) return -1;
+    this.stats.publish += batch.records;
     if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
     if (this.readers.length > 0) this.dispatch();
     return offset;
@@ -88,6 +99,11 @@ export class StreamQueue extends Queue {
   /** Appended and not yet committed (written, and in a cluster replicated): the writer's lag. */
   override get flowBacklog(): number {
     return this.stream.nextOffset - this.stream.committedOffset;
+  }
+
+  /** A reader of a large backlog reuses its chunk buffer for consumers that copy (borrowsBodies). */
+  override get lendsBodies(): boolean {
+    return true;
   }
 
   override get readyBytes(): number {
@@ -129,11 +145,13 @@ export class StreamQueue extends Queue {
     if (c.noAck) throw new BrokerError("notImplemented", `automatic acknowledgement not supported by stream queues ${resource}`);
     if (c.channelPrefetch > 0) throw new BrokerError("notImplemented", `${resource} does not support global qos`);
     parseStreamOffset(c.arguments["x-stream-offset"] as never, this.host.now());
+    parseStreamFilter(c.arguments as never);
   }
 
   override addConsumer(c: QueueConsumer<Queue>): void {
-    const start = parseStreamOffset((c as { args?: Record<string, unknown> }).args?.["x-stream-offset"] as never, this.host.now());
-    this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start)) });
+    const args = (c as { args?: Record<string, unknown> }).args;
+    const start = parseStreamOffset(args?.["x-stream-offset"] as never, this.host.now());
+    this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start), c.borrowsBodies === true, parseStreamFilter(args as never)) });
     this.lastActivity = this.host.now();
     this.host.consumerChanged?.(this, c, true);
     this.dispatch();

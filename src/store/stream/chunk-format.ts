@@ -5,6 +5,7 @@
  * Pure functions over Buffers: no files here.
  */
 import { crc32 } from "node:zlib";
+import { readSubBatchHeader, subBatchRecords, type SubBatchEntry } from "./sub-batch.js";
 
 export const CHUNK_HEADER_BYTES = 48;
 /** Magic 5, layout version 0, in one byte (the value RabbitMQ's stream clients expect). */
@@ -23,22 +24,68 @@ export interface ChunkHeader {
   readonly crc: number;
   readonly dataLength: number;
   readonly trailerLength: number;
+  /** Bytes of the chunk's filter between the header and the data (0: none; chunk-filter.ts). */
+  readonly bloomSize: number;
+}
+
+/** Where a chunk's data section starts: after its header and its filter. */
+export function chunkDataStart(h: ChunkHeader): number {
+  return CHUNK_HEADER_BYTES + h.bloomSize;
+}
+
+/** A whole chunk's bytes: header, filter, data, trailer. */
+export function chunkSize(h: ChunkHeader): number {
+  return CHUNK_HEADER_BYTES + h.bloomSize + h.dataLength + h.trailerLength;
+}
+
+/** A chunk's filter (empty when it has none), as a slice of `chunk`. */
+export function filterOf(chunk: Buffer): Buffer {
+  const n = chunk[44]!;
+  return chunk.subarray(CHUNK_HEADER_BYTES, CHUNK_HEADER_BYTES + n);
 }
 
 /**
- * A chunk of `messages` (each one Buffer or several pieces), first offset `firstOffset`, as the
- * pieces to write in order: the header, then per message its size prefix and its pieces (the
- * message Buffers themselves, not copied).
+ * A chunk as a consumer is sent it: without its filter, as osiris sends it (header, then data;
+ * clients read the bloom-size byte as part of a reserved field). A chunk without a filter is sent whole.
  */
-export function encodeChunk(messages: readonly (Buffer | readonly Buffer[])[], firstOffset: number, timestamp: number, epoch = 0): { pieces: Buffer[]; bytes: number } {
+export function chunkForClient(chunk: Buffer): readonly Buffer[] {
+  const n = chunk[44]!;
+  return n === 0 ? [chunk] : [chunk.subarray(0, CHUNK_HEADER_BYTES), chunk.subarray(CHUNK_HEADER_BYTES + n)];
+}
+
+/** A chunk's entry: one message (one Buffer or several pieces), or a sub-entry batch of several (sub-batch.ts). */
+export type ChunkEntry = Buffer | readonly Buffer[] | SubBatchEntry;
+
+/**
+ * A chunk of `messages` (each one Buffer or several pieces, or a sub-entry batch), first offset
+ * `firstOffset`, as the pieces to write in order: the header, then per message its size prefix
+ * and its pieces (the message Buffers themselves, not copied); a sub-batch as it came. `records`:
+ * the offsets it takes (a sub-batch takes one per message in it).
+ */
+export function encodeChunk(messages: readonly ChunkEntry[], firstOffset: number, timestamp: number, epoch = 0, filter: Buffer | null = null): { pieces: Buffer[]; bytes: number; records: number } {
   if (messages.length === 0 || messages.length > 0xffff) throw new RangeError(`a chunk holds 1 to 65535 messages, not ${messages.length}`);
+  if (filter !== null && (filter.length === 0 || filter.length > 255)) throw new RangeError(`a chunk filter has 1 to 255 bytes, not ${filter.length}`);
   const pieces: Buffer[] = [Buffer.allocUnsafe(CHUNK_HEADER_BYTES)];
+  if (filter !== null) pieces.push(filter);
   const sizes = Buffer.allocUnsafe(messages.length * ENTRY_HEADER_BYTES);
   let dataLength = 0;
   let crc = 0;
+  let records = 0;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
-    const parts = Buffer.isBuffer(m) ? [m] : m;
+    if (!Buffer.isBuffer(m) && !Array.isArray(m)) {
+      // A sub-entry batch: its own header, stored as it came.
+      const batch = m as SubBatchEntry;
+      for (const p of batch.subBatch) {
+        crc = crc32(p, crc);
+        pieces.push(p);
+        dataLength += p.length;
+      }
+      records += batch.records;
+      continue;
+    }
+    records++;
+    const parts = Buffer.isBuffer(m) ? [m] : (m as readonly Buffer[]);
     let size = 0;
     for (const p of parts) size += p.length;
     if (size > MAX_ENTRY_BYTES) throw new RangeError(`a message of ${size} bytes is over a stream entry's limit`);
@@ -52,8 +99,9 @@ export function encodeChunk(messages: readonly (Buffer | readonly Buffer[])[], f
     }
     dataLength += ENTRY_HEADER_BYTES + size;
   }
-  writeHeader(pieces[0]!, { chunkType: CHUNK_TYPE_USER, entries: messages.length, records: messages.length, timestamp, epoch, firstOffset, crc: crc | 0, dataLength, trailerLength: 0 });
-  return { pieces, bytes: CHUNK_HEADER_BYTES + dataLength };
+  const bloomSize = filter?.length ?? 0;
+  writeHeader(pieces[0]!, { chunkType: CHUNK_TYPE_USER, entries: messages.length, records, timestamp, epoch, firstOffset, crc: crc | 0, dataLength, trailerLength: 0, bloomSize });
+  return { pieces, bytes: CHUNK_HEADER_BYTES + bloomSize + dataLength, records };
 }
 
 function writeHeader(b: Buffer, h: ChunkHeader): void {
@@ -67,7 +115,9 @@ function writeHeader(b: Buffer, h: ChunkHeader): void {
   b.writeInt32BE(h.crc, 32);
   b.writeUInt32BE(h.dataLength, 36);
   b.writeUInt32BE(h.trailerLength, 40);
+  // Bloom size, then 3 reserved bytes (osiris's layout).
   b.writeUInt32BE(0, 44);
+  b.writeUInt8(h.bloomSize, 44);
 }
 
 /** The header at the start of `b`; null when `b` is too short or does not start a chunk. */
@@ -83,6 +133,7 @@ export function decodeChunkHeader(b: Buffer): ChunkHeader | null {
     crc: b.readInt32BE(32),
     dataLength: b.readUInt32BE(36),
     trailerLength: b.readUInt32BE(40),
+    bloomSize: b.readUInt8(44),
   };
 }
 
@@ -91,16 +142,26 @@ export function chunkDataIntact(header: ChunkHeader, data: Buffer): boolean {
   return data.length === header.dataLength && (crc32(data) | 0) === header.crc;
 }
 
-/** The messages of a whole chunk (header and data), as slices of `chunk` (not copied). */
-export function chunkMessages(chunk: Buffer): Buffer[] {
+/**
+ * The messages of a whole chunk (header and data), one per offset, as slices of `chunk` (not
+ * copied); those of a sub-entry batch read out of it (sub-batch.ts), or null for each of its
+ * offsets when Coney cannot read them (a compression Node has no codec for).
+ */
+export function chunkMessages(chunk: Buffer): (Buffer | null)[] {
   const h = decodeChunkHeader(chunk);
   if (h === null) throw new Error("not a stream chunk");
-  const out: Buffer[] = [];
-  let at = CHUNK_HEADER_BYTES;
+  const out: (Buffer | null)[] = [];
+  let at = chunkDataStart(h);
   for (let i = 0; i < h.entries; i++) {
     const head = chunk.readUInt32BE(at);
-    // Top bit 1 is a sub-batch entry, which Coney does not write.
-    if (head & 0x80000000) throw new Error("sub-batch entries are not supported");
+    if (head & 0x80000000) {
+      const b = readSubBatchHeader(chunk, at);
+      const records = subBatchRecords(b.compression, b.records, chunk.subarray(b.dataStart, b.dataEnd));
+      if (records !== null) out.push(...records);
+      else for (let k = 0; k < b.records; k++) out.push(null);
+      at = b.dataEnd;
+      continue;
+    }
     out.push(chunk.subarray(at + ENTRY_HEADER_BYTES, at + ENTRY_HEADER_BYTES + head));
     at += ENTRY_HEADER_BYTES + head;
   }

@@ -20,8 +20,9 @@
  */
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writev } from "node:fs";
 import { join } from "node:path";
+import type { BufferPool } from "../../broker/values/buffer-pool.js";
 import { writeFileAtomicSync } from "../atomic-file.js";
-import { CHUNK_HEADER_BYTES, chunkDataIntact, decodeChunkHeader, encodeChunk } from "./chunk-format.js";
+import { CHUNK_HEADER_BYTES, chunkDataIntact, chunkDataStart, chunkSize, decodeChunkHeader, encodeChunk, type ChunkEntry } from "./chunk-format.js";
 import { ChunkIndex, type ChunkLocation } from "./chunk-index.js";
 
 export interface ChunkLogOptions {
@@ -43,6 +44,8 @@ export interface ChunkLogTap {
   destroyed(): void;
   /** Side file `name` (beside the segments) was replaced whole by `bytes`. */
   replaced(name: string, bytes: Buffer): void;
+  /** Offsets before `nextOffset` are committed (readable): one call per stream per batch. */
+  committed(nextOffset: number): void;
 }
 
 /** A side file's name: a small file kept beside the segments (e.g. a stream's tracking), replaced whole. */
@@ -119,19 +122,23 @@ export class ChunkLog {
     return this.segments.length;
   }
 
-  /** Places one chunk of `messages` (written by the next `flush`); returns its first offset and its bytes. */
-  append(messages: readonly (Buffer | readonly Buffer[])[], timestamp = this.now()): { firstOffset: number; pieces: Buffer[]; bytes: number } {
+  /**
+   * Places one chunk of `messages` (written by the next `flush`; a sub-entry batch takes an offset
+   * per message in it), with its filter if its messages carry filter values (chunk-filter.ts);
+   * returns its first offset and its bytes.
+   */
+  append(messages: readonly ChunkEntry[], timestamp = this.now(), filter: Buffer | null = null): { firstOffset: number; pieces: Buffer[]; bytes: number } {
     let seg = this.segments[this.segments.length - 1];
     if (seg === undefined || seg.bytes >= this.o.maxSegmentBytes) seg = this.startSegment();
     const firstOffset = this.next;
-    const chunk = encodeChunk(messages, firstOffset, timestamp);
+    const chunk = encodeChunk(messages, firstOffset, timestamp, 0, filter);
     this.o.tap?.placed(segmentName(seg.firstOffset), seg.bytes, chunk.pieces);
     this.pending.set(firstOffset, { seg, position: seg.bytes, pieces: chunk.pieces });
-    this.index.add({ firstOffset, count: messages.length, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
+    this.index.add({ firstOffset, count: chunk.records, timestamp, segment: seg.id, position: seg.bytes, bytes: chunk.bytes });
     seg.bytes += chunk.bytes;
     seg.newest = timestamp;
     this.totalBytes += chunk.bytes;
-    this.next += messages.length;
+    this.next += chunk.records;
     return { firstOffset, pieces: chunk.pieces, bytes: chunk.bytes };
   }
 
@@ -171,13 +178,20 @@ export class ChunkLog {
     return this.index.at(i);
   }
 
-  /** Reads the i-th kept chunk, header and data (from memory while it is pending). */
-  readChunk(i: number): Buffer {
+  /**
+   * Reads the i-th kept chunk, header and data (from memory while it is pending), into a buffer
+   * from `pool` when given (a reader reusing its memory) or a new one.
+   */
+  readChunk(i: number, pool?: BufferPool): Buffer {
     const c = this.index.at(i);
+    const b = pool ? pool.take(c.bytes) : Buffer.allocUnsafe(c.bytes);
     const waiting = this.pending.get(c.firstOffset);
-    if (waiting) return Buffer.concat(waiting.pieces);
+    if (waiting) {
+      let at = 0;
+      for (const p of waiting.pieces) at += p.copy(b, at);
+      return b;
+    }
     const seg = this.segmentsById.get(c.segment)!;
-    const b = Buffer.allocUnsafe(c.bytes);
     let got = 0;
     while (got < c.bytes) {
       const n = readSync(this.fdOf(seg), b, got, c.bytes - got, c.position + got);
@@ -229,6 +243,11 @@ export class ChunkLog {
    * leader sends the same bytes to its followers at once, so a write made inside a batch (before
    * its end) is covered by that batch's confirms.
    */
+  /** Tells the tap (a cluster leader's replication) that offsets before `nextOffset` are committed. */
+  committed(nextOffset: number): void {
+    this.o.tap?.committed(nextOffset);
+  }
+
   /** A side file's bytes as written by writeSideFile (or replicated to this node); null when there is none. */
   readSideFile(name: string): Buffer | null {
     if (!SIDE_FILE_NAME.test(name)) throw new Error(`not a stream side file name: ${name}`);
@@ -309,12 +328,12 @@ export class ChunkLog {
       let at = 0;
       while (at < size) {
         const h = readSync(fd, header, 0, CHUNK_HEADER_BYTES, at) === CHUNK_HEADER_BYTES ? decodeChunkHeader(header) : null;
-        if (h === null || h.firstOffset !== this.next || at + CHUNK_HEADER_BYTES + h.dataLength > size) break;
+        if (h === null || h.firstOffset !== this.next || at + chunkSize(h) > size) break;
         if (last) {
           const data = Buffer.allocUnsafe(h.dataLength);
-          if (readSync(fd, data, 0, h.dataLength, at + CHUNK_HEADER_BYTES) !== h.dataLength || !chunkDataIntact(h, data)) break;
+          if (readSync(fd, data, 0, h.dataLength, at + chunkDataStart(h)) !== h.dataLength || !chunkDataIntact(h, data)) break;
         }
-        const bytes = CHUNK_HEADER_BYTES + h.dataLength;
+        const bytes = chunkSize(h);
         this.index.add({ firstOffset: h.firstOffset, count: h.records, timestamp: h.timestamp, segment: seg.id, position: at, bytes });
         this.next += h.records;
         seg.newest = h.timestamp;

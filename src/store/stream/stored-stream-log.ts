@@ -10,21 +10,49 @@
  * if an AMQP 0-9-1 consumer reads it. The stream's tracking (consumers' stored offsets,
  * publishers' last publishing ids) is a small file beside the
  * segments, rewritten atomically in the batch that follows a change, so a confirm covers it.
+ *
+ * Reading a large backlog allocates no buffer per chunk: a lending reader (for consumers that
+ * copy each body as they deliver it) reads every chunk into one buffer of its own, and a chunk
+ * cursor reads into a few buffers the socket gives back once it has written them (BufferPool);
+ * both let go of their buffers when they reach the end, so an idle consumer holds none.
  */
-import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type Message, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
+import { BufferPool } from "../../broker/values/buffer-pool.js";
+import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type Message, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
-import { chunkMessages } from "./chunk-format.js";
+import { chunkMessages, filterOf, type ChunkEntry } from "./chunk-format.js";
+import { ChunkMatcher, chunkFilter, FILTER_BYTES } from "./chunk-filter.js";
+import { SUB_BATCH_HEADER_BYTES, subBatchEntry, type SubBatchEntry } from "./sub-batch.js";
+
+const NO_FILTER = Buffer.alloc(0);
+
+/** The AMQP 0-9-1 header a publisher names a message's filter value with (RabbitMQ 3.13). */
+const FILTER_HEADER = "x-stream-filter-value";
 import type { ChunkLog } from "./chunk-log.js";
 
 interface DecodedChunk {
   readonly firstOffset: number;
   readonly timestamp: number;
-  /** null: not decoded yet (a native message, kept as its bytes in `pieces`). */
+  /**
+   * null: not decoded yet (a native message, kept as its bytes in `pieces`, when `decode` is set),
+   * or unreadable (in a compressed sub-batch Coney has no codec for, when it is not).
+   */
   readonly messages: (Message | null)[];
   readonly pieces: readonly Buffer[][];
   readonly decode: EncodedMessageDecoder | null;
+  /** The chunk's filter (empty: none). */
+  readonly filter: Buffer;
+  /** The reader's reused buffer the messages are views into; null when they are not in one. */
+  readonly buffer: Buffer | null;
 }
+
+/** Buffers larger than this (a chunk of many large messages) are read once and not kept for reuse. */
+const REUSED_CHUNK_MAX = 16 * 1024 * 1024;
+/** Chunk buffers a native subscription keeps while it reads on (credit bounds how many are in flight). */
+const CURSOR_FREE_BUFFERS = 12;
+
+/** The pieces of a message inside a sub-batch (the batch is one entry of its own). */
+const NO_PIECES: Buffer[] = [];
 
 /** The stream's tracking beside its segments (a ChunkLog side file). */
 const TRACKING_FILE = "tracking.json";
@@ -43,7 +71,11 @@ export class StoredStreamLog implements StreamLog {
   private trackingDirty = false;
   onCommit: (() => void) | null = null;
   private unsealedPieces: Buffer[][] = [];
+  /** This turn's sub-entry batches by the place of their first message in `unsealed`; null: none (the usual case). */
+  private unsealedBatches: Map<number, SubBatchEntry> | null = null;
   private unsealedBytes = 0;
+  /** Filter values of the unsealed messages (null: none has one, so the chunk gets no filter). */
+  private unsealedFilters: (string | null)[] | null = null;
   /** The newest sealed chunk, as appended. */
   private tail: DecodedChunk | null = null;
 
@@ -52,6 +84,8 @@ export class StoredStreamLog implements StreamLog {
     private readonly appended: (log: StoredStreamLog) => void,
     private readonly closed: (log: StoredStreamLog) => void,
     private readonly now: () => number = Date.now,
+    /** Bytes of a chunk's filter (x-stream-filter-size-bytes). */
+    private readonly filterBytes = FILTER_BYTES,
   ) {
     this.committed = chunks.nextOffset;
     this.flushed = this.committed;
@@ -88,6 +122,9 @@ export class StoredStreamLog implements StreamLog {
     const offset = this.nextOffset;
     const body = Buffer.isBuffer(message.body) ? [message.body] : message.body;
     const pieces = amqp10FromDomain(message.properties, body, message);
+    // RabbitMQ 3.13's AMQP 0-9-1 filter value (chunk-filter.ts); one lookup, only when there are headers.
+    const filter = message.properties.headers?.[FILTER_HEADER];
+    this.noteFilter(typeof filter === "string" ? filter : null);
     this.unsealed.push(message);
     this.unsealedPieces.push(pieces);
     for (const p of pieces) this.unsealedBytes += p.length;
@@ -97,8 +134,9 @@ export class StoredStreamLog implements StreamLog {
     return offset;
   }
 
-  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number {
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder, filter: string | null = null): number {
     const offset = this.nextOffset;
+    this.noteFilter(filter);
     this.decode = decode;
     this.unsealed.push(null);
     this.unsealedPieces.push([bytes]);
@@ -107,21 +145,50 @@ export class StoredStreamLog implements StreamLog {
     return offset;
   }
 
+  /** Keeps a message's filter value; nothing is kept while no message of the coming chunk has one. */
+  private noteFilter(filter: string | null): void {
+    if (filter === null || filter === "") {
+      if (this.unsealedFilters !== null) this.unsealedFilters.push(null);
+      return;
+    }
+    (this.unsealedFilters ??= new Array<string | null>(this.unsealed.length).fill(null)).push(filter);
+  }
+
+  appendSubBatch(batch: EncodedSubBatch, _decode: EncodedMessageDecoder): number {
+    const offset = this.nextOffset;
+    const entry = subBatchEntry(batch.compression, batch.records, batch.uncompressedBytes, batch.data);
+    // Keyed by where its first message lies among the turn's (each of its messages takes a place).
+    (this.unsealedBatches ??= new Map()).set(this.unsealed.length, entry);
+    for (let k = 0; k < batch.records; k++) {
+      // A sub-batch's messages carry no filter value (the chunk filter marks them as without one).
+      this.noteFilter(null);
+      this.unsealed.push(null);
+      this.unsealedPieces.push(NO_PIECES);
+    }
+    this.unsealedBytes += SUB_BATCH_HEADER_BYTES + batch.data.length;
+    this.appended(this);
+    return offset;
+  }
+
   chunkCursor(offset: number): ChunkCursor {
     let position = offset;
+    const pool = new BufferPool(CURSOR_FREE_BUFFERS, REUSED_CHUNK_MAX);
     return {
       get position() {
         return position;
       },
       next: () => {
         position = Math.max(position, this.firstOffset);
-        if (position >= this.committed) return null;
-        const i = this.chunks.findOffset(position);
-        if (i >= this.chunks.chunkCount) return null;
+        const i = position < this.committed ? this.chunks.findOffset(position) : this.chunks.chunkCount;
+        if (i >= this.chunks.chunkCount || this.chunks.chunkAt(i).firstOffset >= this.committed) {
+          // At the end: an idle subscription keeps no buffer (those in flight come back later).
+          pool.clear();
+          return null;
+        }
         const at = this.chunks.chunkAt(i);
-        if (at.firstOffset >= this.committed) return null;
         position = at.firstOffset + at.count;
-        return { firstOffset: at.firstOffset, count: at.count, timestamp: at.timestamp, bytes: this.chunks.readChunk(i) };
+        const bytes = this.chunks.readChunk(i, pool);
+        return { firstOffset: at.firstOffset, count: at.count, timestamp: at.timestamp, bytes, release: () => pool.give(bytes) };
       },
     };
   }
@@ -154,14 +221,46 @@ export class StoredStreamLog implements StreamLog {
   /** The batch starts: this turn's messages become one chunk (at most 65,535 messages a chunk). */
   seal(): void {
     const timestamp = this.now();
+    if (this.unsealedBatches !== null) return this.sealWithBatches(timestamp, this.unsealedBatches);
     while (this.unsealed.length > 0) {
       const n = Math.min(this.unsealed.length, 0xffff);
       const pieces = this.unsealedPieces.slice(0, n);
-      const { firstOffset } = this.chunks.append(pieces, timestamp);
-      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode };
+      const filter = this.unsealedFilters === null ? null : chunkFilter(this.unsealedFilters.slice(0, n), this.filterBytes);
+      if (this.unsealedFilters !== null) this.unsealedFilters = this.unsealedFilters.length > n ? this.unsealedFilters.slice(n) : null;
+      const { firstOffset } = this.chunks.append(pieces, timestamp, filter);
+      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode, buffer: null, filter: filter ?? NO_FILTER };
       this.unsealed = this.unsealed.slice(n);
       this.unsealedPieces = this.unsealedPieces.slice(n);
     }
+    this.unsealedBytes = 0;
+  }
+
+  /**
+   * seal() when sub-entry batches came this turn: a batch is one entry for its messages' offsets.
+   * The chunk is read back from the log when read (no tail kept as appended).
+   */
+  private sealWithBatches(timestamp: number, batches: ReadonlyMap<number, SubBatchEntry>): void {
+    let entries: ChunkEntry[] = [];
+    /** Where the chunk being built starts among the turn's messages (its filter values' range). */
+    let from = 0;
+    const filters = this.unsealedFilters;
+    const filterOfRange = (to: number): Buffer | null => (filters === null ? null : chunkFilter(filters.slice(from, to), this.filterBytes));
+    for (let i = 0; i < this.unsealed.length; ) {
+      const b = batches.get(i);
+      entries.push(b ?? this.unsealedPieces[i]!);
+      i += b ? b.records : 1;
+      if (entries.length === 0xffff) {
+        this.chunks.append(entries, timestamp, filterOfRange(i));
+        entries = [];
+        from = i;
+      }
+    }
+    if (entries.length > 0) this.chunks.append(entries, timestamp, filterOfRange(this.unsealed.length));
+    this.unsealedFilters = null;
+    this.tail = null;
+    this.unsealed = [];
+    this.unsealedPieces = [];
+    this.unsealedBatches = null;
     this.unsealedBytes = 0;
   }
 
@@ -188,24 +287,60 @@ export class StoredStreamLog implements StreamLog {
   commit(upTo: number): void {
     if (upTo <= this.committed) return;
     this.committed = upTo;
+    this.chunks.committed(upTo);
     this.onCommit?.();
   }
 
-  reader(offset: number): StreamReader {
+  /** Tells the log's tap how far it is committed (a replica attached after recovery). */
+  announceCommitted(): void {
+    this.chunks.committed(this.committed);
+  }
+
+  reader(offset: number, lend = false, filter: StreamFilter | null = null): StreamReader {
     let position = offset;
     let chunk: DecodedChunk | null = null;
+    const matcher = filter === null ? null : new ChunkMatcher(filter);
+    /** Lending: the one buffer every chunk read from the files goes into. */
+    const pool = lend ? new BufferPool(1, REUSED_CHUNK_MAX) : null;
+    /** Leaves the current chunk: its buffer may take the next one. */
+    const leave = (): void => {
+      if (chunk?.buffer) pool!.give(chunk.buffer);
+      chunk = null;
+    };
     return {
       get position() {
         return position;
       },
       next: (): StreamRecord | null => {
         position = Math.max(position, this.firstOffset);
-        // Committed messages only (batch-confirm.ts): what a failover could still lose is not read.
-        if (position >= this.committed) return null;
-        if (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) chunk = this.chunkOf(position);
-        const k = position - chunk.firstOffset;
-        const message = (chunk.messages[k] ??= chunk.decode!(chunk.pieces[k]![0]!));
-        return { offset: position++, timestamp: chunk.timestamp, message };
+        for (;;) {
+          // Committed messages only (batch-confirm.ts): what a failover could still lose is not read.
+          if (position >= this.committed) {
+            // Caught up: an idle reader holds no buffer.
+            if (pool !== null) {
+              leave();
+              pool.clear();
+            }
+            return null;
+          }
+          if (chunk === null || position < chunk.firstOffset || position >= chunk.firstOffset + chunk.messages.length) {
+            if (pool !== null) leave();
+            chunk = this.chunkOf(position, pool);
+            // A chunk whose filter cannot match is skipped whole (chunk-filter.ts).
+            if (matcher !== null && !matcher.matches(chunk.filter)) {
+              position = chunk.firstOffset + chunk.messages.length;
+              if (pool !== null) leave();
+              else chunk = null;
+              continue;
+            }
+          }
+          const k = position - chunk.firstOffset;
+          let message = chunk.messages[k]!;
+          if (message === null && chunk.decode !== null) message = chunk.messages[k] = chunk.decode(chunk.pieces[k]![0]!);
+          // null: in a compressed sub-batch Coney cannot read (sub-batch.ts): skipped, as RabbitMQ does.
+          if (message !== null) return { offset: position++, timestamp: chunk.timestamp, message };
+          position++;
+        }
       },
     };
   }
@@ -231,16 +366,21 @@ export class StoredStreamLog implements StreamLog {
     this.chunks.close();
   }
 
-  /** The chunk holding `offset`: the tail as appended, or read from its segment and decoded. */
-  private chunkOf(offset: number): DecodedChunk {
+  /**
+   * The chunk holding `offset`: the tail as appended, or read from its segment (into a buffer of
+   * `pool` when lending) and decoded, its messages' bodies views into that buffer.
+   */
+  private chunkOf(offset: number, pool: BufferPool | null): DecodedChunk {
     const t = this.tail;
     if (t !== null && offset >= t.firstOffset && offset < t.firstOffset + t.messages.length) return t;
     const i = this.chunks.findOffset(offset);
     const at = this.chunks.chunkAt(i);
-    const messages = chunkMessages(this.chunks.readChunk(i)).map((bytes) => {
-      const m = domainFromAmqp10(decodeMessage(bytes));
-      return createMessage(m.address.exchange, m.address.routingKey, m.properties, null, m.body, at.timestamp);
+    const bytes = this.chunks.readChunk(i, pool ?? undefined);
+    const messages = chunkMessages(bytes).map((m) => {
+      if (m === null) return null;
+      const d = domainFromAmqp10(decodeMessage(m));
+      return createMessage(d.address.exchange, d.address.routingKey, d.properties, null, d.body, at.timestamp);
     });
-    return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages, pieces: [], decode: null };
+    return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages, pieces: [], decode: null, buffer: pool !== null ? bytes : null, filter: filterOf(bytes) };
   }
 }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { StreamTap } from "../store-replica.js";
 import { ChunkLog, type ChunkLogTap } from "./chunk-log.js";
 import { StoredStreamLog } from "./stored-stream-log.js";
+import { FILTER_BYTES } from "./chunk-filter.js";
 
 /** The directory under the data dir that holds the streams (the store's `messages/` is its sibling). */
 export const STREAMS_DIR = "streams";
@@ -35,9 +36,8 @@ export class StreamFiles {
     return this.dirty.size > 0;
   }
 
-  forStream(vhost: string, name: string, segmentBytes: number): StoredStreamLog {
-    // A hash names the directory: vhost and queue names may hold any character.
-    const id = createHash("sha256").update(`${vhost}\u0000${name}`).digest("hex").slice(0, 32);
+  forStream(vhost: string, name: string, segmentBytes: number, filterBytes = FILTER_BYTES): StoredStreamLog {
+    const id = streamDirId(vhost, name);
     const chunks = ChunkLog.open({ dir: join(this.dir, id), maxSegmentBytes: segmentBytes, tap: streamTap(id, this.replica) });
     const log = new StoredStreamLog(
       chunks,
@@ -49,6 +49,8 @@ export class StreamFiles {
         this.open.delete(l);
         this.dirty.delete(l);
       },
+      undefined,
+      filterBytes,
     );
     this.open.add(log);
     return log;
@@ -62,9 +64,19 @@ export class StreamFiles {
     return logs;
   }
 
+  /** A replica was attached (after recovery): it is told how far each open stream is committed. */
+  announceCommitted(): void {
+    for (const l of this.open) l.announceCommitted();
+  }
+
   close(): void {
     for (const l of this.open) l.close();
   }
+}
+
+/** The directory a stream's files live in, under STREAMS_DIR: a hash, since vhost and queue names may hold any character. */
+export function streamDirId(vhost: string, name: string): string {
+  return createHash("sha256").update(`${vhost}\u0000${name}`).digest("hex").slice(0, 32);
 }
 
 /**
@@ -78,5 +90,6 @@ export function streamTap(id: string, replica: () => StreamTap | null): ChunkLog
     dropped: (segment) => replica()?.streamDrop(`${at}/${segment}`),
     destroyed: () => replica()?.streamDrop(at),
     replaced: (name, bytes) => replica()?.streamFileReplaced(`${at}/${name}`, bytes),
+    committed: (nextOffset) => replica()?.streamCommitted(at, nextOffset),
   };
 }

@@ -49,7 +49,7 @@ describe("writeBody", () => {
     const parts = [Buffer.alloc(8184, 1), Buffer.alloc(8184, 2), Buffer.alloc(100, 3)];
     const out = new OutputBuffer();
     writeBody(out, 5, parts, 8192);
-    const pieces = out.takePieces();
+    const pieces = out.takeOutput().pieces;
     for (const p of parts.slice(0, 2)) assert.ok(pieces.includes(p), "a full-frame part is referenced, not copied");
   });
 });

@@ -1,0 +1,78 @@
+/**
+ * Chunk filters (RabbitMQ 3.13's stream filtering, docs/STREAMS.md "Chunk filters"): a chunk whose
+ * messages carry filter values gets a Bloom filter of those values after its header (its size in
+ * the header's bloom-size byte, as osiris lays it out), and a consumer that asks for some values
+ * is sent only the chunks whose filter may hold one of them. Bit 0 marks a chunk that also holds
+ * messages without a value (osiris's rule), which a consumer sees only with `match-unfiltered`.
+ * A chunk none of whose messages has a value has no filter at all (bloom size 0): nothing is built
+ * or checked for a stream that does not use filtering.
+ */
+import { crc32 } from "node:zlib";
+
+/** Bytes of a chunk's filter by default (osiris's; x-stream-filter-size-bytes sets 16 to 255). */
+export const FILTER_BYTES = 16;
+
+/** Two bit positions in 1..bits-1 for a value (bit 0 is the unfiltered marker). */
+function positions(value: string, bits: number): [number, number] {
+  const b = Buffer.from(value, "utf8");
+  const h1 = (crc32(b) >>> 0) % (bits - 1);
+  const h2 = (crc32(b, 0x9e3779b9) >>> 0) % (bits - 1);
+  return [h1 + 1, h2 + 1];
+}
+
+function setBit(f: Buffer, n: number): void {
+  f[n >> 3]! |= 0x80 >> (n & 7);
+}
+
+function bitSet(f: Buffer, n: number): boolean {
+  return (f[n >> 3]! & (0x80 >> (n & 7))) !== 0;
+}
+
+/** The filter of a chunk whose messages carry `values` (null: a message without one); null when none carries one. */
+export function chunkFilter(values: readonly (string | null)[], bytes = FILTER_BYTES): Buffer | null {
+  let f: Buffer | null = null;
+  let unfiltered = false;
+  for (const v of values) {
+    if (v === null || v === "") {
+      unfiltered = true;
+      continue;
+    }
+    f ??= Buffer.alloc(bytes);
+    const [a, b] = positions(v, bytes * 8);
+    setBit(f, a);
+    setBit(f, b);
+  }
+  if (f !== null && unfiltered) setBit(f, 0);
+  return f;
+}
+
+/** What a consumer asked for: `filter.N` values and `match-unfiltered`. */
+export interface FilterSpec {
+  readonly values: readonly string[];
+  readonly matchUnfiltered: boolean;
+}
+
+/** Decides per chunk filter (an empty Buffer: the chunk has none) whether the chunk may hold a wanted message. */
+export class ChunkMatcher {
+  private readonly bits = new Map<number, Array<[number, number]>>();
+
+  constructor(readonly spec: FilterSpec) {}
+
+  matches(filter: Buffer): boolean {
+    if (filter.length === 0) return this.spec.matchUnfiltered;
+    if (this.spec.matchUnfiltered && bitSet(filter, 0)) return true;
+    const bits = filter.length * 8;
+    let hashes = this.bits.get(bits);
+    if (hashes === undefined) this.bits.set(bits, (hashes = this.spec.values.map((v) => positions(v, bits))));
+    for (const [a, b] of hashes) if (bitSet(filter, a) && bitSet(filter, b)) return true;
+    return false;
+  }
+}
+
+/** A consumer's filter from stream Subscribe properties (`filter.0`, `filter.1`, …, `match-unfiltered`); null: none asked. */
+export function filterFromProperties(p: ReadonlyMap<string, string>): FilterSpec | null {
+  const values: string[] = [];
+  for (const [k, v] of p) if (k.startsWith("filter.")) values.push(v);
+  if (values.length === 0) return null;
+  return { values, matchUnfiltered: p.get("match-unfiltered") === "true" };
+}
