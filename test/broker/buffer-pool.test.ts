@@ -75,4 +75,16 @@ describe("BufferPool", () => {
     pool.give(a);
     assert.equal(pool.freeCount, 0, "a slab is never handed out again as a buffer of its own");
   });
+
+  it("trim keeps at most the given number of free buffers, none over the given size", () => {
+    const pool = new BufferPool(8, 1 << 24);
+    const sizes = [20_000, 3 << 20, 40_000, 70_000];
+    const out = sizes.map((n) => pool.take(n));
+    for (const b of out) pool.give(b);
+    pool.trim(2, 1 << 20);
+    assert.equal(pool.freeCount, 2);
+    const kept = [pool.take(16_384), pool.take(16_384)].map((b) => b.buffer.byteLength);
+    assert.equal(pool.freeCount, 0, "both came from the free list");
+    assert.ok(kept.every((n) => n <= 1 << 20), "the 4 MiB one went");
+  });
 });

@@ -67,6 +67,16 @@ export class BufferPool {
   clear(): void {
     this.free.length = 0;
   }
+
+  /**
+   * Keeps at most `keep` free buffers of at most `maxBytes` each (an owner at the end of what it
+   * reads keeps one small buffer for the next chunk a live reader gets, and nothing large).
+   */
+  trim(keep: number, maxBytes: number): void {
+    let kept = 0;
+    for (const ab of this.free) if (kept < keep && ab.byteLength <= maxBytes) this.free[kept++] = ab;
+    this.free.length = kept;
+  }
 }
 
 function allocationFor(n: number): number {

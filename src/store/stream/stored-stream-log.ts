@@ -14,7 +14,7 @@
  * Reading a large backlog allocates no buffer per chunk: a lending reader (for consumers that
  * copy each body as they deliver it) reads every chunk into one buffer of its own, and a chunk
  * cursor reads into a few buffers the socket gives back once it has written them (BufferPool);
- * both let go of their buffers when they reach the end, so an idle consumer holds none.
+ * both let go of their buffers when they reach the end but one small one (for a live reader's next chunk).
  */
 import { BufferPool } from "../../broker/values/buffer-pool.js";
 import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type Message, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
@@ -48,6 +48,8 @@ interface DecodedChunk {
 
 /** Buffers larger than this (a chunk of many large messages) are read once and not kept for reuse. */
 const REUSED_CHUNK_MAX = 16 * 1024 * 1024;
+/** The largest buffer a reader at the end keeps for the next chunk (a live reader's chunks are small). */
+const IDLE_BUFFER_MAX = 1024 * 1024;
 /** Chunk buffers a native subscription keeps while it reads on (credit bounds how many are in flight). */
 const CURSOR_FREE_BUFFERS = 12;
 
@@ -181,8 +183,8 @@ export class StoredStreamLog implements StreamLog {
         position = Math.max(position, this.firstOffset);
         const i = position < this.committed ? this.chunks.findOffset(position) : this.chunks.chunkCount;
         if (i >= this.chunks.chunkCount || this.chunks.chunkAt(i).firstOffset >= this.committed) {
-          // At the end: an idle subscription keeps no buffer (those in flight come back later).
-          pool.clear();
+          // At the end: an idle subscription keeps at most one small buffer, for the next chunk.
+          pool.trim(1, IDLE_BUFFER_MAX);
           return null;
         }
         const at = this.chunks.chunkAt(i);
@@ -316,10 +318,10 @@ export class StoredStreamLog implements StreamLog {
         for (;;) {
           // Committed messages only (batch-confirm.ts): what a failover could still lose is not read.
           if (position >= this.committed) {
-            // Caught up: an idle reader holds no buffer.
+            // Caught up: an idle reader holds at most one small buffer.
             if (pool !== null) {
               leave();
-              pool.clear();
+              pool.trim(1, IDLE_BUFFER_MAX);
             }
             return null;
           }
