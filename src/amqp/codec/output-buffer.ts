@@ -14,7 +14,8 @@
  */
 import { CodecError } from "./codec-error.js";
 import { BufferPool } from "../../broker/values/buffer-pool.js";
-import { Decimal, type FieldTable, type FieldValue } from "../../broker/values/field-value.js";
+import type { FieldTable, FieldValue } from "../../broker/values/field-value.js";
+import { writeFieldArray, writeFieldTable, writeFieldValue } from "./field-table-writer.js";
 
 const FRAME_END = 0xce;
 /** The spec's frame-body type (constant FRAME-BODY). */
@@ -282,68 +283,16 @@ export class OutputBuffer {
   }
 
   writeTable(t: FieldTable): void {
-    const lenPos = this.reserve32();
-    for (const key of Object.keys(t)) {
-      const v = t[key];
-      if (v === undefined) continue;
-      this.writeShortString(key);
-      this.writeValue(v);
-    }
-    this.patch32(lenPos);
+    writeFieldTable(this, t);
   }
 
   writeArray(a: readonly FieldValue[]): void {
-    const lenPos = this.reserve32();
-    for (const v of a) this.writeValue(v);
-    this.patch32(lenPos);
+    writeFieldArray(this, a);
   }
 
-  /** The tag is chosen from the JS value (see field-table.ts). */
+  /** One field value, its tag chosen from the JS value (field-table-writer.ts). */
   writeValue(v: FieldValue): void {
-    if (v === null) return this.writeUInt8(0x56);
-    switch (typeof v) {
-      case "boolean":
-        this.writeUInt8(0x74);
-        return this.writeUInt8(v ? 1 : 0);
-      case "number":
-        if (Number.isInteger(v)) {
-          if (v >= -2147483648 && v <= 2147483647) {
-            this.writeUInt8(0x49);
-            return this.writeInt32(v);
-          }
-          this.writeUInt8(0x6c);
-          return this.writeInt64(v);
-        }
-        this.writeUInt8(0x64);
-        return this.writeDouble(v);
-      case "bigint":
-        this.writeUInt8(0x6c);
-        return this.writeInt64(v);
-      case "string":
-        this.writeUInt8(0x53);
-        return this.writeLongString(v);
-      default:
-        break;
-    }
-    if (Buffer.isBuffer(v)) {
-      this.writeUInt8(0x78);
-      return this.writeLongString(v);
-    }
-    if (v instanceof Date) {
-      this.writeUInt8(0x54);
-      return this.writeUInt64(Math.floor(v.getTime() / 1000));
-    }
-    if (v instanceof Decimal) {
-      this.writeUInt8(0x44);
-      this.writeUInt8(v.scale);
-      return this.writeInt32(v.value);
-    }
-    if (Array.isArray(v)) {
-      this.writeUInt8(0x41);
-      return this.writeArray(v);
-    }
-    this.writeUInt8(0x46);
-    this.writeTable(v);
+    writeFieldValue(this, v);
   }
 
   /** Starts a frame: type, channel and a size placeholder. Returns the position for endFrame. */
@@ -406,7 +355,8 @@ export class OutputBuffer {
     }
   }
 
-  private reserve32(): number {
+  /** Reserves a u32 length to be back-patched by patch32 (field tables and arrays). */
+  reserve32(): number {
     this.ensure(4);
     const p = this.pos;
     if (this.open++ === 0) this.openAt = p;
@@ -414,7 +364,7 @@ export class OutputBuffer {
     return p + this.base;
   }
 
-  private patch32(p: number): void {
+  patch32(p: number): void {
     const at = p - this.base;
     this.buf.writeUInt32BE(this.pos - at - 4, at);
     this.open--;
