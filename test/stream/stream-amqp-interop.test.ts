@@ -2,35 +2,19 @@
 // by rabbitmq-stream-js-client with RabbitMQ 3.10's message mapping, and a stream created and
 // written natively is read by amqplib with its properties, headers and x-stream-offset; live
 // consumers of either protocol get what the other publishes.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type ConfirmChannel, type ConsumeMessage } from "amqplib";
-import { Offset, type Client } from "rabbitmq-stream-js-client";
+import type { ConsumeMessage } from "amqplib";
+import { Offset } from "rabbitmq-stream-js-client";
 import type { Message } from "rabbitmq-stream-js-client/dist/publisher.js";
 import { collector, withTimeout } from "../helpers/wait.js";
-import type { TestBroker } from "../helpers/broker.js";
-import { startStreamBroker, streamClient } from "./stream-helpers.js";
+import { useStreamAndAmqp } from "./stream-helpers.js";
 
 describe("streams across AMQP 0-9-1 and the native protocol", () => {
-  let b: TestBroker & { streamPort: number };
-  let client: Client;
-  let conn: amqp.ChannelModel;
-  let ch: ConfirmChannel;
-  before(async () => {
-    b = await startStreamBroker();
-    client = await streamClient(b);
-    conn = await amqp.connect(b.amqpUrl);
-    ch = await conn.createConfirmChannel();
-  });
-  after(async () => {
-    await conn?.close();
-    await client?.close();
-    await b?.close();
-  });
-
+  const fx = useStreamAndAmqp();
   it("reads natively what amqplib published to a stream it declared", async () => {
-    await ch.assertQueue("from-amqp", { durable: true, arguments: { "x-queue-type": "stream" } });
-    ch.sendToQueue("from-amqp", Buffer.from("hello native"), {
+    await fx.ch.assertQueue("from-amqp", { durable: true, arguments: { "x-queue-type": "stream" } });
+    fx.ch.sendToQueue("from-amqp", Buffer.from("hello native"), {
       contentType: "text/plain",
       messageId: "m-1",
       correlationId: "c-1",
@@ -39,10 +23,10 @@ describe("streams across AMQP 0-9-1 and the native protocol", () => {
       priority: 3,
       headers: { region: "eu", attempt: 2 },
     });
-    ch.sendToQueue("from-amqp", Buffer.from("second"));
-    await ch.waitForConfirms();
+    fx.ch.sendToQueue("from-amqp", Buffer.from("second"));
+    await fx.ch.waitForConfirms();
     const got = collector<Message>(2);
-    await client.declareConsumer({ stream: "from-amqp", offset: Offset.first() }, (m) => got.push(m));
+    await fx.client.declareConsumer({ stream: "from-amqp", offset: Offset.first() }, (m) => got.push(m));
     const [m1, m2] = await withTimeout(got.done, 5000, "2 native deliveries");
     assert.equal(m1!.content.toString(), "hello native");
     assert.equal(m1!.offset, 0n);
@@ -58,22 +42,22 @@ describe("streams across AMQP 0-9-1 and the native protocol", () => {
   });
 
   it("reads with amqplib what a native publisher wrote to a stream it created", async () => {
-    await client.createStream({ stream: "from-native" });
-    const p = await client.declarePublisher({ stream: "from-native" });
+    await fx.client.createStream({ stream: "from-native" });
+    const p = await fx.client.declarePublisher({ stream: "from-native" });
     await p.send(Buffer.from("hello amqp"), {
       messageProperties: { contentType: "application/json", messageId: "n-1", correlationId: "nc-1", replyTo: "answers", creationTime: new Date(1_700_000_000_000) },
       applicationProperties: { tenant: "acme", count: 7 },
     });
     await p.send(Buffer.from("plain"));
     await p.flush();
-    const read = await ch.assertQueue("from-native", { durable: true, arguments: { "x-queue-type": "stream" } });
+    const read = await fx.ch.assertQueue("from-native", { durable: true, arguments: { "x-queue-type": "stream" } });
     assert.equal(read.queue, "from-native");
-    await ch.prefetch(10);
+    await fx.ch.prefetch(10);
     const got = collector<ConsumeMessage>(2);
-    await ch.consume("from-native", (m) => {
+    await fx.ch.consume("from-native", (m) => {
       if (!m) return;
       got.push(m);
-      ch.ack(m);
+      fx.ch.ack(m);
     }, { arguments: { "x-stream-offset": "first" } });
     const [a, c] = await withTimeout(got.done, 5000, "2 AMQP deliveries");
     assert.equal(a!.content.toString(), "hello amqp");
@@ -90,30 +74,30 @@ describe("streams across AMQP 0-9-1 and the native protocol", () => {
   });
 
   it("delivers live across protocols: native publish to an AMQP consumer, AMQP publish to a native one", async () => {
-    await client.createStream({ stream: "live" });
+    await fx.client.createStream({ stream: "live" });
     const native = collector<string>(1);
-    await client.declareConsumer({ stream: "live", offset: Offset.next() }, (m) => native.push(m.content.toString()));
+    await fx.client.declareConsumer({ stream: "live", offset: Offset.next() }, (m) => native.push(m.content.toString()));
     const amqpGot = collector<string>(1);
-    const ch2 = await conn.createChannel();
+    const ch2 = await fx.conn.createChannel();
     await ch2.prefetch(5);
     await ch2.consume("live", (m) => {
       if (!m) return;
       amqpGot.push(m.content.toString());
       ch2.ack(m);
     }, { arguments: { "x-stream-offset": "next" } });
-    ch.sendToQueue("live", Buffer.from("over amqp"));
-    await ch.waitForConfirms();
+    fx.ch.sendToQueue("live", Buffer.from("over amqp"));
+    await fx.ch.waitForConfirms();
     assert.deepEqual(await withTimeout(native.done, 5000, "native live delivery"), ["over amqp"]);
     assert.deepEqual(await withTimeout(amqpGot.done, 5000, "AMQP live delivery"), ["over amqp"]);
     const native2 = collector<string>(2);
-    await client.declareConsumer({ stream: "live", offset: Offset.first() }, (m) => native2.push(m.content.toString()));
+    await fx.client.declareConsumer({ stream: "live", offset: Offset.first() }, (m) => native2.push(m.content.toString()));
     const amqp2 = collector<string>(1);
     await ch2.consume("live", (m) => {
       if (!m) return;
       if (m.content.toString() === "over stream") amqp2.push("over stream");
       ch2.ack(m);
     }, { arguments: { "x-stream-offset": "next" } });
-    const p = await client.declarePublisher({ stream: "live" });
+    const p = await fx.client.declarePublisher({ stream: "live" });
     await p.send(Buffer.from("over stream"));
     await p.flush();
     assert.deepEqual(await withTimeout(native2.done, 5000, "native replay"), ["over amqp", "over stream"]);

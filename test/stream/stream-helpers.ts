@@ -1,6 +1,7 @@
 /** Shared set-up of the native stream protocol tests: a broker with the stream port, and clients of it. */
 import { after, before } from "node:test";
 import { connect, type Client } from "rabbitmq-stream-js-client";
+import amqp, { type ConfirmChannel } from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import type { StartOptions } from "../../src/start-broker.js";
 
@@ -33,6 +34,29 @@ export function useStreamBroker(options: StartOptions = {}): StreamFixture {
     f.client = await streamClient(f.b);
   });
   after(async () => {
+    await f.client?.close();
+    await f.b?.close();
+  });
+  return f;
+}
+
+/** A stream broker, a native client and an AMQP 0-9-1 connection with a confirm channel. */
+export interface StreamAndAmqpFixture extends StreamFixture {
+  readonly conn: amqp.ChannelModel;
+  readonly ch: ConfirmChannel;
+}
+
+/** Call inside describe(): useStreamBroker's pair plus an amqplib connection and confirm channel (closed first: node:test runs after-hooks in the order they were added). */
+export function useStreamAndAmqp(options: StartOptions = {}): StreamAndAmqpFixture {
+  const f = {} as { b: TestBroker & { streamPort: number }; client: Client; conn: amqp.ChannelModel; ch: ConfirmChannel };
+  before(async () => {
+    f.b = await startStreamBroker(options);
+    f.client = await streamClient(f.b);
+    f.conn = await amqp.connect(f.b.amqpUrl);
+    f.ch = await f.conn.createConfirmChannel();
+  });
+  after(async () => {
+    await f.conn?.close();
     await f.client?.close();
     await f.b?.close();
   });

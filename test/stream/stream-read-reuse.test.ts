@@ -4,17 +4,16 @@
 // its buffer was overwritten by a later chunk. Many chunks of distinct bodies (small ones, copied
 // into the output, and large ones, over 4 KiB, which an ordinary queue's delivery references),
 // read by slow consumers of both protocols and a non-borrowing consumer (a shovel), every byte checked.
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type ConfirmChannel } from "amqplib";
-import { Offset, type Client } from "rabbitmq-stream-js-client";
+import amqp from "amqplib";
+import { Offset } from "rabbitmq-stream-js-client";
 import { decodeMessage } from "../../src/amqp10/message-sections.js";
 import { StreamRawClient } from "../../src/bench/stream-raw-client.js";
 import { chunkMessages } from "../../src/store/stream/chunk-format.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
-import type { TestBroker } from "../helpers/broker.js";
-import { startStreamBroker, streamClient } from "./stream-helpers.js";
+import { useStreamAndAmqp } from "./stream-helpers.js";
 
 const CHUNKS = 40;
 const PER_CHUNK = 25;
@@ -35,30 +34,18 @@ function checkBody(i: number, got: Buffer): void {
 }
 
 describe("stream readers reusing their buffers deliver every body intact", () => {
-  let b: TestBroker & { streamPort: number };
-  let client: Client;
-  let conn: amqp.ChannelModel;
-  let ch: ConfirmChannel;
+  const fx = useStreamAndAmqp();
   before(async () => {
-    b = await startStreamBroker();
-    client = await streamClient(b);
-    conn = await amqp.connect(b.amqpUrl);
-    ch = await conn.createConfirmChannel();
-    await ch.assertQueue("reuse", { durable: true, arguments: { "x-queue-type": "stream" } });
+    await fx.ch.assertQueue("reuse", { durable: true, arguments: { "x-queue-type": "stream" } });
     // One confirmed batch at a time: each becomes at least one chunk of its own in the segment file.
     for (let c = 0; c < CHUNKS; c++) {
-      for (let k = 0; k < PER_CHUNK; k++) ch.sendToQueue("reuse", bodyOf(c * PER_CHUNK + k));
-      await ch.waitForConfirms();
+      for (let k = 0; k < PER_CHUNK; k++) fx.ch.sendToQueue("reuse", bodyOf(c * PER_CHUNK + k));
+      await fx.ch.waitForConfirms();
     }
-  });
-  after(async () => {
-    await conn?.close();
-    await client?.close();
-    await b?.close();
   });
 
   it("an AMQP consumer reading across many chunks, acking late in bursts, gets every body intact", async () => {
-    const reader = await conn.createChannel();
+    const reader = await fx.conn.createChannel();
     // Each burst of credit (50) spans chunks, so one dispatch reads several chunks into the
     // reader's one buffer before the connection's output is written.
     await reader.prefetch(50);
@@ -87,8 +74,8 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
 
   it("two AMQP consumers on one connection, reading from different offsets, get every body intact", async () => {
     // Their output shares one connection's blocks while each reader reuses its own chunk buffer.
-    const a = await conn.createChannel();
-    const z = await conn.createChannel();
+    const a = await fx.conn.createChannel();
+    const z = await fx.conn.createChannel();
     await a.prefetch(200);
     await z.prefetch(200);
     const got = { a: 0, z: 0 };
@@ -117,7 +104,7 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
     let next = 0;
     const done = collector<void>(1);
     const pause = new Int32Array(new SharedArrayBuffer(4));
-    const consumer = await client.declareConsumer({ stream: "reuse", offset: Offset.first() }, (m) => {
+    const consumer = await fx.client.declareConsumer({ stream: "reuse", offset: Offset.first() }, (m) => {
       // Slow (its event loop blocked a moment per message): the socket backs up, so the broker's
       // chunk writes wait in its buffer while the cursor reads on — into buffers not yet written.
       if (next < TOTAL / 2) Atomics.wait(pause, 0, 0, 2);
@@ -127,7 +114,7 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
       if (next === TOTAL) done.push();
     });
     await withTimeout(done.done, 30_000, `${TOTAL} native deliveries`);
-    await client.closeConsumer(consumer.extendedId);
+    await fx.client.closeConsumer(consumer.extendedId);
   });
 
   it("a native subscriber whose socket backs up gets every chunk intact (a chunk's buffer is reused only once written)", async () => {
@@ -142,17 +129,17 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
       b.writeUInt32BE(i, 0);
       return b;
     };
-    await ch.assertQueue("reuse-small", { durable: true, arguments: { "x-queue-type": "stream" } });
+    await fx.ch.assertQueue("reuse-small", { durable: true, arguments: { "x-queue-type": "stream" } });
     // One message per round trip, without confirms (so no fsync to wait for): each arrives in a
     // turn of its own and becomes a chunk of its own, or of two.
-    const pubConn = await amqp.connect(b.amqpUrl, { noDelay: true });
+    const pubConn = await amqp.connect(fx.b.amqpUrl, { noDelay: true });
     const pub = await pubConn.createChannel();
     for (let i = 0; i < CHUNKS_SMALL; i++) {
       pub.sendToQueue("reuse-small", small(i));
       await pub.checkQueue("reuse-small");
     }
     await pubConn.close();
-    const c = await StreamRawClient.open(new URL(`rabbitmq-stream://guest:guest@127.0.0.1:${b.streamPort}/%2F`));
+    const c = await StreamRawClient.open(new URL(`rabbitmq-stream://guest:guest@127.0.0.1:${fx.b.streamPort}/%2F`));
     let next = 0;
     const done = collector<void>(1);
     c.onFrame = (f) => {
@@ -170,7 +157,7 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
     c.socket.pause();
     const auth = `Basic ${Buffer.from("guest:guest").toString("base64")}`;
     const sent = async (): Promise<number> => {
-      const list = (await (await fetch(`${b.httpUrl}/api/stream/consumers`, { headers: { authorization: auth } })).json()) as { offset: number }[];
+      const list = (await (await fetch(`${fx.b.httpUrl}/api/stream/consumers`, { headers: { authorization: auth } })).json()) as { offset: number }[];
       return list[0]?.offset ?? 0;
     };
     // Backed up: the broker has stopped sending for a while (its socket is full), or sent everything.
@@ -197,7 +184,7 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
     // The shovel's local endpoint publishes what it gets into a classic queue, which keeps the
     // body by reference: it must not be lent a buffer the reader reuses.
     const auth = `Basic ${Buffer.from("guest:guest").toString("base64")}`;
-    const res = await fetch(`${b.httpUrl}/api/parameters/shovel/%2F/from-stream`, {
+    const res = await fetch(`${fx.b.httpUrl}/api/parameters/shovel/%2F/from-stream`, {
       method: "PUT",
       headers: { authorization: auth, "content-type": "application/json" },
       body: JSON.stringify({
@@ -213,7 +200,7 @@ describe("stream readers reusing their buffers deliver every body intact", () =>
       }),
     });
     assert.ok(res.status === 201 || res.status === 204, `shovel declared: ${res.status} ${await res.text()}`);
-    const check = await conn.createChannel();
+    const check = await fx.conn.createChannel();
     await eventually(async () => (await check.checkQueue("copied")).messageCount === TOTAL, 30_000, `${TOTAL} messages shovelled`);
     for (let i = 0; i < TOTAL; i++) {
       const m = await check.get("copied", { noAck: true });
