@@ -55,3 +55,8 @@ export function peerOf(socket: SocketAddresses, tls: boolean, absent = ""): Peer
 export function connectionName(p: PeerInfo): string {
   return `${p.peerHost}:${p.peerPort} -> ${p.host}:${p.port}`;
 }
+
+/** The address fields of a connection record (ConnectionInfo's host, port, peer_host, peer_port), from the peer facts. */
+export function peerAddresses(p: PeerInfo): { host: string; port: number; peerHost: string; peerPort: number } {
+  return { host: p.host, port: p.port, peerHost: p.peerHost, peerPort: p.peerPort };
+}

@@ -3,7 +3,7 @@
  * record of the broker's connection registry, with RabbitMQ's protocol names ("MQTT 3.1.1",
  * "MQTT 5-0", "Web MQTT …") and the client id in client_properties.client_id.
  */
-import type { PeerInfo } from "../auth/peer-address.js";
+import { peerAddresses, type PeerInfo } from "../auth/peer-address.js";
 import type { ConnectionInfo } from "../broker/index.js";
 
 /** Where the stream comes from (the peer facts every transport has), and what MQTT adds to them. */
@@ -35,10 +35,7 @@ export function connectionRecord(
 ): ConnectionInfo {
   return {
     name,
-    host: peer.host,
-    port: peer.port,
-    peerHost: peer.peerHost,
-    peerPort: peer.peerPort,
+    ...peerAddresses(peer),
     user: s.user,
     vhost: s.vhost,
     protocol: `${peer.protocolName} ${VERSION_NAMES[protocolVersion] ?? "3.1.1"}`,

@@ -5,7 +5,7 @@
  * subscriptions for /api/stream/*.
  */
 import type { TLSSocket } from "node:tls";
-import type { PeerInfo } from "../auth/peer-address.js";
+import { peerAddresses, type PeerInfo } from "../auth/peer-address.js";
 import type { ConnectionInfo, StreamConsumerInfo, StreamPublisherInfo } from "../broker/index.js";
 import type { PublisherState, SubscriptionState } from "./stream-context.js";
 
@@ -33,10 +33,7 @@ export function connectionInfo(name: string, peer: StreamPeer, socket: TLSSocket
   const cipher = peer.tls ? socket.getCipher?.() : undefined;
   return {
     name,
-    host: peer.host,
-    port: peer.port,
-    peerHost: peer.peerHost,
-    peerPort: peer.peerPort,
+    ...peerAddresses(peer),
     user: f.user,
     vhost: f.vhost,
     protocol: "stream",

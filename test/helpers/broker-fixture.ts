@@ -25,3 +25,23 @@ export function useBrokerWithConnection(options: StartOptions = {}): BrokerFixtu
   });
   return fixture;
 }
+
+/** Two brokers for a file (federation, shovels, definitions moved between brokers). */
+export interface TwoBrokers {
+  readonly a: TestBroker;
+  readonly b: TestBroker;
+}
+
+/** Call inside describe(): brokers a and b start before the file's tests; b closes first after them. */
+export function useTwoBrokers(optionsA: StartOptions = {}, optionsB: StartOptions = {}): TwoBrokers {
+  const fixture = {} as { a: TestBroker; b: TestBroker };
+  before(async () => {
+    fixture.a = await startTestBroker(optionsA);
+    fixture.b = await startTestBroker(optionsB);
+  });
+  after(async () => {
+    await fixture.b?.close();
+    await fixture.a?.close();
+  });
+  return fixture;
+}

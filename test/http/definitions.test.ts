@@ -1,23 +1,14 @@
 // GET/POST /api/definitions: RabbitMQ's format, round trip, and RabbitMQ-exported password hashes.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { useTwoBrokers } from "../helpers/broker-fixture.js";
 import { apiClient } from "../helpers/http-client.js";
 
 describe("definitions over HTTP", () => {
-  let a: TestBroker;
-  let b: TestBroker;
-  const onA = apiClient(() => a.httpUrl);
-  const onB = apiClient(() => b.httpUrl);
-  before(async () => {
-    a = await startTestBroker();
-    b = await startTestBroker();
-  });
-  after(async () => {
-    await a.close();
-    await b.close();
-  });
+  const two = useTwoBrokers();
+  const onA = apiClient(() => two.a.httpUrl);
+  const onB = apiClient(() => two.b.httpUrl);
 
   it("exports RabbitMQ's document and imports it into another broker", async () => {
     await onA("PUT", "/api/vhosts/app", {});
@@ -32,7 +23,7 @@ describe("definitions over HTTP", () => {
     const q = (await onB("GET", "/api/queues/app/jobs")).json!;
     assert.deepEqual(q["arguments"], { "x-message-ttl": 5000 });
     assert.equal(((await onB("GET", "/api/bindings/app/e/events/q/jobs")).json as unknown as unknown[]).length, 1);
-    assert.ok(b.broker.authenticate("bob", "pw"), "the hash travelled and still verifies");
+    assert.ok(two.b.broker.authenticate("bob", "pw"), "the hash travelled and still verifies");
     const single = (await onA("GET", "/api/definitions/app")).json!;
     assert.equal(single["rabbitmq_definition_format"], "single_virtual_host");
     assert.ok((single["queues"] as Array<Record<string, unknown>>).every((i) => !("vhost" in i)));
@@ -49,7 +40,7 @@ describe("definitions over HTTP", () => {
       bindings: [],
     };
     assert.equal((await onB("POST", "/api/definitions", rabbit)).status, 204);
-    const conn = await amqp.connect(`amqp://migrated:guest@127.0.0.1:${b.amqpPort}/legacy`);
+    const conn = await amqp.connect(`amqp://migrated:guest@127.0.0.1:${two.b.amqpPort}/legacy`);
     const ch = await conn.createChannel();
     assert.equal((await ch.checkQueue("q1")).queue, "q1");
     await conn.close();
