@@ -19,10 +19,16 @@ export async function go(page: Page, hash: string, heading: string): Promise<voi
 
 /** Waits until some element matching `selector` contains `text`. */
 export async function waitText(page: Page, selector: string, text: string, timeout = TIMEOUT): Promise<void> {
-  await page.waitForFunction(
-    `[...document.querySelectorAll(${JSON.stringify(selector)})].some((e) => e.textContent.includes(${JSON.stringify(text)}))`,
-    { timeout, polling: 50 },
-  );
+  try {
+    await page.waitForFunction(
+      `[...document.querySelectorAll(${JSON.stringify(selector)})].some((e) => e.textContent.includes(${JSON.stringify(text)}))`,
+      { timeout, polling: 50 },
+    );
+  } catch (err) {
+    // Say what the page showed instead, so a failure in CI explains itself.
+    const seen = await textOf(page, `${selector}, [role=alert]`).catch(() => "(page gone)");
+    throw new Error(`waited ${timeout} ms for ${selector} to contain ${JSON.stringify(text)}; it showed: ${JSON.stringify(seen.slice(0, 500))}`, { cause: err });
+  }
 }
 
 export async function textOf(page: Page, selector: string): Promise<string> {
@@ -35,6 +41,17 @@ export async function textOf(page: Page, selector: string): Promise<string> {
  */
 export async function clickText(page: Page, selector: string, label: string): Promise<void> {
   await waitText(page, selector, label).catch(() => undefined);
+  // A submit button is clicked once its form is complete, as a user would wait: fields filled
+  // from a request (the vhost list) may arrive after the test has typed the rest.
+  await page
+    .waitForFunction(
+      `(() => {
+        const el = [...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.textContent.includes(${JSON.stringify(label)}));
+        return !el || el.type !== "submit" || !el.form || el.form.checkValidity();
+      })()`,
+      { timeout: TIMEOUT, polling: 50 },
+    )
+    .catch(() => undefined);
   const ok = await page.evaluate(`(() => {
     const el = [...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.textContent.includes(${JSON.stringify(label)}));
     if (!el) return false;

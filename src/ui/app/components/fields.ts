@@ -21,9 +21,9 @@ export function TextField({ label, value, set, name, placeholder, required, type
   </label>`;
 }
 
-export function SelectField({ label, value, set, options, name }: { label: string; value: string; set: (v: string) => void; options: ReadonlyArray<readonly [string, string]>; name?: string }) {
+export function SelectField({ label, value, set, options, name, required }: { label: string; value: string; set: (v: string) => void; options: ReadonlyArray<readonly [string, string]>; name?: string; required?: boolean }) {
   return html`<label class="field">${label}
-    <select name=${name} value=${value} onChange=${(e: Event) => set((e.target as HTMLSelectElement).value)}>
+    <select name=${name} value=${value} required=${required} onChange=${(e: Event) => set((e.target as HTMLSelectElement).value)}>
       ${options.map(([v, l]) => html`<option value=${v}>${l}</option>`)}
     </select>
   </label>`;

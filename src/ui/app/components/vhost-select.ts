@@ -19,7 +19,9 @@ export function VhostField({ value, set, only }: { value: string; set: (v: strin
   useEffect(() => {
     if (names.length > 0 && !names.includes(value)) set(names.includes("/") ? "/" : names[0]!);
   }, [key]);
-  return html`<${SelectField} label="Virtual host" name="vhost" value=${value} set=${set} options=${names.map((n) => [n, n] as const)} />`;
+  // Required: until the list arrives the value may be "" (the app's "all vhosts"), and a form
+  // sent then would name no vhost (PUT /api/queues//name). The browser holds it back instead.
+  return html`<${SelectField} label="Virtual host" name="vhost" value=${value} set=${set} required=${true} options=${names.map((n) => [n, n] as const)} />`;
 }
 
 /** The names the user may declare in the chosen vhost, as its configure pattern says (shown, not evaluated here). */
