@@ -4,8 +4,9 @@
  * `rawProperties` caches the properties' binary form — AMQP 0-9-1's property list, which is also
  * the store's on-disk form — so an AMQP publish delivered to AMQP consumers and written to disk is
  * never re-encoded. A transport that builds properties itself (MQTT, streams, HTTP) passes null.
- * Whoever changes `properties` (dead-lettering adds x-death) must set `rawProperties` to null so
- * it is encoded again when needed.
+ * Whoever changes `properties` (dead-lettering adds x-death) gives new ones, never changes them in
+ * place (an AMQP channel shares one decoding among publishes with the same property bytes:
+ * content-assembly.ts), and sets `rawProperties` to null so they are encoded again when needed.
  */
 import type { MessageProperties } from "./values/message-properties.js";
 import { bodyLength, type Body } from "./values/message-body.js";
@@ -15,7 +16,7 @@ export type { MessageProperties };
 export interface Message {
   readonly exchange: string;
   readonly routingKey: string;
-  properties: MessageProperties;
+  properties: Readonly<MessageProperties>;
   rawProperties: Buffer | null;
   readonly body: Body;
   /** The body's length in bytes (queues count bytes per message; an array body has no .length of bytes). */
@@ -29,7 +30,7 @@ export interface Message {
 export function createMessage(
   exchange: string,
   routingKey: string,
-  properties: MessageProperties,
+  properties: Readonly<MessageProperties>,
   rawProperties: Buffer | null,
   body: Body,
   now: number,

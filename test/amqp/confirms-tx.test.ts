@@ -63,4 +63,25 @@ describe("confirms, transactions, direct reply-to", () => {
     await client.close();
     await server.close();
   });
+
+  it("direct reply-to addresses every request, when requests repeat the same properties", async () => {
+    // A channel shares one decoding among publishes with the same property bytes
+    // (content-assembly.ts): addressing one request must not change the next one's properties.
+    const server = await f.conn.createChannel();
+    const { queue } = await server.assertQueue("", { exclusive: true });
+    const client = await f.conn.createChannel();
+    await client.consume("amq.rabbitmq.reply-to", () => undefined, { noAck: true });
+    for (let i = 0; i < 3; i++) client.sendToQueue(queue, Buffer.from(`r${i}`), { replyTo: "amq.rabbitmq.reply-to", correlationId: "same" });
+    client.sendToQueue(queue, Buffer.from("plain"), { correlationId: "same" });
+    for (let i = 0; i < 3; i++) {
+      const m = await mustGet(server, queue);
+      assert.equal(m.content.toString(), `r${i}`);
+      assert.match(String(m.properties.replyTo), /^amq\.rabbitmq\.reply-to\../, `request ${i} carries a reply address`);
+    }
+    const plain = await mustGet(server, queue);
+    assert.equal(plain.properties.replyTo, undefined);
+    assert.equal(plain.properties.correlationId, "same");
+    await client.close();
+    await server.close();
+  });
 });

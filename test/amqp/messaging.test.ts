@@ -48,6 +48,31 @@ describe("messaging with amqplib", () => {
     assert.equal(m!.fields.redelivered, false);
   });
 
+  it("gives each message its own properties when a publisher repeats, alternates and varies them", async () => {
+    // Equal property bytes share one decoding (content-assembly.ts); each message must still
+    // arrive with exactly what was sent with it, and a dead-lettering x-death stays on its own.
+    const { queue } = await ch.assertQueue("", { exclusive: true });
+    const long = "x".repeat(100); // past the byte-loop comparison
+    const sent = [
+      { messageId: "m1", headers: { k: 1 } },
+      { messageId: "m1", headers: { k: 1 } },
+      { messageId: "m2", headers: { k: 1 } }, // same length, other bytes
+      { messageId: "m1", headers: { k: 1 } },
+      { messageId: long },
+      { messageId: long },
+      { messageId: long.slice(0, 99) + "y" },
+      {},
+      {},
+    ];
+    sent.forEach((p, i) => ch.sendToQueue(queue, Buffer.from(String(i)), p));
+    for (let i = 0; i < sent.length; i++) {
+      const m = await mustGet(ch, queue);
+      assert.equal(m.content.toString(), String(i));
+      assert.equal(m.properties.messageId, sent[i]!.messageId, `message ${i}`);
+      assert.deepEqual(m.properties.headers ?? {}, sent[i]!.headers ?? {}, `message ${i}`);
+    }
+  });
+
   it("round-robins between consumers of one queue", async () => {
     const { queue } = await ch.assertQueue("", { exclusive: true });
     const a: string[] = [];

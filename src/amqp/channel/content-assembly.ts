@@ -9,6 +9,11 @@
  * (start() per publish): completePublish reads it synchronously and keeps nothing of it but the
  * values it hands to the Message. Only a body in several frames allocates (its parts array, which
  * becomes the message's body).
+ *
+ * Publishers repeat their properties: a client sends the same flags and values message after
+ * message. Property bytes equal to the previous publish's on this channel share its raw slice and
+ * its decoded properties, so such a publish allocates neither. Sharing is safe because a
+ * Message's properties are never changed in place (message.ts: a change makes new properties).
  */
 import type { Exchange } from "../../broker/index.js";
 import type { Body } from "../../broker/values/message-body.js";
@@ -26,6 +31,10 @@ export class PendingPublish implements ContentHeader {
   rawProperties: Buffer | null = null;
   classId = 0;
   bodySize = 0;
+  propertiesStart = 0;
+  /** The previous publish's property bytes and their decoding (see the header). */
+  private lastRaw: Buffer | null = null;
+  private lastProperties: BasicProperties | null = null;
   private first: Buffer | null = null;
   private parts: Buffer[] | null = null;
   private received = 0;
@@ -48,7 +57,17 @@ export class PendingPublish implements ContentHeader {
   readHeader(buf: Buffer, start: number, end: number): void {
     decodeContentHeader(this, buf, start, end);
     if (this.classId !== BASIC_CLASS) throw new BrokerError("frameError", `content header for class ${this.classId} is not basic`);
-    this.properties = decodeBasicProperties(this.rawProperties!);
+    const from = this.propertiesStart;
+    const last = this.lastRaw;
+    if (last !== null && sameBytes(last, buf, from, end)) {
+      this.rawProperties = last;
+      this.properties = this.lastProperties;
+      return;
+    }
+    const raw = buf.subarray(from, end);
+    const properties = decodeBasicProperties(raw);
+    this.rawProperties = this.lastRaw = raw;
+    this.properties = this.lastProperties = properties;
   }
 
   /** One body frame: returns the whole body with the frame that completes it, else null. */
@@ -66,4 +85,16 @@ export class PendingPublish implements ContentHeader {
     else (this.parts ??= [this.first]).push(payload);
     return null;
   }
+}
+
+/** Below this many bytes a loop compares faster than a call into Buffer.compare. */
+const LOOP_COMPARE_MAX = 64;
+
+/** True when bytes [from, end) of `buf` are exactly `a`. */
+function sameBytes(a: Buffer, buf: Buffer, from: number, end: number): boolean {
+  const n = a.length;
+  if (end - from !== n) return false;
+  if (n > LOOP_COMPARE_MAX) return buf.compare(a, 0, n, from, end) === 0;
+  for (let i = 0; i < n; i++) if (a[i] !== buf[from + i]) return false;
+  return true;
 }

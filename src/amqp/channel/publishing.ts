@@ -23,7 +23,7 @@ const REPLY_TO_PREFIX = "amq.rabbitmq.reply-to.";
 /** The last body frame (or an empty body's header) arrived: check, then route or hold for tx.commit. */
 export function completePublish(ch: ChannelState, c: PendingPublish, body: Body): void {
   try {
-    const props = c.properties!;
+    let props = c.properties!;
     const user = ch.host.user;
     if (props.userId !== undefined && props.userId !== user && !ch.ctx.permissions.user.tags.includes("impersonator")) {
       throw new BrokerError("preconditionFailed", `user_id property set to '${props.userId}' but authenticated user was '${user}'`);
@@ -32,7 +32,8 @@ export function completePublish(ch: ChannelState, c: PendingPublish, body: Body)
     let raw = c.rawProperties;
     if (props.replyTo !== undefined && props.replyTo === "amq.rabbitmq.reply-to") {
       if (!ch.replyConsumer) throw new BrokerError("preconditionFailed", "fast reply consumer does not exist");
-      props.replyTo = ch.replyConsumer.replyAddress;
+      // New properties, not a change in place: the decoded ones may be shared (content-assembly.ts).
+      props = { ...props, replyTo: ch.replyConsumer.replyAddress };
       raw = null;
     }
     const message = createMessage(c.exchange.name, c.routingKey, props, raw, body, Date.now());

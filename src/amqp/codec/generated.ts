@@ -1674,12 +1674,12 @@ export function encodeBasicProperties(p: BasicProperties): Buffer {
   return Buffer.from(out.take());
 }
 
-/** What a content header says; decodeContentHeader fills one the caller keeps (no object per frame). */
+/** What a content header says; decodeContentHeader fills one the caller keeps (no object, no slice per frame). */
 export interface ContentHeader {
   classId: number;
   bodySize: number;
-  /** The property flags and list as received (a slice of the frame, not a copy). */
-  rawProperties: Buffer | null;
+  /** Where the property flags and list begin in the frame given (they run to its end). */
+  propertiesStart: number;
 }
 
 const HEADER_READER = new ByteReader(Buffer.alloc(0));
@@ -1693,7 +1693,7 @@ export function decodeContentHeader(into: ContentHeader, buf: Buffer, start = 0,
   if (end - start < 14) throw new CodecError("content header without property flags");
   into.classId = classId;
   into.bodySize = bodySize;
-  into.rawProperties = buf.subarray(start + 12, end);
+  into.propertiesStart = start + 12;
 }
 
 export function writeContentHeader(out: OutputBuffer, channel: number, classId: number, bodySize: number, rawProperties: Buffer): void {

@@ -120,10 +120,10 @@ describe("generated codec", () => {
     const r = new FrameReader(4096);
     r.push(out.take());
     const header = nextFrame(r)!;
-    const h: ContentHeader = { classId: 0, bodySize: 0, rawProperties: null };
+    const h: ContentHeader = { classId: 0, bodySize: 0, propertiesStart: 0 };
     decodeContentHeader(h, header.payload);
     assert.deepEqual([h.classId, h.bodySize], [60, 10_000]);
-    assert.deepEqual(h.rawProperties, raw);
+    assert.deepEqual(header.payload.subarray(h.propertiesStart), raw);
     const sizes: number[] = [];
     for (let f = nextFrame(r); f; f = nextFrame(r)) sizes.push(f.payload.length);
     assert.deepEqual(sizes, [4088, 4088, 1824]);
