@@ -4,6 +4,7 @@ import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import type { Broker } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { AmqpSettings } from "./connection/amqp-settings.js";
+import { readIntoSlabs } from "../listeners/slab-reads.js";
 import { AmqpConnection } from "./connection/connection.js";
 
 /** Sockets accepted past the socket limit, so that refused clients hear a 530 rather than a reset. */
@@ -26,16 +27,19 @@ export async function listenAmqp(broker: Broker, settings: AmqpSettings, port: n
       socket.destroy();
       return;
     }
-    sockets.add(socket);
+    // Plain TCP reads into slabs (slab-reads.ts); the server accepted it paused for the move.
+    const s = tls ? socket : readIntoSlabs(socket);
+    sockets.add(s);
     if (alarms !== null) alarms.socketsUsed++;
-    socket.on("close", () => {
-      sockets.delete(socket);
+    s.on("close", () => {
+      sockets.delete(s);
       if (alarms !== null) alarms.socketsUsed--;
     });
-    new AmqpConnection(socket, broker, settings, logger, tls !== null);
+    new AmqpConnection(s, broker, settings, logger, tls !== null);
+    if (!tls) s.resume();
   };
   // The TLS handshake must finish within the AMQP handshake timeout too.
-  const server: Server = tls ? createTlsServer({ handshakeTimeout: settings.handshakeTimeout * 1000, ...tls }, accept) : createServer(accept);
+  const server: Server = tls ? createTlsServer({ handshakeTimeout: settings.handshakeTimeout * 1000, ...tls }, accept) : createServer({ pauseOnConnect: true }, accept);
   if (tls) {
     // A failed TLS handshake (bad client certificate, not TLS at all) only concerns that socket.
     server.on("tlsClientError", (err) => logger.info("TLS handshake failed", { err: err.message }));

@@ -21,6 +21,8 @@ const FRAME_END = 0xce;
 /** The spec's frame-body type (constant FRAME-BODY). */
 const FRAME_BODY = 3;
 
+/** Byte strings up to this long are copied by a loop in writeBytes. */
+const BYTE_LOOP_MAX = 32;
 /** Short strings up to this many chars take the ASCII loop in writeShortString. */
 const ASCII_LOOP_MAX = 48;
 
@@ -239,9 +241,17 @@ export class OutputBuffer {
     this.pos += 8;
   }
   writeBytes(b: Buffer): void {
-    this.ensure(b.length);
-    b.copy(this.buf, this.pos);
-    this.pos += b.length;
+    const n = b.length;
+    this.ensure(n);
+    if (n <= BYTE_LOOP_MAX) {
+      // A small body or property list: a loop beats Buffer.copy's checks and native call.
+      const buf = this.buf;
+      const at = this.pos;
+      for (let i = 0; i < n; i++) buf[at + i] = b[i]!;
+    } else {
+      b.copy(this.buf, this.pos);
+    }
+    this.pos += n;
   }
   writeShortString(s: string): void {
     // Short ASCII strings (consumer tags, exchange and queue names, routing keys: every
