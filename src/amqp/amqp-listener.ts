@@ -4,7 +4,7 @@ import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import type { Broker } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { AmqpSettings } from "./connection/amqp-settings.js";
-import { readIntoSlabs } from "../listeners/slab-reads.js";
+import { acceptIntoSlabs } from "../listeners/slab-reads.js";
 import { AmqpConnection } from "./connection/connection.js";
 
 /** Sockets accepted past the socket limit, so that refused clients hear a 530 rather than a reset. */
@@ -27,19 +27,16 @@ export async function listenAmqp(broker: Broker, settings: AmqpSettings, port: n
       socket.destroy();
       return;
     }
-    // Plain TCP reads into slabs (slab-reads.ts); the server accepted it paused for the move.
-    const s = tls ? socket : readIntoSlabs(socket);
-    sockets.add(s);
+    sockets.add(socket);
     if (alarms !== null) alarms.socketsUsed++;
-    s.on("close", () => {
-      sockets.delete(s);
+    socket.on("close", () => {
+      sockets.delete(socket);
       if (alarms !== null) alarms.socketsUsed--;
     });
-    new AmqpConnection(s, broker, settings, logger, tls !== null);
-    if (!tls) s.resume();
+    new AmqpConnection(socket, broker, settings, logger, tls !== null);
   };
-  // The TLS handshake must finish within the AMQP handshake timeout too.
-  const server: Server = tls ? createTlsServer({ handshakeTimeout: settings.handshakeTimeout * 1000, ...tls }, accept) : createServer({ pauseOnConnect: true }, accept);
+  // The TLS handshake must finish within the AMQP handshake timeout too. Plain TCP reads into slabs.
+  const server: Server = tls ? createTlsServer({ handshakeTimeout: settings.handshakeTimeout * 1000, ...tls }, accept) : createServer({ pauseOnConnect: true }, acceptIntoSlabs(accept));
   if (tls) {
     // A failed TLS handshake (bad client certificate, not TLS at all) only concerns that socket.
     server.on("tlsClientError", (err) => logger.info("TLS handshake failed", { err: err.message }));

@@ -5,6 +5,7 @@
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
+import { acceptIntoSlabs } from "../listeners/slab-reads.js";
 import type { MqttPeer } from "./connection-record.js";
 import { MqttConnection } from "./mqtt-connection.js";
 import type { MqttNode } from "./mqtt-node.js";
@@ -30,8 +31,8 @@ export async function listenMqtt(node: MqttNode, port: number, bind: string, tls
     connections.add(c);
     socket.on("close", () => connections.delete(c));
   };
-  // The TLS handshake must finish within the time CONNECT may take.
-  const server: Server = tls ? createTlsServer({ handshakeTimeout: node.settings.connectTimeout * 1000, ...tls }, accept) : createServer(accept);
+  // The TLS handshake must finish within the time CONNECT may take. Plain TCP reads into slabs.
+  const server: Server = tls ? createTlsServer({ handshakeTimeout: node.settings.connectTimeout * 1000, ...tls }, accept) : createServer({ pauseOnConnect: true }, acceptIntoSlabs(accept));
   if (tls) server.on("tlsClientError", (err) => node.log.info("MQTTS handshake failed", { err: err.message }));
   const bound = await listenOn(server, port, bind);
   server.on("error", (err) => node.log.error("MQTT listener error", { err }));

@@ -6,6 +6,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { hostname } from "node:os";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
+import { acceptIntoSlabs } from "../listeners/slab-reads.js";
 import { peerOf } from "../auth/peer-address.js";
 import { StreamConnection } from "./stream-connection.js";
 import type { StreamNode } from "./stream-node.js";
@@ -24,7 +25,7 @@ export async function listenStream(node: StreamNode, port: number, bind: string,
     own.add(c);
     socket.on("close", () => own.delete(c));
   };
-  const server: Server = tls ? createTlsServer({ handshakeTimeout: node.settings.handshakeTimeout * 1000, ...tls }, accept) : createServer(accept);
+  const server: Server = tls ? createTlsServer({ handshakeTimeout: node.settings.handshakeTimeout * 1000, ...tls }, accept) : createServer({ pauseOnConnect: true }, acceptIntoSlabs(accept));
   if (tls) server.on("tlsClientError", (err) => node.log.info("stream TLS handshake failed", { err: err.message }));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

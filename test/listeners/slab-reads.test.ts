@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { once } from "node:events";
-import { readIntoSlabs, SlabTails } from "../../src/listeners/slab-reads.js";
+import { LARGE_SLAB, LARGE_TAIL_MIN, readIntoSlabs, SlabTails, SMALL_SLAB } from "../../src/listeners/slab-reads.js";
 
 /** Simulates a read of `n` bytes of `fill` into the next tail; returns the chunk. */
 function readInto(t: SlabTails, n: number, fill: number): Buffer {
@@ -19,18 +19,18 @@ function readInto(t: SlabTails, n: number, fill: number): Buffer {
 describe("slab tails", () => {
   it("start small, go large after a read that fills its tail, and small again after a tiny read", () => {
     const t = new SlabTails();
-    assert.equal(t.next().length, 16 * 1024);
+    assert.equal(t.next().length, SMALL_SLAB);
     readInto(t, 100, 1);
     assert.equal(t.readsLarge, false);
     const full = t.next().length;
     readInto(t, full, 2);
     assert.equal(t.readsLarge, true);
-    assert.equal(t.next().length, 256 * 1024);
-    readInto(t, 200 * 1024, 3);
-    assert.ok(t.next().length >= 64 * 1024, "a large socket's tail is never under 64 KiB");
+    assert.equal(t.next().length, LARGE_SLAB);
+    readInto(t, LARGE_SLAB - LARGE_TAIL_MIN + 1, 3);
+    assert.ok(t.next().length >= LARGE_TAIL_MIN, "a large socket's tail is never under its minimum");
     readInto(t, 8, 4); // a heartbeat
     assert.equal(t.readsLarge, false);
-    assert.equal(t.next().length, 16 * 1024);
+    assert.equal(t.next().length, SMALL_SLAB);
   });
 
   it("never hands out bytes a returned chunk still shows", () => {
