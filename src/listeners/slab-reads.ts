@@ -95,10 +95,10 @@ export function readIntoSlabs(socket: Socket): Socket {
   const accepted = socket as unknown as { _handle: Partial<UserBufferHandle> | null };
   const handle = accepted._handle;
   if (handle === null || typeof handle.useUserBuffer !== "function") return socket;
-  // The accepted socket lets go of the handle; destroying it then closes nothing, and the server
-  // stops counting it (the listener tracks and closes the new socket itself).
+  // The accepted socket lets go of the handle but stays until the new one closes: the server
+  // counts it, so server.close() still waits for the connection (destroying a socket without a
+  // handle closes nothing and only ends that count).
   accepted._handle = null;
-  socket.destroy();
   const tails = new SlabTails();
   const moved: Socket = new Socket({
     handle,
@@ -109,6 +109,7 @@ export function readIntoSlabs(socket: Socket): Socket {
       },
     },
   } as ConstructorParameters<typeof Socket>[0]);
+  moved.once("close", () => socket.destroy());
   return moved;
 }
 

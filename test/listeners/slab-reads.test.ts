@@ -54,8 +54,11 @@ describe("slab tails", () => {
 
 describe("an accepted socket reading into slabs", () => {
   const servers: Server[] = [];
+  const sockets: Socket[] = [];
   after(() => {
-    for (const s of servers) s.close();
+    // Also after a failed test: nothing left open keeps the run from ending.
+    for (const s of sockets) s.destroy();
+    for (const s of servers) if (s.listening) s.close();
   });
 
   /** A server whose accepted sockets are moved onto slabs; resolves with the first one and the client. */
@@ -74,7 +77,9 @@ describe("an accepted socket reading into slabs", () => {
     await once(server, "listening");
     const client = connect((server.address() as AddressInfo).port, "127.0.0.1");
     await once(client, "connect");
-    return { moved: await accepted, client, chunks };
+    const moved = await accepted;
+    sockets.push(client, moved);
+    return { moved, client, chunks };
   }
 
   it("delivers every byte in order, some in reads larger than Node's 64 KiB", async () => {
@@ -86,6 +91,18 @@ describe("an accepted socket reading into slabs", () => {
     assert.ok(Buffer.concat(chunks).equals(sent), "the bytes read are the bytes sent");
     assert.ok(chunks.some((c) => c.length > 64 * 1024), `a read took more than 64 KiB (largest ${Math.max(...chunks.map((c) => c.length))})`);
     moved.destroy();
+  });
+
+  it("keeps the server's close waiting until the connection has closed", async () => {
+    const { moved, client } = await pair();
+    const server = servers[servers.length - 1]!;
+    let closed = false;
+    server.close(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(closed, false, "server.close() waits for the open connection");
+    client.end();
+    await once(moved, "close");
+    while (!closed) await new Promise((r) => setTimeout(r, 5));
   });
 
   it("reads nothing while paused, and everything once resumed", async () => {
