@@ -10,8 +10,9 @@
  *
  * Sizing: a socket starts on a 1 KiB slab (a handshake; 1,000 idle connections cost the broker no
  * more memory than with Node's reads), moves to 256 KiB slabs once a read fills its whole buffer
- * (the peer sends faster than one small read takes), and back to small slabs after a read of a few
- * bytes (a heartbeat of an idle connection), so an idle socket holds at most a small slab.
+ * (the peer sends faster than one small read takes), and back to small slabs after four reads of a
+ * few bytes in a row (heartbeats of an idle connection), so an idle socket ends up holding a small
+ * slab.
  *
  * Node offers this (`onread`) only to sockets it constructs, not to those a server accepts, so the
  * accepted socket's handle is moved to a new Socket built with `onread` (`new Socket({ handle })`,
@@ -31,14 +32,22 @@ export const LARGE_SLAB = 256 * 1024;
 /** A tail shorter than this is not read into: the next read starts a new slab. */
 const SMALL_TAIL_MIN = 256;
 export const LARGE_TAIL_MIN = 64 * 1024;
-/** A read this short (a heartbeat frame is 8 bytes) moves a socket back to small slabs. */
+/** A read this short (a heartbeat frame is 8 bytes) counts towards going back to small slabs. */
 const TINY_READ = 64;
+/**
+ * This many tiny reads in a row move a socket back to small slabs. One is not enough: a busy
+ * connection also sends lone acks, and dropping a large slab's tail for each would allocate a new
+ * 256 KiB slab per flip, more than Node's reads ever did.
+ */
+const TINY_READS_TO_SHRINK = 4;
 
 /** The slab tails one socket reads into (pure: no socket, testable alone). */
 export class SlabTails {
   private slab: Buffer;
   private used = 0;
   private large = false;
+  /** Tiny reads in a row while on large slabs. */
+  private tinyReads = 0;
   /** The tail handed out for the read in progress. */
   private tail: Buffer;
 
@@ -59,10 +68,15 @@ export class SlabTails {
   read(n: number): Buffer {
     const chunk = this.tail.subarray(0, n);
     this.used += n;
-    if (n === this.tail.length && !this.large) {
-      this.large = true;
-      this.newSlab(LARGE_SLAB);
-    } else if (n <= TINY_READ && this.large) {
+    if (!this.large) {
+      if (n === this.tail.length) {
+        this.large = true;
+        this.tinyReads = 0;
+        this.newSlab(LARGE_SLAB);
+      }
+    } else if (n > TINY_READ) {
+      this.tinyReads = 0;
+    } else if (++this.tinyReads === TINY_READS_TO_SHRINK) {
       this.large = false;
       this.newSlab(SMALL_SLAB);
     }

@@ -17,7 +17,7 @@ function readInto(t: SlabTails, n: number, fill: number): Buffer {
 }
 
 describe("slab tails", () => {
-  it("start small, go large after a read that fills its tail, and small again after a tiny read", () => {
+  it("start small, go large after a read that fills its tail, and small again after four tiny reads in a row", () => {
     const t = new SlabTails();
     assert.equal(t.next().length, SMALL_SLAB);
     readInto(t, 100, 1);
@@ -28,7 +28,13 @@ describe("slab tails", () => {
     assert.equal(t.next().length, LARGE_SLAB);
     readInto(t, LARGE_SLAB - LARGE_TAIL_MIN + 1, 3);
     assert.ok(t.next().length >= LARGE_TAIL_MIN, "a large socket's tail is never under its minimum");
-    readInto(t, 8, 4); // a heartbeat
+    // A lone ack between large reads keeps the slab; four heartbeats in a row give it up.
+    readInto(t, 21, 4);
+    assert.equal(t.readsLarge, true);
+    readInto(t, 5000, 5);
+    for (let i = 0; i < 3; i++) readInto(t, 8, 6);
+    assert.equal(t.readsLarge, true, "three tiny reads in a row keep the large slab");
+    readInto(t, 8, 7);
     assert.equal(t.readsLarge, false);
     assert.equal(t.next().length, SMALL_SLAB);
   });
