@@ -6,7 +6,7 @@
  */
 import { decodeMessage } from "../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../amqp10/message-mapping.js";
-import { createMessage, type ChunkCursor, type Message, type StreamChunk, type StreamLog } from "../broker/index.js";
+import { createMessage, type ChunkCursor, type Message, type StreamChunk, type StreamFilter, type StreamLog, type StreamRecord } from "../broker/index.js";
 import { encodeChunk } from "../store/stream/chunk-format.js";
 
 export function decodeNative(bytes: Buffer): Message {
@@ -17,25 +17,36 @@ export function decodeNative(bytes: Buffer): Message {
 /** Messages a chunk built from memory holds at most. */
 const MEMORY_CHUNK_MESSAGES = 256;
 
-/** Whole chunks from `offset`: the log's own, or built from its records when it keeps none. */
-export function chunksOf(log: StreamLog, offset: number): ChunkCursor {
+/**
+ * Whole chunks from `offset`: the log's own, or built from its records when it keeps none. For a
+ * log in memory `filter` skips the messages it does not want (a file log's chunks are matched by
+ * the caller against their own filters); a chunk holds consecutive offsets, so a skipped message
+ * ends the chunk being built.
+ */
+export function chunksOf(log: StreamLog, offset: number, filter: StreamFilter | null = null): ChunkCursor {
   const own = log.chunkCursor(offset);
   if (own !== null) return own;
-  const reader = log.reader(offset);
+  const reader = log.reader(offset, false, filter);
+  /** A record read that starts the next chunk (it follows a skipped offset). */
+  let held: StreamRecord | null = null;
   return {
     get position() {
-      return reader.position;
+      return held !== null ? held.offset : reader.position;
     },
     next: (): StreamChunk | null => {
       const messages: Buffer[][] = [];
       let first = -1;
       let timestamp = 0;
       while (messages.length < MEMORY_CHUNK_MESSAGES) {
-        const r = reader.next();
+        const r = held ?? reader.next();
+        held = null;
         if (r === null) break;
         if (first < 0) {
           first = r.offset;
           timestamp = r.timestamp;
+        } else if (r.offset !== first + messages.length) {
+          held = r;
+          break;
         }
         const m = r.message;
         messages.push(r.encoded ? [r.encoded] : amqp10FromDomain(m.properties, Buffer.isBuffer(m.body) ? [m.body] : m.body, m));

@@ -62,10 +62,10 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
   const partitionIndex = sac && superStream !== undefined ? (partitionsOf(c, superStream)?.indexOf(q.name) ?? -1) : -1;
   const groupKey = `${c.openVhost.name}\u0000${q.name}\u0000${groupName}`;
   const offset = q.startOffset(start);
-  let chunks = chunksOf(q.stream, offset);
   // filter.N / match-unfiltered (RabbitMQ 3.13): chunks whose filter cannot match are not sent. A
-  // stream kept in memory has no chunk filters: its consumers get every chunk (clients filter again).
+  // stream kept in memory has no chunk filters: its chunks are built of the messages the filter wants.
   const filter = filterFromProperties(properties);
+  let chunks = chunksOf(q.stream, offset, filter);
   const matcher = filter !== null && q.stream.chunkCursor(offset) !== null ? new ChunkMatcher(filter) : null;
   let blocked = false;
   /** Its place in a single-active-consumer group: ConsumerUpdate, and on activation the client's offset. */
@@ -77,7 +77,7 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
           const from = answer !== null && answer.u16() === RC.ok && answer.remaining >= 2 ? offsetSpec(answer) : null;
           if (from !== null) {
             s.offset = q.startOffset(from);
-            chunks = chunksOf(q.stream, s.offset);
+            chunks = chunksOf(q.stream, s.offset, filter);
           }
           s.active = true;
           pump();

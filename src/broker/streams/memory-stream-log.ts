@@ -1,10 +1,13 @@
 /**
  * A stream kept in memory, for a broker that stores nothing (`--in-memory`, coney/testing): the
  * same offsets, readers and retention as the file log, one record per message. Retention drops
- * the oldest messages (there are no segments to keep whole).
+ * the oldest messages (there are no segments to keep whole). With no chunks there are no chunk
+ * filters: each record keeps its message's filter value, and a filtering reader skips the
+ * messages its filter does not want (exact where a chunk filter is a Bloom filter; clients filter
+ * again either way).
  */
 import type { Message } from "../message.js";
-import type { ChunkCursor, EncodedMessageDecoder, EncodedSubBatch, StreamLog, StreamReader, StreamRecord, StreamRetention } from "./stream-log.js";
+import { filterValueOf, filterWants, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "./stream-log.js";
 
 export class MemoryStreamLog implements StreamLog {
   private records: StreamRecord[] = [];
@@ -43,11 +46,11 @@ export class MemoryStreamLog implements StreamLog {
   }
 
   append(message: Message): number {
-    return this.push({ offset: this.next, timestamp: this.now(), message });
+    return this.push({ offset: this.next, timestamp: this.now(), message, filter: filterValueOf(message) });
   }
 
-  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder): number {
-    return this.push({ offset: this.next, timestamp: this.now(), message: decode(bytes), encoded: bytes });
+  appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder, filter: string | null = null): number {
+    return this.push({ offset: this.next, timestamp: this.now(), message: decode(bytes), encoded: bytes, filter: filter === "" ? null : filter });
   }
 
   /**
@@ -93,7 +96,7 @@ export class MemoryStreamLog implements StreamLog {
     this.sequences.set(reference, sequence);
   }
 
-  reader(offset: number): StreamReader {
+  reader(offset: number, _lend = false, filter: StreamFilter | null = null): StreamReader {
     let position = offset;
     return {
       get position() {
@@ -101,10 +104,12 @@ export class MemoryStreamLog implements StreamLog {
       },
       next: () => {
         if (position < this.base) position = this.base;
-        const r = this.records[position - this.base];
-        if (r === undefined) return null;
-        position++;
-        return r;
+        for (;;) {
+          const r = this.records[position - this.base];
+          if (r === undefined) return null;
+          position++;
+          if (filter === null || filterWants(filter, r.filter ?? null)) return r;
+        }
       },
     };
   }

@@ -11,6 +11,21 @@ export interface StreamFilter {
   readonly matchUnfiltered: boolean;
 }
 
+/** The AMQP 0-9-1 header a publisher names a message's filter value with (RabbitMQ 3.13). */
+const FILTER_HEADER = "x-stream-filter-value";
+
+/** A message's filter value from its x-stream-filter-value header; null without one (or an empty one). */
+export function filterValueOf(message: Message): string | null {
+  // One lookup, and only when there are headers.
+  const v = message.properties.headers?.[FILTER_HEADER];
+  return typeof v === "string" && v !== "" ? v : null;
+}
+
+/** Whether a message with filter value `value` (null: none) is one the consumer's filter wants. */
+export function filterWants(filter: StreamFilter, value: string | null): boolean {
+  return value === null ? filter.matchUnfiltered : filter.values.includes(value);
+}
+
 /** One message read back, with its place in the stream. */
 export interface StreamRecord {
   readonly offset: number;
@@ -19,6 +34,8 @@ export interface StreamRecord {
   readonly message: Message;
   /** The message's AMQP 1.0 bytes when it came so (a native publisher); absent otherwise. */
   readonly encoded?: Buffer;
+  /** Its filter value, kept by a log without chunk filters (in memory) to filter per message. */
+  readonly filter?: string | null;
 }
 
 /** Reads forward from an offset; moves to the first kept offset if retention removed its place. */
@@ -102,7 +119,8 @@ export interface StreamLog {
    * Reads messages from `offset`. `lend`: the records' bodies may lie in a buffer the reader
    * reuses, valid only until the next call of next() (for a consumer that copies each body as it
    * delivers it, QueueConsumer.borrowsBodies); otherwise they stay valid for as long as they are held.
-   * With a filter, chunks whose filter cannot match are skipped (a log without chunk filters ignores it).
+   * With a filter, chunks whose filter cannot match are skipped (a log in memory, which keeps no
+   * chunks, skips the messages the filter does not want).
    */
   reader(offset: number, lend?: boolean, filter?: StreamFilter | null): StreamReader;
   /** Offsets below this are written: what native consumers may be sent. */

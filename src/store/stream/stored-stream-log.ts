@@ -17,7 +17,7 @@
  * both let go of their buffers when they reach the end but one small one (for a live reader's next chunk).
  */
 import { BufferPool } from "../../broker/values/buffer-pool.js";
-import { createMessage, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type Message, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
+import { createMessage, filterValueOf, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type Message, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
 import { chunkMessages, filterOf, type ChunkEntry } from "./chunk-format.js";
@@ -26,8 +26,6 @@ import { SUB_BATCH_HEADER_BYTES, subBatchEntry, type SubBatchEntry } from "./sub
 
 const NO_FILTER = Buffer.alloc(0);
 
-/** The AMQP 0-9-1 header a publisher names a message's filter value with (RabbitMQ 3.13). */
-const FILTER_HEADER = "x-stream-filter-value";
 import type { ChunkLog } from "./chunk-log.js";
 
 interface DecodedChunk {
@@ -124,9 +122,8 @@ export class StoredStreamLog implements StreamLog {
     const offset = this.nextOffset;
     const body = Buffer.isBuffer(message.body) ? [message.body] : message.body;
     const pieces = amqp10FromDomain(message.properties, body, message);
-    // RabbitMQ 3.13's AMQP 0-9-1 filter value (chunk-filter.ts); one lookup, only when there are headers.
-    const filter = message.properties.headers?.[FILTER_HEADER];
-    this.noteFilter(typeof filter === "string" ? filter : null);
+    // RabbitMQ 3.13's AMQP 0-9-1 filter value (chunk-filter.ts).
+    this.noteFilter(filterValueOf(message));
     this.unsealed.push(message);
     this.unsealedPieces.push(pieces);
     for (const p of pieces) this.unsealedBytes += p.length;
