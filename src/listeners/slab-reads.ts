@@ -25,7 +25,7 @@
  */
 import { Socket } from "node:net";
 
-/** The first slab of every socket, and the slab after a tiny read. */
+/** The first slab of every socket, and the slab after four tiny reads in a row. */
 export const SMALL_SLAB = 1024;
 /** The slab of a socket whose reads fill their buffers. */
 export const LARGE_SLAB = 256 * 1024;

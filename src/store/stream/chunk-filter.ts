@@ -8,6 +8,7 @@
  * or checked for a stream that does not use filtering.
  */
 import { crc32 } from "node:zlib";
+import type { StreamFilter } from "../../broker/index.js";
 
 /** Bytes of a chunk's filter by default (osiris's; x-stream-filter-size-bytes sets 16 to 255). */
 export const FILTER_BYTES = 16;
@@ -46,17 +47,11 @@ export function chunkFilter(values: readonly (string | null)[], bytes = FILTER_B
   return f;
 }
 
-/** What a consumer asked for: `filter.N` values and `match-unfiltered`. */
-export interface FilterSpec {
-  readonly values: readonly string[];
-  readonly matchUnfiltered: boolean;
-}
-
 /** Decides per chunk filter (an empty Buffer: the chunk has none) whether the chunk may hold a wanted message. */
 export class ChunkMatcher {
   private readonly bits = new Map<number, Array<[number, number]>>();
 
-  constructor(readonly spec: FilterSpec) {}
+  constructor(readonly spec: StreamFilter) {}
 
   matches(filter: Buffer): boolean {
     if (filter.length === 0) return this.spec.matchUnfiltered;
@@ -70,7 +65,7 @@ export class ChunkMatcher {
 }
 
 /** A consumer's filter from stream Subscribe properties (`filter.0`, `filter.1`, …, `match-unfiltered`); null: none asked. */
-export function filterFromProperties(p: ReadonlyMap<string, string>): FilterSpec | null {
+export function filterFromProperties(p: ReadonlyMap<string, string>): StreamFilter | null {
   const values: string[] = [];
   for (const [k, v] of p) if (k.startsWith("filter.")) values.push(v);
   if (values.length === 0) return null;
