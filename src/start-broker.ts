@@ -4,6 +4,8 @@
  * embedding Coney (e.g. in another project's tests): pass port 0 to get ephemeral ports.
  */
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
+import { SlabPool } from "./listeners/slab-pool.js";
+import { LARGE_SLAB } from "./listeners/slab-reads.js";
 import { Broker, clusterNameOf, EventExchange, ResourceAlarms, type ClusterView } from "./broker/index.js";
 import type { AuditTap } from "./audit/audit-log.js";
 import { openPersistence } from "./node-persistence.js";
@@ -58,10 +60,19 @@ export interface StartOptions extends Partial<ConeyConfig> {
   clusterView?: ClusterView;
   /** How side listeners that cannot bind are retried (tests shorten it). */
   listenerRetry?: RetryPolicy;
+  /**
+   * The pool AMQP reads return their slabs to (src/listeners/slab-pool.ts); null: none. Default: a
+   * pool on a node outside a cluster (a cluster's links and replication are not counted holders),
+   * poisoning returned slabs when CONEY_POISON_READS=1 (the test suite sets it).
+   */
+  readSlabs?: SlabPool | null;
 }
 
+/** Free read slabs kept for reuse: 8 MiB at most, whatever the traffic was. */
+const READ_SLABS_KEPT = 128;
+
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   const logger = givenLogger ?? createLogger(config.logLevel);
   // A broker that stores nothing watches no disk (ResourceAlarms); its figures read the working directory's.
@@ -107,7 +118,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   // The AMQP listener is essential: a broker that cannot bind it does not start (src/listeners).
   let amqp: AmqpListener;
   try {
-    amqp = await listenAmqp(broker, settings, config.amqpPort, config.bind, logger);
+    const slabs = readSlabs !== undefined ? readSlabs : replica || clusterView ? null : new SlabPool({ slabBytes: LARGE_SLAB, maxFree: READ_SLABS_KEPT, poison: process.env["CONEY_POISON_READS"] === "1" });
+    amqp = await listenAmqp(broker, settings, config.amqpPort, config.bind, logger, null, slabs);
   } catch (err) {
     alarms.stop();
     await persistence.close();

@@ -4,21 +4,28 @@ import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import type { Broker } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { AmqpSettings } from "./connection/amqp-settings.js";
-import { acceptIntoSlabs } from "../listeners/slab-reads.js";
+import type { SlabPool } from "../listeners/slab-pool.js";
+import { acceptIntoSlabs, type SlabTails } from "../listeners/slab-reads.js";
 import { AmqpConnection } from "./connection/connection.js";
 
 /** Sockets accepted past the socket limit, so that refused clients hear a 530 rather than a reset. */
 const HANDSHAKE_SLACK = 8;
+/** How often free read slabs are let go when none was taken meanwhile (SlabPool.trimIdle). */
+const SLAB_TRIM_MS = 5000;
 
 export interface AmqpListener {
   readonly port: number;
   close(): Promise<void>;
 }
 
-export async function listenAmqp(broker: Broker, settings: AmqpSettings, port: number, bind: string, logger: Logger, tls: TlsOptions | null = null): Promise<AmqpListener> {
+/**
+ * `slabs`: the pool plain-TCP reads take their slabs from and return them to (src/listeners/
+ * slab-pool.ts), or null: each slab is then the garbage collector's.
+ */
+export async function listenAmqp(broker: Broker, settings: AmqpSettings, port: number, bind: string, logger: Logger, tls: TlsOptions | null = null, slabs: SlabPool | null = null): Promise<AmqpListener> {
   const sockets = new Set<Socket>();
   const alarms = settings.alarms ?? null;
-  const accept = (socket: Socket): void => {
+  const accept = (socket: Socket, tails: SlabTails | null = null): void => {
     // At the socket limit (ResourceAlarms.socketLimit) a connection is refused at connection.open
     // with 530 (admitConnection); beyond a few more handshakes, sockets are closed at once so a
     // flood cannot take the descriptors the store and the management API need.
@@ -33,10 +40,10 @@ export async function listenAmqp(broker: Broker, settings: AmqpSettings, port: n
       sockets.delete(socket);
       if (alarms !== null) alarms.socketsUsed--;
     });
-    new AmqpConnection(socket, broker, settings, logger, tls !== null);
+    new AmqpConnection(socket, broker, settings, logger, tls !== null, tails);
   };
   // The TLS handshake must finish within the AMQP handshake timeout too. Plain TCP reads into slabs.
-  const server: Server = tls ? createTlsServer({ handshakeTimeout: settings.handshakeTimeout * 1000, ...tls }, accept) : createServer({ pauseOnConnect: true }, acceptIntoSlabs(accept));
+  const server: Server = tls ? createTlsServer({ handshakeTimeout: settings.handshakeTimeout * 1000, ...tls }, accept) : createServer({ pauseOnConnect: true }, acceptIntoSlabs(accept, slabs));
   if (tls) {
     // A failed TLS handshake (bad client certificate, not TLS at all) only concerns that socket.
     server.on("tlsClientError", (err) => logger.info("TLS handshake failed", { err: err.message }));
@@ -46,10 +53,12 @@ export async function listenAmqp(broker: Broker, settings: AmqpSettings, port: n
     server.listen(port, bind === "" ? undefined : bind, () => resolve());
   });
   const bound = (server.address() as AddressInfo).port;
+  const trim = slabs === null ? null : setInterval(() => slabs.trimIdle(), SLAB_TRIM_MS).unref();
   return {
     port: bound,
     close: () =>
       new Promise<void>((resolve) => {
+        if (trim !== null) clearInterval(trim);
         for (const c of broker.connections.list()) c.forceClose("broker shutdown");
         server.close(() => resolve());
         setTimeout(() => {

@@ -8,6 +8,7 @@
  * place (an AMQP channel shares one decoding among publishes with the same property bytes:
  * content-assembly.ts), and sets `rawProperties` to null so they are encoded again when needed.
  */
+import type { BodyLease } from "./values/body-lease.js";
 import type { MessageProperties } from "./values/message-properties.js";
 import { bodyLength, type Body } from "./values/message-body.js";
 
@@ -25,6 +26,11 @@ export interface Message {
   readonly persistent: boolean;
   /** ms since epoch, when the broker accepted it */
   readonly publishedAt: number;
+  /**
+   * The lease on the body's memory when the transport lent it (values/body-lease.ts), else null.
+   * Only the message the transport built carries it: a copy made with other properties does not.
+   */
+  lease: BodyLease | null;
 }
 
 export function createMessage(
@@ -34,6 +40,7 @@ export function createMessage(
   rawProperties: Buffer | null,
   body: Body,
   now: number,
+  lease: BodyLease | null = null,
 ): Message {
-  return { exchange, routingKey, properties, rawProperties, body, bodySize: bodyLength(body), persistent: properties.deliveryMode === 2, publishedAt: now };
+  return { exchange, routingKey, properties, rawProperties, body, bodySize: bodyLength(body), persistent: properties.deliveryMode === 2, publishedAt: now, lease };
 }

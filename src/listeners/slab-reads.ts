@@ -24,6 +24,7 @@
  * against the default read path): 64 KB 87 → 75 µs, 1 MB 1,200 → 1,050 µs, 16 B unchanged.
  */
 import { Socket } from "node:net";
+import type { Slab, SlabPool } from "./slab-pool.js";
 
 /** The first slab of every socket, and the slab after four tiny reads in a row. */
 export const SMALL_SLAB = 1024;
@@ -41,7 +42,22 @@ const TINY_READ = 64;
  */
 const TINY_READS_TO_SHRINK = 4;
 
-/** The slab tails one socket reads into (pure: no socket, testable alone). */
+/** Whoever parses the reads: whether it still holds uncopied bytes of some memory (FrameReader). */
+export interface ReadBytesKeeper {
+  holdsBytesOf(memory: ArrayBufferLike): boolean;
+}
+
+/**
+ * Retired slabs kept for a reader that never settles (a bug) are dropped past this many: left to
+ * the garbage collector, never reused, so the list cannot grow without bound.
+ */
+const RETIRED_MAX = 16;
+
+/**
+ * The slab tails one socket reads into (pure: no socket, testable alone). With a pool, large
+ * slabs come from it and go back once their holders are done (slab-pool.ts): the reader holds
+ * the slab it reads into, and a slab it has moved off until settle() says no cut of it is pending.
+ */
 export class SlabTails {
   private slab: Buffer;
   private used = 0;
@@ -50,10 +66,36 @@ export class SlabTails {
   private tinyReads = 0;
   /** The tail handed out for the read in progress. */
   private tail: Buffer;
+  /** The pool's slab being read into (null: a small slab, or no pool). */
+  private pooled: Slab | null = null;
+  /** Pooled slabs moved off, still held until settle(). */
+  private readonly retired: Slab[] = [];
 
-  constructor() {
+  constructor(readonly pool: SlabPool | null = null) {
     this.slab = Buffer.allocUnsafeSlow(SMALL_SLAB);
     this.tail = this.slab;
+  }
+
+  /**
+   * The reader is done with what it read so far, except what `keeper` still holds uncopied (the
+   * start of a frame still arriving): slabs moved off are released unless it holds bytes of them.
+   */
+  settle(keeper: ReadBytesKeeper | null): void {
+    const retired = this.retired;
+    if (retired.length === 0) return;
+    let kept = 0;
+    for (const slab of retired) {
+      if (keeper !== null && keeper.holdsBytesOf(slab.bytes.buffer)) retired[kept++] = slab;
+      else slab.release();
+    }
+    retired.length = kept;
+  }
+
+  /** The socket closed: every hold of the reader's goes (nothing it cut is read any more). */
+  close(): void {
+    this.settle(null);
+    this.pooled?.release();
+    this.pooled = null;
   }
 
   /** Where the next read goes. */
@@ -89,7 +131,18 @@ export class SlabTails {
   }
 
   private newSlab(size: number): void {
-    this.slab = Buffer.allocUnsafeSlow(size);
+    const old = this.pooled;
+    if (old !== null) {
+      if (this.retired.length === RETIRED_MAX) this.retired.length = 0;
+      this.retired.push(old);
+      this.pooled = null;
+    }
+    if (this.pool !== null && size === LARGE_SLAB) {
+      this.pooled = this.pool.take();
+      this.slab = this.pooled.bytes;
+    } else {
+      this.slab = Buffer.allocUnsafeSlow(size);
+    }
     this.used = 0;
   }
 }
@@ -105,7 +158,7 @@ interface UserBufferHandle {
  * socket, on a server created with `pauseOnConnect` (so no read happens before the move), and
  * resume() what it returns once its 'data' listener is on (a paused socket stays paused).
  */
-export function readIntoSlabs(socket: Socket): Socket {
+export function readIntoSlabs(socket: Socket, tails: SlabTails = new SlabTails()): Socket {
   const accepted = socket as unknown as { _handle: Partial<UserBufferHandle> | null };
   const handle = accepted._handle;
   if (handle === null || typeof handle.useUserBuffer !== "function") return socket;
@@ -113,7 +166,6 @@ export function readIntoSlabs(socket: Socket): Socket {
   // counts it, so server.close() still waits for the connection (destroying a socket without a
   // handle closes nothing and only ends that count).
   accepted._handle = null;
-  const tails = new SlabTails();
   const moved: Socket = new Socket({
     handle,
     onread: {
@@ -123,7 +175,10 @@ export function readIntoSlabs(socket: Socket): Socket {
       },
     },
   } as ConstructorParameters<typeof Socket>[0]);
-  moved.once("close", () => socket.destroy());
+  moved.once("close", () => {
+    tails.close();
+    socket.destroy();
+  });
   return moved;
 }
 
@@ -131,10 +186,11 @@ export function readIntoSlabs(socket: Socket): Socket {
  * The connection listener of a plain-TCP server created with `pauseOnConnect`: each accepted
  * socket is moved onto slabs, handed to `accept` (which adds its 'data' listener), then resumed.
  */
-export function acceptIntoSlabs(accept: (socket: Socket) => void): (socket: Socket) => void {
+export function acceptIntoSlabs(accept: (socket: Socket, tails: SlabTails | null) => void, pool: SlabPool | null = null): (socket: Socket) => void {
   return (accepted) => {
-    const socket = readIntoSlabs(accepted);
-    accept(socket);
+    const tails = new SlabTails(pool);
+    const socket = readIntoSlabs(accepted, tails);
+    accept(socket, socket === accepted ? null : tails);
     if (!socket.destroyed) socket.resume();
   };
 }

@@ -33,6 +33,8 @@ export class ChannelConsumer implements QueueConsumer {
   unackedCount = 0;
   /** deliver() encodes the message into the connection's output at once: bodies may be lent. */
   readonly borrowsBodies = true;
+  /** Its writes hold a lent body until written; an ack (settlement.ts) or a no-ack delivery releases the entry's hold. */
+  readonly countsBodyHolds = true;
   /** The queue lends bodies (a stream): large ones are copied into the output, not referenced. */
   private readonly copyBodies: boolean;
 
@@ -70,6 +72,8 @@ export class ChannelConsumer implements QueueConsumer {
     }
     ch.stats.delivered(this.noAck, entry.redelivered);
     writeDelivery(ch.output, ch.number, this.tag, tag, entry.redelivered, entry.message, this.copyBodies);
+    // No-ack: the queue forgets the entry now; the write's own hold keeps the body until sent.
+    if (this.noAck) entry.message.lease?.release();
   }
 
   /** For consumer.created: asked only while the broker's events want it. */

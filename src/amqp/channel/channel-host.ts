@@ -7,6 +7,7 @@
  *
  * The host object doubles as the identity of the owning connection for exclusive queues.
  */
+import type { SlabPool } from "../../listeners/slab-pool.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Broker, Queue, VHost } from "../../broker/index.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
@@ -28,6 +29,8 @@ export interface ChannelHost {
   readonly output: ChannelOutput;
   /** False while the socket is backed up or the connection is not running: consumers then wait. */
   readonly canDeliver: boolean;
+  /** The pool its socket's read slabs return to, or null (content-assembly.ts). */
+  readonly slabs: SlabPool | null;
   /** Publisher flow control: told which queues a publish reached (publish-flow.ts). */
   readonly flow: { check(queues: readonly Queue[], n: number): void };
 

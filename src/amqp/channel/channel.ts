@@ -57,10 +57,11 @@ export class Channel implements ChannelState {
   /** The publish whose content frames are awaited; null between publishes. */
   private content: PendingPublish | null = null;
   /** The one PendingPublish this channel reuses for every publish (content-assembly.ts). */
-  private readonly assembly = new PendingPublish();
+  private readonly assembly: PendingPublish;
 
   constructor(readonly host: ChannelHost, readonly number: number) {
     this.output = host.output;
+    this.assembly = new PendingPublish(host.slabs);
     this.ctx = clientContext(host.permissions!, host, "amqp", `${host.peerHost}:${host.peerPort}`);
     this.vhost = host.vhostRef!;
     this.stats = new ChannelStats(host.broker.stats, this.vhost.stats);

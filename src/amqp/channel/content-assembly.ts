@@ -14,12 +14,22 @@
  * message. Property bytes equal to the previous publish's on this channel share its raw slice and
  * its decoded properties, so such a publish allocates neither. Sharing is safe because a
  * Message's properties are never changed in place (message.ts: a change makes new properties).
+ *
+ * Reads that come back (src/listeners/slab-pool.ts): on a connection whose read slabs return to a
+ * pool, nothing may keep a slab's bytes uncounted. A body of LEASED_BODY_MIN bytes or more stays
+ * in slices under a SlabLease, which holds each slab from the moment a piece is cut from it; a
+ * smaller body is copied (cheaper than a lease, and it frees the slab at once), and so are the
+ * property bytes this channel keeps for the next publish.
  */
 import type { Exchange } from "../../broker/index.js";
 import type { Body } from "../../broker/values/message-body.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { decodeBasicProperties, decodeContentHeader, type BasicProperties, type ContentHeader } from "../codec/generated.js";
+import type { SlabLease, SlabPool } from "../../listeners/slab-pool.js";
 import { BASIC_CLASS } from "./delivery-frames.js";
+
+/** Bodies at least this large are leased on a pooled connection; smaller ones are copied. */
+export const LEASED_BODY_MIN = 4096;
 
 export class PendingPublish implements ContentHeader {
   exchange!: Exchange;
@@ -38,6 +48,13 @@ export class PendingPublish implements ContentHeader {
   private first: Buffer | null = null;
   private parts: Buffer[] | null = null;
   private received = 0;
+  /** A leased body's lease (pooled connections), until the message takes it. */
+  private lease: SlabLease | null = null;
+  /** A small body of several frames on a pooled connection: the copy being filled. */
+  private copy: Buffer | null = null;
+
+  /** `slabs`: the pool the connection's reads come from, or null (bodies stay plain slices). */
+  constructor(private readonly slabs: SlabPool | null = null) {}
 
   /** A basic.publish arrived: its content follows. */
   start(exchange: Exchange, routingKey: string, mandatory: boolean): this {
@@ -50,7 +67,16 @@ export class PendingPublish implements ContentHeader {
     this.first = null;
     this.parts = null;
     this.received = 0;
+    this.lease = null;
+    this.copy = null;
     return this;
+  }
+
+  /** The body's lease, once: the Message carries it from here (null when the body is not leased). */
+  takeLease(): SlabLease | null {
+    const lease = this.lease;
+    this.lease = null;
+    return lease;
   }
 
   /** The content header frame, bytes [start, end) of `buf`: its class must be basic. */
@@ -64,7 +90,8 @@ export class PendingPublish implements ContentHeader {
       this.properties = this.lastProperties;
       return;
     }
-    const raw = buf.subarray(from, end);
+    // Kept past this read (by the next publish's comparison, and by the message): a copy when reads come back.
+    const raw = this.slabs === null ? buf.subarray(from, end) : Buffer.from(buf.subarray(from, end));
     const properties = decodeBasicProperties(raw);
     this.rawProperties = this.lastRaw = raw;
     this.properties = this.lastProperties = properties;
@@ -72,8 +99,13 @@ export class PendingPublish implements ContentHeader {
 
   /** One body frame: returns the whole body with the frame that completes it, else null. */
   addBody(payload: Buffer): Body | null {
+    const at = this.received;
     this.received += payload.length;
     if (this.received > this.bodySize) throw new BrokerError("frameError", `content body exceeds the declared size ${this.bodySize}`);
+    if (this.slabs !== null) {
+      if (this.bodySize < LEASED_BODY_MIN) return this.copyBody(payload, at);
+      (this.lease ??= this.slabs.lease()).add(payload);
+    }
     if (this.received === this.bodySize) {
       if (this.first === null) return payload;
       const parts = this.parts ?? [this.first];
@@ -85,6 +117,25 @@ export class PendingPublish implements ContentHeader {
     else (this.parts ??= [this.first]).push(payload);
     return null;
   }
+
+  /** A small body on a pooled connection: copied out of the read, whole once its last frame is in. */
+  private copyBody(payload: Buffer, at: number): Body | null {
+    if (at === 0 && payload.length === this.bodySize) return copyOf(payload);
+    const copy = (this.copy ??= Buffer.allocUnsafe(this.bodySize));
+    payload.copy(copy, at);
+    return this.received === this.bodySize ? copy : null;
+  }
+}
+
+/** Below this many bytes a loop copies faster than a call into Buffer.copy. */
+const LOOP_COPY_MAX = 32;
+
+function copyOf(b: Buffer): Buffer {
+  const n = b.length;
+  const c = Buffer.allocUnsafe(n);
+  if (n <= LOOP_COPY_MAX) for (let i = 0; i < n; i++) c[i] = b[i]!;
+  else b.copy(c, 0);
+  return c;
 }
 
 /** Below this many bytes a loop compares faster than a call into Buffer.compare. */

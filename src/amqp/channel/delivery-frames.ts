@@ -31,6 +31,9 @@ export function writeContent(output: ChannelOutput, channel: number, m: Message,
   const out = output.out;
   m.rawProperties ??= encodeBasicProperties(m.properties);
   writeContentHeader(out, channel, BASIC_CLASS, m.bodySize, m.rawProperties);
+  // A lent body sent by reference is held until the socket has written it (values/body-lease.ts).
+  const lease = m.lease;
+  if (lease !== null && !copyBody) out.holdUntilWritten(lease);
   writeBody(out, channel, m.body, output.frameMax, copyBody);
   output.maybeFlush();
 }

@@ -8,8 +8,9 @@
  * Hot path: one Message per publish and nothing else allocated; the routing result goes into
  * the channel's scratch array.
  */
-import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED, type Exchange, createMessage, type Message, checkExpiration } from "../../broker/index.js";
+import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED, type Exchange, createMessage, type Message, type Queue, checkExpiration } from "../../broker/index.js";
 import type { Body } from "../../broker/values/message-body.js";
+import type { BodyLease } from "../../broker/values/body-lease.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { encodeBasicAck, encodeBasicNack, encodeBasicReturn, encodeTxCommitOk } from "../codec/generated.js";
 import type { ChannelState } from "./channel-state.js";
@@ -36,7 +37,7 @@ export function completePublish(ch: ChannelState, c: PendingPublish, body: Body)
       props = { ...props, replyTo: ch.replyConsumer.replyAddress };
       raw = null;
     }
-    const message = createMessage(c.exchange.name, c.routingKey, props, raw, body, Date.now());
+    const message = createMessage(c.exchange.name, c.routingKey, props, raw, body, Date.now(), c.takeLease());
     ch.stats.published(message.bodySize);
     if (ch.tx) {
       ch.tx.publishes.push({ exchange: c.exchange, message, mandatory: c.mandatory });
@@ -62,6 +63,11 @@ export function route(ch: ChannelState, exchange: Exchange, message: Message, ma
     ? (broker.directReply.deliver(message.routingKey, message) ? PUBLISH_ROUTED : PUBLISH_UNROUTED)
     : broker.publish(ch.vhost, exchange, message, ch.routed);
   if ((outcome === PUBLISH_ROUTED || outcome === PUBLISH_STORED) && !directReply) host.flow.check(ch.routed, ch.routed.length);
+  const lease = message.lease;
+  if (lease !== null) {
+    if (directReply || outcome !== PUBLISH_ROUTED) lease.pin();
+    else holdForEntries(lease, ch.routed);
+  }
   if (outcome === PUBLISH_UNROUTED) {
     if (mandatory) sendReturn(ch, 312, "NO_ROUTE", message);
     ch.stats.unroutable(mandatory);
@@ -75,6 +81,24 @@ export function route(ch: ChannelState, exchange: Exchange, message: Message, ma
     else storeSynced(ch, seq, true);
   }
   return outcome === PUBLISH_STORED;
+}
+
+/**
+ * A routed message's lent body (values/body-lease.ts): each queue entry holds it in the publish's
+ * stead, if every queue counts its holds; one that does not (a stream, a durable queue's store)
+ * may keep the body past any ack, so then nothing may hand it back.
+ */
+function holdForEntries(lease: BodyLease, queues: readonly Queue[]): void {
+  // Routed to no queue yet counted as routed: an x-delayed-message exchange holds it.
+  if (queues.length === 0) return lease.pin();
+  for (let i = 0; i < queues.length; i++) {
+    if (!queues[i]!.countsBodyHolds) {
+      lease.pin();
+      return;
+    }
+  }
+  lease.holdMany(queues.length);
+  lease.release();
 }
 
 function sendReturn(ch: ChannelState, code: number, text: string, message: Message): void {

@@ -3,7 +3,8 @@
  * settles every outstanding tag up to and including the given one; tag 0 with multiple means
  * all), basic.recover, and giving everything back when the channel closes. In tx mode a
  * settlement waits for tx.commit. Requeued messages go back to their queues in tag order, one
- * requeue call per queue.
+ * requeue call per queue. An ack lets go of the entry's hold on a lent body (values/body-lease.ts);
+ * nack, reject and requeue do not (the message lives on, or a dead-letter copy may share its body).
  */
 import type { Queue, QueueEntry } from "../../broker/index.js";
 import { BrokerError } from "../../errors/broker-error.js";
@@ -31,6 +32,7 @@ export function settle(ch: ChannelState, tag: number, multiple: boolean, outcome
       if (consumer) consumer.unackedCount--;
       touched.add(queue);
       queue.settle(entry);
+      entry.message.lease?.release();
       ch.stats.acked();
     };
     if (multiple) unacked.takeUpTo(tag, ack);
@@ -69,6 +71,7 @@ function applySettlement(ch: ChannelState, picked: Array<[number, Unacked]>, out
       touched.add(queue);
       if (outcome === "ack") {
         queue.settle(entry);
+        entry.message.lease?.release();
         ch.stats.acked();
       } else if (outcome === "requeue") {
         let list = requeue.get(queue);

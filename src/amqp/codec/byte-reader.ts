@@ -129,8 +129,9 @@ export class ByteReader {
     return s;
   }
 
+  /** A copy: the bytes read may be reused once the read is done (src/listeners/slab-pool.ts). */
   longstrBytes(): Buffer {
-    return this.bytes(this.u32());
+    return Buffer.from(this.bytes(this.u32()));
   }
   longstr(): string {
     const n = this.u32();

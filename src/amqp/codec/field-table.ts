@@ -30,7 +30,7 @@ export function readValue(r: ByteReader, depth: number): FieldValue {
     case 0x54: return new Date(r.u64() * 1000); // T
     case 0x46: return readTable(r, depth + 1); // F
     case 0x56: return null; // V
-    case 0x78: return Buffer.from(r.longstrBytes()); // x
+    case 0x78: return r.longstrBytes(); // x (a copy)
     default:
       throw new CodecError(`unknown field type '${String.fromCharCode(tag)}' (0x${tag.toString(16)})`);
   }

@@ -46,6 +46,17 @@ export class FrameReader {
 
   constructor(private maxFrameSize: number) {}
 
+  /**
+   * True while bytes in `memory` are still to be read uncopied (the start of a frame header, or
+   * a body frame arriving in pieces): that memory must not be reused yet.
+   */
+  holdsBytesOf(memory: ArrayBufferLike): boolean {
+    if (this.pos < this.chunk.length && this.chunk.buffer === memory) return true;
+    const split = this.split;
+    if (split !== null) for (const piece of split) if (piece.buffer === memory) return true;
+    return false;
+  }
+
   /** The largest whole frame accepted (frame_max: header, payload and end included). */
   setMaxFrameSize(n: number): void {
     this.maxFrameSize = n;

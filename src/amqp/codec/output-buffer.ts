@@ -14,6 +14,7 @@
  */
 import { CodecError } from "./codec-error.js";
 import { BufferPool } from "../../broker/values/buffer-pool.js";
+import type { BodyLease } from "../../broker/values/body-lease.js";
 import type { FieldTable, FieldValue } from "../../broker/values/field-value.js";
 import { writeFieldArray, writeFieldTable, writeFieldValue } from "./field-table-writer.js";
 
@@ -46,11 +47,14 @@ interface Block {
   current: boolean;
 }
 
-/** Bytes taken for one socket write, and the blocks to give back when the write completes. */
+/** Bytes taken for one socket write, and the blocks to give back (and leases to release) when the write completes. */
 export interface TakenOutput {
   readonly pieces: Buffer[];
   readonly blocks: readonly Block[];
+  readonly leases: readonly BodyLease[];
 }
+
+const NO_LEASES: readonly BodyLease[] = [];
 
 export class OutputBuffer {
   private block: Block;
@@ -66,6 +70,8 @@ export class OutputBuffer {
   /** The block of each slice in `parts` (one entry per slice; referenced bodies have none). */
   private partBlocks: Block[] = [];
   private partsBytes = 0;
+  /** Lent bodies referenced by what is written since the last take (holdUntilWritten). */
+  private leases: BodyLease[] = [];
   private segStart = 0;
   /**
    * Positions handed out (beginFrame, reserve32) are physical + base: moving the current segment
@@ -340,9 +346,11 @@ export class OutputBuffer {
     // No frame is open between two frames' encoding (a flush never runs inside one); an encoder
     // that threw half-way must not leave this count wrong for good.
     this.open = 0;
-    const taken: TakenOutput = { pieces: this.parts, blocks: this.partBlocks };
+    const leases = this.leases.length === 0 ? NO_LEASES : this.leases;
+    const taken: TakenOutput = { pieces: this.parts, blocks: this.partBlocks, leases };
     this.parts = [];
     this.partBlocks = [];
+    if (leases !== NO_LEASES) this.leases = [];
     this.partsBytes = 0;
     // Writing goes on after the taken bytes (never over them) while the block has room, so a
     // flush allocates nothing; only a block nearly used up is replaced (from the free list).
@@ -363,6 +371,13 @@ export class OutputBuffer {
       b.refs--;
       if (b.refs === 0 && !b.current) this.recycle(b);
     }
+    for (const l of taken.leases) l.release();
+  }
+
+  /** A lent body about to be written by reference: held until release() of the output that carries it. */
+  holdUntilWritten(lease: BodyLease): void {
+    lease.hold();
+    this.leases.push(lease);
   }
 
   /** Reserves a u32 length to be back-patched by patch32 (field tables and arrays). */

@@ -18,6 +18,8 @@ import { type Broker, type ClientConnection, type ConnectionInfo, type FlowHost,
 import type { FieldTable } from "../../broker/values/field-value.js";
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Logger } from "../../logging/logger.js";
+import type { SlabPool } from "../../listeners/slab-pool.js";
+import type { SlabTails } from "../../listeners/slab-reads.js";
 import { FrameReader } from "../codec/frame-reader.js";
 import type { ChannelHost } from "../channel/channel-host.js";
 import { AlarmBlock, type BlockHost } from "./alarm-block.js";
@@ -66,6 +68,8 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
   readonly closing = new ConnectionClose(this);
 
   private readonly reader: FrameReader;
+  /** Where lent bodies' slabs come from (content-assembly.ts), or null: bodies are the garbage collector's. */
+  readonly slabs: SlabPool | null;
   private readonly opening: ConnectionOpening;
 
   constructor(
@@ -74,6 +78,8 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
     readonly settings: AmqpSettings,
     logger: Logger,
     readonly tls = false,
+    /** The slabs this connection's socket reads into, when they come back to a pool (slab-pool.ts). */
+    private readonly tails: SlabTails | null = null,
   ) {
     const s = socket as Partial<Socket>;
     const peer = peerOf(s, tls, "in-memory");
@@ -92,6 +98,7 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
     this.handshake = new Handshake(this.opening, settings.handshakeTimeout);
     this.login = new LoginSession(broker, settings, this);
     s.setNoDelay?.(true);
+    this.slabs = tails === null ? null : tails.pool;
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("drain", () => this.onDrain());
     socket.on("error", (err) => this.log.debug("socket error", { err: err.message }));
@@ -119,6 +126,12 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
   // ------------------------------------------------------------ input
 
   private onData(chunk: Buffer): void {
+    this.read(chunk);
+    // What was read is used up, but for the bytes the frame reader keeps uncopied.
+    if (this.tails !== null) this.tails.settle(this.reader);
+  }
+
+  private read(chunk: Buffer): void {
     this.heartbeats.lastRecv = Date.now();
     this.stats.recvOct += chunk.length;
     if (this.vhostRef) this.vhostRef.stats.recvOct += chunk.length;

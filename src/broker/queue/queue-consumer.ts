@@ -35,6 +35,12 @@ export interface QueueConsumer<Q = unknown> {
    * body it gets stays valid as long as it holds it (a shovel keeps bodies past deliver()).
    */
   readonly borrowsBodies?: boolean;
+  /**
+   * True when the consumer counts its holds on a lent body (values/body-lease.ts): each write of
+   * it holds until written, and the entry's hold is released once settled or, no-ack, delivered.
+   * Absent: the queue pins a lent body before handing it over.
+   */
+  readonly countsBodyHolds?: boolean;
   /** True while the consumer can take one more message (prefetch not exhausted, channel flowing). */
   canTake(): boolean;
   /**

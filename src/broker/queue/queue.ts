@@ -149,6 +149,11 @@ export class Queue extends QueueContents implements QueueSpec {
     return false;
   }
 
+  /** Whether its entries may count as holders of a lent body (values/body-lease.ts): memory only, classic. */
+  get countsBodyHolds(): boolean {
+    return this.type === "classic" && this.log === null;
+  }
+
   listConsumers(): readonly QueueConsumer<Queue>[] {
     return this.consumers;
   }
@@ -242,8 +247,8 @@ export class Queue extends QueueContents implements QueueSpec {
     if (this.singleActiveConsumer) this.dispatch();
   }
 
-  /** basic.get: the oldest ready entry, or null. Ack-mode gets are held like deliveries. */
-  get(noAck: boolean): QueueEntry | null {
+  /** basic.get: the oldest ready entry, or null; ack-mode gets are held like deliveries. `countsBodyHolds`: see QueueConsumer. */
+  get(noAck: boolean, countsBodyHolds = false): QueueEntry | null {
     const now = this.now();
     this.lastActivity = now;
     // Expired entries go at the head; paged-out ones are checked as they come back in.
@@ -257,6 +262,7 @@ export class Queue extends QueueContents implements QueueSpec {
     if (this.hasTtl) this.armTtlTimer();
     if (noAck) this.stats.getNoAck++;
     else this.stats.get++;
+    if (!countsBodyHolds) e.message.lease?.pin();
     this.handOut(e, noAck);
     if (noAck) this.forget(e, null);
     return e;
@@ -285,6 +291,8 @@ export class Queue extends QueueContents implements QueueSpec {
         if (c.noAck) this.stats.deliverNoAck++;
         else this.stats.deliver++;
         this.handOut(e, c.noAck);
+        const lease = e.message.lease;
+        if (lease !== null && c.countsBodyHolds !== true) lease.pin();
         c.deliver(this, e);
         if (c.noAck) this.forget(e, null);
       }

@@ -226,6 +226,44 @@ describe("generated codec", () => {
     assert.throws(() => r.next(), /invalid frame end/);
   });
 
+  it("says which reads it still holds bytes of: poisoning the others loses nothing", () => {
+    // The pooled read slabs (src/listeners/slab-pool.ts) are reused once the reader holds no
+    // uncopied bytes of them: here every read it lets go is overwritten at once.
+    const out = new OutputBuffer();
+    const body = Buffer.alloc(3000);
+    for (let i = 0; i < body.length; i++) body[i] = i % 251;
+    out.writeBodyFrame(4, body);
+    encodeMethod(out, 4, { id: MethodId.BasicAck, name: "basic.ack", args: { deliveryTag: 9, multiple: false } });
+    const bytes = out.take();
+    for (let a = 1; a < bytes.length - 1; a += 3) {
+      for (const b of [a + 1, a + 5, a + 700, bytes.length - 1]) {
+        if (b <= a || b >= bytes.length) continue;
+        const reads = [Buffer.from(bytes.subarray(0, a)), Buffer.from(bytes.subarray(a, b)), Buffer.from(bytes.subarray(b))];
+        const r = new FrameReader(8192);
+        const payload: Buffer[] = [];
+        let acks = 0;
+        const live = new Set<Buffer>();
+        for (const chunk of reads) {
+          r.push(chunk);
+          live.add(chunk);
+          while (r.next()) {
+            if (r.type === 3) {
+              const pieces = r.payloadPieces ?? [r.payloadBuf.subarray(r.payloadStart, r.payloadEnd)];
+              for (const piece of pieces) payload.push(Buffer.from(piece)); // the body takes its own hold (a lease)
+            } else acks++;
+          }
+          for (const x of live) {
+            if (r.holdsBytesOf(x.buffer)) continue;
+            x.fill(0xdb);
+            live.delete(x);
+          }
+        }
+        assert.equal(acks, 1, `cuts ${a}/${b}`);
+        assert.ok(Buffer.concat(payload).equals(body), `cuts ${a}/${b}`);
+      }
+    }
+  });
+
   it("refuses oversized frames and bad frame ends with FrameError", () => {
     const r = new FrameReader(4096);
     const big = Buffer.alloc(7);

@@ -84,7 +84,8 @@ export const basicHandlers: HandlerTable = [
 
   on(MethodId.BasicGet, (ch, a) => {
     const queue = ch.host.broker.queueForRead(ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue));
-    const entry = queue.get(a.noAck);
+    // The channel counts its holds on a lent body (values/body-lease.ts), as its consumers do.
+    const entry = queue.get(a.noAck, true);
     if (!entry) {
       ch.stats.gotEmpty();
       encodeBasicGetEmpty(ch.output.out, ch.number, { clusterId: "" });
@@ -105,6 +106,7 @@ export const basicHandlers: HandlerTable = [
       messageCount: queue.messageCount,
     });
     writeContent(ch.output, ch.number, m);
+    if (a.noAck) m.lease?.release();
   }),
 
   on(MethodId.BasicAck, (ch, a) => settle(ch, a.deliveryTag, a.multiple, "ack")),

@@ -1,0 +1,157 @@
+/**
+ * Read slabs that come back (issue 30). A socket reading into slabs (slab-reads.ts) cuts bodies
+ * out of them; without a way back every slab is new external memory, and V8 marks the whole
+ * heap per 64 MB of it: at 64 KB bodies about a fifth of the broker's CPU went to the collector,
+ * half its user time. Here a slab counts who holds it and returns to the pool when none does.
+ *
+ * Holders of a slab: the socket reading into it (until it moves to the next slab and no frame
+ * it cut is still being assembled: SlabTails.settle), and each BodyLease on a body with bytes in
+ * it (SlabLease, below). A lease holds its slabs from the moment a body piece is cut, so a body
+ * still arriving keeps them too. Every other cut of a slab is copied before the read returns
+ * (small bodies, property bytes, frames split across reads: src/amqp/channel/content-assembly.ts
+ * and codec/frame-reader.ts), so nothing reads a slab after its holds reach zero.
+ *
+ * A lease that is pinned (someone kept the body without counting) never lets its slabs go: they
+ * are left to the garbage collector like any Buffer. Forgetting a release costs memory; a release
+ * too many would hand bytes still in use to the next read, hence `poison`: tests fill every
+ * returned slab with 0xdb, so a body read after its release shows it.
+ */
+import type { BodyLease } from "../broker/values/body-lease.js";
+
+/** A slab the pool hands out, and how many holders it has. */
+export class Slab {
+  /** The reader's hold, first. */
+  holds = 1;
+
+  constructor(
+    readonly bytes: Buffer,
+    private readonly pool: SlabPool,
+  ) {}
+
+  hold(): void {
+    this.holds++;
+  }
+
+  release(): void {
+    const left = --this.holds;
+    if (left === 0) this.pool.give(this);
+    else if (left < 0) this.pool.overReleased();
+  }
+}
+
+export interface SlabPoolOptions {
+  /** The size of every slab (slab-reads.ts LARGE_SLAB). */
+  readonly slabBytes: number;
+  /** At most this many free slabs are kept; beyond, returned ones go to the garbage collector. */
+  readonly maxFree: number;
+  /** Fill returned slabs with 0xdb and throw on a release too many (tests). */
+  readonly poison: boolean;
+}
+
+export class SlabPool {
+  private readonly free: Slab[] = [];
+  /** Slabs by their memory: a body piece's `.buffer` finds its slab. */
+  private readonly byMemory = new WeakMap<ArrayBufferLike, Slab>();
+  /** Slabs allocated, and slabs handed out again (for tests and the perf notes). */
+  allocated = 0;
+  reused = 0;
+
+  constructor(readonly options: SlabPoolOptions) {}
+
+  /** Slabs taken since the last trimIdle(). */
+  private takenSinceTrim = 0;
+
+  /** A slab for the next reads, its reader's hold taken. */
+  take(): Slab {
+    this.takenSinceTrim++;
+    const reused = this.free.pop();
+    if (reused !== undefined) {
+      reused.holds = 1;
+      this.reused++;
+      return reused;
+    }
+    const slab = new Slab(Buffer.allocUnsafeSlow(this.options.slabBytes), this);
+    this.byMemory.set(slab.bytes.buffer, slab);
+    this.allocated++;
+    return slab;
+  }
+
+  /** The pool's slab that `piece` lies in, if any. */
+  slabOf(piece: Buffer): Slab | undefined {
+    return this.byMemory.get(piece.buffer);
+  }
+
+  /** A lease on a body whose pieces are added as they are cut (SlabLease.add); it starts with one holder. */
+  lease(): SlabLease {
+    return new SlabLease(this);
+  }
+
+  /** Free slabs kept. */
+  get freeCount(): number {
+    return this.free.length;
+  }
+
+  /** A slab nobody holds any more. */
+  give(slab: Slab): void {
+    if (this.free.length >= this.options.maxFree) return;
+    if (this.options.poison) slab.bytes.fill(0xdb);
+    this.free.push(slab);
+  }
+
+  /**
+   * Called every few seconds: when no slab was taken since the last call, the free ones go to the
+   * garbage collector, so a broker idle after a burst does not keep maxFree slabs.
+   */
+  trimIdle(): void {
+    if (this.takenSinceTrim === 0) this.free.length = 0;
+    this.takenSinceTrim = 0;
+  }
+
+  /** A slab was released more often than held: a holder released twice (a bug; tests throw). */
+  overReleased(): void {
+    if (this.options.poison) throw new Error("a read slab was released more often than it was held");
+  }
+}
+
+/**
+ * The lease on one message body cut from slabs: it holds each slab its pieces lie in, once, and
+ * lets them go when its own holders are done (values/body-lease.ts).
+ */
+export class SlabLease implements BodyLease {
+  private holders = 1;
+  private pinned = false;
+  /** The slabs held: almost always one or two, so a short array and a linear check. */
+  private readonly slabs: Slab[] = [];
+
+  constructor(private readonly pool: SlabPool) {}
+
+  /** A body piece was cut: holds its slab (once per slab). */
+  add(piece: Buffer): void {
+    const slab = this.pool.slabOf(piece);
+    if (slab === undefined) return;
+    const slabs = this.slabs;
+    if (slabs.length > 0 && (slabs[slabs.length - 1] === slab || slabs.includes(slab))) return;
+    slab.hold();
+    slabs.push(slab);
+  }
+
+  hold(): void {
+    this.holders++;
+  }
+
+  holdMany(n: number): void {
+    this.holders += n;
+  }
+
+  release(): void {
+    if (this.pinned) return;
+    const left = --this.holders;
+    if (left > 0) return;
+    if (left < 0) return this.pool.overReleased();
+    for (const slab of this.slabs) slab.release();
+  }
+
+  pin(): void {
+    this.pinned = true;
+  }
+}
