@@ -120,35 +120,42 @@ export class SlabPool {
 export class SlabLease implements BodyLease {
   private holders = 1;
   private pinned = false;
-  /** The slabs held: almost always one or two, so a short array and a linear check. */
-  private readonly slabs: Slab[] = [];
+  /** Until handOver(): releases only count (see BodyLease.handOver). */
+  private routing = true;
+  /** The first slab held (most bodies lie in one), and any others: a short array, checked linearly. */
+  private first: Slab | null = null;
+  private more: Slab[] | null = null;
 
   constructor(private readonly pool: SlabPool) {}
 
   /** A body piece was cut: holds its slab (once per slab). */
   add(piece: Buffer): void {
     const slab = this.pool.slabOf(piece);
-    if (slab === undefined) return;
-    const slabs = this.slabs;
-    if (slabs.length > 0 && (slabs[slabs.length - 1] === slab || slabs.includes(slab))) return;
+    if (slab === undefined || slab === this.first) return;
+    if (this.first === null) this.first = slab;
+    else if (this.more === null) this.more = [slab];
+    else if (this.more.includes(slab)) return;
+    else this.more.push(slab);
     slab.hold();
-    slabs.push(slab);
   }
 
   hold(): void {
     this.holders++;
   }
 
-  holdMany(n: number): void {
-    this.holders += n;
+  handOver(entries: number): void {
+    this.routing = false;
+    this.holders += entries;
+    this.release();
   }
 
   release(): void {
     if (this.pinned) return;
     const left = --this.holders;
-    if (left > 0) return;
+    if (left > 0 || this.routing) return;
     if (left < 0) return this.pool.overReleased();
-    for (const slab of this.slabs) slab.release();
+    this.first?.release();
+    if (this.more !== null) for (const slab of this.more) slab.release();
   }
 
   pin(): void {

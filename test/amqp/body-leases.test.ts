@@ -26,8 +26,8 @@ function body(size: number, seed: number): Buffer {
   return out;
 }
 
-/** Sizes cycle through small (copied) and large (leased) bodies, across frame and slab boundaries. */
-const SIZES = [65_536, 100, 8_185, 4_096, 4_095, 200_003, 32_768, 1];
+/** Sizes cycle through small (copied), mid-sized (slab pinned) and large (leased) bodies, across frame and slab boundaries. */
+const SIZES = [65_536, 100, 8_185, 4_096, 4_095, 200_003, 32_768, 1, 1_000, 255, 256];
 
 function sizeOf(seed: number): number {
   return SIZES[seed % SIZES.length]!;

@@ -21,7 +21,7 @@ describe("slab pool", () => {
     slab.release(); // the reader moved on
     assert.equal(p.freeCount, 0, "the lease still holds it");
     lease.hold(); // a write in flight
-    lease.release(); // the publish's own hold
+    lease.handOver(0); // routed: the publish's own hold goes
     assert.equal(p.freeCount, 0);
     lease.release(); // the write completed
     assert.equal(p.freeCount, 1);
@@ -37,8 +37,7 @@ describe("slab pool", () => {
     const lease = p.lease();
     lease.add(a.bytes.subarray(900));
     lease.add(b.bytes.subarray(0, 50));
-    lease.holdMany(2); // two queue entries
-    lease.release(); // the publish
+    lease.handOver(2); // two queue entries
     a.release();
     b.release();
     lease.release();
@@ -54,7 +53,7 @@ describe("slab pool", () => {
     lease.add(slab.bytes.subarray(0, 10));
     lease.pin();
     slab.release();
-    lease.release();
+    lease.handOver(0);
     lease.release(); // ignored once pinned, not counted as a release too many
     assert.equal(p.freeCount, 0);
   });
@@ -63,8 +62,22 @@ describe("slab pool", () => {
     const p = pool();
     const lease = p.lease();
     lease.add(Buffer.alloc(10));
-    lease.release();
+    lease.handOver(0);
     assert.equal(p.freeCount, 0);
+  });
+
+  it("hands nothing back while the message is still being routed", () => {
+    const p = pool();
+    const slab = p.take();
+    const lease = p.lease();
+    lease.add(slab.bytes.subarray(0, 10));
+    slab.release();
+    lease.release(); // a no-ack consumer took the first queue's entry during routing
+    assert.equal(p.freeCount, 0);
+    lease.handOver(2); // two entries in all: one is still held
+    assert.equal(p.freeCount, 0);
+    lease.release();
+    assert.equal(p.freeCount, 1);
   });
 
   it("throws on a release too many while poisoning", () => {

@@ -118,11 +118,12 @@ export class Channel implements ChannelState {
     }
   }
 
-  handleBody(payload: Buffer): void {
+  /** A body frame whose payload is bytes [start, end) of `buf`. */
+  handleBody(buf: Buffer, start: number, end: number): void {
     if (this.state === "closing") return;
     const c = this.content;
     if (!c || !c.properties) throw bodyWithoutHeader();
-    const body = c.addBody(payload);
+    const body = c.addBodyAt(buf, start, end);
     if (body !== null) {
       this.content = null;
       completePublish(this, c, body);

@@ -5,6 +5,7 @@
  * property bytes are sent back as they came.
  */
 import { writeBody } from "../codec/body-frames.js";
+import { EXTERNAL_BODY_MIN } from "../codec/output-buffer.js";
 import { encodeBasicDeliver, encodeBasicProperties, writeContentHeader, type BasicDeliverArgs } from "../codec/generated.js";
 import type { Message } from "../../broker/index.js";
 import type { ChannelOutput } from "./channel-host.js";
@@ -32,8 +33,9 @@ export function writeContent(output: ChannelOutput, channel: number, m: Message,
   m.rawProperties ??= encodeBasicProperties(m.properties);
   writeContentHeader(out, channel, BASIC_CLASS, m.bodySize, m.rawProperties);
   // A lent body sent by reference is held until the socket has written it (values/body-lease.ts).
+  // (A body under EXTERNAL_BODY_MIN is copied into the output: nothing to hold.)
   const lease = m.lease;
-  if (lease !== null && !copyBody) out.holdUntilWritten(lease);
+  if (lease !== null && !copyBody && m.bodySize >= EXTERNAL_BODY_MIN) out.holdUntilWritten(lease);
   writeBody(out, channel, m.body, output.frameMax, copyBody);
   output.maybeFlush();
 }

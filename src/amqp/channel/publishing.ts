@@ -97,8 +97,7 @@ function holdForEntries(lease: BodyLease, queues: readonly Queue[]): void {
       return;
     }
   }
-  lease.holdMany(queues.length);
-  lease.release();
+  lease.handOver(queues.length);
 }
 
 function sendReturn(ch: ChannelState, code: number, text: string, message: Message): void {

@@ -56,7 +56,7 @@ export function dispatchFrame(c: DispatchTarget, f: FrameReader): void {
     if (!ch || channel === 0) throw new BrokerError("unexpectedFrame", `content frame on channel ${channel} without a channel`);
     if (type === FRAME_HEADER) ch.handleHeader(f.payloadBuf, f.payloadStart, f.payloadEnd);
     else if (f.payloadPieces !== null) ch.handleBodyPieces(f.payloadPieces);
-    else ch.handleBody(f.payload());
+    else ch.handleBody(f.payloadBuf, f.payloadStart, f.payloadEnd);
     return;
   }
   throw new BrokerError("frameError", `unknown frame type ${type}`);

@@ -18,8 +18,12 @@
 export interface BodyLease {
   /** One more holder. */
   hold(): void;
-  /** Adds `n` holders at once (a message's entries in the queues it was routed to). */
-  holdMany(n: number): void;
+  /**
+   * Routing is done: the publish's own hold passes to `entries` holders (the message's entries
+   * in queues that count holds). Until then no release hands the memory back: a no-ack consumer
+   * may take and release an entry while the message is still being routed to other queues.
+   */
+  handOver(entries: number): void;
   /** A holder is done with the body. */
   release(): void;
   /** Someone keeps the body without counting: its memory is never handed back. */
