@@ -6,7 +6,9 @@
  * at 700 MB/s of 64 KB bodies that was a mark-compact every ~80 ms. Here a connection reads into
  * the unused tail of its current slab instead: one allocation serves many reads, and one read may
  * take the whole tail, so a large body comes in fewer, larger reads. Frames still point into what
- * was read (bodies are slices), so a slab lives as long as any body cut from it; none is reused.
+ * was read (bodies are slices), so a slab lives as long as any body cut from it. Given a pool
+ * (the AMQP listener's), large slabs come from it and go back once nothing holds them
+ * (slab-pool.ts); otherwise (MQTT, streams) none is reused.
  *
  * Sizing: a socket starts on a 1 KiB slab (a handshake; 1,000 idle connections cost the broker no
  * more memory than with Node's reads), moves to 256 KiB slabs once a read fills its whole buffer

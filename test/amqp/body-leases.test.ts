@@ -7,24 +7,15 @@
 // that does not count its holds), a stream and a durable queue beside a classic one.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { AMQPClient, type AMQPChannel, type AMQPMessage } from "@cloudamqp/amqp-client";
 import { SlabPool } from "../../src/listeners/slab-pool.js";
 import { LARGE_SLAB } from "../../src/listeners/slab-reads.js";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
+import { seededBytes } from "../helpers/seeded-bytes.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 
-/** Deterministic bytes from a seed: a misplaced or poisoned byte shows as a mismatch. */
-function body(size: number, seed: number): Buffer {
-  const out = Buffer.alloc(size);
-  let h = createHash("sha256").update(String(seed)).digest();
-  for (let off = 0; off < size; off += h.length) {
-    h.copy(out, off, 0, Math.min(h.length, size - off));
-    h = createHash("sha256").update(h).digest();
-  }
-  return out;
-}
+const body = seededBytes;
 
 /** Sizes cycle through small (copied), mid-sized (slab pinned) and large (leased) bodies, across frame and slab boundaries. */
 const SIZES = [65_536, 100, 8_185, 4_096, 4_095, 200_003, 32_768, 1, 1_000, 255, 256];

@@ -3,24 +3,15 @@
 // across unlike frame sizes, through the message store and a restart, and through the HTTP get.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AMQPClient, type AMQPMessage } from "@cloudamqp/amqp-client";
 import { startTestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
+import { seededBytes } from "../helpers/seeded-bytes.js";
 
-/** Deterministic bytes: a sha256 chain, so a misplaced part shows as a mismatch. */
-function body(size: number, seed: number): Buffer {
-  const out = Buffer.alloc(size);
-  let h = createHash("sha256").update(String(seed)).digest();
-  for (let off = 0; off < size; off += h.length) {
-    h.copy(out, off, 0, Math.min(h.length, size - off));
-    h = createHash("sha256").update(h).digest();
-  }
-  return out;
-}
+const body = seededBytes;
 
 // Around frame boundaries for frame_max 8192 (8,184 payload bytes) and 20,000 (19,992), and large.
 const SIZES = [0, 1, 8183, 8184, 8185, 19_992, 19_993, 65_536, 200_003];

@@ -58,6 +58,16 @@ function frameOf(out: OutputBuffer): { type: number; channel: number; payload: B
   return f;
 }
 
+/** A 3,000-byte body frame then a basic.ack, both on channel 4: the body and the frames' bytes. */
+function bodyThenAck(): { body: Buffer; bytes: Buffer } {
+  const out = new OutputBuffer();
+  const body = Buffer.alloc(3000);
+  for (let i = 0; i < body.length; i++) body[i] = i % 251;
+  out.writeBodyFrame(4, body);
+  encodeMethod(out, 4, { id: MethodId.BasicAck, name: "basic.ack", args: { deliveryTag: 9, multiple: false } });
+  return { body, bytes: out.take() };
+}
+
 describe("generated codec", () => {
   it("round-trips every method of the spec with every field set", () => {
     let n = 0;
@@ -185,12 +195,7 @@ describe("generated codec", () => {
   });
 
   it("gives a body frame that spans reads as pieces of those reads, never copied", () => {
-    const out = new OutputBuffer();
-    const body = Buffer.alloc(3000);
-    for (let i = 0; i < body.length; i++) body[i] = i % 251;
-    out.writeBodyFrame(4, body);
-    encodeMethod(out, 4, { id: MethodId.BasicAck, name: "basic.ack", args: { deliveryTag: 9, multiple: false } });
-    const bytes = out.take();
+    const { body, bytes } = bodyThenAck();
     // Every way of cutting the bytes into three reads.
     for (let a = 1; a < 3010; a += 7) {
       for (const b of [a + 1, a + 500, 3008, 3009]) {
@@ -229,12 +234,7 @@ describe("generated codec", () => {
   it("says which reads it still holds bytes of: poisoning the others loses nothing", () => {
     // The pooled read slabs (src/listeners/slab-pool.ts) are reused once the reader holds no
     // uncopied bytes of them: here every read it lets go is overwritten at once.
-    const out = new OutputBuffer();
-    const body = Buffer.alloc(3000);
-    for (let i = 0; i < body.length; i++) body[i] = i % 251;
-    out.writeBodyFrame(4, body);
-    encodeMethod(out, 4, { id: MethodId.BasicAck, name: "basic.ack", args: { deliveryTag: 9, multiple: false } });
-    const bytes = out.take();
+    const { body, bytes } = bodyThenAck();
     for (let a = 1; a < bytes.length - 1; a += 3) {
       for (const b of [a + 1, a + 5, a + 700, bytes.length - 1]) {
         if (b <= a || b >= bytes.length) continue;
