@@ -11,21 +11,35 @@
  * (small bodies, property bytes, frames split across reads: src/amqp/channel/content-assembly.ts
  * and codec/frame-reader.ts), so nothing reads a slab after its holds reach zero.
  *
- * A lease that is pinned (someone kept the body without counting) never lets its slabs go: they
- * are left to the garbage collector like any Buffer. Forgetting a release costs memory; a release
+ * A lease that is pinned (someone kept the body without counting) never lets its slabs go, and a
+ * pinned slab (a body kept without a lease) never returns: both are left to the garbage collector
+ * like any Buffer. Forgetting a release costs memory; a release
  * too many would hand bytes still in use to the next read, hence `poison`: tests fill every
  * returned slab with 0xdb, so a body read after its release shows it.
  */
 import type { BodyLease } from "../broker/values/body-lease.js";
 
+/**
+ * A pool's slab is found from its memory through this property of its ArrayBuffer, set once when
+ * the slab is made. A WeakMap did the same with ephemerons the collector must revisit: +10 % broker
+ * CPU at 1 KB persistent, where every read is looked up and few slabs come back.
+ */
+const SLAB = Symbol("coney.slab");
+
+interface SlabMemory {
+  [SLAB]?: Slab;
+}
+
 /** A slab the pool hands out, and how many holders it has. */
 export class Slab {
   /** The reader's hold, first. */
   holds = 1;
+  /** Bytes of it are kept uncounted (a persistent body, content-assembly.ts): never reused. */
+  private pinned = false;
 
   constructor(
     readonly bytes: Buffer,
-    private readonly pool: SlabPool,
+    readonly pool: SlabPool,
   ) {}
 
   hold(): void {
@@ -34,8 +48,13 @@ export class Slab {
 
   release(): void {
     const left = --this.holds;
-    if (left === 0) this.pool.give(this);
-    else if (left < 0) this.pool.overReleased();
+    if (left === 0) {
+      if (!this.pinned) this.pool.give(this);
+    } else if (left < 0) this.pool.overReleased();
+  }
+
+  pin(): void {
+    this.pinned = true;
   }
 }
 
@@ -50,8 +69,6 @@ export interface SlabPoolOptions {
 
 export class SlabPool {
   private readonly free: Slab[] = [];
-  /** Slabs by their memory: a body piece's `.buffer` finds its slab. */
-  private readonly byMemory = new WeakMap<ArrayBufferLike, Slab>();
   /** Slabs allocated, and slabs handed out again (for tests and the perf notes). */
   allocated = 0;
   reused = 0;
@@ -71,14 +88,15 @@ export class SlabPool {
       return reused;
     }
     const slab = new Slab(Buffer.allocUnsafeSlow(this.options.slabBytes), this);
-    this.byMemory.set(slab.bytes.buffer, slab);
+    (slab.bytes.buffer as SlabMemory)[SLAB] = slab;
     this.allocated++;
     return slab;
   }
 
-  /** The pool's slab that `piece` lies in, if any. */
+  /** The pool's slab that `piece` lies in, if any (another pool's slab counts as none). */
   slabOf(piece: Buffer): Slab | undefined {
-    return this.byMemory.get(piece.buffer);
+    const slab = (piece.buffer as SlabMemory)[SLAB];
+    return slab !== undefined && slab.pool === this ? slab : undefined;
   }
 
   /** A lease on a body whose pieces are added as they are cut (SlabLease.add); it starts with one holder. */
