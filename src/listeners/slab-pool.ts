@@ -13,9 +13,9 @@
  *
  * A lease that is pinned (someone kept the body without counting) never lets its slabs go, and a
  * pinned slab (a body kept without a lease) never returns: both are left to the garbage collector
- * like any Buffer. Forgetting a release costs memory; a release
- * too many would hand bytes still in use to the next read, hence `poison`: tests fill every
- * returned slab with 0xdb, so a body read after its release shows it.
+ * like any Buffer. Forgetting a release costs memory; a release too many would hand bytes still
+ * in use to the next read, hence `poison`: tests fill every returned slab with 0xdb, so a body
+ * read after its release shows it.
  */
 import type { BodyLease } from "../broker/values/body-lease.js";
 
@@ -72,11 +72,10 @@ export class SlabPool {
   /** Slabs allocated, and slabs handed out again (for tests and the perf notes). */
   allocated = 0;
   reused = 0;
-
-  constructor(readonly options: SlabPoolOptions) {}
-
   /** Slabs taken since the last trimIdle(). */
   private takenSinceTrim = 0;
+
+  constructor(readonly options: SlabPoolOptions) {}
 
   /** A slab for the next reads, its reader's hold taken. */
   take(): Slab {
