@@ -68,7 +68,7 @@ export interface StartOptions extends Partial<ConeyConfig> {
   readSlabs?: SlabPool | null;
 }
 
-/** Free read slabs kept for reuse: 8 MiB at most, whatever the traffic was. */
+/** Free read slabs kept for reuse: 32 MiB at most, whatever the traffic was (let go when idle). */
 const READ_SLABS_KEPT = 128;
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {

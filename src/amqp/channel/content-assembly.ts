@@ -108,16 +108,9 @@ export class PendingPublish implements ContentHeader {
    */
   addBodyAt(buf: Buffer, start: number, end: number): Body | null {
     const n = end - start;
-    if (this.slabs !== null && this.received === 0 && n === this.bodySize) {
-      if (n < LEASED_BODY_MIN) {
-        this.received = n;
-        return copyOf(buf, start, end);
-      }
-      if (this.properties!.deliveryMode === 2) {
-        this.received = n;
-        this.pinSlabOf(buf);
-        return buf.subarray(start, end);
-      }
+    if (this.slabs !== null && this.received === 0 && n === this.bodySize && n < LEASED_BODY_MIN) {
+      this.received = n;
+      return copyOf(buf, start, end);
     }
     return this.addBody(buf.subarray(start, end));
   }

@@ -68,8 +68,6 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
   readonly closing = new ConnectionClose(this);
 
   private readonly reader: FrameReader;
-  /** Where lent bodies' slabs come from (content-assembly.ts), or null: bodies are the garbage collector's. */
-  readonly slabs: SlabPool | null;
   private readonly opening: ConnectionOpening;
 
   constructor(
@@ -98,11 +96,15 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
     this.handshake = new Handshake(this.opening, settings.handshakeTimeout);
     this.login = new LoginSession(broker, settings, this);
     s.setNoDelay?.(true);
-    this.slabs = tails === null ? null : tails.pool;
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("drain", () => this.onDrain());
     socket.on("error", (err) => this.log.debug("socket error", { err: err.message }));
     socket.on("close", () => this.onSocketClosed());
+  }
+
+  /** Where lent bodies' slabs come from (content-assembly.ts), or null: bodies are the garbage collector's. */
+  get slabs(): SlabPool | null {
+    return this.tails === null ? null : this.tails.pool;
   }
 
   info(): ConnectionInfo {
