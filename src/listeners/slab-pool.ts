@@ -11,9 +11,8 @@
  * (small bodies, property bytes, frames split across reads: src/amqp/channel/content-assembly.ts
  * and codec/frame-reader.ts), so nothing reads a slab after its holds reach zero.
  *
- * A lease that is pinned (someone kept the body without counting) never lets its slabs go, and a
- * pinned slab (a body kept without a lease) never returns: both are left to the garbage collector
- * like any Buffer. Forgetting a release costs memory; a release too many would hand bytes still
+ * A lease that is pinned (someone kept the body without counting) never lets its slabs go: they
+ * are left to the garbage collector like any Buffer. Forgetting a release costs memory; a release too many would hand bytes still
  * in use to the next read, hence `poison`: tests fill every returned slab with 0xdb, so a body
  * read after its release shows it.
  */
@@ -22,7 +21,7 @@ import type { BodyLease } from "../broker/values/body-lease.js";
 /**
  * A pool's slab is found from its memory through this property of its ArrayBuffer, set once when
  * the slab is made. A WeakMap did the same with ephemerons the collector must revisit: +10 % broker
- * CPU at 1 KB persistent, where every read is looked up and few slabs come back.
+ * CPU at 1 KB persistent (measured when each persistent read pinned its slab, looked up per read).
  */
 const SLAB = Symbol("coney.slab");
 
@@ -34,8 +33,6 @@ interface SlabMemory {
 export class Slab {
   /** The reader's hold, first. */
   holds = 1;
-  /** Bytes of it are kept uncounted (a persistent body, content-assembly.ts): never reused. */
-  private pinned = false;
 
   constructor(
     readonly bytes: Buffer,
@@ -48,13 +45,8 @@ export class Slab {
 
   release(): void {
     const left = --this.holds;
-    if (left === 0) {
-      if (!this.pinned) this.pool.give(this);
-    } else if (left < 0) this.pool.overReleased();
-  }
-
-  pin(): void {
-    this.pinned = true;
+    if (left === 0) this.pool.give(this);
+    else if (left < 0) this.pool.overReleased();
   }
 }
 

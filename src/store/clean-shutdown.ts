@@ -10,6 +10,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "./atomic-file.js";
+import type { Logger } from "../logging/logger.js";
 
 const MARKER = "clean-shutdown";
 
@@ -21,6 +22,11 @@ export function takeCleanShutdownMarker(dir: string): boolean {
   return clean;
 }
 
-export function writeCleanShutdownMarker(dir: string): void {
-  writeFileAtomicSync(join(dir, MARKER), "");
+/** Writes the marker after a clean close; a failure only costs redelivered flags at the next start. */
+export function writeCleanShutdownMarker(dir: string, logger: Logger): void {
+  try {
+    writeFileAtomicSync(join(dir, MARKER), "");
+  } catch (err) {
+    logger.warn("message store: the clean-shutdown marker could not be written; messages come back marked redelivered", { err });
+  }
 }

@@ -41,6 +41,7 @@ import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue
 import { DEFAULT_PAGING, DEFAULT_SEGMENT_BYTES, type MessageStoreOptions } from "./message-store-options.js";
 import type { StoreReplica } from "./store-replica.js";
 import { confirmBatch } from "./batch-confirm.js";
+import { HeldBodies } from "./held-bodies.js";
 
 export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   readonly dir: string;
@@ -79,6 +80,8 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   /** Flush batches started; records appended now travel in batch `batchesStarted + 1`. */
   private batchesStarted = 0;
   private readonly flushWatchers = new Set<StoredQueueLog>();
+  /** Lent bodies referenced by records not yet written (held-bodies.ts). */
+  private readonly heldBodies = new HeldBodies();
   /** Stream queues' logs, beside `messages/`: an append counts in `appends` and is flushed by the next batch. */
   readonly streams: StreamFiles;
   readonly reader = new SegmentReader();
@@ -145,6 +148,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     if (!isBodyParts(m.body)) seg.append(m.body);
     else for (const part of m.body) seg.append(part);
     seg.endRecord();
+    if (m.lease !== null) this.heldBodies.hold(m.lease);
     seg.live++;
     seg.records++;
     this.appends++;
@@ -266,13 +270,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     for (const seg of this.segments.values()) seg.closeFiles();
     this.streams.close();
     // The marker vouches that every mark is on disk: not after a final flush that lost some.
-    if (this.lastFlushWhole) {
-      try {
-        writeCleanShutdownMarker(this.dir);
-      } catch (err) {
-        this.logger.warn("message store: the clean-shutdown marker could not be written; messages come back marked redelivered", { err });
-      }
-    }
+    if (this.lastFlushWhole) writeCleanShutdownMarker(this.dir, this.logger);
     this.reader.closeAll();
   }
 
@@ -318,6 +316,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const streams = this.streams.seal();
     const waiters = this.waiters.take();
     const batch = ++this.batchesStarted;
+    const leases = this.heldBodies.take();
     let sync = this.closing || waiters.length > 0;
     for (const s of segs) if (s.hasPendingData) sync = true;
     const replica = this.replica;
@@ -329,6 +328,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     if (failure !== null) {
       // Nothing was written: side-file marks wait for the next flush.
       for (const s of segs) if (s.hasPending) this.dirty.add(s);
+      this.heldBodies.keep(leases);
     } else {
       // allSettled: a failed segment must not be cut back while another's write is still running.
       const writes = [...segs.map((s) => s.write(sync, replica)), ...streams.map((l) => l.flush(sync))];
@@ -343,6 +343,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
           failure = r.reason;
         }
       }
+      HeldBodies.release(leases);
     }
     const ok = failure === null;
     this.lastFlushWhole = ok && !marksLost;

@@ -80,6 +80,8 @@ export class StoredQueueLog implements QueueLog {
   pageOut(message: Message, ready: ReadyFill): boolean {
     const limits = this.store.paging;
     if (this.tail.length === 0 && (!message.persistent || (ready.length < limits.maxEntries && ready.bytes < limits.maxBytes))) return false;
+    // No entry holds it (values/body-lease.ts), yet inFlight keeps it and may page it back in: pinned.
+    message.lease?.pin();
     // Transient messages follow the tail to disk too, or they would overtake it.
     const ref = this.store.appendMessage(this.key, message);
     this.tail.push(ref);

@@ -1,4 +1,4 @@
-// Read slabs that come back (src/listeners/slab-pool.ts, values/body-lease.ts): a body of 4 KiB
+// Read slabs that come back (src/listeners/slab-pool.ts, values/body-lease.ts): a body of 256 B
 // or more stays a slice of the socket's read slab, and the slab returns to the pool once every
 // holder is done. Here the pool poisons each slab it takes back (0xdb), so a body read after its
 // slab was wrongly released arrives corrupted. Every path that keeps a body is driven with large
@@ -7,73 +7,13 @@
 // that does not count its holds), a stream and a durable queue beside a classic one.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { AMQPClient, type AMQPChannel, type AMQPMessage } from "@cloudamqp/amqp-client";
+import { AMQPClient } from "@cloudamqp/amqp-client";
 import { SlabPool } from "../../src/listeners/slab-pool.js";
 import { LARGE_SLAB } from "../../src/listeners/slab-reads.js";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
-import { seededBytes } from "../helpers/seeded-bytes.js";
+import { body, check, churn, consumeChecked, publishMany, sizeOf } from "../helpers/leased-bodies.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
-
-const body = seededBytes;
-
-/** Sizes cycle through small (copied), mid-sized (slab pinned) and large (leased) bodies, across frame and slab boundaries. */
-const SIZES = [65_536, 100, 8_185, 4_096, 4_095, 200_003, 32_768, 1, 1_000, 255, 256];
-
-function sizeOf(seed: number): number {
-  return SIZES[seed % SIZES.length]!;
-}
-
-/** Checks a delivery against what its seed (the message id) says it must be. */
-function check(m: AMQPMessage): number {
-  const seed = Number(m.properties.messageId);
-  const got = Buffer.from(m.body ?? new Uint8Array(0));
-  const want = body(sizeOf(seed), seed);
-  assert.equal(got.length, want.length, `message ${seed}: length`);
-  if (!got.equals(want)) {
-    const at = got.findIndex((b, i) => b !== want[i]);
-    assert.fail(`message ${seed} (${want.length} bytes) differs from byte ${at} (got 0x${got[at]!.toString(16)})`);
-  }
-  return seed;
-}
-
-/** Publishes with confirms (once per channel: the client counts confirms from its confirm.select). */
-async function publishMany(ch: AMQPChannel, exchange: string, routingKey: string, from: number, count: number, persistent = false, headers: Record<string, number> = {}): Promise<void> {
-  await ch.confirmSelect();
-  const sent: Promise<number>[] = [];
-  for (let seed = from; seed < from + count; seed++) {
-    sent.push(ch.basicPublish(exchange, routingKey, body(sizeOf(seed), seed), { messageId: String(seed), deliveryMode: persistent ? 2 : 1, headers }));
-  }
-  await Promise.all(sent);
-}
-
-/** Large bodies through a queue of their own, consumed and acked: slabs are recycled (and poisoned) meanwhile. */
-async function churn(conn: AMQPClient, queue: string, from: number): Promise<void> {
-  const ch = await conn.channel();
-  await ch.queueDeclare(queue, { exclusive: true });
-  const consumed = consumeChecked(await conn.channel(), queue, 100);
-  await publishMany(ch, "", queue, from, 100);
-  await consumed;
-}
-
-/** Consumes `count` messages from `queue`, checking each; acks as `ack` says (after a delay, or never with noAck). */
-async function consumeChecked(ch: AMQPChannel, queue: string, count: number, opts: { noAck?: boolean; ackDelayMs?: number; prefetch?: number; args?: Record<string, unknown> } = {}): Promise<number[]> {
-  if (opts.prefetch !== undefined) await ch.prefetch(opts.prefetch);
-  const seen: number[] = [];
-  let done!: () => void;
-  const all = new Promise<void>((resolve) => (done = resolve));
-  await ch.basicConsume(queue, { noAck: opts.noAck ?? false, args: opts.args ?? {} }, (m) => {
-    seen.push(check(m));
-    if (!opts.noAck) {
-      if (opts.ackDelayMs) setTimeout(() => void m.ack(), opts.ackDelayMs);
-      else void m.ack();
-    }
-    if (seen.length > count) assert.fail(`more than ${count} messages from ${queue}`);
-    if (seen.length === count) done();
-  });
-  await withTimeout(all, 20_000, `${count} messages from ${queue}`);
-  return seen;
-}
 
 describe("lent bodies over recycled read slabs", () => {
   let broker: TestBroker;

@@ -20,9 +20,8 @@
  * in slices under a SlabLease, which holds each slab from the moment a piece is cut from it. A
  * smaller body is copied (about the cost of its slice), and so are the property bytes this
  * channel keeps for the next publish. (Copying 1 KB bodies cost 15 % more broker CPU than a lease:
- * Node's 8 KiB allocation pool refilled every few messages.) A persistent body is not leased: it
- * goes to the store in nearly every use, which pins a lease (publishing.ts), so it pins its slabs
- * at once instead (once per read, not per message; a lease per message cost 10 % at 1 KB).
+ * Node's 8 KiB allocation pool refilled every few messages.) Persistent bodies are leased too:
+ * the store holds them until its group commit has written them (src/store/held-bodies.ts).
  */
 import type { Exchange } from "../../broker/index.js";
 import type { Body } from "../../broker/values/message-body.js";
@@ -55,8 +54,6 @@ export class PendingPublish implements ContentHeader {
   private lease: SlabLease | null = null;
   /** A small body of several frames on a pooled connection: the copy being filled. */
   private copy: Buffer | null = null;
-  /** The read whose slab was pinned last (see pinSlabOf). */
-  private pinnedRead: Buffer | null = null;
 
   /** `slabs`: the pool the connection's reads come from, or null (bodies stay plain slices). */
   constructor(private readonly slabs: SlabPool | null = null) {}
@@ -122,8 +119,7 @@ export class PendingPublish implements ContentHeader {
     if (this.received > this.bodySize) throw new BrokerError("frameError", `content body exceeds the declared size ${this.bodySize}`);
     if (this.slabs !== null) {
       if (this.bodySize < LEASED_BODY_MIN) return this.copyBody(payload, at);
-      if (this.properties!.deliveryMode === 2) this.pinSlabOf(payload);
-      else (this.lease ??= this.slabs.lease()).add(payload);
+      (this.lease ??= this.slabs.lease()).add(payload);
     }
     if (this.received === this.bodySize) {
       if (this.first === null) return payload;
@@ -135,13 +131,6 @@ export class PendingPublish implements ContentHeader {
     if (this.first === null) this.first = payload;
     else (this.parts ??= [this.first]).push(payload);
     return null;
-  }
-
-  /** A body kept as a slice without a lease: its slab is never reused (pinned once per read). */
-  private pinSlabOf(read: Buffer): void {
-    if (read === this.pinnedRead) return;
-    this.pinnedRead = read;
-    this.slabs!.slabOf(read)?.pin();
   }
 
   /** A small body on a pooled connection: copied out of the read, whole once its last frame is in. */

@@ -65,7 +65,7 @@ export function route(ch: ChannelState, exchange: Exchange, message: Message, ma
   if ((outcome === PUBLISH_ROUTED || outcome === PUBLISH_STORED) && !directReply) host.flow.check(ch.routed, ch.routed.length);
   const lease = message.lease;
   if (lease !== null) {
-    if (directReply || outcome !== PUBLISH_ROUTED) lease.pin();
+    if (directReply || (outcome !== PUBLISH_ROUTED && outcome !== PUBLISH_STORED)) lease.pin();
     else holdForEntries(lease, ch.routed);
   }
   if (outcome === PUBLISH_UNROUTED) {
@@ -85,8 +85,9 @@ export function route(ch: ChannelState, exchange: Exchange, message: Message, ma
 
 /**
  * A routed message's lent body (values/body-lease.ts): each queue entry holds it in the publish's
- * stead, if every queue counts its holds; one that does not (a stream, a durable queue's store)
- * may keep the body past any ack, so then nothing may hand it back.
+ * stead, if every queue counts its holds (a durable queue's store took its own holds while the
+ * message was routed); one that does not (a stream, a quorum queue) may keep the body past any
+ * ack, so then nothing may hand it back.
  */
 function holdForEntries(lease: BodyLease, queues: readonly Queue[]): void {
   // Routed to no queue yet counted as routed: an x-delayed-message exchange holds it.

@@ -149,9 +149,9 @@ export class Queue extends QueueContents implements QueueSpec {
     return false;
   }
 
-  /** Whether its entries may count as holders of a lent body (values/body-lease.ts): memory only, classic. */
+  /** Whether its entries may count as holders of a lent body (values/body-lease.ts): classic (its store holds for itself). */
   get countsBodyHolds(): boolean {
-    return this.type === "classic" && this.log === null;
+    return this.type === "classic";
   }
 
   listConsumers(): readonly QueueConsumer<Queue>[] {

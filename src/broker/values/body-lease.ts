@@ -4,10 +4,11 @@
  * holder lets go, and never once anyone has kept the body without counting itself (pin()).
  *
  * Who holds, for a lease that is not pinned (the AMQP 0-9-1 transport keeps these rules, see
- * src/amqp/channel/body-holds.ts): the publish while it is routed; each entry of the message in
- * a queue that counts holds (Queue.countsBodyHolds); each socket write of the body not yet
+ * src/amqp/channel/publishing.ts and settlement.ts): the publish while it is routed; each entry
+ * of the message in a queue that counts holds (Queue.countsBodyHolds); each record the message
+ * store has not yet written (src/store/held-bodies.ts); each socket write of the body not yet
  * completed. Everything else that keeps a body — a consumer that does not count (MQTT, a shovel,
- * the delayed exchange), the message store, a stream, an HTTP get — pins it first. A message
+ * the delayed exchange), a paged-out message, a stream, an HTTP get — pins it first. A message
  * made from another (dead-lettering, a header added) never carries the original's lease
  * (message-headers.ts), so its holders are never counted against it.
  *
