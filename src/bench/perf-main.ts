@@ -143,6 +143,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("--modes <list>", "transient, persistent or both", "transient,persistent")
     .option("-c, --confirm <n>", "persistent mode: unconfirmed publishes per producer", int(1), 256)
     .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
+    .option("-r, --repeat <n>", "runs per cell and broker, alternating which goes first; the table shows medians", int(1), 1)
     .action(async (v: Record<string, unknown>) => {
       const targets: SweepTarget[] = [{ name: v["name"] as string, uri: v["uri"] as string, pid: v["brokerPid"] as number | undefined }];
       if (v["compareUri"]) targets.push({ name: v["compareName"] as string, uri: v["compareUri"] as string, pid: v["comparePid"] as number | undefined });
@@ -151,7 +152,7 @@ export async function perfMain(argv: string[]): Promise<void> {
         if (m === "transient" || m === "persistent") return m;
         throw new InvalidArgumentError(`unknown mode ${m}: transient or persistent`);
       });
-      await runSizeSweep(targets, { sizes, modes, durationSeconds: v["duration"] as number, confirm: v["confirm"] as number }, (line) => process.stdout.write(`${line}\n`));
+      await runSizeSweep(targets, { sizes, modes, durationSeconds: v["duration"] as number, confirm: v["confirm"] as number, repeat: v["repeat"] as number }, (line) => process.stdout.write(`${line}\n`));
     });
   program
     .command("testing")

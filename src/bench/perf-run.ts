@@ -17,6 +17,8 @@ export interface PerfResult {
   /** Milliseconds; NaN when nothing was consumed. */
   readonly latencyP50: number;
   readonly latencyP99: number;
+  /** CPU the client processes (producers and consumers) spent during the run, microseconds. */
+  readonly clientCpuMicros: number;
 }
 
 const WORKER = fileURLToPath(new URL("./perf-worker.js", import.meta.url));
@@ -76,7 +78,9 @@ export async function runPerf(options: PerfOptions): Promise<PerfResult> {
     const histogram = new LatencyHistogram();
     let published = 0;
     let consumed = 0;
+    let clientCpuMicros = 0;
     for (const r of results) {
+      clientCpuMicros += r.cpuMicros;
       if (r.role === "producer") published += r.count;
       else {
         consumed += r.count;
@@ -90,6 +94,7 @@ export async function runPerf(options: PerfOptions): Promise<PerfResult> {
       consumedPerSecond: consumed / o.durationSeconds,
       latencyP50: histogram.percentile(0.5),
       latencyP99: histogram.percentile(0.99),
+      clientCpuMicros,
     };
   } finally {
     for (const w of workers) if (w.child.exitCode === null) w.child.kill();

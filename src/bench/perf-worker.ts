@@ -15,6 +15,8 @@ export interface WorkerResult {
   readonly role: WorkerRole;
   readonly count: number;
   readonly histogram?: number[];
+  /** This client process's CPU (user + system) during the run, microseconds. */
+  readonly cpuMicros: number;
 }
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
@@ -78,18 +80,25 @@ async function consume(ch: AMQPChannel, o: PerfOptions, index: number, until: nu
   return { count, histogram };
 }
 
+function cpuSince(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return d.user + d.system;
+}
+
 async function run(role: WorkerRole, index: number, o: PerfOptions): Promise<void> {
   const client = new AMQPClient(o.uri);
   const conn = await client.connect();
   const ch = await conn.channel();
   process.send!({ type: "ready" });
   const start = await new Promise<{ until: number }>((resolve) => process.once("message", (m) => resolve(m as { until: number })));
+  const cpuStart = process.cpuUsage();
   let result: WorkerResult;
   if (role === "producer") {
-    result = { role, count: await produce(ch, o, index, start.until) };
+    const count = await produce(ch, o, index, start.until);
+    result = { role, count, cpuMicros: cpuSince(cpuStart) };
   } else {
     const r = await consume(ch, o, index, start.until);
-    result = { role, count: r.count, histogram: r.histogram.counts };
+    result = { role, count: r.count, histogram: r.histogram.counts, cpuMicros: cpuSince(cpuStart) };
   }
   process.send!({ type: "done", result }, () => {
     void conn.close().finally(() => process.exit(0));

@@ -5,6 +5,11 @@
  * (user + system time from /proc/<pid>/stat over the run) and its peak resident memory (sampled
  * every 100 ms), so a broker that is fast only by burning more CPU, or by buffering without
  * bound, shows it.
+ *
+ * Runs on one machine vary by ±20 %: `repeat` measures each cell that many times, alternating
+ * which broker goes first, and reports the median rate and CPU (and the highest RSS). Each run's
+ * line on stderr also gives the load generator's own CPU per message: on a small machine the
+ * clients share the cores with the broker, which bounds how far apart two brokers can be.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -27,6 +32,8 @@ export interface SweepOptions {
   readonly durationSeconds: number;
   /** Unconfirmed publishes per producer in persistent mode. */
   readonly confirm: number;
+  /** Runs per cell and broker (alternating order); the table shows medians. */
+  readonly repeat: number;
 }
 
 /** One cell of the sweep. */
@@ -74,11 +81,28 @@ async function measure(t: SweepTarget, o: PerfOptions): Promise<SweepCell> {
     // The run's CPU includes its declarations and the final drain: counted against consumed
     // messages, which is what the broker did work for.
     const cpu = t.pid === undefined ? Number.NaN : cpuSeconds(t.pid) - cpuStart;
-    process.stderr.write(`  ${t.name} ${o.size} B${o.persistent ? " persistent" : ""}: ${formatResult(r).replaceAll("\n", "; ")}\n`);
+    const loadMicros = r.consumed > 0 ? (r.clientCpuMicros / r.consumed).toFixed(1) : "n/a";
+    process.stderr.write(`  ${t.name} ${o.size} B${o.persistent ? " persistent" : ""}: ${formatResult(r).replaceAll("\n", "; ")}; load generator CPU ${loadMicros} µs/msg\n`);
     return { consumedPerSecond: r.consumedPerSecond, cpuMicrosPerMessage: r.consumed > 0 ? (cpu * 1e6) / r.consumed : Number.NaN, peakRss: peak };
   } finally {
     if (timer) clearInterval(timer);
   }
+}
+
+/** The median rate and CPU of a cell's runs, and the highest RSS any of them reached. */
+export function medianCell(runs: readonly SweepCell[]): SweepCell {
+  const median = (xs: number[]): number => {
+    const v = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+    if (v.length === 0) return Number.NaN;
+    const m = v.length >> 1;
+    return v.length % 2 === 1 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
+  };
+  const rss = runs.map((c) => c.peakRss).filter((x) => !Number.isNaN(x));
+  return {
+    consumedPerSecond: median(runs.map((c) => c.consumedPerSecond)),
+    cpuMicrosPerMessage: median(runs.map((c) => c.cpuMicrosPerMessage)),
+    peakRss: rss.length === 0 ? Number.NaN : Math.max(...rss),
+  };
 }
 
 export function formatSize(n: number): string {
@@ -109,8 +133,13 @@ export async function runSizeSweep(targets: readonly SweepTarget[], s: SweepOpti
         durationSeconds: s.durationSeconds,
         queuePrefix: "sweep",
       };
-      const cells: SweepCell[] = [];
-      for (const t of targets) cells.push(await measure(t, { ...o, uri: t.uri }));
+      const runs: SweepCell[][] = targets.map(() => []);
+      for (let r = 0; r < s.repeat; r++) {
+        // Odd rounds go in reverse order, so neither broker always runs right after the other.
+        const order = r % 2 === 0 ? targets.map((_, i) => i) : targets.map((_, i) => targets.length - 1 - i);
+        for (const i of order) runs[i]!.push(await measure(targets[i]!, { ...o, uri: targets[i]!.uri }));
+      }
+      const cells = runs.map(medianCell);
       const row = [formatSize(size), mode === "persistent" ? `persistent, confirm ${s.confirm}` : "transient", String(o.prefetch), ...cells.flatMap((c) => [rate(c), cpu(c), rss(c)])];
       if (cells.length === 2) {
         const [a, b] = cells as [SweepCell, SweepCell];

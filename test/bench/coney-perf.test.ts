@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { startTestBroker } from "../helpers/broker.js";
+import { medianCell } from "../../src/bench/size-sweep.js";
 
 const bin = new URL("../../../bin/coney-perf.js", import.meta.url).pathname;
 const run = promisify(execFile);
@@ -46,7 +47,7 @@ describe("coney-perf", () => {
     const broker = await startTestBroker();
     try {
       // The broker runs in this process: its CPU and RSS are this process's.
-      const { stdout } = await run(process.execPath, [bin, "sizes", "--uri", broker.amqpUrl, "--broker-pid", String(process.pid), "--name", "coney", "--sizes", "16,70000", "-z", "1", "--confirm", "20"]);
+      const { stdout, stderr } = await run(process.execPath, [bin, "sizes", "--uri", broker.amqpUrl, "--broker-pid", String(process.pid), "--name", "coney", "--sizes", "16,70000", "-z", "1", "--confirm", "20", "--repeat", "2"]);
       const lines = stdout.trim().split("\n");
       assert.equal(lines[0], "| body | mode | prefetch | coney msg/s | coney CPU/msg | coney peak RSS |", stdout);
       assert.equal(lines.length, 2 + 4, stdout);
@@ -54,6 +55,9 @@ describe("coney-perf", () => {
       assert.match(lines[3]!, /^\| 70000 B \| transient \| 958 \| [\d,]+\/s \| [\d.]+ µs \| \d+ MiB \|$/);
       assert.match(lines[5]!, /^\| 70000 B \| persistent, confirm 20 \| 958 \| [\d,]+\/s \|/);
       for (const line of lines.slice(2)) assert.doesNotMatch(line, /\| 0\/s \|/, "every run moved messages");
+      // Two runs per cell, each with the clients' own CPU per message; the table shows their medians.
+      const runs = stderr.match(/: published: .*; load generator CPU [\d.]+ µs\/msg$/gm) ?? [];
+      assert.equal(runs.length, 2 * 4, stderr);
       assert.equal(broker.broker.vhosts.get("/")!.queues.size, 0, "the sweep deletes what it declared");
     } finally {
       await broker.close();
@@ -70,5 +74,13 @@ describe("coney-perf", () => {
     } finally {
       await broker.close();
     }
+  });
+
+  it("reports the median rate and CPU of a cell's runs and the highest RSS", () => {
+    const cell = (rate: number, cpu: number, rss: number) => ({ consumedPerSecond: rate, cpuMicrosPerMessage: cpu, peakRss: rss });
+    assert.deepEqual(medianCell([cell(10, 5, 100), cell(30, 1, 300), cell(20, 9, 200)]), cell(20, 5, 300));
+    assert.deepEqual(medianCell([cell(10, 4, 100), cell(20, 6, 50)]), cell(15, 5, 100));
+    const noPid = medianCell([cell(10, Number.NaN, Number.NaN)]);
+    assert.ok(Number.isNaN(noPid.cpuMicrosPerMessage) && Number.isNaN(noPid.peakRss));
   });
 });
