@@ -12,9 +12,9 @@
  * and codec/frame-reader.ts), so nothing reads a slab after its holds reach zero.
  *
  * A lease that is pinned (someone kept the body without counting) never lets its slabs go: they
- * are left to the garbage collector like any Buffer. Forgetting a release costs memory; a release too many would hand bytes still
- * in use to the next read, hence `poison`: tests fill every returned slab with 0xdb, so a body
- * read after its release shows it.
+ * are left to the garbage collector like any Buffer. Forgetting a release costs memory; a
+ * release too many would hand bytes still in use to the next read, hence `poison`: tests fill
+ * every returned slab with 0xdb, so a body read after its release shows it.
  */
 import type { BodyLease } from "../broker/values/body-lease.js";
 
