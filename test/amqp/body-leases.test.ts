@@ -8,11 +8,10 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { AMQPClient } from "@cloudamqp/amqp-client";
-import { SlabPool } from "../../src/listeners/slab-pool.js";
-import { LARGE_SLAB } from "../../src/listeners/slab-reads.js";
+import type { SlabPool } from "../../src/listeners/slab-pool.js";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
-import { body, check, churn, consumeChecked, publishMany, sizeOf } from "../helpers/leased-bodies.js";
+import { body, check, churn, consumeChecked, poisoningPool, publishMany, sizeOf } from "../helpers/leased-bodies.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 
 describe("lent bodies over recycled read slabs", () => {
@@ -22,7 +21,7 @@ describe("lent bodies over recycled read slabs", () => {
   const api = apiClient(() => broker.httpUrl);
 
   before(async () => {
-    pool = new SlabPool({ slabBytes: LARGE_SLAB, maxFree: 64, poison: true });
+    pool = poisoningPool();
     broker = await startTestBroker({ readSlabs: pool });
     conn = new AMQPClient(broker.amqpUrl);
     await conn.connect();

@@ -5,10 +5,17 @@
  */
 import assert from "node:assert/strict";
 import type { AMQPChannel, AMQPClient, AMQPMessage } from "@cloudamqp/amqp-client";
+import { SlabPool } from "../../src/listeners/slab-pool.js";
+import { LARGE_SLAB } from "../../src/listeners/slab-reads.js";
 import { seededBytes } from "./seeded-bytes.js";
 import { withTimeout } from "./wait.js";
 
 export const body = seededBytes;
+
+/** A pool of the AMQP listener's slabs that poisons each slab it takes back (0xdb). */
+export function poisoningPool(): SlabPool {
+  return new SlabPool({ slabBytes: LARGE_SLAB, maxFree: 64, poison: true });
+}
 
 /** Sizes cycle through small (copied) and larger (leased) bodies, across the lease threshold (256 B), frame and slab boundaries. */
 const SIZES = [65_536, 100, 8_185, 4_096, 4_095, 200_003, 32_768, 1, 1_000, 255, 256];

@@ -11,14 +11,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AMQPClient } from "@cloudamqp/amqp-client";
-import { SlabPool } from "../../src/listeners/slab-pool.js";
-import { LARGE_SLAB } from "../../src/listeners/slab-reads.js";
+import type { SlabPool } from "../../src/listeners/slab-pool.js";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
-import { churn, consumeChecked, publishMany } from "../helpers/leased-bodies.js";
+import { churn, consumeChecked, poisoningPool, publishMany } from "../helpers/leased-bodies.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
-
-const poisoningPool = (): SlabPool => new SlabPool({ slabBytes: LARGE_SLAB, maxFree: 64, poison: true });
 
 describe("persistent bodies over recycled read slabs", () => {
   let broker: TestBroker;
