@@ -63,6 +63,8 @@ export class SlabPool {
   private readonly free: Slab[] = [];
   /** Slabs handed out again (tests check that slabs come back). */
   reused = 0;
+  /** Slabs taken and not yet given back: each reader's current one, and those bodies still hold. */
+  outstanding = 0;
   /** Slabs taken since the last trimIdle(). */
   private takenSinceTrim = 0;
 
@@ -71,6 +73,7 @@ export class SlabPool {
   /** A slab for the next reads, its reader's hold taken. */
   take(): Slab {
     this.takenSinceTrim++;
+    this.outstanding++;
     const reused = this.free.pop();
     if (reused !== undefined) {
       reused.holds = 1;
@@ -100,6 +103,7 @@ export class SlabPool {
 
   /** A slab nobody holds any more. */
   give(slab: Slab): void {
+    this.outstanding--;
     if (this.free.length >= this.options.maxFree) return;
     if (this.options.poison) slab.bytes.fill(0xdb);
     this.free.push(slab);

@@ -18,13 +18,16 @@ describe("slab pool", () => {
     const lease = p.lease();
     lease.add(slab.bytes.subarray(0, 100));
     lease.add(slab.bytes.subarray(100, 300)); // the same slab is held once
+    assert.equal(p.outstanding, 1);
     slab.release(); // the reader moved on
     assert.equal(p.freeCount, 0, "the lease still holds it");
+    assert.equal(p.outstanding, 1, "still out while the lease holds it");
     lease.hold(); // a write in flight
     lease.handOver(0); // routed: the publish's own hold goes
     assert.equal(p.freeCount, 0);
     lease.release(); // the write completed
     assert.equal(p.freeCount, 1);
+    assert.equal(p.outstanding, 0);
     assert.ok(slab.bytes.every((b) => b === 0xdb), "a returned slab is poisoned");
     assert.equal(p.take(), slab);
     assert.equal(p.reused, 1);
