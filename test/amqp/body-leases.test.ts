@@ -7,29 +7,25 @@
 // that does not count its holds), a stream and a durable queue beside a classic one.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { AMQPClient } from "@cloudamqp/amqp-client";
+import type { AMQPClient } from "@cloudamqp/amqp-client";
 import type { SlabPool } from "../../src/listeners/slab-pool.js";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import type { TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
-import { body, check, churn, consumeChecked, poisoningPool, publishMany, sizeOf } from "../helpers/leased-bodies.js";
+import { body, check, churn, consumeChecked, publishMany, sizeOf, startPooledBroker, type PooledBroker } from "../helpers/leased-bodies.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 
 describe("lent bodies over recycled read slabs", () => {
   let broker: TestBroker;
   let pool: SlabPool;
   let conn: AMQPClient;
+  let pooled: PooledBroker;
   const api = apiClient(() => broker.httpUrl);
 
   before(async () => {
-    pool = poisoningPool();
-    broker = await startTestBroker({ readSlabs: pool });
-    conn = new AMQPClient(broker.amqpUrl);
-    await conn.connect();
+    pooled = await startPooledBroker();
+    ({ broker, pool, conn } = pooled);
   });
-  after(async () => {
-    await conn.close();
-    await broker.close();
-  });
+  after(() => pooled.close());
 
   it("acked deliveries give their slabs back, and every body arrives intact", async () => {
     const ch = await conn.channel();

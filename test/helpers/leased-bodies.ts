@@ -4,17 +4,48 @@
  * pools poison the slabs they take back (0xdb): a body read after a wrong release shows it.
  */
 import assert from "node:assert/strict";
-import type { AMQPChannel, AMQPClient, AMQPMessage } from "@cloudamqp/amqp-client";
+import { AMQPClient, type AMQPChannel, type AMQPMessage } from "@cloudamqp/amqp-client";
+import type { StartOptions } from "../../src/start-broker.js";
 import { SlabPool } from "../../src/listeners/slab-pool.js";
 import { LARGE_SLAB } from "../../src/listeners/slab-reads.js";
+import { startTestBroker, type TestBroker } from "./broker.js";
 import { seededBytes } from "./seeded-bytes.js";
 import { withTimeout } from "./wait.js";
 
 export const body = seededBytes;
 
 /** A pool of the AMQP listener's slabs that poisons each slab it takes back (0xdb). */
-export function poisoningPool(): SlabPool {
+function poisoningPool(): SlabPool {
   return new SlabPool({ slabBytes: LARGE_SLAB, maxFree: 64, poison: true });
+}
+
+/** A broker reading AMQP into a poisoning pool, and one client connection to it. */
+export interface PooledBroker {
+  readonly broker: TestBroker;
+  readonly pool: SlabPool;
+  readonly conn: AMQPClient;
+  close(): Promise<void>;
+}
+
+export async function startPooledBroker(options: StartOptions = {}): Promise<PooledBroker> {
+  const pool = poisoningPool();
+  const broker = await startTestBroker({ ...options, readSlabs: pool });
+  const conn = new AMQPClient(broker.amqpUrl);
+  try {
+    await conn.connect();
+  } catch (err) {
+    await broker.close();
+    throw err;
+  }
+  return {
+    broker,
+    pool,
+    conn,
+    async close() {
+      await conn.close();
+      await broker.close();
+    },
+  };
 }
 
 /** Sizes cycle through small (copied) and larger (leased) bodies, across the lease threshold (256 B), frame and slab boundaries. */

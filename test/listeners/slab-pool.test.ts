@@ -3,11 +3,19 @@
 // marks returned bytes; tails hold a slab they moved off while the parser keeps bytes of it.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { SlabPool } from "../../src/listeners/slab-pool.js";
+import { SlabPool, type Slab, type SlabLease } from "../../src/listeners/slab-pool.js";
 import { LARGE_SLAB, SlabTails } from "../../src/listeners/slab-reads.js";
 
 function pool(maxFree = 8): SlabPool {
   return new SlabPool({ slabBytes: 1024, maxFree, poison: true });
+}
+
+/** A fresh slab, still held by its reader, and a lease on a body cut from it. */
+function leaseOnNewSlab(p: SlabPool): { slab: Slab; lease: SlabLease } {
+  const slab = p.take();
+  const lease = p.lease();
+  lease.add(slab.bytes.subarray(0, 10));
+  return { slab, lease };
 }
 
 describe("slab pool", () => {
@@ -51,9 +59,7 @@ describe("slab pool", () => {
 
   it("never takes back the slabs of a pinned lease", () => {
     const p = pool();
-    const slab = p.take();
-    const lease = p.lease();
-    lease.add(slab.bytes.subarray(0, 10));
+    const { slab, lease } = leaseOnNewSlab(p);
     lease.pin();
     slab.release();
     lease.handOver(0);
@@ -71,9 +77,7 @@ describe("slab pool", () => {
 
   it("hands nothing back while the message is still being routed", () => {
     const p = pool();
-    const slab = p.take();
-    const lease = p.lease();
-    lease.add(slab.bytes.subarray(0, 10));
+    const { slab, lease } = leaseOnNewSlab(p);
     slab.release();
     lease.release(); // a no-ack consumer took the first queue's entry during routing
     assert.equal(p.freeCount, 0);

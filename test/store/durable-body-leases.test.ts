@@ -11,27 +11,22 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AMQPClient } from "@cloudamqp/amqp-client";
-import type { SlabPool } from "../../src/listeners/slab-pool.js";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import type { AMQPClient } from "@cloudamqp/amqp-client";
+import type { TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
-import { churn, consumeChecked, poisoningPool, publishMany } from "../helpers/leased-bodies.js";
+import { churn, consumeChecked, publishMany, startPooledBroker, type PooledBroker } from "../helpers/leased-bodies.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 
 describe("persistent bodies over recycled read slabs", () => {
   it("durable queues acked at once and beside a classic one give their slabs back", async () => {
     // The store's default paging limits: a paged-out body pins its slabs (values/body-lease.ts).
-    const pool = poisoningPool();
-    const broker = await startTestBroker({ readSlabs: pool });
-    const conn = new AMQPClient(broker.amqpUrl);
+    const { pool, conn, close } = await startPooledBroker();
     try {
-      await conn.connect();
       await ackedAtOnceAndLater(conn);
       // Every body acked and written: each slab is back but the one the connection may be reading into.
       await eventually(() => pool.outstanding <= 1, 5000, "every slab but the reader's back in the pool");
     } finally {
-      await conn.close();
-      await broker.close();
+      await close();
     }
   });
 });
@@ -54,21 +49,16 @@ async function ackedAtOnceAndLater(conn: AMQPClient): Promise<void> {
 
 describe("persistent bodies paged out over recycled read slabs", () => {
   let broker: TestBroker;
-  let pool: SlabPool;
   let conn: AMQPClient;
+  let pooled: PooledBroker;
   const api = apiClient(() => broker.httpUrl);
 
   before(async () => {
-    pool = poisoningPool();
     // Small paging limits: a queue past 10 messages or 256 KiB in memory keeps the rest on disk only.
-    broker = await startTestBroker({ readSlabs: pool, messageStore: { paging: { maxEntries: 10, maxBytes: 256 * 1024 } } });
-    conn = new AMQPClient(broker.amqpUrl);
-    await conn.connect();
+    pooled = await startPooledBroker({ messageStore: { paging: { maxEntries: 10, maxBytes: 256 * 1024 } } });
+    ({ broker, conn } = pooled);
   });
-  after(async () => {
-    await conn.close();
-    await broker.close();
-  });
+  after(() => pooled.close());
 
   it("paged-out bodies of a plain and a priority queue are written intact and read back", async () => {
     const ch = await conn.channel();
@@ -90,9 +80,8 @@ describe("persistent bodies read back after a restart", () => {
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("every unacked body is on disk as published, including those a consumer held", async () => {
-    const first = await startTestBroker({ dataDir, readSlabs: poisoningPool() });
-    const conn = new AMQPClient(first.amqpUrl);
-    await conn.connect();
+    const first = await startPooledBroker({ dataDir });
+    const conn = first.conn;
     const ch = await conn.channel();
     await ch.exchangeDeclare("rs-fan", "fanout", { durable: true });
     for (const q of ["rs-held", "rs-idle"]) {
@@ -107,19 +96,15 @@ describe("persistent bodies read back after a restart", () => {
     await publishMany(await conn.channel(), "rs-fan", "", 40_000, 120, true);
     await withTimeout(allDelivered, 20_000, "deliveries to the holding consumer");
     await churn(conn, "rs-churn", 41_000);
-    await conn.close();
     await first.close();
 
-    const second = await startTestBroker({ dataDir, readSlabs: poisoningPool() });
-    const again = new AMQPClient(second.amqpUrl);
-    await again.connect();
+    const second = await startPooledBroker({ dataDir });
     try {
       for (const q of ["rs-held", "rs-idle"]) {
-        const seen = await consumeChecked(await again.channel(), q, 120, { prefetch: 30 });
+        const seen = await consumeChecked(await second.conn.channel(), q, 120, { prefetch: 30 });
         assert.equal(new Set(seen).size, 120, q);
       }
     } finally {
-      await again.close();
       await second.close();
     }
   });
