@@ -34,7 +34,7 @@ import { compactSegments } from "./online-compaction.js";
 import type { CompactionTarget } from "./compaction-target.js";
 import type { RefFifo } from "./ref-fifo.js";
 import { SyncWaiters } from "./sync-waiters.js";
-import { giveUpUnsynced } from "./write-failure.js";
+import { failureCode, giveUpUnsynced } from "./write-failure.js";
 import { writeCleanShutdownMarker } from "./clean-shutdown.js";
 import { FaultPoints, type FaultPointName } from "./fault-points.js";
 import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
@@ -371,7 +371,9 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     this.stats.writeFailures++;
     const lostSegments = giveUpUnsynced(this.segments, this.logs.values(), this.lostRecords, this.stats, this.current);
     if (lostSegments.currentLost) this.current = null;
-    this.logger.error("message store write failed; unsynced messages are dropped and their publishers nacked", { err, segments: lostSegments.count });
+    // Only the cause's code: the rate limit folds identical lines; stacks and lost segments vary.
+    this.logger.error("message store write failed; unsynced messages are dropped and their publishers nacked", { code: failureCode(err) });
+    this.logger.debug("message store write failure", { err, segments: lostSegments.count });
     if (lostSegments.count === 0) return;
     for (const seg of this.segments.values()) if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
   }

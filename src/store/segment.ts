@@ -18,6 +18,18 @@ export class MarksNotWritten extends Error {
     super("message store: deaths and deliveries could not be written; kept for the next write");
   }
 }
+
+/**
+ * A write that stopped part way: libuv retries short writes itself and, when a later write fails
+ * after some bytes went out, reports the bytes written and drops the error (a full disk, in
+ * practice). The code is the same for every such failure, so repeats log as one line.
+ */
+export class ShortWrite extends Error {
+  readonly code = "ESHORTWRITE";
+  constructor(written: number, total: number) {
+    super(`short write: ${written} of ${total} bytes (the disk may be full)`);
+  }
+}
 import { join } from "node:path";
 import type { SegmentTap } from "./store-replica.js";
 import { PendingRecords, type WriteRun } from "./pending-records.js";
@@ -211,7 +223,7 @@ export class Segment {
       let total = 0;
       for (const b of r.pieces) total += b.length;
       const written = writevSync(this.dataFd!, r.pieces, r.position);
-      if (written !== total) throw new Error(`short write: ${written} of ${total} bytes`);
+      if (written !== total) throw new ShortWrite(written, total);
     }
     this.unsynced = true;
     if (sync) {
@@ -279,7 +291,7 @@ function writeAll(fd: number, bufs: Buffer[], position: number | null): Promise<
       let total = 0;
       for (const b of bufs) total += b.length;
       // libuv completes short writes itself; anything less is an error worth surfacing.
-      if (written !== total) return reject(new Error(`short write: ${written} of ${total} bytes`));
+      if (written !== total) return reject(new ShortWrite(written, total));
       resolve();
     });
   });

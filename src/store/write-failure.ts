@@ -47,3 +47,12 @@ export function giveUpUnsynced(
   stats.recordsLost = before + lost.size;
   return { count, currentLost };
 }
+
+/** What a failed write is, the same for every repeat of one cause: the errno code (ENOSPC, EIO) or the error's message. */
+export function failureCode(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return typeof code === "string" ? code : err.message;
+  }
+  return String(err);
+}

@@ -81,6 +81,8 @@ describe("fault: full disk under the message store", () => {
 
     const failures = captured.lines.filter((l) => l.includes("message store write failed"));
     assert.ok(failures.length <= 2, `the repeated write error is rate-limited (${failures.length} lines for ${nacked.length} nacks)`);
+    // ENOSPC, or a write cut short when the disk filled part way through it (segment.ts, ShortWrite).
+    for (const l of failures) assert.match(JSON.parse(l)["code"] as string, /^(ENOSPC|ESHORTWRITE)$/, "the error line names the cause");
     await conn.close();
     await b.close();
 
