@@ -47,11 +47,13 @@ const sorted = (ids: Iterable<string>): string[] => [...ids].sort((a, b) => idNu
 describe("fault: full disk under the message store", () => {
   const mountPoint = tmpfsForSuite(24);
 
-  it("nacks what it cannot write, enqueues it nowhere, keeps every confirmed message across a restart, and logs the error once with a count", async () => {
+  it("nacks what it cannot write, enqueues it nowhere, keeps every confirmed message across a restart, and logs the error once with a count", async (t) => {
     const dataDir = join(mountPoint(), "data");
     const captured = capturingLogger();
     // Small paging limits: part of the durable queue is paged out, so both halves are exercised.
     const b = await startTestBroker({ dataDir, diskFreeLimit: 0, logger: captured.logger, messageStore: { paging: { maxEntries: 100, maxBytes: 1 << 20 } } });
+    // A failed assertion must not leave the broker running (the file would hang until its timeout).
+    t.after(() => b.close());
     const conn = await amqp.connect(b.amqpUrl);
     const ch = await conn.createConfirmChannel();
     await ch.assertQueue("durable-q", { durable: true });
@@ -65,6 +67,7 @@ describe("fault: full disk under the message store", () => {
     await holder.consume("transient-q", (m) => heldIds.add(m!.properties.messageId as string), { noAck: false });
     await eventually(() => b.broker.vhost("/").queues.get("transient-q")!.consumerCount === 1);
     const filler = fillDisk(mountPoint(), 3 << 20);
+    t.after(() => rmSync(filler, { force: true }));
 
     const { acked, nacked } = await publishUntilNacked(ch, 300);
     assert.ok(acked.length > 100, `some messages fit on the disk (${acked.length} confirmed)`);
@@ -88,15 +91,11 @@ describe("fault: full disk under the message store", () => {
 
     // Still full at the next start; then every confirmed message is there, and nothing nacked.
     const b2 = await startTestBroker({ dataDir, diskFreeLimit: 0 });
-    try {
-      const conn2 = await amqp.connect(b2.amqpUrl);
-      const ch2 = await conn2.createChannel();
-      const recovered = (await drain(ch2, "durable-q")).map((m) => m.properties.messageId as string);
-      assert.deepEqual(recovered, sorted(acked), "after a restart: every confirmed message, in order, and no nacked one");
-      await conn2.close();
-    } finally {
-      await b2.close();
-      rmSync(filler, { force: true });
-    }
+    t.after(() => b2.close());
+    const conn2 = await amqp.connect(b2.amqpUrl);
+    const ch2 = await conn2.createChannel();
+    const recovered = (await drain(ch2, "durable-q")).map((m) => m.properties.messageId as string);
+    assert.deepEqual(recovered, sorted(acked), "after a restart: every confirmed message, in order, and no nacked one");
+    await conn2.close();
   });
 });
