@@ -3,7 +3,7 @@
  * user may do, and the routed page in the layout.
  */
 import { render } from "preact";
-import { useMemo, useState, useEffect } from "preact/hooks";
+import { useMemo, useState, useEffect, useLayoutEffect } from "preact/hooks";
 import type { Access } from "./access.js";
 import { Api } from "./api.js";
 import { AppContext, type AppState } from "./app-context.js";
@@ -82,7 +82,10 @@ function App() {
 
   const match = matchRoute(ROUTES, path);
   const title = match ? match.route.title(match.params) : "Not found";
-  useEffect(() => {
+  // A layout effect: it runs in the same task as the render that shows the new page, so a Tab
+  // pressed as soon as the page is there already starts from the top (a plain effect waits for
+  // the next frame, and a quick Tab went on from the old page's focus).
+  useLayoutEffect(() => {
     document.title = `${title} · Coney`;
     // A new page starts where a page load starts: the next Tab reaches the skip link, then the
     // header and the main navigation (focusing the content instead left the navigation reachable
