@@ -19,6 +19,23 @@ export async function publishConfirmed(url: string, n: number, target: { queue?:
 
 /** Reads every message of `queue` (acking them) until it has been idle 300 ms after at least `atLeast` arrived. */
 export async function drain(url: string, queue: string, atLeast: number, timeoutMs = 20_000): Promise<amqp.ConsumeMessage[]> {
+  return consumeUntil(url, queue, (got) => got.length >= atLeast, timeoutMs, (got) => `${atLeast} messages on ${queue} (got ${got.length})`);
+}
+
+/**
+ * Consumes until `ids` distinct message ids arrived. At-least-once delivery may repeat messages,
+ * so a count of messages would stop short of the last ones while duplicates fill it.
+ */
+export async function drainDistinct(url: string, queue: string, ids: number, timeoutMs = 20_000): Promise<amqp.ConsumeMessage[]> {
+  const seen = new Set<unknown>();
+  let scanned = 0;
+  return consumeUntil(url, queue, (got) => {
+    for (; scanned < got.length; scanned++) seen.add(got[scanned]!.properties.messageId);
+    return seen.size >= ids;
+  }, timeoutMs, (got) => `${ids} distinct message ids on ${queue} (got ${seen.size} in ${got.length} messages)`);
+}
+
+async function consumeUntil(url: string, queue: string, done: (got: amqp.ConsumeMessage[]) => boolean, timeoutMs: number, what: (got: amqp.ConsumeMessage[]) => string): Promise<amqp.ConsumeMessage[]> {
   const conn = await amqp.connect(url);
   const ch = await conn.createChannel();
   const got: amqp.ConsumeMessage[] = [];
@@ -28,8 +45,13 @@ export async function drain(url: string, queue: string, atLeast: number, timeout
       ch.ack(m);
     }
   });
-  await eventually(() => got.length >= atLeast, timeoutMs, `${atLeast} messages on ${queue} (got ${got.length})`);
-  await conn.close();
+  try {
+    await eventually(() => done(got), timeoutMs);
+  } catch {
+    throw new Error(`timed out after ${timeoutMs} ms waiting for ${what(got)}`);
+  } finally {
+    await conn.close();
+  }
   return got;
 }
 
