@@ -95,16 +95,29 @@ export class TestCluster {
     const args = [CONEY_BIN, ...nodeArgs(n, { etcdUrl: this.etcdUrl, clusterName: "test", leaseTtl: this.leaseTtl }, "info"), ...this.extraArgs];
     const p = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     n.proc = p;
+    // A port found free a moment ago may be taken by another test's process before the node binds
+    // it (files run in parallel; a node restarted on its old ports is the likeliest victim): a
+    // node whose AMQP port is taken exits at once, one whose HTTP port is taken serves on without
+    // it (and so would answer no test). Either starts again on fresh ports.
+    const startedAt = Date.now();
+    let early = "";
+    let portTaken = false;
     const keep = (d: Buffer): void => {
-      n.log = (n.log + d.toString()).slice(-200_000);
+      const text = d.toString();
+      n.log = (n.log + text).slice(-200_000);
+      if (portTaken || Date.now() - startedAt > 15_000) return;
+      early += text;
+      // Only the management port: a test may share another side port on purpose (Prometheus).
+      if (early.split("\n").some((l) => l.includes("EADDRINUSE") && l.includes('"protocol":"http",'))) {
+        portTaken = true;
+        p.kill("SIGKILL");
+      }
     };
     p.stdout?.on("data", keep);
     p.stderr?.on("data", keep);
-    // A port found free a moment ago may be taken by another test's process before the node binds
-    // it (files run in parallel): such a node exits at once, and starts again on fresh ports.
-    const startedAt = Date.now();
     p.once("exit", (code) => {
-      if (n.proc !== p || code !== 1 || Date.now() - startedAt > 15_000 || !n.log.includes("EADDRINUSE") || !open.has(this)) return;
+      if (code === 1 && Date.now() - startedAt <= 15_000 && early.includes("EADDRINUSE")) portTaken = true;
+      if (n.proc !== p || !portTaken || !open.has(this)) return;
       void (async () => {
         n.amqpPort = await freePort();
         n.httpPort = await freePort();
