@@ -11,6 +11,9 @@
  * records not yet dead.
  */
 import { closeSync, constants, fdatasync, fdatasyncSync, ftruncateSync, openSync, renameSync, rm, writev, writevSync } from "node:fs";
+import { join } from "node:path";
+import type { SegmentTap } from "./store-replica.js";
+import { PendingRecords, type WriteRun } from "./pending-records.js";
 
 /** Side-file marks could not be written (they stay buffered for the next write); the records are safe. */
 export class MarksNotWritten extends Error {
@@ -30,9 +33,6 @@ export class ShortWrite extends Error {
     super(`short write: ${written} of ${total} bytes (the disk may be full)`);
   }
 }
-import { join } from "node:path";
-import type { SegmentTap } from "./store-replica.js";
-import { PendingRecords, type WriteRun } from "./pending-records.js";
 
 /** Writes are positioned (a record that died before its write leaves a hole), so not O_APPEND. */
 const DATA_FLAGS = constants.O_WRONLY | constants.O_CREAT;
