@@ -87,21 +87,25 @@ export async function churn(conn: AMQPClient, queue: string, from: number): Prom
   await consumed;
 }
 
-/** Consumes `count` messages from `queue`, checking each; acks as `ack` says (after a delay, or never with noAck). */
+/**
+ * Consumes `count` messages from `queue`, checking each; acks as `opts` says (after a delay, or
+ * never with noAck). Returns once every ack was sent: a late ack still pending could otherwise
+ * fire after the caller closed the channel.
+ */
 export async function consumeChecked(ch: AMQPChannel, queue: string, count: number, opts: { noAck?: boolean; ackDelayMs?: number; prefetch?: number; args?: Record<string, unknown> } = {}): Promise<number[]> {
   if (opts.prefetch !== undefined) await ch.prefetch(opts.prefetch);
   const seen: number[] = [];
+  const acks: Promise<void>[] = [];
   let done!: () => void;
   const all = new Promise<void>((resolve) => (done = resolve));
+  const delay = opts.ackDelayMs ?? 0;
   await ch.basicConsume(queue, { noAck: opts.noAck ?? false, args: opts.args ?? {} }, (m) => {
     seen.push(check(m));
-    if (!opts.noAck) {
-      if (opts.ackDelayMs) setTimeout(() => void m.ack(), opts.ackDelayMs);
-      else void m.ack();
-    }
+    if (!opts.noAck) acks.push(delay > 0 ? new Promise((resolve, reject) => setTimeout(() => m.ack().then(resolve, reject), delay)) : m.ack());
     if (seen.length > count) assert.fail(`more than ${count} messages from ${queue}`);
     if (seen.length === count) done();
   });
   await withTimeout(all, 20_000, `${count} messages from ${queue}`);
+  await withTimeout(Promise.all(acks), 20_000, `the acks of ${count} messages from ${queue}`);
   return seen;
 }
