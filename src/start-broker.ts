@@ -68,8 +68,16 @@ export interface StartOptions extends Partial<ConeyConfig> {
   readSlabs?: SlabPool | null;
 }
 
-/** Free read slabs kept for reuse: 32 MiB at most, whatever the traffic was (let go when idle). */
-const READ_SLABS_KEPT = 128;
+/**
+ * Free read slabs kept for reuse: 128 MiB at most, and at most an eighth of the memory alarm's
+ * limit. Too few, and a busy broker reads into new slabs while returned ones go to the collector:
+ * at 1 MB bodies a 32 MiB cap made one slab in five new, 200 MB/s of fresh external memory that
+ * V8 answered with a collection about every 100 ms (docs/PERFORMANCE.md, "Seventh pass"). The
+ * pool also trims itself to demand every few seconds (SlabPool.trimToDemand).
+ */
+function readSlabsKept(memLimit: number): number {
+  return Math.max(16, Math.min(512, Math.floor(memLimit / 8 / LARGE_SLAB)));
+}
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
   const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, ...overrides } = options;
@@ -118,7 +126,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   // The AMQP listener is essential: a broker that cannot bind it does not start (src/listeners).
   let amqp: AmqpListener;
   try {
-    const slabs = readSlabs !== undefined ? readSlabs : replica || clusterView ? null : new SlabPool({ slabBytes: LARGE_SLAB, maxFree: READ_SLABS_KEPT, poison: process.env["CONEY_POISON_READS"] === "1" });
+    const slabs = readSlabs !== undefined ? readSlabs : replica || clusterView ? null : new SlabPool({ slabBytes: LARGE_SLAB, maxFree: readSlabsKept(alarms.figures.memLimit), poison: process.env["CONEY_POISON_READS"] === "1" });
     amqp = await listenAmqp(broker, settings, config.amqpPort, config.bind, logger, null, slabs);
   } catch (err) {
     alarms.stop();

@@ -10,7 +10,7 @@ import { AmqpConnection } from "./connection/connection.js";
 
 /** Sockets accepted past the socket limit, so that refused clients hear a 530 rather than a reset. */
 const HANDSHAKE_SLACK = 8;
-/** How often free read slabs are let go when none was taken meanwhile (SlabPool.trimIdle). */
+/** How often free read slabs are cut to the number taken meanwhile (SlabPool.trimToDemand). */
 const SLAB_TRIM_MS = 5000;
 
 export interface AmqpListener {
@@ -53,7 +53,7 @@ export async function listenAmqp(broker: Broker, settings: AmqpSettings, port: n
     server.listen(port, bind === "" ? undefined : bind, () => resolve());
   });
   const bound = (server.address() as AddressInfo).port;
-  const trim = slabs === null ? null : setInterval(() => slabs.trimIdle(), SLAB_TRIM_MS).unref();
+  const trim = slabs === null ? null : setInterval(() => slabs.trimToDemand(), SLAB_TRIM_MS).unref();
   return {
     port: bound,
     close: () =>

@@ -65,7 +65,7 @@ export class SlabPool {
   reused = 0;
   /** Slabs taken and not yet given back: each reader's current one, and those bodies still hold. */
   outstanding = 0;
-  /** Slabs taken since the last trimIdle(). */
+  /** Slabs taken since the last trimToDemand(). */
   private takenSinceTrim = 0;
 
   constructor(readonly options: SlabPoolOptions) {}
@@ -110,11 +110,12 @@ export class SlabPool {
   }
 
   /**
-   * Called every few seconds: when no slab was taken since the last call, the free ones go to the
-   * garbage collector, so a broker idle after a burst does not keep maxFree slabs.
+   * Called every few seconds: the free slabs are cut to as many as were taken since the last
+   * call, so the pool follows demand. Under steady large traffic every free slab is taken again
+   * (nothing is let go); a broker idle after a burst keeps none, a lightly used one a few.
    */
-  trimIdle(): void {
-    if (this.takenSinceTrim === 0) this.free.length = 0;
+  trimToDemand(): void {
+    if (this.free.length > this.takenSinceTrim) this.free.length = this.takenSinceTrim;
     this.takenSinceTrim = 0;
   }
 

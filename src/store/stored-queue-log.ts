@@ -3,6 +3,9 @@
  * is a RefFifo of record refs (8 bytes per message) behind the queue's in-memory ready list.
  * A record still waiting for the group commit cannot be read from its file yet, so its Message
  * is also held in `inFlight` (a suffix of the tail, in the same order) until its batch is written.
+ * An inFlight record holds the message's lent body in its queue entry's stead (pageOut); records
+ * dropped otherwise (a purge, a lost write) release nothing, which only leaves the memory to the
+ * garbage collector (values/body-lease.ts: a release missed is safe, one too many is not).
  */
 import type { Message, QueueEntry, PageSink, QueueLog, ReadyFill } from "../broker/index.js";
 import { RefFifo } from "./ref-fifo.js";
@@ -80,8 +83,10 @@ export class StoredQueueLog implements QueueLog {
   pageOut(message: Message, ready: ReadyFill): boolean {
     const limits = this.store.paging;
     if (this.tail.length === 0 && (!message.persistent || (ready.length < limits.maxEntries && ready.bytes < limits.maxBytes))) return false;
-    // No entry holds it (values/body-lease.ts), yet inFlight keeps it and may page it back in: pinned.
-    message.lease?.pin();
+    // Its lent body (values/body-lease.ts): the hold the publish hands to this queue's entry is
+    // kept by the inFlight record instead, and passes to the entry if the record is paged back in
+    // from there (refill), or is released once its batch is written (flushed: from then on it is
+    // read back from the file, as a message of its own).
     // Transient messages follow the tail to disk too, or they would overtake it.
     const ref = this.store.appendMessage(this.key, message);
     this.tail.push(ref);
@@ -210,8 +215,11 @@ export class StoredQueueLog implements QueueLog {
 
   /** Records of batches up to `batch` are in their files: they can be read back from there. */
   flushed(batch: number): boolean {
-    while (this.inFlightHead < this.inFlight.length && this.inFlight[this.inFlightHead]!.batch <= batch) {
+    while (this.inFlightHead < this.inFlight.length) {
+      const f = this.inFlight[this.inFlightHead]!;
+      if (f.batch > batch) break;
       this.inFlight[this.inFlightHead++] = undefined;
+      f.message.lease?.release(); // the record's hold (pageOut): read back from the file from now on
     }
     this.compactInFlight();
     return this.inFlightHead < this.inFlight.length;

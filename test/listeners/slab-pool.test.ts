@@ -99,10 +99,25 @@ describe("slab pool", () => {
     const slabs = [p.take(), p.take(), p.take()];
     for (const s of slabs) s.release();
     assert.equal(p.freeCount, 2);
-    p.trimIdle(); // slabs were taken since the last trim: kept
+    p.trimToDemand(); // three slabs were taken since the last trim: both kept
     assert.equal(p.freeCount, 2);
-    p.trimIdle(); // none taken since: let go
+    p.trimToDemand(); // none taken since: let go
     assert.equal(p.freeCount, 0);
+  });
+
+  it("trims its free slabs to the number taken since the last trim", () => {
+    const p = pool(8);
+    const burst = Array.from({ length: 6 }, () => p.take());
+    for (const s of burst) s.release();
+    p.trimToDemand(); // the burst took six
+    assert.equal(p.freeCount, 6);
+    const light = [p.take(), p.take()];
+    for (const s of light) s.release();
+    p.trimToDemand(); // only two were needed since
+    assert.equal(p.freeCount, 2);
+    const reused = p.reused;
+    p.take();
+    assert.equal(p.reused, reused + 1, "a kept slab is handed out again");
   });
 });
 
