@@ -10,7 +10,7 @@
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
-import { DEFAULT_PERF_OPTIONS, type PerfOptions } from "./perf-options.js";
+import { DEFAULT_PERF_OPTIONS, parsePerfClient, type PerfClient, type PerfOptions } from "./perf-options.js";
 import { formatResult, runPerf } from "./perf-run.js";
 import { runScenarios } from "./scenarios.js";
 import { runClusterBench } from "./cluster-bench.js";
@@ -24,6 +24,14 @@ const int = (min: number) => (v: string): number => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer ≥ ${min}`);
   return n;
+};
+
+const clientArg = (v: string): PerfClient => {
+  try {
+    return parsePerfClient(v);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
 };
 
 export async function perfMain(argv: string[]): Promise<void> {
@@ -47,6 +55,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("-z, --duration <seconds>", "run time", int(1), d.durationSeconds)
     .option("--broker-pid <pid>", "print the broker's resident memory after the run", int(1))
     .option("--queue-prefix <p>", "prefix of the names the run declares", d.queuePrefix)
+    .option("--client <name>", "the clients' code: amqp-client (@cloudamqp/amqp-client) or raw (coney-perf's lean client)", clientArg, "amqp-client")
     .action(async (v: Record<string, unknown>) => {
       const o: PerfOptions = {
         uri: v["uri"] as string,
@@ -63,6 +72,7 @@ export async function perfMain(argv: string[]): Promise<void> {
         stream: v["stream"] as boolean,
         durationSeconds: v["duration"] as number,
         queuePrefix: v["queuePrefix"] as string,
+        client: v["client"] as PerfClient,
       };
       process.stdout.write(`${formatResult(await runPerf(o))}\n`);
       const pid = v["brokerPid"] as number | undefined;
@@ -144,6 +154,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("-c, --confirm <n>", "persistent mode: unconfirmed publishes per producer", int(1), 256)
     .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
     .option("-r, --repeat <n>", "runs per cell and broker, alternating which goes first; the table shows medians", int(1), 1)
+    .option("--client <name>", "the clients' code: amqp-client (@cloudamqp/amqp-client) or raw (coney-perf's lean client)", clientArg, "amqp-client")
     .action(async (v: Record<string, unknown>) => {
       const targets: SweepTarget[] = [{ name: v["name"] as string, uri: v["uri"] as string, pid: v["brokerPid"] as number | undefined }];
       if (v["compareUri"]) targets.push({ name: v["compareName"] as string, uri: v["compareUri"] as string, pid: v["comparePid"] as number | undefined });
@@ -152,7 +163,7 @@ export async function perfMain(argv: string[]): Promise<void> {
         if (m === "transient" || m === "persistent") return m;
         throw new InvalidArgumentError(`unknown mode ${m}: transient or persistent`);
       });
-      await runSizeSweep(targets, { sizes, modes, durationSeconds: v["duration"] as number, confirm: v["confirm"] as number, repeat: v["repeat"] as number }, (line) => process.stdout.write(`${line}\n`));
+      await runSizeSweep(targets, { sizes, modes, durationSeconds: v["duration"] as number, confirm: v["confirm"] as number, repeat: v["repeat"] as number, client: v["client"] as PerfClient }, (line) => process.stdout.write(`${line}\n`));
     });
   program
     .command("testing")

@@ -25,6 +25,19 @@ export interface PerfOptions {
   readonly queuePrefix: string;
   /** Stream queues (`x-queue-type: stream`, durable), consumed from `next`; absent: classic queues. */
   readonly stream?: boolean;
+  /**
+   * The clients' code: @cloudamqp/amqp-client (the default, what most Node users run), or "raw",
+   * the load generator's own lean client (amqp-raw-client.ts), which costs little enough CPU that
+   * on a small host the brokers, not the clients, set the pace.
+   */
+  readonly client?: PerfClient;
+}
+
+export type PerfClient = "amqp-client" | "raw";
+
+export function parsePerfClient(v: string): PerfClient {
+  if (v === "amqp-client" || v === "raw") return v;
+  throw new Error(`unknown client ${v}: amqp-client or raw`);
 }
 
 export const DEFAULT_PERF_OPTIONS: PerfOptions = {

@@ -6,7 +6,9 @@
  */
 import { AMQPClient } from "@cloudamqp/amqp-client";
 import type { AMQPChannel } from "@cloudamqp/amqp-client";
+import { AmqpRawConnection } from "./amqp-raw-client.js";
 import { LatencyHistogram } from "./latency-histogram.js";
+import { consumeRaw, produceRaw } from "./raw-load.js";
 import { fanoutName, queueName, type PerfOptions } from "./perf-options.js";
 
 export type WorkerRole = "producer" | "consumer";
@@ -85,7 +87,32 @@ function cpuSince(start: NodeJS.CpuUsage): number {
   return d.user + d.system;
 }
 
+/** The same run with the lean client (raw-load.ts). */
+async function runRaw(role: WorkerRole, index: number, o: PerfOptions): Promise<void> {
+  const conn = await AmqpRawConnection.open(o.uri);
+  conn.onFailure = (e) => {
+    process.stderr.write(`perf ${role} ${index}: ${e.message}\n`);
+    process.exit(1);
+  };
+  process.send!({ type: "ready" });
+  const start = await new Promise<{ until: number }>((resolve) => process.once("message", (m) => resolve(m as { until: number })));
+  const cpuStart = process.cpuUsage();
+  let result: WorkerResult;
+  if (role === "producer") {
+    const count = await produceRaw(conn, o, o.fanout ? fanoutName(o) : "", o.fanout ? "" : queueName(o, index % o.queues), start.until);
+    result = { role, count, cpuMicros: cpuSince(cpuStart) };
+  } else {
+    const r = await consumeRaw(conn, o, queueName(o, index % o.queues), start.until);
+    result = { role, count: r.count, histogram: r.histogram.counts, cpuMicros: cpuSince(cpuStart) };
+  }
+  process.send!({ type: "done", result }, () => {
+    conn.close();
+    process.exit(0);
+  });
+}
+
 async function run(role: WorkerRole, index: number, o: PerfOptions): Promise<void> {
+  if (o.client === "raw") return runRaw(role, index, o);
   const client = new AMQPClient(o.uri);
   const conn = await client.connect();
   const ch = await conn.channel();

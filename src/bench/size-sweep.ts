@@ -14,7 +14,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { residentBytes } from "./broker-memory.js";
-import { DEFAULT_PERF_OPTIONS, type PerfOptions } from "./perf-options.js";
+import { DEFAULT_PERF_OPTIONS, type PerfClient, type PerfOptions } from "./perf-options.js";
 import { formatResult, runPerf } from "./perf-run.js";
 
 export interface SweepTarget {
@@ -34,6 +34,8 @@ export interface SweepOptions {
   readonly confirm: number;
   /** Runs per cell and broker (alternating order); the table shows medians. */
   readonly repeat: number;
+  /** The clients' code (perf-options.ts); default amqp-client. */
+  readonly client?: PerfClient;
 }
 
 /** One cell of the sweep. */
@@ -132,6 +134,7 @@ export async function runSizeSweep(targets: readonly SweepTarget[], s: SweepOpti
         confirm: mode === "persistent" ? s.confirm : 0,
         durationSeconds: s.durationSeconds,
         queuePrefix: "sweep",
+        client: s.client ?? "amqp-client",
       };
       const runs: SweepCell[][] = targets.map(() => []);
       for (let r = 0; r < s.repeat; r++) {
