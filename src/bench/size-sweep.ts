@@ -10,6 +10,7 @@
  * which broker goes first, and reports the median rate and CPU (and the highest RSS). Each run's
  * line on stderr also gives the load generator's own CPU per message: on a small machine the
  * clients share the cores with the broker, which bounds how far apart two brokers can be.
+ * Before each run the sweep waits for the brokers to be quiet and syncs the disk (settle).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -66,7 +67,28 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
-async function measure(t: SweepTarget, o: PerfOptions): Promise<SweepCell> {
+/** A broker counts as quiet once it used under a tenth of a core over half a second. */
+const QUIET_CPU_SECONDS = 0.05;
+const SETTLE_LIMIT_MS = 60_000;
+
+/**
+ * Before a run: waits until every broker is quiet and the page cache's dirty data is written
+ * (`sync`), so a run does not pay for the last one's aftermath — a broker still deleting a
+ * backlog of gigabytes, or the kernel writing it back, took half the throughput of the next
+ * broker's persistent run.
+ */
+async function settle(pids: readonly number[]): Promise<void> {
+  const until = Date.now() + SETTLE_LIMIT_MS;
+  while (Date.now() < until) {
+    const before = pids.map(cpuSeconds);
+    await new Promise((r) => setTimeout(r, 500));
+    if (pids.every((pid, i) => cpuSeconds(pid) - before[i]! < QUIET_CPU_SECONDS)) break;
+  }
+  execFileSync("sync");
+}
+
+async function measure(t: SweepTarget, o: PerfOptions, quiet: readonly number[]): Promise<SweepCell> {
+  await settle(quiet);
   let peak = Number.NaN;
   let timer: NodeJS.Timeout | undefined;
   if (t.pid !== undefined) {
@@ -120,6 +142,7 @@ const rss = (c: SweepCell): string => (Number.isNaN(c.peakRss) ? "n/a" : `${(c.p
 /** Runs the sweep and prints a Markdown table row by row (the first target is "ours", the second the comparison). */
 export async function runSizeSweep(targets: readonly SweepTarget[], s: SweepOptions, print: (line: string) => void): Promise<void> {
   const names = targets.map((t) => t.name);
+  const pids = targets.flatMap((t) => (t.pid === undefined ? [] : [t.pid]));
   const head = ["body", "mode", "prefetch", ...names.flatMap((n) => [`${n} msg/s`, `${n} CPU/msg`, `${n} peak RSS`])];
   if (targets.length === 2) head.push("msg/s ratio", "CPU ratio");
   print(`| ${head.join(" | ")} |`);
@@ -140,7 +163,7 @@ export async function runSizeSweep(targets: readonly SweepTarget[], s: SweepOpti
       for (let r = 0; r < s.repeat; r++) {
         // Odd rounds go in reverse order, so neither broker always runs right after the other.
         const order = r % 2 === 0 ? targets.map((_, i) => i) : targets.map((_, i) => targets.length - 1 - i);
-        for (const i of order) runs[i]!.push(await measure(targets[i]!, { ...o, uri: targets[i]!.uri }));
+        for (const i of order) runs[i]!.push(await measure(targets[i]!, { ...o, uri: targets[i]!.uri }, pids));
       }
       const cells = runs.map(medianCell);
       const row = [formatSize(size), mode === "persistent" ? `persistent, confirm ${s.confirm}` : "transient", String(o.prefetch), ...cells.flatMap((c) => [rate(c), cpu(c), rss(c)])];
