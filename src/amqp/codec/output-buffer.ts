@@ -27,12 +27,8 @@ const BYTE_LOOP_MAX = 32;
 /** Short strings up to this many chars take the ASCII loop in writeShortString. */
 const ASCII_LOOP_MAX = 48;
 
-/**
- * Bodies (and body frame payloads) at least this large are sent as they are (their own iovec),
- * not copied in: from a whole frame's payload at a frame_max of 4 KiB (4,088 bytes), the
- * @cloudamqp/amqp-client default. Copying those payloads instead (the bound was 4,096) cost about
- * 8 % more broker CPU per 16 KB and 1 MB message (docs/PERFORMANCE.md, "Seventh pass").
- */
+/** Bodies and payloads this large (from a whole 4 KiB frame's, amqp-client's default) are sent as
+ * they are, not copied in: copying those cost ~8 % more CPU at 16 KB and 1 MB (PERFORMANCE.md). */
 export const EXTERNAL_BODY_MIN = 4096 - 8;
 
 /** The size of a connection's output blocks. */
