@@ -87,48 +87,49 @@ function cpuSince(start: NodeJS.CpuUsage): number {
   return d.user + d.system;
 }
 
-/** The same run with the lean client (raw-load.ts). */
-async function runRaw(role: WorkerRole, index: number, o: PerfOptions): Promise<void> {
+/** One worker's connection, whichever client it uses: what it runs, and how it ends. */
+interface WorkerLoad {
+  produce(until: number): Promise<number>;
+  consume(until: number): Promise<{ count: number; histogram: LatencyHistogram }>;
+  close(): Promise<void>;
+}
+
+async function amqpClientLoad(o: PerfOptions, index: number): Promise<WorkerLoad> {
+  const conn = await new AMQPClient(o.uri).connect();
+  const ch = await conn.channel();
+  return { produce: (until) => produce(ch, o, index, until), consume: (until) => consume(ch, o, index, until), close: () => conn.close() };
+}
+
+/** The lean client (raw-load.ts): a failure ends the worker at once. */
+async function rawLoad(o: PerfOptions, index: number, role: WorkerRole): Promise<WorkerLoad> {
   const conn = await AmqpRawConnection.open(o.uri);
   conn.onFailure = (e) => {
     process.stderr.write(`perf ${role} ${index}: ${e.message}\n`);
     process.exit(1);
   };
-  process.send!({ type: "ready" });
-  const start = await new Promise<{ until: number }>((resolve) => process.once("message", (m) => resolve(m as { until: number })));
-  const cpuStart = process.cpuUsage();
-  let result: WorkerResult;
-  if (role === "producer") {
-    const count = await produceRaw(conn, o, o.fanout ? fanoutName(o) : "", o.fanout ? "" : queueName(o, index % o.queues), start.until);
-    result = { role, count, cpuMicros: cpuSince(cpuStart) };
-  } else {
-    const r = await consumeRaw(conn, o, queueName(o, index % o.queues), start.until);
-    result = { role, count: r.count, histogram: r.histogram.counts, cpuMicros: cpuSince(cpuStart) };
-  }
-  process.send!({ type: "done", result }, () => {
-    conn.close();
-    process.exit(0);
-  });
+  const queue = queueName(o, index % o.queues);
+  return {
+    produce: (until) => produceRaw(conn, o, o.fanout ? fanoutName(o) : "", o.fanout ? "" : queue, until),
+    consume: (until) => consumeRaw(conn, o, queue, until),
+    close: async () => conn.close(),
+  };
 }
 
 async function run(role: WorkerRole, index: number, o: PerfOptions): Promise<void> {
-  if (o.client === "raw") return runRaw(role, index, o);
-  const client = new AMQPClient(o.uri);
-  const conn = await client.connect();
-  const ch = await conn.channel();
+  const load = o.client === "raw" ? await rawLoad(o, index, role) : await amqpClientLoad(o, index);
   process.send!({ type: "ready" });
   const start = await new Promise<{ until: number }>((resolve) => process.once("message", (m) => resolve(m as { until: number })));
   const cpuStart = process.cpuUsage();
   let result: WorkerResult;
   if (role === "producer") {
-    const count = await produce(ch, o, index, start.until);
+    const count = await load.produce(start.until);
     result = { role, count, cpuMicros: cpuSince(cpuStart) };
   } else {
-    const r = await consume(ch, o, index, start.until);
+    const r = await load.consume(start.until);
     result = { role, count: r.count, histogram: r.histogram.counts, cpuMicros: cpuSince(cpuStart) };
   }
   process.send!({ type: "done", result }, () => {
-    void conn.close().finally(() => process.exit(0));
+    void load.close().finally(() => process.exit(0));
   });
 }
 

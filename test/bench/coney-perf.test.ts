@@ -3,20 +3,17 @@
 // performance is measured by the benchmark, not by tests.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { startTestBroker } from "../helpers/broker.js";
+import { printedRate, runPerfCli } from "./perf-cli.js";
 import { medianCell } from "../../src/bench/size-sweep.js";
 
-const bin = new URL("../../../bin/coney-perf.js", import.meta.url).pathname;
-const run = promisify(execFile);
 
 describe("coney-perf", () => {
   it("publishes and consumes for the duration and prints rates, latency and the broker's memory", async () => {
     const broker = await startTestBroker();
     try {
-      const { stdout } = await run(process.execPath, [bin, "--uri", broker.amqpUrl, "-z", "1", "--confirm", "50", "--persistent", "--broker-pid", String(process.pid)]);
-      const rate = (label: string): number => Number(new RegExp(`${label}:\\s+([\\d,]+) msg/s`).exec(stdout)?.[1]?.replaceAll(",", ""));
+      const { stdout } = await runPerfCli(["--uri", broker.amqpUrl, "-z", "1", "--confirm", "50", "--persistent", "--broker-pid", String(process.pid)]);
+      const rate = (label: string): number => printedRate(stdout, label);
       assert.ok(rate("published") > 0, stdout);
       assert.ok(rate("consumed") > 0, stdout);
       assert.match(stdout, /latency:\s+p50 [\d.]+ ms, p99 [\d.]+ ms/);
@@ -31,7 +28,7 @@ describe("coney-perf", () => {
     const broker = await startTestBroker();
     try {
       const http = `http://guest:guest@127.0.0.1:${broker.httpPort}`;
-      const { stdout } = await run(process.execPath, [bin, "all", "--uri", broker.amqpUrl, "--http", http, "--name", "coney", "-z", "1", "--queue-count", "50", "--connection-count", "5", "--stats-settle", "0", "--only", "1p1c-16b,declare,list-page,cleanup,startup"]);
+      const { stdout } = await runPerfCli(["all", "--uri", broker.amqpUrl, "--http", http, "--name", "coney", "-z", "1", "--queue-count", "50", "--connection-count", "5", "--stats-settle", "0", "--only", "1p1c-16b,declare,list-page,cleanup,startup"]);
       const lines = stdout.trim().split("\n");
       assert.equal(lines[0], "| scenario | coney |");
       assert.equal(lines.length, 2 + 5, stdout);
@@ -47,7 +44,7 @@ describe("coney-perf", () => {
     const broker = await startTestBroker();
     try {
       // The broker runs in this process: its CPU and RSS are this process's.
-      const { stdout, stderr } = await run(process.execPath, [bin, "sizes", "--uri", broker.amqpUrl, "--broker-pid", String(process.pid), "--name", "coney", "--sizes", "16,70000", "-z", "1", "--confirm", "20", "--repeat", "2"]);
+      const { stdout, stderr } = await runPerfCli(["sizes", "--uri", broker.amqpUrl, "--broker-pid", String(process.pid), "--name", "coney", "--sizes", "16,70000", "-z", "1", "--confirm", "20", "--repeat", "2"]);
       const lines = stdout.trim().split("\n");
       assert.equal(lines[0], "| body | mode | prefetch | coney msg/s | coney CPU/msg | coney peak RSS |", stdout);
       assert.equal(lines.length, 2 + 4, stdout);
@@ -68,7 +65,7 @@ describe("coney-perf", () => {
     const broker = await startTestBroker();
     try {
       const http = `http://guest:guest@127.0.0.1:${broker.httpPort}`;
-      const { stdout } = await run(process.execPath, [bin, "shovel", "--src-uri", broker.amqpUrl, "--shovel-src-uri", "amqp://", "--dest-check-uri", broker.amqpUrl, "--http", http, "-n", "500", "-s", "64"]);
+      const { stdout } = await runPerfCli(["shovel", "--src-uri", broker.amqpUrl, "--shovel-src-uri", "amqp://", "--dest-check-uri", broker.amqpUrl, "--http", http, "-n", "500", "-s", "64"]);
       assert.match(stdout, /^shovel: 500 persistent 64 B messages on-confirm \(prefetch 1000\) in [\d.]+ s = \d+ msg\/s, 500 in the destination queue$/m);
       assert.equal(broker.shovels.list().length, 0, "the shovel deleted itself");
     } finally {

@@ -2,16 +2,13 @@
 // publish template against the broker's own frame reader, and whole runs against a real broker.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { FrameScanner } from "../../src/bench/frame-scanner.js";
 import { ConfirmWindow, publishTemplate } from "../../src/bench/raw-load.js";
 import { FrameReader } from "../../src/amqp/codec/frame-reader.js";
 import { decodeMethod } from "../../src/amqp/codec/generated.js";
 import { startTestBroker } from "../helpers/broker.js";
+import { printedRate, runPerfCli } from "./perf-cli.js";
 
-const bin = new URL("../../../bin/coney-perf.js", import.meta.url).pathname;
-const run = promisify(execFile);
 
 /** The frames the scanner reports (body frames as their bytes, joined), each chunk wiped once pushed. */
 function scanAll(chunks: Buffer[]): { frames: string[]; body: string } {
@@ -96,8 +93,8 @@ describe("coney-perf --client raw", () => {
   it("publishes with confirms and consumes bodies of many frames, with sensible latencies", async () => {
     const broker = await startTestBroker();
     try {
-      const { stdout } = await run(process.execPath, [bin, "--client", "raw", "--uri", broker.amqpUrl, "-z", "1", "-s", "70000", "--confirm", "50", "--persistent"]);
-      const rate = (label: string): number => Number(new RegExp(`${label}:\\s+([\\d,]+) msg/s`).exec(stdout)?.[1]?.replaceAll(",", ""));
+      const { stdout } = await runPerfCli(["--client", "raw", "--uri", broker.amqpUrl, "-z", "1", "-s", "70000", "--confirm", "50", "--persistent"]);
+      const rate = (label: string): number => printedRate(stdout, label);
       assert.ok(rate("published") > 0, stdout);
       assert.ok(rate("consumed") > 0, stdout);
       // The send time is read back from each body: a mis-read one shows as a latency of years.
@@ -112,11 +109,11 @@ describe("coney-perf --client raw", () => {
   it("runs the size sweep too, and refuses an unknown client", async () => {
     const broker = await startTestBroker();
     try {
-      const { stdout } = await run(process.execPath, [bin, "sizes", "--client", "raw", "--uri", broker.amqpUrl, "--name", "coney", "--sizes", "16,300000", "-z", "1", "--confirm", "20"]);
+      const { stdout } = await runPerfCli(["sizes", "--client", "raw", "--uri", broker.amqpUrl, "--name", "coney", "--sizes", "16,300000", "-z", "1", "--confirm", "20"]);
       const lines = stdout.trim().split("\n");
       assert.equal(lines.length, 2 + 4, stdout);
       for (const line of lines.slice(2)) assert.doesNotMatch(line, /\| 0\/s \|/, "every run moved messages");
-      await assert.rejects(run(process.execPath, [bin, "--client", "fast", "--uri", broker.amqpUrl]), /unknown client fast: amqp-client or raw/);
+      await assert.rejects(runPerfCli(["--client", "fast", "--uri", broker.amqpUrl]), /unknown client fast: amqp-client or raw/);
     } finally {
       await broker.close();
     }
