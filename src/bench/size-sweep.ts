@@ -10,11 +10,15 @@
  * which broker goes first, and reports the median rate and CPU (and the highest RSS). Each run's
  * line on stderr also gives the load generator's own CPU per message: on a small machine the
  * clients share the cores with the broker, which bounds how far apart two brokers can be.
- * Before each run the sweep waits for the brokers to be quiet and syncs the disk (settle).
+ * Before each run the sweep waits for the brokers to be quiet and syncs the disk (settle). The
+ * line also says how busy the whole machine was (and, for persistent runs, how many bytes per
+ * message the broker wrote to storage): a row run on a machine busy all along, or at the disk's
+ * bandwidth, measures the machine more than the broker (machine-load.ts).
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { residentBytes } from "./broker-memory.js";
+import { formatMachineShare, machineShare, readMachineTicks, storageWriteBytes } from "./machine-load.js";
 import { DEFAULT_PERF_OPTIONS, type PerfClient, type PerfOptions } from "./perf-options.js";
 import { formatResult, runPerf } from "./perf-run.js";
 
@@ -101,12 +105,20 @@ async function measure(t: SweepTarget, o: PerfOptions, quiet: readonly number[])
   }
   try {
     const cpuStart = t.pid === undefined ? Number.NaN : cpuSeconds(t.pid);
+    const machineStart = readMachineTicks();
+    const writtenStart = t.pid === undefined ? null : storageWriteBytes(t.pid);
     const r = await runPerf(o);
     // The run's CPU includes its declarations and the final drain: counted against consumed
     // messages, which is what the broker did work for.
     const cpu = t.pid === undefined ? Number.NaN : cpuSeconds(t.pid) - cpuStart;
+    const machineEnd = readMachineTicks();
+    const writtenEnd = t.pid === undefined ? null : storageWriteBytes(t.pid);
     const loadMicros = r.consumed > 0 ? (r.clientCpuMicros / r.consumed).toFixed(1) : "n/a";
-    process.stderr.write(`  ${t.name} ${o.size} B${o.persistent ? " persistent" : ""}: ${formatResult(r).replaceAll("\n", "; ")}; load generator CPU ${loadMicros} µs/msg\n`);
+    // Whether the run was bound by the machine rather than the broker, and what reached the disk.
+    const share = machineStart && machineEnd ? machineShare(machineStart, machineEnd) : null;
+    const machine = share ? `; ${formatMachineShare(share)}` : "";
+    const disk = o.persistent && writtenStart !== null && writtenEnd !== null && r.consumed > 0 ? `; broker wrote ${((writtenEnd - writtenStart) / r.consumed / 1024).toFixed(1)} KiB/msg to storage` : "";
+    process.stderr.write(`  ${t.name} ${o.size} B${o.persistent ? " persistent" : ""}: ${formatResult(r).replaceAll("\n", "; ")}; load generator CPU ${loadMicros} µs/msg${machine}${disk}\n`);
     return { consumedPerSecond: r.consumedPerSecond, cpuMicrosPerMessage: r.consumed > 0 ? (cpu * 1e6) / r.consumed : Number.NaN, peakRss: peak };
   } finally {
     if (timer) clearInterval(timer);

@@ -53,8 +53,13 @@ describe("coney-perf", () => {
       assert.match(lines[5]!, /^\| 70000 B \| persistent, confirm 20 \| 958 \| [\d,]+\/s \|/);
       for (const line of lines.slice(2)) assert.doesNotMatch(line, /\| 0\/s \|/, "every run moved messages");
       // Two runs per cell, each with the clients' own CPU per message; the table shows their medians.
-      const runs = stderr.match(/: published: .*; load generator CPU [\d.]+ µs\/msg$/gm) ?? [];
+      // Each also says how busy the machine was, and persistent ones what the broker wrote to storage.
+      const runs = stderr.match(/: published: .*; load generator CPU [\d.]+ µs\/msg; machine busy \d+ % \(softirq \d+ %, iowait \d+ %\)(; broker wrote [\d.]+ KiB\/msg to storage)?$/gm) ?? [];
       assert.equal(runs.length, 2 * 4, stderr);
+      const persistentRuns = stderr.split("\n").filter((l) => l.includes(" persistent: "));
+      assert.equal(persistentRuns.length, 2 * 2, stderr);
+      for (const l of persistentRuns) assert.match(l, /; broker wrote [\d.]+ KiB\/msg to storage$/);
+      assert.equal(runs.filter((r) => r.includes("to storage")).length, 2 * 2, "only persistent runs report storage writes");
       assert.equal(broker.broker.vhosts.get("/")!.queues.size, 0, "the sweep deletes what it declared");
     } finally {
       await broker.close();
