@@ -25,9 +25,14 @@ export async function waitText(page: Page, selector: string, text: string, timeo
       { timeout, polling: 50 },
     );
   } catch (err) {
-    // Say what the page showed instead, so a failure in CI explains itself.
-    const seen = await textOf(page, `${selector}, [role=alert]`).catch(() => "(page gone)");
-    throw new Error(`waited ${timeout} ms for ${selector} to contain ${JSON.stringify(text)}; it showed: ${JSON.stringify(seen.slice(0, 500))}`, { cause: err });
+    // Say what the page showed instead, so a failure in CI explains itself: the element, any
+    // alert or notice, and form fields the browser holds invalid (a submit it refused to send).
+    const seen = await textOf(page, `${selector}, [role=alert], [role=status]`).catch(() => "(page gone)");
+    const invalid = (await page
+      .evaluate(`[...document.querySelectorAll("form")].flatMap((f) => [...f.elements].filter((e) => e.willValidate && !e.checkValidity()).map((e) => (f.getAttribute("aria-label") ?? "form") + " " + (e.name || e.id) + ": " + e.validationMessage)).join("; ")`)
+      .catch(() => "")) as string;
+    const hash = (await page.evaluate("location.hash").catch(() => "")) as string;
+    throw new Error(`waited ${timeout} ms for ${selector} to contain ${JSON.stringify(text)} at ${hash}; it showed: ${JSON.stringify(seen.slice(0, 500))}${invalid ? `; invalid fields: ${invalid}` : ""}`, { cause: err });
   }
 }
 
