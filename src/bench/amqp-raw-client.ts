@@ -18,8 +18,13 @@ import {
 } from "../amqp/codec/generated.js";
 import { FrameScanner, type FrameSink } from "./frame-scanner.js";
 
-/** @cloudamqp/amqp-client's frame_max, so both clients make brokers handle the same frames. */
-export const RAW_DEFAULT_FRAME_MAX = 4096;
+/**
+ * @cloudamqp/amqp-client's frame_max (what it asks for unless the URI names another: its
+ * MIN_FRAME_SIZE, 8192), so both clients make brokers handle the same frames. It was 4096 until
+ * the eighth pass (docs/PERFORMANCE.md): lean-client runs then cut large bodies into twice as many
+ * frames as amqp-client runs. test/bench/raw-client.test.ts compares the two on a live broker.
+ */
+export const RAW_DEFAULT_FRAME_MAX = 8192;
 const READ_BUFFER_BYTES = 256 * 1024;
 const FRAME_METHOD = 1;
 /** The channel every load runs on. */

@@ -8,6 +8,8 @@ import { FrameReader } from "../../src/amqp/codec/frame-reader.js";
 import { decodeMethod } from "../../src/amqp/codec/generated.js";
 import { startTestBroker } from "../helpers/broker.js";
 import { printedRate, runPerfCli } from "./perf-cli.js";
+import { AMQPClient } from "@cloudamqp/amqp-client";
+import { AmqpRawConnection } from "../../src/bench/amqp-raw-client.js";
 
 
 /** The frames the scanner reports (body frames as their bytes, joined), each chunk wiped once pushed. */
@@ -102,6 +104,25 @@ describe("coney-perf --client raw", () => {
       assert.ok(Number(p50) >= 0 && Number(p99) < 5000, stdout);
       assert.equal(broker.broker.vhosts.get("/")!.queues.size, 0, "the run deletes what it declared");
     } finally {
+      await broker.close();
+    }
+  });
+
+  it("asks for the same frame_max as @cloudamqp/amqp-client, so brokers handle the same frames", async () => {
+    const broker = await startTestBroker();
+    const client = await new AMQPClient(broker.amqpUrl).connect();
+    const raw = await AmqpRawConnection.open(broker.amqpUrl);
+    try {
+      // As the broker records them (the management API's connection records).
+      const res = await fetch(`${broker.httpUrl}/api/connections?columns=name,frame_max`, { headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` } });
+      const conns = (await res.json()) as Array<{ name: string; frame_max: number }>;
+      assert.equal(conns.length, 2, JSON.stringify(conns));
+      assert.equal(conns[0]!.frame_max, conns[1]!.frame_max, JSON.stringify(conns));
+      assert.equal(raw.frameMax, client.frameMax);
+      assert.ok(raw.frameMax > 4096, `amqp-client's own default, not the protocol's minimum: ${raw.frameMax}`);
+    } finally {
+      raw.close();
+      await client.close();
       await broker.close();
     }
   });

@@ -27,8 +27,8 @@ const BYTE_LOOP_MAX = 32;
 /** Short strings up to this many chars take the ASCII loop in writeShortString. */
 const ASCII_LOOP_MAX = 48;
 
-/** Bodies and payloads this large (from a whole 4 KiB frame's, amqp-client's default) are sent as
- * they are, not copied in: copying those cost ~8 % more CPU at 16 KB and 1 MB (PERFORMANCE.md). */
+/** Bodies and payloads this large (from a whole frame of a client with frame_max 4096) are sent
+ * as they are, not copied in: copying those cost ~8 % more CPU at 16 KB and 1 MB (PERFORMANCE.md). */
 export const EXTERNAL_BODY_MIN = 4096 - 8;
 
 /** The size of a connection's output blocks. */
