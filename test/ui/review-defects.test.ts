@@ -38,6 +38,9 @@ async function ticks(page: Page): Promise<Array<[string, number]>> {
 
 const seconds = (label: string): number => label.split(":").map(Number).reduce((s, n, i) => s + n * [3600, 60, 1][i]!, 0);
 
+/** The 404s "says a missing object is not found once" expects: requests about the queue it visits. */
+const missingQueue404 = (problem: string): boolean => problem.includes("404") && problem.includes("/no-such-queue");
+
 describe("issue 28's review defects", () => {
   let broker: TestBroker;
   let second: TestBroker | undefined;
@@ -172,7 +175,7 @@ describe("issue 28's review defects", () => {
     await go(ui.w.page, "/queues/%2F/no-such-queue", "no-such-queue");
     await waitText(ui.w.page, "[role=alert]", "Not found");
     assert.equal((await textOf(ui.w.page, "[role=alert]")).trim(), "Not found It may have been deleted.");
-    ui.w.problems.splice(0, ui.w.problems.length, ...ui.w.problems.filter((p) => !p.includes("404")));
+    ui.w.problems.splice(0, ui.w.problems.length, ...ui.w.problems.filter((p) => !missingQueue404(p)));
   });
 
   it("lists the Prometheus listener, and a listener that could not bind with why", async () => {
@@ -236,6 +239,8 @@ describe("issue 28's review defects", () => {
   });
 
   it("saw no console error, page error or failed request", () => {
-    assert.deepEqual(ui.w.problems.filter((p) => !p.includes("400")), []);
+    // The missing queue's page asks for the queue and its bindings at once; under load the
+    // bindings' 404 can be logged after that test cleared its expected ones.
+    assert.deepEqual(ui.w.problems.filter((p) => !p.includes("400") && !missingQueue404(p)), []);
   });
 });
