@@ -10,7 +10,7 @@ import { apiClient } from "../helpers/http-client.js";
 import type { WatchedPage } from "./browser.js";
 import { makeFixtures, XSS_NAME, type Fixtures } from "./fixtures.js";
 import { loggedInPage, useGuestPage } from "./guest-page.js";
-import { clickText, fill, go, openSection, textOf, waitText } from "./ui-session.js";
+import { clickText, fill, go, openSection, textOf, typeInto, waitText } from "./ui-session.js";
 
 describe("web UI admin pages", () => {
   let broker: TestBroker;
@@ -28,9 +28,7 @@ describe("web UI admin pages", () => {
       await page.select(sel, value);
       return;
     }
-    await page.click(sel, { count: 3 });
-    await page.keyboard.press("Backspace");
-    await page.type(sel, value);
+    await typeInto(page, sel, value);
   }
 
   before(async () => {

@@ -85,7 +85,28 @@ export async function fill(page: Page, form: string, name: string, value: string
     await page.select(sel, value);
     return;
   }
-  await page.click(sel, { count: 3 });
+  await typeInto(page, sel, value);
+}
+
+/**
+ * Replaces a text field's content from the keyboard: focus, select all, delete, type — no click
+ * at screen coordinates, which a layout shift under load (a list arriving above the form) could
+ * send to another element, such as the summary that folds the form away. Then checks the field
+ * holds what was typed, so a lost entry fails here, by name, not as a refused submit later.
+ */
+export async function typeInto(page: Page, sel: string, value: string): Promise<void> {
+  await page.focus(sel);
+  await page.keyboard.down("Control");
+  await page.keyboard.press("KeyA");
+  await page.keyboard.up("Control");
   await page.keyboard.press("Backspace");
-  await page.type(sel, value);
+  await page.keyboard.type(value);
+  try {
+    await page.waitForFunction(`document.querySelector(${JSON.stringify(sel)})?.value === ${JSON.stringify(value)}`, { timeout: TIMEOUT, polling: 50 });
+  } catch (err) {
+    const held = (await page
+      .evaluate(`(() => { const e = document.querySelector(${JSON.stringify(sel)}); const a = document.activeElement; return JSON.stringify({ value: e ? e.value : null, focused: a ? a.tagName + " " + (a.getAttribute("name") ?? "") : null }); })()`)
+      .catch(() => "(page gone)")) as string;
+    throw new Error(`typed ${JSON.stringify(value)} into ${sel}, but it holds ${held}`, { cause: err });
+  }
 }
