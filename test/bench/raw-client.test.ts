@@ -10,6 +10,7 @@ import { startTestBroker } from "../helpers/broker.js";
 import { printedRate, runPerfCli } from "./perf-cli.js";
 import { AMQPClient } from "@cloudamqp/amqp-client";
 import { AmqpRawConnection } from "../../src/bench/amqp-raw-client.js";
+import { apiClient } from "../helpers/http-client.js";
 
 
 /** The frames the scanner reports (body frames as their bytes, joined), each chunk wiped once pushed. */
@@ -114,8 +115,7 @@ describe("coney-perf --client raw", () => {
     const raw = await AmqpRawConnection.open(broker.amqpUrl);
     try {
       // As the broker records them (the management API's connection records).
-      const res = await fetch(`${broker.httpUrl}/api/connections?columns=name,frame_max`, { headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` } });
-      const conns = (await res.json()) as Array<{ name: string; frame_max: number }>;
+      const conns = (await apiClient(() => broker.httpUrl)("GET", "/api/connections?columns=name,frame_max")).json as Array<{ name: string; frame_max: number }>;
       assert.equal(conns.length, 2, JSON.stringify(conns));
       assert.equal(conns[0]!.frame_max, conns[1]!.frame_max, JSON.stringify(conns));
       assert.equal(raw.frameMax, client.frameMax);

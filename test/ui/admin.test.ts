@@ -10,7 +10,7 @@ import { apiClient } from "../helpers/http-client.js";
 import type { WatchedPage } from "./browser.js";
 import { makeFixtures, XSS_NAME, type Fixtures } from "./fixtures.js";
 import { loggedInPage, useGuestPage } from "./guest-page.js";
-import { clickText, fill, go, openSection, textOf, typeInto, waitText } from "./ui-session.js";
+import { clickText, fill, fillField, go, openSection, textOf, waitText } from "./ui-session.js";
 
 describe("web UI admin pages", () => {
   let broker: TestBroker;
@@ -23,12 +23,7 @@ describe("web UI admin pages", () => {
 
   /** Like fill, for fields named by their aria-label (the definition rows). */
   async function fillLabelled(page: WatchedPage["page"], form: string, label: string, value: string): Promise<void> {
-    const sel = `form[aria-label=${JSON.stringify(form)}] [aria-label=${JSON.stringify(label)}]`;
-    if ((await page.$eval(sel, (e) => (e as { tagName: string }).tagName)) === "SELECT") {
-      await page.select(sel, value);
-      return;
-    }
-    await typeInto(page, sel, value);
+    await fillField(page, `form[aria-label=${JSON.stringify(form)}] [aria-label=${JSON.stringify(label)}]`, value);
   }
 
   before(async () => {

@@ -76,7 +76,11 @@ export async function openSection(page: Page, title: string): Promise<void> {
 
 /** Sets a form field by its name inside the form labelled `form` (fires input/change as a user would). */
 export async function fill(page: Page, form: string, name: string, value: string): Promise<void> {
-  const sel = `form[aria-label=${JSON.stringify(form)}] [name=${JSON.stringify(name)}]`;
+  await fillField(page, `form[aria-label=${JSON.stringify(form)}] [name=${JSON.stringify(name)}]`, value);
+}
+
+/** Sets the field `sel` names: a select by choosing `value`, any other by typing it (typeInto). */
+export async function fillField(page: Page, sel: string, value: string): Promise<void> {
   // The form may belong to a page still rendering (a heading test such as "Connection" also
   // matches the list page being left): wait for the field itself.
   await page.waitForSelector(sel, { timeout: TIMEOUT });
