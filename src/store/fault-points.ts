@@ -8,6 +8,8 @@
 export type FaultPointName =
   /** A group commit's records are written and fsynced; no publisher has been told yet. */
   | "commit-synced"
+  /** As commit-synced, for a commit the cap cut short (commit-cap.ts): newer records still wait. */
+  | "commit-capped"
   /** A new segment file was created; nothing is written to it yet. */
   | "segment-rolled"
   /** Online compaction's copies are fsynced; the old segment still holds the originals. */

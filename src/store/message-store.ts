@@ -3,12 +3,14 @@
  * `<data-dir>/messages`, one record per queue entry (see message-record.ts), deaths and deliveries
  * in each segment's side file (see segment.ts).
  *
- * Group commit: appends only buffer pieces; one flush per event-loop turn writes every buffered
- * piece with one writev per file and one fdatasync per touched file, then tells every waiter
- * (publisher confirms, tx.commit) registered before the flush began. While a flush is on disk
- * the loop keeps reading publishes, which form the next batch: one fsync serves many publishers.
- * A batch of only deaths/deliveries is written without fsync (losing it in a crash can only cause
- * redelivery, which AMQP allows); close() syncs everything.
+ * Group commit: appends only buffer pieces; one flush per event-loop turn writes the buffered
+ * pieces with one writev per file and one fdatasync per touched file, then tells every waiter
+ * (publisher confirms, tx.commit) whose records it wrote. While a flush is on disk the loop keeps
+ * reading publishes, which form the next batch: one fsync serves many publishers. A batch of only
+ * deaths/deliveries is written without fsync (losing it in a crash can only cause redelivery,
+ * which AMQP allows); close() syncs everything.
+ *
+ * A flush may write only the oldest records when acks are cancelling the others (commit-cap.ts).
  *
  * Write failures (a full disk, an I/O error): see write-failure.ts. Nothing is done per record
  * on the success path.
@@ -28,20 +30,21 @@ import { isBodyParts } from "../broker/values/message-body.js";
 import type { Logger } from "../logging/logger.js";
 import { encodeRecordHead, queueKey } from "./message-record.js";
 import { recordRef, refOffset, refSegment } from "./record-ref.js";
-import { DELIVERED_BIT, MarksNotWritten, SEGMENT_MAGIC, Segment } from "./segment.js";
+import { DELIVERED_BIT, SEGMENT_MAGIC, Segment } from "./segment.js";
 import { SegmentReader } from "./segment-reader.js";
 import { compactSegments } from "./online-compaction.js";
 import type { CompactionTarget } from "./compaction-target.js";
 import type { RefFifo } from "./ref-fifo.js";
 import { SyncWaiters } from "./sync-waiters.js";
-import { failureCode, giveUpUnsynced } from "./write-failure.js";
+import { failureCode, giveUpUnsynced, settleWrites } from "./write-failure.js";
 import { writeCleanShutdownMarker } from "./clean-shutdown.js";
 import { FaultPoints, type FaultPointName } from "./fault-points.js";
 import { StoredQueueLog, type LogStore, type PagingLimits } from "./stored-queue-log.js";
-import { DEFAULT_PAGING, DEFAULT_SEGMENT_BYTES, type MessageStoreOptions } from "./message-store-options.js";
+import { DEFAULT_COMMIT_BYTES, DEFAULT_PAGING, DEFAULT_SEGMENT_BYTES, type MessageStoreOptions } from "./message-store-options.js";
 import type { StoreReplica } from "./store-replica.js";
 import { confirmBatch } from "./batch-confirm.js";
 import { HeldBodies } from "./held-bodies.js";
+import { CommitCap, writtenThrough } from "./commit-cap.js";
 
 export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   readonly dir: string;
@@ -69,7 +72,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   private current: Segment | null = null;
   private readonly dirty = new Set<Segment>();
   private readonly reclaimable = new Set<Segment>();
-  private retiring: Array<{ seg: Segment; afterBatch: number }> = [];
+  private retiring: Array<{ seg: Segment; after: number }> = [];
   private readonly waiters = new SyncWaiters();
   private scheduled = false;
   private flushing: Promise<void> | null = null;
@@ -77,8 +80,9 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   private lastFlushWhole = true;
   private closing = false;
   private closed = false;
-  /** Flush batches started; records appended now travel in batch `batchesStarted + 1`. */
+  /** Flush batches started (a cluster's followers acknowledge them by number). */
   private batchesStarted = 0;
+  private readonly cap: CommitCap;
   private readonly flushWatchers = new Set<StoredQueueLog>();
   /** Lent bodies referenced by records not yet written (held-bodies.ts). */
   private readonly heldBodies = new HeldBodies();
@@ -95,6 +99,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     this.logger = options.logger;
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     this.paging = options.paging ?? DEFAULT_PAGING;
+    this.cap = new CommitCap(options.commitBytes ?? DEFAULT_COMMIT_BYTES);
     const every = options.compactEveryMs ?? 30_000;
     this.compactTimer = every > 0 ? setInterval(() => this.compact(), every) : null;
     this.compactTimer?.unref();
@@ -114,7 +119,8 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
 
   forStream = (vhost: string, name: string, segmentBytes: number, filterBytes?: number): ReturnType<StreamFiles["forStream"]> => this.streams.forStream(vhost, name, segmentBytes, filterBytes);
 
-  get pendingBatch(): number { return this.batchesStarted + 1; }
+  /** The append position of the last record appended (a log waits for a flush to write through it). */
+  get appendPosition(): number { return this.appends; }
 
   watchFlush(log: StoredQueueLog): void {
     this.flushWatchers.add(log);
@@ -128,7 +134,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   }
 
   whenSynced(waiter: SyncWaiter, token: number): void {
-    this.waiters.add(waiter, token);
+    this.waiters.add(waiter, token, this.appends);
     this.schedule();
   }
 
@@ -142,16 +148,16 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const head = encodeRecordHead(key, m, props, this.nextStoreSeq++);
     const seg = this.segmentFor(head.length + props.length + m.bodySize);
     const ref = recordRef(seg.id, seg.size);
-    seg.beginRecord(true);
+    const position = ++this.appends;
+    seg.beginRecord(true, position);
     seg.append(head);
     seg.append(props);
     if (!isBodyParts(m.body)) seg.append(m.body);
     else for (const part of m.body) seg.append(part);
     seg.endRecord();
-    if (m.lease !== null) this.heldBodies.hold(m.lease);
+    if (m.lease !== null) this.heldBodies.hold(m.lease, position);
     seg.live++;
     seg.records++;
-    this.appends++;
     this.stats.records++;
     this.touch(seg);
     return ref;
@@ -173,13 +179,12 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   appendRaw(record: Buffer, delivered: boolean): number {
     const seg = this.segmentFor(record.length);
     const ref = recordRef(seg.id, seg.size);
-    seg.beginRecord(false);
+    seg.beginRecord(false, ++this.appends);
     seg.append(record);
     seg.endRecord();
     seg.live++;
     seg.records++;
     if (delivered) seg.mark(refOffset(ref) | DELIVERED_BIT);
-    this.appends++;
     this.touch(seg);
     return ref;
   }
@@ -195,7 +200,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const seg = this.segments.get(refSegment(ref));
     if (!seg || seg.live === 0) return; // gone, or retired by compaction
     seg.mark(refOffset(ref));
-    seg.cancelPending(refOffset(ref));
+    if (seg.cancelPending(refOffset(ref))) this.cap.recordCancelled();
     seg.live--;
     if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
     this.touch(seg);
@@ -247,12 +252,12 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   }
 
   /**
-   * A segment whose live records were copied elsewhere: deleted after a flush that started after
-   * now has completed, so the copies are synced first.
+   * A segment whose live records were copied elsewhere: deleted after a flush has written
+   * through the copies, so they are synced first.
    */
   retire(seg: Segment): void {
     seg.live = 0;
-    this.retiring.push({ seg, afterBatch: this.batchesStarted + 1 });
+    this.retiring.push({ seg, after: this.appends });
     this.schedule();
   }
 
@@ -314,40 +319,36 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const segs = [...this.dirty];
     this.dirty.clear();
     const streams = this.streams.seal();
-    const waiters = this.waiters.take();
     const batch = ++this.batchesStarted;
-    const leases = this.heldBodies.take();
-    let sync = this.closing || waiters.length > 0;
-    for (const s of segs) if (s.hasPendingData) sync = true;
+    const sync = this.closing || this.waiters.length > 0 || segs.some((s) => s.hasPendingData);
     const replica = this.replica;
-    let failure: unknown = null;
+    let failure: unknown = sync && this.beforeSync && !this.beforeSync() ? new Error("the definitions could not be saved") : null;
     let marksLost = false;
-    if (sync && this.beforeSync && !this.beforeSync()) failure = new Error("the definitions could not be saved");
     this.stats.flushes++;
     if (sync) this.stats.syncs++;
+    const appended = this.appends;
+    let through = appended; // every record appended up to here is written by this batch
+    let waiters: SyncWaiters;
     if (failure !== null) {
-      // Nothing was written: side-file marks wait for the next flush.
+      // Nothing was written: side-file marks wait for the next flush (the records are given up below).
       for (const s of segs) if (s.hasPending) this.dirty.add(s);
-      this.heldBodies.keep(leases);
+      waiters = this.waiters.take(through);
     } else {
-      // allSettled: a failed segment must not be cut back while another's write is still running.
-      const writes = [...segs.map((s) => s.write(sync, replica)), ...streams.map((l) => l.flush(sync))];
+      const budget = this.cap.nextBudget(this.closing);
+      const writes = [...segs.map((s) => s.write(sync, replica, s === this.current ? budget : Infinity)), ...streams.map((l) => l.flush(sync))];
+      through = writtenThrough(segs, through);
+      waiters = this.waiters.take(through);
+      const leases = this.heldBodies.take(through);
       // Followers get the batch's end before the local fsync starts: both disks work at once.
       replica?.batchEnd(batch, sync);
-      for (const r of await Promise.allSettled(writes)) {
-        if (r.status === "fulfilled") continue;
-        if (r.reason instanceof MarksNotWritten) {
-          marksLost = true;
-          this.logger.warn(r.reason.message, { err: r.reason.cause });
-        } else {
-          failure = r.reason;
-        }
-      }
+      ({ failure, marksLost } = await settleWrites(writes, this.logger));
       HeldBodies.release(leases);
+      // Records left for the next flush (the cap): it starts when this one ends.
+      for (const s of segs) if (s.hasPending) this.dirty.add(s);
     }
     const ok = failure === null;
     this.lastFlushWhole = ok && !marksLost;
-    if (ok && sync) this.faultPoint("commit-synced");
+    if (ok && sync) this.faultPoint(through < appended ? "commit-capped" : "commit-synced");
     if (!ok) {
       this.writeFailed(failure);
       // Records appended while this batch was on disk were given up too: their publishers are nacked now.
@@ -358,10 +359,10 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     for (const s of segs) if (s !== this.current) s.closeData();
     // Confirms, and what stream consumers may read, follow the confirm rule (batch-confirm.ts).
     confirmBatch(replica, batch, ok, waiters, streams);
-    for (const log of this.flushWatchers) if (!log.flushed(batch)) this.flushWatchers.delete(log);
+    for (const log of this.flushWatchers) if (!log.flushed(through)) this.flushWatchers.delete(log);
     if (ok && this.retiring.length > 0) {
-      for (const r of this.retiring) if (r.afterBatch <= batch) this.reclaimable.add(r.seg);
-      this.retiring = this.retiring.filter((r) => r.afterBatch > batch);
+      for (const r of this.retiring) if (r.after <= through) this.reclaimable.add(r.seg);
+      this.retiring = this.retiring.filter((r) => r.after > through);
     }
     this.reclaim();
   }

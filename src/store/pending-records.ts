@@ -14,9 +14,12 @@
  * Checksums are computed here, at write time, for the records that are written: a cancelled
  * record never has its body checksummed.
  *
+ * A write may take only the oldest records (cut(): the store caps each group commit, see
+ * message-store.ts); the rest stay here, and may still die before their turn.
+ *
  * Invariants: records are appended in file order and never overlap; a record's pieces are
- * contiguous in the segment's piece list; the table is emptied when its pieces are taken for a
- * write.
+ * contiguous in the segment's piece list; their append positions (MessageStore.appends) ascend;
+ * records taken for a write leave the table.
  */
 import { fillRecordChecksum, markSkipped, SKIPPED_HEAD } from "./message-record.js";
 
@@ -27,6 +30,11 @@ const CANCELLED = 2;
  * a smaller one is written in place, without a checksum: a write costs more than its bytes.
  */
 export const HOLE_MIN = 64 * 1024;
+/**
+ * A capped write never leaves more than this many bytes pending: bodies wait in memory for their
+ * write (an acked one too, until its skipped head is written), so the wait is bounded.
+ */
+export const DEFER_MAX = 64 * 1024 * 1024;
 
 /** A contiguous stretch of the file: its position and the pieces that fill it. */
 export interface WriteRun {
@@ -41,10 +49,11 @@ export class PendingRecords {
   private readonly first: number[] = [];
   private readonly count: number[] = [];
   private readonly flags: number[] = [];
+  /** The store's append position of each record (what its publisher's confirm waits for). */
+  private readonly appendPos: number[] = [];
   private n = 0;
   /** File offset of the first pending byte: records before it are written (or being written). */
   private from = 0;
-  cancelled = 0;
 
   constructor(from: number) {
     this.from = from;
@@ -54,13 +63,45 @@ export class PendingRecords {
     return this.n;
   }
 
-  /** A record starts at file offset `position` with piece `pieceIndex`. */
-  begin(position: number, pieceIndex: number, needsCrc: boolean): void {
+  /** A record starts at file offset `position` with piece `pieceIndex`; it is the store's append number `appendPosition`. */
+  begin(position: number, pieceIndex: number, needsCrc: boolean, appendPosition: number): void {
     const i = this.n++;
     this.pos[i] = position;
     this.first[i] = pieceIndex;
     this.count[i] = 0;
     this.flags[i] = needsCrc ? NEEDS_CRC : 0;
+    this.appendPos[i] = appendPosition;
+  }
+
+  /** The append position of the oldest record still pending; Infinity when none is. */
+  get firstAppendPosition(): number {
+    return this.n > 0 ? this.appendPos[0]! : Infinity;
+  }
+
+  /**
+   * How many of the oldest records a write of about `budget` bytes takes: records in order until
+   * the live ones among them reach the budget (the one that reaches it included). A cancelled
+   * record costs nothing here: it is written as a 9-byte head, or a hole. `end` is the file
+   * offset after the last pending byte. A budget of 0 or less takes none, unless more than
+   * DEFER_MAX bytes would stay pending.
+   */
+  cut(budget: number, end: number): number {
+    if (budget === Infinity || this.n === 0) return this.n;
+    let left = Math.max(budget, end - this.pos[0]! - DEFER_MAX);
+    for (let i = 0; i < this.n; i++) {
+      if (left <= 0) return i;
+      if ((this.flags[i]! & CANCELLED) === 0) left -= (i + 1 < this.n ? this.pos[i + 1]! : end) - this.pos[i]!;
+    }
+    return this.n;
+  }
+
+  /** Where record `i` starts: its file offset and its first piece's index. */
+  fileOffset(i: number): number {
+    return this.pos[i]!;
+  }
+
+  firstPiece(i: number): number {
+    return this.first[i]!;
   }
 
   /** The record begun last ends before piece `pieceIndex`. */
@@ -81,10 +122,7 @@ export class PendingRecords {
       const mid = (lo + hi) >>> 1;
       const p = this.pos[mid]!;
       if (p === offset) {
-        if ((this.flags[mid]! & CANCELLED) === 0) {
-          this.flags[mid]! |= CANCELLED;
-          this.cancelled++;
-        }
+        this.flags[mid]! |= CANCELLED;
         return true;
       }
       if (p < offset) lo = mid + 1;
@@ -95,14 +133,15 @@ export class PendingRecords {
 
   /**
    * Fills in checksums and returns the runs to write for `pieces` (starting at file offset
-   * `start`); the table starts afresh at `end`. A cancelled record is marked skipped in its own
+   * `start`), which hold the oldest `taken` records (all by default) and end at file offset `end`;
+   * those records leave the table. A cancelled record is marked skipped in its own
    * head and written without a checksum; one of at least HOLE_MIN bytes is left out as a hole,
    * unless `holes` is false (a cluster leader: followers append the same bytes in order).
    * Records that arrived already encoded (compaction copies) are written as they are: their
    * death mark keeps them dead.
    */
-  plan(pieces: Buffer[], start: number, end: number, holes: boolean): WriteRun[] {
-    const n = this.n;
+  plan(pieces: Buffer[], start: number, end: number, holes: boolean, taken = this.n): WriteRun[] {
+    const n = taken;
     const runs: WriteRun[] = [];
     let run: Buffer[] = pieces;
     let runStart = start;
@@ -135,16 +174,27 @@ export class PendingRecords {
     }
     if (split) for (; next < pieces.length; next++) run.push(pieces[next]!);
     if (run.length > 0) runs.push({ position: runStart, pieces: run });
-    this.n = 0;
-    this.cancelled = 0;
+    this.dropOldest(taken, pieces.length);
     this.from = end;
     return runs;
+  }
+
+  /** The oldest `k` records were taken with the first `pieceCount` pieces: the rest move up. */
+  private dropOldest(k: number, pieceCount: number): void {
+    const rest = this.n - k;
+    for (let j = 0; j < rest; j++) {
+      this.pos[j] = this.pos[j + k]!;
+      this.first[j] = this.first[j + k]! - pieceCount;
+      this.count[j] = this.count[j + k]!;
+      this.flags[j] = this.flags[j + k]!;
+      this.appendPos[j] = this.appendPos[j + k]!;
+    }
+    this.n = rest;
   }
 
   /** Everything pending was given up (a failed write): the table restarts at `from`. */
   reset(from: number): void {
     this.n = 0;
-    this.cancelled = 0;
     this.from = from;
   }
 }

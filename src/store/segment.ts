@@ -113,17 +113,22 @@ export class Segment {
    * A record starts here: the pieces appended until endRecord() are its head (whose checksum
    * is filled in at write time when `needsCrc`), property bytes and body.
    */
-  beginRecord(needsCrc: boolean): void {
-    this.records_.begin(this.size, this.pending.length, needsCrc);
+  beginRecord(needsCrc: boolean, appendPosition: number): void {
+    this.records_.begin(this.size, this.pending.length, needsCrc, appendPosition);
+  }
+
+  /** The store's append position of the oldest record not yet handed to a write; Infinity when none. */
+  get firstPendingAppend(): number {
+    return this.records_.firstAppendPosition;
   }
 
   endRecord(): void {
     this.records_.end(this.pending.length);
   }
 
-  /** The record at `offset` died: if it is not yet written, it never will be. */
-  cancelPending(offset: number): void {
-    this.records_.cancel(offset);
+  /** The record at `offset` died: if it is not yet written, it never will be (true). */
+  cancelPending(offset: number): boolean {
+    return this.records_.cancel(offset);
   }
 
   mark(offsetWithFlags: number): void {
@@ -142,12 +147,23 @@ export class Segment {
    * failed mark write cuts the side file back, keeps the marks for the next write and rejects
    * with MarksNotWritten (marks are sets of offsets: their order does not matter).
    * `tap` (a cluster leader's replication) is shown the same pieces before the first await.
+   * With a `budget`, only the oldest records up to about that many bytes are written; the rest
+   * stay pending, in order, for a later write (the store's cap on a group commit).
    */
-  async write(sync: boolean, tap: SegmentTap | null = null): Promise<void> {
-    const data = this.pending;
-    const end = this.size;
-    this.pending = [];
-    const runs = this.planWrite(data, end, tap);
+  async write(sync: boolean, tap: SegmentTap | null = null, budget = Infinity): Promise<void> {
+    const all = this.pending;
+    const taken = this.records_.cut(budget, this.size);
+    let data = all;
+    let end = this.size;
+    if (taken < this.records_.length) {
+      const pieces = this.records_.firstPiece(taken);
+      end = this.records_.fileOffset(taken);
+      data = all.slice(0, pieces);
+      this.pending = all.slice(pieces);
+    } else {
+      this.pending = [];
+    }
+    const runs = this.planWrite(data, end, tap, taken);
     let acks: Buffer | null = null;
     if (this.ackLen > 0) {
       acks = this.acks.subarray(0, this.ackLen);
@@ -238,10 +254,10 @@ export class Segment {
    * A cluster leader's followers append the same bytes in order, so with a tap every record is
    * written whole (a dead one is still dead: its death mark is written as always).
    */
-  private planWrite(data: Buffer[], end: number, tap: SegmentTap | null): WriteRun[] {
+  private planWrite(data: Buffer[], end: number, tap: SegmentTap | null, taken?: number): WriteRun[] {
     let start = end;
     for (const b of data) start -= b.length;
-    return data.length === 0 ? [] : this.records_.plan(data, start, end, tap === null);
+    return data.length === 0 ? [] : this.records_.plan(data, start, end, tap === null, taken);
   }
 
   /** A segment no longer appended to keeps only its side file open (descriptors stay few). */

@@ -2,7 +2,7 @@
  * A durable queue's handle on the message store: its records, and its paged-out tail. The tail
  * is a RefFifo of record refs (8 bytes per message) behind the queue's in-memory ready list.
  * A record still waiting for the group commit cannot be read from its file yet, so its Message
- * is also held in `inFlight` (a suffix of the tail, in the same order) until its batch is written.
+ * is also held in `inFlight` (a suffix of the tail, in the same order) until a flush has written it.
  * An inFlight record holds the message's lent body in its queue entry's stead (pageOut); records
  * dropped otherwise (a purge, a lost write) release nothing, which only leaves the memory to the
  * garbage collector (values/body-lease.ts: a release missed is safe, one too many is not).
@@ -19,8 +19,8 @@ export interface PagingLimits {
 /** What the log needs of the store (MessageStore). */
 export interface LogStore {
   readonly paging: PagingLimits;
-  /** The batch that will carry records appended now. */
-  readonly pendingBatch: number;
+  /** The store's append position of the record appended last (a flush writes through a position). */
+  readonly appendPosition: number;
   appendMessage(key: Buffer, m: Message): number;
   markDelivered(ref: number): void;
   markDead(ref: number): void;
@@ -32,7 +32,8 @@ export interface LogStore {
 
 interface InFlight {
   readonly ref: number;
-  readonly batch: number;
+  /** The record's append position. */
+  readonly position: number;
   readonly message: Message;
 }
 
@@ -85,7 +86,7 @@ export class StoredQueueLog implements QueueLog {
     if (this.tail.length === 0 && (!message.persistent || (ready.length < limits.maxEntries && ready.bytes < limits.maxBytes))) return false;
     // Its lent body (values/body-lease.ts): the hold the publish hands to this queue's entry is
     // kept by the inFlight record instead, and passes to the entry if the record is paged back in
-    // from there (refill), or is released once its batch is written (flushed: from then on it is
+    // from there (refill), or is released once a flush has written it (flushed: from then on it is
     // read back from the file, as a message of its own).
     // Transient messages follow the tail to disk too, or they would overtake it.
     const ref = this.store.appendMessage(this.key, message);
@@ -93,7 +94,7 @@ export class StoredQueueLog implements QueueLog {
     this.pagedOutTotal++;
     this.pagedBytes += message.bodySize;
     if (message.persistent) this.countPaged(1, message.bodySize);
-    this.inFlight.push({ ref, batch: this.store.pendingBatch, message });
+    this.inFlight.push({ ref, position: this.store.appendPosition, message });
     this.store.watchFlush(this);
     return true;
   }
@@ -213,11 +214,11 @@ export class StoredQueueLog implements QueueLog {
     this.store.release(this);
   }
 
-  /** Records of batches up to `batch` are in their files: they can be read back from there. */
-  flushed(batch: number): boolean {
+  /** Records appended up to append position `through` are in their files: they can be read back from there. */
+  flushed(through: number): boolean {
     while (this.inFlightHead < this.inFlight.length) {
       const f = this.inFlight[this.inFlightHead]!;
-      if (f.batch > batch) break;
+      if (f.position > through) break;
       this.inFlight[this.inFlightHead++] = undefined;
       f.message.lease?.release(); // the record's hold (pageOut): read back from the file from now on
     }

@@ -8,8 +8,9 @@
  * The store nacks every waiting publisher. Confirmed messages are untouched: they were synced.
  */
 import type { LostRecordsHandler, Message } from "../broker/index.js";
+import type { Logger } from "../logging/logger.js";
 import { refOffset, refSegment } from "./record-ref.js";
-import type { Segment } from "./segment.js";
+import { MarksNotWritten, type Segment } from "./segment.js";
 
 /** A queue's stored log, as far as a write failure concerns it. */
 interface LosingLog {
@@ -55,4 +56,24 @@ export function failureCode(err: unknown): string {
     return typeof code === "string" ? code : err.message;
   }
   return String(err);
+}
+
+/**
+ * Waits for all of a flush's writes (allSettled: a failed segment must not be cut back while
+ * another's write is still running). `failure`: a write that lost records, null when none did;
+ * `marksLost`: some side-file marks were kept back for the next flush (logged here).
+ */
+export async function settleWrites(writes: readonly Promise<void>[], logger: Logger): Promise<{ failure: unknown; marksLost: boolean }> {
+  let failure: unknown = null;
+  let marksLost = false;
+  for (const r of await Promise.allSettled(writes)) {
+    if (r.status === "fulfilled") continue;
+    if (r.reason instanceof MarksNotWritten) {
+      marksLost = true;
+      logger.warn(r.reason.message, { err: r.reason.cause });
+    } else {
+      failure = r.reason;
+    }
+  }
+  return { failure, marksLost };
 }

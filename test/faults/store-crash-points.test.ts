@@ -1,5 +1,5 @@
 // A crash (SIGKILL) at each step of the store's life, chosen with CONEY_FAULT_POINT: right after
-// a group commit's fsync (before any confirm), at a segment roll, between online compaction's
+// a group commit's fsync (before any confirm), after one the cap cut short, at a segment roll, between online compaction's
 // fsynced copies and the move of its refs, and between a definitions save's temporary file and
 // its rename. After a restart every confirmed message is there once, in order; definitions come
 // back whole. (Torn and corrupted records: test/store/message-crash.test.ts.)
@@ -15,13 +15,16 @@ import { spawnChildBroker, type ChildBroker, type SpawnOptions } from "./fault-h
 
 const BODY = Buffer.alloc(1024, 0x62);
 
-/** Publishes persistent messages with confirms (50 in flight) until the broker dies; returns the confirmed ids. */
-async function publishUntilDeath(b: ChildBroker, queue: string): Promise<string[]> {
+/**
+ * Publishes persistent messages with confirms (50 in flight) until the broker dies; returns the
+ * confirmed ids. To `queue` through the default exchange, or to `exchange` (declared by the caller).
+ */
+async function publishUntilDeath(b: ChildBroker, queue: string, exchange = "", body = BODY): Promise<string[]> {
   const conn = await amqp.connect(b.url);
   conn.on("error", () => undefined);
   const ch = await conn.createConfirmChannel();
   ch.on("error", () => undefined);
-  await ch.assertQueue(queue, { durable: true });
+  if (exchange === "") await ch.assertQueue(queue, { durable: true });
   const confirmed: string[] = [];
   let inflight = 0;
   let wake: (() => void) | null = null;
@@ -36,7 +39,7 @@ async function publishUntilDeath(b: ChildBroker, queue: string): Promise<string[
     inflight++;
     const id = String(i);
     try {
-      ch.publish("", queue, BODY, { persistent: true, messageId: id }, (err: unknown) => {
+      ch.publish(exchange, exchange === "" ? queue : "", body, { persistent: true, messageId: id }, (err: unknown) => {
         inflight--;
         if (err === null || err === undefined) confirmed.push(id);
         const w = wake;
@@ -92,6 +95,29 @@ describe("fault: a crash at each step of the store's life", () => {
       const confirmed = await publishUntilDeath(b, "q");
       assert.match(b.log(), /fault point reached.*commit-synced/);
       assertRecovered(await recoveredIds({ dataDir }, "q"), confirmed);
+    }));
+
+  it("right after a group commit the cap cut short (newer records still waiting), before its confirms go out", () =>
+    withDir(async (dataDir) => {
+      // Each message goes to two queues: "acked" is consumed and acked as fast as it can be, so
+      // its records die while they wait for a write (a group commit of 32 KB bodies is on disk
+      // long enough for acks to come back) and the cap (64 KiB here) engages; "kept" keeps them all.
+      const storeOptions = { messageStore: { commitBytes: 64 * 1024 } };
+      const b = await spawnChildBroker({ dataDir, storeOptions, env: { CONEY_FAULT_POINT: "commit-capped:kill:3" } });
+      const conn = await amqp.connect(b.url);
+      conn.on("error", () => undefined);
+      const ch = await conn.createChannel();
+      ch.on("error", () => undefined);
+      await ch.assertExchange("both", "fanout", { durable: true });
+      for (const q of ["kept", "acked"]) {
+        await ch.assertQueue(q, { durable: true });
+        await ch.bindQueue(q, "both", "");
+      }
+      await ch.prefetch(100);
+      await ch.consume("acked", (m) => m && ch.ack(m));
+      const confirmed = await publishUntilDeath(b, "kept", "both", Buffer.alloc(32 * 1024, 0x63));
+      assert.match(b.log(), /fault point reached.*commit-capped/);
+      assertRecovered(await recoveredIds({ dataDir, storeOptions }, "kept"), confirmed);
     }));
 
   it("at a segment roll (the new file is created, nothing is in it yet)", () =>

@@ -1,7 +1,7 @@
 // The write plan of a segment's pending records (pending-records.ts): checksums, runs and holes.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { HOLE_MIN, PendingRecords } from "../../src/store/pending-records.js";
+import { DEFER_MAX, HOLE_MIN, PendingRecords } from "../../src/store/pending-records.js";
 
 /** A fake record of `len` bytes: a 12-byte head (length, checksum, kind 1, filler) then filler. */
 function rec(len: number, fill: number): Buffer[] {
@@ -19,7 +19,7 @@ function setup(lens: number[], needsCrc = true): { table: PendingRecords; pieces
   let pos = magic.length;
   lens.forEach((len, i) => {
     offsets.push(pos);
-    table.begin(pos, pieces.length, needsCrc);
+    table.begin(pos, pieces.length, needsCrc, i + 1);
     pieces.push(...rec(len, i + 1));
     table.end(pieces.length);
     pos += len;
@@ -93,5 +93,49 @@ describe("pending records", () => {
     const runs = table.plan(pieces, 0, end, true);
     assert.equal(bytes(runs[0]!.pieces), end);
     assert.equal(pieces[1]![8], 1);
+  });
+
+  it("a capped write takes the oldest records until the live ones reach the budget; cancelled ones cost nothing", () => {
+    const { table, offsets, end } = setup([100, 200, 300, 400]);
+    assert.equal(table.cut(Infinity, end), 4);
+    assert.equal(table.cut(0, end), 0, "no budget, no records");
+    assert.equal(table.cut(1, end), 1, "at least the record that reaches the budget");
+    assert.equal(table.cut(300, end), 2, "100 + 200 reach 300");
+    assert.equal(table.cut(301, end), 3);
+    table.cancel(offsets[1]!);
+    assert.equal(table.cut(300, end), 3, "the cancelled 200 is free: 100 + 300 reach it");
+    assert.equal(table.firstAppendPosition, 1);
+  });
+
+  it("records a capped write leaves stay pending in order, can still be cancelled, and are written later at their offsets", () => {
+    const { table, pieces, offsets, end } = setup([100, BIG, 300]);
+    const taken = table.cut(100, end);
+    assert.equal(taken, 1);
+    const firstPieces = pieces.slice(0, 3); // magic, record 0's head and body
+    const runs = table.plan(firstPieces, 0, offsets[1]!, true, taken);
+    assert.deepEqual(runs.map((r) => [r.position, bytes(r.pieces)]), [[0, offsets[1]!]]);
+    assert.equal(table.length, 2);
+    assert.equal(table.firstAppendPosition, 2, "the second record is the oldest left");
+    assert.equal(table.cancel(offsets[0]!), false, "a written record can no longer be cancelled");
+    assert.equal(table.cancel(offsets[1]!), true, "a deferred one still can");
+    const rest = table.plan(pieces.slice(3), offsets[1]!, end, true);
+    assert.deepEqual(
+      rest.map((r) => [r.position, bytes(r.pieces)]),
+      [
+        [offsets[1]!, 9], // the deferred record died while it waited: its skipped head only
+        [offsets[2]!, 300],
+      ],
+    );
+    assert.notEqual(pieces[5]!.readUInt32LE(4), 0, "the last record's checksum is filled");
+    assert.equal(table.length, 0);
+    assert.equal(table.firstAppendPosition, Infinity);
+  });
+
+  it("a capped write leaves at most DEFER_MAX bytes pending, whatever its budget", () => {
+    const big = 16 * 1024 * 1024;
+    const { table, end } = setup([big, big, big, big, big, big]);
+    // 96 MiB pending: at least the 32 MiB beyond DEFER_MAX is written, two whole records.
+    assert.equal(table.cut(1, end), 2);
+    assert.ok(end - 8 - 2 * big <= DEFER_MAX);
   });
 });

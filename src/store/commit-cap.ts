@@ -1,0 +1,47 @@
+/**
+ * The cap on a group commit. One flush writes at most about `bytes` of live records of the
+ * segment being appended to, the oldest first; the newer ones wait for the next flush, which
+ * starts as soon as this one ends. When the disk is what limits a persistent stream, records so
+ * queue up in memory, and a consumer's ack cancels a waiting record (pending-records.ts): the
+ * disk's bandwidth goes to messages that are still wanted — as RabbitMQ's message store skips a
+ * write whose message was removed while the write queued.
+ *
+ * The cap applies only while acks do cancel waiting records (some did since the last flush
+ * began): a stream no one consumes is written in whole batches, as many bytes per fsync as have
+ * arrived, as before the cap. A closing store writes everything, and no write leaves more than
+ * DEFER_MAX bytes waiting (pending-records.ts): the bodies wait in memory.
+ *
+ * Positions: every append has a number (MessageStore.appends); a confirm waits for the number
+ * current when it registered, and a flush tells those at or below the number it wrote through
+ * (writtenThrough), so no confirm goes out before its records are on disk.
+ */
+import type { Segment } from "./segment.js";
+
+export class CommitCap {
+  private cancelled = 0;
+
+  constructor(private readonly bytes: number) {}
+
+  /** A record died while it waited for its write. */
+  recordCancelled(): void {
+    this.cancelled++;
+  }
+
+  /** The budget of the flush beginning now, for the segment being appended to. */
+  nextBudget(closing: boolean): number {
+    const capped = !closing && this.cancelled > 0;
+    this.cancelled = 0;
+    return capped ? this.bytes : Infinity;
+  }
+}
+
+/**
+ * The append position a flush writes through, once its writes have taken their records: the one
+ * before the oldest record any of them left pending (records are appended in segment order, and
+ * a segment's pending records in append order).
+ */
+export function writtenThrough(segs: readonly Segment[], appends: number): number {
+  let through = appends;
+  for (const s of segs) through = Math.min(through, s.firstPendingAppend - 1);
+  return through;
+}
