@@ -29,10 +29,11 @@ export class SyncWaiters {
    */
   take(upTo = Infinity): SyncWaiters {
     const batch = new SyncWaiters();
-    let k = this.positions.length;
-    if (upTo !== Infinity) {
+    const n = this.positions.length;
+    let k = n;
+    if (n > 0 && this.positions[n - 1]! > upTo) {
       k = 0;
-      while (k < this.positions.length && this.positions[k]! <= upTo) k++;
+      while (this.positions[k]! <= upTo) k++;
     }
     if (k === this.waiters.length) {
       batch.waiters = this.waiters;
