@@ -4,7 +4,8 @@
  * and the payload is
  *   u8 kind (1 persistent, 2 transient: written only to keep a paged-out queue's order, and
  *   ignored by recovery; 3 skipped: the record died before its write and its other bytes mean
- *   nothing, a large one's are a hole, see pending-records.ts) | u16 keyLength | queue key (utf8 "vhost\0name") | u8 exchangeLength | exchange |
+ *   nothing, a large one's are a hole, see pending-records.ts; its length may span the dead
+ *   records right after it, whose heads were never written) | u16 keyLength | queue key (utf8 "vhost\0name") | u8 exchangeLength | exchange |
  *   u8 routingKeyLength | routing key | f64 storeSeq | f64 publishedAt | u32 propertiesLength |
  *   content-header property bytes | body (the rest).
  * The header part is built here; the property bytes and the body are written as they are (the
@@ -60,6 +61,17 @@ export function fillRecordChecksum(pieces: readonly Buffer[], first: number, cou
 export function markSkipped(head: Buffer): void {
   head.writeUInt32LE(0, 4);
   head[RECORD_HEADER] = KIND_SKIPPED;
+}
+
+/** The largest extent one skipped head may span (its length field is a u32). */
+export const MAX_SKIPPED_SPAN = 0xf000_0000;
+
+/**
+ * A skipped head that spans `bytes` of the file: its own record and the dead records right after
+ * it, whose heads are never written (recovery steps over the whole extent at once).
+ */
+export function spanSkipped(head: Buffer, bytes: number): void {
+  head.writeUInt32LE(bytes - RECORD_HEADER, 0);
 }
 
 export interface DecodedRecord {

@@ -10,6 +10,9 @@
  * SKIPPED); a large one is written as those 9 bytes only and the rest of its extent is left as a
  * hole (the next run is a positioned write further on), so every other record keeps the file
  * offset its ref names. Recovery reads a skipped head as a dead record (message-record.ts).
+ * Consecutive cancelled records are one stretch: the first one's skipped head spans them all and
+ * the rest is one hole — one positioned write per stretch, not per record, and small records
+ * that die together are left out too.
  *
  * Checksums are computed here, at write time, for the records that are written: a cancelled
  * record never has its body checksummed.
@@ -21,13 +24,13 @@
  * contiguous in the segment's piece list; their append positions (MessageStore.appends) ascend;
  * records taken for a write leave the table.
  */
-import { fillRecordChecksum, markSkipped, SKIPPED_HEAD } from "./message-record.js";
+import { fillRecordChecksum, markSkipped, MAX_SKIPPED_SPAN, SKIPPED_HEAD, spanSkipped } from "./message-record.js";
 
 const NEEDS_CRC = 1;
 const CANCELLED = 2;
 /**
- * A cancelled record at least this large is left out as a hole (its own positioned write);
- * a smaller one is written in place, without a checksum: a write costs more than its bytes.
+ * A stretch of cancelled records at least this large is left out as a hole (its own positioned
+ * write); a smaller one is written in place, without checksums: a write costs more than its bytes.
  */
 export const HOLE_MIN = 64 * 1024;
 /**
@@ -158,9 +161,22 @@ export class PendingRecords {
       }
       markSkipped(pieces[first]!);
       if (!holes) continue;
-      const len = recordLength(pieces, first, count);
-      if (len < HOLE_MIN) continue;
-      // Only the head (whose first SKIPPED_HEAD bytes say all) ends this run; the next starts after the record.
+      // The stretch of cancelled records starting here (records compaction copied are written as they are).
+      let last = i;
+      let len = recordLength(pieces, first, count);
+      while (last + 1 < n && (this.flags[last + 1]! & (NEEDS_CRC | CANCELLED)) === (NEEDS_CRC | CANCELLED)) {
+        const more = recordLength(pieces, this.first[last + 1]!, this.count[last + 1]!);
+        if (len + more > MAX_SKIPPED_SPAN) break;
+        len += more;
+        last++;
+      }
+      if (len < HOLE_MIN) {
+        for (let k = i + 1; k <= last; k++) markSkipped(pieces[this.first[k]!]!);
+        i = last;
+        continue;
+      }
+      if (last > i) spanSkipped(pieces[first]!, len);
+      // Only the head (whose first SKIPPED_HEAD bytes say all) ends this run; the next starts after the stretch.
       if (!split) {
         split = true;
         run = [];
@@ -169,8 +185,9 @@ export class PendingRecords {
       run.push(pieces[first]!.subarray(0, SKIPPED_HEAD));
       runs.push({ position: runStart, pieces: run });
       run = [];
-      next = first + count;
+      next = this.first[last]! + this.count[last]!;
       runStart = this.pos[i]! + len;
+      i = last;
     }
     if (split) for (; next < pieces.length; next++) run.push(pieces[next]!);
     if (run.length > 0) runs.push({ position: runStart, pieces: run });

@@ -40,18 +40,25 @@ async function writeWithDeaths(dir: string, n: number, dead: ReadonlySet<number>
 }
 
 describe("records that die before their write", () => {
-  it("are written as skipped heads; the others stay intact at their offsets", async () => {
+  it("are written as skipped heads, one per stretch of dead records; the others stay intact at their offsets", async () => {
     const dir = mkdtempSync(join(tmpdir(), "coney-dbw-"));
     const dead = new Set([2, 3, 7]);
     const { store, refs } = await writeWithDeaths(dir, 9, dead);
     await store.close();
     const buf = readFileSync(join(dir, "00000001.seg"));
     for (let i = 1; i <= 9; i++) {
-      const r = readRecord(buf, refOffset(refs[i - 1]!));
+      const at = refOffset(refs[i - 1]!);
+      const r = readRecord(buf, at);
       if (dead.has(i)) {
-        assert.equal(r.status, "skipped", `record ${i}`);
-        // Only the head was written: the body's bytes are a hole (zeros), not the body.
-        assert.ok(buf.subarray(refOffset(refs[i - 1]!) + 9, refOffset(refs[i - 1]!) + 9 + BODY).every((b) => b === 0), `record ${i}'s body is not on disk`);
+        if (i === 3) {
+          // Inside the stretch 2..3: its head was never written, record 2's spans it.
+          assert.equal(r.status, "torn", "record 3's bytes are a hole");
+          assert.deepEqual(readRecord(buf, refOffset(refs[1]!)), { status: "skipped", next: refOffset(refs[3]!) }, "record 2's head spans 2 and 3");
+        } else {
+          assert.equal(r.status, "skipped", `record ${i}`);
+        }
+        // At most the head was written: the body's bytes are a hole (zeros), not the body.
+        assert.ok(buf.subarray(at + 9, at + 9 + BODY).every((b) => b === 0), `record ${i}'s body is not on disk`);
       } else {
         assert.equal(r.status, "ok", `record ${i}`);
         if (r.status === "ok") assert.ok(r.record.body.equals(Buffer.alloc(BODY, i)), `record ${i}'s body`);

@@ -138,4 +138,35 @@ describe("pending records", () => {
     assert.equal(table.cut(1, end), 2);
     assert.ok(end - 8 - 2 * big <= DEFER_MAX);
   });
+
+  it("consecutive cancelled records are one stretch: the first head spans them, one hole, one run after it", () => {
+    const { table, pieces, offsets, end } = setup([100, BIG, 300, BIG, 200, 500]);
+    for (const k of [1, 2, 3]) table.cancel(offsets[k]!);
+    const runs = table.plan(pieces, 0, end, true);
+    assert.deepEqual(
+      runs.map((r) => [r.position, bytes(r.pieces)]),
+      [
+        [0, offsets[1]! + 9], // magic, record 0, record 1's skipped head
+        [offsets[4]!, 200 + 500],
+      ],
+    );
+    const head = runs[0]!.pieces.at(-1)!;
+    assert.equal(head.readUInt32LE(0), offsets[4]! - offsets[1]! - 8, "the head's length spans records 1..3");
+    assert.equal(head[8], 3, "kind: skipped");
+  });
+
+  it("small records that die together are left out once their stretch reaches HOLE_MIN; a shorter stretch is written in place", () => {
+    const small = 16 * 1024;
+    const { table, pieces, offsets, end } = setup([100, small, small, small, small, small, 100, small, 100]);
+    for (const k of [1, 2, 3, 4, 5, 7]) table.cancel(offsets[k]!);
+    const runs = table.plan(pieces, 0, end, true);
+    assert.deepEqual(
+      runs.map((r) => [r.position, bytes(r.pieces)]),
+      [
+        [0, offsets[1]! + 9],
+        [offsets[6]!, 100 + small + 100], // record 7 alone is short: written in place, marked skipped
+      ],
+    );
+    assert.equal(pieces[15]![8], 3, "record 7 is marked skipped in place");
+  });
 });
