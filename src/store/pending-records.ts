@@ -18,7 +18,7 @@
  * record never has its body checksummed.
  *
  * A write may take only the oldest records (cut(): the store caps each group commit, see
- * message-store.ts); the rest stay here, and may still die before their turn.
+ * commit-cap.ts); the rest stay here, and may still die before their turn.
  *
  * Invariants: records are appended in file order and never overlap; a record's pieces are
  * contiguous in the segment's piece list; their append positions (MessageStore.appends) ascend;
@@ -138,8 +138,9 @@ export class PendingRecords {
    * Fills in checksums and returns the runs to write for `pieces` (starting at file offset
    * `start`), which hold the oldest `taken` records (all by default) and end at file offset `end`;
    * those records leave the table. A cancelled record is marked skipped in its own
-   * head and written without a checksum; one of at least HOLE_MIN bytes is left out as a hole,
-   * unless `holes` is false (a cluster leader: followers append the same bytes in order).
+   * head and written without a checksum; a stretch of consecutive ones of at least HOLE_MIN bytes
+   * is left out as one hole after the first head, which spans it, unless `holes` is false (a
+   * cluster leader: followers append the same bytes in order).
    * Records that arrived already encoded (compaction copies) are written as they are: their
    * death mark keeps them dead.
    */
