@@ -45,3 +45,15 @@ export function writtenThrough(segs: readonly Segment[], appends: number): numbe
   for (const s of segs) through = Math.min(through, s.firstPendingAppend - 1);
   return through;
 }
+
+/**
+ * How many of `positions` (ascending append positions) a flush that writes through `upTo`
+ * covers: they form a prefix. All of them without a scan when the last one is covered.
+ */
+export function coveredCount(positions: readonly number[], upTo: number): number {
+  const n = positions.length;
+  if (n === 0 || positions[n - 1]! <= upTo) return n;
+  let k = 0;
+  while (positions[k]! <= upTo) k++;
+  return k;
+}

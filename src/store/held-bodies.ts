@@ -15,6 +15,7 @@
  * collector, which is safe.
  */
 import type { BodyLease } from "../broker/values/body-lease.js";
+import { coveredCount } from "./commit-cap.js";
 
 const NONE: readonly BodyLease[] = [];
 
@@ -34,16 +35,14 @@ export class HeldBodies {
   take(upTo: number): readonly BodyLease[] {
     const held = this.held;
     if (held.length === 0) return NONE;
-    const positions = this.positions;
-    if (positions[positions.length - 1]! <= upTo) {
+    const k = coveredCount(this.positions, upTo);
+    if (k === held.length) {
       this.held = [];
       this.positions = [];
       return held;
     }
-    let k = 0;
-    while (k < positions.length && positions[k]! <= upTo) k++;
     if (k === 0) return NONE;
-    positions.splice(0, k);
+    this.positions.splice(0, k);
     return held.splice(0, k);
   }
 

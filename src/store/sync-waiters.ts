@@ -7,6 +7,7 @@
  * once, in registration order.
  */
 import type { SyncWaiter } from "../broker/index.js";
+import { coveredCount } from "./commit-cap.js";
 
 export class SyncWaiters {
   private waiters: SyncWaiter[] = [];
@@ -29,12 +30,7 @@ export class SyncWaiters {
    */
   take(upTo = Infinity): SyncWaiters {
     const batch = new SyncWaiters();
-    const n = this.positions.length;
-    let k = n;
-    if (n > 0 && this.positions[n - 1]! > upTo) {
-      k = 0;
-      while (this.positions[k]! <= upTo) k++;
-    }
+    const k = coveredCount(this.positions, upTo);
     if (k === this.waiters.length) {
       batch.waiters = this.waiters;
       batch.tokens = this.tokens;
