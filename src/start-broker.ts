@@ -53,7 +53,7 @@ export interface RunningBroker {
 export interface StartOptions extends Partial<ConeyConfig> {
   logger?: Logger;
   /** Message store tuning (tests use small segments). */
-  messageStore?: { segmentBytes?: number; paging?: PagingLimits; compactEveryMs?: number; commitBytes?: number };
+  messageStore?: { segmentBytes?: number; paging?: PagingLimits; compactEveryMs?: number; commitBytes?: number; holdMs?: number };
   /** A cluster leader's replication (src/cluster): told every byte the store, definitions and audit trail write. */
   replica?: StoreReplica & AuditTap & { definitionsWritten(json: string): void };
   /** A cluster's members, for /api/nodes. */

@@ -6,8 +6,8 @@
  * disk's bandwidth goes to messages that are still wanted — as RabbitMQ's message store skips a
  * write whose message was removed while the write queued.
  *
- * The cap applies only while acks do cancel waiting records (some did since the last flush
- * began): a stream no one consumes is written in whole batches, as many bytes per fsync as have
+ * The cap applies only while a consumer keeps up: in the last CAP_LINGER_MS, records were acked
+ * (cancelled) or delivered while they waited for their write. A stream no one consumes is written in whole batches, as many bytes per fsync as have
  * arrived, as before the cap. A closing store writes everything, and no write leaves more than
  * DEFER_MAX bytes waiting (pending-records.ts): the bodies wait in memory.
  *
@@ -17,21 +17,30 @@
  */
 import type { Segment } from "./segment.js";
 
+/**
+ * How long the cap stays on after the last flush that followed a record acked or delivered before
+ * its write. Acks often come in runs (a consumer acking every 100 deliveries with multiple=true), and between two runs the
+ * records must still be capped (and held, delivery-hold.ts) for the next run to cancel them.
+ */
+export const CAP_LINGER_MS = 100;
+
 export class CommitCap {
-  private cancelled = 0;
+  private early = 0;
+  /** When a flush last began after such records (performance.now()); -Infinity: never. */
+  private lastEarlyAt = -Infinity;
 
   constructor(private readonly bytes: number) {}
 
-  /** A record died while it waited for its write. */
-  recordCancelled(): void {
-    this.cancelled++;
+  /** A record was acked (it died) or delivered while it waited for its write. */
+  consumedBeforeWrite(): void {
+    this.early++;
   }
 
-  /** The budget of the flush beginning now, for the segment being appended to. */
-  nextBudget(closing: boolean): number {
-    const capped = !closing && this.cancelled > 0;
-    this.cancelled = 0;
-    return capped ? this.bytes : Infinity;
+  /** The budget of the flush beginning at `now`, for the segment being appended to. */
+  nextBudget(closing: boolean, now: number): number {
+    if (this.early > 0) this.lastEarlyAt = now;
+    this.early = 0;
+    return !closing && now - this.lastEarlyAt < CAP_LINGER_MS ? this.bytes : Infinity;
   }
 }
 

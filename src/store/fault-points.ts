@@ -10,6 +10,8 @@ export type FaultPointName =
   | "commit-synced"
   /** As commit-synced, for a commit the cap cut short (commit-cap.ts): newer records still wait. */
   | "commit-capped"
+  /** As commit-synced, for a commit that stopped at a record held for its ack (delivery-hold.ts). */
+  | "commit-held"
   /** A new segment file was created; nothing is written to it yet. */
   | "segment-rolled"
   /** Online compaction's copies are fsynced; the old segment still holds the originals. */

@@ -13,6 +13,8 @@ export interface MessageStoreOptions {
   readonly compactEveryMs?: number;
   /** The most live record bytes one group commit writes of the current segment (message-store.ts, the cap); Infinity = no cap. */
   readonly commitBytes?: number;
+  /** How long a capped write may hold back a large delivered record for its ack (delivery-hold.ts); 0 = never. */
+  readonly holdMs?: number;
 }
 
 export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;

@@ -10,10 +10,10 @@
  * deaths/deliveries is written without fsync (losing it in a crash can only cause redelivery,
  * which AMQP allows); close() syncs everything.
  *
- * A flush may write only the oldest records when acks are cancelling the others (commit-cap.ts).
+ * A flush may write only the oldest records when acks are cancelling the others (commit-cap.ts),
+ * and stop at a large record out with a consumer whose ack is likely on its way (delivery-hold.ts).
  *
- * Write failures (a full disk, an I/O error): see write-failure.ts. Nothing is done per record
- * on the success path.
+ * Write failures (a full disk, an I/O error): write-failure.ts. Nothing is done per record on success.
  *
  * Space: a segment whose records are all dead is deleted (with its side file) once it is no
  * longer the one being appended to; mostly-dead ones are compacted online (online-compaction.ts)
@@ -45,6 +45,8 @@ import type { StoreReplica } from "./store-replica.js";
 import { confirmBatch } from "./batch-confirm.js";
 import { HeldBodies } from "./held-bodies.js";
 import { CommitCap, writtenThrough } from "./commit-cap.js";
+import { SegmentReclaim } from "./segment-reclaim.js";
+import { DEFAULT_HOLD_MS, DeliveryHold } from "./delivery-hold.js";
 
 export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   readonly dir: string;
@@ -54,10 +56,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   /** Each durable queue's log by its key "vhost\0name" (recovery finds queues here). */
   readonly logs = new Map<string, StoredQueueLog | PriorityQueueLog>();
   appends = 0;
-  /**
-   * Runs right before each fsync batch: the definitions a confirmed message depends on go first.
-   * False (they could not be saved) fails the batch: its messages would outlive their queues.
-   */
+  /** Runs before each fsync batch: the definitions confirmed messages need go first (false fails the batch). */
   beforeSync: (() => boolean) | null = null;
   /** Told which records a failed write lost (the broker drops their entries everywhere). */
   lostRecords: LostRecordsHandler | null = null;
@@ -71,8 +70,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
 
   private current: Segment | null = null;
   private readonly dirty = new Set<Segment>();
-  private readonly reclaimable = new Set<Segment>();
-  private retiring: Array<{ seg: Segment; after: number }> = [];
+  private readonly reclaim = new SegmentReclaim();
   private readonly waiters = new SyncWaiters();
   private scheduled = false;
   private flushing: Promise<void> | null = null;
@@ -83,6 +81,8 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   /** Flush batches started (a cluster's followers acknowledge them by number). */
   private batchesStarted = 0;
   private readonly cap: CommitCap;
+  private readonly hold: DeliveryHold;
+  private newWaiters = false; // a waiter registered since the last flush began (it may need a flush of its own)
   private readonly flushWatchers = new Set<StoredQueueLog>();
   /** Lent bodies referenced by records not yet written (held-bodies.ts). */
   private readonly heldBodies = new HeldBodies();
@@ -100,6 +100,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     this.paging = options.paging ?? DEFAULT_PAGING;
     this.cap = new CommitCap(options.commitBytes ?? DEFAULT_COMMIT_BYTES);
+    this.hold = new DeliveryHold(options.holdMs ?? DEFAULT_HOLD_MS, (seg) => this.touch(seg));
     const every = options.compactEveryMs ?? 30_000;
     this.compactTimer = every > 0 ? setInterval(() => this.compact(), every) : null;
     this.compactTimer?.unref();
@@ -135,6 +136,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
 
   whenSynced(waiter: SyncWaiter, token: number): void {
     this.waiters.add(waiter, token, this.appends);
+    this.newWaiters = true;
     this.schedule();
   }
 
@@ -149,7 +151,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const seg = this.segmentFor(head.length + props.length + m.bodySize);
     const ref = recordRef(seg.id, seg.size);
     const position = ++this.appends;
-    seg.beginRecord(true, position);
+    seg.beginRecord(true, position, DeliveryHold.stampFor(m.bodySize));
     seg.append(head);
     seg.append(props);
     if (!isBodyParts(m.body)) seg.append(m.body);
@@ -193,6 +195,8 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const seg = this.segments.get(refSegment(ref));
     if (!seg) return;
     seg.mark(refOffset(ref) | DELIVERED_BIT);
+    // A consumer takes records before their write: its acks will likely cancel the next ones (commit-cap.ts).
+    if (seg.deliverPending(refOffset(ref))) this.cap.consumedBeforeWrite();
     this.touch(seg);
   }
 
@@ -200,9 +204,9 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const seg = this.segments.get(refSegment(ref));
     if (!seg || seg.live === 0) return; // gone, or retired by compaction
     seg.mark(refOffset(ref));
-    if (seg.cancelPending(refOffset(ref))) this.cap.recordCancelled();
+    if (seg.cancelPending(refOffset(ref))) this.cap.consumedBeforeWrite();
     seg.live--;
-    if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
+    if (seg.live === 0 && seg !== this.current) this.reclaim.add(seg);
     this.touch(seg);
   }
 
@@ -257,7 +261,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
    */
   retire(seg: Segment): void {
     seg.live = 0;
-    this.retiring.push({ seg, after: this.appends });
+    this.reclaim.retire(seg, this.appends);
     this.schedule();
   }
 
@@ -270,6 +274,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     if (this.compactTimer) clearInterval(this.compactTimer);
     this.closing = true;
     if (this.flushing) await this.flushing;
+    this.hold.close(); // after the flush on disk, which may have held records back
     await this.flushNow();
     this.closed = true;
     for (const seg of this.segments.values()) seg.closeFiles();
@@ -282,7 +287,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   private segmentFor(bytes: number): Segment {
     let seg = this.current;
     if (seg === null || (seg.size + bytes > this.segmentBytes && seg.size > SEGMENT_MAGIC.length)) {
-      if (seg !== null && seg.live === 0) this.reclaimable.add(seg);
+      if (seg !== null && seg.live === 0) this.reclaim.add(seg);
       seg = new Segment(this.dir, this.nextSegmentId++, 0, true);
       this.segments.set(seg.id, seg);
       this.current = seg;
@@ -302,7 +307,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      void this.flushNow();
+      if (!this.closed) void this.flushNow();
     });
   }
 
@@ -310,7 +315,8 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     if (this.flushing) return this.flushing;
     this.flushing = this.flushBatch().finally(() => {
       this.flushing = null;
-      if (this.dirty.size > 0 || this.waiters.length > 0 || this.streams.hasDirty) this.schedule();
+      // Waiters left behind a held record wait for its ack, or for the hold's timer (delivery-hold.ts).
+      if (this.dirty.size > 0 || this.newWaiters || this.streams.hasDirty) this.schedule();
     });
     return this.flushing;
   }
@@ -318,6 +324,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   private async flushBatch(): Promise<void> {
     const segs = [...this.dirty];
     this.dirty.clear();
+    this.newWaiters = false;
     const streams = this.streams.seal();
     const batch = ++this.batchesStarted;
     const sync = this.closing || this.waiters.length > 0 || segs.some((s) => s.hasPendingData);
@@ -334,21 +341,23 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
       for (const s of segs) if (s.hasPending) this.dirty.add(s);
       waiters = this.waiters.take(through);
     } else {
-      const budget = this.cap.nextBudget(this.closing);
-      const writes = [...segs.map((s) => s.write(sync, replica, s === this.current ? budget : Infinity)), ...streams.map((l) => l.flush(sync))];
-      through = writtenThrough(segs, through);
+      const now = performance.now();
+      const budget = this.cap.nextBudget(this.closing, now);
+      const holdAfter = budget === Infinity ? Infinity : this.hold.holdAfter(now);
+      const writes = [...segs.map((s) => s.write(sync, replica, budget, holdAfter)), ...streams.map((l) => l.flush(sync))];
+      through = writtenThrough(this.hold.withHolding(segs), through); // holding segments count too
       waiters = this.waiters.take(through);
       const leases = this.heldBodies.take(through);
       // Followers get the batch's end before the local fsync starts: both disks work at once.
       replica?.batchEnd(batch, sync);
       ({ failure, marksLost } = await settleWrites(writes, this.logger));
       HeldBodies.release(leases);
-      // Records left for the next flush (the cap): it starts when this one ends.
-      for (const s of segs) if (s.hasPending) this.dirty.add(s);
+      // Records left for the next flush (the cap), or held for their acks (delivery-hold.ts).
+      this.hold.placeAfterWrite(segs, this.dirty);
     }
     const ok = failure === null;
     this.lastFlushWhole = ok && !marksLost;
-    if (ok && sync) this.faultPoint(through < appended ? "commit-capped" : "commit-synced");
+    if (ok && sync) this.faultPoint(through >= appended ? "commit-synced" : segs.some((s) => s.heldStamp > 0) ? "commit-held" : "commit-capped");
     if (!ok) {
       this.writeFailed(failure);
       // Records appended while this batch was on disk were given up too: their publishers are nacked now.
@@ -360,11 +369,8 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     // Confirms, and what stream consumers may read, follow the confirm rule (batch-confirm.ts).
     confirmBatch(replica, batch, ok, waiters, streams);
     for (const log of this.flushWatchers) if (!log.flushed(through)) this.flushWatchers.delete(log);
-    if (ok && this.retiring.length > 0) {
-      for (const r of this.retiring) if (r.after <= through) this.reclaimable.add(r.seg);
-      this.retiring = this.retiring.filter((r) => r.after > through);
-    }
-    this.reclaim();
+    this.reclaim.flushed(ok, through);
+    this.reclaim.run(this);
   }
 
   /** A write failed (ENOSPC, EIO, or the definitions could not be saved first): see write-failure.ts. */
@@ -376,25 +382,17 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     this.logger.error("message store write failed; unsynced messages are dropped and their publishers nacked", { code: failureCode(err) });
     this.logger.debug("message store write failure", { err, segments: lostSegments.count });
     if (lostSegments.count === 0) return;
-    for (const seg of this.segments.values()) if (seg.live === 0 && seg !== this.current) this.reclaimable.add(seg);
+    for (const seg of this.segments.values()) if (seg.live === 0 && seg !== this.current) this.reclaim.add(seg);
   }
 
-  /** Deletes segments whose records are all dead (never the one being appended to). */
-  private reclaim(): void {
-    for (const seg of this.reclaimable) {
-      if (seg === this.current || seg.live > 0) {
-        if (seg.live > 0) this.reclaimable.delete(seg);
-        continue;
-      }
-      if (seg.hasPendingData) continue;
-      this.reclaimable.delete(seg);
-      this.dirty.delete(seg);
-      this.segments.delete(seg.id);
-      this.reader.forget(seg.id);
-      seg.destroy();
-      this.replica?.segmentDeleted(seg.id);
-      this.stats.segmentsDeleted++;
-      this.logger.debug("message store segment deleted", { segment: seg.id });
-    }
+  /** Deletes a segment whose records are all dead (segment-reclaim.ts decides when). */
+  forgetSegment(seg: Segment): void {
+    this.dirty.delete(seg);
+    this.segments.delete(seg.id);
+    this.reader.forget(seg.id);
+    seg.destroy();
+    this.replica?.segmentDeleted(seg.id);
+    this.stats.segmentsDeleted++;
+    this.logger.debug("message store segment deleted", { segment: seg.id });
   }
 }

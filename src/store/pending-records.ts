@@ -28,6 +28,15 @@ import { fillRecordChecksum, markSkipped, MAX_SKIPPED_SPAN, SKIPPED_HEAD, spanSk
 
 const NEEDS_CRC = 1;
 const CANCELLED = 2;
+/** Its queue entry is out with a consumer (whose ack would cancel the record). */
+const DELIVERED = 4;
+/** Large enough to be held back while delivered (HOLD_MIN_BYTES). */
+const HOLDABLE = 8;
+/**
+ * A record at least this large may be held back while its message is out with a consumer
+ * (delivery-hold.ts): smaller ones cost less to write than the confirm latency a hold adds.
+ */
+export const HOLD_MIN_BYTES = 64 * 1024;
 /**
  * A stretch of cancelled records at least this large is left out as a hole (its own positioned
  * write); a smaller one is written in place, without checksums: a write costs more than its bytes.
@@ -54,9 +63,13 @@ export class PendingRecords {
   private readonly flags: number[] = [];
   /** The store's append position of each record (what its publisher's confirm waits for). */
   private readonly appendPos: number[] = [];
+  /** When a holdable record was appended (performance.now()); 0 for the others. */
+  private readonly stamp: number[] = [];
   private n = 0;
   /** File offset of the first pending byte: records before it are written (or being written). */
   private from = 0;
+  /** When the record the last cut stopped at was appended; 0 when it stopped at no hold. */
+  heldStamp = 0;
 
   constructor(from: number) {
     this.from = from;
@@ -66,14 +79,19 @@ export class PendingRecords {
     return this.n;
   }
 
-  /** A record starts at file offset `position` with piece `pieceIndex`; it is the store's append number `appendPosition`. */
-  begin(position: number, pieceIndex: number, needsCrc: boolean, appendPosition: number): void {
+  /**
+   * A record starts at file offset `position` with piece `pieceIndex`; it is the store's append
+   * number `appendPosition`. `stamp` (when it was appended) is non-zero for a record large enough
+   * to be held back while delivered (delivery-hold.ts).
+   */
+  begin(position: number, pieceIndex: number, needsCrc: boolean, appendPosition: number, stamp = 0): void {
     const i = this.n++;
     this.pos[i] = position;
     this.first[i] = pieceIndex;
     this.count[i] = 0;
-    this.flags[i] = needsCrc ? NEEDS_CRC : 0;
+    this.flags[i] = (needsCrc ? NEEDS_CRC : 0) | (stamp > 0 ? HOLDABLE : 0);
     this.appendPos[i] = appendPosition;
+    this.stamp[i] = stamp;
   }
 
   /** The append position of the oldest record still pending; Infinity when none is. */
@@ -87,13 +105,25 @@ export class PendingRecords {
    * record costs nothing here: it is written as a 9-byte head, or a hole. `end` is the file
    * offset after the last pending byte. A budget of 0 or less takes none, unless more than
    * DEFER_MAX bytes would stay pending.
+   * A capped write also stops at the first live record held back for its consumer's ack: a
+   * holdable record out with a consumer and appended after `holdAfter` (delivery-hold.ts);
+   * `heldStamp` then says when that record was appended (0: the write stopped at no hold).
    */
-  cut(budget: number, end: number): number {
+  cut(budget: number, end: number, holdAfter = Infinity): number {
+    this.heldStamp = 0;
     if (budget === Infinity || this.n === 0) return this.n;
-    let left = Math.max(budget, end - this.pos[0]! - DEFER_MAX);
+    // Bytes that must go now whatever waits: the bound on what stays in memory.
+    const forced = end - this.pos[0]! - DEFER_MAX;
+    let left = Math.max(budget, forced);
     for (let i = 0; i < this.n; i++) {
       if (left <= 0) return i;
-      if ((this.flags[i]! & CANCELLED) === 0) left -= (i + 1 < this.n ? this.pos[i + 1]! : end) - this.pos[i]!;
+      const f = this.flags[i]!;
+      if ((f & CANCELLED) !== 0) continue;
+      if ((f & (HOLDABLE | DELIVERED)) === (HOLDABLE | DELIVERED) && this.stamp[i]! > holdAfter && this.pos[i]! - this.pos[0]! >= forced) {
+        this.heldStamp = this.stamp[i]!;
+        return i;
+      }
+      left -= (i + 1 < this.n ? this.pos[i + 1]! : end) - this.pos[i]!;
     }
     return this.n;
   }
@@ -114,24 +144,47 @@ export class PendingRecords {
   }
 
   /**
+   * The record at `offset` was handed to a consumer: while it waits for its write, a capped
+   * write may hold it back for the ack (delivery-hold.ts). Most deliveries are of the record
+   * appended last (a consumer keeping up), which is checked first. True when it was pending.
+   */
+  deliver(offset: number): boolean {
+    const n = this.n;
+    if (n === 0 || offset < this.from) return false;
+    if (this.pos[n - 1] === offset) {
+      this.flags[n - 1]! |= DELIVERED;
+      return true;
+    }
+    const i = this.find(offset);
+    if (i < 0) return false;
+    this.flags[i]! |= DELIVERED;
+    return true;
+  }
+
+  /**
    * The record at `offset` died. True when it is still pending (it will be written as skipped);
    * false when its bytes were already handed to a write.
    */
   cancel(offset: number): boolean {
     if (offset < this.from || this.n === 0) return false;
+    const i = this.find(offset);
+    if (i < 0) return false;
+    this.flags[i]! |= CANCELLED;
+    return true;
+  }
+
+  /** The index of the pending record at file offset `offset`, or -1 (a binary search: offsets ascend). */
+  private find(offset: number): number {
     let lo = 0;
     let hi = this.n - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const p = this.pos[mid]!;
-      if (p === offset) {
-        this.flags[mid]! |= CANCELLED;
-        return true;
-      }
+      if (p === offset) return mid;
       if (p < offset) lo = mid + 1;
       else hi = mid - 1;
     }
-    return false;
+    return -1;
   }
 
   /**
@@ -206,6 +259,7 @@ export class PendingRecords {
       this.count[j] = this.count[j + k]!;
       this.flags[j] = this.flags[j + k]!;
       this.appendPos[j] = this.appendPos[j + k]!;
+      this.stamp[j] = this.stamp[j + k]!;
     }
     this.n = rest;
   }

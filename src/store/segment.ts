@@ -113,8 +113,18 @@ export class Segment {
    * A record starts here: the pieces appended until endRecord() are its head (whose checksum
    * is filled in at write time when `needsCrc`), property bytes and body.
    */
-  beginRecord(needsCrc: boolean, appendPosition: number): void {
-    this.records_.begin(this.size, this.pending.length, needsCrc, appendPosition);
+  beginRecord(needsCrc: boolean, appendPosition: number, stamp = 0): void {
+    this.records_.begin(this.size, this.pending.length, needsCrc, appendPosition, stamp);
+  }
+
+  /** The record at `offset` was handed to a consumer (a capped write may hold it back, delivery-hold.ts); true when it is not yet written. */
+  deliverPending(offset: number): boolean {
+    return this.records_.deliver(offset);
+  }
+
+  /** When the record the last write stopped at was appended, if it was held back for its ack; else 0. */
+  get heldStamp(): number {
+    return this.records_.heldStamp;
   }
 
   /** The store's append position of the oldest record not yet handed to a write; Infinity when none. */
@@ -147,12 +157,13 @@ export class Segment {
    * failed mark write cuts the side file back, keeps the marks for the next write and rejects
    * with MarksNotWritten (marks are sets of offsets: their order does not matter).
    * `tap` (a cluster leader's replication) is shown the same pieces before the first await.
-   * With a `budget`, only the oldest records up to about that many bytes are written; the rest
-   * stay pending, in order, for a later write (the store's cap on a group commit).
+   * With a `budget`, only the oldest records up to about that many bytes are written, and none
+   * from the first one held back for its ack (appended after `holdAfter`, delivery-hold.ts); the
+   * rest stay pending, in order, for a later write (the store's cap on a group commit).
    */
-  async write(sync: boolean, tap: SegmentTap | null = null, budget = Infinity): Promise<void> {
+  async write(sync: boolean, tap: SegmentTap | null = null, budget = Infinity, holdAfter = Infinity): Promise<void> {
     const all = this.pending;
-    const taken = this.records_.cut(budget, this.size);
+    const taken = this.records_.cut(budget, this.size, holdAfter);
     let data = all;
     let end = this.size;
     if (taken < this.records_.length) {

@@ -1,5 +1,6 @@
 // A crash (SIGKILL) at each step of the store's life, chosen with CONEY_FAULT_POINT: right after
-// a group commit's fsync (before any confirm), after one the cap cut short, at a segment roll, between online compaction's
+// a group commit's fsync (before any confirm), after one the cap cut short, after one that stopped at
+// a record held for its ack, at a segment roll, between online compaction's
 // fsynced copies and the move of its refs, and between a definitions save's temporary file and
 // its rename. After a restart every confirmed message is there once, in order; definitions come
 // back whole. (Torn and corrupted records: test/store/message-crash.test.ts.)
@@ -54,6 +55,21 @@ async function publishUntilDeath(b: ChildBroker, queue: string, exchange = "", b
   return confirmed;
 }
 
+/** A fanout "both" to durable queues "kept" and "acked"; "acked" is consumed and acked as fast as it can be. */
+async function consumeOneOfTwo(b: ChildBroker): Promise<void> {
+      const conn = await amqp.connect(b.url);
+      conn.on("error", () => undefined);
+      const ch = await conn.createChannel();
+      ch.on("error", () => undefined);
+      await ch.assertExchange("both", "fanout", { durable: true });
+      for (const q of ["kept", "acked"]) {
+        await ch.assertQueue(q, { durable: true });
+        await ch.bindQueue(q, "both", "");
+      }
+      await ch.prefetch(100);
+      await ch.consume("acked", (m) => m && ch.ack(m));
+}
+
 async function recoveredIds(o: SpawnOptions, queue: string): Promise<string[]> {
   const b = await spawnChildBroker(o);
   try {
@@ -104,20 +120,21 @@ describe("fault: a crash at each step of the store's life", () => {
       // long enough for acks to come back) and the cap (64 KiB here) engages; "kept" keeps them all.
       const storeOptions = { messageStore: { commitBytes: 64 * 1024 } };
       const b = await spawnChildBroker({ dataDir, storeOptions, env: { CONEY_FAULT_POINT: "commit-capped:kill:3" } });
-      const conn = await amqp.connect(b.url);
-      conn.on("error", () => undefined);
-      const ch = await conn.createChannel();
-      ch.on("error", () => undefined);
-      await ch.assertExchange("both", "fanout", { durable: true });
-      for (const q of ["kept", "acked"]) {
-        await ch.assertQueue(q, { durable: true });
-        await ch.bindQueue(q, "both", "");
-      }
-      await ch.prefetch(100);
-      await ch.consume("acked", (m) => m && ch.ack(m));
+      await consumeOneOfTwo(b);
       const confirmed = await publishUntilDeath(b, "kept", "both", Buffer.alloc(32 * 1024, 0x63));
       assert.match(b.log(), /fault point reached.*commit-capped/);
       assertRecovered(await recoveredIds({ dataDir, storeOptions }, "kept"), confirmed);
+    }));
+
+  it("right after a group commit that stopped at a record held for its consumer's ack, before its confirms go out", () =>
+    withDir(async (dataDir) => {
+      // As above with 96 KB bodies, which the store may hold back while "acked" has them
+      // (delivery-hold.ts): "kept"'s records, behind them in the file, wait with them.
+      const b = await spawnChildBroker({ dataDir, env: { CONEY_FAULT_POINT: "commit-held:kill:5" } });
+      await consumeOneOfTwo(b);
+      const confirmed = await publishUntilDeath(b, "kept", "both", Buffer.alloc(96 * 1024, 0x64));
+      assert.match(b.log(), /fault point reached.*commit-held/);
+      assertRecovered(await recoveredIds({ dataDir }, "kept"), confirmed);
     }));
 
   it("at a segment roll (the new file is created, nothing is in it yet)", () =>
