@@ -353,7 +353,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
       ({ failure, marksLost } = await settleWrites(writes, this.logger));
       HeldBodies.release(leases);
       // Records left for the next flush (the cap), or held for their acks (delivery-hold.ts).
-      this.hold.placeAfterWrite(segs, this.dirty);
+      this.hold.placeAfterWrite(segs, this.dirty, now);
     }
     const ok = failure === null;
     this.lastFlushWhole = ok && !marksLost;

@@ -32,6 +32,8 @@ const CANCELLED = 2;
 const DELIVERED = 4;
 /** Large enough to be held back while delivered (HOLD_MIN_BYTES). */
 const HOLDABLE = 8;
+/** A write stopped at it: it was held back for its ack (how that ended is tallied, delivery-hold.ts). */
+const HELD = 16;
 /**
  * A record at least this large may be held back while its message is out with a consumer
  * (delivery-hold.ts): smaller ones cost less to write than the confirm latency a hold adds.
@@ -70,6 +72,9 @@ export class PendingRecords {
   private from = 0;
   /** When the record the last cut stopped at was appended; 0 when it stopped at no hold. */
   heldStamp = 0;
+  /** Held records that died unwritten (their ack came: the hold paid) and that were written after all. */
+  holdsPaid = 0;
+  holdsExpired = 0;
 
   constructor(from: number) {
     this.from = from;
@@ -121,8 +126,10 @@ export class PendingRecords {
       if ((f & CANCELLED) !== 0) continue;
       if ((f & (HOLDABLE | DELIVERED)) === (HOLDABLE | DELIVERED) && this.stamp[i]! > holdAfter && this.pos[i]! - this.pos[0]! >= forced) {
         this.heldStamp = this.stamp[i]!;
+        this.flags[i] = f | HELD;
         return i;
       }
+      if ((f & HELD) !== 0) this.holdsExpired++;
       left -= (i + 1 < this.n ? this.pos[i + 1]! : end) - this.pos[i]!;
     }
     return this.n;
@@ -169,6 +176,7 @@ export class PendingRecords {
     if (offset < this.from || this.n === 0) return false;
     const i = this.find(offset);
     if (i < 0) return false;
+    if ((this.flags[i]! & HELD) !== 0) this.holdsPaid++;
     this.flags[i]! |= CANCELLED;
     return true;
   }

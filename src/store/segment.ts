@@ -127,6 +127,14 @@ export class Segment {
     return this.records_.heldStamp;
   }
 
+  /** Adds how the holds that ended since the last call ended (delivery-hold.ts) to `tally`, and starts again. */
+  takeHoldTally(tally: { paid: number; expired: number }): void {
+    tally.paid += this.records_.holdsPaid;
+    tally.expired += this.records_.holdsExpired;
+    this.records_.holdsPaid = 0;
+    this.records_.holdsExpired = 0;
+  }
+
   /** The store's append position of the oldest record not yet handed to a write; Infinity when none. */
   get firstPendingAppend(): number {
     return this.records_.firstAppendPosition;

@@ -12,6 +12,8 @@ import { createMessage } from "../../src/broker/message.js";
 import type { QueueEntry } from "../../src/broker/queue/queue-entry.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { CAP_LINGER_MS, CommitCap } from "../../src/store/commit-cap.js";
+import { DeliveryHold } from "../../src/store/delivery-hold.js";
+import type { Segment } from "../../src/store/segment.js";
 import { readRecord } from "../../src/store/message-record.js";
 import { MessageStore } from "../../src/store/message-store.js";
 import { DEFER_MAX, HOLD_MIN_BYTES, PendingRecords } from "../../src/store/pending-records.js";
@@ -89,6 +91,43 @@ describe("delivery holds: the cap's linger", () => {
     assert.equal(cap.nextBudget(false, 1000 + CAP_LINGER_MS), Infinity);
     cap.consumedBeforeWrite();
     assert.equal(cap.nextBudget(true, 2000), Infinity);
+  });
+});
+
+/** A segment as DeliveryHold sees it after a write: no records left, `paid` and `expired` holds ended since the last one. */
+function ended(paid: number, expired: number): Segment {
+  const seg = {
+    hasPending: false,
+    heldStamp: 0,
+    takeHoldTally(t: { paid: number; expired: number }): void {
+      t.paid += paid;
+      t.expired += expired;
+    },
+  };
+  return seg as unknown as Segment;
+}
+
+describe("delivery holds: holds that do not pay stop", () => {
+  it("more than half of the last holds written after all: no hold for 1 s, then 2 s, …; a good tally resets the back-off", () => {
+    const hold = new DeliveryHold(50, () => undefined);
+    const dirty = new Set<Segment>();
+    assert.equal(hold.holdAfter(1000), 950);
+    hold.placeAfterWrite([ended(3, 4)], dirty, 1000);
+    assert.equal(hold.holdAfter(1000), 950, "7 holds ended: too few to judge");
+    hold.placeAfterWrite([ended(0, 1)], dirty, 1000);
+    assert.equal(hold.holdAfter(1000), Infinity, "5 of 8 expired: holding stops");
+    assert.equal(hold.holdAfter(1999), Infinity);
+    hold.placeAfterWrite([ended(8, 0)], dirty, 1500);
+    assert.equal(hold.holdAfter(2000), 1950, "after 1 s holds are tried again; what ended meanwhile was not counted");
+    hold.placeAfterWrite([ended(0, 8)], dirty, 2000);
+    assert.equal(hold.holdAfter(3999), Infinity, "failing again: 2 s");
+    assert.equal(hold.holdAfter(4000), 3950);
+    hold.placeAfterWrite([ended(4, 4)], dirty, 4000);
+    assert.equal(hold.holdAfter(4000), 3950, "half expired is still worth it (a paid hold often saved many writes)");
+    hold.placeAfterWrite([ended(0, 8)], dirty, 5000);
+    assert.equal(hold.holdAfter(5999), Infinity, "the good tally reset the back-off to 1 s");
+    assert.equal(hold.holdAfter(6000), 5950);
+    hold.close();
   });
 });
 
