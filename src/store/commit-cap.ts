@@ -1,6 +1,7 @@
 /**
- * The cap on a group commit. One flush writes at most about `bytes` of live records of the
- * segment being appended to, the oldest first; the newer ones wait for the next flush, which
+ * The cap on a group commit. One flush writes at most about `bytes` of live records of each
+ * segment (the one being appended to, and one just rolled over with records still waiting), the
+ * oldest first; the newer ones wait for the next flush, which
  * starts as soon as this one ends. When the disk is what limits a persistent stream, records so
  * queue up in memory, and a consumer's ack cancels a waiting record (pending-records.ts): the
  * disk's bandwidth goes to messages that are still wanted — as RabbitMQ's message store skips a
@@ -36,7 +37,7 @@ export class CommitCap {
     this.early++;
   }
 
-  /** The budget of the flush beginning at `now`, for the segment being appended to. */
+  /** The budget of the flush beginning at `now`, for each segment it writes. */
   nextBudget(closing: boolean, now: number): number {
     if (this.early > 0) this.lastEarlyAt = now;
     this.early = 0;

@@ -11,7 +11,7 @@ export interface MessageStoreOptions {
   readonly paging?: PagingLimits;
   /** How often online compaction looks for mostly-dead segments; 0 = never (tests call compact()). */
   readonly compactEveryMs?: number;
-  /** The most live record bytes one group commit writes of the current segment (message-store.ts, the cap); Infinity = no cap. */
+  /** The most live record bytes one group commit writes of a segment (commit-cap.ts); Infinity = no cap. */
   readonly commitBytes?: number;
   /** How long a capped write may hold back a large delivered record for its ack (delivery-hold.ts); 0 = never. */
   readonly holdMs?: number;
