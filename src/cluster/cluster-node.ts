@@ -316,6 +316,7 @@ export class ClusterNode implements ClusterView {
         writeInSync: (followers) => this.writeInSync(followers),
         minInSync: () => this.minInSync(),
         leaseValid: () => this.session.leaseValid,
+        leaseExpired: () => this.session.leaseExpired,
         deposed: (why) => void this.fence(why),
       },
       this.logger,

@@ -1,8 +1,14 @@
 /**
  * This node's session with etcd: one client, one lease, and the keepalive loop that tells how
- * long the lease is certainly valid (docs/CLUSTERING.md, "The confirm rule"). The lease is renewed
- * every TTL/3; `validUntil` is the send time of the last renewal etcd accepted plus the TTL it
- * granted, minus a margin, on the monotonic clock: etcd cannot have expired the lease before then.
+ * long the lease is certainly valid (docs/CLUSTERING.md, "The confirm rule"). A renewal is sent
+ * every TTL/3, counted from the previous send (a slow answer does not push the next one back).
+ * On the monotonic clock, from the send time of the last renewal etcd accepted (`okSent`):
+ * - until okSent + TTL − margin the lease is certainly alive (`leaseValid`: a leader may confirm);
+ * - from okSent + TTL it has expired in etcd unless a later renewal reached etcd unanswered
+ *   (`leaseExpired`: a leader fences);
+ * - in between it is uncertain: a leader holds its confirms and waits for the next answer. A
+ *   node whose event loop stalled for a second (a busy machine, a large recovery) is renewed on
+ *   the next answer instead of losing its leadership to a lease etcd never let expire.
  */
 import { Etcd3, type Lease } from "etcd3";
 import { noop } from "cockatiel";
@@ -57,9 +63,11 @@ export class EtcdSession {
   leaseId = "";
   /** performance.now() until which the lease is certainly alive in etcd; 0 = no lease. */
   validUntil = 0;
+  /** performance.now() from which the lease has expired in etcd as far as this node knows; 0 = no lease. */
+  expiresAt = 0;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
-  /** Called when the lease is gone for certain (etcd said so, or validUntil passed). */
+  /** Called when the lease is gone for certain (etcd said so, or expiresAt passed). */
   onLost: (() => void) | null = null;
 
   constructor(endpoints: string[], readonly ttl: number, private readonly logger: Logger) {
@@ -76,6 +84,17 @@ export class EtcdSession {
     return performance.now() < this.validUntil;
   }
 
+  /** True once no renewal etcd accepted is younger than the TTL (see the header); false while no lease is held. */
+  get leaseExpired(): boolean {
+    return this.expiresAt !== 0 && performance.now() >= this.expiresAt;
+  }
+
+  private accepted(sent: number, ttlSeconds: number): void {
+    // Answers may come out of order after a stall: a later send never shortens what is known.
+    this.validUntil = Math.max(this.validUntil, sent + ttlSeconds * 1000 - MARGIN_MS);
+    this.expiresAt = Math.max(this.expiresAt, sent + ttlSeconds * 1000);
+  }
+
   /** Grants a fresh lease (the previous one, if any, is abandoned) and starts renewing it. */
   async grant(): Promise<void> {
     this.stopRenewing();
@@ -84,13 +103,17 @@ export class EtcdSession {
     const sent = performance.now();
     this.leaseId = await withTimeout(lease.grant(), this.callTimeout * 2, "lease grant");
     this.lease = lease;
-    this.validUntil = sent + this.ttl * 1000 - MARGIN_MS;
-    this.schedule();
+    this.validUntil = 0;
+    this.expiresAt = 0;
+    this.accepted(sent, this.ttl);
+    this.schedule(sent);
   }
 
-  private schedule(): void {
+  /** The next renewal goes out TTL/3 after the previous send, or at once if that time has passed. */
+  private schedule(lastSent: number): void {
     if (this.closed) return;
-    this.timer = setTimeout(() => void this.renew(), (this.ttl * 1000) / 3);
+    const delay = Math.max(0, lastSent + (this.ttl * 1000) / 3 - performance.now());
+    this.timer = setTimeout(() => void this.renew(), delay);
     this.timer.unref();
   }
 
@@ -103,18 +126,22 @@ export class EtcdSession {
       if (lease !== this.lease) return;
       const ttl = Number(res.TTL ?? 0);
       if (ttl <= 0) return this.lost("etcd says the lease expired");
-      this.validUntil = sent + ttl * 1000 - MARGIN_MS;
+      const late = performance.now() - this.validUntil;
+      this.accepted(sent, ttl);
+      // Rare and worth knowing: a leader held its confirms for this long.
+      if (late > 0) this.logger.warn("cluster: etcd lease renewed late; it was uncertain", { ms: Math.round(late) });
     } catch (err) {
       if (lease !== this.lease) return;
       this.logger.warn("cluster: etcd lease renewal failed", { err: (err as Error).message });
-      if (!this.leaseValid) return this.lost("lease could not be renewed in time");
+      if (this.leaseExpired) return this.lost("lease could not be renewed in time");
     }
-    this.schedule();
+    this.schedule(sent);
   }
 
   private lost(why: string): void {
     this.logger.warn("cluster: etcd lease lost", { why });
     this.validUntil = 0;
+    this.expiresAt = 0;
     this.lease = null;
     this.onLost?.();
   }
@@ -131,6 +158,7 @@ export class EtcdSession {
     const lease = this.lease;
     this.lease = null;
     this.validUntil = 0;
+    this.expiresAt = 0;
     if (lease) await withTimeout(lease.revoke(), 1000, "lease revoke").catch(() => undefined);
     this.client.close();
   }

@@ -32,7 +32,10 @@ export interface LeaderHooks {
   writeInSync(followers: readonly string[]): Promise<boolean>;
   /** Followers that must be in sync for a confirm. */
   minInSync(): number;
+  /** The lease is certainly alive in etcd: confirms may go out. */
   leaseValid(): boolean;
+  /** The lease has certainly expired in etcd: this node no longer leads. */
+  leaseExpired(): boolean;
   /** This node may no longer lead (lease gone, etcd refused a guarded write). */
   deposed(why: string): void;
 }
@@ -334,7 +337,9 @@ export class ReplicationLeader implements StoreReplica {
 
   private tick(): void {
     if (this.fenced) return;
-    if (!this.hooks.leaseValid()) return this.hooks.deposed("etcd lease not renewed in time");
+    // Confirms wait while the lease is uncertain (canConfirm); only a lease that has certainly
+    // expired in etcd deposes this leader (etcd-session.ts).
+    if (this.hooks.leaseExpired()) return this.hooks.deposed("etcd lease not renewed in time");
     const p = this.pending[this.pendingHead];
     if (p && performance.now() - p.since > LAG_LIMIT_MS) {
       for (const l of [...this.links.values()]) if (l.required && l.acked < p.batch) this.drop(l, "did not acknowledge in time");

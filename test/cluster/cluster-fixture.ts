@@ -62,7 +62,6 @@ export class TestCluster {
 
   async start(): Promise<void> {
     open.add(this);
-    this.etcdPorts = [await freePort(), await freePort()];
     await this.startEtcd();
     for (let i = 0; i < this.size; i++) {
       const name = `node${i}@test`;
@@ -73,7 +72,9 @@ export class TestCluster {
     await this.waitForLeader();
   }
 
+  /** Starts etcd (again, on the same ports once chosen); also alone, for tests of the etcd session. */
   async startEtcd(): Promise<void> {
+    if (this.etcdPorts[0] === 0) this.etcdPorts = [await freePort(), await freePort()];
     const [client, peer] = this.etcdPorts;
     this.etcdUrl = `http://127.0.0.1:${client}`;
     const p = spawn(ETCD, etcdArgs(join(this.dir, "etcd"), client, peer), { stdio: ["ignore", "ignore", "pipe"] });
