@@ -202,9 +202,18 @@ describe("web UI pages", () => {
     await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir });
     await go(ui.w.page, "/", "Overview");
     await clickText(ui.w.page, "button", "Download definitions");
-    await eventually(() => readdirSync(dir).some((f) => f.endsWith(".json")), 10_000, "the definitions download");
-    const file = readdirSync(dir).find((f) => f.endsWith(".json")) as string;
-    const defs = JSON.parse(readFileSync(join(dir, file), "utf8")) as { queues: Array<{ name: string }>; users: Array<{ name: string }> };
+    // Chromium may show the file under its final name before its last bytes are in: wait for JSON.
+    type Defs = { queues: Array<{ name: string }>; users: Array<{ name: string }> };
+    const downloaded = (): Defs | null => {
+      const file = readdirSync(dir).find((f) => f.endsWith(".json"));
+      try {
+        return file === undefined ? null : (JSON.parse(readFileSync(join(dir, file), "utf8")) as Defs);
+      } catch {
+        return null;
+      }
+    };
+    await eventually(() => downloaded() !== null, 10_000, "the definitions download");
+    const defs = downloaded()!;
     assert.ok(defs.queues.some((q) => q.name === "orders"));
     assert.ok(defs.users.some((u) => u.name === "alice"));
 
