@@ -24,10 +24,9 @@
  * Holds must pay: a consumer that keeps large deliveries unacked for long (a slow worker with a
  * large prefetch) would otherwise keep a hold in place all the time and slow every confirming
  * publisher of the node (measured: a 16 B publisher from 54,000 to 5,000 msg/s beside 1 MB
- * messages acked after a second). So the outcome of each hold is tallied — its ack came (paid)
- * or it was written after all (expired) — and when more than half of the last holds expired,
- * holding stops for a while: 1 s, doubling while they keep failing, up to 30 s; then a
- * few holds are tried again.
+ * messages acked after a second). So each queue's log tallies how its holds end — its ack came
+ * (paid) or it was written after all (expired) — and stops holding its records for a while when
+ * most expire (hold-judge.ts); the other queues' holds go on.
  */
 import { HOLD_MIN_BYTES } from "./pending-records.js";
 import type { Segment } from "./segment.js";
@@ -40,17 +39,6 @@ import type { Segment } from "./segment.js";
  */
 export const DEFAULT_HOLD_MS = 50;
 
-/** Holds that must have ended before their outcome is judged. */
-const JUDGE_AFTER = 8;
-/**
- * Holding stops when more than 1 in EXPIRED_RATIO of the judged holds expired. A paid hold often
- * saved many writes (a run of acks cancels the held record and the records behind it), an expired
- * one saved none: so up to half may expire (a 1p1c stream acked every 100 deliveries: 14 of 35).
- */
-const EXPIRED_RATIO = 2;
-const BACKOFF_MIN_MS = 1000;
-const BACKOFF_MAX_MS = 30_000;
-
 export class DeliveryHold {
   private timer: NodeJS.Timeout | null = null;
   /** When the armed timer fires (performance.now()); Infinity when none is armed. */
@@ -58,11 +46,6 @@ export class DeliveryHold {
 
   /** Segments whose last write stopped at a held record: no flush is due for them until an event or the timer. */
   private readonly holding = new Set<Segment>();
-  /** How the holds that ended since the last judgement ended. */
-  private readonly tally = { paid: 0, expired: 0 };
-  /** No hold before this instant (performance.now()): the last ones did not pay. */
-  private offUntil = 0;
-  private backoffMs = BACKOFF_MIN_MS;
 
   constructor(
     /** How long a delivered record may be held back; 0 = never. */
@@ -81,9 +64,8 @@ export class DeliveryHold {
    * once (`dirty`: the cap left them) or, when it stopped at a held record, once an ack, a
    * delivery or a publish touches it, or the hold ends.
    */
-  placeAfterWrite(segs: readonly Segment[], dirty: Set<Segment>, now: number): void {
+  placeAfterWrite(segs: readonly Segment[], dirty: Set<Segment>): void {
     for (const s of segs) {
-      s.takeHoldTally(this.tally);
       this.holding.delete(s);
       if (!s.hasPending) continue;
       if (s.heldStamp > 0) {
@@ -93,25 +75,6 @@ export class DeliveryHold {
         dirty.add(s);
       }
     }
-    this.judge(now);
-  }
-
-  /** Stops holding for a while when too many of the last holds were written after all. */
-  private judge(now: number): void {
-    const t = this.tally;
-    if (now < this.offUntil) {
-      // Holds that end while holding is off began before: they say nothing new.
-      t.paid = t.expired = 0;
-      return;
-    }
-    if (t.paid + t.expired < JUDGE_AFTER) return;
-    if (t.expired * EXPIRED_RATIO > t.paid + t.expired) {
-      this.offUntil = now + this.backoffMs;
-      this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS);
-    } else {
-      this.backoffMs = BACKOFF_MIN_MS;
-    }
-    t.paid = t.expired = 0;
   }
 
   /** The stamp of a record with a body of `bodySize` bytes: when it was appended if it may be held back, else 0. */
@@ -121,7 +84,7 @@ export class DeliveryHold {
 
   /** Records appended after this instant may be held by a write beginning at `now` (Infinity: none). */
   holdAfter(now: number): number {
-    return this.holdMs > 0 && now >= this.offUntil ? now - this.holdMs : Infinity;
+    return this.holdMs > 0 ? now - this.holdMs : Infinity;
   }
 
   /**

@@ -47,6 +47,7 @@ import { HeldBodies } from "./held-bodies.js";
 import { CommitCap, writtenThrough } from "./commit-cap.js";
 import { SegmentReclaim } from "./segment-reclaim.js";
 import { DEFAULT_HOLD_MS, DeliveryHold } from "./delivery-hold.js";
+import type { HoldJudge } from "./hold-judge.js";
 
 export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   readonly dir: string;
@@ -144,14 +145,14 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     for (const log of this.logs.values()) yield* log.tails();
   }
 
-  /** Appends one message's record for a queue and returns its ref; body and property bytes are written as they are. */
-  appendMessage(key: Buffer, m: Message): number {
+  /** Appends one message's record for a queue (`judge`: its holds pay, hold-judge.ts) and returns its ref; bytes are written as they are. */
+  appendMessage(key: Buffer, m: Message, judge: HoldJudge | null = null): number {
     const props = (m.rawProperties ??= encodeBasicProperties(m.properties));
     const head = encodeRecordHead(key, m, props, this.nextStoreSeq++);
     const seg = this.segmentFor(head.length + props.length + m.bodySize);
     const ref = recordRef(seg.id, seg.size);
     const position = ++this.appends;
-    seg.beginRecord(true, position, DeliveryHold.stampFor(m.bodySize));
+    seg.beginRecord(true, position, DeliveryHold.stampFor(m.bodySize), judge);
     seg.append(head);
     seg.append(props);
     if (!isBodyParts(m.body)) seg.append(m.body);
@@ -344,7 +345,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
       const now = performance.now();
       const budget = this.cap.nextBudget(this.closing, now);
       const holdAfter = budget === Infinity ? Infinity : this.hold.holdAfter(now);
-      const writes = [...segs.map((s) => s.write(sync, replica, budget, holdAfter)), ...streams.map((l) => l.flush(sync))];
+      const writes = [...segs.map((s) => s.write(sync, replica, budget, holdAfter, now)), ...streams.map((l) => l.flush(sync))];
       through = writtenThrough(this.hold.withHolding(segs), through); // holding segments count too
       waiters = this.waiters.take(through);
       const leases = this.heldBodies.take(through);
@@ -353,7 +354,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
       ({ failure, marksLost } = await settleWrites(writes, this.logger));
       HeldBodies.release(leases);
       // Records left for the next flush (the cap), or held for their acks (delivery-hold.ts).
-      this.hold.placeAfterWrite(segs, this.dirty, now);
+      this.hold.placeAfterWrite(segs, this.dirty);
     }
     const ok = failure === null;
     this.lastFlushWhole = ok && !marksLost;

@@ -25,6 +25,7 @@
  * records taken for a write leave the table.
  */
 import { fillRecordChecksum, markSkipped, MAX_SKIPPED_SPAN, SKIPPED_HEAD, spanSkipped } from "./message-record.js";
+import type { HoldJudge } from "./hold-judge.js";
 
 const NEEDS_CRC = 1;
 const CANCELLED = 2;
@@ -67,14 +68,13 @@ export class PendingRecords {
   private readonly appendPos: number[] = [];
   /** When a holdable record was appended (performance.now()); 0 for the others. */
   private readonly stamp: number[] = [];
+  /** A holdable record's queue's judge of whether holds pay (hold-judge.ts); null for the others. */
+  private readonly judge: Array<HoldJudge | null> = [];
   private n = 0;
   /** File offset of the first pending byte: records before it are written (or being written). */
   private from = 0;
   /** When the record the last cut stopped at was appended; 0 when it stopped at no hold. */
   heldStamp = 0;
-  /** Held records that died unwritten (their ack came: the hold paid) and that were written after all. */
-  holdsPaid = 0;
-  holdsExpired = 0;
 
   constructor(from: number) {
     this.from = from;
@@ -87,16 +87,17 @@ export class PendingRecords {
   /**
    * A record starts at file offset `position` with piece `pieceIndex`; it is the store's append
    * number `appendPosition`. `stamp` (when it was appended) is non-zero for a record large enough
-   * to be held back while delivered (delivery-hold.ts).
+   * to be held back while delivered (delivery-hold.ts); `judge` then says whether its queue's holds pay.
    */
-  begin(position: number, pieceIndex: number, needsCrc: boolean, appendPosition: number, stamp = 0): void {
+  begin(position: number, pieceIndex: number, needsCrc: boolean, appendPosition: number, stamp = 0, judge: HoldJudge | null = null): void {
     const i = this.n++;
     this.pos[i] = position;
     this.first[i] = pieceIndex;
     this.count[i] = 0;
-    this.flags[i] = (needsCrc ? NEEDS_CRC : 0) | (stamp > 0 ? HOLDABLE : 0);
+    this.flags[i] = (needsCrc ? NEEDS_CRC : 0) | (stamp > 0 && judge !== null ? HOLDABLE : 0);
     this.appendPos[i] = appendPosition;
     this.stamp[i] = stamp;
+    this.judge[i] = judge;
   }
 
   /** The append position of the oldest record still pending; Infinity when none is. */
@@ -111,10 +112,11 @@ export class PendingRecords {
    * offset after the last pending byte. A budget of 0 or less takes none, unless more than
    * DEFER_MAX bytes would stay pending.
    * A capped write also stops at the first live record held back for its consumer's ack: a
-   * holdable record out with a consumer and appended after `holdAfter` (delivery-hold.ts);
-   * `heldStamp` then says when that record was appended (0: the write stopped at no hold).
+   * holdable record out with a consumer, appended after `holdAfter`, whose queue's holds pay at
+   * `now` (delivery-hold.ts, hold-judge.ts); `heldStamp` then says when that record was appended
+   * (0: the write stopped at no hold).
    */
-  cut(budget: number, end: number, holdAfter = Infinity): number {
+  cut(budget: number, end: number, holdAfter = Infinity, now = 0): number {
     this.heldStamp = 0;
     if (budget === Infinity || this.n === 0) return this.n;
     // Bytes that must go now whatever waits: the bound on what stays in memory.
@@ -124,12 +126,12 @@ export class PendingRecords {
       if (left <= 0) return i;
       const f = this.flags[i]!;
       if ((f & CANCELLED) !== 0) continue;
-      if ((f & (HOLDABLE | DELIVERED)) === (HOLDABLE | DELIVERED) && this.stamp[i]! > holdAfter && this.pos[i]! - this.pos[0]! >= forced) {
+      if ((f & (HOLDABLE | DELIVERED)) === (HOLDABLE | DELIVERED) && this.stamp[i]! > holdAfter && this.pos[i]! - this.pos[0]! >= forced && this.judge[i]!.allows(now)) {
         this.heldStamp = this.stamp[i]!;
         this.flags[i] = f | HELD;
         return i;
       }
-      if ((f & HELD) !== 0) this.holdsExpired++;
+      if ((f & HELD) !== 0) this.judge[i]!.ended(false);
       left -= (i + 1 < this.n ? this.pos[i + 1]! : end) - this.pos[i]!;
     }
     return this.n;
@@ -176,7 +178,7 @@ export class PendingRecords {
     if (offset < this.from || this.n === 0) return false;
     const i = this.find(offset);
     if (i < 0) return false;
-    if ((this.flags[i]! & HELD) !== 0) this.holdsPaid++;
+    if ((this.flags[i]! & HELD) !== 0) this.judge[i]!.ended(true);
     this.flags[i]! |= CANCELLED;
     return true;
   }
@@ -268,12 +270,16 @@ export class PendingRecords {
       this.flags[j] = this.flags[j + k]!;
       this.appendPos[j] = this.appendPos[j + k]!;
       this.stamp[j] = this.stamp[j + k]!;
+      this.judge[j] = this.judge[j + k]!;
     }
+    // Judges of records taken are not kept alive by the slots past the end.
+    for (let j = rest; j < this.n; j++) this.judge[j] = null;
     this.n = rest;
   }
 
   /** Everything pending was given up (a failed write): the table restarts at `from`. */
   reset(from: number): void {
+    this.judge.fill(null, 0, this.n);
     this.n = 0;
     this.from = from;
   }

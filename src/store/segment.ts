@@ -14,6 +14,7 @@ import { closeSync, constants, fdatasync, fdatasyncSync, ftruncateSync, openSync
 import { join } from "node:path";
 import type { SegmentTap } from "./store-replica.js";
 import { PendingRecords, type WriteRun } from "./pending-records.js";
+import type { HoldJudge } from "./hold-judge.js";
 
 /** Side-file marks could not be written (they stay buffered for the next write); the records are safe. */
 export class MarksNotWritten extends Error {
@@ -113,8 +114,8 @@ export class Segment {
    * A record starts here: the pieces appended until endRecord() are its head (whose checksum
    * is filled in at write time when `needsCrc`), property bytes and body.
    */
-  beginRecord(needsCrc: boolean, appendPosition: number, stamp = 0): void {
-    this.records_.begin(this.size, this.pending.length, needsCrc, appendPosition, stamp);
+  beginRecord(needsCrc: boolean, appendPosition: number, stamp = 0, judge: HoldJudge | null = null): void {
+    this.records_.begin(this.size, this.pending.length, needsCrc, appendPosition, stamp, judge);
   }
 
   /** The record at `offset` was handed to a consumer (a capped write may hold it back, delivery-hold.ts); true when it is not yet written. */
@@ -125,14 +126,6 @@ export class Segment {
   /** When the record the last write stopped at was appended, if it was held back for its ack; else 0. */
   get heldStamp(): number {
     return this.records_.heldStamp;
-  }
-
-  /** Adds how the holds that ended since the last call ended (delivery-hold.ts) to `tally`, and starts again. */
-  takeHoldTally(tally: { paid: number; expired: number }): void {
-    tally.paid += this.records_.holdsPaid;
-    tally.expired += this.records_.holdsExpired;
-    this.records_.holdsPaid = 0;
-    this.records_.holdsExpired = 0;
   }
 
   /** The store's append position of the oldest record not yet handed to a write; Infinity when none. */
@@ -166,12 +159,13 @@ export class Segment {
    * with MarksNotWritten (marks are sets of offsets: their order does not matter).
    * `tap` (a cluster leader's replication) is shown the same pieces before the first await.
    * With a `budget`, only the oldest records up to about that many bytes are written, and none
-   * from the first one held back for its ack (appended after `holdAfter`, delivery-hold.ts); the
-   * rest stay pending, in order, for a later write (the store's cap on a group commit).
+   * from the first one held back for its ack (appended after `holdAfter`, its queue's holds
+   * paying at `now`, delivery-hold.ts); the rest stay pending, in order, for a later write (the
+   * store's cap on a group commit).
    */
-  async write(sync: boolean, tap: SegmentTap | null = null, budget = Infinity, holdAfter = Infinity): Promise<void> {
+  async write(sync: boolean, tap: SegmentTap | null = null, budget = Infinity, holdAfter = Infinity, now = 0): Promise<void> {
     const all = this.pending;
-    const taken = this.records_.cut(budget, this.size, holdAfter);
+    const taken = this.records_.cut(budget, this.size, holdAfter, now);
     let data = all;
     let end = this.size;
     if (taken < this.records_.length) {

@@ -9,6 +9,7 @@
  */
 import type { Message, QueueEntry, PageSink, QueueLog, ReadyFill } from "../broker/index.js";
 import { RefFifo } from "./ref-fifo.js";
+import { HoldJudge } from "./hold-judge.js";
 
 /** A queue keeps at most this much in memory before new messages stay on disk only. */
 export interface PagingLimits {
@@ -21,7 +22,7 @@ export interface LogStore {
   readonly paging: PagingLimits;
   /** The store's append position of the record appended last (a flush writes through a position). */
   readonly appendPosition: number;
-  appendMessage(key: Buffer, m: Message): number;
+  appendMessage(key: Buffer, m: Message, judge: HoldJudge | null): number;
   markDelivered(ref: number): void;
   markDead(ref: number): void;
   readMessage(ref: number): Message | null;
@@ -49,6 +50,8 @@ export class StoredQueueLog implements QueueLog {
   private pagedPersistent = 0;
   private pagedPersistentBytes = 0;
   private inFlight: Array<InFlight | undefined> = [];
+  /** Whether holding this queue's delivered records back for their acks pays (hold-judge.ts). */
+  readonly holdJudge = new HoldJudge();
   private inFlightHead = 0;
 
   constructor(private readonly store: LogStore, readonly key: Buffer) {}
@@ -63,7 +66,7 @@ export class StoredQueueLog implements QueueLog {
   }
 
   append(e: QueueEntry): void {
-    e.storeRef = this.store.appendMessage(this.key, e.message);
+    e.storeRef = this.store.appendMessage(this.key, e.message, this.holdJudge);
     this.storedCount++;
     this.storedBytes += e.message.bodySize;
   }
@@ -89,7 +92,7 @@ export class StoredQueueLog implements QueueLog {
     // from there (refill), or is released once a flush has written it (flushed: from then on it is
     // read back from the file, as a message of its own).
     // Transient messages follow the tail to disk too, or they would overtake it.
-    const ref = this.store.appendMessage(this.key, message);
+    const ref = this.store.appendMessage(this.key, message, this.holdJudge);
     this.tail.push(ref);
     this.pagedOutTotal++;
     this.pagedBytes += message.bodySize;

@@ -1,7 +1,8 @@
 // Holding a large record back while its message is out with a consumer (delivery-hold.ts): the
-// write plan's rule (pending-records.ts, cut), the cap's linger (commit-cap.ts) and the store
-// end to end — a record acked while held is never written and its publisher is confirmed; one
-// that is not acked is written once the hold ends; records behind a held one wait for it.
+// write plan's rule (pending-records.ts, cut), the cap's linger (commit-cap.ts), the per-queue
+// back-off (hold-judge.ts) and the store end to end — a record acked while held is never
+// written and its publisher is confirmed; one that is not acked is written once the hold ends;
+// records behind a held one wait for it.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -12,8 +13,7 @@ import { createMessage } from "../../src/broker/message.js";
 import type { QueueEntry } from "../../src/broker/queue/queue-entry.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { CAP_LINGER_MS, CommitCap } from "../../src/store/commit-cap.js";
-import { DeliveryHold } from "../../src/store/delivery-hold.js";
-import type { Segment } from "../../src/store/segment.js";
+import { HoldJudge } from "../../src/store/hold-judge.js";
 import { readRecord } from "../../src/store/message-record.js";
 import { MessageStore } from "../../src/store/message-store.js";
 import { DEFER_MAX, HOLD_MIN_BYTES, PendingRecords } from "../../src/store/pending-records.js";
@@ -22,15 +22,19 @@ import { recoverMessages } from "../../src/store/store-recovery.js";
 import type { StoredQueueLog } from "../../src/store/stored-queue-log.js";
 
 const LARGE = HOLD_MIN_BYTES;
+const oneQueue = new HoldJudge();
 
-/** A table of records of `lens` bytes from offset 8, record i appended at `stamps[i]` (0: not holdable). */
-function table(lens: number[], stamps: number[]): { t: PendingRecords; offsets: number[]; end: number } {
+/**
+ * A table of records of `lens` bytes from offset 8, record i appended at `stamps[i]` (0: not
+ * holdable), of the queue judged by `judges[i]` (one queue by default).
+ */
+function table(lens: number[], stamps: number[], judges: HoldJudge[] = lens.map(() => oneQueue)): { t: PendingRecords; offsets: number[]; end: number } {
   const t = new PendingRecords(0);
   const offsets: number[] = [];
   let pos = 8;
   lens.forEach((len, i) => {
     offsets.push(pos);
-    t.begin(pos, 2 * i, true, i + 1, stamps[i]);
+    t.begin(pos, 2 * i, true, i + 1, stamps[i], judges[i]);
     t.end(2 * i + 2);
     pos += len;
   });
@@ -94,40 +98,51 @@ describe("delivery holds: the cap's linger", () => {
   });
 });
 
-/** A segment as DeliveryHold sees it after a write: no records left, `paid` and `expired` holds ended since the last one. */
-function ended(paid: number, expired: number): Segment {
-  const seg = {
-    hasPending: false,
-    heldStamp: 0,
-    takeHoldTally(t: { paid: number; expired: number }): void {
-      t.paid += paid;
-      t.expired += expired;
-    },
+describe("delivery holds: holds that do not pay stop, queue by queue", () => {
+  const end = (judge: HoldJudge, paid: number, expired: number): void => {
+    for (let i = 0; i < paid; i++) judge.ended(true);
+    for (let i = 0; i < expired; i++) judge.ended(false);
   };
-  return seg as unknown as Segment;
-}
 
-describe("delivery holds: holds that do not pay stop", () => {
-  it("more than half of the last holds written after all: no hold for 1 s, then 2 s, …; a good tally resets the back-off", () => {
-    const hold = new DeliveryHold(50, () => undefined);
-    const dirty = new Set<Segment>();
-    assert.equal(hold.holdAfter(1000), 950);
-    hold.placeAfterWrite([ended(3, 4)], dirty, 1000);
-    assert.equal(hold.holdAfter(1000), 950, "7 holds ended: too few to judge");
-    hold.placeAfterWrite([ended(0, 1)], dirty, 1000);
-    assert.equal(hold.holdAfter(1000), Infinity, "5 of 8 expired: holding stops");
-    assert.equal(hold.holdAfter(1999), Infinity);
-    hold.placeAfterWrite([ended(8, 0)], dirty, 1500);
-    assert.equal(hold.holdAfter(2000), 1950, "after 1 s holds are tried again; what ended meanwhile was not counted");
-    hold.placeAfterWrite([ended(0, 8)], dirty, 2000);
-    assert.equal(hold.holdAfter(3999), Infinity, "failing again: 2 s");
-    assert.equal(hold.holdAfter(4000), 3950);
-    hold.placeAfterWrite([ended(4, 4)], dirty, 4000);
-    assert.equal(hold.holdAfter(4000), 3950, "half expired is still worth it (a paid hold often saved many writes)");
-    hold.placeAfterWrite([ended(0, 8)], dirty, 5000);
-    assert.equal(hold.holdAfter(5999), Infinity, "the good tally reset the back-off to 1 s");
-    assert.equal(hold.holdAfter(6000), 5950);
-    hold.close();
+  it("more than half of a queue's last holds written after all: no hold for 1 s, then 2 s, …; a good tally resets the back-off", () => {
+    const judge = new HoldJudge();
+    assert.equal(judge.allows(1000), true);
+    end(judge, 3, 4);
+    assert.equal(judge.allows(1000), true, "7 holds ended: too few to judge");
+    end(judge, 0, 1);
+    assert.equal(judge.allows(1000), false, "5 of 8 expired: holding stops");
+    end(judge, 8, 0);
+    assert.equal(judge.allows(1999), false);
+    assert.equal(judge.allows(2000), true, "after 1 s holds are tried again; what ended meanwhile was not counted");
+    end(judge, 0, 8);
+    assert.equal(judge.allows(2000), false);
+    assert.equal(judge.allows(3999), false, "failing again: 2 s");
+    assert.equal(judge.allows(4000), true);
+    end(judge, 4, 4);
+    assert.equal(judge.allows(4000), true, "half expired is still worth it (a paid hold often saved many writes)");
+    end(judge, 0, 8);
+    assert.equal(judge.allows(5000), false);
+    assert.equal(judge.allows(5999), false, "the good tally reset the back-off to 1 s");
+    assert.equal(judge.allows(6000), true);
+  });
+
+  it("a write counts how each held record ended, on its own queue's judge, and skips the holds of a queue whose holds do not pay", () => {
+    const slow = new HoldJudge();
+    const fast = new HoldJudge();
+    const { t, offsets, end: fileEnd } = table([LARGE, LARGE, LARGE], [100, 200, 300], [slow, fast, fast]);
+    for (const o of offsets) t.deliver(o);
+    assert.equal(t.cut(10 * LARGE, fileEnd, 50, 100), 0, "the slow queue's record is held");
+    assert.equal(t.cut(10 * LARGE, fileEnd, 150, 200), 1, "written after all (expired); the fast queue's record is held");
+    t.cancel(offsets[1]!);
+    // The slow queue's tally: 1 expired. Seven more expired holds of it turn its holds off.
+    end(slow, 0, 7);
+    const next = table([LARGE, LARGE], [1000, 1001], [slow, fast]);
+    for (const o of next.offsets) next.t.deliver(o);
+    assert.equal(next.t.cut(10 * LARGE, next.end, 900, 1010), 1, "the slow queue's record is written, the fast queue's held");
+    assert.equal(next.t.heldStamp, 1001);
+    // The fast queue's tally: 1 paid (the cancel above) — its holds go on.
+    end(fast, 7, 0);
+    assert.equal(fast.allows(1010), true);
   });
 });
 
