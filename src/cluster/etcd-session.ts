@@ -2,10 +2,11 @@
  * This node's session with etcd: one client, one lease, and the keepalive loop that tells how
  * long the lease is certainly valid (docs/CLUSTERING.md, "The confirm rule"). A renewal is sent
  * every TTL/3, counted from the previous send (a slow answer does not push the next one back).
- * On the monotonic clock, from the send time of the last renewal etcd accepted (`okSent`):
- * - until okSent + TTL − margin the lease is certainly alive (`leaseValid`: a leader may confirm);
- * - from okSent + TTL it has expired in etcd unless a later renewal reached etcd unanswered
- *   (`leaseExpired`: a leader fences);
+ * On the monotonic clock, from the send time s of the last renewal etcd accepted:
+ * - until s + TTL − margin the lease is certainly alive (`leaseValid`, `validUntil`: a leader
+ *   may confirm);
+ * - from s + TTL it has expired in etcd unless a later renewal reached etcd unanswered
+ *   (`leaseExpired`, `expiresAt`: a leader fences);
  * - in between it is uncertain: a leader holds its confirms and waits for the next answer. A
  *   node whose event loop stalled for a second (a busy machine, a large recovery) is renewed on
  *   the next answer instead of losing its leadership to a lease etcd never let expire.
