@@ -5,7 +5,7 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./cluster-fixture.js";
@@ -22,36 +22,74 @@ function readmeScript(): string {
   return section.slice(start + 6, section.indexOf("\n```", start + 6));
 }
 
-describe("the README's cluster script", { timeout: 110_000 }, () => {
+/** Kills a script's whole process group (its etcd and nodes run in its background). */
+function killGroup(p: ChildProcess | null): void {
+  if (!p?.pid) return;
+  try {
+    process.kill(-p.pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Ports found free a moment ago may be taken by another test's process before the script's etcd
+ * or nodes bind them (files run in parallel): then a node exits and the script's wait for it
+ * would never end. Such a run is stopped as soon as it says so and started again on fresh ports;
+ * any other failure is reported with everything the script printed (a timeout of the whole file
+ * would show none of it).
+ */
+const ATTEMPTS = 3;
+const SCRIPT_MS = 40_000;
+const PORT_TAKEN = /EADDRINUSE|address already in use/;
+
+describe("the README's cluster script", { timeout: 150_000 }, () => {
   const tmp = mkdtempSync(join(tmpdir(), "coney-readme-"));
   let shell: ChildProcess | null = null;
-  let output = "";
   after(() => {
-    // The script's etcd and nodes run in the background of its shell: one process group.
-    if (shell?.pid) {
-      try {
-        process.kill(-shell.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+    killGroup(shell);
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it("starts three nodes on an etcd, one of them the leader, all in sync", async () => {
+  /** Runs the script on fresh ports; resolves with its HTTP port of node b once the script ended well. */
+  async function run(attempt: number): Promise<{ http: number; output: string } | { portTaken: string }> {
     let script = readmeScript();
     const ports = new Map<string, number>();
     for (const m of script.matchAll(/\b(?:5\d{3}|1\d{4}|2\d{4})\b/g)) if (!ports.has(m[0])) ports.set(m[0], await freePort());
     assert.ok(ports.size >= 11, `the script's ports: ${[...ports.keys()].join(", ")}`);
     for (const [from, to] of ports) script = script.replaceAll(new RegExp(`\\b${from}\\b`, "g"), String(to));
     // mktemp -d creates the data under this test's directory.
-    shell = spawn("bash", ["-c", script], { cwd: repo, detached: true, env: { ...process.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] });
-    shell.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    shell.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolve) => shell!.on("exit", (code) => resolve(code)));
+    const dir = join(tmp, `attempt-${attempt}`);
+    mkdirSync(dir);
+    let output = "";
+    let portTaken: () => void = () => undefined;
+    const taken = new Promise<"taken">((resolve) => (portTaken = () => resolve("taken")));
+    const p = spawn("bash", ["-c", script], { cwd: repo, detached: true, env: { ...process.env, TMPDIR: dir }, stdio: ["ignore", "pipe", "pipe"] });
+    shell = p;
+    const keep = (d: Buffer): void => {
+      output += d.toString();
+      if (PORT_TAKEN.test(output)) portTaken();
+    };
+    p.stdout!.on("data", keep);
+    p.stderr!.on("data", keep);
+    const exited = new Promise<number | null>((resolve) => p.on("exit", (code) => resolve(code)));
     // The script ends once a follower's port answers /api/nodes.
-    assert.equal(await exited, 0, output);
-    const http = ports.get("15682")!;
+    const late = new Promise<"late">((r) => setTimeout(() => r("late"), SCRIPT_MS).unref());
+    const code = await Promise.race([exited, taken, late]);
+    if (code === 0) return { http: ports.get("15682")!, output };
+    killGroup(p);
+    if (code === "taken") return { portTaken: output };
+    assert.fail(`the script ${code === "late" ? `had not ended after ${SCRIPT_MS} ms` : `exited with ${code}`}; it printed:\n${output}`);
+  }
+
+  it("starts three nodes on an etcd, one of them the leader, all in sync", async () => {
+    let result: Awaited<ReturnType<typeof run>> | null = null;
+    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      result = await run(attempt);
+      if ("http" in result) break;
+    }
+    assert.ok(result !== null && "http" in result, `a port was taken in each of ${ATTEMPTS} attempts; the last printed:\n${result !== null && "portTaken" in result ? result.portTaken : ""}`);
+    const { http, output } = result;
     let nodes: Array<{ name: string; running: boolean; cluster_leader: boolean; in_sync: boolean }> = [];
     await eventually(async () => {
       const r = await fetch(`http://127.0.0.1:${http}/api/nodes`, { headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` } }).catch(() => null);
