@@ -95,7 +95,10 @@ describe("the README's cluster script", { timeout: 150_000 }, () => {
       const r = await fetch(`http://127.0.0.1:${http}/api/nodes`, { headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` } }).catch(() => null);
       nodes = r?.ok ? ((await r.json()) as typeof nodes) : [];
       return nodes.length === 3 && nodes.every((n) => n.running && n.in_sync);
-    }, 60_000, `three running nodes in sync (last: ${JSON.stringify(nodes)}; output: ${output})`);
+    }, 60_000, "three running nodes in sync").catch((err: Error) => {
+      // What /api/nodes said last, not when the wait began.
+      throw new Error(`${err.message} (last: ${JSON.stringify(nodes)}; output: ${output})`);
+    });
     assert.deepEqual(nodes.map((n) => n.name).sort(), ["a@local", "b@local", "c@local"]);
     assert.equal(nodes.filter((n) => n.cluster_leader).length, 1);
   });
