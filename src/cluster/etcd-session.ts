@@ -3,10 +3,9 @@
  * long the lease is certainly valid (docs/CLUSTERING.md, "The confirm rule"). A renewal is sent
  * every TTL/3, counted from the previous send (a slow answer does not push the next one back).
  * On the monotonic clock, from the send time s of the last renewal etcd accepted:
- * - until s + TTL − margin the lease is certainly alive (`leaseValid`, `validUntil`: a leader
- *   may confirm);
- * - from s + TTL it has expired in etcd unless a later renewal reached etcd unanswered
- *   (`leaseExpired`, `expiresAt`: a leader fences);
+ * - until s + TTL − margin the lease is certainly alive (`leaseValid`: a leader may confirm);
+ * - from s + TTL (`expiresAt`) it has expired in etcd unless a later renewal reached etcd
+ *   unanswered (`leaseExpired`: a leader fences);
  * - in between it is uncertain: a leader holds its confirms and waits for the next answer. A
  *   node whose event loop stalled for a second (a busy machine, a large recovery) is renewed on
  *   the next answer instead of losing its leadership to a lease etcd never let expire.
@@ -62,8 +61,6 @@ export class EtcdSession {
   readonly client: Etcd3;
   private lease: Lease | null = null;
   leaseId = "";
-  /** performance.now() until which the lease is certainly alive in etcd; 0 = no lease. */
-  validUntil = 0;
   /** performance.now() from which the lease has expired in etcd as far as this node knows; 0 = no lease. */
   expiresAt = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -81,6 +78,11 @@ export class EtcdSession {
     return Math.max(500, (this.ttl * 1000) / 3);
   }
 
+  /** performance.now() until which the lease is certainly alive in etcd (the margin before expiresAt). */
+  private get validUntil(): number {
+    return this.expiresAt - MARGIN_MS;
+  }
+
   get leaseValid(): boolean {
     return performance.now() < this.validUntil;
   }
@@ -92,7 +94,6 @@ export class EtcdSession {
 
   private accepted(sent: number, ttlSeconds: number): void {
     // Answers may come out of order after a stall: a later send never shortens what is known.
-    this.validUntil = Math.max(this.validUntil, sent + ttlSeconds * 1000 - MARGIN_MS);
     this.expiresAt = Math.max(this.expiresAt, sent + ttlSeconds * 1000);
   }
 
@@ -104,7 +105,6 @@ export class EtcdSession {
     const sent = performance.now();
     this.leaseId = await withTimeout(lease.grant(), this.callTimeout * 2, "lease grant");
     this.lease = lease;
-    this.validUntil = 0;
     this.expiresAt = 0;
     this.accepted(sent, this.ttl);
     this.schedule(sent);
@@ -141,7 +141,6 @@ export class EtcdSession {
 
   private lost(why: string): void {
     this.logger.warn("cluster: etcd lease lost", { why });
-    this.validUntil = 0;
     this.expiresAt = 0;
     this.lease = null;
     this.onLost?.();
@@ -158,7 +157,6 @@ export class EtcdSession {
     this.stopRenewing();
     const lease = this.lease;
     this.lease = null;
-    this.validUntil = 0;
     this.expiresAt = 0;
     if (lease) await withTimeout(lease.revoke(), 1000, "lease revoke").catch(() => undefined);
     this.client.close();
