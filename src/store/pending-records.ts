@@ -33,7 +33,7 @@ const CANCELLED = 2;
 const DELIVERED = 4;
 /** Large enough to be held back while delivered (HOLD_MIN_BYTES). */
 const HOLDABLE = 8;
-/** A write stopped at it: it was held back for its ack (how that ended is tallied, delivery-hold.ts). */
+/** A write stopped at it: it was held back for its ack (how that ended is tallied on its queue's judge, hold-judge.ts). */
 const HELD = 16;
 /**
  * A record at least this large may be held back while its message is out with a consumer
