@@ -2,6 +2,7 @@
 import type { Page } from "puppeteer-core";
 
 const TIMEOUT = 10_000;
+const TYPE_ATTEMPTS = 3;
 
 export async function login(page: Page, baseUrl: string, user: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/`, { waitUntil: "domcontentloaded" });
@@ -97,20 +98,29 @@ export async function fillField(page: Page, sel: string, value: string): Promise
  * at screen coordinates, which a layout shift under load (a list arriving above the form) could
  * send to another element, such as the summary that folds the form away. Then checks the field
  * holds what was typed, so a lost entry fails here, by name, not as a refused submit later.
+ * A form that renders again just after the focus (choosing a queue type redraws its fields)
+ * replaces the focused field, and the keys go nowhere: the entry is then typed again into the
+ * new field, up to TYPE_ATTEMPTS times.
  */
 export async function typeInto(page: Page, sel: string, value: string): Promise<void> {
-  await page.focus(sel);
-  await page.keyboard.down("Control");
-  await page.keyboard.press("KeyA");
-  await page.keyboard.up("Control");
-  await page.keyboard.press("Backspace");
-  await page.keyboard.type(value);
-  try {
-    await page.waitForFunction(`document.querySelector(${JSON.stringify(sel)})?.value === ${JSON.stringify(value)}`, { timeout: TIMEOUT, polling: 50 });
-  } catch (err) {
-    const held = (await page
-      .evaluate(`(() => { const e = document.querySelector(${JSON.stringify(sel)}); const a = document.activeElement; return JSON.stringify({ value: e ? e.value : null, focused: a ? a.tagName + " " + (a.getAttribute("name") ?? "") : null }); })()`)
-      .catch(() => "(page gone)")) as string;
-    throw new Error(`typed ${JSON.stringify(value)} into ${sel}, but it holds ${held}`, { cause: err });
+  const holds = `document.querySelector(${JSON.stringify(sel)})?.value === ${JSON.stringify(value)}`;
+  for (let attempt = 1; ; attempt++) {
+    await page.focus(sel);
+    await page.keyboard.down("Control");
+    await page.keyboard.press("KeyA");
+    await page.keyboard.up("Control");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type(value);
+    const last = attempt === TYPE_ATTEMPTS;
+    try {
+      await page.waitForFunction(holds, { timeout: last ? TIMEOUT : TIMEOUT / 5, polling: 50 });
+      return;
+    } catch (err) {
+      if (!last) continue;
+      const held = (await page
+        .evaluate(`(() => { const e = document.querySelector(${JSON.stringify(sel)}); const a = document.activeElement; return JSON.stringify({ value: e ? e.value : null, focused: a ? a.tagName + " " + (a.getAttribute("name") ?? "") : null }); })()`)
+        .catch(() => "(page gone)")) as string;
+      throw new Error(`typed ${JSON.stringify(value)} into ${sel} ${TYPE_ATTEMPTS} times, but it holds ${held}`, { cause: err });
+    }
   }
 }
