@@ -67,12 +67,25 @@ export async function clickText(page: Page, selector: string, label: string): Pr
   if (!ok) throw new Error(`no ${selector} with text ${label}`);
 }
 
-/** Opens the collapsible section titled `title`. */
+/**
+ * Opens the collapsible section titled `title`, once it is there: some sections render only after
+ * the page has asked the broker what this user may do (the queue form waits for /coney/my-access),
+ * and opening before they exist would leave them closed when they come.
+ */
 export async function openSection(page: Page, title: string): Promise<void> {
-  await page.evaluate(`(() => {
-    const d = [...document.querySelectorAll("details.section")].find((e) => e.querySelector("summary").textContent.includes(${JSON.stringify(title)}));
-    if (d) d.open = true;
-  })()`);
+  try {
+    await page.waitForFunction(
+      `(() => {
+        const d = [...document.querySelectorAll("details.section")].find((e) => e.querySelector("summary").textContent.includes(${JSON.stringify(title)}));
+        if (d) d.open = true;
+        return !!d;
+      })()`,
+      { timeout: TIMEOUT, polling: 50 },
+    );
+  } catch (err) {
+    const titles = await textOf(page, "details.section > summary").catch(() => "(page gone)");
+    throw new Error(`no section titled ${JSON.stringify(title)} within ${TIMEOUT} ms; the page has: ${JSON.stringify(titles)}`, { cause: err });
+  }
 }
 
 /** Sets a form field by its name inside the form labelled `form` (fires input/change as a user would). */
@@ -98,29 +111,56 @@ export async function fillField(page: Page, sel: string, value: string): Promise
  * at screen coordinates, which a layout shift under load (a list arriving above the form) could
  * send to another element, such as the summary that folds the form away. Then checks the field
  * holds what was typed, so a lost entry fails here, by name, not as a refused submit later.
- * A form that renders again just after the focus (choosing a queue type redraws its fields)
- * replaces the focused field, and the keys go nowhere: the entry is then typed again into the
- * new field, up to TYPE_ATTEMPTS times.
+ * A field the browser will not focus (inside a section that is closed) takes no keys: the
+ * sections around it are opened first, as a user would before typing, and the focus is checked
+ * before any key is pressed. A form that renders again just after the focus (choosing a queue
+ * type redraws its fields) replaces the focused field, and the keys go nowhere: the entry is then
+ * typed again into the new field, up to TYPE_ATTEMPTS times.
  */
 export async function typeInto(page: Page, sel: string, value: string): Promise<void> {
   const holds = `document.querySelector(${JSON.stringify(sel)})?.value === ${JSON.stringify(value)}`;
+  const focused = `(() => {
+    const e = document.querySelector(${JSON.stringify(sel)});
+    if (!e) return false;
+    for (let d = e.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) d.open = true;
+    e.focus();
+    return document.activeElement === e;
+  })()`;
   for (let attempt = 1; ; attempt++) {
-    await page.focus(sel);
-    await page.keyboard.down("Control");
-    await page.keyboard.press("KeyA");
-    await page.keyboard.up("Control");
-    await page.keyboard.press("Backspace");
-    await page.keyboard.type(value);
     const last = attempt === TYPE_ATTEMPTS;
+    const wait = { timeout: last ? TIMEOUT : TIMEOUT / 5, polling: 50 };
     try {
-      await page.waitForFunction(holds, { timeout: last ? TIMEOUT : TIMEOUT / 5, polling: 50 });
+      await page.waitForFunction(focused, wait);
+      await page.keyboard.down("Control");
+      await page.keyboard.press("KeyA");
+      await page.keyboard.up("Control");
+      await page.keyboard.press("Backspace");
+      await page.keyboard.type(value);
+      await page.waitForFunction(holds, wait);
       return;
     } catch (err) {
       if (!last) continue;
-      const held = (await page
-        .evaluate(`(() => { const e = document.querySelector(${JSON.stringify(sel)}); const a = document.activeElement; return JSON.stringify({ value: e ? e.value : null, focused: a ? a.tagName + " " + (a.getAttribute("name") ?? "") : null }); })()`)
-        .catch(() => "(page gone)")) as string;
-      throw new Error(`typed ${JSON.stringify(value)} into ${sel} ${TYPE_ATTEMPTS} times, but it holds ${held}`, { cause: err });
+      throw new Error(`typed ${JSON.stringify(value)} into ${sel} ${TYPE_ATTEMPTS} times, but ${await fieldState(page, sel)}`, { cause: err });
     }
   }
+}
+
+/** What a field that would not take an entry looks like: its value, the focus, why it is not focusable. */
+async function fieldState(page: Page, sel: string): Promise<string> {
+  return (await page
+    .evaluate(
+      `(() => {
+        const e = document.querySelector(${JSON.stringify(sel)});
+        const a = document.activeElement;
+        return JSON.stringify({
+          value: e ? e.value : null,
+          focused: a ? a.tagName + " " + (a.getAttribute("name") ?? a.id ?? "") : null,
+          disabled: e ? e.disabled : null,
+          shown: e ? e.getClientRects().length > 0 : null,
+          closedSection: e ? !!e.closest("details:not([open])") : null,
+          pageHasFocus: document.hasFocus(),
+        });
+      })()`,
+    )
+    .catch(() => "(page gone)")) as string;
 }
