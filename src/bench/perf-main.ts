@@ -6,7 +6,8 @@
  * stream protocol's publish and consume rates (stream-bench.ts); `coney-perf testing` what the
  * in-memory test broker costs a test suite (test-broker-bench.ts); `coney-perf sizes` the message-size
  * sweep with the broker's CPU per message and peak memory (size-sweep.ts); `coney-perf shovel` how
- * long a dynamic shovel takes to move a filled queue (shovel-bench.ts).
+ * long a dynamic shovel takes to move a filled queue (shovel-bench.ts); `coney-perf relay` the CPU
+ * floor under relaying a body over loopback TCP, with no broker (relay-floor.ts).
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
@@ -19,6 +20,7 @@ import { runTestBrokerBench } from "./test-broker-bench.js";
 import { formatStreamResult, runStreamBench } from "./stream-bench.js";
 import { runSizeSweep, type SweepMode, type SweepTarget } from "./size-sweep.js";
 import { formatShovelResult, runShovelBench } from "./shovel-bench.js";
+import { runRelayFloor } from "./relay-floor.js";
 
 const int = (min: number) => (v: string): number => {
   const n = Number(v);
@@ -164,6 +166,16 @@ export async function perfMain(argv: string[]): Promise<void> {
         throw new InvalidArgumentError(`unknown mode ${m}: transient or persistent`);
       });
       await runSizeSweep(targets, { sizes, modes, durationSeconds: v["duration"] as number, confirm: v["confirm"] as number, repeat: v["repeat"] as number, client: v["client"] as PerfClient }, (line) => process.stdout.write(`${line}\n`));
+    });
+  program
+    .command("relay")
+    .description("the CPU floor under relaying a body: a writer and a reader process over loopback TCP, no broker")
+    .option("--sizes <list>", "comma-separated body sizes in bytes", "65536,262144,1048576")
+    .option("--frame-max <bytes>", "frame_max of the framed writes", int(4096), 8192)
+    .option("--bytes <n>", "bytes sent per measurement", int(1), 2 * 1024 * 1024 * 1024)
+    .action(async (v: Record<string, unknown>) => {
+      const sizes = (v["sizes"] as string).split(",").map((x) => int(1)(x.trim()));
+      await runRelayFloor({ sizes, frameMax: v["frameMax"] as number, bytesPerRun: v["bytes"] as number }, (line) => process.stdout.write(`${line}\n`));
     });
   program
     .command("testing")

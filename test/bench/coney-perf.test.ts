@@ -66,6 +66,17 @@ describe("coney-perf", () => {
     }
   });
 
+  it("relay: measures the CPU floor of writing and reading bodies over loopback, whole and in frames", async () => {
+    // 1,000 bodies per measurement at the least; the reader checks it got every byte written.
+    const { stdout } = await runPerfCli(["relay", "--sizes", "65536,100000", "--frame-max", "8192", "--bytes", "1"]);
+    const lines = stdout.trim().split("\n");
+    assert.equal(lines[0], "CPU per body in µs (user + system); framed writes use frame_max 8192", stdout);
+    assert.equal(lines[1], "| body | write, whole | write, framed | read | floor (read + framed write) |");
+    assert.equal(lines.length, 3 + 2, stdout);
+    assert.match(lines[3]!, /^\| 64 KB \| \d+ \+ \d+ \| \d+ \+ \d+ \| \d+ \+ \d+ \| [1-9]\d* \|$/);
+    assert.match(lines[4]!, /^\| 100000 B \| /);
+  });
+
   it("shovel: fills a source queue and times a shovel moving it (the shovel deletes itself when done)", async () => {
     const broker = await startTestBroker();
     try {
