@@ -100,8 +100,36 @@ describe("priority, single active consumer, quorum, validation", () => {
     assert.match(await declareError("qq.nd", { durable: false, arguments: { "x-queue-type": "quorum" } }), new RegExp(`PRECONDITION_FAILED - invalid property 'non-durable' for ${rs("qq.nd")}`));
     assert.match(await declareError("qq.ad", { durable: true, autoDelete: true, arguments: { "x-queue-type": "quorum" } }), /invalid property 'auto-delete'/);
     assert.match(await declareError("qq.ex", { durable: true, exclusive: true, arguments: { "x-queue-type": "quorum" } }), /invalid property 'exclusive-owner'/);
-    assert.match(await declareError("qq.pr", { durable: true, arguments: { "x-queue-type": "quorum", "x-max-priority": 3 } }), new RegExp(`invalid arg 'x-max-priority' for ${rs("qq.pr")}`));
-    assert.match(await declareError("qq.of", { durable: true, arguments: { "x-queue-type": "quorum", "x-overflow": "reject-publish-dlx" } }), /invalid arg 'x-overflow' with value 'reject-publish-dlx'/);
+    assert.match(await declareError("qq.pr", { durable: true, arguments: { "x-queue-type": "quorum", "x-max-priority": 3 } }), new RegExp(`invalid arg 'x-max-priority' for ${rs("qq.pr")} of queue type rabbit_quorum_queue"`));
+    assert.match(await declareError("qq.age", { durable: true, arguments: { "x-queue-type": "quorum", "x-max-age": "1D" } }), /invalid arg 'x-max-age' .* of queue type rabbit_quorum_queue"/);
+    // The type's refusal comes before the value's: "soon" is no age either.
+    assert.match(await declareError("qq.age", { durable: true, arguments: { "x-queue-type": "quorum", "x-max-age": "soon" } }), /invalid arg 'x-max-age' .* of queue type rabbit_quorum_queue"/);
+    // What a quorum queue takes and a classic one refuses (RabbitMQ 3.10), and what no type knows.
+    for (const args of [{ "x-quorum-initial-group-size": 3 }, { "x-max-in-memory-length": 10 }, { "x-dead-letter-strategy": "at-least-once" }, { "x-not-an-argument": 1 }]) {
+      assert.equal(await declareError("qq.takes", { durable: true, arguments: { "x-queue-type": "quorum", ...args } }), "", JSON.stringify(args));
+      await (await f.conn.createChannel()).deleteQueue("qq.takes");
+    }
+    assert.match(await declareError("cq.dl", { durable: true, arguments: { "x-delivery-limit": 3 } }), new RegExp(`invalid arg 'x-delivery-limit' for ${rs("cq.dl")} of queue type rabbit_classic_queue"`));
+    assert.match(await declareError("sq.dl", { durable: true, arguments: { "x-queue-type": "stream", "x-delivery-limit": 3 } }), /invalid arg 'x-delivery-limit' .* of queue type rabbit_stream_queue"/);
+  });
+
+  it("quorum: overflow reject-publish-dlx is taken and runs as drop-head (RabbitMQ 3.10)", async () => {
+    const ch = await f.conn.createConfirmChannel();
+    await ch.assertQueue("qq.dlx.dead", { durable: false });
+    await ch.assertQueue("qq.dlx", { durable: true, arguments: { "x-queue-type": "quorum", "x-max-length": 2, "x-overflow": "reject-publish-dlx", "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "qq.dlx.dead" } });
+    // Every publish is confirmed (reject-publish would nack the third); the oldest is dropped and dead-lettered.
+    for (const body of ["one", "two", "three"]) ch.sendToQueue("qq.dlx", Buffer.from(body));
+    await ch.waitForConfirms();
+    const kept: string[] = [];
+    for (let m = await ch.get("qq.dlx", { noAck: true }); m; m = await ch.get("qq.dlx", { noAck: true })) kept.push(m.content.toString());
+    assert.deepEqual(kept, ["two", "three"]);
+    const dead = await nextMessage(ch, "qq.dlx.dead");
+    assert.equal(dead.content.toString(), "one");
+    assert.equal(deathsOf(dead)[0]!["reason"], "maxlen");
+    ch.ack(dead);
+    await ch.deleteQueue("qq.dlx");
+    await ch.deleteQueue("qq.dlx.dead");
+    await ch.close();
   });
 
   it("invalid argument values are refused with 406 and RabbitMQ's texts", async () => {
@@ -112,7 +140,7 @@ describe("priority, single active consumer, quorum, validation", () => {
       [{ "x-max-length": -2 }, /invalid arg 'x-max-length' .*\{value_negative,-2\}/],
       [{ "x-overflow": "drop-tail" }, /invalid arg 'x-overflow' .*: invalid_overflow/],
       [{ "x-max-priority": 256 }, /invalid arg 'x-max-priority' .*\{max_value_exceeded,256\}/],
-      [{ "x-dead-letter-routing-key": "k" }, /\{dead_letter_exchange_not_defined\}/],
+      [{ "x-dead-letter-routing-key": "k" }, /invalid arg 'x-dead-letter-routing-key' for queue 'bad' in vhost '\/': routing_key_but_no_dlx_defined"/],
       [{ "x-single-active-consumer": 1 }, /invalid arg 'x-single-active-consumer'/],
     ];
     for (const [args, text] of cases) assert.match(await declareError("bad", { durable: false, arguments: args }), text, JSON.stringify(args));

@@ -13,7 +13,7 @@ import { checkNotReserved, generateQueueName } from "../names.js";
 import { validateQueueArguments } from "../queue/queue-arguments.js";
 import type { Queue } from "../queue/queue.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
-import { checkQueueType } from "../queue/queue-type-rules.js";
+import { checkQueueType, checkTypeArguments } from "../queue/queue-type-rules.js";
 import { vhostLimitsOf } from "../runtime-parameters.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
 import { policyOf } from "./policy-operations.js";
@@ -46,6 +46,7 @@ export function declareQueue(b: BrokerState, ctx: ClientContext, vhostName: stri
     return { queue: existing, created: false };
   }
   if (spec.name !== "") checkNotReserved("queue", name);
+  checkTypeArguments(spec.arguments, name, vhostName);
   validateQueueArguments(spec.arguments, name, vhostName);
   const maxQueues = vhostLimitsOf(v.parameters).maxQueues;
   if (maxQueues >= 0 && v.queues.size >= maxQueues) {

@@ -63,7 +63,7 @@ export function validateQueueArguments(args: FieldTable, name: string, vhost: st
   if (Object.hasOwn(args, "x-dead-letter-routing-key") && !Object.hasOwn(args, "x-dead-letter-exchange")) {
     throw new BrokerError(
       "preconditionFailed",
-      `invalid arg 'x-dead-letter-routing-key' for ${describeResource("queue", name, vhost)}: {dead_letter_exchange_not_defined}`,
+      `invalid arg 'x-dead-letter-routing-key' for ${describeResource("queue", name, vhost)}: routing_key_but_no_dlx_defined`,
     );
   }
 }

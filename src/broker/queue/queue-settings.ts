@@ -37,7 +37,10 @@ function argFirst(arg: FieldValue | undefined, policy: unknown): string | null {
 }
 
 export function resolveQueueSettings(args: FieldTable, policy: Readonly<Record<string, unknown>>): QueueSettings {
-  const overflow = argFirst(args["x-overflow"], policy["overflow"]);
+  let overflow = argFirst(args["x-overflow"], policy["overflow"]);
+  // A quorum queue takes reject-publish-dlx (argument or policy) and runs drop-head, as RabbitMQ
+  // 3.10's quorum queues do: they have no dead-lettering on publish.
+  if (overflow === "reject-publish-dlx" && args["x-queue-type"] === "quorum") overflow = "drop-head";
   return {
     messageTtl: smaller(args["x-message-ttl"], policy["message-ttl"]),
     expires: smaller(args["x-expires"], policy["expires"]),

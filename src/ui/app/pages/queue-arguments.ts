@@ -19,7 +19,7 @@ export const QUEUE_ARGUMENTS: readonly ArgHelp[] = [
   { key: "x-max-length-bytes", type: "number", help: "At most this many bytes of ready message bodies (a stream: whole old segments go past it).", types: ["classic", "quorum", "stream"] },
   { key: "x-max-age", type: "string", help: "A stream keeps messages this long: 7D, 12h, 30m (units Y, M, D, h, m, s).", types: ["stream"] },
   { key: "x-stream-max-segment-size-bytes", type: "number", help: "A stream starts a new segment file past this size (default 500 MB).", types: ["stream"] },
-  { key: "x-overflow", type: "string", help: "When full: drop-head (default), reject-publish, or reject-publish-dlx.", types: ["classic", "quorum"] },
+  { key: "x-overflow", type: "string", help: "When full: drop-head (default), reject-publish, or reject-publish-dlx (a quorum queue runs it as drop-head).", types: ["classic", "quorum"] },
   { key: "x-dead-letter-exchange", type: "string", help: "Exchange that receives rejected, expired and dropped messages.", types: ["classic", "quorum"] },
   { key: "x-dead-letter-routing-key", type: "string", help: "Routing key for dead-lettered messages (default: their own).", types: ["classic", "quorum"] },
   { key: "x-single-active-consumer", type: "boolean", help: "Only one consumer receives at a time; the others take over if it goes.", types: ["classic", "quorum"] },
