@@ -27,6 +27,7 @@ export { createMessage, type Message } from "./message.js";
 export { filterValueOf, filterWants, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type StreamChunk, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "./streams/stream-log.js";
 export { StreamQueue, type StreamStart, type StreamWatcher } from "./streams/stream-queue.js";
 export { checkNameLength, generateConsumerTag } from "./names.js";
+export { checkConsumerArguments } from "./queue/queue-type-rules.js";
 export { type ParameterComponent, ParameterComponents, validationFailed } from "./parameter-components.js";
 export { type AppliedPolicy, NO_POLICY } from "./policies.js";
 export { PRODUCT, VERSION } from "./product.js";

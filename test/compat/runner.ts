@@ -148,7 +148,7 @@ async function amqpStep(target: Target, step: AmqpStep, conns: Map<string, Chann
       case "checkQueue": value = (await ch.checkQueue(step.queue)).messageCount; break;
       case "deleteQueue": value = (await ch.deleteQueue(step.queue)).messageCount; break;
       case "declareExchange": await ch.assertExchange(step.exchange, step.type, step.options ?? {}); break;
-      case "bindQueue": await ch.bindQueue(step.queue, step.exchange, step.routingKey); break;
+      case "bindQueue": await ch.bindQueue(step.queue, step.exchange, step.routingKey, step.args ?? {}); break;
       case "bindExchange": await ch.bindExchange(step.destination, step.source, step.routingKey); break;
       case "publish":
         ch.publish(step.exchange, step.routingKey, Buffer.from(step.body));
@@ -163,7 +163,10 @@ async function amqpStep(target: Target, step: AmqpStep, conns: Map<string, Chann
         value = m === false ? null : m.content.toString();
         break;
       }
-      case "consume": await ch.consume(step.queue, () => undefined, { noAck: true }); break;
+      case "consume":
+        if (step.prefetch !== undefined) await ch.prefetch(step.prefetch);
+        await ch.consume(step.queue, () => undefined, step.options ?? { noAck: true });
+        break;
       case "purge": value = (await ch.purgeQueue(step.queue)).messageCount; break;
     }
     // A consumer lives as long as its channel: that one stays open until its connection closes.

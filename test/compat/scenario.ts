@@ -44,11 +44,12 @@ export type AmqpOp =
   | { readonly op: "checkQueue"; readonly queue: string }
   | { readonly op: "deleteQueue"; readonly queue: string }
   | { readonly op: "declareExchange"; readonly exchange: string; readonly type: string; readonly options?: Readonly<Record<string, unknown>> }
-  | { readonly op: "bindQueue"; readonly queue: string; readonly exchange: string; readonly routingKey: string }
+  | { readonly op: "bindQueue"; readonly queue: string; readonly exchange: string; readonly routingKey: string; readonly args?: Readonly<Record<string, unknown>> }
   | { readonly op: "bindExchange"; readonly destination: string; readonly source: string; readonly routingKey: string }
   | { readonly op: "publish"; readonly exchange: string; readonly routingKey: string; readonly body: string }
   | { readonly op: "get"; readonly queue: string }
-  | { readonly op: "consume"; readonly queue: string }
+  /** Without options: no-ack. `prefetch` sets basic.qos first (a stream consumer needs it). */
+  | { readonly op: "consume"; readonly queue: string; readonly options?: Readonly<Record<string, unknown>>; readonly prefetch?: number }
   | { readonly op: "purge"; readonly queue: string }
   | { readonly op: "updateSecret"; readonly secret: string };
 

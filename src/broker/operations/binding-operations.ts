@@ -12,7 +12,7 @@ import { bindingEventProps } from "../events/topology-event-props.js";
 import { bindingDefinition } from "../definition-records.js";
 import type { Destination, Exchange, ExchangeBinding } from "../exchange/exchange.js";
 import { isValidMatchMode } from "../exchange/headers-exchange.js";
-import type { FieldTable } from "../values/field-value.js";
+import { fieldTypeName, type FieldTable, type FieldValue } from "../values/field-value.js";
 import type { VHost } from "../vhost.js";
 import type { BrokerState } from "./broker-state.js";
 import { defaultExchangeRefused } from "./exchange-operations.js";
@@ -32,9 +32,7 @@ export interface BindingRequest {
 export function bind(b: BrokerState, ctx: ClientContext, r: BindingRequest): boolean {
   const { v, source, destination } = bindingEnds(b, ctx, r);
   const binding = new Binding(source, destination, r.routingKey, r.args);
-  if (source.type === "headers" && !isValidMatchMode(r.args["x-match"])) {
-    throw new BrokerError("preconditionFailed", `Invalid x-match field value ${JSON.stringify(r.args["x-match"])}; expected all, any, all-with-x, or any-with-x`);
-  }
+  if (source.type === "headers" && !isValidMatchMode(r.args["x-match"])) throw invalidMatchMode(r.args["x-match"]!);
   source.validateBinding(r.routingKey, r.args);
   if (!v.attach(binding)) return false;
   if (isDurableBinding(binding)) b.definitions.put("bindings", bindingKey(v.name, binding), bindingDefinition(binding));
@@ -74,4 +72,10 @@ function bindingEnds(b: BrokerState, ctx: ClientContext, r: BindingRequest): { v
 function isDurableBinding(binding: ExchangeBinding): boolean {
   const d = binding.destination;
   return binding.source.durable && d.durable && !(d.kind === "queue" && d.exclusiveOwner !== null);
+}
+
+/** RabbitMQ 3.10's refusal of an x-match that is not a string, or not one of the four modes (Erlang's <<"…">> for the text). */
+function invalidMatchMode(v: FieldValue): BrokerError {
+  if (typeof v !== "string") return new BrokerError("preconditionFailed", `Invalid x-match field type ${fieldTypeName(v)} (value ${String(v)}); expected longstr`);
+  return new BrokerError("preconditionFailed", `Invalid x-match field value ${v === "" ? "<<>>" : `<<"${v}">>`}; expected all, any, all-with-x, or any-with-x`);
 }

@@ -2,6 +2,7 @@
  * Exchanges: declare (with RabbitMQ's redeclare equivalence and its permission rules for an
  * alternate exchange), delete, and the lookup that authorises a publish.
  */
+import { fieldTypeName } from "../values/field-value.js";
 import { BrokerError, notFound } from "../../errors/broker-error.js";
 import { actorOf, type ClientContext } from "../client-context.js";
 import { announce } from "../events/announce.js";
@@ -40,7 +41,7 @@ export function declareExchange(b: BrokerState, ctx: ClientContext, vhostName: s
   const ae = spec.arguments["alternate-exchange"];
   if (ae !== undefined) {
     if (typeof ae !== "string") {
-      throw new BrokerError("preconditionFailed", `invalid type for arg 'alternate-exchange' for exchange '${spec.name}' in vhost '${vhostName}'`);
+      throw new BrokerError("preconditionFailed", `invalid type '${fieldTypeName(ae)}' for arg 'alternate-exchange' in exchange '${spec.name}' in vhost '${vhostName}'`);
     }
     // RabbitMQ: declaring with an alternate exchange needs read on the exchange and write on the AE.
     ctx.permissions.check(vhostName, "read", "exchange", spec.name);

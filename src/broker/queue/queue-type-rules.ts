@@ -7,10 +7,10 @@
  * durable, not auto-delete and not exclusive.
  */
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
-import type { FieldTable } from "../values/field-value.js";
+import { fieldTypeName, type FieldTable } from "../values/field-value.js";
 import type { QueueSpec } from "./queue-spec.js";
 
-type QueueType = "classic" | "quorum" | "stream";
+export type QueueType = "classic" | "quorum" | "stream";
 
 /** What every type takes. */
 const ANY_TYPE = ["x-queue-type"];
@@ -39,6 +39,32 @@ export function checkTypeArguments(args: FieldTable, name: string, vhost: string
   for (const key of Object.keys(args)) {
     if (KNOWN.has(key) && !takes.has(key)) throw new BrokerError("preconditionFailed", `invalid arg '${key}' for ${describeResource("queue", name, vhost)} of queue type rabbit_${declared}_queue`);
   }
+}
+
+/** The consumer arguments each type takes (RabbitMQ 3.10.8's answers to basic.consume). */
+const CONSUMER_TAKES: Readonly<Record<QueueType, ReadonlySet<string>>> = {
+  classic: new Set(["x-priority", "x-cancel-on-ha-failover", "x-credit"]),
+  quorum: new Set(["x-priority", "x-credit"]),
+  stream: new Set(["x-stream-offset", "x-credit"]),
+};
+const CONSUMER_KNOWN: ReadonlySet<string> = new Set(Object.values(CONSUMER_TAKES).flatMap((keys) => [...keys]));
+
+/**
+ * A consumer's arguments, checked before anything else about the consumer (exclusive use, a
+ * stream's prefetch), as RabbitMQ 3.10 does: a known argument the queue's type has no use for
+ * (x-stream-offset on a classic queue, x-priority on a stream), then x-priority's value.
+ * Returns the consumer's priority (0 without x-priority).
+ */
+export function checkConsumerArguments(type: QueueType, args: FieldTable, queue: string, vhost: string): number {
+  const takes = CONSUMER_TAKES[type];
+  for (const key of Object.keys(args)) {
+    if (CONSUMER_KNOWN.has(key) && !takes.has(key)) throw new BrokerError("preconditionFailed", `invalid arg '${key}' for ${describeResource("queue", queue, vhost)} of queue type rabbit_${type}_queue`);
+  }
+  const priority = args["x-priority"];
+  if (priority === undefined) return 0;
+  if (typeof priority === "number" && Number.isInteger(priority)) return priority;
+  if (typeof priority === "bigint") return Number(priority);
+  throw new BrokerError("preconditionFailed", `invalid arg 'x-priority' for ${describeResource("queue", queue, vhost)}: "expected integer, got ${fieldTypeName(priority)}"`);
 }
 
 /** The properties a quorum queue or a stream must have, and a stream's filter size. */

@@ -1,6 +1,7 @@
-// Which declare arguments each queue type accepts: RabbitMQ 3.10 refuses an argument it knows
-// that the queue type has no use for ("invalid arg … of queue type rabbit_quorum_queue"), lets
-// through arguments it does not know, and checks the type's arguments before their values.
+// Which declare and consume arguments each queue type accepts: RabbitMQ 3.10 refuses an argument
+// it knows that the queue type has no use for ("invalid arg … of queue type rabbit_quorum_queue"),
+// lets through arguments it does not know, and checks the type's arguments before their values
+// (and, for a consumer, before exclusive use and a stream's prefetch).
 import { amqp, vhostFixture, type Scenario, type Step } from "../scenario.js";
 
 const V = "compat-queue-type-args";
@@ -57,6 +58,26 @@ export const scenarios: Scenario[] = [
       amqp({ op: "declareQueue", queue: "q-dlrk", options: { durable: true, arguments: { "x-queue-type": "quorum", "x-dead-letter-routing-key": "k" } } }),
       amqp({ op: "declareQueue", queue: "c-dlrk", options: { durable: true, arguments: { "x-dead-letter-routing-key": "k" } } }),
       amqp({ op: "declareQueue", queue: "s-dlrk", options: { durable: true, arguments: { "x-queue-type": "stream", "x-dead-letter-routing-key": "k" } } }),
+    ],
+  },
+  {
+    name: "consumer arguments",
+    ...v,
+    steps: [
+      amqp({ op: "open" }, { vhost: V }),
+      amqp({ op: "declareQueue", queue: "cc", options: { durable: true } }),
+      amqp({ op: "declareQueue", queue: "cq", options: { durable: true, arguments: { "x-queue-type": "quorum" } } }),
+      amqp({ op: "declareQueue", queue: "cs", options: { durable: true, arguments: { "x-queue-type": "stream" } } }),
+      ...["cc", "cq", "cs"].flatMap((queue) =>
+        ([["x-priority", 5], ["x-priority", "high"], ["x-priority", true], ["x-stream-offset", "first"], ["x-cancel-on-ha-failover", true], ["x-not-an-argument", 1]] as const).map(([key, value]) =>
+          amqp({ op: "consume", queue, prefetch: 10, options: { noAck: false, arguments: { [key]: value } } }),
+        ),
+      ),
+      // The argument's refusal comes before a stream's missing prefetch and before exclusive use.
+      amqp({ op: "consume", queue: "cs", options: { noAck: false, arguments: { "x-priority": 1 } } }),
+      amqp({ op: "open" }, { vhost: V, conn: "owner" }),
+      amqp({ op: "consume", queue: "cc", options: { exclusive: true } }, { conn: "owner" }),
+      amqp({ op: "consume", queue: "cc", options: { noAck: true, arguments: { "x-stream-offset": "first" } } }),
     ],
   },
 ];

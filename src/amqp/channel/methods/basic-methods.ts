@@ -14,7 +14,7 @@ import {
   MethodId,
 } from "../../codec/generated.js";
 import { BrokerError } from "../../../errors/broker-error.js";
-import { REPLY_TO_QUEUE, generateConsumerTag } from "../../../broker/index.js";
+import { REPLY_TO_QUEUE, checkConsumerArguments, generateConsumerTag } from "../../../broker/index.js";
 import { ChannelConsumer } from "../channel-consumer.js";
 import { writeContent } from "../delivery-frames.js";
 import { DirectReplyConsumer } from "../direct-reply-to.js";
@@ -47,11 +47,8 @@ export const basicHandlers: HandlerTable = [
       return;
     }
     const queue = ch.host.broker.queueForRead(ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue));
-    const priority = a.arguments["x-priority"];
-    if (priority !== undefined && (typeof priority !== "number" || !Number.isInteger(priority))) {
-      throw new BrokerError("preconditionFailed", `invalid arg 'x-priority' for consumer '${tag}': expected an integer`);
-    }
-    const consumer = new ChannelConsumer(ch, queue, tag, a.noAck, a.exclusive, priority ?? 0, ch.consumerPrefetch, a.arguments);
+    const priority = checkConsumerArguments(queue.type, a.arguments, queue.name, queue.vhost);
+    const consumer = new ChannelConsumer(ch, queue, tag, a.noAck, a.exclusive, priority, ch.consumerPrefetch, a.arguments);
     queue.checkConsumable(a.exclusive);
     queue.admitConsumer({ noAck: a.noAck, prefetch: ch.consumerPrefetch, channelPrefetch: ch.prefetchCount, arguments: a.arguments });
     // consume-ok must precede the first delivery, which addConsumer may trigger at once.
