@@ -8,6 +8,7 @@
 import { BrokerError } from "../errors/broker-error.js";
 import { erlangTerm } from "../errors/erlang-term.js";
 import { compilePattern, InvalidPatternError } from "../auth/permission-pattern.js";
+import { policyAppliesToType } from "./queue/queue-type-rules.js";
 import type { PolicyRecord } from "./vhost.js";
 
 type Check = (v: unknown) => string | null;
@@ -161,7 +162,7 @@ function validateFederationKeys(definition: Readonly<Record<string, unknown>>): 
   }
 }
 
-/** The policy that applies to a resource: matching pattern and apply-to, highest priority. */
+/** The policy that applies to a resource: matching pattern and apply-to, fit for the queue's type (queue-type-rules.ts), highest priority. */
 export function effectivePolicy(policies: Iterable<PolicyRecord>, kind: "queue" | "exchange", name: string, queueType = "classic"): PolicyRecord | null {
   let best: PolicyRecord | null = null;
   for (const p of policies) {
@@ -169,7 +170,7 @@ export function effectivePolicy(policies: Iterable<PolicyRecord>, kind: "queue" 
       p.applyTo === "all" ||
       (kind === "exchange" && p.applyTo === "exchanges") ||
       (kind === "queue" && (p.applyTo === "queues" || p.applyTo === `${queueType}_queues`));
-    if (!applies || !compilePattern(p.pattern).matches(name)) continue;
+    if (!applies || (kind === "queue" && !policyAppliesToType(queueType, p.definition)) || !compilePattern(p.pattern).matches(name)) continue;
     if (!best || p.priority > best.priority) best = p;
   }
   return best;

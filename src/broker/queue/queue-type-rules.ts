@@ -67,6 +67,28 @@ export function checkConsumerArguments(type: QueueType, args: FieldTable, queue:
   throw new BrokerError("preconditionFailed", `invalid arg 'x-priority' for ${describeResource("queue", queue, vhost)}: "expected integer, got ${fieldTypeName(priority)}"`);
 }
 
+/** The HA keys of classic mirrored queues, which neither quorum queues nor streams have. */
+const MIRRORING = ["ha-mode", "ha-params", "ha-sync-mode", "ha-promote-on-shutdown", "ha-promote-on-failure"];
+
+/** The policy keys each type has no use for (RabbitMQ 3.10's unsupported_policies of each queue type). */
+const POLICY_KEYS_FOREIGN: Readonly<Record<QueueType, ReadonlySet<string>>> = {
+  classic: new Set(["max-age", "stream-max-segment-size-bytes", "queue-leader-locator", "initial-cluster-size", "delivery-limit", "dead-letter-strategy"]),
+  quorum: new Set(["max-priority", "queue-mode", "single-active-consumer", ...MIRRORING, "queue-master-locator", "max-age", "stream-max-segment-size-bytes", "initial-cluster-size"]),
+  stream: new Set(["expires", "message-ttl", "dead-letter-exchange", "dead-letter-routing-key", "max-length", "max-in-memory-length", "max-in-memory-bytes", "max-priority", "overflow", "queue-mode", "single-active-consumer", "delivery-limit", ...MIRRORING, "queue-master-locator", "dead-letter-strategy"]),
+};
+
+/**
+ * Whether a policy (or operator policy) may apply to a queue of this type: not when its
+ * definition holds a key the type has no use for. RabbitMQ 3.10 leaves such a policy out when
+ * it picks the highest-priority match, so a lower one may apply instead — one policy with
+ * max-length and delivery-limit governs quorum queues and leaves classic queues alone.
+ */
+export function policyAppliesToType(type: string, definition: Readonly<Record<string, unknown>>): boolean {
+  const foreign = POLICY_KEYS_FOREIGN[type === "quorum" || type === "stream" ? type : "classic"];
+  for (const key of Object.keys(definition)) if (foreign.has(key)) return false;
+  return true;
+}
+
 /** The properties a quorum queue or a stream must have, and a stream's filter size. */
 export function checkQueueType(spec: QueueSpec, vhost: string): void {
   const type = spec.arguments["x-queue-type"];
