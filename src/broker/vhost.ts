@@ -45,6 +45,7 @@ export class VHostStats {
   getNoAck = 0;
   ack = 0;
   redeliver = 0;
+  getEmpty = 0;
   recvOct = 0;
   sendOct = 0;
 }

@@ -56,6 +56,8 @@ interface DeliveryCounters {
   readonly getNoAck: number;
   readonly ack: number;
   readonly redeliver: number;
+  /** basic.get answered get-empty (RabbitMQ's get_empty). */
+  readonly getEmpty: number;
 }
 
 export function deliveryStats(s: DeliveryCounters): Record<string, number> {
@@ -68,6 +70,7 @@ export function deliveryStats(s: DeliveryCounters): Record<string, number> {
     deliver_get: s.deliver + s.deliverNoAck + s.get + s.getNoAck,
     ack: s.ack,
     redeliver: s.redeliver,
+    get_empty: s.getEmpty,
   };
 }
 
@@ -184,6 +187,14 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
     r["leader"] = rc.node;
     r["members"] = [rc.node];
     r["online"] = [rc.node];
+    // RabbitMQ 3.10's quorum-only fields. Its quorum queues name the active consumer _ctag.
+    // Nothing waits in an at-least-once dead-letter process here (dead-lettering is done when
+    // the message dies) and the queue keeps no log files of its own (its messages are in the
+    // node's message store): the true figures are 0.
+    r["single_active_consumer_ctag"] = r["single_active_consumer_tag"];
+    r["messages_dlx"] = 0;
+    r["message_bytes_dlx"] = 0;
+    r["open_files"] = { [rc.node]: 0 };
   }
   if (q instanceof StreamQueue) addStreamFields(r, q, rc.node, rc.cluster);
   // RabbitMQ lists message_stats only once the queue has seen traffic; for a list of idle
@@ -198,7 +209,7 @@ function exclusiveTag(consumers: readonly { readonly exclusive: boolean; readonl
 }
 
 function hadTraffic(s: DeliveryCounters): boolean {
-  return s.publish + s.deliver + s.deliverNoAck + s.get + s.getNoAck + s.ack + s.redeliver > 0;
+  return s.publish + s.deliver + s.deliverNoAck + s.get + s.getNoAck + s.ack + s.redeliver + s.getEmpty > 0;
 }
 
 export function exchangeRecord(x: Exchange, rc: RecordContext, applied: AppliedPolicy = NO_POLICY): Record<string, unknown> {

@@ -2,7 +2,8 @@
  * What a stream queue's management record adds (docs/STREAMS.md, "Operators"): RabbitMQ's stream
  * fields that Coney knows truthfully — its node as leader, member and online, `readers` per node,
  * osiris's `committed_offset`, `first_offset` and `segments` — plus Coney's `last_offset`, without
- * the classic queue's memory and paging figures (untrue of a log on disk); and, on
+ * the classic queue's memory and paging figures (untrue of a log on disk) and without RabbitMQ's
+ * stream `memory` (its writer process's, which Coney has no counterpart of); and, on
  * the one-queue GET, `stream_consumers`: every reader of the stream, AMQP 0-9-1 consumers and
  * native subscriptions alike, with the offset each is sent next and how far behind the committed
  * end it is. Figures are read from the stream's log when the request is served.
@@ -26,8 +27,9 @@ export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node
   r["last_offset"] = log.nextOffset - 1;
   r["segments"] = log.segmentCount;
   // A classic queue's memory and paging figures say nothing true of a log read from its segments
-  // one chunk at a time (RabbitMQ's stream record has none of them either); `memory` would count
-  // the whole log as held in memory.
+  // one chunk at a time (RabbitMQ's stream record has none of them either); a classic queue's
+  // `memory` would count the whole log as held in memory. RabbitMQ's stream record does have a
+  // `memory` (its writer process's); Coney has no figure of the same meaning (docs/COMPATIBILITY.md).
   for (const f of NOT_OF_STREAMS) delete r[f];
 }
 

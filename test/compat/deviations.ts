@@ -108,6 +108,19 @@ export const DEVIATIONS: readonly Deviation[] = [
     reason: "cluster_state is keyed by node name, which differs between the recording node and Coney.",
   },
   {
+    where: "queue-type-records/*",
+    kind: "missing-key",
+    path: "*{readers,open_files}.*",
+    reason: "readers (streams) and open_files (quorum queues) are keyed by node name, which differs between the recording node and Coney; Coney's own node is the key there.",
+  },
+  {
+    where: "queue-type-records/*",
+    step: "GET /api/queues/*/qs",
+    kind: "missing-key",
+    path: "memory",
+    reason: "A stream's memory in RabbitMQ is its osiris writer process's; Coney's stream has no process of its own and no figure of that meaning (a classic queue's memory figure would count the log on disk).",
+  },
+  {
     where: "definitions/*",
     kind: "missing-item",
     path: "global_parameters[]",

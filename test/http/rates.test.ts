@@ -51,4 +51,20 @@ describe("message rates over HTTP", () => {
     assert.equal((await api("GET", "/api/queues?sort=message_stats.publish_details.rate&sort_reverse=true")).json[0].name, "rated-q");
     await conn.close();
   });
+
+  it("counts basic.get on an empty queue as get_empty on the queue, channel, vhost and overview", async () => {
+    const conn = await amqp.connect(broker.amqpUrl);
+    const ch = await conn.createChannel();
+    await ch.assertQueue("empty-q");
+    const before = (await api("GET", "/api/overview")).json.message_stats?.get_empty ?? 0;
+    for (let i = 0; i < 3; i++) assert.equal(await ch.get("empty-q"), false);
+    const q = (await api("GET", "/api/queues/%2f/empty-q")).json;
+    assert.equal(q.message_stats.get_empty, 3, "a queue with only empty gets shows its message_stats");
+    assert.equal(typeof q.message_stats.get_empty_details.rate, "number");
+    assert.equal((await api("GET", "/api/overview")).json.message_stats.get_empty, before + 3);
+    assert.ok((await api("GET", "/api/vhosts/%2f")).json.message_stats.get_empty >= 3);
+    const channels = (await api("GET", "/api/channels")).json as Array<{ message_stats: { get_empty: number } }>;
+    assert.ok(channels.some((c) => c.message_stats.get_empty === 3), JSON.stringify(channels.map((c) => c.message_stats)));
+    await conn.close();
+  });
 });

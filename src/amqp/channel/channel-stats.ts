@@ -89,6 +89,7 @@ export class ChannelStats implements ChannelCounters {
   gotEmpty(): void {
     this.getEmpty++;
     this.broker.getEmpty++;
+    this.vhost.getEmpty++;
   }
 
   acked(): void {

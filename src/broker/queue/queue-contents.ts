@@ -37,12 +37,14 @@ export interface QueueStats {
   getNoAck: number;
   ack: number;
   redeliver: number;
+  /** basic.get (or the management API's get) that found the queue empty. */
+  getEmpty: number;
 }
 
 export abstract class QueueContents implements PageSink {
   /** Resolved from arguments and policies (queue-settings.ts); replaced by Queue.applyPolicy(). */
   settings: QueueSettings;
-  readonly stats: QueueStats = { publish: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0 };
+  readonly stats: QueueStats = { publish: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, getEmpty: 0 };
   protected readonly ready: ReadyEntries;
   /** Set for durable, non-exclusive queues when the broker has a message store. */
   protected readonly log: QueueLog | null;

@@ -258,7 +258,10 @@ export class Queue extends QueueContents implements QueueSpec {
       if (this.ready.length > 0 || this.log === null || this.log.pagedCount === 0) break;
     }
     const e = this.ready.shift();
-    if (!e) return null;
+    if (!e) {
+      this.stats.getEmpty++;
+      return null;
+    }
     if (this.hasTtl) this.armTtlTimer();
     if (noAck) this.stats.getNoAck++;
     else this.stats.get++;
