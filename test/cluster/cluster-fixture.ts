@@ -84,7 +84,7 @@ export class TestCluster {
     await eventually(async () => {
       if (p.exitCode !== null) throw new Error(`etcd exited: ${err}`);
       try {
-        const r = await fetch(`${this.etcdUrl}/health`);
+        const r = await fetch(`${this.etcdUrl}/health`, { signal: AbortSignal.timeout(2000) });
         return r.ok;
       } catch {
         return false;

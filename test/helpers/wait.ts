@@ -9,12 +9,21 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
   ]);
 }
 
-/** Polls `check` until it returns true (or throws after `ms`). */
+/**
+ * Polls `check` until it returns true (or throws after `ms`). A check that never settles (a
+ * request to a process that hangs) is given up at the deadline too, with the same message,
+ * instead of holding the test until the runner's own timeout says nothing of what it waited for.
+ */
 export async function eventually(check: () => boolean | Promise<boolean>, ms = 5000, what = "condition"): Promise<void> {
   const deadline = Date.now() + ms;
+  const late = (): Error => new Error(`timed out after ${ms} ms waiting for ${what}`);
   for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    const result = check();
+    if (typeof result === "boolean" ? result : await withTimeout(result, Math.max(1, deadline - Date.now()), what).catch((err: unknown) => {
+      if (Date.now() >= deadline) throw late();
+      throw err;
+    })) return;
+    if (Date.now() > deadline) throw late();
     await new Promise((r) => setTimeout(r, 10));
   }
 }
