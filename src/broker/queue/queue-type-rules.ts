@@ -1,10 +1,12 @@
 /**
- * What each queue type refuses at declare. Arguments: RabbitMQ 3.10 refuses an argument it knows
- * that the queue's type has no use for, with "invalid arg … of queue type rabbit_<type>_queue",
- * before it looks at any argument's value; arguments it does not know pass (the lists below are
- * RabbitMQ 3.10.8's answers, recorded in test/compat/recorded/queue-type-arguments.json).
- * Properties (rabbit_quorum_queue / rabbit_stream_queue:declare): quorum queues and streams are
- * durable, not auto-delete and not exclusive.
+ * What each queue type takes: declare arguments, consumer arguments, policy keys, properties.
+ * Arguments: RabbitMQ 3.10 refuses an argument it knows that the queue's type has no use for,
+ * with "invalid arg … of queue type rabbit_<type>_queue", before it looks at any argument's value;
+ * arguments it does not know pass (the lists below are RabbitMQ 3.10.8's answers, recorded in
+ * test/compat/recorded/queue-type-arguments.json). Policies: one holding a key the type has no
+ * use for does not apply to it (policy-queue-types.json). Properties
+ * (rabbit_quorum_queue / rabbit_stream_queue:declare): quorum queues and streams are durable, not
+ * auto-delete and not exclusive.
  */
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
 import { fieldTypeName, type FieldTable } from "../values/field-value.js";
