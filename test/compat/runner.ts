@@ -146,7 +146,7 @@ async function amqpStep(target: Target, step: AmqpStep, conns: Map<string, Chann
     switch (step.op) {
       case "declareQueue": value = (await ch.assertQueue(step.queue, step.options ?? {})).messageCount; break;
       case "checkQueue": value = (await ch.checkQueue(step.queue)).messageCount; break;
-      case "deleteQueue": value = (await ch.deleteQueue(step.queue)).messageCount; break;
+      case "deleteQueue": value = (await ch.deleteQueue(step.queue, step.options ?? {})).messageCount; break;
       case "declareExchange": await ch.assertExchange(step.exchange, step.type, step.options ?? {}); break;
       case "bindQueue": await ch.bindQueue(step.queue, step.exchange, step.routingKey, step.args ?? {}); break;
       case "bindExchange": await ch.bindExchange(step.destination, step.source, step.routingKey); break;

@@ -42,7 +42,7 @@ export type AmqpOp =
   | { readonly op: "close" }
   | { readonly op: "declareQueue"; readonly queue: string; readonly options?: Readonly<Record<string, unknown>> }
   | { readonly op: "checkQueue"; readonly queue: string }
-  | { readonly op: "deleteQueue"; readonly queue: string }
+  | { readonly op: "deleteQueue"; readonly queue: string; readonly options?: { readonly ifEmpty?: boolean; readonly ifUnused?: boolean } }
   | { readonly op: "declareExchange"; readonly exchange: string; readonly type: string; readonly options?: Readonly<Record<string, unknown>> }
   | { readonly op: "bindQueue"; readonly queue: string; readonly exchange: string; readonly routingKey: string; readonly args?: Readonly<Record<string, unknown>> }
   | { readonly op: "bindExchange"; readonly destination: string; readonly source: string; readonly routingKey: string }

@@ -3,7 +3,7 @@
  * queue-type validation, the vhost's max-queues limit), delete, purge, the lookup for consume /
  * get / purge, and the end of an exclusive owner's queues when its connection closes.
  */
-import { BrokerError, notFound } from "../../errors/broker-error.js";
+import { BrokerError, describeResource, notFound } from "../../errors/broker-error.js";
 import { actorOf, type ClientContext } from "../client-context.js";
 import { announce } from "../events/announce.js";
 import { queueEventProps } from "../events/topology-event-props.js";
@@ -93,8 +93,7 @@ export function deleteQueue(b: BrokerState, ctx: ClientContext, vhostName: strin
     return 0;
   }
   q.checkExclusiveAccess(ctx.owner);
-  if (opts.ifUnused && q.consumerCount > 0) throw new BrokerError("preconditionFailed", `queue '${name}' in vhost '${vhostName}' in use`);
-  if (opts.ifEmpty && q.messageCount > 0) throw new BrokerError("preconditionFailed", `queue '${name}' in vhost '${vhostName}' not empty`);
+  checkDeleteFlags(q, opts);
   return removeQueue(b, v, q, actorOf(ctx));
 }
 
@@ -113,4 +112,21 @@ export function ownerClosed(b: BrokerState, owner: object): void {
   for (const v of b.vhosts.values()) {
     for (const q of v.exclusiveQueuesOf(owner)) removeQueue(b, v, q);
   }
+}
+
+/**
+ * queue.delete's if-unused and if-empty, per queue type as RabbitMQ 3.10 treats them: a classic
+ * queue honours them; a quorum queue refuses either flag (NOT_IMPLEMENTED, if-unused named
+ * first); a stream ignores both and is deleted.
+ */
+function checkDeleteFlags(q: Queue, opts: QueueDeleteOptions): void {
+  const resource = describeResource("queue", q.name, q.vhost);
+  if (q.type === "quorum") {
+    const flag = opts.ifUnused ? "if-unused" : opts.ifEmpty ? "if-empty" : null;
+    if (flag !== null) throw new BrokerError("notImplemented", `cannot delete ${resource}. queue.delete operations with ${flag} flag set are not supported by quorum queues`);
+    return;
+  }
+  if (q.type === "stream") return;
+  if (opts.ifUnused && q.consumerCount > 0) throw new BrokerError("preconditionFailed", `${resource} in use`);
+  if (opts.ifEmpty && q.messageCount > 0) throw new BrokerError("preconditionFailed", `${resource} not empty`);
 }

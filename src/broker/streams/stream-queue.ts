@@ -5,7 +5,7 @@
  * its `x-stream-offset` said, independently of the others, and each delivery carries its
  * `x-stream-offset` header. Consumers must acknowledge (no-ack is NOT_IMPLEMENTED) and set a
  * prefetch (PRECONDITION_FAILED otherwise); an ack only returns credit; basic.get, nack and
- * reject are NOT_IMPLEMENTED; purge removes nothing.
+ * reject are NOT_IMPLEMENTED, and so is purge (RabbitMQ 3.10).
  *
  * Invariants: `unacked` counts deliveries not yet settled; a consumer's reader is at the offset
  * of the next message it has not been sent.
@@ -209,12 +209,13 @@ export class StreamQueue extends Queue {
     this.unacked--;
   }
 
+  /** RabbitMQ 3.10: a stream cannot be purged (its retention removes old segments). */
   override purge(): number {
-    return 0;
+    throw new BrokerError("notImplemented", `queue.purge not supported by stream queues ${describeResource("queue", this.name, this.vhost)}`);
   }
 
+  /** Returns 0: RabbitMQ 3.10's delete-ok for a stream counts no messages (its log is not "ready" messages). */
   override markDeleted(): number {
-    const count = this.messageCount;
     if (this.isDeleted) return 0;
     super.markDeleted();
     const readers = this.readers.splice(0);
@@ -222,7 +223,7 @@ export class StreamQueue extends Queue {
     this.stream.destroy();
     for (const w of [...this.watchers]) w.deleted();
     this.watchers.clear();
-    return count;
+    return 0;
   }
 
   /** Where a consumer starting at `start` reads first. */
