@@ -113,6 +113,22 @@ describe("priority, single active consumer, quorum, validation", () => {
     assert.match(await declareError("sq.dl", { durable: true, arguments: { "x-queue-type": "stream", "x-delivery-limit": 3 } }), /invalid arg 'x-delivery-limit' .* of queue type rabbit_stream_queue"/);
   });
 
+  it("quorum: basic.get carries x-delivery-count from the first delivery, a consumer's from the first return (RabbitMQ 3.10)", async () => {
+    const ch = await f.conn.createConfirmChannel();
+    await ch.assertQueue("qq.count", { durable: true, arguments: { "x-queue-type": "quorum" } });
+    for (const body of ["got", "consumed"]) ch.sendToQueue("qq.count", Buffer.from(body), { headers: { mine: 1 } });
+    await ch.waitForConfirms();
+    const got = await ch.get("qq.count", { noAck: false });
+    assert.ok(got);
+    assert.deepEqual(got.properties.headers, { mine: 1, "x-delivery-count": 0 });
+    ch.ack(got);
+    const consumed = await nextMessage(ch, "qq.count");
+    assert.deepEqual(consumed.properties.headers, { mine: 1 });
+    ch.ack(consumed);
+    await ch.deleteQueue("qq.count");
+    await ch.close();
+  });
+
   it("quorum: overflow reject-publish-dlx is taken and runs as drop-head (RabbitMQ 3.10)", async () => {
     const ch = await f.conn.createConfirmChannel();
     await ch.assertQueue("qq.dlx.dead", { durable: false });

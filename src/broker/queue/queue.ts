@@ -247,7 +247,9 @@ export class Queue extends QueueContents implements QueueSpec {
     if (this.singleActiveConsumer) this.dispatch();
   }
 
-  /** basic.get: the oldest ready entry, or null; ack-mode gets are held like deliveries. `countsBodyHolds`: see QueueConsumer. */
+  /**
+   * basic.get: the oldest ready entry, or null; ack-mode gets are held like deliveries (`countsBodyHolds`: see QueueConsumer).
+   * On a quorum queue a get always carries x-delivery-count, 0 the first time (RabbitMQ 3.10; a consumer's, from the first return). */
   get(noAck: boolean, countsBodyHolds = false): QueueEntry | null {
     const now = this.now();
     this.lastActivity = now;
@@ -258,14 +260,12 @@ export class Queue extends QueueContents implements QueueSpec {
       if (this.ready.length > 0 || this.log === null || this.log.pagedCount === 0) break;
     }
     const e = this.ready.shift();
-    if (!e) {
-      this.stats.getEmpty++;
-      return null;
-    }
+    if (!e) this.stats.getEmpty++;
+    if (!e) return null;
     if (this.hasTtl) this.armTtlTimer();
-    if (noAck) this.stats.getNoAck++;
-    else this.stats.get++;
+    this.stats[noAck ? "getNoAck" : "get"]++;
     if (!countsBodyHolds) e.message.lease?.pin();
+    if (this.type === "quorum" && e.returns === 0) e.message = withHeader(e.message, "x-delivery-count", 0n);
     this.handOut(e, noAck);
     if (noAck) this.forget(e, null);
     return e;
