@@ -16,14 +16,11 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
  */
 export async function eventually(check: () => boolean | Promise<boolean>, ms = 5000, what = "condition"): Promise<void> {
   const deadline = Date.now() + ms;
-  const late = (): Error => new Error(`timed out after ${ms} ms waiting for ${what}`);
   for (;;) {
+    // A check still pending at the deadline fails with withTimeout's message (naming the time it was left).
     const result = check();
-    if (typeof result === "boolean" ? result : await withTimeout(result, Math.max(1, deadline - Date.now()), what).catch((err: unknown) => {
-      if (Date.now() >= deadline) throw late();
-      throw err;
-    })) return;
-    if (Date.now() > deadline) throw late();
+    if (typeof result === "boolean" ? result : await withTimeout(result, Math.max(1, deadline - Date.now()), what)) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

@@ -37,9 +37,13 @@ const KNOWN: ReadonlySet<string> = new Set(Object.values(TAKES).flatMap((keys) =
 export function checkTypeArguments(args: FieldTable, name: string, vhost: string): void {
   const declared = args["x-queue-type"] ?? "classic";
   if (declared !== "classic" && declared !== "quorum" && declared !== "stream") return;
-  const takes = TAKES[declared];
+  refuseForeign(args, KNOWN, TAKES[declared], declared, name, vhost);
+}
+
+/** Throws RabbitMQ's refusal for the first argument of `args` that is `known` but not one `takes`. */
+function refuseForeign(args: FieldTable, known: ReadonlySet<string>, takes: ReadonlySet<string>, type: QueueType, queue: string, vhost: string): void {
   for (const key of Object.keys(args)) {
-    if (KNOWN.has(key) && !takes.has(key)) throw new BrokerError("preconditionFailed", `invalid arg '${key}' for ${describeResource("queue", name, vhost)} of queue type rabbit_${declared}_queue`);
+    if (known.has(key) && !takes.has(key)) throw new BrokerError("preconditionFailed", `invalid arg '${key}' for ${describeResource("queue", queue, vhost)} of queue type rabbit_${type}_queue`);
   }
 }
 
@@ -58,10 +62,7 @@ const CONSUMER_KNOWN: ReadonlySet<string> = new Set(Object.values(CONSUMER_TAKES
  * Returns the consumer's priority (0 without x-priority).
  */
 export function checkConsumerArguments(type: QueueType, args: FieldTable, queue: string, vhost: string): number {
-  const takes = CONSUMER_TAKES[type];
-  for (const key of Object.keys(args)) {
-    if (CONSUMER_KNOWN.has(key) && !takes.has(key)) throw new BrokerError("preconditionFailed", `invalid arg '${key}' for ${describeResource("queue", queue, vhost)} of queue type rabbit_${type}_queue`);
-  }
+  refuseForeign(args, CONSUMER_KNOWN, CONSUMER_TAKES[type], type, queue, vhost);
   const priority = args["x-priority"];
   if (priority === undefined) return 0;
   if (typeof priority === "number" && Number.isInteger(priority)) return priority;
