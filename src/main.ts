@@ -43,7 +43,7 @@ export async function main(argv: string[]): Promise<void> {
   if (config.etcdEndpoints.length > 0) {
     // A cluster node (docs/CLUSTERING.md): it becomes a broker only while it leads. Loaded only
     // here, so a single node never loads etcd3 and gRPC (start time, memory, descriptors).
-    const { ClusterNode } = await import("./cluster/cluster-node.js");
+    const { ClusterNode } = await loadCluster();
     const node = new ClusterNode(config, logger);
     await node.start();
     running = node;
@@ -55,4 +55,26 @@ export async function main(argv: string[]): Promise<void> {
     if (config.inMemory) logger.warn("in memory: definitions and messages are not stored and last only as long as this process (--in-memory)");
   }
   if (stopRequested !== null) stop(stopRequested);
+}
+
+/**
+ * The cluster's etcd client (etcd3, with gRPC and protobufjs) is an optional peer dependency:
+ * a project that embeds Coney or only uses coney/testing installs none of it. A node asked to
+ * cluster without it exits with the command that installs it, not with a module trace.
+ */
+async function loadCluster(): Promise<typeof import("./cluster/cluster-node.js")> {
+  try {
+    return await import("./cluster/cluster-node.js");
+  } catch (err) {
+    const missing = missingPackage(err, ["etcd3", "cockatiel"]);
+    if (missing === null) throw err;
+    process.stderr.write(`coney: clustering (--etcd-endpoints) needs the optional package "${missing}", which is not installed: run "npm install etcd3" beside coney\n`);
+    process.exit(1);
+  }
+}
+
+/** Which of `names` a failed import could not find, or null when it failed for another reason. */
+function missingPackage(err: unknown, names: readonly string[]): string | null {
+  if (!(err instanceof Error) || (err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") return null;
+  return names.find((name) => err.message.includes(`'${name}'`)) ?? null;
 }
