@@ -75,6 +75,11 @@ export const DEVIATIONS: readonly Deviation[] = [
     reason: "RabbitMQ 3.10 crashes (500, no body) on an unknown ackmode; Coney answers 400 bad_request naming the valid ackmodes.",
   },
   {
+    where: "pcre-patterns/patterns PCRE refuses are refused",
+    kind: "reason",
+    reason: "An invalid pattern: RabbitMQ's reason is PCRE's message and offset as an Erlang term (for permissions a list of character codes); Coney's is readable text naming the pattern and the same fault. Same status and error.",
+  },
+  {
     where: "endpoints/overview, nodes, cluster name, extensions",
     step: "GET /api/nodes/rabbit@no-such-node",
     kind: ["status", "type"],
