@@ -14,7 +14,7 @@ export async function main(argv: string[]): Promise<void> {
     process.exit(64);
   }
   const { config, unsupported } = loaded;
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, {}, { format: config.logFormat });
   // One line naming every rabbitmq.conf key Coney ignores, so none goes unnoticed.
   if (unsupported.length > 0) logger.warn(`config file ${config.configFile}: settings Coney does not support, ignored: ${unsupported.join(", ")}`, { unsupported });
   // Signal handlers go in before anything starts: a SIGTERM right after the "Coney started"

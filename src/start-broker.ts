@@ -82,7 +82,7 @@ function readSlabsKept(memLimit: number): number {
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
   const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
-  const logger = givenLogger ?? createLogger(config.logLevel);
+  const logger = givenLogger ?? createLogger(config.logLevel, undefined, {}, { format: config.logFormat });
   // A broker that stores nothing watches no disk (ResourceAlarms); its figures read the working directory's.
   const diskDir = config.inMemory ? "." : config.dataDir;
   const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.inMemory ? null : config.dataDir);

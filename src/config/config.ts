@@ -4,6 +4,7 @@
  */
 import { hostname } from "node:os";
 import type { LogLevel } from "../logging/logger.js";
+import type { LogFormatChoice } from "../logging/log-format.js";
 
 /** One chart-history retention level: a point every `intervalSeconds`, kept for `ageSeconds`. */
 export interface RetentionLevelSetting {
@@ -32,6 +33,8 @@ export interface ConeyConfig {
   /** Users allowed to connect only from loopback addresses (RabbitMQ loopback_users). */
   loopbackUsers: string[];
   logLevel: LogLevel | "silent";
+  /** Log lines as text or JSON; "auto": text on a terminal, JSON otherwise (src/logging/log-format.ts). */
+  logFormat: LogFormatChoice;
   heartbeat: number;
   frameMax: number;
   channelMax: number;
@@ -169,6 +172,7 @@ export function defaultConfig(): ConeyConfig {
     defaultVhost: "/",
     loopbackUsers: ["guest"],
     logLevel: "info",
+    logFormat: "auto",
     heartbeat: 60,
     frameMax: 131072,
     channelMax: 2047,

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { isLogFormatChoice } from "../logging/log-format.js";
 import { isLogLevel } from "../logging/logger.js";
 import { defaultConfig, type ConeyConfig } from "./config.js";
 import { isRabbitConf, RabbitConfError, readRabbitConf } from "./rabbitmq-conf.js";
@@ -13,7 +14,7 @@ type Key = keyof ConeyConfig;
 
 /** A setting with a value it cannot take; the message names the setting and the value. */
 export class ConfigError extends Error {}
-type Kind = "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "nullable-port" | "nullable-string" | "nullable-int";
+type Kind = "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "log-format" | "nullable-port" | "nullable-string" | "nullable-int";
 
 /** Every setting: its flag, its environment variable, and how to parse it. */
 const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind; help: string }> = [
@@ -28,6 +29,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "defaultVhost", flag: "--default-vhost <vhost>", env: "CONEY_DEFAULT_VHOST", kind: "string", help: "vhost created on first boot" },
   { key: "loopbackUsers", flag: "--loopback-users <names>", env: "CONEY_LOOPBACK_USERS", kind: "list", help: "comma-separated users allowed only from localhost ('none' for nobody)" },
   { key: "logLevel", flag: "--log-level <level>", env: "CONEY_LOG_LEVEL", kind: "level", help: "debug, info, warn, error or silent" },
+  { key: "logFormat", flag: "--log-format <format>", env: "CONEY_LOG_FORMAT", kind: "log-format", help: "text, json or auto (text on a terminal, JSON otherwise)" },
   { key: "heartbeat", flag: "--heartbeat <seconds>", env: "CONEY_HEARTBEAT", kind: "int", help: "heartbeat interval proposed to clients" },
   { key: "consumerTimeout", flag: "--consumer-timeout <ms>", env: "CONEY_CONSUMER_TIMEOUT", kind: "int", help: "ms a delivery may stay unacknowledged before its channel is closed (RabbitMQ's consumer_timeout; 0 = none)" },
   { key: "frameMax", flag: "--frame-max <bytes>", env: "CONEY_FRAME_MAX", kind: "int", help: "largest frame accepted" },
@@ -116,6 +118,9 @@ function parse(kind: Kind, raw: string, name: string): unknown {
       return raw === "none" ? [] : raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
     case "level":
       if (raw !== "silent" && !isLogLevel(raw)) throw new ConfigError(`${name}: '${raw}' is not a log level`);
+      return raw;
+    case "log-format":
+      if (!isLogFormatChoice(raw)) throw new ConfigError(`${name}: '${raw}' is not a log format (text, json or auto)`);
       return raw;
     default:
       return raw;

@@ -169,6 +169,12 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   },
   "log.console.level": (l, b) => (b.out.logLevel = logLevel(l)),
   "log.file.level": (l, b) => (b.out.logLevel = logLevel(l)),
+  // RabbitMQ 3.9+'s names: plaintext for people, json for shippers.
+  "log.console.formatter": (l, b) => {
+    if (l.value === "plaintext") b.out.logFormat = "text";
+    else if (l.value === "json") b.out.logFormat = "json";
+    else bad(l, "not a log formatter (plaintext or json)");
+  },
   // Coney logs to stderr only: turning the console on is what it does; a log file it cannot write.
   "log.console": (l) => {
     if (!bool(l)) bad(l, "Coney always logs to stderr (set log.console.level = none to silence it)");

@@ -1,6 +1,6 @@
 /**
- * Structured logs on stderr: one JSON object per line with time, level, message and fields.
- * No global logger: the composition root makes one and passes it down; child loggers share
+ * Structured logs on stderr: one line per event with time, level, message and fields, as JSON
+ * or as text for a terminal (log-format.ts). No global logger: the composition root makes one and passes it down; child loggers share
  * their parent's sink, rate limit and counters.
  *
  * Two faults the logger absorbs, so that logging never takes the broker down or drowns it:
@@ -12,6 +12,8 @@
  *   says how many were lost. `stats()` tells both counts.
  */
 import { fstatSync, writeSync } from "node:fs";
+import { isatty } from "node:tty";
+import { formatterFor, jsonSafe, resolveLogFormat, type Formatter, type LogFormatChoice } from "./log-format.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -36,6 +38,8 @@ export interface LoggerOptions {
   /** The rate limit's window (ms); identical warn/error lines within it are counted, not written. */
   windowMs?: number;
   now?: () => number;
+  /** Text or JSON lines; "auto" (default): text when stderr is a terminal. A given sink gets JSON unless told. */
+  format?: LogFormatChoice;
 }
 
 export function isLogLevel(s: string): s is LogLevel {
@@ -55,6 +59,7 @@ interface Window {
 
 interface SharedState {
   readonly sink: (line: string) => void;
+  readonly format: Formatter;
   readonly windowMs: number;
   readonly now: () => number;
   readonly windows: Map<string, Window>;
@@ -65,8 +70,12 @@ interface SharedState {
 }
 
 export function createLogger(level: LogLevel | "silent", sink?: (line: string) => void, base: Record<string, unknown> = {}, options: LoggerOptions = {}): Logger {
+  // Colours only where a person reads: stderr itself, on a terminal.
+  const terminal = sink === undefined && isatty(2);
+  const format = resolveLogFormat(options.format ?? (sink === undefined ? "auto" : "json"), terminal);
   const state: SharedState = {
     sink: sink ?? stderrSink(),
+    format: formatterFor(format, terminal),
     windowMs: options.windowMs ?? 10_000,
     now: options.now ?? Date.now,
     windows: new Map(),
@@ -81,9 +90,8 @@ function makeLogger(min: number, state: SharedState, base: Record<string, unknow
   const log = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
     if (RANK[lvl] < min) return;
     const all = { ...base, ...fields };
-    const body = JSON.stringify({ level: lvl, msg, ...all }, jsonSafe);
-    if (RANK[lvl] >= RANK.warn && held(state, body, lvl, msg, all)) return;
-    write(state, body);
+    if (RANK[lvl] >= RANK.warn && held(state, JSON.stringify([lvl, msg, all], jsonSafe), lvl, msg, all)) return;
+    write(state, lvl, msg, all);
   };
   return {
     debug: (m, f) => log("debug", m, f),
@@ -95,7 +103,7 @@ function makeLogger(min: number, state: SharedState, base: Record<string, unknow
   };
 }
 
-/** True when the line repeats one written less than a window ago (it is counted instead). */
+/** True when the event (`key`: its level, message and fields) repeats one written less than a window ago (it is counted instead). */
 function held(state: SharedState, body: string, level: LogLevel, msg: string, fields: Record<string, unknown>): boolean {
   const now = state.now();
   const w = state.windows.get(body);
@@ -119,17 +127,17 @@ function endWindow(state: SharedState, key: string): void {
   state.windows.delete(key);
   if (w.repeats === 0) return;
   const seconds = Math.round(state.windowMs / 1000);
-  write(state, JSON.stringify({ level: w.level, msg: `${w.msg} (${w.repeats} more in the last ${seconds} s)`, ...w.fields, repeated: w.repeats }, jsonSafe));
+  write(state, w.level, `${w.msg} (${w.repeats} more in the last ${seconds} s)`, { ...w.fields, repeated: w.repeats });
 }
 
-function write(state: SharedState, body: string): void {
-  const time = new Date().toISOString();
+function write(state: SharedState, level: LogLevel, msg: string, fields: Record<string, unknown>): void {
+  const time = new Date();
   try {
     if (state.unreported > 0) {
-      state.sink(`{"time":"${time}","level":"warn","msg":"log lines were dropped: the log could not be written","dropped":${state.unreported}}\n`);
+      state.sink(state.format(time, "warn", "log lines were dropped: the log could not be written", { dropped: state.unreported }));
       state.unreported = 0;
     }
-    state.sink(`{"time":"${time}",${body.slice(1)}\n`);
+    state.sink(state.format(time, level, msg, fields));
   } catch {
     state.dropped++;
     state.unreported++;
@@ -164,10 +172,4 @@ function stderrSink(): (line: string) => void {
     if (broken !== null) throw broken;
     process.stderr.write(line);
   };
-}
-
-function jsonSafe(_key: string, value: unknown): unknown {
-  if (typeof value === "bigint") return value.toString();
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
-  return value;
 }

@@ -99,6 +99,9 @@ log.file = false
     assert.equal(settings.logLevel, "warn");
     assert.deepEqual(unsupported, []);
     assert.equal(read("log.file.level = none").settings.logLevel, "silent");
+    assert.equal(read("log.console.formatter = plaintext").settings.logFormat, "text");
+    assert.equal(read("log.console.formatter = json").settings.logFormat, "json");
+    assert.throws(() => read("log.console.formatter = xml"), /plaintext or json/);
     assert.equal(read("management.load_definitions = /d.json").settings.loadDefinitions, "/d.json");
   });
 
