@@ -74,7 +74,9 @@ describe("the broker's log on a terminal", () => {
   it("is coloured text lines by default on a terminal", async () => {
     const out = await startedOnTerminal([]);
     const started = out.split(/\r?\n/).find((l) => l.includes("Coney started"))!;
-    assert.match(started, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \x1b\[32m\[info\]\x1b\[0m Coney started amqp_port=\d+ http_port=null/);
+    const ESC = "\x1b";
+    assert.ok(started.includes(` ${ESC}[32m[info]${ESC}[0m Coney started amqp_port=`), started);
+    assert.match(started, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} /);
   });
 
   it("is JSON lines on a terminal when asked (--log-format json)", async () => {
