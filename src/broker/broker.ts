@@ -45,7 +45,7 @@ import * as userOps from "./operations/user-operations.js";
 import * as vhostOps from "./operations/vhost-operations.js";
 import { ParameterComponents } from "./parameter-components.js";
 import type { AppliedPolicy } from "./policies.js";
-import type { Queue } from "./queue/queue.js";
+import type { Queue } from "./queue/queue-type.js";
 import type { QueueJournal, SyncWaiter } from "./queue/queue-journal.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
 import { VHOST_LIMITS } from "./runtime-parameters.js";

@@ -5,7 +5,7 @@
 import type { FieldTable } from "./values/field-value.js";
 import type { Binding } from "./binding.js";
 import type { Exchange } from "./exchange/exchange.js";
-import type { Queue } from "./queue/queue.js";
+import type { Queue } from "./queue/queue-type.js";
 
 export interface ExchangeDefinition {
   name: string;

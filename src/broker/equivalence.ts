@@ -8,7 +8,7 @@ import { BrokerError, describeResource } from "../errors/broker-error.js";
 import type { ExchangeSpec, Exchange } from "./exchange/exchange.js";
 import { fieldValueEquals } from "./field-value-equals.js";
 import { DECLARE_ARGS, describeArgValue } from "./queue/queue-arguments.js";
-import type { Queue } from "./queue/queue.js";
+import type { Queue } from "./queue/queue-type.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
 
 function inequivalent(resource: string, field: string, received: string, current: string): BrokerError {

@@ -8,6 +8,7 @@
 import { BrokerError } from "../errors/broker-error.js";
 import { erlangTerm } from "../errors/erlang-term.js";
 import { compilePattern, InvalidPatternError } from "../auth/permission-pattern.js";
+import { LEADER_LOCATOR_VALUES } from "./queue/placement.js";
 import { policyAppliesToType } from "./queue/queue-type-rules.js";
 import type { PolicyRecord } from "./vhost.js";
 
@@ -17,6 +18,9 @@ const nonNegInt: Check = (v) => (typeof v === "number" && Number.isInteger(v) &&
 const posInt: Check = (v) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? null : "must be a positive integer");
 const str: Check = (v) => (typeof v === "string" ? null : "must be a string");
 const oneOf = (...values: string[]): Check => (v) => (typeof v === "string" && values.includes(v) ? null : `must be one of ${values.join(", ")}`);
+
+/** Keys whose refusal is RabbitMQ 3.10's own whole line (its validator's text), not "<key> must …". */
+const OWN_WORDS: ReadonlySet<string> = new Set(["queue-leader-locator"]);
 
 /** RabbitMQ's policy keys (rabbit_policies, rabbit_mirror_queue_misc, quorum and stream validators). */
 const KEYS: ReadonlyMap<string, Check> = new Map([
@@ -34,7 +38,7 @@ const KEYS: ReadonlyMap<string, Check> = new Map([
   ["queue-mode", oneOf("default", "lazy")],
   ["queue-version", oneOf("1", "2")],
   ["queue-master-locator", oneOf("client-local", "min-masters", "random")],
-  ["queue-leader-locator", oneOf("client-local", "balanced")],
+  ["queue-leader-locator", (v) => (typeof v === "string" && LEADER_LOCATOR_VALUES.includes(v) ? null : `${erlangTerm(v)} is not a valid queue leader locator value`)],
   ["alternate-exchange", str],
   // The federation keys are checked by validateFederationKeys (RabbitMQ's own texts).
   ["federation-upstream", () => null],
@@ -124,6 +128,7 @@ export function validatePolicy(p: PolicyRecord): void {
     const check = KEYS.get(key);
     if (!check) throw new BrokerError("badRequest", `Validation failed\n\n[{<<"${key}">>,${erlangTerm(p.definition[key])}}] are not recognised policy settings\n`);
     const problem = check(p.definition[key]);
+    if (problem && OWN_WORDS.has(key)) throw new BrokerError("badRequest", `Validation failed\n\n${problem}\n`);
     if (problem) throw new BrokerError("badRequest", `Validation failed\n\n${key} ${problem}, got ${JSON.stringify(p.definition[key])}\n`);
   }
   validateFederationKeys(p.definition);

@@ -10,7 +10,8 @@ import { DefaultExchange } from "./exchange/default-exchange.js";
 import type { Destination, Exchange, ExchangeBinding } from "./exchange/exchange.js";
 import { createExchange } from "./exchange/exchange-types.js";
 import { StreamQueue } from "./streams/stream-queue.js";
-import { Queue, type QueueHost } from "./queue/queue.js";
+import { MessageQueue } from "./queue/queue.js";
+import type { Queue, QueueHost } from "./queue/queue-type.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
 
 export interface VHostMetadata {
@@ -101,7 +102,7 @@ export class VHost {
   }
 
   addQueue(spec: QueueSpec): Queue {
-    const q = spec.arguments["x-queue-type"] === "stream" ? new StreamQueue(this.name, spec, this.queueHost) : new Queue(this.name, spec, this.queueHost);
+    const q = spec.arguments["x-queue-type"] === "stream" ? new StreamQueue(this.name, spec, this.queueHost) : new MessageQueue(this.name, spec, this.queueHost);
     this.queues.set(q.name, q);
     this.sortedQueues = null;
     if (q.exclusiveOwner !== null) {
@@ -123,7 +124,7 @@ export class VHost {
    * store): the x-delayed-message exchange keeps its held messages in one (delayed/).
    */
   internalQueue(spec: QueueSpec): Queue {
-    return new Queue(this.name, spec, this.queueHost);
+    return new MessageQueue(this.name, spec, this.queueHost);
   }
 
   /**

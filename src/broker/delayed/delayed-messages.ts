@@ -13,7 +13,7 @@
 import type { MessageHold } from "../exchange/exchange.js";
 import type { Message } from "../message.js";
 import { withHeader } from "../message-headers.js";
-import type { Queue } from "../queue/queue.js";
+import type { Queue } from "../queue/queue-type.js";
 import type { QueueConsumer } from "../queue/queue-consumer.js";
 import type { QueueEntry } from "../queue/queue-entry.js";
 import type { FieldTable } from "../values/field-value.js";

@@ -13,7 +13,7 @@ import type { Broker } from "../broker.js";
 import { createExchange } from "../exchange/exchange-types.js";
 import type { Exchange } from "../exchange/exchange.js";
 import { createMessage } from "../message.js";
-import type { Queue } from "../queue/queue.js";
+import type { Queue } from "../queue/queue-type.js";
 import type { FieldTable, FieldValue } from "../values/field-value.js";
 import { SYSTEM_ACTOR } from "./actor.js";
 import type { DomainEvent } from "./domain-event.js";

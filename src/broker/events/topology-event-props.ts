@@ -4,7 +4,7 @@
  */
 import type { Binding } from "../binding.js";
 import type { Exchange } from "../exchange/exchange.js";
-import type { Queue } from "../queue/queue.js";
+import type { Queue } from "../queue/queue-type.js";
 
 export function queueEventProps(q: Queue): Record<string, unknown> {
   return { name: q.name, vhost: q.vhost, durable: q.durable, auto_delete: q.autoDelete, exclusive: q.exclusiveOwner !== null, type: q.type, arguments: q.arguments };

@@ -4,7 +4,7 @@
  * one lookup in the vhost's queue table. Explicit bind/unbind are refused by the vhost.
  */
 import type { MessageProperties } from "../values/message-properties.js";
-import type { Queue } from "../queue/queue.js";
+import type { Queue } from "../queue/queue-type.js";
 import { Exchange, type Destination, type ExchangeBinding } from "./exchange.js";
 
 export class DefaultExchange extends Exchange {

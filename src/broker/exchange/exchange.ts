@@ -9,7 +9,7 @@
 import type { FieldTable } from "../values/field-value.js";
 import type { MessageProperties } from "../values/message-properties.js";
 import type { Binding } from "../binding.js";
-import type { Queue } from "../queue/queue.js";
+import type { Queue } from "../queue/queue-type.js";
 import type { Message } from "../message.js";
 
 /** Where a binding leads: a queue, or another exchange (exchange-to-exchange binding). */

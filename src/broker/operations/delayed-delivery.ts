@@ -6,7 +6,7 @@
  */
 import { DelayedMessages } from "../delayed/delayed-messages.js";
 import type { DelayedMessageExchange } from "../exchange/delayed-message-exchange.js";
-import type { Queue } from "../queue/queue.js";
+import type { Queue } from "../queue/queue-type.js";
 import type { VHost } from "../vhost.js";
 import type { BrokerState } from "./broker-state.js";
 

@@ -5,7 +5,7 @@
  */
 import type { Exchange } from "../exchange/exchange.js";
 import { appliedPolicy, validateOperatorPolicy, validatePolicy, type AppliedPolicy } from "../policies.js";
-import type { Queue } from "../queue/queue.js";
+import type { Queue } from "../queue/queue-type.js";
 import type { PolicyRecord, VHost } from "../vhost.js";
 import type { Actor } from "../events/actor.js";
 import { announce } from "../events/announce.js";

@@ -6,7 +6,7 @@
  */
 import { deadLetteredMessage, isDeadLetterCycle, type DeathReason } from "../dead-letter.js";
 import type { Message } from "../message.js";
-import type { Queue, QueueHost } from "../queue/queue.js";
+import type { Queue, QueueHost } from "../queue/queue-type.js";
 import type { QueueJournal } from "../queue/queue-journal.js";
 import type { QueueConsumer } from "../queue/queue-consumer.js";
 import { announceConsumer } from "../events/runtime-events.js";

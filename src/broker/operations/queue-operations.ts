@@ -11,7 +11,7 @@ import { queueDefinition } from "../definition-records.js";
 import { assertQueueEquivalent } from "../equivalence.js";
 import { checkNotReserved, generateQueueName } from "../names.js";
 import { validateQueueArguments } from "../queue/queue-arguments.js";
-import type { Queue } from "../queue/queue.js";
+import type { Queue } from "../queue/queue-type.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
 import { checkQueueType, checkTypeArguments } from "../queue/queue-type-rules.js";
 import { vhostLimitsOf } from "../runtime-parameters.js";

@@ -7,7 +7,7 @@
  * and queue expiry alike, so the cascade is written once.
  */
 import type { Exchange, ExchangeBinding } from "../exchange/exchange.js";
-import type { Queue } from "../queue/queue.js";
+import type { Queue } from "../queue/queue-type.js";
 import type { VHost } from "../vhost.js";
 import { bindingEventProps } from "../events/topology-event-props.js";
 import { SYSTEM_ACTOR, type Actor } from "../events/actor.js";

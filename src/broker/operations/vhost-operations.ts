@@ -4,7 +4,7 @@
  * its queues and exchanges removed, and the permissions, policies and parameters that name it
  * dropped from the definitions.
  */
-import type { QueueHost } from "../queue/queue.js";
+import type { QueueHost } from "../queue/queue-type.js";
 import { VHost, type VHostMetadata } from "../vhost.js";
 import type { Actor } from "../events/actor.js";
 import { announce } from "../events/announce.js";

@@ -15,7 +15,7 @@
  * (written, and in a cluster replicated) — as RabbitMQ's credit flow holds a stream publisher while
  * the stream's writer is busy. On one event loop that also leaves the consumers their share of it.
  */
-import type { Queue } from "./queue.js";
+import type { Queue } from "./queue-type.js";
 
 export const FLOW_HIGH = 20_000;
 export const FLOW_HIGH_BYTES = 64 * 1024 * 1024;

@@ -7,6 +7,7 @@ import type { FieldTable, FieldValue } from "../values/field-value.js";
 import { fieldTypeName } from "../values/field-value.js";
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
 import { parseAge } from "../streams/stream-arguments.js";
+import { LEADER_LOCATOR_VALUES } from "./placement.js";
 
 type Check = (v: FieldValue) => string | null;
 
@@ -46,7 +47,8 @@ export const DECLARE_ARGS: ReadonlyMap<string, Check> = new Map([
   ["x-delivery-limit", nonNegativeInt],
   ["x-consumer-timeout", positiveInt],
   ["x-queue-master-locator", oneOf("client-local", "min-masters", "random")],
-  ["x-queue-leader-locator", oneOf("client-local", "balanced")],
+  // RabbitMQ 3.10 also takes the deprecated random and least-leaders (placement.ts reads them as balanced).
+  ["x-queue-leader-locator", namedOneOf(() => "invalid_queue_locator_arg", ...LEADER_LOCATOR_VALUES)],
   // Streams (stream-arguments.ts): an age such as "7D", and the segment size.
   ["x-max-age", (v) => (typeof v !== "string" ? `{unacceptable_type,${fieldTypeName(v)}}` : parseAge(v) === null ? `{invalid_max_age,<<"${v}">>}` : null)],
   ["x-stream-max-segment-size-bytes", positiveInt],

@@ -14,57 +14,43 @@
  * head, when a delivery reaches them or when the one TTL timer fires, never by scanning the
  * queue. Length limits (length-limit.ts): drop-head overflow drops the oldest while over a limit.
  *
- * Queue (queue.ts) extends this class with consumers, delivery and acknowledgement. One object
+ * MessageQueue (queue.ts) extends this class with consumers, delivery and acknowledgement; what
+ * every queue type shares (identity, counters, settings) is DeclaredQueue, below it. One object
  * on purpose: a message costs plain method calls on it, never a hop to a helper object.
  */
 import type { DeathReason } from "../dead-letter.js";
 import type { Message } from "../message.js";
 import { DeadlineTimer } from "./deadline-timer.js";
+import { DeclaredQueue } from "./declared-queue.js";
 import { isOverLimit } from "./length-limit.js";
 import { messageTtl } from "./message-expiry.js";
 import { PriorityReadyList } from "./priority-ready-list.js";
 import type { QueueEntry } from "./queue-entry.js";
-import type { PageSink, QueueJournal, QueueLog } from "./queue-journal.js";
-import { maxPriorityOf, resolveQueueSettings, type QueueSettings } from "./queue-settings.js";
+import type { PageSink, QueueLog } from "./queue-journal.js";
+import { maxPriorityOf } from "./queue-settings.js";
 import type { QueueSpec } from "./queue-spec.js";
+import type { QueueHost } from "./queue-type.js";
 import { ReadyList, type ReadyEntries } from "./ready-list.js";
 
-export interface QueueStats {
-  publish: number;
-  deliver: number;
-  deliverNoAck: number;
-  get: number;
-  getNoAck: number;
-  ack: number;
-  redeliver: number;
-  /** basic.get (or the management API's get) that found the queue empty. */
-  getEmpty: number;
-}
-
-export abstract class QueueContents implements PageSink {
-  /** Resolved from arguments and policies (queue-settings.ts); replaced by Queue.applyPolicy(). */
-  settings: QueueSettings;
-  readonly stats: QueueStats = { publish: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, getEmpty: 0 };
+export abstract class QueueContents extends DeclaredQueue implements PageSink {
   protected readonly ready: ReadyEntries;
   /** Set for durable, non-exclusive queues when the broker has a message store. */
   protected readonly log: QueueLog | null;
   /** Set once an entry with an expiry arrives: from then on the TTL timer is kept armed. */
   protected hasTtl = false;
-  protected deleted = false;
   private nextSeq = 1;
   /** Expiry of the head entry (message TTL). */
   private readonly ttlTimer: DeadlineTimer;
 
-  constructor(vhost: string, spec: QueueSpec, protected readonly now: () => number, journal: QueueJournal | undefined) {
+  constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
+    super(vhost, spec, host);
     const maxPriority = maxPriorityOf(spec.arguments);
     this.ready = maxPriority > 0 ? new PriorityReadyList(maxPriority) : new ReadyList();
-    this.settings = resolveQueueSettings(spec.arguments, {});
     this.ttlTimer = new DeadlineTimer(() => {
       if (!this.deleted) this.expireHead(this.now());
-    }, now);
-    // A stream keeps its messages in its own log (StreamQueue), never in the message store's queue logs.
-    const stored = spec.durable && spec.exclusiveOwner === null && spec.arguments["x-queue-type"] !== "stream";
-    this.log = stored && journal ? journal.forQueue(vhost, spec.name, maxPriority) : null;
+    }, host.now);
+    const stored = spec.durable && spec.exclusiveOwner === null;
+    this.log = stored && host.journal ? host.journal.forQueue(vhost, spec.name, maxPriority) : null;
   }
 
   /** An entry left with a death reason: dead-lettered, or only counted when there is no dead-letter exchange. */
@@ -109,10 +95,6 @@ export abstract class QueueContents implements PageSink {
   get headTimestamp(): number | null {
     const t = this.ready.peek()?.message.properties.timestamp;
     return typeof t === "number" ? t : null;
-  }
-
-  get isDeleted(): boolean {
-    return this.deleted;
   }
 
   readyEntries(): Iterable<QueueEntry> {

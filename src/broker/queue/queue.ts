@@ -1,6 +1,7 @@
 /**
- * A queue: ready messages in order, the consumers that take them, and the count of messages
- * handed out and not yet settled. The queue never blocks and never does I/O; consumers pull
+ * A classic or quorum queue, one implementation of the queue-type interface (queue-type.ts):
+ * ready messages in order, the consumers that take them, and the count of messages handed out
+ * and not yet settled. The queue never blocks and never does I/O; consumers pull
  * by being asked (dispatch) whenever a message arrives or a consumer gains capacity.
  *
  * Invariants:
@@ -19,11 +20,9 @@
  * message-expiry.ts, idle-expiry.ts (x-expires), queue-settings.ts (arguments and policies).
  */
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
-import type { Binding } from "../binding.js";
 import type { DeathReason } from "../dead-letter.js";
 import type { Message } from "../message.js";
 import { withHeader } from "../message-headers.js";
-import type { FieldTable } from "../values/field-value.js";
 import { consumerActivity, insertConsumer, pickConsumer } from "./consumer-order.js";
 import { IdleExpiry } from "./idle-expiry.js";
 import { hasLengthLimit, wouldOverflow } from "./length-limit.js";
@@ -31,60 +30,14 @@ import { messageTtl } from "./message-expiry.js";
 import { QueueContents } from "./queue-contents.js";
 import type { ConsumerActivity, QueueConsumer } from "./queue-consumer.js";
 import type { QueueEntry } from "./queue-entry.js";
-import type { QueueJournal } from "./queue-journal.js";
 import { resolveQueueSettings } from "./queue-settings.js";
 import type { QueueSpec } from "./queue-spec.js";
+import type { ConsumerTerms, Queue, QueueHost } from "./queue-type.js";
 
-/** What a consumer asks for, as a queue type that restricts consumers checks it (Queue.admitConsumer). */
-export interface ConsumerTerms {
-  readonly noAck: boolean;
-  /** The consumer's own prefetch (basic.qos global=false); 0 = none. */
-  readonly prefetch: number;
-  /** The channel-wide prefetch (basic.qos global=true); 0 = none. */
-  readonly channelPrefetch: number;
-  readonly arguments: Readonly<Record<string, unknown>>;
-}
+/** The interface, under the names importers of this module used before it existed (source compatibility). */
+export type { ConsumerTerms, Queue, QueueHost } from "./queue-type.js";
 
-/** What a queue asks of its vhost. */
-export interface QueueHost {
-  /** An auto-delete queue lost its last consumer. */
-  queueUnused(queue: Queue): void;
-  /** The queue was unused for its `expires` time (x-expires / policy expires): delete it. */
-  queueExpired(queue: Queue): void;
-  /** Republishes a message that died in `queue` to the queue's dead-letter exchange. */
-  deadLetter(queue: Queue, message: Message, reason: DeathReason): void;
-  /** A consumer came or went (consumer.created / consumer.deleted events). */
-  consumerChanged?(queue: Queue, consumer: QueueConsumer<Queue>, added: boolean): void;
-  now(): number;
-  /** The message store for persistent messages in durable queues; absent = nothing is stored. */
-  journal?: QueueJournal;
-  /**
-   * Messages whose publish was nacked after a failed store write (BrokerQueueHost.dropUnstored);
-   * an unacked entry of one is dropped instead of requeued. Null until a write has ever failed.
-   */
-  unstored: WeakSet<Message> | null;
-}
-
-export class Queue extends QueueContents implements QueueSpec {
-  readonly kind = "queue" as const;
-  readonly name: string;
-  readonly durable: boolean;
-  readonly autoDelete: boolean;
-  readonly exclusiveOwner: object | null;
-  /** As declared; replaced whole only by replaceExpires. */
-  arguments: FieldTable;
-  readonly type: "classic" | "quorum" | "stream";
-  readonly singleActiveConsumer: boolean;
-  /** Bindings that route into this queue (the default exchange's implicit one excluded); kept by the vhost. */
-  readonly boundFrom = new Set<Binding>();
-  /** Routing epoch stamp, see VHost.route. */
-  routeEpoch = 0;
-  readonly createdAt: number;
-  unacked = 0;
-  unackedBytes = 0;
-  /** ms since epoch of the last consumer activity, for idle_since. */
-  lastActivity: number;
-
+export class MessageQueue extends QueueContents implements Queue {
   /** In serving order (consumer-order.ts). */
   private consumers: QueueConsumer<Queue>[] = [];
   /** Round-robin turn per consumer priority (consumer-order.ts). */
@@ -93,18 +46,8 @@ export class Queue extends QueueContents implements QueueSpec {
   private hadConsumer = false;
   private readonly idle: IdleExpiry;
 
-  constructor(readonly vhost: string, spec: QueueSpec, protected readonly host: QueueHost) {
-    super(vhost, spec, host.now, host.journal);
-    this.name = spec.name;
-    this.durable = spec.durable;
-    this.autoDelete = spec.autoDelete;
-    this.exclusiveOwner = spec.exclusiveOwner;
-    this.arguments = spec.arguments;
-    const type = spec.arguments["x-queue-type"];
-    this.type = type === "quorum" || type === "stream" ? type : "classic";
-    this.singleActiveConsumer = spec.arguments["x-single-active-consumer"] === true;
-    this.createdAt = host.now();
-    this.lastActivity = this.createdAt;
+  constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
+    super(vhost, spec, host);
     this.idle = new IdleExpiry(this, host.now, () => host.queueExpired(this));
     this.idle.arm();
   }
@@ -119,21 +62,6 @@ export class Queue extends QueueContents implements QueueSpec {
     this.idle.arm();
     this.expireHead(this.now());
     this.trim();
-  }
-
-  /**
-   * Replaces the queue's x-expires argument (an MQTT 5 client changing its session expiry on
-   * DISCONNECT, as RabbitMQ updates the session queue's argument); the settings are resolved again
-   * with the queue's current policy.
-   */
-  replaceExpires(ms: number, policy: Readonly<Record<string, unknown>>): void {
-    this.arguments = { ...this.arguments, "x-expires": ms };
-    this.applyPolicy(policy);
-  }
-
-  /** Redeclare counts as use for x-expires. */
-  touch(): void {
-    this.lastActivity = this.now();
   }
 
   get consumerCount(): number {
@@ -192,19 +120,6 @@ export class Queue extends QueueContents implements QueueSpec {
     }
     if (limited) this.trim();
     return true;
-  }
-
-  /**
-   * RabbitMQ's exclusive-queue rule: only the owning connection may use it. `strict` (redeclare)
-   * also refuses an exclusive declare of a queue that is not exclusive.
-   */
-  checkExclusiveAccess(owner: object | null, strict = false): void {
-    if (this.exclusiveOwner !== owner && (strict || this.exclusiveOwner !== null)) {
-      throw new BrokerError(
-        "resourceLocked",
-        `cannot obtain exclusive access to locked ${describeResource("queue", this.name, this.vhost)}. It could be originally declared on another connection or the exclusive property value does not match that of the original declaration.`,
-      );
-    }
   }
 
   /**

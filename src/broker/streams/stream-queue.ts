@@ -7,15 +7,21 @@
  * prefetch (PRECONDITION_FAILED otherwise); an ack only returns credit; basic.get, nack and
  * reject are NOT_IMPLEMENTED, and so is purge (RabbitMQ 3.10).
  *
+ * It implements the queue-type interface (queue/queue-type.ts) on its own: it shares only what
+ * every type has from its declaration (DeclaredQueue) with classic and quorum queues, and none of
+ * their message path (no ready list, no message store queue log, no TTL or length-limit rules).
+ *
  * Invariants: `unacked` counts deliveries not yet settled; a consumer's reader is at the offset
  * of the next message it has not been sent.
  */
 import { BrokerError, describeResource } from "../../errors/broker-error.js";
 import type { Message } from "../message.js";
-import { Queue, type ConsumerTerms, type QueueHost } from "../queue/queue.js";
-import type { QueueConsumer } from "../queue/queue-consumer.js";
+import { DeclaredQueue } from "../queue/declared-queue.js";
+import type { ConsumerActivity, QueueConsumer } from "../queue/queue-consumer.js";
 import type { QueueEntry } from "../queue/queue-entry.js";
+import { resolveQueueSettings } from "../queue/queue-settings.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
+import type { ConsumerTerms, Queue, QueueHost } from "../queue/queue-type.js";
 import { MemoryStreamLog } from "./memory-stream-log.js";
 import { filterBytesOf, parseStreamFilter, parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
 export type { StreamStart };
@@ -32,7 +38,7 @@ interface StreamConsumer {
   readonly reader: StreamReader;
 }
 
-export class StreamQueue extends Queue {
+export class StreamQueue extends DeclaredQueue implements Queue {
   readonly stream: StreamLog;
   private streamRetention: StreamRetention;
   private readonly readers: StreamConsumer[] = [];
@@ -92,29 +98,65 @@ export class StreamQueue extends Queue {
     return offset;
   }
 
-  override get messageCount(): number {
+  get messageCount(): number {
     return this.stream.nextOffset - this.stream.firstOffset;
   }
 
   /** Appended and not yet committed (written, and in a cluster replicated): the writer's lag. */
-  override get flowBacklog(): number {
+  get flowBacklog(): number {
     return this.stream.nextOffset - this.stream.committedOffset;
   }
 
+  /** A stream's messages are in its log, never paged out of memory by the message store or held there as persistent. */
+  get pagedOutCount(): number {
+    return 0;
+  }
+
+  get pagedOutBytes(): number {
+    return 0;
+  }
+
+  get persistentCount(): number {
+    return 0;
+  }
+
+  get persistentBytes(): number {
+    return 0;
+  }
+
+  get headTimestamp(): number | null {
+    return null;
+  }
+
+  /** No ready list: each consumer reads the log from its own offset. */
+  readyEntries(): Iterable<QueueEntry> {
+    return [];
+  }
+
+  /** Its chunks are not leased bodies of the message store (body-lease.ts). */
+  get countsBodyHolds(): boolean {
+    return false;
+  }
+
+  /** Streams take no x-single-active-consumer (queue-type-rules.ts): every consumer is up. */
+  consumerActivity(_c: QueueConsumer<Queue>): ConsumerActivity {
+    return "up";
+  }
+
   /** A reader of a large backlog reuses its chunk buffer for consumers that copy (borrowsBodies). */
-  override get lendsBodies(): boolean {
+  get lendsBodies(): boolean {
     return true;
   }
 
-  override get readyBytes(): number {
+  get readyBytes(): number {
     return this.stream.bytes;
   }
 
-  override get consumerCount(): number {
+  get consumerCount(): number {
     return this.readers.length + this.nativeConsumers;
   }
 
-  override listConsumers(): readonly QueueConsumer<Queue>[] {
+  listConsumers(): readonly QueueConsumer<Queue>[] {
     return this.readers.map((r) => r.consumer);
   }
 
@@ -123,13 +165,14 @@ export class StreamQueue extends Queue {
     return this.readers.map((r) => ({ consumer: r.consumer, offset: r.reader.position }));
   }
 
-  override applyPolicy(definition: Readonly<Record<string, unknown>>): void {
-    super.applyPolicy(definition);
+  applyPolicy(definition: Readonly<Record<string, unknown>>): void {
+    this.settings = resolveQueueSettings(this.arguments, definition);
+    if (this.deleted) return;
     this.streamRetention = streamRetention(this.arguments, definition);
     this.stream.applyRetention(this.streamRetention);
   }
 
-  override enqueue(message: Message): boolean {
+  enqueue(message: Message): boolean {
     if (this.isDeleted) return false;
     this.stream.append(message);
     this.stats.publish++;
@@ -138,7 +181,7 @@ export class StreamQueue extends Queue {
     return true;
   }
 
-  override admitConsumer(c: ConsumerTerms): void {
+  admitConsumer(c: ConsumerTerms): void {
     // RabbitMQ 3.10's order of checks (rabbit_stream_queue:consume).
     const resource = describeResource("queue", this.name, this.vhost);
     if (c.prefetch === 0) throw new BrokerError("preconditionFailed", `consumer prefetch count is not set for '${resource}'`);
@@ -148,7 +191,10 @@ export class StreamQueue extends Queue {
     parseStreamFilter(c.arguments as never);
   }
 
-  override addConsumer(c: QueueConsumer<Queue>): void {
+  /** RabbitMQ 3.10 records an exclusive consume on a stream and enforces nothing (rabbit_stream_queue:consume). */
+  checkConsumable(_exclusive: boolean): void {}
+
+  addConsumer(c: QueueConsumer<Queue>): void {
     const args = (c as { args?: Record<string, unknown> }).args;
     const start = parseStreamOffset(args?.["x-stream-offset"] as never, this.host.now());
     this.readers.push({ consumer: c, reader: this.stream.reader(this.startOffset(start), c.borrowsBodies === true, parseStreamFilter(args as never)) });
@@ -157,7 +203,7 @@ export class StreamQueue extends Queue {
     this.dispatch();
   }
 
-  override removeConsumer(c: QueueConsumer<Queue>): void {
+  removeConsumer(c: QueueConsumer<Queue>): void {
     const i = this.readers.findIndex((r) => r.consumer === c);
     if (i < 0) return;
     this.readers.splice(i, 1);
@@ -165,16 +211,16 @@ export class StreamQueue extends Queue {
     this.host.consumerChanged?.(this, c, false);
   }
 
-  override get(_noAck: boolean): QueueEntry | null {
+  get(_noAck: boolean): QueueEntry | null {
     throw new BrokerError("notImplemented", `basic.get not supported by stream queues ${describeResource("queue", this.name, this.vhost)}`);
   }
 
-  override checkRejectable(): void {
+  checkRejectable(): void {
     throw new BrokerError("notImplemented", `basic.nack and basic.reject not supported by stream queues ${describeResource("queue", this.name, this.vhost)}`);
   }
 
   /** Sends each consumer what it has credit for, from its own position. */
-  override dispatch(): void {
+  dispatch(): void {
     if (this.streamDispatching || this.isDeleted) return;
     this.streamDispatching = true;
     try {
@@ -193,36 +239,46 @@ export class StreamQueue extends Queue {
   }
 
   /** An ack returns the consumer's credit; the message stays in the stream. */
-  override settle(_e: QueueEntry): void {
+  settle(_e: QueueEntry): void {
     this.unacked--;
     this.stats.ack++;
     this.dispatch();
   }
 
   /** Unacknowledged deliveries of a closed channel: nothing goes back (each consumer has its own position). */
-  override requeue(entries: readonly QueueEntry[]): void {
+  requeue(entries: readonly QueueEntry[]): void {
     this.unacked -= entries.length;
     this.dispatch();
   }
 
-  override discard(_e: QueueEntry): void {
+  discard(_e: QueueEntry): void {
     this.unacked--;
   }
 
   /** RabbitMQ 3.10: a stream cannot be purged (its retention removes old segments). */
-  override purge(): number {
+  purge(): number {
     throw new BrokerError("notImplemented", `queue.purge not supported by stream queues ${describeResource("queue", this.name, this.vhost)}`);
   }
 
   /** Returns 0: RabbitMQ 3.10's delete-ok for a stream counts no messages (its log is not "ready" messages). */
-  override markDeleted(): number {
-    if (this.isDeleted) return 0;
-    super.markDeleted();
+  markDeleted(): number {
+    if (this.deleted) return 0;
+    this.deleted = true;
     const readers = this.readers.splice(0);
     for (const r of readers) r.consumer.cancelledByQueue(this);
     this.stream.destroy();
     for (const w of [...this.watchers]) w.deleted();
     this.watchers.clear();
+    return 0;
+  }
+
+  /** Nothing to recover here: the stream's log rebuilt its index when it was opened (stream-log.ts). */
+  recovered(): void {}
+
+  /** A failed write of the message store loses none of a stream's messages: they are in its own log. */
+  collectUnstored(_isLost: (ref: number) => boolean, _into: Set<Message>): void {}
+
+  dropMessages(_lost: ReadonlySet<Message>): number {
     return 0;
   }
 
