@@ -11,6 +11,7 @@ import { MAX_SESSION_EXPIRY_SECONDS } from "./mqtt-node.js";
 import { connackReturnCode, RC } from "./mqtt-reason-codes.js";
 import { isValidTopicName } from "./mqtt-topic.js";
 import { MQTT_MAX_PACKET } from "./packet-writer.js";
+import { RECEIVE_MAXIMUM } from "./mqtt-publisher.js";
 
 export interface ConnectTerms {
   readonly clientId: string;
@@ -40,8 +41,6 @@ export function connectTerms(p: IConnectPacket, v5: boolean): TermsOutcome {
   }
   if (v5 && p.properties?.authenticationMethod !== undefined) return { ok: false, reasonCode: RC.badAuthenticationMethod, why: "extended authentication is not supported" };
   if (p.will && !isValidTopicName(p.will.topic)) return { ok: false, reasonCode: RC.topicNameInvalid, why: `invalid will topic '${p.will.topic}'` };
-  // RabbitMQ's make_will_msg: MQTT 5 can say a QoS 2 will is not supported; 3.1.1's is kept at QoS 1.
-  if (v5 && p.will?.qos === 2) return { ok: false, reasonCode: RC.qosNotSupported, why: "a will at QoS 2 is not supported" };
   const expiry = v5 ? Math.min(p.properties?.sessionExpiryInterval ?? 0, MAX_SESSION_EXPIRY_SECONDS) : cleanStart ? 0 : MAX_SESSION_EXPIRY_SECONDS;
   const props = v5 ? p.properties : undefined;
   return {
@@ -66,7 +65,8 @@ export function acceptingConnack(v5: boolean, present: boolean, terms: ConnectTe
     reasonCode: RC.success,
     sessionPresent: present,
     properties: {
-      maximumQoS: 1,
+      // No Maximum QoS: QoS 2 is supported (§3.2.2.3.4).
+      receiveMaximum: RECEIVE_MAXIMUM,
       retainAvailable: true,
       sharedSubscriptionAvailable: false,
       subscriptionIdentifiersAvailable: false,

@@ -1,11 +1,11 @@
 /**
  * An MQTT session's subscriptions, as RabbitMQ's MQTT plugin keeps them: one queue per
- * subscription QoS, `mqtt-subscription-<client id>qos0` and `…qos1`, bound to the MQTT exchange
+ * subscription QoS, `mqtt-subscription-<client id>qos0` and `…qos1` (and Coney's `…qos2`), bound to the MQTT exchange
  * with each topic filter as binding key (MQTT 5: with the subscription options as binding
  * arguments, subscription-options.ts). A session with no expiry (clean session) has exclusive
  * queues that go with the connection; a persistent one has durable queues with x-expires set to
  * the session expiry, so they survive the client's absence and a broker restart, and its
- * subscriptions are read back from the queues' bindings. QoS 2 subscriptions are granted QoS 1.
+ * subscriptions are read back from the queues' bindings.
  *
  * MQTT 5 subscription options: Retain Handling decides whether SUBSCRIBE sends retained messages
  * (0 always, 1 for a new subscription, 2 never); No Local keeps the client's own publications out
@@ -13,7 +13,7 @@
  * deliveries (`keepsRetainFlag`, used by the deliveries). Both cost nothing while no subscription
  * of the session uses them. Deliveries themselves are mqtt-deliveries.ts.
  */
-import type { ISubscribePacket, IUnsubscribePacket } from "mqtt-packet";
+import type { ISubscribePacket, IUnsubscribePacket, QoS } from "mqtt-packet";
 import type { Broker, ProtocolCounters, Queue, QueueSpec, VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-deliveries.js";
@@ -21,6 +21,11 @@ import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { amqpToMqtt, bindingKeyMatches, mqttToAmqp } from "./mqtt-topic.js";
 import { requestedSubscription, sameOptions, storedSubscription, type Subscription } from "./subscription-options.js";
+
+/** The session queues, one per subscription QoS. */
+const QOS_LEVELS: readonly QoS[] = [0, 1, 2];
+const HASH = 0x23;
+const STAR = 0x2a;
 
 /** What the session needs of its connection. */
 export interface SessionLink extends DeliveryLink {
@@ -52,7 +57,7 @@ export class MqttSession implements RetainFlagRule {
     this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this, counters);
   }
 
-  queueName(qos: 0 | 1): string {
+  queueName(qos: QoS): string {
     return `mqtt-subscription-${this.link.clientId}qos${qos}`;
   }
 
@@ -64,7 +69,7 @@ export class MqttSession implements RetainFlagRule {
    */
   open(cleanStart: boolean): boolean {
     let present = false;
-    for (const qos of [0, 1] as const) {
+    for (const qos of QOS_LEVELS) {
       const name = this.queueName(qos);
       const q = this.vhost.queues.get(name);
       if (!q) continue;
@@ -93,7 +98,8 @@ export class MqttSession implements RetainFlagRule {
 
   /** Starts consuming from the session's existing queues. */
   resume(): void {
-    for (const qos of [0, 1] as const) {
+    this.deliveries.resendReleases();
+    for (const qos of QOS_LEVELS) {
       if (this.vhost.queues.has(this.queueName(qos))) this.consume(qos);
     }
   }
@@ -103,7 +109,7 @@ export class MqttSession implements RetainFlagRule {
   /** SUBSCRIBE: binds each filter, answers SUBACK, then sends the retained messages its Retain Handling asks for. */
   subscribe(p: ISubscribePacket): void {
     const granted: number[] = [];
-    const retainedFor: Array<[string, 0 | 1]> = [];
+    const retainedFor: Array<[string, QoS]> = [];
     for (const s of p.subscriptions) {
       const wanted = requestedSubscription(s, this.link.v5, mqttToAmqp(s.topic));
       const existing = this.subscriptions.get(s.topic);
@@ -176,7 +182,7 @@ export class MqttSession implements RetainFlagRule {
     if (sub.retainAsPublished) this.retainAsPublishedCount--;
   }
 
-  private ensureQueue(qos: 0 | 1): Queue {
+  private ensureQueue(qos: QoS): Queue {
     const name = this.queueName(qos);
     const existing = this.vhost.queues.get(name);
     if (existing) {
@@ -189,7 +195,7 @@ export class MqttSession implements RetainFlagRule {
     return this.broker.declareQueue(this.link.ctx, this.vhost.name, spec, false).queue;
   }
 
-  private consume(qos: 0 | 1): void {
+  private consume(qos: QoS): void {
     if (this.deliveries.isConsuming(qos)) return;
     this.deliveries.consume(this.broker.queueForRead(this.link.ctx, this.vhost.name, this.queueName(qos)), qos);
   }
@@ -205,7 +211,7 @@ export class MqttSession implements RetainFlagRule {
     if (this.noLocalCount === 0) return null;
     const skipped = this.skipped;
     skipped.length = 0;
-    for (const qos of [0, 1] as const) {
+    for (const qos of QOS_LEVELS) {
       let local = false;
       let other = false;
       for (const sub of this.subscriptions.values()) {
@@ -220,9 +226,18 @@ export class MqttSession implements RetainFlagRule {
   }
 
   /** Retain As Published: a subscription of the `qos` queue that the message matched asked to keep RETAIN. */
-  keepsRetainFlag(qos: 0 | 1, routingKey: string): boolean {
+  keepsRetainFlag(qos: QoS, routingKey: string): boolean {
     for (const sub of this.subscriptions.values()) {
       if (sub.qos === qos && sub.retainAsPublished && bindingKeyMatches(sub.key, routingKey)) return true;
+    }
+    return false;
+  }
+
+  /** See RetainFlagRule.admitsDollarTopic. */
+  admitsDollarTopic(qos: QoS, routingKey: string): boolean {
+    for (const sub of this.subscriptions.values()) {
+      const first = sub.key.charCodeAt(0);
+      if (sub.qos === qos && first !== HASH && first !== STAR && bindingKeyMatches(sub.key, routingKey)) return true;
     }
     return false;
   }
@@ -232,7 +247,7 @@ export class MqttSession implements RetainFlagRule {
    * after the new interval, as RabbitMQ updates their x-expires.
    */
   changeExpiry(seconds: number): void {
-    for (const qos of [0, 1] as const) {
+    for (const qos of QOS_LEVELS) {
       const name = this.queueName(qos);
       if (!this.vhost.queues.has(name)) continue;
       try {
@@ -245,7 +260,7 @@ export class MqttSession implements RetainFlagRule {
 
   /** The session ends now (MQTT 5 DISCONNECT with session expiry 0): its queues are deleted. */
   end(): void {
-    for (const qos of [0, 1] as const) {
+    for (const qos of QOS_LEVELS) {
       const name = this.queueName(qos);
       if (!this.vhost.queues.has(name)) continue;
       try {
