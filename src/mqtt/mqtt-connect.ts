@@ -26,7 +26,17 @@ export interface ConnectTerms {
   readonly maxPacketSize: number;
   /** The client's Topic Alias Maximum (MQTT 5; absent: 0, no aliases to the client). */
   readonly topicAliasMaximum: number;
+  /** Seconds of keep-alive in force: the client's, or for MQTT 5 at most SERVER_KEEP_ALIVE_MAX. */
+  readonly keepAlive: number;
+  /** MQTT 5: the client's keep-alive was lowered, and CONNACK says so (Server Keep Alive). */
+  readonly serverKeepAlive: boolean;
 }
+
+/**
+ * The longest keep-alive an MQTT 5 client is granted (§3.2.2.3.14, Server Keep Alive): a client
+ * asking for more (Mosquitto's max_keepalive default too) is told this. MQTT 3.1.1 cannot be told.
+ */
+export const SERVER_KEEP_ALIVE_MAX = 60;
 
 export type TermsOutcome = { readonly ok: true; readonly terms: ConnectTerms } | { readonly ok: false; readonly reasonCode: number; readonly why: string };
 
@@ -43,6 +53,8 @@ export function connectTerms(p: IConnectPacket, v5: boolean): TermsOutcome {
   if (p.will && !isValidTopicName(p.will.topic)) return { ok: false, reasonCode: RC.topicNameInvalid, why: `invalid will topic '${p.will.topic}'` };
   const expiry = v5 ? Math.min(p.properties?.sessionExpiryInterval ?? 0, MAX_SESSION_EXPIRY_SECONDS) : cleanStart ? 0 : MAX_SESSION_EXPIRY_SECONDS;
   const props = v5 ? p.properties : undefined;
+  const asked = p.keepalive ?? 0;
+  const serverKeepAlive = v5 && asked > SERVER_KEEP_ALIVE_MAX;
   return {
     ok: true,
     terms: {
@@ -53,6 +65,8 @@ export function connectTerms(p: IConnectPacket, v5: boolean): TermsOutcome {
       receiveMaximum: props?.receiveMaximum ?? 65_535,
       maxPacketSize: props?.maximumPacketSize ?? MQTT_MAX_PACKET,
       topicAliasMaximum: props?.topicAliasMaximum ?? 0,
+      keepAlive: serverKeepAlive ? SERVER_KEEP_ALIVE_MAX : asked,
+      serverKeepAlive,
     },
   };
 }
@@ -74,6 +88,7 @@ export function acceptingConnack(v5: boolean, present: boolean, terms: ConnectTe
       maximumPacketSize: maxPacketSize,
       ...(topicAliasMaximum > 0 ? { topicAliasMaximum } : {}),
       sessionExpiryInterval: terms.expiry,
+      ...(terms.serverKeepAlive ? { serverKeepAlive: terms.keepAlive } : {}),
       ...(terms.assigned ? { assignedClientIdentifier: terms.clientId } : {}),
     },
   };

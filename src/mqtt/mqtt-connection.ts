@@ -291,7 +291,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.node.broker.connections.add(this);
     this.node.broker.stats.connectionCreated++;
     this.send(acceptingConnack(this.v5, present, terms, s.maxPacketSize, s.topicAliasMaximum));
-    this.keepAliveSeconds = p.keepalive ?? 0;
+    this.keepAliveSeconds = terms.keepAlive;
     this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
     this.tokenExpiry.arm(login.expiresAt);
     this.node.log.debug("MQTT connection opened", { clientId: this.clientId, user: this.user, vhost: this.vhost, sessionPresent: present });

@@ -53,6 +53,11 @@ function mapPublishProperties(mp: PublishProperties, props: MessageProperties): 
     }
   }
   if (mp.messageExpiryInterval !== undefined) props.expiration = String(mp.messageExpiryInterval * 1000);
+  if (mp.payloadFormatIndicator === true) {
+    // Forwarded unaltered to MQTT 5 subscribers (§3.3.2.3.2).
+    headers[PAYLOAD_FORMAT_HEADER] = 1;
+    hasHeaders = true;
+  }
   if (hasHeaders) props.headers = headers;
 }
 
@@ -61,6 +66,8 @@ function isShortString(s: string): boolean {
 }
 
 const QOS_HEADER = "x-mqtt-publish-qos";
+/** MQTT 5 Payload Format Indicator 1 (UTF-8 payload), kept as a header of Coney's. */
+const PAYLOAD_FORMAT_HEADER = "x-mqtt-payload-format-indicator";
 
 /** The QoS a message was published with: persistent messages count as QoS 1 (RabbitMQ's rule), unless marked QoS 2. */
 export function messageQos(m: Message): QoS {
@@ -113,7 +120,10 @@ function propertiesForV5(m: Message, now: number): PublishProperties | null {
     const user: UserProperties = {};
     let anyUser = false;
     for (const [k, v] of Object.entries(headers)) {
-      if (k === "x-reply-to-topic" && typeof v === "string") {
+      if (k === PAYLOAD_FORMAT_HEADER) {
+        out.payloadFormatIndicator = true;
+        any = true;
+      } else if (k === "x-reply-to-topic" && typeof v === "string") {
         out.responseTopic = amqpToMqtt(v);
         any = true;
       } else if (k === "x-correlation-id" && out.correlationData === undefined && (typeof v === "string" || Buffer.isBuffer(v))) {
