@@ -190,6 +190,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       case "subscribe":
         // A bad filter closes the connection before anything is bound (MQTT 3.1.1 §4.8).
         for (const s of p.subscriptions) if (!isValidTopicFilter(s.topic)) return this.violation(RC.topicFilterInvalid, `invalid topic filter '${s.topic}'`);
+        // CONNACK said Subscription Identifiers Available 0: using one is a protocol error (§3.8.2.1.2).
+        if (p.properties?.subscriptionIdentifier !== undefined) return this.violation(RC.subscriptionIdentifiersNotSupported, "subscription identifiers are not supported");
         return this.session!.subscribe(p);
       case "unsubscribe":
         return this.session!.unsubscribe(p);

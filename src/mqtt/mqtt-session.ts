@@ -111,6 +111,11 @@ export class MqttSession implements RetainFlagRule {
     const granted: number[] = [];
     const retainedFor: Array<[string, QoS]> = [];
     for (const s of p.subscriptions) {
+      if (s.topic.startsWith("$share/")) {
+        // Shared subscriptions are not built (CONNACK: Shared Subscription Available 0).
+        granted.push(this.link.v5 ? RC.sharedSubscriptionsNotSupported : RC.unspecifiedError);
+        continue;
+      }
       const wanted = requestedSubscription(s, this.link.v5, mqttToAmqp(s.topic));
       const existing = this.subscriptions.get(s.topic);
       try {
