@@ -54,6 +54,10 @@ export interface RetainFlagRule {
    * whose filter does not start with a wildcard [MQTT-4.7.2-1]; only asked for `$` topics.
    */
   admitsDollarTopic(qos: QoS, routingKey: string): boolean;
+  /** MQTT 3.1.1 with subscriptions in more than one session queue: overlaps are looked up. */
+  readonly overlapping: boolean;
+  /** Whether a subscription of a queue of higher QoS than `qos` also matches (that queue delivers it). */
+  matchedHigher(qos: QoS, routingKey: string): boolean;
 }
 
 const DOLLAR = 0x24;
@@ -122,6 +126,11 @@ export class MqttDeliveries implements DeliveryTarget {
     const m = entry.message;
     if (m.routingKey.charCodeAt(0) === DOLLAR && !this.retainRule.admitsDollarTopic(c.qos, m.routingKey)) {
       // Routed only by a filter starting with a wildcard, which must not match it: not for this client.
+      if (!c.noAck) queue.settle(entry);
+      return;
+    }
+    if (this.retainRule.overlapping && this.retainRule.matchedHigher(c.qos, m.routingKey)) {
+      // MQTT 3.1.1 overlapping subscriptions: one delivery, at the highest QoS granted (§3.3.5).
       if (!c.noAck) queue.settle(entry);
       return;
     }

@@ -26,6 +26,7 @@ import { requestedSubscription, sameOptions, storedSubscription, type Subscripti
 const QOS_LEVELS: readonly QoS[] = [0, 1, 2];
 const HASH = 0x23;
 const STAR = 0x2a;
+const DOLLAR = 0x24;
 
 /** What the session needs of its connection. */
 export interface SessionLink extends DeliveryLink {
@@ -36,6 +37,9 @@ export class MqttSession implements RetainFlagRule {
   /** Topic filter → subscription. */
   readonly subscriptions = new Map<string, Subscription>();
   retainAsPublishedCount = 0;
+  /** Subscriptions per session queue (QoS), for `overlapping`. */
+  private readonly perQos = [0, 0, 0];
+  overlapping = false;
   private noLocalCount = 0;
   readonly deliveries: MqttDeliveries;
   private readonly skipped: Queue[] = [];
@@ -174,6 +178,8 @@ export class MqttSession implements RetainFlagRule {
     // A session with subscriptions counts as one consumer (RabbitMQ's consumers gauge for MQTT).
     if (this.subscriptions.size === 0) this.counters.consumers++;
     this.subscriptions.set(filter, sub);
+    this.perQos[sub.qos]!++;
+    this.overlapping = this.queuesInUse();
     if (sub.noLocal) this.noLocalCount++;
     if (sub.retainAsPublished) this.retainAsPublishedCount++;
   }
@@ -182,6 +188,8 @@ export class MqttSession implements RetainFlagRule {
     const sub = this.subscriptions.get(filter);
     if (sub === undefined) return;
     this.subscriptions.delete(filter);
+    this.perQos[sub.qos]!--;
+    this.overlapping = this.queuesInUse();
     if (this.subscriptions.size === 0) this.counters.consumers--;
     if (sub.noLocal) this.noLocalCount--;
     if (sub.retainAsPublished) this.retainAsPublishedCount--;
@@ -234,6 +242,28 @@ export class MqttSession implements RetainFlagRule {
   keepsRetainFlag(qos: QoS, routingKey: string): boolean {
     for (const sub of this.subscriptions.values()) {
       if (sub.qos === qos && sub.retainAsPublished && bindingKeyMatches(sub.key, routingKey)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * MQTT 3.1.1 only: MQTT 5 may send a copy per matching subscription (§3.3.4), and does, one per
+   * session queue, as RabbitMQ does.
+   */
+  private queuesInUse(): boolean {
+    const p = this.perQos;
+    return !this.link.v5 && (p[0]! > 0 ? 1 : 0) + (p[1]! > 0 ? 1 : 0) + (p[2]! > 0 ? 1 : 0) > 1;
+  }
+
+  /** See RetainFlagRule.matchedHigher. */
+  matchedHigher(qos: QoS, routingKey: string): boolean {
+    const dollar = routingKey.charCodeAt(0) === DOLLAR;
+    for (const sub of this.subscriptions.values()) {
+      if (sub.qos <= qos) continue;
+      // A `$` topic does not come through a filter starting with a wildcard [MQTT-4.7.2-1].
+      const first = sub.key.charCodeAt(0);
+      if (dollar && (first === HASH || first === STAR)) continue;
+      if (bindingKeyMatches(sub.key, routingKey)) return true;
     }
     return false;
   }

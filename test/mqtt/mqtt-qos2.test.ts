@@ -141,6 +141,26 @@ describe("MQTT QoS 2", () => {
     assert.deepEqual([will!.topic, will!.payload.toString(), will!.packet.qos], ["will2/t", "gone", 2]);
   });
 
+  it("MQTT 3.1.1 overlapping subscriptions: one delivery, at the highest QoS granted; MQTT 5: one per session queue", async () => {
+    const v3 = await mqtt.open({ clientId: "overlap3", protocolVersion: 4 });
+    await v3.client.subscribeAsync({ "ov/#": { qos: 1 }, "ov/a": { qos: 2 }, "ov/+": { qos: 0 } });
+    const v5 = await mqtt.open({ clientId: "overlap5", protocolVersion: 5 });
+    await v5.client.subscribeAsync({ "ov/#": { qos: 1 }, "ov/a": { qos: 2 } });
+    const pub = await mqtt.open({ clientId: "overlap-pub" });
+    await pub.client.publishAsync("ov/a", "to a", { qos: 2 });
+    await pub.client.publishAsync("ov/b", "to b", { qos: 2 });
+    await pub.client.publishAsync("ov/c/d", "to c/d", { qos: 2 });
+    const got = await v3.waitFor(3);
+    // From different session queues: in no particular order.
+    assert.deepEqual(got.map((r) => [r.topic, r.packet.qos]).sort(), [["ov/a", 2], ["ov/b", 1], ["ov/c/d", 1]]);
+    const got5 = await v5.waitFor(4);
+    assert.deepEqual(got5.map((r) => [r.topic, r.packet.qos]).sort(), [["ov/a", 1], ["ov/a", 2], ["ov/b", 1], ["ov/c/d", 1]]);
+    // Nothing more comes: the lower queues settled what the higher one delivered.
+    const v = broker.broker.vhost("/");
+    await waitUntil(() => [0, 1, 2].every((q) => (v.queues.get(`mqtt-subscription-overlap3qos${q}`)?.messageCount ?? 0) === 0));
+    assert.equal(v3.received.length, 3);
+  });
+
   it("a filter starting with a wildcard does not match a topic starting with $ [MQTT-4.7.2-1]", async () => {
     const wild = await mqtt.open({ clientId: "dollar-wild" });
     await wild.client.subscribeAsync(["#", "+/info"], { qos: 1 });
