@@ -1,10 +1,10 @@
 /**
- * `coney-perf mqtt`: one MQTT publisher → one subscriber (or several) on one topic, QoS 0 or 1,
+ * `coney-perf mqtt`: one MQTT publisher → one subscriber (or several) on one topic, QoS 0, 1 or 2,
  * against any MQTT 3.1.1 broker. The clients are minimal ones on mqtt-packet (mqtt-raw-client.ts).
  * The publisher runs here; the subscribers run in a worker thread (mqtt-subscribers.ts), so that
  * one event loop does not both publish and receive. QoS 0 publishes as fast as the socket drains,
- * QoS 1 keeps a window of PUBLISH packets awaiting PUBACK; subscribers acknowledge each QoS 1
- * delivery. Latency is the time from publish to receipt, from a timestamp in the payload (one
+ * QoS 1 keeps a window of PUBLISH packets awaiting PUBACK, QoS 2 one awaiting PUBCOMP (PUBREC
+ * answered by PUBREL); subscribers acknowledge each delivery as its QoS asks. Latency is the time from publish to receipt, from a timestamp in the payload (one
  * machine's clock, read the same way in both threads).
  */
 import { Worker } from "node:worker_threads";
@@ -16,11 +16,11 @@ import type { SubscribersData, SubscribersMessage } from "./mqtt-subscribers.js"
 export interface MqttBenchOptions {
   /** mqtt://user:pass@host:port */
   readonly url: string;
-  readonly qos: 0 | 1;
+  readonly qos: 0 | 1 | 2;
   readonly size: number;
   readonly subscribers: number;
   readonly durationSeconds: number;
-  /** QoS 1: PUBLISH packets awaiting PUBACK at once. */
+  /** QoS 1 and 2: PUBLISH packets awaiting PUBACK (PUBCOMP) at once. */
   readonly inflight: number;
 }
 
@@ -68,8 +68,8 @@ export async function runMqttBench(o: MqttBenchOptions): Promise<MqttBenchResult
   let running = true;
   const publishOne = (): boolean => {
     body.writeDoubleLE(wallClockMs(), 0);
-    const messageId = o.qos === 1 ? nextId : undefined;
-    if (o.qos === 1) {
+    const messageId = o.qos !== 0 ? nextId : undefined;
+    if (o.qos !== 0) {
       nextId = nextId === 0xffff ? 1 : nextId + 1;
       inflight++;
     }
@@ -83,7 +83,8 @@ export async function runMqttBench(o: MqttBenchOptions): Promise<MqttBenchResult
     }
   };
   pub.onPacket = (p) => {
-    if (p.cmd === "puback") {
+    if (p.cmd === "pubrec") pub.socket.write(generate({ cmd: "pubrel", messageId: p.messageId! }));
+    else if (p.cmd === "puback" || p.cmd === "pubcomp") {
       inflight--;
       pump();
     }

@@ -14,7 +14,7 @@ import { openRawClient, wallClockMs, type RawClient } from "./mqtt-raw-client.js
 export interface SubscribersData {
   readonly url: string;
   readonly topic: string;
-  readonly qos: 0 | 1;
+  readonly qos: 0 | 1 | 2;
   readonly subscribers: number;
 }
 
@@ -32,8 +32,11 @@ async function run(d: SubscribersData): Promise<void> {
     const subscribed = new Promise<void>((resolve) => {
       s.onPacket = (p) => {
         if (p.cmd === "suback") return resolve();
+        // QoS 2: counted at PUBLISH (the receiver's "method B"), completed by PUBREC, PUBREL, PUBCOMP.
+        if (p.cmd === "pubrel") return void s.socket.write(generate({ cmd: "pubcomp", messageId: p.messageId! }));
         if (p.cmd !== "publish") return;
         if (p.qos === 1) s.socket.write(generate({ cmd: "puback", messageId: p.messageId! }));
+        else if (p.qos === 2) s.socket.write(generate({ cmd: "pubrec", messageId: p.messageId! }));
         if (!measuring) return;
         received++;
         histogram.record(wallClockMs() - (p.payload as Buffer).readDoubleLE(0));

@@ -119,15 +119,15 @@ export async function perfMain(argv: string[]): Promise<void> {
     });
   program
     .command("mqtt")
-    .description("MQTT 3.1.1: one publisher → subscriber(s) on one topic, QoS 0 or 1")
+    .description("MQTT 3.1.1: one publisher → subscriber(s) on one topic, QoS 0, 1 or 2")
     .option("--url <url>", "MQTT URL of the broker", "mqtt://guest:guest@127.0.0.1:1883")
-    .option("--qos <n>", "0 or 1", int(0), 1)
+    .option("--qos <n>", "0, 1 or 2", int(0), 1)
     .option("-s, --size <bytes>", "payload size (≥ 8)", int(8), 64)
     .option("--subscribers <n>", "subscribers of the topic", int(1), 1)
-    .option("--inflight <n>", "QoS 1: PUBLISH packets awaiting PUBACK", int(1), 100)
+    .option("--inflight <n>", "QoS 1 and 2: PUBLISH packets awaiting PUBACK (PUBCOMP)", int(1), 100)
     .option("-z, --duration <seconds>", "run time", int(1), 5)
     .action(async (v: Record<string, unknown>) => {
-      const o: MqttBenchOptions = { url: v["url"] as string, qos: v["qos"] === 0 ? 0 : 1, size: v["size"] as number, subscribers: v["subscribers"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number };
+      const o: MqttBenchOptions = { url: v["url"] as string, qos: v["qos"] === 0 ? 0 : v["qos"] === 2 ? 2 : 1, size: v["size"] as number, subscribers: v["subscribers"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number };
       process.stdout.write(`${formatMqttResult(o, await runMqttBench(o))}\n`);
     });
   program

@@ -11,6 +11,7 @@ import { MAX_SESSION_EXPIRY_SECONDS } from "./mqtt-node.js";
 import { connackReturnCode, RC } from "./mqtt-reason-codes.js";
 import { isValidTopicName } from "./mqtt-topic.js";
 import { MQTT_MAX_PACKET } from "./packet-writer.js";
+import { RECEIVE_MAXIMUM } from "./mqtt-publisher.js";
 
 export interface ConnectTerms {
   readonly clientId: string;
@@ -25,7 +26,17 @@ export interface ConnectTerms {
   readonly maxPacketSize: number;
   /** The client's Topic Alias Maximum (MQTT 5; absent: 0, no aliases to the client). */
   readonly topicAliasMaximum: number;
+  /** Seconds of keep-alive in force: the client's, or for MQTT 5 at most SERVER_KEEP_ALIVE_MAX. */
+  readonly keepAlive: number;
+  /** MQTT 5: the client's keep-alive was lowered, and CONNACK says so (Server Keep Alive). */
+  readonly serverKeepAlive: boolean;
 }
+
+/**
+ * The longest keep-alive an MQTT 5 client is granted (§3.2.2.3.14, Server Keep Alive): a client
+ * asking for more (Mosquitto's max_keepalive default too) is told this. MQTT 3.1.1 cannot be told.
+ */
+export const SERVER_KEEP_ALIVE_MAX = 60;
 
 export type TermsOutcome = { readonly ok: true; readonly terms: ConnectTerms } | { readonly ok: false; readonly reasonCode: number; readonly why: string };
 
@@ -40,10 +51,10 @@ export function connectTerms(p: IConnectPacket, v5: boolean): TermsOutcome {
   }
   if (v5 && p.properties?.authenticationMethod !== undefined) return { ok: false, reasonCode: RC.badAuthenticationMethod, why: "extended authentication is not supported" };
   if (p.will && !isValidTopicName(p.will.topic)) return { ok: false, reasonCode: RC.topicNameInvalid, why: `invalid will topic '${p.will.topic}'` };
-  // RabbitMQ's make_will_msg: MQTT 5 can say a QoS 2 will is not supported; 3.1.1's is kept at QoS 1.
-  if (v5 && p.will?.qos === 2) return { ok: false, reasonCode: RC.qosNotSupported, why: "a will at QoS 2 is not supported" };
   const expiry = v5 ? Math.min(p.properties?.sessionExpiryInterval ?? 0, MAX_SESSION_EXPIRY_SECONDS) : cleanStart ? 0 : MAX_SESSION_EXPIRY_SECONDS;
   const props = v5 ? p.properties : undefined;
+  const asked = p.keepalive ?? 0;
+  const serverKeepAlive = v5 && asked > SERVER_KEEP_ALIVE_MAX;
   return {
     ok: true,
     terms: {
@@ -54,6 +65,8 @@ export function connectTerms(p: IConnectPacket, v5: boolean): TermsOutcome {
       receiveMaximum: props?.receiveMaximum ?? 65_535,
       maxPacketSize: props?.maximumPacketSize ?? MQTT_MAX_PACKET,
       topicAliasMaximum: props?.topicAliasMaximum ?? 0,
+      keepAlive: serverKeepAlive ? SERVER_KEEP_ALIVE_MAX : asked,
+      serverKeepAlive,
     },
   };
 }
@@ -66,7 +79,8 @@ export function acceptingConnack(v5: boolean, present: boolean, terms: ConnectTe
     reasonCode: RC.success,
     sessionPresent: present,
     properties: {
-      maximumQoS: 1,
+      // No Maximum QoS: QoS 2 is supported (§3.2.2.3.4).
+      receiveMaximum: RECEIVE_MAXIMUM,
       retainAvailable: true,
       sharedSubscriptionAvailable: false,
       subscriptionIdentifiersAvailable: false,
@@ -74,6 +88,7 @@ export function acceptingConnack(v5: boolean, present: boolean, terms: ConnectTe
       maximumPacketSize: maxPacketSize,
       ...(topicAliasMaximum > 0 ? { topicAliasMaximum } : {}),
       sessionExpiryInterval: terms.expiry,
+      ...(terms.serverKeepAlive ? { serverKeepAlive: terms.keepAlive } : {}),
       ...(terms.assigned ? { assignedClientIdentifier: terms.clientId } : {}),
     },
   };

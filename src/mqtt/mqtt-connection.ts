@@ -6,8 +6,8 @@
  * Output is packet-writer.ts (the client's Maximum Packet Size, topic aliases to the client).
  *
  * MQTT's rule for bad input is to close the connection: a malformed packet, a first packet that
- * is not CONNECT, a second CONNECT, a wildcard in a PUBLISH topic, QoS 2 (not supported, as in
- * RabbitMQ), an invalid topic alias all close it (MQTT 5: after a DISCONNECT with the reason).
+ * is not CONNECT, a second CONNECT, a wildcard in a PUBLISH topic, an invalid topic alias, more
+ * unacknowledged QoS 1/2 PUBLISH packets than the Receive Maximum (MQTT 5) all close it (MQTT 5: after a DISCONNECT with the reason).
  * The will is published whenever the connection ends other than by the client's DISCONNECT
  * (MQTT 5: a DISCONNECT with reason 0x00); a will with a delay is parked (mqtt-will.ts).
  *
@@ -17,7 +17,7 @@
  */
 import type { Duplex } from "node:stream";
 import { parser, type IConnectPacket, type IPublishPacket, type Packet } from "mqtt-packet";
-import { type Blockable, type ClientConnection, type ClientContext, clientContext, type ConnectionInfo, type FlowHost, PublishFlow, type Queue, type ResourceAlarms, type VHost } from "../broker/index.js";
+import { type ClientConnection, type ClientContext, clientContext, type ConnectionInfo, type FlowHost, PublishFlow, type Queue, type VHost } from "../broker/index.js";
 import { TokenExpiry } from "../auth/oauth/token-expiry.js";
 import { connectionName } from "../auth/peer-address.js";
 import { logInMqtt, type LoginOutcome } from "./mqtt-login.js";
@@ -30,11 +30,13 @@ import { MqttSession, type SessionLink } from "./mqtt-session.js";
 import { isValidTopicFilter, isValidTopicName } from "./mqtt-topic.js";
 import { cancelParkedWill, sendWill, type Will } from "./mqtt-will.js";
 import { KeepAlive } from "./keep-alive.js";
+import { AlarmHold } from "./alarm-hold.js";
 import { connectionRecord, type MqttPeer } from "./connection-record.js";
 import { PacketWriter } from "./packet-writer.js";
 import { readHotPackets } from "./hot-packets.js";
 import { strictUtf8 } from "./strict-utf8.js";
 import { TopicAliases } from "./topic-aliases.js";
+import type { Qos2State } from "./qos2-state-store.js";
 
 /** Before CONNECT, a client may send at most this much (RabbitMQ's max_packet_size_unauthenticated). */
 const MAX_UNAUTHENTICATED_PACKET = 65_536;
@@ -51,6 +53,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   private protocolVersion = 4;
   private vhostRef: VHost | null = null;
   private session: MqttSession | null = null;
+  /** The session's QoS 2 packet-identifier state (qos2-state-store.ts); set at CONNECT. */
+  qos2!: Qos2State;
   private publisher: MqttPublisher | null = null;
   private will: Will | null = null;
   private sessionExpiry = 0;
@@ -70,9 +74,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   readonly packets: PacketWriter;
   /** Publisher flow control: a publisher outrunning a consumed queue is not read for a while. */
   readonly flow = new PublishFlow(this);
-  /** Set while a memory or disk alarm holds this publisher: its socket is not read. */
-  private alarmHeld = false;
-  private readonly alarmBlock: Blockable = { unblock: () => this.alarmCleared() };
+  /** A memory or disk alarm holding this publisher (alarm-hold.ts). */
+  private readonly alarm: AlarmHold;
   private readonly connectedAt = Date.now();
   private readonly stats = { recvOct: 0, recvCnt: 0 };
 
@@ -84,6 +87,9 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.name = connectionName(peer);
     this.packets = new PacketWriter(stream, this.parserSettings);
     this.keepAlive = new KeepAlive(() => this.onKeepAliveExpired());
+    this.alarm = new AlarmHold(node.alarms, () => this.stream.pause(), () => {
+      if (this.state !== "closed" && !this.flow.paused) this.stream.resume();
+    });
     this.keepAlive.arm(node.settings.connectTimeout, false);
     this.parser.on("packet", (p: Packet) => this.handle(p));
     this.parser.on("error", (err: Error) => this.onMalformed(err.message));
@@ -112,23 +118,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   }
 
   resumeFromFlow(): void {
-    if (this.state !== "closed" && !this.alarmHeld && this.held === null) this.stream.resume();
-  }
-
-  /**
-   * A PUBLISH arrived while an alarm is on: stop reading (the packets already read are still
-   * handled) until every alarm has cleared. MQTT has no "blocked" packet; TCP back-pressure tells.
-   */
-  private blockForAlarm(alarms: ResourceAlarms): void {
-    this.alarmHeld = true;
-    this.stream.pause();
-    alarms.hold(this.alarmBlock);
-  }
-
-  private alarmCleared(): void {
-    if (!this.alarmHeld) return;
-    this.alarmHeld = false;
-    if (this.state !== "closed" && !this.flow.paused) this.stream.resume();
+    if (this.state !== "closed" && !this.alarm.held && this.held === null) this.stream.resume();
   }
 
   // ------------------------------------------------------------ input
@@ -191,9 +181,17 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
         return this.onPublish(p);
       case "puback":
         return this.session!.deliveries.acknowledged(p.messageId!, p.reasonCode);
+      case "pubrec":
+        return this.session!.deliveries.received(p.messageId!, p.reasonCode);
+      case "pubrel":
+        return this.publisher!.released(p.messageId!);
+      case "pubcomp":
+        return this.session!.deliveries.completed(p.messageId!);
       case "subscribe":
         // A bad filter closes the connection before anything is bound (MQTT 3.1.1 §4.8).
         for (const s of p.subscriptions) if (!isValidTopicFilter(s.topic)) return this.violation(RC.topicFilterInvalid, `invalid topic filter '${s.topic}'`);
+        // CONNACK said Subscription Identifiers Available 0: using one is a protocol error (§3.8.2.1.2).
+        if (p.properties?.subscriptionIdentifier !== undefined) return this.violation(RC.subscriptionIdentifiersNotSupported, "subscription identifiers are not supported");
         return this.session!.subscribe(p);
       case "unsubscribe":
         return this.session!.unsubscribe(p);
@@ -214,9 +212,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   }
 
   private onPublish(p: IPublishPacket): void {
-    const alarms = this.node.alarms;
-    if (alarms !== null && alarms.reason !== null && !this.alarmHeld) this.blockForAlarm(alarms);
-    if (p.qos === 2) return this.violation(RC.qosNotSupported, "QoS 2 PUBLISH is not supported");
+    this.alarm.check();
     if (this.aliases !== null) {
       const r = this.aliases.resolve(p.topic, p.properties?.topicAlias);
       if (!r.ok) return this.violation(r.invalidAlias ? RC.topicAliasInvalid : RC.protocolError, r.why);
@@ -272,6 +268,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.state = "open";
     // A session for this client id elsewhere ends now (its will is published), before this one looks at the queues.
     this.node.claim(this.vhost, this.clientId, this);
+    if (terms.cleanStart) this.node.qos2.drop(this.vhost, this.clientId);
+    this.qos2 = this.node.qos2.of(this.vhost, this.clientId, terms.expiry > 0);
     const counters = this.node.broker.stats.protocol(protocolLabel(this.protocolVersion));
     const session = new MqttSession(this.node, this, login.vhost, terms.expiry, Math.min(s.prefetch, terms.receiveMaximum), counters);
     let present: boolean;
@@ -295,7 +293,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.node.broker.connections.add(this);
     this.node.broker.stats.connectionCreated++;
     this.send(acceptingConnack(this.v5, present, terms, s.maxPacketSize, s.topicAliasMaximum));
-    this.keepAliveSeconds = p.keepalive ?? 0;
+    this.keepAliveSeconds = terms.keepAlive;
     this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
     this.tokenExpiry.arm(login.expiresAt);
     this.node.log.debug("MQTT connection opened", { clientId: this.clientId, user: this.user, vhost: this.vhost, sessionPresent: present });
@@ -350,7 +348,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   private onKeepAliveExpired(): void {
     // A connection paused by flow control or an alarm is not read: its silence is the broker's doing.
-    if (this.flow.paused || this.alarmHeld) return this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
+    if (this.flow.paused || this.alarm.held) return this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
     if (this.state === "handshake") this.close("no CONNECT in time", false, null);
     else this.violation(RC.keepAliveTimeout, `no packet within 1.5 × keep-alive (${this.keepAliveSeconds} s)`);
   }
@@ -367,7 +365,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.keepAlive.stop();
     this.tokenExpiry.clear();
     this.flow.stop();
-    this.node.alarms?.release(this.alarmBlock);
+    this.alarm.release();
     if (wasOpen && this.v5 && reasonCode !== null) this.send({ cmd: "disconnect", reasonCode });
     if (wasOpen) this.teardown(withWill);
     this.node.log.debug("MQTT connection closed", { peer: this.name, clientId: this.clientId, reason: why });
@@ -379,6 +377,8 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   private teardown(withWill: boolean): void {
     this.session?.release();
     if (this.sessionEnds) this.session?.end();
+    // Not when another connection took the session over: the state is its own now.
+    if ((this.sessionEnds || this.sessionExpiry === 0) && this.node.holds(this.vhost, this.clientId, this)) this.node.qos2.drop(this.vhost, this.clientId);
     this.publisher?.closed();
     const broker = this.node.broker;
     broker.ownerClosed(this);
@@ -393,7 +393,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   // ------------------------------------------------------------ management
 
   info(): ConnectionInfo {
-    const state = this.state !== "open" ? "closing" : this.alarmHeld ? "blocked" : this.flow.paused ? "flow" : "running";
+    const state = this.state !== "open" ? "closing" : this.alarm.held ? "blocked" : this.flow.paused ? "flow" : "running";
     return connectionRecord(this.name, this.peer, this.protocolVersion, { user: this.user, vhost: this.vhost, clientId: this.clientId, state, connectedAt: this.connectedAt, keepAlive: this.keepAliveSeconds }, this.stats, this.packets);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The queue-facing side of an MQTT session's subscription queue: one per session queue
- * (`…qos0` consumed without acks, `…qos1` with acks by PUBACK). Capacity is the session's to
+ * (`…qos0` consumed without acks, `…qos1` with acks by PUBACK, `…qos2` settled at PUBREC). Capacity is the session's to
  * decide (prefetch, a backed-up socket); the consumer only forwards to it.
  */
+import type { QoS } from "mqtt-packet";
 import type { Queue, QueueConsumer, QueueEntry } from "../broker/index.js";
 
 /** What a consumer hands its deliveries to: the MQTT session. */
@@ -26,7 +27,7 @@ export class MqttConsumer implements QueueConsumer {
     private readonly target: DeliveryTarget,
     readonly queue: Queue,
     /** The session queue's QoS: 0 consumes without acks. */
-    readonly qos: 0 | 1,
+    readonly qos: QoS,
   ) {
     this.noAck = qos === 0;
   }

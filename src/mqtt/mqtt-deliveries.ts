@@ -10,6 +10,11 @@
  * (dead-lettered when the queue says so), as RabbitMQ does. A PUBACK with an error reason code
  * (0x80 or more) also discards the message rather than requeueing it (MQTT-4.4.0-2).
  *
+ * QoS 2 (§4.3.3, the sender's side): the PUBLISH waits for PUBREC; then the message is settled in
+ * its queue, the packet id moves to the session's outbound QoS 2 state (saved for a persistent
+ * session) and PUBREL goes once that is saved; PUBCOMP frees the id. A resumed session sends the
+ * PUBRELs still owed again [MQTT-4.4.0-1]. Ids awaiting PUBCOMP count against the prefetch.
+ *
  * Invariant: every inflight entry with a queue is unacked in that queue, and is requeued when the
  * session is released.
  */
@@ -18,8 +23,10 @@ import { type Broker, type ClientContext, createMessage, type Message, type Prot
 import { MqttConsumer, type DeliveryTarget } from "./mqtt-consumer.js";
 import { hasNoV5Properties, messageQos, publishFromMessage } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
+import { RC } from "./mqtt-reason-codes.js";
 import { amqpToMqtt, mqttToAmqp } from "./mqtt-topic.js";
 import type { PacketWriter } from "./packet-writer.js";
+import type { Qos2State } from "./qos2-state-store.js";
 import type { RetainedMessage } from "./retained-store.js";
 
 /** What the deliveries need of the connection. */
@@ -30,6 +37,8 @@ export interface DeliveryLink {
   readonly writable: boolean;
   /** Sends a packet; false when it was too large for the client and dropped. */
   send(packet: Packet): boolean;
+  /** The session's QoS 2 packet-identifier state. */
+  readonly qos2: Qos2State;
   /** The output, for the per-message PUBLISH encoded without a packet object. */
   readonly packets: PacketWriter;
 }
@@ -39,20 +48,33 @@ export interface RetainFlagRule {
   /** How many subscriptions have Retain As Published: while 0, nothing per delivery is looked up. */
   readonly retainAsPublishedCount: number;
   /** Whether a message published with RETAIN keeps the flag on its way through the `qos` queue (`routingKey`: its AMQP key). */
-  keepsRetainFlag(qos: 0 | 1, routingKey: string): boolean;
+  keepsRetainFlag(qos: QoS, routingKey: string): boolean;
+  /**
+   * Whether a message with this `$…` routing key came through a subscription of the `qos` queue
+   * whose filter does not start with a wildcard [MQTT-4.7.2-1]; only asked for `$` topics.
+   */
+  admitsDollarTopic(qos: QoS, routingKey: string): boolean;
+  /** MQTT 3.1.1 with subscriptions in more than one session queue: overlaps are looked up. */
+  readonly overlapping: boolean;
+  /** Whether a subscription of a queue of higher QoS than `qos` also matches (that queue delivers it). */
+  matchedHigher(qos: QoS, routingKey: string): boolean;
 }
+
+const DOLLAR = 0x24;
 
 interface Inflight {
   /** null for a retained message sent on subscribe: nothing to settle. */
   readonly consumer: MqttConsumer | null;
   readonly entry: QueueEntry | null;
+  /** Sent at QoS 2: answered by PUBREC, not PUBACK. */
+  readonly exactlyOnce: boolean;
 }
 
 export class MqttDeliveries implements DeliveryTarget {
-  private readonly consumers: [MqttConsumer | null, MqttConsumer | null] = [null, null];
+  private readonly consumers: [MqttConsumer | null, MqttConsumer | null, MqttConsumer | null] = [null, null, null];
   private readonly inflight = new Map<number, Inflight>();
   /** Retained QoS 1 messages sent on subscribe that wait for a free slot. */
-  private backlog: RetainedMessage[] = [];
+  private backlog: Array<{ readonly message: RetainedMessage; readonly qos: QoS }> = [];
   private nextPacketId = 1;
   /** topicFor's memo. */
   private lastRoutingKey = "";
@@ -77,32 +99,43 @@ export class MqttDeliveries implements DeliveryTarget {
   }
 
   get hasConsumers(): boolean {
-    return this.consumers[0] !== null || this.consumers[1] !== null;
+    return this.consumers[0] !== null || this.consumers[1] !== null || this.consumers[2] !== null;
   }
 
   get unacknowledged(): number {
-    return this.inflight.size;
+    return this.inflight.size + this.link.qos2.outbound.size;
   }
 
   /** Starts consuming from the session queue of `qos` (once). */
-  consume(queue: Queue, qos: 0 | 1): void {
+  consume(queue: Queue, qos: QoS): void {
     if (this.consumers[qos] !== null) return;
     const c = new MqttConsumer(this, queue, qos);
     this.consumers[qos] = c;
     queue.addConsumer(c);
   }
 
-  isConsuming(qos: 0 | 1): boolean {
+  isConsuming(qos: QoS): boolean {
     return this.consumers[qos] !== null;
   }
 
   canTake(c: MqttConsumer): boolean {
-    return this.link.writable && (c.noAck || this.inflight.size < this.prefetch);
+    return this.link.writable && (c.noAck || this.inflight.size + this.link.qos2.outbound.size < this.prefetch);
   }
 
   deliver(c: MqttConsumer, queue: Queue, entry: QueueEntry): void {
     const m = entry.message;
-    const qos: QoS = c.qos === 1 && messageQos(m) === 1 ? 1 : 0;
+    if (m.routingKey.charCodeAt(0) === DOLLAR && !this.retainRule.admitsDollarTopic(c.qos, m.routingKey)) {
+      // Routed only by a filter starting with a wildcard, which must not match it: not for this client.
+      if (!c.noAck) queue.settle(entry);
+      return;
+    }
+    if (this.retainRule.overlapping && this.retainRule.matchedHigher(c.qos, m.routingKey)) {
+      // MQTT 3.1.1 overlapping subscriptions: one delivery, at the highest QoS granted (§3.3.5).
+      if (!c.noAck) queue.settle(entry);
+      return;
+    }
+    const published = messageQos(m);
+    const qos: QoS = c.qos < published ? c.qos : published;
     const stats = this.broker.stats;
     const vstats = this.vhost.stats;
     const counters = this.counters;
@@ -112,11 +145,11 @@ export class MqttDeliveries implements DeliveryTarget {
       counters.redeliver++;
     }
     if (qos === 0) {
+      // A QoS 0 delivery from an acknowledged queue needs no PUBACK: settled as sent.
       stats.deliverNoAck++;
       vstats.deliverNoAck++;
       counters.deliverNoAck++;
       this.sendPublish(m, c.qos, 0, 0, false);
-      // A QoS 0 delivery from the QoS 1 queue needs no PUBACK: settled as sent.
       if (!c.noAck) queue.settle(entry);
       return;
     }
@@ -124,16 +157,16 @@ export class MqttDeliveries implements DeliveryTarget {
     vstats.deliver++;
     counters.deliver++;
     const id = this.takePacketId();
-    if (!this.sendPublish(m, 1, 1, id, entry.redelivered)) {
+    if (!this.sendPublish(m, c.qos, qos, id, entry.redelivered)) {
       queue.discard(entry);
       return;
     }
-    this.inflight.set(id, { consumer: c, entry });
+    this.inflight.set(id, { consumer: c, entry, exactlyOnce: qos === 2 });
     c.unackedCount++;
   }
 
   /** A delivery's PUBLISH; false when it was not sent (too large for the client). */
-  private sendPublish(m: Message, queueQos: 0 | 1, qos: QoS, id: number, dup: boolean): boolean {
+  private sendPublish(m: Message, queueQos: QoS, qos: QoS, id: number, dup: boolean): boolean {
     // Only a message published with RETAIN, to a subscription that asked for the flag, keeps it.
     const retain = this.retainRule.retainAsPublishedCount > 0 && this.node.publishedRetained.has(m) && this.retainRule.keepsRetainFlag(queueQos, m.routingKey);
     const link = this.link;
@@ -159,22 +192,70 @@ export class MqttDeliveries implements DeliveryTarget {
   /** PUBACK: the delivery with this packet id is acknowledged (or, with an error reason code, refused). */
   acknowledged(packetId: number, reasonCode: number | undefined): void {
     const f = this.inflight.get(packetId);
-    if (!f) return;
+    if (!f || f.exactlyOnce) return;
     this.inflight.delete(packetId);
+    this.settle(f, reasonCode);
+    this.freed(f.consumer);
+  }
+
+  private settle(f: Inflight, reasonCode: number | undefined): void {
     const c = f.consumer;
-    if (c !== null && f.entry !== null) {
-      c.unackedCount--;
-      if (reasonCode !== undefined && reasonCode >= 0x80) c.queue.discard(f.entry);
-      else {
-        c.queue.settle(f.entry);
-        this.counters.ack++;
-        this.broker.stats.ack++;
-        this.vhost.stats.ack++;
-      }
+    if (c === null || f.entry === null) return;
+    c.unackedCount--;
+    if (reasonCode !== undefined && reasonCode >= 0x80) c.queue.discard(f.entry);
+    else {
+      c.queue.settle(f.entry);
+      this.counters.ack++;
+      this.broker.stats.ack++;
+      this.vhost.stats.ack++;
     }
+  }
+
+  /** A packet id was freed: the backlog and the consumers may go on. */
+  private freed(c: MqttConsumer | null): void {
     if (this.backlog.length > 0) this.sendBacklog();
-    c?.queue.dispatch();
     if (c === null) this.drained();
+    else c.queue.dispatch();
+  }
+
+  /**
+   * PUBREC: a QoS 2 delivery arrived. Its message is settled and its id kept for PUBCOMP once
+   * saved, then PUBREL goes; an error reason code (MQTT 5, 0x80 or more) ends the exchange and
+   * discards the message. A PUBREC for an id already released is answered with PUBREL again; for
+   * an unknown id, MQTT 5 hears 0x92.
+   */
+  received(packetId: number, reasonCode: number | undefined): void {
+    const state = this.link.qos2;
+    const f = this.inflight.get(packetId);
+    if (f === undefined || !f.exactlyOnce) {
+      const known = state.outbound.has(packetId);
+      this.link.send(this.link.v5 && !known ? { cmd: "pubrel", messageId: packetId, reasonCode: RC.packetIdentifierNotFound } : { cmd: "pubrel", messageId: packetId });
+      return;
+    }
+    this.inflight.delete(packetId);
+    if (reasonCode !== undefined && reasonCode >= 0x80) {
+      this.settle(f, reasonCode);
+      this.freed(f.consumer);
+      return;
+    }
+    state.outbound.add(packetId);
+    this.node.qos2.changed(state, () => {
+      this.settle(f, undefined);
+      if (state.outbound.has(packetId)) this.link.send({ cmd: "pubrel", messageId: packetId });
+    });
+  }
+
+  /** PUBCOMP: the QoS 2 exchange of this id is over. */
+  completed(packetId: number): void {
+    const state = this.link.qos2;
+    if (!state.outbound.delete(packetId)) return;
+    this.node.qos2.changed(state, null);
+    this.freed(null);
+  }
+
+  /** A resumed session: the PUBRELs owed are sent again [MQTT-4.4.0-1]. */
+  resendReleases(): void {
+    for (const id of this.link.qos2.outbound) this.link.send({ cmd: "pubrel", messageId: id });
   }
 
   consumerGone(c: MqttConsumer): void {
@@ -187,36 +268,44 @@ export class MqttDeliveries implements DeliveryTarget {
   }
 
   private takePacketId(): number {
-    // 16-bit ids, never 0, never one still in flight (at most `prefetch` are).
+    // 16-bit ids, never 0, never one still in flight or awaiting PUBCOMP (at most `prefetch` are).
+    const released = this.link.qos2.outbound;
     let id = this.nextPacketId;
-    while (this.inflight.has(id)) id = id === 0xffff ? 1 : id + 1;
+    while (this.inflight.has(id) || (released.size > 0 && released.has(id))) id = id === 0xffff ? 1 : id + 1;
     this.nextPacketId = id === 0xffff ? 1 : id + 1;
     return id;
   }
 
   /** Sends retained messages after SUBACK, with RETAIN set; QoS 1 ones beyond the prefetch wait. */
-  sendRetained(messages: readonly RetainedMessage[], subscribed: 0 | 1, now: number): void {
+  sendRetained(messages: readonly RetainedMessage[], subscribed: QoS, now: number): void {
     for (const r of messages) {
-      const qos: 0 | 1 = subscribed === 1 && r.qos === 1 ? 1 : 0;
-      if (qos === 1 && (this.backlog.length > 0 || this.inflight.size >= this.prefetch)) this.backlog.push(r);
+      const qos: QoS = subscribed < r.qos ? subscribed : r.qos;
+      if (qos > 0 && (this.backlog.length > 0 || this.full)) this.backlog.push({ message: r, qos });
       else this.sendOneRetained(r, qos, now);
     }
+  }
+
+  private get full(): boolean {
+    return this.inflight.size + this.link.qos2.outbound.size >= this.prefetch;
   }
 
   private sendBacklog(): void {
     const now = Date.now();
     let i = 0;
-    while (i < this.backlog.length && this.inflight.size < this.prefetch) this.sendOneRetained(this.backlog[i++]!, 1, now);
+    while (i < this.backlog.length && !this.full) {
+      const b = this.backlog[i++]!;
+      this.sendOneRetained(b.message, b.qos, now);
+    }
     this.backlog = this.backlog.slice(i);
   }
 
-  private sendOneRetained(r: RetainedMessage, qos: 0 | 1, now: number): void {
+  private sendOneRetained(r: RetainedMessage, qos: QoS, now: number): void {
     const m = createMessage(this.node.settings.exchange, mqttToAmqp(r.topic), r.properties, null, r.payload, r.publishedAt);
-    const id = qos === 1 ? this.takePacketId() : 0;
+    const id = qos > 0 ? this.takePacketId() : 0;
     const packet = publishFromMessage(m, qos, id, false, this.link.v5, now);
     packet.topic = r.topic;
     packet.retain = true;
-    if (this.link.send(packet) && qos === 1) this.inflight.set(id, { consumer: null, entry: null });
+    if (this.link.send(packet) && qos > 0) this.inflight.set(id, { consumer: null, entry: null, exactlyOnce: qos === 2 });
   }
 
   /**
@@ -224,7 +313,7 @@ export class MqttDeliveries implements DeliveryTarget {
    * straight back), then unacknowledged deliveries return to their queues, marked redelivered.
    */
   release(): void {
-    for (let qos = 0; qos < 2; qos++) {
+    for (let qos = 0; qos < 3; qos++) {
       const c = this.consumers[qos];
       if (c) c.queue.removeConsumer(c);
       this.consumers[qos] = null;

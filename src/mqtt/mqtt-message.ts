@@ -1,6 +1,7 @@
 /**
  * MQTT PUBLISH ↔ the broker's Message, with RabbitMQ's mapping (its mc_mqtt ↔ AMQP 0-9-1):
- * QoS 1 is delivery mode 2 (persistent) and QoS 0 delivery mode 1; MQTT 5's content type is
+ * QoS 1 is delivery mode 2 (persistent) and QoS 0 delivery mode 1; QoS 2 is delivery mode 2 with
+ * header x-mqtt-publish-qos 2 (RabbitMQ 3.x's header name), so a QoS 2 subscriber gets it at QoS 2; MQTT 5's content type is
  * content-type, correlation data is correlation-id (header x-correlation-id when it does not fit
  * a short string), response topic is header x-reply-to-topic (as an AMQP key), message expiry
  * is the per-message TTL (expiration, ms), user properties are string headers.
@@ -23,6 +24,7 @@ export function payloadOf(p: Pick<IPublishPacket, "payload">): Buffer {
 export function messageFromPublish(qos: QoS, mp: PublishProperties | undefined, payload: Buffer, exchange: string, routingKey: string, now: number): Message {
   const props: MessageProperties = { deliveryMode: qos === 0 ? 1 : 2 };
   if (mp !== undefined) mapPublishProperties(mp, props);
+  if (qos === 2) props.headers = { ...props.headers, [QOS_HEADER]: 2 };
   return createMessage(exchange, routingKey, props, null, payload, now);
 }
 
@@ -51,6 +53,11 @@ function mapPublishProperties(mp: PublishProperties, props: MessageProperties): 
     }
   }
   if (mp.messageExpiryInterval !== undefined) props.expiration = String(mp.messageExpiryInterval * 1000);
+  if (mp.payloadFormatIndicator === true) {
+    // Forwarded unaltered to MQTT 5 subscribers (§3.3.2.3.2).
+    headers[PAYLOAD_FORMAT_HEADER] = 1;
+    hasHeaders = true;
+  }
   if (hasHeaders) props.headers = headers;
 }
 
@@ -58,9 +65,15 @@ function isShortString(s: string): boolean {
   return Buffer.byteLength(s) <= 255;
 }
 
-/** The QoS a message was published with: persistent messages count as QoS 1 (RabbitMQ's rule). */
+const QOS_HEADER = "x-mqtt-publish-qos";
+/** MQTT 5 Payload Format Indicator 1 (UTF-8 payload), kept as a header of Coney's. */
+const PAYLOAD_FORMAT_HEADER = "x-mqtt-payload-format-indicator";
+
+/** The QoS a message was published with: persistent messages count as QoS 1 (RabbitMQ's rule), unless marked QoS 2. */
 export function messageQos(m: Message): QoS {
-  return m.properties.deliveryMode === 2 ? 1 : 0;
+  const p = m.properties;
+  if (p.deliveryMode !== 2) return 0;
+  return p.headers !== undefined && p.headers[QOS_HEADER] === 2 ? 2 : 1;
 }
 
 /**
@@ -107,7 +120,10 @@ function propertiesForV5(m: Message, now: number): PublishProperties | null {
     const user: UserProperties = {};
     let anyUser = false;
     for (const [k, v] of Object.entries(headers)) {
-      if (k === "x-reply-to-topic" && typeof v === "string") {
+      if (k === PAYLOAD_FORMAT_HEADER) {
+        out.payloadFormatIndicator = true;
+        any = true;
+      } else if (k === "x-reply-to-topic" && typeof v === "string") {
         out.responseTopic = amqpToMqtt(v);
         any = true;
       } else if (k === "x-correlation-id" && out.correlationData === undefined && (typeof v === "string" || Buffer.isBuffer(v))) {

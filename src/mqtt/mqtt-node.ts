@@ -9,6 +9,7 @@ import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Broker, Message, ResourceAlarms } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { CertLoginFrom } from "../tls/cert-login-name.js";
+import { Qos2StateStore } from "./qos2-state-store.js";
 import { RetainedStore } from "./retained-store.js";
 
 export interface MqttSettings {
@@ -53,6 +54,8 @@ export interface SessionHolder {
 
 export class MqttNode {
   readonly retained: RetainedStore;
+  /** The sessions' QoS 2 packet-identifier state (saved beside the retained messages). */
+  readonly qos2: Qos2StateStore;
   /**
    * Messages published with RETAIN, for subscriptions with Retain As Published (MQTT 5): only
    * retained publishes are added, and entries go with their messages.
@@ -70,6 +73,7 @@ export class MqttNode {
     readonly alarms: ResourceAlarms | null = null,
   ) {
     this.retained = new RetainedStore(dataDir, log);
+    this.qos2 = new Qos2StateStore(dataDir, log);
     // Shown (at 0) before the first connection, as RabbitMQ initialises them when the plugin starts.
     for (const v of [3, 4, 5]) broker.stats.protocol(protocolLabel(v));
   }
@@ -82,6 +86,11 @@ export class MqttNode {
     if (previous !== undefined && previous !== holder) previous.takenOver();
   }
 
+  /** Whether `holder` is the connection holding the client id's session. */
+  holds(vhost: string, clientId: string, holder: SessionHolder): boolean {
+    return this.sessions.get(`${vhost}\u0000${clientId}`) === holder;
+  }
+
   release(vhost: string, clientId: string, holder: SessionHolder): void {
     const key = `${vhost}\u0000${clientId}`;
     if (this.sessions.get(key) === holder) this.sessions.delete(key);
@@ -89,5 +98,6 @@ export class MqttNode {
 
   close(): void {
     this.retained.flush();
+    this.qos2.flush();
   }
 }

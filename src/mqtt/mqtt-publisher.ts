@@ -7,7 +7,10 @@
  * those behind it.
  *
  * A QoS 1 PUBLISH sent again (DUP) while the first is still awaiting its PUBACK is not published
- * twice, as in RabbitMQ. MQTT 5 No Local: the session names its own queues the message must skip.
+ * twice, as in RabbitMQ. QoS 2 (§4.3.3, the receiver's "method B"): the message is routed when the
+ * PUBLISH comes, its packet id recorded in the session's QoS 2 state (saved for a persistent
+ * session) before PUBREC goes; a PUBLISH with a recorded id is answered PUBREC and not routed
+ * again, until PUBREL frees the id and PUBCOMP answers it. MQTT 5 No Local: the session names its own queues the message must skip.
  * A message published with RETAIN is remembered as such (MqttNode.publishedRetained) for
  * subscriptions with Retain As Published.
  *
@@ -22,6 +25,7 @@ import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { mqttToAmqp } from "./mqtt-topic.js";
 import type { PacketWriter } from "./packet-writer.js";
+import type { Qos2State, Qos2StateStore } from "./qos2-state-store.js";
 
 /** What the publisher needs of its connection. */
 export interface PublisherLink {
@@ -36,13 +40,24 @@ export interface PublisherLink {
   noLocalSkip(routingKey: string): readonly Queue[] | null;
   /** Closes the connection for a protocol or permission violation (MQTT 5: DISCONNECT with `reasonCode`). */
   violation(reasonCode: number, why: string): void;
+  /** The session's QoS 2 packet-identifier state (qos2-state-store.ts). */
+  readonly qos2: Qos2State;
 }
 
-/** A PUBACK owed: `code` -1 means none is sent (3.1.1, refused). */
+/**
+ * The Receive Maximum this server announces to MQTT 5 clients (§3.2.2.3.3) and enforces: QoS 1
+ * and 2 PUBLISH packets not yet answered by PUBACK or PUBCOMP beyond it end the connection with
+ * 0x93. Above the in-flight windows publishers use (coney-perf: 500), far below 65,535.
+ */
+export const RECEIVE_MAXIMUM = 1024;
+
+/** A PUBACK (or, for QoS 2, PUBREC) owed: `code` -1 means none is sent (3.1.1, refused). */
 interface OwedAck {
   readonly id: number;
   code: number;
   done: boolean;
+  /** QoS 2: a PUBREC, sent once the packet id is recorded in the session's saved state. */
+  readonly pubrec: boolean;
 }
 
 export class MqttPublisher implements SyncWaiter {
@@ -55,6 +70,9 @@ export class MqttPublisher implements SyncWaiter {
   /** The routing key of the last topic published to (a memo of mqttToAmqp). */
   private lastTopic = "";
   private lastKey = "";
+  /** Owed PUBRECs whose packet id is already in the inbound state (counted once for Receive Maximum). */
+  private recordedOwed = 0;
+  private readonly store: Qos2StateStore;
 
   constructor(
     private readonly node: MqttNode,
@@ -62,7 +80,9 @@ export class MqttPublisher implements SyncWaiter {
     private readonly vhost: VHost,
     /** This protocol version's share of the broker's counters (Prometheus). */
     private readonly counters: ProtocolCounters,
-  ) {}
+  ) {
+    this.store = node.qos2;
+  }
 
   /** The connection closed. */
   closed(): void {
@@ -72,7 +92,17 @@ export class MqttPublisher implements SyncWaiter {
 
   /** Publishes one PUBLISH packet; the topic was validated by the connection. */
   publish(p: IPublishPacket): void {
-    if (p.dup && p.qos === 1 && this.owed.some((a) => a.id === p.messageId)) return;
+    if (p.qos !== 0) {
+      if (p.qos === 2 && this.link.qos2.inbound.has(p.messageId!)) {
+        // A resend before PUBREL: answered, not routed again [MQTT-4.3.3-9].
+        this.owe(p.messageId!, RC.success, true, true);
+        return;
+      }
+      if (p.dup && this.owed.some((a) => a.id === p.messageId)) return;
+      if (this.link.v5 && this.owed.length - this.recordedOwed + this.link.qos2.inbound.size >= RECEIVE_MAXIMUM) {
+        return this.link.violation(RC.receiveMaximumExceeded, `more than ${RECEIVE_MAXIMUM} QoS 1 and 2 PUBLISH packets unacknowledged`);
+      }
+    }
     const broker = this.node.broker;
     const counters = this.counters;
     if (!this.publishing) {
@@ -90,9 +120,9 @@ export class MqttPublisher implements SyncWaiter {
       x = broker.exchangeForPublish(this.link.ctx, this.vhost, this.node.settings.exchange, key);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      if (this.link.v5 && p.qos === 1) {
+      if (this.link.v5 && p.qos !== 0) {
         this.node.log.warn("MQTT publish refused", { topic: p.topic, reason: why });
-        this.owe(p.messageId!, RC.notAuthorized, true);
+        this.owe(p.messageId!, RC.notAuthorized, true, p.qos === 2);
       } else {
         this.link.violation(RC.notAuthorized, why);
       }
@@ -102,7 +132,7 @@ export class MqttPublisher implements SyncWaiter {
     const payload = payloadOf(p);
     const message = messageFromPublish(p.qos, p.properties, payload, x.name, key, now);
     if (p.retain) {
-      this.node.retained.retain(this.vhost.name, { topic: p.topic, qos: p.qos === 0 ? 0 : 1, payload, properties: message.properties, publishedAt: now });
+      this.node.retained.retain(this.vhost.name, { topic: p.topic, qos: p.qos, payload, properties: message.properties, publishedAt: now });
       this.node.publishedRetained.add(message);
     }
     broker.stats.messageSizes.observe(message.bodySize);
@@ -123,30 +153,61 @@ export class MqttPublisher implements SyncWaiter {
     if (outcome === PUBLISH_UNROUTED && this.link.v5) code = RC.noMatchingSubscribers;
     else if (outcome === PUBLISH_REFUSED) code = this.link.v5 ? RC.quotaExceeded : -1;
     const stored = outcome === PUBLISH_STORED;
-    const token = this.owe(p.messageId!, code, !stored);
+    const token = this.owe(p.messageId!, code, !stored, p.qos === 2);
     if (stored) broker.whenStored(this, token);
   }
 
-  /** Records a PUBACK owed; returns its sync token. */
-  private owe(id: number, code: number, done: boolean): number {
+  /** PUBREL: the packet id is free again; PUBCOMP goes once that is saved (MQTT 5: 0x92 for an unknown id). */
+  released(id: number): void {
+    const state = this.link.qos2;
+    const known = state.inbound.delete(id);
+    const pubcomp = (): void => {
+      if (this.link.isOpen) this.link.send(this.link.v5 && !known ? { cmd: "pubcomp", messageId: id, reasonCode: RC.packetIdentifierNotFound } : { cmd: "pubcomp", messageId: id });
+    };
+    if (known) this.store.changed(state, pubcomp);
+    else pubcomp();
+  }
+
+  /** Records an acknowledgement owed; returns its sync token. */
+  private owe(id: number, code: number, done: boolean, pubrec: boolean): number {
     const token = this.headToken + this.owed.length;
+    if (pubrec && done && code >= 0 && code < 0x80) {
+      // A QoS 2 PUBREC goes only once its packet id is recorded (saved, for a persistent session).
+      const a: OwedAck = { id, code, done: false, pubrec };
+      this.owed.push(a);
+      this.record(a);
+      return token;
+    }
     if (done && this.owed.length === 0) {
       // Nothing ahead of it (the usual case for a message no durable queue stored): sent at once.
       this.headToken++;
-      if (this.link.isOpen) this.sendAck(id, code);
+      if (this.link.isOpen) this.sendAck(id, code, pubrec);
       return token;
     }
-    this.owed.push({ id, code, done });
+    this.owed.push({ id, code, done, pubrec });
     if (done) this.sendReady();
     return token;
+  }
+
+  /** QoS 2: the packet id joins the inbound state; the PUBREC is ready once that is saved. */
+  private record(a: OwedAck): void {
+    const state = this.link.qos2;
+    // Counted once against Receive Maximum while both owed and recorded (a resend too).
+    state.inbound.add(a.id);
+    this.recordedOwed++;
+    this.store.changed(state, () => {
+      a.done = true;
+      this.sendReady();
+    });
   }
 
   synced(token: number, ok: boolean): void {
     const i = token - this.headToken;
     const a = this.owed[i];
     if (a === undefined) return;
-    a.done = true;
     if (!ok) a.code = this.link.v5 ? RC.unspecifiedError : -1;
+    if (a.pubrec && a.code >= 0 && a.code < 0x80) return this.record(a);
+    a.done = true;
     this.sendReady();
   }
 
@@ -156,20 +217,25 @@ export class MqttPublisher implements SyncWaiter {
     while (n < owed.length && owed[n]!.done) n++;
     if (n === 0) return;
     this.headToken += n;
-    if (this.link.isOpen) for (let i = 0; i < n; i++) this.sendAck(owed[i]!.id, owed[i]!.code);
+    for (let i = 0; i < n; i++) {
+      const a = owed[i]!;
+      if (a.pubrec && a.code >= 0 && a.code < 0x80) this.recordedOwed--;
+      if (this.link.isOpen) this.sendAck(a.id, a.code, a.pubrec);
+    }
     if (n === owed.length) while (owed.length > 0) owed.pop();
     else owed.splice(0, n);
   }
 
   /** PUBACKs leave in the order their PUBLISHes came (MQTT 3.1.1 §4.6); code -1: none is sent. */
-  private sendAck(id: number, code: number): void {
+  private sendAck(id: number, code: number, pubrec: boolean): void {
     if (code < 0) return;
     if (code === RC.success || code === RC.noMatchingSubscribers) {
       this.counters.confirm++;
       this.node.broker.stats.confirm++;
       this.vhost.stats.confirm++;
     }
-    if (code === RC.success) this.link.packets.sendPuback(id);
+    if (pubrec) this.link.send(this.link.v5 && code !== RC.success ? { cmd: "pubrec", messageId: id, reasonCode: code } : { cmd: "pubrec", messageId: id });
+    else if (code === RC.success) this.link.packets.sendPuback(id);
     else this.link.send(this.link.v5 ? { cmd: "puback", messageId: id, reasonCode: code } : { cmd: "puback", messageId: id });
   }
 }

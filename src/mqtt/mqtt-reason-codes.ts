@@ -21,11 +21,15 @@ export const RC = {
   sessionTakenOver: 0x8e,
   topicFilterInvalid: 0x8f,
   topicNameInvalid: 0x90,
+  packetIdentifierNotFound: 0x92,
+  receiveMaximumExceeded: 0x93,
   topicAliasInvalid: 0x94,
   packetTooLarge: 0x95,
   quotaExceeded: 0x97,
   administrativeAction: 0x98,
   qosNotSupported: 0x9b,
+  sharedSubscriptionsNotSupported: 0x9e,
+  subscriptionIdentifiersNotSupported: 0xa1,
   maximumConnectTime: 0xa0,
 } as const;
 

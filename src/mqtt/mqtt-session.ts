@@ -1,11 +1,11 @@
 /**
  * An MQTT session's subscriptions, as RabbitMQ's MQTT plugin keeps them: one queue per
- * subscription QoS, `mqtt-subscription-<client id>qos0` and `…qos1`, bound to the MQTT exchange
+ * subscription QoS, `mqtt-subscription-<client id>qos0` and `…qos1` (and Coney's `…qos2`), bound to the MQTT exchange
  * with each topic filter as binding key (MQTT 5: with the subscription options as binding
  * arguments, subscription-options.ts). A session with no expiry (clean session) has exclusive
  * queues that go with the connection; a persistent one has durable queues with x-expires set to
  * the session expiry, so they survive the client's absence and a broker restart, and its
- * subscriptions are read back from the queues' bindings. QoS 2 subscriptions are granted QoS 1.
+ * subscriptions are read back from the queues' bindings.
  *
  * MQTT 5 subscription options: Retain Handling decides whether SUBSCRIBE sends retained messages
  * (0 always, 1 for a new subscription, 2 never); No Local keeps the client's own publications out
@@ -13,7 +13,7 @@
  * deliveries (`keepsRetainFlag`, used by the deliveries). Both cost nothing while no subscription
  * of the session uses them. Deliveries themselves are mqtt-deliveries.ts.
  */
-import type { ISubscribePacket, IUnsubscribePacket } from "mqtt-packet";
+import type { ISubscribePacket, IUnsubscribePacket, QoS } from "mqtt-packet";
 import type { Broker, ProtocolCounters, Queue, QueueSpec, VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-deliveries.js";
@@ -21,6 +21,12 @@ import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { amqpToMqtt, bindingKeyMatches, mqttToAmqp } from "./mqtt-topic.js";
 import { requestedSubscription, sameOptions, storedSubscription, type Subscription } from "./subscription-options.js";
+
+/** The session queues, one per subscription QoS. */
+const QOS_LEVELS: readonly QoS[] = [0, 1, 2];
+const HASH = 0x23;
+const STAR = 0x2a;
+const DOLLAR = 0x24;
 
 /** What the session needs of its connection. */
 export interface SessionLink extends DeliveryLink {
@@ -31,6 +37,9 @@ export class MqttSession implements RetainFlagRule {
   /** Topic filter → subscription. */
   readonly subscriptions = new Map<string, Subscription>();
   retainAsPublishedCount = 0;
+  /** Subscriptions per session queue (QoS), for `overlapping`. */
+  private readonly perQos = [0, 0, 0];
+  overlapping = false;
   private noLocalCount = 0;
   readonly deliveries: MqttDeliveries;
   private readonly skipped: Queue[] = [];
@@ -52,7 +61,7 @@ export class MqttSession implements RetainFlagRule {
     this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this, counters);
   }
 
-  queueName(qos: 0 | 1): string {
+  queueName(qos: QoS): string {
     return `mqtt-subscription-${this.link.clientId}qos${qos}`;
   }
 
@@ -64,7 +73,7 @@ export class MqttSession implements RetainFlagRule {
    */
   open(cleanStart: boolean): boolean {
     let present = false;
-    for (const qos of [0, 1] as const) {
+    for (const qos of QOS_LEVELS) {
       const name = this.queueName(qos);
       const q = this.vhost.queues.get(name);
       if (!q) continue;
@@ -93,7 +102,8 @@ export class MqttSession implements RetainFlagRule {
 
   /** Starts consuming from the session's existing queues. */
   resume(): void {
-    for (const qos of [0, 1] as const) {
+    this.deliveries.resendReleases();
+    for (const qos of QOS_LEVELS) {
       if (this.vhost.queues.has(this.queueName(qos))) this.consume(qos);
     }
   }
@@ -103,8 +113,13 @@ export class MqttSession implements RetainFlagRule {
   /** SUBSCRIBE: binds each filter, answers SUBACK, then sends the retained messages its Retain Handling asks for. */
   subscribe(p: ISubscribePacket): void {
     const granted: number[] = [];
-    const retainedFor: Array<[string, 0 | 1]> = [];
+    const retainedFor: Array<[string, QoS]> = [];
     for (const s of p.subscriptions) {
+      if (s.topic.startsWith("$share/")) {
+        // Shared subscriptions are not built (CONNACK: Shared Subscription Available 0).
+        granted.push(this.link.v5 ? RC.sharedSubscriptionsNotSupported : RC.unspecifiedError);
+        continue;
+      }
       const wanted = requestedSubscription(s, this.link.v5, mqttToAmqp(s.topic));
       const existing = this.subscriptions.get(s.topic);
       try {
@@ -163,6 +178,8 @@ export class MqttSession implements RetainFlagRule {
     // A session with subscriptions counts as one consumer (RabbitMQ's consumers gauge for MQTT).
     if (this.subscriptions.size === 0) this.counters.consumers++;
     this.subscriptions.set(filter, sub);
+    this.perQos[sub.qos]!++;
+    this.overlapping = this.queuesInUse();
     if (sub.noLocal) this.noLocalCount++;
     if (sub.retainAsPublished) this.retainAsPublishedCount++;
   }
@@ -171,12 +188,14 @@ export class MqttSession implements RetainFlagRule {
     const sub = this.subscriptions.get(filter);
     if (sub === undefined) return;
     this.subscriptions.delete(filter);
+    this.perQos[sub.qos]!--;
+    this.overlapping = this.queuesInUse();
     if (this.subscriptions.size === 0) this.counters.consumers--;
     if (sub.noLocal) this.noLocalCount--;
     if (sub.retainAsPublished) this.retainAsPublishedCount--;
   }
 
-  private ensureQueue(qos: 0 | 1): Queue {
+  private ensureQueue(qos: QoS): Queue {
     const name = this.queueName(qos);
     const existing = this.vhost.queues.get(name);
     if (existing) {
@@ -189,7 +208,7 @@ export class MqttSession implements RetainFlagRule {
     return this.broker.declareQueue(this.link.ctx, this.vhost.name, spec, false).queue;
   }
 
-  private consume(qos: 0 | 1): void {
+  private consume(qos: QoS): void {
     if (this.deliveries.isConsuming(qos)) return;
     this.deliveries.consume(this.broker.queueForRead(this.link.ctx, this.vhost.name, this.queueName(qos)), qos);
   }
@@ -205,7 +224,7 @@ export class MqttSession implements RetainFlagRule {
     if (this.noLocalCount === 0) return null;
     const skipped = this.skipped;
     skipped.length = 0;
-    for (const qos of [0, 1] as const) {
+    for (const qos of QOS_LEVELS) {
       let local = false;
       let other = false;
       for (const sub of this.subscriptions.values()) {
@@ -220,9 +239,40 @@ export class MqttSession implements RetainFlagRule {
   }
 
   /** Retain As Published: a subscription of the `qos` queue that the message matched asked to keep RETAIN. */
-  keepsRetainFlag(qos: 0 | 1, routingKey: string): boolean {
+  keepsRetainFlag(qos: QoS, routingKey: string): boolean {
     for (const sub of this.subscriptions.values()) {
       if (sub.qos === qos && sub.retainAsPublished && bindingKeyMatches(sub.key, routingKey)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * MQTT 3.1.1 only: MQTT 5 may send a copy per matching subscription (§3.3.4), and does, one per
+   * session queue, as RabbitMQ does.
+   */
+  private queuesInUse(): boolean {
+    const p = this.perQos;
+    return !this.link.v5 && (p[0]! > 0 ? 1 : 0) + (p[1]! > 0 ? 1 : 0) + (p[2]! > 0 ? 1 : 0) > 1;
+  }
+
+  /** See RetainFlagRule.matchedHigher. */
+  matchedHigher(qos: QoS, routingKey: string): boolean {
+    const dollar = routingKey.charCodeAt(0) === DOLLAR;
+    for (const sub of this.subscriptions.values()) {
+      if (sub.qos <= qos) continue;
+      // A `$` topic does not come through a filter starting with a wildcard [MQTT-4.7.2-1].
+      const first = sub.key.charCodeAt(0);
+      if (dollar && (first === HASH || first === STAR)) continue;
+      if (bindingKeyMatches(sub.key, routingKey)) return true;
+    }
+    return false;
+  }
+
+  /** See RetainFlagRule.admitsDollarTopic. */
+  admitsDollarTopic(qos: QoS, routingKey: string): boolean {
+    for (const sub of this.subscriptions.values()) {
+      const first = sub.key.charCodeAt(0);
+      if (sub.qos === qos && first !== HASH && first !== STAR && bindingKeyMatches(sub.key, routingKey)) return true;
     }
     return false;
   }
@@ -232,7 +282,7 @@ export class MqttSession implements RetainFlagRule {
    * after the new interval, as RabbitMQ updates their x-expires.
    */
   changeExpiry(seconds: number): void {
-    for (const qos of [0, 1] as const) {
+    for (const qos of QOS_LEVELS) {
       const name = this.queueName(qos);
       if (!this.vhost.queues.has(name)) continue;
       try {
@@ -245,7 +295,7 @@ export class MqttSession implements RetainFlagRule {
 
   /** The session ends now (MQTT 5 DISCONNECT with session expiry 0): its queues are deleted. */
   end(): void {
-    for (const qos of [0, 1] as const) {
+    for (const qos of QOS_LEVELS) {
       const name = this.queueName(qos);
       if (!this.vhost.queues.has(name)) continue;
       try {

@@ -12,7 +12,7 @@
  * survive a restart like any stored message. A CONNECT with the client id deletes the queue: the
  * session resumed in time, and the will is not sent.
  */
-import type { IConnectPacket } from "mqtt-packet";
+import type { IConnectPacket, QoS } from "mqtt-packet";
 import { type ClientContext, createMessage, PUBLISH_REFUSED, PUBLISH_UNROUTED, type VHost } from "../broker/index.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import { messageFromPublish, payloadOf } from "./mqtt-message.js";
@@ -53,7 +53,7 @@ function publishWill(node: MqttNode, ctx: ClientContext, vhost: VHost, will: Wil
   const broker = node.broker;
   const key = mqttToAmqp(will.topic);
   const x = broker.exchangeForPublish(ctx, vhost, node.settings.exchange, key);
-  const qos = will.qos === 0 || will.qos === undefined ? 0 : 1;
+  const qos: QoS = will.qos ?? 0;
   const now = Date.now();
   const payload = payloadOf(will);
   const message = messageFromPublish(qos, will.properties, payload, x.name, key, now);
@@ -75,7 +75,7 @@ function parkWill(node: MqttNode, ctx: ClientContext, vhost: VHost, will: Will, 
   broker.declareQueue(ctx, vhost.name, { name, durable: true, autoDelete: false, exclusiveOwner: null, arguments: args }, false);
   ctx.permissions.checkTopic(vhost.name, exchange, "write", key);
   const defaultExchange = broker.exchangeForPublish(ctx, vhost, "", name);
-  const qos = will.qos === 0 || will.qos === undefined ? 0 : 1;
+  const qos: QoS = will.qos ?? 0;
   const now = Date.now();
   const published = messageFromPublish(qos, will.properties, payloadOf(will), "", name, now);
   // The TTL is the delay. The will's own message expiry would shorten it, so it is not kept: once

@@ -6,40 +6,40 @@
  * at once (shutdown). A message whose TTL has passed is dropped when it is looked up. A node that
  * stores nothing (`inMemory`) has no file: its retained messages last as long as the process.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import type { QoS } from "mqtt-packet";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Logger } from "../logging/logger.js";
-import { writeFileAtomicSync } from "../store/atomic-file.js";
+import { SavedJsonFile } from "./saved-json-file.js";
 import { topicMatches } from "./mqtt-topic.js";
 
 export interface RetainedMessage {
   readonly topic: string;
-  readonly qos: 0 | 1;
+  readonly qos: QoS;
   readonly payload: Buffer;
   readonly properties: MessageProperties;
   /** ms since epoch, for the remaining TTL */
   readonly publishedAt: number;
 }
 
-const FILE = "mqtt-retained.json";
-
 export class RetainedStore {
   private readonly byVhost = new Map<string, Map<string, RetainedMessage>>();
-  private scheduled = false;
-  /** The file, null when nothing is stored. */
-  readonly path: string | null;
+  private readonly file: SavedJsonFile;
 
   constructor(dataDir: string | null, private readonly log: Logger) {
-    this.path = dataDir === null ? null : join(dataDir, FILE);
+    this.file = new SavedJsonFile(dataDir, "mqtt-retained.json", "MQTT retained messages", log, () => this.serialize());
     this.load();
+  }
+
+  /** The file, null when nothing is stored. */
+  get path(): string | null {
+    return this.file.path;
   }
 
   /** Forgets every retained message (a test broker's reset). */
   clear(): void {
     if (this.byVhost.size === 0) return;
     this.byVhost.clear();
-    this.schedule();
+    this.file.schedule();
   }
 
   /** Stores `m` for its topic, or clears the topic when the payload is empty. */
@@ -51,7 +51,7 @@ export class RetainedStore {
       if (!topics) this.byVhost.set(vhost, (topics = new Map()));
       topics.set(m.topic, m);
     }
-    this.schedule();
+    this.file.schedule();
   }
 
   /** The retained messages whose topic matches `filter`, oldest first. */
@@ -64,7 +64,7 @@ export class RetainedStore {
       const ttl = m.properties.expiration === undefined ? NaN : Number(m.properties.expiration);
       if (Number.isFinite(ttl) && m.publishedAt + ttl < now) {
         topics.delete(m.topic);
-        this.schedule();
+        this.file.schedule();
         continue;
       }
       out.push(m);
@@ -78,32 +78,22 @@ export class RetainedStore {
 
   /** Writes pending changes now. */
   flush(): void {
-    this.scheduled = false;
-    if (this.path === null) return;
+    this.file.flush();
+  }
+
+  private serialize(): string {
     const json: Record<string, unknown[]> = {};
     for (const [vhost, topics] of this.byVhost) {
       if (topics.size > 0) json[vhost] = [...topics.values()].map(toJson);
     }
-    try {
-      writeFileAtomicSync(this.path, JSON.stringify({ version: 1, vhosts: json }));
-    } catch (err) {
-      // The previous file stays whole; the next change tries again.
-      this.log.error("MQTT retained messages could not be saved", { err, file: this.path });
-    }
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      if (this.scheduled) this.flush();
-    });
+    return JSON.stringify({ version: 1, vhosts: json });
   }
 
   private load(): void {
-    if (this.path === null || !existsSync(this.path)) return;
+    const text = this.file.read();
+    if (text === null) return;
     try {
-      const parsed = JSON.parse(readFileSync(this.path, "utf8"), reviveBuffers) as { vhosts: Record<string, RetainedJson[]> };
+      const parsed = JSON.parse(text, reviveBuffers) as { vhosts: Record<string, RetainedJson[]> };
       for (const [vhost, list] of Object.entries(parsed.vhosts)) {
         const topics = new Map<string, RetainedMessage>();
         for (const r of list) topics.set(r.topic, { topic: r.topic, qos: r.qos, payload: Buffer.from(r.payload, "base64"), properties: r.properties, publishedAt: r.publishedAt });
@@ -117,7 +107,7 @@ export class RetainedStore {
 
 interface RetainedJson {
   topic: string;
-  qos: 0 | 1;
+  qos: QoS;
   payload: string;
   properties: MessageProperties;
   publishedAt: number;

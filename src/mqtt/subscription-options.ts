@@ -6,12 +6,12 @@
  * 3.1.1 subscriptions are bindings without arguments and have the default options; a session
  * resumed under the other protocol version has its bindings re-made in that version's form.
  */
-import type { ISubscription } from "mqtt-packet";
+import type { ISubscription, QoS } from "mqtt-packet";
 import type { FieldTable } from "../broker/values/field-value.js";
 
 export interface Subscription {
-  /** The granted QoS (QoS 2 is granted 1), which is also the session queue it is bound to. */
-  readonly qos: 0 | 1;
+  /** The granted QoS, which is also the session queue it is bound to. */
+  readonly qos: QoS;
   /** Not delivered messages this client id published (MQTT-3.8.3-3). */
   readonly noLocal: boolean;
   /** Deliveries keep the RETAIN flag they were published with (else RETAIN is 0). */
@@ -27,7 +27,7 @@ export interface Subscription {
 export const OPTIONS_ARG = "x-mqtt-subscription-opts";
 const BINDING_KEY_ARG = "x-binding-key";
 
-function make(qos: 0 | 1, noLocal: boolean, retainAsPublished: boolean, retainHandling: 0 | 1 | 2, v5: boolean, key: string): Subscription {
+function make(qos: QoS, noLocal: boolean, retainAsPublished: boolean, retainHandling: 0 | 1 | 2, v5: boolean, key: string): Subscription {
   const args: FieldTable = v5
     ? { [OPTIONS_ARG]: { "no-local": noLocal, qos, "retain-as-published": retainAsPublished, "retain-handling": retainHandling }, [BINDING_KEY_ARG]: key }
     : {};
@@ -36,7 +36,7 @@ function make(qos: 0 | 1, noLocal: boolean, retainAsPublished: boolean, retainHa
 
 /** What a SUBSCRIBE asks for; `key` is the filter as an AMQP binding key. */
 export function requestedSubscription(s: ISubscription, v5: boolean, key: string): Subscription {
-  const qos: 0 | 1 = s.qos === 0 ? 0 : 1;
+  const qos: QoS = s.qos;
   if (!v5) return make(qos, false, false, 0, false, key);
   const rh = s.rh === 1 || s.rh === 2 ? s.rh : 0;
   return make(qos, s.nl === true, s.rap === true, rh, true, key);
@@ -46,7 +46,7 @@ export function requestedSubscription(s: ISubscription, v5: boolean, key: string
  * The subscription a session queue's binding stands for, read back when a session resumes.
  * `rebind` is true when the binding is in the other protocol version's form.
  */
-export function storedSubscription(args: FieldTable, queueQos: 0 | 1, v5: boolean, key: string): { readonly subscription: Subscription; readonly rebind: boolean } {
+export function storedSubscription(args: FieldTable, queueQos: QoS, v5: boolean, key: string): { readonly subscription: Subscription; readonly rebind: boolean } {
   const opts = args[OPTIONS_ARG];
   const hasOptions = typeof opts === "object" && opts !== null && !Array.isArray(opts) && !Buffer.isBuffer(opts) && !(opts instanceof Date) && Object.keys(opts).length > 0;
   if (!v5) return { subscription: make(queueQos, false, false, 0, false, key), rebind: hasOptions };

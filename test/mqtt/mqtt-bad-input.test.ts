@@ -97,12 +97,6 @@ describe("MQTT bad input", () => {
     await bystanderUndisturbed();
   });
 
-  it("closes a connection that publishes at QoS 2 (not supported, as in RabbitMQ)", async () => {
-    const out = await raw(broker.mqttPort!, [connectPacket("qos2"), generate({ cmd: "publish", topic: "bystander/t", payload: Buffer.from("x"), qos: 2, messageId: 1, dup: false, retain: false })]);
-    assert.equal(out.closed, true);
-    await bystanderUndisturbed();
-  });
-
   it("answers CONNACK 1 to an unknown protocol level and 2 to an empty client id with a persistent session", async () => {
     const v6 = connectPacket("v6");
     // Byte 8 is the protocol level after the fixed header (2 bytes) and the "MQTT" string (6 bytes).

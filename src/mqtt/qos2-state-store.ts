@@ -1,0 +1,106 @@
+/**
+ * The QoS 2 packet-identifier state of every MQTT session on this node (MQTT 3.1.1 §4.3.3,
+ * MQTT 5 §4.3.3), kept per vhost and client id:
+ * - inbound: packet ids of PUBLISH packets the client sent at QoS 2 whose PUBREC went out and
+ *   whose PUBREL has not come. A PUBLISH with such an id is a resend and is not routed again
+ *   [MQTT-4.3.3-9]; PUBREL frees the id.
+ * - outbound: packet ids of QoS 2 deliveries whose PUBREC came and PUBREL went out, awaiting
+ *   PUBCOMP. A resumed session sends those PUBRELs again [MQTT-4.4.0-1].
+ *
+ * A persistent session's state is saved in one JSON file under the data dir, so a restart loses
+ * and duplicates nothing whose PUBREC was sent: the publisher sends PUBREC only once the save it
+ * asked for is on disk (`afterSave`). Writes are coalesced per event-loop turn and atomic (write,
+ * fsync, rename). A clean session's state is only in memory. Not replicated by the cluster.
+ */
+import type { Logger } from "../logging/logger.js";
+import { SavedJsonFile } from "./saved-json-file.js";
+
+export interface Qos2State {
+  readonly inbound: Set<number>;
+  readonly outbound: Set<number>;
+  /** Saved to disk (a persistent session). */
+  durable: boolean;
+}
+
+interface StateJson {
+  readonly inbound: number[];
+  readonly outbound: number[];
+}
+
+export class Qos2StateStore {
+  private readonly sessions = new Map<string, Qos2State>();
+  private waiting: Array<() => void> = [];
+  private readonly file: SavedJsonFile;
+
+  constructor(dataDir: string | null, private readonly log: Logger) {
+    this.file = new SavedJsonFile(dataDir, "mqtt-qos2-state.json", "MQTT QoS 2 session state", log, () => this.serialize(), () => this.written());
+    this.load();
+  }
+
+  /** The state of a session (created empty); `durable` says whether it is saved. */
+  of(vhost: string, clientId: string, durable: boolean): Qos2State {
+    const key = `${vhost}\u0000${clientId}`;
+    let s = this.sessions.get(key);
+    if (s === undefined) this.sessions.set(key, (s = { inbound: new Set(), outbound: new Set(), durable }));
+    else if (s.durable !== durable) {
+      s.durable = durable;
+      this.file.schedule();
+    }
+    return s;
+  }
+
+  /** A session ended or started clean: its state goes. */
+  drop(vhost: string, clientId: string): void {
+    const key = `${vhost}\u0000${clientId}`;
+    const s = this.sessions.get(key);
+    if (s === undefined) return;
+    this.sessions.delete(key);
+    if (s.durable) this.file.schedule();
+  }
+
+  /** `s` changed: saved when durable; `done` runs once the change is on disk (at once when not durable). */
+  changed(s: Qos2State, done: (() => void) | null): void {
+    if (!s.durable || this.file.path === null) {
+      if (done !== null) done();
+      return;
+    }
+    if (done !== null) this.waiting.push(done);
+    this.file.schedule();
+  }
+
+  flush(): void {
+    this.file.flush();
+  }
+
+  private serialize(): string {
+    const json: Record<string, StateJson> = {};
+    for (const [key, s] of this.sessions) {
+      if (s.durable && (s.inbound.size > 0 || s.outbound.size > 0)) json[key] = { inbound: [...s.inbound], outbound: [...s.outbound] };
+    }
+    return JSON.stringify({ version: 1, sessions: json });
+  }
+
+  /** After a write (even a failed one: the message is routed and stored, the acknowledgement goes). */
+  private written(): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) w();
+  }
+
+  private load(): void {
+    const text = this.file.read();
+    if (text === null) return;
+    try {
+      const parsed = JSON.parse(text) as { sessions: Record<string, StateJson> };
+      for (const [key, s] of Object.entries(parsed.sessions)) {
+        this.sessions.set(key, { inbound: new Set(s.inbound.filter(isPacketId)), outbound: new Set(s.outbound.filter(isPacketId)), durable: true });
+      }
+    } catch (err) {
+      this.log.error("MQTT QoS 2 session state file is unreadable; starting without it", { err, file: this.file.path });
+    }
+  }
+}
+
+function isPacketId(n: unknown): n is number {
+  return typeof n === "number" && Number.isInteger(n) && n > 0 && n <= 0xffff;
+}
