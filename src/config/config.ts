@@ -151,6 +151,8 @@ export interface ConeyConfig {
   stompImplicitConnect: boolean;
   /** The vhost of a STOMP CONNECT without a host header (stomp.default_vhost). */
   stompDefaultVhost: string;
+  /** STOMP-over-TLS clients without login and passcode log in as their verified certificate's name (stomp.ssl_cert_login). */
+  stompSslCertLogin: boolean;
   /** Which name of a client certificate is the user name (RabbitMQ's ssl_cert_login_from). */
   sslCertLoginFrom: "distinguished_name" | "common_name";
   /** amq.rabbitmq.event (README, "Event exchange"): declared and fed with the broker's events. */
@@ -248,6 +250,7 @@ export function defaultConfig(): ConeyConfig {
     stompDefaultPass: "guest",
     stompImplicitConnect: false,
     stompDefaultVhost: "/",
+    stompSslCertLogin: false,
     sslCertLoginFrom: "distinguished_name",
     configFile: null,
   };

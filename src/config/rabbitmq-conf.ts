@@ -211,6 +211,7 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "stomp.default_pass": (l, b) => (b.out.stompDefaultPass = l.value),
   "stomp.implicit_connect": (l, b) => (b.out.stompImplicitConnect = bool(l)),
   "stomp.default_vhost": (l, b) => (b.out.stompDefaultVhost = l.value),
+  "stomp.ssl_cert_login": (l, b) => (b.out.stompSslCertLogin = bool(l)),
   "ssl_cert_login_from": (l, b) => {
     if (l.value !== "distinguished_name" && l.value !== "common_name") return bad(l, "not distinguished_name or common_name");
     b.out.sslCertLoginFrom = l.value;

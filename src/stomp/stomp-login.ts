@@ -1,7 +1,7 @@
 /**
  * CONNECT's login, as rabbitmq_stomp decides it: `login` and `passcode` (without both, the
- * stomp.default_user when configured; over TLS with a verified client certificate and no
- * credentials, the certificate's name with no password, as ssl_cert_login), `host` as the vhost
+ * stomp.default_user when configured; with stomp.ssl_cert_login, over TLS with a verified client
+ * certificate and no credentials, the certificate's name with no password), `host` as the vhost
  * (stomp.default_vhost without it), the vhost must exist and the user be allowed in it,
  * loopback-only users only from loopback, and the connection limits. A passcode that is a JWT,
  * with OAuth 2.0 configured, is verified as a token (the outcome is then a promise). Every
@@ -35,7 +35,7 @@ const refuse = (error: StompError): StompLoginOutcome => ({ ok: false, error });
 export function logInStomp(node: StompNode, login: string | undefined, passcode: string | undefined, host: string | undefined, peer: StompLoginPeer): StompLoginOutcome | Promise<StompLoginOutcome> {
   const s = node.settings;
   const broker = node.broker;
-  const certLogin = login === undefined && passcode === undefined && peer.certName !== null;
+  const certLogin = login === undefined && passcode === undefined && s.sslCertLogin && peer.certName !== null;
   let user = login;
   let secret = passcode;
   if (certLogin) user = peer.certName!;

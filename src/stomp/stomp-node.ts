@@ -25,6 +25,8 @@ export interface StompSettings {
   readonly loginThrottle: LoginThrottle | null;
   /** OAuth 2.0 token verification, when configured: a JWT passcode logs in by token. */
   readonly tokens: TokenVerifier | null;
+  /** stomp.ssl_cert_login: a TLS client without credentials logs in as its verified certificate's name. */
+  readonly sslCertLogin: boolean;
   readonly sslCertLoginFrom: CertLoginFrom;
   /** Frames before CONNECT get the small limits; after it, these. */
   readonly limits: FrameLimits;

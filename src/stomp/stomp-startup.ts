@@ -27,6 +27,7 @@ export function stompSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottl
     maxConnections: config.maxConnections,
     loginThrottle,
     tokens,
+    sslCertLogin: config.stompSslCertLogin,
     sslCertLoginFrom: config.sslCertLoginFrom,
     limits: { maxHeaderBytes: 100 * 1024, maxHeaders: 1000, maxBodyBytes: config.maxMessageSize },
   };

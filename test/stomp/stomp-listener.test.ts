@@ -30,11 +30,11 @@ describe("STOMP listener configuration", () => {
 
   it("reads RabbitMQ's stomp.* and web_stomp.* keys from rabbitmq.conf", () => {
     const conf = readRabbitConf(
-      ["stomp.listeners.tcp.default = 61620", "stomp.listeners.ssl.default = 61621", "web_stomp.tcp.port = 15680", "stomp.default_user = guest", "stomp.default_pass = secret", "stomp.implicit_connect = true", "stomp.default_vhost = v"].join("\n"),
+      ["stomp.listeners.tcp.default = 61620", "stomp.listeners.ssl.default = 61621", "web_stomp.tcp.port = 15680", "stomp.default_user = guest", "stomp.default_pass = secret", "stomp.implicit_connect = true", "stomp.default_vhost = v", "stomp.ssl_cert_login = true"].join("\n"),
       { loopbackUsers: ["guest"] },
     );
     assert.deepEqual(conf.unsupported, []);
-    assert.deepEqual(conf.settings, { stompPort: 61620, stompsPort: 61621, webStompPort: 15680, stompDefaultUser: "guest", stompDefaultPass: "secret", stompImplicitConnect: true, stompDefaultVhost: "v" });
+    assert.deepEqual(conf.settings, { stompPort: 61620, stompsPort: 61621, webStompPort: 15680, stompDefaultUser: "guest", stompDefaultPass: "secret", stompImplicitConnect: true, stompDefaultVhost: "v", stompSslCertLogin: true });
   });
 });
 
@@ -92,6 +92,25 @@ describe("STOMP over TLS", () => {
       const record = broker.broker.connections.list()[0]!.info();
       assert.equal(record.ssl, true);
       assert.equal(record.protocol, "STOMP 1.2");
+      socket.destroy();
+    } finally {
+      await broker.close();
+    }
+  });
+
+  it("with stomp.ssl_cert_login, a client certificate without login and passcode logs in as its name", async () => {
+    const ca = makeTestCa();
+    const broker = await startTestBroker({ stompsPort: 0, amqpsPort: 0, tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, tlsVerifyPeer: true, stompSslCertLogin: true, sslCertLoginFrom: "common_name" });
+    try {
+      broker.broker.putUser("client", { password: "unused", tags: [] });
+      broker.broker.setPermission("client", "/", { configure: ".*", write: ".*", read: ".*" });
+      const socket = tlsConnect({ host: "127.0.0.1", port: broker.stompsPort!, ca: readFileSync(ca.caCert), cert: readFileSync(ca.clientCert), key: readFileSync(ca.clientKey), servername: "localhost" });
+      let text = "";
+      socket.on("data", (d: Buffer) => (text += d.toString()));
+      await withTimeout(new Promise<void>((resolve) => socket.once("secureConnect", () => resolve())), 5000, "the TLS handshake");
+      socket.write("CONNECT\naccept-version:1.2\n\n\u0000");
+      await eventually(() => text.includes("CONNECTED"), 5000, "CONNECTED by certificate");
+      assert.equal(broker.broker.connections.list()[0]!.info().user, "client");
       socket.destroy();
     } finally {
       await broker.close();
