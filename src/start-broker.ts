@@ -37,6 +37,10 @@ export interface RunningBroker {
   /** The stream protocol listeners' ports (plain and TLS); null when disabled or not bound yet. */
   readonly streamPort: number | null;
   readonly streamTlsPort: number | null;
+  /** The STOMP, STOMP-over-TLS and Web STOMP listeners' ports; null when disabled or not bound yet. */
+  readonly stompPort: number | null;
+  readonly stompsPort: number | null;
+  readonly webStompPort: number | null;
   /** Every listener, bound or being retried (src/listeners). */
   readonly listeners: ListenerStatuses;
   /** The node's dynamic shovels (src/shovel). */
@@ -158,6 +162,10 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const streamWanted = config.streamPort !== null || (tls !== null && config.streamTlsPort !== null);
   const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, cluster: clusterView ?? null, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of stream?.listeners ?? []) await side.add(spec);
+  // STOMP (src/stomp): loaded only when a STOMP listener is configured.
+  const stompWanted = config.stompPort !== null || config.webStompPort !== null || (tls !== null && config.stompsPort !== null);
+  const stompListeners = !stompWanted ? [] : (await import("./stomp/stomp-startup.js")).stompSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  for (const spec of stompListeners) await side.add(spec);
   const httpPort = config.httpPort;
   if (httpPort !== null) {
     const httpTls = config.httpTls ? tls : null;
@@ -211,6 +219,15 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     },
     get webMqttsPort() {
       return side.portOf("https/web-mqtt");
+    },
+    get stompPort() {
+      return side.portOf("stomp");
+    },
+    get stompsPort() {
+      return side.portOf("stomp/ssl");
+    },
+    get webStompPort() {
+      return side.portOf("http/web-stomp");
     },
     get streamPort() {
       return side.portOf("stream");

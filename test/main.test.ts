@@ -36,7 +36,7 @@ describe("coney binary", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "coney-main-"));
     // The shebang's `env` finds node on PATH: the one running this test.
     const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}` };
-    const child = spawn(bin, ["--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir], { stdio: ["ignore", "ignore", "pipe"], env });
+    const child = spawn(bin, ["--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir], { stdio: ["ignore", "ignore", "pipe"], env });
     await startedAmqpPort(child);
     const argv = readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\0");
     assert.ok(argv.includes("--single-threaded-gc"), `argv: ${argv.join(" ")}`);

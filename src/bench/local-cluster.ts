@@ -79,6 +79,8 @@ export function nodeArgs(n: LocalNode, cluster: ClusterArgs | null, logLevel: st
     // The benchmark speaks AMQP only: no MQTT listeners competing for the fixed ports.
     "--mqtt-port", "off",
     "--web-mqtt-port", "off",
+    "--stomp-port", "off",
+    "--web-stomp-port", "off",
     "--stream-port", "off",
     "--data-dir", n.dataDir,
     "--log-level", logLevel,

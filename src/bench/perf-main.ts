@@ -16,6 +16,7 @@ import { formatResult, runPerf } from "./perf-run.js";
 import { runScenarios } from "./scenarios.js";
 import { runClusterBench } from "./cluster-bench.js";
 import { formatMqttResult, runMqttBench, type MqttBenchOptions } from "./mqtt-bench.js";
+import { formatStompResult, runStompBench } from "./stomp-bench.js";
 import { runTestBrokerBench } from "./test-broker-bench.js";
 import { formatStreamResult, runStreamBench } from "./stream-bench.js";
 import { runSizeSweep, type SweepMode, type SweepTarget } from "./size-sweep.js";
@@ -129,6 +130,26 @@ export async function perfMain(argv: string[]): Promise<void> {
     .action(async (v: Record<string, unknown>) => {
       const o: MqttBenchOptions = { url: v["url"] as string, qos: v["qos"] === 0 ? 0 : v["qos"] === 2 ? 2 : 1, size: v["size"] as number, subscribers: v["subscribers"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number };
       process.stdout.write(`${formatMqttResult(o, await runMqttBench(o))}\n`);
+    });
+  program
+    .command("stomp")
+    .description("STOMP 1.2: one publisher → one subscriber on a /topic destination; with --compare-url, a second broker in the same run")
+    .option("--url <url>", "STOMP URL of the broker", "stomp://guest:guest@127.0.0.1:61613")
+    .option("--name <name>", "the broker's row title", "broker")
+    .option("--compare-url <url>", "a second broker, measured in the same run")
+    .option("--compare-name <name>", "the second broker's row title", "compare")
+    .option("-s, --size <bytes>", "body size", int(1), 64)
+    .option("--window <n>", "messages published but not yet received, at most", int(1), 10_000)
+    .option("--persistent", "persistent:true SENDs through a durable subscription queue", false)
+    .option("-z, --duration <seconds>", "run time per broker", int(1), 5)
+    .action(async (v: Record<string, unknown>) => {
+      const base = { size: v["size"] as number, window: v["window"] as number, durationSeconds: v["duration"] as number, persistent: v["persistent"] === true };
+      const targets: Array<[string, string]> = [[v["name"] as string, v["url"] as string]];
+      if (typeof v["compareUrl"] === "string") targets.push([v["compareName"] as string, v["compareUrl"]]);
+      for (const [name, url] of targets) {
+        const o = { ...base, url };
+        process.stdout.write(`${formatStompResult(name, o, await runStompBench(o))}\n`);
+      }
     });
   program
     .command("stream")

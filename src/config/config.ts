@@ -141,6 +141,21 @@ export interface ConeyConfig {
   mqttTopicAliasMaximum: number;
   /** MQTTS clients that send no user name and password log in as their verified certificate's name (mqtt.ssl_cert_login). */
   mqttSslCertLogin: boolean;
+  /** STOMP listener (rabbitmq_stomp's stomp.listeners.tcp.default, 61613); 0 binds an ephemeral port, null disables it. */
+  stompPort: number | null;
+  /** STOMP over TLS (stomp.listeners.ssl.default, 61614), started when tlsCert is set; null disables it. */
+  stompsPort: number | null;
+  /** STOMP over WebSocket (rabbitmq_web_stomp's web_stomp.tcp.port, 15674, path /ws); null disables it. */
+  webStompPort: number | null;
+  /** STOMP CONNECT without login and passcode logs in as this user (stomp.default_user; null: refused). */
+  stompDefaultUser: string | null;
+  stompDefaultPass: string;
+  /** With a default user, a first frame other than CONNECT logs in implicitly (stomp.implicit_connect). */
+  stompImplicitConnect: boolean;
+  /** The vhost of a STOMP CONNECT without a host header (stomp.default_vhost). */
+  stompDefaultVhost: string;
+  /** STOMP-over-TLS clients without login and passcode log in as their verified certificate's name (stomp.ssl_cert_login). */
+  stompSslCertLogin: boolean;
   /** Which name of a client certificate is the user name (RabbitMQ's ssl_cert_login_from). */
   sslCertLoginFrom: "distinguished_name" | "common_name";
   /** amq.rabbitmq.event (README, "Event exchange"): declared and fed with the broker's events. */
@@ -232,6 +247,14 @@ export function defaultConfig(): ConeyConfig {
     mqttPrefetch: 10,
     mqttTopicAliasMaximum: 16,
     mqttSslCertLogin: false,
+    stompPort: 61613,
+    stompsPort: 61614,
+    webStompPort: 15674,
+    stompDefaultUser: null,
+    stompDefaultPass: "guest",
+    stompImplicitConnect: false,
+    stompDefaultVhost: "/",
+    stompSslCertLogin: false,
     sslCertLoginFrom: "distinguished_name",
     configFile: null,
   };

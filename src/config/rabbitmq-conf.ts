@@ -209,6 +209,15 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "mqtt.prefetch": (l, b) => (b.out.mqttPrefetch = int(l)),
   "mqtt.topic_alias_maximum": (l, b) => (b.out.mqttTopicAliasMaximum = int(l)),
   "mqtt.ssl_cert_login": (l, b) => (b.out.mqttSslCertLogin = bool(l)),
+  // The rabbitmq_stomp and rabbitmq_web_stomp plugins (docs/STOMP.md).
+  "stomp.listeners.tcp.default": (l, b) => (b.out.stompPort = listener(l, b, l.key)),
+  "stomp.listeners.ssl.default": (l, b) => (b.out.stompsPort = listener(l, b, l.key)),
+  "web_stomp.tcp.port": (l, b) => (b.out.webStompPort = listener(l, b, l.key)),
+  "stomp.default_user": (l, b) => (b.out.stompDefaultUser = l.value),
+  "stomp.default_pass": (l, b) => (b.out.stompDefaultPass = l.value),
+  "stomp.implicit_connect": (l, b) => (b.out.stompImplicitConnect = bool(l)),
+  "stomp.default_vhost": (l, b) => (b.out.stompDefaultVhost = l.value),
+  "stomp.ssl_cert_login": (l, b) => (b.out.stompSslCertLogin = bool(l)),
   "ssl_cert_login_from": (l, b) => {
     if (l.value !== "distinguished_name" && l.value !== "common_name") return bad(l, "not distinguished_name or common_name");
     b.out.sslCertLoginFrom = l.value;

@@ -9,6 +9,10 @@ export interface TestBrokerOptions {
   readonly mqtt?: boolean;
   /** Open MQTT over WebSocket on an ephemeral port (default: off). */
   readonly webMqtt?: boolean;
+  /** Open STOMP (TCP) on an ephemeral port (default: off). */
+  readonly stomp?: boolean;
+  /** Open STOMP over WebSocket (Web STOMP, path /ws) on an ephemeral port (default: off). */
+  readonly webStomp?: boolean;
   /** Open the native stream protocol on an ephemeral port (default: off). */
   readonly stream?: boolean;
   /** Open the Prometheus endpoint on an ephemeral port (default: off). */
@@ -24,5 +28,5 @@ export interface TestBrokerOptions {
   /** Nothing is printed unless asked (default "silent"). */
   readonly logLevel?: LogLevel | "silent";
   /** Anything else `startBroker` takes (limits, heartbeat, OAuth, …); listeners and storage are fixed above. */
-  readonly broker?: Omit<StartOptions, "inMemory" | "dataDir" | "amqpPort" | "httpPort" | "prometheusPort" | "mqttPort" | "mqttsPort" | "webMqttPort" | "streamPort" | "streamTlsPort" | "bind">;
+  readonly broker?: Omit<StartOptions, "inMemory" | "dataDir" | "amqpPort" | "httpPort" | "prometheusPort" | "mqttPort" | "mqttsPort" | "webMqttPort" | "streamPort" | "streamTlsPort" | "stompPort" | "stompsPort" | "webStompPort" | "bind">;
 }

@@ -22,6 +22,10 @@ export interface TestBroker extends TestBrokerAddress {
   readonly mqttUrl: string | null;
   /** ws://127.0.0.1:port/ws, null unless `webMqtt` was asked for. */
   readonly webMqttUrl: string | null;
+  /** The STOMP port, null unless `stomp: true`. */
+  readonly stompPort: number | null;
+  /** ws://127.0.0.1:port/ws (Web STOMP), null unless `webStomp` was asked for. */
+  readonly webStompUrl: string | null;
   /** The native stream protocol's port (rabbitmq-stream-js-client's `port`), null unless `stream: true`. */
   readonly streamPort: number | null;
   /** http://127.0.0.1:port/metrics, null unless `prometheus` was asked for. */
@@ -71,6 +75,9 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     webMqttPort: options.webMqtt ? 0 : null,
     streamPort: options.stream ? 0 : null,
     streamTlsPort: null,
+    stompPort: options.stomp ? 0 : null,
+    stompsPort: null,
+    webStompPort: options.webStomp ? 0 : null,
     // Stream clients connect to the host Metadata names: the loopback the test broker listens on.
     streamAdvertisedHost: options.broker?.streamAdvertisedHost ?? "127.0.0.1",
     logLevel: options.logLevel ?? "silent",
@@ -99,6 +106,8 @@ export async function startTestBroker(options: TestBrokerOptions = {}): Promise<
     address,
     mqttUrl: local(running.mqttPort, "mqtt"),
     webMqttUrl: local(running.webMqttPort, "ws", "/ws"),
+    stompPort: running.stompPort,
+    webStompUrl: local(running.webStompPort, "ws", "/ws"),
     streamPort: running.streamPort,
     prometheusUrl: local(running.prometheusPort, "http", "/metrics"),
     vhost,

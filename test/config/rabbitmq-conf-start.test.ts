@@ -25,6 +25,8 @@ describe("coney --config rabbitmq.conf", () => {
         "management.tcp.ip = 127.0.0.1",
         "prometheus.tcp.port = 0",
         "prometheus.tcp.ip = 127.0.0.1",
+        "stomp.listeners.tcp.default = 0",
+        "web_stomp.tcp.port = 0",
         "default_user = admin",
         "default_pass = conf-pass",
         "default_vhost = prod",
@@ -34,7 +36,7 @@ describe("coney --config rabbitmq.conf", () => {
         "disk_free_limit.absolute = 1MB",
         "log.console.level = info",
         "collect_statistics_interval = 10000",
-        "stomp.listeners.tcp.default = 61613",
+        "amqp1_0.default_user = guest",
         "",
       ].join("\n"),
     );
@@ -56,7 +58,7 @@ describe("coney --config rabbitmq.conf", () => {
       const warnings = stderr.split("\n").filter((l) => l.includes("settings Coney does not support"));
       assert.equal(warnings.length, 1, stderr);
       assert.match(warnings[0]!, /"level":"warn"/);
-      assert.match(warnings[0]!, /ignored: collect_statistics_interval, stomp\.listeners\.tcp\.default"/);
+      assert.match(warnings[0]!, /ignored: collect_statistics_interval, amqp1_0\.default_user"/);
 
       const conn = await amqp.connect(`amqp://admin:conf-pass@127.0.0.1:${amqpPort}/prod`);
       assert.equal((conn.connection as unknown as { heartbeat: number }).heartbeat, 20);

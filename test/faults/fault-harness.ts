@@ -107,7 +107,7 @@ const storeChild = new URL("./store-child.js", import.meta.url).pathname;
 
 /** Starts `node bin/coney.js` on loopback ephemeral ports and waits for its listeners. */
 export async function spawnChildBroker(o: SpawnOptions): Promise<ChildBroker> {
-  const cliArgs = [bin, "--amqp-port", "0", "--http-port", o.http ? "0" : "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--bind", "127.0.0.1", "--data-dir", o.dataDir, "--log-level", "info", ...(o.args ?? [])];
+  const cliArgs = [bin, "--amqp-port", "0", "--http-port", o.http ? "0" : "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off", "--bind", "127.0.0.1", "--data-dir", o.dataDir, "--log-level", "info", ...(o.args ?? [])];
   const args = o.storeOptions === undefined ? cliArgs : [storeChild, JSON.stringify({ dataDir: o.dataDir, ...o.storeOptions })];
   const stdio: StdioOptions = ["ignore", "ignore", o.stderrFd ?? "pipe"];
   const env = { ...process.env, ...o.env };

@@ -8,4 +8,4 @@
 import { startBroker, type StartOptions } from "../../src/start-broker.js";
 
 const options = JSON.parse(process.argv[2] ?? "{}") as StartOptions;
-await startBroker({ amqpPort: 0, httpPort: null, prometheusPort: null, mqttPort: null, webMqttPort: null, streamPort: null, streamTlsPort: null, bind: "127.0.0.1", logLevel: "info", diskFreeLimit: 0, ...options });
+await startBroker({ amqpPort: 0, httpPort: null, prometheusPort: null, mqttPort: null, webMqttPort: null, stompPort: null, webStompPort: null, streamPort: null, streamTlsPort: null, bind: "127.0.0.1", logLevel: "info", diskFreeLimit: 0, ...options });

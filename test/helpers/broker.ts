@@ -31,6 +31,10 @@ export async function startTestBroker(options: StartOptions = {}): Promise<TestB
     mqttPort: null,
     mqttsPort: null,
     webMqttPort: null,
+    // Tests that speak STOMP ask for port 0.
+    stompPort: null,
+    stompsPort: null,
+    webStompPort: null,
     // Tests that speak the stream protocol ask for port 0.
     streamPort: null,
     streamTlsPort: null,
@@ -57,13 +61,15 @@ export async function startTestBroker(options: StartOptions = {}): Promise<TestB
 
 /** The same harness over coney/testing: the listeners the options ask for, nothing on disk. */
 async function startInMemory(options: StartOptions): Promise<TestBroker> {
-  const { amqpPort: _a, httpPort, prometheusPort, mqttPort, mqttsPort: _s, webMqttPort, streamPort, streamTlsPort: _ss, bind: _b, dataDir: _d, inMemory: _m, logLevel, ...rest } = options;
+  const { amqpPort: _a, httpPort, prometheusPort, mqttPort, mqttsPort: _s, webMqttPort, streamPort, streamTlsPort: _ss, stompPort, stompsPort: _st, webStompPort, bind: _b, dataDir: _d, inMemory: _m, logLevel, ...rest } = options;
   const test = await startInMemoryBroker({
     http: httpPort !== null,
     prometheus: prometheusPort === 0,
     mqtt: mqttPort === 0,
     webMqtt: webMqttPort === 0,
     stream: streamPort === 0,
+    stomp: stompPort === 0,
+    webStomp: webStompPort === 0,
     logLevel: logLevel ?? (process.env["CONEY_TEST_LOG"] as LogLevel | undefined) ?? "silent",
     vhost: rest.defaultVhost ?? "/",
     user: { username: rest.defaultUser ?? "guest", password: rest.defaultPass ?? "guest" },

@@ -77,7 +77,7 @@ describe("side listeners", () => {
     const metricsTaken = await takePort();
     const dir = mkdtempSync(join(tmpdir(), "coney-side-"));
     const broker: RunningBroker = await startBroker({
-      amqpPort: 0, httpPort: httpTaken.port, prometheusPort: metricsTaken.port, mqttPort: null, webMqttPort: null, streamPort: null, streamTlsPort: null, bind: "127.0.0.1", dataDir: dir, logLevel: "silent", listenerRetry: FAST_RETRY,
+      amqpPort: 0, httpPort: httpTaken.port, prometheusPort: metricsTaken.port, mqttPort: null, webMqttPort: null, stompPort: null, webStompPort: null, streamPort: null, streamTlsPort: null, bind: "127.0.0.1", dataDir: dir, logLevel: "silent", listenerRetry: FAST_RETRY,
     });
     cleanups.push(async () => {
       await broker.close();
@@ -118,7 +118,7 @@ describe("side listeners", () => {
     const taken = await takePort();
     const dir = mkdtempSync(join(tmpdir(), "coney-side-"));
     const broker = await startBroker({
-      amqpPort: 0, httpPort: 0, prometheusPort: taken.port, mqttPort: null, webMqttPort: null, streamPort: null, streamTlsPort: null, bind: "127.0.0.1", dataDir: dir, logLevel: "silent", listenerRetry: FAST_RETRY,
+      amqpPort: 0, httpPort: 0, prometheusPort: taken.port, mqttPort: null, webMqttPort: null, stompPort: null, webStompPort: null, streamPort: null, streamTlsPort: null, bind: "127.0.0.1", dataDir: dir, logLevel: "silent", listenerRetry: FAST_RETRY,
     });
     cleanups.push(async () => {
       await broker.close();
@@ -148,7 +148,7 @@ describe("side listeners", () => {
     const httpPort = await takePort();
     await release(httpPort.server);
     await assert.rejects(
-      startBroker({ amqpPort: taken.port, httpPort: httpPort.port, prometheusPort: null, mqttPort: null, webMqttPort: null, streamPort: null, streamTlsPort: null, bind: "127.0.0.1", dataDir: dir, logLevel: "silent" }),
+      startBroker({ amqpPort: taken.port, httpPort: httpPort.port, prometheusPort: null, mqttPort: null, webMqttPort: null, stompPort: null, webStompPort: null, streamPort: null, streamTlsPort: null, bind: "127.0.0.1", dataDir: dir, logLevel: "silent" }),
       /EADDRINUSE/,
     );
     // Nothing was left listening: the HTTP port is free again.

@@ -17,7 +17,7 @@ export interface ChildBroker {
 }
 
 export async function spawnBroker(dataDir: string): Promise<ChildBroker> {
-  const child = spawn(process.execPath, [bin, "--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [bin, "--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir], { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   const port = await withTimeout(
     new Promise<number>((resolve, reject) => {

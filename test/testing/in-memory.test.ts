@@ -78,7 +78,7 @@ describe("in memory: nothing stored, nothing printed", () => {
 
   it("coney --in-memory serves persistent messages and leaves no data directory behind", async () => {
     const dirs = emptyDirs();
-    const child = spawn(process.execPath, [coneyBin, "--in-memory", "--amqp-port", "0", "--http-port", "0", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--bind", "127.0.0.1"], {
+    const child = spawn(process.execPath, [coneyBin, "--in-memory", "--amqp-port", "0", "--http-port", "0", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off", "--bind", "127.0.0.1"], {
       cwd: dirs.cwd,
       env: { ...process.env, TMPDIR: dirs.tmp, HOME: dirs.home },
       stdio: ["ignore", "ignore", "pipe"],

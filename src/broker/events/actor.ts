@@ -9,7 +9,7 @@
 export type AuthMethod = "basic" | "oauth" | "internal";
 
 /** What carried the request: the management API (coneyctl told apart by its user agent), a protocol, or the broker. */
-export type ActorSource = "http" | "cli" | "amqp" | "mqtt" | "stream" | "internal";
+export type ActorSource = "http" | "cli" | "amqp" | "mqtt" | "stream" | "stomp" | "internal";
 
 export interface Actor {
   readonly user: string;
