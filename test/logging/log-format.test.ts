@@ -48,7 +48,7 @@ describe("log line formats", () => {
 async function startedOnTerminal(args: string[]): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), "coney-tty-"));
   const bin = new URL("../../../bin/coney.js", import.meta.url).pathname;
-  const command = [process.execPath, bin, "--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, ...args].map((a) => `'${a}'`).join(" ");
+  const command = [process.execPath, bin, "--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, ...args].map((a) => `'${a}'`).join(" ");
   const child = spawn("script", ["-qfec", command, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   try {

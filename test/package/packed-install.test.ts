@@ -94,7 +94,7 @@ describe("the packed package, installed into a fresh project", { timeout: 180_00
   it("npx coney serves AMQP and /api/overview, and npx coneyctl lists its queues", async () => {
     const dataDir = join(work, "data");
     // Its own process group: npx runs coney as a child of its own, and the stop must reach both.
-    const child = spawn("npx", ["--no-install", "coney", "--amqp-port", "0", "--http-port", "0", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir], { cwd: project, detached: true });
+    const child = spawn("npx", ["--no-install", "coney", "--amqp-port", "0", "--http-port", "0", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir], { cwd: project, detached: true });
     children.push(child);
     const started = JSON.parse(await waitForLine(child, (l) => l.includes('"Coney started"'), "npx coney")) as { amqp_port: number; http_port: number };
     assert.equal(await roundTrip(`amqp://guest:guest@127.0.0.1:${started.amqp_port}`, "packed-q"), "via packed-q");
@@ -112,7 +112,7 @@ describe("the packed package, installed into a fresh project", { timeout: 180_00
       join(project, "start.mjs"),
       `import { startBroker } from "coney";
 import { startTestBroker } from "coney/testing";
-const broker = await startBroker({ amqpPort: 0, httpPort: null, prometheusPort: null, mqttPort: null, webMqttPort: null, streamPort: null, bind: "127.0.0.1", inMemory: true, logLevel: "silent" });
+const broker = await startBroker({ amqpPort: 0, httpPort: null, prometheusPort: null, mqttPort: null, webMqttPort: null, streamPort: null, stompPort: null, webStompPort: null, bind: "127.0.0.1", inMemory: true, logLevel: "silent" });
 const test = await startTestBroker();
 console.log(JSON.stringify({ broker: "amqp://guest:guest@127.0.0.1:" + broker.amqpPort, test: test.amqpUrl }));
 process.stdin.resume();
