@@ -4,7 +4,7 @@
  *   v2: /queues/:queue · /exchanges/:exchange/:routing-key · /exchanges/:exchange (the message's
  *       subject is the key) · a null target (each message's `to` is one of these). Path segments
  *       are percent-encoded.
- *   v1: /queue/:q (declared, durable, when missing) · /amq/queue/:q (must exist) ·
+ *   v1: /queue/:q (declared when missing, durable as the terminus says) · /amq/queue/:q (must exist) ·
  *       /exchange/:x/:key · /exchange/:x (subject as key) · /topic/:key (amq.topic) ·
  *       /queue (target only: the subject names the queue).
  * As a source, a v1 exchange or topic address consumes from a queue of the link's own, bound

@@ -37,6 +37,8 @@ export class Amqp1Session implements LinkHost {
   private incomingLeft = INCOMING_WINDOW;
   /** An error ended the session: frames are ignored until the peer's end. */
   private ending = false;
+  /** Handles the broker detached first: the peer's answering detach is expected, not an error. */
+  private readonly detaching = new Set<number>();
   /** Delivery ids accepted while reading one socket read, sent as ranges at its end. */
   private accepted: number[] = [];
 
@@ -110,8 +112,8 @@ export class Amqp1Session implements LinkHost {
     const link = handle === null ? undefined : this.links.get(handle);
     if (e.scope === "link" && handle !== null && (link !== undefined || p.code === PERFORMATIVE.attach)) {
       this.conn.log.info("AMQP 1.0 link detached with an error", { condition: e.condition, description: e.description });
-      if (link !== undefined) this.detachLink(link, e);
-      else this.detachUnattached(p.fields, e);
+      if (p.code === PERFORMATIVE.attach) this.detachUnattached(p.fields, e);
+      else this.detachLink(link!, e);
       return;
     }
     this.conn.log.info("AMQP 1.0 session ended with an error", { condition: e.condition, description: e.description });
@@ -124,12 +126,13 @@ export class Amqp1Session implements LinkHost {
     const name = textField(f, 0, "name") ?? "";
     const handle = uintField(f, 1, "handle", -1);
     if (handle < 0) throw new Amqp1Error(CONDITION.invalidField, "attach without a handle", "session");
-    if (this.links.has(handle)) throw new Amqp1Error(CONDITION.handleInUse, `handle ${handle} is in use`, "session");
+    if (this.links.has(handle) || this.detaching.has(handle)) throw new Amqp1Error(CONDITION.handleInUse, `handle ${handle} is in use`, "session");
     if (handle > HANDLE_MAX) throw new Amqp1Error(CONDITION.invalidField, `handle ${handle} > handle-max ${HANDLE_MAX}`, "session");
     // role false: the peer sends (our link receives); true: the peer receives.
     const link = boolField(f, 2, "role", false) ? new OutgoingLink(this, name, handle, f) : new IncomingLink(this, name, handle, f);
-    this.links.set(handle, link);
+    // Registered once attached: a refused attach is answered by detachUnattached (onError).
     link.attach();
+    this.links.set(handle, link);
   }
 
   /** A link's attach was refused: attach back with no terminus, then detach with the error (part 2 §2.6.3). */
@@ -139,16 +142,19 @@ export class Amqp1Session implements LinkHost {
     this.send(PERFORMATIVE.attach, [{ type: "string", value: textField(f, 0, "name") ?? "" }, { type: "uint", value: handle }, { type: "boolean", value: !role }, { type: "null" }, { type: "null" }, { type: "null" }, { type: "null" }, ...(role ? [{ type: "null" as const }, { type: "null" as const }, { type: "uint" as const, value: 0 }] : [])]);
     this.send(PERFORMATIVE.detach, [{ type: "uint", value: handle }, { type: "boolean", value: true }, errorValue(e)]);
     this.links.delete(handle);
+    this.detaching.add(handle);
   }
 
   detachLink(link: SessionLink, e: Amqp1Error | null): void {
     this.links.delete(link.handle);
+    if (e !== null) this.detaching.add(link.handle);
     link.release();
     this.send(PERFORMATIVE.detach, e === null ? [{ type: "uint", value: link.handle }, { type: "boolean", value: true }] : [{ type: "uint", value: link.handle }, { type: "boolean", value: true }, errorValue(e)]);
   }
 
   private onDetach(f: readonly Amqp10Value[]): void {
     const handle = uintField(f, 0, "handle", 0);
+    if (this.detaching.delete(handle)) return;
     const link = this.links.get(handle);
     if (link === undefined) throw new Amqp1Error(CONDITION.unattachedHandle, `detach of handle ${handle}, which is not attached`, "session");
     this.detachLink(link, null);
@@ -161,8 +167,9 @@ export class Amqp1Session implements LinkHost {
     const handle = optionalUint(f, 4, "handle");
     if (handle !== null) {
       const link = this.links.get(handle);
-      if (link === undefined) throw new Amqp1Error(CONDITION.unattachedHandle, `flow on handle ${handle}, which is not attached`, "session");
-      link.onFlow(f);
+      if (link !== undefined) link.onFlow(f);
+      // Frames the peer sent before it saw our detach are dropped (part 2 §2.6.5).
+      else if (!this.detaching.has(handle)) throw new Amqp1Error(CONDITION.unattachedHandle, `flow on handle ${handle}, which is not attached`, "session");
     } else if (boolField(f, 9, "echo", false)) {
       this.sendSessionFlow();
     }
@@ -197,7 +204,10 @@ export class Amqp1Session implements LinkHost {
     }
     const handle = uintField(f, 0, "handle", 0);
     const link = this.links.get(handle);
-    if (link === undefined) throw new Amqp1Error(CONDITION.unattachedHandle, `transfer on handle ${handle}, which is not attached`, "session");
+    if (link === undefined) {
+      if (this.detaching.has(handle)) return;
+      throw new Amqp1Error(CONDITION.unattachedHandle, `transfer on handle ${handle}, which is not attached`, "session");
+    }
     if (!(link instanceof IncomingLink)) throw new Amqp1Error(CONDITION.illegalState, `transfer on handle ${handle}, a link the broker sends on`, "session");
     link.onTransfer(f, body.subarray(payloadAt));
   }

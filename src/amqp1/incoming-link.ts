@@ -62,7 +62,10 @@ export class IncomingLink implements SyncWaiter, SessionLink {
     if (t.kind === "exchange") {
       const v = conn.vhostRef!;
       if (t.declareQueue !== null && !v.queues.has(t.declareQueue)) {
-        conn.broker.declareQueue(conn.ctx!, v.name, { name: t.declareQueue, durable: true, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+        // RabbitMQ 3.x declares it with the terminus' durability (rhea's default: not durable).
+        const terminus = compositeField(this.fields, 6, "target");
+        const durable = terminus !== null && uintField(terminus.fields, 1, "durable", 0) > 0;
+        conn.broker.declareQueue(conn.ctx!, v.name, { name: t.declareQueue, durable, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
       }
       conn.permissions!.check(v.name, "write", "exchange", t.exchange);
       if (t.exchange !== "" && !v.exchanges.has(t.exchange)) throw new Amqp1Error(CONDITION.notFound, `no exchange '${t.exchange}' in vhost '${v.name}'`, "link");

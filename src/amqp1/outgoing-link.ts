@@ -62,7 +62,9 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     let name: string;
     if (source.kind === "queue") {
       name = source.queue;
-      if (source.declare && !v.queues.has(name)) broker.declareQueue(ctx, v.name, { name, durable: true, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+      // RabbitMQ 3.x declares it with the terminus' durability (rhea's default: not durable).
+      const durable = s !== null && uintField(s.fields, 1, "durable", 0) > 0;
+      if (source.declare && !v.queues.has(name)) broker.declareQueue(ctx, v.name, { name, durable, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
     } else {
       if (!v.exchanges.has(source.exchange)) throw new Amqp1Error(CONDITION.notFound, `no exchange '${source.exchange}' in vhost '${v.name}'`, "link");
       name = broker.declareQueue(ctx, v.name, { name: "", durable: false, autoDelete: true, exclusiveOwner: conn, arguments: {} }, false).queue.name;

@@ -13,11 +13,13 @@ export interface Amqp1Error {
   readonly description: string;
 }
 
+/** rhea gives an error as { condition, description } or as its described list of typed values. */
 function errorOf(e: unknown): Amqp1Error {
-  const x = e as { condition?: string; description?: string; value?: Array<{ value: unknown }> } | undefined;
-  if (x?.condition !== undefined) return { condition: String(x.condition), description: String(x.description ?? "") };
-  const v = x?.value;
-  return { condition: String(v?.[0]?.value ?? "none"), description: String(v?.[1]?.value ?? "") };
+  const text = (v: unknown): string => (v !== null && typeof v === "object" && "value" in v ? String((v as { value: unknown }).value) : String(v ?? ""));
+  const x = e as { value?: unknown[] } | undefined;
+  if (Array.isArray(x?.value)) return { condition: text(x.value[0]), description: text(x.value[1]) };
+  const y = e as { condition?: unknown; description?: unknown } | undefined;
+  return { condition: y?.condition === undefined ? "none" : text(y.condition), description: text(y?.description) };
 }
 
 /** Opens a connection (SASL PLAIN with credentials; rhea uses ANONYMOUS without). Rejects with the close error. */
