@@ -41,6 +41,8 @@ export class Amqp1Session implements LinkHost {
   private readonly detaching = new Set<number>();
   /** Delivery ids accepted while reading one socket read, sent as ranges at its end. */
   private accepted: number[] = [];
+  /** Links whose credit is topped up at the end of the read. */
+  private readonly grants: Array<{ grant(): void }> = [];
 
   constructor(
     readonly conn: SessionConnection,
@@ -254,8 +256,13 @@ export class Amqp1Session implements LinkHost {
     this.send(PERFORMATIVE.disposition, disposition(deliveryId, deliveryId, state));
   }
 
-  /** End of a socket read: the accepted deliveries as dispositions of consecutive ranges. */
+  grantLater(link: { grant(): void }): void {
+    this.grants.push(link);
+  }
+
+  /** End of a socket read: the accepted deliveries as dispositions of consecutive ranges, then credit top-ups. */
   flushAccepted(): void {
+    while (this.grants.length > 0) this.grants.pop()!.grant();
     const ids = this.accepted;
     if (ids.length === 0) return;
     this.accepted = [];

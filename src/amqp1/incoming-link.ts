@@ -42,6 +42,7 @@ export class IncomingLink implements SyncWaiter, SessionLink {
   private readonly awaitingSync: Array<{ token: number; id: number }> = [];
   private syncToken = 0;
   private released = false;
+  private grantPending = false;
   published = 0;
 
   constructor(
@@ -89,7 +90,9 @@ export class IncomingLink implements SyncWaiter, SessionLink {
   }
 
   /** Tops our credit up to LINK_CREDIT. */
-  private grant(): void {
+  grant(): void {
+    this.grantPending = false;
+    if (this.released) return;
     this.credit = LINK_CREDIT;
     this.sendFlow(false);
   }
@@ -127,7 +130,12 @@ export class IncomingLink implements SyncWaiter, SessionLink {
       this.pieceBytes = 0;
       this.credit--;
       this.deliveryCount = (this.deliveryCount + 1) >>> 0;
-      if (this.credit < LINK_CREDIT / 2) this.grant();
+      // Topped up after the read (LinkHost.grantLater): a peer gets only credit it was told of, so
+      // transfers past it in one burst are detectable (transfer-limit-exceeded).
+      if (this.credit < LINK_CREDIT / 2 && !this.grantPending) {
+        this.grantPending = true;
+        this.session.grantLater(this);
+      }
     } else if (boolField(f, 4, "settled", false)) {
       this.deliverySettled = true;
     }

@@ -63,5 +63,7 @@ export interface LinkHost {
   acceptLater(deliveryId: number): void;
   settleIncoming(deliveryId: number, state: Amqp10Value): void;
   flushAccepted(): void;
+  /** Sends the link's credit top-up at the end of the current read. */
+  grantLater(link: { grant(): void }): void;
   detachLink(link: SessionLink, e: Amqp1Error | null): void;
 }
