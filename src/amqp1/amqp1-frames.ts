@@ -6,7 +6,8 @@
  *
  * Frames are copied out of the reads: the AMQP listener reads into slabs it reuses once the
  * socket closes (src/listeners/slab-reads.ts), and a transfer's payload becomes a message body
- * that outlives the socket. That is the one copy a body takes on its way in.
+ * that outlives the socket. That is the one copy a body takes on its way in: a frame that
+ * arrives over several reads is joined once when whole (the join is the copy).
  */
 
 export const FRAME_AMQP = 0;
@@ -25,7 +26,11 @@ export interface Frame {
 }
 
 export class FrameReader {
-  private pending: Buffer | null = null;
+  /** The reads of a frame still arriving, kept as they came until it is whole (then joined once). */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** The size of the frame the pending bytes start (8 until its header is known). */
+  private needed = 0;
   private readonly frames: Frame[] = [];
 
   constructor(public maxFrameSize: number) {}
@@ -37,8 +42,18 @@ export class FrameReader {
   push(chunk: Buffer, limit = Infinity): Frame[] {
     const frames = this.frames;
     frames.length = 0;
-    const buf = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
-    this.pending = null;
+    let buf = chunk;
+    // A buffer of our own (the join of a frame's reads) is sliced; the socket's reads are copied.
+    let owned = false;
+    if (this.pendingBytes > 0) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes < this.needed) return frames;
+      buf = Buffer.concat(this.pending, this.pendingBytes);
+      owned = true;
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
     let at = 0;
     while (buf.length - at >= 8 && frames.length < limit) {
       const size = buf.readUInt32BE(at);
@@ -46,17 +61,26 @@ export class FrameReader {
       if (size < 8 || doff < 2 || doff * 4 > size) throw new MalformedFrame(`a frame of ${size} bytes with data offset ${doff}`);
       if (size > this.maxFrameSize) throw new FrameTooLarge(`a frame of ${size} bytes exceeds max-frame-size ${this.maxFrameSize}`);
       if (buf.length - at < size) break;
-      frames.push({ type: buf[at + 5]!, channel: buf.readUInt16BE(at + 6), body: Buffer.from(buf.subarray(at + doff * 4, at + size)) });
+      const body = buf.subarray(at + doff * 4, at + size);
+      frames.push({ type: buf[at + 5]!, channel: buf.readUInt16BE(at + 6), body: owned ? body : Buffer.from(body) });
       at += size;
     }
-    if (at < buf.length) this.pending = Buffer.from(buf.subarray(at));
+    if (at < buf.length) {
+      // The socket's read stays as it is until the frame is whole: its slab is not reused while
+      // the connection lives (slab-reads.ts releases slabs only on settle or close).
+      const rest = buf.subarray(at);
+      this.pending = [rest];
+      this.pendingBytes = rest.length;
+      this.needed = rest.length >= 8 ? rest.readUInt32BE(0) : 8;
+    }
     return frames;
   }
 
   /** The bytes after the frames read so far (they are not frames of this layer: a protocol header follows SASL). */
   takeRest(): Buffer {
-    const rest = this.pending ?? Buffer.alloc(0);
-    this.pending = null;
+    const rest = Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
     return rest;
   }
 }
