@@ -2,7 +2,7 @@
  * Architecture rules, enforced by `npm run lint` (see docs/ARCHITECTURE.md for the floors).
  * A broken rule fails CI.
  */
-const TRANSPORTS_AND_OUTER = "^src/(amqp|http|cluster|cli|ui|metrics|mqtt|stomp|stream|links|shovel|federation|bench|config|tls|start-broker|main|index)";
+const TRANSPORTS_AND_OUTER = "^src/(amqp|amqp1|http|cluster|cli|ui|metrics|mqtt|stomp|stream|links|shovel|federation|bench|config|tls|start-broker|main|index)";
 
 module.exports = {
   forbidden: [
@@ -53,6 +53,13 @@ module.exports = {
       comment: "A protocol's connections and channels are its own: the API, metrics, the cluster and other protocols see connections through the domain's connection registry.",
       from: { path: "^src/(http|metrics|cluster|store|mqtt|stomp|stream|links|shovel|federation|auth)" },
       to: { path: "^src/amqp/(connection|channel|amqp-listener)" },
+    },
+    {
+      name: "amqp1-is-its-own-transport",
+      severity: "error",
+      comment: "AMQP 1.0 (src/amqp1) is reached by the AMQP listener only through the handover start-broker injects; the API and other protocols see its connections through the registry.",
+      from: { path: "^src/(http|metrics|cluster|store|mqtt|stream|links|shovel|federation|auth|amqp/)" },
+      to: { path: "^src/amqp1/" },
     },
     {
       name: "api-below-cluster",

@@ -4,6 +4,7 @@
  * embedding Coney (e.g. in another project's tests): pass port 0 to get ephemeral ports.
  */
 import { listenAmqp, type AmqpListener } from "./amqp/amqp-listener.js";
+import { amqp1Side } from "./amqp1/amqp1-startup.js";
 import { SlabPool } from "./listeners/slab-pool.js";
 import { LARGE_SLAB } from "./listeners/slab-reads.js";
 import { Broker, clusterNameOf, EventExchange, ResourceAlarms, type ClusterView } from "./broker/index.js";
@@ -126,6 +127,8 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     alarms,
     maxConnections: config.maxConnections,
     loginThrottle,
+    // AMQP 1.0 on the same port, negotiated by the protocol header (issue 44, src/amqp1).
+    amqp10Handover: amqp1Side(broker, config, logger, loginThrottle, tokens),
   };
   // The AMQP listener is essential: a broker that cannot bind it does not start (src/listeners).
   let amqp: AmqpListener;

@@ -53,7 +53,7 @@ export function amqp10FromDomain(p: MessageProperties, body: readonly Buffer[], 
 }
 
 /** A header's value as an application property; null for the types 1.0 cannot carry there. */
-function headerValue(v: FieldValue): Amqp10Value | null {
+export function headerValue(v: FieldValue): Amqp10Value | null {
   if (v === null) return { type: "null" };
   if (typeof v === "boolean") return { type: "boolean", value: v };
   if (typeof v === "string") return str(v);
@@ -113,13 +113,13 @@ export function domainFromAmqp10(m: Amqp10Message): { properties: MessagePropert
   return { properties: p, body, address };
 }
 
-function findKey(map: Amqp10Map | undefined, name: string): Amqp10Value | undefined {
+export function findKey(map: Amqp10Map | undefined, name: string): Amqp10Value | undefined {
   for (const [k, v] of map ?? []) if (textOf(k) === name) return v;
   return undefined;
 }
 
 /** The number of an integer value of at most 32 bits; undefined for anything else. */
-function smallInt(v: Amqp10Value | undefined): number | undefined {
+export function smallInt(v: Amqp10Value | undefined): number | undefined {
   if (v === undefined) return undefined;
   return v.type === "ubyte" || v.type === "ushort" || v.type === "uint" || v.type === "byte" || v.type === "short" || v.type === "int" ? v.value : undefined;
 }
@@ -154,7 +154,7 @@ function idOf(v: Amqp10Value | undefined, header: string, headers: FieldTable): 
 }
 
 /** An application property as a header value (RabbitMQ 3.10's to_091). */
-function fieldValue(v: Amqp10Value): FieldValue {
+export function fieldValue(v: Amqp10Value): FieldValue {
   switch (v.type) {
     case "null":
       return null;

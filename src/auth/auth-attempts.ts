@@ -3,7 +3,7 @@
  * every login tried over AMQP 0-9-1, MQTT or the management API, and how many failed or succeeded.
  * Per-source tracking is off (RabbitMQ's default, track_auth_attempt_source = false).
  */
-export type AuthProtocol = "amqp091" | "http" | "mqtt" | "stream" | "stomp";
+export type AuthProtocol = "amqp091" | "amqp10" | "http" | "mqtt" | "stream" | "stomp";
 
 interface Counts {
   attempts: number;

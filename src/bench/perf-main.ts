@@ -152,6 +152,20 @@ export async function perfMain(argv: string[]): Promise<void> {
       }
     });
   program
+    .command("amqp10")
+    .description("AMQP 1.0 (rhea, a devDependency): one sender → one receiver on a /queue/:q (v1) address, unsettled or pre-settled")
+    .option("--url <url>", "AMQP URL of the broker", "amqp://guest:guest@127.0.0.1:5672")
+    .option("-s, --size <bytes>", "message body size", int(1), 16)
+    .option("--mode <mode>", "unsettled or settled", "unsettled")
+    .option("--credit <n>", "the receiver's link credit", int(1), 1000)
+    .option("--window <n>", "unsettled: deliveries awaiting their outcome at most", int(1), 1000)
+    .option("-z, --duration <seconds>", "run time", int(1), 5)
+    .action(async (v: Record<string, unknown>) => {
+      const { runAmqp10Bench, formatAmqp10Result } = await import("./amqp10-bench.js");
+      const o = { url: v["url"] as string, size: v["size"] as number, mode: v["mode"] === "settled" ? ("settled" as const) : ("unsettled" as const), credit: v["credit"] as number, window: v["window"] as number, durationSeconds: v["duration"] as number };
+      process.stdout.write(`${formatAmqp10Result(o, await runAmqp10Bench(o))}\n`);
+    });
+  program
     .command("stream")
     .description("native stream protocol: one publisher with confirms, then one consumer reading from the first offset")
     .option("--url <url>", "stream URL of the broker", "rabbitmq-stream://guest:guest@127.0.0.1:5552/%2F")

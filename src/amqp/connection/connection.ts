@@ -96,10 +96,29 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
     this.handshake = new Handshake(this.opening, settings.handshakeTimeout);
     this.login = new LoginSession(broker, settings, this);
     s.setNoDelay?.(true);
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
-    socket.on("drain", () => this.onDrain());
-    socket.on("error", (err) => this.log.debug("socket error", { err: err.message }));
-    socket.on("close", () => this.onSocketClosed());
+    socket.on("data", this.dataListener);
+    socket.on("drain", this.drainListener);
+    socket.on("error", this.errorListener);
+    socket.on("close", this.closeListener);
+  }
+
+  private readonly dataListener = (chunk: Buffer): void => this.onData(chunk);
+  private readonly drainListener = (): void => this.onDrain();
+  private readonly errorListener = (err: Error): void => this.log.debug("socket error", { err: err.message });
+  private readonly closeListener = (): void => this.onSocketClosed();
+
+  /**
+   * The header asked for AMQP 1.0: the socket goes to the AMQP 1.0 connection with what was read
+   * (nothing of 0-9-1 happened yet: no login, no registration, no timer but the handshake's).
+   */
+  private handOver(firstBytes: Buffer): void {
+    this.state = "closed";
+    const socket = this.socket;
+    socket.off("data", this.dataListener);
+    socket.off("drain", this.drainListener);
+    socket.off("error", this.errorListener);
+    socket.off("close", this.closeListener);
+    this.settings.amqp10Handover!(socket, firstBytes, this.tls);
   }
 
   /** Where lent bodies' slabs come from (content-assembly.ts), or null: bodies are the garbage collector's. */
@@ -139,8 +158,9 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
     if (this.vhostRef) this.vhostRef.stats.recvOct += chunk.length;
     if (this.state === "closed") return;
     if (this.handshake.awaitingHeader) {
-      const rest = this.handshake.readHeader(chunk);
+      const rest = this.handshake.readHeader(chunk, this.settings.amqp10Handover != null);
       if (rest === null) return;
+      if (typeof rest === "object" && !Buffer.isBuffer(rest)) return this.handOver(Buffer.from(rest.amqp10));
       if (rest === "refused") {
         this.state = "closed";
         this.socket.end(PROTOCOL_HEADER);

@@ -21,6 +21,9 @@ export interface Tuning {
 /** "AMQP" 0 0 9 1 */
 export const PROTOCOL_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 0, 9, 1]);
 
+/** AMQP 1.0's headers (SASL layer first, or AMQP directly): handed over when the listener serves 1.0. */
+const AMQP10_HEADERS = [Buffer.from([0x41, 0x4d, 0x51, 0x50, 3, 1, 0, 0]), Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 1, 0, 0])];
+
 /** What the handshake needs from its connection. */
 export interface HandshakeHost {
   /** Our limits, proposed in connection.tune. */
@@ -80,12 +83,24 @@ export class Handshake {
   /**
    * Step 0, then step 1: reads the protocol header and, when it is right, offers our SASL
    * mechanisms (connection.start). Returns the bytes that followed the header, null while the
-   * header is incomplete, or "refused" for a wrong header (the caller sends ours and closes).
+   * header is incomplete, "refused" for a wrong header (the caller sends ours and closes), or,
+   * when `amqp10` (the listener serves AMQP 1.0 too), an AMQP 1.0 header with what followed it.
    */
-  readHeader(chunk: Buffer): Buffer | null | "refused" {
+  readHeader(chunk: Buffer, amqp10 = false): Buffer | null | "refused" | { readonly amqp10: Buffer } {
     const have = Buffer.concat([this.header!, chunk]);
     const valid = PROTOCOL_HEADER.subarray(0, Math.min(8, have.length)).equals(have.subarray(0, 8));
     if (!valid) {
+      const n = Math.min(8, have.length);
+      if (amqp10 && AMQP10_HEADERS.some((h) => h.subarray(0, n).equals(have.subarray(0, n)))) {
+        if (have.length < 8) {
+          this.header = have;
+          return null;
+        }
+        // Once per connection: the whole input so far goes to the AMQP 1.0 connection.
+        this.header = null;
+        this.stop();
+        return { amqp10: have };
+      }
       this.header = null;
       return "refused";
     }

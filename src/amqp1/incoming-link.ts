@@ -1,0 +1,243 @@
+/**
+ * A link the client sends on (the broker is the receiver): its target address (amqp1-addresses.ts),
+ * the credit it grants, transfers assembled across frames, and each message published through
+ * Broker.publish as AMQP 0-9-1's basic.publish is, with the same permission checks
+ * (exchangeForPublish: write on the exchange, topic permissions).
+ *
+ * Settlement (RabbitMQ 4): an unsettled delivery is accepted once routed (once the store has
+ * synced it for a durable queue, as a publisher confirm), released when no queue took it, and
+ * rejected when a queue refused it (its length limit) or it could not be decoded or addressed.
+ * Credit: LINK_CREDIT, topped up when half is used; a transfer without credit detaches the link
+ * with amqp:link:transfer-limit-exceeded, a message over max_message_size with
+ * amqp:link:message-size-exceeded — in both cases nothing of it is stored.
+ */
+import { createMessage, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type ChannelCounters, type Queue, type SyncWaiter } from "../broker/index.js";
+import type { Amqp10Value } from "../amqp10/amqp10-value.js";
+import { str, sym } from "../amqp10/amqp10-value.js";
+import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
+import { parseTarget, type TargetAddress } from "./amqp1-addresses.js";
+import type { LinkHost, SessionLink } from "./link-host.js";
+import { fromAmqp1, type ConvertedMessage } from "./message-conversion.js";
+import { boolField, compositeField, described, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
+
+const LINK_CREDIT = 256;
+const SND_SETTLED = 1;
+
+const state = (code: number, fields: Amqp10Value[] = []): Amqp10Value => described(code, fields);
+const RELEASED = state(PERFORMATIVE.released);
+const rejected = (condition: string, description: string): Amqp10Value => state(PERFORMATIVE.rejected, [described(PERFORMATIVE.error, [sym(condition), str(description)])]);
+
+export class IncomingLink implements SyncWaiter, SessionLink {
+  private readonly target: TargetAddress;
+  private credit = 0;
+  private deliveryCount = 0;
+  private readonly sndSettleMode: number;
+  /** The frames of the delivery being received; null between deliveries. */
+  private pieces: Buffer[] | null = null;
+  private pieceBytes = 0;
+  private deliveryId = 0;
+  private deliverySettled = false;
+  private readonly routed: Queue[] = [];
+  /** Deliveries waiting for the store's sync before they are accepted, in publish order. */
+  private readonly awaitingSync: Array<{ token: number; id: number }> = [];
+  private syncToken = 0;
+  private released = false;
+  private grantPending = false;
+  published = 0;
+
+  constructor(
+    private readonly session: LinkHost,
+    readonly name: string,
+    readonly handle: number,
+    private readonly fields: readonly Amqp10Value[],
+  ) {
+    this.sndSettleMode = uintField(fields, 3, "snd-settle-mode", 2);
+    this.deliveryCount = uintField(fields, 9, "initial-delivery-count", 0);
+    const t = compositeField(fields, 6, "target");
+    this.target = parseTarget(t === null ? null : textField(t.fields, 0, "address"));
+  }
+
+  attach(): void {
+    const conn = this.session.conn;
+    const t = this.target;
+    if (t.kind === "exchange") {
+      const v = conn.vhostRef!;
+      if (t.declareQueue !== null && !v.queues.has(t.declareQueue)) {
+        // RabbitMQ 3.x declares it with the terminus' durability (rhea's default: not durable).
+        const terminus = compositeField(this.fields, 6, "target");
+        const durable = terminus !== null && uintField(terminus.fields, 1, "durable", 0) > 0;
+        conn.broker.declareQueue(conn.ctx!, v.name, { name: t.declareQueue, durable, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+      }
+      conn.permissions!.check(v.name, "write", "exchange", t.exchange);
+      if (t.exchange !== "" && !v.exchanges.has(t.exchange)) throw new Amqp1Error(CONDITION.notFound, `no exchange '${t.exchange}' in vhost '${v.name}'`, "link");
+      if (t.exchange === "" && t.key !== null && !v.queues.has(t.key)) throw new Amqp1Error(CONDITION.notFound, `no queue '${t.key}' in vhost '${v.name}'`, "link");
+    }
+    const f = this.fields;
+    this.session.send(PERFORMATIVE.attach, [
+      str(this.name),
+      { type: "uint", value: this.handle },
+      { type: "boolean", value: true },
+      { type: "ubyte", value: this.sndSettleMode },
+      { type: "ubyte", value: 0 },
+      f[5] ?? { type: "null" },
+      f[6] ?? { type: "null" },
+      { type: "null" },
+      { type: "null" },
+      { type: "null" },
+      { type: "ulong", value: BigInt(conn.settings.maxMessageSize) },
+    ]);
+    this.grant();
+  }
+
+  /** Tops our credit up to LINK_CREDIT. */
+  grant(): void {
+    this.grantPending = false;
+    if (this.released) return;
+    this.credit = LINK_CREDIT;
+    this.sendFlow(false);
+  }
+
+  private sendFlow(echo: boolean): void {
+    this.session.send(PERFORMATIVE.flow, [
+      ...this.session.sessionFlowFields(),
+      { type: "uint", value: this.handle },
+      { type: "uint", value: this.deliveryCount },
+      { type: "uint", value: this.credit },
+      { type: "null" },
+      { type: "boolean", value: false },
+      { type: "boolean", value: echo },
+    ]);
+  }
+
+  onFlow(f: readonly Amqp10Value[]): void {
+    // The sender's delivery-count is authoritative (part 2 §2.6.7); credit stays ours to give.
+    const count = optionalUint(f, 5, "delivery-count");
+    if (count !== null) {
+      this.credit = Math.max(0, this.deliveryCount + this.credit - count);
+      this.deliveryCount = count;
+    }
+    if (boolField(f, 9, "echo", false)) this.sendFlow(false);
+  }
+
+  onTransfer(f: readonly Amqp10Value[], payload: Buffer): void {
+    if (this.pieces === null) {
+      if (this.credit <= 0) throw new Amqp1Error(CONDITION.transferLimitExceeded, "a transfer without link credit", "link");
+      const id = optionalUint(f, 1, "delivery-id");
+      if (id === null) throw new Amqp1Error(CONDITION.invalidField, "the first transfer of a delivery needs a delivery-id", "session");
+      this.deliveryId = id;
+      this.deliverySettled = this.sndSettleMode === SND_SETTLED || boolField(f, 4, "settled", false);
+      this.pieces = [];
+      this.pieceBytes = 0;
+      this.credit--;
+      this.deliveryCount = (this.deliveryCount + 1) >>> 0;
+      // Topped up after the read (LinkHost.grantLater): a peer gets only credit it was told of, so
+      // transfers past it in one burst are detectable (transfer-limit-exceeded).
+      if (this.credit < LINK_CREDIT / 2 && !this.grantPending) {
+        this.grantPending = true;
+        this.session.grantLater(this);
+      }
+    } else if (boolField(f, 4, "settled", false)) {
+      this.deliverySettled = true;
+    }
+    if (boolField(f, 9, "aborted", false)) {
+      this.pieces = null;
+      return;
+    }
+    this.pieceBytes += payload.length;
+    if (this.pieceBytes > this.session.conn.settings.maxMessageSize) {
+      this.pieces = null;
+      throw new Amqp1Error(CONDITION.messageSizeExceeded, `message size ${this.pieceBytes} exceeds max_message_size ${this.session.conn.settings.maxMessageSize}`, "link");
+    }
+    this.pieces.push(payload);
+    if (boolField(f, 5, "more", false)) return;
+    const pieces = this.pieces;
+    this.pieces = null;
+    this.publish(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
+  }
+
+  private publish(payload: Buffer): void {
+    const id = this.deliveryId;
+    let m: ConvertedMessage;
+    try {
+      m = fromAmqp1(payload);
+    } catch (err) {
+      return this.refuse(id, CONDITION.decodeError, err instanceof Error ? err.message : String(err));
+    }
+    let exchange: string;
+    let key: string;
+    const t = this.target;
+    if (t.kind === "exchange") {
+      exchange = t.exchange;
+      key = t.key ?? m.subject ?? "";
+    } else if (t.kind === "subject-queue") {
+      if (m.subject === null) return this.refuse(id, CONDITION.invalidField, "a message to /queue needs a subject naming the queue");
+      exchange = "";
+      key = m.subject;
+    } else {
+      let to: TargetAddress;
+      try {
+        to = parseTarget(m.to);
+        if (m.to === null || to.kind !== "exchange") throw new Amqp1Error(CONDITION.invalidField, `the message's 'to' is not an address: ${m.to ?? "none"}`, "link");
+      } catch (err) {
+        const e = fromBrokerError(err, "link");
+        return this.refuse(id, e.condition, e.description);
+      }
+      exchange = to.exchange;
+      key = to.key ?? m.subject ?? "";
+    }
+    const conn = this.session.conn;
+    const broker = conn.broker;
+    const v = conn.vhostRef!;
+    let x;
+    try {
+      x = broker.exchangeForPublish(conn.ctx!, v, exchange, key);
+    } catch (err) {
+      const e = fromBrokerError(err, "link");
+      // A fixed target refused by permissions ends the link, as RabbitMQ 4; a per-message 'to' refuses that message.
+      if (t.kind !== "per-message") throw e;
+      return this.refuse(id, e.condition, e.description);
+    }
+    const message = createMessage(x.name, key, m.properties, null, m.body, Date.now());
+    broker.stats.messageSizes.observe(message.bodySize);
+    const outcome = broker.publish(v, x, message, this.routed);
+    this.published++;
+    if (outcome === PUBLISH_UNROUTED) {
+      broker.stats.dropUnroutable++;
+      v.stats.dropUnroutable++;
+    }
+    if (this.deliverySettled) return;
+    if (outcome === PUBLISH_UNROUTED) this.session.settleIncoming(id, RELEASED);
+    else if (outcome === PUBLISH_REFUSED) this.session.settleIncoming(id, rejected(CONDITION.resourceLimitExceeded, "a queue refused the message (its length limit)"));
+    else if (outcome === PUBLISH_STORED) {
+      this.awaitingSync.push({ token: ++this.syncToken, id });
+      broker.whenStored(this, this.syncToken);
+    } else this.session.acceptLater(id);
+  }
+
+  /** A delivery that cannot be published: rejected with the reason (settled ones are dropped). */
+  private refuse(id: number, condition: string, description: string): void {
+    this.session.conn.log.info("AMQP 1.0 message refused", { condition, description });
+    if (!this.deliverySettled) this.session.settleIncoming(id, rejected(condition, description));
+  }
+
+  /** The store synced up to `token`: those deliveries are accepted. */
+  synced(token: number, ok: boolean): void {
+    if (this.released) return;
+    const q = this.awaitingSync;
+    while (q.length > 0 && q[0]!.token <= token) {
+      const { id } = q.shift()!;
+      if (ok) this.session.acceptLater(id);
+      else this.session.settleIncoming(id, rejected(CONDITION.internalError, "the message store failed to write the message"));
+    }
+    this.session.flushAccepted();
+  }
+
+  release(): void {
+    this.released = true;
+    this.pieces = null;
+  }
+
+  addStats(s: ChannelCounters): void {
+    s.publish += this.published;
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * AMQP 1.0 messages ↔ the domain's message model (AMQP 0-9-1's properties and body), by RabbitMQ
+ * 4's conversion rules (its "Message conversions" guide; mc_amqpl), so that a message sent over
+ * AMQP 1.0 reads the same over 0-9-1, MQTT and streams, and back:
+ * - header: durable ↔ delivery-mode 2/1, priority ↔ priority, ttl ↔ expiration (ms);
+ * - properties: message-id and correlation-id (a uuid ↔ "urn:uuid:…", a ulong as its digits, a
+ *   binary or a string over 255 bytes kept as the x-message-id / x-correlation-id header),
+ *   user-id, reply-to ("/queues/:q" ↔ q), content-type, content-encoding, creation-time (ms ↔ s),
+ *   group-id ↔ app-id;
+ * - application-properties ↔ headers (non-x- headers of the types 1.0 allows there);
+ *   message-annotations "x-…" ↔ x- headers (but RabbitMQ's own x-basic-*, x-exchange,
+ *   x-routing-key); 0-9-1's type ↔ the x-basic-type annotation;
+ * - body: data sections ↔ the body; any other body (amqp-value, amqp-sequence) stays encoded
+ *   with type "amqp-1.0" and is sent back to 1.0 clients as it came.
+ */
+import type { FieldTable } from "../broker/values/field-value.js";
+import type { MessageProperties } from "../broker/values/message-properties.js";
+import type { Body } from "../broker/values/message-body.js";
+import { decodeMessage, encodeMessage, type Amqp10Map, type Amqp10Message, type PropertyField } from "../amqp10/message-sections.js";
+import { fieldValue, headerValue, smallInt } from "../amqp10/message-mapping.js";
+import { str, sym, textOf, type Amqp10Value } from "../amqp10/amqp10-value.js";
+
+const AMQP10_TYPE = "amqp-1.0";
+const SHORTSTR_MAX = 255;
+
+/** A received message as the broker takes it, with the 1.0 fields routing may use. */
+export interface ConvertedMessage {
+  readonly properties: MessageProperties;
+  readonly body: Buffer;
+  readonly subject: string | null;
+  readonly to: string | null;
+}
+
+const isInternal = (k: string): boolean => k.startsWith("x-basic-") || k === "x-routing-key" || k === "x-exchange";
+
+/** A transfer's payload (a whole bare message) → the domain's form. Throws Amqp10DecodeError. */
+export function fromAmqp1(payload: Buffer): ConvertedMessage {
+  const m = decodeMessage(payload);
+  const p: MessageProperties = {};
+  const headers: FieldTable = {};
+  const h = m.header ?? [];
+  const durable = h[0];
+  const annotations = m.messageAnnotations ?? [];
+  if (durable?.type === "boolean") p.deliveryMode = durable.value ? 2 : 1;
+  const priority = smallInt(h[1]);
+  if (priority !== undefined) p.priority = priority;
+  const ttl = smallInt(h[2]);
+  if (ttl !== undefined) p.expiration = String(ttl);
+  for (const [k, v] of annotations) {
+    const key = textOf(k);
+    if (key === undefined) continue;
+    if (key === "x-basic-type") p.type = textOf(v);
+    else if (key.startsWith("x-") && key.length <= SHORTSTR_MAX && !isInternal(key)) headers[key === "x-cc" ? "CC" : key] = fieldValue(v);
+  }
+  for (const [k, v] of m.applicationProperties ?? []) {
+    if (k.type !== "string" || Buffer.byteLength(k.value) > SHORTSTR_MAX) continue;
+    headers[k.value] = fieldValue(v);
+  }
+  const props = m.properties ?? {};
+  const id = messageId(props.messageId, "x-message-id", headers);
+  if (id !== undefined) p.messageId = id;
+  const corr = messageId(props.correlationId, "x-correlation-id", headers);
+  if (corr !== undefined) p.correlationId = corr;
+  if (props.userId?.type === "binary" && props.userId.value.length <= SHORTSTR_MAX) p.userId = props.userId.value.toString("utf8");
+  const replyTo = textOf(props.replyTo);
+  if (replyTo !== undefined) p.replyTo = replyTo.startsWith("/queues/") ? safeDecode(replyTo.slice(8)) : replyTo;
+  const contentType = textOf(props.contentType);
+  if (contentType !== undefined) p.contentType = contentType;
+  const contentEncoding = textOf(props.contentEncoding);
+  if (contentEncoding !== undefined) p.contentEncoding = contentEncoding;
+  if (props.creationTime?.type === "timestamp") p.timestamp = Math.floor(props.creationTime.value / 1000);
+  const groupId = textOf(props.groupId);
+  if (groupId !== undefined) p.appId = groupId;
+  if (Object.keys(headers).length > 0) p.headers = headers;
+  let body: Buffer;
+  if (m.otherBody !== undefined) {
+    body = m.otherBody;
+    p.type = AMQP10_TYPE;
+  } else {
+    const data = m.data ?? [];
+    body = data.length === 1 ? data[0]! : Buffer.concat(data as Buffer[]);
+  }
+  return { properties: p, body, subject: textOf(props.subject) ?? null, to: textOf(props.to) ?? null };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** RabbitMQ 4's message_id/3: what 0-9-1 cannot carry as a short string goes to a header. */
+function messageId(v: Amqp10Value | undefined, header: string, headers: FieldTable): string | undefined {
+  if (v === undefined) return undefined;
+  if (v.type === "uuid") return `urn:uuid:${uuidText(v.value)}`;
+  if (v.type === "ulong") return v.value.toString();
+  if (v.type === "binary") {
+    headers[header] = v.value;
+    return undefined;
+  }
+  if (v.type === "string") {
+    if (Buffer.byteLength(v.value) <= SHORTSTR_MAX) return v.value;
+    headers[header] = v.value;
+  }
+  return undefined;
+}
+
+function uuidText(b: Buffer): string {
+  const h = b.toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+const URN_UUID = /^urn:uuid:([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
+
+/** An id as 1.0 sends it: "urn:uuid:…" as a uuid, anything else a string. */
+function idValue(id: string): Amqp10Value {
+  // Only ids starting with "urn:uuid:" meet the regex; the common case is one startsWith.
+  if (!id.startsWith("urn:uuid:")) return str(id);
+  const m = URN_UUID.exec(id);
+  return m === null ? str(id) : { type: "uuid", value: Buffer.from(m.slice(1).join(""), "hex") };
+}
+
+/** Where a delivered message was published: RabbitMQ 4's x-exchange and x-routing-key annotations. */
+export interface Published {
+  readonly exchange: string;
+  readonly routingKey: string;
+}
+
+/** The domain's message as 1.0 sections, pieces to write in order (the body's Buffers among them, uncopied). */
+export function toAmqp1(p: Readonly<MessageProperties>, body: Body, published: Published): Buffer[] {
+  const header: Amqp10Value[] = [{ type: "boolean", value: p.deliveryMode === 2 }];
+  if (p.priority !== undefined || p.expiration !== undefined) header.push(p.priority !== undefined ? { type: "ubyte", value: p.priority & 0xff } : { type: "null" });
+  if (p.expiration !== undefined && /^\d+$/.test(p.expiration)) header.push({ type: "uint", value: Number(p.expiration) >>> 0 });
+  const annotations: Array<readonly [Amqp10Value, Amqp10Value]> = [
+    [sym("x-exchange"), str(published.exchange)],
+    [sym("x-routing-key"), str(published.routingKey)],
+  ];
+  const app: Array<readonly [Amqp10Value, Amqp10Value]> = [];
+  for (const [k, v] of Object.entries(p.headers ?? {})) {
+    const value = headerValue(v);
+    if (k.startsWith("x-")) annotations.push([sym(k), value ?? { type: "null" }]);
+    else if (k === "CC" && Array.isArray(v)) annotations.push([sym("x-cc"), { type: "list", value: v.map((x) => headerValue(x) ?? { type: "null" }) }]);
+    else if (value !== null) app.push([str(k), value]);
+  }
+  const amqp10Body = p.type === AMQP10_TYPE;
+  if (p.type !== undefined && !amqp10Body) annotations.push([sym("x-basic-type"), str(p.type)]);
+  const properties: Partial<Record<PropertyField, Amqp10Value>> = {};
+  if (p.messageId !== undefined) properties.messageId = idValue(p.messageId);
+  if (p.userId !== undefined) properties.userId = { type: "binary", value: Buffer.from(p.userId, "utf8") };
+  if (p.replyTo !== undefined) properties.replyTo = str(`/queues/${encodeURIComponent(p.replyTo)}`);
+  if (p.correlationId !== undefined) properties.correlationId = idValue(p.correlationId);
+  if (p.contentType !== undefined) properties.contentType = sym(p.contentType);
+  if (p.contentEncoding !== undefined) properties.contentEncoding = sym(p.contentEncoding);
+  if (p.timestamp !== undefined) properties.creationTime = { type: "timestamp", value: p.timestamp * 1000 };
+  if (p.appId !== undefined) properties.groupId = str(p.appId);
+  const parts: readonly Buffer[] = Array.isArray(body) ? body : [body as Buffer];
+  const message: Amqp10Message = { header, messageAnnotations: annotations as Amqp10Map, properties, applicationProperties: app };
+  const pieces = encodeMessage(amqp10Body ? message : { ...message, dataParts: parts });
+  if (amqp10Body) pieces.push(...parts);
+  return pieces;
+}

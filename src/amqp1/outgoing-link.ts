@@ -1,0 +1,196 @@
+/**
+ * A link the client receives on (the broker is the sender): a consumer of the queue its source
+ * names (amqp1-addresses.ts; read permission through Broker.queueForRead, as basic.consume),
+ * driven by the client's link credit. Each delivery is one or more transfer frames; with
+ * snd-settle-mode settled the consumer takes no acks (basic.consume no-ack), otherwise the
+ * delivery waits in the session's unsettled map for the client's disposition. Drain: once the
+ * queue has nothing more for the credit, the credit is spent by advancing delivery-count and the
+ * flow is echoed with drain set (part 2 §2.6.7).
+ *
+ * A v1 exchange or topic source consumes from a queue of the link's own (server-named,
+ * exclusive, auto-delete) bound with its key, deleted with the link.
+ */
+import { type ChannelCounters, type ConsumerInfo, type Queue, type QueueConsumer, type QueueEntry } from "../broker/index.js";
+import type { Amqp10Value } from "../amqp10/amqp10-value.js";
+import { str } from "../amqp10/amqp10-value.js";
+import { Amqp1Error, CONDITION } from "./amqp1-errors.js";
+import { parseSource } from "./amqp1-addresses.js";
+import type { LinkHost, SessionLink } from "./link-host.js";
+import { toAmqp1 } from "./message-conversion.js";
+import { boolField, compositeField, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
+
+const SND_SETTLED = 1;
+
+export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
+  readonly tag: string;
+  readonly noAck: boolean;
+  readonly exclusive = false;
+  readonly priority = 0;
+  queue: Queue | null = null;
+  /** Deliveries of this link in the session's unsettled map. */
+  unsettledCount = 0;
+  private credit = 0;
+  private deliveryCount = 0;
+  private drain = false;
+  private readonly sndSettleMode: number;
+  /** The queue of the link's own (a v1 exchange source), deleted with it. */
+  private ownQueue: string | null = null;
+  private readonly counters = { deliver: 0, deliverNoAck: 0, redeliver: 0 };
+
+  constructor(
+    private readonly session: LinkHost,
+    readonly name: string,
+    readonly handle: number,
+    private readonly fields: readonly Amqp10Value[],
+  ) {
+    this.sndSettleMode = uintField(fields, 3, "snd-settle-mode", 2);
+    this.noAck = this.sndSettleMode === SND_SETTLED;
+    this.tag = `amq.ctag-${session.channel}-${handle}`;
+  }
+
+  get owner(): object {
+    return this.session.conn;
+  }
+
+  attach(): void {
+    const conn = this.session.conn;
+    const broker = conn.broker;
+    const ctx = conn.ctx!;
+    const v = conn.vhostRef!;
+    const s = compositeField(this.fields, 5, "source");
+    const source = parseSource(s === null ? null : textField(s.fields, 0, "address"));
+    let name: string;
+    if (source.kind === "queue") {
+      name = source.queue;
+      // RabbitMQ 3.x declares it with the terminus' durability (rhea's default: not durable).
+      const durable = s !== null && uintField(s.fields, 1, "durable", 0) > 0;
+      if (source.declare && !v.queues.has(name)) broker.declareQueue(ctx, v.name, { name, durable, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+    } else {
+      if (!v.exchanges.has(source.exchange)) throw new Amqp1Error(CONDITION.notFound, `no exchange '${source.exchange}' in vhost '${v.name}'`, "link");
+      name = broker.declareQueue(ctx, v.name, { name: "", durable: false, autoDelete: true, exclusiveOwner: conn, arguments: {} }, false).queue.name;
+      this.ownQueue = name;
+      broker.bindQueue(ctx, v.name, name, source.exchange, source.key, {});
+    }
+    const queue = broker.queueForRead(ctx, v.name, name);
+    if (queue.type === "stream") throw new Amqp1Error(CONDITION.notImplemented, `consuming stream queue '${name}' over AMQP 1.0 is not supported yet`, "link");
+    queue.checkConsumable(false);
+    this.session.send(PERFORMATIVE.attach, [
+      str(this.name),
+      { type: "uint", value: this.handle },
+      { type: "boolean", value: false },
+      { type: "ubyte", value: this.sndSettleMode },
+      { type: "ubyte", value: 0 },
+      this.fields[5] ?? { type: "null" },
+      this.fields[6] ?? { type: "null" },
+      { type: "null" },
+      { type: "null" },
+      { type: "uint", value: 0 },
+    ]);
+    this.queue = queue;
+    queue.addConsumer(this);
+  }
+
+  canTake(): boolean {
+    return this.credit > 0 && this.session.canSend;
+  }
+
+  deliver(queue: Queue, entry: QueueEntry): void {
+    const s = this.session;
+    const m = entry.message;
+    const id = s.nextDeliveryId;
+    s.nextDeliveryId = (id + 1) >>> 0;
+    const pieces = toAmqp1(m.properties, m.body, m);
+    s.sent(s.conn.output.transfer(s.channel, this.handle, id, this.noAck, pieces));
+    this.credit--;
+    this.deliveryCount = (this.deliveryCount + 1) >>> 0;
+    if (entry.redelivered) this.counters.redeliver++;
+    if (this.noAck) {
+      this.counters.deliverNoAck++;
+      return;
+    }
+    this.counters.deliver++;
+    s.unsettled.set(id, { link: this, queue, entry });
+    this.unsettledCount++;
+  }
+
+  cancelledByQueue(_queue: Queue): void {
+    this.queue = null;
+    this.session.detachLink(this, new Amqp1Error(CONDITION.resourceDeleted, `queue '${_queue.name}' was deleted`, "link"));
+  }
+
+  onFlow(f: readonly Amqp10Value[]): void {
+    const rcvCount = optionalUint(f, 5, "delivery-count") ?? 0;
+    const linkCredit = optionalUint(f, 6, "link-credit") ?? 0;
+    // credit = the receiver's delivery-count + its link-credit − ours (part 2 §2.6.7), modulo 2^32.
+    this.credit = (rcvCount + linkCredit - this.deliveryCount) | 0;
+    if (this.credit < 0) this.credit = 0;
+    this.drain = boolField(f, 8, "drain", false);
+    this.queue?.dispatch();
+    if (this.drain && this.credit > 0) {
+      this.deliveryCount = (this.deliveryCount + this.credit) >>> 0;
+      this.credit = 0;
+      this.sendFlow(true);
+    } else if (boolField(f, 9, "echo", false)) {
+      this.sendFlow(this.drain);
+    }
+  }
+
+  private sendFlow(drain: boolean): void {
+    this.session.send(PERFORMATIVE.flow, [
+      ...this.session.sessionFlowFields(),
+      { type: "uint", value: this.handle },
+      { type: "uint", value: this.deliveryCount },
+      { type: "uint", value: this.credit },
+      { type: "uint", value: this.queue?.messageCount ?? 0 },
+      { type: "boolean", value: drain },
+    ]);
+  }
+
+  /** The socket drained or a window opened. */
+  resume(): void {
+    if (this.credit > 0) this.queue?.dispatch();
+  }
+
+  /** The client settled some of this link's deliveries. */
+  settled(): void {}
+
+  /** Detached or its session ended: the consumer goes, unsettled deliveries go back (RabbitMQ 4 requeues them). */
+  release(): void {
+    const q = this.queue;
+    this.queue = null;
+    const s = this.session;
+    if (q !== null) q.removeConsumer(this);
+    if (this.unsettledCount > 0) {
+      const back = new Map<Queue, QueueEntry[]>();
+      for (const [id, u] of s.unsettled) {
+        if (u.link !== this) continue;
+        s.unsettled.delete(id);
+        let list = back.get(u.queue);
+        if (!list) back.set(u.queue, (list = []));
+        list.push(u.entry);
+      }
+      this.unsettledCount = 0;
+      for (const [queue, entries] of back) queue.requeue(entries);
+    }
+    if (this.ownQueue !== null) {
+      const conn = s.conn;
+      try {
+        conn.broker.deleteQueue(conn.ctx!, conn.vhost, this.ownQueue, { ifUnused: false, ifEmpty: false });
+      } catch (err) {
+        conn.log.debug("the link's own queue was not deleted", { queue: this.ownQueue, err: err instanceof Error ? err.message : String(err) });
+      }
+      this.ownQueue = null;
+    }
+  }
+
+  addStats(c: ChannelCounters): void {
+    c.deliver += this.counters.deliver;
+    c.deliverNoAck += this.counters.deliverNoAck;
+    c.redeliver += this.counters.redeliver;
+  }
+
+  consumerInfo(): ConsumerInfo {
+    const q = this.queue;
+    return { tag: this.tag, queue: q?.name ?? "", vhost: q?.vhost ?? this.session.conn.vhost, ackRequired: !this.noAck, exclusive: false, prefetchCount: this.credit, priority: 0, arguments: {}, activity: q === null ? "up" : q.consumerActivity(this) };
+  }
+}

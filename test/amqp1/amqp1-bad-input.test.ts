@@ -1,0 +1,95 @@
+// Bad AMQP 1.0 input gets the spec's error on the right scope and disturbs nothing else: a
+// malformed performative closes that connection with amqp:decode-error, a transfer past the
+// link credit detaches that link with amqp:link:transfer-limit-exceeded, a message over
+// max_message_size detaches with amqp:link:message-size-exceeded; nothing of them is stored.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { connect as tcpConnect, type Socket } from "node:net";
+import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { close, connect, data, linkError, openSender, sendAll } from "../helpers/rhea-client.js";
+import { eventually } from "../helpers/wait.js";
+import type { ClientContext } from "../../src/broker/index.js";
+import { FRAME_AMQP, FRAME_SASL } from "../../src/amqp1/amqp1-frames.js";
+import { PERFORMATIVE, performativeFrame } from "../../src/amqp1/performatives.js";
+import type { Amqp10Value } from "../../src/amqp10/amqp10-value.js";
+
+const SASL = Buffer.from("AMQP\x03\x01\x00\x00", "latin1");
+const AMQP = Buffer.from("AMQP\x00\x01\x00\x00", "latin1");
+const u = (value: number): Amqp10Value => ({ type: "uint", value });
+const s = (value: string): Amqp10Value => ({ type: "string", value });
+
+/** A raw client: everything it receives, as latin1 text to look for condition symbols in. */
+function raw(port: number): { socket: Socket; received: () => string; closed: Promise<void> } {
+  const socket = tcpConnect(port, "127.0.0.1");
+  let got = "";
+  socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  return { socket, received: () => got, closed };
+}
+
+/** The frames of a logged-in, opened connection with one session on channel 0. */
+function opening(): Buffer[] {
+  return [
+    SASL,
+    performativeFrame(FRAME_SASL, 0, PERFORMATIVE.saslInit, [{ type: "symbol", value: "PLAIN" }, { type: "binary", value: Buffer.from("\0guest\0guest") }]),
+    AMQP,
+    performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.open, [s("raw")]),
+    performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.begin, [{ type: "null" }, u(0), u(100000), u(100000)]),
+  ];
+}
+
+describe("AMQP 1.0 bad input", () => {
+  let broker: TestBroker;
+  let ctx: ClientContext;
+  const count = (name: string): number => broker.broker.vhost("/").queues.get(name)!.messageCount;
+
+  before(async () => {
+    broker = await startTestBroker({ maxMessageSize: 64 * 1024 });
+    ctx = { permissions: broker.broker.checkerFor("guest"), owner: null };
+    for (const name of ["bad-q", "credit-abuse", "too-big"]) broker.broker.declareQueue(ctx, "/", { name, durable: false, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+  });
+  after(async () => {
+    await broker.close();
+  });
+
+  it("a malformed performative closes only that connection, with amqp:decode-error", async () => {
+    const good = await connect(broker.amqpPort);
+    const c = raw(broker.amqpPort);
+    const garbage = Buffer.from([0, 0, 0, 14, 2, 0, 0, 0, 0x00, 0x53, 0x11, 0xc0, 0x09, 0x01]);
+    c.socket.write(Buffer.concat([...opening(), garbage]));
+    await c.closed;
+    assert.match(c.received(), /amqp:decode-error/);
+    assert.equal((await sendAll(await openSender(good, "/queues/bad-q"), [{ body: data("fine") }]))[0]!.outcome, "accepted");
+    await close(good);
+  });
+
+  it("a transfer beyond the link credit detaches that link with amqp:link:transfer-limit-exceeded; what the credit covered is stored", async () => {
+    const c = raw(broker.amqpPort);
+    const attach = performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.attach, [s("abuser"), u(0), { type: "boolean", value: false }, { type: "ubyte", value: 1 }, { type: "ubyte", value: 0 }, { type: "null" }, { type: "described", descriptor: { type: "ulong", value: 0x29n }, value: { type: "list", value: [s("/queues/credit-abuse")] } }, { type: "null" }, { type: "null" }, u(0)]);
+    const message = Buffer.from([0x00, 0x53, 0x75, 0xa0, 0x01, 0x78]);
+    const transfers = Array.from({ length: 300 }, (_, i) => {
+      const head = performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.transfer, [u(0), u(i), { type: "binary", value: Buffer.from([i & 0xff]) }, u(0), { type: "boolean", value: true }]);
+      const frame = Buffer.concat([head, message]);
+      frame.writeUInt32BE(frame.length, 0);
+      return frame;
+    });
+    c.socket.write(Buffer.concat([...opening(), attach]));
+    // The broker's flow grants the credit; the transfers go after it, 44 more than granted.
+    await eventually(() => c.received().includes("/queues/credit-abuse"), 5000, "the attach answered");
+    c.socket.write(Buffer.concat(transfers));
+    await eventually(() => c.received().includes("amqp:link:transfer-limit-exceeded"), 5000, "the detach");
+    assert.equal(count("credit-abuse"), 256);
+    c.socket.destroy();
+  });
+
+  it("a message over max_message_size detaches its link with amqp:link:message-size-exceeded and stores nothing of it", async () => {
+    const c = await connect(broker.amqpPort, { max_frame_size: 8192 });
+    const sender = await openSender(c, "/queues/too-big");
+    const err = linkError(sender);
+    sender.send({ body: data(Buffer.alloc(100 * 1024, 7)) });
+    assert.equal((await err).condition, "amqp:link:message-size-exceeded");
+    assert.equal(count("too-big"), 0);
+    assert.equal((await sendAll(await openSender(c, "/queues/too-big"), [{ body: data("small") }]))[0]!.outcome, "accepted");
+    await close(c);
+  });
+});
