@@ -15,16 +15,21 @@ import { useAction } from "./action.js";
 import { ErrorBox, Notice } from "./error-box.js";
 import { TextField } from "./fields.js";
 
-/** The admin sections: label, route segment, the tag needed to see it ("" = any Admin user). */
+/**
+ * The admin sections: label, route segment, the tag needed to see it ("" = any Admin user, which
+ * is every user the UI lets in). As RabbitMQ 3.10's Admin tab: a management user gets Policies (to
+ * read; changing takes policymaker) and Limits, monitoring adds Federation and Shovel Status,
+ * policymaker adds Federation upstreams and Shovel Management, Feature flags is administrators'.
+ */
 export const ADMIN_SECTIONS: ReadonlyArray<{ label: string; seg: string; tag: string }> = [
   { label: "Users", seg: "users", tag: "administrator" },
   { label: "Virtual hosts", seg: "vhosts", tag: "administrator" },
   { label: "Topic permissions", seg: "topic-permissions", tag: "administrator" },
-  { label: "Policies", seg: "policies", tag: "policymaker" },
+  { label: "Policies", seg: "policies", tag: "" },
   { label: "Operator policies", seg: "operator-policies", tag: "administrator" },
   { label: "Limits", seg: "limits", tag: "" },
   { label: "Cluster", seg: "cluster", tag: "policymaker" },
-  { label: "Feature flags", seg: "feature-flags", tag: "" },
+  { label: "Feature flags", seg: "feature-flags", tag: "administrator" },
   { label: "Federation upstreams", seg: "federation-upstreams", tag: "policymaker" },
   { label: "Federation status", seg: "federation-status", tag: "monitoring" },
   { label: "Permission explainer", seg: "explain", tag: "" },

@@ -1,0 +1,76 @@
+// Each role's navigation as RabbitMQ 3.10's (issue 47, point 1), in real headless Chromium: every
+// management user has Admin, with Policies and Limits (and the permission explainer); monitoring
+// adds Federation and Shovel Status, policymaker Federation upstreams and Shovel Management; the
+// administrator's own sections (Users, Feature flags…) stay its own. Each page is reached by clicks.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { Browser } from "puppeteer-core";
+import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { apiClient } from "../helpers/http-client.js";
+import { launchBrowser } from "./browser.js";
+import { loggedInPage } from "./guest-page.js";
+import { clickText, textOf, waitText } from "./ui-session.js";
+
+const ROLES: Record<string, { tags: string; admin: string[] }> = {
+  shopper: { tags: "management", admin: ["Policies", "Limits", "Permission explainer"] },
+  watcher: { tags: "monitoring", admin: ["Policies", "Limits", "Federation status", "Permission explainer", "Shovel Status"] },
+  maker: { tags: "policymaker", admin: ["Policies", "Limits", "Cluster", "Federation upstreams", "Permission explainer", "Shovel Management"] },
+};
+
+describe("each role's navigation", () => {
+  let broker: TestBroker;
+  let browser: Browser;
+  const api = apiClient(() => broker.httpUrl);
+
+  before(async () => {
+    broker = await startTestBroker();
+    for (const [user, r] of Object.entries(ROLES)) {
+      assert.ok((await api("PUT", `/api/users/${user}`, { password: "pw", tags: r.tags })).status < 300);
+      assert.ok((await api("PUT", `/api/permissions/%2F/${user}`, { configure: ".*", write: ".*", read: ".*" })).status < 300);
+    }
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await broker?.close();
+  });
+
+  for (const [user, role] of Object.entries(ROLES)) {
+    it(`offers a ${role.tags} user Admin with ${role.admin.join(", ")}`, async () => {
+      const w = await loggedInPage(browser, broker.httpUrl, user, "pw");
+      await clickText(w.page, ".main-nav a", "Admin");
+      await waitText(w.page, "h1", "Admin");
+      const links = (await w.page.$$eval("nav.sub-nav a", (as) => as.map((a) => (a.textContent ?? "").trim()))) as string[];
+      assert.deepEqual(links, role.admin);
+      assert.deepEqual((await w.page.$$eval(".admin-index dt", (ds) => ds.map((d) => (d.textContent ?? "").trim()))) as string[], role.admin, "the Admin index lists the same");
+      await w.shot(`nav-admin-${role.tags}`);
+      assert.deepEqual(w.problems, []);
+      await w.page.close();
+    });
+  }
+
+  it("lets a monitoring user find Shovel Status and Federation Status from the navigation", async () => {
+    const w = await loggedInPage(browser, broker.httpUrl, "watcher", "pw");
+    await clickText(w.page, ".main-nav a", "Admin");
+    await clickText(w.page, "nav.sub-nav a", "Shovel Status");
+    await waitText(w.page, "h1", "Shovel Status");
+    assert.equal(await w.page.$("[role=alert]"), null, "the monitor may read shovel status");
+    await clickText(w.page, "nav.sub-nav a", "Federation status");
+    await waitText(w.page, "h1", "Federation status");
+    assert.equal(await w.page.$("[role=alert]"), null, "the monitor may read federation status");
+    assert.deepEqual(w.problems, []);
+    await w.page.close();
+  });
+
+  it("shows a management user the policies read-only, with no form to change them", async () => {
+    assert.ok((await api("PUT", "/api/policies/%2F/ttl", { pattern: "^orders$", definition: { "message-ttl": 1000 } })).status < 300);
+    const w = await loggedInPage(browser, broker.httpUrl, "shopper", "pw");
+    await clickText(w.page, ".main-nav a", "Admin");
+    await clickText(w.page, "nav.sub-nav a", "Policies");
+    await waitText(w.page, "table.grid", "ttl");
+    assert.equal(await w.page.$("form[aria-label='Add policy']"), null);
+    assert.doesNotMatch(await textOf(w.page, "main"), /Delete/);
+    assert.deepEqual(w.problems, []);
+    await w.page.close();
+  });
+});
