@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import type { Browser } from "puppeteer-core";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
-import { launchBrowser } from "./browser.js";
+import { launchBrowser, openPage } from "./browser.js";
 import { loggedInPage } from "./guest-page.js";
-import { clickText, textOf, waitText } from "./ui-session.js";
+import { clickText, login, textOf, waitText } from "./ui-session.js";
 
 const ROLES: Record<string, { tags: string; admin: string[] }> = {
   shopper: { tags: "management", admin: ["Policies", "Limits", "Permission explainer"] },
@@ -28,6 +28,7 @@ describe("each role's navigation", () => {
       assert.ok((await api("PUT", `/api/users/${user}`, { password: "pw", tags: r.tags })).status < 300);
       assert.ok((await api("PUT", `/api/permissions/%2F/${user}`, { configure: ".*", write: ".*", read: ".*" })).status < 300);
     }
+    assert.ok((await api("PUT", "/api/users/plain", { password: "pw", tags: "" })).status < 300);
     browser = await launchBrowser();
   });
   after(async () => {
@@ -71,6 +72,17 @@ describe("each role's navigation", () => {
     assert.equal(await w.page.$("form[aria-label='Add policy']"), null);
     assert.doesNotMatch(await textOf(w.page, "main"), /Delete/);
     assert.deepEqual(w.problems, []);
+    await w.page.close();
+  });
+
+  it("tells a tag-less user what it lacks, not a generic refusal (issue 47, point 12)", async () => {
+    const w = await openPage(browser);
+    await login(w.page, broker.httpUrl, "plain", "pw");
+    await waitText(w.page, "[role=alert]", 'User "plain" has no management tag');
+    assert.doesNotMatch(await textOf(w.page, "[role=alert]"), /HTTP 40[13]|Access refused/);
+    await w.shot("login-tagless");
+    // The whoami refusal is the answer being tested.
+    assert.deepEqual(w.problems.filter((p) => !/40[13]/.test(p)), []);
     await w.page.close();
   });
 });
