@@ -90,6 +90,11 @@ describe("web UI: every protocol's objects", () => {
     await waitText(ui.w.page, "table[aria-label=Queue]", "Leader");
     const kv = await textOf(ui.w.page, "table[aria-label=Queue]");
     assert.ok(kv.includes(`Leader${node}`) && kv.includes(`Online${node}`) && kv.includes(`Members${node}`), kv);
+    // An empty queue's count axis steps in whole messages (point 11).
+    const chart = "[aria-label='Queued messages chart'][data-yticks]";
+    await ui.w.page.waitForSelector(chart, { timeout: 10_000 });
+    const yticks = JSON.parse((await ui.w.page.$eval(chart, (e) => (e as unknown as { dataset: { yticks: string } }).dataset.yticks)) as string) as string[];
+    assert.ok(yticks.length >= 2 && yticks.every((t) => /^\d+$/.test(t)), `whole-number ticks: ${yticks.join(" ")}`);
     await ch.close();
     assert.deepEqual(ui.w.problems, []);
   });
