@@ -1,7 +1,8 @@
 // Each role's navigation as RabbitMQ 3.10's (issue 47, point 1), in real headless Chromium: every
 // management user has Admin, with Policies and Limits (and the permission explainer); monitoring
 // adds Federation and Shovel Status, policymaker Federation upstreams and Shovel Management; the
-// administrator's own sections (Users, Feature flags…) stay its own. Each page is reached by clicks.
+// administrator's own sections (Users, Virtual hosts…) stay its own; Coney adds the feature flags
+// (read-only) for everyone. Each page is reached by clicks.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser } from "puppeteer-core";
@@ -12,9 +13,9 @@ import { loggedInPage } from "./guest-page.js";
 import { clickText, login, textOf, waitText } from "./ui-session.js";
 
 const ROLES: Record<string, { tags: string; admin: string[] }> = {
-  shopper: { tags: "management", admin: ["Policies", "Limits", "Permission explainer"] },
-  watcher: { tags: "monitoring", admin: ["Policies", "Limits", "Federation status", "Permission explainer", "Shovel Status"] },
-  maker: { tags: "policymaker", admin: ["Policies", "Limits", "Cluster", "Federation upstreams", "Permission explainer", "Shovel Management"] },
+  shopper: { tags: "management", admin: ["Policies", "Limits", "Feature flags", "Permission explainer"] },
+  watcher: { tags: "monitoring", admin: ["Policies", "Limits", "Feature flags", "Federation status", "Permission explainer", "Shovel Status"] },
+  maker: { tags: "policymaker", admin: ["Policies", "Limits", "Cluster", "Feature flags", "Federation upstreams", "Permission explainer", "Shovel Management"] },
 };
 
 describe("each role's navigation", () => {

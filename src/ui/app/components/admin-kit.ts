@@ -19,7 +19,8 @@ import { TextField } from "./fields.js";
  * The admin sections: label, route segment, the tag needed to see it ("" = any Admin user, which
  * is every user the UI lets in). As RabbitMQ 3.10's Admin tab: a management user gets Policies (to
  * read; changing takes policymaker) and Limits, monitoring adds Federation and Shovel Status,
- * policymaker adds Federation upstreams and Shovel Management, Feature flags is administrators'.
+ * policymaker adds Federation upstreams and Shovel Management. Coney adds, for everyone, the
+ * feature flags (to read; enabling one is administrators') and the permission explainer.
  */
 export const ADMIN_SECTIONS: ReadonlyArray<{ label: string; seg: string; tag: string }> = [
   { label: "Users", seg: "users", tag: "administrator" },
@@ -29,7 +30,7 @@ export const ADMIN_SECTIONS: ReadonlyArray<{ label: string; seg: string; tag: st
   { label: "Operator policies", seg: "operator-policies", tag: "administrator" },
   { label: "Limits", seg: "limits", tag: "" },
   { label: "Cluster", seg: "cluster", tag: "policymaker" },
-  { label: "Feature flags", seg: "feature-flags", tag: "administrator" },
+  { label: "Feature flags", seg: "feature-flags", tag: "" },
   { label: "Federation upstreams", seg: "federation-upstreams", tag: "policymaker" },
   { label: "Federation status", seg: "federation-status", tag: "monitoring" },
   { label: "Permission explainer", seg: "explain", tag: "" },
