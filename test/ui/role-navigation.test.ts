@@ -6,6 +6,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser } from "puppeteer-core";
+import amqp, { type ChannelModel } from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { launchBrowser, openPage } from "./browser.js";
@@ -21,6 +22,7 @@ const ROLES: Record<string, { tags: string; admin: string[] }> = {
 describe("each role's navigation", () => {
   let broker: TestBroker;
   let browser: Browser;
+  let conn: ChannelModel;
   const api = apiClient(() => broker.httpUrl);
 
   before(async () => {
@@ -30,9 +32,14 @@ describe("each role's navigation", () => {
       assert.ok((await api("PUT", `/api/permissions/%2F/${user}`, { configure: ".*", write: ".*", read: ".*" })).status < 300);
     }
     assert.ok((await api("PUT", "/api/users/plain", { password: "pw", tags: "" })).status < 300);
+    // A vhost the monitor holds no permission in, with guest's connection there.
+    assert.ok((await api("PUT", "/api/vhosts/elsewhere", {})).status < 300);
+    conn = await amqp.connect(broker.urlFor("guest", "guest", "elsewhere"), { clientProperties: { connection_name: "elsewhere-app" } });
+    await conn.createChannel();
     browser = await launchBrowser();
   });
   after(async () => {
+    await conn?.close().catch(() => undefined);
     await browser?.close();
     await broker?.close();
   });
@@ -84,6 +91,28 @@ describe("each role's navigation", () => {
     await w.shot("login-tagless");
     // The whoami refusal is the answer being tested.
     assert.deepEqual(w.problems.filter((p) => !/40[13]/.test(p)), []);
+    await w.page.close();
+  });
+
+  it("narrows a monitor's Connections and Channels to a vhost it holds no permission in, and offers no Add form there (point 8)", async () => {
+    const w = await loggedInPage(browser, broker.httpUrl, "watcher", "pw");
+    await w.page.waitForFunction(`[...document.querySelectorAll("header select[name=vhost] option, .topbar select[name=vhost] option, select[name=vhost] option")].some((o) => o.value === "elsewhere")`, { timeout: 10_000 });
+    await w.page.select("select[name=vhost]", "elsewhere");
+    await clickText(w.page, ".main-nav a", "Connections");
+    await waitText(w.page, "table.grid tbody", "elsewhere-app");
+    assert.equal(await w.page.$("[role=alert]"), null, "not refused: the monitor sees these connections under All too");
+    await clickText(w.page, ".main-nav a", "Channels");
+    await waitText(w.page, "table.grid tbody", "elsewhere");
+    assert.equal(await w.page.$("[role=alert]"), null);
+    await clickText(w.page, ".main-nav a", "Queues");
+    await waitText(w.page, "[role=alert]", "Access refused");
+    await waitText(w.page, ".refused", "Adding a queue");
+    assert.equal(await w.page.$("form[aria-label='Add queue']"), null, "no Add form where the list is refused");
+    await clickText(w.page, ".main-nav a", "Exchanges");
+    await waitText(w.page, ".refused", "Adding an exchange");
+    assert.equal(await w.page.$("form[aria-label='Add exchange']"), null);
+    await w.shot("monitor-vhost-elsewhere");
+    assert.deepEqual(w.problems.filter((p) => !p.includes("403")), []);
     await w.page.close();
   });
 });
