@@ -73,7 +73,8 @@ function protocolFigures(s: ScrapeState): Array<[string, ProtocolFigures]> {
     for (const k of COUNTED) amqp[k] -= c[k];
     others.push([label, { consumers: c.consumers, publishers: c.publishers, c, get: 0, getNoAck: 0, getEmpty: 0, returnUnroutable: 0 }]);
   }
-  const channels = s.channels();
+  // AMQP 0-9-1's own channels: an MQTT connection lists its session channel too (its consumers are MQTT's).
+  const channels = s.connections().filter((c) => c.protocol === "AMQP 0-9-1").flatMap((c) => c.channels);
   let consumers = 0;
   for (const ch of channels) consumers += ch.consumerCount;
   const publishers = channels.filter((ch) => ch.stats.publish > 0).length;

@@ -2,9 +2,17 @@
  * An MQTT connection as the management API, the UI and coneyctl see it: the protocol-neutral
  * record of the broker's connection registry, with RabbitMQ's protocol names ("MQTT 3.1.1",
  * "MQTT 5-0", "Web MQTT …") and the client id in client_properties.client_id.
+ *
+ * Its channel, as RabbitMQ 3.10 lists it: the MQTT plugin consumes a session's subscription queues
+ * on channel 1 of the connection, so /api/channels, /api/consumers, a queue's consumer_details and
+ * the connection's channels all name the subscriber, and their counts agree with the queues'
+ * consumer counts (/api/overview). Built only when the management API asks; nothing here is on
+ * the delivery path. The channel carries no message counters: MQTT's are kept per protocol
+ * (Prometheus), not per connection, so its message_stats stay empty rather than invent figures.
  */
 import { peerAddresses, type PeerInfo } from "../auth/peer-address.js";
-import type { ConnectionInfo } from "../broker/index.js";
+import type { ChannelCounters, ChannelInfo, ConnectionInfo, ConsumerInfo, VHost } from "../broker/index.js";
+import { MqttConsumer } from "./mqtt-consumer.js";
 
 /** Where the stream comes from (the peer facts every transport has), and what MQTT adds to them. */
 export interface MqttPeer extends PeerInfo {
@@ -32,6 +40,7 @@ export function connectionRecord(
   s: SessionFacts,
   received: { readonly recvOct: number; readonly recvCnt: number },
   sent: { readonly sendOct: number; readonly sendCnt: number },
+  channels: readonly ChannelInfo[],
 ): ConnectionInfo {
   return {
     name,
@@ -52,6 +61,77 @@ export function connectionRecord(
     sendOct: sent.sendOct,
     recvCnt: received.recvCnt,
     sendCnt: sent.sendCnt,
-    channels: [],
+    channels,
+  };
+}
+
+/** The connection facts the channel repeats (RabbitMQ's channel_details). */
+export interface ChannelOwner {
+  readonly name: string;
+  readonly peerHost: string;
+  readonly peerPort: number;
+  readonly user: string;
+  readonly connectedAt: number;
+}
+
+/** What the session tells about its consumers. */
+export interface SessionConsumers {
+  /** The session queue of a subscription QoS. */
+  queueName(qos: 0 | 1): string;
+  /** Prefetch of the QoS 1 consumer: mqtt.prefetch, capped by the client's Receive Maximum. */
+  readonly prefetch: number;
+}
+
+const NO_COUNTS: Readonly<ChannelCounters> = Object.freeze({
+  publish: 0, confirm: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, returnUnroutable: 0, dropUnroutable: 0, getEmpty: 0,
+});
+
+/** Channel 1 of an open MQTT connection, with the consumers on its session queues. */
+export function sessionChannel(conn: ChannelOwner, vhost: VHost, session: SessionConsumers | null, owner: object): ChannelInfo {
+  const consumers: ConsumerInfo[] = [];
+  let unacked = 0;
+  if (session !== null) {
+    for (const qos of [0, 1] as const) {
+      const q = vhost.queues.get(session.queueName(qos));
+      if (!q) continue;
+      for (const c of q.listConsumers()) {
+        // A session queue has this connection's consumer only (exclusive or taken over on CONNECT).
+        if (!(c instanceof MqttConsumer) || c.owner !== owner) continue;
+        unacked += c.unackedCount;
+        consumers.push({
+          tag: c.tag,
+          queue: q.name,
+          vhost: q.vhost,
+          ackRequired: !c.noAck,
+          exclusive: c.exclusive,
+          prefetchCount: session.prefetch,
+          priority: c.priority,
+          arguments: {},
+          activity: q.consumerActivity(c),
+        });
+      }
+    }
+  }
+  return {
+    number: 1,
+    name: `${conn.name} (1)`,
+    connectionName: conn.name,
+    peerHost: conn.peerHost,
+    peerPort: conn.peerPort,
+    user: conn.user,
+    vhost: vhost.name,
+    state: "running",
+    consumerCount: consumers.length,
+    prefetchCount: session?.prefetch ?? 0,
+    globalPrefetchCount: 0,
+    messagesUnacknowledged: unacked,
+    messagesUnconfirmed: 0,
+    messagesUncommitted: 0,
+    acksUncommitted: 0,
+    confirm: false,
+    transactional: false,
+    createdAt: conn.connectedAt,
+    stats: NO_COUNTS,
+    consumers,
   };
 }

@@ -31,7 +31,7 @@ import { isValidTopicFilter, isValidTopicName } from "./mqtt-topic.js";
 import { cancelParkedWill, sendWill, type Will } from "./mqtt-will.js";
 import { KeepAlive } from "./keep-alive.js";
 import { AlarmHold } from "./alarm-hold.js";
-import { connectionRecord, type MqttPeer } from "./connection-record.js";
+import { connectionRecord, sessionChannel, type MqttPeer } from "./connection-record.js";
 import { PacketWriter } from "./packet-writer.js";
 import { readHotPackets } from "./hot-packets.js";
 import { strictUtf8 } from "./strict-utf8.js";
@@ -394,6 +394,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
 
   info(): ConnectionInfo {
     const state = this.state !== "open" ? "closing" : this.alarm.held ? "blocked" : this.flow.paused ? "flow" : "running";
-    return connectionRecord(this.name, this.peer, this.protocolVersion, { user: this.user, vhost: this.vhost, clientId: this.clientId, state, connectedAt: this.connectedAt, keepAlive: this.keepAliveSeconds }, this.stats, this.packets);
+    const channels = this.state === "open" && this.vhostRef !== null ? [sessionChannel({ ...this.peer, name: this.name, user: this.user, connectedAt: this.connectedAt }, this.vhostRef, this.session, this.ctx.owner!)] : [];
+    return connectionRecord(this.name, this.peer, this.protocolVersion, { user: this.user, vhost: this.vhost, clientId: this.clientId, state, connectedAt: this.connectedAt, keepAlive: this.keepAliveSeconds }, this.stats, this.packets, channels);
   }
 }

@@ -4,7 +4,7 @@
  * decide (prefetch, a backed-up socket); the consumer only forwards to it.
  */
 import type { QoS } from "mqtt-packet";
-import type { Queue, QueueConsumer, QueueEntry } from "../broker/index.js";
+import { generateConsumerTag, type Queue, type QueueConsumer, type QueueEntry } from "../broker/index.js";
 
 /** What a consumer hands its deliveries to: the MQTT session. */
 export interface DeliveryTarget {
@@ -16,7 +16,8 @@ export interface DeliveryTarget {
 }
 
 export class MqttConsumer implements QueueConsumer {
-  readonly tag = "mqtt";
+  /** A server-generated tag, as RabbitMQ's MQTT plugin gives its consumers (unique on the channel the API lists, session-channel.ts). */
+  readonly tag = generateConsumerTag();
   readonly exclusive = false;
   readonly priority = 0;
   /** QoS 1 deliveries not yet acknowledged by PUBACK. */

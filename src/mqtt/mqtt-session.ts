@@ -52,7 +52,8 @@ export class MqttSession implements RetainFlagRule {
     private readonly vhost: VHost,
     /** Seconds; 0 = the session ends with the connection. */
     private readonly expiry: number,
-    prefetch: number,
+    /** QoS 1 deliveries unacknowledged at most (the management API shows it as the consumers' prefetch). */
+    readonly prefetch: number,
     /** This protocol version's share of the broker's counters (Prometheus). */
     private readonly counters: ProtocolCounters,
   ) {

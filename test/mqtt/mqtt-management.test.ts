@@ -46,7 +46,7 @@ describe("MQTT in the management API, and over WebSocket", () => {
     assert.equal(r5?.protocol, "MQTT 5-0");
     assert.equal(r4?.user, "guest");
     assert.equal(r4?.vhost, "/");
-    assert.equal(r4?.channels, 0);
+    assert.equal(r4?.channels, 1, "the session's channel (RabbitMQ consumes MQTT subscriptions on channel 1)");
 
     const disconnect = new Promise<number | undefined>((resolve) => v5.client.once("disconnect", (p) => resolve(p.reasonCode)));
     const res = await fetch(`${broker.httpUrl}/api/connections/${encodeURIComponent(r5!.name)}`, { method: "DELETE", headers: AUTH });

@@ -40,6 +40,12 @@ describe("web UI shovel pages", () => {
     await go(ui.w.page, "/admin/shovel-status", "Shovel Status");
     await waitText(ui.w.page, "tr[data-shovel=ui-mover]", "running");
     await waitText(ui.w.page, "tr[data-shovel=to-remote]", "terminated");
+    // A terminated shovel keeps its ends on the page (from its definition, credentials hidden), and its state is coloured.
+    await waitText(ui.w.page, "tr[data-shovel=to-remote]", "exchange amq.topic (key orders.#)");
+    await waitText(ui.w.page, "tr[data-shovel=to-remote]", "amqp://127.0.0.1:1/%2f");
+    const colour = (await ui.w.page.evaluate(`getComputedStyle(document.querySelector("tr[data-shovel=to-remote] .state")).color`)) as string;
+    const plain = (await ui.w.page.evaluate(`getComputedStyle(document.querySelector("tr[data-shovel=to-remote] td")).color`)) as string;
+    assert.notEqual(colour, plain, "the terminated state is coloured");
     await ui.w.shot("shovel-status");
     await clickText(ui.w.page, "tr[data-shovel=ui-mover] button", "Restart");
     await waitText(ui.w.page, ".msg", "Shovel ui-mover restarted.");

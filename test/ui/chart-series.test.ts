@@ -2,7 +2,8 @@
 // first) turned into chart columns — lengths as sampled, rates from successive counter samples.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { detailsOf, gaugeColumns, latest, rateColumns } from "../../src/ui/app/chart-series.js";
+import { axisLabels, detailsOf, gaugeColumns, latest, rateColumns } from "../../src/ui/app/chart-series.js";
+import { fmtByteRate, fmtNum, fmtRate } from "../../src/ui/app/format.js";
 
 const T = 1_800_000_000_000; // a round time (ms), a multiple of 5 s
 const pts = (...p: Array<[number, number]>) => p.map(([timestamp, sample]) => ({ timestamp, sample }));
@@ -45,5 +46,12 @@ describe("chart series from the broker's samples", () => {
     assert.equal(detailsOf(rec, "missing"), undefined);
     assert.equal(detailsOf(undefined, "messages"), undefined);
     assert.equal(latest(undefined, "gauge"), undefined);
+  });
+
+  it("labels axis ticks exactly: 0.25 and 0.75 stay themselves, with the chart's unit (issue 47, point 11)", () => {
+    assert.deepEqual(axisLabels([0, 0.25, 0.5, 0.75, 1], fmtRate), ["0.00/s", "0.25/s", "0.50/s", "0.75/s", "1.00/s"]);
+    assert.deepEqual(axisLabels([0, 0.5, 1], fmtRate), ["0.0/s", "0.5/s", "1.0/s"]);
+    assert.deepEqual(axisLabels([0.05, 0.1], fmtByteRate), ["0.05 B/s", "0.10 B/s"]);
+    assert.deepEqual(axisLabels([0, 1000, 2000], fmtNum), ["0", "1,000", "2,000"]);
   });
 });

@@ -110,7 +110,7 @@ describe("web UI per role", () => {
     assert.match(await textOf(w.page, ".stats"), /2\s*Queues/, "only shop's queues");
     assert.match(await textOf(w.page, ".stats"), /4\s*Total messages/, "only shop's messages (not the one in /)");
     assert.ok(!(await has(w, "main", "Ports and contexts")), "no listeners for a management user");
-    assert.doesNotMatch(await textOf(w.page, ".main-nav"), /Admin/);
+    assert.match(await textOf(w.page, ".main-nav"), /Admin/, "Admin with Policies and Limits, as RabbitMQ 3.10 (role-navigation.test.ts)");
     if (process.env["CONEY_DOCS_IMAGES"] === "1") {
       // For the README's picture only: charts with some history (the broker samples every 5 s).
       await eventually(async () => {

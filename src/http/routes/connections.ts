@@ -17,6 +17,15 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
     b.connections.list().map((x) => x.info()).filter((i) => isMonitor(c.user) || i.user === c.user.name);
   const channels = (conns: ConnectionInfo[]): ChannelInfo[] => conns.flatMap((c) => c.channels);
   const consumers = (chs: ChannelInfo[]) => chs.flatMap((ch) => ch.consumers.map((c) => consumerRecord(c, ch)));
+  /**
+   * A vhost's connections and channels: a monitor sees every connection under "All", so it sees
+   * a vhost's share too, permissions there or not (the UI's vhost selector narrows, never refuses).
+   */
+  const vhostView = (c: Caller, vhost: string): void => {
+    if (isMonitor(c.user)) {
+      if (!b.vhosts.has(vhost)) throw objectNotFound();
+    } else requireVhost(b, c, vhost);
+  };
   const own = (c: Caller, name: string): ConnectionInfo => {
     const conn = b.connections.get(name);
     if (!conn) throw objectNotFound();
@@ -69,15 +78,16 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
     },
   });
   resource(app, ctx, "/api/vhosts/:vhost/connections", {
-    GET: ({ caller, params }) => {
-      requireVhost(b, caller, params["vhost"]!);
-      return visible(caller).filter((c) => c.vhost === params["vhost"]).map((c) => connectionRecord(c, ctx));
+    // Paged, sorted and filtered as /api/connections (the UI's list asks for pages).
+    GET: ({ caller, params, query }) => {
+      vhostView(caller, params["vhost"]!);
+      return listResponse(visible(caller).filter((c) => c.vhost === params["vhost"]).map((c) => connectionRecord(c, ctx)), query, ["name"]);
     },
   });
   resource(app, ctx, "/api/vhosts/:vhost/channels", {
-    GET: ({ caller, params }) => {
-      requireVhost(b, caller, params["vhost"]!);
-      return channels(visible(caller)).filter((c) => c.vhost === params["vhost"]).map((ch) => channelRecord(ch, ctx));
+    GET: ({ caller, params, query }) => {
+      vhostView(caller, params["vhost"]!);
+      return listResponse(channels(visible(caller)).filter((c) => c.vhost === params["vhost"]).map((ch) => channelRecord(ch, ctx)), query, ["name"]);
     },
   });
 }

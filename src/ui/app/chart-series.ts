@@ -82,3 +82,32 @@ export function detailsOf(record: unknown, key: string): Details | undefined {
   const d = (record as Record<string, unknown>)[`${key}_details`];
   return typeof d === "object" && d !== null ? (d as Details) : undefined;
 }
+
+/** The y-axis steps of a chart of counts (messages, bytes): whole numbers only, never a fraction of a message. */
+export const WHOLE_STEPS: readonly number[] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9, 2e9, 5e9, 1e10, 1e11, 1e12, 1e13];
+
+/** Decimals needed to write every tick exactly (0.25 needs 2), at most 4. */
+function decimalsOf(ticks: readonly number[]): number {
+  let most = 0;
+  for (const t of ticks) {
+    let d = 0;
+    while (d < 4 && Math.abs(Number(t.toFixed(d)) - t) > 1e-9) d++;
+    if (d > most) most = d;
+  }
+  return most;
+}
+
+/**
+ * An axis's labels: the chart's own format while it writes the ticks exactly; otherwise the
+ * ticks with the decimals they need and the format's unit (a rate axis at 0.25 and 0.75 reads
+ * "0.25/s", "0.75/s", not a rounded "0.3/s", "0.8/s").
+ */
+export function axisLabels(ticks: readonly number[], format: (n: number) => string): string[] {
+  const d = decimalsOf(ticks);
+  if (d <= 1) return ticks.map(format);
+  const sample = format(10);
+  let i = 0;
+  while (i < sample.length && ((sample[i]! >= "0" && sample[i]! <= "9") || sample[i] === "." || sample[i] === ",")) i++;
+  const unit = sample.slice(i);
+  return ticks.map((t) => `${t.toFixed(d)}${unit}`);
+}

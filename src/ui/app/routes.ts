@@ -77,7 +77,7 @@ export const NAV: ReadonlyArray<{ label: string; path: string; section: string; 
   { label: "Channels", path: "/channels", section: "channels" },
   { label: "Exchanges", path: "/exchanges", section: "exchanges" },
   { label: "Queues", path: "/queues", section: "queues" },
-  // As RabbitMQ's UI: Admin for policymakers and administrators. A refused action's note links
-  // others to the permission explainer, which everyone may use about themselves.
-  { label: "Admin", path: "/admin", section: "admin", tags: ["policymaker"] },
+  // As RabbitMQ 3.10's UI: Admin for every management user (Policies, Limits; monitoring adds
+  // Shovel and Federation Status), and the permission explainer everyone may use about themselves.
+  { label: "Admin", path: "/admin", section: "admin", tags: ["management", "monitoring", "policymaker"] },
 ];

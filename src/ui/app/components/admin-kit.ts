@@ -15,12 +15,18 @@ import { useAction } from "./action.js";
 import { ErrorBox, Notice } from "./error-box.js";
 import { TextField } from "./fields.js";
 
-/** The admin sections: label, route segment, the tag needed to see it ("" = any Admin user). */
+/**
+ * The admin sections: label, route segment, the tag needed to see it ("" = any Admin user, which
+ * is every user the UI lets in). As RabbitMQ 3.10's Admin tab: a management user gets Policies (to
+ * read; changing takes policymaker) and Limits, monitoring adds Federation and Shovel Status,
+ * policymaker adds Federation upstreams and Shovel Management. Coney adds, for everyone, the
+ * feature flags (to read; enabling one is administrators') and the permission explainer.
+ */
 export const ADMIN_SECTIONS: ReadonlyArray<{ label: string; seg: string; tag: string }> = [
   { label: "Users", seg: "users", tag: "administrator" },
   { label: "Virtual hosts", seg: "vhosts", tag: "administrator" },
   { label: "Topic permissions", seg: "topic-permissions", tag: "administrator" },
-  { label: "Policies", seg: "policies", tag: "policymaker" },
+  { label: "Policies", seg: "policies", tag: "" },
   { label: "Operator policies", seg: "operator-policies", tag: "administrator" },
   { label: "Limits", seg: "limits", tag: "" },
   { label: "Cluster", seg: "cluster", tag: "policymaker" },

@@ -34,3 +34,13 @@ export function Notice({ text, kind = "ok" }: { text: string; kind?: "ok" | "war
 export function Unavailable({ error, back, backLabel }: { error: unknown; back: string; backLabel: string }) {
   return html`<${ErrorBox} error=${error} /><p><a href=${back}>${backLabel}</a></p>`;
 }
+
+/**
+ * Whether a detail page must give way to Unavailable: nothing read yet and an error, or the
+ * object gone since (a 404 on refresh): stale details and live action forms for an object that
+ * no longer exists would mislead (RabbitMQ's UI leaves such a page too).
+ */
+export function unavailable(live: { data?: unknown; error?: unknown }): boolean {
+  if (!live.error) return false;
+  return live.data === undefined || (live.error instanceof ApiError && live.error.status === 404);
+}

@@ -14,7 +14,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef } from "preact/hooks";
 import uPlot from "uplot";
-import { gaugeColumns, latest, rateColumns, type Columns, type Details } from "../chart-series.js";
+import { axisLabels, gaugeColumns, latest, rateColumns, WHOLE_STEPS, type Columns, type Details } from "../chart-series.js";
 import { html } from "../html.js";
 import { RangePicker, type ChartRange } from "./chart-range.js";
 
@@ -115,7 +115,19 @@ export function HistoryChart({ title, series, details, kind, range, format }: {
           splits: (u, _axis, min, max) => timeTicks(min, max, u.bbox.width / devicePixelRatio),
           values: (_u, ticks) => clockLabels(ticks),
         },
-        { stroke: "#5b6770", grid: { stroke: "#e6eaee" }, ticks: { stroke: "#e6eaee" }, size: 72, values: (_u, ticks) => ticks.map(format) },
+        {
+          stroke: "#5b6770",
+          grid: { stroke: "#e6eaee" },
+          ticks: { stroke: "#e6eaee" },
+          size: 72,
+          // Lengths and byte counts step in whole numbers; rates may step in fractions, written exactly.
+          ...(kind === "gauge" ? { incrs: [...WHOLE_STEPS] } : {}),
+          values: (_u, ticks) => {
+            const labels = axisLabels(ticks, format);
+            el.dataset["yticks"] = JSON.stringify(labels);
+            return labels;
+          },
+        },
       ],
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, ...(s.dash ? { dash: [6, 4] } : {}), points: { show: fewPoints, size: 6 }, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
       hooks: {

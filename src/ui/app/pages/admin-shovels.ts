@@ -166,6 +166,17 @@ function ShovelStatusBody() {
   const list = useLive(() => api.get<ShovelStatusRecord[]>("/shovels"), []);
   const act = useAction(list.reload);
   const mayRestart = hasTag(tags, "policymaker");
+  // A terminated shovel's status names no ends (RabbitMQ's neither): a policymaker, who may read
+  // the definitions, sees them from there; others see that they are not known while it is down.
+  const defs = useLive(() => (mayRestart ? api.get<ShovelParameter[]>("/parameters/shovel") : Promise.resolve([])), [mayRestart]);
+  const ends = (s: ShovelStatusRecord): [unknown, unknown] => {
+    if (s.src_uri !== undefined || s.dest_uri !== undefined) {
+      return [html`${s.src_uri ?? ""}<br /><span class="muted">${end(s.src_queue, s.src_exchange, s.src_exchange_key)}</span>`, html`${s.dest_uri ?? ""}<br /><span class="muted">${end(s.dest_queue, s.dest_exchange, s.dest_exchange_key)}</span>`];
+    }
+    const v = defs.data?.find((p) => p.vhost === s.vhost && p.name === s.name)?.value;
+    if (!v) return [html`<span class="muted">– (not known while ${s.state})</span>`, html`<span class="muted">–</span>`];
+    return [html`${uris(v["src-uri"])}<br /><span class="muted">${end(v["src-queue"], v["src-exchange"], v["src-exchange-key"])}</span>`, html`${uris(v["dest-uri"])}<br /><span class="muted">${end(v["dest-queue"], v["dest-exchange"], v["dest-exchange-key"])}</span>`];
+  };
   const restart = (s: ShovelStatusRecord): void =>
     void act.run(async () => {
       await api.del(apiPath`/shovels/vhost/${s.vhost}/${s.name}/restart`);
@@ -180,8 +191,7 @@ function ShovelStatusBody() {
             (s) => html`<tr key=${`${s.vhost}/${s.name}`} data-shovel=${s.name}>
               <td>${s.name}</td><td>${s.vhost}</td>
               <td><span class=${`state state-${s.state}`}>${s.state}</span>${s.reason ? html`<br /><span class="muted">${s.reason}</span>` : null}</td>
-              <td>${s.src_uri ?? ""}<br /><span class="muted">${end(s.src_queue, s.src_exchange, s.src_exchange_key)}</span></td>
-              <td>${s.dest_uri ?? ""}<br /><span class="muted">${end(s.dest_queue, s.dest_exchange, s.dest_exchange_key)}</span></td>
+              ${ends(s).map((cell) => html`<td>${cell}</td>`)}
               <td>${s.timestamp}</td>
               <td>${mayRestart ? html`<button type="button" class="small" disabled=${act.busy} aria-label=${`Restart shovel ${s.name}`} onClick=${() => restart(s)}>Restart</button>` : null}</td>
             </tr>`,

@@ -1,4 +1,5 @@
 /** Admin › Virtual hosts: every vhost with its messages, limits (one request for all) and adding one. */
+import type { ComponentChild } from "preact";
 import { useState } from "preact/hooks";
 import { ApiError, apiPath } from "../api.js";
 import { useApp } from "../app-context.js";
@@ -8,7 +9,8 @@ import { ErrorBox, Notice } from "../components/error-box.js";
 import { SelectField, TextField } from "../components/fields.js";
 import { Section } from "../components/kv.js";
 import { ListView, type Column } from "../components/list-view.js";
-import { fmtNum } from "../format.js";
+import { fmtNum, fmtRate, rateOf } from "../format.js";
+import { byteRate } from "./connections.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href } from "../router.js";
@@ -16,12 +18,27 @@ import { href } from "../router.js";
 export interface VhostRecord {
   name: string;
   description: string;
+  message_stats?: Record<string, unknown>;
   tags: string[];
   default_queue_type: string;
   tracing: boolean;
   messages?: number;
   messages_ready?: number;
   messages_unacknowledged?: number;
+  /** Each node's state of the vhost (RabbitMQ's cluster_state). */
+  cluster_state?: Record<string, string>;
+}
+
+/** "running", or each node's state where they differ (RabbitMQ's vhost State column). */
+function vhostState(v: VhostRecord): ComponentChild {
+  const states = Object.entries(v.cluster_state ?? {});
+  if (states.length === 0) return "–";
+  const all = new Set(states.map(([, st]) => st));
+  if (all.size === 1) {
+    const st = states[0]![1];
+    return html`<span class=${`state state-${st}`}>${st}</span>`;
+  }
+  return states.map(([node, st]) => html`<span class=${`state state-${st}`}>${node}: ${st}</span> `);
 }
 
 export interface LimitsRecord {
@@ -53,6 +70,12 @@ function AdminVhostsBody() {
     { key: "messages_ready", label: "Ready", num: true, render: (v) => fmtNum(v.messages_ready) },
     { key: "messages_unacknowledged", label: "Unacked", num: true, render: (v) => fmtNum(v.messages_unacknowledged) },
     { key: "messages", label: "Total", num: true, render: (v) => fmtNum(v.messages) },
+    // RabbitMQ's vhost list: state, network and message rates.
+    { key: "cluster_state", label: "State", sortable: false, render: vhostState },
+    { key: "recv_oct_details.rate", label: "From client", num: true, needs: ["recv_oct_details"], render: (v) => byteRate(rateOf(v, "recv_oct")) },
+    { key: "send_oct_details.rate", label: "To client", num: true, needs: ["send_oct_details"], render: (v) => byteRate(rateOf(v, "send_oct")) },
+    { key: "message_stats.publish_details.rate", label: "Publish", num: true, needs: ["message_stats"], render: (v) => fmtRate(rateOf(v.message_stats, "publish")) },
+    { key: "message_stats.deliver_get_details.rate", label: "Deliver / get", num: true, needs: ["message_stats"], render: (v) => fmtRate(rateOf(v.message_stats, "deliver_get")) },
   ];
   return html`    <${ErrorBox} error=${limits.error} />
     <${ListView} id="admin-vhosts" noun="virtual hosts" path=${() => "/vhosts"} columns=${columns} rowKey=${(v: VhostRecord) => v.name} defaultSort="name" reloadKey=${reloadKey} />

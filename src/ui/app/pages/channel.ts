@@ -5,7 +5,7 @@ import { detailsOf } from "../chart-series.js";
 import { chartQuery, useChartRange } from "../components/chart-range.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
 import { ChartGrid, HistoryChart } from "../components/history-chart.js";
-import { ErrorBox, Unavailable } from "../components/error-box.js";
+import { ErrorBox, unavailable, Unavailable } from "../components/error-box.js";
 import { KvTable, Section } from "../components/kv.js";
 import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
@@ -42,7 +42,7 @@ export function ChannelPage({ params }: PageProps) {
   // The record carries its consumers (RabbitMQ's consumer_details): nothing more to ask, and
   // nothing a monitor could be refused in a vhost it may not read.
   const consumers = c?.consumer_details ?? [];
-  if (!ch.data && ch.error) return html`<h1><span class="kind">Channel</span> ${name}</h1><${Unavailable} error=${ch.error} back=${href("channels")} backLabel="Back to channels" />`;
+  if (unavailable(ch)) return html`<h1><span class="kind">Channel</span> ${name}</h1><${Unavailable} error=${ch.error} back=${href("channels")} backLabel="Back to channels" />`;
   return html`<h1><span class="kind">Channel</span> ${name}</h1>
     <${ErrorBox} error=${ch.error} />
     ${c

@@ -1,5 +1,6 @@
 /**
- * One connection: details, client properties, its channels (prefetch, unacked), its consumers,
+ * One connection: details, client properties, its channels (prefetch, unacked), its consumers
+ * (a native stream connection: its publishers and consumers instead, connection-stream.ts),
  * traffic, and closing it with a reason (sent as X-Reason, as RabbitMQ's API takes it) — offered
  * to its own user and to administrators, the ones RabbitMQ lets close it.
  */
@@ -11,7 +12,7 @@ import { useAction } from "../components/action.js";
 import { chartQuery, useChartRange } from "../components/chart-range.js";
 import { ChartGrid, HistoryChart } from "../components/history-chart.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
-import { ErrorBox, Notice, Unavailable } from "../components/error-box.js";
+import { ErrorBox, unavailable, Notice, Unavailable } from "../components/error-box.js";
 import { Refused } from "../components/refused.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
 import { fmtByteRate, fmtNum, fmtRate, fmtTime, rateOf } from "../format.js";
@@ -21,6 +22,7 @@ import { useLive } from "../live.js";
 import { href, navigate } from "../router.js";
 import type { PageProps } from "../page-props.js";
 import { channelMode, type ChannelRow } from "./channels.js";
+import { StreamConnectionPart } from "./connection-stream.js";
 import { byteRate, type ConnectionRow } from "./connections.js";
 
 interface ConnectionDetail extends ConnectionRow {
@@ -57,7 +59,7 @@ export function ConnectionPage({ params }: PageProps) {
     [name, c?.vhost, inVhost, access === null],
   );
 
-  if (!conn.data && conn.error) return html`<h1><span class="kind">Connection</span> ${name}</h1><${Unavailable} error=${conn.error} back=${href("connections")} backLabel="Back to connections" />`;
+  if (unavailable(conn)) return html`<h1><span class="kind">Connection</span> ${name}</h1><${Unavailable} error=${conn.error} back=${href("connections")} backLabel="Back to connections" />`;
   return html`<h1><span class="kind">Connection</span> ${name}</h1>
     ${c?.client_properties?.connection_name ? html`<p class="lead">${String(c.client_properties.connection_name)}</p>` : null}
     <${ErrorBox} error=${conn.error} />
@@ -85,14 +87,16 @@ export function ConnectionPage({ params }: PageProps) {
           <${HistoryChart} title="Data rates" series=${DATA_RATES} details=${DATA_RATES.map((r) => detailsOf(c, r.key))} kind="rate" range=${range} format=${fmtByteRate} />
         <//>`
       : null}
-    <${Section} title="Channels">
-      <${ErrorBox} error=${channels.error} />
-      ${channels.data ? html`<${ChannelsTable} channels=${channels.data} />` : null}
-    <//>
-    <${Section} title="Consumers">
-      <${ErrorBox} error=${consumers.error} />
-      ${consumers.data ? html`<${ConsumersTable} consumers=${consumers.data} show="channel" />` : null}
-    <//>
+    ${c?.protocol === "stream"
+      ? html`<${StreamConnectionPart} vhost=${c.vhost} name=${name} />`
+      : html`<${Section} title="Channels">
+          <${ErrorBox} error=${channels.error} />
+          ${channels.data ? html`<${ChannelsTable} channels=${channels.data} />` : null}
+        <//>
+        <${Section} title="Consumers">
+          <${ErrorBox} error=${consumers.error} />
+          ${consumers.data ? html`<${ConsumersTable} consumers=${consumers.data} show="channel" />` : null}
+        <//>`}
     ${c
       ? html`<${Section} title="Close this connection">
           ${mayClose(app, c.user) ? html`<${CloseForm} name=${name} />` : html`<${Refused} why=${`Closing another user's connection (this one is ${c.user}'s) needs the administrator tag; ${tags.includes("monitoring") ? "monitoring users may look, not close" : "you may close your own"}.`} />`}

@@ -12,7 +12,7 @@ import { chartQuery, useChartRange } from "../components/chart-range.js";
 import { ChartGrid, HistoryChart } from "../components/history-chart.js";
 import { useAction } from "../components/action.js";
 import { BindForm, BindingsTable, type Binding } from "../components/bindings.js";
-import { ErrorBox, Unavailable } from "../components/error-box.js";
+import { ErrorBox, unavailable, Unavailable } from "../components/error-box.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
 import { PublishForm } from "../components/publish-form.js";
 import { Refused } from "../components/refused.js";
@@ -67,7 +67,7 @@ export function ExchangePage({ params }: PageProps) {
     return dst.write ? true : why("write", "Unbinding", b.destination);
   };
 
-  if (!x.data && x.error) return html`<h1><span class="kind">Exchange</span> ${exchangeLabel(name)}</h1><${Unavailable} error=${x.error} back=${href("exchanges")} backLabel="Back to exchanges" />`;
+  if (unavailable(x)) return html`<h1><span class="kind">Exchange</span> ${exchangeLabel(name)}</h1><${Unavailable} error=${x.error} back=${href("exchanges")} backLabel="Back to exchanges" />`;
   return html`<h1><span class="kind">Exchange</span> ${exchangeLabel(name)}</h1>
     <p class="lead">in virtual host <strong>${vhost}</strong></p>
     <${ErrorBox} error=${x.error} />

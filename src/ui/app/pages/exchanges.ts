@@ -1,7 +1,7 @@
 /** Exchanges: the paged list with message rates, and adding an exchange. */
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
-import { vhostAccess, vhostsWhere, whyNowhere } from "../access.js";
+import { vhostAccess, vhostsWhere, whyNoneIn, whyNowhere } from "../access.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { ErrorBox, Notice } from "../components/error-box.js";
@@ -58,15 +58,16 @@ const COLUMNS: Column<ExchangeRow>[] = [
 ];
 
 export function ExchangesPage() {
-  const { access } = useApp();
+  const { access, vhost } = useApp();
   const [reloadKey, setReloadKey] = useState(0);
-  const where = access ? vhostsWhere(access, "configure") : null;
+  // With a virtual host chosen above, only that one counts: a page refused there offers no form.
+  const where = access ? vhostsWhere(access, "configure").filter((v) => !vhost || v === vhost) : null;
   return html`<h1>Exchanges</h1>
     <${ListView} id="exchanges" noun="exchanges" path=${(v: string) => (v ? apiPath`/exchanges/${v}` : "/exchanges")} columns=${COLUMNS} rowKey=${(x: ExchangeRow) => `${x.vhost}\u0000${x.name}`} reloadKey=${reloadKey} />
     ${access && where
       ? where.length
         ? html`<${Section} title="Add a new exchange" open=${false}><${AddExchange} where=${where} added=${() => setReloadKey((k) => k + 1)} /><//>`
-        : html`<${Refused} why=${whyNowhere(access, "configure", "Adding an exchange")} />`
+        : html`<${Refused} why=${vhost ? whyNoneIn(access, vhost, "configure", "Adding an exchange") : whyNowhere(access, "configure", "Adding an exchange")} />`
       : null}`;
 }
 

@@ -12,6 +12,10 @@ import { basicAuthorization, type Session } from "../session.js";
 
 const UI_TAGS = ["management", "policymaker", "monitoring", "administrator"];
 
+function noTagText(name: string | null): string {
+  return `${name === null ? "This token's user" : `User "${name}"`} has no management tag (management, policymaker, monitoring or administrator) and cannot use this UI.`;
+}
+
 export function LoginPage({ onLogin, notice }: { onLogin: (s: Session) => void; notice: string }) {
   const [mode, setMode] = useState<"basic" | "token">("basic");
   const [user, setUser] = useState("");
@@ -32,13 +36,16 @@ export function LoginPage({ onLogin, notice }: { onLogin: (s: Session) => void; 
     try {
       const me = await whoami(authorization);
       if (!me.tags.some((t) => UI_TAGS.includes(t))) {
-        setError(`User "${me.name}" has no management tag (management, policymaker, monitoring or administrator) and cannot use this UI.`);
+        setError(noTagText(me.name));
         return;
       }
       onLogin({ authorization, user: me.name, tags: me.tags, ...(me.timeoutMinutes !== undefined ? { timeoutMinutes: me.timeoutMinutes } : {}) });
     } catch (err) {
       const d = describeError(err);
-      setError(err instanceof ApiError && err.status === 401 ? "Login failed: wrong username, password or token." : `${d.title}: ${d.detail}`);
+      // The API refuses a tag-less user's whoami itself ("Not management user", as RabbitMQ's):
+      // the password was right, so say what is missing rather than a generic refusal.
+      if (err instanceof ApiError && /not management user/i.test(err.reason)) setError(noTagText(mode === "basic" ? user : null));
+      else setError(err instanceof ApiError && err.status === 401 ? "Login failed: wrong username, password or token." : `${d.title}: ${d.detail}`);
     } finally {
       setBusy(false);
     }

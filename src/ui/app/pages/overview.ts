@@ -15,6 +15,7 @@ import { fmtDuration, fmtNum, fmtRate } from "../format.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { href } from "../router.js";
+import { ChurnSection } from "./overview-churn.js";
 import { Definitions } from "./overview-definitions.js";
 import type { NodeFigures } from "../node-figures.js";
 
@@ -26,6 +27,7 @@ interface Overview {
   object_totals: Record<string, number>;
   queue_totals: Record<string, unknown>;
   message_stats: Record<string, unknown>;
+  churn_rates?: Record<string, unknown>;
   /** Monitors only, as RabbitMQ; the others' overview has no node, listeners or contexts. */
   listeners?: Listener[];
   /** Coney: configured listeners that could not bind and are being retried. */
@@ -95,6 +97,7 @@ export function OverviewPage() {
           <${HistoryChart} title="Message rates" series=${RATE_SERIES} details=${rates} kind="rate" range=${range} format=${fmtRate} />
         <//>`
       : overview.loading ? html`<p class="muted">Loading…</p>` : null}
+    <${ChurnSection} churn=${o?.churn_rates} range=${range} />
     <${Section} title="Node">
       ${!monitor
         ? html`<p class="muted">Node figures need the monitoring or administrator tag.</p>`

@@ -3,6 +3,7 @@
  * get messages, purge and delete — each action offered only when the broker says the user may
  * take it (checks.ts), otherwise what it would need in its place.
  */
+import type { ComponentChild } from "preact";
 import { useMemo } from "preact/hooks";
 import { apiPath } from "../api.js";
 import { decisionOf, vhostAccess, whyNoneIn, whyRefused } from "../access.js";
@@ -11,7 +12,7 @@ import { useChecks } from "../checks.js";
 import { useAction } from "../components/action.js";
 import { BindForm, BindingsTable, type Binding } from "../components/bindings.js";
 import { ConsumersTable, type Consumer } from "../components/consumers-table.js";
-import { ErrorBox, Notice, Unavailable } from "../components/error-box.js";
+import { ErrorBox, unavailable, Notice, Unavailable } from "../components/error-box.js";
 import { KvTable, ObjectTable, Section } from "../components/kv.js";
 import { detailsOf } from "../chart-series.js";
 import { chartQuery, useChartRange } from "../components/chart-range.js";
@@ -45,6 +46,8 @@ interface QueueDetail extends QueueRow, StreamFields {
   single_active_consumer_tag: string | null;
   idle_since?: string;
   head_message_timestamp: number | null;
+  /** The connection an exclusive queue belongs to (an AMQP declarer, an MQTT clean session). */
+  owner_pid_details?: { name: string };
 }
 
 const QUEUE_RATES = [
@@ -86,7 +89,7 @@ export function QueuePage({ params }: PageProps) {
   const stream = d?.type === "stream";
   const del = useAction();
 
-  if (!q.data && q.error) return html`<h1><span class="kind">Queue</span> ${name}</h1><${Unavailable} error=${q.error} back=${href("queues")} backLabel="Back to queues" />`;
+  if (unavailable(q)) return html`<h1><span class="kind">Queue</span> ${name}</h1><${Unavailable} error=${q.error} back=${href("queues")} backLabel="Back to queues" />`;
   return html`<h1><span class="kind">Queue</span> ${name}</h1>
     <p class="lead">in virtual host <strong>${vhost}</strong></p>
     <${ErrorBox} error=${q.error} />
@@ -103,6 +106,7 @@ export function QueuePage({ params }: PageProps) {
             // With no consumer, utilisation means nothing (RabbitMQ shows none either).
             ["Consumer utilisation", d.consumers === 0 || d.consumer_utilisation === null || d.consumer_utilisation === undefined ? "–" : `${Math.round(d.consumer_utilisation * 100)}%`],
             ["Node", d.node],
+            ...ownerAndMembers(d),
           ]} />
           <table class="grid figures" aria-label="Messages"><thead><tr><th></th><th class="num">Total</th><th class="num">Ready</th><th class="num">Unacked</th><th class="num">Persistent</th></tr></thead>
             <tbody>
@@ -172,4 +176,14 @@ export function QueuePage({ params }: PageProps) {
         : null}
     <//>
     <${ErrorBox} error=${checks.error} />`;
+}
+
+/** RabbitMQ's rows for an exclusive queue's owner and a quorum queue's nodes (a stream shows its nodes in its own part). */
+function ownerAndMembers(d: QueueDetail): Array<[string, ComponentChild]> {
+  const rows: Array<[string, ComponentChild]> = [];
+  if (d.owner_pid_details) rows.push(["Exclusive owner", html`<a href=${href("connections", d.owner_pid_details.name)}>${d.owner_pid_details.name}</a>`]);
+  if (d.type === "quorum") {
+    rows.push(["Leader", d.leader ?? "–"], ["Online", (d.online ?? []).join(", ") || "–"], ["Members", (d.members ?? []).join(", ") || "–"]);
+  }
+  return rows;
 }

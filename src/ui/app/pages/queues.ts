@@ -4,7 +4,7 @@
  */
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
-import { vhostAccess, vhostsWhere, whyNowhere } from "../access.js";
+import { vhostAccess, vhostsWhere, whyNoneIn, whyNowhere } from "../access.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { ErrorBox, Notice } from "../components/error-box.js";
@@ -53,16 +53,17 @@ const COLUMNS: Column<QueueRow>[] = [
 ];
 
 export function QueuesPage() {
-  const { access } = useApp();
+  const { access, vhost } = useApp();
   const [reloadKey, setReloadKey] = useState(0);
   // Offered only where a queue could be declared: a vhost whose configure pattern allows a name.
-  const where = access ? vhostsWhere(access, "configure") : null;
+  // With a virtual host chosen above, only that one counts: a page refused there offers no form.
+  const where = access ? vhostsWhere(access, "configure").filter((v) => !vhost || v === vhost) : null;
   return html`<h1>Queues</h1>
     <${ListView} id="queues" noun="queues" trimColumns=${true} path=${(v: string) => (v ? apiPath`/queues/${v}` : "/queues")} columns=${COLUMNS} rowKey=${(q: QueueRow) => `${q.vhost}\u0000${q.name}`} reloadKey=${reloadKey} />
     ${access && where
       ? where.length
         ? html`<${Section} title="Add a new queue" open=${false}><${AddQueue} where=${where} added=${() => setReloadKey((k) => k + 1)} /><//>`
-        : html`<${Refused} why=${whyNowhere(access, "configure", "Adding a queue")} />`
+        : html`<${Refused} why=${vhost ? whyNoneIn(access, vhost, "configure", "Adding a queue") : whyNowhere(access, "configure", "Adding a queue")} />`
       : null}`;
 }
 
