@@ -34,7 +34,7 @@ const KEYS: ReadonlyMap<string, Check> = new Map([
   ["queue-mode", oneOf("default", "lazy")],
   ["queue-version", oneOf("1", "2")],
   ["queue-master-locator", oneOf("client-local", "min-masters", "random")],
-  ["queue-leader-locator", oneOf("client-local", "balanced")],
+  ["queue-leader-locator", oneOf("client-local", "balanced", "random", "least-leaders")],
   ["alternate-exchange", str],
   // The federation keys are checked by validateFederationKeys (RabbitMQ's own texts).
   ["federation-upstream", () => null],

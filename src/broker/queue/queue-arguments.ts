@@ -46,7 +46,8 @@ export const DECLARE_ARGS: ReadonlyMap<string, Check> = new Map([
   ["x-delivery-limit", nonNegativeInt],
   ["x-consumer-timeout", positiveInt],
   ["x-queue-master-locator", oneOf("client-local", "min-masters", "random")],
-  ["x-queue-leader-locator", oneOf("client-local", "balanced")],
+  // "random" and "least-leaders": older names RabbitMQ 3.10 still accepts (and clients send: issue 48).
+  ["x-queue-leader-locator", oneOf("client-local", "balanced", "random", "least-leaders")],
   // Streams (stream-arguments.ts): an age such as "7D", and the segment size.
   ["x-max-age", (v) => (typeof v !== "string" ? `{unacceptable_type,${fieldTypeName(v)}}` : parseAge(v) === null ? `{invalid_max_age,<<"${v}">>}` : null)],
   ["x-stream-max-segment-size-bytes", positiveInt],
