@@ -40,10 +40,17 @@ export function partitionsOf(c: StreamContext, name: string): string[] | null {
   const parts: [number, string, string][] = [];
   for (const b of x.bindings.values()) {
     if (b.destination.kind !== "queue") continue;
-    const order = b.args[ORDER];
-    parts.push([typeof order === "number" ? order : typeof order === "bigint" ? Number(order) : Number.MAX_SAFE_INTEGER, b.routingKey, b.destination.name]);
+    parts.push([orderOf(b.args[ORDER]), b.routingKey, b.destination.name]);
   }
   return parts.sort((a, b) => a[0] - b[0] || byCodeUnit(a[1], b[1]) || byCodeUnit(a[2], b[2])).map(([, , n]) => n);
+}
+
+/** A binding's partition order: a number, or a string of one (RabbitMQ coerces it: the client's tests bind with "0", "1", …); none sorts last. */
+function orderOf(order: unknown): number {
+  if (typeof order === "number") return order;
+  if (typeof order === "bigint") return Number(order);
+  const n = typeof order === "string" && order.trim() !== "" ? Number(order) : NaN;
+  return Number.isInteger(n) ? n : Number.MAX_SAFE_INTEGER;
 }
 
 function byCodeUnit(a: string, b: string): number {

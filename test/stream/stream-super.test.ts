@@ -80,6 +80,13 @@ describe("super streams", () => {
         await ch.bindQueue(`unordered-${k}`, "unordered", k);
       }
       assert.deepEqual(await s.client.queryPartitions({ superStream: "unordered" }), ["unordered-0", "unordered-1", "unordered-2"]);
+      // The suite's bindings carry their order as a string, which RabbitMQ reads as the number.
+      await ch.assertExchange("string-order", "direct", { durable: true });
+      for (const [k, order] of [["b", "2"], ["c", "0"], ["a", "1"]] as const) {
+        await ch.assertQueue(`string-order-${k}`, { durable: true, arguments: { "x-queue-type": "stream" } });
+        await ch.bindQueue(`string-order-${k}`, "string-order", k, { "x-stream-partition-order": order });
+      }
+      assert.deepEqual(await s.client.queryPartitions({ superStream: "string-order" }), ["string-order-c", "string-order-a", "string-order-b"]);
     } finally {
       await conn.close();
     }
