@@ -11,21 +11,27 @@ import { codeOf, streamFor } from "./stream-lookup.js";
 import { FrameWriter, response, type FrameCursor } from "./wire.js";
 
 /** Create's arguments (strings) → the queue arguments RabbitMQ turns them into. */
-const NUMERIC_ARGUMENTS: Record<string, string> = { "max-length-bytes": "x-max-length-bytes", "stream-max-segment-size-bytes": "x-stream-max-segment-size-bytes", "stream-filter-size-bytes": "x-stream-filter-size-bytes" };
+const NUMERIC_ARGUMENTS: Record<string, string> = {
+  "max-length-bytes": "x-max-length-bytes",
+  "stream-max-segment-size-bytes": "x-stream-max-segment-size-bytes",
+  "stream-filter-size-bytes": "x-stream-filter-size-bytes",
+  // Kept as the queue's argument as RabbitMQ keeps it (a single node has one member whatever it says).
+  "initial-cluster-size": "x-initial-cluster-size",
+};
 const TEXT_ARGUMENTS: Record<string, string> = { "max-age": "x-max-age", "queue-leader-locator": "x-queue-leader-locator" };
-/** Accepted for RabbitMQ's clients, meaningless on one node. */
-const IGNORED_ARGUMENTS = new Set(["initial-cluster-size"]);
 
-/** Create's (and CreateSuperStream's) arguments as the stream queue's; null when one is not valid. */
+/**
+ * Create's (and CreateSuperStream's) arguments as the stream queue's; null when one is not valid.
+ * Keys RabbitMQ does not know are left out, as its stream manager leaves them out.
+ */
 export function streamArguments(args: Map<string, string>): FieldTable | null {
   const table: FieldTable = { "x-queue-type": "stream" };
   for (const [k, v] of args) {
     if (NUMERIC_ARGUMENTS[k] !== undefined) {
       const n = Number(v);
-      if (!Number.isInteger(n) || n < 0) return null;
+      if (!Number.isInteger(n) || n < 0 || (k === "initial-cluster-size" && n === 0)) return null;
       table[NUMERIC_ARGUMENTS[k]!] = n;
     } else if (TEXT_ARGUMENTS[k] !== undefined) table[TEXT_ARGUMENTS[k]!] = v;
-    else if (!IGNORED_ARGUMENTS.has(k)) return null;
   }
   return table;
 }

@@ -19,7 +19,7 @@ import { handleCommand, type CommandHost } from "./stream-commands.js";
 import { StreamHeartbeat } from "./stream-heartbeat.js";
 import { StreamLinks } from "./stream-links.js";
 import type { PublisherState, SubscriptionState } from "./stream-context.js";
-import { authenticate, openVhost, SASL_MECHANISMS, serverPeerProperties, type AuthOutcome } from "./stream-handshake.js";
+import { authenticate, openVhost, saslMechanisms, serverPeerProperties, type AuthOutcome } from "./stream-handshake.js";
 import type { StreamNode } from "./stream-node.js";
 import { connectionInfo, consumerInfo, publisherInfo, type StreamPeer } from "./stream-records.js";
 import { FrameCursor, FrameWriter, MalformedFrame, response } from "./wire.js";
@@ -172,9 +172,13 @@ export class StreamConnection implements CommandHost, ClientConnection {
     this.drainWaiters.push(fn);
   }
 
+  /** The broker ends it (API, vhost/user deleted): the socket closes with no Close frame, as RabbitMQ's reader on `{shutdown, _}` (clients throw on a server's Close). */
   forceClose(reason: string): void {
+    if (this.step === "closed") return;
     this.node.log.info("stream connection closed by the broker", { connection: this.name, reason });
-    this.sendClose(RC.ok, reason);
+    this.step = "closed";
+    this.socket.end(() => this.socket.destroy());
+    this.cleanUp();
   }
 
   /** The listener stops: the socket goes without ceremony. */
@@ -259,16 +263,15 @@ export class StreamConnection implements CommandHost, ClientConnection {
     }
     if (key === CMD.saslHandshake && this.step === "sasl") {
       const corr = body.u32();
-      const w = response(CMD.saslHandshake, corr, RC.ok).i32(SASL_MECHANISMS.length);
-      for (const m of SASL_MECHANISMS) w.str(m);
-      this.send(w.frame());
+      const mechanisms = saslMechanisms(this.peer.certName);
+      this.send(mechanisms.reduce((w, m) => w.str(m), response(CMD.saslHandshake, corr, RC.ok).i32(mechanisms.length)).frame());
       return true;
     }
     if (key === CMD.saslAuthenticate && this.step === "sasl") {
       const corr = body.u32();
       const mechanism = body.str();
       const data = body.bytes();
-      const outcome = authenticate(this.node, mechanism, data, this.peer.peerHost, this.peer.isLoopback);
+      const outcome = authenticate(this.node, mechanism, data, this.peer);
       if (!(outcome instanceof Promise)) return this.authenticated(corr, outcome);
       this.busy = true;
       void outcome.then((o) => {

@@ -14,7 +14,7 @@ export interface PublisherState {
   readonly reference: string;
   readonly stream: string;
   readonly queue: StreamQueue;
-  /** Highest publishing id accepted (deduplication needs a reference). */
+  /** Highest publishing id accepted (deduplication needs a reference); -1 before the reference's first, so id 0 is kept. */
   sequence: number;
   published: number;
   confirmed: number;

@@ -1,7 +1,9 @@
 /**
  * The stream protocol's handshake (PROTOCOL.adoc, "Authentication"): PeerProperties, SaslHandshake,
  * SaslAuthenticate (PLAIN against the broker's users, or an OAuth 2.0 token as the password as
- * AMQP accepts it; loopback-only users only from loopback; failed logins throttled), the server's
+ * AMQP accepts it; EXTERNAL over TLS as the user its verified client certificate names, offered
+ * only to such a client as RabbitMQ's rabbit_auth_mechanism_ssl; loopback-only users only from
+ * loopback; failed logins throttled), the server's
  * Tune, Open (vhost access and connection limits). Each refusal answers with RabbitMQ's code.
  */
 import { isTokenLogin, sessionOf } from "../auth/oauth/token-login.js";
@@ -9,8 +11,12 @@ import type { PermissionChecker } from "../auth/permission-check.js";
 import { PRODUCT, type VHost } from "../broker/index.js";
 import { RC } from "./protocol.js";
 import type { StreamNode } from "./stream-node.js";
+import type { StreamPeer } from "./stream-records.js";
 
-export const SASL_MECHANISMS = ["PLAIN"] as const;
+/** The mechanisms SaslHandshake offers a client: EXTERNAL only with a verified client certificate (`certName`). */
+export function saslMechanisms(certName: string | null): readonly string[] {
+  return certName === null ? ["PLAIN"] : ["PLAIN", "EXTERNAL"];
+}
 
 /** The server's peer properties. `version`: clients choose command versions from it (see docs/COMPATIBILITY.md). */
 export function serverPeerProperties(clusterName: string): [string, string][] {
@@ -34,9 +40,11 @@ export function parsePlain(data: Buffer | null): { user: string; password: strin
   return { user: parts[1]!, password: parts[2]! };
 }
 
-export function authenticate(node: StreamNode, mechanism: string | null, data: Buffer | null, peerHost: string, loopback: boolean): AuthOutcome | Promise<AuthOutcome> {
+export function authenticate(node: StreamNode, mechanism: string | null, data: Buffer | null, peer: StreamPeer): AuthOutcome | Promise<AuthOutcome> {
   const broker = node.broker;
   const s = node.settings;
+  const { peerHost, isLoopback: loopback } = peer;
+  if (mechanism === "EXTERNAL" && peer.certName !== null) return certificateLogin(node, peer.certName, peerHost, loopback);
   if (mechanism !== "PLAIN") return { ok: false, code: RC.saslMechanismNotSupported, why: `SASL mechanism ${mechanism ?? "(none)"} is not supported` };
   const creds = parsePlain(data);
   if (creds === null) {
@@ -59,6 +67,19 @@ export function authenticate(node: StreamNode, mechanism: string | null, data: B
     );
   }
   return passwordLogin(node, creds.user, creds.password, peerHost, loopback);
+}
+
+/** SASL EXTERNAL: the certificate's name must be a user (no password is checked, as RabbitMQ's internal backend). */
+function certificateLogin(node: StreamNode, user: string, peerHost: string, loopback: boolean): AuthOutcome {
+  const broker = node.broker;
+  const known = broker.users.get(user) !== undefined;
+  broker.authAttempts.record("stream", known);
+  if (!known) {
+    node.settings.loginThrottle?.failed(peerHost);
+    return { ok: false, code: RC.authenticationFailure, why: `no user '${user}' for the client certificate` };
+  }
+  if (node.settings.loopbackUsers.includes(user) && !loopback) return { ok: false, code: RC.saslAuthenticationFailureLoopback, why: `user '${user}' can only connect via localhost` };
+  return { ok: true, user, permissions: broker.checkerFor(user) };
 }
 
 function passwordLogin(node: StreamNode, user: string, password: string, peerHost: string, loopback: boolean): AuthOutcome {

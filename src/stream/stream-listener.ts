@@ -8,6 +8,7 @@ import { hostname } from "node:os";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
 import { acceptIntoSlabs } from "../listeners/slab-reads.js";
 import { peerOf } from "../auth/peer-address.js";
+import { certLoginName } from "../tls/cert-login-name.js";
 import { StreamConnection } from "./stream-connection.js";
 import type { StreamNode } from "./stream-node.js";
 
@@ -21,7 +22,7 @@ export async function listenStream(node: StreamNode, port: number, bind: string,
   const host = hostname();
   const accept = (socket: Socket): void => {
     socket.setNoDelay(true);
-    const c = new StreamConnection(node, socket, { ...peerOf(socket, tls !== null), advertisedHost: host });
+    const c = new StreamConnection(node, socket, { ...peerOf(socket, tls !== null), advertisedHost: host, certName: tls ? certLoginName(socket, node.settings.sslCertLoginFrom) : null });
     own.add(c);
     socket.on("close", () => own.delete(c));
   };

@@ -7,6 +7,7 @@ import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Broker, ClusterView, ProtocolCounters } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
+import type { CertLoginFrom } from "../tls/cert-login-name.js";
 import { SingleActiveGroups } from "./stream-sac.js";
 
 export interface StreamSettings {
@@ -26,6 +27,8 @@ export interface StreamSettings {
   readonly handshakeTimeout: number;
   /** The node's cluster name, in the server's peer properties. */
   readonly clusterName: string;
+  /** Which name of a verified client certificate SASL EXTERNAL logs in as (ssl_cert_login_from). */
+  readonly sslCertLoginFrom: CertLoginFrom;
 }
 
 export class StreamNode {

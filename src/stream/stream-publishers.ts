@@ -20,6 +20,8 @@ import { decodeNative } from "./stream-message.js";
 import { FrameWriter, response, type FrameCursor } from "./wire.js";
 
 const MAX_REFERENCE = 256;
+/** A reference's sequence before its first message: publishing ids start at 0, which is new (osiris keeps no entry until a writer's first write). */
+const NO_SEQUENCE = -1;
 
 function reply(c: StreamContext, key: number, corr: number, code: number): void {
   if (code !== RC.ok) c.node.countError(code);
@@ -42,7 +44,7 @@ export function declarePublisher(c: StreamContext, body: FrameCursor): void {
     reference,
     stream: q.name,
     queue: q,
-    sequence: reference === "" ? 0 : q.stream.publisherSequence(reference),
+    sequence: reference === "" ? NO_SEQUENCE : (q.stream.publisherSequence(reference) ?? NO_SEQUENCE),
     published: 0,
     confirmed: 0,
     errored: 0,
@@ -73,7 +75,7 @@ export function queryPublisherSequence(c: StreamContext, body: FrameCursor): voi
     c.node.countError(q);
     return void c.send(response(CMD.queryPublisherSequence, corr, q).u64(0).frame());
   }
-  c.send(response(CMD.queryPublisherSequence, corr, RC.ok).u64(q.stream.publisherSequence(reference)).frame());
+  c.send(response(CMD.queryPublisherSequence, corr, RC.ok).u64(q.stream.publisherSequence(reference) ?? 0).frame());
 }
 
 /**
@@ -106,7 +108,7 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
   const accepted: number[] = [];
   const dedup = p.reference !== "";
   // Another connection may publish under the same reference: the stream's sequence is the truth.
-  if (dedup) p.sequence = Math.max(p.sequence, q.stream.publisherSequence(p.reference));
+  if (dedup) p.sequence = Math.max(p.sequence, q.stream.publisherSequence(p.reference) ?? NO_SEQUENCE);
   for (let i = 0; i < n; i++) {
     const id = ids[i]!;
     const m = messages[i]!;

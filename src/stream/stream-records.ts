@@ -13,6 +13,8 @@ import type { PublisherState, SubscriptionState } from "./stream-context.js";
 export interface StreamPeer extends PeerInfo {
   /** The host told to clients when stream.advertised_host is not set. */
   readonly advertisedHost: string;
+  /** The name its verified client certificate logs in as with SASL EXTERNAL (ssl_cert_login_from); null without one. */
+  readonly certName: string | null;
 }
 
 export interface ConnectionFacts {

@@ -53,6 +53,7 @@ export function streamSide(o: StreamSideOptions): StreamSide | null {
       tokens: o.tokens,
       handshakeTimeout: config.handshakeTimeout,
       clusterName: config.clusterName,
+      sslCertLoginFrom: config.sslCertLoginFrom,
     },
     logger,
     o.cluster,

@@ -68,6 +68,8 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
   let chunks = chunksOf(q.stream, offset, filter);
   const matcher = filter !== null && q.stream.chunkCursor(offset) !== null ? new ChunkMatcher(filter) : null;
   let blocked = false;
+  /** False until the turn after the Subscribe response (see the end of this function). */
+  let started = sac;
   /** Its place in a single-active-consumer group: ConsumerUpdate, and on activation the client's offset. */
   const member: SacMember = {
     update(active, answered) {
@@ -107,7 +109,7 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
   };
   /** Sends chunks while there is credit, something committed, and room in the socket. */
   function pump(): void {
-    while (s.active && s.credit > 0 && !blocked && c.subscriptions.get(id) === s) {
+    while (started && s.active && s.credit > 0 && !blocked && c.subscriptions.get(id) === s) {
       const chunk = chunks.next();
       if (chunk === null) return;
       if (matcher !== null && !matcher.matches(filterOf(chunk.bytes))) {
@@ -141,7 +143,20 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
   c.node.counters.consumers++;
   reply(c, corr, RC.ok);
   if (sac) c.node.sac.join(groupKey, member, partitionIndex);
-  else pump();
+  // The chunks already there follow two event-loop turns later, not with the response: a client
+  // that reads both at once runs its message handler before its subscribe call has returned
+  // (rabbitmq-stream-js-client: the handler cannot yet use the consumer it is given, e.g. to
+  // storeOffset; issue 48). The first turn lets the response leave, the second lets a reader
+  // polling in the next turn (a client in this process, as in coney/testing) take it alone.
+  // RabbitMQ's reader likewise sends the response, then reads the log to send chunks: for a
+  // client in another process the gap is a matter of timing there as here.
+  else
+    setImmediate(() =>
+      setImmediate(() => {
+        started = true;
+        pump();
+      }),
+    );
 }
 
 export function credit(c: StreamContext, body: FrameCursor): void {

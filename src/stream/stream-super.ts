@@ -27,17 +27,34 @@ function reply(c: StreamContext, key: number, corr: number, code: number): void 
   c.send(response(key, corr, code).frame());
 }
 
-/** The super stream's partitions in their order; null when no super stream has that name. */
+/**
+ * The super stream's partitions in their order; null when no super stream has that name.
+ * Bindings with `x-stream-partition-order` come first by that order; the others after them in
+ * the order RabbitMQ lists a source's bindings (its route table is sorted by binding key, then
+ * destination), never in the order they were made: a super stream built with concurrent binding
+ * declarations (rabbitmq-stream-js-client's own tests) still gets partitions -0, -1, -2 in place.
+ */
 export function partitionsOf(c: StreamContext, name: string): string[] | null {
   const x = c.openVhost.exchanges.get(name);
   if (!x || x.type !== "direct") return null;
-  const parts: [number, string][] = [];
+  const parts: [number, string, string][] = [];
   for (const b of x.bindings.values()) {
     if (b.destination.kind !== "queue") continue;
-    const order = b.args[ORDER];
-    parts.push([typeof order === "number" ? order : typeof order === "bigint" ? Number(order) : Number.MAX_SAFE_INTEGER, b.destination.name]);
+    parts.push([orderOf(b.args[ORDER]), b.routingKey, b.destination.name]);
   }
-  return parts.sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+  return parts.sort((a, b) => a[0] - b[0] || byCodeUnit(a[1], b[1]) || byCodeUnit(a[2], b[2])).map(([, , n]) => n);
+}
+
+/** A binding's partition order: a number, or a string of one (RabbitMQ coerces it: the client's tests bind with "0", "1", …); none sorts last. */
+function orderOf(order: unknown): number {
+  if (typeof order === "number") return order;
+  if (typeof order === "bigint") return Number(order);
+  const n = typeof order === "string" && order.trim() !== "" ? Number(order) : NaN;
+  return Number.isInteger(n) ? n : Number.MAX_SAFE_INTEGER;
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function route(c: StreamContext, body: FrameCursor): void {

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ChunkLog } from "../../src/store/stream/chunk-log.js";
 import { CHUNK_HEADER_BYTES, chunkForClient, chunkMessages, decodeChunkHeader, filterOf } from "../../src/store/stream/chunk-format.js";
-import { ChunkMatcher, chunkFilter, FILTER_BYTES } from "../../src/store/stream/chunk-filter.js";
+import { ChunkMatcher, chunkEnd, chunkFilter, FILTER_BYTES, FILTER_RUN_MIN } from "../../src/store/stream/chunk-filter.js";
 
 const msgs = (prefix: string, n: number): Buffer[] => Array.from({ length: n }, (_, i) => Buffer.from(`${prefix}-${i}`));
 
@@ -70,5 +70,17 @@ describe("stream chunk filters", () => {
     assert.equal(chunkForClient(again.readChunk(2)).length, 1, "a chunk without a filter is sent as it is");
     assert.deepEqual(chunkMessages(again.readChunk(2)).map(String), ["after-0"]);
     again.close();
+  });
+
+  it("cuts a turn where a run of messages with (or without) a filter value begins, keeping short runs in", () => {
+    const run = (v: string | null, n: number): (string | null)[] => Array.from({ length: n }, () => v);
+    const turn = [...run("A", 40), ...run(null, 40), ...run("B", 3), ...run(null, 20)];
+    assert.equal(chunkEnd(turn, 0, turn.length), 40);
+    // The 3 of B are shorter than FILTER_RUN_MIN: they stay with the messages without a value.
+    assert.equal(chunkEnd(turn, 40, turn.length), turn.length);
+    assert.equal(chunkEnd(turn, 0, 30), 30, "never past the limit");
+    const alternating = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? "A" : null));
+    assert.equal(chunkEnd(alternating, 0, 200), 200, "alternating kinds make no tiny chunks");
+    assert.equal(chunkEnd([...run(null, 5), ...run("A", FILTER_RUN_MIN)], 0, 5 + FILTER_RUN_MIN), 5);
   });
 });

@@ -6,7 +6,10 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import type { TestBroker } from "../helpers/broker.js";
+import { readFileSync, rmSync } from "node:fs";
+import { connect } from "rabbitmq-stream-js-client";
+import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { makeTestCa } from "../helpers/test-ca.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { RawStreamClient } from "./raw-stream-client.js";
 import { startStreamBroker, streamClient } from "./stream-helpers.js";
@@ -102,5 +105,65 @@ describe("stream protocol logins and permissions", () => {
     reader.close();
     writer.close();
     await admin.close();
+  });
+});
+
+// Issue 48 (the client's suite logs in with EXTERNAL over TLS): SASL EXTERNAL on the stream TLS
+// port logs a client in as the user its verified certificate names (ssl_cert_login_from, by
+// default the distinguished name); offered only to a client with such a certificate.
+describe("stream SASL EXTERNAL", () => {
+  const ca = makeTestCa();
+  let b: TestBroker;
+  const silent = { debug() {}, info() {}, warn() {}, error() {} };
+  const tlsClient = (o: { cert: boolean; mechanism: "PLAIN" | "EXTERNAL"; username?: string; password?: string }) =>
+    connect(
+      {
+        hostname: "127.0.0.1",
+        port: b.streamTlsPort!,
+        username: o.username ?? "",
+        password: o.password ?? "",
+        vhost: "/",
+        heartbeat: 0,
+        mechanism: o.mechanism,
+        ssl: { ca: readFileSync(ca.caCert, "utf8"), ...(o.cert ? { cert: readFileSync(ca.clientCert, "utf8"), key: readFileSync(ca.clientKey, "utf8") } : {}) },
+      },
+      silent,
+    );
+  before(async () => {
+    b = await startTestBroker({ streamPort: 0, streamTlsPort: 0, tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert, tlsVerifyPeer: true });
+    b.broker.putUser("CN=client", { passwordHash: "", tags: [] });
+    b.broker.setPermission("CN=client", "/", { configure: ".*", write: ".*", read: ".*" });
+  });
+  after(async () => {
+    await b?.close();
+    rmSync(ca.dir, { recursive: true, force: true });
+  });
+
+  it("logs a client in as its certificate's distinguished name", async () => {
+    const client = await tlsClient({ cert: true, mechanism: "EXTERNAL" });
+    try {
+      await client.createStream({ stream: "by-certificate" });
+      const conns = [...b.broker.connections.list()].map((c) => c.info());
+      assert.deepEqual(conns.map((c) => c.user), ["CN=client"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("offers EXTERNAL only to a client with a verified certificate", async () => {
+    const raw = await RawStreamClient.open(b.streamPort!);
+    try {
+      raw.send(new FrameWriter(0x11).u32(1).map([]).frame());
+      await raw.next(0x8011);
+      raw.send(new FrameWriter(0x12).u32(2).frame());
+      const f = await raw.next(0x8012);
+      f.body.u32();
+      assert.equal(f.body.u16(), 0x01);
+      const n = f.body.u32();
+      const mechanisms = Array.from({ length: n }, () => f.body.str());
+      assert.deepEqual(mechanisms, ["PLAIN"]);
+    } finally {
+      raw.close();
+    }
   });
 });

@@ -151,4 +151,26 @@ describe("stream chunk filters", { timeout: 60_000 }, () => {
       await conn.close().catch(() => undefined);
     }
   });
+
+  // Issue 48: one Publish frame (one event-loop turn) holding messages with a value and without
+  // one becomes two chunks, so a consumer of A is not sent the messages without a value.
+  it("cuts a turn's messages where those with a filter value end and those without begin", async () => {
+    await s.client.createStream({ stream: "one-turn" });
+    const publisher = await s.client.declarePublisher({ stream: "one-turn" }, (m) => m.applicationProperties?.["region"] as string | undefined);
+    // 50 of A then 50 without a value, without awaiting in between: the client sends one frame of 100.
+    const sends: Promise<unknown>[] = [];
+    for (let i = 0; i < 50; i++) sends.push(publisher.send(Buffer.from(`A:${i}`), { applicationProperties: { region: "A" } }));
+    for (let i = 0; i < 50; i++) sends.push(publisher.send(Buffer.from(`-:${i}`)));
+    await Promise.all(sends);
+    await publisher.flush();
+    await eventually(() => s.b.broker.vhosts.get("/")!.queues.get("one-turn")?.messageCount === 100, 10_000, "100 stored");
+    const got: string[] = [];
+    await s.client.declareConsumer({ stream: "one-turn", offset: Offset.first(), filter: { values: ["A"], matchUnfiltered: false, postFilterFunc: () => true } }, (m) => void got.push(m.content.toString()));
+    // A last message of A, in a later chunk: once it is there, everything before it was sent.
+    await publisher.send(Buffer.from("A:last"), { applicationProperties: { region: "A" } });
+    await publisher.flush();
+    await eventually(() => got.includes("A:last"), 10_000, "the last message of A");
+    assert.deepEqual([...new Set(got.map((m) => m.split(":")[0]))], ["A"]);
+    assert.equal(got.length, 51);
+  });
 });

@@ -5,6 +5,7 @@
 // from a raw client.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import amqp from "amqplib";
 import { Offset } from "rabbitmq-stream-js-client";
 import { collector, withTimeout } from "../helpers/wait.js";
 import { FrameWriter } from "../../src/stream/wire.js";
@@ -65,5 +66,45 @@ describe("super streams", () => {
     assert.equal((await c.request((corr) => new FrameWriter(0x1e).u32(corr).str("sales").frame(), 0x1e)).code, 0x02);
     c.close();
     r.close();
+  });
+
+  // Issue 48: the client's suite binds a super stream's partitions concurrently (keys "0", "1",
+  // "2" in any order) and hashes keys onto the partitions' index: the order must not be theirs.
+  it("lists partitions bound without an order by binding key, whatever order the bindings were made in", async () => {
+    const conn = await amqp.connect(s.b.amqpUrl);
+    try {
+      const ch = await conn.createChannel();
+      await ch.assertExchange("unordered", "direct", { durable: true });
+      for (const k of ["2", "0", "1"]) {
+        await ch.assertQueue(`unordered-${k}`, { durable: true, arguments: { "x-queue-type": "stream" } });
+        await ch.bindQueue(`unordered-${k}`, "unordered", k);
+      }
+      assert.deepEqual(await s.client.queryPartitions({ superStream: "unordered" }), ["unordered-0", "unordered-1", "unordered-2"]);
+      // The suite's bindings carry their order as a string, which RabbitMQ reads as the number.
+      await ch.assertExchange("string-order", "direct", { durable: true });
+      for (const [k, order] of [["b", "2"], ["c", "0"], ["a", "1"]] as const) {
+        await ch.assertQueue(`string-order-${k}`, { durable: true, arguments: { "x-queue-type": "stream" } });
+        await ch.bindQueue(`string-order-${k}`, "string-order", k, { "x-stream-partition-order": order });
+      }
+      assert.deepEqual(await s.client.queryPartitions({ superStream: "string-order" }), ["string-order-c", "string-order-a", "string-order-b"]);
+    } finally {
+      await conn.close();
+    }
+  });
+
+  // Issue 48: the client's own tests create with RabbitMQ 3.10's locator names and a cluster size.
+  it("creates streams and super streams with initial-cluster-size and the older leader locator names, kept as arguments", async () => {
+    const args = { "queue-leader-locator": "random" as const, "max-age": "120s", "stream-max-segment-size-bytes": 1000, "initial-cluster-size": 5, "max-length-bytes": 20000 };
+    assert.equal(await s.client.createStream({ stream: "with-cluster-size", arguments: args }), true);
+    assert.deepEqual(s.b.broker.vhosts.get("/")!.queues.get("with-cluster-size")?.arguments, {
+      "x-queue-type": "stream",
+      "x-queue-leader-locator": "random",
+      "x-max-age": "120s",
+      "x-stream-max-segment-size-bytes": 1000,
+      "x-initial-cluster-size": 5,
+      "x-max-length-bytes": 20000,
+    });
+    assert.equal(await s.client.createSuperStream({ streamName: "with-locator", arguments: { "queue-leader-locator": "least-leaders" } }), true);
+    assert.equal(s.b.broker.vhosts.get("/")!.queues.get("with-locator-0")?.arguments["x-queue-leader-locator"], "least-leaders");
   });
 });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Offset, type Client, type Publisher } from "rabbitmq-stream-js-client";
+import { Offset, type Client, type Consumer, type Publisher } from "rabbitmq-stream-js-client";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
 import type { TestBroker } from "../helpers/broker.js";
 import { startStreamBroker, streamClient } from "./stream-helpers.js";
@@ -87,5 +87,33 @@ describe("stream deduplication and offset tracking", () => {
     const resumed = collector<string>(7);
     await client.declareConsumer({ stream: "tracked", offset: Offset.offset(13n) }, (m) => resumed.push(m.content.toString()));
     assert.deepEqual(await withTimeout(resumed.done, 5000, "resumed"), ["t13", "t14", "t15", "t16", "t17", "t18", "t19"]);
+  });
+
+  // Issue 48 (rabbitmq-stream-js-client's own suite): a new reference's publishing ids start at 0.
+  it("stores publishing id 0 of a reference that has published nothing yet", async () => {
+    await client.createStream({ stream: "dedup-from-0" });
+    const p = await client.declarePublisher({ stream: "dedup-from-0", publisherRef: "fresh" });
+    await sendIds(p, 0, 99);
+    await sendIds(p, 0, 99);
+    assert.equal(b.broker.vhosts.get("/")!.queues.get("dedup-from-0")?.messageCount, 100);
+    assert.equal(await p.getLastPublishingId(), 99n);
+  });
+
+  // Issue 48: the suite's handler stores offsets through the consumer declareConsumer returns.
+  it("sends a subscription's first chunk after the Subscribe response, so the handler can use its consumer", async () => {
+    await client.createStream({ stream: "store-in-handler" });
+    const p = await client.declarePublisher({ stream: "store-in-handler", publisherRef: "writer" });
+    await sendIds(p, 1, 4);
+    const seen: boolean[] = [];
+    const got = collector<bigint>(4);
+    let consumer: Consumer | undefined = undefined;
+    consumer = await client.declareConsumer({ stream: "store-in-handler", consumerRef: "in-handler", offset: Offset.first() }, async (m) => {
+      seen.push(consumer !== undefined);
+      if (m.offset === 1n) await consumer?.storeOffset(m.offset);
+      got.push(m.offset!);
+    });
+    await withTimeout(got.done, 5000, "4 deliveries");
+    assert.deepEqual(seen, [true, true, true, true]);
+    await eventually(async () => (await client.queryOffset({ reference: "in-handler", stream: "store-in-handler" }).catch(() => -1n)) === 1n, 5000, "offset stored from the handler");
   });
 });

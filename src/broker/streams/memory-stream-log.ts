@@ -88,8 +88,8 @@ export class MemoryStreamLog implements StreamLog {
     return this.offsets.get(reference);
   }
 
-  publisherSequence(reference: string): number {
-    return this.sequences.get(reference) ?? 0;
+  publisherSequence(reference: string): number | undefined {
+    return this.sequences.get(reference);
   }
 
   setPublisherSequence(reference: string, sequence: number): void {

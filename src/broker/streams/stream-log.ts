@@ -132,8 +132,8 @@ export interface StreamLog {
   /** Native consumers' stored offsets by reference (StoreOffset / QueryOffset), kept durably. */
   storeOffset(reference: string, offset: number): void;
   queryOffset(reference: string): number | undefined;
-  /** The last publishing id written for a publisher reference (0: none), for deduplication. */
-  publisherSequence(reference: string): number;
+  /** The last publishing id written for a publisher reference (undefined: none yet, so id 0 is new), for deduplication. */
+  publisherSequence(reference: string): number | undefined;
   setPublisherSequence(reference: string, sequence: number): void;
   /** The first offset written at or after `timestamp` (ms); the next offset when none was. */
   offsetAt(timestamp: number): number;

@@ -47,6 +47,35 @@ export function chunkFilter(values: readonly (string | null)[], bytes = FILTER_B
   return f;
 }
 
+/** Messages in a row with (or without) a filter value that start a chunk of their own (see chunkEnd). */
+export const FILTER_RUN_MIN = 16;
+
+/**
+ * Where the chunk that starts at `from` among a turn's messages ends (at most `to`): before the
+ * first run of at least FILTER_RUN_MIN messages that differs from the chunk's in carrying a filter
+ * value or not. A chunk that mixes both kinds matches every filtered consumer, so it would send
+ * its unfiltered messages to consumers that did not ask for them; RabbitMQ's chunks follow its
+ * publishers' frames, Coney's a whole event-loop turn, so a turn is cut where the kind changes.
+ * Shorter runs stay in the chunk, so a publisher alternating kinds does not make tiny chunks
+ * (at most one chunk per FILTER_RUN_MIN messages).
+ */
+export function chunkEnd(values: readonly (string | null)[], from: number, to: number): number {
+  const has = (i: number): boolean => values[i] !== null && values[i] !== "";
+  const kind = has(from);
+  let i = from + 1;
+  while (i < to) {
+    if (has(i) === kind) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < to && has(j) !== kind) j++;
+    if (j - i >= FILTER_RUN_MIN) return i;
+    i = j;
+  }
+  return to;
+}
+
 /** Decides per chunk filter (an empty Buffer: the chunk has none) whether the chunk may hold a wanted message. */
 export class ChunkMatcher {
   private readonly bits = new Map<number, Array<[number, number]>>();

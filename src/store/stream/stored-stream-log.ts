@@ -21,7 +21,7 @@ import { createMessage, filterValueOf, type ChunkCursor, type EncodedMessageDeco
 import { decodeMessage } from "../../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
 import { chunkMessages, filterOf, type ChunkEntry } from "./chunk-format.js";
-import { ChunkMatcher, chunkFilter, FILTER_BYTES } from "./chunk-filter.js";
+import { ChunkMatcher, chunkEnd, chunkFilter, FILTER_BYTES } from "./chunk-filter.js";
 import { SUB_BATCH_HEADER_BYTES, subBatchEntry, type SubBatchEntry } from "./sub-batch.js";
 
 const NO_FILTER = Buffer.alloc(0);
@@ -201,8 +201,8 @@ export class StoredStreamLog implements StreamLog {
     return this.tracking.offsets[reference];
   }
 
-  publisherSequence(reference: string): number {
-    return this.tracking.sequences[reference] ?? 0;
+  publisherSequence(reference: string): number | undefined {
+    return this.tracking.sequences[reference];
   }
 
   setPublisherSequence(reference: string, sequence: number): void {
@@ -217,20 +217,27 @@ export class StoredStreamLog implements StreamLog {
     this.appended(this);
   }
 
-  /** The batch starts: this turn's messages become one chunk (at most 65,535 messages a chunk). */
+  /**
+   * The batch starts: this turn's messages become one chunk (at most 65,535 messages a chunk; with
+   * filter values, cut where messages with and without one change: chunkEnd).
+   */
   seal(): void {
     const timestamp = this.now();
     if (this.unsealedBatches !== null) return this.sealWithBatches(timestamp, this.unsealedBatches);
-    while (this.unsealed.length > 0) {
-      const n = Math.min(this.unsealed.length, 0xffff);
-      const pieces = this.unsealedPieces.slice(0, n);
-      const filter = this.unsealedFilters === null ? null : chunkFilter(this.unsealedFilters.slice(0, n), this.filterBytes);
-      if (this.unsealedFilters !== null) this.unsealedFilters = this.unsealedFilters.length > n ? this.unsealedFilters.slice(n) : null;
+    const total = this.unsealed.length;
+    const filters = this.unsealedFilters;
+    for (let start = 0; start < total; ) {
+      const most = Math.min(total, start + 0xffff);
+      const end = filters === null ? most : chunkEnd(filters, start, most);
+      const pieces = this.unsealedPieces.slice(start, end);
+      const filter = filters === null ? null : chunkFilter(filters.slice(start, end), this.filterBytes);
       const { firstOffset } = this.chunks.append(pieces, timestamp, filter);
-      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(0, n), pieces, decode: this.decode, buffer: null, filter: filter ?? NO_FILTER };
-      this.unsealed = this.unsealed.slice(n);
-      this.unsealedPieces = this.unsealedPieces.slice(n);
+      this.tail = { firstOffset, timestamp, messages: this.unsealed.slice(start, end), pieces, decode: this.decode, buffer: null, filter: filter ?? NO_FILTER };
+      start = end;
     }
+    this.unsealed = [];
+    this.unsealedPieces = [];
+    this.unsealedFilters = null;
     this.unsealedBytes = 0;
   }
 
