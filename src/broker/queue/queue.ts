@@ -112,7 +112,9 @@ export class MessageQueue extends QueueContents implements Queue {
     const ttl = messageTtl(s.messageTtl, message.properties.expiration);
     const now = ttl < 0 ? 0 : this.now();
     this.arrive(message, ttl < 0 ? 0 : now + ttl);
-    this.dispatch();
+    // The arrival's own clock reading: the clock may tick before dispatch reads it again, and a
+    // TTL-0 message must still reach a consumer that waits (deliver now or never, not never).
+    this.dispatch(now);
     if (ttl >= 0) {
       this.hasTtl = true;
       // A TTL of 0 means "deliver now or never" (RabbitMQ): what dispatch could not hand out expires.
@@ -186,12 +188,15 @@ export class MessageQueue extends QueueContents implements Queue {
     return e;
   }
 
-  /** Gives ready messages to consumers that can take them. Cheap to call when there is nothing to do. */
-  dispatch(): void {
+  /**
+   * Gives ready messages to consumers that can take them. Cheap to call when there is nothing to do.
+   * `at`: the time expiry is judged at (0: read the clock once a TTL needs it).
+   */
+  dispatch(at = 0): void {
     if (this.dispatching || this.deleted) return;
     this.dispatching = true;
     try {
-      let now = 0;
+      let now = at;
       this.pageIn();
       while (this.ready.length > 0 && this.consumers.length > 0) {
         const c = pickConsumer(this.consumers, this.turns, this.singleActiveConsumer);
