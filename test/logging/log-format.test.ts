@@ -3,9 +3,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { jsonLine, resolveLogFormat, textLine } from "../../src/logging/log-format.js";
 import { createLogger } from "../../src/logging/logger.js";
 
@@ -46,10 +43,12 @@ describe("log line formats", () => {
 
 /** Runs `coney` with `args` under a pseudo-terminal until it logs "Coney started"; returns what the terminal showed. */
 async function startedOnTerminal(args: string[]): Promise<string> {
-  const dataDir = mkdtempSync(join(tmpdir(), "coney-tty-"));
   const bin = new URL("../../../bin/coney.js", import.meta.url).pathname;
-  const command = [process.execPath, bin, "--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, ...args].map((a) => `'${a}'`).join(" ");
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
+  // In memory: no data directory to remove while the broker is still closing it.
+  const command = [process.execPath, bin, "--in-memory", "true", "--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stream-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--bind", "127.0.0.1", ...args].map((a) => `'${a}'`).join(" ");
+  // Its own process group, so the stop reaches both script and the broker it runs.
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
   let out = "";
   try {
     await new Promise<void>((resolve, reject) => {
@@ -64,8 +63,12 @@ async function startedOnTerminal(args: string[]): Promise<string> {
       child.on("exit", (code) => reject(new Error(`script exited ${code}:\n${out}`)));
     });
   } finally {
-    child.kill("SIGTERM");
-    rmSync(dataDir, { recursive: true, force: true });
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    await exited;
   }
   return out;
 }
