@@ -24,6 +24,7 @@ import { BrokerStats } from "./broker-stats.js";
 import type { ClientContext } from "./client-context.js";
 import { ConnectionRegistry, type ChannelSource } from "./connection-registry.js";
 import { NO_PERSISTENCE, type DefinitionsSink } from "./definitions-sink.js";
+import type { TopologyMirror } from "./topology-mirror.js";
 import { DirectReplyRegistry } from "./direct-reply.js";
 import { FeatureFlags } from "./feature-flags.js";
 import type { Exchange, ExchangeSpec, MessageHold } from "./exchange/exchange.js";
@@ -87,6 +88,8 @@ export class Broker implements BrokerState {
   readonly parameterComponents = new ParameterComponents();
   readonly now: () => number;
   definitions: DefinitionsSink;
+  /** Every topology change, for other nodes to follow (topology-mirror.ts); null on a single node. */
+  mirror: TopologyMirror | null = null;
   /** Publishers wait on it for confirms and tx.commit of stored messages; null = nothing stored. */
   readonly journal: QueueJournal | null;
   private readonly queueHost: BrokerQueueHost;

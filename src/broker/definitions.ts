@@ -228,8 +228,8 @@ function policyRecord(vhost: string, name: string, item: Record<string, unknown>
   };
 }
 
-/** Imports run as the system: every pattern matches. */
-function adminContext(broker: Broker, actor: Actor): ClientContext {
+/** Imports (and changes followed from another node) run as the system: every pattern matches. */
+export function adminContext(broker: Broker, actor: Actor): ClientContext {
   const system = { name: "rmq-internal", passwordHash: "", hashingAlgorithm: "rabbit_password_hashing_sha256" as const, tags: ["administrator"], limits: {}, isInternal: false };
   const grants = { hasVhostAccess: () => true, grantFor: () => "definitions import (runs as the system)" };
   return { permissions: new PermissionChecker(broker.users, system, grants), owner: null, actor };

@@ -59,7 +59,15 @@ export class ParameterComponents {
     if (errors.length > 0) throw validationFailed(errors);
   }
 
+  /**
+   * While above 0, changes are stored but no feature hears of them: a node applying another
+   * node's change (topology-apply.ts) knows a shovel's parameter without running the shovel,
+   * which runs on the node where it was set.
+   */
+  muted = 0;
+
   notifySet(component: string, vhost: string, name: string, value: unknown): void {
+    if (this.muted > 0) return;
     const c = this.byName.get(component);
     if (!c?.set) return;
     try {
@@ -70,6 +78,7 @@ export class ParameterComponents {
   }
 
   notifyCleared(component: string, vhost: string, name: string): void {
+    if (this.muted > 0) return;
     const c = this.byName.get(component);
     if (!c?.cleared) return;
     try {

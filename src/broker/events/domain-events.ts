@@ -22,9 +22,24 @@ export class DomainEvents {
   /** True while some listener wants the events other than configuration changes (see above). */
   detailWanted = false;
   onListenerError: (err: unknown) => void = () => {};
+  /**
+   * While above 0 nothing is announced: a node applying another node's change (topology-apply.ts)
+   * does not announce it again, as RabbitMQ announces a change once, where it was made.
+   */
+  private muted = 0;
 
   get listening(): boolean {
-    return this.listeners.length > 0;
+    return this.listeners.length > 0 && this.muted === 0;
+  }
+
+  /** Runs `change` with every announcement dropped (see `muted`). */
+  silently<T>(change: () => T): T {
+    this.muted++;
+    try {
+      return change();
+    } finally {
+      this.muted--;
+    }
   }
 
   /** Adds a listener; returns its removal. */
@@ -43,6 +58,7 @@ export class DomainEvents {
   }
 
   emit(event: DomainEvent): void {
+    if (this.muted > 0) return;
     for (const l of this.listeners) {
       try {
         l(event);

@@ -14,6 +14,7 @@ import type { UserRegistry } from "../../auth/user-registry.js";
 import type { BrokerStats } from "../broker-stats.js";
 import type { ConnectionRegistry } from "../connection-registry.js";
 import type { DefinitionsSink } from "../definitions-sink.js";
+import type { TopologyMirror } from "../topology-mirror.js";
 import type { DomainEvents } from "../events/domain-events.js";
 import type { ParameterComponents } from "../parameter-components.js";
 import type { VHost } from "../vhost.js";
@@ -30,6 +31,8 @@ export interface BrokerState {
   readonly now: () => number;
   /** Where durable changes are reported. Read at each change: startup replaces the sink after restoring. */
   readonly definitions: DefinitionsSink;
+  /** Where every topology change is told for other nodes to follow (topology-mirror.ts); null on a single node. */
+  readonly mirror: TopologyMirror | null;
   /** The runtime-parameter components features registered (parameter-components.ts). */
   readonly parameterComponents: ParameterComponents;
   /** Where operations announce their changes (events/domain-events.ts). */

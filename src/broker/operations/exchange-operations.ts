@@ -14,6 +14,7 @@ import { DelayedMessageExchange } from "../exchange/delayed-message-exchange.js"
 import { createExchange, EXCHANGE_TYPES } from "../exchange/exchange-types.js";
 import { checkNotReserved } from "../names.js";
 import type { VHost } from "../vhost.js";
+import type { MirroredRecord } from "../topology-mirror.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
 import { attachDelayedMessages } from "./delayed-delivery.js";
 import { policyOf } from "./policy-operations.js";
@@ -52,6 +53,7 @@ export function declareExchange(b: BrokerState, ctx: ClientContext, vhostName: s
   if (x instanceof DelayedMessageExchange) attachDelayedMessages(b, v, x);
   x.applyPolicy(policyOf(b, x).definition);
   if (x.durable) b.definitions.put("exchanges", definitionKey(vhostName, x.name), exchangeDefinition(x));
+  b.mirror?.put("exchanges", exchangeDefinition(x) as unknown as MirroredRecord);
   if (b.events.detailWanted) announce(b, actorOf(ctx), "exchange.created", exchangeEventProps(x));
   return true;
 }

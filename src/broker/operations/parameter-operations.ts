@@ -19,6 +19,7 @@ export function putParameter(b: BrokerState, component: string, vhostName: strin
   const before = isNew ? null : byName.get(name);
   byName.set(name, value);
   b.definitions.put("parameters", definitionKey(vhostName, component, name), { vhost: vhostName, component, name, value });
+  b.mirror?.put("parameters", { vhost: vhostName, component, name, value });
   const change = { action: "parameter.set", vhost: vhostName, object: `${component}/${name}`, before, after: value };
   announce(b, actor, "parameter.set", { component, name, vhost: vhostName, value }, change);
   if (component === VHOST_LIMITS_COMPONENT) announce(b, actor, "vhost.limits.set", { name: vhostName, definition: value });
@@ -32,6 +33,7 @@ export function deleteParameter(b: BrokerState, component: string, vhostName: st
   const before = byName?.get(name);
   if (!byName?.delete(name)) throw objectNotFound();
   b.definitions.delete("parameters", definitionKey(vhostName, component, name));
+  b.mirror?.delete("parameters", { vhost: vhostName, component, name });
   announce(b, actor, "parameter.cleared", { component, name, vhost: vhostName }, { action: "parameter.clear", vhost: vhostName, object: `${component}/${name}`, before, after: null });
   if (component === VHOST_LIMITS_COMPONENT) announce(b, actor, "vhost.limits.cleared", { name: vhostName });
   b.parameterComponents.notifyCleared(component, vhostName, name);
@@ -43,6 +45,7 @@ export function putGlobalParameter(b: BrokerState, name: string, value: unknown,
   const before = isNew ? null : b.globalParameters.get(name);
   b.globalParameters.set(name, value);
   b.definitions.put("global_parameters", name, { name, value });
+  b.mirror?.put("global_parameters", { name, value });
   announce(b, actor, "parameter.set", { component: "global", name, value }, { action: "global_parameter.set", vhost: null, object: name, before, after: value });
   return isNew;
 }
@@ -51,5 +54,6 @@ export function deleteGlobalParameter(b: BrokerState, name: string, actor: Actor
   const before = b.globalParameters.get(name);
   if (!b.globalParameters.delete(name)) throw objectNotFound();
   b.definitions.delete("global_parameters", name);
+  b.mirror?.delete("global_parameters", { name });
   announce(b, actor, "parameter.cleared", { component: "global", name }, { action: "global_parameter.clear", vhost: null, object: name, before, after: null });
 }

@@ -48,6 +48,7 @@ function storePolicy(b: BrokerState, kind: PolicyKind, p: PolicyRecord, validate
   const before = map.get(p.name) ?? null;
   map.set(p.name, p);
   b.definitions.put(kind, definitionKey(p.vhost, p.name), p);
+  b.mirror?.put(kind, p as unknown as Record<string, unknown>);
   applyPolicies(b, v);
   // RabbitMQ announces both kinds as policy.set, with the policy's terms as properties.
   const props = { name: p.name, vhost: p.vhost, pattern: p.pattern, "apply-to": p.applyTo, definition: p.definition, priority: p.priority };
@@ -61,6 +62,7 @@ function dropPolicy(b: BrokerState, kind: PolicyKind, vhost: string, name: strin
   const before = map.get(name);
   if (!before || !map.delete(name)) throw objectNotFound();
   b.definitions.delete(kind, definitionKey(vhost, name));
+  b.mirror?.delete(kind, { vhost, name });
   applyPolicies(b, v);
   const change = { action: actionOf(kind, "clear"), vhost, object: name, before, after: null };
   announce(b, actor, kind === "policies" ? "policy.cleared" : "operator.policy.cleared", { name, vhost }, change);

@@ -15,6 +15,7 @@ import type { Queue } from "../queue/queue-type.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
 import { checkQueueType, checkTypeArguments } from "../queue/queue-type-rules.js";
 import { vhostLimitsOf } from "../runtime-parameters.js";
+import type { MirroredRecord } from "../topology-mirror.js";
 import { definitionKey, type BrokerState } from "./broker-state.js";
 import { policyOf } from "./policy-operations.js";
 import { removeQueue } from "./topology-removal.js";
@@ -62,6 +63,7 @@ export function declareQueue(b: BrokerState, ctx: ClientContext, vhostName: stri
   const q = v.addQueue({ ...spec, name });
   q.applyPolicy(policyOf(b, q).definition);
   if (q.durable && q.exclusiveOwner === null) b.definitions.put("queues", definitionKey(vhostName, name), queueDefinition(q));
+  if (b.mirror !== null && q.exclusiveOwner === null) b.mirror.put("queues", queueDefinition(q) as unknown as MirroredRecord);
   b.stats.queueCreated++;
   if (b.events.detailWanted) announce(b, actorOf(ctx), "queue.created", queueEventProps(q));
   return { queue: q, created: true };
@@ -81,6 +83,7 @@ export function changeQueueExpires(b: BrokerState, ctx: ClientContext, vhostName
   validateQueueArguments({ ...q.arguments, "x-expires": ms }, name, vhostName);
   q.replaceExpires(ms, policyOf(b, q).definition);
   if (q.durable && q.exclusiveOwner === null) b.definitions.put("queues", definitionKey(vhostName, name), queueDefinition(q));
+  if (b.mirror !== null && q.exclusiveOwner === null) b.mirror.put("queues", queueDefinition(q) as unknown as MirroredRecord);
 }
 
 /** queue.delete; returns the number of ready messages deleted. */

@@ -21,6 +21,8 @@ export function removeQueue(b: BrokerState, v: VHost, q: Queue, actor: Actor = S
   b.stats.queueDeleted++;
   const removed = v.removeQueue(q);
   if (q.durable) b.definitions.delete("queues", definitionKey(v.name, q.name));
+  // Its bindings and any auto-delete exchange go on the other nodes by the same cascade.
+  if (b.mirror !== null && q.exclusiveOwner === null) b.mirror.delete("queues", { vhost: v.name, name: q.name });
   for (const binding of removed) {
     b.definitions.delete("bindings", bindingKey(v.name, binding));
     if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
@@ -46,6 +48,7 @@ export function dropWithVhost(b: BrokerState, vhost: string, q: Queue): void {
 export function removeExchange(b: BrokerState, v: VHost, x: Exchange, actor: Actor = SYSTEM_ACTOR): void {
   const removed = v.removeExchange(x);
   if (x.durable) b.definitions.delete("exchanges", definitionKey(v.name, x.name));
+  b.mirror?.delete("exchanges", { vhost: v.name, name: x.name });
   for (const binding of removed) {
     b.definitions.delete("bindings", bindingKey(v.name, binding));
     if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));

@@ -46,6 +46,7 @@ export function putUser(b: BrokerState, name: string, input: UserInput, actor: A
   const user: User = { name, passwordHash, hashingAlgorithm: algorithm, tags: input.tags, limits: input.limits ?? existing?.limits ?? {}, isInternal: true };
   b.users.put(user);
   b.definitions.put("users", name, userDefinition(user));
+  b.mirror?.put("users", userDefinition(user));
   if (b.events.listening) announceUserPut(b, actor, before, user, input.password !== undefined || input.passwordHash !== undefined);
   return !existing;
 }
@@ -75,6 +76,7 @@ export function setUserLimit(b: BrokerState, name: string, limit: keyof UserLimi
   user.limits = limits;
   b.users.put(user);
   b.definitions.put("users", name, userDefinition(user));
+  b.mirror?.put("users", userDefinition(user));
   const change = { action: "user.limit.set", vhost: null, object: name, before, after: userChangeRecord(user) };
   announce(b, actor, value === null ? "user.limits.cleared" : "user.limits.set", { name, definition: limits }, change);
 }
@@ -86,6 +88,7 @@ export function deleteUser(b: BrokerState, name: string, actor: Actor): void {
   for (const p of b.users.permissionsOfUser(name)) b.definitions.delete("permissions", definitionKey(p.vhost, name));
   b.users.delete(name);
   b.definitions.delete("users", name);
+  b.mirror?.delete("users", { name });
   for (const conn of b.connections.ofUser(name)) conn.forceClose(`user '${name}' is deleted`);
   announce(b, actor, "user.deleted", { name }, { action: "user.delete", vhost: null, object: name, before, after: null });
 }
@@ -98,6 +101,7 @@ export function setPermission(b: BrokerState, user: string, vhost: string, spec:
   refusingInvalidPatterns(() => b.users.setPermission(user, vhost, spec));
   const after = { configure: spec.configure, write: spec.write, read: spec.read };
   b.definitions.put("permissions", definitionKey(vhost, user), { user, vhost, ...after });
+  b.mirror?.put("permissions", { user, vhost, ...after });
   announce(b, actor, "permission.created", { user, vhost, ...after }, { action: "permission.set", vhost, object: user, before, after });
   return !old;
 }
@@ -106,6 +110,7 @@ export function clearPermission(b: BrokerState, user: string, vhost: string, act
   const old = b.users.permission(user, vhost);
   if (!b.users.clearPermission(user, vhost)) throw objectNotFound();
   b.definitions.delete("permissions", definitionKey(vhost, user));
+  b.mirror?.delete("permissions", { user, vhost });
   const before = old ? { configure: old.configure, write: old.write, read: old.read } : null;
   announce(b, actor, "permission.deleted", { user, vhost }, { action: "permission.clear", vhost, object: user, before, after: null });
 }
@@ -116,6 +121,7 @@ export function setTopicPermission(b: BrokerState, user: string, vhost: string, 
   const old = b.users.topicPermission(user, vhost, spec.exchange);
   const created = refusingInvalidPatterns(() => b.users.setTopicPermission(user, vhost, spec));
   b.definitions.put("topic_permissions", definitionKey(vhost, user, spec.exchange), { user, vhost, ...spec });
+  b.mirror?.put("topic_permissions", { user, vhost, ...spec });
   const before = old ? { exchange: old.exchange, write: old.write, read: old.read } : null;
   const after = { exchange: spec.exchange, write: spec.write, read: spec.read };
   announce(b, actor, "topic.permission.created", { user, vhost, ...after }, { action: "topic_permission.set", vhost, object: user, before, after });
@@ -126,7 +132,10 @@ export function setTopicPermission(b: BrokerState, user: string, vhost: string, 
 export function clearTopicPermissions(b: BrokerState, user: string, vhost: string, exchange: string | undefined, actor: Actor): void {
   const gone = b.users.clearTopicPermissions(user, vhost, exchange);
   if (gone.length === 0) throw objectNotFound();
-  for (const p of gone) b.definitions.delete("topic_permissions", definitionKey(vhost, user, p.exchange));
+  for (const p of gone) {
+    b.definitions.delete("topic_permissions", definitionKey(vhost, user, p.exchange));
+    b.mirror?.delete("topic_permissions", { user, vhost, exchange: p.exchange });
+  }
   const before = gone.map((p) => ({ exchange: p.exchange, write: p.write, read: p.read }));
   announce(b, actor, "topic.permission.deleted", { user, vhost }, { action: "topic_permission.clear", vhost, object: user, before, after: null });
 }

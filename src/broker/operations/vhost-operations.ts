@@ -24,6 +24,7 @@ export function putVhost(b: BrokerState, queueHost: QueueHost, name: string, met
   if (existing) existing.metadata = merged;
   else b.vhosts.set(name, new VHost(name, merged, queueHost));
   b.definitions.put("vhosts", name, { name, ...merged });
+  b.mirror?.put("vhosts", { name, ...merged });
   const change = { action: "vhost.put", vhost: name, object: name, before, after: merged };
   announce(b, actor, existing ? "vhost.updated" : "vhost.created", { name, description: merged.description, tags: merged.tags, default_queue_type: merged.defaultQueueType }, change);
   return !existing;
@@ -53,6 +54,7 @@ export function deleteVhost(b: BrokerState, name: string, actor: Actor): void {
   }
   b.vhosts.delete(name);
   b.definitions.delete("vhosts", name);
+  b.mirror?.delete("vhosts", { name });
   // The vhost's features stop (a shovel, a federation link) once it is gone.
   for (const [component, byName] of v.parameters) for (const param of byName.keys()) b.parameterComponents.notifyCleared(component, name, param);
   announce(b, actor, "vhost.deleted", { name }, { action: "vhost.delete", vhost: name, object: name, before, after: null });

@@ -1,0 +1,35 @@
+/**
+ * Live definitions following (issue 42; docs/CLUSTERING.md, "Per group: leadership, store,
+ * replication" and "Following definitions live"): every change of topology made on this node —
+ * users, vhosts, permissions, policies, parameters, exchanges, queues and bindings, durable or
+ * not — is told to the broker's `mirror` as a RabbitMQ definitions-format record, so another node
+ * can apply it (topology-apply.ts) and route with the same definitions.
+ *
+ * It differs from the DefinitionsSink (what survives a restart) in three ways: transient exchanges,
+ * queues and bindings are told too (another node must route to them); a removal carries the
+ * record that names what went (a binding's key alone does not name its destination); and a
+ * removal that follows from another one (a vhost's contents, a user's permissions) is not told,
+ * because applying the first one cascades the same way on the other node.
+ *
+ * Exclusive queues are not told: one lives and dies with its connection on its own node
+ * (design, "Exclusive queues and direct reply-to"); reaching one from another node comes with the
+ * inter-node link. A single node has no mirror (null), so no record is built for it.
+ */
+import type { DefinitionKind } from "./definitions-sink.js";
+
+export interface TopologyMirror {
+  /** A record was created or replaced on this node. */
+  put(kind: DefinitionKind, record: MirroredRecord): void;
+  /** A record went; `record` holds at least the fields that name it (see identityOf). */
+  delete(kind: DefinitionKind, record: MirroredRecord): void;
+}
+
+/** A definitions-format record: plain JSON (field tables as definitions.json holds them). */
+export type MirroredRecord = Readonly<Record<string, unknown>>;
+
+/** One change as it travels between nodes. */
+export interface MirroredChange {
+  readonly kind: DefinitionKind;
+  readonly op: "put" | "delete";
+  readonly record: MirroredRecord;
+}
