@@ -7,7 +7,8 @@
  * in-memory test broker costs a test suite (test-broker-bench.ts); `coney-perf sizes` the message-size
  * sweep with the broker's CPU per message and peak memory (size-sweep.ts); `coney-perf shovel` how
  * long a dynamic shovel takes to move a filled queue (shovel-bench.ts); `coney-perf relay` the CPU
- * floor under relaying a body over loopback TCP, with no broker (relay-floor.ts).
+ * floor under relaying a body over loopback TCP, with no broker (relay-floor.ts); `coney-perf
+ * spread` how a broker of several nodes shares the work (spread-bench.ts).
  */
 import { Command, InvalidArgumentError } from "commander";
 import { formatMiB, residentBytes } from "./broker-memory.js";
@@ -22,6 +23,7 @@ import { formatStreamResult, runStreamBench } from "./stream-bench.js";
 import { runSizeSweep, type SweepMode, type SweepTarget } from "./size-sweep.js";
 import { formatShovelResult, runShovelBench } from "./shovel-bench.js";
 import { runRelayFloor } from "./relay-floor.js";
+import { runSpreadBench } from "./spread-bench.js";
 
 const int = (min: number) => (v: string): number => {
   const n = Number(v);
@@ -247,6 +249,20 @@ export async function perfMain(argv: string[]): Promise<void> {
         queue: v["queue"] as string,
       };
       process.stdout.write(`${formatShovelResult(o, await runShovelBench(o))}\n`);
+    });
+  program
+    .command("spread")
+    .description("a broker of several nodes (coney --workers N, a cluster): aggregate rate, CPU per message over every node, each node's share; a forwarded message against a local one")
+    .option("--uri <uri>", "AMQP URI of the broker", d.uri)
+    .option("--http <url>", "management API, with credentials", "http://guest:guest@127.0.0.1:15672")
+    .option("--queues <n>", "queues, each with one producer and one consumer process", int(1), 8)
+    .option("-s, --size <bytes>", "message body size (≥ 8)", int(8), 16)
+    .option("-c, --confirm <n>", "publisher confirms, at most n unconfirmed per producer", int(1), 100)
+    .option("-q, --prefetch <n>", "consumer prefetch", int(1), 1000)
+    .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
+    .action(async (v: Record<string, unknown>) => {
+      const o = { uri: v["uri"] as string, http: v["http"] as string, queues: v["queues"] as number, size: v["size"] as number, confirm: v["confirm"] as number, prefetch: v["prefetch"] as number, durationSeconds: v["duration"] as number };
+      await runSpreadBench(o, (line) => process.stdout.write(`${line}\n`));
     });
   await program.parseAsync(argv, { from: "user" });
 }

@@ -16,8 +16,8 @@
  * bandwidth, measures the machine more than the broker (machine-load.ts).
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { residentBytes } from "./broker-memory.js";
+import { cpuSeconds } from "./process-cpu.js";
 import { formatMachineShare, machineShare, readMachineTicks, storageWriteBytes } from "./machine-load.js";
 import { DEFAULT_PERF_OPTIONS, type PerfClient, type PerfOptions } from "./perf-options.js";
 import { formatResult, runPerf } from "./perf-run.js";
@@ -59,16 +59,6 @@ export interface SweepCell {
  */
 export function prefetchFor(size: number): number {
   return Math.max(16, Math.min(1000, Math.floor((64 * 1024 * 1024) / size)));
-}
-
-let clockTicks = 0;
-/** CPU seconds (user + system) the process has used so far. */
-function cpuSeconds(pid: number): number {
-  if (clockTicks === 0) clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name (which may contain spaces) close with ')': state is the first.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
 /** A broker counts as quiet once it used under a tenth of a core over half a second. */

@@ -89,6 +89,21 @@ describe("coney-perf", () => {
     }
   });
 
+  it("spread: the aggregate rate and CPU per message over the broker's node processes, each node's share", async () => {
+    const broker = await startTestBroker();
+    try {
+      const http = `http://guest:guest@127.0.0.1:${broker.httpPort}`;
+      const { stdout } = await runPerfCli(["spread", "--uri", broker.amqpUrl, "--http", http, "--queues", "2", "-z", "1"]);
+      assert.match(stdout, new RegExp(`^nodes: \\S+ \\(pid ${process.pid}\\)$`, "m"));
+      assert.match(stdout, /^\| aggregate \| [1-9]\d* \| [1-9]\d* \| [\d.]+ µs \| 100% \|$/m);
+      // One node: nothing is forwarded, and the run says so rather than printing a figure.
+      assert.match(stdout, /^local against forwarded: n\/a \(the broker has one node\)$/m);
+      assert.equal(broker.broker.vhosts.get("/")!.queues.size, 0, "the run deletes what it declared");
+    } finally {
+      await broker.close();
+    }
+  });
+
   it("reports the median rate and CPU of a cell's runs and the highest RSS", () => {
     const cell = (rate: number, cpu: number, rss: number) => ({ consumedPerSecond: rate, cpuMicrosPerMessage: cpu, peakRss: rss });
     assert.deepEqual(medianCell([cell(10, 5, 100), cell(30, 1, 300), cell(20, 9, 200)]), cell(20, 5, 300));

@@ -1,0 +1,151 @@
+/**
+ * `coney-perf spread` (issue 42): how a broker of several nodes — `coney --workers N` on one
+ * machine, or a cluster — shares the work. Two parts, one table each:
+ *
+ * 1. **Aggregate**: Q queues, one producer and one consumer process per queue (their connections
+ *    land on the nodes as the broker spreads them); the run's msg/s, the broker's CPU per message
+ *    summed over every node process, and each node's share of that CPU.
+ * 2. **Local against forwarded**: one publisher (with confirms) and one consumer on one
+ *    connection, first on the node that leads the queue, then on another node, so each message
+ *    crosses to the leader and back; the broker's CPU per message (summed over nodes) of each.
+ *
+ * The nodes and their processes come from the management API (`/api/nodes`: `name`, `os_pid`); a
+ * connection's node and a queue's leader from `/api/connections` and `/api/queues` (`node`). CPU is
+ * read from /proc, so the broker must run on this machine (Linux).
+ */
+import { AMQPClient, type AMQPBaseClient } from "@cloudamqp/amqp-client";
+import { DEFAULT_PERF_OPTIONS, queueName, type PerfOptions } from "./perf-options.js";
+import { runPerf } from "./perf-run.js";
+import { cpuSeconds } from "./process-cpu.js";
+
+export interface SpreadBenchOptions {
+  readonly uri: string;
+  /** The management API with credentials: http://guest:guest@127.0.0.1:15672 */
+  readonly http: string;
+  readonly queues: number;
+  readonly size: number;
+  readonly confirm: number;
+  readonly prefetch: number;
+  readonly durationSeconds: number;
+}
+
+interface NodeProcess {
+  readonly name: string;
+  readonly pid: number;
+}
+
+async function api<T>(base: string, path: string): Promise<T> {
+  const u = new URL(path, base);
+  const auth = Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64");
+  u.username = "";
+  u.password = "";
+  const res = await fetch(u, { headers: { authorization: `Basic ${auth}` } });
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+async function nodeProcesses(http: string): Promise<NodeProcess[]> {
+  const nodes = await api<Array<{ name: string; os_pid?: string; running?: boolean }>>(http, "/api/nodes");
+  return nodes.filter((n) => n.running !== false).map((n) => {
+    const pid = Number(n.os_pid);
+    if (!Number.isInteger(pid) || pid <= 0) throw new Error(`node ${n.name} reports no os_pid`);
+    return { name: n.name, pid };
+  });
+}
+
+const cpuOf = (nodes: readonly NodeProcess[]): number[] => nodes.map((n) => cpuSeconds(n.pid));
+const µsPer = (seconds: number, messages: number): string => (messages > 0 ? `${((seconds * 1e6) / messages).toFixed(2)} µs` : "n/a");
+
+export async function runSpreadBench(o: SpreadBenchOptions, print: (line: string) => void): Promise<void> {
+  const nodes = await nodeProcesses(o.http);
+  print(`nodes: ${nodes.map((n) => `${n.name} (pid ${n.pid})`).join(", ")}`);
+  const perf: PerfOptions = {
+    ...DEFAULT_PERF_OPTIONS,
+    uri: o.uri,
+    producers: o.queues,
+    consumers: o.queues,
+    queues: o.queues,
+    size: o.size,
+    confirm: o.confirm,
+    prefetch: o.prefetch,
+    durationSeconds: o.durationSeconds,
+    queuePrefix: "spread",
+  };
+  const before = cpuOf(nodes);
+  const result = await runPerf(perf);
+  const used = cpuOf(nodes).map((c, i) => c - before[i]!);
+  const total = used.reduce((a, b) => a + b, 0);
+  print("");
+  print(`| ${o.queues} queues, ${o.size} B | msg/s published | msg/s consumed | broker CPU / msg (all nodes) | ${nodes.map((n) => `${n.name} share`).join(" | ")} |`);
+  print(`|---|---|---|---|${nodes.map(() => "---|").join("")}`);
+  const shares = used.map((u) => (total > 0 ? `${((100 * u) / total).toFixed(0)}%` : "n/a"));
+  print(`| aggregate | ${Math.round(result.publishedPerSecond)} | ${Math.round(result.consumedPerSecond)} | ${µsPer(total, result.published)} | ${shares.join(" | ")} |`);
+  print("");
+  await localAgainstForwarded(o, nodes, print);
+}
+
+/** One publisher and one consumer on connection `conn` for the run's duration; broker CPU per message. */
+async function pairRun(o: SpreadBenchOptions, nodes: readonly NodeProcess[], conn: AMQPBaseClient, queue: string): Promise<{ messages: number; cpu: number }> {
+  const pub = await conn.channel();
+  const sub = await conn.channel();
+  await sub.prefetch(Math.max(1, o.prefetch));
+  let consumed = 0;
+  await sub.basicConsume(queue, { noAck: false }, (m) => {
+    consumed++;
+    void m.ack();
+  });
+  await pub.confirmSelect();
+  const body = Buffer.alloc(Math.max(8, o.size));
+  const window = Math.max(1, o.confirm);
+  const before = cpuOf(nodes);
+  const until = Date.now() + o.durationSeconds * 1000;
+  const inflight: Promise<unknown>[] = [];
+  while (Date.now() < until) {
+    inflight.push(pub.basicPublish("", queue, body));
+    if (inflight.length >= window) await Promise.all(inflight.splice(0));
+  }
+  await Promise.all(inflight);
+  const used = cpuOf(nodes).reduce((a, c, i) => a + c - before[i]!, 0);
+  await pub.close();
+  await sub.close();
+  return { messages: consumed, cpu: used };
+}
+
+async function localAgainstForwarded(o: SpreadBenchOptions, nodes: readonly NodeProcess[], print: (line: string) => void): Promise<void> {
+  if (nodes.length < 2) {
+    print("local against forwarded: n/a (the broker has one node)");
+    return;
+  }
+  const queue = queueName({ ...DEFAULT_PERF_OPTIONS, queuePrefix: "spread-pair" }, 0);
+  const setup = await new AMQPClient(o.uri).connect();
+  const ch = await setup.channel();
+  await ch.queueDeclare(queue, { durable: false });
+  const leader = (await api<{ node: string }>(o.http, `/api/queues/%2F/${encodeURIComponent(queue)}`)).node;
+  // Connections land where the broker puts them: open probes until one is on the leader and one is not.
+  const probes: AMQPBaseClient[] = [];
+  let local: AMQPBaseClient | null = null;
+  let remote: AMQPBaseClient | null = null;
+  for (let i = 0; i < 32 && (local === null || remote === null); i++) {
+    const name = `spread-probe-${process.pid}-${i}`;
+    const c = await new AMQPClient(`${o.uri}${o.uri.includes("?") ? "&" : "?"}name=${name}`).connect();
+    probes.push(c);
+    const conns = await api<Array<{ node: string; client_properties?: { connection_name?: string } }>>(o.http, "/api/connections");
+    const node = conns.find((x) => x.client_properties?.connection_name === name)?.node;
+    if (node === leader && local === null) local = c;
+    else if (node !== undefined && node !== leader && remote === null) remote = c;
+  }
+  try {
+    if (local === null || remote === null) throw new Error(`could not get a connection on the leader (${leader}) and one elsewhere in 32 tries`);
+    const l = await pairRun(o, nodes, local, queue);
+    const r = await pairRun(o, nodes, remote, queue);
+    print(`| one publisher + consumer, ${o.size} B | messages | broker CPU / msg (all nodes) |`);
+    print("|---|---|---|");
+    print(`| on the leading node | ${l.messages} | ${µsPer(l.cpu, l.messages)} |`);
+    print(`| on another node (forwarded) | ${r.messages} | ${µsPer(r.cpu, r.messages)} |`);
+    if (l.messages > 0 && r.messages > 0) print(`forwarded / local: ${(r.cpu / r.messages / (l.cpu / l.messages)).toFixed(2)}×`);
+  } finally {
+    await ch.queueDelete(queue).catch(() => {});
+    for (const c of probes) await c.close().catch(() => {});
+    await setup.close();
+  }
+}
