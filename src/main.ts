@@ -17,6 +17,9 @@ export async function main(argv: string[]): Promise<void> {
   const logger = createLogger(config.logLevel, undefined, {}, { format: config.logFormat });
   // One line naming every rabbitmq.conf key Coney ignores, so none goes unnoticed.
   if (unsupported.length > 0) logger.warn(`config file ${config.configFile}: settings Coney does not support, ignored: ${unsupported.join(", ")}`, { unsupported });
+  // `coney --workers N` (N > 1): this process becomes the primary of N broker processes
+  // (src/workers, docs/CLUSTERING.md). Loaded only then: with one worker nothing of it runs.
+  if (config.workers > 1) return (await import("./workers/run-primary.js")).runPrimary(config, logger);
   // Signal handlers go in before anything starts: a SIGTERM right after the "Coney started"
   // line (or during startup) must stop the broker cleanly, not kill it by default action.
   let running: { close(): Promise<void> } | null = null;

@@ -21,6 +21,7 @@ import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { StoreReplica } from "./store/store-replica.js";
 import { createFederation } from "./federation/federation-startup.js";
 import { Shovels } from "./shovel/shovels.js";
+import type { PeerNodes } from "./http/peer-nodes.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
@@ -71,6 +72,8 @@ export interface StartOptions extends Partial<ConeyConfig> {
    * poisoning returned slabs when CONEY_POISON_READS=1 (the test suite sets it).
    */
   readSlabs?: SlabPool | null;
+  /** The other workers of `coney --workers N` (src/workers), for /api/nodes. */
+  peers?: PeerNodes;
 }
 
 /**
@@ -85,8 +88,11 @@ function readSlabsKept(memLimit: number): number {
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, peers, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
+  // Embedding runs one broker in the caller's process: N worker processes are the `coney`
+  // command's layout (src/workers), which forks its own entry script.
+  if (config.workers > 1) throw new Error(`startBroker runs one broker in this process; workers: ${config.workers} is the coney command's --workers (docs/CLUSTERING.md, "One machine")`);
   const logger = givenLogger ?? createLogger(config.logLevel, undefined, {}, { format: config.logFormat });
   // A broker that stores nothing watches no disk (ResourceAlarms); its figures read the working directory's.
   const diskDir = config.inMemory ? "." : config.dataDir;
@@ -175,7 +181,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     await side.add({
       protocol: httpTls ? "https" : "http",
       port: httpPort,
-      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit, shovels, federation: { records: () => federation.records(config.nodeName), restart: (vhost, id) => federation.restart(vhost, id) } }, logger),
+      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit, shovels, federation: { records: () => federation.records(config.nodeName), restart: (vhost, id) => federation.restart(vhost, id) }, ...(peers ? { peers } : {}) }, logger),
       opened: (l) => logger.info("management API listener started", { port: l.port, bind }),
     });
   }

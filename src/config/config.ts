@@ -48,6 +48,8 @@ export interface ConeyConfig {
   clusterName: string;
   /** This node's name (`node` in API records, its name in etcd). */
   nodeName: string;
+  /** Broker processes on this machine (`coney --workers N`, src/workers; docs/CLUSTERING.md); 1: this process is the broker. */
+  workers: number;
   /** etcd client URLs; empty = a single node with no cluster (docs/CLUSTERING.md). */
   etcdEndpoints: string[];
   /** Followers that must hold a message on disk before it is confirmed; null = a majority of known nodes minus the leader. */
@@ -203,6 +205,7 @@ export function defaultConfig(): ConeyConfig {
     consumerTimeout: 1_800_000,
     clusterName: `coney@${hostname()}`,
     nodeName: `coney@${hostname()}`,
+    workers: 1,
     etcdEndpoints: [],
     minInSyncReplicas: null,
     clusterPort: 0,

@@ -9,12 +9,13 @@ import { isLogFormatChoice } from "../logging/log-format.js";
 import { isLogLevel } from "../logging/logger.js";
 import { defaultConfig, type ConeyConfig } from "./config.js";
 import { isRabbitConf, RabbitConfError, readRabbitConf } from "./rabbitmq-conf.js";
+import { parseWorkerCount, WORKERS_EXPECTED } from "./workers-setting.js";
 
 type Key = keyof ConeyConfig;
 
 /** A setting with a value it cannot take; the message names the setting and the value. */
 export class ConfigError extends Error {}
-type Kind = "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "log-format" | "nullable-port" | "nullable-string" | "nullable-int";
+type Kind = "workers" | "port" | "int" | "number" | "bool" | "string" | "list" | "level" | "log-format" | "nullable-port" | "nullable-string" | "nullable-int";
 
 /** Every setting: its flag, its environment variable, and how to parse it. */
 const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind; help: string }> = [
@@ -90,6 +91,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "auditFileSizeLimit", flag: "--audit-file-size-limit <bytes>", env: "CONEY_AUDIT_FILE_SIZE_LIMIT", kind: "int", help: "audit trail: a new file starts past this size" },
   { key: "auditSyncInterval", flag: "--audit-sync-interval <ms>", env: "CONEY_AUDIT_SYNC_INTERVAL", kind: "int", help: "audit trail: milliseconds between batched fsyncs" },
   { key: "maxConnections", flag: "--max-connections <n>", env: "CONEY_MAX_CONNECTIONS", kind: "int", help: "open AMQP connections allowed (0 = no limit)" },
+  { key: "workers", flag: "--workers <n>", env: "CONEY_WORKERS", kind: "workers", help: "broker processes sharing the ports ('auto' = one per core; docs/CLUSTERING.md)" },
 ];
 
 function parse(kind: Kind, raw: string, name: string): unknown {
@@ -122,6 +124,11 @@ function parse(kind: Kind, raw: string, name: string): unknown {
     case "level":
       if (raw !== "silent" && !isLogLevel(raw)) throw new ConfigError(`${name}: '${raw}' is not a log level`);
       return raw;
+    case "workers": {
+      const n = parseWorkerCount(raw);
+      if (n === null) throw new ConfigError(`${name}: '${raw}' is ${WORKERS_EXPECTED}`);
+      return n;
+    }
     case "log-format":
       if (!isLogFormatChoice(raw)) throw new ConfigError(`${name}: '${raw}' is not a log format (text, json or auto)`);
       return raw;
@@ -183,6 +190,9 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
     const raw = flags[s.key] === true ? "true" : flags[s.key];
     if (typeof raw === "string") config[s.key] = parse(s.kind, raw, s.flag.split(" ")[0]!);
   }
+  // A JSON config file may say "workers": "auto" (or a number): read it as the flag is read.
+  const workers = config["workers"];
+  if (typeof workers !== "number" || !Number.isInteger(workers) || workers < 1) config["workers"] = parse("workers", String(workers), "workers");
   const result = config as unknown as ConeyConfig;
   // The lease's last second is kept back from confirming (etcd-session.ts): a shorter lease could never confirm.
   // Followers catch up from the leader's files (docs/CLUSTERING.md): a node that writes none cannot be in a cluster.

@@ -8,6 +8,7 @@
 import { totalmem } from "node:os";
 import { isLogLevel, type LogLevel } from "../logging/logger.js";
 import type { ConeyConfig } from "./config.js";
+import { parseWorkerCount, WORKERS_EXPECTED } from "./workers-setting.js";
 
 export class RabbitConfError extends Error {}
 
@@ -102,6 +103,8 @@ function listener(l: Line, b: Build, name: string): number {
 
 /** Every key Coney maps, with what it does to the settings. */
 const KEYS: Record<string, (l: Line, b: Build) => void> = {
+  // Coney's own key (docs/CLUSTERING.md, "One machine"): worker processes, or auto for every core.
+  workers: (l, b) => (b.out.workers = parseWorkerCount(l.value) ?? bad(l, WORKERS_EXPECTED)),
   "listeners.tcp.default": (l, b) => (b.out.amqpPort = listener(l, b, l.key)),
   "listeners.ssl.default": (l, b) => (b.out.amqpsPort = listener(l, b, l.key)),
   default_user: (l, b) => (b.out.defaultUser = l.value),

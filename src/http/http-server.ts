@@ -47,6 +47,7 @@ import { registerFederationLinks } from "./routes/federation-links.js";
 import type { FederationLinks } from "./federation-view.js";
 import { registerShovels } from "./routes/shovels.js";
 import type { Shovels } from "../shovel/shovels.js";
+import type { PeerNodes } from "./peer-nodes.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -74,6 +75,8 @@ export interface HttpOptions {
   readonly federation?: FederationLinks;
   /** The node's dynamic shovels (src/shovel), for /api/shovels. */
   readonly shovels?: Shovels;
+  /** The broker's other nodes on this machine (`coney --workers N`, src/workers), for /api/nodes. */
+  readonly peers?: PeerNodes;
 }
 
 /** A slow client cannot hold a request open: headers within 10 s, a whole request within 60 s. */
@@ -137,6 +140,7 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     broker,
     config: opts.config,
     cluster: opts.cluster,
+    peers: opts.peers ?? null,
     node,
     listeners: opts.listeners,
     rates,

@@ -194,17 +194,18 @@ export function nodeGauges(broker: Broker, alarms: ResourceAlarms): Counters {
   };
 }
 
-export function nodeRecord(ctx: RouteContext, facts: NodeFacts): Record<string, unknown> {
-  const { memLimit, memAlarm, diskFreeLimit: diskLimit, diskAlarm } = ctx.alarms.figures;
+/**
+ * The figures of this process in the node record: pid, uptime, memory, descriptors, sockets,
+ * limits and alarms. Also what a worker of `coney --workers N` answers when another worker's
+ * /api/nodes asks for it (src/workers), so each is read in its own process.
+ */
+export function processFigures(broker: Broker, alarms: ResourceAlarms, gauges: Counters = nodeGauges(broker, alarms)): Record<string, unknown> {
+  const { memLimit, memAlarm, diskFreeLimit: diskLimit, diskAlarm } = alarms.figures;
   const total = fdTotal() ?? 1024;
   return {
-    name: ctx.node,
-    type: "disc",
-    running: true,
-    being_drained: false,
     os_pid: String(process.pid),
     uptime: Math.round(process.uptime() * 1000),
-    ...ctx.rates.withRates(NODE_GAUGES_KEY, nodeGauges(ctx.broker, ctx.alarms)),
+    ...gauges,
     mem_limit: memLimit,
     mem_alarm: memAlarm,
     // ResourceAlarms measures the resident set size (process.memoryUsage.rss()).
@@ -213,10 +214,22 @@ export function nodeRecord(ctx: RouteContext, facts: NodeFacts): Record<string, 
     disk_free_alarm: diskAlarm,
     fd_total: total,
     // The AMQP socket limit under the descriptor limit (ResourceAlarms.socketLimit), as RabbitMQ's.
-    sockets_total: Number.isFinite(ctx.alarms.socketLimit) ? ctx.alarms.socketLimit : total,
+    sockets_total: Number.isFinite(alarms.socketLimit) ? alarms.socketLimit : total,
     proc_total: total,
     run_queue: runQueue(),
     processors: availableParallelism(),
+  };
+}
+
+export function nodeRecord(ctx: RouteContext, facts: NodeFacts): Record<string, unknown> {
+  const gauges = nodeGauges(ctx.broker, ctx.alarms);
+  return {
+    name: ctx.node,
+    type: "disc",
+    running: true,
+    being_drained: false,
+    ...processFigures(ctx.broker, ctx.alarms, gauges),
+    ...ctx.rates.withRates(NODE_GAUGES_KEY, gauges),
     rates_mode: "basic",
     // Coney has no Erlang distribution; the liveness tick it does run is the AMQP heartbeat it
     // proposes to clients (README, "The node record").

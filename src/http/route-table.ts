@@ -13,6 +13,7 @@ import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import type { RateView } from "./rate-sampler.js";
 import type { AuditTrail } from "../audit/audit-trail.js";
 import type { FederationLinks } from "./federation-view.js";
+import type { PeerNodes } from "./peer-nodes.js";
 
 export type Method = "GET" | "PUT" | "POST" | "DELETE";
 
@@ -22,6 +23,8 @@ export interface RouteContext {
   readonly node: string;
   /** A cluster's members for /api/nodes; null on a single node. */
   readonly cluster: ClusterView | null;
+  /** The other workers of `coney --workers N` for /api/nodes; null for a single process. */
+  readonly peers: PeerNodes | null;
   /** The node's listeners now, bound or not (src/listeners): health checks and the overview read them. */
   readonly listeners: ListenerStatuses;
   /** Certificates of the TLS listeners, for the certificate-expiration health check. */

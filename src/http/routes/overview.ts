@@ -11,12 +11,18 @@ import { chartContext } from "../records.js";
 import { DEFAULT_RETENTION } from "../sample-history.js";
 import { overviewChurn, overviewKey } from "../rate-sources.js";
 import { overviewFigures } from "../overview-scope.js";
+import type { PeerNode } from "../peer-nodes.js";
 import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, type NodeFacts } from "../node-record.js";
 
 /** A cluster member: this node's full record, or what is known of another one (docs/CLUSTERING.md). */
 function clusterNodeRecord(ctx: RouteContext, facts: NodeFacts, m: ClusterMember): Record<string, unknown> {
   const role = { running: m.running, cluster_leader: m.leader, in_sync: m.inSync };
   return m.name === ctx.node ? { ...nodeRecord(ctx, facts), ...role } : { name: m.name, type: "disc", being_drained: false, partitions: [], ...role };
+}
+
+/** A worker of `coney --workers N`: this one's full record, or what the other one answered (its own process's figures). */
+function peerNodeRecord(ctx: RouteContext, facts: NodeFacts, p: PeerNode): Record<string, unknown> {
+  return p.name === ctx.node ? { ...nodeRecord(ctx, facts), ...p.record } : { name: p.name, type: "disc", being_drained: false, partitions: [], ...p.record, running: p.running };
 }
 
 export function registerOverview(app: FastifyInstance, ctx: RouteContext): void {
@@ -64,14 +70,20 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
     },
   });
   resource(app, ctx, "/api/nodes", {
-    GET: ({ caller }) => {
+    GET: async ({ caller }) => {
       requireMonitor(caller);
+      if (ctx.peers) return (await ctx.peers.list()).map((p) => peerNodeRecord(ctx, facts, p));
       return ctx.cluster ? ctx.cluster.members().map((m) => clusterNodeRecord(ctx, facts, m)) : [nodeRecord(ctx, facts)];
     },
   });
   resource(app, ctx, "/api/nodes/:name", {
-    GET: ({ caller, params, query }) => {
+    GET: async ({ caller, params, query }) => {
       requireMonitor(caller);
+      if (ctx.peers && params["name"] !== ctx.node) {
+        const peer = (await ctx.peers.list()).find((p) => p.name === params["name"]);
+        if (peer) return peerNodeRecord(ctx, facts, peer);
+        throw objectNotFound();
+      }
       const member = ctx.cluster?.members().find((m) => m.name === params["name"]);
       if (params["name"] !== ctx.node) {
         if (member) return clusterNodeRecord(ctx, facts, member);

@@ -1,0 +1,16 @@
+/**
+ * The other nodes of one broker, as /api/nodes shows them: the workers of `coney --workers N`
+ * (src/workers hands an implementation to the API; the API never imports it). Each node's figures
+ * are read in its own process, so the list is asked for, not held.
+ */
+export interface PeerNode {
+  readonly name: string;
+  readonly running: boolean;
+  /** What is known of the node: its process figures (as nodeRecord's) when it answered in time, and Coney's extensions. */
+  readonly record: Readonly<Record<string, unknown>>;
+}
+
+export interface PeerNodes {
+  /** Every node of the broker, this one included (its `record` then holds only the extensions). */
+  list(): Promise<PeerNode[]>;
+}

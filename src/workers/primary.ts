@@ -1,0 +1,251 @@
+/**
+ * The primary of `coney --workers N` (docs/CLUSTERING.md, "One machine: `coney --workers N`"):
+ * the process the user starts. It runs no broker. It forks N workers with node:cluster (each runs
+ * the normal broker, worker-main.ts, on the shared ports), keeps the group table (group-keeper.ts),
+ * watches the workers' heartbeats, restarts a worker that exits (with back-off), answers the
+ * workers' `nodes` requests for /api/nodes, and on stop asks every worker to stop and waits.
+ *
+ * Worker states, as the primary sees them: starting (forked, not yet serving) → running (sent
+ * `ready`) → down (exited; restarted after the back-off) — or stopping (asked to stop) → down.
+ */
+import cluster, { type Worker } from "node:cluster";
+import { join } from "node:path";
+import type { ConeyConfig } from "../config/config.js";
+import type { Logger } from "../logging/logger.js";
+import { GroupKeeper } from "./group-keeper.js";
+import { groupName, groupsOf, initialTable, restartedTable } from "./group-table.js";
+import { IpcHub } from "./ipc-hub.js";
+import { isEnvelope } from "./ipc-endpoint.js";
+import type { PeerNode } from "../http/peer-nodes.js";
+import { workerPorts, type WorkerPorts } from "./worker-ports.js";
+import { loadTable, workerName } from "./workers-file.js";
+import type { WorkerStart } from "./worker-start.js";
+
+/** Queue groups in a new data directory (the design's `queue_groups` default); a saved table keeps its own count. */
+export const DEFAULT_QUEUE_GROUPS = 16;
+
+export interface PrimaryOptions {
+  readonly config: ConeyConfig;
+  readonly logger: Logger;
+  /** The script each worker runs (worker-main.js). */
+  readonly workerEntry: string;
+  readonly queueGroups?: number;
+  /** A worker sends a heartbeat this often; `missedBeats` missed in a row (once running) and it is killed. */
+  readonly heartbeatMs?: number;
+  readonly missedBeats?: number;
+  /** How long a starting worker may stay silent (recovering its stores) before it is killed. */
+  readonly startupGraceMs?: number;
+  /** Restart back-off: the first delay, doubled on each quick death up to the maximum. */
+  readonly restartDelayMs?: { readonly first: number; readonly max: number };
+  /** How long a worker may take to apply a group table, and to answer a figures request. */
+  readonly tableAckMs?: number;
+  readonly figuresMs?: number;
+  /** How long a worker may take to stop before it is killed. */
+  readonly stopTimeoutMs?: number;
+}
+
+type SlotState = "starting" | "running" | "stopping" | "down";
+
+interface Slot {
+  readonly index: number;
+  readonly name: string;
+  worker: Worker | null;
+  state: SlotState;
+  lastBeat: number;
+  startedAt: number;
+  restarts: number;
+  delayMs: number;
+  restartTimer: NodeJS.Timeout | null;
+  /** Resolved when this worker's process exits. */
+  exited: Promise<void>;
+  killed: boolean;
+}
+
+/** A worker that lived this long before dying is restarted after the first delay again. */
+const STABLE_MS = 30_000;
+
+export class Primary {
+  private readonly hub = new IpcHub();
+  private readonly slots: Slot[];
+  private readonly heartbeatMs: number;
+  private keeper: GroupKeeper | null = null;
+  private ports!: WorkerPorts;
+  private beatTimer: NodeJS.Timeout | null = null;
+  private stopping: Promise<void> | null = null;
+  private allReady!: () => void;
+  private readonly ready = new Promise<void>((r) => (this.allReady = r));
+
+  constructor(private readonly o: PrimaryOptions) {
+    this.heartbeatMs = o.heartbeatMs ?? 1000;
+    this.slots = Array.from({ length: o.config.workers }, (_, index) => ({
+      index, name: workerName(index), worker: null, state: "down", lastBeat: 0, startedAt: 0, restarts: 0,
+      delayMs: o.restartDelayMs?.first ?? 100, restartTimer: null, exited: Promise.resolve(), killed: false,
+    }));
+    const e = this.hub.endpoint;
+    e.handle("start", (_body, from) => this.startOf(from));
+    e.handle("heartbeat", () => undefined);
+    e.handle("ready", (_body, from) => this.readied(from));
+    e.handle("nodes", (_body, from) => this.nodes(from));
+  }
+
+  /** The picked ports (0 replaced), for the start line. */
+  get sharedPorts(): WorkerPorts {
+    return this.ports;
+  }
+
+  /** Forks every worker; resolves once each one is serving. */
+  async start(): Promise<void> {
+    const { config } = this.o;
+    this.ports = await workerPorts(config, this.slots.length);
+    const dataDir = config.inMemory ? null : config.dataDir;
+    const saved = dataDir === null ? null : loadTable(dataDir);
+    const all = this.slots.map((s) => s.index);
+    const initial = saved === null ? initialTable(this.o.queueGroups ?? DEFAULT_QUEUE_GROUPS, all) : restartedTable(saved, all);
+    this.keeper = new GroupKeeper({ initial, dataDir, endpoint: this.hub.endpoint, ackMs: this.o.tableAckMs ?? 5000, logger: this.o.logger, live: () => this.live(), kill: (w) => this.kill(this.slots[w]!) });
+    cluster.setupPrimary({ exec: this.o.workerEntry, args: [] });
+    for (const slot of this.slots) this.fork(slot);
+    this.beatTimer = setInterval(() => this.checkBeats(), this.heartbeatMs);
+    await this.ready;
+  }
+
+  /** Asks every worker to stop, kills those that do not within the timeout; resolves when all exited. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.beatTimer) clearInterval(this.beatTimer);
+      const limit = this.o.stopTimeoutMs ?? 30_000;
+      await Promise.all(this.slots.map(async (slot) => {
+        if (slot.restartTimer) clearTimeout(slot.restartTimer);
+        slot.restartTimer = null;
+        if (slot.worker === null) return;
+        slot.state = "stopping";
+        this.hub.endpoint.send(slot.name, "stop");
+        const timer = setTimeout(() => void this.kill(slot), limit);
+        await slot.exited;
+        clearTimeout(timer);
+      }));
+      await this.keeper?.settled();
+    })();
+    return this.stopping;
+  }
+
+  /** The workers whose process runs (starting or running). */
+  private live(): number[] {
+    return this.slots.filter((s) => s.worker !== null && (s.state === "starting" || s.state === "running")).map((s) => s.index);
+  }
+
+  private slotOf(name: string): Slot | undefined {
+    return this.slots.find((s) => s.name === name);
+  }
+
+  private fork(slot: Slot): void {
+    const worker = cluster.fork({ CONEY_WORKER_INDEX: String(slot.index) });
+    slot.worker = worker;
+    slot.state = "starting";
+    slot.killed = false;
+    slot.startedAt = slot.lastBeat = Date.now();
+    this.hub.attach(slot.name, (e) => {
+      if (worker.isConnected()) worker.send(e, undefined, (err: Error | null) => err && this.o.logger.debug("IPC send to a worker failed", { worker: slot.name, err }));
+    });
+    worker.on("message", (m: unknown) => {
+      slot.lastBeat = Date.now();
+      if (isEnvelope(m) && m.from === slot.name) this.hub.route(m);
+    });
+    worker.on("error", (err) => this.o.logger.debug("worker IPC channel error", { worker: slot.name, err }));
+    slot.exited = new Promise((resolve) => worker.once("exit", (code: number | null, signal: string | null) => {
+      this.exitedWorker(slot, worker, code, signal);
+      resolve();
+    }));
+    this.o.logger.info("worker started", { worker: slot.name, pid: worker.process.pid ?? null });
+  }
+
+  private exitedWorker(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
+    if (slot.worker !== worker) return;
+    const wasStopping = slot.state === "stopping" || this.stopping !== null;
+    slot.worker = null;
+    slot.state = "down";
+    this.hub.detach(slot.name);
+    if (wasStopping) {
+      this.o.logger.info("worker stopped", { worker: slot.name, code, signal });
+      return;
+    }
+    this.keeper?.workerGone(slot.index);
+    if (Date.now() - slot.startedAt >= STABLE_MS) slot.delayMs = this.o.restartDelayMs?.first ?? 100;
+    const delay = slot.delayMs;
+    slot.delayMs = Math.min(delay * 2, this.o.restartDelayMs?.max ?? 10_000);
+    this.o.logger.warn("worker exited; restarting it", { worker: slot.name, code, signal, killed_by_primary: slot.killed, restart_in_ms: delay });
+    slot.restartTimer = setTimeout(() => {
+      slot.restartTimer = null;
+      if (this.stopping !== null) return;
+      slot.restarts++;
+      this.fork(slot);
+    }, delay);
+  }
+
+  /** SIGKILL, then the exit: two processes must never lead one group, so nothing is reassigned before it. */
+  private kill(slot: Slot): Promise<void> {
+    const w = slot.worker;
+    if (w === null) return Promise.resolve();
+    slot.killed = true;
+    w.process.kill("SIGKILL");
+    return slot.exited;
+  }
+
+  private checkBeats(): void {
+    const now = Date.now();
+    for (const slot of this.slots) {
+      if (slot.worker === null || slot.killed || slot.state === "stopping") continue;
+      const limit = slot.state === "running" ? this.heartbeatMs * (this.o.missedBeats ?? 3) : (this.o.startupGraceMs ?? 60_000);
+      if (now - slot.lastBeat <= limit) continue;
+      this.o.logger.warn("worker missed its heartbeats; killing it", { worker: slot.name, silent_ms: now - slot.lastBeat, state: slot.state });
+      void this.kill(slot);
+    }
+  }
+
+  /** A worker asks what to run: its index, node name, configuration and ports. */
+  private startOf(from: string): WorkerStart {
+    const slot = this.slotOf(from);
+    if (slot === undefined) throw new Error(`${from} is not a worker of this primary`);
+    const { config } = this.o;
+    return {
+      index: slot.index,
+      workers: this.slots.length,
+      heartbeatMs: this.heartbeatMs,
+      config: {
+        ...config,
+        ...this.ports.shared,
+        prometheusPort: this.ports.prometheus[slot.index] ?? null,
+        nodeName: `${config.nodeName}/${slot.name}`,
+        // Until queue groups are wired (issue 42), each worker keeps its broker's files apart:
+        // two processes must never write one store.
+        dataDir: join(config.dataDir, "nodes", slot.name),
+        workers: 1,
+      },
+    };
+  }
+
+  private readied(from: string): void {
+    const slot = this.slotOf(from);
+    if (slot === undefined || slot.state !== "starting") return;
+    slot.state = "running";
+    this.o.logger.info("worker serving", { worker: slot.name, pid: slot.worker?.process.pid ?? null, restarts: slot.restarts });
+    this.keeper?.workerReady(slot.index);
+    if (this.slots.every((s) => s.state === "running")) this.allReady();
+  }
+
+  /** /api/nodes on worker `from`: every worker, each other one's figures read in its own process. */
+  private async nodes(from: string): Promise<PeerNode[]> {
+    const table = this.keeper!.current;
+    return Promise.all(this.slots.map(async (slot): Promise<PeerNode> => {
+      const extra = { worker_index: slot.index, worker_state: slot.state, worker_restarts: slot.restarts, queue_groups: groupsOf(table, slot.index).map(groupName) };
+      const name = `${this.o.config.nodeName}/${slot.name}`;
+      if (slot.name === from) return { name, running: true, record: extra };
+      if (slot.state !== "running") return { name, running: false, record: extra };
+      try {
+        const figures = (await this.hub.endpoint.request(slot.name, "figures", null, this.o.figuresMs ?? 1000)) as Record<string, unknown>;
+        return { name, running: true, record: { ...figures, ...extra } };
+      } catch {
+        return { name, running: false, record: extra };
+      }
+    }));
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * `coney --workers N` with N > 1, from main.ts: refuses while the layout is a preview (below),
+ * else runs the primary (primary.ts) until SIGTERM or SIGINT, which stop every worker gracefully
+ * before the primary exits 0.
+ *
+ * The gate: until queue groups and remote queues are wired (issue 42), N workers would be N
+ * separate brokers behind one port, and a client would see queues vanish between connections. So
+ * N > 1 refuses to start unless CONEY_WORKERS_PREVIEW=1 (the tests' switch; docs/CLUSTERING.md).
+ */
+import { fileURLToPath } from "node:url";
+import type { ConeyConfig } from "../config/config.js";
+import type { Logger } from "../logging/logger.js";
+import { Primary } from "./primary.js";
+
+export const PREVIEW_ENV = "CONEY_WORKERS_PREVIEW";
+export const NOT_SPREAD = "--workers > 1: queues are not yet spread across workers (issue 42)";
+
+/** Why `config` cannot run as workers now, or null. */
+export function refusal(config: ConeyConfig, env: NodeJS.ProcessEnv): string | null {
+  if (env[PREVIEW_ENV] !== "1") return NOT_SPREAD;
+  if (config.etcdEndpoints.length > 0) return "--workers > 1 with --etcd-endpoints: workers as cluster nodes are not built yet (issue 42)";
+  return null;
+}
+
+export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<void> {
+  const why = refusal(config, process.env);
+  if (why !== null) {
+    process.stderr.write(`coney: ${why}\n`);
+    process.exit(64);
+  }
+  logger.warn(`${PREVIEW_ENV}=1: --workers ${config.workers} is a preview; each worker is a separate broker until queue groups are spread (issue 42)`);
+  const primary = new Primary({ config, logger, workerEntry: fileURLToPath(new URL("./worker-main.js", import.meta.url)) });
+  const stop = (signal: string): void => {
+    logger.info("stopping", { signal });
+    primary.stop().then(
+      () => {
+        logger.info("Coney stopped", { workers: config.workers });
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error("error while stopping", { err });
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  await primary.start();
+  const { shared, prometheus } = primary.sharedPorts;
+  logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, prometheus_ports: prometheus, workers: config.workers, primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
+}

@@ -1,0 +1,78 @@
+/**
+ * A worker process of `coney --workers N` (node:cluster runs this script; primary.ts forks it):
+ * asks the primary what to run, runs the normal broker (start-broker.ts) on the shared ports,
+ * sends a heartbeat every interval, applies the group tables it is sent, and answers the other
+ * workers' figure requests for /api/nodes.
+ *
+ * It stops on the primary's `stop`, on SIGTERM, and when its IPC channel closes (the primary is
+ * gone, even killed -9: no worker outlives it, so none writes a store the next primary hands to
+ * another). SIGINT is left to the primary: a Ctrl-C reaches the whole process group.
+ */
+import { processFigures } from "../http/node-record.js";
+import type { PeerNode } from "../http/peer-nodes.js";
+import { createLogger, type Logger } from "../logging/logger.js";
+import { startBroker, type RunningBroker } from "../start-broker.js";
+import type { GroupTable } from "./group-table.js";
+import { IpcEndpoint, isEnvelope, PRIMARY } from "./ipc-endpoint.js";
+import { WorkerGroups } from "./worker-groups.js";
+import type { WorkerStart } from "./worker-start.js";
+import { workerName } from "./workers-file.js";
+
+/** A stop that hangs (a store that does not close) must not keep a worker without its primary alive. */
+const STOP_LIMIT_MS = 15_000;
+
+async function runWorker(): Promise<void> {
+  const index = Number(process.env["CONEY_WORKER_INDEX"]);
+  const endpoint = new IpcEndpoint(workerName(index), (e) => {
+    if (process.connected) process.send!(e);
+  });
+  process.on("message", (m: unknown) => {
+    if (isEnvelope(m)) endpoint.receive(m);
+  });
+  let running: RunningBroker | null = null;
+  let logger: Logger | null = null;
+  let stopping = false;
+  const stop = (why: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger?.info("worker stopping", { why });
+    setTimeout(() => process.exit(1), STOP_LIMIT_MS).unref();
+    (running?.close() ?? Promise.resolve()).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger?.error("error while stopping", { err });
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => {});
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("disconnect", () => {
+    endpoint.close("the primary is gone");
+    stop("the primary is gone");
+  });
+  endpoint.handle("stop", () => stop("asked by the primary"));
+
+  const start = (await endpoint.request(PRIMARY, "start", null, 30_000)) as WorkerStart;
+  const { config } = start;
+  logger = createLogger(config.logLevel, undefined, { node: config.nodeName }, { format: config.logFormat });
+  setInterval(() => endpoint.send(PRIMARY, "heartbeat"), start.heartbeatMs);
+  const groups = new WorkerGroups(index);
+  endpoint.handle("table", (table) => groups.apply(table as GroupTable));
+  endpoint.handle("figures", () => {
+    if (running === null) throw new Error(`${config.nodeName} is starting`);
+    return processFigures(running.broker, running.alarms);
+  });
+  const peers = { list: async () => (await endpoint.request(PRIMARY, "nodes", null, 5000)) as PeerNode[] };
+  running = await startBroker({ ...config, logger, peers });
+  if (stopping) {
+    await running.close();
+    return;
+  }
+  endpoint.send(PRIMARY, "ready");
+}
+
+runWorker().catch((err: unknown) => {
+  process.stderr.write(`coney worker: ${err instanceof Error && err.stack ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

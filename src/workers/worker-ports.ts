@@ -1,0 +1,58 @@
+/**
+ * The ports of `coney --workers N`. Client listeners (AMQP, AMQPS, HTTP, MQTT, MQTTS, Web MQTT,
+ * STOMP, STOMPS, Web STOMP, stream, stream TLS) are shared: every worker listens on the same
+ * port and node:cluster's primary hands accepted connections out round-robin. The Prometheus
+ * listener is not shared: a scrape must reach one node each time, as each RabbitMQ node has its
+ * own, so worker i listens on `prometheus port + i` (docs/CLUSTERING.md).
+ *
+ * Port 0 cannot be left to the workers: node:cluster keys a shared handle by address and port, so
+ * every `listen(0)` of one worker would ask for the same handle (one port for AMQP and HTTP). The
+ * primary picks the free ports itself, once, and every worker (and its restarts) gets the same.
+ * Between the pick and the workers' bind another process could take a port; the worker's
+ * listener then fails as for any port in use (the AMQP one stops the worker, side ones retry).
+ */
+import { createServer, type AddressInfo } from "node:net";
+import type { ConeyConfig } from "../config/config.js";
+
+/** The listeners every worker shares. */
+export const SHARED_PORTS = ["amqpPort", "amqpsPort", "httpPort", "mqttPort", "mqttsPort", "webMqttPort", "webMqttsPort", "streamPort", "streamTlsPort", "stompPort", "stompsPort", "webStompPort"] as const;
+
+type SharedPortKey = (typeof SHARED_PORTS)[number];
+export type SharedPorts = Pick<ConeyConfig, SharedPortKey>;
+
+/** `count` distinct free TCP ports on `bind`, held together while picked so none repeats. */
+export async function freePorts(count: number, bind: string): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<number>((resolve, reject) => {
+            s.once("error", reject);
+            s.listen(0, bind === "" ? undefined : bind, () => resolve((s.address() as AddressInfo).port));
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((r) => (s.listening ? s.close(r) : r(undefined)))));
+  }
+}
+
+export interface WorkerPorts {
+  readonly shared: SharedPorts;
+  /** Indexed by worker: each one's own Prometheus port, null when Prometheus is off. */
+  readonly prometheus: Array<number | null>;
+}
+
+/** Every 0 replaced by a picked port; the Prometheus port spread per worker. */
+export async function workerPorts(config: ConeyConfig, workers: number): Promise<WorkerPorts> {
+  const zeros = SHARED_PORTS.filter((k) => config[k] === 0);
+  const promZero = config.prometheusPort === 0;
+  const picked = await freePorts(zeros.length + (promZero ? workers : 0), config.bind);
+  const shared = Object.fromEntries(SHARED_PORTS.map((k) => [k, config[k]])) as SharedPorts;
+  zeros.forEach((k, i) => ((shared as Record<SharedPortKey, number | null>)[k] = picked[i]!));
+  const base = config.prometheusPort;
+  const prometheus = Array.from({ length: workers }, (_, i) => (base === null ? null : promZero ? picked[zeros.length + i]! : base + i));
+  if (prometheus.some((p) => p !== null && p > 65535)) throw new Error(`--prometheus-port ${base}: worker ${workers - 1} would listen past port 65535 (each worker i listens on the port + i)`);
+  return { shared, prometheus };
+}
