@@ -22,17 +22,30 @@ export function topologySnapshot(b: Broker): MirroredChange[] {
   return ORDER.flatMap((kind) => (records.get(kind) ?? []).map((record) => ({ kind, op: "put" as const, record })));
 }
 
-/** Makes this broker's topology the snapshot's: puts what is missing or changed, removes what the snapshot lacks. */
-export function followSnapshot(b: Broker, snapshot: readonly MirroredChange[]): void {
+/**
+ * Makes this broker's topology the snapshot's: puts what is missing or changed, removes what the
+ * snapshot lacks — of what `stale` names (default: everything held). A node that served clients
+ * while the snapshot was on its way passes what it held before asking, so an object a client
+ * created meanwhile is kept (the leader hears of it from this node's own mirror).
+ */
+export function followSnapshot(b: Broker, snapshot: readonly MirroredChange[], stale: ReadonlySet<string> | null = null): void {
   const wanted = new Map<string, MirroredChange>();
   for (const c of snapshot) wanted.set(identityOf(c.kind, c.record), c);
   const held = recordsOf(b);
   for (const kind of [...ORDER].reverse()) {
     for (const record of held.get(kind) ?? []) {
-      if (!wanted.has(identityOf(kind, record))) applyMirroredChange(b, { kind, op: "delete", record });
+      const id = identityOf(kind, record);
+      if (!wanted.has(id) && (stale === null || stale.has(id))) applyMirroredChange(b, { kind, op: "delete", record });
     }
   }
   for (const c of snapshot) applyMirroredChange(b, c);
+}
+
+/** The identity of every record this broker holds now (see identityOf). */
+export function heldIdentities(b: Broker): Set<string> {
+  const ids = new Set<string>();
+  for (const [kind, records] of recordsOf(b)) for (const r of records) ids.add(identityOf(kind, r));
+  return ids;
 }
 
 /**
