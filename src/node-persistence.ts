@@ -7,6 +7,8 @@
  *   (persistent messages live in memory, and are confirmed once routed, as a transient one is)
  *   and no definitions sink. No file is read or written, no directory is created.
  * The domain has no branch that tells the two apart: it only sees a journal or none.
+ * On disk, the queue groups (store/queue-groups-file.ts) decide the layout: one store, as always,
+ * for one group; one store per group, behind one journal (store/grouped-journal.ts), for several.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,7 +19,9 @@ import { DefinitionsFile } from "./store/definitions-file.js";
 import { MessageStore } from "./store/message-store.js";
 import type { MessageStoreOptions } from "./store/message-store-options.js";
 import type { StoreReplica } from "./store/store-replica.js";
-import { recoverMessages } from "./store/store-recovery.js";
+import { recoverMessages, type RecoveryReport } from "./store/store-recovery.js";
+import { GroupedJournal } from "./store/grouped-journal.js";
+import { groupMessagesDir, resolveQueueGroups } from "./store/queue-groups-file.js";
 import { AUDIT_DIR, AuditLog, type AuditTap } from "./audit/audit-log.js";
 import { AuditTrail } from "./audit/audit-trail.js";
 
@@ -79,16 +83,22 @@ function inMemory(o: PersistenceOptions): NodePersistence {
 function onDisk(o: PersistenceOptions): NodePersistence {
   const { config, logger, alarms, replica } = o;
   mkdirSync(config.dataDir, { recursive: true });
-  const store = new MessageStore({ dir: join(config.dataDir, "messages"), logger, segmentBytes: config.msgStoreFileSizeLimit, ...o.storeOptions });
+  const groups = resolveQueueGroups(config.dataDir, config.queueGroups);
+  // A cluster replicates one store (src/cluster); per-group replication is a later step (docs/CLUSTERING.md).
+  if (replica && groups > 1) throw new Error(`the data dir ${config.dataDir} has ${groups} queue groups, and a cluster node replicates only one message store yet (docs/CLUSTERING.md, "Build order and status")`);
+  const stores = Array.from({ length: groups }, (_, g) => new MessageStore({ dir: groupMessagesDir(config.dataDir, groups, g), logger, segmentBytes: config.msgStoreFileSizeLimit, ...o.storeOptions }));
+  const store = stores[0]!;
+  // One group: the store itself is the journal, so a single node runs exactly as before groups.
+  const journal: QueueJournal = groups === 1 ? store : new GroupedJournal(stores);
   let definitions: DefinitionsFile | null = null;
   const log = auditLog(config, logger, join(config.dataDir, AUDIT_DIR));
   log.open();
   const audit = new AuditTrail(log, config.nodeName);
   return {
-    journal: store,
+    journal,
     audit,
     open(broker) {
-      const file = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION }));
+      const file = new DefinitionsFile(config.dataDir, () => exportDefinitions(broker, { durableOnly: true, version: VERSION, withGroups: true }));
       definitions = file;
       file.failures = {
         failed: (err) => {
@@ -114,10 +124,10 @@ function onDisk(o: PersistenceOptions): NodePersistence {
       loadConfiguredDefinitions(broker, o);
       file.put();
       // Messages come back after the definitions: only durable queues that still exist get theirs.
-      const recovered = recoverMessages(store);
+      const recovered = recoverGroups(stores);
       for (const v of broker.vhosts.values()) for (const q of v.queues.values()) q.recovered();
       // A confirmed message must not outlive the declaration of its queue: definitions go to disk first.
-      store.beforeSync = () => file.flush();
+      for (const s of stores) s.beforeSync = () => file.flush();
       if (replica) {
         // Attached after recovery: followers get the files as recovery left them, by a full sync.
         store.replica = replica;
@@ -125,16 +135,26 @@ function onDisk(o: PersistenceOptions): NodePersistence {
         file.onWrite = (json) => replica.definitionsWritten(json);
         log.tap = replica;
       }
-      if (recovered.segments > 0) logger.info("messages recovered", { ...recovered });
+      if (recovered.segments > 0) logger.info("messages recovered", { ...recovered, ...(groups > 1 ? { queue_groups: groups } : {}) });
       // After the restore: replaying saved definitions is not a change anyone made.
       audit.attach(broker);
     },
     async close() {
       audit.detach();
       log.close();
-      await store.close();
-      logger.info("message store closed", { ...store.stats });
+      await Promise.all(stores.map((s) => s.close()));
+      for (const [g, s] of stores.entries()) logger.info("message store closed", { ...s.stats, ...(groups > 1 ? { group: g } : {}) });
       definitions?.flush();
     },
   };
+}
+
+/** Each group's store recovered in turn (a queue's records are only in its group's store); the counts summed. */
+function recoverGroups(stores: readonly MessageStore[]): RecoveryReport {
+  const total = recoverMessages(stores[0]!);
+  for (const s of stores.slice(1)) {
+    const r = recoverMessages(s);
+    for (const k of Object.keys(total) as (keyof RecoveryReport)[]) total[k] += r[k];
+  }
+  return total;
 }

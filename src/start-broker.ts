@@ -98,8 +98,14 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const diskDir = config.inMemory ? "." : config.dataDir;
   const alarms = new ResourceAlarms({ memHighWatermark: config.memHighWatermark, diskFreeLimit: config.diskFreeLimit }, config.inMemory ? null : config.dataDir);
   alarms.start(config.alarmInterval);
-  const persistence = openPersistence({ config, logger, alarms, ...(storeOptions ? { storeOptions } : {}), ...(replica ? { replica } : {}) });
-  const broker = new Broker(persistence.journal ? { journal: persistence.journal } : {});
+  let persistence: ReturnType<typeof openPersistence>;
+  try {
+    persistence = openPersistence({ config, logger, alarms, ...(storeOptions ? { storeOptions } : {}), ...(replica ? { replica } : {}) });
+  } catch (err) {
+    alarms.stop(); // a data dir that cannot be used (its queue groups, store/queue-groups-file.ts) stops the start
+    throw err;
+  }
+  const broker = new Broker(persistence.journal ? { journal: persistence.journal } : { queueGroups: config.queueGroups ?? 1 });
   broker.connections.node = config.nodeName;
   broker.events.onListenerError = (err) => logger.error("a broker event listener failed", { err });
   broker.parameterComponents.onNotifyError = (component, err) => logger.error("a runtime parameter component failed to apply a change", { component, err });

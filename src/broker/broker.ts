@@ -58,6 +58,8 @@ export interface BrokerOptions {
   now?: () => number;
   /** Stores persistent messages of durable queues (src/store/message-store.ts). */
   journal?: QueueJournal;
+  /** Queue groups of a broker without a journal (queue-groups.ts); with one, the journal's `groups`. Default 1. */
+  queueGroups?: number;
 }
 
 /**
@@ -98,7 +100,7 @@ export class Broker implements BrokerState {
     this.now = options.now ?? Date.now;
     this.definitions = options.definitions ?? NO_PERSISTENCE;
     this.journal = options.journal ?? null;
-    this.queueHost = new BrokerQueueHost(this, this.journal);
+    this.queueHost = new BrokerQueueHost(this, this.journal, options.queueGroups);
     this.parameterComponents.register(VHOST_LIMITS);
     this.connections.changed = (c, added) => {
       if (this.events.detailWanted) announceConnection(this, c.info(), added, this.connections.node);

@@ -44,6 +44,11 @@ export interface ExportOptions {
   /** Only what survives a restart: durable, non-exclusive queues and exchanges, bindings between them. */
   durableOnly?: boolean;
   version: string;
+  /**
+   * Each queue's `group` (queue-groups.ts) in its record: the node's own definitions file keeps
+   * it, so a queue comes back to the store that holds its messages. Not in RabbitMQ's export format.
+   */
+  withGroups?: boolean;
 }
 
 const isSystemExchange = (name: string): boolean => name === "" || name.startsWith("amq.");
@@ -82,7 +87,7 @@ export function exportDefinitions(broker: Broker, opts: ExportOptions): Definiti
       [...v.policies.values()].map((p) => ({ vhost: p.vhost, name: p.name, pattern: p.pattern, "apply-to": p.applyTo, definition: p.definition, priority: p.priority })),
     ),
     queues: vhosts.flatMap((v) =>
-      [...v.queues.values()].filter((q) => q.exclusiveOwner === null && (!opts.durableOnly || q.durable)).map(queueDefinition),
+      [...v.queues.values()].filter((q) => q.exclusiveOwner === null && (!opts.durableOnly || q.durable)).map((q) => (opts.withGroups ? { ...queueDefinition(q), group: q.group } : queueDefinition(q))),
     ),
     exchanges: vhosts.flatMap((v) =>
       [...v.exchanges.values()].filter((x) => !isSystemExchange(x.name) && (!opts.durableOnly || x.durable)).map(exchangeDefinition),
@@ -200,7 +205,9 @@ function applyDefinitions(broker: Broker, defs: Definitions, vhostOverride: stri
   for (const { vhost, item, where } of queues) {
     const name = str(item, "name", where);
     if (broker.vhost(vhost).queues.has(name)) continue;
-    broker.declareQueue(ctx, vhost, { name, durable: bool(item, "durable", true), autoDelete: bool(item, "auto_delete", false), exclusiveOwner: null, arguments: (item["arguments"] ?? {}) as FieldTable }, false);
+    // A recorded group (the node's own definitions file) is kept when this node has it (queue-groups.ts).
+    const group = typeof item["group"] === "number" ? item["group"] : null;
+    broker.declareQueue(ctx, vhost, { name, durable: bool(item, "durable", true), autoDelete: bool(item, "auto_delete", false), exclusiveOwner: null, arguments: (item["arguments"] ?? {}) as FieldTable, group }, false);
   }
   for (const { vhost, item, where } of bindings) {
     const source = str(item, "source", where);

@@ -42,5 +42,6 @@ export { type QueueEntry } from "./queue/queue-entry.js";
 export { type LostRecordsHandler, type PageSink, type QueueJournal, type QueueLog, type ReadyFill, type SyncWaiter } from "./queue/queue-journal.js";
 export { type Queue, type QueueHost, type ConsumerTerms } from "./queue/queue-type.js";
 export { type QueueSpec } from "./queue/queue-spec.js";
+export { MAX_QUEUE_GROUPS, groupLabel } from "./queue/queue-groups.js";
 export { CLUSTER_NAME_PARAMETER, clusterNameOf, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME } from "./runtime-parameters.js";
 export { type PolicyRecord, type VHost, type VHostStats } from "./vhost.js";

@@ -13,6 +13,7 @@ import { StreamQueue } from "./streams/stream-queue.js";
 import { MessageQueue } from "./queue/queue.js";
 import type { Queue, QueueHost } from "./queue/queue-type.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
+import { queueGroupOf } from "./queue/placement.js";
 
 export interface VHostMetadata {
   description: string;
@@ -101,7 +102,9 @@ export class VHost {
     return removed;
   }
 
-  addQueue(spec: QueueSpec): Queue {
+  /** Declares a queue in the group its host places it in (queue-groups.ts). */
+  addQueue(declared: QueueSpec): Queue {
+    const spec: QueueSpec = { ...declared, group: this.queueHost.placeQueue(this.name, declared) };
     const q = spec.arguments["x-queue-type"] === "stream" ? new StreamQueue(this.name, spec, this.queueHost) : new MessageQueue(this.name, spec, this.queueHost);
     this.queues.set(q.name, q);
     this.sortedQueues = null;
@@ -124,7 +127,8 @@ export class VHost {
    * store): the x-delayed-message exchange keeps its held messages in one (delayed/).
    */
   internalQueue(spec: QueueSpec): Queue {
-    return new MessageQueue(this.name, spec, this.queueHost);
+    // Not a listed queue, so not counted in any group's load: its group is the name's hash, the same at every boot.
+    return new MessageQueue(this.name, { ...spec, group: queueGroupOf(this.name, spec.name, this.queueHost.journal?.groups ?? 1) }, this.queueHost);
   }
 
   /**
@@ -137,6 +141,7 @@ export class VHost {
 
   /** Removes a queue and its bindings; returns the bindings removed. */
   removeQueue(q: Queue): readonly ExchangeBinding[] {
+    if (this.queues.get(q.name) === q) this.queueHost.queueRemoved(q);
     this.queues.delete(q.name);
     this.sortedQueues = null;
     if (q.exclusiveOwner !== null) {

@@ -41,6 +41,11 @@ export interface ConeyConfig {
   maxMessageSize: number;
   /** The message store's segment size in bytes (RabbitMQ's msg_store_file_size_limit). */
   msgStoreFileSizeLimit: number;
+  /**
+   * Queue groups (docs/CLUSTERING.md): stores kept apart in the data dir, one per group. Fixed
+   * when the data dir is created; null = what the data dir has (1 for a new one).
+   */
+  queueGroups: number | null;
   handshakeTimeout: number;
   /** RabbitMQ's consumer_timeout: ms a delivery may stay unacknowledged before its channel is closed; 0 = none. */
   consumerTimeout: number;
@@ -195,6 +200,7 @@ export function defaultConfig(): ConeyConfig {
     channelMax: 2047,
     maxMessageSize: 128 * 1024 * 1024,
     msgStoreFileSizeLimit: 64 * 1024 * 1024,
+    queueGroups: null,
     eventExchange: true,
     eventExchangeVhost: null,
     auditMaxBytes: 16 * 1024 * 1024,

@@ -37,6 +37,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "channelMax", flag: "--channel-max <n>", env: "CONEY_CHANNEL_MAX", kind: "int", help: "channels per connection" },
   { key: "maxMessageSize", flag: "--max-message-size <bytes>", env: "CONEY_MAX_MESSAGE_SIZE", kind: "int", help: "largest message body accepted" },
   { key: "msgStoreFileSizeLimit", flag: "--msg-store-file-size-limit <bytes>", env: "CONEY_MSG_STORE_FILE_SIZE_LIMIT", kind: "int", help: "message store segment size (a new segment file starts past it)" },
+  { key: "queueGroups", flag: "--queue-groups <n>", env: "CONEY_QUEUE_GROUPS", kind: "nullable-int", help: "queue groups, each with its own store under <data-dir>/groups (fixed when the data dir is created; default: as stored, 1 for a new one)" },
   { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API; with etcd, the key prefix its nodes share" },
   { key: "nodeName", flag: "--node-name <name>", env: "CONEY_NODE_NAME", kind: "string", help: "this node's name (default coney@<hostname>)" },
   { key: "etcdEndpoints", flag: "--etcd-endpoints <urls>", env: "CONEY_ETCD_ENDPOINTS", kind: "list", help: "comma-separated etcd URLs: turns on clustering (docs/CLUSTERING.md)" },
@@ -197,6 +198,10 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
   // The lease's last second is kept back from confirming (etcd-session.ts): a shorter lease could never confirm.
   // Followers catch up from the leader's files (docs/CLUSTERING.md): a node that writes none cannot be in a cluster.
   if (result.etcdEndpoints.length > 0 && result.inMemory) throw new ConfigError("--in-memory cannot be combined with --etcd-endpoints: a cluster replicates the files an in-memory node does not write");
+  // Queue groups (docs/CLUSTERING.md): a cluster replicates one store today; per-group replication comes with per-group election.
+  // The upper bound is the store's (src/store/queue-groups-file.ts), checked against the data dir at boot.
+  if (result.queueGroups !== null && (!Number.isInteger(result.queueGroups) || result.queueGroups < 1)) throw new ConfigError(`--queue-groups: '${result.queueGroups}' is not a number of groups (1 or more)`);
+  if (result.etcdEndpoints.length > 0 && result.queueGroups !== null && result.queueGroups > 1) throw new ConfigError("--queue-groups above 1 cannot be combined with --etcd-endpoints yet: a cluster replicates one message store (docs/CLUSTERING.md, \"Build order and status\")");
   if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
   if (result.loginSessionTimeout !== null && result.loginSessionTimeout < 1) throw new ConfigError(`--login-session-timeout: '${result.loginSessionTimeout}' is not a number of minutes (1 or more)`);
   if (result.clusterTls && (result.tlsCert === null || result.tlsKey === null)) throw new ConfigError("--cluster-tls: needs --tls-cert and --tls-key (the certificate the leader presents to followers)");

@@ -193,6 +193,7 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   channel_max: (l, b) => (b.out.channelMax = int(l)),
   max_message_size: (l, b) => (b.out.maxMessageSize = int(l)),
   msg_store_file_size_limit: (l, b) => (b.out.msgStoreFileSizeLimit = int(l)),
+  queue_groups: (l, b) => (b.out.queueGroups = int(l)),
   cluster_name: (l, b) => (b.out.clusterName = l.value),
   // The rabbitmq_stream plugin (README, "Streams").
   "stream.listeners.tcp.default": (l, b) => (b.out.streamPort = listener(l, b, l.key)),

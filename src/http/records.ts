@@ -4,7 +4,7 @@
  */
 import type { Permission } from "../auth/permission.js";
 import type { User } from "../auth/user.js";
-import { type Binding, type ChannelInfo, type ClusterView, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, StreamQueue, type VHost } from "../broker/index.js";
+import { type Binding, type ChannelInfo, type ClusterView, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, StreamQueue, type VHost, groupLabel } from "../broker/index.js";
 import { propertiesKey } from "./properties-key.js";
 import { addStreamFields } from "./stream-queue-record.js";
 import type { ChartRange, ChartRanges, Counters, RateView } from "./rate-sampler.js";
@@ -156,6 +156,8 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
     arguments: q.arguments,
     type: q.type,
     node: rc.node,
+    // Coney's own field: the queue group whose store keeps its messages (docs/CLUSTERING.md); null when exclusive.
+    group: q.group === null ? null : groupLabel(q.group),
     state: "running",
   };
   rc.rates.addRates(r, rateKey.queue(q), queueCounters(q));

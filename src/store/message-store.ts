@@ -8,12 +8,11 @@
  * (publisher confirms, tx.commit) whose records it wrote. While a flush is on disk the loop keeps
  * reading publishes, which form the next batch: one fsync serves many publishers. A batch of only
  * deaths/deliveries is written without fsync (losing it in a crash can only cause redelivery,
- * which AMQP allows); close() syncs everything.
- *
- * A flush may write only the oldest records when acks are cancelling the others (commit-cap.ts),
- * and stop at a large record out with a consumer whose ack is likely on its way (delivery-hold.ts).
- *
- * Write failures (a full disk, an I/O error): write-failure.ts. Nothing is done per record on success.
+ * which AMQP allows); close() syncs everything. A flush may write only the oldest records when
+ * acks are cancelling the others (commit-cap.ts), and stop at a large record out with a consumer
+ * whose ack is likely on its way (delivery-hold.ts). Write failures (a full disk, an I/O error):
+ * write-failure.ts. Nothing is done per record on success. A node with several queue groups has
+ * one store per group (grouped-journal.ts, `member`).
  *
  * Space: a segment whose records are all dead is deleted (with its side file) once it is no
  * longer the one being appended to; mostly-dead ones are compacted online (online-compaction.ts)
@@ -48,6 +47,7 @@ import { CommitCap, writtenThrough } from "./commit-cap.js";
 import { SegmentReclaim } from "./segment-reclaim.js";
 import { DEFAULT_HOLD_MS, DeliveryHold } from "./delivery-hold.js";
 import type { HoldJudge } from "./hold-judge.js";
+import type { GroupMember } from "./group-member.js";
 
 export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   readonly dir: string;
@@ -57,12 +57,16 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   /** Each durable queue's log by its key "vhost\0name" (recovery finds queues here). */
   readonly logs = new Map<string, StoredQueueLog | PriorityQueueLog>();
   appends = 0;
+  /** A lone store is one queue group (QueueJournal.groups); several: grouped-journal.ts. */
+  readonly groups = 1;
   /** Runs before each fsync batch: the definitions confirmed messages need go first (false fails the batch). */
   beforeSync: (() => boolean) | null = null;
   /** Told which records a failed write lost (the broker drops their entries everywhere). */
   lostRecords: LostRecordsHandler | null = null;
   /** A cluster leader's replication (store-replica.ts); null on a single node, so group commit costs what it did. */
   replica: StoreReplica | null = null;
+  /** Its queue group's journal when the node has several (grouped-journal.ts); null for the lone store. */
+  member: GroupMember | null = null;
   readonly segments = new Map<number, Segment>();
   /** Next store-wide record sequence (see message-record.ts). */
   nextStoreSeq = 1;
@@ -96,15 +100,14 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
 
   constructor(options: MessageStoreOptions) {
     this.dir = options.dir;
-    this.streams = new StreamFiles(join(dirname(this.dir), STREAMS_DIR), () => void (this.appends++, this.schedule()), () => this.replica);
+    this.streams = new StreamFiles(join(dirname(this.dir), STREAMS_DIR), () => void (this.appends++, this.member?.appended(), this.schedule()), () => this.replica);
     this.logger = options.logger;
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     this.paging = options.paging ?? DEFAULT_PAGING;
     this.cap = new CommitCap(options.commitBytes ?? DEFAULT_COMMIT_BYTES);
     this.hold = new DeliveryHold(options.holdMs ?? DEFAULT_HOLD_MS, (seg) => this.touch(seg));
     const every = options.compactEveryMs ?? 30_000;
-    this.compactTimer = every > 0 ? setInterval(() => this.compact(), every) : null;
-    this.compactTimer?.unref();
+    this.compactTimer = every > 0 ? setInterval(() => this.compact(), every).unref() : null;
     mkdirSync(this.dir, { recursive: true });
   }
 
@@ -162,6 +165,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     seg.live++;
     seg.records++;
     this.stats.records++;
+    this.member?.appended();
     this.touch(seg);
     return ref;
   }
@@ -232,9 +236,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   }
 
   /** A group commit is on disk (online compaction waits: its synchronous writes must not interleave). */
-  get isFlushing(): boolean {
-    return this.flushing !== null;
-  }
+  get isFlushing(): boolean { return this.flushing !== null; }
 
   /** Online compaction (see online-compaction.ts); returns how many segments were compacted. */
   compact(below = 0.5, maxSegments = 4): number {
@@ -242,13 +244,9 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   }
 
   /** A named step of the store's life (fault-points.ts): a crash test may die here. */
-  faultPoint(name: FaultPointName): void {
-    if (this.faults !== null) this.faults.reached(name);
-  }
+  faultPoint(name: FaultPointName): void { if (this.faults !== null) this.faults.reached(name); }
 
-  get currentSegment(): Segment | null {
-    return this.current;
-  }
+  get currentSegment(): Segment | null { return this.current; }
 
   /** Registers a recovered segment (read-only; only its side file is appended to). */
   adoptSegment(seg: Segment): void {
@@ -359,6 +357,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     const ok = failure === null;
     this.lastFlushWhole = ok && !marksLost;
     // Which kind of commit this was matters only to a crash test (fault-points.ts): not worked out otherwise.
+    if (ok && sync && through >= this.appends) this.member?.allSynced();
     if (ok && sync && this.faults !== null) this.faultPoint(through >= appended ? "commit-synced" : segs.some((s) => s.heldStamp > 0) ? "commit-held" : "commit-capped");
     if (!ok) {
       this.writeFailed(failure);
@@ -378,7 +377,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   /** A write failed (ENOSPC, EIO, or the definitions could not be saved first): see write-failure.ts. */
   private writeFailed(err: unknown): void {
     this.stats.writeFailures++;
-    const lostSegments = giveUpUnsynced(this.segments, this.logs.values(), this.lostRecords, this.stats, this.current);
+    const lostSegments = giveUpUnsynced(this.segments, this.logs.values(), this.lostRecords, this.stats, this.current, this.member?.group ?? 0);
     if (lostSegments.currentLost) this.current = null;
     // Only the cause's code: the rate limit folds identical lines; stacks and lost segments vary.
     this.logger.error("message store write failed; unsynced messages are dropped and their publishers nacked", { code: failureCode(err) });

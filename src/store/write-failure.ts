@@ -30,6 +30,7 @@ export function giveUpUnsynced(
   lostRecords: LostRecordsHandler | null,
   stats: { recordsLost: number },
   current: Segment | null,
+  group: number,
 ): GivenUp {
   let count = 0;
   let currentLost = false;
@@ -44,7 +45,7 @@ export function giveUpUnsynced(
   const lost = new Set<Message>();
   for (const log of logs) log.dropLost(isLost, lost);
   const before = stats.recordsLost;
-  lostRecords?.(isLost, lost);
+  lostRecords?.(isLost, lost, group);
   stats.recordsLost = before + lost.size;
   return { count, currentLost };
 }

@@ -16,6 +16,8 @@ function tickingQueue(ttl: number): { queue: MessageQueue; expired: string[] } {
     queueExpired: () => undefined,
     deadLetter: (_q, m, reason) => expired.push(`${m.body.toString()}:${reason}`),
     now: () => clock++,
+    placeQueue: () => 0,
+    queueRemoved: () => undefined,
     unstored: null,
   };
   const queue = new MessageQueue("/", { name: "ttl0", durable: false, autoDelete: false, exclusiveOwner: null, arguments: { "x-message-ttl": ttl } }, host);

@@ -2,12 +2,15 @@
  * What the broker does for its queues (the QueueHost port of queue/queue.ts): delete a queue
  * that lost its last consumer (auto-delete) or expired (x-expires), republish a message that
  * died in a queue to its dead-letter exchange, and keep publishes whose store write failed out
- * of every queue. The store reaches the broker only through this object (lostRecords).
+ * of every queue. The store reaches the broker only through this object (lostRecords). It also
+ * keeps the node's queue groups (queue-groups.ts): which group a new queue joins.
  */
 import { deadLetteredMessage, isDeadLetterCycle, type DeathReason } from "../dead-letter.js";
 import type { Message } from "../message.js";
 import type { Queue, QueueHost } from "../queue/queue-type.js";
 import type { QueueJournal } from "../queue/queue-journal.js";
+import type { QueueSpec } from "../queue/queue-spec.js";
+import { QueueGroups } from "../queue/queue-groups.js";
 import type { QueueConsumer } from "../queue/queue-consumer.js";
 import { announceConsumer } from "../events/runtime-events.js";
 import type { BrokerState } from "./broker-state.js";
@@ -17,13 +20,24 @@ export class BrokerQueueHost implements QueueHost {
   readonly now: () => number;
   readonly journal?: QueueJournal;
   unstored: WeakSet<Message> | null = null;
+  /** As many groups as the journal keeps apart; without a journal, `groups` (nothing is stored either way). */
+  readonly groups: QueueGroups;
 
-  constructor(private readonly b: BrokerState, journal: QueueJournal | null) {
+  constructor(private readonly b: BrokerState, journal: QueueJournal | null, groups = 1) {
     this.now = b.now;
+    this.groups = new QueueGroups(journal ? journal.groups : groups);
     if (journal) {
       this.journal = journal;
-      journal.lostRecords = (isLost, lost) => this.dropUnstored(isLost, lost);
+      journal.lostRecords = (isLost, lost, group) => this.dropUnstored(isLost, lost, group);
     }
+  }
+
+  placeQueue(vhost: string, spec: QueueSpec): number | null {
+    return this.groups.place(vhost, spec.name, spec.exclusiveOwner !== null, spec.group);
+  }
+
+  queueRemoved(q: Queue): void {
+    this.groups.removed(q.group);
   }
 
   queueUnused(q: Queue): void {
@@ -67,8 +81,9 @@ export class BrokerQueueHost implements QueueHost {
    * entries already handed to a consumer are dropped rather than requeued (QueueHost.unstored).
    * Failure path only: it scans every queue.
    */
-  private dropUnstored(isLost: (ref: number) => boolean, lost: Set<Message>): void {
-    for (const v of this.b.vhosts.values()) for (const q of v.queues.values()) q.collectUnstored(isLost, lost);
+  private dropUnstored(isLost: (ref: number) => boolean, lost: Set<Message>, group: number): void {
+    // Refs are the failing group's store's own: only its queues' entries can hold them.
+    for (const v of this.b.vhosts.values()) for (const q of v.queues.values()) if (q.group === group) q.collectUnstored(isLost, lost);
     if (lost.size === 0) return;
     for (const v of this.b.vhosts.values()) for (const q of v.queues.values()) q.dropMessages(lost);
     const unstored = (this.unstored ??= new WeakSet());

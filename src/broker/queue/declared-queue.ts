@@ -20,6 +20,8 @@ export abstract class DeclaredQueue implements QueueSpec {
   readonly durable: boolean;
   readonly autoDelete: boolean;
   readonly exclusiveOwner: object | null;
+  /** Its queue group (queue-groups.ts), fixed at declare; null for an exclusive queue, which joins none. */
+  readonly group: number | null;
   /** As declared; replaced whole only by replaceExpires. */
   arguments: FieldTable;
   readonly type: QueueType;
@@ -45,6 +47,7 @@ export abstract class DeclaredQueue implements QueueSpec {
     this.durable = spec.durable;
     this.autoDelete = spec.autoDelete;
     this.exclusiveOwner = spec.exclusiveOwner;
+    this.group = spec.group ?? null;
     this.arguments = spec.arguments;
     const type = spec.arguments["x-queue-type"];
     this.type = type === "quorum" || type === "stream" ? type : "classic";

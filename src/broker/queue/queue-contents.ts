@@ -50,7 +50,7 @@ export abstract class QueueContents extends DeclaredQueue implements PageSink {
       if (!this.deleted) this.expireHead(this.now());
     }, host.now);
     const stored = spec.durable && spec.exclusiveOwner === null;
-    this.log = stored && host.journal ? host.journal.forQueue(vhost, spec.name, maxPriority) : null;
+    this.log = stored && host.journal ? host.journal.forQueue(vhost, spec.name, maxPriority, spec.group ?? 0) : null;
   }
 
   /** An entry left with a death reason: dead-lettered, or only counted when there is no dead-letter exchange. */

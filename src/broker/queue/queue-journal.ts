@@ -64,15 +64,21 @@ export interface SyncWaiter {
 /**
  * A failed write lost records (a full disk): `isLost` tells a record ref that was never stored;
  * `lost` already holds the messages of lost paged-out records, and the handler adds and drops the
- * rest. Their publishers are nacked, so those messages must be enqueued nowhere.
+ * rest. Their publishers are nacked, so those messages must be enqueued nowhere. Refs are a
+ * store's own: `group` names the queue group whose store lost them (queue-groups.ts).
  */
-export type LostRecordsHandler = (isLost: (ref: number) => boolean, lost: Set<Message>) => void;
+export type LostRecordsHandler = (isLost: (ref: number) => boolean, lost: Set<Message>, group: number) => void;
 
 export interface QueueJournal {
   /** Set by the broker: called on the failure path only (MessageStore.writeFailed). */
   lostRecords: LostRecordsHandler | null;
-  /** The log of a durable queue; `maxPriority` > 0 for a priority queue (x-max-priority). */
-  forQueue(vhost: string, name: string, maxPriority: number): QueueLog;
+  /** How many queue groups it keeps apart (docs/CLUSTERING.md): each group's messages in its own store. */
+  readonly groups: number;
+  /**
+   * The log of a durable queue in queue group `group` (< groups); `maxPriority` > 0 for a
+   * priority queue (x-max-priority).
+   */
+  forQueue(vhost: string, name: string, maxPriority: number, group: number): QueueLog;
   /** Grows by one per message record appended: Broker.publish compares it before and after enqueueing. */
   readonly appends: number;
   /** Calls `waiter.synced(token)` once every record appended so far is fsynced. */
@@ -82,6 +88,6 @@ export interface QueueJournal {
    * commit (they count in `appends`, so a confirm waits for their fsync). Throws a BrokerError
    * when this store cannot keep streams.
    */
-  /** `filterBytes`: the size of a chunk's filter when its messages carry filter values (x-stream-filter-size-bytes). */
-  forStream(vhost: string, name: string, segmentBytes: number, filterBytes?: number): StreamLog;
+  /** `filterBytes`: the size of a chunk's filter when its messages carry filter values (x-stream-filter-size-bytes); `group` as for forQueue. */
+  forStream(vhost: string, name: string, segmentBytes: number, filterBytes: number | undefined, group: number): StreamLog;
 }

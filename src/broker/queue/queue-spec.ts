@@ -8,4 +8,9 @@ export interface QueueSpec {
   /** The owning connection of an exclusive queue, null otherwise. */
   readonly exclusiveOwner: object | null;
   readonly arguments: FieldTable;
+  /**
+   * The queue group recorded for it (a definitions file restoring a queue); absent or null: the
+   * vhost's host places it (queue-groups.ts). What the queue got is its `group`.
+   */
+  readonly group?: number | null;
 }

@@ -59,6 +59,10 @@ export interface QueueHost {
   /** A consumer came or went (consumer.created / consumer.deleted events). */
   consumerChanged?(queue: Queue, consumer: QueueConsumer<Queue>, added: boolean): void;
   now(): number;
+  /** The group a new queue joins (queue-groups.ts): `spec.group` when recorded and valid; null when exclusive. */
+  placeQueue(vhost: string, spec: QueueSpec): number | null;
+  /** A queue left its vhost: its group holds one queue fewer. */
+  queueRemoved(queue: Queue): void;
   /** The message store for persistent messages in durable queues; absent = nothing is stored. */
   journal?: QueueJournal;
   /**
@@ -70,6 +74,8 @@ export interface QueueHost {
 
 export interface Queue extends QueueSpec {
   readonly kind: "queue";
+  /** Its queue group (queue-groups.ts): whose store keeps its messages; null for an exclusive queue. */
+  readonly group: number | null;
   readonly vhost: string;
   readonly type: QueueType;
   /** As declared; replaced whole only by replaceExpires. */

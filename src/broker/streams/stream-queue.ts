@@ -50,7 +50,7 @@ export class StreamQueue extends DeclaredQueue implements Queue {
 
   constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
     super(vhost, spec, host);
-    this.stream = host.journal ? host.journal.forStream(vhost, spec.name, segmentBytesOf(spec.arguments, {}), filterBytesOf(spec.arguments)) : new MemoryStreamLog(host.now);
+    this.stream = host.journal ? host.journal.forStream(vhost, spec.name, segmentBytesOf(spec.arguments, {}), filterBytesOf(spec.arguments), spec.group ?? 0) : new MemoryStreamLog(host.now);
     this.streamRetention = streamRetention(spec.arguments, {});
     // Consumers read committed messages only: each commit may give them more.
     this.stream.onCommit = () => {
