@@ -2,7 +2,7 @@
  * Architecture rules, enforced by `npm run lint` (see docs/ARCHITECTURE.md for the floors).
  * A broken rule fails CI.
  */
-const TRANSPORTS_AND_OUTER = "^src/(amqp|amqp1|http|cluster|cli|ui|metrics|mqtt|stomp|stream|links|shovel|federation|bench|config|tls|start-broker|main|index)";
+const TRANSPORTS_AND_OUTER = "^src/(amqp|amqp1|http|cluster|cli|ui|metrics|mqtt|stomp|stream|links|node-link|shovel|federation|bench|config|tls|start-broker|main|index)";
 
 module.exports = {
   forbidden: [
@@ -38,7 +38,7 @@ module.exports = {
       severity: "error",
       comment: "The store implements the domain's journal ports; it may use the AMQP codec's pure property encoding (its on-disk form) but no transport.",
       from: { path: "^src/store" },
-      to: { path: ["^src/amqp/(connection|channel)", "^src/amqp/amqp-listener", "^src/(http|cluster|cli|ui|metrics|mqtt|stomp|stream|links|shovel|federation|bench)"] },
+      to: { path: ["^src/amqp/(connection|channel)", "^src/amqp/amqp-listener", "^src/(http|cluster|cli|ui|metrics|mqtt|stomp|stream|links|node-link|shovel|federation|bench)"] },
     },
     {
       name: "domain-through-its-public-face",
@@ -51,7 +51,7 @@ module.exports = {
       name: "transports-do-not-know-each-other",
       severity: "error",
       comment: "A protocol's connections and channels are its own: the API, metrics, the cluster and other protocols see connections through the domain's connection registry.",
-      from: { path: "^src/(http|metrics|cluster|store|mqtt|stomp|stream|links|shovel|federation|auth)" },
+      from: { path: "^src/(http|metrics|cluster|store|mqtt|stomp|stream|links|node-link|shovel|federation|auth)" },
       to: { path: "^src/amqp/(connection|channel|amqp-listener)" },
     },
     {
@@ -65,7 +65,7 @@ module.exports = {
       name: "api-below-cluster",
       severity: "error",
       comment: "The cluster runs the broker and its API; the API sees the cluster only through the domain's ClusterView.",
-      from: { path: "^src/(http|metrics|ui|broker|store|auth|amqp)" },
+      from: { path: "^src/(http|metrics|ui|broker|store|auth|amqp|node-link)" },
       to: { path: "^src/cluster" },
     },
     {

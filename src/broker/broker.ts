@@ -47,6 +47,8 @@ import * as vhostOps from "./operations/vhost-operations.js";
 import { ParameterComponents } from "./parameter-components.js";
 import type { AppliedPolicy } from "./policies.js";
 import type { Queue } from "./queue/queue-type.js";
+import { ForwardedPublishes } from "./queue/forwarded-publishes.js";
+import * as remoteOps from "./operations/remote-queue-operations.js";
 import type { QueueJournal, SyncWaiter } from "./queue/queue-journal.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
 import { VHOST_LIMITS } from "./runtime-parameters.js";
@@ -95,6 +97,8 @@ export class Broker implements BrokerState {
   /** Publishers wait on it for confirms and tx.commit of stored messages; null = nothing stored. */
   readonly journal: QueueJournal | null;
   private readonly queueHost: BrokerQueueHost;
+  /** Confirms of messages forwarded to queues led elsewhere: publish() returns STORED, whenStored waits for them. */
+  readonly forwards = new ForwardedPublishes();
 
   constructor(options: BrokerOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -283,7 +287,6 @@ export class Broker implements BrokerState {
     return queueOps.declareQueue(this, ctx, vhostName, spec, passive);
   }
 
-  /** queue.delete; returns the number of ready messages deleted. */
   /** A queue's x-expires changes (MQTT 5 session expiry set again in DISCONNECT). */
   changeQueueExpires(ctx: ClientContext, vhostName: string, name: string, ms: number): void {
     queueOps.changeQueueExpires(this, ctx, vhostName, name, ms);
@@ -345,9 +348,12 @@ export class Broker implements BrokerState {
     this.stats.routed++;
     const journal = this.journal;
     const appendsBefore = journal !== null ? journal.appends : 0;
+    const forwards = this.forwards;
+    const forwardsBefore = forwards.count;
     let refused = false;
     for (let i = 0; i < n; i++) if (!out[i]!.enqueue(message)) refused = true;
     if (refused) return PUBLISH_REFUSED;
+    if (forwards.count !== forwardsBefore) return forwards.stored(journal !== null && journal.appends !== appendsBefore);
     return journal !== null && journal.appends !== appendsBefore ? PUBLISH_STORED : PUBLISH_ROUTED;
   }
 
@@ -378,8 +384,12 @@ export class Broker implements BrokerState {
 
   /** Calls `waiter.synced(token)` once every message stored so far is on disk (see PUBLISH_STORED). */
   whenStored(waiter: SyncWaiter, token: number): void {
-    this.journal!.whenSynced(waiter, token);
+    if (this.forwards.pending) this.forwards.wait(waiter, token, this.journal);
+    else this.journal!.whenSynced(waiter, token);
   }
+
+  /** The seam for placing queues: `spec.name` is led by the node behind `leader`; see remote-queue-operations.ts. */
+  leadQueueElsewhere = (vhostName: string, spec: QueueSpec, leader: remoteOps.LeaderPort): Queue => remoteOps.leadQueueElsewhere(this, vhostName, spec, leader, this.forwards);
 }
 
 /** Removes the `skip` queues from `out` in place; returns how many are left. */

@@ -43,5 +43,7 @@ export { type LostRecordsHandler, type PageSink, type QueueJournal, type QueueLo
 export { type Queue, type QueueHost, type ConsumerTerms } from "./queue/queue-type.js";
 export { type QueueSpec } from "./queue/queue-spec.js";
 export { MAX_QUEUE_GROUPS, groupLabel } from "./queue/queue-groups.js";
+export { type QueueLeaderPort, type RemoteConsumeTerms, type RemoteConsumerSink, type RemoteGot, type RemoteQueueInfo, type SettleOp, SETTLE_ACK, SETTLE_DISCARD, SETTLE_REQUEUE } from "./queue/queue-leader-port.js";
+export { countsFromLeader, deleteQueueOnLeader, getFromLeader, type LeaderGet, purgeQueueOnLeader } from "./operations/remote-queue-operations.js";
 export { CLUSTER_NAME_PARAMETER, clusterNameOf, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME } from "./runtime-parameters.js";
 export { type PolicyRecord, type VHost, type VHostStats } from "./vhost.js";

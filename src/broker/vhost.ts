@@ -11,6 +11,9 @@ import type { Destination, Exchange, ExchangeBinding } from "./exchange/exchange
 import { createExchange } from "./exchange/exchange-types.js";
 import { StreamQueue } from "./streams/stream-queue.js";
 import { MessageQueue } from "./queue/queue.js";
+import type { ForwardedPublishes } from "./queue/forwarded-publishes.js";
+import type { QueueLeaderPort } from "./queue/queue-leader-port.js";
+import { RemoteQueue } from "./queue/remote-queue.js";
 import type { Queue, QueueHost } from "./queue/queue-type.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
 import { queueGroupOf } from "./queue/placement.js";
@@ -112,6 +115,23 @@ export class VHost {
       const owned = this.exclusiveQueues.get(q.exclusiveOwner);
       if (owned) owned.add(q);
       else this.exclusiveQueues.set(q.exclusiveOwner, new Set([q]));
+    }
+    return q;
+  }
+
+  /**
+   * Holds a RemoteQueue for a queue led by another node (Broker.leadQueueElsewhere); a `replaced`
+   * one (the queue's group moved) hands its bindings over, so routing finds the new one.
+   */
+  addRemoteQueue(spec: QueueSpec, leader: QueueLeaderPort, forwards: ForwardedPublishes, replaced: Queue | null): Queue {
+    const q = new RemoteQueue(this.name, spec, this.queueHost, leader, forwards);
+    const bindings = replaced === null ? [] : [...replaced.boundFrom];
+    if (replaced !== null) this.removeQueue(replaced);
+    this.queues.set(q.name, q);
+    this.sortedQueues = null;
+    for (const b of bindings) {
+      const e = b as ExchangeBinding;
+      this.attach(new Binding(e.source, q, e.routingKey, e.args));
     }
     return q;
   }

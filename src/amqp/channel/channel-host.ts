@@ -54,6 +54,8 @@ export interface ChannelHost {
   methodError(err: unknown, channel: number, classId: number, methodId: number): void;
   /** The channel finished closing (close-ok sent or received): its number may be opened again. */
   channelClosed(number: number): void;
+  /** Reads no more frames until `p` settles: a method waiting for a queue's leader on another node keeps the order. */
+  holdReadingUntil(p: Promise<unknown>): void;
   /** Whether `channel` is still the open channel under its number (not closed meanwhile). */
   holdsChannel(number: number, channel: object): boolean;
 }

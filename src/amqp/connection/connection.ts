@@ -68,6 +68,8 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
   readonly closing = new ConnectionClose(this);
 
   private readonly reader: FrameReader;
+  /** A method's round trip the frames after it wait for (holdReadingUntil); null when reading. */
+  private held: Promise<unknown> | null = null;
   private readonly opening: ConnectionOpening;
 
   constructor(
@@ -170,10 +172,14 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
       if (rest.length === 0) return;
       chunk = rest;
     }
+    this.reader.push(chunk);
+    this.dispatchFrames();
+  }
+
+  private dispatchFrames(): void {
     try {
-      this.reader.push(chunk);
       const r = this.reader;
-      while (r.next()) {
+      while (this.held === null && r.next()) {
         this.stats.recvCnt++;
         dispatchFrame(this, r);
         if (this.isClosed) return;
@@ -182,6 +188,23 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
       this.connectionError(err, 0, 0);
     }
     this.output.maybeFlush();
+  }
+
+  /**
+   * A method waits for a round trip (a queue led by another node, docs/CLUSTERING.md): the frames
+   * after it — on every channel, which keeps each channel's order — are read once it is answered.
+   */
+  holdReadingUntil(p: Promise<unknown>): void {
+    this.held = p;
+    (this.socket as Partial<Socket>).pause?.();
+    const done = (): void => {
+      this.held = null;
+      if (this.state === "closed") return;
+      this.dispatchFrames();
+      if (this.tails !== null) this.tails.settle(this.reader);
+      if (this.held === null && !this.readingPaused && this.state !== "blocked") (this.socket as Partial<Socket>).resume?.();
+    };
+    p.then(done, done);
   }
 
   /** connection.tune-ok (via ConnectionOpening): frames may be as large as negotiated; heartbeats start. */
@@ -219,7 +242,7 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
   // ------------------------------------------------------------ reading paused by alarms and flow control
 
   get readingPaused(): boolean {
-    return this.alarmBlock.active || this.flow.paused;
+    return this.alarmBlock.active || this.flow.paused || this.held !== null;
   }
 
   stopReadingForAlarm(): void {
@@ -229,7 +252,7 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
 
   resumeReadingAfterAlarm(): void {
     this.state = "running";
-    if (!this.flow.paused) (this.socket as Partial<Socket>).resume?.();
+    if (!this.flow.paused && this.held === null) (this.socket as Partial<Socket>).resume?.();
   }
 
   /** FlowHost: any consumer on this connection (such a connection is never paused). */
@@ -242,7 +265,7 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
   }
 
   resumeFromFlow(): void {
-    if (!this.alarmBlock.active && this.state !== "closed") (this.socket as Partial<Socket>).resume?.();
+    if (!this.alarmBlock.active && this.held === null && this.state !== "closed") (this.socket as Partial<Socket>).resume?.();
   }
 
   peerSilent(heartbeat: number): void {

@@ -122,7 +122,7 @@ export function ownerClosed(b: BrokerState, owner: object): void {
  * queue honours them; a quorum queue refuses either flag (NOT_IMPLEMENTED, if-unused named
  * first); a stream ignores both and is deleted.
  */
-function checkDeleteFlags(q: Queue, opts: QueueDeleteOptions): void {
+export function checkDeleteFlags(q: Queue, opts: QueueDeleteOptions): void {
   const resource = describeResource("queue", q.name, q.vhost);
   if (q.type === "quorum") {
     const flag = opts.ifUnused ? "if-unused" : opts.ifEmpty ? "if-empty" : null;

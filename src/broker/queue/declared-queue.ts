@@ -39,6 +39,8 @@ export abstract class DeclaredQueue implements QueueSpec {
   /** Resolved from arguments and policies (queue-settings.ts); replaced by applyPolicy(). */
   settings: QueueSettings;
   readonly stats: QueueStats = { publish: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, getEmpty: 0 };
+  /** Only RemoteQueue leads elsewhere; publish-flow.ts reads it beside the type. */
+  readonly leadsElsewhere: boolean = false;
   protected deleted = false;
   protected readonly now: () => number;
 

@@ -49,7 +49,8 @@ export class PublishFlow {
     if (this.waitingOn !== null) return;
     for (let i = 0; i < n; i++) {
       const q = queues[i]!;
-      const behind = q.type === "stream" ? q.flowBacklog > STREAM_FLOW_HIGH : (q.flowBacklog > FLOW_HIGH || q.readyBytes > FLOW_HIGH_BYTES) && q.consumerCount > 0;
+      // A queue led elsewhere is weighed as a stream's writer: its backlog is the leader's credit in use (remote-queue.ts).
+      const behind = q.type === "stream" || q.leadsElsewhere ? q.flowBacklog > STREAM_FLOW_HIGH : (q.flowBacklog > FLOW_HIGH || q.readyBytes > FLOW_HIGH_BYTES) && q.consumerCount > 0;
       if (behind && !this.host.hasConsumers) {
         this.waitingOn = q;
         this.host.pauseForFlow();
@@ -68,7 +69,7 @@ export class PublishFlow {
 
   private poll(): void {
     const q = this.waitingOn!;
-    const stream = q.type === "stream";
+    const stream = q.type === "stream" || q.leadsElsewhere;
     const caughtUp = stream ? q.flowBacklog <= STREAM_FLOW_HIGH / 2 : q.flowBacklog <= FLOW_HIGH / 2 && q.readyBytes <= FLOW_HIGH_BYTES / 2;
     if (!caughtUp && !q.isDeleted && (stream || q.consumerCount > 0)) return;
     this.stop();

@@ -88,6 +88,8 @@ export interface Queue extends QueueSpec {
   readonly createdAt: number;
   /** ms since epoch of the last consumer activity, for idle_since. */
   readonly lastActivity: number;
+  /** True for a queue led by another node (remote-queue.ts): get, purge and delete are round trips to its leader. */
+  readonly leadsElsewhere: boolean;
 
   // --- info (rabbit_queue_type:info / stat): what records, metrics and flow control read ---
   /** Resolved from arguments and policies (queue-settings.ts). */

@@ -7,19 +7,17 @@
 import {
   encodeBasicCancelOk,
   encodeBasicConsumeOk,
-  encodeBasicGetEmpty,
-  encodeBasicGetOk,
   encodeBasicQosOk,
   encodeBasicRecoverOk,
   MethodId,
 } from "../../codec/generated.js";
 import { BrokerError } from "../../../errors/broker-error.js";
-import { REPLY_TO_QUEUE, checkConsumerArguments, generateConsumerTag } from "../../../broker/index.js";
+import { REPLY_TO_QUEUE, checkConsumerArguments, generateConsumerTag, getFromLeader } from "../../../broker/index.js";
 import { ChannelConsumer } from "../channel-consumer.js";
-import { writeContent } from "../delivery-frames.js";
 import { DirectReplyConsumer } from "../direct-reply-to.js";
 import { recover, settle } from "../settlement.js";
 import { on, type HandlerTable } from "./handler.js";
+import { getAnswered, sendGetEmpty, sendGetOk } from "./leader-round-trips.js";
 import { expandQueueName } from "./queue-methods.js";
 
 /** basic.recover(-async) with requeue=false, which RabbitMQ does not implement either. */
@@ -81,29 +79,12 @@ export const basicHandlers: HandlerTable = [
 
   on(MethodId.BasicGet, (ch, a) => {
     const queue = ch.host.broker.queueForRead(ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue));
+    const fromLeader = getFromLeader(queue, a.noAck);
+    if (fromLeader !== null) return getAnswered(ch, queue, fromLeader, a.noAck);
     // The channel counts its holds on a lent body (values/body-lease.ts), as its consumers do.
     const entry = queue.get(a.noAck, true);
-    if (!entry) {
-      ch.stats.gotEmpty();
-      encodeBasicGetEmpty(ch.output.out, ch.number, { clusterId: "" });
-      return;
-    }
-    const tag = ch.nextDeliveryTag++;
-    if (!a.noAck) {
-      ch.unacked.add(tag, queue, entry, null);
-      ch.ackWatch.watch(queue);
-    }
-    ch.stats.got(a.noAck);
-    const m = entry.message;
-    encodeBasicGetOk(ch.output.out, ch.number, {
-      deliveryTag: tag,
-      redelivered: entry.redelivered,
-      exchange: m.exchange,
-      routingKey: m.routingKey,
-      messageCount: queue.messageCount,
-    });
-    writeContent(ch.output, ch.number, m);
-    if (a.noAck) m.lease?.release();
+    if (!entry) sendGetEmpty(ch);
+    else sendGetOk(ch, queue, entry, a.noAck, queue.messageCount);
   }),
 
   on(MethodId.BasicAck, (ch, a) => settle(ch, a.deliveryTag, a.multiple, "ack")),

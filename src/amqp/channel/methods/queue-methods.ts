@@ -11,6 +11,8 @@ import {
   MethodId,
 } from "../../codec/generated.js";
 import { BrokerError } from "../../../errors/broker-error.js";
+import { countsFromLeader, deleteQueueOnLeader, purgeQueueOnLeader } from "../../../broker/index.js";
+import { declareAnswered, deleteAnswered, purgeAnswered } from "./leader-round-trips.js";
 import type { ChannelState } from "../channel-state.js";
 import { on, type HandlerTable } from "./handler.js";
 
@@ -32,6 +34,8 @@ export const queueHandlers: HandlerTable = [
     );
     ch.lastQueue = queue.name;
     ch.stats.queueDeclared();
+    const counts = a.passive && !a.nowait ? countsFromLeader(queue) : null;
+    if (counts !== null) return declareAnswered(ch, queue.name, counts);
     if (!a.nowait) {
       encodeQueueDeclareOk(ch.output.out, ch.number, { queue: queue.name, messageCount: queue.messageCount, consumerCount: queue.consumerCount });
     }
@@ -49,11 +53,16 @@ export const queueHandlers: HandlerTable = [
     encodeQueueUnbindOk(ch.output.out, ch.number, {});
   }),
   on(MethodId.QueuePurge, (ch, a) => {
+    const onLeader = purgeQueueOnLeader(ch.host.broker, ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue));
+    if (onLeader !== null) return purgeAnswered(ch, onLeader, a.nowait);
     const count = ch.host.broker.purgeQueue(ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue));
     if (!a.nowait) encodeQueuePurgeOk(ch.output.out, ch.number, { messageCount: count });
   }),
   on(MethodId.QueueDelete, (ch, a) => {
-    const count = ch.host.broker.deleteQueue(ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue), { ifUnused: a.ifUnused, ifEmpty: a.ifEmpty });
+    const opts = { ifUnused: a.ifUnused, ifEmpty: a.ifEmpty };
+    const onLeader = deleteQueueOnLeader(ch.host.broker, ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue), opts);
+    if (onLeader !== null) return deleteAnswered(ch, onLeader, a.nowait);
+    const count = ch.host.broker.deleteQueue(ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue), opts);
     if (!a.nowait) encodeQueueDeleteOk(ch.output.out, ch.number, { messageCount: count });
   }),
 ];

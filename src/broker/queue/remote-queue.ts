@@ -1,0 +1,245 @@
+/**
+ * A queue led by another node: one more implementation of the queue-type interface
+ * (queue-type.ts), whose methods put frames on the link to the leader through the domain's port
+ * (queue-leader-port.ts). Callers — channels, MQTT, shovels, the API — hold a `Queue` and never
+ * ask where it lives (docs/CLUSTERING.md, "The seam").
+ *
+ * What it keeps: the queue's declaration (DeclaredQueue), this node's consumers of it
+ * (RemoteConsumerState, by id on the port), the counts the leader last reported (INFO, refreshed
+ * when read and older than INFO_MAX_AGE_MS), and what this node published to it (its stats). The
+ * messages, their order, TTL, length limits and dead-lettering stay on the leader.
+ *
+ * Publisher flow (publish-flow.ts): `flowBacklog` is the leader's credit in use, scaled so that
+ * STREAM_FLOW_HIGH means "all of it": a channel that outruns the leader is paused at its credit
+ * and resumed at half, as for a stream's writer.
+ */
+import { BrokerError, describeResource } from "../../errors/broker-error.js";
+import type { Message } from "../message.js";
+import type { ForwardedPublishes } from "./forwarded-publishes.js";
+import { DeclaredQueue } from "./declared-queue.js";
+import { STREAM_FLOW_HIGH } from "./publish-flow.js";
+import type { ConsumerActivity, QueueConsumer } from "./queue-consumer.js";
+import type { QueueEntry } from "./queue-entry.js";
+import { SETTLE_ACK, SETTLE_DISCARD, SETTLE_REQUEUE, type QueueLeaderPort, type RemoteGot, type RemoteQueueInfo, type SettleOp } from "./queue-leader-port.js";
+import { NO_PREFETCH_WINDOW, RemoteConsumerState, RemoteEntry, type RemoteConsumerQueue } from "./remote-consumer.js";
+import { resolveQueueSettings } from "./queue-settings.js";
+import type { QueueSpec } from "./queue-spec.js";
+import type { ConsumerTerms, Queue, QueueHost } from "./queue-type.js";
+
+/** Counts older than this are asked for again when read (the answer arrives a round trip later). */
+export const INFO_MAX_AGE_MS = 200;
+
+const NO_ENTRIES: readonly QueueEntry[] = Object.freeze([]);
+
+export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQueue {
+  override readonly leadsElsewhere = true;
+  readonly lendsBodies = false;
+  readonly countsBodyHolds = false;
+  readonly pagedOutCount = 0;
+  readonly pagedOutBytes = 0;
+  readonly headTimestamp: number | null = null;
+  private readonly consumers = new Map<number, RemoteConsumerState>();
+  private readonly byConsumer = new Map<QueueConsumer<Queue>, RemoteConsumerState>();
+  private info: RemoteQueueInfo = { messages: 0, consumers: 0 };
+  private infoAt = 0;
+  private infoAsked = false;
+  /** The window for the next addConsumer, from the admitConsumer call a channel makes right before it. */
+  private nextWindow = NO_PREFETCH_WINDOW;
+
+  constructor(vhost: string, spec: QueueSpec, host: QueueHost, readonly leader: QueueLeaderPort, private readonly forwards: ForwardedPublishes) {
+    super(vhost, spec, host);
+    leader.onLost(() => this.leaderLost());
+  }
+
+  /** The leading node's name. */
+  get node(): string {
+    return this.leader.node;
+  }
+
+  applyPolicy(definition: Readonly<Record<string, unknown>>): void {
+    // The leader applies the policy to the messages; this copy keeps the settings the API shows.
+    this.settings = resolveQueueSettings(this.arguments, definition);
+  }
+
+  // --- info: the leader's last reported counts (refreshed when stale) ---
+  get messageCount(): number {
+    this.refreshInfo();
+    return this.info.messages;
+  }
+  get consumerCount(): number {
+    this.refreshInfo();
+    return Math.max(this.info.consumers, this.consumers.size);
+  }
+  get readyBytes(): number {
+    return 0;
+  }
+  get persistentCount(): number {
+    return 0;
+  }
+  get persistentBytes(): number {
+    return 0;
+  }
+  get flowBacklog(): number {
+    const p = this.leader;
+    return Math.max(Math.ceil((p.inFlight * STREAM_FLOW_HIGH) / p.creditMessages), Math.ceil((p.inFlightBytes * STREAM_FLOW_HIGH) / p.creditBytes));
+  }
+  listConsumers(): readonly QueueConsumer<Queue>[] {
+    return [...this.byConsumer.keys()];
+  }
+  consumerActivity(_c: QueueConsumer<Queue>): ConsumerActivity {
+    return "up";
+  }
+  readyEntries(): Iterable<QueueEntry> {
+    return NO_ENTRIES;
+  }
+
+  /** Asks the leader for fresh counts and waits for them (passive declare, purge and delete answers). */
+  async freshInfo(): Promise<RemoteQueueInfo> {
+    this.info = await this.leader.info(this);
+    this.infoAt = this.now();
+    return this.info;
+  }
+
+  private refreshInfo(): void {
+    if (this.infoAsked || !this.leader.up || this.now() - this.infoAt < INFO_MAX_AGE_MS) return;
+    this.infoAsked = true;
+    this.freshInfo().then(
+      () => (this.infoAsked = false),
+      () => (this.infoAsked = false),
+    );
+  }
+
+  // --- publish ---
+  enqueue(message: Message): boolean {
+    // A lost leader never confirms: the publisher gets a nack, as RabbitMQ rejects what a queue that went down had pending.
+    if (!this.leader.up) return false;
+    this.stats.publish++;
+    this.forwards.noteForward(this.leader, this.leader.forward(this, message));
+    return true;
+  }
+
+  // --- consume ---
+  admitConsumer(c: ConsumerTerms): void {
+    if (c.noAck) {
+      this.nextWindow = NO_PREFETCH_WINDOW;
+      return;
+    }
+    const p = c.prefetch === 0 ? c.channelPrefetch : c.channelPrefetch === 0 ? c.prefetch : Math.min(c.prefetch, c.channelPrefetch);
+    this.nextWindow = p === 0 ? NO_PREFETCH_WINDOW : p;
+  }
+
+  /** What this node can check: its own consumers (the leader checks them all, and cancels a refused one). */
+  checkConsumable(exclusive: boolean): void {
+    if (!this.leader.up) throw new BrokerError("notFound", `home node '${this.leader.node}' of durable ${describeResource("queue", this.name, this.vhost)} is down or inaccessible`);
+    if (this.consumers.size > 0 && (exclusive || [...this.byConsumer.keys()].some((x) => x.exclusive))) {
+      throw new BrokerError("accessRefused", `${describeResource("queue", this.name, this.vhost)} in exclusive use`);
+    }
+  }
+
+  addConsumer(c: QueueConsumer<Queue>): void {
+    this.checkConsumable(c.exclusive);
+    const state = new RemoteConsumerState(this, c);
+    const window = this.nextWindow;
+    this.nextWindow = NO_PREFETCH_WINDOW;
+    state.id = this.leader.consume(this, { tag: c.tag, exclusive: c.exclusive, priority: c.priority, window }, state);
+    this.consumers.set(state.id, state);
+    this.byConsumer.set(c, state);
+    this.lastActivity = this.now();
+    this.host.consumerChanged?.(this, c, true);
+  }
+
+  removeConsumer(c: QueueConsumer<Queue>): void {
+    const state = this.byConsumer.get(c);
+    if (state === undefined) return;
+    this.forget(state);
+    this.leader.cancel(state.id);
+  }
+
+  consumerEnded(state: RemoteConsumerState): void {
+    this.forget(state);
+  }
+
+  private forget(state: RemoteConsumerState): void {
+    this.consumers.delete(state.id);
+    this.byConsumer.delete(state.consumer);
+    this.lastActivity = this.now();
+    this.host.consumerChanged?.(this, state.consumer, false);
+  }
+
+  dispatch(): void {
+    for (const s of this.consumers.values()) s.drain();
+  }
+
+  // --- settle: by entry id on the leader; an entry of a lost link is forgotten (it comes again, redelivered) ---
+  checkRejectable(): void {}
+  settle(e: QueueEntry): void {
+    this.stats.ack++;
+    this.settleEntry(e, SETTLE_ACK);
+  }
+  requeue(entries: readonly QueueEntry[]): void {
+    for (const e of entries) this.settleEntry(e, SETTLE_REQUEUE);
+  }
+  discard(e: QueueEntry): void {
+    this.settleEntry(e, SETTLE_DISCARD);
+  }
+  settleOnLeader(consumerId: number, entryId: number, op: SettleOp): void {
+    this.leader.settle(consumerId, entryId, op);
+  }
+  private settleEntry(e: QueueEntry, op: SettleOp): void {
+    if (e instanceof RemoteEntry && this.leader.up) this.leader.settle(e.consumerId, e.seq, op);
+  }
+
+  // --- dequeue, purge, delete: round trips to the leader (remote-queue-operations.ts) ---
+  get(_noAck: boolean): QueueEntry | null {
+    throw this.needsRoundTrip("basic.get");
+  }
+  purge(): number {
+    throw this.needsRoundTrip("queue.purge");
+  }
+  /** basic.get on the leader; the entry is held until settled unless no-ack. */
+  async getFromLeader(noAck: boolean): Promise<RemoteGot | null> {
+    const got = await this.leader.get(this, noAck);
+    if (got === null) this.stats.getEmpty++;
+    else if (noAck) this.stats.getNoAck++;
+    else this.stats.get++;
+    return got;
+  }
+  async purgeOnLeader(): Promise<number> {
+    return this.leader.purge(this);
+  }
+  /** Deletes the queue on its leader; returns the count delete-ok reports. */
+  async deleteOnLeader(): Promise<number> {
+    return this.leader.delete(this);
+  }
+  /** Forgets the queue here (deleted on its leader, or by the vhost): this node's consumers are told. */
+  markDeleted(): number {
+    if (this.deleted) return 0;
+    this.deleted = true;
+    for (const s of [...this.consumers.values()]) {
+      this.forget(s);
+      if (this.leader.up) this.leader.cancel(s.id);
+      s.consumer.cancelledByQueue(this);
+    }
+    return this.info.messages;
+  }
+
+  private needsRoundTrip(method: string): BrokerError {
+    return new BrokerError("internalError", `${method} on ${describeResource("queue", this.name, this.vhost)} led by node '${this.leader.node}' must go through the broker's round trip`);
+  }
+
+  /** The link to the leader is lost: every consumer here is cancelled (consumer_cancel_notify); held deliveries are forgotten. */
+  private leaderLost(): void {
+    for (const s of [...this.consumers.values()]) s.cancelledByLeader("leader lost");
+  }
+
+  // --- recover: nothing here is stored on this node ---
+  recovered(): void {}
+  collectUnstored(): void {}
+  dropMessages(): number {
+    return 0;
+  }
+  /** A get's entry, to settle like a delivery (the channel keeps it as it keeps a local get's). */
+  entryOf(got: RemoteGot): QueueEntry {
+    return new RemoteEntry(got.consumerId, got.message, got.entryId, got.redelivered, got.deliveryCount);
+  }
+}

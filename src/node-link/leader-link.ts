@@ -1,0 +1,244 @@
+/**
+ * The connecting node's end of an inter-node link: the domain's QueueLeaderPort over one socket
+ * (TCP, or a Unix socket between workers), for every queue the node at the other end leads
+ * (docs/CLUSTERING.md, "The link protocol"). It forwards publishes (one frame per message, with
+ * every queue id of that node it was routed to: one body per node), keeps the confirms waiting for
+ * STORED (stored-waits.ts), registers consumers and hands their deliveries to them, settles by
+ * entry id, and runs the round trips (link-rpc.ts).
+ *
+ * A lost link is final for this object: `up` turns false, waiting confirms become nacks, its
+ * consumers are cancelled (consumer_cancel_notify) and pending round trips fail; a new link is a
+ * new LeaderLink, given to Broker.leadQueueElsewhere again.
+ */
+import type { Socket } from "node:net";
+import type { Message, QueueLeaderPort, RemoteConsumeTerms, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SettleOp, SyncWaiter } from "../broker/index.js";
+import { SETTLE_REQUEUE } from "../broker/index.js";
+import { BrokerError } from "../errors/broker-error.js";
+import { type FrameSplitter, readFrames } from "./frame-splitter.js";
+import * as F from "./link-frames.js";
+import { replyFailure, replyGot, replyId, replyInfo, replyNumber, rpcFrame } from "./link-rpc.js";
+import { LinkWriter } from "./link-writer.js";
+import { StoredWaits } from "./stored-waits.js";
+
+/** What the leader said in READY. */
+export interface LinkTerms {
+  readonly node: string;
+  readonly creditMessages: number;
+  readonly creditBytes: number;
+}
+
+type Queue = { readonly vhost: string; readonly name: string };
+
+interface PendingRpc {
+  readonly kind: number;
+  resolve(f: Buffer): void;
+  reject(err: Error): void;
+}
+
+export class LeaderLink implements QueueLeaderPort {
+  readonly node: string;
+  readonly creditMessages: number;
+  readonly creditBytes: number;
+  private alive = true;
+  private readonly writer: LinkWriter;
+  private readonly waits = new StoredWaits();
+  private readonly queueIds = new Map<string, number>();
+  private readonly sinks = new Map<number, RemoteConsumerSink>();
+  private readonly rpcs = new Map<number, PendingRpc>();
+  private readonly lostListeners: Array<() => void> = [];
+  private nextConsumer = 0;
+  private nextRpc = 0;
+  /** The message being forwarded (routed to several queues of this node: one frame, all their ids). */
+  private pendingMessage: Message | null = null;
+  private readonly pendingIds: number[] = [];
+
+  constructor(private readonly socket: Socket, terms: LinkTerms, splitter: FrameSplitter) {
+    this.node = terms.node;
+    this.creditMessages = terms.creditMessages;
+    this.creditBytes = terms.creditBytes;
+    this.writer = new LinkWriter(socket, () => this.emitPending());
+    splitter.maxFrame = 0xffff_ffff;
+    readFrames(socket, splitter, (f) => this.onFrame(f));
+    socket.on("close", () => this.lose());
+    socket.on("error", () => this.lose());
+  }
+
+  get up(): boolean {
+    return this.alive;
+  }
+  get inFlight(): number {
+    return this.waits.inFlight;
+  }
+  get inFlightBytes(): number {
+    return this.waits.inFlightBytes;
+  }
+
+  /** Ends the link (both sides then see it lost). */
+  close(): void {
+    this.socket.destroy();
+    this.lose();
+  }
+
+  onLost(listener: () => void): void {
+    if (this.alive) this.lostListeners.push(listener);
+    else listener();
+  }
+
+  // ---------------------------------------------------------------- publish
+  forward(queue: Queue, message: Message): number {
+    const id = this.queueId(queue);
+    if (this.pendingMessage === message) {
+      this.pendingIds.push(id);
+      return this.waits.sent;
+    }
+    this.emitPending();
+    this.pendingMessage = message;
+    this.pendingIds.push(id);
+    this.writer.touch();
+    return this.waits.next(message.bodySize);
+  }
+
+  whenStored(waiter: SyncWaiter, token: number, first: number, last: number): void {
+    this.waits.wait(waiter, token, first, last);
+  }
+
+  /** Writes the pending message's PUBLISH frame: u8 queue count | u32 queue ids | the message. */
+  private emitPending(): void {
+    const m = this.pendingMessage;
+    if (m === null) return;
+    const ids = this.pendingIds;
+    const head = F.messageFrameHead(F.PUBLISH, 1 + 4 * ids.length, m);
+    head[F.FRAME_HEAD] = ids.length;
+    for (let i = 0; i < ids.length; i++) head.writeUInt32LE(ids[i]!, F.FRAME_HEAD + 1 + 4 * i);
+    this.pendingMessage = null;
+    ids.length = 0;
+    const pieces: Buffer[] = [];
+    F.pushMessageFrame(pieces, head, m.body);
+    this.writer.writeAll(pieces);
+  }
+
+  /** The queue's id on this link; the first use tells the leader (QUEUE u32 id | vhost | name). */
+  private queueId(q: Queue): number {
+    const key = `${q.vhost}\u0000${q.name}`;
+    let id = this.queueIds.get(key);
+    if (id === undefined) {
+      id = this.queueIds.size + 1;
+      this.queueIds.set(key, id);
+      this.emitPending();
+      const { buf } = F.frameWithStrings(F.QUEUE, 4, [q.vhost, q.name]);
+      buf.writeUInt32LE(id, F.FRAME_HEAD);
+      this.writer.write(buf);
+    }
+    return id;
+  }
+
+  // ---------------------------------------------------------------- consume
+  consume(queue: Queue, terms: RemoteConsumeTerms, sink: RemoteConsumerSink): number {
+    const qid = this.queueId(queue);
+    const id = ++this.nextConsumer;
+    this.sinks.set(id, sink);
+    this.emitPending();
+    const { buf } = F.frameWithStrings(F.CONSUME, 17, [terms.tag]);
+    buf.writeUInt32LE(id, F.FRAME_HEAD);
+    buf.writeUInt32LE(qid, F.FRAME_HEAD + 4);
+    buf.writeUInt32LE(terms.window, F.FRAME_HEAD + 8);
+    buf[F.FRAME_HEAD + 12] = terms.exclusive ? 1 : 0;
+    buf.writeInt32LE(terms.priority, F.FRAME_HEAD + 13);
+    this.writer.write(buf);
+    return id;
+  }
+
+  cancel(consumerId: number): void {
+    if (!this.sinks.delete(consumerId) || !this.alive) return;
+    const f = F.frame(F.CANCEL, 4);
+    f.writeUInt32LE(consumerId, F.FRAME_HEAD);
+    this.writer.write(f);
+  }
+
+  settle(consumerId: number, entryId: number, op: SettleOp): void {
+    if (!this.alive) return;
+    this.emitPending();
+    const f = F.frame(F.SETTLE, 13);
+    f.writeUInt32LE(consumerId, F.FRAME_HEAD);
+    f[F.FRAME_HEAD + 4] = op;
+    f.writeDoubleLE(entryId, F.FRAME_HEAD + 5);
+    this.writer.write(f);
+  }
+
+  // ---------------------------------------------------------------- round trips
+  purge(queue: Queue): Promise<number> {
+    return this.rpc(F.RPC_PURGE, queue).then((f) => replyNumber(f, 0));
+  }
+  delete(queue: Queue): Promise<number> {
+    return this.rpc(F.RPC_DELETE, queue).then((f) => replyNumber(f, 0));
+  }
+  info(queue: Queue): Promise<RemoteQueueInfo> {
+    return this.rpc(F.RPC_INFO, queue).then(replyInfo);
+  }
+  get(queue: Queue, noAck: boolean): Promise<RemoteGot | null> {
+    return this.rpc(noAck ? F.RPC_GET_NO_ACK : F.RPC_GET_ACK, queue).then(replyGot);
+  }
+
+  private rpc(kind: number, queue: Queue): Promise<Buffer> {
+    if (!this.alive) return Promise.reject(this.lostError());
+    const qid = this.queueId(queue);
+    const id = ++this.nextRpc;
+    this.emitPending();
+    this.writer.write(rpcFrame(id, kind, qid));
+    return new Promise((resolve, reject) => this.rpcs.set(id, { kind, resolve, reject }));
+  }
+
+  // ---------------------------------------------------------------- incoming
+  private onFrame(f: Buffer): void {
+    const at = F.FRAME_HEAD;
+    switch (f[4]) {
+      case F.STORED:
+        return this.waits.stored(f.readDoubleLE(at));
+      case F.REFUSED:
+        return this.waits.refuse(f.readDoubleLE(at), f.readDoubleLE(at + 8));
+      case F.DELIVER: {
+        const id = f.readUInt32LE(at);
+        const entryId = f.readDoubleLE(at + 4);
+        const sink = this.sinks.get(id);
+        // Cancelled here while the delivery was on its way: it goes back, as a cancelled consumer's would.
+        if (sink === undefined) return this.settle(id, entryId, SETTLE_REQUEUE);
+        return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17));
+      }
+      case F.CANCELLED: {
+        const id = f.readUInt32LE(at);
+        const sink = this.sinks.get(id);
+        this.sinks.delete(id);
+        return sink?.cancelledByLeader(F.readString(f, at + 4)[0]);
+      }
+      case F.REPLY: {
+        const id = replyId(f);
+        const rpc = this.rpcs.get(id);
+        if (rpc === undefined) return;
+        this.rpcs.delete(id);
+        const failure = replyFailure(f);
+        return failure === null ? rpc.resolve(f) : rpc.reject(failure);
+      }
+      default:
+        this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
+    }
+  }
+
+  private lostError(): BrokerError {
+    return new BrokerError("notFound", `the link to node '${this.node}' is down`);
+  }
+
+  private lose(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    this.pendingMessage = null;
+    this.pendingIds.length = 0;
+    this.waits.lose();
+    const sinks = [...this.sinks.values()];
+    this.sinks.clear();
+    for (const s of sinks) s.cancelledByLeader(`the link to node '${this.node}' was lost`);
+    const err = this.lostError();
+    for (const rpc of this.rpcs.values()) rpc.reject(err);
+    this.rpcs.clear();
+    for (const l of this.lostListeners.splice(0)) l();
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The leading node's end of an inter-node link, after the handshake: it serves the queues this
+ * node leads to the connecting node (docs/CLUSTERING.md, "The link protocol"). PUBLISH frames are
+ * enqueued with the same `Queue.enqueue` a local channel calls, and answered STORED/REFUSED
+ * (stored-reports.ts); CONSUME registers a ServedConsumer; SETTLE, CANCEL and the round trips
+ * (GET, PURGE, DELETE, INFO) call the queue. The connecting node checked its user's permissions
+ * before anything reached the link (the link itself proved the cluster's secret), so this end acts
+ * as the broker itself.
+ *
+ * When the socket closes every served consumer ends: what it held goes back to its queue,
+ * redelivered; held basic.get entries too.
+ */
+import type { Socket } from "node:net";
+import type { Broker, Queue, QueueEntry, SyncWaiter } from "../broker/index.js";
+import { PermissionChecker } from "../auth/permission-check.js";
+import { BrokerError } from "../errors/broker-error.js";
+import { type FrameSplitter, readFrames } from "./frame-splitter.js";
+import * as F from "./link-frames.js";
+import { replyEmpty, replyError, replyGotHead, replyNumbers } from "./link-rpc.js";
+import { LinkWriter } from "./link-writer.js";
+import { ServedConsumer, type ServingLink } from "./served-consumer.js";
+import { StoredReports } from "./stored-reports.js";
+
+interface QueueRef {
+  readonly vhost: string;
+  readonly name: string;
+  queue: Queue | null;
+}
+
+/** basic.get holders get ids from here up; the connecting node numbers its consumers from 1. */
+const FIRST_GET_HOLDER = 0x8000_0000;
+
+export class LinkSession implements ServingLink {
+  private readonly writer: LinkWriter;
+  private readonly reports: StoredReports;
+  private readonly queues = new Map<number, QueueRef>();
+  private readonly consumers = new Map<number, ServedConsumer>();
+  private readonly gets = new Map<number, { queue: Queue; entry: QueueEntry }>();
+  private nextGet = FIRST_GET_HOLDER;
+  private closed = false;
+
+  constructor(
+    private readonly broker: Broker,
+    private readonly socket: Socket,
+    readonly peer: string,
+    splitter: FrameSplitter,
+  ) {
+    this.writer = new LinkWriter(socket);
+    const journal = broker.journal;
+    this.reports = new StoredReports((f) => this.writer.write(f), journal === null ? null : (w: SyncWaiter, t: number) => broker.whenStored(w, t));
+    splitter.maxFrame = 0xffff_ffff;
+    readFrames(socket, splitter, (f) => this.onFrame(f), () => this.reports.closeRun());
+    socket.on("drain", () => {
+      for (const c of this.consumers.values()) c.queue.dispatch();
+    });
+    socket.on("close", () => this.end());
+    socket.on("error", () => this.end());
+  }
+
+  get backedUp(): boolean {
+    return this.writer.backedUp;
+  }
+
+  writeDeliver(consumerId: number, e: QueueEntry): void {
+    const head = F.messageFrameHead(F.DELIVER, 17, e.message);
+    head.writeUInt32LE(consumerId, F.FRAME_HEAD);
+    head.writeDoubleLE(e.seq, F.FRAME_HEAD + 4);
+    head[F.FRAME_HEAD + 12] = e.redelivered ? 1 : 0;
+    head.writeUInt32LE(e.deliveryCount, F.FRAME_HEAD + 13);
+    const pieces: Buffer[] = [];
+    F.pushMessageFrame(pieces, head, e.message.body);
+    this.writer.writeAll(pieces);
+  }
+
+  cancelledByQueue(consumerId: number, reason: string): void {
+    const { buf } = F.frameWithStrings(F.CANCELLED, 4, [reason]);
+    buf.writeUInt32LE(consumerId, F.FRAME_HEAD);
+    this.writer.write(buf);
+  }
+
+  private onFrame(f: Buffer): void {
+    const at = F.FRAME_HEAD;
+    switch (f[4]) {
+      case F.PUBLISH:
+        return this.publish(f);
+      case F.QUEUE: {
+        const [vhost, p] = F.readString(f, at + 4);
+        this.queues.set(f.readUInt32LE(at), { vhost, name: F.readString(f, p)[0], queue: null });
+        return;
+      }
+      case F.CONSUME:
+        return this.consume(f);
+      case F.CANCEL: {
+        const c = this.consumers.get(f.readUInt32LE(at));
+        if (c === undefined) return;
+        c.cancel();
+        if (!c.holds) this.consumers.delete(c.id);
+        return;
+      }
+      case F.SETTLE:
+        return this.settle(f.readUInt32LE(at), f[at + 4]!, f.readDoubleLE(at + 5));
+      case F.RPC:
+        return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
+      default:
+        this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
+    }
+  }
+
+  /** The queue behind a link id: looked up again once deleted (it may have been declared anew). */
+  private queue(id: number): Queue | null {
+    const ref = this.queues.get(id);
+    if (ref === undefined) return null;
+    if (ref.queue === null || ref.queue.isDeleted) ref.queue = this.broker.vhosts.get(ref.vhost)?.queues.get(ref.name) ?? null;
+    return ref.queue;
+  }
+
+  private publish(f: Buffer): void {
+    const at = F.FRAME_HEAD;
+    const n = f[at]!;
+    const message = F.readMessage(f, at + 1 + 4 * n);
+    const journal = this.broker.journal;
+    const before = journal === null ? 0 : journal.appends;
+    let refused = false;
+    for (let i = 0; i < n; i++) {
+      const q = this.queue(f.readUInt32LE(at + 1 + 4 * i));
+      // A queue gone since routing takes nothing (as an unroutable publish, confirmed); one led elsewhere is not this node's.
+      if (q === null) continue;
+      if (q.leadsElsewhere || !q.enqueue(message)) refused = true;
+    }
+    if (refused) this.reports.refused();
+    else this.reports.accepted(journal !== null && journal.appends !== before);
+  }
+
+  private consume(f: Buffer): void {
+    const at = F.FRAME_HEAD;
+    const id = f.readUInt32LE(at);
+    const q = this.queue(f.readUInt32LE(at + 4));
+    const tag = F.readString(f, at + 17)[0];
+    try {
+      if (q === null) throw new BrokerError("notFound", "queue not found on its leader");
+      if (q.leadsElsewhere) throw new BrokerError("notFound", `queue '${q.name}' is not led by this node`);
+      q.checkExclusiveAccess(null);
+      q.checkConsumable(f[at + 12] === 1);
+      const c = new ServedConsumer(this, id, q, tag, f[at + 12] === 1, f.readInt32LE(at + 13), f.readUInt32LE(at + 8), this);
+      this.consumers.set(id, c);
+      q.addConsumer(c);
+    } catch (err) {
+      this.consumers.delete(id);
+      this.cancelledByQueue(id, err instanceof BrokerError ? err.replyText : String(err));
+    }
+  }
+
+  private settle(holder: number, op: number, entryId: number): void {
+    const c = this.consumers.get(holder);
+    if (c !== undefined) return c.settle(entryId, op);
+    const got = this.gets.get(holder);
+    if (got === undefined) return;
+    this.gets.delete(holder);
+    if (op === 1) got.queue.settle(got.entry);
+    else if (op === 2) got.queue.requeue([got.entry]);
+    else got.queue.discard(got.entry);
+  }
+
+  private rpc(id: number, kind: number, queueId: number): void {
+    try {
+      const q = this.queue(queueId);
+      if (q === null || q.leadsElsewhere) throw new BrokerError("notFound", "queue not found on its leader");
+      if (kind === F.RPC_INFO) return this.writer.write(replyNumbers(id, [q.messageCount, q.consumerCount]));
+      if (kind === F.RPC_PURGE) return this.writer.write(replyNumbers(id, [q.purge()]));
+      if (kind === F.RPC_DELETE) return this.writer.write(replyNumbers(id, [this.broker.deleteQueue(this.context(), q.vhost, q.name, { ifUnused: false, ifEmpty: false })]));
+      const noAck = kind === F.RPC_GET_NO_ACK;
+      const entry = q.get(noAck);
+      if (entry === null) return this.writer.write(replyEmpty(id));
+      let holder = 0;
+      if (!noAck) {
+        holder = this.nextGet++;
+        this.gets.set(holder, { queue: q, entry });
+      }
+      const pieces: Buffer[] = [];
+      F.pushMessageFrame(pieces, replyGotHead(id, holder, entry.seq, entry.redelivered, entry.deliveryCount, q.messageCount, entry.message), entry.message.body);
+      this.writer.writeAll(pieces);
+    } catch (err) {
+      this.writer.write(replyError(id, err));
+    }
+  }
+
+  /** The peer node acting on this broker: every permission (it checked its client's before the link). */
+  private context(): { permissions: PermissionChecker; owner: null; actor: { user: string; authMethod: "internal"; source: "internal"; peer: string } } {
+    const user = { name: "rmq-internal", passwordHash: "", hashingAlgorithm: "rabbit_password_hashing_sha256" as const, tags: ["administrator"], limits: {}, isInternal: false };
+    const grants = { hasVhostAccess: () => true, grantFor: () => `node '${this.peer}' over the inter-node link` };
+    return { permissions: new PermissionChecker(this.broker.users, user, grants), owner: null, actor: { user: user.name, authMethod: "internal", source: "internal", peer: this.peer } };
+  }
+
+  private end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.consumers.values()) c.end();
+    this.consumers.clear();
+    for (const { queue, entry } of this.gets.values()) if (!queue.isDeleted) queue.requeue([entry]);
+    this.gets.clear();
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Opening inter-node links (docs/CLUSTERING.md, "The link protocol"): `acceptNodeLink` serves an
+ * accepted socket (TCP, or a Unix socket between workers) once the connecting node proved the
+ * shared secret; `connectNodeLink` does the connecting side's handshake and resolves with the
+ * LeaderLink to hand to Broker.leadQueueElsewhere. `listenForNodeLinks` is a TCP/Unix server doing
+ * the former for every connection.
+ *
+ * A link is one direction of use: the connecting node reaches the queues the accepting node leads.
+ * Two nodes that each lead queues the other uses open one link each way.
+ */
+import { createServer, type Server, type Socket } from "node:net";
+import type { Broker } from "../broker/index.js";
+import { MAX_UNAUTHENTICATED_FRAME } from "../auth/shared-secret-proof.js";
+import { FrameSplitter, readFrames } from "./frame-splitter.js";
+import { answer, challenge, helloFrame, readReady, readyFrame } from "./link-handshake.js";
+import { LeaderLink } from "./leader-link.js";
+import { LinkSession } from "./link-session.js";
+
+/** The credit a leader grants each link (docs/CLUSTERING.md: 2,000 messages / 8 MiB). */
+export const DEFAULT_CREDIT_MESSAGES = 2000;
+export const DEFAULT_CREDIT_BYTES = 8 * 1024 * 1024;
+
+export interface NodeLinkOptions {
+  /** The cluster's shared secret (both ends prove they hold it). */
+  readonly secret: Buffer;
+  /** This node's name. */
+  readonly node: string;
+  readonly creditMessages?: number;
+  readonly creditBytes?: number;
+}
+
+/**
+ * Runs a handshake on `socket`: `step` sees each frame and calls `done` with the result or `fail`
+ * with why (the socket is then destroyed). Nothing larger than MAX_UNAUTHENTICATED_FRAME is read.
+ */
+function handshake<T>(socket: Socket, step: (f: Buffer, splitter: FrameSplitter, done: (value: T) => void, fail: (why: string) => void) => void): Promise<T> {
+  socket.setNoDelay(true);
+  const splitter = new FrameSplitter(MAX_UNAUTHENTICATED_FRAME);
+  return new Promise((resolve, reject) => {
+    const fail = (why: string): void => {
+      stop();
+      socket.destroy();
+      reject(new Error(why));
+    };
+    const done = (value: T): void => {
+      stop();
+      resolve(value);
+    };
+    const stop = readFrames(socket, splitter, (f) => step(f, splitter, done, fail), undefined, (err) => fail(err.message));
+    socket.once("close", () => reject(new Error("node link closed during its handshake")));
+    socket.on("error", (err) => reject(err));
+  });
+}
+
+/** Serves one accepted socket; resolves with the session once the peer is authenticated (rejects, and closes it, otherwise). */
+export function acceptNodeLink(broker: Broker, socket: Socket, opts: NodeLinkOptions): Promise<LinkSession> {
+  let check: ((f: Buffer) => boolean) | null = null;
+  let peer = "";
+  return handshake(socket, (f, splitter, done, fail) => {
+    if (check === null) {
+      const c = challenge(opts.secret, f);
+      if (c === null) return fail("malformed link hello");
+      check = c.check;
+      peer = c.peer;
+      socket.write(c.frame);
+      return;
+    }
+    if (!check(f)) return fail(`node link from '${peer}' failed authentication`);
+    socket.write(readyFrame(opts.creditMessages ?? DEFAULT_CREDIT_MESSAGES, opts.creditBytes ?? DEFAULT_CREDIT_BYTES, opts.node));
+    done(new LinkSession(broker, socket, peer, splitter));
+  });
+}
+
+/** The connecting side of a link over an open socket: authenticates, then resolves with the port to the leader. */
+export function connectNodeLink(socket: Socket, opts: { readonly secret: Buffer; readonly node: string }): Promise<LeaderLink> {
+  const { frame, nonce } = helloFrame(opts.node);
+  let proved = false;
+  const link = handshake<LeaderLink>(socket, (f, splitter, done, fail) => {
+    if (!proved) {
+      const proof = answer(opts.secret, opts.node, nonce, f);
+      if (proof === null) return fail("the node at the other end of the link failed authentication");
+      proved = true;
+      socket.write(proof);
+      return;
+    }
+    const terms = readReady(f);
+    if (terms === null) return fail("the link's leader did not answer READY");
+    done(new LeaderLink(socket, terms, splitter));
+  });
+  socket.write(frame);
+  return link;
+}
+
+/** A server accepting links for `broker` (listen on it: a TCP port, or a Unix socket path). */
+export function listenForNodeLinks(broker: Broker, opts: NodeLinkOptions, onError?: (err: Error) => void): Server {
+  return createServer((socket) => {
+    acceptNodeLink(broker, socket, opts).catch((err: Error) => onError?.(err));
+  });
+}
+
+export { LeaderLink } from "./leader-link.js";
+export { LinkSession } from "./link-session.js";

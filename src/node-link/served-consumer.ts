@@ -1,0 +1,81 @@
+/**
+ * A consumer of another node, registered on a queue this node leads (docs/CLUSTERING.md, "A
+ * delivery that crosses nodes", step 2): it takes entries while the connecting node's credit (its
+ * client's prefetch, or a window) allows and the link's socket is not backed up, sends each as a
+ * DELIVER frame, and holds it until that node settles it by entry id. When the link closes every
+ * entry it holds goes back to its queue, redelivered, as for a closed channel.
+ *
+ * Invariant: `held.size` ≤ `window` — the connecting node's client never holds more than it asked for.
+ */
+import type { Queue, QueueConsumer, QueueEntry } from "../broker/index.js";
+import { SETTLE_ACK, SETTLE_REQUEUE } from "../broker/index.js";
+
+/** What a served consumer needs of its link. */
+export interface ServingLink {
+  readonly backedUp: boolean;
+  writeDeliver(consumerId: number, entry: QueueEntry): void;
+  cancelledByQueue(consumerId: number, reason: string): void;
+}
+
+export class ServedConsumer implements QueueConsumer<Queue> {
+  readonly noAck = false;
+  private readonly held = new Map<number, QueueEntry>();
+  private active = true;
+
+  constructor(
+    private readonly link: ServingLink,
+    readonly id: number,
+    readonly queue: Queue,
+    readonly tag: string,
+    readonly exclusive: boolean,
+    readonly priority: number,
+    private readonly window: number,
+    readonly owner: object,
+  ) {}
+
+  canTake(): boolean {
+    return this.active && this.held.size < this.window && !this.link.backedUp;
+  }
+
+  deliver(_queue: Queue, entry: QueueEntry): void {
+    this.held.set(entry.seq, entry);
+    this.link.writeDeliver(this.id, entry);
+  }
+
+  cancelledByQueue(_queue: Queue): void {
+    this.active = false;
+    this.link.cancelledByQueue(this.id, "queue deleted");
+  }
+
+  /** SETTLE from the connecting node; unknown entry ids (already settled) are ignored. */
+  settle(entryId: number, op: number): void {
+    const e = this.held.get(entryId);
+    if (e === undefined) return;
+    this.held.delete(entryId);
+    const q = this.queue;
+    if (op === SETTLE_ACK) q.settle(e);
+    else if (op === SETTLE_REQUEUE) q.requeue([e]);
+    else q.discard(e);
+    if (this.active) q.dispatch();
+  }
+
+  /** CANCEL: no more deliveries; what it holds stays held until settled or the link closes. */
+  cancel(): void {
+    if (!this.active) return;
+    this.active = false;
+    this.queue.removeConsumer(this);
+  }
+
+  /** The link closed: cancelled, and everything held goes back to the queue (redelivered). */
+  end(): void {
+    this.cancel();
+    if (this.held.size === 0) return;
+    const entries = [...this.held.values()];
+    this.held.clear();
+    if (!this.queue.isDeleted) this.queue.requeue(entries);
+  }
+
+  get holds(): boolean {
+    return this.held.size > 0;
+  }
+}
