@@ -19,7 +19,7 @@ import { isEnvelope } from "./ipc-endpoint.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import { workerPorts, type WorkerPorts } from "./worker-ports.js";
 import { loadTable, workerName } from "./workers-file.js";
-import type { WorkerStart } from "./worker-start.js";
+import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 
 /** Queue groups in a new data directory (the design's `queue_groups` default); a saved table keeps its own count. */
 export const DEFAULT_QUEUE_GROUPS = 16;
@@ -238,13 +238,14 @@ export class Primary {
     return Promise.all(this.slots.map(async (slot): Promise<PeerNode> => {
       const extra = { worker_index: slot.index, worker_state: slot.state, worker_restarts: slot.restarts, queue_groups: groupsOf(table, slot.index).map(groupName) };
       const name = `${this.o.config.nodeName}/${slot.name}`;
-      if (slot.name === from) return { name, running: true, record: extra };
-      if (slot.state !== "running") return { name, running: false, record: extra };
+      if (slot.name === from) return { name, running: true, record: extra, listeners: [] };
+      if (slot.state !== "running") return { name, running: false, record: extra, listeners: [] };
       try {
-        const figures = (await this.hub.endpoint.request(slot.name, "figures", null, this.o.figuresMs ?? 1000)) as Record<string, unknown>;
-        return { name, running: true, record: { ...figures, ...extra } };
+        const figures = (await this.hub.endpoint.request(slot.name, "figures", null, this.o.figuresMs ?? 1000)) as WorkerFigures;
+        return { name, running: true, record: { ...figures.record, ...extra }, listeners: figures.listeners };
       } catch {
-        return { name, running: false, record: extra };
+        // No answer in time: as RabbitMQ shows a node it cannot reach.
+        return { name, running: false, record: extra, listeners: [] };
       }
     }));
   }

@@ -78,6 +78,20 @@ describe("coney --workers 2", () => {
     assert.equal((await p.api("GET", `/api/nodes/${encodeURIComponent("coney@nowhere/w9")}`)).status, 404);
   });
 
+  it("lists every worker's listeners in /api/overview, as RabbitMQ lists every node's", async () => {
+    const res = await p.api("GET", "/api/overview");
+    assert.equal(res.status, 200);
+    const listeners = res.json.listeners as Array<{ node: string; protocol: string; port: number }>;
+    const names = (await nodes()).map((n) => n.name);
+    for (const name of names) {
+      const own = listeners.filter((l) => l.node === name);
+      assert.deepEqual(own.find((l) => l.protocol === "amqp")?.port, p.amqpPort, `${name}: the shared AMQP port`);
+      assert.ok(own.some((l) => l.protocol === "http/prometheus"), `${name}: its own Prometheus port`);
+    }
+    const prometheus = listeners.filter((l) => l.protocol === "http/prometheus").map((l) => l.port);
+    assert.equal(new Set(prometheus).size, 2);
+  });
+
   it("restarts a worker killed -9, reassigns its groups under new epochs in workers.json, and rebalances when it is back", async () => {
     const before = p.workersJson();
     const w1 = (await nodes()).find((n) => n.name.endsWith("/w1"))!;
