@@ -2,7 +2,7 @@
  * Architecture rules, enforced by `npm run lint` (see docs/ARCHITECTURE.md for the floors).
  * A broken rule fails CI.
  */
-const TRANSPORTS_AND_OUTER = "^src/(amqp|amqp1|http|cluster|cli|ui|metrics|mqtt|stomp|stream|links|node-link|shovel|federation|bench|config|tls|start-broker|main|index)";
+const TRANSPORTS_AND_OUTER = "^src/(amqp|amqp1|http|cluster|cli|ui|metrics|mqtt|stomp|stream|links|node-link|shovel|federation|bench|config|tls|start-broker|main|index|workers)";
 
 module.exports = {
   forbidden: [
@@ -67,6 +67,13 @@ module.exports = {
       comment: "The cluster runs the broker and its API; the API sees the cluster only through the domain's ClusterView.",
       from: { path: "^src/(http|metrics|ui|broker|store|auth|amqp|node-link)" },
       to: { path: "^src/cluster" },
+    },
+    {
+      name: "workers-on-top",
+      severity: "error",
+      comment: "src/workers (coney --workers N: the primary and its worker processes) runs brokers through start-broker.ts; only main.ts reaches it. The API sees the other workers through http/peer-nodes.ts's PeerNodes.",
+      from: { path: "^src/", pathNot: ["^src/workers/", "^src/main\\.ts$"] },
+      to: { path: "^src/workers/" },
     },
     {
       name: "links-below-shovel-and-federation",

@@ -92,7 +92,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "auditFileSizeLimit", flag: "--audit-file-size-limit <bytes>", env: "CONEY_AUDIT_FILE_SIZE_LIMIT", kind: "int", help: "audit trail: a new file starts past this size" },
   { key: "auditSyncInterval", flag: "--audit-sync-interval <ms>", env: "CONEY_AUDIT_SYNC_INTERVAL", kind: "int", help: "audit trail: milliseconds between batched fsyncs" },
   { key: "maxConnections", flag: "--max-connections <n>", env: "CONEY_MAX_CONNECTIONS", kind: "int", help: "open AMQP connections allowed (0 = no limit)" },
-  { key: "workers", flag: "--workers <n>", env: "CONEY_WORKERS", kind: "workers", help: "broker processes sharing the ports ('auto' = one per core; docs/CLUSTERING.md)" },
+  { key: "workers", flag: "--workers <n>", env: "CONEY_WORKERS", kind: "workers", help: "broker processes sharing the ports ('auto' = one per core); more than 1 is not available yet (issue 42, docs/CLUSTERING.md)" },
 ];
 
 function parse(kind: Kind, raw: string, name: string): unknown {

@@ -8,6 +8,8 @@ export interface PeerNode {
   readonly running: boolean;
   /** What is known of the node: its process figures (as nodeRecord's) when it answered in time, and Coney's extensions. */
   readonly record: Readonly<Record<string, unknown>>;
+  /** Its bound listeners, as it answered (empty for this node and for one that did not answer): /api/overview lists them. */
+  readonly listeners: ReadonlyArray<{ readonly protocol: string; readonly port: number }>;
 }
 
 export interface PeerNodes {

@@ -19,7 +19,7 @@ import { isEnvelope } from "./ipc-endpoint.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import { workerPorts, type WorkerPorts } from "./worker-ports.js";
 import { loadTable, workerName } from "./workers-file.js";
-import type { WorkerStart } from "./worker-start.js";
+import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 
 /** Queue groups in a new data directory (the design's `queue_groups` default); a saved table keeps its own count. */
 export const DEFAULT_QUEUE_GROUPS = 16;
@@ -73,7 +73,13 @@ export class Primary {
   private beatTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
   private allReady!: () => void;
-  private readonly ready = new Promise<void>((r) => (this.allReady = r));
+  private startFailed!: (err: Error) => void;
+  private readonly ready = new Promise<void>((resolve, reject) => {
+    this.allReady = resolve;
+    this.startFailed = reject;
+  });
+  /** Every worker has served once: from then on a dead worker is restarted, before that the start fails. */
+  private started = false;
 
   constructor(private readonly o: PrimaryOptions) {
     this.heartbeatMs = o.heartbeatMs ?? 1000;
@@ -105,7 +111,12 @@ export class Primary {
     cluster.setupPrimary({ exec: this.o.workerEntry, args: [] });
     for (const slot of this.slots) this.fork(slot);
     this.beatTimer = setInterval(() => this.checkBeats(), this.heartbeatMs);
-    await this.ready;
+    try {
+      await this.ready;
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
   }
 
   /** Asks every worker to stop, kills those that do not within the timeout; resolves when all exited. */
@@ -166,6 +177,13 @@ export class Primary {
     this.hub.detach(slot.name);
     if (wasStopping) {
       this.o.logger.info("worker stopped", { worker: slot.name, code, signal });
+      return;
+    }
+    if (!this.started) {
+      // A worker that cannot start (its AMQP port taken, its files unreadable) fails the whole
+      // start, as a single broker's would: restarting it in a loop would only hide the reason.
+      this.o.logger.error("worker exited before serving", { worker: slot.name, code, signal });
+      this.startFailed(new Error(`worker ${slot.name} exited before serving (code ${code}, signal ${signal}); its log lines above say why`));
       return;
     }
     this.keeper?.workerGone(slot.index);
@@ -229,7 +247,10 @@ export class Primary {
     slot.state = "running";
     this.o.logger.info("worker serving", { worker: slot.name, pid: slot.worker?.process.pid ?? null, restarts: slot.restarts });
     this.keeper?.workerReady(slot.index);
-    if (this.slots.every((s) => s.state === "running")) this.allReady();
+    if (!this.started && this.slots.every((s) => s.state === "running")) {
+      this.started = true;
+      this.allReady();
+    }
   }
 
   /** /api/nodes on worker `from`: every worker, each other one's figures read in its own process. */
@@ -238,13 +259,14 @@ export class Primary {
     return Promise.all(this.slots.map(async (slot): Promise<PeerNode> => {
       const extra = { worker_index: slot.index, worker_state: slot.state, worker_restarts: slot.restarts, queue_groups: groupsOf(table, slot.index).map(groupName) };
       const name = `${this.o.config.nodeName}/${slot.name}`;
-      if (slot.name === from) return { name, running: true, record: extra };
-      if (slot.state !== "running") return { name, running: false, record: extra };
+      if (slot.name === from) return { name, running: true, record: extra, listeners: [] };
+      if (slot.state !== "running") return { name, running: false, record: extra, listeners: [] };
       try {
-        const figures = (await this.hub.endpoint.request(slot.name, "figures", null, this.o.figuresMs ?? 1000)) as Record<string, unknown>;
-        return { name, running: true, record: { ...figures, ...extra } };
+        const figures = (await this.hub.endpoint.request(slot.name, "figures", null, this.o.figuresMs ?? 1000)) as WorkerFigures;
+        return { name, running: true, record: { ...figures.record, ...extra }, listeners: figures.listeners };
       } catch {
-        return { name, running: false, record: extra };
+        // No answer in time: as RabbitMQ shows a node it cannot reach.
+        return { name, running: false, record: extra, listeners: [] };
       }
     }));
   }

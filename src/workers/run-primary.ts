@@ -45,7 +45,12 @@ export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<v
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
-  await primary.start();
+  try {
+    await primary.start();
+  } catch (err) {
+    process.stderr.write(`coney: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
   const { shared, prometheus } = primary.sharedPorts;
   logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, prometheus_ports: prometheus, workers: config.workers, primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
 }

@@ -15,7 +15,7 @@ import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { GroupTable } from "./group-table.js";
 import { IpcEndpoint, isEnvelope, PRIMARY } from "./ipc-endpoint.js";
 import { WorkerGroups } from "./worker-groups.js";
-import type { WorkerStart } from "./worker-start.js";
+import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 import { workerName } from "./workers-file.js";
 
 /** A stop that hangs (a store that does not close) must not keep a worker without its primary alive. */
@@ -61,7 +61,8 @@ async function runWorker(): Promise<void> {
   endpoint.handle("table", (table) => groups.apply(table as GroupTable));
   endpoint.handle("figures", () => {
     if (running === null) throw new Error(`${config.nodeName} is starting`);
-    return processFigures(running.broker, running.alarms);
+    const figures: WorkerFigures = { record: processFigures(running.broker, running.alarms), listeners: running.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port })) };
+    return figures;
   });
   const peers = { list: async () => (await endpoint.request(PRIMARY, "nodes", null, 5000)) as PeerNode[] };
   running = await startBroker({ ...config, logger, peers });

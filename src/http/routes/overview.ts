@@ -29,7 +29,7 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   const b = ctx.broker;
   const facts = nodeFacts(ctx.config);
   resource(app, ctx, "/api/overview", {
-    GET: ({ caller, query }) => {
+    GET: async ({ caller, query }) => {
       const rates = chartContext(ctx, query).rates;
       const figures = overviewFigures(b, caller, rates);
       const overview: Record<string, unknown> = {
@@ -60,6 +60,13 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         overview["node"] = ctx.node;
         const all = ctx.listeners();
         overview["listeners"] = all.filter((l) => l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port }));
+        // `coney --workers N`: every worker's listeners, as RabbitMQ lists every node's.
+        if (ctx.peers) {
+          for (const peer of await ctx.peers.list()) {
+            if (peer.name === ctx.node) continue;
+            for (const l of peer.listeners) (overview["listeners"] as unknown[]).push({ node: peer.name, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port });
+          }
+        }
         // A Coney extension: configured listeners that could not bind (the port is taken…) and
         // are being retried (src/listeners). RabbitMQ's list has only the active ones, so the UI
         // would otherwise show a missing port with no word of why.

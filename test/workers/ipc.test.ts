@@ -1,0 +1,68 @@
+// The IPC messages of `coney --workers N` (src/workers/ipc-endpoint.ts, ipc-hub.ts): send, broadcast and
+// request/response through the primary's hub, with ids, timeouts, and failures when a worker is gone.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { IpcEndpoint, PRIMARY, type Envelope } from "../../src/workers/ipc-endpoint.js";
+import { IpcHub } from "../../src/workers/ipc-hub.js";
+
+/** A hub with two workers whose channels deliver asynchronously, as a real IPC channel does. */
+function layout(): { hub: IpcHub; w0: IpcEndpoint; w1: IpcEndpoint } {
+  const hub = new IpcHub();
+  const w0 = new IpcEndpoint("w0", (e) => setImmediate(() => hub.route(e)));
+  const w1 = new IpcEndpoint("w1", (e) => setImmediate(() => hub.route(e)));
+  hub.attach("w0", (e: Envelope) => setImmediate(() => w0.receive(e)));
+  hub.attach("w1", (e: Envelope) => setImmediate(() => w1.receive(e)));
+  return { hub, w0, w1 };
+}
+
+describe("IPC between the primary and workers", () => {
+  it("answers requests by id, from the primary and from another worker through the hub", async () => {
+    const { hub, w0, w1 } = layout();
+    w1.handle("figures", (body, from) => ({ asked: body, from }));
+    hub.endpoint.handle("nodes", async (_b, from) => `nodes for ${from}`);
+    const [a, b, c] = await Promise.all([w0.request("w1", "figures", 1, 1000), hub.endpoint.request("w1", "figures", 2, 1000), w0.request(PRIMARY, "nodes", null, 1000)]);
+    assert.deepEqual(a, { asked: 1, from: "w0" });
+    assert.deepEqual(b, { asked: 2, from: "primary" });
+    assert.equal(c, "nodes for w0");
+  });
+
+  it("broadcasts to every other process, the primary included", async () => {
+    const { hub, w0, w1 } = layout();
+    const got: string[] = [];
+    const all = new Promise<void>((resolve) => {
+      const note = (who: string) => () => {
+        got.push(who);
+        if (got.length === 2) resolve();
+      };
+      hub.endpoint.handle("defs", note("primary"));
+      w1.handle("defs", note("w1"));
+      w0.handle("defs", () => assert.fail("the sender does not hear itself"));
+    });
+    w0.broadcast("defs", { rev: 1 });
+    await all;
+    assert.deepEqual(got.sort(), ["primary", "w1"]);
+  });
+
+  it("fails a request with the handler's error, with no handler, to a worker not running, and after its timeout", async () => {
+    const { hub, w0, w1 } = layout();
+    w1.handle("boom", () => {
+      throw new Error("it broke");
+    });
+    w1.handle("slow", () => new Promise(() => {}));
+    await assert.rejects(w0.request("w1", "boom", null, 1000), /it broke/);
+    await assert.rejects(w0.request("w1", "nothing", null, 1000), /w1 has no handler for nothing/);
+    await assert.rejects(w0.request("w7", "figures", null, 1000), /w7 is not running/);
+    await assert.rejects(w0.request("w1", "slow", null, 50), /slow to w1: no answer within 50 ms/);
+    const pending = hub.endpoint.request("w1", "slow", null, 10_000);
+    hub.detach("w1");
+    await assert.rejects(pending, /w1 is not running/, "a worker's exit fails the primary's requests to it at once");
+  });
+
+  it("a closed endpoint fails what waits and sends nothing more", async () => {
+    const { w0 } = layout();
+    const pending = w0.request(PRIMARY, "never-answered", null, 10_000);
+    w0.close("the primary is gone");
+    await assert.rejects(pending, /the primary is gone/);
+    await assert.rejects(w0.request(PRIMARY, "x", null, 10), /the IPC channel is closed/);
+  });
+});
