@@ -72,6 +72,13 @@ export interface StartOptions extends Partial<ConeyConfig> {
    * poisoning returned slabs when CONEY_POISON_READS=1 (the test suite sets it).
    */
   readSlabs?: SlabPool | null;
+  /**
+   * A worker of `coney --workers N` (src/workers) joins the others around the restore of its
+   * definitions: `beforeRestore` (its links up, queue placement set: restored queues other workers
+   * lead become RemoteQueues) and `afterRestore` (changes from now on are relayed; the restore
+   * itself is not a change). Both run before any client listener opens.
+   */
+  nodeHooks?: { beforeRestore(broker: Broker): Promise<void>; afterRestore(broker: Broker): void; close(): Promise<void> };
   /** The other workers of `coney --workers N` (src/workers), for /api/nodes. */
   peers?: PeerNodes;
 }
@@ -88,7 +95,7 @@ function readSlabsKept(memLimit: number): number {
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, peers, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, peers, nodeHooks, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   // Embedding runs one broker in the caller's process: N worker processes are the `coney`
   // command's layout (src/workers), which forks its own entry script.
@@ -114,7 +121,17 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   shovels.register();
   const federation = createFederation(broker, config.clusterName, logger, alarms);
   federation.register();
+  if (nodeHooks) {
+    try {
+      await nodeHooks.beforeRestore(broker);
+    } catch (err) {
+      alarms.stop();
+      await persistence.close();
+      throw err;
+    }
+  }
   persistence.open(broker);
+  nodeHooks?.afterRestore(broker);
   const eventExchange = config.eventExchange ? new EventExchange(broker, config.eventExchangeVhost ?? config.defaultVhost) : null;
   eventExchange?.start();
   if (broker.authenticate("guest", "guest")) {
@@ -270,6 +287,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
       await amqp.close();
       broker.halt();
       eventExchange?.stop();
+      await nodeHooks?.close();
       await persistence.close();
       logger.info("broker stopped");
     },

@@ -51,6 +51,7 @@ import { ForwardedPublishes } from "./queue/forwarded-publishes.js";
 import * as remoteOps from "./operations/remote-queue-operations.js";
 import type { QueueJournal, SyncWaiter } from "./queue/queue-journal.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
+import type { QueuePlacement } from "./queue/queue-placement.js";
 import { VHOST_LIMITS } from "./runtime-parameters.js";
 import type { FieldTable } from "./values/field-value.js";
 import type { PolicyRecord, VHost, VHostMetadata } from "./vhost.js";
@@ -390,6 +391,11 @@ export class Broker implements BrokerState {
 
   /** The seam for placing queues: `spec.name` is led by the node behind `leader`; see remote-queue-operations.ts. */
   leadQueueElsewhere = (vhostName: string, spec: QueueSpec, leader: remoteOps.LeaderPort): Queue => remoteOps.leadQueueElsewhere(this, vhostName, spec, leader, this.forwards);
+
+  /** From now on a new queue whose leader `placement` names is held as a RemoteQueue (`coney --workers N`). */
+  placeQueuesWith(placement: QueuePlacement): void {
+    this.queueHost.placement = { of: placement, forwards: this.forwards };
+  }
 }
 
 /** Removes the `skip` queues from `out` in place; returns how many are left. */

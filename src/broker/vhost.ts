@@ -3,6 +3,7 @@
  * parameters. This class holds state and routes; permission checks and persistence belong to
  * the Broker's operations (operations/), the only callers of the mutating methods.
  */
+import { BrokerError } from "../errors/broker-error.js";
 import type { FieldTable } from "./values/field-value.js";
 import type { MessageProperties } from "./values/message-properties.js";
 import { Binding } from "./binding.js";
@@ -105,8 +106,16 @@ export class VHost {
     return removed;
   }
 
-  /** Declares a queue in the group its host places it in (queue-groups.ts). */
+  /**
+   * Declares a queue in the group its host places it in (queue-groups.ts); a queue another node
+   * leads (QueueHost.leaderElsewhere: `coney --workers N`) is held here as a RemoteQueue.
+   */
   addQueue(declared: QueueSpec): Queue {
+    const elsewhere = declared.exclusiveOwner === null ? (this.queueHost.leaderElsewhere?.(this.name, declared) ?? null) : null;
+    if (elsewhere !== null) {
+      if (declared.arguments["x-queue-type"] === "stream") throw new BrokerError("notImplemented", `stream '${declared.name}' in vhost '${this.name}' is led by node '${elsewhere.port.node}'; a stream led by another node is not supported yet`);
+      return this.addRemoteQueue({ ...declared, group: null }, elsewhere.port, elsewhere.forwards, null);
+    }
     const spec: QueueSpec = { ...declared, group: this.queueHost.placeQueue(this.name, declared) };
     const q = spec.arguments["x-queue-type"] === "stream" ? new StreamQueue(this.name, spec, this.queueHost) : new MessageQueue(this.name, spec, this.queueHost);
     this.queues.set(q.name, q);

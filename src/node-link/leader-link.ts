@@ -12,7 +12,7 @@
  */
 import type { Socket } from "node:net";
 import type { Message, QueueLeaderPort, RemoteConsumeTerms, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SettleOp, SyncWaiter } from "../broker/index.js";
-import { SETTLE_REQUEUE } from "../broker/index.js";
+import { SETTLE_REQUEUE, type QueueSpec } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
 import * as F from "./link-frames.js";
@@ -27,7 +27,11 @@ export interface LinkTerms {
   readonly creditBytes: number;
 }
 
-type Queue = { readonly vhost: string; readonly name: string };
+type Queue = QueueSpec & { readonly vhost: string };
+
+/** A queue's definitions record (definition-records.ts's shape), built from what the port is given. */
+const recordOf = (q: Queue): string =>
+  JSON.stringify({ name: q.name, vhost: q.vhost, type: q.arguments["x-queue-type"] ?? "classic", durable: q.durable, auto_delete: q.autoDelete, arguments: q.arguments });
 
 interface PendingRpc {
   readonly kind: number;
@@ -117,7 +121,11 @@ export class LeaderLink implements QueueLeaderPort {
     this.writer.writeAll(pieces);
   }
 
-  /** The queue's id on this link; the first use tells the leader (QUEUE u32 id | vhost | name). */
+  /**
+   * The queue's id on this link; the first use tells the leader (QUEUE u32 id | vhost | name |
+   * its definitions record as JSON), so a leader that has not yet heard of a queue declared on
+   * this node declares it before the first message for it arrives (the same FIFO link).
+   */
   private queueId(q: Queue): number {
     const key = `${q.vhost}\u0000${q.name}`;
     let id = this.queueIds.get(key);
@@ -125,7 +133,7 @@ export class LeaderLink implements QueueLeaderPort {
       id = this.queueIds.size + 1;
       this.queueIds.set(key, id);
       this.emitPending();
-      const { buf } = F.frameWithStrings(F.QUEUE, 4, [q.vhost, q.name]);
+      const { buf } = F.frameWithStrings(F.QUEUE, 4, [q.vhost, q.name, recordOf(q)]);
       buf.writeUInt32LE(id, F.FRAME_HEAD);
       this.writer.write(buf);
     }

@@ -11,7 +11,7 @@
  * redelivered; held basic.get entries too.
  */
 import type { Socket } from "node:net";
-import type { Broker, Queue, QueueEntry, SyncWaiter } from "../broker/index.js";
+import { applyMirroredChange, type Broker, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
@@ -85,7 +85,9 @@ export class LinkSession implements ServingLink {
         return this.publish(f);
       case F.QUEUE: {
         const [vhost, p] = F.readString(f, at + 4);
-        this.queues.set(f.readUInt32LE(at), { vhost, name: F.readString(f, p)[0], queue: null });
+        const [name, p2] = F.readString(f, p);
+        this.queues.set(f.readUInt32LE(at), { vhost, name, queue: null });
+        if (p2 < f.length) this.declareIfAbsent(vhost, name, F.readString(f, p2)[0]);
         return;
       }
       case F.CONSUME:
@@ -103,6 +105,21 @@ export class LinkSession implements ServingLink {
         return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
       default:
         this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
+    }
+  }
+
+  /**
+   * A queue the peer declared and this node leads, heard of on the link before the definitions
+   * relay told it (or with no relay): declared here from its record, as the relay would. A refusal
+   * (no such vhost, a limit) leaves it absent: publishes to it are then dropped as unroutable and
+   * consumes refused, as for a queue deleted meanwhile.
+   */
+  private declareIfAbsent(vhost: string, name: string, json: string): void {
+    if (this.broker.vhosts.get(vhost)?.queues.has(name) !== false) return;
+    try {
+      applyMirroredChange(this.broker, { kind: "queues", op: "put", record: JSON.parse(json) as MirroredRecord });
+    } catch {
+      // Left absent, as said above.
     }
   }
 

@@ -10,6 +10,9 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import { join } from "node:path";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { randomBytes } from "node:crypto";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { GroupKeeper } from "./group-keeper.js";
@@ -20,6 +23,7 @@ import type { PeerNode } from "../http/peer-nodes.js";
 import { workerPorts, type WorkerPorts } from "./worker-ports.js";
 import { loadTable, workerName } from "./workers-file.js";
 import type { WorkerFigures, WorkerStart } from "./worker-start.js";
+import type { WorkerLinks } from "./worker-queues.js";
 
 /** Queue groups in a new data directory (the design's `queue_groups` default); a saved table keeps its own count. */
 export const DEFAULT_QUEUE_GROUPS = 16;
@@ -68,6 +72,7 @@ export class Primary {
   private readonly hub = new IpcHub();
   private readonly slots: Slot[];
   private readonly heartbeatMs: number;
+  private readonly links: WorkerLinks;
   private keeper: GroupKeeper | null = null;
   private ports!: WorkerPorts;
   private beatTimer: NodeJS.Timeout | null = null;
@@ -83,6 +88,9 @@ export class Primary {
 
   constructor(private readonly o: PrimaryOptions) {
     this.heartbeatMs = o.heartbeatMs ?? 1000;
+    // The links between workers: a fresh secret per primary (a worker of an older one cannot join).
+    const linksDir = o.config.inMemory ? mkdtempSync(join(tmpdir(), "coney-links-")) : join(o.config.dataDir, "links");
+    this.links = { dir: linksDir, secret: randomBytes(32).toString("hex"), nodeNames: Array.from({ length: o.config.workers }, (_, i) => `${o.config.nodeName}/${workerName(i)}`) };
     this.slots = Array.from({ length: o.config.workers }, (_, index) => ({
       index, name: workerName(index), worker: null, state: "down", lastBeat: 0, startedAt: 0, restarts: 0,
       delayMs: o.restartDelayMs?.first ?? 100, restartTimer: null, exited: Promise.resolve(), killed: false,
@@ -228,6 +236,7 @@ export class Primary {
       index: slot.index,
       workers: this.slots.length,
       heartbeatMs: this.heartbeatMs,
+      links: this.links,
       config: {
         ...config,
         ...this.ports.shared,

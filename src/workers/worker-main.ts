@@ -15,6 +15,9 @@ import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { GroupTable } from "./group-table.js";
 import { IpcEndpoint, isEnvelope, PRIMARY } from "./ipc-endpoint.js";
 import { WorkerGroups } from "./worker-groups.js";
+import { WorkerQueues } from "./worker-queues.js";
+import { TopologyRelay } from "./topology-relay.js";
+import type { Broker } from "../broker/index.js";
 import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 import { workerName } from "./workers-file.js";
 
@@ -65,11 +68,33 @@ async function runWorker(): Promise<void> {
     return figures;
   });
   const peers = { list: async () => (await endpoint.request(PRIMARY, "nodes", null, 5000)) as PeerNode[] };
-  running = await startBroker({ ...config, logger, peers });
+  // The queues other workers lead are reached over links; definitions follow every worker's changes.
+  const log = logger;
+  let relay: TopologyRelay | null = null;
+  let queues: WorkerQueues | null = null;
+  const nodeHooks = {
+    beforeRestore: async (broker: Broker) => {
+      queues = new WorkerQueues(broker, index, start.links, log);
+      await queues.start();
+    },
+    afterRestore: (broker: Broker) => {
+      relay = new TopologyRelay(broker, endpoint, {
+        peers: start.links.nodeNames.map((_, i) => workerName(i)).filter((_, i) => i !== index),
+        onApplyError: (err, change) => log.warn("a definitions change from another worker did not apply here", { err, kind: change.kind, op: change.op }),
+      });
+    },
+    close: async () => {
+      relay?.flush();
+      await queues?.close();
+    },
+  };
+  running = await startBroker({ ...config, logger, peers, nodeHooks });
   if (stopping) {
     await running.close();
     return;
   }
+  const joined = await (relay as TopologyRelay | null)?.join();
+  logger.info("worker following the others' definitions", { copied_from_a_peer: joined === true });
   endpoint.send(PRIMARY, "ready");
 }
 

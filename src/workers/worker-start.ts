@@ -1,6 +1,7 @@
 /** What the primary and a worker tell each other: the answer to `start` (primary.ts → worker-main.ts) and to `figures`. */
 import type { ConeyConfig } from "../config/config.js";
 import type { PeerNode } from "../http/peer-nodes.js";
+import type { WorkerLinks } from "./worker-queues.js";
 
 export interface WorkerStart {
   readonly index: number;
@@ -9,6 +10,8 @@ export interface WorkerStart {
   readonly heartbeatMs: number;
   /** The configuration of this worker's broker: shared ports picked, its own node name, Prometheus port and files. */
   readonly config: ConeyConfig;
+  /** Where the workers' links are, their secret and every worker's node name (worker-queues.ts). */
+  readonly links: WorkerLinks;
 }
 
 /** A worker's answer to `figures` (another worker's /api/nodes or /api/overview asked): read in its own process. */

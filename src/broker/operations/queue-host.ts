@@ -7,7 +7,9 @@
  */
 import { deadLetteredMessage, isDeadLetterCycle, type DeathReason } from "../dead-letter.js";
 import type { Message } from "../message.js";
-import type { Queue, QueueHost } from "../queue/queue-type.js";
+import type { Queue, QueueHost, RemoteLeader } from "../queue/queue-type.js";
+import type { ForwardedPublishes } from "../queue/forwarded-publishes.js";
+import type { QueuePlacement } from "../queue/queue-placement.js";
 import type { QueueJournal } from "../queue/queue-journal.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
 import { QueueGroups } from "../queue/queue-groups.js";
@@ -30,6 +32,16 @@ export class BrokerQueueHost implements QueueHost {
       this.journal = journal;
       journal.lostRecords = (isLost, lost, group) => this.dropUnstored(isLost, lost, group);
     }
+  }
+
+  /** Set when this node is one of several that each lead some queues (Broker.placeQueuesWith). */
+  placement: { readonly of: QueuePlacement; readonly forwards: ForwardedPublishes } | null = null;
+
+  leaderElsewhere(vhost: string, spec: QueueSpec): RemoteLeader | null {
+    const p = this.placement;
+    if (p === null) return null;
+    const port = p.of.leaderOf(vhost, spec.name);
+    return port === null ? null : { port, forwards: p.forwards };
   }
 
   placeQueue(vhost: string, spec: QueueSpec): number | null {

@@ -23,6 +23,14 @@ import type { QueueEntry } from "./queue-entry.js";
 import type { QueueJournal } from "./queue-journal.js";
 import type { QueueSettings } from "./queue-settings.js";
 import type { QueueSpec } from "./queue-spec.js";
+import type { ForwardedPublishes } from "./forwarded-publishes.js";
+import type { QueueLeaderPort } from "./queue-leader-port.js";
+
+/** The leader of a queue led by another node, and the broker's count of what it forwarded. */
+export interface RemoteLeader {
+  readonly port: QueueLeaderPort;
+  readonly forwards: ForwardedPublishes;
+}
 import type { QueueType } from "./queue-type-rules.js";
 
 /** Per-queue counters (the management API's message_stats). */
@@ -63,6 +71,11 @@ export interface QueueHost {
   placeQueue(vhost: string, spec: QueueSpec): number | null;
   /** A queue left its vhost: its group holds one queue fewer. */
   queueRemoved(queue: Queue): void;
+  /**
+   * Where a new queue is led when another node leads it (Broker.placement, set by the node's
+   * composition: `coney --workers N`); null when this node leads it. Absent on a single node.
+   */
+  leaderElsewhere?(vhost: string, spec: QueueSpec): RemoteLeader | null;
   /** The message store for persistent messages in durable queues; absent = nothing is stored. */
   journal?: QueueJournal;
   /**

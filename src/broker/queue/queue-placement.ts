@@ -1,0 +1,12 @@
+/**
+ * Which node leads a queue, for a node that is one of several each leading some queues
+ * (`coney --workers N`; docs/CLUSTERING.md, "One machine"). The node's composition implements it
+ * (src/workers) and hands it to Broker.placeQueuesWith; a single node has none, and every queue
+ * it declares is its own.
+ */
+import type { QueueLeaderPort } from "./queue-leader-port.js";
+
+export interface QueuePlacement {
+  /** The port to the queue's leader when another node leads it; null when this node does. */
+  leaderOf(vhost: string, name: string): QueueLeaderPort | null;
+}

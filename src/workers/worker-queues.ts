@@ -1,0 +1,173 @@
+/**
+ * Which worker leads each queue of `coney --workers N`, and the links that reach the others
+ * (docs/CLUSTERING.md, "One machine: `coney --workers N`"). A queue is led by worker
+ * `fnv1a(vhost + "\0" + name) mod N` — a choice every worker makes alone, so two workers never
+ * each create their own queue of one name. This worker holds the others' queues as RemoteQueues
+ * over inter-node links (src/node-link) on Unix sockets `<links>/w<i>.sock`, one per worker,
+ * never through the primary.
+ *
+ * Links come and go with the workers: until a peer's link is up (it is starting, or restarting
+ * after it died) its queues are held over a port that is down — publishes to them are not
+ * confirmed, consumes are refused with RabbitMQ's "home node … is down or inaccessible" — and
+ * once the link is up every one of its queues is held over it again. A lost link cancels this
+ * worker's consumers of the peer's queues (consumer cancel notification), as RabbitMQ does when a
+ * queue's node is lost.
+ */
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { connect, type Server } from "node:net";
+import { join } from "node:path";
+import type { Broker, QueueLeaderPort, QueuePlacement, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SyncWaiter } from "../broker/index.js";
+import { queueGroupOf } from "../broker/index.js";
+import type { Logger } from "../logging/logger.js";
+import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
+
+export interface WorkerLinks {
+  /** Where every worker's link socket is. */
+  readonly dir: string;
+  /** Hex: every worker proves it to the others (the links' handshake). */
+  readonly secret: string;
+  /** Each worker's node name, by index. */
+  readonly nodeNames: readonly string[];
+}
+
+const RETRY_MS = 200;
+
+export const linkSocketPath = (dir: string, index: number): string => join(dir, `w${index}.sock`);
+
+export class WorkerQueues implements QueuePlacement {
+  private readonly ports: QueueLeaderPort[];
+  private server: Server | null = null;
+  private closed = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly broker: Broker,
+    private readonly index: number,
+    private readonly links: WorkerLinks,
+    private readonly logger: Logger,
+  ) {
+    this.ports = links.nodeNames.map((name) => new DownPort(name));
+  }
+
+  get workers(): number {
+    return this.links.nodeNames.length;
+  }
+
+  /** The worker leading queue `name` of `vhost`. */
+  leaderIndex(vhost: string, name: string): number {
+    return queueGroupOf(vhost, name, this.workers);
+  }
+
+  leaderOf(vhost: string, name: string): QueueLeaderPort | null {
+    const w = this.leaderIndex(vhost, name);
+    return w === this.index ? null : this.ports[w]!;
+  }
+
+  /** Serves this worker's queues to the others, and starts reaching theirs (before definitions are restored). */
+  async start(): Promise<void> {
+    mkdirSync(this.links.dir, { recursive: true });
+    const path = linkSocketPath(this.links.dir, this.index);
+    // A socket file left by this worker's previous process (killed): nobody listens on it any more.
+    if (existsSync(path)) rmSync(path, { force: true });
+    const secret = Buffer.from(this.links.secret, "hex");
+    const server = listenForNodeLinks(this.broker, { secret, node: this.links.nodeNames[this.index]! }, (err) => this.logger.warn("an inter-worker link was refused", { err }));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => resolve());
+    });
+    this.server = server;
+    this.broker.placeQueuesWith(this);
+    for (let w = 0; w < this.workers; w++) if (w !== this.index) this.reach(w);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    for (const p of this.ports) if (p.up && "close" in p) (p as LeaderLink).close();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Connects to worker `w` until it answers; once up, its queues are held over the link. */
+  private reach(w: number): void {
+    if (this.closed) return;
+    const socket = connect(linkSocketPath(this.links.dir, w));
+    const retry = (): void => {
+      socket.destroy();
+      if (this.closed) return;
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        this.reach(w);
+      }, RETRY_MS);
+      this.timers.add(t);
+    };
+    socket.once("error", retry);
+    socket.once("connect", () => {
+      socket.removeListener("error", retry);
+      connectNodeLink(socket, { secret: Buffer.from(this.links.secret, "hex"), node: this.links.nodeNames[this.index]! }).then(
+        (link) => this.up(w, link),
+        () => retry(),
+      );
+    });
+  }
+
+  private up(w: number, link: LeaderLink): void {
+    if (this.closed) return link.close();
+    this.ports[w] = link;
+    this.logger.info("link to a worker up", { worker: this.links.nodeNames[w] });
+    link.onLost(() => {
+      if (this.ports[w] === link) this.ports[w] = new DownPort(this.links.nodeNames[w]!);
+      if (!this.closed) this.logger.warn("link to a worker lost", { worker: this.links.nodeNames[w] });
+      this.reach(w);
+    });
+    // Every queue of w's, held over the down port until now (or the lost link before), over this one.
+    for (const v of this.broker.vhosts.values()) {
+      for (const q of [...v.queues.values()]) {
+        if (!q.leadsElsewhere || this.leaderIndex(v.name, q.name) !== w) continue;
+        this.broker.leadQueueElsewhere(v.name, { name: q.name, durable: q.durable, autoDelete: q.autoDelete, exclusiveOwner: null, arguments: q.arguments, group: null }, link);
+      }
+    }
+  }
+}
+
+/** The port to a worker whose link is not up: nothing reaches it (RemoteQueue checks `up` first). */
+class DownPort implements QueueLeaderPort {
+  readonly up = false;
+  readonly inFlight = 0;
+  readonly inFlightBytes = 0;
+  readonly creditMessages = 0;
+  readonly creditBytes = 0;
+
+  constructor(readonly node: string) {}
+
+  forward(): number {
+    return 0;
+  }
+  whenStored(waiter: SyncWaiter, token: number): void {
+    // Never a confirm for a message the leader may not have.
+    setImmediate(() => waiter.synced(token, false));
+  }
+  consume(_q: unknown, _terms: unknown, sink: RemoteConsumerSink): number {
+    setImmediate(() => sink.cancelledByLeader(`node '${this.node}' is down`));
+    return 0;
+  }
+  cancel(): void {}
+  settle(): void {}
+  onLost(listener: () => void): void {
+    listener();
+  }
+  private down<T>(): Promise<T> {
+    return Promise.reject(new Error(`node '${this.node}' is down`));
+  }
+  purge(): Promise<number> {
+    return this.down();
+  }
+  delete(): Promise<number> {
+    return this.down();
+  }
+  info(): Promise<RemoteQueueInfo> {
+    return this.down();
+  }
+  get(): Promise<RemoteGot | null> {
+    return this.down();
+  }
+}
