@@ -59,14 +59,14 @@ describe("group keeper", () => {
   it("kills an old leader that does not acknowledge the revoke, and assigns only after its exit", async () => {
     const { hub, live, seen, events } = setup([false, true]);
     const initial = withoutWorker(initialTable(4, [0, 1]), 1, [0, 1]);
-    let keeper!: GroupKeeper;
+    // The primary's kill: SIGKILL, then the exit seen (the channel detached, the exit's reassignment queued).
     const kill = async (w: number): Promise<void> => {
       events.push(`killed w${w}`);
       live.delete(w);
       hub.detach(`w${w}`);
       keeper.workerGone(w);
     };
-    keeper = new GroupKeeper({ initial, dataDir: null, endpoint: hub.endpoint, ackMs: 50, logger: quiet, live: () => [...live], kill });
+    const keeper: GroupKeeper = new GroupKeeper({ initial, dataDir: null, endpoint: hub.endpoint, ackMs: 50, logger: quiet, live: () => [...live], kill });
     keeper.workerReady(1);
     await keeper.settled();
     await keeper.settled(); // the exit's reassignment was queued behind the rebalance
