@@ -111,6 +111,7 @@ export class Primary {
   async start(): Promise<void> {
     const { config } = this.o;
     this.ports = await workerPorts(config, this.slots.length);
+    if (this.stopping !== null) return; // stopped (a signal) while the ports were picked: fork nothing
     const dataDir = config.inMemory ? null : config.dataDir;
     const saved = dataDir === null ? null : loadTable(dataDir);
     const all = this.slots.map((s) => s.index);

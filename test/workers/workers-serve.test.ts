@@ -3,7 +3,9 @@
 // and a dead worker (kill -9, or silent past 3 heartbeats) is restarted with its groups reassigned.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync, rmSync } from "node:fs";
 import amqp from "amqplib";
+import { makeTestCa } from "../helpers/test-ca.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 
@@ -21,13 +23,16 @@ interface NodeRecord {
 describe("coney --workers 2", () => {
   let p: WorkersProcess;
   const connections: amqp.ChannelModel[] = [];
+  const ca = makeTestCa();
   before(async () => {
-    p = await startWorkers();
+    const tls = ["--tls-cert", ca.serverCert, "--tls-key", ca.serverKey, "--amqps-port", "0", "--mqtts-port", "0", "--stomps-port", "0", "--stream-tls-port", "0"];
+    p = await startWorkers(tls);
   });
   after(async () => {
     // Their workers were killed by the tests below: close what is still open, never wait on the dead.
     for (const c of connections) await withTimeout(c.close(), 5000, "a connection's close").catch(() => {});
     await p.close();
+    rmSync(ca.dir, { recursive: true, force: true });
   });
 
   const nodes = async (): Promise<NodeRecord[]> => {
@@ -36,15 +41,22 @@ describe("coney --workers 2", () => {
     return res.json as NodeRecord[];
   };
 
-  it("shares every client listener between both workers; Prometheus is one port per worker", () => {
+  it("shares every client listener between both workers; Prometheus is one port per worker", async () => {
     const workers = p.lines.filter((l) => l.msg === "worker serving").length;
     assert.equal(workers, 2);
     const portsOf = (msg: string): number[] => [...new Set(p.lines.filter((l) => l.msg === msg && typeof l["node"] === "string").map((l) => l["port"] as number))];
-    for (const msg of ["AMQP 0-9-1 listener started", "management API listener started", "MQTT listener started", "STOMP listener started", "stream protocol listener started"]) {
+    const kinds = [...new Set(p.lines.filter((l) => l.msg.endsWith(" listener started")).map((l) => l.msg))];
+    for (const msg of ["AMQP 0-9-1", "AMQPS", "management API", "MQTT", "MQTTS", "Web MQTT", "STOMP", "STOMP over TLS", "Web STOMP", "stream protocol", "stream protocol over TLS"].map((m) => `${m} listener started`)) {
+      assert.ok(kinds.includes(msg), `${msg}: logged (listeners seen: ${kinds.join("; ")})`);
+    }
+    for (const msg of kinds.filter((k) => !k.startsWith("Prometheus"))) {
       const lines = p.lines.filter((l) => l.msg === msg);
       assert.equal(lines.length, 2, `${msg}: one line per worker`);
       assert.equal(portsOf(msg).length, 1, `${msg}: one port for both workers`);
     }
+    // The shared TLS port serves: an AMQPS connection through the primary's handle.
+    const amqps = await amqp.connect(`amqps://guest:guest@127.0.0.1:${portsOf("AMQPS listener started")[0]}`, { ca: [readFileSync(ca.caCert)] });
+    await amqps.close();
     assert.equal(portsOf("AMQP 0-9-1 listener started")[0], p.amqpPort);
     const prometheus = portsOf("Prometheus metrics listener started");
     assert.equal(prometheus.length, 2, "each worker its own Prometheus port");
