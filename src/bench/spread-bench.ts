@@ -13,6 +13,7 @@
  * connection's node and a queue's leader from `/api/connections` and `/api/queues` (`node`). CPU is
  * read from /proc, so the broker must run on this machine (Linux).
  */
+import http from "node:http";
 import { AMQPClient, type AMQPBaseClient } from "@cloudamqp/amqp-client";
 import { DEFAULT_PERF_OPTIONS, queueName, type PerfOptions } from "./perf-options.js";
 import { runPerf } from "./perf-run.js";
@@ -34,14 +35,17 @@ interface NodeProcess {
   readonly pid: number;
 }
 
-async function api<T>(base: string, path: string): Promise<T> {
+/** A GET on a connection of its own: a broker of several nodes may hand each connection to another node. */
+function api<T>(base: string, path: string): Promise<T> {
   const u = new URL(path, base);
-  const auth = Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64");
-  u.username = "";
-  u.password = "";
-  const res = await fetch(u, { headers: { authorization: `Basic ${auth}` } });
-  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: u.hostname, port: u.port, path: u.pathname + u.search, agent: false, auth: `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(body) as T) : reject(new Error(`GET ${path}: ${res.statusCode} ${body}`))));
+    });
+    req.on("error", reject);
+  });
 }
 
 async function nodeProcesses(http: string): Promise<NodeProcess[]> {
@@ -82,6 +86,20 @@ export async function runSpreadBench(o: SpreadBenchOptions, print: (line: string
   print(`| aggregate | ${Math.round(result.publishedPerSecond)} | ${Math.round(result.consumedPerSecond)} | ${µsPer(total, result.published)} | ${shares.join(" | ")} |`);
   print("");
   await localAgainstForwarded(o, nodes, print);
+}
+
+/**
+ * The node a connection (by its client-provided name) is on. A node lists its own connections
+ * (`coney --workers N` does not aggregate /api/connections yet), and requests land on any node:
+ * asked a few times, each node answers once in all likelihood.
+ */
+async function nodeOfConnection(http: string, name: string): Promise<string | undefined> {
+  for (let i = 0; i < 8; i++) {
+    const conns = await api<Array<{ node: string; client_properties?: { connection_name?: string } }>>(http, "/api/connections");
+    const node = conns.find((x) => x.client_properties?.connection_name === name)?.node;
+    if (node !== undefined) return node;
+  }
+  return undefined;
 }
 
 /** One publisher and one consumer on connection `conn` for the run's duration; broker CPU per message. */
@@ -129,8 +147,7 @@ async function localAgainstForwarded(o: SpreadBenchOptions, nodes: readonly Node
     const name = `spread-probe-${process.pid}-${i}`;
     const c = await new AMQPClient(`${o.uri}${o.uri.includes("?") ? "&" : "?"}name=${name}`).connect();
     probes.push(c);
-    const conns = await api<Array<{ node: string; client_properties?: { connection_name?: string } }>>(o.http, "/api/connections");
-    const node = conns.find((x) => x.client_properties?.connection_name === name)?.node;
+    const node = await nodeOfConnection(o.http, name);
     if (node === leader && local === null) local = c;
     else if (node !== undefined && node !== leader && remote === null) remote = c;
   }

@@ -155,7 +155,8 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
     exclusive: q.exclusiveOwner !== null,
     arguments: q.arguments,
     type: q.type,
-    node: rc.node,
+    // The node leading it: this one, or (`coney --workers N`) the worker that does.
+    node: q.leaderNode ?? rc.node,
     // Coney's own field: the queue group whose store keeps its messages (docs/CLUSTERING.md); null when exclusive.
     group: q.group === null ? null : groupLabel(q.group),
     state: "running",
@@ -185,10 +186,11 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
   r["effective_policy_definition"] = applied.definition;
   r["idle_since"] = new Date(q.lastActivity).toISOString();
   if (q.type === "quorum") {
-    // A quorum queue on one node: that node leads and is the only member (RabbitMQ's fields).
-    r["leader"] = rc.node;
-    r["members"] = [rc.node];
-    r["online"] = [rc.node];
+    // A quorum queue's members are its leader alone: no node keeps a replica of it (RabbitMQ's fields).
+    const leader = q.leaderNode ?? rc.node;
+    r["leader"] = leader;
+    r["members"] = [leader];
+    r["online"] = [leader];
     // RabbitMQ 3.10's quorum-only fields. Its quorum queues name the active consumer _ctag.
     // Nothing waits in an at-least-once dead-letter process here (dead-lettering is done when
     // the message dies) and the queue keeps no log files of its own (its messages are in the

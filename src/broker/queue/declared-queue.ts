@@ -41,6 +41,9 @@ export abstract class DeclaredQueue implements QueueSpec {
   readonly stats: QueueStats = { publish: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, getEmpty: 0 };
   /** Only RemoteQueue leads elsewhere; publish-flow.ts reads it beside the type. */
   readonly leadsElsewhere: boolean = false;
+  get leaderNode(): string | null {
+    return null;
+  }
   protected deleted = false;
   protected readonly now: () => number;
 

@@ -103,6 +103,8 @@ export interface Queue extends QueueSpec {
   readonly lastActivity: number;
   /** True for a queue led by another node (remote-queue.ts): get, purge and delete are round trips to its leader. */
   readonly leadsElsewhere: boolean;
+  /** The node leading it when another node does (RemoteQueue); null when this node leads it. */
+  readonly leaderNode: string | null;
 
   // --- info (rabbit_queue_type:info / stat): what records, metrics and flow control read ---
   /** Resolved from arguments and policies (queue-settings.ts). */

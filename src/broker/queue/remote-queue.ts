@@ -56,6 +56,10 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
     return this.leader.node;
   }
 
+  override get leaderNode(): string {
+    return this.leader.node;
+  }
+
   applyPolicy(definition: Readonly<Record<string, unknown>>): void {
     // The leader applies the policy to the messages; this copy keeps the settings the API shows.
     this.settings = resolveQueueSettings(this.arguments, definition);
