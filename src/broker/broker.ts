@@ -52,6 +52,7 @@ import * as remoteOps from "./operations/remote-queue-operations.js";
 import type { QueueJournal, SyncWaiter } from "./queue/queue-journal.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
 import type { QueuePlacement } from "./queue/queue-placement.js";
+import { withoutSkipped } from "./queue/skipped-queues.js";
 import { VHOST_LIMITS } from "./runtime-parameters.js";
 import type { FieldTable } from "./values/field-value.js";
 import type { PolicyRecord, VHost, VHostMetadata } from "./vhost.js";
@@ -392,19 +393,6 @@ export class Broker implements BrokerState {
   /** The seam for placing queues: `spec.name` is led by the node behind `leader`; see remote-queue-operations.ts. */
   leadQueueElsewhere = (vhostName: string, spec: QueueSpec, leader: remoteOps.LeaderPort): Queue => remoteOps.leadQueueElsewhere(this, vhostName, spec, leader, this.forwards);
 
-  /** From now on a new queue whose leader `placement` names is held as a RemoteQueue (`coney --workers N`). */
-  placeQueuesWith(placement: QueuePlacement): void {
-    this.queueHost.placement = { of: placement, forwards: this.forwards };
-  }
-}
-
-/** Removes the `skip` queues from `out` in place; returns how many are left. */
-function withoutSkipped(out: Queue[], skip: readonly Queue[]): number {
-  let kept = 0;
-  for (let i = 0; i < out.length; i++) {
-    const q = out[i]!;
-    if (!skip.includes(q)) out[kept++] = q;
-  }
-  out.length = kept;
-  return kept;
+  /** `coney --workers N`: from now on a new queue `placement` says another node leads is held as a RemoteQueue. */
+  placeQueuesWith = (placement: QueuePlacement): void => void (this.queueHost.placement = { of: placement, forwards: this.forwards });
 }
