@@ -185,3 +185,6 @@ export async function publishUntilNacked(ch: ConfirmChannel, nacksWanted: number
   await eventually(() => acked.length + nacked.length === published, 10_000, "every publish confirmed or nacked");
   return { acked, nacked };
 }
+
+/** Message ids `m<n>` in the order of n. */
+export const sortedIds = (ids: Iterable<string>): string[] => [...ids].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));

@@ -10,11 +10,9 @@ import amqp from "amqplib";
 import { startTestBroker } from "../helpers/broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { drain } from "../store/store-harness.js";
-import { fillDisk, publishUntilNacked, tmpfsForSuite } from "./fault-harness.js";
+import { fillDisk, publishUntilNacked, sortedIds as sorted, tmpfsForSuite } from "./fault-harness.js";
 
 const BODY = Buffer.alloc(4096, 0x62);
-const idNumber = (id: string): number => Number(id.slice(1));
-const sorted = (ids: Iterable<string>): string[] => [...ids].sort((a, b) => idNumber(a) - idNumber(b));
 
 describe("fault: full disk under two queue groups", () => {
   const mountPoint = tmpfsForSuite(24);

@@ -10,12 +10,10 @@ import amqp from "amqplib";
 import { startTestBroker } from "../helpers/broker.js";
 import { eventually } from "../helpers/wait.js";
 import { capturingLogger, drain } from "../store/store-harness.js";
-import { fillDisk, publishUntilNacked, tmpfsForSuite } from "./fault-harness.js";
+import { fillDisk, publishUntilNacked, sortedIds as sorted, tmpfsForSuite } from "./fault-harness.js";
 
 const BODY = Buffer.alloc(4096, 0x61);
 
-const idNumber = (id: string): number => Number(id.slice(1));
-const sorted = (ids: Iterable<string>): string[] => [...ids].sort((a, b) => idNumber(a) - idNumber(b));
 
 describe("fault: full disk under the message store", () => {
   const mountPoint = tmpfsForSuite(24);
