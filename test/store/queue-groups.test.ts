@@ -11,6 +11,7 @@ import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import type { StartOptions } from "../../src/start-broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { txRpc } from "../helpers/amqplib-tx.js";
+import { ctl } from "../cli/run-coneyctl.js";
 import { drain } from "./store-harness.js";
 
 const dirs: string[] = [];
@@ -84,6 +85,11 @@ describe("queue groups: one store per group", () => {
       // An exclusive queue lives with its connection, in no group.
       const excl = await ch.assertQueue("", { exclusive: true });
       assert.equal(await groupOf(b, excl.queue), null);
+      // coneyctl shows the same groups.
+      const listed = await ctl(b, ["list_queues", "name", "group"]);
+      assert.equal(listed.code, 0, listed.stderr);
+      const rows = new Map(listed.stdout.split("\n").slice(3).filter((l) => l.startsWith("spread-")).map((l) => l.split("\t") as [string, string]));
+      assert.deepEqual(names.map((n) => rows.get(n)), groups);
       await conn.close();
     });
     // The layout: the marker and one store per group; no single store at <data>/messages.
