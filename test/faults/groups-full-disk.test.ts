@@ -31,13 +31,17 @@ describe("fault: full disk under two queue groups", () => {
     const api = apiClient(() => b.httpUrl);
     const groups = [(await api("GET", "/api/queues/%2F/left")).json.group, (await api("GET", "/api/queues/%2F/right")).json.group];
     assert.deepEqual(groups.sort(), ["g0", "g1"]);
+    // Records of 'left' only first, so the two stores' record refs differ (a ref means something only in its own store).
+    for (let i = 0; i < 37; i++) ch.sendToQueue("left", Buffer.alloc(777 + i, 0x6c), { persistent: true, messageId: `l${i}` });
+    await ch.waitForConfirms();
     const filler = fillDisk(mountPoint(), 3 << 20);
     t.after(() => rmSync(filler, { force: true }));
 
     const { acked, nacked } = await publishUntilNacked(ch, 100, BODY);
     assert.ok(acked.length > 50, `some messages fit on the disk (${acked.length} confirmed)`);
     const v = b.broker.vhost("/");
-    for (const q of ["left", "right"]) assert.equal(v.queues.get(q)!.messageCount, acked.length, `${q} holds exactly the ${acked.length} confirmed messages, none of the ${nacked.length} nacked`);
+    assert.equal(v.queues.get("left")!.messageCount, 37 + acked.length, `left holds its own 37 and exactly the ${acked.length} confirmed messages, none of the ${nacked.length} nacked`);
+    assert.equal(v.queues.get("right")!.messageCount, acked.length, `right holds exactly the ${acked.length} confirmed messages, none of the ${nacked.length} nacked`);
     await conn.close();
     await b.close();
     rmSync(filler, { force: true });
@@ -46,9 +50,10 @@ describe("fault: full disk under two queue groups", () => {
     t.after(() => b2.close());
     const conn2 = await amqp.connect(b2.amqpUrl);
     const ch2 = await conn2.createChannel();
+    const own = Array.from({ length: 37 }, (_, i) => `l${i}`);
     for (const q of ["left", "right"]) {
       const recovered = (await drain(ch2, q)).map((m) => m.properties.messageId as string);
-      assert.deepEqual(recovered, sorted(acked), `${q} after a restart: every confirmed message, in order, and no nacked one`);
+      assert.deepEqual(recovered, [...(q === "left" ? own : []), ...sorted(acked)], `${q} after a restart: every confirmed message, in order, and no nacked one`);
     }
     await conn2.close();
   });
