@@ -2,6 +2,8 @@
 import { loadConfigWithWarnings, type LoadedConfig } from "./config/load-config.js";
 import { createLogger } from "./logging/logger.js";
 import { startBroker } from "./start-broker.js";
+import { QueueGroupsMismatch } from "./store/queue-groups-file.js";
+import type { Logger } from "./logging/logger.js";
 
 export async function main(argv: string[]): Promise<void> {
   let loaded: LoadedConfig;
@@ -52,7 +54,7 @@ export async function main(argv: string[]): Promise<void> {
     running = node;
     logger.info("Coney started", { node: config.nodeName, cluster: config.clusterName, amqp_port: node.clientPorts.amqp, http_port: node.clientPorts.http ?? null, data_dir: config.dataDir });
   } else {
-    const broker = await startBroker({ ...config, logger });
+    const broker = await startBroker({ ...config, logger }).catch((err: unknown) => refuseUnusableData(err, logger));
     running = broker;
     logger.info("Coney started", { amqp_port: broker.amqpPort, http_port: broker.httpPort, prometheus_port: broker.prometheusPort, data_dir: config.inMemory ? null : config.dataDir });
     if (config.inMemory) logger.warn("in memory: definitions and messages are not stored and last only as long as this process (--in-memory)");
@@ -80,4 +82,15 @@ async function loadCluster(): Promise<typeof import("./cluster/cluster-node.js")
 function missingPackage(err: unknown, names: readonly string[]): string | null {
   if (!(err instanceof Error) || (err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") return null;
   return names.find((name) => err.message.includes(`'${name}'`)) ?? null;
+}
+
+/**
+ * A data dir whose queue groups differ from the setting (store/queue-groups-file.ts) is an
+ * operator's error, not a crash: its reason is logged and the process exits with 78
+ * (EX_CONFIG), without a stack. Anything else goes on up.
+ */
+function refuseUnusableData(err: unknown, logger: Logger): never {
+  if (!(err instanceof QueueGroupsMismatch)) throw err;
+  logger.error(`cannot start: ${err.message}`);
+  process.exit(78);
 }

@@ -9,7 +9,8 @@ import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
-import { withTimeout } from "../helpers/wait.js";
+import type { ConfirmChannel } from "amqplib";
+import { eventually, withTimeout } from "../helpers/wait.js";
 
 const bin = new URL("../../../bin/coney.js", import.meta.url).pathname;
 
@@ -157,3 +158,33 @@ export async function spawnChildBroker(o: SpawnOptions): Promise<ChildBroker> {
     },
   };
 }
+
+/** Publishes persistent 4 KB messages (ids in messageId) with confirms until `nacksWanted` nacks came back. */
+export async function publishUntilNacked(ch: ConfirmChannel, nacksWanted: number, body: Buffer): Promise<{ acked: string[]; nacked: string[] }> {
+  const acked: string[] = [];
+  const nacked: string[] = [];
+  let inflight = 0;
+  let published = 0;
+  let wake: (() => void) | null = null;
+  for (let i = 0; nacked.length < nacksWanted; i++) {
+    while (inflight >= 200 && nacked.length < nacksWanted) await new Promise<void>((r) => (wake = r));
+    if (i > 200_000) throw new Error("the store never failed a write: the disk did not fill up");
+    inflight++;
+    published++;
+    const id = `m${i}`;
+    ch.publish("amq.fanout", "", body, { persistent: true, messageId: id }, (err: unknown) => {
+      inflight--;
+      (err === null || err === undefined ? acked : nacked).push(id);
+      const w = wake;
+      wake = null;
+      w?.();
+    });
+  }
+  // Every publish answered: amqplib's waitForConfirms() rejects at the first nack among those
+  // still out, while the others' confirms are yet to come (the counts below would miss them).
+  await eventually(() => acked.length + nacked.length === published, 10_000, "every publish confirmed or nacked");
+  return { acked, nacked };
+}
+
+/** Message ids `m<n>` in the order of n. */
+export const sortedIds = (ids: Iterable<string>): string[] => [...ids].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));

@@ -6,43 +6,14 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { rmSync } from "node:fs";
-import amqp, { type ConfirmChannel } from "amqplib";
+import amqp from "amqplib";
 import { startTestBroker } from "../helpers/broker.js";
 import { eventually } from "../helpers/wait.js";
 import { capturingLogger, drain } from "../store/store-harness.js";
-import { fillDisk, tmpfsForSuite } from "./fault-harness.js";
+import { fillDisk, publishUntilNacked, sortedIds as sorted, tmpfsForSuite } from "./fault-harness.js";
 
 const BODY = Buffer.alloc(4096, 0x61);
 
-/** Publishes persistent 4 KB messages (ids in messageId) with confirms until `nacksWanted` nacks came back. */
-async function publishUntilNacked(ch: ConfirmChannel, nacksWanted: number): Promise<{ acked: string[]; nacked: string[] }> {
-  const acked: string[] = [];
-  const nacked: string[] = [];
-  let inflight = 0;
-  let published = 0;
-  let wake: (() => void) | null = null;
-  for (let i = 0; nacked.length < nacksWanted; i++) {
-    while (inflight >= 200 && nacked.length < nacksWanted) await new Promise<void>((r) => (wake = r));
-    if (i > 200_000) throw new Error("the store never failed a write: the disk did not fill up");
-    inflight++;
-    published++;
-    const id = `m${i}`;
-    ch.publish("amq.fanout", "", BODY, { persistent: true, messageId: id }, (err: unknown) => {
-      inflight--;
-      (err === null || err === undefined ? acked : nacked).push(id);
-      const w = wake;
-      wake = null;
-      w?.();
-    });
-  }
-  // Every publish answered: amqplib's waitForConfirms() rejects at the first nack among those
-  // still out, while the others' confirms are yet to come (the counts below would miss them).
-  await eventually(() => acked.length + nacked.length === published, 10_000, "every publish confirmed or nacked");
-  return { acked, nacked };
-}
-
-const idNumber = (id: string): number => Number(id.slice(1));
-const sorted = (ids: Iterable<string>): string[] => [...ids].sort((a, b) => idNumber(a) - idNumber(b));
 
 describe("fault: full disk under the message store", () => {
   const mountPoint = tmpfsForSuite(24);
@@ -69,7 +40,7 @@ describe("fault: full disk under the message store", () => {
     const filler = fillDisk(mountPoint(), 3 << 20);
     t.after(() => rmSync(filler, { force: true }));
 
-    const { acked, nacked } = await publishUntilNacked(ch, 300);
+    const { acked, nacked } = await publishUntilNacked(ch, 300, BODY);
     assert.ok(acked.length > 100, `some messages fit on the disk (${acked.length} confirmed)`);
     const nackedIds = new Set(nacked);
     await eventually(() => [...heldIds].some((id) => nackedIds.has(id)), 5000, "the holder to have got a message whose write then failed");

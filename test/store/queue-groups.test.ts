@@ -5,12 +5,14 @@ import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import type { StartOptions } from "../../src/start-broker.js";
 import { apiClient } from "../helpers/http-client.js";
 import { txRpc } from "../helpers/amqplib-tx.js";
+import { ctl } from "../cli/run-coneyctl.js";
 import { drain } from "./store-harness.js";
 
 const dirs: string[] = [];
@@ -49,6 +51,7 @@ async function readStream(url: string, name: string, count: number): Promise<str
   await conn.close();
   return got;
 }
+const CONEY = new URL("../../../bin/coney.js", import.meta.url).pathname;
 const fixture = new URL("../../../test/store/fixtures/old-layout", import.meta.url).pathname;
 
 /** The group labels the management API shows for queues, asked one after another. */
@@ -84,6 +87,11 @@ describe("queue groups: one store per group", () => {
       // An exclusive queue lives with its connection, in no group.
       const excl = await ch.assertQueue("", { exclusive: true });
       assert.equal(await groupOf(b, excl.queue), null);
+      // coneyctl shows the same groups.
+      const listed = await ctl(b, ["list_queues", "name", "group"]);
+      assert.equal(listed.code, 0, listed.stderr);
+      const rows = new Map(listed.stdout.split("\n").slice(3).filter((l) => l.startsWith("spread-")).map((l) => l.split("\t") as [string, string]));
+      assert.deepEqual(names.map((n) => rows.get(n)), groups);
       await conn.close();
     });
     // The layout: the marker and one store per group; no single store at <data>/messages.
@@ -223,6 +231,11 @@ describe("queue groups: one store per group", () => {
     const dataDir = tmp();
     await withBroker(dataDir, { queueGroups: 4 }, async () => undefined);
     await assert.rejects(startTestBroker({ dataDir, queueGroups: 2 }), /created with queue_groups = 4, and queue_groups = 2 was asked/);
+    // The coney command says why and exits with 78 (EX_CONFIG), no stack trace.
+    const run = spawnSync(process.execPath, [CONEY, "--amqp-port", "0", "--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off", "--bind", "127.0.0.1", "--data-dir", dataDir, "--queue-groups", "3"], { encoding: "utf8", timeout: 20_000 });
+    assert.equal(run.status, 78, run.stderr);
+    assert.match(run.stderr, /cannot start: the data dir .* was created with queue_groups = 4, and queue_groups = 3 was asked/);
+    assert.doesNotMatch(run.stderr, /\n\s+at /, "no stack trace");
     // The same setting, or none, starts.
     await withBroker(dataDir, { queueGroups: 4 }, async () => undefined);
     await withBroker(dataDir, {}, async (b) => assert.equal(b.broker.vhost("/").queues.size, 0));

@@ -9,12 +9,12 @@ import { listInVhost } from "./lookups.js";
 
 const path = ManagementClient.path;
 
-/** The queue info keys of rabbitmqctl that the management API's queue record answers. */
+/** The queue info keys of rabbitmqctl that the management API's queue record answers, and Coney's `group` (its queue group). */
 const QUEUE_COLUMNS: ColumnTable = fields(
   "name", "durable", "auto_delete", "arguments", "policy", "operator_policy", "effective_policy_definition",
   "exclusive", "exclusive_consumer_tag", "messages_ready", "messages_unacknowledged", "messages",
   "message_bytes", "message_bytes_ready", "message_bytes_unacknowledged", "consumers",
-  "consumer_utilisation", "consumer_capacity", "memory", "state", "type",
+  "consumer_utilisation", "consumer_capacity", "memory", "state", "type", "group",
 );
 
 /** rabbitmqctl shows its timeout in seconds with a decimal ("Timeout: 60.0 seconds ..."). */
