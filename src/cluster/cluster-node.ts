@@ -13,6 +13,7 @@ import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import type { LocalResponder } from "./client-proxy.js";
 import { FollowerFront, type ClientPorts } from "./follower-front.js";
+import { leaderPortSettings } from "./client-ports.js";
 import { FollowerHealth } from "./local-health.js";
 import { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
@@ -326,9 +327,8 @@ export class ClusterNode implements ClusterView {
     const started = performance.now();
     this.booting = startBroker({
       ...this.config,
-      amqpPort: this.front.ports.amqp!,
-      httpPort: this.front.ports.http ?? this.config.httpPort,
-      amqpsPort: this.front.ports.amqps ?? this.config.amqpsPort,
+      // Every client port where this node's front bound it (clients reconnect to the same address).
+      ...leaderPortSettings(this.front.ports),
       prometheusPort: this.front.metricsPort,
       streamPort: this.streamFront?.port ?? this.config.streamPort,
       streamTlsPort: this.streamFront?.tlsPort ?? this.config.streamTlsPort,

@@ -2,13 +2,13 @@
  * What a node reads of its cluster from etcd in one range read under the cluster's prefix
  * (docs/CLUSTERING.md, "Keys in etcd"), and the values it writes there.
  */
-import type { ClientPortKind } from "./client-proxy.js";
+import type { ClientPorts } from "./client-ports.js";
 import type { ClusterKeys } from "./etcd-session.js";
 
 export interface MemberInfo {
   readonly name: string;
   readonly host: string;
-  readonly ports: Readonly<Partial<Record<ClientPortKind, number>>>;
+  readonly ports: Readonly<ClientPorts>;
   readonly clusterPort: number;
   /** Its stream port: `port` as bound (a follower's front connects there), `advertised` as clients are told (Metadata). */
   readonly stream?: { readonly port: number; readonly advertised: { readonly host: string; readonly port: number; readonly tlsPort: number | null } };
