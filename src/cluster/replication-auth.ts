@@ -11,6 +11,7 @@
  * etcd's keys may already decide who leads, so etcd's own access control guards both.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { withTimeout, type ClusterKeys, type EtcdSession } from "./etcd-session.js";
 
 export const NONCE_BYTES = 32;
 const PROOF_BYTES = 32;
@@ -20,6 +21,15 @@ export const MAX_UNAUTHENTICATED_FRAME = 1024;
 
 export function newNonce(): Buffer {
   return randomBytes(NONCE_BYTES);
+}
+
+/** The cluster's replication secret: the first node to start creates it (one transaction), every node reads it. */
+export async function clusterSecret(session: EtcdSession, keys: ClusterKeys): Promise<Buffer> {
+  const c = session.client;
+  await withTimeout(c.if(keys.secret, "Create", "==", 0).then(c.put(keys.secret).value(newSecret().toString("base64"))).commit(), session.callTimeout, "create the cluster secret");
+  const value = await withTimeout(c.get(keys.secret).string(), session.callTimeout, "read the cluster secret");
+  if (!value) throw new Error("etcd holds no cluster secret");
+  return Buffer.from(value, "base64");
 }
 
 export function newSecret(): Buffer {
