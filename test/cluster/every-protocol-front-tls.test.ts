@@ -2,12 +2,12 @@
 // MQTTS (mqtt.js), STOMP over TLS (raw frames on a TLS socket) and AMQP 1.0 over AMQPS (rhea)
 // connected to a follower complete their handshake with the leader's certificate, verified
 // against the test CA, and publish and consume through the leader.
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import { connect as tlsConnect } from "node:tls";
 import { connectAsync } from "mqtt";
-import { TestCluster } from "./cluster-fixture.js";
+import { suiteCluster } from "./cluster-fixture.js";
 import { makeTestCa, type TestCa } from "../helpers/test-ca.js";
 import { withTimeout } from "../helpers/wait.js";
 import { bodyOf, close as closeAmqp1, connect as connectAmqp1, data, openSender, receive, sendAll } from "../helpers/rhea-client.js";
@@ -38,17 +38,8 @@ function stompOverTls(port: number, ca: Buffer, frames: string, until: string): 
 
 describe("followers forward the TLS ports without terminating TLS", { timeout: 120_000 }, () => {
   const ca: TestCa = makeTestCa();
-  const cluster = new TestCluster(3, 3, ["--tls-cert", ca.serverCert, "--tls-key", ca.serverKey, "--tls-ca", ca.caCert, "--amqps-port", "0", "--mqtts-port", "0", "--stomps-port", "0", "--stream-tls-port", "off"]);
-  let passed = false;
-  before(async () => {
-    await cluster.start();
-    await cluster.waitForInSync(3);
-  });
-  after(async () => {
-    if (!passed) console.error(cluster.logs());
-    await cluster.close();
-    rmSync(ca.dir, { recursive: true, force: true });
-  });
+  const { cluster, pass } = suiteCluster(3, ["--tls-cert", ca.serverCert, "--tls-key", ca.serverKey, "--tls-ca", ca.caCert, "--amqps-port", "0", "--mqtts-port", "0", "--stomps-port", "0", "--stream-tls-port", "off"]);
+  after(() => rmSync(ca.dir, { recursive: true, force: true }));
 
   it("MQTTS, STOMP over TLS and AMQP 1.0 over AMQPS through a follower", async () => {
     const leader = await cluster.waitForLeader();
@@ -78,6 +69,6 @@ describe("followers forward the TLS ports without terminating TLS", { timeout: 1
     assert.deepEqual((await sendAll(sender, [{ body: data("over amqps") }])).map((o) => o.outcome), ["accepted"]);
     assert.equal(bodyOf((await messages)[0]!.message).toString(), "over amqps");
     await closeAmqp1(c);
-    passed = true;
+    pass();
   });
 });
