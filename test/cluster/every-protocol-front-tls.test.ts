@@ -1,5 +1,5 @@
 // Followers forward the TLS ports too, without terminating TLS (docs/CLUSTERING.md, "Clients"):
-// MQTTS (mqtt.js), STOMP over TLS (raw frames on a TLS socket) and AMQP 1.0 over AMQPS (rhea)
+// MQTTS and Web MQTT over TLS (mqtt.js), STOMP over TLS (raw frames on a TLS socket) and AMQP 1.0 over AMQPS (rhea)
 // connected to a follower complete their handshake with the leader's certificate, verified
 // against the test CA, and publish and consume through the leader.
 import { after, describe, it } from "node:test";
@@ -38,21 +38,23 @@ function stompOverTls(port: number, ca: Buffer, frames: string, until: string): 
 
 describe("followers forward the TLS ports without terminating TLS", { timeout: 120_000 }, () => {
   const ca: TestCa = makeTestCa();
-  const { cluster, pass } = suiteCluster(3, ["--tls-cert", ca.serverCert, "--tls-key", ca.serverKey, "--tls-ca", ca.caCert, "--amqps-port", "0", "--mqtts-port", "0", "--stomps-port", "0", "--stream-tls-port", "off"]);
+  const { cluster, pass } = suiteCluster(3, ["--tls-cert", ca.serverCert, "--tls-key", ca.serverKey, "--tls-ca", ca.caCert, "--amqps-port", "0", "--mqtts-port", "0", "--web-mqtts-port", "0", "--stomps-port", "0", "--stream-tls-port", "off"]);
   after(() => rmSync(ca.dir, { recursive: true, force: true }));
 
-  it("MQTTS, STOMP over TLS and AMQP 1.0 over AMQPS through a follower", async () => {
+  it("MQTTS, Web MQTT over TLS, STOMP over TLS and AMQP 1.0 over AMQPS through a follower", async () => {
     const leader = await cluster.waitForLeader();
     const follower = cluster.nodes.find((n) => n !== leader)!;
     const ports = (JSON.parse((await cluster.etcdKey(`members/${follower.name}`)) ?? "{}") as { ports: ClientPorts }).ports;
     const caPem = readFileSync(ca.caCert);
 
-    const m = await connectAsync(`mqtts://127.0.0.1:${ports.mqtts}`, { ca: caPem, servername: "localhost", clientId: "tls-front", username: "guest", password: "guest", protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000 });
-    const got = new Promise<string>((resolve) => m.on("message", (_t, payload) => resolve(payload.toString())));
-    await m.subscribeAsync("front/tls", { qos: 1 });
-    await m.publishAsync("front/tls", "over mqtts", { qos: 1 });
-    assert.equal(await withTimeout(got, 10_000, "the MQTTS message"), "over mqtts");
-    await m.endAsync();
+    for (const url of [`mqtts://127.0.0.1:${ports.mqtts}`, `wss://127.0.0.1:${ports.webMqtts}/ws`]) {
+      const m = await connectAsync(url, { ca: caPem, servername: "localhost", clientId: "tls-front", username: "guest", password: "guest", protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 5000 });
+      const got = new Promise<string>((resolve) => m.on("message", (_t, payload) => resolve(payload.toString())));
+      await m.subscribeAsync("front/tls", { qos: 1 });
+      await m.publishAsync("front/tls", `over ${url}`, { qos: 1 });
+      assert.equal(await withTimeout(got, 10_000, `the message over ${url}`), `over ${url}`);
+      await m.endAsync();
+    }
 
     const connect = "CONNECT\naccept-version:1.2\nhost:/\nlogin:guest\npasscode:guest\n\n\0";
     const subscribe = "SUBSCRIBE\nid:s\ndestination:/queue/front-tls\n\n\0";
