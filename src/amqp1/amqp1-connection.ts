@@ -13,7 +13,8 @@ import type { Socket } from "node:net";
 import { clientContext, type Broker, type ClientConnection, type ClientContext, type ConnectionInfo, type VHost } from "../broker/index.js";
 import type { PermissionChecker } from "../auth/permission-check.js";
 import type { Logger } from "../logging/logger.js";
-import { connectionName, peerAddresses, peerOf, type PeerInfo } from "../auth/peer-address.js";
+import { peerAddresses } from "../auth/peer-address.js";
+import { AcceptedConnection } from "../auth/accepted-connection.js";
 import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
 import { EMPTY_FRAME, FRAME_AMQP, FRAME_SASL, FrameReader, FrameTooLarge, MalformedFrame, MIN_MAX_FRAME_SIZE, type Frame } from "./amqp1-frames.js";
 import { Amqp1Output } from "./amqp1-output.js";
@@ -31,20 +32,9 @@ export const AMQP_HEADER = Buffer.from("AMQP\x00\x01\x00\x00", "latin1");
 
 type State = "sasl-header" | "sasl-init" | "authenticating" | "amqp-header" | "open" | "opened" | "closing" | "closed";
 
-export class Amqp1Connection implements ClientConnection, PeerInfo, SessionConnection {
-  readonly name: string;
-  readonly host: string;
-  readonly port: number;
-  readonly peerHost: string;
-  readonly peerPort: number;
-  readonly isLoopback: boolean;
-  readonly connectedAt = Date.now();
-  vhost = "";
-  user = "";
-  permissions: PermissionChecker | null = null;
+export class Amqp1Connection extends AcceptedConnection implements ClientConnection, SessionConnection {
   vhostRef: VHost | null = null;
   ctx: ClientContext | null = null;
-  authMechanism = "";
   containerId = "";
   readonly output: Amqp1Output;
   readonly log: Logger;
@@ -69,15 +59,9 @@ export class Amqp1Connection implements ClientConnection, PeerInfo, SessionConne
     readonly broker: Broker,
     readonly settings: Amqp1Settings,
     logger: Logger,
-    readonly tls: boolean,
+    tls: boolean,
   ) {
-    const peer = peerOf(socket as Partial<Socket>, tls, "in-memory");
-    this.peerHost = peer.peerHost;
-    this.peerPort = peer.peerPort;
-    this.host = peer.host;
-    this.port = peer.port;
-    this.isLoopback = peer.isLoopback;
-    this.name = connectionName(peer);
+    super(socket as Partial<Socket>, tls);
     this.log = logger.child({ connection: this.name, protocol: "amqp1.0" });
     this.certName = settings.certName(socket);
     this.output = new Amqp1Output(socket);

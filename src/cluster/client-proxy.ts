@@ -1,7 +1,8 @@
 /**
- * A follower's client listeners (docs/CLUSTERING.md, "Clients"): each connection accepted on the
- * AMQP or AMQPS port is piped byte for byte to the same listener of the current leader (TLS is
- * not terminated: certificates are the leader's). When the leader changes, every piped connection
+ * A follower's client listeners (docs/CLUSTERING.md, "Clients"): each connection accepted on a
+ * client port (AMQP 0-9-1 and 1.0, AMQPS, MQTT, MQTTS, Web MQTT, STOMP, STOMP over TLS, Web
+ * STOMP; client-ports.ts) is piped byte for byte to the same listener of the current leader (TLS
+ * is not terminated: certificates are the leader's; a WebSocket upgrade is bytes like any other). When the leader changes, every piped connection
  * is closed (clients reconnect); a connection that arrives while no leader is known waits up to
  * `waitMs` for one. The HTTP port is served per request by follower-http.ts: the follower's own
  * health checks answered here, everything else forwarded to the leader.
@@ -10,14 +11,13 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import type { Server as HttpServer } from "node:http";
 import type { TlsFiles } from "../tls/tls-files.js";
 import { createFollowerHttp, type LocalResponder } from "./follower-http.js";
+import type { ClientPortKind, ClientPorts } from "./client-ports.js";
 
 export type { LocalResponder };
 
-export type ClientPortKind = "amqp" | "amqps" | "http";
-
 export interface ProxyTarget {
   readonly host: string;
-  readonly ports: Readonly<Partial<Record<ClientPortKind, number>>>;
+  readonly ports: Readonly<ClientPorts>;
 }
 
 export class ClientProxy {

@@ -7,20 +7,20 @@
  * broker and rejoins as a follower.
  */
 import type { Server } from "node:net";
-import type { IOperation } from "etcd3";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import type { LocalResponder } from "./client-proxy.js";
 import { FollowerFront, type ClientPorts } from "./follower-front.js";
-import { FollowerHealth } from "./local-health.js";
-import { TokenVerifier } from "../auth/oauth/token-verifier.js";
-import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
+import { leaderPortSettings } from "./client-ports.js";
+import { followerResponder, quorumCriticalReason } from "./local-health.js";
+import { forgetNode } from "./forget-node.js";
+import { clusterMembers, EMPTY_STATE, parseClusterState, tlsStreamPortAt, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
 import type { ClusterMember, ClusterView, ForgetOutcome } from "../broker/index.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
 import { ReplicationLeader } from "./replication-leader.js";
-import { newSecret } from "./replication-auth.js";
+import { clusterSecret } from "./replication-auth.js";
 import { replicationTransport, type ReplicationTransport } from "./replication-transport.js";
 import { StreamCommits } from "./stream-commits.js";
 import { StreamFront } from "./stream-front.js";
@@ -77,7 +77,7 @@ export class ClusterNode implements ClusterView {
     this.streamFront =
       config.streamPort === null
         ? null
-        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => this.tlsPortOf(host, port), () => void this.register().catch(() => undefined));
+        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => tlsStreamPortAt(this.view, this.streamEndpoint(), host, port), () => void this.register().catch(() => undefined));
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;
@@ -96,7 +96,7 @@ export class ClusterNode implements ClusterView {
 
   async start(): Promise<void> {
     await this.session.grant();
-    this.secret = await this.clusterSecret();
+    this.secret = await clusterSecret(this.session, this.keys);
     this.replServer = this.transport.server((s) => (this.replication ? this.replication.accept(s) : s.destroy()));
     this.replServer.on("tlsClientError", (err: Error) => this.logger.warn("cluster: replication TLS handshake failed", { err: err.message }));
     await new Promise<void>((resolve, reject) => {
@@ -115,31 +115,15 @@ export class ClusterNode implements ClusterView {
   }
 
   members(): ClusterMember[] {
-    const names = new Set<string>([...this.view.known, ...this.view.members.keys(), this.me]);
-    const inSync = new Set(this.view.inSync?.nodes ?? []);
-    const stream = (name: string): ClusterMember["stream"] => (name === this.me ? this.streamEndpoint()?.advertised : this.view.members.get(name)?.stream?.advertised) ?? null;
-    return [...names].sort().map((name) => ({ name, running: name === this.me || this.view.members.has(name), leader: this.view.leader === name, inSync: inSync.has(name), stream: stream(name) }));
+    return clusterMembers(this.view, this.me, this.streamEndpoint());
   }
 
-  /**
-   * `coneyctl forget_cluster_node` (docs/CLUSTERING.md): a node gone for good leaves the known
-   * nodes, so it no longer counts in the default min-in-sync-replicas, and the in-sync set, in
-   * one transaction guarded by this node's leadership. A running node is refused (it would
-   * re-register at once); one that starts again later simply registers again.
-   */
+  /** `coneyctl forget_cluster_node` (forget-node.ts). */
   async forget(node: string): Promise<ForgetOutcome> {
-    if (node === this.me) return "self";
-    if (!this.view.known.includes(node)) return "unknown";
-    if (this.view.members.has(node)) return "running";
-    const c = this.session.client;
-    const inSync = this.view.inSync;
-    const ops: IOperation[] = [c.delete().key(this.keys.known(node))];
-    if (inSync?.nodes.includes(node)) ops.push(c.put(this.keys.insync).value(JSON.stringify({ ...inSync, nodes: inSync.nodes.filter((n) => n !== node) })));
-    const res = await withTimeout(c.if(this.keys.leader, "Create", "==", this.epoch).then(...ops).commit(), this.session.callTimeout, "forget a node");
-    if (!res.succeeded) throw new Error("this node no longer leads the cluster");
-    this.view = { ...this.view, known: this.view.known.filter((n) => n !== node) };
-    this.logger.info("cluster: node forgotten", { node });
-    return "forgotten";
+    const { outcome, view } = await forgetNode({ me: this.me, session: this.session, keys: this.keys, epoch: this.epoch, view: this.view }, node);
+    this.view = view;
+    if (outcome === "forgotten") this.logger.info("cluster: node forgotten", { node });
+    return outcome;
   }
 
   async close(): Promise<void> {
@@ -156,29 +140,11 @@ export class ClusterNode implements ClusterView {
     await this.session.close();
   }
 
-  /** The cluster's replication secret: the first node to start creates it, every node reads it. */
-  private async clusterSecret(): Promise<Buffer> {
-    const c = this.session.client;
-    const key = this.keys.secret;
-    await withTimeout(c.if(key, "Create", "==", 0).then(c.put(key).value(newSecret().toString("base64"))).commit(), this.session.callTimeout, "create the cluster secret");
-    const value = await withTimeout(c.get(key).string(), this.session.callTimeout, "read the cluster secret");
-    if (!value) throw new Error("etcd holds no cluster secret");
-    return Buffer.from(value, "base64");
-  }
-
   /** This node's stream port, bound and advertised (--stream-advertised-host/port, else the node's address and port). */
   private streamEndpoint(): MemberInfo["stream"] {
     const port = this.streamFront?.port ?? null;
     if (port === null) return undefined;
     return { port, advertised: { host: this.config.streamAdvertisedHost ?? this.config.advertiseAddress, port: this.config.streamAdvertisedPort ?? port, tlsPort: this.streamFront?.tlsPort ?? null } };
-  }
-
-  /** The TLS stream port of the node advertised at `host`:`port` (Metadata for a follower's TLS clients). */
-  private tlsPortOf(host: string, port: number): number | null {
-    for (const m of [this.streamEndpoint(), ...[...this.view.members.values()].map((i) => i.stream)]) {
-      if (m?.advertised.host === host && m.advertised.port === port) return m.advertised.tlsPort;
-    }
-    return null;
   }
 
   private async register(): Promise<void> {
@@ -239,21 +205,7 @@ export class ClusterNode implements ClusterView {
 
   /** While following, this node's own answers to the health checks only it can give (local-health.ts). */
   private followerHealth(): LocalResponder {
-    const tokens = this.config.oauthResourceServerId === null
-      ? null
-      : new TokenVerifier({ resourceServerId: this.config.oauthResourceServerId, keyFiles: this.config.oauthKeyFiles, hmacSecrets: this.config.oauthHmacSecrets, jwksUrl: this.config.oauthJwksUrl });
-    const health = new FollowerHealth(this.config.dataDir, this.config.loopbackUsers, {
-      me: this.me,
-      leader: () => (this.view.leader === this.me ? null : this.view.leader),
-      quorumCritical: () => {
-        const inSync = this.view.inSync;
-        if (inSync === null || !inSync.nodes.includes(this.me)) return null;
-        const left = inSync.nodes.filter((n) => n !== inSync.leader).length - 1;
-        const min = this.minInSync();
-        return left < min ? `Stopping ${this.me} would leave ${left} in-sync followers, fewer than min-in-sync-replicas (${min}): publisher confirms would wait` : null;
-      },
-    }, tokens);
-    return (head, remote) => health.answer(head, remote);
+    return followerResponder(this.config, { me: this.me, leader: () => (this.view.leader === this.me ? null : this.view.leader), quorumCritical: () => quorumCriticalReason(this.me, this.view.inSync, this.minInSync()) });
   }
 
   /** Only a node holding every confirmed message may lead: listed in sync, with a complete copy. */
@@ -326,9 +278,8 @@ export class ClusterNode implements ClusterView {
     const started = performance.now();
     this.booting = startBroker({
       ...this.config,
-      amqpPort: this.front.ports.amqp!,
-      httpPort: this.front.ports.http ?? this.config.httpPort,
-      amqpsPort: this.front.ports.amqps ?? this.config.amqpsPort,
+      // Every client port where this node's front bound it (clients reconnect to the same address).
+      ...leaderPortSettings(this.front.ports),
       prometheusPort: this.front.metricsPort,
       streamPort: this.streamFront?.port ?? this.config.streamPort,
       streamTlsPort: this.streamFront?.tlsPort ?? this.config.streamTlsPort,

@@ -1,14 +1,16 @@
 /**
  * What a node reads of its cluster from etcd in one range read under the cluster's prefix
- * (docs/CLUSTERING.md, "Keys in etcd"), and the values it writes there.
+ * (docs/CLUSTERING.md, "Keys in etcd"), the values it writes there, and the members and stream
+ * endpoints it tells of from that view.
  */
-import type { ClientPortKind } from "./client-proxy.js";
+import type { ClusterMember } from "../broker/index.js";
+import type { ClientPorts } from "./client-ports.js";
 import type { ClusterKeys } from "./etcd-session.js";
 
 export interface MemberInfo {
   readonly name: string;
   readonly host: string;
-  readonly ports: Readonly<Partial<Record<ClientPortKind, number>>>;
+  readonly ports: Readonly<ClientPorts>;
   readonly clusterPort: number;
   /** Its stream port: `port` as bound (a follower's front connects there), `advertised` as clients are told (Metadata). */
   readonly stream?: { readonly port: number; readonly advertised: { readonly host: string; readonly port: number; readonly tlsPort: number | null } };
@@ -63,3 +65,19 @@ export function parseClusterState(keys: ClusterKeys, kvs: readonly RawKv[]): Clu
 }
 
 export const EMPTY_STATE: ClusterState = { leader: null, members: new Map(), known: [], inSync: null, inSyncRevision: 0 };
+
+/** Every node the cluster knows, as ClusterView lists them (`/api/nodes`, the UI); `ownStream`: this node's stream endpoint. */
+export function clusterMembers(view: ClusterState, me: string, ownStream: MemberInfo["stream"]): ClusterMember[] {
+  const names = new Set<string>([...view.known, ...view.members.keys(), me]);
+  const inSync = new Set(view.inSync?.nodes ?? []);
+  const stream = (name: string): ClusterMember["stream"] => (name === me ? ownStream?.advertised : view.members.get(name)?.stream?.advertised) ?? null;
+  return [...names].sort().map((name) => ({ name, running: name === me || view.members.has(name), leader: view.leader === name, inSync: inSync.has(name), stream: stream(name) }));
+}
+
+/** The TLS stream port of the node advertised at `host`:`port` (Metadata for a follower's TLS clients); null: none known. */
+export function tlsStreamPortAt(view: ClusterState, ownStream: MemberInfo["stream"], host: string, port: number): number | null {
+  for (const m of [ownStream, ...[...view.members.values()].map((i) => i.stream)]) {
+    if (m?.advertised.host === host && m.advertised.port === port) return m.advertised.tlsPort;
+  }
+  return null;
+}

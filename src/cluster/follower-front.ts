@@ -1,7 +1,8 @@
 /**
  * What a node serves while it does not lead (docs/CLUSTERING.md, "Clients" and "Prometheus"):
- * its client ports, forwarded to the leader by a ClientProxy (the HTTP port answers the
- * follower's own health checks), and its own Prometheus port with its identity and role. The
+ * its client ports (every protocol's, client-ports.ts), forwarded to the leader by a ClientProxy
+ * (the HTTP port answers the follower's own health checks), and its own Prometheus port with its
+ * identity and role. The
  * ports bound the first time (0 = ephemeral) are kept for the node's life: when the node is
  * elected it closes this front and the leader's broker binds the same ports.
  *
@@ -16,11 +17,10 @@ import { listenNodeMetrics, type ClusterRole, type MetricsListener } from "../me
 import { tlsFilesOf } from "../tls/tls-files.js";
 import { SideListeners, type OpenListener } from "../listeners/side-listeners.js";
 import type { ListenerStatus } from "../listeners/listener-status.js";
-import { ClientProxy, type ClientPortKind, type LocalResponder, type ProxyTarget } from "./client-proxy.js";
+import { ClientProxy, type LocalResponder, type ProxyTarget } from "./client-proxy.js";
+import { CLIENT_PORTS, wantedPorts, type ClientPorts } from "./client-ports.js";
 
-export type ClientPorts = Partial<Record<ClientPortKind, number>>;
-
-const PROTOCOL: Readonly<Record<ClientPortKind, string>> = { amqp: "amqp", amqps: "amqp/ssl", http: "http" };
+export type { ClientPorts };
 
 export class FollowerFront {
   private proxy: ClientProxy | null = null;
@@ -92,21 +92,16 @@ export class FollowerFront {
   }
 
   /** The client ports to listen on: once bound, the same ports for the node's life. */
-  private wantedPorts(withAmqp: boolean): ClientPorts {
-    const wanted: ClientPorts = {};
-    if (withAmqp) wanted.amqp = this.ports.amqp ?? this.config.amqpPort;
-    if (this.config.httpPort !== null) wanted.http = this.ports.http ?? this.config.httpPort;
-    if (this.config.tlsCert) wanted.amqps = this.ports.amqps ?? this.config.amqpsPort;
-    return wanted;
+  private wantedPorts(withAmqp: boolean): ReturnType<typeof wantedPorts> {
+    return wantedPorts(this.config, this.ports).filter(([kind]) => withAmqp || kind !== "amqp");
   }
 
-  private async openSide(proxy: ClientProxy, wanted: ClientPorts): Promise<void> {
+  private async openSide(proxy: ClientProxy, wanted: ReturnType<typeof wantedPorts>): Promise<void> {
     const side = new SideListeners(this.logger);
     this.side = side;
-    const kinds = Object.entries(wanted) as Array<[ClientPortKind, number]>;
-    for (const [kind, port] of kinds) {
+    for (const [kind, port] of wanted) {
       await side.add({
-        protocol: PROTOCOL[kind],
+        protocol: CLIENT_PORTS[kind].protocol,
         port,
         open: () => proxy.listenOne(kind, port, this.config.bind),
         opened: (l) => {

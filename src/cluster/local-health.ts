@@ -14,7 +14,8 @@ import { isHashingAlgorithm, verifyPassword } from "../auth/password.js";
 import { isManagementUser, parseTags } from "../auth/user.js";
 import { isLoopbackAddress } from "../auth/peer-address.js";
 import { DEFINITIONS_FILE } from "../store/definitions-file.js";
-import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
+import { TokenVerifier } from "../auth/oauth/token-verifier.js";
+import type { ConeyConfig } from "../config/config.js";
 import type { LocalAnswer } from "./follower-http.js";
 import type { RequestHead } from "./request-head.js";
 
@@ -27,6 +28,21 @@ export interface FollowerView {
   leader(): string | null;
   /** Why stopping this node would leave too few in-sync followers; null when it would not. */
   quorumCritical(): string | null;
+}
+
+/** A follower's responder for its HTTP port (follower-http.ts): the checks answered here, with the node's users and OAuth settings. */
+export function followerResponder(config: ConeyConfig, view: FollowerView): (head: RequestHead, remoteAddress: string) => Promise<LocalAnswer | null> {
+  const o = config;
+  const tokens = o.oauthResourceServerId === null ? null : new TokenVerifier({ resourceServerId: o.oauthResourceServerId, keyFiles: o.oauthKeyFiles, hmacSecrets: o.oauthHmacSecrets, jwksUrl: o.oauthJwksUrl });
+  const health = new FollowerHealth(config.dataDir, config.loopbackUsers, view, tokens);
+  return (head, remote) => health.answer(head, remote);
+}
+
+/** Why stopping `me` would leave fewer in-sync followers than confirms need (`min`); null when it would not, or `me` is not in sync. */
+export function quorumCriticalReason(me: string, inSync: { readonly leader: string; readonly nodes: readonly string[] } | null, min: number): string | null {
+  if (inSync === null || !inSync.nodes.includes(me)) return null;
+  const left = inSync.nodes.filter((n) => n !== inSync.leader).length - 1;
+  return left < min ? `Stopping ${me} would leave ${left} in-sync followers, fewer than min-in-sync-replicas (${min}): publisher confirms would wait` : null;
 }
 
 interface StoredUser {

@@ -13,8 +13,8 @@ import type { Socket } from "node:net";
 import type { Logger } from "../logging/logger.js";
 import type { StoreReplica } from "../store/store-replica.js";
 import { FollowerLink } from "./follower-link.js";
-import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
-import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame, u32 } from "./replication-frames.js";
+import { acceptFollower } from "./leader-handshake.js";
+import { FrameType, f64, nameHead, u32 } from "./replication-frames.js";
 import { streamSnapshot, takeSnapshot } from "./snapshot-stream.js";
 import { keptBytes, type CatchUpCount, type HeldFile } from "./copy-manifest.js";
 import { SegmentDigests } from "./segment-digests.js";
@@ -87,50 +87,23 @@ export class ReplicationLeader implements StoreReplica {
   }
 
   /**
-   * A connection to the replication port: it names itself (Hello), both ends prove they hold the
-   * cluster's secret, and only then is it a follower. Anything else before that closes it.
+   * A connection to the replication port: once it proved it holds the cluster's secret
+   * (leader-handshake.ts) it is the follower it named, replacing an older link of that name.
    */
   accept(socket: Socket): void {
-    socket.setNoDelay(true);
-    let link: FollowerLink | null = null;
-    let hello: { name: string; nonce: Buffer; leaderNonce: Buffer } | null = null;
-    const refuse = (why: string): void => {
-      this.logger.warn("cluster: replication connection refused", { remote: socket.remoteAddress, why });
-      socket.destroy();
-    };
-    const splitter = new FrameSplitter((type, payload) => {
-      if (socket.destroyed) return;
-      if (link === null && hello === null) {
-        if (type !== FrameType.Hello) return refuse("no hello");
-        const { name, rest } = readName(payload);
-        if (rest.length !== NONCE_BYTES) return refuse("bad hello");
-        hello = { name, nonce: Buffer.from(rest), leaderNonce: newNonce() };
-        sendFrame(socket, FrameType.Challenge, hello.leaderNonce, [leaderProof(this.secret, hello.nonce, hello.leaderNonce, name)]);
-      } else if (link === null && hello !== null) {
-        if (type !== FrameType.Proof) return refuse("no proof");
-        if (!proofMatches(payload, followerProof(this.secret, hello.nonce, hello.leaderNonce, hello.name))) return refuse(`${hello.name} does not hold the cluster's secret`);
-        splitter.maxFrame = Infinity;
-        const name = hello.name;
-        this.links.get(name)?.close();
-        link = new FollowerLink(name, socket, (l) => this.drop(l, "too far behind"));
-        this.links.set(name, link);
-      } else if (type === FrameType.Manifest && link !== null && link.state === "waiting") {
-        this.syncFrom(link, payload);
-      } else if (type === FrameType.Ack && link !== null) {
-        this.acked(link, payload.readDoubleLE(0));
-      }
-    });
-    splitter.maxFrame = MAX_UNAUTHENTICATED_FRAME;
-    socket.on("data", (d: Buffer) => {
-      try {
-        splitter.push(d);
-      } catch (err) {
-        refuse((err as Error).message);
-      }
-    });
-    socket.on("error", () => undefined);
-    socket.on("close", () => {
-      if (link !== null && !link.closed) this.drop(link, "connection closed");
+    acceptFollower(socket, this.secret, this.logger, (name) => {
+      this.links.get(name)?.close();
+      const link = new FollowerLink(name, socket, (l) => this.drop(l, "too far behind"));
+      this.links.set(name, link);
+      return {
+        frame: (type, payload) => {
+          if (type === FrameType.Manifest && link.state === "waiting") this.syncFrom(link, payload);
+          else if (type === FrameType.Ack) this.acked(link, payload.readDoubleLE(0));
+        },
+        closed: () => {
+          if (!link.closed) this.drop(link, "connection closed");
+        },
+      };
     });
     if (this.fenced) socket.destroy();
   }

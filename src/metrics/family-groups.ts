@@ -56,7 +56,34 @@ export interface NodeGroup {
 
 export type Group = ObjectGroup<Queue> | ObjectGroup<ChannelInfo> | ObjectGroup<ConnectionInfo> | NodeGroup;
 
-const f = (name: string, type: MetricType, help: string, summed = true): FamilySpec => ({ name, type, help, summed });
+/** A family with where its value comes from, so a family and its figure cannot be set apart (a reorder mislabels nothing). */
+interface Family<S> extends FamilySpec {
+  value(source: S): number;
+}
+
+const family =
+  <S>() =>
+  (name: string, type: MetricType, help: string, value: (source: S) => number, summed = true): Family<S> => ({ name, type, help, summed, value });
+const queueFamily = family<Queue>();
+const channelFamily = family<ChannelInfo>();
+const connectionFamily = family<ConnectionInfo>();
+
+/** An object group whose values are its families' getters, in the families' order. */
+function objectGroup<T>(g: Omit<ObjectGroup<T>, "kind" | "families" | "values"> & { readonly families: readonly Family<T>[] }): ObjectGroup<T> {
+  const families = g.families;
+  return {
+    ...g,
+    kind: "object",
+    values(o, out) {
+      for (let j = 0; j < families.length; j++) out[j] = families[j]!.value(o);
+    },
+  };
+}
+
+/** A node group: each row is a labelled source that every family reads its value from. */
+function nodeGroup<R>(name: string, families: readonly Family<R>[], rows: (s: ScrapeState) => Array<{ readonly labels: string; readonly of: R }>): NodeGroup {
+  return { kind: "node", name, families, rows: (s) => rows(s).map((r) => ({ labels: r.labels, values: families.map((fam) => fam.value(r.of)) })) };
+}
 
 const queueLabels = (q: Queue): string => `${labelPair("vhost", q.vhost)},${labelPair("queue", q.name)}`;
 const channelLabel = (ch: ChannelInfo): string => labelPair("channel", ch.name);
@@ -71,275 +98,180 @@ const connectionLabel = (c: ConnectionInfo): string => labelPair("channel", c.na
 /** A queue's memory as the management API estimates it (src/http/records.ts): bodies in RAM plus a fixed cost per entry. */
 const ENTRY_OVERHEAD = 200;
 
-const queueCoarse: ObjectGroup<Queue> = {
-  kind: "object",
+const queues = { objects: (s: ScrapeState) => s.queues(), vhostOf: (q: Queue) => q.vhost, labels: queueLabels, vhostFiltered: true };
+const channels = { objects: (s: ScrapeState) => s.channels(), vhostOf: (ch: ChannelInfo) => ch.vhost, vhostFiltered: false };
+const connections = { objects: (s: ScrapeState) => s.connections(), vhostOf: (c: ConnectionInfo) => c.vhost, labels: connectionLabel, vhostFiltered: false };
+
+const queueCoarse = objectGroup<Queue>({
   name: "queue_coarse_metrics",
-  vhostFiltered: true,
+  ...queues,
   families: [
-    f("queue_messages_ready", "gauge", "Messages ready to be delivered to consumers"),
-    f("queue_messages_unacked", "gauge", "Messages delivered to consumers but not yet acknowledged"),
-    f("queue_messages", "gauge", "Sum of ready and unacknowledged messages - total queue depth"),
+    queueFamily("queue_messages_ready", "gauge", "Messages ready to be delivered to consumers", (q) => q.messageCount),
+    queueFamily("queue_messages_unacked", "gauge", "Messages delivered to consumers but not yet acknowledged", (q) => q.unacked),
+    queueFamily("queue_messages", "gauge", "Sum of ready and unacknowledged messages - total queue depth", (q) => q.messageCount + q.unacked),
   ],
-  objects: (s) => s.queues(),
-  vhostOf: (q) => q.vhost,
-  labels: queueLabels,
-  values(q, out) {
-    out[0] = q.messageCount;
-    out[1] = q.unacked;
-    out[2] = q.messageCount + q.unacked;
-  },
-};
+});
 
-const queueConsumerCount: ObjectGroup<Queue> = {
-  kind: "object",
-  name: "queue_consumer_count",
-  vhostFiltered: true,
-  families: [f("queue_consumers", "gauge", "Consumers on a queue")],
-  objects: (s) => s.queues(),
-  vhostOf: (q) => q.vhost,
-  labels: queueLabels,
-  values(q, out) {
-    out[0] = q.consumerCount;
-  },
-};
+const consumers = queueFamily("queue_consumers", "gauge", "Consumers on a queue", (q) => q.consumerCount);
 
-const queueMetrics: ObjectGroup<Queue> = {
-  kind: "object",
+const queueConsumerCount = objectGroup<Queue>({ name: "queue_consumer_count", ...queues, families: [consumers] });
+
+// A consumer on a Coney queue is never held back by a slow queue process: capacity is 1 with consumers.
+const capacity = (q: Queue): number => (q.consumerCount > 0 ? 1 : 0);
+const readyInRam = (q: Queue): number => q.messageCount - q.pagedOutCount;
+const ramCount = (q: Queue): number => readyInRam(q) + q.unacked;
+const ramBytes = (q: Queue): number => q.readyBytes - q.pagedOutBytes + q.unackedBytes;
+
+const queueMetrics = objectGroup<Queue>({
   name: "queue_metrics",
-  vhostFiltered: true,
+  ...queues,
   families: [
-    f("queue_consumers", "gauge", "Consumers on a queue"),
-    f("queue_consumer_capacity", "gauge", "Consumer capacity", false),
-    f("queue_consumer_utilisation", "gauge", "Same as consumer capacity"),
-    f("queue_process_memory_bytes", "gauge", "Memory in bytes used by the Erlang queue process"),
-    f("queue_messages_ram", "gauge", "Ready and unacknowledged messages stored in memory"),
-    f("queue_messages_ram_bytes", "gauge", "Size of ready and unacknowledged messages stored in memory"),
-    f("queue_messages_ready_ram", "gauge", "Ready messages stored in memory"),
-    f("queue_messages_unacked_ram", "gauge", "Unacknowledged messages stored in memory"),
-    f("queue_messages_persistent", "gauge", "Persistent messages"),
-    f("queue_messages_persistent_bytes", "gauge", "Size in bytes of persistent messages"),
-    f("queue_messages_bytes", "gauge", "Size in bytes of ready and unacknowledged messages"),
-    f("queue_messages_ready_bytes", "gauge", "Size in bytes of ready messages"),
-    f("queue_messages_unacked_bytes", "gauge", "Size in bytes of all unacknowledged messages"),
-    f("queue_messages_paged_out", "gauge", "Messages paged out to disk"),
-    f("queue_messages_paged_out_bytes", "gauge", "Size in bytes of messages paged out to disk"),
-    f("queue_head_message_timestamp", "gauge", "Timestamp of the first message in the queue, if any", false),
+    consumers,
+    queueFamily("queue_consumer_capacity", "gauge", "Consumer capacity", capacity, false),
+    queueFamily("queue_consumer_utilisation", "gauge", "Same as consumer capacity", capacity),
+    queueFamily("queue_process_memory_bytes", "gauge", "Memory in bytes used by the Erlang queue process", (q) => ramCount(q) * ENTRY_OVERHEAD + ramBytes(q)),
+    queueFamily("queue_messages_ram", "gauge", "Ready and unacknowledged messages stored in memory", ramCount),
+    queueFamily("queue_messages_ram_bytes", "gauge", "Size of ready and unacknowledged messages stored in memory", ramBytes),
+    queueFamily("queue_messages_ready_ram", "gauge", "Ready messages stored in memory", readyInRam),
+    queueFamily("queue_messages_unacked_ram", "gauge", "Unacknowledged messages stored in memory", (q) => q.unacked),
+    queueFamily("queue_messages_persistent", "gauge", "Persistent messages", (q) => q.persistentCount),
+    queueFamily("queue_messages_persistent_bytes", "gauge", "Size in bytes of persistent messages", (q) => q.persistentBytes),
+    queueFamily("queue_messages_bytes", "gauge", "Size in bytes of ready and unacknowledged messages", (q) => q.readyBytes + q.unackedBytes),
+    queueFamily("queue_messages_ready_bytes", "gauge", "Size in bytes of ready messages", (q) => q.readyBytes),
+    queueFamily("queue_messages_unacked_bytes", "gauge", "Size in bytes of all unacknowledged messages", (q) => q.unackedBytes),
+    queueFamily("queue_messages_paged_out", "gauge", "Messages paged out to disk", (q) => q.pagedOutCount),
+    queueFamily("queue_messages_paged_out_bytes", "gauge", "Size in bytes of messages paged out to disk", (q) => q.pagedOutBytes),
+    queueFamily("queue_head_message_timestamp", "gauge", "Timestamp of the first message in the queue, if any", (q) => q.headTimestamp ?? NO_SAMPLE, false),
   ],
-  objects: (s) => s.queues(),
-  vhostOf: (q) => q.vhost,
-  labels: queueLabels,
-  values(q, out) {
-    const consumers = q.consumerCount;
-    const ready = q.messageCount;
-    const unacked = q.unacked;
-    const pagedOut = q.pagedOutCount;
-    const pagedOutBytes = q.pagedOutBytes;
-    const readyBytes = q.readyBytes;
-    const unackedBytes = q.unackedBytes;
-    const ramCount = ready - pagedOut + unacked;
-    const ramBytes = readyBytes - pagedOutBytes + unackedBytes;
-    // A consumer on a Coney queue is never held back by a slow queue process: capacity is 1 with consumers.
-    const capacity = consumers > 0 ? 1 : 0;
-    out[0] = consumers;
-    out[1] = capacity;
-    out[2] = capacity;
-    out[3] = ramCount * ENTRY_OVERHEAD + ramBytes;
-    out[4] = ramCount;
-    out[5] = ramBytes;
-    out[6] = ready - pagedOut;
-    out[7] = unacked;
-    out[8] = q.persistentCount;
-    out[9] = q.persistentBytes;
-    out[10] = readyBytes + unackedBytes;
-    out[11] = readyBytes;
-    out[12] = unackedBytes;
-    out[13] = pagedOut;
-    out[14] = pagedOutBytes;
-    out[15] = q.headTimestamp ?? NO_SAMPLE;
-  },
-};
+});
 
-const channelMetrics: ObjectGroup<ChannelInfo> = {
-  kind: "object",
+const channelMetrics = objectGroup<ChannelInfo>({
   name: "channel_metrics",
-  vhostFiltered: false,
-  families: [
-    f("channel_consumers", "gauge", "Consumers on a channel"),
-    f("channel_messages_unacked", "gauge", "Delivered but not yet acknowledged messages"),
-    f("channel_messages_unconfirmed", "gauge", "Published but not yet confirmed messages"),
-    f("channel_messages_uncommitted", "gauge", "Messages received in a transaction but not yet committed"),
-    f("channel_acks_uncommitted", "gauge", "Message acknowledgements in a transaction not yet committed"),
-    f("consumer_prefetch", "gauge", "Limit of unacknowledged messages for each consumer"),
-    f("channel_prefetch", "gauge", "Total limit of unacknowledged messages for all consumers on a channel"),
-  ],
-  objects: (s) => s.channels(),
-  vhostOf: (ch) => ch.vhost,
+  ...channels,
   labels: channelLabel,
-  values(ch, out) {
-    out[0] = ch.consumerCount;
-    out[1] = ch.messagesUnacknowledged;
-    out[2] = ch.messagesUnconfirmed;
-    out[3] = ch.messagesUncommitted;
-    out[4] = ch.acksUncommitted;
-    out[5] = ch.prefetchCount;
-    out[6] = ch.globalPrefetchCount;
-  },
-};
+  families: [
+    channelFamily("channel_consumers", "gauge", "Consumers on a channel", (ch) => ch.consumerCount),
+    channelFamily("channel_messages_unacked", "gauge", "Delivered but not yet acknowledged messages", (ch) => ch.messagesUnacknowledged),
+    channelFamily("channel_messages_unconfirmed", "gauge", "Published but not yet confirmed messages", (ch) => ch.messagesUnconfirmed),
+    channelFamily("channel_messages_uncommitted", "gauge", "Messages received in a transaction but not yet committed", (ch) => ch.messagesUncommitted),
+    channelFamily("channel_acks_uncommitted", "gauge", "Message acknowledgements in a transaction not yet committed", (ch) => ch.acksUncommitted),
+    channelFamily("consumer_prefetch", "gauge", "Limit of unacknowledged messages for each consumer", (ch) => ch.prefetchCount),
+    channelFamily("channel_prefetch", "gauge", "Total limit of unacknowledged messages for all consumers on a channel", (ch) => ch.globalPrefetchCount),
+  ],
+});
 
-const channelExchange: ObjectGroup<ChannelInfo> = {
-  kind: "object",
+const channelExchange = objectGroup<ChannelInfo>({
   name: "channel_exchange_metrics",
-  vhostFiltered: false,
-  families: [
-    f("channel_messages_published_total", "counter", "Total number of messages published into an exchange on a channel"),
-    f("channel_messages_confirmed_total", "counter", "Total number of messages published into an exchange and confirmed on the channel"),
-    f("channel_messages_unroutable_returned_total", "counter", "Total number of messages published as mandatory into an exchange and returned to the publisher as unroutable"),
-    f("channel_messages_unroutable_dropped_total", "counter", "Total number of messages published as non-mandatory into an exchange and dropped as unroutable"),
-  ],
-  objects: (s) => s.channels(),
-  vhostOf: (ch) => ch.vhost,
+  ...channels,
   labels: channelVhostLabels,
-  values(ch, out) {
-    const c = ch.stats;
-    out[0] = c.publish;
-    out[1] = c.confirm;
-    out[2] = c.returnUnroutable;
-    out[3] = c.dropUnroutable;
-  },
-};
+  families: [
+    channelFamily("channel_messages_published_total", "counter", "Total number of messages published into an exchange on a channel", (ch) => ch.stats.publish),
+    channelFamily("channel_messages_confirmed_total", "counter", "Total number of messages published into an exchange and confirmed on the channel", (ch) => ch.stats.confirm),
+    channelFamily("channel_messages_unroutable_returned_total", "counter", "Total number of messages published as mandatory into an exchange and returned to the publisher as unroutable", (ch) => ch.stats.returnUnroutable),
+    channelFamily("channel_messages_unroutable_dropped_total", "counter", "Total number of messages published as non-mandatory into an exchange and dropped as unroutable", (ch) => ch.stats.dropUnroutable),
+  ],
+});
 
-const channelQueue: ObjectGroup<ChannelInfo> = {
-  kind: "object",
+const channelQueue = objectGroup<ChannelInfo>({
   name: "channel_queue_metrics",
-  vhostFiltered: false,
-  families: [
-    f("channel_get_ack_total", "counter", "Total number of messages fetched with basic.get in manual acknowledgement mode"),
-    f("channel_get_total", "counter", "Total number of messages fetched with basic.get in automatic acknowledgement mode"),
-    f("channel_messages_delivered_ack_total", "counter", "Total number of messages delivered to consumers in manual acknowledgement mode"),
-    f("channel_messages_delivered_total", "counter", "Total number of messages delivered to consumers in automatic acknowledgement mode"),
-    f("channel_messages_redelivered_total", "counter", "Total number of messages redelivered to consumers"),
-    f("channel_messages_acked_total", "counter", "Total number of messages acknowledged by consumers"),
-    f("channel_get_empty_total", "counter", "Total number of times basic.get operations fetched no message"),
-  ],
-  objects: (s) => s.channels(),
-  vhostOf: (ch) => ch.vhost,
+  ...channels,
   labels: channelVhostLabels,
-  values(ch, out) {
-    const c = ch.stats;
-    out[0] = c.get;
-    out[1] = c.getNoAck;
-    out[2] = c.deliver;
-    out[3] = c.deliverNoAck;
-    out[4] = c.redeliver;
-    out[5] = c.ack;
-    out[6] = c.getEmpty;
-  },
-};
+  families: [
+    channelFamily("channel_get_ack_total", "counter", "Total number of messages fetched with basic.get in manual acknowledgement mode", (ch) => ch.stats.get),
+    channelFamily("channel_get_total", "counter", "Total number of messages fetched with basic.get in automatic acknowledgement mode", (ch) => ch.stats.getNoAck),
+    channelFamily("channel_messages_delivered_ack_total", "counter", "Total number of messages delivered to consumers in manual acknowledgement mode", (ch) => ch.stats.deliver),
+    channelFamily("channel_messages_delivered_total", "counter", "Total number of messages delivered to consumers in automatic acknowledgement mode", (ch) => ch.stats.deliverNoAck),
+    channelFamily("channel_messages_redelivered_total", "counter", "Total number of messages redelivered to consumers", (ch) => ch.stats.redeliver),
+    channelFamily("channel_messages_acked_total", "counter", "Total number of messages acknowledged by consumers", (ch) => ch.stats.ack),
+    channelFamily("channel_get_empty_total", "counter", "Total number of times basic.get operations fetched no message", (ch) => ch.stats.getEmpty),
+  ],
+});
 
-const connectionCoarse: ObjectGroup<ConnectionInfo> = {
-  kind: "object",
+const connectionCoarse = objectGroup<ConnectionInfo>({
   name: "connection_coarse_metrics",
-  vhostFiltered: false,
+  ...connections,
   families: [
-    f("connection_incoming_bytes_total", "counter", "Total number of bytes received on a connection"),
-    f("connection_outgoing_bytes_total", "counter", "Total number of bytes sent on a connection"),
+    connectionFamily("connection_incoming_bytes_total", "counter", "Total number of bytes received on a connection", (c) => c.recvOct),
+    connectionFamily("connection_outgoing_bytes_total", "counter", "Total number of bytes sent on a connection", (c) => c.sendOct),
   ],
-  objects: (s) => s.connections(),
-  vhostOf: (c) => c.vhost,
-  labels: connectionLabel,
-  values(c, out) {
-    out[0] = c.recvOct;
-    out[1] = c.sendOct;
-  },
-};
+});
 
-const connectionMetrics: ObjectGroup<ConnectionInfo> = {
-  kind: "object",
+const connectionMetrics = objectGroup<ConnectionInfo>({
   name: "connection_metrics",
-  vhostFiltered: false,
+  ...connections,
   families: [
-    f("connection_incoming_packets_total", "counter", "Total number of packets received on a connection"),
-    f("connection_outgoing_packets_total", "counter", "Total number of packets sent on a connection"),
-    f("connection_channels", "gauge", "Channels on a connection"),
+    connectionFamily("connection_incoming_packets_total", "counter", "Total number of packets received on a connection", (c) => c.recvCnt),
+    connectionFamily("connection_outgoing_packets_total", "counter", "Total number of packets sent on a connection", (c) => c.sendCnt),
+    connectionFamily("connection_channels", "gauge", "Channels on a connection", (c) => c.channels.length),
   ],
-  objects: (s) => s.connections(),
-  vhostOf: (c) => c.vhost,
-  labels: connectionLabel,
-  values(c, out) {
-    out[0] = c.recvCnt;
-    out[1] = c.sendCnt;
-    out[2] = c.channels.length;
-  },
-};
+});
 
-const connectionChurn: NodeGroup = {
-  kind: "node",
-  name: "connection_churn_metrics",
-  families: [
-    f("connections_opened_total", "counter", "Total number of connections opened"),
-    f("connections_closed_total", "counter", "Total number of connections closed or terminated"),
-    f("channels_opened_total", "counter", "Total number of channels opened"),
-    f("channels_closed_total", "counter", "Total number of channels closed"),
-    f("queues_declared_total", "counter", "Total number of queues declared"),
-    f("queues_created_total", "counter", "Total number of queues created"),
-    f("queues_deleted_total", "counter", "Total number of queues deleted"),
-  ],
-  rows(s) {
-    const b = s.broker.stats;
-    return [{ labels: "", values: [b.connectionCreated, b.connectionClosed, b.channelCreated, b.channelClosed, b.queueDeclared, b.queueCreated, b.queueDeleted] }];
-  },
-};
+type BrokerStats = ScrapeState["broker"]["stats"];
+const statsFamily = family<BrokerStats>();
 
-const nodeCoarse: NodeGroup = {
-  kind: "node",
-  name: "node_coarse_metrics",
-  families: [
-    f("process_open_fds", "gauge", "Open file descriptors"),
-    f("process_open_tcp_sockets", "gauge", "Open TCP sockets"),
-    f("process_resident_memory_bytes", "gauge", "Memory used in bytes"),
-    f("disk_space_available_bytes", "gauge", "Disk space available in bytes"),
+const connectionChurn = nodeGroup<BrokerStats>(
+  "connection_churn_metrics",
+  [
+    statsFamily("connections_opened_total", "counter", "Total number of connections opened", (b) => b.connectionCreated),
+    statsFamily("connections_closed_total", "counter", "Total number of connections closed or terminated", (b) => b.connectionClosed),
+    statsFamily("channels_opened_total", "counter", "Total number of channels opened", (b) => b.channelCreated),
+    statsFamily("channels_closed_total", "counter", "Total number of channels closed", (b) => b.channelClosed),
+    statsFamily("queues_declared_total", "counter", "Total number of queues declared", (b) => b.queueDeclared),
+    statsFamily("queues_created_total", "counter", "Total number of queues created", (b) => b.queueCreated),
+    statsFamily("queues_deleted_total", "counter", "Total number of queues deleted", (b) => b.queueDeleted),
   ],
-  rows(s) {
-    const n = s.node();
-    return [{ labels: "", values: [n.openFds, s.broker.connections.size, n.residentMemory, n.diskFree] }];
-  },
-};
+  (s) => [{ labels: "", of: s.broker.stats }],
+);
 
-const nodeMetrics: NodeGroup = {
-  kind: "node",
-  name: "node_metrics",
-  families: [
-    f("process_max_fds", "gauge", "Open file descriptors limit"),
-    f("process_max_tcp_sockets", "gauge", "Open TCP sockets limit"),
-    f("resident_memory_limit_bytes", "gauge", "Memory high watermark in bytes"),
-    f("disk_space_available_limit_bytes", "gauge", "Free disk space low watermark in bytes"),
-    f("erlang_uptime_seconds", "gauge", "Node uptime"),
+const scrapeFamily = family<ScrapeState>();
+
+const nodeCoarse = nodeGroup<ScrapeState>(
+  "node_coarse_metrics",
+  [
+    scrapeFamily("process_open_fds", "gauge", "Open file descriptors", (s) => s.node().openFds),
+    scrapeFamily("process_open_tcp_sockets", "gauge", "Open TCP sockets", (s) => s.broker.connections.size),
+    scrapeFamily("process_resident_memory_bytes", "gauge", "Memory used in bytes", (s) => s.node().residentMemory),
+    scrapeFamily("disk_space_available_bytes", "gauge", "Disk space available in bytes", (s) => s.node().diskFree),
   ],
-  rows(s) {
-    const n = s.node();
-    const alarms = s.source.alarms.figures;
+  (s) => [{ labels: "", of: s }],
+);
+
+const nodeMetrics = nodeGroup<ScrapeState>(
+  "node_metrics",
+  [
+    scrapeFamily("process_max_fds", "gauge", "Open file descriptors limit", (s) => s.node().maxFds),
     // Every socket is a file descriptor; a Node process has no separate socket limit.
-    return [{ labels: "", values: [n.maxFds, n.maxFds, alarms.memLimit, alarms.diskFreeLimit, n.uptimeSeconds] }];
-  },
-};
-
-const authAttempts: NodeGroup = {
-  kind: "node",
-  name: "auth_attempt_metrics",
-  families: [
-    f("auth_attempts_total", "counter", "Total number of authorization attempts"),
-    f("auth_attempts_succeeded_total", "counter", "Total number of successful authentication attempts"),
-    f("auth_attempts_failed_total", "counter", "Total number of failed authentication attempts"),
+    scrapeFamily("process_max_tcp_sockets", "gauge", "Open TCP sockets limit", (s) => s.node().maxFds),
+    scrapeFamily("resident_memory_limit_bytes", "gauge", "Memory high watermark in bytes", (s) => s.source.alarms.figures.memLimit),
+    scrapeFamily("disk_space_available_limit_bytes", "gauge", "Free disk space low watermark in bytes", (s) => s.source.alarms.figures.diskFreeLimit),
+    scrapeFamily("erlang_uptime_seconds", "gauge", "Node uptime", (s) => s.node().uptimeSeconds),
   ],
-  rows(s) {
+  (s) => [{ labels: "", of: s }],
+);
+
+interface Attempts {
+  readonly attempts: number;
+  readonly succeeded: number;
+  readonly failed: number;
+}
+const attemptsFamily = family<Attempts>();
+
+const authAttempts = nodeGroup<Attempts>(
+  "auth_attempt_metrics",
+  [
+    attemptsFamily("auth_attempts_total", "counter", "Total number of authorization attempts", (a) => a.attempts),
+    attemptsFamily("auth_attempts_succeeded_total", "counter", "Total number of successful authentication attempts", (a) => a.succeeded),
+    attemptsFamily("auth_attempts_failed_total", "counter", "Total number of failed authentication attempts", (a) => a.failed),
+  ],
+  (s) => {
     const b = s.broker.stats;
-    const rows = [{ labels: labelPair("protocol", "amqp091"), values: [b.authAttempts, b.authSucceeded, b.authFailed] }];
+    const rows = [{ labels: labelPair("protocol", "amqp091"), of: { attempts: b.authAttempts, succeeded: b.authSucceeded, failed: b.authFailed } }];
     // MQTT logins, under RabbitMQ's label "mqtt" (its auth attempts name the plugin, not the version).
     const mqtt = s.broker.authAttempts.list().find((a) => a.protocol === "mqtt");
-    if (mqtt) rows.push({ labels: labelPair("protocol", "mqtt"), values: [mqtt.auth_attempts, mqtt.auth_attempts_succeeded, mqtt.auth_attempts_failed] });
+    if (mqtt) rows.push({ labels: labelPair("protocol", "mqtt"), of: { attempts: mqtt.auth_attempts, succeeded: mqtt.auth_attempts_succeeded, failed: mqtt.auth_attempts_failed } });
     return rows;
   },
-};
+);
 
 /** In RabbitMQ's order. queue_consumer_count is a subset of queue_metrics, printed only without it. */
 export const CORE_GROUPS: readonly Group[] = [

@@ -11,8 +11,9 @@ import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Broker, ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { SideListenerSpec } from "../listeners/side-listeners.js";
+import { protocolListeners } from "../listeners/protocol-listeners.js";
 import type { Logger } from "../logging/logger.js";
-import { noteCertificate, type ListenerCertificate } from "../tls/certificate-expiry.js";
+import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { listenMqtt } from "./mqtt-listener.js";
 import { MqttNode, type MqttSettings } from "./mqtt-node.js";
 import { timeParkedWills } from "./mqtt-will.js";
@@ -68,31 +69,14 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
   const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms);
   timeParkedWills(o.broker.vhosts.values());
   const bind = config.bind;
-  const started = (what: string) => (l: { port: number }): void => logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });
-  const listeners: SideListenerSpec[] = [];
-  if (mqttPort !== null) listeners.push({ protocol: "mqtt", port: mqttPort, open: () => listenMqtt(node, mqttPort, bind), opened: started("MQTT") });
-  if (mqttsPort !== null && tls !== null) {
-    listeners.push({
-      protocol: "mqtt/ssl",
-      port: mqttsPort,
-      open: () => listenMqtt(node, mqttsPort, bind, tls.options),
-      opened: (l) => {
-        noteCertificate(o.certificates, { protocol: "mqtt/ssl", port: l.port, file: tls.certFile });
-        started("MQTTS")(l);
-      },
-    });
-  }
-  if (webMqttPort !== null) listeners.push({ protocol: "http/web-mqtt", port: webMqttPort, open: () => listenWebMqtt(node, webMqttPort, bind), opened: started("Web MQTT") });
-  if (webMqttsPort !== null && tls !== null) {
-    listeners.push({
-      protocol: "https/web-mqtt",
-      port: webMqttsPort,
-      open: () => listenWebMqtt(node, webMqttsPort, bind, tls.options),
-      opened: (l) => {
-        noteCertificate(o.certificates, { protocol: "https/web-mqtt", port: l.port, file: tls.certFile });
-        started("Web MQTT over TLS")(l);
-      },
-    });
-  }
+  const listeners = protocolListeners(
+    [
+      { protocol: "mqtt", label: "MQTT", port: mqttPort, tls: false, open: (port) => listenMqtt(node, port, bind) },
+      { protocol: "mqtt/ssl", label: "MQTTS", port: mqttsPort, tls: true, open: (port, options) => listenMqtt(node, port, bind, options) },
+      { protocol: "http/web-mqtt", label: "Web MQTT", port: webMqttPort, tls: false, open: (port) => listenWebMqtt(node, port, bind) },
+      { protocol: "https/web-mqtt", label: "Web MQTT over TLS", port: webMqttsPort, tls: true, open: (port, options) => listenWebMqtt(node, port, bind, options) },
+    ],
+    { bind, logger, tls, certificates: o.certificates },
+  );
   return { node, listeners };
 }

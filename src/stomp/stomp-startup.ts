@@ -10,8 +10,9 @@ import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Broker } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { SideListenerSpec } from "../listeners/side-listeners.js";
+import { protocolListeners } from "../listeners/protocol-listeners.js";
 import type { Logger } from "../logging/logger.js";
-import { noteCertificate, type ListenerCertificate } from "../tls/certificate-expiry.js";
+import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { listenStomp } from "./stomp-listener.js";
 import { StompNode, type StompSettings } from "./stomp-node.js";
 import { listenWebStomp } from "./web-stomp-listener.js";
@@ -52,20 +53,12 @@ export function stompSide(o: StompSideOptions): readonly SideListenerSpec[] {
   if (stompPort === null && stompsPort === null && webStompPort === null) return [];
   const node = new StompNode(o.broker, stompSettingsOf(config, o.loginThrottle, o.tokens), logger);
   const bind = config.bind;
-  const started = (what: string) => (l: { port: number }): void => logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });
-  const listeners: SideListenerSpec[] = [];
-  if (stompPort !== null) listeners.push({ protocol: "stomp", port: stompPort, open: () => listenStomp(node, stompPort, bind), opened: started("STOMP") });
-  if (stompsPort !== null && tls !== null) {
-    listeners.push({
-      protocol: "stomp/ssl",
-      port: stompsPort,
-      open: () => listenStomp(node, stompsPort, bind, tls.options),
-      opened: (l) => {
-        noteCertificate(o.certificates, { protocol: "stomp/ssl", port: l.port, file: tls.certFile });
-        started("STOMP over TLS")(l);
-      },
-    });
-  }
-  if (webStompPort !== null) listeners.push({ protocol: "http/web-stomp", port: webStompPort, open: () => listenWebStomp(node, webStompPort, bind), opened: started("Web STOMP") });
-  return listeners;
+  return protocolListeners(
+    [
+      { protocol: "stomp", label: "STOMP", port: stompPort, tls: false, open: (port) => listenStomp(node, port, bind) },
+      { protocol: "stomp/ssl", label: "STOMP over TLS", port: stompsPort, tls: true, open: (port, options) => listenStomp(node, port, bind, options) },
+      { protocol: "http/web-stomp", label: "Web STOMP", port: webStompPort, tls: false, open: (port) => listenWebStomp(node, port, bind) },
+    ],
+    { bind, logger, tls, certificates: o.certificates },
+  );
 }

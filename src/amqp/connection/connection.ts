@@ -16,7 +16,6 @@ import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
 import { type Broker, type ClientConnection, type ConnectionInfo, type FlowHost, PublishFlow, type VHost } from "../../broker/index.js";
 import type { FieldTable } from "../../broker/values/field-value.js";
-import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { Logger } from "../../logging/logger.js";
 import type { SlabPool } from "../../listeners/slab-pool.js";
 import type { SlabTails } from "../../listeners/slab-reads.js";
@@ -33,25 +32,14 @@ import { FrameOutput, type OutputHost } from "./frame-output.js";
 import { Handshake, PROTOCOL_HEADER, type Tuning } from "./handshake.js";
 import { Heartbeats, type HeartbeatHost } from "./heartbeats.js";
 import { LoginSession, type LoginHost } from "./login-session.js";
-import { connectionName, peerOf, type PeerInfo } from "../../auth/peer-address.js";
+import { AcceptedConnection } from "../../auth/accepted-connection.js";
 
 let nextConnectionId = 1;
 
-export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, DispatchTarget, OpeningConnection, ConnectionFacts, OutputHost, LoginHost, HeartbeatHost, BlockHost, FlowHost, CloseHost {
+export class AmqpConnection extends AcceptedConnection implements ClientConnection, ChannelHost, DispatchTarget, OpeningConnection, ConnectionFacts, OutputHost, LoginHost, HeartbeatHost, BlockHost, FlowHost, CloseHost {
   readonly id = nextConnectionId++;
-  readonly name: string;
-  readonly host: string;
-  readonly port: number;
-  readonly peerHost: string;
-  readonly peerPort: number;
-  readonly isLoopback: boolean;
-  readonly connectedAt = Date.now();
-  vhost = "";
-  user = "";
-  permissions: PermissionChecker | null = null;
   vhostRef: VHost | null = null;
   clientProperties: FieldTable = {};
-  authMechanism = "";
   /** Ours until connection.tune-ok, then the negotiated limits. */
   tuning: Tuning;
   state: ConnectionState = "starting";
@@ -77,18 +65,12 @@ export class AmqpConnection implements ClientConnection, PeerInfo, ChannelHost, 
     readonly broker: Broker,
     readonly settings: AmqpSettings,
     logger: Logger,
-    readonly tls = false,
+    tls = false,
     /** The slabs this connection's socket reads into, when they come back to a pool (slab-pool.ts). */
     private readonly tails: SlabTails | null = null,
   ) {
+    super(socket as Partial<Socket>, tls);
     const s = socket as Partial<Socket>;
-    const peer = peerOf(s, tls, "in-memory");
-    this.peerHost = peer.peerHost;
-    this.peerPort = peer.peerPort;
-    this.host = peer.host;
-    this.port = peer.port;
-    this.isLoopback = peer.isLoopback;
-    this.name = connectionName(peer);
     this.log = logger.child({ connection: this.name });
     this.tuning = { channelMax: settings.channelMax, frameMax: settings.frameMax, heartbeat: settings.heartbeat };
     this.reader = new FrameReader(settings.frameMax);
