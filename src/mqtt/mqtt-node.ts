@@ -11,6 +11,7 @@ import type { Logger } from "../logging/logger.js";
 import type { CertLoginFrom } from "../tls/cert-login-name.js";
 import { Qos2StateStore } from "./qos2-state-store.js";
 import { RetainedStore } from "./retained-store.js";
+import { SharedQueueIndex } from "./shared-queue-index.js";
 
 export interface MqttSettings {
   /** mqtt.vhost: the vhost when the user name names none ("vhost:user"). */
@@ -34,6 +35,10 @@ export interface MqttSettings {
   readonly tokens: TokenVerifier | null;
   /** mqtt.topic_alias_maximum: the Topic Alias Maximum announced to MQTT 5 clients (0: none). */
   readonly topicAliasMaximum: number;
+  /** mqtt.receive_maximum: QoS 1 and 2 PUBLISH packets an MQTT 5 client may have unacknowledged (announced; more → 0x93). */
+  readonly receiveMaximum: number;
+  /** mqtt.server_keep_alive: the longest keep-alive an MQTT 5 client is granted (seconds; 0: no cap). */
+  readonly serverKeepAlive: number;
   /** mqtt.ssl_cert_login: an MQTTS client without credentials logs in as its certificate's name. */
   readonly sslCertLogin: boolean;
   readonly sslCertLoginFrom: CertLoginFrom;
@@ -62,6 +67,8 @@ export class MqttNode {
    */
   readonly publishedRetained = new WeakSet<Message>();
   private readonly sessions = new Map<string, SessionHolder>();
+  /** The shared subscriptions' queues of each vhost (shared-subscriptions.ts). */
+  readonly sharedQueues = new SharedQueueIndex();
 
   constructor(
     readonly broker: Broker,

@@ -33,6 +33,9 @@ export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle
     loginThrottle,
     tokens,
     topicAliasMaximum: Math.max(0, Math.min(config.mqttTopicAliasMaximum, 65_535)),
+    // startBroker options are not checked by load-config: kept within MQTT's ranges here too.
+    receiveMaximum: Math.max(1, Math.min(config.mqttReceiveMaximum, 65_535)),
+    serverKeepAlive: Math.max(0, Math.min(config.mqttServerKeepAlive, 65_535)),
     sslCertLogin: config.mqttSslCertLogin,
     sslCertLoginFrom: config.sslCertLoginFrom,
   };
