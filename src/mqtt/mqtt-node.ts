@@ -11,6 +11,7 @@ import type { Logger } from "../logging/logger.js";
 import type { CertLoginFrom } from "../tls/cert-login-name.js";
 import { Qos2StateStore } from "./qos2-state-store.js";
 import { RetainedStore } from "./retained-store.js";
+import type { ReplicatedFiles } from "./saved-json-file.js";
 import { SharedQueueIndex } from "./shared-queue-index.js";
 
 export interface MqttSettings {
@@ -78,9 +79,11 @@ export class MqttNode {
     readonly log: Logger,
     /** Memory and disk alarms: a publisher is not read while one is on (as AMQP publishers). */
     readonly alarms: ResourceAlarms | null = null,
+    /** A cluster leader's: the retained messages and QoS 2 state go to the followers too. */
+    replicated: ReplicatedFiles | null = null,
   ) {
-    this.retained = new RetainedStore(dataDir, log);
-    this.qos2 = new Qos2StateStore(dataDir, log);
+    this.retained = new RetainedStore(dataDir, log, replicated);
+    this.qos2 = new Qos2StateStore(dataDir, log, replicated);
     // Shown (at 0) before the first connection, as RabbitMQ initialises them when the plugin starts.
     for (const v of [3, 4, 5]) broker.stats.protocol(protocolLabel(v));
   }

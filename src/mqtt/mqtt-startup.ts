@@ -16,6 +16,7 @@ import { noteCertificate, type ListenerCertificate } from "../tls/certificate-ex
 import { listenMqtt } from "./mqtt-listener.js";
 import { MqttNode, type MqttSettings } from "./mqtt-node.js";
 import { timeParkedWills } from "./mqtt-will.js";
+import type { ReplicatedFiles } from "./saved-json-file.js";
 import { listenWebMqtt } from "./web-mqtt-listener.js";
 
 export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle | null, tokens: TokenVerifier | null = null): MqttSettings {
@@ -59,6 +60,8 @@ export interface MqttSideOptions {
   readonly tls: { readonly options: TlsOptions; readonly certFile: string } | null;
   /** The certificate-expiry check's list: MQTTS adds its listener once bound. */
   readonly certificates: ListenerCertificate[];
+  /** A cluster leader's replication: MQTT's files go to the followers (null: a single node, or a follower). */
+  readonly replicated: ReplicatedFiles | null;
 }
 
 /** Null when every MQTT listener is disabled. */
@@ -68,7 +71,7 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
   const mqttsPort = tls === null ? null : config.mqttsPort;
   const webMqttsPort = tls === null ? null : config.webMqttsPort;
   if (mqttPort === null && mqttsPort === null && webMqttPort === null && webMqttsPort === null) return null;
-  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms);
+  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms, o.replicated);
   timeParkedWills(o.broker.vhosts.values());
   const bind = config.bind;
   const started = (what: string) => (l: { port: number }): void => logger.info(`${what} listener started`, { port: l.port, bind: bind || "*" });

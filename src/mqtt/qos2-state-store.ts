@@ -14,11 +14,13 @@
  * A persistent session's state is saved in one JSON file under the data dir, so a restart loses
  * and duplicates nothing whose PUBREC was sent: the publisher sends PUBREC only once the save it
  * asked for is on disk (`afterSave`). Writes are coalesced per event-loop turn and atomic (write,
- * fsync, rename). A clean session's state is only in memory. Not replicated by the cluster.
+ * fsync, rename). A clean session's state is only in memory. On a cluster leader the file goes to
+ * the followers too, and `afterSave` waits until a store batch begun after it is acknowledged by
+ * them, so the node that takes over after a failover holds every id whose PUBREC or PUBREL went.
  */
 import type { QueueEntry } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
-import { SavedJsonFile } from "./saved-json-file.js";
+import { SavedJsonFile, type ReplicatedFiles } from "./saved-json-file.js";
 
 export interface Qos2State {
   readonly inbound: Set<number>;
@@ -41,8 +43,8 @@ export class Qos2StateStore {
   private waiting: Array<() => void> = [];
   private readonly file: SavedJsonFile;
 
-  constructor(dataDir: string | null, private readonly log: Logger) {
-    this.file = new SavedJsonFile(dataDir, "mqtt-qos2-state.json", "MQTT QoS 2 session state", log, () => this.serialize(), () => this.written());
+  constructor(dataDir: string | null, private readonly log: Logger, private readonly replicated: ReplicatedFiles | null = null) {
+    this.file = new SavedJsonFile(dataDir, "mqtt-qos2-state.json", "MQTT QoS 2 session state", log, () => this.serialize(), () => this.written(), replicated);
     this.load();
   }
 
@@ -93,7 +95,12 @@ export class Qos2StateStore {
   private written(): void {
     const waiting = this.waiting;
     this.waiting = [];
-    for (const w of waiting) w();
+    const release = (): void => {
+      for (const w of waiting) w();
+    };
+    // A leader that loses its lease meanwhile never tells: the client sends again to the next leader.
+    if (this.replicated !== null && waiting.length > 0) this.replicated.journal.whenSynced({ synced: release }, 0);
+    else release();
   }
 
   private load(): void {
