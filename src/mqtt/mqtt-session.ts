@@ -108,6 +108,12 @@ export class MqttSession implements RetainFlagRule {
     return this.link.ctx.owner!;
   }
 
+  /** See SessionConsumers.consumedQueueNames (connection-record.ts). */
+  *consumedQueueNames(): Iterable<string> {
+    for (const qos of QOS_LEVELS) yield this.queueName(qos);
+    for (const m of this.shared.memberships.values()) yield m.queue;
+  }
+
   /** Starts consuming from the session's existing queues. */
   resume(): void {
     this.deliveries.resendReleases();

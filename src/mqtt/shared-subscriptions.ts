@@ -78,7 +78,7 @@ export class SharedSubscriptions {
         const qos = q === 1 || q === 2 ? q : 0;
         // The binding's own arguments, so that leaving finds it whatever protocol version made it.
         const sub: Subscription = { ...subscription, qos, args: b.args };
-        if (cleanStart) this.leave(name, sub);
+        if (cleanStart) this.leaveLogged(name, sub);
         else {
           this.memberships.set(`$share/${name.slice(SHARED_QUEUE_PREFIX.length)}`, { queue: name, sub });
           present = true;
@@ -132,14 +132,17 @@ export class SharedSubscriptions {
 
   /** The session ends: it leaves every group. */
   end(): void {
-    for (const m of this.memberships.values()) {
-      try {
-        this.leave(m.queue, m.sub);
-      } catch (err) {
-        this.node.log.warn("MQTT shared subscription not left", { queue: m.queue, reason: err instanceof Error ? err.message : String(err) });
-      }
-    }
+    for (const m of this.memberships.values()) this.leaveLogged(m.queue, m.sub);
     this.memberships.clear();
+  }
+
+  /** Leaving when the session goes: a refusal (permissions changed meanwhile) is logged, the rest goes on. */
+  private leaveLogged(queue: string, sub: Subscription): void {
+    try {
+      this.leave(queue, sub);
+    } catch (err) {
+      this.node.log.warn("MQTT shared subscription not left", { queue, reason: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   private consume(m: Membership): void {

@@ -5,8 +5,27 @@
 // away; the group's queue goes with its last member; malformed shared filters close the connection.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { rawMqtt, useMqttClients, waitUntil } from "../helpers/mqtt-client.js";
+import { sharedFilter, subscribeViolation } from "../../src/mqtt/subscribe-checks.js";
+
+describe("shared subscription filters", () => {
+  it("splits `$share/<group>/<filter>` and refuses malformed ones [MQTT-4.8.2-1, MQTT-4.8.2-2]", () => {
+    assert.deepEqual(sharedFilter("$share/g/a/+/#"), { group: "g", filter: "a/+/#" });
+    assert.deepEqual(sharedFilter("$share/g//"), { group: "g", filter: "/" });
+    assert.equal(sharedFilter("a/b"), null);
+    assert.equal(sharedFilter("$shared/g/a"), null);
+    for (const bad of ["$share/", "$share/g", "$share/g/", "$share//a", "$share/+/a", "$share/g#/a", "$share/g/a/#/b"]) assert.equal(sharedFilter(bad), "invalid", bad);
+    const packet = (topic: string, nl = false) => ({ cmd: "subscribe" as const, messageId: 1, subscriptions: [{ topic, qos: 1 as const, nl }] });
+    assert.equal(subscribeViolation(packet("$share/g/a")), null);
+    assert.equal(subscribeViolation(packet("$share/g/a", true))?.reasonCode, 0x82);
+    assert.equal(subscribeViolation(packet("a/#/b"))?.reasonCode, 0x8f);
+    assert.equal(subscribeViolation(packet("a/b", true)), null, "No Local on a plain subscription is fine");
+  });
+});
 
 describe("MQTT shared subscriptions", () => {
   let broker: TestBroker;
@@ -40,6 +59,12 @@ describe("MQTT shared subscriptions", () => {
     assert.deepEqual(seen, Array.from({ length: n }, (_, i) => i), "every message once over the group");
     assert.ok(a.received.length > 0 && b.received.length > 0, `both members get some (${a.received.length}/${b.received.length})`);
     assert.ok(queue("mqtt-shared-g1/spread/#"), "the group's queue");
+    // The management API lists each member's consumer on its connection's channel.
+    for (const clientId of ["share-a", "share-b"]) {
+      const conn = broker.broker.connections.list().find((c) => c.info().clientProperties?.["client_id"] === clientId);
+      const consumers = conn?.info().channels[0]?.consumers.map((c) => c.queue);
+      assert.ok(consumers?.includes("mqtt-shared-g1/spread/#"), `${clientId}: ${JSON.stringify(consumers)}`);
+    }
   });
 
   it("delivers at the lower of the member's QoS and the message's, and the messages a member leaves unacknowledged go to another", async () => {
@@ -102,4 +127,40 @@ describe("MQTT shared subscriptions", () => {
       await c.closed;
     });
   }
+});
+
+describe("MQTT shared subscriptions across a restart", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "coney-mqtt-shared-"));
+  let broker: TestBroker;
+  const mqtt = useMqttClients(() => `mqtt://127.0.0.1:${broker.mqttPort}`, { protocolVersion: 5 });
+  before(async () => {
+    broker = await startTestBroker({ mqttPort: 0, dataDir });
+  });
+  after(async () => {
+    await broker.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("a persistent member is still in its group after a restart, with the messages that came while it was away", async () => {
+    const opts = { clientId: "share-restart", clean: false, properties: { sessionExpiryInterval: 600 } };
+    const member = await mqtt.open(opts);
+    await member.client.subscribeAsync("$share/gr/restart/t", { qos: 1, properties: { subscriptionIdentifier: 5 } });
+    await member.client.endAsync();
+    const pub = await mqtt.open({ clientId: "share-restart-pub" });
+    await pub.client.publishAsync("restart/t", "kept", { qos: 1 });
+    await pub.client.endAsync();
+    await broker.close();
+    broker = await startTestBroker({ mqttPort: 0, dataDir });
+    const back = await mqtt.open(opts);
+    assert.equal(back.connack?.sessionPresent, true);
+    const pub2 = await mqtt.open({ clientId: "share-restart-pub2" });
+    await pub2.client.publishAsync("restart/t", "after", { qos: 1 });
+    const got = await back.waitFor(2);
+    assert.deepEqual(got.map((r) => [r.payload.toString(), r.packet.properties?.subscriptionIdentifier]), [["kept", 5], ["after", 5]]);
+    // A clean start leaves the group: its queue, whose last member it was, goes.
+    await back.client.endAsync();
+    const clean = await mqtt.open({ clientId: "share-restart", clean: true });
+    assert.equal(clean.connack?.sessionPresent, false);
+    assert.equal(broker.broker.vhosts.get("/")!.queues.get("mqtt-shared-gr/restart/t"), undefined);
+  });
 });
