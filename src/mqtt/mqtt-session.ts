@@ -45,6 +45,8 @@ export class MqttSession implements RetainFlagRule {
   /** Subscriptions per session queue (QoS), for `overlapping`. */
   private readonly perQos = [0, 0, 0];
   overlapping = false;
+  /** Counted in the consumers gauge (recount). */
+  private counted = false;
   private noLocalCount = 0;
   readonly deliveries: MqttDeliveries;
   readonly shared: SharedSubscriptions;
@@ -101,6 +103,7 @@ export class MqttSession implements RetainFlagRule {
         this.remember(amqpToMqtt(b.routingKey), subscription);
       }
     }
+    this.recount();
     return present;
   }
 
@@ -147,6 +150,7 @@ export class MqttSession implements RetainFlagRule {
         granted.push(this.link.v5 && err instanceof BrokerError && err.kind === "accessRefused" ? RC.notAuthorized : RC.unspecifiedError);
       }
     }
+    this.recount();
     this.link.send({ cmd: "suback", messageId: p.messageId!, granted });
     const now = Date.now();
     for (const [filter, qos] of retainedFor) this.deliveries.sendRetained(this.node.retained.matching(this.vhost.name, filter, now), qos, now);
@@ -186,14 +190,14 @@ export class MqttSession implements RetainFlagRule {
         codes.push(err instanceof BrokerError && err.kind === "accessRefused" ? RC.notAuthorized : RC.unspecifiedError);
       }
     }
+    this.recount();
     if (this.link.v5) this.link.send({ cmd: "unsuback", messageId: p.messageId!, granted: codes });
     else this.link.send({ cmd: "unsuback", messageId: p.messageId!, granted: [] });
   }
 
   private remember(filter: string, sub: Subscription): void {
-    // A session with subscriptions counts as one consumer (RabbitMQ's consumers gauge for MQTT).
-    if (this.subscriptions.size === 0) this.counters.consumers++;
     this.subscriptions.set(filter, sub);
+    this.recount();
     this.perQos[sub.qos]!++;
     this.overlapping = this.queuesInUse();
     if (sub.noLocal) this.noLocalCount++;
@@ -207,10 +211,18 @@ export class MqttSession implements RetainFlagRule {
     this.subscriptions.delete(filter);
     this.perQos[sub.qos]!--;
     this.overlapping = this.queuesInUse();
-    if (this.subscriptions.size === 0) this.counters.consumers--;
+    this.recount();
     if (sub.noLocal) this.noLocalCount--;
     if (sub.retainAsPublished) this.retainAsPublishedCount--;
     if (sub.id > 0) this.identifiedCount--;
+  }
+
+  /** A session with subscriptions, shared ones included, counts as one consumer (RabbitMQ's consumers gauge for MQTT). */
+  private recount(): void {
+    const now = this.subscriptions.size > 0 || this.shared.memberships.size > 0;
+    if (now === this.counted) return;
+    this.counters.consumers += now ? 1 : -1;
+    this.counted = now;
   }
 
   private ensureQueue(qos: QoS): Queue {
@@ -342,6 +354,7 @@ export class MqttSession implements RetainFlagRule {
   release(): void {
     this.deliveries.release();
     this.shared.release();
-    if (this.subscriptions.size > 0) this.counters.consumers--;
+    if (this.counted) this.counters.consumers--;
+    this.counted = false;
   }
 }

@@ -106,6 +106,19 @@ describe("MQTT shared subscriptions", () => {
     await waitUntil(() => queue("mqtt-shared-g4/clean/t") === undefined);
   });
 
+  it("a session whose only subscription is shared counts as a consumer (Prometheus' consumers gauge)", async () => {
+    const gauge = () => broker.broker.stats.protocol("mqtt50").consumers;
+    const c = await mqtt.open({ clientId: "share-gauge" });
+    const before = gauge();
+    await c.client.subscribeAsync("$share/gg/gauge/t", { qos: 1 });
+    assert.equal(gauge(), before + 1);
+    await c.client.unsubscribeAsync("$share/gg/gauge/t");
+    assert.equal(gauge(), before);
+    await c.client.subscribeAsync("$share/gg/gauge/t", { qos: 1 });
+    await c.client.endAsync();
+    await waitUntil(() => gauge() === before);
+  });
+
   it("sends no retained message on a shared subscription", async () => {
     const pub = await mqtt.open({ clientId: "share-ret-pub" });
     await pub.client.publishAsync("ret/t", "kept", { qos: 1, retain: true });
