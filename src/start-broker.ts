@@ -18,7 +18,7 @@ import type { ListenerStatus, ListenerStatuses } from "./listeners/listener-stat
 import { LoginThrottle } from "./auth/login-throttle.js";
 import { noteCertificate, type ListenerCertificate } from "./tls/certificate-expiry.js";
 import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
-import type { StoreReplica } from "./store/store-replica.js";
+import type { NodeFileTap, StoreReplica } from "./store/store-replica.js";
 import { createFederation } from "./federation/federation-startup.js";
 import { Shovels } from "./shovel/shovels.js";
 import type { PeerNodes } from "./http/peer-nodes.js";
@@ -61,7 +61,7 @@ export interface StartOptions extends Partial<ConeyConfig> {
   /** Message store tuning (tests use small segments). */
   messageStore?: { segmentBytes?: number; paging?: PagingLimits; compactEveryMs?: number; commitBytes?: number; holdMs?: number };
   /** A cluster leader's replication (src/cluster): told every byte the store, definitions and audit trail write. */
-  replica?: StoreReplica & AuditTap & { definitionsWritten(json: string): void };
+  replica?: StoreReplica & AuditTap & NodeFileTap & { definitionsWritten(json: string): void };
   /** A cluster's members, for /api/nodes. */
   clusterView?: ClusterView;
   /** How side listeners that cannot bind are retried (tests shorten it). */
@@ -189,7 +189,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   // The HTTP, Prometheus, MQTT and OAuth modules (Fastify, ws, mqtt-packet, jose) are loaded only
   // when configured: a broker without them (a test broker) starts in a fraction of the time.
   const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && (config.mqttsPort !== null || config.webMqttsPort !== null));
-  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, replicated: replica && persistence.journal ? { tap: replica, journal: persistence.journal } : null, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
   const streamWanted = config.streamPort !== null || (tls !== null && config.streamTlsPort !== null);
   const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, cluster: clusterView ?? null, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });

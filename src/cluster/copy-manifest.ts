@@ -18,6 +18,7 @@ import { AUDIT_DIR, AUDIT_FILE } from "../audit/audit-log.js";
 import { createHash } from "node:crypto";
 import { closeSync, existsSync, fstatSync, openSync, read, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { readSidecar } from "./segment-digests.js";
 import { readStreamSidecar, STREAM_SEGMENT_FILE, STREAM_SIDE_FILE } from "./stream-digests.js";
 
@@ -85,6 +86,18 @@ function streamFiles(dataDir: string, pattern: RegExp): string[] {
 /** Every file the manifest and the snapshot cover: the store's files, then the streams'. */
 export function replicatedFileNames(dataDir: string): string[] {
   return [...storeFileNames(dataDir), ...streamFileNames(dataDir)];
+}
+
+/**
+ * Node state files at the data dir's root, sent whole like definitions.json (MQTT's
+ * mqtt-retained.json and mqtt-qos2-state.json): "<name>.json", a plain name, not definitions.json.
+ */
+export function isNodeFileName(name: string): boolean {
+  return name.endsWith(".json") && name !== DEFINITIONS_FILE && !name.startsWith(".") && !name.includes("/") && !name.includes("\\") && name.length > 5;
+}
+
+export function nodeFileNames(dataDir: string): string[] {
+  return existsSync(dataDir) ? readdirSync(dataDir).filter(isNodeFileName).sort() : [];
 }
 
 /** The audit trail's files under `dataDir/audit` ("audit/audit-NNNNNNNN.jsonl"). */

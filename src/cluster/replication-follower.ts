@@ -19,7 +19,7 @@ import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { segmentFileName } from "../store/segment.js";
 import { MAX_UNAUTHENTICATED_FRAME, NONCE_BYTES, followerProof, leaderProof, newNonce, proofMatches } from "./replication-auth.js";
 import { FrameSplitter, FrameType, f64, nameHead, readName, sendFrame } from "./replication-frames.js";
-import { auditFileNames, heldFiles, storeFileNames, type CatchUpCount } from "./copy-manifest.js";
+import { auditFileNames, heldFiles, isNodeFileName, nodeFileNames, storeFileNames, type CatchUpCount } from "./copy-manifest.js";
 import { SegmentDigests } from "./segment-digests.js";
 import { StreamCopy } from "./stream-copy.js";
 import type { StreamCommits } from "./stream-commits.js";
@@ -181,6 +181,8 @@ export class ReplicationFollower {
     }
     if (!this.snapshotNames.has(DEFINITIONS_FILE)) rmSync(join(this.dataDir, DEFINITIONS_FILE), { force: true });
     for (const name of auditFileNames(this.dataDir)) if (!this.snapshotNames.has(name)) rmSync(join(this.dataDir, name), { force: true });
+    // A node state file the leader does not have (an old leader's MQTT QoS 2 state) must not come back at a failover.
+    for (const name of nodeFileNames(this.dataDir)) if (!this.snapshotNames.has(name)) rmSync(join(this.dataDir, name), { force: true });
     removeUnnamedStreamFiles(this.dataDir, this.snapshotNames, this.streams);
   }
 
@@ -220,6 +222,13 @@ export class ReplicationFollower {
       case FrameType.Defs:
         writeFileAtomicSync(join(this.dataDir, DEFINITIONS_FILE), p);
         return;
+      case FrameType.NodeFile: {
+        // Written (and synced) before the batches behind it are acknowledged: the leader's waiters count on it.
+        const { name, rest } = readName(p);
+        if (!isNodeFileName(name)) throw new Error(`bad node file name: ${name}`);
+        writeFileAtomicSync(join(this.dataDir, name), rest);
+        return;
+      }
       case FrameType.AuditAppend:
       case FrameType.AuditDrop:
         applyAuditFrame(this.dataDir, type === FrameType.AuditAppend, p);

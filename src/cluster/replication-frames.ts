@@ -40,6 +40,8 @@ export const enum FrameType {
   StreamFile = 16,
   /** leader → follower: u16 name length | a stream ("streams/<id>") | f64 the offset after its last committed message. */
   StreamCommit = 17,
+  /** leader → follower: u16 name length | a node state file at the data dir's root ("<name>.json", copy-manifest.ts) | its whole new content. */
+  NodeFile = 18,
 }
 
 /** Writes one frame: a small header buffer and the payload pieces, corked into one send. */

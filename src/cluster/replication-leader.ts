@@ -178,6 +178,11 @@ export class ReplicationLeader implements StoreReplica {
     for (const l of this.links.values()) l.send(FrameType.Delete, u32(segment));
   }
 
+  /** A node state file was replaced (NodeFileTap): followers replace theirs with the same bytes, in order with the store's frames. */
+  nodeFileReplaced(name: string, bytes: Buffer): void {
+    for (const l of this.links.values()) l.send(FrameType.NodeFile, nameHead(name), [bytes]);
+  }
+
   definitionsWritten(json: string): void {
     if (this.links.size === 0) return;
     const bytes = Buffer.from(json, "utf8");

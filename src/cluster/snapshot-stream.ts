@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { FrameType, f64, nameHead, sendFrame } from "./replication-frames.js";
 import type { FollowerLink } from "./follower-link.js";
-import { auditFileNames, replicatedFileNames, streamSideFileNames } from "./copy-manifest.js";
+import { auditFileNames, nodeFileNames, replicatedFileNames, streamSideFileNames } from "./copy-manifest.js";
 
 const CHUNK = 1024 * 1024;
 
@@ -29,6 +29,7 @@ export function takeSnapshot(dataDir: string): SnapshotFile[] {
     files.push({ name, fd, size: fstatSync(fd).size });
   };
   if (existsSync(join(dataDir, DEFINITIONS_FILE))) add(DEFINITIONS_FILE);
+  for (const name of nodeFileNames(dataDir)) add(name);
   // The audit trail's files and the streams' side files are sent whole, like definitions.json (the manifest does not name them).
   for (const name of auditFileNames(dataDir)) add(name);
   for (const name of streamSideFileNames(dataDir)) add(name);

@@ -146,6 +146,10 @@ export interface ConeyConfig {
   mqttPrefetch: number;
   /** The Topic Alias Maximum announced to MQTT 5 clients (mqtt.topic_alias_maximum; 0 = no aliases). */
   mqttTopicAliasMaximum: number;
+  /** The Receive Maximum announced to MQTT 5 clients and enforced with 0x93 (mqtt.receive_maximum; 1..65535). */
+  mqttReceiveMaximum: number;
+  /** The longest keep-alive granted to an MQTT 5 client, told as Server Keep Alive (mqtt.server_keep_alive, seconds; 0 = the client's). */
+  mqttServerKeepAlive: number;
   /** MQTTS clients that send no user name and password log in as their verified certificate's name (mqtt.ssl_cert_login). */
   mqttSslCertLogin: boolean;
   /** STOMP listener (rabbitmq_stomp's stomp.listeners.tcp.default, 61613); 0 binds an ephemeral port, null disables it. */
@@ -255,6 +259,8 @@ export function defaultConfig(): ConeyConfig {
     mqttDefaultPass: "guest",
     mqttPrefetch: 10,
     mqttTopicAliasMaximum: 16,
+    mqttReceiveMaximum: 1024,
+    mqttServerKeepAlive: 60,
     mqttSslCertLogin: false,
     stompPort: 61613,
     stompsPort: 61614,

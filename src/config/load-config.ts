@@ -82,6 +82,8 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "mqttPrefetch", flag: "--mqtt-prefetch <n>", env: "CONEY_MQTT_PREFETCH", kind: "int", help: "unacknowledged QoS 1 deliveries per MQTT client" },
   { key: "mqttSslCertLogin", flag: "--mqtt-ssl-cert-login <bool>", env: "CONEY_MQTT_SSL_CERT_LOGIN", kind: "bool", help: "MQTTS clients without credentials log in as their certificate's name (needs --tls-verify-peer)" },
   { key: "mqttTopicAliasMaximum", flag: "--mqtt-topic-alias-maximum <n>", env: "CONEY_MQTT_TOPIC_ALIAS_MAXIMUM", kind: "int", help: "topic aliases an MQTT 5 client may set (0 = none)" },
+  { key: "mqttReceiveMaximum", flag: "--mqtt-receive-maximum <n>", env: "CONEY_MQTT_RECEIVE_MAXIMUM", kind: "int", help: "unacknowledged QoS 1 and 2 PUBLISH packets an MQTT 5 client may send (1..65535)" },
+  { key: "mqttServerKeepAlive", flag: "--mqtt-server-keep-alive <s>", env: "CONEY_MQTT_SERVER_KEEP_ALIVE", kind: "int", help: "longest keep-alive granted to an MQTT 5 client, in seconds (0 = the client's)" },
   { key: "stompPort", flag: "--stomp-port <port>", env: "CONEY_STOMP_PORT", kind: "nullable-port", help: "STOMP port (0 = ephemeral, 'off' = disabled)" },
   { key: "stompsPort", flag: "--stomps-port <port>", env: "CONEY_STOMPS_PORT", kind: "nullable-port", help: "STOMP over TLS port, with --tls-cert (0 = ephemeral, 'off' = disabled)" },
   { key: "webStompPort", flag: "--web-stomp-port <port>", env: "CONEY_WEB_STOMP_PORT", kind: "nullable-port", help: "STOMP over WebSocket port, path /ws (0 = ephemeral, 'off' = disabled)" },
@@ -204,6 +206,8 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
   if (result.etcdEndpoints.length > 0 && result.queueGroups !== null && result.queueGroups > 1) throw new ConfigError("--queue-groups above 1 cannot be combined with --etcd-endpoints yet: a cluster replicates one message store (docs/CLUSTERING.md, \"Build order and status\")");
   if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
   if (result.loginSessionTimeout !== null && result.loginSessionTimeout < 1) throw new ConfigError(`--login-session-timeout: '${result.loginSessionTimeout}' is not a number of minutes (1 or more)`);
+  if (result.mqttReceiveMaximum < 1 || result.mqttReceiveMaximum > 65_535) throw new ConfigError(`--mqtt-receive-maximum: '${result.mqttReceiveMaximum}' is not between 1 and 65535 (MQTT 5 §3.2.2.3.3)`);
+  if (result.mqttServerKeepAlive > 65_535) throw new ConfigError(`--mqtt-server-keep-alive: '${result.mqttServerKeepAlive}' is more than 65535 seconds`);
   if (result.clusterTls && (result.tlsCert === null || result.tlsKey === null)) throw new ConfigError("--cluster-tls: needs --tls-cert and --tls-key (the certificate the leader presents to followers)");
   return { config: result, unsupported };
 }

@@ -212,6 +212,8 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "mqtt.default_pass": (l, b) => (b.out.mqttDefaultPass = l.value),
   "mqtt.prefetch": (l, b) => (b.out.mqttPrefetch = int(l)),
   "mqtt.topic_alias_maximum": (l, b) => (b.out.mqttTopicAliasMaximum = int(l)),
+  "mqtt.receive_maximum": (l, b) => (b.out.mqttReceiveMaximum = int(l)),
+  "mqtt.server_keep_alive": (l, b) => (b.out.mqttServerKeepAlive = int(l)),
   "mqtt.ssl_cert_login": (l, b) => (b.out.mqttSslCertLogin = bool(l)),
   // The rabbitmq_stomp and rabbitmq_web_stomp plugins (docs/STOMP.md).
   "stomp.listeners.tcp.default": (l, b) => (b.out.stompPort = listener(l, b, l.key)),

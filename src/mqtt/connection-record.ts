@@ -76,8 +76,8 @@ export interface ChannelOwner {
 
 /** What the session tells about its consumers. */
 export interface SessionConsumers {
-  /** The session queue of a subscription QoS. */
-  queueName(qos: 0 | 1): string;
+  /** The queues the session consumes from: its session queues (QoS 0, 1, 2) and its shared subscriptions' queues. */
+  consumedQueueNames(): Iterable<string>;
   /** Prefetch of the QoS 1 consumer: mqtt.prefetch, capped by the client's Receive Maximum. */
   readonly prefetch: number;
 }
@@ -91,11 +91,11 @@ export function sessionChannel(conn: ChannelOwner, vhost: VHost, session: Sessio
   const consumers: ConsumerInfo[] = [];
   let unacked = 0;
   if (session !== null) {
-    for (const qos of [0, 1] as const) {
-      const q = vhost.queues.get(session.queueName(qos));
+    for (const name of session.consumedQueueNames()) {
+      const q = vhost.queues.get(name);
       if (!q) continue;
       for (const c of q.listConsumers()) {
-        // A session queue has this connection's consumer only (exclusive or taken over on CONNECT).
+        // This connection's consumer only (a shared subscription's queue has one per member).
         if (!(c instanceof MqttConsumer) || c.owner !== owner) continue;
         unacked += c.unackedCount;
         consumers.push({

@@ -27,7 +27,8 @@ import { disconnectExpiry } from "./disconnect-expiry.js";
 import { MqttPublisher, type PublisherLink } from "./mqtt-publisher.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { MqttSession, type SessionLink } from "./mqtt-session.js";
-import { isValidTopicFilter, isValidTopicName } from "./mqtt-topic.js";
+import { isValidTopicName } from "./mqtt-topic.js";
+import { subscribeViolation } from "./subscribe-checks.js";
 import { cancelParkedWill, sendWill, type Will } from "./mqtt-will.js";
 import { KeepAlive } from "./keep-alive.js";
 import { AlarmHold } from "./alarm-hold.js";
@@ -187,12 +188,11 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
         return this.publisher!.released(p.messageId!);
       case "pubcomp":
         return this.session!.deliveries.completed(p.messageId!);
-      case "subscribe":
+      case "subscribe": {
         // A bad filter closes the connection before anything is bound (MQTT 3.1.1 §4.8).
-        for (const s of p.subscriptions) if (!isValidTopicFilter(s.topic)) return this.violation(RC.topicFilterInvalid, `invalid topic filter '${s.topic}'`);
-        // CONNACK said Subscription Identifiers Available 0: using one is a protocol error (§3.8.2.1.2).
-        if (p.properties?.subscriptionIdentifier !== undefined) return this.violation(RC.subscriptionIdentifiersNotSupported, "subscription identifiers are not supported");
-        return this.session!.subscribe(p);
+        const bad = subscribeViolation(p);
+        return bad !== null ? this.violation(bad.reasonCode, bad.why) : this.session!.subscribe(p);
+      }
       case "unsubscribe":
         return this.session!.unsubscribe(p);
       case "pingreq":
@@ -228,7 +228,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     this.protocolVersion = p.protocolVersion ?? 4;
     this.v5 = this.protocolVersion === 5;
     this.parserSettings.protocolVersion = this.protocolVersion;
-    const asked = connectTerms(p, this.v5);
+    const asked = connectTerms(p, this.v5, this.node.settings.serverKeepAlive);
     if (!asked.ok) {
       // A bad will topic is a malformed CONNECT: MQTT 5 can say so, 3.1.1 has no code for it.
       if (asked.reasonCode === RC.topicNameInvalid && !this.v5) return this.violation(asked.reasonCode, asked.why);
@@ -292,7 +292,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     }
     this.node.broker.connections.add(this);
     this.node.broker.stats.connectionCreated++;
-    this.send(acceptingConnack(this.v5, present, terms, s.maxPacketSize, s.topicAliasMaximum));
+    this.send(acceptingConnack(this.v5, present, terms, s));
     this.keepAliveSeconds = terms.keepAlive;
     this.keepAlive.arm(this.keepAliveSeconds * 1.5, true);
     this.tokenExpiry.arm(login.expiresAt);

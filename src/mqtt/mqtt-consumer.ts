@@ -1,10 +1,12 @@
 /**
  * The queue-facing side of an MQTT session's subscription queue: one per session queue
- * (`…qos0` consumed without acks, `…qos1` with acks by PUBACK, `…qos2` settled at PUBREC). Capacity is the session's to
+ * (`…qos0` consumed without acks, `…qos1` with acks by PUBACK, `…qos2` settled at PUBREC), or on a
+ * shared subscription's queue (shared-subscriptions.ts). Capacity is the session's to
  * decide (prefetch, a backed-up socket); the consumer only forwards to it.
  */
 import type { QoS } from "mqtt-packet";
 import { generateConsumerTag, type Queue, type QueueConsumer, type QueueEntry } from "../broker/index.js";
+import type { Subscription } from "./subscription-options.js";
 
 /** What a consumer hands its deliveries to: the MQTT session. */
 export interface DeliveryTarget {
@@ -27,8 +29,10 @@ export class MqttConsumer implements QueueConsumer {
   constructor(
     private readonly target: DeliveryTarget,
     readonly queue: Queue,
-    /** The session queue's QoS: 0 consumes without acks. */
+    /** The session queue's QoS (a shared subscription's granted QoS): 0 consumes without acks. */
     readonly qos: QoS,
+    /** The shared subscription this consumer serves; null on a session queue. */
+    readonly shared: Subscription | null = null,
   ) {
     this.noAck = qos === 0;
   }

@@ -15,6 +15,10 @@
  * session) and PUBREL goes once that is saved; PUBCOMP frees the id. A resumed session sends the
  * PUBRELs still owed again [MQTT-4.4.0-1]. Ids awaiting PUBCOMP count against the prefetch.
  *
+ * Subscription Identifiers (MQTT 5): a PUBLISH carries those of every subscription of its queue
+ * that matches it, looked up only while the session has any. A shared subscription's consumer
+ * (shared-subscriptions.ts) takes its options from its own subscription.
+ *
  * Invariant: every inflight entry with a queue is unacked in that queue, and is requeued when the
  * session is released.
  */
@@ -26,8 +30,9 @@ import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { amqpToMqtt, mqttToAmqp } from "./mqtt-topic.js";
 import type { PacketWriter } from "./packet-writer.js";
-import type { Qos2State } from "./qos2-state-store.js";
+import { reserveResend, takeResend, type Qos2State } from "./qos2-state-store.js";
 import type { RetainedMessage } from "./retained-store.js";
+import type { Subscription } from "./subscription-options.js";
 
 /** What the deliveries need of the connection. */
 export interface DeliveryLink {
@@ -58,9 +63,15 @@ export interface RetainFlagRule {
   readonly overlapping: boolean;
   /** Whether a subscription of a queue of higher QoS than `qos` also matches (that queue delivers it). */
   matchedHigher(qos: QoS, routingKey: string): boolean;
+  /** How many subscriptions have a Subscription Identifier: while 0, nothing per delivery is looked up. */
+  readonly identifiedCount: number;
+  /** The identifiers of the `qos` queue's subscriptions that match; null when none has one. */
+  identifiersFor(qos: QoS, routingKey: string): number[] | null;
 }
 
 const DOLLAR = 0x24;
+const HASH = 0x23;
+const STAR = 0x2a;
 
 interface Inflight {
   /** null for a retained message sent on subscribe: nothing to settle. */
@@ -72,6 +83,8 @@ interface Inflight {
 
 export class MqttDeliveries implements DeliveryTarget {
   private readonly consumers: [MqttConsumer | null, MqttConsumer | null, MqttConsumer | null] = [null, null, null];
+  /** Consumers on shared subscriptions' queues, by queue name. */
+  private readonly shared = new Map<string, MqttConsumer>();
   private readonly inflight = new Map<number, Inflight>();
   /** Retained QoS 1 messages sent on subscribe that wait for a free slot. */
   private backlog: Array<{ readonly message: RetainedMessage; readonly qos: QoS }> = [];
@@ -99,7 +112,7 @@ export class MqttDeliveries implements DeliveryTarget {
   }
 
   get hasConsumers(): boolean {
-    return this.consumers[0] !== null || this.consumers[1] !== null || this.consumers[2] !== null;
+    return this.consumers[0] !== null || this.consumers[1] !== null || this.consumers[2] !== null || this.shared.size > 0;
   }
 
   get unacknowledged(): number {
@@ -114,6 +127,22 @@ export class MqttDeliveries implements DeliveryTarget {
     queue.addConsumer(c);
   }
 
+  /** Starts consuming from a shared subscription's queue (once). */
+  consumeShared(queue: Queue, sub: Subscription): void {
+    if (this.shared.has(queue.name)) return;
+    const c = new MqttConsumer(this, queue, sub.qos, sub);
+    this.shared.set(queue.name, c);
+    queue.addConsumer(c);
+  }
+
+  /** Stops consuming from a shared subscription's queue; deliveries in flight are still settled by their acknowledgements. */
+  stopShared(queueName: string): void {
+    const c = this.shared.get(queueName);
+    if (c === undefined) return;
+    this.shared.delete(queueName);
+    c.queue.removeConsumer(c);
+  }
+
   isConsuming(qos: QoS): boolean {
     return this.consumers[qos] !== null;
   }
@@ -124,12 +153,19 @@ export class MqttDeliveries implements DeliveryTarget {
 
   deliver(c: MqttConsumer, queue: Queue, entry: QueueEntry): void {
     const m = entry.message;
-    if (m.routingKey.charCodeAt(0) === DOLLAR && !this.retainRule.admitsDollarTopic(c.qos, m.routingKey)) {
+    const dollar = m.routingKey.charCodeAt(0) === DOLLAR;
+    if (c.shared !== null) {
+      const first = c.shared.key.charCodeAt(0);
+      if (dollar && (first === HASH || first === STAR)) {
+        // A `$` topic does not come through a filter starting with a wildcard [MQTT-4.7.2-1].
+        if (!c.noAck) queue.settle(entry);
+        return;
+      }
+    } else if (dollar && !this.retainRule.admitsDollarTopic(c.qos, m.routingKey)) {
       // Routed only by a filter starting with a wildcard, which must not match it: not for this client.
       if (!c.noAck) queue.settle(entry);
       return;
-    }
-    if (this.retainRule.overlapping && this.retainRule.matchedHigher(c.qos, m.routingKey)) {
+    } else if (this.retainRule.overlapping && this.retainRule.matchedHigher(c.qos, m.routingKey)) {
       // MQTT 3.1.1 overlapping subscriptions: one delivery, at the highest QoS granted (§3.3.5).
       if (!c.noAck) queue.settle(entry);
       return;
@@ -149,15 +185,17 @@ export class MqttDeliveries implements DeliveryTarget {
       stats.deliverNoAck++;
       vstats.deliverNoAck++;
       counters.deliverNoAck++;
-      this.sendPublish(m, c.qos, 0, 0, false);
+      this.sendPublish(m, c, 0, 0, false);
       if (!c.noAck) queue.settle(entry);
       return;
     }
     stats.deliver++;
     vstats.deliver++;
     counters.deliver++;
-    const id = this.takePacketId();
-    if (!this.sendPublish(m, c.qos, qos, id, entry.redelivered)) {
+    // A QoS 2 delivery whose PUBREC never came is sent again with its first id (qos2-state-store.ts).
+    const resent = qos === 2 && entry.redelivered && this.link.qos2.resend.size > 0 ? takeResend(this.link.qos2, entry) : 0;
+    const id = resent > 0 ? resent : this.takePacketId();
+    if (!this.sendPublish(m, c, qos, id, entry.redelivered)) {
       queue.discard(entry);
       return;
     }
@@ -166,17 +204,24 @@ export class MqttDeliveries implements DeliveryTarget {
   }
 
   /** A delivery's PUBLISH; false when it was not sent (too large for the client). */
-  private sendPublish(m: Message, queueQos: QoS, qos: QoS, id: number, dup: boolean): boolean {
+  private sendPublish(m: Message, c: MqttConsumer, qos: QoS, id: number, dup: boolean): boolean {
+    const rule = this.retainRule;
+    const shared = c.shared;
     // Only a message published with RETAIN, to a subscription that asked for the flag, keeps it.
-    const retain = this.retainRule.retainAsPublishedCount > 0 && this.node.publishedRetained.has(m) && this.retainRule.keepsRetainFlag(queueQos, m.routingKey);
+    const retain = shared === null
+      ? rule.retainAsPublishedCount > 0 && this.node.publishedRetained.has(m) && rule.keepsRetainFlag(c.qos, m.routingKey)
+      : shared.retainAsPublished && this.node.publishedRetained.has(m);
+    const ids = shared === null ? (rule.identifiedCount > 0 ? rule.identifiersFor(c.qos, m.routingKey) : null) : shared.id > 0 ? [shared.id] : null;
     const link = this.link;
     const out = link.packets;
-    if (out.aliases === null && (!link.v5 || hasNoV5Properties(m))) {
+    if (ids === null && out.aliases === null && (!link.v5 || hasNoV5Properties(m))) {
       // The common case, encoded without a packet object (packet-writer.ts).
       return out.sendPublish(this.topicFor(m.routingKey), m.body, m.bodySize, qos, id, dup, retain, link.v5);
     }
     const packet = publishFromMessage(m, qos, id, dup, link.v5, Date.now());
     if (retain) packet.retain = true;
+    // MQTT 5 §3.3.4: one copy carries the identifiers of every matching subscription.
+    if (ids !== null) packet.properties = { ...packet.properties, subscriptionIdentifier: ids.length === 1 ? ids[0]! : ids };
     return link.send(packet);
   }
 
@@ -259,19 +304,22 @@ export class MqttDeliveries implements DeliveryTarget {
   }
 
   consumerGone(c: MqttConsumer): void {
-    if (this.consumers[c.qos] === c) this.consumers[c.qos] = null;
+    if (c.shared !== null) {
+      if (this.shared.get(c.queue.name) === c) this.shared.delete(c.queue.name);
+    } else if (this.consumers[c.qos] === c) this.consumers[c.qos] = null;
   }
 
   /** The socket drained: consumers may take messages again. */
   drained(): void {
     for (const c of this.consumers) c?.queue.dispatch();
+    if (this.shared.size > 0) for (const c of this.shared.values()) c.queue.dispatch();
   }
 
   private takePacketId(): number {
     // 16-bit ids, never 0, never one still in flight or awaiting PUBCOMP (at most `prefetch` are).
-    const released = this.link.qos2.outbound;
+    const { outbound: released, reserved } = this.link.qos2;
     let id = this.nextPacketId;
-    while (this.inflight.has(id) || (released.size > 0 && released.has(id))) id = id === 0xffff ? 1 : id + 1;
+    while (this.inflight.has(id) || (released.size > 0 && released.has(id)) || (reserved.size > 0 && reserved.has(id))) id = id === 0xffff ? 1 : id + 1;
     this.nextPacketId = id === 0xffff ? 1 : id + 1;
     return id;
   }
@@ -318,9 +366,12 @@ export class MqttDeliveries implements DeliveryTarget {
       if (c) c.queue.removeConsumer(c);
       this.consumers[qos] = null;
     }
+    for (const c of this.shared.values()) c.queue.removeConsumer(c);
+    this.shared.clear();
     const byQueue = new Map<Queue, QueueEntry[]>();
-    for (const f of this.inflight.values()) {
+    for (const [id, f] of this.inflight) {
       if (f.consumer === null || f.entry === null) continue;
+      if (f.exactlyOnce && f.consumer.shared === null) reserveResend(this.link.qos2, f.entry, id);
       let list = byQueue.get(f.consumer.queue);
       if (!list) byQueue.set(f.consumer.queue, (list = []));
       list.push(f.entry);

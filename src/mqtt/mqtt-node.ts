@@ -11,6 +11,8 @@ import type { Logger } from "../logging/logger.js";
 import type { CertLoginFrom } from "../tls/cert-login-name.js";
 import { Qos2StateStore } from "./qos2-state-store.js";
 import { RetainedStore } from "./retained-store.js";
+import type { ReplicatedFiles } from "./saved-json-file.js";
+import { SharedQueueIndex } from "./shared-queue-index.js";
 
 export interface MqttSettings {
   /** mqtt.vhost: the vhost when the user name names none ("vhost:user"). */
@@ -34,6 +36,10 @@ export interface MqttSettings {
   readonly tokens: TokenVerifier | null;
   /** mqtt.topic_alias_maximum: the Topic Alias Maximum announced to MQTT 5 clients (0: none). */
   readonly topicAliasMaximum: number;
+  /** mqtt.receive_maximum: QoS 1 and 2 PUBLISH packets an MQTT 5 client may have unacknowledged (announced; more → 0x93). */
+  readonly receiveMaximum: number;
+  /** mqtt.server_keep_alive: the longest keep-alive an MQTT 5 client is granted (seconds; 0: no cap). */
+  readonly serverKeepAlive: number;
   /** mqtt.ssl_cert_login: an MQTTS client without credentials logs in as its certificate's name. */
   readonly sslCertLogin: boolean;
   readonly sslCertLoginFrom: CertLoginFrom;
@@ -62,6 +68,8 @@ export class MqttNode {
    */
   readonly publishedRetained = new WeakSet<Message>();
   private readonly sessions = new Map<string, SessionHolder>();
+  /** The shared subscriptions' queues of each vhost (shared-subscriptions.ts). */
+  readonly sharedQueues = new SharedQueueIndex();
 
   constructor(
     readonly broker: Broker,
@@ -71,9 +79,11 @@ export class MqttNode {
     readonly log: Logger,
     /** Memory and disk alarms: a publisher is not read while one is on (as AMQP publishers). */
     readonly alarms: ResourceAlarms | null = null,
+    /** A cluster leader's: the retained messages and QoS 2 state go to the followers too. */
+    replicated: ReplicatedFiles | null = null,
   ) {
-    this.retained = new RetainedStore(dataDir, log);
-    this.qos2 = new Qos2StateStore(dataDir, log);
+    this.retained = new RetainedStore(dataDir, log, replicated);
+    this.qos2 = new Qos2StateStore(dataDir, log, replicated);
     // Shown (at 0) before the first connection, as RabbitMQ initialises them when the plugin starts.
     for (const v of [3, 4, 5]) broker.stats.protocol(protocolLabel(v));
   }

@@ -44,13 +44,6 @@ export interface PublisherLink {
   readonly qos2: Qos2State;
 }
 
-/**
- * The Receive Maximum this server announces to MQTT 5 clients (§3.2.2.3.3) and enforces: QoS 1
- * and 2 PUBLISH packets not yet answered by PUBACK or PUBCOMP beyond it end the connection with
- * 0x93. Above the in-flight windows publishers use (coney-perf: 500), far below 65,535.
- */
-export const RECEIVE_MAXIMUM = 1024;
-
 /** A PUBACK (or, for QoS 2, PUBREC) owed: `code` -1 means none is sent (3.1.1, refused). */
 interface OwedAck {
   readonly id: number;
@@ -99,8 +92,11 @@ export class MqttPublisher implements SyncWaiter {
         return;
       }
       if (p.dup && this.owed.some((a) => a.id === p.messageId)) return;
-      if (this.link.v5 && this.owed.length - this.recordedOwed + this.link.qos2.inbound.size >= RECEIVE_MAXIMUM) {
-        return this.link.violation(RC.receiveMaximumExceeded, `more than ${RECEIVE_MAXIMUM} QoS 1 and 2 PUBLISH packets unacknowledged`);
+      // The Receive Maximum announced in CONNACK (mqtt.receive_maximum, §3.2.2.3.3): QoS 1 and 2
+      // PUBLISH packets not yet answered by PUBACK or PUBCOMP beyond it end the connection (0x93).
+      const max = this.node.settings.receiveMaximum;
+      if (this.link.v5 && this.owed.length - this.recordedOwed + this.link.qos2.inbound.size >= max) {
+        return this.link.violation(RC.receiveMaximumExceeded, `more than ${max} QoS 1 and 2 PUBLISH packets unacknowledged`);
       }
     }
     const broker = this.node.broker;

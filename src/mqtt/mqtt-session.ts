@@ -11,7 +11,9 @@
  * (0 always, 1 for a new subscription, 2 never); No Local keeps the client's own publications out
  * of its queues (`skipFor`, used by the publisher); Retain As Published keeps the RETAIN flag on
  * deliveries (`keepsRetainFlag`, used by the deliveries). Both cost nothing while no subscription
- * of the session uses them. Deliveries themselves are mqtt-deliveries.ts.
+ * of the session uses them. Deliveries themselves are mqtt-deliveries.ts; shared subscriptions
+ * `$share/<group>/<filter>` are shared-subscriptions.ts. A Subscription Identifier (MQTT 5) is kept
+ * with its subscription; deliveries ask `identifiersFor` only while one exists.
  */
 import type { ISubscribePacket, IUnsubscribePacket, QoS } from "mqtt-packet";
 import type { Broker, ProtocolCounters, Queue, QueueSpec, VHost } from "../broker/index.js";
@@ -20,6 +22,8 @@ import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-d
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { amqpToMqtt, bindingKeyMatches, mqttToAmqp } from "./mqtt-topic.js";
+import { SharedSubscriptions } from "./shared-subscriptions.js";
+import { sharedFilter } from "./subscribe-checks.js";
 import { requestedSubscription, sameOptions, storedSubscription, type Subscription } from "./subscription-options.js";
 
 /** The session queues, one per subscription QoS. */
@@ -37,11 +41,15 @@ export class MqttSession implements RetainFlagRule {
   /** Topic filter → subscription. */
   readonly subscriptions = new Map<string, Subscription>();
   retainAsPublishedCount = 0;
+  identifiedCount = 0;
   /** Subscriptions per session queue (QoS), for `overlapping`. */
   private readonly perQos = [0, 0, 0];
   overlapping = false;
+  /** Counted in the consumers gauge (recount). */
+  private counted = false;
   private noLocalCount = 0;
   readonly deliveries: MqttDeliveries;
+  readonly shared: SharedSubscriptions;
   private readonly skipped: Queue[] = [];
   private readonly broker: Broker;
   private readonly exchange: string;
@@ -60,6 +68,7 @@ export class MqttSession implements RetainFlagRule {
     this.broker = node.broker;
     this.exchange = node.settings.exchange;
     this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this, counters);
+    this.shared = new SharedSubscriptions(node, link, vhost, expiry, this.deliveries);
   }
 
   queueName(qos: QoS): string {
@@ -73,7 +82,7 @@ export class MqttSession implements RetainFlagRule {
    * with `resume`, after CONNACK has gone out.
    */
   open(cleanStart: boolean): boolean {
-    let present = false;
+    let present = this.shared.open(cleanStart);
     for (const qos of QOS_LEVELS) {
       const name = this.queueName(qos);
       const q = this.vhost.queues.get(name);
@@ -94,11 +103,18 @@ export class MqttSession implements RetainFlagRule {
         this.remember(amqpToMqtt(b.routingKey), subscription);
       }
     }
+    this.recount();
     return present;
   }
 
   private get owner(): object {
     return this.link.ctx.owner!;
+  }
+
+  /** See SessionConsumers.consumedQueueNames (connection-record.ts). */
+  *consumedQueueNames(): Iterable<string> {
+    for (const qos of QOS_LEVELS) yield this.queueName(qos);
+    for (const m of this.shared.memberships.values()) yield m.queue;
   }
 
   /** Starts consuming from the session's existing queues. */
@@ -107,6 +123,7 @@ export class MqttSession implements RetainFlagRule {
     for (const qos of QOS_LEVELS) {
       if (this.vhost.queues.has(this.queueName(qos))) this.consume(qos);
     }
+    this.shared.resume();
   }
 
   // ------------------------------------------------------------ subscribe / unsubscribe
@@ -115,15 +132,16 @@ export class MqttSession implements RetainFlagRule {
   subscribe(p: ISubscribePacket): void {
     const granted: number[] = [];
     const retainedFor: Array<[string, QoS]> = [];
+    const id = this.link.v5 ? p.properties?.subscriptionIdentifier ?? 0 : 0;
     for (const s of p.subscriptions) {
-      if (s.topic.startsWith("$share/")) {
-        // Shared subscriptions are not built (CONNACK: Shared Subscription Available 0).
-        granted.push(this.link.v5 ? RC.sharedSubscriptionsNotSupported : RC.unspecifiedError);
-        continue;
-      }
-      const wanted = requestedSubscription(s, this.link.v5, mqttToAmqp(s.topic));
-      const existing = this.subscriptions.get(s.topic);
+      const shared = sharedFilter(s.topic);
       try {
+        if (shared !== null && shared !== "invalid") {
+          granted.push(this.shared.subscribe(s, shared, id).qos);
+          continue;
+        }
+        const wanted = requestedSubscription(s, this.link.v5, mqttToAmqp(s.topic), id);
+        const existing = this.subscriptions.get(s.topic);
         if (existing === undefined || !sameOptions(existing, wanted)) this.replaceSubscription(s.topic, wanted, existing);
         granted.push(wanted.qos);
         if (wanted.retainHandling === 0 || (wanted.retainHandling === 1 && existing === undefined)) retainedFor.push([s.topic, wanted.qos]);
@@ -132,6 +150,7 @@ export class MqttSession implements RetainFlagRule {
         granted.push(this.link.v5 && err instanceof BrokerError && err.kind === "accessRefused" ? RC.notAuthorized : RC.unspecifiedError);
       }
     }
+    this.recount();
     this.link.send({ cmd: "suback", messageId: p.messageId!, granted });
     const now = Date.now();
     for (const [filter, qos] of retainedFor) this.deliveries.sendRetained(this.node.retained.matching(this.vhost.name, filter, now), qos, now);
@@ -159,11 +178,11 @@ export class MqttSession implements RetainFlagRule {
     const codes: number[] = [];
     for (const filter of p.unsubscriptions) {
       const sub = this.subscriptions.get(filter);
-      if (sub === undefined) {
-        codes.push(RC.noSubscriptionExisted);
-        continue;
-      }
       try {
+        if (sub === undefined) {
+          codes.push(this.shared.unsubscribe(filter) ? RC.success : RC.noSubscriptionExisted);
+          continue;
+        }
         this.broker.unbindQueue(this.link.ctx, this.vhost.name, this.queueName(sub.qos), this.exchange, sub.key, sub.args);
         this.forget(filter);
         codes.push(RC.success);
@@ -171,18 +190,19 @@ export class MqttSession implements RetainFlagRule {
         codes.push(err instanceof BrokerError && err.kind === "accessRefused" ? RC.notAuthorized : RC.unspecifiedError);
       }
     }
+    this.recount();
     if (this.link.v5) this.link.send({ cmd: "unsuback", messageId: p.messageId!, granted: codes });
     else this.link.send({ cmd: "unsuback", messageId: p.messageId!, granted: [] });
   }
 
   private remember(filter: string, sub: Subscription): void {
-    // A session with subscriptions counts as one consumer (RabbitMQ's consumers gauge for MQTT).
-    if (this.subscriptions.size === 0) this.counters.consumers++;
     this.subscriptions.set(filter, sub);
+    this.recount();
     this.perQos[sub.qos]!++;
     this.overlapping = this.queuesInUse();
     if (sub.noLocal) this.noLocalCount++;
     if (sub.retainAsPublished) this.retainAsPublishedCount++;
+    if (sub.id > 0) this.identifiedCount++;
   }
 
   private forget(filter: string): void {
@@ -191,9 +211,18 @@ export class MqttSession implements RetainFlagRule {
     this.subscriptions.delete(filter);
     this.perQos[sub.qos]!--;
     this.overlapping = this.queuesInUse();
-    if (this.subscriptions.size === 0) this.counters.consumers--;
+    this.recount();
     if (sub.noLocal) this.noLocalCount--;
     if (sub.retainAsPublished) this.retainAsPublishedCount--;
+    if (sub.id > 0) this.identifiedCount--;
+  }
+
+  /** A session with subscriptions, shared ones included, counts as one consumer (RabbitMQ's consumers gauge for MQTT). */
+  private recount(): void {
+    const now = this.subscriptions.size > 0 || this.shared.memberships.size > 0;
+    if (now === this.counted) return;
+    this.counters.consumers += now ? 1 : -1;
+    this.counted = now;
   }
 
   private ensureQueue(qos: QoS): Queue {
@@ -269,6 +298,19 @@ export class MqttSession implements RetainFlagRule {
     return false;
   }
 
+  /** See RetainFlagRule.identifiersFor. */
+  identifiersFor(qos: QoS, routingKey: string): number[] | null {
+    let ids: number[] | null = null;
+    const dollar = routingKey.charCodeAt(0) === DOLLAR;
+    for (const sub of this.subscriptions.values()) {
+      if (sub.id === 0 || sub.qos !== qos) continue;
+      const first = sub.key.charCodeAt(0);
+      if (dollar && (first === HASH || first === STAR)) continue;
+      if (bindingKeyMatches(sub.key, routingKey)) (ids ??= []).push(sub.id);
+    }
+    return ids;
+  }
+
   /** See RetainFlagRule.admitsDollarTopic. */
   admitsDollarTopic(qos: QoS, routingKey: string): boolean {
     for (const sub of this.subscriptions.values()) {
@@ -296,6 +338,7 @@ export class MqttSession implements RetainFlagRule {
 
   /** The session ends now (MQTT 5 DISCONNECT with session expiry 0): its queues are deleted. */
   end(): void {
+    this.shared.end();
     for (const qos of QOS_LEVELS) {
       const name = this.queueName(qos);
       if (!this.vhost.queues.has(name)) continue;
@@ -310,6 +353,8 @@ export class MqttSession implements RetainFlagRule {
   /** The connection is gone: see MqttDeliveries.release. */
   release(): void {
     this.deliveries.release();
-    if (this.subscriptions.size > 0) this.counters.consumers--;
+    this.shared.release();
+    if (this.counted) this.counters.consumers--;
+    this.counted = false;
   }
 }

@@ -17,6 +17,7 @@ import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { listenMqtt } from "./mqtt-listener.js";
 import { MqttNode, type MqttSettings } from "./mqtt-node.js";
 import { timeParkedWills } from "./mqtt-will.js";
+import type { ReplicatedFiles } from "./saved-json-file.js";
 import { listenWebMqtt } from "./web-mqtt-listener.js";
 
 export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle | null, tokens: TokenVerifier | null = null): MqttSettings {
@@ -34,6 +35,9 @@ export function mqttSettingsOf(config: ConeyConfig, loginThrottle: LoginThrottle
     loginThrottle,
     tokens,
     topicAliasMaximum: Math.max(0, Math.min(config.mqttTopicAliasMaximum, 65_535)),
+    // startBroker options are not checked by load-config: kept within MQTT's ranges here too.
+    receiveMaximum: Math.max(1, Math.min(config.mqttReceiveMaximum, 65_535)),
+    serverKeepAlive: Math.max(0, Math.min(config.mqttServerKeepAlive, 65_535)),
     sslCertLogin: config.mqttSslCertLogin,
     sslCertLoginFrom: config.sslCertLoginFrom,
   };
@@ -57,6 +61,8 @@ export interface MqttSideOptions {
   readonly tls: { readonly options: TlsOptions; readonly certFile: string } | null;
   /** The certificate-expiry check's list: MQTTS adds its listener once bound. */
   readonly certificates: ListenerCertificate[];
+  /** A cluster leader's replication: MQTT's files go to the followers (null: a single node, or a follower). */
+  readonly replicated: ReplicatedFiles | null;
 }
 
 /** Null when every MQTT listener is disabled. */
@@ -66,7 +72,7 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
   const mqttsPort = tls === null ? null : config.mqttsPort;
   const webMqttsPort = tls === null ? null : config.webMqttsPort;
   if (mqttPort === null && mqttsPort === null && webMqttPort === null && webMqttsPort === null) return null;
-  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms);
+  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms, o.replicated);
   timeParkedWills(o.broker.vhosts.values());
   const bind = config.bind;
   const listeners = protocolListeners(

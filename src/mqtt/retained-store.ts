@@ -9,7 +9,7 @@
 import type { QoS } from "mqtt-packet";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Logger } from "../logging/logger.js";
-import { SavedJsonFile } from "./saved-json-file.js";
+import { SavedJsonFile, type ReplicatedFiles } from "./saved-json-file.js";
 import { topicMatches } from "./mqtt-topic.js";
 
 export interface RetainedMessage {
@@ -25,8 +25,8 @@ export class RetainedStore {
   private readonly byVhost = new Map<string, Map<string, RetainedMessage>>();
   private readonly file: SavedJsonFile;
 
-  constructor(dataDir: string | null, private readonly log: Logger) {
-    this.file = new SavedJsonFile(dataDir, "mqtt-retained.json", "MQTT retained messages", log, () => this.serialize());
+  constructor(dataDir: string | null, private readonly log: Logger, replicated: ReplicatedFiles | null = null) {
+    this.file = new SavedJsonFile(dataDir, "mqtt-retained.json", "MQTT retained messages", log, () => this.serialize(), undefined, replicated);
     this.load();
   }
 

@@ -2,12 +2,22 @@
  * One JSON file of MQTT node state under the data dir (retained messages, QoS 2 session state):
  * read once at start, written atomically (write, fsync, rename) so it always holds a whole
  * earlier or later state. Changes made in one event-loop turn are written once (`schedule`);
- * `flush` writes at once (shutdown). With no data dir there is no file.
+ * `flush` writes at once (shutdown). With no data dir there is no file. On a cluster leader each
+ * write is also sent whole to the followers (`replicated`), in order with the store's frames.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../logging/logger.js";
+import type { QueueJournal } from "../broker/index.js";
 import { writeFileAtomicSync } from "../store/atomic-file.js";
+import type { NodeFileTap } from "../store/store-replica.js";
+
+/** A cluster leader's replication of the node's files (src/cluster), and its message store. */
+export interface ReplicatedFiles {
+  readonly tap: NodeFileTap;
+  /** A store batch begun after a file was sent is acknowledged by followers only once they wrote that file. */
+  readonly journal: QueueJournal;
+}
 
 export class SavedJsonFile {
   private scheduled = false;
@@ -16,7 +26,7 @@ export class SavedJsonFile {
 
   constructor(
     dataDir: string | null,
-    file: string,
+    private readonly file: string,
     /** What the file is, for log lines. */
     private readonly what: string,
     private readonly log: Logger,
@@ -24,6 +34,7 @@ export class SavedJsonFile {
     private readonly serialize: () => string,
     /** After each write attempt (successful or not). */
     private readonly written: () => void = () => {},
+    private readonly replicated: ReplicatedFiles | null = null,
   ) {
     this.path = dataDir === null ? null : join(dataDir, file);
   }
@@ -51,7 +62,9 @@ export class SavedJsonFile {
     this.scheduled = false;
     if (this.path !== null) {
       try {
-        writeFileAtomicSync(this.path, this.serialize());
+        const text = this.serialize();
+        writeFileAtomicSync(this.path, text);
+        this.replicated?.tap.nodeFileReplaced(this.file, Buffer.from(text, "utf8"));
       } catch (err) {
         // The previous file stays whole; the next change tries again.
         this.log.error(`${this.what} could not be saved`, { err, file: this.path });

@@ -27,6 +27,14 @@ export interface StreamTap {
   streamCommitted(dir: string, nextOffset: number): void;
 }
 
+/**
+ * Told when a node state file at the data dir's root ("<name>.json", other than definitions.json,
+ * e.g. MQTT's retained messages and QoS 2 session state) was replaced whole, after the local write.
+ */
+export interface NodeFileTap {
+  nodeFileReplaced(name: string, bytes: Buffer): void;
+}
+
 export interface StoreReplica extends SegmentTap, StreamTap {
   /** Every byte of group-commit batch `batch` has been handed to segmentWrite; `sync` asks followers to fsync. */
   batchEnd(batch: number, sync: boolean): void;

@@ -23,6 +23,8 @@ export interface NodeInfo {
   httpPort: number;
   readonly dataDir: string;
   metricsPort?: number;
+  /** With `withMqtt`: the node's MQTT port (served by its broker while it leads). */
+  mqttPort?: number;
   proc: ChildProcess | null;
   log: string;
 }
@@ -58,7 +60,7 @@ export class TestCluster {
   private etcdPorts: [number, number] = [0, 0];
 
   /** `withMetrics`: every node gets a Prometheus port of its own (otherwise none listens). */
-  constructor(readonly size: number, readonly leaseTtl = 3, readonly extraArgs: string[] = [], readonly withMetrics = false) {}
+  constructor(readonly size: number, readonly leaseTtl = 3, readonly extraArgs: string[] = [], readonly withMetrics = false, readonly withMqtt = false) {}
 
   async start(): Promise<void> {
     open.add(this);
@@ -66,7 +68,8 @@ export class TestCluster {
     for (let i = 0; i < this.size; i++) {
       const name = `node${i}@test`;
       const metrics = this.withMetrics ? { metricsPort: await freePort() } : {};
-      this.nodes.push({ name, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`), ...metrics, proc: null, log: "" });
+      const mqtt = this.withMqtt ? { mqttPort: await freePort() } : {};
+      this.nodes.push({ name, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`), ...metrics, ...mqtt, proc: null, log: "" });
     }
     for (const n of this.nodes) this.startNode(n);
     await this.waitForLeader();
@@ -93,7 +96,8 @@ export class TestCluster {
   }
 
   startNode(n: NodeInfo): void {
-    const args = [CONEY_BIN, ...nodeArgs(n, { etcdUrl: this.etcdUrl, clusterName: "test", leaseTtl: this.leaseTtl }, "info"), ...this.extraArgs];
+    const mqtt = n.mqttPort === undefined ? [] : ["--mqtt-port", String(n.mqttPort)];
+    const args = [CONEY_BIN, ...nodeArgs(n, { etcdUrl: this.etcdUrl, clusterName: "test", leaseTtl: this.leaseTtl }, "info"), ...this.extraArgs, ...mqtt];
     const p = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     n.proc = p;
     // A port found free a moment ago may be taken by another test's process before the node binds
@@ -123,6 +127,7 @@ export class TestCluster {
         n.amqpPort = await freePort();
         n.httpPort = await freePort();
         if (n.metricsPort !== undefined) n.metricsPort = await freePort();
+        if (n.mqttPort !== undefined) n.mqttPort = await freePort();
         n.log += "\n[fixture: a port was taken; restarting on fresh ports]\n";
         if (n.proc === p) this.startNode(n);
       })();
@@ -241,8 +246,8 @@ export class TestCluster {
  * A cluster for one test suite: started with every node in sync before the tests, closed after
  * them, and its nodes' logs printed unless `pass()` was called (so a failure shows what they did).
  */
-export function suiteCluster(size = 3, extraArgs: string[] = []): { cluster: TestCluster; pass(): void } {
-  const cluster = new TestCluster(size, 3, extraArgs);
+export function suiteCluster(size = 3, extraArgs: string[] = [], withMqtt = false): { cluster: TestCluster; pass(): void } {
+  const cluster = new TestCluster(size, 3, extraArgs, false, withMqtt);
   let passed = false;
   before(async () => {
     await cluster.start();
