@@ -33,6 +33,11 @@ export interface ChannelCounters {
   getEmpty: number;
 }
 
+/** A channel's counters before its first message. */
+export function emptyChannelCounters(): ChannelCounters {
+  return { publish: 0, confirm: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, returnUnroutable: 0, dropUnroutable: 0, getEmpty: 0 };
+}
+
 export interface ChannelInfo {
   readonly number: number;
   /** "<connection name> (<number>)", as RabbitMQ names channels. */

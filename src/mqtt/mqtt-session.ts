@@ -14,7 +14,7 @@
  * of the session uses them. Deliveries themselves are mqtt-deliveries.ts.
  */
 import type { ISubscribePacket, IUnsubscribePacket, QoS } from "mqtt-packet";
-import type { Broker, ProtocolCounters, Queue, QueueSpec, VHost } from "../broker/index.js";
+import { emptyChannelCounters, type Broker, type ChannelCounters, type ProtocolCounters, type Queue, type QueueSpec, type VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-deliveries.js";
 import type { MqttNode } from "./mqtt-node.js";
@@ -42,6 +42,8 @@ export class MqttSession implements RetainFlagRule {
   overlapping = false;
   private noLocalCount = 0;
   readonly deliveries: MqttDeliveries;
+  /** This connection's message counters, shared with its publisher: the MQTT channel's message_stats (connection-record.ts). */
+  readonly channelStats: ChannelCounters = emptyChannelCounters();
   private readonly skipped: Queue[] = [];
   private readonly broker: Broker;
   private readonly exchange: string;
@@ -59,7 +61,7 @@ export class MqttSession implements RetainFlagRule {
   ) {
     this.broker = node.broker;
     this.exchange = node.settings.exchange;
-    this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this, counters);
+    this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this, counters, this.channelStats);
   }
 
   queueName(qos: QoS): string {
