@@ -53,6 +53,9 @@ describe("native stream subscriptions in /api/consumers", () => {
   it("lists each subscription as RabbitMQ 3.10 does, in its stream's consumer_details, with totals that agree", async () => {
     await guest.declareConsumer({ stream: "ledger", offset: Offset.first(), consumerRef: "ledger-reader", singleActive: true }, () => undefined);
     await other.declareConsumer({ stream: "ledger", offset: Offset.next() }, () => undefined);
+    // Native subscribers alone make the stream's consumers ready to take messages.
+    await eventually(async () => (await api("GET", "/api/queues/%2F/ledger")).json.consumers === 2, 5000, "two subscriptions counted");
+    assert.equal((await api("GET", "/api/queues/%2F/ledger")).json.consumer_utilisation, 1);
     // An AMQP 0-9-1 consumer of the same stream beside them.
     const ch = await conn.createChannel();
     await ch.prefetch(10);

@@ -75,7 +75,7 @@ export function NodePage({ params }: PageProps) {
             ["Database directory", n.db_dir ? html`<code class="path">${n.db_dir}</code>` : html`<span class="muted">none: definitions and messages are kept in memory</span>`],
             [n.log_files?.length === 1 ? "Log file" : "Log files", paths(n.log_files, "none")],
           ]} />
-          <div>
+          <div class="stack">
             <${NodeResources} n=${n} />
             <${KvTable} label="Process" rows=${[
               ["OS process id", n.os_pid],
