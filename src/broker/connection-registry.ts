@@ -134,6 +134,8 @@ export interface ClientConnection {
   readonly user: string;
   /** Open channels, for the user's max-channels limit. */
   readonly channelCount: number;
+  /** True for a connection with no socket: a shovel or federation link to its own node (RabbitMQ's direct connection). */
+  readonly direct?: boolean;
   /** Closes the connection with CONNECTION_FORCED and the given reason. */
   forceClose(reason: string): void;
   /** A consistent snapshot for the management API. */

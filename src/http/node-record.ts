@@ -198,7 +198,9 @@ export const NODE_GAUGES_KEY = NODE_KEY;
  */
 export function nodeGauges(broker: Broker, alarms: ResourceAlarms): Counters {
   const { memUsed, diskFree } = alarms.figures;
-  const sockets = broker.connections.size;
+  // Client connections hold a socket each; a link's direct connection to this node holds none.
+  let sockets = 0;
+  for (const c of broker.connections.list()) if (c.direct !== true) sockets++;
   return {
     mem_used: memUsed,
     disk_free: diskFree,
