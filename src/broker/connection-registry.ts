@@ -33,6 +33,11 @@ export interface ChannelCounters {
   getEmpty: number;
 }
 
+/** A channel's counters before its first message. */
+export function emptyChannelCounters(): ChannelCounters {
+  return { publish: 0, confirm: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, returnUnroutable: 0, dropUnroutable: 0, getEmpty: 0 };
+}
+
 export interface ChannelInfo {
   readonly number: number;
   /** "<connection name> (<number>)", as RabbitMQ names channels. */
@@ -129,6 +134,8 @@ export interface ClientConnection {
   readonly user: string;
   /** Open channels, for the user's max-channels limit. */
   readonly channelCount: number;
+  /** True for a connection with no socket: a shovel or federation link to its own node (RabbitMQ's direct connection). */
+  readonly direct?: boolean;
   /** Closes the connection with CONNECTION_FORCED and the given reason. */
   forceClose(reason: string): void;
   /** A consistent snapshot for the management API. */

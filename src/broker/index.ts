@@ -11,7 +11,7 @@ export { Broker, PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUT
 export { canonicalJson } from "./canonical-json.js";
 export { type ClientContext, clientContext } from "./client-context.js";
 export { type ClusterMember, type ClusterView, type ForgetOutcome } from "./cluster-view.js";
-export { type ChannelCounters, type ChannelInfo, type ClientConnection, type ConnectionInfo, type ConsumerInfo, type StreamConsumerInfo, type StreamPublisherInfo, type TlsSessionInfo } from "./connection-registry.js";
+export { emptyChannelCounters, type ChannelCounters, type ChannelInfo, type ClientConnection, type ConnectionInfo, type ConsumerInfo, type StreamConsumerInfo, type StreamPublisherInfo, type TlsSessionInfo } from "./connection-registry.js";
 export { type DeathReason } from "./dead-letter.js";
 export { bindingDefinition, exchangeDefinition } from "./definition-records.js";
 export { type DefinitionsSink } from "./definitions-sink.js";

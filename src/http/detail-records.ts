@@ -4,7 +4,7 @@
  * per-exchange breakdowns (`incoming`, `deliveries`, `outgoing`) are RabbitMQ's "detailed" rates
  * mode; Coney runs in "basic" mode, where RabbitMQ sends them empty too.
  */
-import { type Broker, type ChannelInfo, type ConsumerInfo, type Exchange, type AppliedPolicy, type Queue, StreamQueue } from "../broker/index.js";
+import { type Broker, type ChannelInfo, type ClientConnection, type ConsumerInfo, type StreamConsumerInfo, type Exchange, type AppliedPolicy, type Queue, StreamQueue } from "../broker/index.js";
 import { exchangeRecord, queueRecord, type RecordContext } from "./records.js";
 import { streamConsumers } from "./stream-queue-record.js";
 
@@ -28,10 +28,55 @@ export function consumerRecord(c: ConsumerInfo, ch: ChannelInfo): ConsumerRecord
   };
 }
 
-/** The consumers of one queue, found through the channels of its vhost's connections. */
+/**
+ * A native stream connection's subscriptions as RabbitMQ 3.10 lists them among consumers (recorded
+ * against it with a raw stream client on 5552): a stream connection has no channels, so the
+ * consumer stands on channel 0 of its connection, named "" (rabbit_mgmt_data falls back from the
+ * channel to the connection); the tag is `stream.subid-<subscription id>`; no acks, no prefetch,
+ * never exclusive; the subscription's properties are its arguments. A single-active-consumer
+ * member that does not have the turn is "waiting", as /api/stream/consumers says.
+ */
+export function streamSubscriptionRecords(conn: ClientConnection, stream: string | null = null): ConsumerRecord[] {
+  if (conn.streamDetails === undefined) return [];
+  const subs = conn.streamDetails().consumers.filter((s) => stream === null || s.stream === stream);
+  if (subs.length === 0) return [];
+  const info = conn.info();
+  return subs.map((s) => ({
+    consumer_tag: `stream.subid-${s.id}`,
+    queue: { name: s.stream, vhost: info.vhost },
+    channel_details: { name: "", number: 0, connection_name: info.name, peer_host: info.peerHost, peer_port: info.peerPort, user: info.user },
+    ack_required: false,
+    exclusive: false,
+    prefetch_count: 0,
+    arguments: s.properties,
+    active: s.active,
+    activity_status: streamActivityStatus(s),
+  }));
+}
+
+/** RabbitMQ's consumer_activity_status of a subscription: up, or single_active / waiting in a single-active-consumer group. */
+export function streamActivityStatus(s: StreamConsumerInfo): string {
+  return s.properties["single-active-consumer"] === "true" ? (s.active ? "single_active" : "waiting") : "up";
+}
+
+/** Every consumer on the given connections: their channels' and, for native stream connections, their subscriptions. */
+export function connectionConsumers(conns: Iterable<ClientConnection>): ConsumerRecord[] {
+  const out: ConsumerRecord[] = [];
+  for (const conn of conns) {
+    if (conn.streamDetails !== undefined) out.push(...streamSubscriptionRecords(conn));
+    else for (const ch of conn.info().channels) for (const c of ch.consumers) out.push(consumerRecord(c, ch));
+  }
+  return out;
+}
+
+/** The consumers of one queue, found through its vhost's connections (channels and stream subscriptions). */
 function queueConsumers(b: Broker, q: Queue): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const conn of b.connections.inVhost(q.vhost)) {
+    if (conn.streamDetails !== undefined) {
+      if (q instanceof StreamQueue) out.push(...streamSubscriptionRecords(conn, q.name));
+      continue;
+    }
     for (const ch of conn.info().channels) {
       for (const c of ch.consumers) if (c.queue === q.name) out.push(consumerRecord(c, ch));
     }

@@ -5,7 +5,7 @@
  * "The node record"), and the Erlang-only ones the UI can do without (reductions, GC, mnesia and
  * message-store I/O counters) are left out, as the UI draws only the charts whose fields exist.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { getHeapSpaceStatistics } from "node:v8";
@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { SASL_MECHANISMS } from "../auth/sasl-mechanisms.js";
 import { EXCHANGE_TYPES, type Broker, type ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
+import { enabledPlugins } from "./node-plugins.js";
 import { NODE_KEY, type Counters } from "./rate-sampler.js";
 import { overviewChurn, overviewKey } from "./rate-sources.js";
 import type { RouteContext } from "./route-table.js";
@@ -81,8 +82,24 @@ export function nodeFacts(config: ConeyConfig): NodeFacts {
     applications: applications(),
     authMechanisms: SASL_MECHANISMS.map((name) => ({ name, description: MECHANISM_TEXT[name] ?? name, enabled: true })),
     configFiles: config.configFile === null ? [] : [resolve(config.configFile)],
-    dbDir: resolve(config.dataDir),
+    // An in-memory node keeps no data directory (--in-memory writes nothing to disk).
+    dbDir: config.inMemory ? "" : resolve(config.dataDir),
   };
+}
+
+/**
+ * Where the log goes: Coney logs to stderr (src/logging/logger.ts), so that is its one log; when
+ * stderr is a regular file (`coney 2>>/var/log/coney.log`, a service manager's log file), the
+ * file's path, as RabbitMQ names its log files. `<stderr>` for a terminal, pipe or socket.
+ */
+function logFiles(): string[] {
+  try {
+    const target = readlinkSync("/proc/self/fd/2");
+    if (target.startsWith("/") && !target.startsWith("/dev/")) return [target];
+  } catch {
+    // No /proc (not Linux): the log's destination cannot be named.
+  }
+  return ["<stderr>"];
 }
 
 /** Open file descriptors of this process (Linux /proc); null where the platform has no such view. */
@@ -181,7 +198,9 @@ export const NODE_GAUGES_KEY = NODE_KEY;
  */
 export function nodeGauges(broker: Broker, alarms: ResourceAlarms): Counters {
   const { memUsed, diskFree } = alarms.figures;
-  const sockets = broker.connections.size;
+  // Client connections hold a socket each; a link's direct connection to this node holds none.
+  let sockets = 0;
+  for (const c of broker.connections.list()) if (c.direct !== true) sockets++;
   return {
     mem_used: memUsed,
     disk_free: diskFree,
@@ -237,13 +256,12 @@ export function nodeRecord(ctx: RouteContext, facts: NodeFacts): Record<string, 
     exchange_types: exchangeTypes(),
     auth_mechanisms: facts.authMechanisms,
     applications: facts.applications,
-    // The management API, Prometheus-style metrics and the rest are built in, not plugins.
-    enabled_plugins: [],
+    // Built in, not plugins: the RabbitMQ plugins whose function this node serves (node-plugins.ts).
+    enabled_plugins: enabledPlugins(ctx),
     contexts: webContexts(ctx),
     config_files: facts.configFiles,
     db_dir: facts.dbDir,
-    // Logs are JSON lines on stderr (src/logging/logger.ts); RabbitMQ names a console so.
-    log_files: ["<stderr>"],
+    log_files: logFiles(),
     partitions: [],
     cluster_links: [],
     // The churn counters RabbitMQ's node page charts, with their rates.

@@ -174,10 +174,11 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
   r["head_message_timestamp"] = q.headTimestamp;
   r["messages_ram"] = ramCount;
   r["message_bytes_ram"] = ramBytes;
-  // consumerCount: a stream's native subscriptions count too (they are not AMQP consumers to list).
+  // consumerCount: a stream's native subscriptions count too (listed among consumers as RabbitMQ
+  // lists them: detail-records.ts), and are as ready to take messages as its AMQP consumers.
   r["consumers"] = q.consumerCount;
-  r["consumer_capacity"] = consumers.length > 0 ? 1 : 0;
-  r["consumer_utilisation"] = consumers.length > 0 ? 1 : 0;
+  r["consumer_capacity"] = q.consumerCount > 0 ? 1 : 0;
+  r["consumer_utilisation"] = q.consumerCount > 0 ? 1 : 0;
   r["exclusive_consumer_tag"] = exclusiveTag(consumers);
   r["single_active_consumer_tag"] = q.singleActiveConsumer ? (consumers[0]?.tag ?? null) : null;
   r["memory"] = ramCount * ENTRY_OVERHEAD + ramBytes;

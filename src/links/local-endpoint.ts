@@ -4,7 +4,8 @@
  * delivery tags, a prefetch, settle/requeue/discard on the queue) and publishes through
  * exchangeForPublish/publish, confirming a stored message when the store has synced it
  * (whenStored), as a channel in confirm mode does. It acts as RabbitMQ's direct connection:
- * with no user in the URI as the broker itself, with one as that user (their permissions).
+ * with no user in the URI as the broker itself, with one as that user (their permissions), and
+ * listed as one in the management API while it is open (direct-connection.ts).
  */
 import { PermissionChecker } from "../auth/permission-check.js";
 import { BrokerError } from "../errors/broker-error.js";
@@ -12,6 +13,7 @@ import {
   PUBLISH_REFUSED,
   PUBLISH_STORED,
   createMessage,
+  emptyChannelCounters,
   generateConsumerTag,
   type Blockable,
   type Broker,
@@ -25,6 +27,7 @@ import type { FieldTable } from "../broker/values/field-value.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Body } from "../broker/values/message-body.js";
 import type { AmqpUri } from "./amqp-uri.js";
+import { DirectConnection, type DirectEndpointState } from "./direct-connection.js";
 import type { Confirmed, ConsumeOptions, Endpoint, EndpointOptions, ExchangeOptions, LinkDelivery, QueueOptions } from "./endpoint.js";
 
 /** The broker acting for its own links: every vhost, every permission (RabbitMQ's direct connection without a user). */
@@ -80,11 +83,25 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Block
   /** Publishes waiting for the node's alarms to clear, in order; bounded by the caller's prefetch. */
   private held: HeldPublish[] = [];
   private holding = false;
+  /** Its channel's message counters, as the management API shows the direct connection's. */
+  private readonly stats = emptyChannelCounters();
+  private readonly direct: DirectConnection;
 
   constructor(private readonly broker: Broker, uri: AmqpUri, private readonly opts: EndpointOptions) {
     this.uri = uri.display;
     this.vhost = uri.vhost;
     this.ctx = contextFor(broker, uri, this);
+    this.direct = new DirectConnection(broker.connections.node, uri.vhost, uri.username ?? "none", opts.name, () => this.directState(), (reason) => this.down(reason));
+    broker.connections.add(this.direct);
+  }
+
+  private directState(): DirectEndpointState {
+    const q = this.queue;
+    const consumer =
+      q === null || this.onDelivery === null
+        ? null
+        : { tag: this.tag, queue: q.name, vhost: q.vhost, ackRequired: !this.noAck, exclusive: false, prefetchCount: this.prefetch, priority: 0, arguments: this.args as FieldTable, activity: q.consumerActivity(this) };
+    return { consumer, unacked: this.unacked.size, prefetch: this.prefetch, stats: this.stats };
   }
 
   // ---------------------------------------------------------------- topology
@@ -161,7 +178,12 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Block
 
   deliver(_queue: Queue, entry: QueueEntry): void {
     const tag = this.nextTag++;
-    if (!this.noAck) this.unacked.set(tag, entry);
+    if (entry.redelivered) this.stats.redeliver++;
+    if (this.noAck) this.stats.deliverNoAck++;
+    else {
+      this.stats.deliver++;
+      this.unacked.set(tag, entry);
+    }
     const m = entry.message;
     this.onDelivery?.({ tag, exchange: m.exchange, routingKey: m.routingKey, properties: m.properties, body: m.body, redelivered: entry.redelivered });
   }
@@ -180,12 +202,14 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Block
         if (t > tag) break;
         this.unacked.delete(t);
         q.settle(e);
+        this.stats.ack++;
       }
     } else {
       const e = this.unacked.get(tag);
       if (!e) return;
       this.unacked.delete(tag);
       q.settle(e);
+      this.stats.ack++;
     }
     q.dispatch();
   }
@@ -243,6 +267,7 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Block
       const v = this.broker.vhost(this.vhost);
       const x = this.broker.exchangeForPublish(this.ctx, v, exchange, routingKey);
       result = this.broker.publish(v, x, createMessage(exchange, routingKey, properties, null, body, this.broker.now()), this.scratch);
+      this.stats.publish++;
     } catch (err) {
       // RabbitMQ closes the channel (a missing exchange, no permission): the link goes down with why.
       this.down(err instanceof Error ? err.message : String(err));
@@ -281,6 +306,7 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Block
     if (this.holding) this.opts.alarms?.release(this);
     this.holding = false;
     this.broker.ownerClosed(this);
+    this.broker.connections.remove(this.direct);
   }
 
   private down(reason: string): void {

@@ -7,11 +7,13 @@
  * on channel 1 of the connection, so /api/channels, /api/consumers, a queue's consumer_details and
  * the connection's channels all name the subscriber, and their counts agree with the queues'
  * consumer counts (/api/overview). Built only when the management API asks; nothing here is on
- * the delivery path. The channel carries no message counters: MQTT's are kept per protocol
- * (Prometheus), not per connection, so its message_stats stay empty rather than invent figures.
+ * the delivery path. Its message_stats are the session's own counters (MqttSession.channelStats,
+ * counted where the broker's are): publish, confirm and drop_unroutable of the client's PUBLISHes,
+ * deliver, deliver_no_ack, redeliver and ack of what it is sent, as RabbitMQ 3.10's MQTT channels
+ * count them (there spread over a consuming and a publishing channel; here on the one).
  */
 import { peerAddresses, type PeerInfo } from "../auth/peer-address.js";
-import type { ChannelCounters, ChannelInfo, ConnectionInfo, ConsumerInfo, VHost } from "../broker/index.js";
+import { emptyChannelCounters, type ChannelCounters, type ChannelInfo, type ConnectionInfo, type ConsumerInfo, type VHost } from "../broker/index.js";
 import { MqttConsumer } from "./mqtt-consumer.js";
 
 /** Where the stream comes from (the peer facts every transport has), and what MQTT adds to them. */
@@ -80,11 +82,11 @@ export interface SessionConsumers {
   consumedQueueNames(): Iterable<string>;
   /** Prefetch of the QoS 1 consumer: mqtt.prefetch, capped by the client's Receive Maximum. */
   readonly prefetch: number;
+  /** The connection's message counters (the channel's message_stats). */
+  readonly channelStats: Readonly<ChannelCounters>;
 }
 
-const NO_COUNTS: Readonly<ChannelCounters> = Object.freeze({
-  publish: 0, confirm: 0, deliver: 0, deliverNoAck: 0, get: 0, getNoAck: 0, ack: 0, redeliver: 0, returnUnroutable: 0, dropUnroutable: 0, getEmpty: 0,
-});
+const NO_COUNTS: Readonly<ChannelCounters> = Object.freeze(emptyChannelCounters());
 
 /** Channel 1 of an open MQTT connection, with the consumers on its session queues. */
 export function sessionChannel(conn: ChannelOwner, vhost: VHost, session: SessionConsumers | null, owner: object): ChannelInfo {
@@ -131,7 +133,7 @@ export function sessionChannel(conn: ChannelOwner, vhost: VHost, session: Sessio
     confirm: false,
     transactional: false,
     createdAt: conn.connectedAt,
-    stats: NO_COUNTS,
+    stats: session?.channelStats ?? NO_COUNTS,
     consumers,
   };
 }

@@ -283,7 +283,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     }
     this.will = p.will ?? null;
     this.session = session;
-    this.publisher = new MqttPublisher(this.node, this, login.vhost, counters);
+    this.publisher = new MqttPublisher(this.node, this, login.vhost, counters, session.channelStats);
     this.packets.vhostTraffic = login.vhost.stats;
     if (this.v5) {
       this.packets.maxPacketSize = terms.maxPacketSize;

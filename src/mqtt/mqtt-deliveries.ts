@@ -23,7 +23,7 @@
  * session is released.
  */
 import type { Packet, QoS } from "mqtt-packet";
-import { type Broker, type ClientContext, createMessage, type Message, type ProtocolCounters, type Queue, type QueueEntry, type VHost } from "../broker/index.js";
+import { type Broker, type ChannelCounters, type ClientContext, createMessage, type Message, type ProtocolCounters, type Queue, type QueueEntry, type VHost } from "../broker/index.js";
 import { MqttConsumer, type DeliveryTarget } from "./mqtt-consumer.js";
 import { hasNoV5Properties, messageQos, publishFromMessage } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
@@ -103,6 +103,8 @@ export class MqttDeliveries implements DeliveryTarget {
     private readonly retainRule: RetainFlagRule,
     /** This protocol version's share of the broker's counters (Prometheus). */
     private readonly counters: ProtocolCounters,
+    /** This connection's (its channel's message_stats in the management API). */
+    private readonly channel: ChannelCounters,
   ) {
     this.broker = node.broker;
   }
@@ -175,16 +177,19 @@ export class MqttDeliveries implements DeliveryTarget {
     const stats = this.broker.stats;
     const vstats = this.vhost.stats;
     const counters = this.counters;
+    const channel = this.channel;
     if (entry.redelivered) {
       stats.redeliver++;
       vstats.redeliver++;
       counters.redeliver++;
+      channel.redeliver++;
     }
     if (qos === 0) {
       // A QoS 0 delivery from an acknowledged queue needs no PUBACK: settled as sent.
       stats.deliverNoAck++;
       vstats.deliverNoAck++;
       counters.deliverNoAck++;
+      channel.deliverNoAck++;
       this.sendPublish(m, c, 0, 0, false);
       if (!c.noAck) queue.settle(entry);
       return;
@@ -192,6 +197,7 @@ export class MqttDeliveries implements DeliveryTarget {
     stats.deliver++;
     vstats.deliver++;
     counters.deliver++;
+    channel.deliver++;
     // A QoS 2 delivery whose PUBREC never came is sent again with its first id (qos2-state-store.ts).
     const resent = qos === 2 && entry.redelivered && this.link.qos2.resend.size > 0 ? takeResend(this.link.qos2, entry) : 0;
     const id = resent > 0 ? resent : this.takePacketId();
@@ -251,6 +257,7 @@ export class MqttDeliveries implements DeliveryTarget {
     else {
       c.queue.settle(f.entry);
       this.counters.ack++;
+      this.channel.ack++;
       this.broker.stats.ack++;
       this.vhost.stats.ack++;
     }

@@ -19,7 +19,7 @@
  * connection and a publish refused by a full queue gets no PUBACK (the client resends it).
  */
 import type { IPublishPacket, Packet } from "mqtt-packet";
-import { type ClientContext, type ProtocolCounters, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type PublishFlow, type Queue, type SyncWaiter, type VHost } from "../broker/index.js";
+import { type ChannelCounters, type ClientContext, type ProtocolCounters, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type PublishFlow, type Queue, type SyncWaiter, type VHost } from "../broker/index.js";
 import { messageFromPublish, payloadOf } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
@@ -73,6 +73,8 @@ export class MqttPublisher implements SyncWaiter {
     private readonly vhost: VHost,
     /** This protocol version's share of the broker's counters (Prometheus). */
     private readonly counters: ProtocolCounters,
+    /** This connection's (its channel's message_stats in the management API). */
+    private readonly channel: ChannelCounters,
   ) {
     this.store = node.qos2;
   }
@@ -134,11 +136,13 @@ export class MqttPublisher implements SyncWaiter {
     broker.stats.messageSizes.observe(message.bodySize);
     const outcome = broker.publish(this.vhost, x, message, this.routed, this.link.noLocalSkip(key));
     counters.publish++;
+    this.channel.publish++;
     if (outcome !== PUBLISH_UNROUTED) {
       counters.routed++;
       this.link.flow.check(this.routed, this.routed.length);
     } else {
       counters.dropUnroutable++;
+      this.channel.dropUnroutable++;
       broker.stats.dropUnroutable++;
       this.vhost.stats.dropUnroutable++;
     }
@@ -227,6 +231,7 @@ export class MqttPublisher implements SyncWaiter {
     if (code < 0) return;
     if (code === RC.success || code === RC.noMatchingSubscribers) {
       this.counters.confirm++;
+      this.channel.confirm++;
       this.node.broker.stats.confirm++;
       this.vhost.stats.confirm++;
     }

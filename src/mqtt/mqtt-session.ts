@@ -16,7 +16,7 @@
  * with its subscription; deliveries ask `identifiersFor` only while one exists.
  */
 import type { ISubscribePacket, IUnsubscribePacket, QoS } from "mqtt-packet";
-import type { Broker, ProtocolCounters, Queue, QueueSpec, VHost } from "../broker/index.js";
+import { emptyChannelCounters, type Broker, type ChannelCounters, type ProtocolCounters, type Queue, type QueueSpec, type VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-deliveries.js";
 import type { MqttNode } from "./mqtt-node.js";
@@ -50,6 +50,8 @@ export class MqttSession implements RetainFlagRule {
   private noLocalCount = 0;
   readonly deliveries: MqttDeliveries;
   readonly shared: SharedSubscriptions;
+  /** This connection's message counters, shared with its publisher: the MQTT channel's message_stats (connection-record.ts). */
+  readonly channelStats: ChannelCounters = emptyChannelCounters();
   private readonly skipped: Queue[] = [];
   private readonly broker: Broker;
   private readonly exchange: string;
@@ -67,7 +69,7 @@ export class MqttSession implements RetainFlagRule {
   ) {
     this.broker = node.broker;
     this.exchange = node.settings.exchange;
-    this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this, counters);
+    this.deliveries = new MqttDeliveries(node, link, vhost, prefetch, this, counters, this.channelStats);
     this.shared = new SharedSubscriptions(node, link, vhost, expiry, this.deliveries);
   }
 

@@ -158,7 +158,7 @@ export const DEVIATIONS: readonly Deviation[] = [
     step: "GET /api/{overview,nodes}*",
     kind: ["missing-item", "extra-item"],
     path: "*{applications,auth_mechanisms,enabled_plugins,contexts,sample_retention_policies}*",
-    reason: "The node's own lists: applications are Coney, its runtime dependencies and Node.js (not Erlang applications); auth_mechanisms the SASL mechanisms Coney offers; no plugins (all built in); one web context (no Prometheus plugin listener); no retained rate history ranges (two samples 5 s apart). README, \"The node record\".",
+    reason: "The node's own lists: applications are Coney, its runtime dependencies and Node.js (not Erlang applications); auth_mechanisms the SASL mechanisms Coney offers; enabled_plugins the RabbitMQ plugins whose function Coney serves built in (listeners configured here); one web context (no Prometheus plugin listener); no retained rate history ranges (two samples 5 s apart). README, \"The node record\".",
   },
   {
     where: "*",

@@ -1,11 +1,15 @@
 // An MQTT subscriber as the management API lists it (issue 47, point 2), as RabbitMQ 3.10 does:
 // a consumer per subscription queue on channel 1 of its connection, in /api/consumers, in its
-// queue's consumer_details and in the channel's, with counts that agree with /api/overview.
+// queue's consumer_details and in the channel's, with counts that agree with /api/overview; and
+// the channel's message_stats, which RabbitMQ 3.10 counts on its MQTT channels (recorded against
+// it on 1883: a QoS 1 subscriber's channel had deliver 4 and ack 4; a publisher's, publish and
+// confirm for its QoS 1 PUBLISHes).
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { useBrokerWithConnection } from "../helpers/broker-fixture.js";
 import { apiClient } from "../helpers/http-client.js";
 import { connectMqtt, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { eventually } from "../helpers/wait.js";
 
 interface ConsumerRecord {
   consumer_tag: string;
@@ -78,5 +82,30 @@ describe("MQTT subscribers in the management API", () => {
     const all = (await api("GET", "/api/consumers")).json as ConsumerRecord[];
     const q = (await api("GET", "/api/queues/%2F/mqtt-subscription-unsubqos1")).json as { consumers: number };
     assert.equal(all.filter((c) => c.queue.name === "mqtt-subscription-unsubqos1").length, q.consumers);
+  });
+
+  it("counts each connection's messages on its channel: publish, confirm, deliver, ack", async () => {
+    const url = `mqtt://127.0.0.1:${f.broker.mqttPort}`;
+    const sub = await connectMqtt(url, { clientId: "counted-sub" });
+    const pub = await connectMqtt(url, { clientId: "counted-pub" });
+    clients.push(sub, pub);
+    await sub.client.subscribeAsync("meter/#", { qos: 1 });
+    for (let i = 0; i < 3; i++) await pub.client.publishAsync("meter/a", `reading ${i}`, { qos: 1 });
+    await pub.client.publishAsync("meter/b", "best effort", { qos: 0 });
+    await pub.client.publishAsync("nobody/listens", "lost", { qos: 1 });
+    await sub.waitFor(4);
+
+    const channelOf = async (clientId: string) => {
+      const conn = ((await api("GET", "/api/connections")).json as { name: string; client_properties: { client_id?: string } }[]).find((c) => c.client_properties.client_id === clientId)!;
+      return (await api("GET", `/api/channels/${encodeURIComponent(`${conn.name} (1)`)}`)).json as { message_stats: Record<string, number> };
+    };
+    // The subscriber's PUBACKs arrive after its client has the messages: wait for the last one.
+    let subStats: Record<string, number> = {};
+    await eventually(async () => ((subStats = (await channelOf("counted-sub")).message_stats).ack ?? 0) === 3, 5000, "three acks counted");
+    // A QoS 0 PUBLISH reaches a QoS 1 subscription at QoS 0 (the lower of the two): no ack owed.
+    assert.deepEqual([subStats["deliver"], subStats["deliver_no_ack"], subStats["ack"], subStats["redeliver"], subStats["publish"]], [3, 1, 3, 0, 0]);
+    const pubStats = (await channelOf("counted-pub")).message_stats;
+    assert.deepEqual([pubStats["publish"], pubStats["confirm"], pubStats["drop_unroutable"], pubStats["deliver"]], [5, 4, 1, 0]);
+    assert.equal(typeof (pubStats as unknown as { publish_details: { rate: number } }).publish_details.rate, "number");
   });
 });

@@ -6,7 +6,7 @@ import { requireVhost, type Caller } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
 import { channelRecord, chartContext, connectionRecord } from "../records.js";
-import { consumerRecord } from "../detail-records.js";
+import { connectionConsumers, consumerRecord } from "../detail-records.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
 import { notAuthorisedForObject } from "../../errors/reasons.js";
 
@@ -17,6 +17,8 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
     b.connections.list().map((x) => x.info()).filter((i) => isMonitor(c.user) || i.user === c.user.name);
   const channels = (conns: ConnectionInfo[]): ChannelInfo[] => conns.flatMap((c) => c.channels);
   const consumers = (chs: ChannelInfo[]) => chs.flatMap((ch) => ch.consumers.map((c) => consumerRecord(c, ch)));
+  /** Every consumer the caller may see: its (or, for a monitor, every) connection's channels' and stream subscriptions. */
+  const visibleConsumers = (c: Caller) => connectionConsumers(b.connections.list().filter((x) => isMonitor(c.user) || x.user === c.user.name));
   /**
    * A vhost's connections and channels: a monitor sees every connection under "All", so it sees
    * a vhost's share too, permissions there or not (the UI's vhost selector narrows, never refuses).
@@ -70,11 +72,11 @@ export function registerConnections(app: FastifyInstance, ctx: RouteContext): vo
       return { ...channelRecord(ch, chartContext(ctx, query)), consumer_details: consumers([ch]), publishes: [], deliveries: [] };
     },
   });
-  resource(app, ctx, "/api/consumers", { GET: ({ caller }) => consumers(channels(visible(caller))) });
+  resource(app, ctx, "/api/consumers", { GET: ({ caller }) => visibleConsumers(caller) });
   resource(app, ctx, "/api/consumers/:vhost", {
     GET: ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
-      return consumers(channels(visible(caller))).filter((c) => c.queue.vhost === params["vhost"]);
+      return visibleConsumers(caller).filter((c) => c.queue.vhost === params["vhost"]);
     },
   });
   resource(app, ctx, "/api/vhosts/:vhost/connections", {

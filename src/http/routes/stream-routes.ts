@@ -13,6 +13,7 @@ import { objectNotFound } from "../http-errors.js";
 import { notAuthorisedForObject } from "../../errors/reasons.js";
 import { listResponse } from "../list-query.js";
 import { connectionRecord } from "../records.js";
+import { streamActivityStatus } from "../detail-records.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
 
 function connectionDetails(c: ClientConnection, node: string): Record<string, unknown> {
@@ -42,8 +43,7 @@ function consumerRecord(c: ClientConnection, s: StreamConsumerInfo, node: string
     offset: s.offset,
     offset_lag: s.offsetLag,
     active: s.active,
-    // RabbitMQ's consumer_activity_status: up, or single_active / waiting in a group.
-    activity_status: s.properties["single-active-consumer"] === "true" ? (s.active ? "single_active" : "waiting") : "up",
+    activity_status: streamActivityStatus(s),
     properties: s.properties,
   };
 }

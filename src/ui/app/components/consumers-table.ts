@@ -17,6 +17,14 @@ export interface Consumer {
   arguments?: Record<string, unknown>;
 }
 
+/** The channel a consumer is on; a native stream subscription has none (its channel is named ""), so its connection. */
+function ConsumerOwner({ c }: { c: Consumer }) {
+  const d = c.channel_details;
+  return d.name === ""
+    ? html`<a href=${href("connections", d.connection_name)}>${peerName(d.connection_name)}</a> <span class="muted">(stream)</span>`
+    : html`<a href=${href("channels", d.name)}>${peerName(d.name)}</a>`;
+}
+
 export function ConsumersTable({ consumers, show }: { consumers: readonly Consumer[]; show: "queue" | "channel" }) {
   if (consumers.length === 0) return html`<p class="muted">No consumers.</p>`;
   return html`<div class="table-wrap"><table class="grid" aria-label="Consumers"><thead><tr>
@@ -25,7 +33,7 @@ export function ConsumersTable({ consumers, show }: { consumers: readonly Consum
   </tr></thead><tbody>
     ${consumers.map(
       (c) => html`<tr key=${c.channel_details.name + c.consumer_tag}>
-        <td>${show === "queue" ? html`<a href=${href("channels", c.channel_details.name)}>${peerName(c.channel_details.name)}</a>` : html`<a href=${href("queues", c.queue.vhost, c.queue.name)}>${c.queue.name}</a>`}</td>
+        <td>${show === "queue" ? html`<${ConsumerOwner} c=${c} />` : html`<a href=${href("queues", c.queue.vhost, c.queue.name)}>${c.queue.name}</a>`}</td>
         <td><code>${c.consumer_tag}</code></td>
         <td>${c.ack_required ? "yes" : "no (auto-ack)"}</td>
         <td>${c.exclusive ? "yes" : "no"}</td>

@@ -11,6 +11,7 @@ import { html } from "../html.js";
 import { useLive } from "../live.js";
 import { loadPref, savePref } from "../session.js";
 import { ErrorBox } from "./error-box.js";
+import { TableWrap } from "./table-wrap.js";
 import { fmtNum } from "../format.js";
 
 export interface Column<T> {
@@ -128,7 +129,7 @@ export function ListView<T>(props: ListViewProps<T>) {
     <${ErrorBox} error=${live.error} />
     ${live.loading ? html`<p class="muted">Loading…</p>` : null}
     ${data
-      ? html`<div class="table-wrap"><table class="grid">
+      ? html`<${TableWrap}><table class="grid">
           <thead><tr>
             ${props.columns.map((c) => {
               const sorted = prefs.sort === c.key;
@@ -144,7 +145,7 @@ export function ListView<T>(props: ListViewProps<T>) {
               ${props.columns.map((c) => html`<td class=${c.num ? "num" : ""}>${c.render ? c.render(item) : String(field(item, c.key) ?? "")}</td>`)}
             </tr>`)}
           </tbody>
-        </table></div>`
+        </table><//>`
       : null}
   </section>`;
 }

@@ -15,6 +15,7 @@ import { ErrorBox, Notice } from "../components/error-box.js";
 import { SelectField, TextField } from "../components/fields.js";
 import { Section } from "../components/kv.js";
 import { VhostField } from "../components/vhost-select.js";
+import { TableWrap } from "../components/table-wrap.js";
 import { html } from "../html.js";
 import { useLive } from "../live.js";
 
@@ -64,19 +65,19 @@ function ShovelsBody() {
     ${list.data
       ? list.data.length === 0
         ? html`<p class="muted">No shovels are defined.</p>`
-        : html`<table class="grid" aria-label="Shovels"><thead><tr><th>Name</th><th>Virtual host</th><th>Source</th><th>Destination</th><th>Reconnect delay</th><th>Ack mode</th><th>Auto-delete</th><th></th></tr></thead>
+        : html`<${TableWrap}><table class="grid shovel-table" aria-label="Shovels"><thead><tr><th>Name</th><th>Virtual host</th><th>Source</th><th>Destination</th><th>Reconnect delay</th><th>Ack mode</th><th>Auto-delete</th><th></th></tr></thead>
           <tbody>${list.data.map((p) => {
             const v = p.value;
             return html`<tr key=${`${p.vhost}/${p.name}`} data-shovel=${p.name}>
               <td>${p.name}</td><td>${p.vhost}</td>
-              <td>${uris(v["src-uri"])}<br /><span class="muted">${end(v["src-queue"], v["src-exchange"], v["src-exchange-key"])}</span></td>
-              <td>${uris(v["dest-uri"])}<br /><span class="muted">${end(v["dest-queue"], v["dest-exchange"], v["dest-exchange-key"])}</span></td>
+              <td class="ends">${uris(v["src-uri"])}<br /><span class="muted">${end(v["src-queue"], v["src-exchange"], v["src-exchange-key"])}</span></td>
+              <td class="ends">${uris(v["dest-uri"])}<br /><span class="muted">${end(v["dest-queue"], v["dest-exchange"], v["dest-exchange-key"])}</span></td>
               <td>${str(v["reconnect-delay"] ?? 5)}s</td>
               <td>${str(v["ack-mode"] ?? "on-confirm")}</td>
               <td>${str(v["src-delete-after"] ?? v["delete-after"] ?? "never")}</td>
               <td><${DeleteButton} label="Delete shovel" what=${`shovel ${p.name} in ${p.vhost}`} run=${() => api.del(apiPath`/parameters/shovel/${p.vhost}/${p.name}`)} onDone=${list.reload} /></td>
             </tr>`;
-          })}</tbody></table>`
+          })}</tbody></table><//>`
       : list.loading ? html`<p class="muted">Loading…</p>` : null}
     <${Section} title="Add a new shovel"><${AddShovel} added=${list.reload} /><//>`;
 }
@@ -186,15 +187,15 @@ function ShovelStatusBody() {
     ${list.data
       ? list.data.length === 0
         ? html`<p class="muted">No shovels are running.</p>`
-        : html`<table class="grid" aria-label="Shovel status"><thead><tr><th>Name</th><th>Virtual host</th><th>State</th><th>Source</th><th>Destination</th><th>Last changed</th><th></th></tr></thead>
+        : html`<${TableWrap}><table class="grid shovel-table" aria-label="Shovel status"><thead><tr><th>Name</th><th>Virtual host</th><th>State</th><th>Source</th><th>Destination</th><th>Last changed</th><th></th></tr></thead>
           <tbody>${list.data.map(
             (s) => html`<tr key=${`${s.vhost}/${s.name}`} data-shovel=${s.name}>
               <td>${s.name}</td><td>${s.vhost}</td>
               <td><span class=${`state state-${s.state}`}>${s.state}</span>${s.reason ? html`<br /><span class="muted">${s.reason}</span>` : null}</td>
-              ${ends(s).map((cell) => html`<td>${cell}</td>`)}
+              ${ends(s).map((cell) => html`<td class="ends">${cell}</td>`)}
               <td>${s.timestamp}</td>
               <td>${mayRestart ? html`<button type="button" class="small" disabled=${act.busy} aria-label=${`Restart shovel ${s.name}`} onClick=${() => restart(s)}>Restart</button>` : null}</td>
             </tr>`,
-          )}</tbody></table>`
+          )}</tbody></table><//>`
       : list.loading ? html`<p class="muted">Loading…</p>` : null}`;
 }

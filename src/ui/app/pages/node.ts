@@ -1,8 +1,12 @@
 /**
- * One node (linked from the overview's node and cluster tables): its record (GET
- * /api/nodes/{name}), charts of its gauges over the chosen range (memory, file descriptors,
- * sockets: `node_stats_age`) and its memory breakdown (`?memory=true`). Monitoring and
- * administrator users only, as the API.
+ * One node (linked from the overview's node and cluster tables), as RabbitMQ 3.10's node page: its
+ * record (GET /api/nodes/{name}) — uptime, versions, config files, data directory and log files;
+ * its resources against their limits (process counts as this Node.js process has them) and run
+ * queue; charts of its gauges over the chosen range (memory, file descriptors, sockets:
+ * `node_stats_age`); its memory breakdown (`?memory=true`); and what it offers — enabled plugins,
+ * feature flags (GET /api/feature-flags), applications, exchange types, authentication mechanisms.
+ * What RabbitMQ charts of its Erlang VM that Coney has no figure for is named, not drawn empty.
+ * Monitoring and administrator users only, as the API.
  */
 import { useMemo } from "preact/hooks";
 import { apiPath } from "../api.js";
@@ -13,6 +17,7 @@ import { ErrorBox, Unavailable } from "../components/error-box.js";
 import { ChartGrid, HistoryChart } from "../components/history-chart.js";
 import { KvTable, Section } from "../components/kv.js";
 import { MemoryBreakdown, type MemoryRecord } from "../components/memory-breakdown.js";
+import { ApplicationList, FeatureFlagList, NotInConey, PluginList, RegistryList, type FlagEntry, type RegistryEntry } from "../components/node-registry.js";
 import { NodeResources } from "../components/node-resources.js";
 import { fmtBytes, fmtDuration, fmtNum } from "../format.js";
 import { html } from "../html.js";
@@ -25,10 +30,21 @@ interface NodeRecord extends NodeFigures {
   os_pid: string;
   run_queue?: number | null;
   net_ticktime?: number;
+  rates_mode?: string;
   memory?: MemoryRecord;
   running?: boolean;
   cluster_leader?: boolean;
+  config_files?: string[];
+  db_dir?: string;
+  log_files?: string[];
+  enabled_plugins?: string[];
+  applications?: RegistryEntry[];
+  exchange_types?: RegistryEntry[];
+  auth_mechanisms?: RegistryEntry[];
 }
+
+const versionOf = (n: NodeRecord, app: string): string => n.applications?.find((a) => a.name === app)?.version ?? "–";
+const paths = (list: string[] | undefined, none: string) => (list && list.length > 0 ? list.map((p) => html`<code class="path">${p}</code> `) : html`<span class="muted">${none}</span>`);
 
 const MEMORY = [{ key: "mem_used", label: "Memory used", color: "#d99a00" }];
 const FDS = [{ key: "fd_used", label: "File descriptors", color: "#3a7bd5" }];
@@ -39,6 +55,7 @@ export function NodePage({ params }: PageProps) {
   const { api } = useApp();
   const range = useChartRange();
   const node = useLive(() => api.get<NodeRecord>(apiPath`/nodes/${name}`, { memory: "true", ...chartQuery(range, ["node_stats"]) }), [name, range.key]);
+  const flags = useLive(() => api.get<FlagEntry[]>("/feature-flags"), [], { live: false });
   const n = node.data;
   const charts = useMemo(() => (n ? { mem: MEMORY.map((s) => detailsOf(n, s.key)), fd: FDS.map((s) => detailsOf(n, s.key)), sockets: SOCKETS.map((s) => detailsOf(n, s.key)) } : undefined), [n]);
 
@@ -50,11 +67,24 @@ export function NodePage({ params }: PageProps) {
       ? html`<div class="cols">
           <${KvTable} label="Node" rows=${[
             ["Uptime", fmtDuration(n.uptime)],
-            ["Process id", n.os_pid],
-            ["Processors", fmtNum(n.processors)],
+            ["Cores", fmtNum(n.processors)],
+            ["Coney version", versionOf(n, "coney")],
+            ["Node.js version", versionOf(n, "node")],
             ...(n.cluster_leader !== undefined ? [["Role", n.cluster_leader ? "leader" : "follower"] as [string, string]] : []),
+            ["Config file", paths(n.config_files, "none (defaults, command-line flags and environment)")],
+            ["Database directory", n.db_dir ? html`<code class="path">${n.db_dir}</code>` : html`<span class="muted">none: definitions and messages are kept in memory</span>`],
+            [n.log_files?.length === 1 ? "Log file" : "Log files", paths(n.log_files, "none")],
           ]} />
-          <${NodeResources} n=${n} />
+          <div class="stack">
+            <${NodeResources} n=${n} />
+            <${KvTable} label="Process" rows=${[
+              ["OS process id", n.os_pid],
+              // Erlang's run queue counts processes waiting for a scheduler; Coney's is its own threads the kernel has ready to run (README, "The node record").
+              ["Run queue", n.run_queue === null || n.run_queue === undefined ? html`<span class="muted">not known on this platform</span>` : html`${fmtNum(n.run_queue)} <span class="sub">threads ready to run</span>`],
+              ["Rates mode", n.rates_mode ?? "–"],
+              ["Net ticktime", n.net_ticktime === undefined ? "–" : html`${n.net_ticktime}s <span class="sub">the AMQP heartbeat proposed (no Erlang distribution)</span>`],
+            ]} />
+          </div>
         </div>
         ${charts
           ? html`<${ChartGrid}>
@@ -65,6 +95,15 @@ export function NodePage({ params }: PageProps) {
           : null}
         <${Section} title="Memory details">
           ${n.memory ? html`<${MemoryBreakdown} memory=${n.memory} />` : html`<p class="muted">This node reports no memory breakdown.</p>`}
-        <//>`
+        <//>
+        <${Section} title="Plugins"><${PluginList} plugins=${n.enabled_plugins ?? []} /><//>
+        <${Section} title="Feature flags">
+          <${ErrorBox} error=${flags.error} />
+          ${flags.data ? html`<${FeatureFlagList} flags=${flags.data} />` : null}
+        <//>
+        <${Section} title="Exchange types"><${RegistryList} label="Exchange types" entries=${n.exchange_types ?? []} showEnabled=${false} /><//>
+        <${Section} title="Authentication mechanisms"><${RegistryList} label="Authentication mechanisms" entries=${n.auth_mechanisms ?? []} showEnabled=${true} /><//>
+        <${Section} title="All applications" open=${false}><${ApplicationList} apps=${n.applications ?? []} /><//>
+        <${Section} title="Not in Coney" open=${false}><${NotInConey} /><//>`
       : node.loading ? html`<p class="muted">Loading…</p>` : null}`;
 }

@@ -121,7 +121,7 @@ export function QueuePage({ params }: PageProps) {
           <${HistoryChart} title="Queued messages" series=${QUEUED_SERIES} details=${queued} kind="gauge" range=${range} format=${fmtNum} />
           <${HistoryChart} title="Message rates" series=${QUEUE_RATES} details=${rates} kind="rate" range=${range} format=${fmtRate} />
         <//>
-        ${Object.keys(d.arguments ?? {}).length ? html`<h2 class="h3">Arguments</h2><${ObjectTable} value=${d.arguments} label="Arguments" />` : null}
+        ${Object.keys(d.arguments ?? {}).length ? html`<div class="kv-block"><h2 class="h3">Arguments</h2><${ObjectTable} value=${d.arguments} label="Arguments" /></div>` : null}
         ${d.type === "stream" ? html`<${StreamPart} q=${d} />` : null}`
       : null}
     <${Section} title=${`Consumers${consumers.data ? ` (${consumers.data.length})` : ""}`}>
