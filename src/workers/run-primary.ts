@@ -3,9 +3,10 @@
  * else runs the primary (primary.ts) until SIGTERM or SIGINT, which stop every worker gracefully
  * before the primary exits 0.
  *
- * The gate: until queue groups and remote queues are wired (issue 42), N workers would be N
- * separate brokers behind one port, and a client would see queues vanish between connections. So
- * N > 1 refuses to start unless CONEY_WORKERS_PREVIEW=1 (the tests' switch; docs/CLUSTERING.md).
+ * The gate: queues are spread over the workers, but exclusive queues and direct reply-to do not
+ * reach across them, streams only through their own worker, and the API's lists are each
+ * worker's own (issue 42; docs/CLUSTERING.md, "One machine"). Until they do, N > 1 refuses to
+ * start unless CONEY_WORKERS_PREVIEW=1 (the tests' switch).
  */
 import { fileURLToPath } from "node:url";
 import type { ConeyConfig } from "../config/config.js";
@@ -13,7 +14,7 @@ import type { Logger } from "../logging/logger.js";
 import { Primary } from "./primary.js";
 
 export const PREVIEW_ENV = "CONEY_WORKERS_PREVIEW";
-export const NOT_SPREAD = "--workers > 1: queues are not yet spread across workers (issue 42)";
+export const NOT_SPREAD = "--workers > 1: a preview, not for use yet: exclusive queues and direct reply-to do not reach across workers (issue 42)";
 
 /** Why `config` cannot run as workers now, or null. */
 export function refusal(config: ConeyConfig, env: NodeJS.ProcessEnv): string | null {
@@ -28,7 +29,7 @@ export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<v
     process.stderr.write(`coney: ${why}\n`);
     process.exit(64);
   }
-  logger.warn(`${PREVIEW_ENV}=1: --workers ${config.workers} is a preview; each worker is a separate broker until queue groups are spread (issue 42)`);
+  logger.warn(`${PREVIEW_ENV}=1: --workers ${config.workers} is a preview: queues are spread over the workers, but exclusive queues and direct reply-to do not reach across them (issue 42)`);
   const primary = new Primary({ config, logger, workerEntry: fileURLToPath(new URL("./worker-main.js", import.meta.url)) });
   const stop = (signal: string): void => {
     logger.info("stopping", { signal });

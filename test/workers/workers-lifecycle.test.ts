@@ -66,6 +66,6 @@ describe("coney --workers 2: the primary's life", () => {
     delete env["CONEY_WORKERS_PREVIEW"];
     const res = spawnSync(process.execPath, [bin, "--workers", "2", "--in-memory", "--amqp-port", "0", "--http-port", "off"], { env, encoding: "utf8", timeout: 30_000 });
     assert.equal(res.status, 64);
-    assert.match(res.stderr, /coney: --workers > 1: queues are not yet spread across workers \(issue 42\)/);
+    assert.match(res.stderr, /coney: --workers > 1: a preview, not for use yet: exclusive queues and direct reply-to do not reach across workers \(issue 42\)/);
   });
 });
