@@ -15,4 +15,6 @@ export interface ClusterView {
   members(): ClusterMember[];
   /** Removes a node that is gone for good from the known nodes (and the in-sync set); only the leader does. */
   forget(node: string): Promise<ForgetOutcome>;
+  /** The cluster's secret, with which followers vouch for their TLS clients' certificate logins (auth/forwarded-certificate.ts); empty until known. */
+  readonly secret?: Buffer;
 }

@@ -59,7 +59,8 @@ export class ClusterNode implements ClusterView {
    * serve win instead of this one winning and failing again.
    */
   private campaignHeldUntil = -Infinity;
-  private secret: Buffer = Buffer.alloc(0);
+  /** Read from etcd at start (clusterSecret()); a leader's stream port checks followers' certificate logins with it too. */
+  secret: Buffer = Buffer.alloc(0);
   private needLease = false;
   private busy = false;
   private closed = false;
@@ -77,7 +78,7 @@ export class ClusterNode implements ClusterView {
     this.streamFront =
       config.streamPort === null
         ? null
-        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => this.tlsPortOf(host, port), () => void this.register().catch(() => undefined));
+        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => this.tlsPortOf(host, port), () => void this.register().catch(() => undefined), { from: config.sslCertLoginFrom, secret: () => this.secret });
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;
