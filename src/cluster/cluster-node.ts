@@ -15,6 +15,7 @@ import type { LocalResponder } from "./client-proxy.js";
 import { FollowerFront, type ClientPorts } from "./follower-front.js";
 import { FollowerHealth } from "./local-health.js";
 import { TokenVerifier } from "../auth/oauth/token-verifier.js";
+import { vouchedCertificate, type ForwardedCertificate } from "../auth/forwarded-certificate.js";
 import { EMPTY_STATE, parseClusterState, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
 import type { ClusterMember, ClusterView, ForgetOutcome } from "../broker/index.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
@@ -59,8 +60,7 @@ export class ClusterNode implements ClusterView {
    * serve win instead of this one winning and failing again.
    */
   private campaignHeldUntil = -Infinity;
-  /** Read from etcd at start (clusterSecret()); a leader's stream port checks followers' certificate logins with it too. */
-  secret: Buffer = Buffer.alloc(0);
+  private secret: Buffer = Buffer.alloc(0);
   private needLease = false;
   private busy = false;
   private closed = false;
@@ -128,6 +128,10 @@ export class ClusterNode implements ClusterView {
    * one transaction guarded by this node's leadership. A running node is refused (it would
    * re-register at once); one that starts again later simply registers again.
    */
+  certificateVouchedFor(data: Buffer | null): ForwardedCertificate | null {
+    return vouchedCertificate(this.secret, data);
+  }
+
   async forget(node: string): Promise<ForgetOutcome> {
     if (node === this.me) return "self";
     if (!this.view.known.includes(node)) return "unknown";

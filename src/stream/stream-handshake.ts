@@ -7,7 +7,7 @@
  * loopback; failed logins throttled), the server's
  * Tune, Open (vhost access and connection limits). Each refusal answers with RabbitMQ's code.
  */
-import { FORWARDED_EXTERNAL, vouchedCertificate } from "../auth/forwarded-certificate.js";
+import { FORWARDED_EXTERNAL } from "../auth/forwarded-certificate.js";
 import { isTokenLogin, sessionOf } from "../auth/oauth/token-login.js";
 import type { PermissionChecker } from "../auth/permission-check.js";
 import { PRODUCT, type VHost } from "../broker/index.js";
@@ -87,7 +87,7 @@ function certificateLogin(node: StreamNode, user: string, peerHost: string, loop
 
 /** EXTERNAL of a follower's TLS client, vouched for by that follower with the cluster's secret; refused on a single node. */
 function forwardedCertificateLogin(node: StreamNode, data: Buffer | null, peerHost: string): AuthOutcome {
-  const vouched = vouchedCertificate(node.cluster?.secret ?? Buffer.alloc(0), data);
+  const vouched = node.cluster?.certificateVouchedFor?.(data) ?? null;
   if (vouched !== null) return certificateLogin(node, vouched.user, peerHost, vouched.loopback);
   node.broker.authAttempts.record("stream", false);
   node.settings.loginThrottle?.failed(peerHost);
