@@ -3,7 +3,9 @@
  * 1.0 message and back, by the rules RabbitMQ 3.10 stores stream messages with, so that native
  * stream clients and AMQP 0-9-1 clients read each other's messages:
  * - priority, delivery mode and expiration → message annotations `x-basic-priority`,
- *   `x-basic-delivery-mode` (ubyte) and `x-basic-expiration` (string);
+ *   `x-basic-delivery-mode` (ubyte) and `x-basic-expiration` (string); priority and a
+ *   persistent delivery mode also → the header section's priority and durable, as RabbitMQ 3.13+
+ *   writes them (read back from the annotations);
  * - message id, user id, reply-to, correlation id, content type and encoding → properties
  *   (ids and reply-to as strings, user id as binary, content type/encoding as symbols), the
  *   timestamp (s) → creation-time (ms);
@@ -48,7 +50,10 @@ export function amqp10FromDomain(p: MessageProperties, body: readonly Buffer[], 
   }
   if (p.type !== undefined) app.push([str("x-basic-type"), str(p.type)]);
   if (p.appId !== undefined) app.push([str("x-basic-app-id"), str(p.appId)]);
-  const message: Amqp10Message = { messageAnnotations: annotations, properties, applicationProperties: app, dataParts: body };
+  // RabbitMQ 3.13+ also gives the header section durable and priority (3.10 only the annotations):
+  // native clients read a message's priority there (rabbitmq-stream-js-client's messageHeader).
+  const header = p.priority !== undefined ? [{ type: "boolean", value: p.deliveryMode === 2 } as const, ubyte(p.priority)] : p.deliveryMode === 2 ? [{ type: "boolean", value: true } as const] : undefined;
+  const message: Amqp10Message = { header, messageAnnotations: annotations, properties, applicationProperties: app, dataParts: body };
   return encodeMessage(message);
 }
 

@@ -1,3 +1,5 @@
+import type { ForwardedCertificate } from "../auth/forwarded-certificate.js";
+
 /** What the management API shows and does of a cluster (/api/nodes, forgetting a node): every known node and its role. */
 export interface ClusterMember {
   readonly name: string;
@@ -15,4 +17,6 @@ export interface ClusterView {
   members(): ClusterMember[];
   /** Removes a node that is gone for good from the known nodes (and the in-sync set); only the leader does. */
   forget(node: string): Promise<ForgetOutcome>;
+  /** The certificate login a follower vouched for with the cluster's secret (auth/forwarded-certificate.ts); null when the proof does not match. */
+  certificateVouchedFor?(data: Buffer | null): ForwardedCertificate | null;
 }

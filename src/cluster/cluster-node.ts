@@ -16,6 +16,7 @@ import { leaderPortSettings } from "./client-ports.js";
 import { followerResponder, quorumCriticalReason } from "./local-health.js";
 import { forgetNode } from "./forget-node.js";
 import { clusterMembers, EMPTY_STATE, parseClusterState, tlsStreamPortAt, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
+import { vouchedCertificate, type ForwardedCertificate } from "../auth/forwarded-certificate.js";
 import type { ClusterMember, ClusterView, ForgetOutcome } from "../broker/index.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
@@ -77,7 +78,7 @@ export class ClusterNode implements ClusterView {
     this.streamFront =
       config.streamPort === null
         ? null
-        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => tlsStreamPortAt(this.view, this.streamEndpoint(), host, port), () => void this.register().catch(() => undefined));
+        : new StreamFront({ port: config.streamPort, tlsPort: config.streamTlsPort, tls: tls === null ? null : tlsServerOptions(tls) }, config.bind, config.dataDir, this.commits, config.etcdLeaseTtl * 1000, logger, () => this.streamEndpoint()?.advertised ?? null, (host, port) => tlsStreamPortAt(this.view, this.streamEndpoint(), host, port), () => void this.register().catch(() => undefined), { from: config.sslCertLoginFrom, secret: () => this.secret });
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => {
       this.needLease = true;
@@ -116,6 +117,11 @@ export class ClusterNode implements ClusterView {
 
   members(): ClusterMember[] {
     return clusterMembers(this.view, this.me, this.streamEndpoint());
+  }
+
+  /** The certificate a follower's stream port vouched for under the cluster's secret (auth/forwarded-certificate.ts); null when not vouched. */
+  certificateVouchedFor(data: Buffer | null): ForwardedCertificate | null {
+    return vouchedCertificate(this.secret, data);
   }
 
   /** `coneyctl forget_cluster_node` (forget-node.ts). */

@@ -22,6 +22,7 @@ import type { StreamCommits } from "./stream-commits.js";
 import { Upstream, type UpstreamEndpoint } from "./stream-front-upstream.js";
 import { ReplicaSubscription } from "./stream-replica-subscription.js";
 import { metadataForTls, type TlsPortOf } from "./stream-front-metadata.js";
+import { handshakeWithExternal, vouchedAuthenticate } from "./stream-front-external.js";
 
 export interface FrontHost {
   readonly dataDir: string;
@@ -91,6 +92,8 @@ export class FrontConnection {
   constructor(
     private readonly client: Socket,
     private readonly host: FrontHost,
+    /** For a TLS client with a verified certificate: the login this node vouches for (stream-front-external.ts); null otherwise. */
+    private readonly vouch: Buffer | null = null,
   ) {
     client.setNoDelay(true);
     client.on("data", (d: Buffer) => {
@@ -204,8 +207,8 @@ export class FrontConnection {
   }
 
   private fromClient(body: Buffer): void {
-    const frame = whole(body);
     const key = body.readUInt16BE(0);
+    const frame = (key === CMD.saslAuthenticate && this.vouch !== null ? vouchedAuthenticate(body, this.vouch) : null) ?? whole(body);
     try {
       if (HANDSHAKE.has(key)) this.handshakeFrame(key, body, frame);
       else if (key === CMD.subscribe) return this.subscribe(body, frame);
@@ -301,6 +304,7 @@ export class FrontConnection {
       }
     } else if (key === (CMD.unsubscribe | RESPONSE) && this.swallow.delete(body.readUInt32BE(4))) return;
     else if (key === (CMD.metadata | RESPONSE) && this.host.tlsPortOf !== null) return void this.toClient([metadataForTls(body, this.host.tlsPortOf)]);
+    else if (key === (CMD.saslHandshake | RESPONSE) && this.vouch !== null) return void this.toClient([handshakeWithExternal(body)]);
     else if (key === CMD.metadataUpdate) this.streamGone(new FrameCursor(body.subarray(6)).str() ?? "");
     // The leader closes the connection (an operator did): its end is the client's end, not a failover.
     else if (key === CMD.close) this.closing = true;

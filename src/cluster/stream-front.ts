@@ -10,7 +10,10 @@
  */
 import { createServer, type AddressInfo, type Socket } from "node:net";
 import { createServer as createTlsServer, type TlsOptions } from "node:tls";
+import { vouchForCertificate } from "../auth/forwarded-certificate.js";
+import { peerOf } from "../auth/peer-address.js";
 import type { Logger } from "../logging/logger.js";
+import { certLoginName, type CertLoginFrom } from "../tls/cert-login-name.js";
 import type { StreamCommits } from "./stream-commits.js";
 import { FrontConnection, type FrontHost } from "./stream-front-connection.js";
 import type { UpstreamEndpoint } from "./stream-front-upstream.js";
@@ -55,6 +58,8 @@ export class StreamFront {
     private readonly tlsPortOf: TlsPortOf,
     /** A port was bound after a retry: the node registers it (its members' key names its ports). */
     private readonly boundLate: () => void = () => undefined,
+    /** SASL EXTERNAL for TLS clients: which certificate name logs in, and the cluster's secret to vouch with; null: not offered. */
+    private readonly vouching: { readonly from: CertLoginFrom; secret(): Buffer } | null = null,
   ) {
     this.plain = { tls: null, wanted: wanted.port, port: null };
     this.secure = wanted.tls !== null && wanted.tlsPort !== null ? { tls: wanted.tls, wanted: wanted.tlsPort, port: null } : null;
@@ -131,9 +136,15 @@ export class StreamFront {
     };
   }
 
+  /** The login this node vouches for a TLS client whose certificate it verified (stream-front-external.ts); null without one. */
+  private vouchFor(socket: Socket): Buffer | null {
+    const name = this.vouching === null ? null : certLoginName(socket, this.vouching.from);
+    return name === null || this.vouching === null ? null : vouchForCertificate(this.vouching.secret(), name, peerOf(socket, true).isLoopback);
+  }
+
   private async open(l: FrontListener): Promise<OpenListener> {
     const host = this.host(l.tls !== null);
-    const accept = (socket: Socket): void => void this.connections.add(new FrontConnection(socket, host));
+    const accept = (socket: Socket): void => void this.connections.add(new FrontConnection(socket, host, l.tls === null ? null : this.vouchFor(socket)));
     const server = l.tls === null ? createServer(accept) : createTlsServer(l.tls, accept);
     if (l.tls !== null) server.on("tlsClientError", (err: Error) => this.log.info("cluster: stream TLS handshake failed", { err: err.message }));
     await new Promise<void>((resolve, reject) => {

@@ -13,6 +13,7 @@ import type { TLSSocket } from "node:tls";
 import { clientContext, type ClientConnection, type ClientContext, type ConnectionInfo, type StreamConsumerInfo, type StreamPublisherInfo, type VHost } from "../broker/index.js";
 import { connectionName } from "../auth/peer-address.js";
 import type { PermissionChecker } from "../auth/permission-check.js";
+import { ConsumerUpdateRequests } from "./consumer-update-requests.js";
 import { FrameSplitter } from "./frame-splitter.js";
 import { CMD, INITIAL_FRAME_MAX, RC, RESPONSE } from "./protocol.js";
 import { handleCommand, type CommandHost } from "./stream-commands.js";
@@ -28,7 +29,8 @@ import { FrameCursor, FrameWriter, MalformedFrame, response } from "./wire.js";
 const PUBLISH_CREDITS = 50_000;
 const CREDITS_TO_UNBLOCK = 12_500;
 
-type Step = "peer-properties" | "sasl" | "tune" | "open" | "opened" | "closing" | "closed";
+/** "client-closed": the client's Close was answered; the connection ends once the read that held it is handled. */
+type Step = "peer-properties" | "sasl" | "tune" | "open" | "opened" | "client-closed" | "closing" | "closed";
 
 export class StreamConnection implements CommandHost, ClientConnection {
   readonly name: string;
@@ -59,8 +61,7 @@ export class StreamConnection implements CommandHost, ClientConnection {
   private handshakeTimer: NodeJS.Timeout | null;
   private readonly traffic = { recvOct: 0, recvCnt: 0, sendOct: 0, sendCnt: 0 };
   private unconfirmed = 0;
-  private serverCorrelation = 0;
-  private readonly pendingUpdates = new Map<number, (body: FrameCursor | null) => void>();
+  private readonly updates = new ConsumerUpdateRequests();
   private readingPaused = false;
 
   constructor(
@@ -150,22 +151,12 @@ export class StreamConnection implements CommandHost, ClientConnection {
 
   consumerUpdate(subscriptionId: number, active: boolean, answered: (body: FrameCursor | null) => void): void {
     if (this.step !== "opened") return answered(null);
-    const corr = ++this.serverCorrelation;
-    const timer = setTimeout(() => this.consumerUpdateAnswered(corr, null), 5000);
-    timer.unref();
-    this.pendingUpdates.set(corr, (body) => {
-      clearTimeout(timer);
-      answered(body);
-    });
-    this.send(new FrameWriter(CMD.consumerUpdate, 1, 16).u32(corr).u8(subscriptionId).u8(active ? 1 : 0).frame());
+    this.updates.ask((f) => this.send(f), subscriptionId, active, answered);
   }
 
   /** A ConsumerUpdate response (or its absence: null). */
   consumerUpdateAnswered(corr: number, body: FrameCursor | null): void {
-    const waiting = this.pendingUpdates.get(corr);
-    if (waiting === undefined) return;
-    this.pendingUpdates.delete(corr);
-    waiting(body);
+    this.updates.answered(corr, body);
   }
 
   whenWritable(fn: () => void): void {
@@ -207,8 +198,15 @@ export class StreamConnection implements CommandHost, ClientConnection {
       this.queued.push(data);
       return;
     }
+    this.readFrames(data);
+  }
+
+  /** Handles the frames `data` completes; false when an oversized frame stops the reading. */
+  private readFrames(data: Buffer): boolean {
     const r = this.splitter.push(data, (f) => this.frame(f));
-    if (r !== null) this.frameTooLarge(r.tooLarge);
+    if (this.step === "client-closed") this.end();
+    else if (r !== null) this.frameTooLarge(r.tooLarge);
+    return r === null;
   }
 
   /** Handles one frame; false stops the reading (a login waits, or the connection closes). */
@@ -227,14 +225,16 @@ export class StreamConnection implements CommandHost, ClientConnection {
         }
         return true;
       }
+      if (this.step === "client-closed" || (this.step === "opened" && key === CMD.close)) {
+        // RabbitMQ 3.10's reader handles every frame of the read that held the client's Close, so
+        // a Close sent twice is answered twice (rabbitmq-stream-js-client waits for each); other
+        // frames after it are not acted on (as RabbitMQ's newer readers drop them all).
+        if (key === CMD.close) this.send(response(CMD.close, body.u32(), RC.ok).frame());
+        this.step = "client-closed";
+        return true;
+      }
       if (key === CMD.heartbeat) return true;
       if (this.step !== "opened") return this.handshake(key, body);
-      if (key === CMD.close) {
-        const corr = body.u32();
-        this.send(response(CMD.close, corr, RC.ok).frame());
-        this.end();
-        return false;
-      }
       if (key === (CMD.close | RESPONSE)) {
         this.end();
         return false;
@@ -341,10 +341,9 @@ export class StreamConnection implements CommandHost, ClientConnection {
         this.queued.push(d);
         continue;
       }
-      const r = this.splitter.push(d, (f) => this.frame(f));
-      if (r !== null) return this.frameTooLarge(r.tooLarge);
+      if (!this.readFrames(d)) return;
     }
-    if (data.length === 0) this.splitter.push(Buffer.alloc(0), (f) => this.frame(f));
+    if (data.length === 0) this.readFrames(Buffer.alloc(0));
   }
 
   private frameTooLarge(size: number): void {
@@ -390,7 +389,7 @@ export class StreamConnection implements CommandHost, ClientConnection {
     this.node.counters.publishers -= this.publishers.size;
     this.publishers.clear();
     this.drainWaiters.length = 0;
-    for (const corr of [...this.pendingUpdates.keys()]) this.consumerUpdateAnswered(corr, null);
+    this.updates.dropAll();
     if (this.openedVhost) {
       this.node.connections.delete(this);
       this.node.broker.connections.remove(this);

@@ -2,10 +2,12 @@
  * The stream protocol's handshake (PROTOCOL.adoc, "Authentication"): PeerProperties, SaslHandshake,
  * SaslAuthenticate (PLAIN against the broker's users, or an OAuth 2.0 token as the password as
  * AMQP accepts it; EXTERNAL over TLS as the user its verified client certificate names, offered
- * only to such a client as RabbitMQ's rabbit_auth_mechanism_ssl; loopback-only users only from
+ * only to such a client as RabbitMQ's rabbit_auth_mechanism_ssl, and on a cluster's leader the
+ * EXTERNAL a follower vouches for (auth/forwarded-certificate.ts); loopback-only users only from
  * loopback; failed logins throttled), the server's
  * Tune, Open (vhost access and connection limits). Each refusal answers with RabbitMQ's code.
  */
+import { FORWARDED_EXTERNAL } from "../auth/forwarded-certificate.js";
 import { isTokenLogin, sessionOf } from "../auth/oauth/token-login.js";
 import type { PermissionChecker } from "../auth/permission-check.js";
 import { PRODUCT, type VHost } from "../broker/index.js";
@@ -45,6 +47,7 @@ export function authenticate(node: StreamNode, mechanism: string | null, data: B
   const s = node.settings;
   const { peerHost, isLoopback: loopback } = peer;
   if (mechanism === "EXTERNAL" && peer.certName !== null) return certificateLogin(node, peer.certName, peerHost, loopback);
+  if (mechanism === FORWARDED_EXTERNAL) return forwardedCertificateLogin(node, data, peerHost);
   if (mechanism !== "PLAIN") return { ok: false, code: RC.saslMechanismNotSupported, why: `SASL mechanism ${mechanism ?? "(none)"} is not supported` };
   const creds = parsePlain(data);
   if (creds === null) {
@@ -80,6 +83,15 @@ function certificateLogin(node: StreamNode, user: string, peerHost: string, loop
   }
   if (node.settings.loopbackUsers.includes(user) && !loopback) return { ok: false, code: RC.saslAuthenticationFailureLoopback, why: `user '${user}' can only connect via localhost` };
   return { ok: true, user, permissions: broker.checkerFor(user) };
+}
+
+/** EXTERNAL of a follower's TLS client, vouched for by that follower with the cluster's secret; refused on a single node. */
+function forwardedCertificateLogin(node: StreamNode, data: Buffer | null, peerHost: string): AuthOutcome {
+  const vouched = node.cluster?.certificateVouchedFor?.(data) ?? null;
+  if (vouched !== null) return certificateLogin(node, vouched.user, peerHost, vouched.loopback);
+  node.broker.authAttempts.record("stream", false);
+  node.settings.loginThrottle?.failed(peerHost);
+  return { ok: false, code: RC.authenticationFailure, why: "a forwarded certificate login no cluster node vouched for" };
 }
 
 function passwordLogin(node: StreamNode, user: string, password: string, peerHost: string, loopback: boolean): AuthOutcome {

@@ -9,6 +9,7 @@ import { after } from "node:test";
 import { connect, Offset, type Client } from "rabbitmq-stream-js-client";
 import type { Message } from "rabbitmq-stream-js-client/dist/publisher.js";
 import { suiteCluster, type NodeInfo, type TestCluster } from "./cluster-fixture.js";
+import { streamPortsOf } from "./stream-traffic.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { makeTestCa } from "../helpers/test-ca.js";
 
@@ -22,11 +23,7 @@ const ca = makeTestCa();
 const STEP_MS = 20_000;
 const step = <T>(what: string, p: Promise<T>): Promise<T> => withTimeout(p, STEP_MS, what);
 
-async function ports(cluster: TestCluster, n: NodeInfo): Promise<{ port: number; tlsPort: number }> {
-  const info = JSON.parse((await step(`${n.name}'s members key`, cluster.etcdKey(`members/${n.name}`))) ?? "{}") as { stream?: { port: number; advertised: { tlsPort: number | null } } };
-  if (!info.stream?.advertised.tlsPort) throw new Error(`${n.name} registered no stream TLS port`);
-  return { port: info.stream.port, tlsPort: info.stream.advertised.tlsPort };
-}
+const ports = (cluster: TestCluster, n: NodeInfo): Promise<{ port: number; tlsPort: number }> => step(`${n.name}'s stream ports`, streamPortsOf(cluster, n));
 
 function tlsClient(port: number): Promise<Client> {
   return step(`a TLS client connected to port ${port}`, connect({ hostname: "127.0.0.1", port, username: "guest", password: "guest", vhost: "/", heartbeat: 0, ssl: { ca: readFileSync(ca.caCert).toString() } }, silent));

@@ -4,7 +4,7 @@
  * breaks), and reading a stream back from an offset with each delivery's `x-stream-offset`.
  */
 import amqp from "amqplib";
-import type { TestCluster } from "./cluster-fixture.js";
+import type { NodeInfo, TestCluster } from "./cluster-fixture.js";
 
 const WINDOW = 256;
 
@@ -127,4 +127,11 @@ export async function throughAnyNode<T>(cluster: TestCluster, body: (url: string
     }
   }
   throw new Error(`no node served within ${ms} ms: ${(last as Error | null)?.message}`);
+}
+
+/** A node's stream ports as it registered them in etcd (its members key): plain and TLS (which must be there). */
+export async function streamPortsOf(cluster: TestCluster, n: NodeInfo): Promise<{ port: number; tlsPort: number }> {
+  const info = JSON.parse((await cluster.etcdKey(`members/${n.name}`)) ?? "{}") as { stream?: { port: number; advertised: { tlsPort: number | null } } };
+  if (!info.stream?.advertised.tlsPort) throw new Error(`${n.name} registered no stream TLS port`);
+  return { port: info.stream.port, tlsPort: info.stream.advertised.tlsPort };
 }

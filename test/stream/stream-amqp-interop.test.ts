@@ -1,5 +1,6 @@
 // One stream, both protocols: a stream declared over AMQP 0-9-1 (amqplib) and written there is read
-// by rabbitmq-stream-js-client with RabbitMQ 3.10's message mapping, and a stream created and
+// by rabbitmq-stream-js-client with RabbitMQ 3.10's message mapping (plus the header section's
+// priority and durable that RabbitMQ 3.13+ writes), and a stream created and
 // written natively is read by amqplib with its properties, headers and x-stream-offset; live
 // consumers of either protocol get what the other publishes.
 import { describe, it } from "node:test";
@@ -37,7 +38,11 @@ describe("streams across AMQP 0-9-1 and the native protocol", () => {
     assert.equal(m1!.applicationProperties?.["attempt"], 2);
     assert.equal(m1!.applicationProperties?.["x-basic-type"], "greeting");
     assert.equal(m1!.messageAnnotations?.["x-basic-priority"], 3);
+    // The header section too, as RabbitMQ 3.13+ writes it (the client's own suite reads it there).
+    assert.equal(m1!.messageHeader?.priority, 3);
+    assert.equal(m1!.messageHeader?.durable, false, "not published persistent");
     assert.equal(m2!.content.toString(), "second");
+    assert.equal(m2!.messageHeader?.priority, undefined);
     assert.equal(m2!.offset, 1n);
   });
 

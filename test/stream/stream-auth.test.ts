@@ -10,6 +10,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { connect } from "rabbitmq-stream-js-client";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { makeTestCa } from "../helpers/test-ca.js";
+import { FORWARDED_EXTERNAL, vouchForCertificate } from "../../src/auth/forwarded-certificate.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { RawStreamClient } from "./raw-stream-client.js";
 import { startStreamBroker, streamClient } from "./stream-helpers.js";
@@ -147,6 +148,21 @@ describe("stream SASL EXTERNAL", () => {
       assert.deepEqual(conns.map((c) => c.user), ["CN=client"]);
     } finally {
       await client.close();
+    }
+  });
+
+  it("refuses a login claiming a cluster node vouched for it, on a single node (no cluster secret)", async () => {
+    const raw = await RawStreamClient.open(b.streamPort!);
+    try {
+      raw.send(new FrameWriter(0x11).u32(1).map([]).frame());
+      await raw.next(0x8011);
+      const vouched = vouchForCertificate(Buffer.alloc(0), "CN=client", true);
+      raw.send(new FrameWriter(0x13).u32(2).str(FORWARDED_EXTERNAL).bytes(vouched).frame());
+      const f = await raw.next(0x8013);
+      f.body.u32();
+      assert.equal(f.body.u16(), 0x08, "AUTHENTICATION_FAILURE");
+    } finally {
+      raw.close();
     }
   });
 

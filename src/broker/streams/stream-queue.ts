@@ -98,8 +98,14 @@ export class StreamQueue extends DeclaredQueue implements Queue {
     return offset;
   }
 
+  /**
+   * Committed messages only (written and synced; in a cluster, replicated), as RabbitMQ counts a
+   * stream from its writer's committed counters: a message is counted once it is confirmed,
+   * never before (the client's suite reads the count over HTTP, then expects the confirm).
+   * Read when asked; nothing is counted per message.
+   */
   get messageCount(): number {
-    return this.stream.nextOffset - this.stream.firstOffset;
+    return Math.max(0, this.stream.committedOffset - this.stream.firstOffset);
   }
 
   /** Appended and not yet committed (written, and in a cluster replicated): the writer's lag. */
