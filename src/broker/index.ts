@@ -24,6 +24,7 @@ export { EXCHANGE_TYPES } from "./exchange/exchange-types.js";
 export type { FeatureFlag } from "./feature-flags.js";
 export { type Exchange } from "./exchange/exchange.js";
 export { createMessage, type Message } from "./message.js";
+export { withHeader } from "./message-headers.js";
 export { filterValueOf, filterWants, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type StreamChunk, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "./streams/stream-log.js";
 export { StreamQueue, type StreamStart, type StreamWatcher } from "./streams/stream-queue.js";
 export { checkNameLength, generateConsumerTag } from "./names.js";
