@@ -18,6 +18,7 @@ import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
 import { parseTarget, type TargetAddress } from "./amqp1-addresses.js";
 import type { LinkHost, SessionLink } from "./link-host.js";
 import { fromAmqp1, type ConvertedMessage } from "./message-conversion.js";
+import { OriginalForms } from "./original-form.js";
 import { boolField, compositeField, described, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
 
 const LINK_CREDIT = 256;
@@ -43,6 +44,7 @@ export class IncomingLink implements SyncWaiter, SessionLink {
   private syncToken = 0;
   private released = false;
   private grantPending = false;
+  private readonly originals = new OriginalForms();
   published = 0;
 
   constructor(
@@ -197,7 +199,7 @@ export class IncomingLink implements SyncWaiter, SessionLink {
       if (t.kind !== "per-message") throw e;
       return this.refuse(id, e.condition, e.description);
     }
-    const message = createMessage(x.name, key, m.properties, null, m.body, Date.now());
+    const message = createMessage(x.name, key, m.properties, null, m.body, Date.now(), null, this.originals.of(m, x.name, key));
     broker.stats.messageSizes.observe(message.bodySize);
     const outcome = broker.publish(v, x, message, this.routed);
     this.published++;

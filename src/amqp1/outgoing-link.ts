@@ -17,6 +17,7 @@ import { Amqp1Error, CONDITION } from "./amqp1-errors.js";
 import { parseSource } from "./amqp1-addresses.js";
 import type { LinkHost, SessionLink } from "./link-host.js";
 import { toAmqp1 } from "./message-conversion.js";
+import { AMQP1_FORMAT } from "./original-form.js";
 import { boolField, compositeField, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
 
 const SND_SETTLED = 1;
@@ -99,7 +100,9 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     const m = entry.message;
     const id = s.nextDeliveryId;
     s.nextDeliveryId = (id + 1) >>> 0;
-    const pieces = toAmqp1(m.properties, m.body, m);
+    // A message published over 1.0 goes out as it came (original-form.ts); others are converted.
+    const o = m.original;
+    const pieces = o !== null && o.format === AMQP1_FORMAT ? o.parts : toAmqp1(m.properties, m.body, m);
     s.sent(s.conn.output.transfer(s.channel, this.handle, id, this.noAck, pieces));
     this.credit--;
     this.deliveryCount = (this.deliveryCount + 1) >>> 0;
