@@ -63,7 +63,7 @@ export function prefetchFor(size: number): number {
 
 let clockTicks = 0;
 /** CPU seconds (user + system) the process has used so far. */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   if (clockTicks === 0) clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // Fields after the command name (which may contain spaces) close with ')': state is the first.
