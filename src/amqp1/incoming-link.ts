@@ -7,7 +7,9 @@
  * Settlement (RabbitMQ 4): an unsettled delivery is accepted once routed (once the store has
  * synced it for a durable queue, as a publisher confirm), released when no queue took it, and
  * rejected when a queue refused it (its length limit) or it could not be decoded or addressed.
- * Credit: LINK_CREDIT, topped up when half is used; a transfer without credit detaches the link
+ * Credit: LINK_CREDIT, topped up when half is used; while a memory or disk alarm is on no credit
+ * is granted (RabbitMQ 4 throttles AMQP 1.0 senders so; AMQP 0-9-1 publishers are blocked
+ * instead), and the top-up follows once every alarm clears. A transfer without credit detaches the link
  * with amqp:link:transfer-limit-exceeded, a message over max_message_size with
  * amqp:link:message-size-exceeded — in both cases nothing of it is stored.
  */
@@ -44,6 +46,14 @@ export class IncomingLink implements SyncWaiter, SessionLink {
   private syncToken = 0;
   private released = false;
   private grantPending = false;
+  /** Waiting for the alarms to clear before granting credit. */
+  private alarmHeld = false;
+  private readonly alarmBlock = {
+    unblock: (): void => {
+      this.alarmHeld = false;
+      this.grant();
+    },
+  };
   private readonly originals = new OriginalForms();
   published = 0;
 
@@ -91,10 +101,18 @@ export class IncomingLink implements SyncWaiter, SessionLink {
     this.grant();
   }
 
-  /** Tops our credit up to LINK_CREDIT. */
+  /** Tops our credit up to LINK_CREDIT, unless an alarm is on (then once it clears). */
   grant(): void {
     this.grantPending = false;
     if (this.released) return;
+    const alarms = this.session.conn.settings.alarms;
+    if (alarms !== null && alarms.reason !== null) {
+      if (!this.alarmHeld) {
+        this.alarmHeld = true;
+        alarms.hold(this.alarmBlock);
+      }
+      return;
+    }
     this.credit = LINK_CREDIT;
     this.sendFlow(false);
   }
@@ -237,6 +255,7 @@ export class IncomingLink implements SyncWaiter, SessionLink {
   release(): void {
     this.released = true;
     this.pieces = null;
+    if (this.alarmHeld) this.session.conn.settings.alarms?.release(this.alarmBlock);
   }
 
   addStats(s: ChannelCounters): void {
