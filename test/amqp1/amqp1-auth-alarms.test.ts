@@ -8,6 +8,7 @@ import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { close, connect, data, openSender, receive, refusedWith, sendAll } from "../helpers/rhea-client.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import type { ClientContext } from "../../src/broker/index.js";
+import { LINK_CREDIT } from "../../src/amqp1/incoming-link.js";
 
 /** Waits for a round trip on `c` (a receiver's attach answered), so every frame sent before it has been read. */
 async function roundTrip(c: Connection): Promise<void> {
@@ -88,13 +89,15 @@ describe("AMQP 1.0 logins and alarms", () => {
     const s = await openSender(c, "/queues/alarm-q2", { snd_settle_mode: 1 });
     broker.alarms.setLimits({ memHighWatermark: 1e-9 });
     try {
-      // rhea buffers what the credit does not cover; the broker granted 256 (incoming-link.ts).
-      for (let i = 0; i < 600; i++) s.send({ body: data(`m${i}`) } as never);
-      await eventually(() => stored() === 256, 5000, "the granted 256 stored");
+      // rhea buffers what the credit does not cover; the broker granted LINK_CREDIT (incoming-link.ts).
+      const total = LINK_CREDIT + 344;
+      for (let i = 0; i < LINK_CREDIT; i++) s.send({ body: data(`m${i}`) } as never);
+      await eventually(() => stored() === LINK_CREDIT, 5000, "the granted credit's messages stored");
+      for (let i = LINK_CREDIT; i < total; i++) s.send({ body: data(`m${i}`) } as never);
       await roundTrip(c);
-      assert.equal(stored(), 256, "no top-up while the alarm is on");
+      assert.equal(stored(), LINK_CREDIT, "no top-up while the alarm is on");
       broker.alarms.setLimits({ memHighWatermark: 0.99 });
-      await eventually(() => stored() === 600, 5000, "the rest once the alarm clears");
+      await eventually(() => stored() === total, 5000, "the rest once the alarm clears");
     } finally {
       broker.alarms.setLimits({ memHighWatermark: 0.99 });
       await close(c);
