@@ -157,7 +157,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     maxConnections: config.maxConnections,
     loginThrottle,
     // AMQP 1.0 on the same port, negotiated by the protocol header (issue 44, src/amqp1).
-    amqp10Handover: amqp1Side(broker, config, logger, loginThrottle, tokens),
+    amqp10Handover: amqp1Side(broker, config, logger, loginThrottle, tokens, alarms),
   };
   // The AMQP listener is essential: a broker that cannot bind it does not start (src/listeners).
   let amqp: AmqpListener;

@@ -4,16 +4,22 @@
  * out of socket reads, holding at most one incomplete frame; FrameTooLarge reports a frame past
  * the negotiated max-frame-size (the caller closes with amqp:connection:framing-error).
  *
- * Frames are copied out of the reads: the AMQP listener reads into slabs it reuses once the
- * socket closes (src/listeners/slab-reads.ts), and a transfer's payload becomes a message body
- * that outlives the socket. That is the one copy a body takes on its way in: a frame that
- * arrives over several reads is joined once when whole (the join is the copy).
+ * Frames are slices of the reads, not copies: a transfer's payload becomes a message body as it
+ * lies in the socket's read slab. That is safe because the AMQP listener takes this socket's
+ * slabs out of its pool at the handover (SlabTails.leavePool), so no slab is reused while a body
+ * points into it; the garbage collector frees a slab once nothing points into it. A frame
+ * shorter than COPY_BELOW is copied instead (as AMQP 0-9-1 copies small bodies), so a small
+ * message kept in a queue does not hold a whole slab. A frame arriving over several reads is
+ * joined once when whole (that join is its one copy).
  */
 
 export const FRAME_AMQP = 0;
 export const FRAME_SASL = 1;
 /** The smallest max-frame-size a peer may announce (part 2 §2.7.1, MIN-MAX-FRAME-SIZE). */
 export const MIN_MAX_FRAME_SIZE = 512;
+
+/** Frames shorter than this are copied out of the read (see the header). */
+const COPY_BELOW = 256;
 
 export class FrameTooLarge extends Error {}
 export class MalformedFrame extends Error {}
@@ -42,38 +48,63 @@ export class FrameReader {
   push(chunk: Buffer, limit = Infinity): Frame[] {
     const frames = this.frames;
     frames.length = 0;
-    let buf = chunk;
-    // A buffer of our own (the join of a frame's reads) is sliced; the socket's reads are copied.
-    let owned = false;
-    if (this.pendingBytes > 0) {
-      this.pending.push(chunk);
-      this.pendingBytes += chunk.length;
-      if (this.pendingBytes < this.needed) return frames;
-      buf = Buffer.concat(this.pending, this.pendingBytes);
-      owned = true;
-      this.pending = [];
-      this.pendingBytes = 0;
-    }
     let at = 0;
-    while (buf.length - at >= 8 && frames.length < limit) {
-      const size = buf.readUInt32BE(at);
-      const doff = buf[at + 4]!;
-      if (size < 8 || doff < 2 || doff * 4 > size) throw new MalformedFrame(`a frame of ${size} bytes with data offset ${doff}`);
-      if (size > this.maxFrameSize) throw new FrameTooLarge(`a frame of ${size} bytes exceeds max-frame-size ${this.maxFrameSize}`);
-      if (buf.length - at < size) break;
-      const body = buf.subarray(at + doff * 4, at + size);
-      frames.push({ type: buf[at + 5]!, channel: buf.readUInt16BE(at + 6), body: owned ? body : Buffer.from(body) });
+    if (this.pendingBytes > 0) {
+      // The frame in progress takes only the bytes it lacks; the rest of the read stays a slice.
+      at = this.complete(chunk);
+      if (this.pendingBytes > 0) return frames;
+    }
+    while (chunk.length - at >= 8 && frames.length < limit) {
+      const size = this.checkHeader(chunk, at);
+      if (chunk.length - at < size) break;
+      frames.push(frameOf(chunk, at, size, size < COPY_BELOW));
       at += size;
     }
-    if (at < buf.length) {
-      // The socket's read stays as it is until the frame is whole: its slab is not reused while
-      // the connection lives (slab-reads.ts releases slabs only on settle or close).
-      const rest = buf.subarray(at);
+    if (at < chunk.length) {
+      // The socket's read stays as it is until the frame is whole: its slab is not reused (the
+      // listener took this socket's slabs out of its pool at the handover).
+      const rest = chunk.subarray(at);
       this.pending = [rest];
       this.pendingBytes = rest.length;
-      this.needed = rest.length >= 8 ? rest.readUInt32BE(0) : 8;
+      // Past the limit the rest may be no frame at all (a protocol header after SASL): takeRest().
+      this.needed = rest.length < 8 ? 8 : frames.length >= limit ? rest.readUInt32BE(0) : this.checkHeader(rest, 0);
     }
     return frames;
+  }
+
+  /**
+   * Adds to the pending frame what it lacks from `chunk` (its header first, then its size); when
+   * whole it is joined once (the one copy of a frame that spans reads) and added to the frames.
+   * Returns how many bytes of `chunk` it took.
+   */
+  private complete(chunk: Buffer): number {
+    let at = 0;
+    if (this.pendingBytes < 8) {
+      at = Math.min(8 - this.pendingBytes, chunk.length);
+      this.pending.push(chunk.subarray(0, at));
+      this.pendingBytes += at;
+      if (this.pendingBytes < 8) return at;
+      this.needed = this.checkHeader(Buffer.concat(this.pending, 8), 0);
+    }
+    const take = Math.min(this.needed - this.pendingBytes, chunk.length - at);
+    this.pending.push(chunk.subarray(at, at + take));
+    this.pendingBytes += take;
+    at += take;
+    if (this.pendingBytes < this.needed) return at;
+    const whole = Buffer.concat(this.pending, this.needed);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.frames.push(frameOf(whole, 0, whole.length, false));
+    return at;
+  }
+
+  /** The size of the frame whose header starts at `at`; throws on a malformed or oversize frame. */
+  private checkHeader(buf: Buffer, at: number): number {
+    const size = buf.readUInt32BE(at);
+    const doff = buf[at + 4]!;
+    if (size < 8 || doff < 2 || doff * 4 > size) throw new MalformedFrame(`a frame of ${size} bytes with data offset ${doff}`);
+    if (size > this.maxFrameSize) throw new FrameTooLarge(`a frame of ${size} bytes exceeds max-frame-size ${this.maxFrameSize}`);
+    return size;
   }
 
   /** The bytes after the frames read so far (they are not frames of this layer: a protocol header follows SASL). */
@@ -83,6 +114,11 @@ export class FrameReader {
     this.pendingBytes = 0;
     return rest;
   }
+}
+
+function frameOf(buf: Buffer, at: number, size: number, copy: boolean): Frame {
+  const body = buf.subarray(at + buf[at + 4]! * 4, at + size);
+  return { type: buf[at + 5]!, channel: buf.readUInt16BE(at + 6), body: copy ? Buffer.from(body) : body };
 }
 
 /** A frame's 8-byte header, for a body of `bodyLength` bytes. */

@@ -1,5 +1,6 @@
 /** What every AMQP 1.0 connection of a listener shares: limits, the default vhost, logins. */
 import type { Duplex } from "node:stream";
+import type { ResourceAlarms } from "../broker/index.js";
 import type { SaslSettings } from "./sasl-login.js";
 
 export interface Amqp1Settings extends SaslSettings {
@@ -18,6 +19,8 @@ export interface Amqp1Settings extends SaslSettings {
   readonly maxConnections: number;
   /** The largest message accepted (RabbitMQ's max_message_size); a larger one detaches its link. */
   readonly maxMessageSize: number;
+  /** Memory and disk alarms: while one is on, senders get no more link credit (incoming-link.ts). */
+  readonly alarms: ResourceAlarms | null;
   /** The verified TLS client certificate's name (for SASL EXTERNAL); null without one. */
   certName(socket: Duplex): string | null;
 }

@@ -3,7 +3,7 @@
  * the same frame and session limits, heartbeat, logins and default vhost as AMQP 0-9-1.
  */
 import type { Duplex } from "node:stream";
-import type { Broker } from "../broker/index.js";
+import type { Broker, ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import type { LoginThrottle } from "../auth/login-throttle.js";
@@ -11,7 +11,7 @@ import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import { certLoginName } from "../tls/cert-login-name.js";
 import { amqp1Handover, type Amqp1Handover } from "./amqp1-handover.js";
 
-export function amqp1Side(broker: Broker, config: ConeyConfig, logger: Logger, loginThrottle: LoginThrottle, tokens: TokenVerifier | null): Amqp1Handover {
+export function amqp1Side(broker: Broker, config: ConeyConfig, logger: Logger, loginThrottle: LoginThrottle, tokens: TokenVerifier | null, alarms: ResourceAlarms | null): Amqp1Handover {
   return amqp1Handover(
     broker,
     {
@@ -23,11 +23,12 @@ export function amqp1Side(broker: Broker, config: ConeyConfig, logger: Logger, l
       containerId: config.nodeName,
       maxConnections: config.maxConnections,
       maxMessageSize: config.maxMessageSize,
+      alarms,
       loopbackUsers: config.loopbackUsers,
       tokens,
       throttle: loginThrottle,
-      // RabbitMQ 4's anonymous_login_user / anonymous_login_pass defaults: guest, a loopback user.
-      anonymous: { user: "guest", password: "guest" },
+      // RabbitMQ 4's anonymous_login_user / anonymous_login_pass (default guest, a loopback user; "none" turns ANONYMOUS off).
+      anonymous: config.anonymousLoginUser === "none" ? null : { user: config.anonymousLoginUser, password: config.anonymousLoginPass },
       certName: (socket: Duplex) => certLoginName(socket, config.sslCertLoginFrom),
     },
     logger,

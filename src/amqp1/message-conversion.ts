@@ -13,7 +13,7 @@
  * - body: data sections ↔ the body; any other body (amqp-value, amqp-sequence) stays encoded
  *   with type "amqp-1.0" and is sent back to 1.0 clients as it came.
  */
-import type { FieldTable } from "../broker/values/field-value.js";
+import { Decimal, type FieldTable, type FieldValue } from "../broker/values/field-value.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Body } from "../broker/values/message-body.js";
 import { decodeMessage, encodeMessage, type Amqp10Map, type Amqp10Message, type PropertyField } from "../amqp10/message-sections.js";
@@ -21,14 +21,19 @@ import { fieldValue, headerValue, smallInt } from "../amqp10/message-mapping.js"
 import { str, sym, textOf, type Amqp10Value } from "../amqp10/amqp10-value.js";
 
 const AMQP10_TYPE = "amqp-1.0";
+const EMPTY = Buffer.alloc(0);
 const SHORTSTR_MAX = 255;
 
 /** A received message as the broker takes it, with the 1.0 fields routing may use. */
 export interface ConvertedMessage {
   readonly properties: MessageProperties;
-  readonly body: Buffer;
+  readonly body: Body;
   readonly subject: string | null;
   readonly to: string | null;
+  /** The sections as they came, for 1.0 consumers (original-form.ts). */
+  readonly header: Buffer | null;
+  readonly annotations: Amqp10Map;
+  readonly rest: Buffer;
 }
 
 const isInternal = (k: string): boolean => k.startsWith("x-basic-") || k === "x-routing-key" || k === "x-exchange";
@@ -72,15 +77,17 @@ export function fromAmqp1(payload: Buffer): ConvertedMessage {
   const groupId = textOf(props.groupId);
   if (groupId !== undefined) p.appId = groupId;
   if (Object.keys(headers).length > 0) p.headers = headers;
-  let body: Buffer;
+  let body: Body;
   if (m.otherBody !== undefined) {
     body = m.otherBody;
     p.type = AMQP10_TYPE;
   } else {
+    // Several data sections stay several pieces of one body (not joined: no copy).
     const data = m.data ?? [];
-    body = data.length === 1 ? data[0]! : Buffer.concat(data as Buffer[]);
+    body = data.length === 1 ? data[0]! : data.length === 0 ? EMPTY : data;
   }
-  return { properties: p, body, subject: textOf(props.subject) ?? null, to: textOf(props.to) ?? null };
+  const raw = m.raw!;
+  return { properties: p, body, subject: textOf(props.subject) ?? null, to: textOf(props.to) ?? null, header: raw.header, annotations, rest: raw.rest };
 }
 
 function safeDecode(s: string): string {
@@ -122,6 +129,21 @@ function idValue(id: string): Amqp10Value {
   return m === null ? str(id) : { type: "uuid", value: Buffer.from(m.slice(1).join(""), "hex") };
 }
 
+/**
+ * A header value an annotation carries though application-properties cannot (an annotation may
+ * hold any 1.0 type): arrays as lists, tables as maps with string keys — x-death among them.
+ * Decimals have no 1.0 counterpart here and go as null.
+ */
+function annotationValue(v: FieldValue): Amqp10Value {
+  const simple = headerValue(v);
+  if (simple !== null) return simple;
+  if (Array.isArray(v)) return { type: "list", value: v.map(annotationValue) };
+  if (v !== null && typeof v === "object" && !Buffer.isBuffer(v) && !(v instanceof Date) && !(v instanceof Decimal)) {
+    return { type: "map", value: Object.entries(v).map(([k, x]) => [str(k), annotationValue(x)] as const) };
+  }
+  return { type: "null" };
+}
+
 /** Where a delivered message was published: RabbitMQ 4's x-exchange and x-routing-key annotations. */
 export interface Published {
   readonly exchange: string;
@@ -140,7 +162,7 @@ export function toAmqp1(p: Readonly<MessageProperties>, body: Body, published: P
   const app: Array<readonly [Amqp10Value, Amqp10Value]> = [];
   for (const [k, v] of Object.entries(p.headers ?? {})) {
     const value = headerValue(v);
-    if (k.startsWith("x-")) annotations.push([sym(k), value ?? { type: "null" }]);
+    if (k.startsWith("x-")) annotations.push([sym(k), value ?? annotationValue(v)]);
     else if (k === "CC" && Array.isArray(v)) annotations.push([sym("x-cc"), { type: "list", value: v.map((x) => headerValue(x) ?? { type: "null" }) }]);
     else if (value !== null) app.push([str(k), value]);
   }

@@ -7,6 +7,10 @@
  * queue has nothing more for the credit, the credit is spent by advancing delivery-count and the
  * flow is echoed with drain set (part 2 §2.6.7).
  *
+ * A stream queue source reads from where the source's filter says (stream-filters.ts: RabbitMQ
+ * 4's rabbitmq:stream-offset-spec, default next), each delivery annotated x-stream-offset; its
+ * outcomes only return credit (the message stays in the stream).
+ *
  * A v1 exchange or topic source consumes from a queue of the link's own (server-named,
  * exclusive, auto-delete) bound with its key, deleted with the link.
  */
@@ -17,6 +21,9 @@ import { Amqp1Error, CONDITION } from "./amqp1-errors.js";
 import { parseSource } from "./amqp1-addresses.js";
 import type { LinkHost, SessionLink } from "./link-host.js";
 import { toAmqp1 } from "./message-conversion.js";
+import { AMQP1_FORMAT } from "./original-form.js";
+import { streamArguments } from "./stream-filters.js";
+import type { FieldTable } from "../broker/values/field-value.js";
 import { boolField, compositeField, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
 
 const SND_SETTLED = 1;
@@ -36,6 +43,10 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   /** The queue of the link's own (a v1 exchange source), deleted with it. */
   private ownQueue: string | null = null;
   private readonly counters = { deliver: 0, deliverNoAck: 0, redeliver: 0 };
+  /** A stream consumer's start and filter (stream-filters.ts); empty for other queues. */
+  args: FieldTable = {};
+  /** A pre-settled link on a stream: each delivery returns its credit to the stream at once. */
+  private settleOnDelivery = false;
 
   constructor(
     private readonly session: LinkHost,
@@ -72,7 +83,13 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
       broker.bindQueue(ctx, v.name, name, source.exchange, source.key, {});
     }
     const queue = broker.queueForRead(ctx, v.name, name);
-    if (queue.type === "stream") throw new Amqp1Error(CONDITION.notImplemented, `consuming stream queue '${name}' over AMQP 1.0 is not supported yet`, "link");
+    if (queue.type === "stream") {
+      // The stream queue reads where to start and what to filter from `args`, as from basic.consume's.
+      this.args = streamArguments(s?.fields[7]);
+      this.settleOnDelivery = this.noAck;
+      // Offsets and filters checked as basic.consume's (precondition-failed → amqp:precondition-failed), before we answer the attach.
+      queue.admitConsumer({ noAck: false, prefetch: 1, channelPrefetch: 0, arguments: this.args });
+    }
     queue.checkConsumable(false);
     this.session.send(PERFORMATIVE.attach, [
       str(this.name),
@@ -99,13 +116,16 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     const m = entry.message;
     const id = s.nextDeliveryId;
     s.nextDeliveryId = (id + 1) >>> 0;
-    const pieces = toAmqp1(m.properties, m.body, m);
+    // A message published over 1.0 goes out as it came (original-form.ts); others are converted.
+    const o = m.original;
+    const pieces = o !== null && o.format === AMQP1_FORMAT ? o.parts : toAmqp1(m.properties, m.body, m);
     s.sent(s.conn.output.transfer(s.channel, this.handle, id, this.noAck, pieces));
     this.credit--;
     this.deliveryCount = (this.deliveryCount + 1) >>> 0;
     if (entry.redelivered) this.counters.redeliver++;
     if (this.noAck) {
       this.counters.deliverNoAck++;
+      if (this.settleOnDelivery) queue.settle(entry);
       return;
     }
     this.counters.deliver++;
@@ -191,6 +211,6 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
 
   consumerInfo(): ConsumerInfo {
     const q = this.queue;
-    return { tag: this.tag, queue: q?.name ?? "", vhost: q?.vhost ?? this.session.conn.vhost, ackRequired: !this.noAck, exclusive: false, prefetchCount: this.credit, priority: 0, arguments: {}, activity: q === null ? "up" : q.consumerActivity(this) };
+    return { tag: this.tag, queue: q?.name ?? "", vhost: q?.vhost ?? this.session.conn.vhost, ackRequired: !this.noAck, exclusive: false, prefetchCount: this.credit, priority: 0, arguments: this.args, activity: q === null ? "up" : q.consumerActivity(this) };
   }
 }

@@ -62,7 +62,7 @@ export function saslLogIn(broker: Broker, s: SaslSettings, log: Logger, peer: Sa
     if (creds === null) throw refused(mechanism);
     ({ username, password } = creds);
   }
-  const done = logIn(broker, s, log, { mechanism, username, password, peerHost: peer.peerHost, peerIsLoopback: peer.isLoopback });
+  const done = logIn(broker, s, log, { mechanism, username, password, peerHost: peer.peerHost, peerIsLoopback: peer.isLoopback, protocol: "amqp10" });
   if (done instanceof Promise) return done.then((l) => ({ user: l.user, permissions: l.permissions, mechanism }));
   return { user: done.user, permissions: done.permissions, mechanism };
 }

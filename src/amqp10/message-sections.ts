@@ -43,6 +43,12 @@ export interface Amqp10Message {
   readonly dataParts?: readonly Buffer[];
   /** The body's other sections (amqp-value, amqp-sequence), encoded as they came. */
   readonly otherBody?: Buffer;
+  /**
+   * Read only: the header section as it came (null without one), and every byte from the first
+   * section after the annotations (properties, application-properties, body, footer) to the end —
+   * slices of the input, not copies, for a broker that sends the message on as it came.
+   */
+  readonly raw?: { readonly header: Buffer | null; readonly rest: Buffer };
 }
 
 const described = (code: number, value: Amqp10Value): Buffer => encodeAmqp10({ type: "described", descriptor: { type: "ulong", value: BigInt(code) }, value });
@@ -82,15 +88,19 @@ export function decodeMessage(buf: Buffer): Amqp10Message {
   const out: { -readonly [K in keyof Amqp10Message]: Amqp10Message[K] } = {};
   const data: Buffer[] = [];
   let bodyStart = -1;
+  let header: Buffer | null = null;
+  let restStart = buf.length;
   while (!r.done) {
     const start = r.at;
     const section = r.read();
     if (section.type !== "described" || section.descriptor.type !== "ulong") throw new Amqp10DecodeError(`byte ${start}: not a message section`);
     const code = Number(section.descriptor.value);
+    if (restStart === buf.length && code >= SECTION.properties) restStart = start;
     const v = section.value;
     switch (code) {
       case SECTION.header:
         out.header = v.type === "list" ? v.value : [];
+        header = buf.subarray(start, r.at);
         break;
       case SECTION.messageAnnotations:
         out.messageAnnotations = v.type === "map" ? v.value : [];
@@ -121,5 +131,6 @@ export function decodeMessage(buf: Buffer): Amqp10Message {
   }
   if (data.length > 0) out.data = data;
   if (bodyStart >= 0) out.otherBody = buf.subarray(bodyStart);
+  out.raw = { header, rest: buf.subarray(restStart) };
   return out;
 }

@@ -7,6 +7,7 @@
  * pre-settled; the sender is paced by link credit alone). Reports the receive rate over the run.
  */
 import type { Connection, ConnectionOptions, EventContext } from "rhea";
+import { cpuSeconds } from "./process-cpu.js";
 
 export interface Amqp10BenchOptions {
   /** amqp://user:pass@host:port */
@@ -17,11 +18,15 @@ export interface Amqp10BenchOptions {
   /** Unsettled mode: deliveries awaiting their outcome at most. */
   readonly window: number;
   readonly durationSeconds: number;
+  /** The broker's pid: its CPU time (user + system) per received message is reported. */
+  readonly brokerPid?: number;
 }
 
 export interface Amqp10BenchResult {
   readonly sentPerSecond: number;
   readonly receivedPerSecond: number;
+  /** Broker CPU µs per received message over the measured run (with brokerPid), else NaN. */
+  readonly brokerCpuMicros: number;
 }
 
 async function open(url: URL): Promise<Connection> {
@@ -70,10 +75,12 @@ export async function runAmqp10Bench(o: Amqp10BenchOptions): Promise<Amqp10Bench
   await new Promise((r) => setTimeout(r, 1000));
   receivedAtStart = received;
   sentAtStart = sent;
+  const cpuStart = o.brokerPid === undefined ? Number.NaN : cpuSeconds(o.brokerPid);
   const started = performance.now();
   await new Promise((r) => setTimeout(r, o.durationSeconds * 1000));
   const seconds = (performance.now() - started) / 1000;
-  const result = { sentPerSecond: (sent - sentAtStart) / seconds, receivedPerSecond: (received - receivedAtStart) / seconds };
+  const cpu = o.brokerPid === undefined ? Number.NaN : cpuSeconds(o.brokerPid) - cpuStart;
+  const result = { sentPerSecond: (sent - sentAtStart) / seconds, receivedPerSecond: (received - receivedAtStart) / seconds, brokerCpuMicros: (cpu * 1e6) / (received - receivedAtStart) };
   stopped = true;
   pc.close();
   cc.close();
@@ -81,5 +88,5 @@ export async function runAmqp10Bench(o: Amqp10BenchOptions): Promise<Amqp10Bench
 }
 
 export function formatAmqp10Result(o: Amqp10BenchOptions, r: Amqp10BenchResult): string {
-  return `amqp10 ${o.mode} ${o.size} B  credit ${o.credit}${o.mode === "unsettled" ? ` window ${o.window}` : ""}: sent ${Math.round(r.sentPerSecond).toLocaleString("en")} msg/s, received ${Math.round(r.receivedPerSecond).toLocaleString("en")} msg/s`;
+  return `amqp10 ${o.mode} ${o.size} B  credit ${o.credit}${o.mode === "unsettled" ? ` window ${o.window}` : ""}: sent ${Math.round(r.sentPerSecond).toLocaleString("en")} msg/s, received ${Math.round(r.receivedPerSecond).toLocaleString("en")} msg/s${Number.isNaN(r.brokerCpuMicros) ? "" : `, broker CPU ${r.brokerCpuMicros.toFixed(1)} µs/msg`}`;
 }

@@ -162,9 +162,11 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("--credit <n>", "the receiver's link credit", int(1), 1000)
     .option("--window <n>", "unsettled: deliveries awaiting their outcome at most", int(1), 1000)
     .option("-z, --duration <seconds>", "run time", int(1), 5)
+    .option("--broker-pid <pid>", "the broker's pid: its CPU per received message is reported", int(1))
     .action(async (v: Record<string, unknown>) => {
       const { runAmqp10Bench, formatAmqp10Result } = await import("./amqp10-bench.js");
-      const o = { url: v["url"] as string, size: v["size"] as number, mode: v["mode"] === "settled" ? ("settled" as const) : ("unsettled" as const), credit: v["credit"] as number, window: v["window"] as number, durationSeconds: v["duration"] as number };
+      const pid = v["brokerPid"] as number | undefined;
+      const o = { url: v["url"] as string, size: v["size"] as number, mode: v["mode"] === "settled" ? ("settled" as const) : ("unsettled" as const), credit: v["credit"] as number, window: v["window"] as number, durationSeconds: v["duration"] as number, ...(pid === undefined ? {} : { brokerPid: pid }) };
       process.stdout.write(`${formatAmqp10Result(o, await runAmqp10Bench(o))}\n`);
     });
   program

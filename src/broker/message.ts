@@ -14,6 +14,21 @@ import { bodyLength, type Body } from "./values/message-body.js";
 
 export type { MessageProperties };
 
+/**
+ * The message as the protocol that published it encoded what the model above does not hold
+ * (AMQP 1.0's to, subject, footer, body sections …), so that a consumer of the same protocol gets
+ * it back as sent (RabbitMQ 4 keeps a message in its original format). Opaque to the broker: the
+ * publishing transport makes it, a consumer of that `format` reads it, every other consumer
+ * converts from the model. Invariant: it agrees with `properties` and `body`, so whoever rewrites
+ * them drops it (message-headers.ts); it lives in memory only (the store keeps the model).
+ */
+export interface OriginalEncoding {
+  /** The protocol's name, e.g. "amqp-1.0". */
+  readonly format: string;
+  /** The encoded pieces, in the protocol's own order (their meaning is the transport's). */
+  readonly parts: readonly Buffer[];
+}
+
 export interface Message {
   readonly exchange: string;
   readonly routingKey: string;
@@ -31,6 +46,8 @@ export interface Message {
    * Only the message the transport built carries it: a copy made with other properties does not.
    */
   lease: BodyLease | null;
+  /** See OriginalEncoding; null for a message whose protocol keeps nothing beyond the model. */
+  readonly original: OriginalEncoding | null;
 }
 
 export function createMessage(
@@ -41,6 +58,7 @@ export function createMessage(
   body: Body,
   now: number,
   lease: BodyLease | null = null,
+  original: OriginalEncoding | null = null,
 ): Message {
-  return { exchange, routingKey, properties, rawProperties, body, bodySize: bodyLength(body), persistent: properties.deliveryMode === 2, publishedAt: now, lease };
+  return { exchange, routingKey, properties, rawProperties, body, bodySize: bodyLength(body), persistent: properties.deliveryMode === 2, publishedAt: now, lease, original };
 }

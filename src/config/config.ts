@@ -161,6 +161,9 @@ export interface ConeyConfig {
   /** STOMP CONNECT without login and passcode logs in as this user (stomp.default_user; null: refused). */
   stompDefaultUser: string | null;
   stompDefaultPass: string;
+  /** AMQP 1.0 SASL ANONYMOUS logs in as this user (RabbitMQ 4's anonymous_login_user; "none": not offered). */
+  anonymousLoginUser: string;
+  anonymousLoginPass: string;
   /** With a default user, a first frame other than CONNECT logs in implicitly (stomp.implicit_connect). */
   stompImplicitConnect: boolean;
   /** The vhost of a STOMP CONNECT without a host header (stomp.default_vhost). */
@@ -267,6 +270,8 @@ export function defaultConfig(): ConeyConfig {
     webStompPort: 15674,
     stompDefaultUser: null,
     stompDefaultPass: "guest",
+    anonymousLoginUser: "guest",
+    anonymousLoginPass: "guest",
     stompImplicitConnect: false,
     stompDefaultVhost: "/",
     stompSslCertLogin: false,

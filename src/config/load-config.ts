@@ -78,6 +78,8 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "mqttExchange", flag: "--mqtt-exchange <name>", env: "CONEY_MQTT_EXCHANGE", kind: "string", help: "topic exchange MQTT topics map onto" },
   { key: "mqttAllowAnonymous", flag: "--mqtt-allow-anonymous <bool>", env: "CONEY_MQTT_ALLOW_ANONYMOUS", kind: "bool", help: "MQTT clients without credentials log in as --mqtt-default-user" },
   { key: "mqttDefaultUser", flag: "--mqtt-default-user <name>", env: "CONEY_MQTT_DEFAULT_USER", kind: "string", help: "user of anonymous MQTT clients" },
+  { key: "anonymousLoginUser", flag: "--anonymous-login-user <name>", env: "CONEY_ANONYMOUS_LOGIN_USER", kind: "string", help: "user of AMQP 1.0 SASL ANONYMOUS clients ('none': ANONYMOUS not offered)" },
+  { key: "anonymousLoginPass", flag: "--anonymous-login-pass <password>", env: "CONEY_ANONYMOUS_LOGIN_PASS", kind: "string", help: "its password" },
   { key: "mqttDefaultPass", flag: "--mqtt-default-pass <password>", env: "CONEY_MQTT_DEFAULT_PASS", kind: "string", help: "its password" },
   { key: "mqttPrefetch", flag: "--mqtt-prefetch <n>", env: "CONEY_MQTT_PREFETCH", kind: "int", help: "unacknowledged QoS 1 deliveries per MQTT client" },
   { key: "mqttSslCertLogin", flag: "--mqtt-ssl-cert-login <bool>", env: "CONEY_MQTT_SSL_CERT_LOGIN", kind: "bool", help: "MQTTS clients without credentials log in as their certificate's name (needs --tls-verify-peer)" },

@@ -221,6 +221,9 @@ const KEYS: Record<string, (l: Line, b: Build) => void> = {
   "web_stomp.tcp.port": (l, b) => (b.out.webStompPort = listener(l, b, l.key)),
   "stomp.default_user": (l, b) => (b.out.stompDefaultUser = l.value),
   "stomp.default_pass": (l, b) => (b.out.stompDefaultPass = l.value),
+  // AMQP 1.0's SASL ANONYMOUS (RabbitMQ 4, docs/AMQP10.md).
+  anonymous_login_user: (l, b) => (b.out.anonymousLoginUser = l.value),
+  anonymous_login_pass: (l, b) => (b.out.anonymousLoginPass = l.value),
   "stomp.implicit_connect": (l, b) => (b.out.stompImplicitConnect = bool(l)),
   "stomp.default_vhost": (l, b) => (b.out.stompDefaultVhost = l.value),
   "stomp.ssl_cert_login": (l, b) => (b.out.stompSslCertLogin = bool(l)),

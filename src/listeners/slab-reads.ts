@@ -73,7 +73,7 @@ export class SlabTails {
   /** Pooled slabs moved off, still held until settle(). */
   private readonly retired: Slab[] = [];
 
-  constructor(readonly pool: SlabPool | null = null) {
+  constructor(public pool: SlabPool | null = null) {
     this.slab = Buffer.allocUnsafeSlow(SMALL_SLAB);
     this.tail = this.slab;
   }
@@ -91,6 +91,22 @@ export class SlabTails {
       else slab.release();
     }
     retired.length = kept;
+  }
+
+  /**
+   * The reader will keep cuts of its reads without counting holds (a protocol that does not lend
+   * bodies: AMQP 1.0 after the AMQP listener's handover): no slab of this socket goes back to the
+   * pool — those it has are left to the garbage collector — and later slabs are its own, as on a
+   * socket read without a pool (MQTT).
+   */
+  leavePool(): void {
+    const pool = this.pool;
+    if (pool === null) return;
+    for (const slab of this.retired) pool.abandon(slab);
+    this.retired.length = 0;
+    if (this.pooled !== null) pool.abandon(this.pooled);
+    this.pooled = null;
+    this.pool = null;
   }
 
   /** The socket closed: every hold of the reader's goes (nothing it cut is read any more). */

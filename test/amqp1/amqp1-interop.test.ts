@@ -184,4 +184,27 @@ describe("AMQP 1.0 with other protocols", () => {
     assert.equal((await err).condition, "amqp:resource-deleted");
     await close(c);
   });
+  it("bodies received as slices of the socket's reads stay intact after the AMQP 1.0 connection closes and other connections read", async () => {
+    declare("slices-q");
+    declare("churn-q");
+    const bodies = Array.from({ length: 40 }, (_, i) => Buffer.alloc(4096, i + 1));
+    const c = await connect(broker.amqpPort);
+    assert.ok((await sendAll(await openSender(c, "/queues/slices-q"), bodies.map((b) => ({ body: data(b) })))).every((o) => o.outcome === "accepted"));
+    // The test suite poisons read slabs that go back to the pool (CONEY_POISON_READS): a slab
+    // returned while a body still pointed into it would show 0xdb below.
+    await close(c);
+    const conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${broker.amqpPort}`);
+    const ch = await conn.createConfirmChannel();
+    for (let i = 0; i < 20; i++) ch.sendToQueue("churn-q", Buffer.alloc(65536, 0x55));
+    await ch.waitForConfirms();
+    await ch.purgeQueue("churn-q");
+    const got: Buffer[] = [];
+    for (let i = 0; i < bodies.length; i++) {
+      const m = await ch.get("slices-q", { noAck: true });
+      assert.ok(m !== false, `message ${i}`);
+      got.push(m.content);
+    }
+    assert.ok(got.every((b, i) => b.equals(bodies[i]!)), "every body as sent");
+    await conn.close();
+  });
 });

@@ -9,6 +9,7 @@
  */
 import type { PermissionChecker } from "../../auth/permission-check.js";
 import type { LoginThrottle } from "../../auth/login-throttle.js";
+import type { AuthProtocol } from "../../auth/auth-attempts.js";
 import { isTokenLogin, sessionOf } from "../../auth/oauth/token-login.js";
 import type { TokenLogin, TokenVerifier } from "../../auth/oauth/token-verifier.js";
 import type { Broker } from "../../broker/index.js";
@@ -40,6 +41,8 @@ export interface LoginAttempt {
   readonly password: string;
   readonly peerHost: string;
   readonly peerIsLoopback: boolean;
+  /** Which protocol's auth attempts it counts as (default amqp091; AMQP 1.0 shares this login). */
+  readonly protocol?: AuthProtocol;
 }
 
 /** The handshake's authenticate step; a token is verified asynchronously (the handshake reads nothing meanwhile). */
@@ -61,7 +64,7 @@ export function logIn(broker: Broker, s: LoginSettings, log: Logger, a: LoginAtt
 }
 
 function passwordLogIn(broker: Broker, s: LoginSettings, log: Logger, a: LoginAttempt): LoggedIn {
-  const user = broker.authenticate(a.username, a.password, "amqp091");
+  const user = broker.authenticate(a.username, a.password, a.protocol ?? "amqp091");
   if (!user) {
     s.throttle?.failed(a.peerHost);
     log.warn("login refused", { user: a.username, mechanism: a.mechanism });

@@ -168,8 +168,8 @@ export interface Queue extends QueueSpec {
   checkRejectable(): void;
   /** An ack-mode entry was acknowledged. */
   settle(e: QueueEntry): void;
-  /** Ack-mode entries go back (or, on a stream, only return their credit). */
-  requeue(entries: readonly QueueEntry[]): void;
+  /** Ack-mode entries go back (or, on a stream, only return their credit); `deliveryFailed` (default true) counts toward a delivery limit. */
+  requeue(entries: readonly QueueEntry[], deliveryFailed?: boolean): void;
   /** An ack-mode entry was rejected without requeue. */
   discard(e: QueueEntry): void;
 

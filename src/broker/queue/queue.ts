@@ -232,12 +232,17 @@ export class MessageQueue extends QueueContents implements Queue {
     this.forget(e, null);
   }
 
-  /** Ack-mode entries go back to their original positions, marked redelivered. */
-  requeue(entries: readonly QueueEntry[]): void {
+  /**
+   * Ack-mode entries go back to their original positions, marked redelivered. `deliveryFailed`
+   * false (AMQP 1.0's released, as RabbitMQ 4) returns them without counting toward a quorum
+   * queue's delivery limit; every other return counts (0-9-1's requeue is RabbitMQ 4's
+   * modify{delivery-failed}).
+   */
+  requeue(entries: readonly QueueEntry[], deliveryFailed = true): void {
     if (entries.length === 0) return;
     let back: readonly QueueEntry[] = entries;
     if (this.host.unstored !== null) back = this.dropUnstoredHeld(back, this.host.unstored);
-    if (this.type === "quorum") back = this.countReturns(back);
+    if (this.type === "quorum" && deliveryFailed) back = this.countReturns(back);
     for (const e of back) {
       this.release(e);
       e.redelivered = true;

@@ -308,5 +308,5 @@ export class StreamQueue extends DeclaredQueue implements Queue {
 /** The message with RabbitMQ's `x-stream-offset` header, a long (a new properties object: the stored one is shared). */
 function withOffset(m: Message, offset: number): Message {
   const properties = { ...m.properties, headers: { ...m.properties.headers, "x-stream-offset": BigInt(offset) } };
-  return { ...m, properties, rawProperties: null, lease: null };
+  return { ...m, properties, rawProperties: null, lease: null, original: null };
 }

@@ -1,0 +1,70 @@
+// FrameReader (src/amqp1/amqp1-frames.ts): frames cut from reads however the reads split them;
+// frames of 256 bytes or more are slices of the read (no copy), smaller ones copies; a frame that
+// spans reads is joined from just the bytes it lacks; oversize and malformed frames throw.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { FrameReader, FrameTooLarge, frameHeader, MalformedFrame } from "../../src/amqp1/amqp1-frames.js";
+
+const frame = (bodyLength: number, fill: number, channel = 0): Buffer => Buffer.concat([frameHeader(bodyLength, 0, channel), Buffer.alloc(bodyLength, fill)]);
+
+/** Whether `piece` lies in `read`'s memory (small Buffers share Node's pool, so .buffer alone says nothing). */
+const within = (piece: Buffer, read: Buffer): boolean => piece.buffer === read.buffer && piece.byteOffset >= read.byteOffset && piece.byteOffset < read.byteOffset + read.length;
+
+describe("AMQP 1.0 FrameReader", () => {
+  it("yields the same frames whatever the reads' boundaries", () => {
+    const wire = Buffer.concat([frame(10, 1), frame(600, 2, 3), frame(0, 0), frame(300, 4)]);
+    for (let cut = 1; cut < wire.length; cut += 7) {
+      const r = new FrameReader(4096);
+      const got = [...r.push(wire.subarray(0, cut))].map((f) => ({ ch: f.channel, body: Buffer.from(f.body) }));
+      got.push(...r.push(wire.subarray(cut)).map((f) => ({ ch: f.channel, body: Buffer.from(f.body) })));
+      assert.deepEqual(
+        got.map((f) => [f.ch, f.body.length, f.body[0]]),
+        [
+          [0, 10, 1],
+          [3, 600, 2],
+          [0, 0, undefined],
+          [0, 300, 4],
+        ],
+        `cut at ${cut}`,
+      );
+    }
+  });
+
+  it("slices frames of 256 bytes or more out of the read and copies smaller ones", () => {
+    const read = Buffer.concat([frame(300, 7), frame(20, 8)]);
+    const [big, small] = new FrameReader(4096).push(read);
+    assert.ok(within(big!.body, read), "a slice of the read");
+    assert.ok(!within(small!.body, read), "a copy");
+  });
+
+  it("completes a frame spanning reads with only the bytes it lacks; the next frames stay slices", () => {
+    const a = frame(1000, 1);
+    const b = frame(1000, 2);
+    const r = new FrameReader(4096);
+    assert.equal(r.push(a.subarray(0, 3)).length, 0);
+    const second = Buffer.concat([a.subarray(3), b]);
+    const frames = r.push(second);
+    assert.equal(frames.length, 2);
+    assert.equal(frames[0]!.body.length, 1000);
+    assert.ok(!within(frames[0]!.body, second), "the joined frame");
+    assert.ok(within(frames[1]!.body, second), "sliced, not copied with the join");
+  });
+
+  it("stops at the limit and hands back the rest unread (a protocol header after SASL)", () => {
+    const header = Buffer.from("AMQP\x00\x01\x00\x00", "latin1");
+    const r = new FrameReader(512);
+    assert.equal(r.push(Buffer.concat([frame(10, 1), header]), 1).length, 1);
+    assert.deepEqual(r.takeRest(), header);
+  });
+
+  it("throws on a frame over max-frame-size and on a malformed header", () => {
+    assert.throws(() => new FrameReader(512).push(frame(600, 1)), FrameTooLarge);
+    const bad = frame(10, 1);
+    bad[4] = 1;
+    assert.throws(() => new FrameReader(512).push(bad), MalformedFrame);
+    // Also when the header arrives over two reads.
+    const r = new FrameReader(512);
+    r.push(frame(600, 1).subarray(0, 5));
+    assert.throws(() => r.push(frame(600, 1).subarray(5)), FrameTooLarge);
+  });
+});
