@@ -41,6 +41,7 @@ export class LeaderLink implements QueueLeaderPort {
   readonly creditBytes: number;
   private alive = true;
   private readonly writer: LinkWriter;
+  private readonly properties = new F.PropertiesCache();
   private readonly waits = new StoredWaits();
   private readonly queueIds = new Map<string, number>();
   private readonly sinks = new Map<number, RemoteConsumerSink>();
@@ -176,7 +177,7 @@ export class LeaderLink implements QueueLeaderPort {
     return this.rpc(F.RPC_INFO, queue).then(replyInfo);
   }
   get(queue: Queue, noAck: boolean): Promise<RemoteGot | null> {
-    return this.rpc(noAck ? F.RPC_GET_NO_ACK : F.RPC_GET_ACK, queue).then(replyGot);
+    return this.rpc(noAck ? F.RPC_GET_NO_ACK : F.RPC_GET_ACK, queue).then((f) => replyGot(f, this.properties));
   }
 
   private rpc(kind: number, queue: Queue): Promise<Buffer> {
@@ -202,7 +203,7 @@ export class LeaderLink implements QueueLeaderPort {
         const sink = this.sinks.get(id);
         // Cancelled here while the delivery was on its way: it goes back, as a cancelled consumer's would.
         if (sink === undefined) return this.settle(id, entryId, SETTLE_REQUEUE);
-        return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17));
+        return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17, this.properties));
       }
       case F.CANCELLED: {
         const id = f.readUInt32LE(at);

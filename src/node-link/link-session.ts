@@ -32,6 +32,7 @@ const FIRST_GET_HOLDER = 0x8000_0000;
 
 export class LinkSession implements ServingLink {
   private readonly writer: LinkWriter;
+  private readonly properties = new F.PropertiesCache();
   private readonly reports: StoredReports;
   private readonly queues = new Map<number, QueueRef>();
   private readonly consumers = new Map<number, ServedConsumer>();
@@ -117,7 +118,7 @@ export class LinkSession implements ServingLink {
   private publish(f: Buffer): void {
     const at = F.FRAME_HEAD;
     const n = f[at]!;
-    const message = F.readMessage(f, at + 1 + 4 * n);
+    const message = F.readMessage(f, at + 1 + 4 * n, this.properties);
     const journal = this.broker.journal;
     const before = journal === null ? 0 : journal.appends;
     let refused = false;
