@@ -98,8 +98,13 @@ export class LinkSession implements ServingLink {
         if (!c.holds) this.consumers.delete(c.id);
         return;
       }
-      case F.SETTLE:
-        return this.settle(f.readUInt32LE(at), f[at + 4]!, f.readDoubleLE(at + 5));
+      case F.SETTLE: {
+        const holder = f.readUInt32LE(at);
+        const op = f[at + 4]!;
+        const n = f.readUInt32LE(at + 5);
+        for (let i = 0; i < n; i++) this.settle(holder, op, f.readDoubleLE(at + 9 + 8 * i));
+        return;
+      }
       case F.RPC:
         return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
       default:
