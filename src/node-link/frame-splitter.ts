@@ -1,6 +1,6 @@
 /**
  * Splits the link's byte stream into frames (link-frames.ts): a frame that lies whole in one read
- * is a slice of it (no copy); one that spans reads is joined once. A frame longer than `maxFrame`
+ * is a slice of it (no copy); one that spans reads is joined once, from its pieces only. A frame longer than `maxFrame`
  * ends the link (before authentication the limit is small: nothing is buffered for strangers).
  */
 import type { Socket } from "node:net";
@@ -13,32 +13,49 @@ export class FrameSplitter {
 
   /** Calls `onFrame(frame)` for each whole frame (its u32 length included); throws on an oversized frame. */
   push(chunk: Buffer, onFrame: (frame: Buffer) => void): void {
-    let buf = chunk;
+    let at = 0;
     if (this.pendingBytes > 0) {
-      this.pending.push(chunk);
-      // A large frame arriving in many reads is joined once, when it is whole.
-      const first = this.pending[0]!;
-      if (first.length >= 4 && this.pendingBytes + chunk.length < 4 + first.readUInt32LE(0)) {
-        this.pendingBytes += chunk.length;
+      // Only the bytes the split frame lacks are joined; the rest of the read stays uncopied.
+      if (this.pendingBytes < 4) {
+        const head = Buffer.concat([...this.pending, chunk.subarray(0, 4 - this.pendingBytes)]);
+        if (head.length < 4) {
+          this.pending = [head];
+          this.pendingBytes = head.length;
+          return;
+        }
+        at = 4 - this.pendingBytes;
+        this.pending = [head];
+        this.pendingBytes = 4;
+      }
+      const len = this.checked(this.pending[0]!.readUInt32LE(0));
+      const lacking = 4 + len - this.pendingBytes;
+      if (chunk.length - at < lacking) {
+        this.pending.push(chunk.subarray(at));
+        this.pendingBytes += chunk.length - at;
         return;
       }
-      buf = Buffer.concat(this.pending, this.pendingBytes + chunk.length);
+      this.pending.push(chunk.subarray(at, at + lacking));
+      const whole = Buffer.concat(this.pending, 4 + len);
       this.pending = [];
       this.pendingBytes = 0;
+      at += lacking;
+      onFrame(whole);
     }
-    let at = 0;
-    while (buf.length - at >= 4) {
-      const len = buf.readUInt32LE(at);
-      if (len > this.maxFrame) throw new Error(`link frame of ${len} bytes exceeds ${this.maxFrame}`);
-      if (buf.length - at < 4 + len) break;
-      onFrame(buf.subarray(at, at + 4 + len));
+    while (chunk.length - at >= 4) {
+      const len = this.checked(chunk.readUInt32LE(at));
+      if (chunk.length - at < 4 + len) break;
+      onFrame(chunk.subarray(at, at + 4 + len));
       at += 4 + len;
     }
-    if (at < buf.length) {
-      const rest = buf.subarray(at);
-      this.pending.push(rest);
-      this.pendingBytes = rest.length;
+    if (at < chunk.length) {
+      this.pending.push(chunk.subarray(at));
+      this.pendingBytes = chunk.length - at;
     }
+  }
+
+  private checked(len: number): number {
+    if (len > this.maxFrame) throw new Error(`link frame of ${len} bytes exceeds ${this.maxFrame}`);
+    return len;
   }
 }
 

@@ -45,6 +45,7 @@ export class LeaderLink implements QueueLeaderPort {
   readonly creditBytes: number;
   private alive = true;
   private readonly writer: LinkWriter;
+  private readonly properties = new F.PropertiesCache();
   private readonly waits = new StoredWaits();
   private readonly queueIds = new Map<string, number>();
   private readonly sinks = new Map<number, RemoteConsumerSink>();
@@ -55,12 +56,19 @@ export class LeaderLink implements QueueLeaderPort {
   /** The message being forwarded (routed to several queues of this node: one frame, all their ids). */
   private pendingMessage: Message | null = null;
   private readonly pendingIds: number[] = [];
+  /** Settlements gathered this turn (emitSettles). */
+  private readonly settleIds: number[] = [];
+  private settleConsumer = 0;
+  private settleOp: SettleOp = SETTLE_REQUEUE;
 
   constructor(private readonly socket: Socket, terms: LinkTerms, splitter: FrameSplitter) {
     this.node = terms.node;
     this.creditMessages = terms.creditMessages;
     this.creditBytes = terms.creditBytes;
-    this.writer = new LinkWriter(socket, () => this.emitPending());
+    this.writer = new LinkWriter(socket, () => {
+      this.emitSettles();
+      this.emitPending();
+    });
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f));
     socket.on("close", () => this.lose());
@@ -158,18 +166,33 @@ export class LeaderLink implements QueueLeaderPort {
 
   cancel(consumerId: number): void {
     if (!this.sinks.delete(consumerId) || !this.alive) return;
+    this.emitSettles();
     const f = F.frame(F.CANCEL, 4);
     f.writeUInt32LE(consumerId, F.FRAME_HEAD);
     this.writer.write(f);
   }
 
+  /** Settlements of one consumer with one op, gathered in a turn: one SETTLE frame (a multiple ack of 100 is one frame). */
   settle(consumerId: number, entryId: number, op: SettleOp): void {
     if (!this.alive) return;
+    if (this.settleIds.length > 0 && (this.settleConsumer !== consumerId || this.settleOp !== op)) this.emitSettles();
+    this.settleConsumer = consumerId;
+    this.settleOp = op;
+    this.settleIds.push(entryId);
+    this.writer.touch();
+  }
+
+  /** SETTLE: u32 consumer id | u8 op | u32 n | n × f64 entry id. */
+  private emitSettles(): void {
+    const ids = this.settleIds;
+    if (ids.length === 0) return;
     this.emitPending();
-    const f = F.frame(F.SETTLE, 13);
-    f.writeUInt32LE(consumerId, F.FRAME_HEAD);
-    f[F.FRAME_HEAD + 4] = op;
-    f.writeDoubleLE(entryId, F.FRAME_HEAD + 5);
+    const f = F.frame(F.SETTLE, 9 + 8 * ids.length);
+    f.writeUInt32LE(this.settleConsumer, F.FRAME_HEAD);
+    f[F.FRAME_HEAD + 4] = this.settleOp;
+    f.writeUInt32LE(ids.length, F.FRAME_HEAD + 5);
+    for (let i = 0; i < ids.length; i++) f.writeDoubleLE(ids[i]!, F.FRAME_HEAD + 9 + 8 * i);
+    ids.length = 0;
     this.writer.write(f);
   }
 
@@ -184,13 +207,14 @@ export class LeaderLink implements QueueLeaderPort {
     return this.rpc(F.RPC_INFO, queue).then(replyInfo);
   }
   get(queue: Queue, noAck: boolean): Promise<RemoteGot | null> {
-    return this.rpc(noAck ? F.RPC_GET_NO_ACK : F.RPC_GET_ACK, queue).then(replyGot);
+    return this.rpc(noAck ? F.RPC_GET_NO_ACK : F.RPC_GET_ACK, queue).then((f) => replyGot(f, this.properties));
   }
 
   private rpc(kind: number, queue: Queue): Promise<Buffer> {
     if (!this.alive) return Promise.reject(this.lostError());
     const qid = this.queueId(queue);
     const id = ++this.nextRpc;
+    this.emitSettles();
     this.emitPending();
     this.writer.write(rpcFrame(id, kind, qid));
     return new Promise((resolve, reject) => this.rpcs.set(id, { kind, resolve, reject }));
@@ -210,7 +234,7 @@ export class LeaderLink implements QueueLeaderPort {
         const sink = this.sinks.get(id);
         // Cancelled here while the delivery was on its way: it goes back, as a cancelled consumer's would.
         if (sink === undefined) return this.settle(id, entryId, SETTLE_REQUEUE);
-        return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17));
+        return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17, this.properties));
       }
       case F.CANCELLED: {
         const id = f.readUInt32LE(at);
@@ -240,6 +264,7 @@ export class LeaderLink implements QueueLeaderPort {
     this.alive = false;
     this.pendingMessage = null;
     this.pendingIds.length = 0;
+    this.settleIds.length = 0;
     this.waits.lose();
     const sinks = [...this.sinks.values()];
     this.sinks.clear();

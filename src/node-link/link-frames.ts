@@ -10,6 +10,7 @@
  */
 import { createMessage, type Message } from "../broker/index.js";
 import type { Body } from "../broker/values/message-body.js";
+import type { MessageProperties } from "../broker/values/message-properties.js";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
 
 // Connecting node → leading node.
@@ -107,12 +108,29 @@ export function pushMessageFrame(out: Buffer[], head: Buffer, body: Body): void 
 }
 
 /** Decodes the message of a frame from `at` (its exchange) to the frame's end; the body is a slice of the frame. */
-export function readMessage(f: Buffer, at: number): Message {
+export function readMessage(f: Buffer, at: number, cache: PropertiesCache): Message {
   const [exchange, p1] = readString(f, at);
   const [routingKey, p2] = readString(f, p1);
   const publishedAt = f.readDoubleLE(p2);
   const propsLen = f.readUInt32LE(p2 + 8);
   const raw = f.subarray(p2 + 12, p2 + 12 + propsLen);
   const body = f.subarray(p2 + 12 + propsLen);
-  return createMessage(exchange, routingKey, decodeBasicProperties(raw), raw, body, publishedAt);
+  return createMessage(exchange, routingKey, cache.of(raw), raw, body, publishedAt);
+}
+
+/**
+ * The last property list a link end decoded, reused for the next message with the same bytes (a
+ * publisher's messages mostly share theirs). Safe because decoded properties are never changed in
+ * place (message.ts), as content-assembly.ts shares them for an AMQP channel. One per link end.
+ */
+export class PropertiesCache {
+  private lastRaw: Buffer | null = null;
+  private last: MessageProperties = {};
+
+  of(raw: Buffer): MessageProperties {
+    if (this.lastRaw !== null && raw.equals(this.lastRaw)) return this.last;
+    this.last = decodeBasicProperties(raw);
+    this.lastRaw = Buffer.from(raw);
+    return this.last;
+  }
 }

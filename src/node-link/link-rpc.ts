@@ -10,7 +10,7 @@
 import { ERROR_CATALOGUE, type ErrorKind } from "../errors/catalogue.js";
 import { BrokerError } from "../errors/broker-error.js";
 import type { Message, RemoteGot, RemoteQueueInfo } from "../broker/index.js";
-import { FRAME_HEAD, REPLY, REPLY_ERROR, REPLY_OK, RPC, frame, frameWithStrings, messageFrameHead, readMessage, readString } from "./link-frames.js";
+import { FRAME_HEAD, REPLY, REPLY_ERROR, REPLY_OK, RPC, type PropertiesCache, frame, frameWithStrings, messageFrameHead, readMessage, readString } from "./link-frames.js";
 
 export function rpcFrame(id: number, kind: number, queueId: number): Buffer {
   const f = frame(RPC, 9);
@@ -77,7 +77,7 @@ export function replyInfo(f: Buffer): RemoteQueueInfo {
   return { messages: replyNumber(f, 0), consumers: replyNumber(f, 1) };
 }
 
-export function replyGot(f: Buffer): RemoteGot | null {
+export function replyGot(f: Buffer, cache: PropertiesCache): RemoteGot | null {
   const p = FRAME_HEAD;
   if (f[p + 5] !== 1) return null;
   return {
@@ -86,6 +86,6 @@ export function replyGot(f: Buffer): RemoteGot | null {
     redelivered: f[p + 18] === 1,
     deliveryCount: f.readUInt32LE(p + 19),
     remaining: f.readDoubleLE(p + 23),
-    message: readMessage(f, p + 31),
+    message: readMessage(f, p + 31, cache),
   };
 }

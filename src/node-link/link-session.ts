@@ -32,6 +32,7 @@ const FIRST_GET_HOLDER = 0x8000_0000;
 
 export class LinkSession implements ServingLink {
   private readonly writer: LinkWriter;
+  private readonly properties = new F.PropertiesCache();
   private readonly reports: StoredReports;
   private readonly queues = new Map<number, QueueRef>();
   private readonly consumers = new Map<number, ServedConsumer>();
@@ -99,8 +100,13 @@ export class LinkSession implements ServingLink {
         if (!c.holds) this.consumers.delete(c.id);
         return;
       }
-      case F.SETTLE:
-        return this.settle(f.readUInt32LE(at), f[at + 4]!, f.readDoubleLE(at + 5));
+      case F.SETTLE: {
+        const holder = f.readUInt32LE(at);
+        const op = f[at + 4]!;
+        const n = f.readUInt32LE(at + 5);
+        for (let i = 0; i < n; i++) this.settle(holder, op, f.readDoubleLE(at + 9 + 8 * i));
+        return;
+      }
       case F.RPC:
         return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
       default:
@@ -134,7 +140,7 @@ export class LinkSession implements ServingLink {
   private publish(f: Buffer): void {
     const at = F.FRAME_HEAD;
     const n = f[at]!;
-    const message = F.readMessage(f, at + 1 + 4 * n);
+    const message = F.readMessage(f, at + 1 + 4 * n, this.properties);
     const journal = this.broker.journal;
     const before = journal === null ? 0 : journal.appends;
     let refused = false;

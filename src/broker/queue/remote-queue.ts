@@ -228,7 +228,8 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   }
 
   private needsRoundTrip(method: string): BrokerError {
-    return new BrokerError("internalError", `${method} on ${describeResource("queue", this.name, this.vhost)} led by node '${this.leader.node}' must go through the broker's round trip`);
+    // The AMQP 0-9-1 methods take the round trip (remote-queue-operations.ts); other callers are not wired to it yet.
+    return new BrokerError("notImplemented", `${method} on ${describeResource("queue", this.name, this.vhost)} led by node '${this.leader.node}' is supported over AMQP 0-9-1 only`);
   }
 
   /** The link to the leader is lost: every consumer here is cancelled (consumer_cancel_notify); held deliveries are forgotten. */

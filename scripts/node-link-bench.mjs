@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// Forwarded against local: broker CPU per message of a queue led by another node (docs/PERFORMANCE.md,
+// "The inter-node link"). Two broker processes on loopback: B leads queue `bench-q`; A holds it as a
+// RemoteQueue over a real link. One publisher (confirms, 256 in flight) and one consumer (prefetch
+// 1000, a multiple ack every 100) in this process, either both on B (local) or both on A (forwarded);
+// the figure is utime+stime of the broker processes (/proc/<pid>/stat) over the run, per message.
+//   node scripts/node-link-bench.mjs [messages=200000] [size=16] [runs=3]
+// Needs `npm run build` first. Ports 0 everywhere; the children print theirs.
+import { Buffer } from "node:buffer";
+import { fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { AMQPClient } from "@cloudamqp/amqp-client";
+
+const [messages = 200000, size = 16, runs = 3] = process.argv.slice(2).map(Number);
+const HZ = 100;
+const self = new URL(import.meta.url).pathname;
+
+
+async function node(role) {
+  // Registered first: a message sent while the broker starts would otherwise be dropped.
+  const told = new Promise((r) => process.once("message", r));
+  const { startBroker } = await import("../dist/src/start-broker.js");
+  const { listenForNodeLinks, connectNodeLink } = await import("../dist/src/node-link/node-link.js");
+  const { connect } = await import("node:net");
+  const { mkdtempSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const off = { httpPort: null, prometheusPort: null, mqttPort: null, mqttsPort: null, webMqttPort: null, stompPort: null, stompsPort: null, webStompPort: null, streamPort: null, streamTlsPort: null };
+  const running = await startBroker({ amqpPort: 0, ...off, bind: "127.0.0.1", logLevel: "silent", dataDir: mkdtempSync(join(tmpdir(), `link-bench-${role}-`)) });
+  const secret = Buffer.from(process.env.LINK_BENCH_SECRET, "hex");
+  const spec = { name: "bench-q", durable: false, autoDelete: false, exclusiveOwner: null, arguments: {} };
+  if (role === "leader") {
+    running.broker.declareQueue({ permissions: running.broker.checkerFor("guest"), owner: null }, "/", spec, false);
+    const server = listenForNodeLinks(running.broker, { secret, node: "bench@b" });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    process.send({ amqp: running.amqpPort, link: server.address().port });
+  } else {
+    const { link } = await told;
+    const socket = connect(link, "127.0.0.1");
+    await new Promise((r) => socket.once("connect", r));
+    running.broker.leadQueueElsewhere("/", spec, await connectNodeLink(socket, { secret, node: "bench@a" }));
+    process.send({ amqp: running.amqpPort });
+  }
+}
+
+function start(role, secret) {
+  const child = fork(self, [], { env: { ...process.env, LINK_BENCH_ROLE: role, LINK_BENCH_SECRET: secret } });
+  return { child, info: new Promise((r) => child.once("message", r)) };
+}
+
+const cpuTicks = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return Number(f[11]) + Number(f[12]);
+};
+
+async function drive(port) {
+  const body = Buffer.alloc(size, 7);
+  const pubConn = await new AMQPClient(`amqp://guest:guest@127.0.0.1:${port}`).connect();
+  const subConn = await new AMQPClient(`amqp://guest:guest@127.0.0.1:${port}`).connect();
+  const sub = await subConn.channel();
+  await sub.prefetch(1000);
+  let got = 0;
+  const all = new Promise((resolve) => {
+    void sub.basicConsume("bench-q", { noAck: false }, (m) => {
+      got++;
+      if (got % 100 === 0 || got === messages) void sub.basicAck(m.deliveryTag, true);
+      if (got === messages) resolve();
+    });
+  });
+  const pub = await pubConn.channel();
+  await pub.confirmSelect();
+  const inFlight = new Set();
+  for (let i = 0; i < messages; i++) {
+    const p = pub.basicPublish("", "bench-q", body);
+    inFlight.add(p);
+    void p.then(() => inFlight.delete(p));
+    if (inFlight.size >= 256) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  await all;
+  await pubConn.close();
+  await subConn.close();
+}
+
+async function main() {
+  const secret = (await import("node:crypto")).randomBytes(32).toString("hex");
+  const b = start("leader", secret);
+  const a = start("front", secret);
+  const bInfo = await b.info;
+  if (process.env.LINK_BENCH_DEBUG) console.error("leader up", bInfo);
+  a.child.send({ link: bInfo.link });
+  const aInfo = await a.info;
+  if (process.env.LINK_BENCH_DEBUG) console.error("front up", aInfo);
+  const rows = [];
+  for (let r = 0; r < runs; r++) {
+    for (const mode of ["local", "forwarded"]) {
+      const [a0, b0, t0] = [cpuTicks(a.child.pid), cpuTicks(b.child.pid), Date.now()];
+      await drive(mode === "local" ? bInfo.amqp : aInfo.amqp);
+      const [a1, b1, t1] = [cpuTicks(a.child.pid), cpuTicks(b.child.pid), Date.now()];
+      const cpuUs = (((a1 - a0) + (b1 - b0)) / HZ) * 1e6;
+      rows.push({ run: r + 1, mode, msgPerS: Math.round(messages / ((t1 - t0) / 1000)), cpuPerMsgUs: +(cpuUs / messages).toFixed(2), aShare: +((a1 - a0) / Math.max(1, a1 - a0 + b1 - b0)).toFixed(2) });
+      console.log(JSON.stringify(rows.at(-1)));
+    }
+  }
+  const median = (mode) => {
+    const v = rows.filter((x) => x.mode === mode).map((x) => x.cpuPerMsgUs).sort((x, y) => x - y);
+    return v[Math.floor(v.length / 2)];
+  };
+  console.log(JSON.stringify({ messages, size, runs, localMedianUs: median("local"), forwardedMedianUs: median("forwarded"), ratio: +(median("forwarded") / median("local")).toFixed(2) }));
+  a.child.kill();
+  b.child.kill();
+}
+
+if (process.env.LINK_BENCH_ROLE) await node(process.env.LINK_BENCH_ROLE);
+else await main();
