@@ -27,6 +27,9 @@ interface QueueRef {
   queue: Queue | null;
 }
 
+/** A link frame names a queue this node does not hold (deleted meanwhile, or led elsewhere now). */
+const notOnLeader = (): BrokerError => new BrokerError("notFound", "queue not found on its leader");
+
 /** basic.get holders get ids from here up; the connecting node numbers its consumers from 1. */
 const FIRST_GET_HOLDER = 0x8000_0000;
 
@@ -160,7 +163,7 @@ export class LinkSession implements ServingLink {
     const q = this.queue(f.readUInt32LE(at + 4));
     const tag = F.readString(f, at + 17)[0];
     try {
-      if (q === null) throw new BrokerError("notFound", "queue not found on its leader");
+      if (q === null) throw notOnLeader();
       if (q.leadsElsewhere) throw new BrokerError("notFound", `queue '${q.name}' is not led by this node`);
       q.checkExclusiveAccess(null);
       q.checkConsumable(f[at + 12] === 1);
@@ -187,7 +190,7 @@ export class LinkSession implements ServingLink {
   private rpc(id: number, kind: number, queueId: number): void {
     try {
       const q = this.queue(queueId);
-      if (q === null || q.leadsElsewhere) throw new BrokerError("notFound", "queue not found on its leader");
+      if (q === null || q.leadsElsewhere) throw notOnLeader();
       if (kind === F.RPC_INFO) return this.writer.write(replyNumbers(id, [q.messageCount, q.consumerCount]));
       if (kind === F.RPC_PURGE) return this.writer.write(replyNumbers(id, [q.purge()]));
       if (kind === F.RPC_DELETE) return this.writer.write(replyNumbers(id, [this.broker.deleteQueue(this.context(), q.vhost, q.name, { ifUnused: false, ifEmpty: false })]));
