@@ -74,11 +74,12 @@ export interface StartOptions extends Partial<ConeyConfig> {
   readSlabs?: SlabPool | null;
   /**
    * A worker of `coney --workers N` (src/workers) joins the others around the restore of its
-   * definitions: `beforeRestore` (its links up, queue placement set: restored queues other workers
-   * lead become RemoteQueues) and `afterRestore` (changes from now on are relayed; the restore
-   * itself is not a change). Both run before any client listener opens.
+   * definitions: `beforeRestore` (queue placement set, the others' links being reached: restored
+   * queues other workers lead become RemoteQueues) and `afterRestore` (its own queues served to the
+   * others; changes from now on are relayed, the restore itself is not a change). Both run before
+   * any client listener opens.
    */
-  nodeHooks?: { beforeRestore(broker: Broker): Promise<void>; afterRestore(broker: Broker): void; close(): Promise<void> };
+  nodeHooks?: { beforeRestore(broker: Broker): Promise<void>; afterRestore(broker: Broker): Promise<void>; close(): Promise<void> };
   /** The other workers of `coney --workers N` (src/workers), for /api/nodes. */
   peers?: PeerNodes;
 }
@@ -131,7 +132,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     }
   }
   persistence.open(broker);
-  nodeHooks?.afterRestore(broker);
+  await nodeHooks?.afterRestore(broker);
   const eventExchange = config.eventExchange ? new EventExchange(broker, config.eventExchangeVhost ?? config.defaultVhost) : null;
   eventExchange?.start();
   if (broker.authenticate("guest", "guest")) {

@@ -75,9 +75,10 @@ async function runWorker(): Promise<void> {
   const nodeHooks = {
     beforeRestore: async (broker: Broker) => {
       queues = new WorkerQueues(broker, index, start.links, log);
-      await queues.start();
+      queues.start();
     },
-    afterRestore: (broker: Broker) => {
+    afterRestore: async (broker: Broker) => {
+      await (queues as WorkerQueues | null)?.serve();
       relay = new TopologyRelay(broker, endpoint, {
         peers: start.links.nodeNames.map((_, i) => workerName(i)).filter((_, i) => i !== index),
         onApplyError: (err, change) => log.warn("a definitions change from another worker did not apply here", { err, kind: change.kind, op: change.op }),

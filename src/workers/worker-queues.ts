@@ -63,8 +63,18 @@ export class WorkerQueues implements QueuePlacement {
     return w === this.index ? null : this.ports[w]!;
   }
 
-  /** Serves this worker's queues to the others, and starts reaching theirs (before definitions are restored). */
-  async start(): Promise<void> {
+  /** Starts reaching the others' queues: before definitions are restored, so restored queues they lead are RemoteQueues. */
+  start(): void {
+    this.broker.placeQueuesWith(this);
+    for (let w = 0; w < this.workers; w++) if (w !== this.index) this.reach(w);
+  }
+
+  /**
+   * Serves this worker's queues to the others: only once its definitions and messages are
+   * restored. A link served earlier would find no queue (no vhost even) for a peer's publish and
+   * take it as unroutable — confirmed and dropped.
+   */
+  async serve(): Promise<void> {
     mkdirSync(this.links.dir, { recursive: true });
     const path = linkSocketPath(this.links.dir, this.index);
     // A socket file left by this worker's previous process (killed): nobody listens on it any more.
@@ -73,11 +83,11 @@ export class WorkerQueues implements QueuePlacement {
     const server = listenForNodeLinks(this.broker, { secret, node: this.links.nodeNames[this.index]! }, (err) => this.logger.warn("an inter-worker link was refused", { err }));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(path, () => resolve());
+      // Exclusive: a worker's listen would otherwise go through node:cluster's primary, which would
+      // keep the socket (and take connections for it) after this worker died.
+      server.listen({ path, exclusive: true }, () => resolve());
     });
     this.server = server;
-    this.broker.placeQueuesWith(this);
-    for (let w = 0; w < this.workers; w++) if (w !== this.index) this.reach(w);
   }
 
   async close(): Promise<void> {

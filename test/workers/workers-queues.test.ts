@@ -156,7 +156,10 @@ describe("coney --workers 2 spreads queues over the workers", () => {
       } finally {
         await ch.close().catch(() => {});
       }
-    }, 15_000, "the killed worker's queues confirming again");
+    }, 15_000, "the killed worker's queues confirming again").catch((err: Error) => {
+      // What the processes said meanwhile, for whoever reads a failure.
+      throw new Error(`${err.message}\n${p.lines.slice(-25).map((l) => JSON.stringify(l)).join("\n")}`);
+    });
     const check = await survivorConn.createChannel();
     for (const q of theirs) assert.ok((await check.checkQueue(q)).messageCount >= 51, `${q}: the 50 confirmed before the kill are there`);
     for (const q of ours) assert.ok((await check.checkQueue(q)).messageCount >= 51, `${q}: 50 + 1 confirmed`);
