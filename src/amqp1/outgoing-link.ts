@@ -14,7 +14,7 @@
  * A v1 exchange or topic source consumes from a queue of the link's own (server-named,
  * exclusive, auto-delete) bound with its key, deleted with the link.
  */
-import { type ChannelCounters, type ConsumerInfo, type Queue, type QueueConsumer, type QueueEntry } from "../broker/index.js";
+import { type ChannelCounters, type ConsumerInfo, deleteQueueAsync, type Queue, type QueueConsumer, type QueueEntry } from "../broker/index.js";
 import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import { str } from "../amqp10/amqp10-value.js";
 import { Amqp1Error, CONDITION } from "./amqp1-errors.js";
@@ -194,11 +194,11 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     }
     if (this.ownQueue !== null) {
       const conn = s.conn;
-      try {
-        conn.broker.deleteQueue(conn.ctx!, conn.vhost, this.ownQueue, { ifUnused: false, ifEmpty: false });
-      } catch (err) {
-        conn.log.debug("the link's own queue was not deleted", { queue: this.ownQueue, err: err instanceof Error ? err.message : String(err) });
-      }
+      const queue = this.ownQueue;
+      // Local: deleted now; led by another worker: when its leader answers.
+      deleteQueueAsync(conn.broker, conn.ctx!, conn.vhost, queue, { ifUnused: false, ifEmpty: false }).catch((err: unknown) =>
+        conn.log.debug("the link's own queue was not deleted", { queue, err: err instanceof Error ? err.message : String(err) }),
+      );
       this.ownQueue = null;
     }
   }

@@ -13,6 +13,7 @@
 import type { FieldTable } from "./values/field-value.js";
 import type { HashingAlgorithm } from "../auth/password.js";
 import type { Broker } from "./broker.js";
+import { forgetDeletedQueue } from "./operations/remote-queue-operations.js";
 import { adminContext } from "./definitions.js";
 import { SYSTEM_ACTOR } from "./events/actor.js";
 import type { MirroredChange, MirroredRecord } from "./topology-mirror.js";
@@ -135,7 +136,8 @@ function applyDelete(b: Broker, kind: MirroredChange["kind"], r: MirroredRecord)
       if (b.vhosts.has(text(r, "vhost"))) b.deleteExchange(ctx, text(r, "vhost"), text(r, "name"), false);
       return;
     case "queues":
-      if (b.vhosts.has(text(r, "vhost"))) b.deleteQueue(ctx, text(r, "vhost"), text(r, "name"), { ifUnused: false, ifEmpty: false });
+      // A queue led elsewhere is only forgotten here: its leader deleted it (no round trip back).
+      forgetDeletedQueue(b, ctx, text(r, "vhost"), text(r, "name"));
       return;
     case "bindings": {
       const v = b.vhosts.get(text(r, "vhost"));

@@ -4,7 +4,7 @@
  */
 import { joinBody } from "../broker/values/message-body.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
-import type { Queue, QueueEntry } from "../broker/index.js";
+import { getAsync, type Queue, type QueueEntry } from "../broker/index.js";
 import { badRequestTerm } from "../errors/broker-error.js";
 import { badRequest } from "./http-errors.js";
 import { requireKeys, type Body } from "./request-body.js";
@@ -70,7 +70,8 @@ function wholeNumber(v: unknown, key: string, min: number): number {
   return n;
 }
 
-export function getMessages(q: Queue, b: Body): unknown[] {
+/** POST /api/queues/{v}/{q}/get: a round trip per message when the queue is led by another worker. */
+export async function getMessages(q: Queue, b: Body): Promise<unknown[]> {
   requireKeys(b, ["count", "ackmode", "encoding"]);
   const count = wholeNumber(b["count"], "count", 1);
   const ackmode = b["ackmode"];
@@ -81,13 +82,14 @@ export function getMessages(q: Queue, b: Body): unknown[] {
   const truncate = b["truncate"] === undefined || b["truncate"] === null ? undefined : wholeNumber(b["truncate"], "truncate", 0);
 
   const taken: QueueEntry[] = [];
+  let left = 0;
   for (let i = 0; i < count; i++) {
-    const e = q.get(false);
-    if (!e) break;
-    taken.push(e);
+    const got = await getAsync(q, false);
+    if (got === null) break;
+    taken.push(got.entry);
+    left = got.remaining;
   }
   // The seed and RabbitMQ: each message's message_count is the number left after it was taken.
-  const left = q.messageCount;
   const out = taken.map((e, i) => {
     const whole = joinBody(e.message.body);
     const body = truncate !== undefined ? whole.subarray(0, truncate) : whole;

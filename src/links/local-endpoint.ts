@@ -13,6 +13,7 @@ import {
   PUBLISH_REFUSED,
   PUBLISH_STORED,
   createMessage,
+  deleteQueueAsync,
   emptyChannelCounters,
   generateConsumerTag,
   type Blockable,
@@ -148,7 +149,8 @@ class LocalEndpoint implements Endpoint, QueueConsumer<Queue>, SyncWaiter, Block
   }
 
   async deleteQueue(name: string): Promise<void> {
-    this.broker.deleteQueue(this.ctx, this.vhost, name, { ifUnused: false, ifEmpty: false });
+    // Led by another worker: deleted there (a round trip).
+    await deleteQueueAsync(this.broker, this.ctx, this.vhost, name, { ifUnused: false, ifEmpty: false });
   }
 
   async deleteExchange(name: string): Promise<void> {

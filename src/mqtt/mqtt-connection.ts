@@ -11,9 +11,8 @@
  * The will is published whenever the connection ends other than by the client's DISCONNECT
  * (MQTT 5: a DISCONNECT with reason 0x00); a will with a delay is parked (mqtt-will.ts).
  *
- * A login by OAuth 2.0 token is verified asynchronously: packets the client sends behind its
- * CONNECT are held, and the socket not read, until the login is decided. A token login ends when
- * the token expires (MQTT 5: DISCONNECT 0xA0, maximum connect time, as RabbitMQ).
+ * A token login, and leftovers on another worker (remote-session-queues.ts), are decided asynchronously:
+ * packets behind the CONNECT are held, the socket not read, until then. A token login ends when the token expires (MQTT 5: DISCONNECT 0xA0, as RabbitMQ).
  */
 import type { Duplex } from "node:stream";
 import { parser, type IConnectPacket, type IPublishPacket, type Packet } from "mqtt-packet";
@@ -21,6 +20,7 @@ import { type ClientConnection, type ClientContext, clientContext, type Connecti
 import { TokenExpiry } from "../auth/oauth/token-expiry.js";
 import { connectionName } from "../auth/peer-address.js";
 import { logInMqtt, type LoginOutcome } from "./mqtt-login.js";
+import { afterRemoteLeftovers } from "./remote-session-queues.js";
 import { acceptingConnack, connectTerms, refusingConnack, type ConnectTerms } from "./mqtt-connect.js";
 import { type MqttNode, protocolLabel, type SessionHolder } from "./mqtt-node.js";
 import { disconnectExpiry } from "./disconnect-expiry.js";
@@ -64,7 +64,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
   /** An MQTT 5 DISCONNECT set the session expiry to 0: the session's queues go at close. */
   private sessionEnds = false;
   private aliases: TopicAliases | null = null;
-  /** Packets that came behind a CONNECT whose login is being decided; null otherwise. */
+  /** Packets held behind a CONNECT (see the header); null otherwise. */
   private held: Packet[] | null = null;
   private keepAliveSeconds = 0;
   private readonly keepAlive: KeepAlive;
@@ -235,7 +235,7 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       return this.refuseConnect(asked.reasonCode, asked.why);
     }
     const { terms } = asked;
-    const outcome = logInMqtt(this.node, p, this.peer, terms.clientId);
+    const outcome = afterRemoteLeftovers(this.node.broker, logInMqtt(this.node, p, this.peer, terms.clientId), terms.clientId, terms.cleanStart, this, `${this.peer.peerHost}:${this.peer.peerPort}`);
     if (!(outcome instanceof Promise)) return this.loggedIn(p, terms, outcome);
     // Hold what comes behind the CONNECT until the token is verified.
     this.held = [];

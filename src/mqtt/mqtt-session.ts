@@ -16,7 +16,7 @@
  * with its subscription; deliveries ask `identifiersFor` only while one exists.
  */
 import type { ISubscribePacket, IUnsubscribePacket, QoS } from "mqtt-packet";
-import { emptyChannelCounters, type Broker, type ChannelCounters, type ProtocolCounters, type Queue, type QueueSpec, type VHost } from "../broker/index.js";
+import { deleteQueueAsync, emptyChannelCounters, type Broker, type ChannelCounters, type ProtocolCounters, type Queue, type QueueSpec, type VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-deliveries.js";
 import type { MqttNode } from "./mqtt-node.js";
@@ -27,7 +27,12 @@ import { sharedFilter } from "./subscribe-checks.js";
 import { requestedSubscription, sameOptions, storedSubscription, type Subscription } from "./subscription-options.js";
 
 /** The session queues, one per subscription QoS. */
-const QOS_LEVELS: readonly QoS[] = [0, 1, 2];
+export const QOS_LEVELS: readonly QoS[] = [0, 1, 2];
+
+/** The queue of a session's subscriptions at one QoS (RabbitMQ's name for it). */
+export function sessionQueueName(clientId: string, qos: QoS): string {
+  return `mqtt-subscription-${clientId}qos${qos}`;
+}
 const HASH = 0x23;
 const STAR = 0x2a;
 const DOLLAR = 0x24;
@@ -74,7 +79,7 @@ export class MqttSession implements RetainFlagRule {
   }
 
   queueName(qos: QoS): string {
-    return `mqtt-subscription-${this.link.clientId}qos${qos}`;
+    return sessionQueueName(this.link.clientId, qos);
   }
 
   /**
@@ -344,11 +349,10 @@ export class MqttSession implements RetainFlagRule {
     for (const qos of QOS_LEVELS) {
       const name = this.queueName(qos);
       if (!this.vhost.queues.has(name)) continue;
-      try {
-        this.broker.deleteQueue(this.link.ctx, this.vhost.name, name, { ifUnused: false, ifEmpty: false });
-      } catch (err) {
-        this.node.log.warn("MQTT session queue not deleted", { queue: name, reason: err instanceof Error ? err.message : String(err) });
-      }
+      // A local queue goes at once; one led by another worker when its leader answers.
+      deleteQueueAsync(this.broker, this.link.ctx, this.vhost.name, name, { ifUnused: false, ifEmpty: false }).catch((err: unknown) =>
+        this.node.log.warn("MQTT session queue not deleted", { queue: name, reason: err instanceof Error ? err.message : String(err) }),
+      );
     }
   }
 

@@ -16,7 +16,7 @@
  * on a shared subscription (Mosquitto and RabbitMQ 4 do not either).
  */
 import type { ISubscription } from "mqtt-packet";
-import type { Broker, Queue, QueueSpec, VHost } from "../broker/index.js";
+import { type Broker, deleteQueueAsync, type Queue, type QueueSpec, type VHost } from "../broker/index.js";
 import type { FieldTable } from "../broker/values/field-value.js";
 import type { MqttDeliveries } from "./mqtt-deliveries.js";
 import type { MqttNode } from "./mqtt-node.js";
@@ -166,7 +166,10 @@ export class SharedSubscriptions {
     if (q === undefined) return;
     this.broker.unbindQueue(this.link.ctx, this.vhost.name, queue, this.exchange, sub.key, sub.args);
     for (const b of q.boundFrom) if (b.args[MEMBER_ARG] !== undefined) return;
-    this.broker.deleteQueue(this.link.ctx, this.vhost.name, queue, { ifUnused: false, ifEmpty: false });
     this.node.sharedQueues.names(this.vhost).delete(queue);
+    // A local queue goes at once; one led by another worker when its leader answers.
+    deleteQueueAsync(this.broker, this.link.ctx, this.vhost.name, queue, { ifUnused: false, ifEmpty: false }).catch((err: unknown) =>
+      this.node.log.warn("MQTT shared subscription queue not deleted", { queue, reason: err instanceof Error ? err.message : String(err) }),
+    );
   }
 }

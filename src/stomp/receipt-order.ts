@@ -33,6 +33,14 @@ export class ReceiptOrder implements SyncWaiter {
     if (stored) this.broker.whenStored(this, token);
   }
 
+  /** A round trip (a delete on the worker that leads the queue) that later receipts wait for, whatever its outcome. */
+  waitFor(p: Promise<unknown>): void {
+    const token = this.headToken + this.owed.length;
+    this.owed.push({ receipt: null, done: false });
+    const done = (): void => this.synced(token, true);
+    p.then(done, done);
+  }
+
   synced(token: number, _ok: boolean): void {
     const a = this.owed[token - this.headToken];
     if (a === undefined) return;

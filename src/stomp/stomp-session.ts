@@ -7,7 +7,7 @@
  * Invariant: every held delivery is in exactly one subscription's `unacked`, and goes back to
  * its queue when the subscription or the session ends.
  */
-import { type Broker, type ClientContext, PUBLISH_STORED, PUBLISH_UNROUTED, type ProtocolCounters, type PublishFlow, type Queue, type QueueEntry, type VHost } from "../broker/index.js";
+import { type Broker, type ClientContext, deleteQueueAsync, PUBLISH_STORED, PUBLISH_UNROUTED, type ProtocolCounters, type PublishFlow, type Queue, type QueueEntry, type VHost } from "../broker/index.js";
 import { parseDestination, destinationOf, type Destination } from "./stomp-destination.js";
 import { badTransaction, domainRefusal, duplicateSubscription, missingHeader, noSubscription, stompError, unknownDestination, type StompError } from "./stomp-errors.js";
 import type { StompFrame, StompVersion } from "./stomp-frame.js";
@@ -201,7 +201,10 @@ export class StompSession implements SubscriptionHost {
     // A durable subscription ends for good when UNSUBSCRIBE says so (RabbitMQ: durable or persistent:true).
     const own = sub.own;
     if (own !== null && own.durable && (f.headers.get("durable") === "true" || f.headers.get("persistent") === "true")) {
-      domain(() => this.broker.deleteQueue(this.link.ctx, this.vhost.name, own.name, { ifUnused: false, ifEmpty: false }));
+      const opts = { ifUnused: false, ifEmpty: false };
+      // A queue led by another worker is deleted there, a round trip the frame's receipt waits for (if its leader is down, the queue stays).
+      if (this.vhost.queues.get(own.name)?.leadsElsewhere !== true) domain(() => this.broker.deleteQueue(this.link.ctx, this.vhost.name, own.name, opts));
+      else this.link.receipts.waitFor(deleteQueueAsync(this.broker, this.link.ctx, this.vhost.name, own.name, opts));
     }
   }
 

@@ -96,8 +96,8 @@ export function deleteQueue(b: BrokerState, ctx: ClientContext, vhostName: strin
     return 0;
   }
   q.checkExclusiveAccess(ctx.owner);
-  // Led by another node: only the round trip (remote-queue-operations.ts) deletes it there too.
-  if (q.leadsElsewhere) throw new BrokerError("notImplemented", `deleting ${describeResource("queue", name, vhostName)} led by another node is supported over AMQP 0-9-1 only`);
+  // Led by another node: only the round trip (remote-queue-operations.ts, deleteQueueAsync) deletes it there too; every caller takes it.
+  if (q.leadsElsewhere) throw new BrokerError("internalError", `deleting ${describeResource("queue", name, vhostName)} led by another node needs a round trip to its leader`);
   checkDeleteFlags(q, opts);
   return removeQueue(b, v, q, actorOf(ctx));
 }

@@ -4,6 +4,11 @@
  * purge, basic.get and a passive declare's counts. Each checks permissions and exclusivity exactly
  * as its local counterpart (queue-operations.ts) and then waits for the leader's answer; each
  * returns null when the queue is local, so a caller takes its ordinary synchronous path.
+ *
+ * The `…Async` forms are for every caller that can wait — the management API, MQTT, STOMP, AMQP
+ * 1.0, shovels and federation: one promise whatever leads the queue, the local operation when it
+ * is this node's (the same checks, written once in queue-operations.ts). AMQP 0-9-1 keeps its
+ * synchronous path and holds its reading only for a round trip (leader-round-trips.ts).
  */
 import { BrokerError } from "../../errors/broker-error.js";
 import { actorOf, type ClientContext } from "../client-context.js";
@@ -14,7 +19,7 @@ import type { QueueSpec } from "../queue/queue-spec.js";
 import type { Queue } from "../queue/queue-type.js";
 import { RemoteQueue } from "../queue/remote-queue.js";
 import type { BrokerState } from "./broker-state.js";
-import { checkDeleteFlags, queueForRead, type QueueDeleteOptions } from "./queue-operations.js";
+import { checkDeleteFlags, deleteQueue, queueForRead, type QueueDeleteOptions } from "./queue-operations.js";
 import { policyOf } from "./policy-operations.js";
 import { removeQueue } from "./topology-removal.js";
 
@@ -89,3 +94,36 @@ export function countsFromLeader(q: Queue): Promise<{ messages: number; consumer
   return remote === null ? null : remote.freshInfo();
 }
 
+
+/** queue.delete for a caller that can wait: on the leader when it leads elsewhere, else here; rejects with the BrokerError either gives. */
+export async function deleteQueueAsync(b: BrokerState, ctx: ClientContext, vhostName: string, name: string, opts: QueueDeleteOptions): Promise<number> {
+  return deleteQueueOnLeader(b, ctx, vhostName, name, opts) ?? deleteQueue(b, ctx, vhostName, name, opts);
+}
+
+/** queue.purge for a caller that can wait (see deleteQueueAsync). */
+export async function purgeQueueAsync(b: BrokerState, ctx: ClientContext, vhostName: string, name: string): Promise<number> {
+  const q = queueForRead(b, ctx, vhostName, name);
+  const remote = leaderOf(q);
+  return remote === null ? q.purge() : remote.purgeOnLeader();
+}
+
+/** basic.get for a caller that can wait (`q` from queueForRead): the entry (held unless no-ack) and the ready count left. */
+export async function getAsync(q: Queue, noAck: boolean): Promise<LeaderGet | null> {
+  const onLeader = getFromLeader(q, noAck);
+  if (onLeader !== null) return onLeader;
+  const entry = q.get(noAck);
+  return entry === null ? null : { entry, remaining: q.messageCount };
+}
+
+/**
+ * A queue its leader deleted (the definitions relay says so): this node forgets its RemoteQueue
+ * (its consumers here are cancelled) with no round trip; a local queue is deleted as a client's
+ * delete would.
+ */
+export function forgetDeletedQueue(b: BrokerState, ctx: ClientContext, vhostName: string, name: string): void {
+  const v = b.vhosts.get(vhostName);
+  const q = v?.queues.get(name);
+  if (v === undefined || q === undefined) return;
+  if (leaderOf(q) !== null) removeQueue(b, v, q);
+  else deleteQueue(b, ctx, vhostName, name, { ifUnused: false, ifEmpty: false });
+}

@@ -193,7 +193,7 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
     if (e instanceof RemoteEntry && this.leader.up) this.leader.settle(e.consumerId, e.seq, op);
   }
 
-  // --- dequeue, purge, delete: round trips to the leader (remote-queue-operations.ts) ---
+  // --- dequeue, purge, delete: round trips to the leader (remote-queue-operations.ts); the synchronous forms are never called ---
   get(_noAck: boolean): QueueEntry | null {
     throw this.needsRoundTrip("basic.get");
   }
@@ -228,8 +228,8 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   }
 
   private needsRoundTrip(method: string): BrokerError {
-    // The AMQP 0-9-1 methods take the round trip (remote-queue-operations.ts); other callers are not wired to it yet.
-    return new BrokerError("notImplemented", `${method} on ${describeResource("queue", this.name, this.vhost)} led by node '${this.leader.node}' is supported over AMQP 0-9-1 only`);
+    // Every caller takes the round trip (remote-queue-operations.ts: the …Async forms, and AMQP 0-9-1's held reading): reaching this is a bug.
+    return new BrokerError("internalError", `${method} on ${describeResource("queue", this.name, this.vhost)} led by node '${this.leader.node}' needs a round trip to its leader`);
   }
 
   /** The link to the leader is lost: every consumer here is cancelled (consumer_cancel_notify); held deliveries are forgotten. */

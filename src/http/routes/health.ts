@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { badRequest } from "../http-errors.js";
-import { createMessage, type Queue } from "../../broker/index.js";
+import { createMessage, getAsync, type Queue } from "../../broker/index.js";
 import { requireVhost } from "../http-auth.js";
 import { EXPIRY_UNITS_DAYS, expiringWithin } from "../../tls/certificate-expiry.js";
 import { listenerProtocol } from "../protocol-aliases.js";
@@ -19,7 +19,7 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
   // get the message back, all as the calling user, so its permissions decide (403 per the spec).
   const scratch: Queue[] = [];
   resource(app, ctx, "/api/aliveness-test/:vhost", {
-    GET: ({ caller, params }) => {
+    GET: async ({ caller, params }) => {
       const vhost = params["vhost"]!;
       requireVhost(b, caller, vhost);
       const name = "aliveness-test";
@@ -28,7 +28,8 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
       const x = b.exchangeForPublish(caller.ctx, v, "", name);
       b.publish(v, x, createMessage("", name, {}, null, Buffer.from("test_message"), Date.now()), scratch);
       const q = b.queueForRead(caller.ctx, vhost, name);
-      const e = q.get(true);
+      // Led by another worker, the get follows the publish on the same link to its leader (FIFO).
+      const e = await getAsync(q, true);
       if (!e) return failed({ reason: "aliveness-test message was not routed back" });
       return { status: "ok" };
     },

@@ -1,7 +1,7 @@
 /** /api/queues: list (all, per vhost), one, PUT, DELETE (if-empty/if-unused), purge, get, bindings. */
 import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../broker/values/field-value.js";
-import { checkNameLength, type Queue } from "../../broker/index.js";
+import { checkNameLength, deleteQueueAsync, purgeQueueAsync, type Queue } from "../../broker/index.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
@@ -58,23 +58,25 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
       );
       return isNew ? created() : noContent();
     },
-    DELETE: ({ caller, params, query }) => {
+    DELETE: async ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
       queueOf(params["vhost"]!, params["name"]!);
-      notImplementedAsBadRequest(() => b.deleteQueue(caller.ctx, params["vhost"]!, params["name"]!, { ifEmpty: query["if-empty"] === "true", ifUnused: query["if-unused"] === "true", mustExist: true }));
+      // A queue led by another worker is deleted there (a round trip); its errors keep their status.
+      const opts = { ifEmpty: query["if-empty"] === "true", ifUnused: query["if-unused"] === "true", mustExist: true };
+      await notImplementedAsBadRequest(() => deleteQueueAsync(b, caller.ctx, params["vhost"]!, params["name"]!, opts));
       return noContent();
     },
   });
   resource(app, ctx, "/api/queues/:vhost/:name/contents", {
-    DELETE: ({ caller, params }) => {
+    DELETE: async ({ caller, params }) => {
       requireVhost(b, caller, params["vhost"]!);
       queueOf(params["vhost"]!, params["name"]!);
-      notImplementedAsBadRequest(() => b.purgeQueue(caller.ctx, params["vhost"]!, params["name"]!));
+      await notImplementedAsBadRequest(() => purgeQueueAsync(b, caller.ctx, params["vhost"]!, params["name"]!));
       return noContent();
     },
   });
   resource(app, ctx, "/api/queues/:vhost/:name/get", {
-    POST: ({ caller, params, body }) => {
+    POST: async ({ caller, params, body }) => {
       requireVhost(b, caller, params["vhost"]!);
       const o = objectBody(body);
       // RabbitMQ 3.10 reports the AMQP refusal with its reply name: "NOT_FOUND - no queue …".
@@ -86,7 +88,7 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
         throw err;
       }
       // RabbitMQ 3.10 gets over an internal AMQP channel and reports a refusal with its code here.
-      return notImplementedAsBadRequest(() => getMessages(q, o), "540 ");
+      return await notImplementedAsBadRequest(() => getMessages(q, o), "540 ");
     },
   });
   resource(app, ctx, "/api/queues/:vhost/:name/bindings", {
@@ -103,9 +105,9 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
  * delete with if-empty): RabbitMQ 3.10 answers 400 bad_request with the AMQP text (`prefix`: the
  * reply code it puts before it on some routes), not 501.
  */
-function notImplementedAsBadRequest<T>(op: () => T, prefix = ""): T {
+async function notImplementedAsBadRequest<T>(op: () => Promise<T>, prefix = ""): Promise<T> {
   try {
-    return op();
+    return await op();
   } catch (err) {
     if (err instanceof BrokerError && err.kind === "notImplemented") throw new BrokerError("badRequest", `${prefix}${err.reason}`);
     throw err;
