@@ -1,0 +1,87 @@
+/**
+ * Reaching one chosen worker of `coney --workers 2` in tests. The primary hands each accepted
+ * connection to a worker, so a client cannot pick one: an HTTP agent with one kept-alive socket
+ * stays on the worker its socket landed on (asked with /api/overview's `node`), and a client's
+ * connection is found on its worker by its local port (`peer_port` in that worker's
+ * /api/connections, which lists only its own). `onWorker` reopens a client until it lands where
+ * the test needs it.
+ */
+import http from "node:http";
+import { eventually } from "../helpers/wait.js";
+import { queueGroupOf } from "../../src/broker/index.js";
+
+export interface PinnedReply {
+  readonly status: number;
+  readonly json: unknown;
+  readonly text: string;
+}
+
+/** The management API of one worker: every request on the same kept-alive socket. */
+export class PinnedApi {
+  constructor(
+    readonly node: string,
+    private readonly agent: http.Agent,
+    private readonly port: number,
+  ) {}
+
+  request(method: string, path: string, body?: unknown): Promise<PinnedReply> {
+    return send(this.agent, this.port, method, path, body);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+function send(agent: http.Agent, port: number, method: string, path: string, body?: unknown): Promise<PinnedReply> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = payload === undefined ? {} : { "content-type": "application/json" };
+    const req = http.request({ host: "127.0.0.1", port, path, method, agent, auth: "guest:guest", headers }, (res) => {
+      let text = "";
+      res.on("data", (d: Buffer) => (text += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text, json: text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : null }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** One pinned API per worker, by node name (`…/w0`, `…/w1`), sorted so index i is worker i. */
+export async function pinnedApis(httpPort: number, workers = 2): Promise<PinnedApi[]> {
+  const found = new Map<string, PinnedApi>();
+  for (let i = 0; i < 40 && found.size < workers; i++) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const node = ((await send(agent, httpPort, "GET", "/api/overview")).json as { node: string }).node;
+    if (found.has(node)) agent.destroy();
+    else found.set(node, new PinnedApi(node, agent, httpPort));
+  }
+  if (found.size < workers) throw new Error(`reached ${found.size} of ${workers} workers over HTTP`);
+  return [...found.values()].sort((a, b) => a.node.localeCompare(b.node));
+}
+
+/** The worker index leading queue `name` of vhost `/` (name hash, as the workers place it). */
+export const leaderIndex = (name: string, workers = 2): number => queueGroupOf("/", name, workers);
+
+/** The worker index whose /api/connections lists a connection from `localPort`. */
+export async function workerOfPort(apis: readonly PinnedApi[], localPort: number): Promise<number> {
+  let at = -1;
+  await eventually(async () => {
+    for (let i = 0; i < apis.length; i++) {
+      const list = (await apis[i]!.request("GET", "/api/connections")).json as Array<{ peer_port: number }>;
+      if (list.some((c) => c.peer_port === localPort)) at = i;
+    }
+    return at >= 0;
+  }, 10_000, `the connection from port ${localPort} in a worker's /api/connections`);
+  return at;
+}
+
+/** Opens clients with `open` until one lands on worker `want` (the others are closed); `localPort` reads a client's port. */
+export async function onWorker<C>(apis: readonly PinnedApi[], want: number, open: () => Promise<C>, localPort: (c: C) => number, close: (c: C) => Promise<void> | void): Promise<C> {
+  for (let i = 0; i < 20; i++) {
+    const c = await open();
+    if ((await workerOfPort(apis, localPort(c))) === want) return c;
+    await close(c);
+  }
+  throw new Error(`no client landed on worker ${want} in 20 tries`);
+}

@@ -1,0 +1,264 @@
+// `coney --workers 2` (preview): every surface reaches a queue led by the other worker.
+// - The management API's get, purge and delete (with if-empty / if-unused) of a queue led by the
+//   other worker answer as for a local queue: same status, same figures; the aliveness test too.
+// - MQTT (mqtt.js), STOMP (raw frames) and AMQP 1.0 (rhea, v2 addresses) publish to and consume
+//   from a queue led by the worker their connection did not land on.
+// Real process trees; each client is reopened until it lands on the worker the case needs.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import amqp, { type ChannelModel } from "amqplib";
+import type { MqttClient } from "mqtt";
+import { eventually } from "../helpers/wait.js";
+import { connectMqtt, type TestMqttClient } from "../helpers/mqtt-client.js";
+import { StompWire } from "../helpers/stomp-wire.js";
+import { bodyOf, close as closeAmqp1, connect as connectAmqp1, data, openSender, receive, sendAll } from "../helpers/rhea-client.js";
+import type { Connection } from "rhea";
+import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { leaderIndex, onWorker, pinnedApis, type PinnedApi } from "./pinned-workers.js";
+
+/** A name like `prefix-n` that worker `w` leads. */
+function nameLedBy(prefix: string, w: number): string {
+  for (let i = 0; ; i++) if (leaderIndex(`${prefix}-${i}`) === w) return `${prefix}-${i}`;
+}
+
+describe("coney --workers 2: every surface reaches a queue led by the other worker", () => {
+  let p: WorkersProcess;
+  let apis: PinnedApi[];
+  let amqpConn: ChannelModel;
+  let mqttPort = 0;
+  let stompPort = 0;
+  const toClose: Array<() => unknown> = [];
+
+  before(async () => {
+    p = await startWorkers();
+    apis = await pinnedApis(p.httpPort);
+    const listeners = ((await apis[0]!.request("GET", "/api/overview")).json as { listeners: Array<{ protocol: string; port: number }> }).listeners;
+    mqttPort = listeners.find((l) => l.protocol === "mqtt")!.port;
+    stompPort = listeners.find((l) => l.protocol === "stomp")!.port;
+    amqpConn = await amqp.connect(p.amqpUrl);
+  });
+  after(async () => {
+    for (const c of toClose) await Promise.resolve(c()).catch(() => {});
+    for (const a of apis ?? []) a.close();
+    await amqpConn?.close().catch(() => {});
+    await p.close();
+  });
+
+  /** Declares durable `name` and publishes `bodies` with confirms (from whichever worker the AMQP connection is on). */
+  async function fill(name: string, bodies: string[]): Promise<void> {
+    const ch = await amqpConn.createConfirmChannel();
+    await ch.assertQueue(name, { durable: true });
+    for (const b of bodies) ch.sendToQueue(name, Buffer.from(b), { persistent: true });
+    await ch.waitForConfirms();
+    await ch.close();
+  }
+  const countOn = async (api: PinnedApi, name: string): Promise<number> => ((await api.request("GET", `/api/queues/%2F/${name}`)).json as { messages: number }).messages;
+
+  it("the API's get, purge and delete answer for the other worker's queue as for a local one", async () => {
+    for (const w of [0, 1]) {
+      const api = apis[w]!;
+      const local = nameLedBy(`api-local-${w}`, w);
+      const remote = nameLedBy(`api-remote-${w}`, 1 - w);
+      for (const q of [local, remote]) {
+        await fill(q, ["m1", "m2", "m3", "m4"]);
+        // get, requeued: the same two messages stay; message_count is what is left after each.
+        const peek = await api.request("POST", `/api/queues/%2F/${q}/get`, { count: 2, ackmode: "ack_requeue_true", encoding: "auto" });
+        assert.equal(peek.status, 200, `${api.node} get ${q}: ${peek.text}`);
+        assert.deepEqual((peek.json as Array<{ payload: string; message_count: number }>).map((m) => [m.payload, m.message_count]), [["m1", 3], ["m2", 2]], `${api.node} peek ${q}`);
+        // get, acked: taken for good.
+        const take = await api.request("POST", `/api/queues/%2F/${q}/get`, { count: 1, ackmode: "ack_requeue_false", encoding: "auto" });
+        assert.equal((take.json as Array<{ payload: string }>)[0]!.payload, "m1", `${api.node} take ${q}`);
+        await eventually(async () => (await countOn(api, q)) === 3, 5000, `${q} holds 3 after the take`);
+        // delete if-empty refuses a queue with messages, with the local refusal's status and text.
+        const refused = await api.request("DELETE", `/api/queues/%2F/${q}?if-empty=true`);
+        assert.equal(refused.status, 400, `${api.node} if-empty ${q}: ${refused.text}`);
+        assert.match(refused.text, /not empty/);
+        const purged = await api.request("DELETE", `/api/queues/%2F/${q}/contents`);
+        assert.equal(purged.status, 204, `${api.node} purge ${q}: ${purged.text}`);
+        assert.equal(((await api.request("POST", `/api/queues/%2F/${q}/get`, { count: 5, ackmode: "ack_requeue_false", encoding: "auto" })).json as unknown[]).length, 0);
+        const deleted = await api.request("DELETE", `/api/queues/%2F/${q}?if-empty=true&if-unused=true`);
+        assert.equal(deleted.status, 204, `${api.node} delete ${q}: ${deleted.text}`);
+        // Gone on both workers (the leader's copy and the other's RemoteQueue).
+        for (const a of apis) await eventually(async () => (await a.request("GET", `/api/queues/%2F/${q}`)).status === 404, 5000, `${q} gone on ${a.node}`);
+      }
+      const missing = await api.request("DELETE", `/api/queues/%2F/${remote}`);
+      assert.equal(missing.status, 404, "a deleted queue is not found");
+    }
+  });
+
+  it("delete if-unused refuses the other worker's queue while it has a consumer", async () => {
+    const q = nameLedBy("api-unused", 1);
+    await fill(q, []);
+    const ch = await amqpConn.createChannel();
+    await ch.consume(q, () => {});
+    const api = apis[0]!;
+    await eventually(async () => ((await api.request("GET", `/api/queues/%2F/${q}`)).json as { consumers: number }).consumers === 1, 5000, "the consumer counted on w0");
+    const refused = await api.request("DELETE", `/api/queues/%2F/${q}?if-unused=true`);
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.text, /in use/);
+    await ch.close();
+    const deleted = await api.request("DELETE", `/api/queues/%2F/${q}?if-unused=true`);
+    assert.equal(deleted.status, 204, deleted.text);
+  });
+
+  it("the aliveness test passes on both workers", async () => {
+    for (const api of apis) {
+      const r = await api.request("GET", "/api/aliveness-test/%2F");
+      assert.equal(r.status, 200, `${api.node}: ${r.text}`);
+      assert.deepEqual(r.json, { status: "ok" });
+    }
+  });
+
+  // ---------------------------------------------------------------- MQTT
+
+  const mqttUrl = (): string => `mqtt://127.0.0.1:${mqttPort}`;
+  const mqttPortOf = (c: TestMqttClient): number => (c.client.stream as unknown as { localPort: number }).localPort;
+  const endMqtt = (c: TestMqttClient): Promise<void> => c.client.endAsync().then(() => undefined);
+  /** A client id whose QoS `qos` session queue worker `w` leads. */
+  const clientIdLedBy = (prefix: string, w: number, qos = 1): string => {
+    for (let i = 0; ; i++) if (leaderIndex(`mqtt-subscription-${prefix}-${i}qos${qos}`) === w) return `${prefix}-${i}`;
+  };
+  async function mqttOn(w: number, clientId: string, clean = true): Promise<TestMqttClient> {
+    const c = await onWorker(apis, w, () => connectMqtt(mqttUrl(), { clientId, clean }), mqttPortOf, endMqtt);
+    toClose.push(() => endMqtt(c));
+    return c;
+  }
+  const publishMqtt = (c: MqttClient, topic: string, body: string, qos: 0 | 1, retain = false): Promise<unknown> => c.publishAsync(topic, body, { qos, retain });
+
+  it("MQTT QoS 0 and 1: subscriber and publisher on the worker that does not lead the subscriber's queues", async () => {
+    for (const w of [0, 1]) {
+      const id = clientIdLedBy(`cross-sub-${w}`, 1 - w);
+      // QoS 0 subscriptions have their own queue: check where it leads too.
+      assert.equal(leaderIndex(`mqtt-subscription-${id}qos1`), 1 - w);
+      const sub = await mqttOn(w, id);
+      await sub.client.subscribeAsync(`cross/${w}/q1`, { qos: 1 });
+      await sub.client.subscribeAsync(`cross/${w}/q0`, { qos: 0 });
+      const pub = await mqttOn(w, `cross-pub-${w}`);
+      await publishMqtt(pub.client, `cross/${w}/q1`, "one", 1);
+      await publishMqtt(pub.client, `cross/${w}/q0`, "zero", 0);
+      const got = await sub.waitFor(2, 10_000);
+      assert.deepEqual(got.map((m) => [m.topic, m.payload.toString(), m.packet.qos]).sort(), [[`cross/${w}/q0`, "zero", 0], [`cross/${w}/q1`, "one", 1]]);
+      await endMqtt(sub);
+      await endMqtt(pub);
+    }
+  });
+
+  it("MQTT persistent session whose queue the other worker leads: messages kept while away, then a clean start deletes it there", async () => {
+    const id = clientIdLedBy("persist", 1);
+    const queue = `mqtt-subscription-${id}qos1`;
+    const first = await mqttOn(0, id, false);
+    await first.client.subscribeAsync("persist/t", { qos: 1 });
+    await endMqtt(first);
+    const pub = await mqttOn(1, "persist-pub");
+    for (const b of ["a", "b", "c"]) await publishMqtt(pub.client, "persist/t", b, 1);
+    await eventually(async () => (await countOn(apis[1]!, queue)) === 3, 5000, "3 messages kept in the session queue");
+    const again = await mqttOn(0, id, false);
+    assert.equal(again.connack?.sessionPresent, true, "the session is present");
+    assert.deepEqual((await again.waitFor(3, 10_000)).map((m) => m.payload.toString()), ["a", "b", "c"]);
+    await endMqtt(again);
+    // A clean start from the worker that does not lead it deletes the session queue on its leader.
+    const clean = await mqttOn(0, id, true);
+    assert.equal(clean.connack?.sessionPresent, false);
+    for (const a of apis) await eventually(async () => (await a.request("GET", `/api/queues/%2F/${queue}`)).status === 404, 5000, `${queue} gone on ${a.node}`);
+    await endMqtt(clean);
+    await endMqtt(pub);
+  });
+
+  it("MQTT retained messages reach a subscriber on either worker", async () => {
+    const pub = await mqttOn(0, "retain-pub");
+    await publishMqtt(pub.client, "retained/x", "kept", 1, true);
+    for (const w of [0, 1]) {
+      const sub = await mqttOn(w, `retain-sub-${w}`);
+      await sub.client.subscribeAsync("retained/x", { qos: 1 });
+      const [m] = await sub.waitFor(1, 10_000);
+      assert.equal(m!.payload.toString(), "kept", `retained on w${w}`);
+      assert.equal(m!.packet.retain, true);
+      await endMqtt(sub);
+    }
+    await endMqtt(pub);
+  });
+
+  // ---------------------------------------------------------------- STOMP
+
+  it("STOMP: SEND to /queue/x led by the other worker with a receipt, SUBSCRIBE with client-individual acks", async () => {
+    for (const w of [0, 1]) {
+      const q = nameLedBy(`stomp-x-${w}`, 1 - w);
+      const s = await onWorker(apis, w, () => StompWire.login(stompPort), (c) => c.socket.localPort!, (c) => c.close());
+      toClose.push(() => s.close());
+      for (const b of ["s1", "s2"]) {
+        s.send("SEND", { destination: `/queue/${q}`, receipt: `r-${b}`, persistent: "true" }, b);
+        assert.equal((await s.nextOf("RECEIPT", 10_000)).headers["receipt-id"], `r-${b}`);
+      }
+      s.send("SUBSCRIBE", { id: "0", destination: `/queue/${q}`, ack: "client-individual", "prefetch-count": "1" });
+      const m1 = await s.nextOf("MESSAGE", 10_000);
+      assert.equal(m1.body.toString(), "s1");
+      s.send("ACK", { id: m1.headers["ack"]! });
+      const m2 = await s.nextOf("MESSAGE", 10_000);
+      assert.equal(m2.body.toString(), "s2");
+      s.send("NACK", { id: m2.headers["ack"]!, requeue: "false" });
+      s.send("UNSUBSCRIBE", { id: "0", receipt: "u" });
+      await s.nextOf("RECEIPT", 10_000);
+      await eventually(async () => (await countOn(apis[1 - w]!, q)) === 0, 5000, `${q} empty on its leader`);
+      s.close();
+    }
+  });
+
+  it("STOMP: a durable subscription's queue on the other worker is deleted by UNSUBSCRIBE durable:true before the receipt", async () => {
+    const id = "dur-sub";
+    let queue = "";
+    for (let i = 0; ; i++) {
+      // RabbitMQ names a durable topic subscription's queue after its id.
+      if (leaderIndex(`stomp-subscription-${id}-${i}`) === 1) {
+        queue = `stomp-subscription-${id}-${i}`;
+        break;
+      }
+    }
+    const s = await onWorker(apis, 0, () => StompWire.login(stompPort, { "client-id": "dur" }), (c) => c.socket.localPort!, (c) => c.close());
+    toClose.push(() => s.close());
+    s.send("SUBSCRIBE", { id: "1", destination: "/topic/dur.t", durable: "true", "auto-delete": "false", "x-queue-name": queue, receipt: "s" });
+    await s.nextOf("RECEIPT", 10_000);
+    await eventually(async () => (await apis[1]!.request("GET", `/api/queues/%2F/${queue}`)).status === 200, 5000, "the durable subscription's queue on its leader");
+    s.send("UNSUBSCRIBE", { id: "1", durable: "true", receipt: "u" });
+    await s.nextOf("RECEIPT", 10_000);
+    assert.equal((await apis[1]!.request("GET", `/api/queues/%2F/${queue}`)).status, 404, "deleted on its leader before the receipt");
+    s.close();
+  });
+
+  // ---------------------------------------------------------------- AMQP 1.0
+
+  it("AMQP 1.0: send with settlement and receive with credit and every outcome on /queues/x led by the other worker", async () => {
+    for (const w of [0, 1]) {
+      const q = nameLedBy(`amqp1-x-${w}`, 1 - w);
+      await fill(q, []);
+      const c = await onWorker(apis, w, () => connectAmqp1(p.amqpPort, { hostname: "vhost:/" }), (x: Connection) => (x as unknown as { socket: { localPort: number } }).socket.localPort, (x) => closeAmqp1(x));
+      toClose.push(() => closeAmqp1(c));
+      const sender = await openSender(c, `/queues/${q}`);
+      const outcomes = await sendAll(sender, ["o1", "o2", "o3", "o4"].map((b) => ({ body: data(b), durable: true })));
+      assert.deepEqual(outcomes.map((o) => o.outcome), ["accepted", "accepted", "accepted", "accepted"]);
+      // Credit 1 at a time: accept o1, release o2 (comes back first), reject o3, modify o4 (delivery failed, requeued).
+      const { receiver, messages } = receive(c, `/queues/${q}`, 6, { credit_window: 1 });
+      const seen: string[] = [];
+      const all = await new Promise<string[]>((resolve, reject) => {
+        receiver.on("message", (ctx) => {
+          const body = bodyOf(ctx.message!).toString();
+          seen.push(body);
+          const n = seen.length;
+          if (n === 1) ctx.delivery!.accept();
+          else if (n === 2) ctx.delivery!.release();
+          else if (n === 3) ctx.delivery!.accept(); // o2 again
+          else if (n === 4) ctx.delivery!.reject({ condition: "test:rejected", description: "no" });
+          else if (n === 5) ctx.delivery!.modified({ delivery_failed: true, undeliverable_here: false });
+          else {
+            ctx.delivery!.accept();
+            resolve(seen);
+          }
+        });
+        messages.catch(reject);
+      });
+      assert.deepEqual(all, ["o1", "o2", "o2", "o3", "o4", "o4"]);
+      await eventually(async () => (await countOn(apis[1 - w]!, q)) === 0, 5000, `${q} empty on its leader`);
+      receiver.close();
+      await closeAmqp1(c);
+    }
+  });
+});
