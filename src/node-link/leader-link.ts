@@ -133,15 +133,18 @@ export class LeaderLink implements QueueLeaderPort {
    * The queue's id on this link; the first use tells the leader (QUEUE u32 id | vhost | name |
    * its definitions record as JSON), so a leader that has not yet heard of a queue declared on
    * this node declares it before the first message for it arrives (the same FIFO link).
+   * Only a publish or a consume carries the record (`declares`): a round trip (INFO when the API
+   * reads counts, GET, PURGE, DELETE) must never declare again a queue its leader has just
+   * deleted while this node had not yet heard of it; the leader answers it NOT_FOUND instead.
    */
-  private queueId(q: Queue): number {
+  private queueId(q: Queue, declares = true): number {
     const key = `${q.vhost}\u0000${q.name}`;
     let id = this.queueIds.get(key);
     if (id === undefined) {
       id = this.queueIds.size + 1;
       this.queueIds.set(key, id);
       this.emitPending();
-      const { buf } = F.frameWithStrings(F.QUEUE, 4, [q.vhost, q.name, recordOf(q)]);
+      const { buf } = F.frameWithStrings(F.QUEUE, 4, declares ? [q.vhost, q.name, recordOf(q)] : [q.vhost, q.name]);
       buf.writeUInt32LE(id, F.FRAME_HEAD);
       this.writer.write(buf);
     }
@@ -212,7 +215,7 @@ export class LeaderLink implements QueueLeaderPort {
 
   private rpc(kind: number, queue: Queue): Promise<Buffer> {
     if (!this.alive) return Promise.reject(this.lostError());
-    const qid = this.queueId(queue);
+    const qid = this.queueId(queue, false);
     const id = ++this.nextRpc;
     this.emitSettles();
     this.emitPending();

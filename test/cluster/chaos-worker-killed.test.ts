@@ -1,0 +1,204 @@
+// Chaos case 8 (issue 42, "Faults"): `coney --workers 2` with 8 durable queues, 4 led by each
+// worker, under a sustained confirmed publish load from a client on each worker to every queue,
+// with a consumer on each worker. The worker leading half the queues is killed -9 under load.
+// Measured and asserted: the surviving worker's queues never stop confirming (the longest gap
+// between confirms of its queues, from before the kill to the end, stays under 1 s); the victim's
+// queues are confirmed again (through its replacement) within 15 s of the kill; every confirmed
+// message is consumed in the end (0 lost; duplicates of redelivered messages allowed).
+// Nothing waits on a timer to "let things happen": every step waits for an event (a confirm, a
+// log line, a count), with bounds generous enough for a loaded 2-core machine.
+import { after, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
+import { eventually, withTimeout } from "../helpers/wait.js";
+import { startWorkers, type WorkersProcess } from "../workers/workers-harness.js";
+import { leaderIndex, onWorker, pinnedApis, type PinnedApi } from "../workers/pinned-workers.js";
+import { chaosFigures } from "./chaos-report.js";
+
+/** Unconfirmed publishes each (publisher, queue) keeps in flight: a steady load, not a flood. */
+const WINDOW = 8;
+const VICTIM = 0;
+const SURVIVOR = 1;
+
+/** Four queue names led by each worker. */
+function queuesLedBy(w: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; out.length < 4; i++) if (leaderIndex(`chaos-w-${i}`) === w) out.push(`chaos-w-${i}`);
+  return out;
+}
+
+/** One publisher connection's loop per queue: WINDOW in flight, each confirm noted with its time. */
+class Publisher {
+  readonly confirmed = new Set<string>();
+  /** Per queue, the times of its confirms. */
+  readonly confirmTimes = new Map<string, number[]>();
+  nacked = 0;
+  private stopped = false;
+  private readonly idle: Array<() => void> = [];
+  private inFlight = 0;
+
+  constructor(readonly label: string, readonly conn: ChannelModel) {}
+
+  async start(queues: readonly string[]): Promise<void> {
+    for (const q of queues) {
+      const ch = await this.conn.createConfirmChannel();
+      ch.on("error", () => {});
+      this.confirmTimes.set(q, []);
+      let seq = 0;
+      const send = (): void => {
+        if (this.stopped) return this.settle();
+        const id = `${this.label}:${q}:${seq++}`;
+        this.inFlight++;
+        try {
+          ch.sendToQueue(q, Buffer.from(id), { persistent: true }, (err: unknown) => {
+            this.inFlight--;
+            if (err === null || err === undefined) {
+              this.confirmed.add(id);
+              this.confirmTimes.get(q)!.push(Date.now());
+              send();
+            } else {
+              // Nacked (its leader is down) or the channel is gone: not confirmed; try again a little later.
+              this.nacked++;
+              setTimeout(send, 50);
+            }
+          });
+        } catch {
+          // The channel is closed (its connection died with the victim): this loop ends.
+          this.inFlight--;
+          this.settle();
+        }
+      };
+      for (let k = 0; k < WINDOW; k++) send(), void (ch as ConfirmChannel);
+    }
+  }
+
+  /** Stops publishing; resolves once nothing is in flight (confirmed, nacked or dropped with its channel). */
+  stop(): Promise<void> {
+    this.stopped = true;
+    return new Promise((resolve) => {
+      this.idle.push(resolve);
+      this.settle();
+    });
+  }
+
+  private settle(): void {
+    if (this.inFlight === 0) for (const r of this.idle.splice(0)) r();
+  }
+}
+
+/** The longest time between consecutive confirms of `queues` (merged) from `from` on, up to `to`. */
+function longestGap(p: Publisher, queues: readonly string[], from: number, to: number): number {
+  const times = queues.flatMap((q) => p.confirmTimes.get(q)!).filter((t) => t >= from && t <= to).sort((a, b) => a - b);
+  let gap = times.length === 0 ? to - from : times[0]! - from;
+  for (let i = 1; i < times.length; i++) gap = Math.max(gap, times[i]! - times[i - 1]!);
+  return Math.max(gap, to - (times.at(-1) ?? from));
+}
+
+describe("chaos: a worker of `coney --workers 2` killed -9 under load", { timeout: 180_000 }, () => {
+  let p: WorkersProcess;
+  let apis: PinnedApi[] = [];
+  const conns: ChannelModel[] = [];
+  after(async () => {
+    await Promise.all(conns.map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
+    for (const a of apis) a.close();
+    await p?.close();
+  });
+
+  it("the other worker's queues never stop confirming, the victim's serve again within 15 s, no confirmed message lost", async (t) => {
+    p = await startWorkers();
+    apis = await pinnedApis(p.httpPort);
+    const victimQueues = queuesLedBy(VICTIM);
+    const survivorQueues = queuesLedBy(SURVIVOR);
+    const all = [...victimQueues, ...survivorQueues];
+    const localPort = (c: ChannelModel): number => (c as unknown as { connection: { stream: { localPort: number } } }).connection.stream.localPort;
+    const connect = async (): Promise<ChannelModel> => {
+      const c = await amqp.connect(p.amqpUrl);
+      c.on("error", () => {});
+      return c;
+    };
+    const connOn = async (w: number): Promise<ChannelModel> => {
+      const c = await onWorker(apis, w, connect, localPort, (x) => x.close().catch(() => {}));
+      conns.push(c);
+      return c;
+    };
+    const setup = await (await connOn(SURVIVOR)).createChannel();
+    for (const q of all) await setup.assertQueue(q, { durable: true });
+    await setup.close();
+
+    // Consumers on both workers (each consumes every queue, acking), publishers on both workers.
+    const consumed = new Map<string, number>();
+    const consume = async (conn: ChannelModel): Promise<void> => {
+      const ch = await conn.createChannel();
+      ch.on("error", () => {});
+      await ch.prefetch(100);
+      for (const q of all) {
+        await ch.consume(q, (m) => {
+          if (m === null) return; // cancelled: its leader was lost
+          const id = m.content.toString();
+          consumed.set(id, (consumed.get(id) ?? 0) + 1);
+          try {
+            ch.ack(m);
+          } catch {
+            // The channel is gone; the leader requeues it for another consumer.
+          }
+        });
+      }
+    };
+    await consume(await connOn(VICTIM));
+    await consume(await connOn(SURVIVOR));
+    const onVictim = new Publisher("pv", await connOn(VICTIM));
+    const onSurvivor = new Publisher("ps", await connOn(SURVIVOR));
+    await onVictim.start(all);
+    await onSurvivor.start(all);
+
+    // Load runs until every queue has confirmed from both publishers.
+    await eventually(() => all.every((q) => onVictim.confirmTimes.get(q)!.length >= 20 && onSurvivor.confirmTimes.get(q)!.length >= 20), 30_000, "every queue confirming from both workers");
+    const watchFrom = Date.now();
+    const victimPid = Number(((await apis[SURVIVOR]!.request("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>).find((n) => n.name === apis[VICTIM]!.node)!.os_pid);
+    // Confirms keep coming for a while before the kill (so the gap is measured across it).
+    const before = onSurvivor.confirmed.size;
+    await eventually(() => onSurvivor.confirmed.size >= before + 500, 30_000, "load before the kill");
+    const killedAt = Date.now();
+    process.kill(victimPid, "SIGKILL");
+
+    // The victim's queues serve again: a confirm for each, after the kill, from the surviving worker's publisher.
+    const firstAfter = (q: string): number | undefined => onSurvivor.confirmTimes.get(q)!.find((x) => x > killedAt);
+    await eventually(() => victimQueues.every((q) => firstAfter(q) !== undefined), 60_000, "the victim's queues confirming again").catch((err: Error) => {
+      throw new Error(`${err.message}\n${p.lines.slice(-20).map((l) => JSON.stringify(l)).join("\n")}`);
+    });
+    const serveAgainMs = Math.max(...victimQueues.map((q) => firstAfter(q)! - killedAt));
+    // Load goes on a while after the victim is back, then stops; what is in flight settles.
+    const after = onSurvivor.confirmed.size;
+    await eventually(() => onSurvivor.confirmed.size >= after + 500, 30_000, "load after the replacement serves");
+    const watchTo = Date.now();
+    await withTimeout(Promise.all([onSurvivor.stop(), onVictim.stop()]), 30_000, "the publishers' last confirms");
+    const gapMs = longestGap(onSurvivor, survivorQueues, watchFrom, watchTo);
+
+    // Every confirmed message is consumed: a fresh consumer on each queue takes what is left.
+    const expected = new Set([...onVictim.confirmed, ...onSurvivor.confirmed]);
+    const drain = await connect();
+    conns.push(drain);
+    const dch = await drain.createChannel();
+    await dch.prefetch(500);
+    for (const q of all) {
+      await dch.consume(q, (m) => {
+        if (m === null) return;
+        const id = m.content.toString();
+        consumed.set(id, (consumed.get(id) ?? 0) + 1);
+        dch.ack(m);
+      });
+    }
+    await eventually(() => [...expected].every((id) => consumed.has(id)), 60_000, "every confirmed message consumed").catch(() => undefined);
+    const seen = new Set(consumed.keys());
+    let duplicates = 0;
+    for (const n of consumed.values()) duplicates += n - 1;
+    const f = chaosFigures(t, "8 worker kill -9 (--workers 2, 8 queues)", expected, seen, duplicates, serveAgainMs, {
+      longestGapMs: gapMs,
+      survivorConfirms: survivorQueues.reduce((n, q) => n + onSurvivor.confirmTimes.get(q)!.length, 0),
+      nackedWhileDown: onSurvivor.nacked,
+    });
+    assert.equal(f.lost, 0, "no confirmed message lost");
+    assert.ok(gapMs < 1000, `the surviving worker's queues confirmed with no gap over 1 s (longest ${gapMs} ms)`);
+    assert.ok(serveAgainMs <= 15_000, `the victim's queues served again within 15 s (${serveAgainMs} ms)`);
+  });
+});
