@@ -11,6 +11,8 @@ export interface ClientContext {
   readonly owner: object | null;
   /** Who acts, for the events an operation announces; absent: the checker's user, source unknown. */
   readonly actor?: Actor;
+  /** A change another node made and this one follows (topology-apply.ts): that node checked the client's request (a name's reserved prefix too). */
+  readonly followed?: boolean;
 }
 
 /** A protocol client's context: its checker, the owning connection, and who acts (a token user is "oauth"). */

@@ -20,7 +20,7 @@ export { MirrorOutbox } from "./mirror-outbox.js";
 export { applyMirroredChange } from "./topology-apply.js";
 export { type MirroredChange, type MirroredRecord, type TopologyMirror } from "./topology-mirror.js";
 export { followSnapshot, heldIdentities, topologySnapshot } from "./topology-snapshot.js";
-export { DirectReplyRegistry, REPLY_TO_QUEUE, type ReplyTarget } from "./direct-reply.js";
+export { DirectReplyRegistry, REPLY_TO_QUEUE, replyNodeTag, type ReplyForwarder, type ReplyTarget } from "./direct-reply.js";
 export { type Actor, type ActorSource, type AuthMethod, SYSTEM_ACTOR } from "./events/actor.js";
 export { type ConfigChange, type DomainEvent } from "./events/domain-event.js";
 export { EVENT_EXCHANGE, EventExchange } from "./events/event-exchange.js";
@@ -44,6 +44,7 @@ export { type LostRecordsHandler, type PageSink, type QueueJournal, type QueueLo
 export { type Queue, type QueueHost, type ConsumerTerms } from "./queue/queue-type.js";
 export { type QueueSpec } from "./queue/queue-spec.js";
 export { type QueuePlacement } from "./queue/queue-placement.js";
+export { OwnerElsewhere, ownerNodeElsewhere } from "./queue/owner-elsewhere.js";
 export { queueGroupOf } from "./queue/placement.js";
 export { MAX_QUEUE_GROUPS, groupLabel } from "./queue/queue-groups.js";
 export { type QueueLeaderPort, type RemoteConsumeTerms, type RemoteConsumerSink, type RemoteGot, type RemoteQueueInfo, type SettleOp, SETTLE_ACK, SETTLE_DISCARD, SETTLE_REQUEUE } from "./queue/queue-leader-port.js";

@@ -11,7 +11,16 @@ export class MirrorOutbox implements TopologyMirror {
   private batch: MirroredChange[] = [];
   private scheduled = false;
 
-  constructor(private readonly send: (batch: readonly MirroredChange[]) => void) {}
+  /** `barrier` (the transport's): resolves once the others applied every batch sent before it. */
+  constructor(
+    private readonly send: (batch: readonly MirroredChange[]) => void,
+    private readonly barrier: (() => Promise<void>) | null = null,
+  ) {}
+
+  settled(): Promise<void> {
+    this.flush();
+    return this.barrier === null ? Promise.resolve() : this.barrier();
+  }
 
   put(kind: DefinitionKind, record: MirroredRecord): void {
     this.add({ kind, op: "put", record });

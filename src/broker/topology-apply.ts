@@ -6,6 +6,9 @@
  * - no feature hears a parameter (a shovel runs on the node where it was set, not on every node);
  * - nothing is told to this node's own mirror (a change never travels back).
  *
+ * An exclusive queue's record names its owner's node: this node holds it for that node
+ * (owner-elsewhere.ts), and acts as its owner for the bindings and the removal that node tells.
+ *
  * Applying is idempotent, so a change that arrives twice, or one this node already made by a
  * cascade of its own (a queue's bindings going with it), changes nothing the second time: a put of
  * an existing exchange, queue or binding keeps it, a removal of something absent does nothing.
@@ -18,6 +21,8 @@ import { adminContext } from "./definitions.js";
 import { SYSTEM_ACTOR } from "./events/actor.js";
 import type { MirroredChange, MirroredRecord } from "./topology-mirror.js";
 import type { PolicyRecord } from "./vhost.js";
+import type { ClientContext } from "./client-context.js";
+import { OwnerElsewhere } from "./queue/owner-elsewhere.js";
 
 /** Applies one change; a change that cannot apply (an unknown vhost, a refused value) throws its BrokerError. */
 export function applyMirroredChange(broker: Broker, change: MirroredChange): void {
@@ -40,7 +45,7 @@ const text = (r: MirroredRecord, key: string): string => {
 const table = (r: MirroredRecord, key: string): FieldTable => (r[key] ?? {}) as FieldTable;
 
 function applyPut(b: Broker, kind: MirroredChange["kind"], r: MirroredRecord): void {
-  const ctx = adminContext(b, SYSTEM_ACTOR);
+  const ctx: ClientContext = { ...adminContext(b, SYSTEM_ACTOR), followed: true };
   switch (kind) {
     case "vhosts":
       b.putVhost(text(r, "name"), {
@@ -88,7 +93,10 @@ function applyPut(b: Broker, kind: MirroredChange["kind"], r: MirroredRecord): v
       const args = table(r, "arguments");
       const existing = b.vhost(vhost).queues.get(name);
       if (existing === undefined) {
-        b.declareQueue(ctx, vhost, { name, durable: r["durable"] === true, autoDelete: r["auto_delete"] === true, exclusiveOwner: null, arguments: args }, false);
+        const owner = exclusiveOwnerOf(b, r);
+        // This node's own exclusive queue, told by a node that has not yet heard it went (this node restarted): gone.
+        if (owner === THIS_NODE) return;
+        b.declareQueue(ctx, vhost, { name, durable: r["durable"] === true, autoDelete: r["auto_delete"] === true, exclusiveOwner: owner, arguments: args }, false);
         return;
       }
       // The one change a queue's record takes after its declare: an MQTT 5 session's new expiry.
@@ -98,7 +106,7 @@ function applyPut(b: Broker, kind: MirroredChange["kind"], r: MirroredRecord): v
     }
     case "bindings": {
       const vhost = text(r, "vhost");
-      if (text(r, "destination_type") === "queue") b.bindQueue(ctx, vhost, text(r, "destination"), text(r, "source"), text(r, "routing_key"), table(r, "arguments"));
+      if (text(r, "destination_type") === "queue") b.bindQueue(asOwnerOf(b, ctx, vhost, text(r, "destination")), vhost, text(r, "destination"), text(r, "source"), text(r, "routing_key"), table(r, "arguments"));
       else b.bindExchange(ctx, vhost, text(r, "destination"), text(r, "source"), text(r, "routing_key"), table(r, "arguments"));
       return;
     }
@@ -106,7 +114,7 @@ function applyPut(b: Broker, kind: MirroredChange["kind"], r: MirroredRecord): v
 }
 
 function applyDelete(b: Broker, kind: MirroredChange["kind"], r: MirroredRecord): void {
-  const ctx = adminContext(b, SYSTEM_ACTOR);
+  const ctx: ClientContext = { ...adminContext(b, SYSTEM_ACTOR), followed: true };
   switch (kind) {
     case "vhosts":
       if (b.vhosts.has(text(r, "name"))) b.deleteVhost(text(r, "name"));
@@ -135,17 +143,35 @@ function applyDelete(b: Broker, kind: MirroredChange["kind"], r: MirroredRecord)
     case "exchanges":
       if (b.vhosts.has(text(r, "vhost"))) b.deleteExchange(ctx, text(r, "vhost"), text(r, "name"), false);
       return;
-    case "queues":
-      // A queue led elsewhere is only forgotten here: its leader deleted it (no round trip back).
-      forgetDeletedQueue(b, ctx, text(r, "vhost"), text(r, "name"));
+    case "queues": {
+      // A queue led elsewhere is only forgotten here: its leader deleted it (no round trip back);
+      // an exclusive one is deleted as its owner (what its owner's node did to it applies here too).
+      const vhost = text(r, "vhost");
+      forgetDeletedQueue(b, asOwnerOf(b, ctx, vhost, text(r, "name")), vhost, text(r, "name"));
       return;
+    }
     case "bindings": {
       const v = b.vhosts.get(text(r, "vhost"));
       const ends = v && v.exchanges.has(text(r, "source")) && (text(r, "destination_type") === "queue" ? v.queues : v.exchanges).has(text(r, "destination"));
       if (!ends) return;
-      if (text(r, "destination_type") === "queue") b.unbindQueue(ctx, v.name, text(r, "destination"), text(r, "source"), text(r, "routing_key"), table(r, "arguments"));
+      if (text(r, "destination_type") === "queue") b.unbindQueue(asOwnerOf(b, ctx, v.name, text(r, "destination")), v.name, text(r, "destination"), text(r, "source"), text(r, "routing_key"), table(r, "arguments"));
       else b.unbindExchange(ctx, v.name, text(r, "destination"), text(r, "source"), text(r, "routing_key"), table(r, "arguments"));
       return;
     }
   }
+}
+
+const THIS_NODE = Symbol("this node");
+
+/** The owner a followed queue record names: null when not exclusive, THIS_NODE for this node's own (owner-elsewhere.ts). */
+function exclusiveOwnerOf(b: Broker, r: MirroredRecord): OwnerElsewhere | null | typeof THIS_NODE {
+  if (r["exclusive"] !== true) return null;
+  const node = text(r, "owner_node");
+  return node === b.connections.node ? THIS_NODE : new OwnerElsewhere(node);
+}
+
+/** The system acting as an exclusive queue's owner: what its owner's node did to it applies here too. */
+function asOwnerOf(b: Broker, ctx: ClientContext, vhost: string, queue: string): ClientContext {
+  const owner = b.vhosts.get(vhost)?.queues.get(queue)?.exclusiveOwner ?? null;
+  return owner === null ? ctx : { ...ctx, owner };
 }

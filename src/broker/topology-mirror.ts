@@ -11,9 +11,10 @@
  * removal that follows from another one (a vhost's contents, a user's permissions) is not told,
  * because applying the first one cascades the same way on the other node.
  *
- * Exclusive queues are not told: one lives and dies with its connection on its own node
- * (design, "Exclusive queues and direct reply-to"); reaching one from another node comes with the
- * inter-node link. A single node has no mirror (null), so no record is built for it.
+ * Exclusive queues are told too, with their owner's node (`exclusive`, `owner_node`): one lives and
+ * dies with its connection on its own node, and the others hold it as a RemoteQueue to that node
+ * (owner-elsewhere.ts; design, "Exclusive queues and direct reply-to"). A single node has no
+ * mirror (null), so no record is built for it.
  */
 import type { DefinitionKind } from "./definitions-sink.js";
 
@@ -22,6 +23,12 @@ export interface TopologyMirror {
   put(kind: DefinitionKind, record: MirroredRecord): void;
   /** A record went; `record` holds at least the fields that name it (see identityOf). */
   delete(kind: DefinitionKind, record: MirroredRecord): void;
+  /**
+   * Resolves once every other node that follows has applied what was told so far (absent: the
+   * transport cannot tell). A client's declare-ok / bind-ok waits for it, so a publish made anywhere
+   * after the client heard the answer routes to what it declared, as after RabbitMQ's transaction.
+   */
+  settled?(): Promise<void>;
 }
 
 /** A definitions-format record: plain JSON (field tables as definitions.json holds them). */

@@ -8,7 +8,8 @@
  * queues before the bindings between them; removals in the reverse order.
  */
 import type { Broker } from "./broker.js";
-import { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
+import { bindingDefinition, exchangeDefinition } from "./definition-records.js";
+import { mirroredQueueRecord } from "./operations/queue-operations.js";
 import type { DefinitionKind } from "./definitions-sink.js";
 import { userDefinition } from "./operations/user-operations.js";
 import { applyMirroredChange } from "./topology-apply.js";
@@ -86,10 +87,8 @@ function recordsOf(b: Broker): Map<DefinitionKind, MirroredRecord[]> {
     ["parameters", vhosts.flatMap((v) => [...v.parameters].flatMap(([component, byName]) => [...byName].map(([name, value]) => ({ vhost: v.name, component, name, value }))))],
     ["global_parameters", [...b.globalParameters].map(([name, value]) => ({ name, value }))],
     ["exchanges", vhosts.flatMap((v) => [...v.exchanges.values()].filter((x) => isOwn(x.name)).map((x) => asRecord(exchangeDefinition(x))))],
-    ["queues", vhosts.flatMap((v) => [...v.queues.values()].filter((q) => q.exclusiveOwner === null).map((q) => asRecord(queueDefinition(q))))],
-    [
-      "bindings",
-      vhosts.flatMap((v) => [...v.bindings()].filter((x) => x.destination.kind !== "queue" || x.destination.exclusiveOwner === null).map((x) => asRecord(bindingDefinition(x)))),
-    ],
+    // Exclusive queues too, with their owner's node (queue-operations.ts, mirroredQueueRecord).
+    ["queues", vhosts.flatMap((v) => [...v.queues.values()].map((q) => mirroredQueueRecord(b, q)))],
+    ["bindings", vhosts.flatMap((v) => [...v.bindings()].map((x) => asRecord(bindingDefinition(x))))],
   ]);
 }

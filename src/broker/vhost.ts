@@ -111,7 +111,7 @@ export class VHost {
    * leads (QueueHost.leaderElsewhere: `coney --workers N`) is held here as a RemoteQueue.
    */
   addQueue(declared: QueueSpec): Queue {
-    const elsewhere = declared.exclusiveOwner === null ? (this.queueHost.leaderElsewhere?.(this.name, declared) ?? null) : null;
+    const elsewhere = this.queueHost.leaderElsewhere?.(this.name, declared) ?? null;
     if (elsewhere !== null) {
       if (declared.arguments["x-queue-type"] === "stream") throw new BrokerError("notImplemented", `stream '${declared.name}' in vhost '${this.name}' is led by node '${elsewhere.port.node}'; a stream led by another node is not supported yet`);
       return this.addRemoteQueue({ ...declared, group: null }, elsewhere.port, elsewhere.forwards, null);
@@ -120,12 +120,16 @@ export class VHost {
     const q = spec.arguments["x-queue-type"] === "stream" ? new StreamQueue(this.name, spec, this.queueHost) : new MessageQueue(this.name, spec, this.queueHost);
     this.queues.set(q.name, q);
     this.sortedQueues = null;
-    if (q.exclusiveOwner !== null) {
-      const owned = this.exclusiveQueues.get(q.exclusiveOwner);
-      if (owned) owned.add(q);
-      else this.exclusiveQueues.set(q.exclusiveOwner, new Set([q]));
-    }
+    this.noteOwner(q);
     return q;
+  }
+
+  /** An exclusive queue is found by its owner when the owner goes (a connection closes, a node is lost). */
+  private noteOwner(q: Queue): void {
+    if (q.exclusiveOwner === null) return;
+    const owned = this.exclusiveQueues.get(q.exclusiveOwner);
+    if (owned) owned.add(q);
+    else this.exclusiveQueues.set(q.exclusiveOwner, new Set([q]));
   }
 
   /**
@@ -138,6 +142,7 @@ export class VHost {
     if (replaced !== null) this.removeQueue(replaced);
     this.queues.set(q.name, q);
     this.sortedQueues = null;
+    this.noteOwner(q);
     for (const b of bindings) {
       const e = b as ExchangeBinding;
       this.attach(new Binding(e.source, q, e.routingKey, e.args));

@@ -144,11 +144,24 @@ export class LeaderLink implements QueueLeaderPort {
       id = this.queueIds.size + 1;
       this.queueIds.set(key, id);
       this.emitPending();
-      const { buf } = F.frameWithStrings(F.QUEUE, 4, declares ? [q.vhost, q.name, recordOf(q)] : [q.vhost, q.name]);
+      // No record for an exclusive queue: it lives only with its connection, and one gone meanwhile must not come back as an ordinary queue.
+      const { buf } = F.frameWithStrings(F.QUEUE, 4, declares && q.exclusiveOwner === null ? [q.vhost, q.name, recordOf(q)] : [q.vhost, q.name]);
       buf.writeUInt32LE(id, F.FRAME_HEAD);
       this.writer.write(buf);
     }
     return id;
+  }
+
+  /**
+   * A direct reply-to reply for a requester of the node at the other end (DIRECT_REPLY: the
+   * message). Fire and forget, as RabbitMQ casts it to the requester's channel: no position, no
+   * confirm wait; that node drops it when its requester is gone.
+   */
+  forwardReply(message: Message): void {
+    this.emitPending();
+    const pieces: Buffer[] = [];
+    F.pushMessageFrame(pieces, F.messageFrameHead(F.DIRECT_REPLY, 0, message), message.body);
+    this.writer.writeAll(pieces);
   }
 
   // ---------------------------------------------------------------- consume

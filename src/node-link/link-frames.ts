@@ -22,6 +22,8 @@ export const CONSUME = 20;
 export const CANCEL = 21;
 export const SETTLE = 22;
 export const RPC = 30;
+/** A reply to a direct reply-to requester of the accepting node (issue 42): the message alone, its routing key naming the requester. */
+export const DIRECT_REPLY = 40;
 // Leading node → connecting node.
 export const CHALLENGE = 2;
 export const READY = 4;

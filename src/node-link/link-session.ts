@@ -112,6 +112,12 @@ export class LinkSession implements ServingLink {
       }
       case F.RPC:
         return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
+      case F.DIRECT_REPLY: {
+        // To a requester of this node (its key names this node); dropped when it is gone, as RabbitMQ drops it.
+        const reply = F.readMessage(f, at, this.properties);
+        this.broker.directReply.deliver(reply.routingKey, reply);
+        return;
+      }
       default:
         this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
     }

@@ -18,7 +18,9 @@ import type { Address, IpcEndpoint } from "./ipc-endpoint.js";
 
 export const TOPOLOGY = "topology";
 export const TOPOLOGY_SNAPSHOT = "topology-snapshot";
+const TOPOLOGY_BARRIER = "topology-barrier";
 const SNAPSHOT_TIMEOUT_MS = 10_000;
+const BARRIER_TIMEOUT_MS = 5_000;
 
 export interface TopologyRelayOptions {
   /** The other workers, in the order they are asked for a snapshot. */
@@ -29,6 +31,8 @@ export interface TopologyRelayOptions {
 
 export class TopologyRelay {
   private held: Array<readonly MirroredChange[]> | null = [];
+  private markJoined!: () => void;
+  private readonly joined = new Promise<void>((resolve) => (this.markJoined = resolve));
   private readonly outbox: MirrorOutbox;
 
   constructor(
@@ -36,7 +40,13 @@ export class TopologyRelay {
     private readonly endpoint: IpcEndpoint,
     private readonly o: TopologyRelayOptions,
   ) {
-    this.outbox = new MirrorOutbox((batch) => endpoint.broadcast(TOPOLOGY, batch));
+    this.outbox = new MirrorOutbox(
+      (batch) => endpoint.broadcast(TOPOLOGY, batch),
+      () => this.barrier(),
+    );
+    // A request takes the same way as the batches (through the primary, in order): answered, it
+    // says every batch sent before it is applied — once this worker joined (held ones wait for it).
+    endpoint.handle(TOPOLOGY_BARRIER, () => this.joined);
     endpoint.handle(TOPOLOGY, (body) => this.received(body as readonly MirroredChange[]));
     endpoint.handle(TOPOLOGY_SNAPSHOT, () => {
       // Only a worker that joined answers: two workers starting together must not take each
@@ -54,6 +64,11 @@ export class TopologyRelay {
    * Resolves true when a peer answered; false when none runs (every worker is starting: each has
    * what its own definitions file kept).
    */
+  /** Resolves once every running peer applied the batches sent so far; a peer that is down or silent is not waited for (it copies a snapshot when it joins). */
+  private async barrier(): Promise<void> {
+    await Promise.all(this.o.peers.map((p) => this.endpoint.request(p, TOPOLOGY_BARRIER, null, BARRIER_TIMEOUT_MS).catch(() => undefined)));
+  }
+
   async join(): Promise<boolean> {
     const stale = heldIdentities(this.broker);
     let joined = false;
@@ -70,6 +85,7 @@ export class TopologyRelay {
     const held = this.held ?? [];
     this.held = null;
     for (const batch of held) this.apply(batch);
+    this.markJoined();
     return joined;
   }
 

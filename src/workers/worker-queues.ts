@@ -20,6 +20,7 @@ import type { Broker, QueueLeaderPort, QueuePlacement, RemoteConsumerSink, Remot
 import { queueGroupOf } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
+import { dropExclusiveQueuesOf, RepliesToWorkers } from "./worker-exclusive.js";
 
 export interface WorkerLinks {
   /** Where every worker's link socket is. */
@@ -63,9 +64,15 @@ export class WorkerQueues implements QueuePlacement {
     return w === this.index ? null : this.ports[w]!;
   }
 
+  portOf(node: string): QueueLeaderPort | null {
+    const w = this.links.nodeNames.indexOf(node);
+    return w === this.index ? null : w === -1 ? new DownPort(node) : this.ports[w]!;
+  }
+
   /** Starts reaching the others' queues: before definitions are restored, so restored queues they lead are RemoteQueues. */
   start(): void {
     this.broker.placeQueuesWith(this);
+    this.broker.directReply.reachOthers(this.links.nodeNames[this.index]!, new RepliesToWorkers(this.links.nodeNames, (w) => this.ports[w]!));
     for (let w = 0; w < this.workers; w++) if (w !== this.index) this.reach(w);
   }
 
@@ -127,13 +134,15 @@ export class WorkerQueues implements QueuePlacement {
     link.onLost(() => {
       if (this.ports[w] === link) this.ports[w] = new DownPort(this.links.nodeNames[w]!);
       if (!this.closed) this.logger.warn("link to a worker lost", { worker: this.links.nodeNames[w] });
+      dropExclusiveQueuesOf(this.broker, this.links.nodeNames[w]!);
       this.reach(w);
     });
     // Every queue of w's, held over the down port until now (or the lost link before), over this one.
     for (const v of this.broker.vhosts.values()) {
       for (const q of [...v.queues.values()]) {
-        if (!q.leadsElsewhere || this.leaderIndex(v.name, q.name) !== w) continue;
-        this.broker.leadQueueElsewhere(v.name, { name: q.name, durable: q.durable, autoDelete: q.autoDelete, exclusiveOwner: null, arguments: q.arguments, group: null }, link);
+        // Its own queues and the exclusive queues of its connections (held for it whatever the name's hash says).
+        if (!q.leadsElsewhere || q.leaderNode !== this.links.nodeNames[w]) continue;
+        this.broker.leadQueueElsewhere(v.name, { name: q.name, durable: q.durable, autoDelete: q.autoDelete, exclusiveOwner: q.exclusiveOwner, arguments: q.arguments, group: null }, link);
       }
     }
   }

@@ -37,7 +37,7 @@ export function bind(b: BrokerState, ctx: ClientContext, r: BindingRequest): boo
   source.validateBinding(r.routingKey, r.args);
   if (!v.attach(binding)) return false;
   if (isDurableBinding(binding)) b.definitions.put("bindings", bindingKey(v.name, binding), bindingDefinition(binding));
-  if (b.mirror !== null && isMirroredBinding(binding)) b.mirror.put("bindings", bindingDefinition(binding) as unknown as MirroredRecord);
+  b.mirror?.put("bindings", bindingDefinition(binding) as unknown as MirroredRecord);
   if (b.events.detailWanted) announce(b, actorOf(ctx), "binding.created", bindingEventProps(v.name, binding));
   return true;
 }
@@ -49,7 +49,7 @@ export function unbind(b: BrokerState, ctx: ClientContext, r: BindingRequest): b
   if (!binding) return false;
   v.detach(binding);
   b.definitions.delete("bindings", bindingKey(v.name, binding));
-  if (b.mirror !== null && isMirroredBinding(binding)) b.mirror.delete("bindings", bindingDefinition(binding) as unknown as MirroredRecord);
+  b.mirror?.delete("bindings", bindingDefinition(binding) as unknown as MirroredRecord);
   const actor = actorOf(ctx);
   if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));
   autoDeleteIfUnused(b, v, source, actor);
@@ -81,9 +81,4 @@ function isDurableBinding(binding: ExchangeBinding): boolean {
 function invalidMatchMode(v: FieldValue): BrokerError {
   if (typeof v !== "string") return new BrokerError("preconditionFailed", `Invalid x-match field type ${fieldTypeName(v)} (value ${String(v)}); expected longstr`);
   return new BrokerError("preconditionFailed", `Invalid x-match field value ${v === "" ? "<<>>" : `<<"${v}">>`}; expected all, any, all-with-x, or any-with-x`);
-}
-
-/** Other nodes follow every binding but those to an exclusive queue, which lives only here (topology-mirror.ts). */
-function isMirroredBinding(binding: ExchangeBinding): boolean {
-  return binding.destination.kind !== "queue" || binding.destination.exclusiveOwner === null;
 }

@@ -10,6 +10,7 @@ import type { Message } from "../message.js";
 import type { Queue, QueueHost, RemoteLeader } from "../queue/queue-type.js";
 import type { ForwardedPublishes } from "../queue/forwarded-publishes.js";
 import type { QueuePlacement } from "../queue/queue-placement.js";
+import { OwnerElsewhere } from "../queue/owner-elsewhere.js";
 import type { QueueJournal } from "../queue/queue-journal.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
 import { QueueGroups } from "../queue/queue-groups.js";
@@ -40,7 +41,10 @@ export class BrokerQueueHost implements QueueHost {
   leaderElsewhere(vhost: string, spec: QueueSpec): RemoteLeader | null {
     const p = this.placement;
     if (p === null) return null;
-    const port = p.of.leaderOf(vhost, spec.name);
+    const owner = spec.exclusiveOwner;
+    // An exclusive queue stays on its connection's node, whatever its name's hash says (RabbitMQ
+    // places exclusive queues locally); one of another node's connections is held for that node.
+    const port = owner === null ? p.of.leaderOf(vhost, spec.name) : owner instanceof OwnerElsewhere ? p.of.portOf(owner.node) : null;
     return port === null ? null : { port, forwards: p.forwards };
   }
 

@@ -13,6 +13,7 @@ import { checkNotReserved, generateQueueName } from "../names.js";
 import { validateQueueArguments } from "../queue/queue-arguments.js";
 import type { Queue } from "../queue/queue-type.js";
 import type { QueueSpec } from "../queue/queue-spec.js";
+import { ownerNodeElsewhere } from "../queue/owner-elsewhere.js";
 import { checkQueueType, checkTypeArguments } from "../queue/queue-type-rules.js";
 import { vhostLimitsOf } from "../runtime-parameters.js";
 import type { MirroredRecord } from "../topology-mirror.js";
@@ -46,7 +47,8 @@ export function declareQueue(b: BrokerState, ctx: ClientContext, vhostName: stri
     existing.touch();
     return { queue: existing, created: false };
   }
-  if (spec.name !== "") checkNotReserved("queue", name);
+  // A followed server-named queue (amq.gen-…) was named by its own node's server.
+  if (spec.name !== "" && ctx.followed !== true) checkNotReserved("queue", name);
   checkTypeArguments(spec.arguments, name, vhostName);
   validateQueueArguments(spec.arguments, name, vhostName);
   const maxQueues = vhostLimitsOf(v.parameters).maxQueues;
@@ -63,7 +65,7 @@ export function declareQueue(b: BrokerState, ctx: ClientContext, vhostName: stri
   const q = v.addQueue({ ...spec, name });
   q.applyPolicy(policyOf(b, q).definition);
   if (q.durable && q.exclusiveOwner === null) b.definitions.put("queues", definitionKey(vhostName, name), queueDefinition(q));
-  if (b.mirror !== null && q.exclusiveOwner === null) b.mirror.put("queues", queueDefinition(q) as unknown as MirroredRecord);
+  b.mirror?.put("queues", mirroredQueueRecord(b, q));
   b.stats.queueCreated++;
   if (b.events.detailWanted) announce(b, actorOf(ctx), "queue.created", queueEventProps(q));
   return { queue: q, created: true };
@@ -83,7 +85,18 @@ export function changeQueueExpires(b: BrokerState, ctx: ClientContext, vhostName
   validateQueueArguments({ ...q.arguments, "x-expires": ms }, name, vhostName);
   q.replaceExpires(ms, policyOf(b, q).definition);
   if (q.durable && q.exclusiveOwner === null) b.definitions.put("queues", definitionKey(vhostName, name), queueDefinition(q));
-  if (b.mirror !== null && q.exclusiveOwner === null) b.mirror.put("queues", queueDefinition(q) as unknown as MirroredRecord);
+  b.mirror?.put("queues", mirroredQueueRecord(b, q));
+}
+
+/**
+ * A queue as other nodes follow it (topology-mirror.ts): its definitions record, and for an
+ * exclusive queue `exclusive` and `owner_node`, the node of its connection — the others hold it as
+ * a RemoteQueue to that node (owner-elsewhere.ts), whatever its name's hash says.
+ */
+export function mirroredQueueRecord(b: BrokerState, q: Queue): MirroredRecord {
+  const record = queueDefinition(q) as unknown as MirroredRecord;
+  if (q.exclusiveOwner === null) return record;
+  return { ...record, exclusive: true, owner_node: ownerNodeElsewhere(q) ?? b.connections.node };
 }
 
 /** queue.delete; returns the number of ready messages deleted. */

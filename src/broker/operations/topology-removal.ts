@@ -21,8 +21,9 @@ export function removeQueue(b: BrokerState, v: VHost, q: Queue, actor: Actor = S
   b.stats.queueDeleted++;
   const removed = v.removeQueue(q);
   if (q.durable) b.definitions.delete("queues", definitionKey(v.name, q.name));
-  // Its bindings and any auto-delete exchange go on the other nodes by the same cascade.
-  if (b.mirror !== null && q.exclusiveOwner === null) b.mirror.delete("queues", { vhost: v.name, name: q.name });
+  // Its bindings and any auto-delete exchange go on the other nodes by the same cascade. Another
+  // node's exclusive queue is told gone by its own node (its connection closed, or the node was lost).
+  if (b.mirror !== null && !(q.exclusiveOwner !== null && q.leadsElsewhere)) b.mirror.delete("queues", { vhost: v.name, name: q.name });
   for (const binding of removed) {
     b.definitions.delete("bindings", bindingKey(v.name, binding));
     if (b.events.detailWanted) announce(b, actor, "binding.deleted", bindingEventProps(v.name, binding));

@@ -9,4 +9,6 @@ import type { QueueLeaderPort } from "./queue-leader-port.js";
 export interface QueuePlacement {
   /** The port to the queue's leader when another node leads it; null when this node does. */
   leaderOf(vhost: string, name: string): QueueLeaderPort | null;
+  /** The port to node `node` (an exclusive queue's owner, owner-elsewhere.ts); null for this node. */
+  portOf(node: string): QueueLeaderPort | null;
 }

@@ -12,7 +12,7 @@ import {
 } from "../../codec/generated.js";
 import { BrokerError } from "../../../errors/broker-error.js";
 import { countsFromLeader, deleteQueueOnLeader, purgeQueueOnLeader } from "../../../broker/index.js";
-import { declareAnswered, deleteAnswered, purgeAnswered } from "./leader-round-trips.js";
+import { afterLeader, declareAnswered, deleteAnswered, purgeAnswered } from "./leader-round-trips.js";
 import type { ChannelState } from "../channel-state.js";
 import { on, type HandlerTable } from "./handler.js";
 
@@ -23,10 +23,23 @@ export function expandQueueName(ch: ChannelState, name: string): string {
   return ch.lastQueue;
 }
 
+const QUEUE_CLASS = 50;
+
+/**
+ * On a node that others follow (`coney --workers N`), a new queue or binding is answered once
+ * every other node applied it (TopologyMirror.settled): a reply published anywhere after the
+ * client heard declare-ok then routes to it, as after RabbitMQ's Mnesia transaction. Null on a
+ * single node. The connection reads no further frame meanwhile, so every channel's order holds.
+ */
+function followedEverywhere(ch: ChannelState): Promise<void> | null {
+  const mirror = ch.host.broker.mirror;
+  return mirror?.settled === undefined ? null : mirror.settled();
+}
+
 export const queueHandlers: HandlerTable = [
   on(MethodId.QueueDeclare, (ch, a) => {
     const name = a.passive ? expandQueueName(ch, a.queue) : a.queue;
-    const { queue } = ch.host.broker.declareQueue(
+    const { queue, created } = ch.host.broker.declareQueue(
       ch.ctx,
       ch.host.vhost,
       { name, durable: a.durable, autoDelete: a.autoDelete, exclusiveOwner: a.exclusive ? ch.host : null, arguments: a.arguments },
@@ -36,15 +49,23 @@ export const queueHandlers: HandlerTable = [
     ch.stats.queueDeclared();
     const counts = a.passive && !a.nowait ? countsFromLeader(queue) : null;
     if (counts !== null) return declareAnswered(ch, queue.name, counts);
-    if (!a.nowait) {
-      encodeQueueDeclareOk(ch.output.out, ch.number, { queue: queue.name, messageCount: queue.messageCount, consumerCount: queue.consumerCount });
-    }
+    const answer = (): void => {
+      if (!a.nowait) encodeQueueDeclareOk(ch.output.out, ch.number, { queue: queue.name, messageCount: queue.messageCount, consumerCount: queue.consumerCount });
+    };
+    const followed = created ? followedEverywhere(ch) : null;
+    if (followed !== null) return afterLeader(ch, followed, QUEUE_CLASS, 10, answer);
+    answer();
   }),
   on(MethodId.QueueBind, (ch, a) => {
     const queue = expandQueueName(ch, a.queue);
     const key = a.queue === "" && a.routingKey === "" ? queue : a.routingKey;
-    ch.host.broker.bindQueue(ch.ctx, ch.host.vhost, queue, a.exchange, key, a.arguments);
-    if (!a.nowait) encodeQueueBindOk(ch.output.out, ch.number, {});
+    const created = ch.host.broker.bindQueue(ch.ctx, ch.host.vhost, queue, a.exchange, key, a.arguments);
+    const answer = (): void => {
+      if (!a.nowait) encodeQueueBindOk(ch.output.out, ch.number, {});
+    };
+    const followed = created ? followedEverywhere(ch) : null;
+    if (followed !== null) return afterLeader(ch, followed, QUEUE_CLASS, 20, answer);
+    answer();
   }),
   on(MethodId.QueueUnbind, (ch, a) => {
     const queue = expandQueueName(ch, a.queue);
