@@ -21,6 +21,7 @@ import { tlsFilesOf, tlsServerOptions } from "./tls/tls-files.js";
 import type { NodeFileTap, StoreReplica } from "./store/store-replica.js";
 import { createFederation } from "./federation/federation-startup.js";
 import { Shovels } from "./shovel/shovels.js";
+import type { ClientIdPeers } from "./mqtt/client-id-peers.js";
 import type { PeerNodes } from "./http/peer-nodes.js";
 
 export interface RunningBroker {
@@ -82,6 +83,8 @@ export interface StartOptions extends Partial<ConeyConfig> {
   nodeHooks?: { beforeRestore(broker: Broker): Promise<void>; afterRestore(broker: Broker): Promise<void>; close(): Promise<void> };
   /** The other workers of `coney --workers N` (src/workers), for /api/nodes. */
   peers?: PeerNodes;
+  /** The other workers of `coney --workers N`, for MQTT client-id takeover across them. */
+  clientIdPeers?: ClientIdPeers;
 }
 
 /**
@@ -96,7 +99,7 @@ function readSlabsKept(memLimit: number): number {
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, peers, nodeHooks, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, peers, nodeHooks, clientIdPeers, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   // Embedding runs one broker in the caller's process: N worker processes are the `coney`
   // command's layout (src/workers), which forks its own entry script.
@@ -190,7 +193,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   // The HTTP, Prometheus, MQTT and OAuth modules (Fastify, ws, mqtt-packet, jose) are loaded only
   // when configured: a broker without them (a test broker) starts in a fraction of the time.
   const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && (config.mqttsPort !== null || config.webMqttsPort !== null));
-  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, replicated: replica && persistence.journal ? { tap: replica, journal: persistence.journal } : null, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, replicated: replica && persistence.journal ? { tap: replica, journal: persistence.journal } : null, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates, clientIdPeers: clientIdPeers ?? null });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
   const streamWanted = config.streamPort !== null || (tls !== null && config.streamTlsPort !== null);
   const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, cluster: clusterView ?? null, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });

@@ -48,6 +48,7 @@ import type { FederationLinks } from "./federation-view.js";
 import { registerShovels } from "./routes/shovels.js";
 import type { Shovels } from "../shovel/shovels.js";
 import type { PeerNodes } from "./peer-nodes.js";
+import { answerPeer } from "./local-records.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -150,6 +151,8 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
     audit: opts.audit ?? null,
     federation: opts.federation ?? null,
   };
+  // `coney --workers N`: this worker answers the others' list and overview queries (local-records.ts).
+  opts.peers?.records?.serve((q) => answerPeer(ctx, q));
   for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit, registerFederationLinks, registerStreamRoutes]) {
     register(app, ctx);
   }

@@ -11,7 +11,7 @@ import type { Broker, VHost } from "../broker/index.js";
 import type { Caller } from "./http-auth.js";
 import type { CountersWithRates, RateView } from "./rate-sampler.js";
 import { overviewKey, overviewMessageStats, overviewQueueTotals } from "./rate-sources.js";
-import { rateKey, vhostCounters, vhostMessageStats } from "./records.js";
+import { queueCounters, rateKey, vhostCounters, vhostMessageStats } from "./records.js";
 
 export interface OverviewFigures {
   readonly message_stats: CountersWithRates;
@@ -21,43 +21,70 @@ export interface OverviewFigures {
 
 const QUEUE_TOTALS = ["messages", "messages_ready", "messages_unacknowledged"];
 
-export function overviewFigures(b: Broker, caller: Caller, rates: RateView): OverviewFigures {
-  return isMonitor(caller.user) ? nodeFigures(b, rates) : userFigures(b, caller, rates);
+/**
+ * Whose figures: a monitor sees the node's, another user its vhosts' and its own connections'.
+ * `ledOnly` (a worker of `coney --workers N`, whose figures are summed with the other workers'):
+ * queues, their messages and their consumers are counted only by the worker that leads the queue,
+ * so the sum counts each queue once (the others hold a RemoteQueue for it).
+ */
+export interface OverviewScope {
+  readonly monitor: boolean;
+  readonly user: string;
+  hasVhost(name: string): boolean;
+  readonly ledOnly: boolean;
 }
 
-function nodeFigures(b: Broker, rates: RateView): OverviewFigures {
+export function callerScope(caller: Caller, ledOnly: boolean): OverviewScope {
+  return { monitor: isMonitor(caller.user), user: caller.user.name, hasVhost: (v) => caller.permissions.hasVhostAccess(v), ledOnly };
+}
+
+export function overviewFigures(b: Broker, scope: OverviewScope, rates: RateView): OverviewFigures {
+  return scope.monitor ? nodeFigures(b, rates, scope.ledOnly) : userFigures(b, scope, rates);
+}
+
+function nodeFigures(b: Broker, rates: RateView, ledOnly: boolean): OverviewFigures {
   let queues = 0, consumers = 0, exchanges = 0;
   for (const v of b.vhosts.values()) {
     exchanges += v.exchanges.size;
-    queues += v.queues.size;
-    for (const q of v.queues.values()) consumers += q.consumerCount;
+    for (const q of v.queues.values()) {
+      if (ledOnly && q.leadsElsewhere) continue;
+      queues++;
+      consumers += q.consumerCount;
+    }
   }
   const conns = b.connections.list();
   return {
     message_stats: rates.withRates(overviewKey.messageStats, overviewMessageStats(b)),
-    queue_totals: rates.withRates(overviewKey.queueTotals, overviewQueueTotals(b)),
+    queue_totals: ledOnly ? ledQueueTotals(b.vhosts.values(), rates) : rates.withRates(overviewKey.queueTotals, overviewQueueTotals(b)),
     object_totals: { consumers, queues, exchanges, connections: conns.length, channels: conns.reduce((n, c) => n + c.info().channels.length, 0) },
   };
 }
 
-function userFigures(b: Broker, caller: Caller, rates: RateView): OverviewFigures {
+function userFigures(b: Broker, scope: OverviewScope, rates: RateView): OverviewFigures {
   const vhosts: VHost[] = [];
-  for (const v of b.vhosts.values()) if (caller.permissions.hasVhostAccess(v.name)) vhosts.push(v);
+  for (const v of b.vhosts.values()) if (scope.hasVhost(v.name)) vhosts.push(v);
   let queues = 0, exchanges = 0;
   for (const v of vhosts) {
-    queues += v.queues.size;
+    for (const q of v.queues.values()) if (!scope.ledOnly || !q.leadsElsewhere) queues++;
     exchanges += v.exchanges.size;
   }
   let connections = 0, channels = 0;
-  for (const c of b.connections.ofUser(caller.user.name)) {
+  for (const c of b.connections.ofUser(scope.user)) {
     connections++;
     channels += c.info().channels.length;
   }
   return {
     message_stats: sumRated(vhosts.map((v) => rates.withRates(rateKey.vhostStats(v), vhostMessageStats(v)))),
-    queue_totals: sumRated(vhosts.map((v) => rates.withRates(rateKey.vhost(v), vhostCounters(v))), QUEUE_TOTALS),
+    queue_totals: scope.ledOnly ? ledQueueTotals(vhosts, rates) : sumRated(vhosts.map((v) => rates.withRates(rateKey.vhost(v), vhostCounters(v))), QUEUE_TOTALS),
     object_totals: { queues, exchanges, connections, channels },
   };
+}
+
+/** The queue totals of the queues this worker leads, with their rates (each queue is sampled on its own key). */
+function ledQueueTotals(vhosts: Iterable<VHost>, rates: RateView): CountersWithRates {
+  const groups: CountersWithRates[] = [];
+  for (const v of vhosts) for (const q of v.queues.values()) if (!q.leadsElsewhere) groups.push(rates.withRates(rateKey.queue(q), queueCounters(q)));
+  return sumRated(groups, QUEUE_TOTALS);
 }
 
 type Details = { rate: number; samples?: Array<{ sample: number; timestamp: number }>; avg?: number; avg_rate?: number };

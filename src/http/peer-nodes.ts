@@ -3,6 +3,8 @@
  * (src/workers hands an implementation to the API; the API never imports it). Each node's figures
  * are read in its own process, so the list is asked for, not held.
  */
+import type { PeerRecords } from "./peer-records.js";
+
 export interface PeerNode {
   readonly name: string;
   readonly running: boolean;
@@ -13,6 +15,8 @@ export interface PeerNode {
 }
 
 export interface PeerNodes {
+  /** The other workers' connections, channels, consumers and overview figures (peer-records.ts). */
+  readonly records?: PeerRecords;
   /** Every node of the broker, this one included (its `record` then holds only the extensions). */
   list(): Promise<PeerNode[]>;
 }

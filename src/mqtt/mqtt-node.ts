@@ -9,6 +9,7 @@ import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
 import type { Broker, Message, ResourceAlarms } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { CertLoginFrom } from "../tls/cert-login-name.js";
+import { supersedes, type ClientIdClaim, type ClientIdPeers } from "./client-id-peers.js";
 import { Qos2StateStore } from "./qos2-state-store.js";
 import { RetainedStore } from "./retained-store.js";
 import type { ReplicatedFiles } from "./saved-json-file.js";
@@ -67,7 +68,8 @@ export class MqttNode {
    * retained publishes are added, and entries go with their messages.
    */
   readonly publishedRetained = new WeakSet<Message>();
-  private readonly sessions = new Map<string, SessionHolder>();
+  /** Each client id's holder, with its claim (whose time orders it against another worker's claim). */
+  private readonly sessions = new Map<string, { readonly holder: SessionHolder; readonly claim: ClientIdClaim }>();
   /** The shared subscriptions' queues of each vhost (shared-subscriptions.ts). */
   readonly sharedQueues = new SharedQueueIndex();
 
@@ -81,29 +83,43 @@ export class MqttNode {
     readonly alarms: ResourceAlarms | null = null,
     /** A cluster leader's: the retained messages and QoS 2 state go to the followers too. */
     replicated: ReplicatedFiles | null = null,
+    /** `coney --workers N`: the other workers, where a client id's old connection may be. */
+    private readonly peers: ClientIdPeers | null = null,
   ) {
     this.retained = new RetainedStore(dataDir, log, replicated);
     this.qos2 = new Qos2StateStore(dataDir, log, replicated);
     // Shown (at 0) before the first connection, as RabbitMQ initialises them when the plugin starts.
     for (const v of [3, 4, 5]) broker.stats.protocol(protocolLabel(v));
+    peers?.onClaimed((claim) => this.claimedElsewhere(claim));
   }
 
   /** Registers `holder` for the client id; the previous holder, if any, is taken over first. */
   claim(vhost: string, clientId: string, holder: SessionHolder): void {
     const key = `${vhost}\u0000${clientId}`;
     const previous = this.sessions.get(key);
-    this.sessions.set(key, holder);
-    if (previous !== undefined && previous !== holder) previous.takenOver();
+    const claim: ClientIdClaim = { vhost, clientId, at: Date.now(), node: this.broker.connections.node };
+    this.sessions.set(key, { holder, claim });
+    if (previous !== undefined && previous.holder !== holder) previous.holder.takenOver();
+    this.peers?.claimed(claim);
+  }
+
+  /** Another worker's connection claimed a client id: a holder of it here that claimed it earlier is taken over. */
+  private claimedElsewhere(claim: ClientIdClaim): void {
+    const key = `${claim.vhost}\u0000${claim.clientId}`;
+    const held = this.sessions.get(key);
+    if (held === undefined || !supersedes(claim, held.claim)) return;
+    this.sessions.delete(key);
+    held.holder.takenOver();
   }
 
   /** Whether `holder` is the connection holding the client id's session. */
   holds(vhost: string, clientId: string, holder: SessionHolder): boolean {
-    return this.sessions.get(`${vhost}\u0000${clientId}`) === holder;
+    return this.sessions.get(`${vhost}\u0000${clientId}`)?.holder === holder;
   }
 
   release(vhost: string, clientId: string, holder: SessionHolder): void {
     const key = `${vhost}\u0000${clientId}`;
-    if (this.sessions.get(key) === holder) this.sessions.delete(key);
+    if (this.sessions.get(key)?.holder === holder) this.sessions.delete(key);
   }
 
   close(): void {

@@ -14,6 +14,7 @@ import type { SideListenerSpec } from "../listeners/side-listeners.js";
 import { protocolListeners } from "../listeners/protocol-listeners.js";
 import type { Logger } from "../logging/logger.js";
 import type { ListenerCertificate } from "../tls/certificate-expiry.js";
+import type { ClientIdPeers } from "./client-id-peers.js";
 import { listenMqtt } from "./mqtt-listener.js";
 import { MqttNode, type MqttSettings } from "./mqtt-node.js";
 import { timeParkedWills } from "./mqtt-will.js";
@@ -63,6 +64,8 @@ export interface MqttSideOptions {
   readonly certificates: ListenerCertificate[];
   /** A cluster leader's replication: MQTT's files go to the followers (null: a single node, or a follower). */
   readonly replicated: ReplicatedFiles | null;
+  /** `coney --workers N`: the other workers, for client-id takeover across them (client-id-peers.ts). */
+  readonly clientIdPeers?: ClientIdPeers | null;
 }
 
 /** Null when every MQTT listener is disabled. */
@@ -72,7 +75,7 @@ export function mqttSide(o: MqttSideOptions): MqttSide | null {
   const mqttsPort = tls === null ? null : config.mqttsPort;
   const webMqttsPort = tls === null ? null : config.webMqttsPort;
   if (mqttPort === null && mqttsPort === null && webMqttPort === null && webMqttsPort === null) return null;
-  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms, o.replicated);
+  const node = new MqttNode(o.broker, mqttSettingsOf(config, o.loginThrottle, o.tokens), config.inMemory ? null : config.dataDir, logger, o.alarms, o.replicated, o.clientIdPeers ?? null);
   timeParkedWills(o.broker.vhosts.values());
   const bind = config.bind;
   const listeners = protocolListeners(

@@ -16,6 +16,8 @@ import type { GroupTable } from "./group-table.js";
 import { IpcEndpoint, isEnvelope, PRIMARY } from "./ipc-endpoint.js";
 import { WorkerGroups } from "./worker-groups.js";
 import { WorkerQueues } from "./worker-queues.js";
+import { WorkerRecords } from "./worker-records.js";
+import { WorkerClientIds } from "./worker-client-ids.js";
 import { TopologyRelay } from "./topology-relay.js";
 import type { Broker } from "../broker/index.js";
 import type { WorkerFigures, WorkerStart } from "./worker-start.js";
@@ -67,7 +69,8 @@ async function runWorker(): Promise<void> {
     const figures: WorkerFigures = { record: processFigures(running.broker, running.alarms), listeners: running.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port })) };
     return figures;
   });
-  const peers = { list: async () => (await endpoint.request(PRIMARY, "nodes", null, 5000)) as PeerNode[] };
+  const others = start.links.nodeNames.map((_, i) => workerName(i)).filter((_, i) => i !== index);
+  const peers = { list: async () => (await endpoint.request(PRIMARY, "nodes", null, 5000)) as PeerNode[], records: new WorkerRecords(endpoint, others) };
   // The queues other workers lead are reached over links; definitions follow every worker's changes.
   const log = logger;
   let relay: TopologyRelay | null = null;
@@ -89,7 +92,7 @@ async function runWorker(): Promise<void> {
       await queues?.close();
     },
   };
-  running = await startBroker({ ...config, logger, peers, nodeHooks });
+  running = await startBroker({ ...config, logger, peers, nodeHooks, clientIdPeers: new WorkerClientIds(endpoint) });
   if (stopping) {
     await running.close();
     return;

@@ -9,8 +9,7 @@ import { objectBody } from "../request-body.js";
 import { noContent, resource, type RouteContext } from "../route-table.js";
 import { chartContext } from "../records.js";
 import { DEFAULT_RETENTION } from "../sample-history.js";
-import { overviewChurn, overviewKey } from "../rate-sources.js";
-import { overviewFigures } from "../overview-scope.js";
+import { wholeOverview } from "../whole-records.js";
 import type { PeerNode } from "../peer-nodes.js";
 import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, type NodeFacts } from "../node-record.js";
 
@@ -30,8 +29,8 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
   const facts = nodeFacts(ctx.config);
   resource(app, ctx, "/api/overview", {
     GET: async ({ caller, query }) => {
-      const rates = chartContext(ctx, query).rates;
-      const figures = overviewFigures(b, caller, rates);
+      // Under `coney --workers N`, summed over the workers (whole-records.ts; docs/CLUSTERING.md).
+      const figures = await wholeOverview(ctx, caller, query);
       const overview: Record<string, unknown> = {
         management_version: VERSION,
         rates_mode: "basic",
@@ -51,7 +50,7 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         statistics_db_event_queue: 0,
         exchange_types: exchangeTypes(),
         message_stats: figures.message_stats,
-        churn_rates: rates.withRates(overviewKey.churn, overviewChurn(b)),
+        churn_rates: figures.churn_rates,
         queue_totals: figures.queue_totals,
         object_totals: figures.object_totals,
       };

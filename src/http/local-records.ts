@@ -1,0 +1,60 @@
+/**
+ * This node's connections, channels and consumers as the management API lists them, for a user's
+ * view (RecordsUser: null = every user's), and this node's answer to the other workers' queries
+ * (peer-records.ts). A list of the whole broker is this node's records plus every other worker's
+ * (whole-records.ts); each record names its `node`, so the merged list says where each lives.
+ */
+import type { ChannelInfo, ClientConnection } from "../broker/index.js";
+import { connectionConsumers } from "./detail-records.js";
+import type { Item } from "./list-query.js";
+import { overviewFigures, type OverviewScope } from "./overview-scope.js";
+import type { PeerQuery, RecordsUser } from "./peer-records.js";
+import { overviewChurn, overviewKey } from "./rate-sources.js";
+import { channelRecord, chartContext, connectionRecord, type RecordContext } from "./records.js";
+import type { RouteContext } from "./route-table.js";
+
+export type RecordsKind = "connections" | "channels" | "consumers";
+
+function visibleConnections(ctx: RouteContext, user: RecordsUser): ClientConnection[] {
+  const all = ctx.broker.connections.list();
+  return user === null ? all : all.filter((c) => c.user === user);
+}
+
+/** This node's records of `kind` the user may see, rendered with `rc`'s rates (and chart samples, when asked for). */
+export function localRecords(ctx: RouteContext, kind: RecordsKind, user: RecordsUser, rc: RecordContext = ctx): Item[] {
+  const conns = visibleConnections(ctx, user);
+  if (kind === "consumers") return connectionConsumers(conns);
+  const infos = conns.map((c) => c.info());
+  if (kind === "connections") return infos.map((i) => connectionRecord(i, rc));
+  const channels: ChannelInfo[] = infos.flatMap((i) => i.channels);
+  return channels.map((ch) => channelRecord(ch, rc));
+}
+
+/** Closes this node's connection `name`, or every connection of `user`: how many it closed. */
+export function closeLocal(ctx: RouteContext, target: { readonly name?: string; readonly user?: string }, reason: string): number {
+  const b = ctx.broker;
+  const conns = target.name !== undefined ? [b.connections.get(target.name)].filter((c) => c !== undefined) : target.user !== undefined ? [...b.connections.ofUser(target.user)] : [];
+  for (const conn of conns) conn.forceClose(reason);
+  return conns.length;
+}
+
+/** /api/overview's counted figures of this node for a scope (queues counted by their leader only when summed). */
+export function localOverview(ctx: RouteContext, scope: OverviewScope, rc: RecordContext = ctx): Record<string, unknown> {
+  return { ...overviewFigures(ctx.broker, scope, rc.rates), churn_rates: rc.rates.withRates(overviewKey.churn, overviewChurn(ctx.broker)) };
+}
+
+/** This worker's answer to another worker's query. */
+export function answerPeer(ctx: RouteContext, q: PeerQuery): unknown {
+  switch (q.kind) {
+    case "connections":
+    case "channels":
+    case "consumers":
+      return localRecords(ctx, q.kind, q.user, q.chart ? chartContext(ctx, q.chart) : ctx);
+    case "overview": {
+      const vhosts = new Set(q.vhosts);
+      return localOverview(ctx, { monitor: q.monitor, user: q.user, hasVhost: (v) => vhosts.has(v), ledOnly: true });
+    }
+    case "close":
+      return closeLocal(ctx, q, q.reason);
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The management API's lists of the whole broker: this node's records (local-records.ts) plus, under
+ * `coney --workers N`, every other worker's, gathered over the workers' IPC (peer-records.ts). The
+ * merged list is then paged, sorted and filtered as one node's would be. With one process there
+ * is no `peers`: the lists are this node's, with no gathering and no extra cost.
+ */
+import { isMonitor } from "../auth/user.js";
+import type { Caller } from "./http-auth.js";
+import type { Item } from "./list-query.js";
+import { closeLocal, localOverview, localRecords, type RecordsKind } from "./local-records.js";
+import { callerScope, sumRated, type OverviewFigures } from "./overview-scope.js";
+import type { ChartQuery, RecordsUser } from "./peer-records.js";
+import type { CountersWithRates } from "./rate-sampler.js";
+import { chartContext, chartRanges, connectionRecord } from "./records.js";
+import type { RouteContext } from "./route-table.js";
+
+/** Monitors and administrators see every connection; other users only their own. */
+export const viewOf = (c: Caller): RecordsUser => (isMonitor(c.user) ? null : c.user.name);
+
+/** The chart parameters of a request, passed on so every worker renders the same samples. */
+function chartQuery(query: Record<string, string | undefined>): ChartQuery | undefined {
+  if (chartRanges(query) === null) return undefined;
+  const out: Record<string, string> = {};
+  for (const k in query) if (k.endsWith("_age") || k.endsWith("_incr")) out[k] = query[k]!;
+  return out;
+}
+
+/** Every record of `kind` the user may see, on every worker; `query` asks for chart samples (single-record views). */
+export async function wholeRecords(ctx: RouteContext, kind: RecordsKind, user: RecordsUser, query?: Record<string, string | undefined>): Promise<Item[]> {
+  const own = localRecords(ctx, kind, user, query === undefined ? ctx : chartContext(ctx, query));
+  const peers = ctx.peers?.records;
+  if (peers === undefined) return own;
+  const chart = query === undefined ? undefined : chartQuery(query);
+  const answers = await peers.gather({ kind, user, ...(chart ? { chart } : {}) });
+  for (const a of answers) if (Array.isArray(a)) for (const r of a) own.push(r as Item);
+  return own;
+}
+
+/** One connection record by name, wherever it lives (any user's: the caller's right to it is checked by the route). */
+export async function findConnection(ctx: RouteContext, name: string, query: Record<string, string | undefined> = {}): Promise<Item | undefined> {
+  const conn = ctx.broker.connections.get(name);
+  if (conn !== undefined) return connectionRecord(conn.info(), chartContext(ctx, query));
+  if (ctx.peers?.records === undefined) return undefined;
+  return (await wholeRecords(ctx, "connections", null, query)).find((c) => c["name"] === name);
+}
+
+/** Closes connection `name` or every connection of `user`, here and on every other worker: how many were closed. */
+export async function closeWhole(ctx: RouteContext, target: { readonly name?: string; readonly user?: string }, reason: string): Promise<number> {
+  let closed = closeLocal(ctx, target, reason);
+  const peers = ctx.peers?.records;
+  // A connection found here is nowhere else (a name is its sockets' addresses): no need to ask.
+  if (peers === undefined || (target.name !== undefined && closed > 0)) return closed;
+  for (const n of await peers.gather({ kind: "close", ...target, reason })) if (typeof n === "number") closed += n;
+  return closed;
+}
+
+/** /api/overview's counted figures: this node's, or under workers the sum over every worker (queues by their leader). */
+export async function wholeOverview(ctx: RouteContext, caller: Caller, query: Record<string, string | undefined>): Promise<OverviewFigures & { churn_rates: CountersWithRates }> {
+  const rc = chartContext(ctx, query);
+  const peers = ctx.peers?.records;
+  const scope = callerScope(caller, peers !== undefined);
+  const own = localOverview(ctx, scope, rc) as unknown as OverviewFigures & { churn_rates: CountersWithRates };
+  if (peers === undefined) return own;
+  const vhosts = [...ctx.broker.vhosts.keys()].filter((v) => scope.hasVhost(v));
+  const answers = (await peers.gather({ kind: "overview", monitor: scope.monitor, user: scope.user, vhosts })) as (typeof own)[];
+  const all = [own, ...answers.filter((a) => typeof a === "object" && a !== null)];
+  const objectTotals: Record<string, number> = {};
+  for (const a of all) for (const k in a.object_totals) objectTotals[k] = (objectTotals[k] ?? 0) + a.object_totals[k]!;
+  // Exchanges are definitions every worker holds: counted once, from this one.
+  if (own.object_totals["exchanges"] !== undefined) objectTotals["exchanges"] = own.object_totals["exchanges"];
+  return {
+    message_stats: sumRated(all.map((a) => a.message_stats)),
+    queue_totals: sumRated(all.map((a) => a.queue_totals)),
+    churn_rates: sumRated(all.map((a) => a.churn_rates)),
+    object_totals: objectTotals,
+  };
+}
