@@ -18,6 +18,7 @@ import { FRAME_AMQP } from "./amqp1-frames.js";
 import { applyOutcome, readOutcome } from "./delivery-outcomes.js";
 import { IncomingLink } from "./incoming-link.js";
 import { OutgoingLink } from "./outgoing-link.js";
+import { managementLink, ManagementPairs, ManagementRequestLink, ManagementResponseLink } from "./management-links.js";
 import { boolField, optionalUint, PERFORMATIVE, performativeFrame, textField, uintField, type Performative } from "./performatives.js";
 import { disposition } from "./dispositions.js";
 
@@ -26,7 +27,9 @@ const OUTGOING_WINDOW = 0xffffffff;
 const HANDLE_MAX = 0xffff;
 
 export class Amqp1Session implements LinkHost {
-  readonly links = new Map<number, IncomingLink | OutgoingLink>();
+  readonly links = new Map<number, IncomingLink | OutgoingLink | ManagementRequestLink | ManagementResponseLink>();
+  /** Links to the `/management` node, paired by name (management-links.ts). */
+  private readonly managementPairs = new ManagementPairs();
   readonly unsettled = new Map<number, Unsettled>();
   readonly createdAt = Date.now();
   /** The id of our next delivery (and the transfer-id of our next frame). */
@@ -131,7 +134,8 @@ export class Amqp1Session implements LinkHost {
     if (this.links.has(handle) || this.detaching.has(handle)) throw new Amqp1Error(CONDITION.handleInUse, `handle ${handle} is in use`, "session");
     if (handle > HANDLE_MAX) throw new Amqp1Error(CONDITION.invalidField, `handle ${handle} > handle-max ${HANDLE_MAX}`, "session");
     // role false: the peer sends (our link receives); true: the peer receives.
-    const link = boolField(f, 2, "role", false) ? new OutgoingLink(this, name, handle, f) : new IncomingLink(this, name, handle, f);
+    const peerReceives = boolField(f, 2, "role", false);
+    const link = managementLink(this, this.managementPairs, name, handle, f, peerReceives) ?? (peerReceives ? new OutgoingLink(this, name, handle, f) : new IncomingLink(this, name, handle, f));
     // Registered once attached: a refused attach is answered by detachUnattached (onError).
     link.attach();
     this.links.set(handle, link);
@@ -210,6 +214,7 @@ export class Amqp1Session implements LinkHost {
       if (this.detaching.has(handle)) return;
       throw new Amqp1Error(CONDITION.unattachedHandle, `transfer on handle ${handle}, which is not attached`, "session");
     }
+    if (link instanceof ManagementRequestLink) return link.onTransfer(f, body.subarray(payloadAt));
     if (!(link instanceof IncomingLink)) throw new Amqp1Error(CONDITION.illegalState, `transfer on handle ${handle}, a link the broker sends on`, "session");
     link.onTransfer(f, body.subarray(payloadAt));
   }
@@ -282,7 +287,7 @@ export class Amqp1Session implements LinkHost {
 
   /** The socket drained or windows opened: links with credit take deliveries again. */
   resume(): void {
-    for (const link of this.links.values()) if (link instanceof OutgoingLink) link.resume();
+    for (const link of this.links.values()) if (link instanceof OutgoingLink || link instanceof ManagementResponseLink) link.resume();
   }
 
   /** The session ends (or its connection): links let go of their queues; unsettled deliveries go back. */

@@ -71,6 +71,8 @@ export class IncomingLink implements SyncWaiter, SessionLink {
     this.sndSettleMode = uintField(fields, 3, "snd-settle-mode", 2);
     this.deliveryCount = uintField(fields, 9, "initial-delivery-count", 0);
     const t = compositeField(fields, 6, "target");
+    // RabbitMQ 4 has no transactions over AMQP 1.0: it refuses the coordinator so (rabbit_amqp_session).
+    if (t !== null && t.code === PERFORMATIVE.coordinator) throw new Amqp1Error(CONDITION.notImplemented, "Transactions not supported", "link");
     this.target = parseTarget(t === null ? null : textField(t.fields, 0, "address"));
   }
 

@@ -28,6 +28,8 @@ export const PERFORMATIVE = {
   source: 0x28,
   target: 0x29,
   deleteOnClose: 0x2b,
+  /** The transaction coordinator target (part 4 §4.5.1). */
+  coordinator: 0x30,
   saslMechanisms: 0x40,
   saslInit: 0x41,
   saslOutcome: 0x44,

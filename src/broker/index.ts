@@ -26,7 +26,7 @@ export { type ConfigChange, type DomainEvent } from "./events/domain-event.js";
 export { EVENT_EXCHANGE, EventExchange } from "./events/event-exchange.js";
 export { EXCHANGE_TYPES } from "./exchange/exchange-types.js";
 export type { FeatureFlag } from "./feature-flags.js";
-export { type Exchange } from "./exchange/exchange.js";
+export { type Exchange, type ExchangeBinding, type ExchangeSpec } from "./exchange/exchange.js";
 export { createMessage, type Message, type OriginalEncoding } from "./message.js";
 export { withHeader } from "./message-headers.js";
 export { filterValueOf, filterWants, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type StreamChunk, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "./streams/stream-log.js";

@@ -14,7 +14,7 @@ export interface Amqp1Error {
 }
 
 /** rhea gives an error as { condition, description } or as its described list of typed values. */
-function errorOf(e: unknown): Amqp1Error {
+export function errorOf(e: unknown): Amqp1Error {
   const text = (v: unknown): string => (v !== null && typeof v === "object" && "value" in v ? String((v as { value: unknown }).value) : String(v ?? ""));
   const x = e as { value?: unknown[] } | undefined;
   if (Array.isArray(x?.value)) return { condition: text(x.value[0]), description: text(x.value[1]) };
