@@ -23,6 +23,7 @@ import { createFederation } from "./federation/federation-startup.js";
 import { Shovels } from "./shovel/shovels.js";
 import type { ClientIdPeers } from "./mqtt/client-id-peers.js";
 import type { PeerNodes } from "./http/peer-nodes.js";
+import type { RetainedStore } from "./mqtt/retained-store.js";
 
 export interface RunningBroker {
   readonly amqpPort: number;
@@ -54,6 +55,8 @@ export interface RunningBroker {
   readonly config: ConeyConfig;
   /** Forgets MQTT's retained messages (kept beside the broker's model by the MQTT front, src/mqtt). */
   clearRetainedMessages(): void;
+  /** MQTT's retained messages (null without MQTT listeners): `coney --workers N` relays them between workers. */
+  readonly retainedMessages: RetainedStore | null;
   close(): Promise<void>;
 }
 
@@ -279,6 +282,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
     clearRetainedMessages() {
       mqtt?.node.retained.clear();
     },
+    retainedMessages: mqtt?.node.retained ?? null,
     async close() {
       if (closed) return;
       closed = true;

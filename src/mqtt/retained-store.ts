@@ -24,6 +24,12 @@ export interface RetainedMessage {
 export class RetainedStore {
   private readonly byVhost = new Map<string, Map<string, RetainedMessage>>();
   private readonly file: SavedJsonFile;
+  /**
+   * Told of each change a client made here (never of one applied from a peer, so nothing echoes):
+   * `coney --workers N` relays it to the other workers (src/workers/retained-relay.ts), so a
+   * subscriber on any worker gets what was retained through any other.
+   */
+  onChange: ((change: string) => void) | null = null;
 
   constructor(dataDir: string | null, private readonly log: Logger, replicated: ReplicatedFiles | null = null) {
     this.file = new SavedJsonFile(dataDir, "mqtt-retained.json", "MQTT retained messages", log, () => this.serialize(), undefined, replicated);
@@ -44,6 +50,29 @@ export class RetainedStore {
 
   /** Stores `m` for its topic, or clears the topic when the payload is empty. */
   retain(vhost: string, m: RetainedMessage): void {
+    this.store(vhost, m);
+    this.onChange?.(JSON.stringify({ vhost, message: toJson(m) }));
+  }
+
+  /** A change made on a peer (`onChange`'s text there). */
+  applyChange(change: string): void {
+    const { vhost, message } = JSON.parse(change, reviveBuffers) as { vhost: string; message: RetainedJson };
+    this.store(vhost, fromJson(message));
+  }
+
+  /** Every retained message, as `followSnapshot` takes it (a worker that starts while others run). */
+  snapshot(): string {
+    return this.serialize();
+  }
+
+  /** Becomes the same as a peer's `snapshot`: what it lacks is added, what the peer lacks goes. */
+  followSnapshot(snapshot: string): void {
+    this.byVhost.clear();
+    this.parse(snapshot);
+    this.file.schedule();
+  }
+
+  private store(vhost: string, m: RetainedMessage): void {
     let topics = this.byVhost.get(vhost);
     if (m.payload.length === 0) {
       if (!topics?.delete(m.topic)) return;
@@ -89,16 +118,20 @@ export class RetainedStore {
     return JSON.stringify({ version: 1, vhosts: json });
   }
 
+  private parse(text: string): void {
+    const parsed = JSON.parse(text, reviveBuffers) as { vhosts: Record<string, RetainedJson[]> };
+    for (const [vhost, list] of Object.entries(parsed.vhosts)) {
+      const topics = new Map<string, RetainedMessage>();
+      for (const r of list) topics.set(r.topic, fromJson(r));
+      this.byVhost.set(vhost, topics);
+    }
+  }
+
   private load(): void {
     const text = this.file.read();
     if (text === null) return;
     try {
-      const parsed = JSON.parse(text, reviveBuffers) as { vhosts: Record<string, RetainedJson[]> };
-      for (const [vhost, list] of Object.entries(parsed.vhosts)) {
-        const topics = new Map<string, RetainedMessage>();
-        for (const r of list) topics.set(r.topic, { topic: r.topic, qos: r.qos, payload: Buffer.from(r.payload, "base64"), properties: r.properties, publishedAt: r.publishedAt });
-        this.byVhost.set(vhost, topics);
-      }
+      this.parse(text);
     } catch (err) {
       this.log.error("MQTT retained messages file is unreadable; starting without retained messages", { err, file: this.path });
     }
@@ -115,6 +148,10 @@ interface RetainedJson {
 
 function toJson(m: RetainedMessage): RetainedJson {
   return { topic: m.topic, qos: m.qos, payload: m.payload.toString("base64"), properties: m.properties, publishedAt: m.publishedAt };
+}
+
+function fromJson(r: RetainedJson): RetainedMessage {
+  return { topic: r.topic, qos: r.qos, payload: Buffer.from(r.payload, "base64"), properties: r.properties, publishedAt: r.publishedAt };
 }
 
 /** Buffers in headers (x-correlation-id) are written by Buffer.toJSON as { type: "Buffer", data }. */

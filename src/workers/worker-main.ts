@@ -19,6 +19,7 @@ import { WorkerQueues } from "./worker-queues.js";
 import { WorkerRecords } from "./worker-records.js";
 import { WorkerClientIds } from "./worker-client-ids.js";
 import { TopologyRelay } from "./topology-relay.js";
+import { RetainedRelay } from "./retained-relay.js";
 import type { Broker } from "../broker/index.js";
 import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 import { workerName } from "./workers-file.js";
@@ -73,6 +74,7 @@ async function runWorker(): Promise<void> {
   const peers = { list: async () => (await endpoint.request(PRIMARY, "nodes", null, 5000)) as PeerNode[], records: new WorkerRecords(endpoint, others) };
   // The queues other workers lead are reached over links; definitions follow every worker's changes.
   const log = logger;
+  const otherWorkers = start.links.nodeNames.map((_, i) => workerName(i)).filter((_, i) => i !== index);
   let relay: TopologyRelay | null = null;
   let queues: WorkerQueues | null = null;
   const nodeHooks = {
@@ -83,7 +85,7 @@ async function runWorker(): Promise<void> {
     afterRestore: async (broker: Broker) => {
       await (queues as WorkerQueues | null)?.serve();
       relay = new TopologyRelay(broker, endpoint, {
-        peers: start.links.nodeNames.map((_, i) => workerName(i)).filter((_, i) => i !== index),
+        peers: otherWorkers,
         onApplyError: (err, change) => log.warn("a definitions change from another worker did not apply here", { err, kind: change.kind, op: change.op }),
       });
     },
@@ -99,6 +101,8 @@ async function runWorker(): Promise<void> {
   }
   const joined = await (relay as TopologyRelay | null)?.join();
   logger.info("worker following the others' definitions", { copied_from_a_peer: joined === true });
+  const retained = running.retainedMessages === null ? null : new RetainedRelay(running.retainedMessages, endpoint, otherWorkers);
+  if (retained !== null) logger.info("worker following the others' MQTT retained messages", { copied_from_a_peer: await retained.join() });
   endpoint.send(PRIMARY, "ready");
 }
 

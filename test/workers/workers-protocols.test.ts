@@ -8,11 +8,11 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp, { type ChannelModel } from "amqplib";
 import type { MqttClient } from "mqtt";
-import { eventually } from "../helpers/wait.js";
+import { eventually, withTimeout } from "../helpers/wait.js";
 import { connectMqtt, type TestMqttClient } from "../helpers/mqtt-client.js";
 import { StompWire } from "../helpers/stomp-wire.js";
-import { bodyOf, close as closeAmqp1, connect as connectAmqp1, data, openSender, receive, sendAll } from "../helpers/rhea-client.js";
-import type { Connection } from "rhea";
+import { bodyOf, close as closeAmqp1, connect as connectAmqp1, data, openSender, sendAll } from "../helpers/rhea-client.js";
+import type { Connection, EventContext } from "rhea";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { leaderIndex, onWorker, pinnedApis, type PinnedApi } from "./pinned-workers.js";
 
@@ -51,6 +51,8 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
     for (const b of bodies) ch.sendToQueue(name, Buffer.from(b), { persistent: true });
     await ch.waitForConfirms();
     await ch.close();
+    // Declared through one worker, known to the other once the definitions relay told it.
+    for (const a of apis) await eventually(async () => (await a.request("GET", `/api/queues/%2F/${name}`)).status === 200, 5000, `${name} known on ${a.node}`);
   }
   const countOn = async (api: PinnedApi, name: string): Promise<number> => ((await api.request("GET", `/api/queues/%2F/${name}`)).json as { messages: number }).messages;
 
@@ -235,19 +237,26 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
       const sender = await openSender(c, `/queues/${q}`);
       const outcomes = await sendAll(sender, ["o1", "o2", "o3", "o4"].map((b) => ({ body: data(b), durable: true })));
       assert.deepEqual(outcomes.map((o) => o.outcome), ["accepted", "accepted", "accepted", "accepted"]);
-      // Each outcome once: accept o1; release o2, then accept it; reject o3; modify o4 (delivery failed), then accept it.
-      const { receiver, messages } = receive(c, `/queues/${q}`, 6, { credit_window: 2 });
+      // Credit one at a time. Each outcome once: accept o1; release o2, then accept it; reject o3;
+      // modify o4 (delivery failed), then accept it.
+      const receiver = c.open_receiver({ source: { address: `/queues/${q}` }, autoaccept: false, credit_window: 0 });
+      const waiting: Array<(d: { body: string; settle: EventContext["delivery"] }) => void> = [];
+      receiver.on("message", (ctx: EventContext) => waiting.shift()?.({ body: bodyOf(ctx.message!).toString(), settle: ctx.delivery }));
+      const next = (): Promise<{ body: string; settle: EventContext["delivery"] }> => {
+        const got = new Promise<{ body: string; settle: EventContext["delivery"] }>((resolve) => waiting.push(resolve));
+        receiver.add_credit(1);
+        return withTimeout(got, 10_000, "the next AMQP 1.0 message");
+      };
       const seen: string[] = [];
-      receiver.on("message", (ctx) => {
-        const body = bodyOf(ctx.message!).toString();
+      for (let n = 0; n < 6; n++) {
+        const { body, settle } = await next();
         const again = seen.includes(body);
         seen.push(body);
-        if (body === "o2" && !again) ctx.delivery!.release();
-        else if (body === "o3") ctx.delivery!.reject({ condition: "test:rejected", description: "no" });
-        else if (body === "o4" && !again) ctx.delivery!.modified({ delivery_failed: true, undeliverable_here: false });
-        else ctx.delivery!.accept();
-      });
-      await messages;
+        if (body === "o2" && !again) settle!.release();
+        else if (body === "o3") settle!.reject({ condition: "test:rejected", description: "no" });
+        else if (body === "o4" && !again) settle!.modified({ delivery_failed: true, undeliverable_here: false });
+        else settle!.accept();
+      }
       assert.deepEqual([...seen].sort(), ["o1", "o2", "o2", "o3", "o4", "o4"]);
       await eventually(async () => (await countOn(apis[1 - w]!, q)) === 0, 5000, `${q} empty on its leader`);
       receiver.close();
