@@ -31,8 +31,6 @@ export interface TopologyRelayOptions {
 
 export class TopologyRelay {
   private held: Array<readonly MirroredChange[]> | null = [];
-  private markJoined!: () => void;
-  private readonly joined = new Promise<void>((resolve) => (this.markJoined = resolve));
   private readonly outbox: MirrorOutbox;
 
   constructor(
@@ -45,8 +43,10 @@ export class TopologyRelay {
       () => this.barrier(),
     );
     // A request takes the same way as the batches (through the primary, in order): answered, it
-    // says every batch sent before it is applied — once this worker joined (held ones wait for it).
-    endpoint.handle(TOPOLOGY_BARRIER, () => this.joined);
+    // says every batch sent before it is applied. A worker still joining answers too (it holds
+    // them until its snapshot is in): waiting for it would stall every declare of the others
+    // while a restarted worker recovers.
+    endpoint.handle(TOPOLOGY_BARRIER, () => null);
     endpoint.handle(TOPOLOGY, (body) => this.received(body as readonly MirroredChange[]));
     endpoint.handle(TOPOLOGY_SNAPSHOT, () => {
       // Only a worker that joined answers: two workers starting together must not take each
@@ -85,7 +85,6 @@ export class TopologyRelay {
     const held = this.held ?? [];
     this.held = null;
     for (const batch of held) this.apply(batch);
-    this.markJoined();
     return joined;
   }
 

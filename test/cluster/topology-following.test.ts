@@ -44,7 +44,8 @@ describe("a node follows another node's topology live", () => {
 
   before(async () => {
     a = await startTestBroker();
-    b = await startTestBroker();
+    // Its own node name: a record of an exclusive queue names its owner's node (topology-apply.ts).
+    b = await startTestBroker({ nodeName: "follower-b@test" });
     link = follow(a, b);
     conn = await amqp.connect(a.amqpUrl);
   });
@@ -54,7 +55,7 @@ describe("a node follows another node's topology live", () => {
     await a.close();
   });
 
-  it("exchanges, queues and bindings declared over AMQP, durable or not, but not exclusive queues", async () => {
+  it("exchanges, queues and bindings declared over AMQP, durable or not, exclusive queues too (locked to their owner)", async () => {
     const ch = await conn.createChannel();
     await ch.assertExchange("f.durable", "topic", { durable: true });
     await ch.assertExchange("f.transient", "fanout", { durable: false, autoDelete: true });
@@ -71,8 +72,11 @@ describe("a node follows another node's topology live", () => {
     assert.deepEqual(q1.arguments, { "x-max-length": 10 });
     assert.equal((await apiB("GET", "/api/exchanges/%2F/f.transient")).json.auto_delete, true);
     const bindings = (await apiB("GET", "/api/exchanges/%2F/f.durable/bindings/source")).json as Array<{ destination: string; routing_key: string }>;
-    assert.deepEqual(bindings.map((x) => `${x.destination}:${x.routing_key}`).sort(), ["f.q1:a.#", "f.transient:b.*"]);
-    assert.equal(await onB(`/api/queues/%2F/${encodeURIComponent(excl.queue)}`), 404);
+    assert.deepEqual(bindings.map((x) => `${x.destination}:${x.routing_key}`).sort(), [`${excl.queue}:c`, "f.q1:a.#", "f.transient:b.*"].sort());
+    assert.equal((await apiB("GET", `/api/queues/%2F/${encodeURIComponent(excl.queue)}`)).json.exclusive, true);
+    // Its owner deletes it: gone on B too, with its binding.
+    await ch.deleteQueue(excl.queue);
+    await eventually(async () => (await onB(`/api/queues/%2F/${encodeURIComponent(excl.queue)}`)) === 404, 5000, "the exclusive queue gone from B");
     await ch.close();
   });
 

@@ -105,11 +105,12 @@ describe("coney --workers 2: exclusive queues and direct reply-to across workers
       const server = await connOn(serverSide).createConfirmChannel();
       const requests = `rpc-requests-${serverSide.slice(-2)}`;
       await server.assertQueue(requests, { durable: false });
+      const confirms: Array<Promise<void>> = [];
       await server.consume(requests, (m) => {
         if (m === null) return;
         server.ack(m);
         // Published on the server's worker to a queue led by the client's: confirmed once stored there.
-        void confirmed(server, "", m.properties.replyTo as string, `re:${m.content}`, { correlationId: m.properties.correlationId as string });
+        confirms.push(confirmed(server, "", m.properties.replyTo as string, `re:${m.content}`, { correlationId: m.properties.correlationId as string }));
       });
       const client = await connOn(clientSide).createChannel();
       const { queue: replies } = await client.assertQueue("", { exclusive: true });
@@ -119,6 +120,7 @@ describe("coney --workers 2: exclusive queues and direct reply-to across workers
       const m = await reply;
       assert.equal(m.content.toString(), "re:ping");
       assert.equal(m.properties.correlationId, "c1");
+      await Promise.all(confirms);
       // Both workers know it, led by the client's worker, exclusive.
       for (const q of await everyAnswer(replies)) {
         assert.ok(q !== null, "the reply queue on every worker");
@@ -178,11 +180,12 @@ describe("coney --workers 2: exclusive queues and direct reply-to across workers
       const requests = `drt-requests-${serverSide.slice(-2)}`;
       await server.assertQueue(requests, { durable: false });
       const addresses: string[] = [];
+      const confirms: Array<Promise<void>> = [];
       await server.consume(requests, (m) => {
         if (m === null) return;
         server.ack(m);
         addresses.push(m.properties.replyTo as string);
-        void confirmed(server, "", m.properties.replyTo as string, `re:${m.content}`, { correlationId: m.properties.correlationId as string });
+        confirms.push(confirmed(server, "", m.properties.replyTo as string, `re:${m.content}`, { correlationId: m.properties.correlationId as string }));
       });
       const client = await connOn(clientSide).createChannel();
       const reply = firstFrom(client, "amq.rabbitmq.reply-to");
@@ -190,6 +193,7 @@ describe("coney --workers 2: exclusive queues and direct reply-to across workers
       const m = await reply;
       assert.equal(m.content.toString(), "re:ping");
       assert.equal(m.properties.correlationId, "d1");
+      await Promise.all(confirms);
       assert.match(addresses[0]!, /^amq\.rabbitmq\.reply-to\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, "the key names the requester's worker");
       await client.close();
       // The requester's channel is gone: the reply is dropped on its worker, the publish confirmed (RabbitMQ casts it and forgets).
