@@ -13,13 +13,17 @@ import mqtt, { type MqttClient } from "mqtt";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 
+/** Records of many shapes, read by the assertions below (as test/helpers/http-client.ts's `json`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
 /** An HTTP client pinned to one worker: one kept-alive socket, so every request reaches the worker that accepted it. */
 class PinnedApi {
   readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   node = "";
   constructor(private readonly port: number) {}
 
-  request(method: string, path: string, credentials = "guest:guest", headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; json: any }> {
+  request(method: string, path: string, credentials = "guest:guest", headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; json: Json }> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = http.request({ host: "127.0.0.1", port: this.port, path, method, agent: this.agent, auth: credentials, headers: { "content-type": "application/json", ...headers } }, (res) => {
@@ -32,7 +36,7 @@ class PinnedApi {
     });
   }
 
-  async get(path: string, credentials?: string): Promise<any> {
+  async get(path: string, credentials?: string): Promise<Json> {
     const r = await this.request("GET", path, credentials);
     assert.equal(r.status, 200, `GET ${path} on ${this.node}: ${JSON.stringify(r.json)}`);
     return r.json;
@@ -116,8 +120,8 @@ describe("coney --workers 2: operators see one broker", () => {
     for (const [node, api] of apis) {
       const conns = await api.get("/api/connections");
       // Every connection this test opened is there, on the worker that holds it.
-      for (const [name, at] of nodeOf) assert.equal(conns.find((c: any) => c.client_properties.connection_name === name)?.node, at, `${name} from ${node}`);
-      assert.deepEqual(new Set(conns.map((c: any) => c.node)), new Set(apis.keys()), "connections on both workers");
+      for (const [name, at] of nodeOf) assert.equal(conns.find((c: Json) => c.client_properties.connection_name === name)?.node, at, `${name} from ${node}`);
+      assert.deepEqual(new Set(conns.map((c: Json) => c.node)), new Set(apis.keys()), "connections on both workers");
       seen.set(node, {
         conns: names(conns),
         chans: names(await api.get("/api/channels")),
@@ -163,7 +167,7 @@ describe("coney --workers 2: operators see one broker", () => {
 
   it("shows a connection held by the other worker, its channels and a channel with its consumers", async () => {
     for (const [node, api] of apis) {
-      const remote = (await api.get("/api/connections")).find((c: any) => c.node !== node && c.client_properties.connection_name?.startsWith("guest-"));
+      const remote = (await api.get("/api/connections")).find((c: Json) => c.node !== node && c.client_properties.connection_name?.startsWith("guest-"));
       assert.ok(remote, `a connection on the other worker, seen from ${node}`);
       const one = await api.get(`/api/connections/${encodeURIComponent(remote.name)}`);
       assert.equal(one.node, remote.node);
@@ -237,7 +241,7 @@ describe("coney --workers 2: operators see one broker", () => {
     const nodeOfClient = async (c: MqttClient): Promise<string> => {
       const port = (c.stream as unknown as { localPort: number }).localPort;
       let node: string | undefined;
-      await eventually(async () => ((node = (await wholeList()).find((x: any) => x.peer_port === port)?.node), node !== undefined), 10_000, "the MQTT connection listed");
+      await eventually(async () => ((node = (await wholeList()).find((x: Json) => x.peer_port === port)?.node), node !== undefined), 10_000, "the MQTT connection listed");
       return node!;
     };
     const open5 = async (): Promise<MqttClient> => {
@@ -255,7 +259,7 @@ describe("coney --workers 2: operators see one broker", () => {
       const nextNode = await nodeOfClient(next);
       assert.equal(await withTimeout(disconnected, 5000, "the old connection's DISCONNECT"), 0x8e);
       if (nextNode !== oldNode) {
-        await eventually(async () => (await wholeList()).filter((x: any) => x.client_properties?.client_id === clientId).length === 1, 5000, "one connection holds the id");
+        await eventually(async () => (await wholeList()).filter((x: Json) => x.client_properties?.client_id === clientId).length === 1, 5000, "one connection holds the id");
         assert.ok(next.connected, "the new connection stays");
         return;
       }
