@@ -12,6 +12,7 @@ import amqp, { type Channel, type ChannelModel } from "amqplib";
 import mqtt, { type MqttClient } from "mqtt";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { run } from "../cli/run-coneyctl.js";
 
 /** Records of many shapes, read by the assertions below (as test/helpers/http-client.ts's `json`). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -163,6 +164,20 @@ describe("coney --workers 2: operators see one broker", () => {
       assert.equal(filtered.total_count, all.length);
       assert.equal(filtered.items[0].node, remote.node);
     }
+  });
+
+  it("coneyctl list_connections, list_channels and list_consumers list the whole broker", async () => {
+    const all = await wholeList();
+    const ctl = (args: string[]) => run(["--port", String(p.httpPort), "--quiet", "--no-table-headers", ...args]);
+    const conns = await ctl(["list_connections", "name", "node"]);
+    assert.equal(conns.code, 0, conns.stderr);
+    const rows = conns.stdout.trim().split("\n").map((l) => l.split("\t"));
+    assert.deepEqual(rows.map((r) => r[0]).sort(), names(all));
+    assert.deepEqual(new Set(rows.map((r) => r[1])), new Set(apis.keys()), "the node column names both workers");
+    const chans = await ctl(["list_channels", "name"]);
+    assert.equal(chans.stdout.trim().split("\n").length, names(await anyApi().get("/api/channels")).length);
+    const cons = await ctl(["list_consumers", "consumer_tag"]);
+    assert.deepEqual(cons.stdout.trim().split("\n").sort(), (await anyApi().get("/api/consumers/%2F")).map((c: Json) => c.consumer_tag).sort());
   });
 
   it("shows a connection held by the other worker, its channels and a channel with its consumers", async () => {
