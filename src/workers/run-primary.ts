@@ -53,5 +53,5 @@ export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<v
     process.exit(1);
   }
   const { shared, prometheus } = primary.sharedPorts;
-  logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, prometheus_ports: prometheus, workers: config.workers, primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
+  logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, mqtt_port: shared.mqttPort, prometheus_ports: prometheus, workers: config.workers, primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
 }

@@ -15,14 +15,14 @@ const nested = (outer: string, inner: string) => (item: Item): unknown => (item[
 
 const CONNECTION_COLUMNS: ColumnTable = {
   pid: field("name"),
-  ...fields("name", "port", "host", "peer_port", "peer_host", "ssl", "state", "channels", "protocol", "auth_mechanism", "user", "vhost"),
+  ...fields("name", "port", "host", "peer_port", "peer_host", "ssl", "state", "channels", "protocol", "auth_mechanism", "user", "vhost", "node"),
   ...fields("timeout", "frame_max", "channel_max", "client_properties", "recv_oct", "recv_cnt", "send_oct", "send_cnt", "connected_at"),
 };
 
 const CHANNEL_COLUMNS: ColumnTable = {
   pid: field("name"),
   connection: nested("connection_details", "name"),
-  ...fields("name", "number", "user", "vhost", "transactional", "confirm", "consumer_count", "messages_unacknowledged"),
+  ...fields("name", "number", "user", "vhost", "transactional", "confirm", "consumer_count", "messages_unacknowledged", "node"),
   ...fields("messages_uncommitted", "acks_uncommitted", "messages_unconfirmed", "prefetch_count", "global_prefetch_count"),
 };
 
