@@ -2,8 +2,10 @@
  * One AMQP 1.0 session (part 2 §2.5): its links by handle, the transfer windows both ways, and
  * the broker's unsettled deliveries by delivery-id, which the peer's dispositions settle.
  *
- * Windows: we announce INCOMING_WINDOW frames and top it up when half is used; a peer that sends
- * past it ends the session with amqp:session:window-violation. Our transfers stop while the
+ * Windows: we announce settings.maxIncomingWindow frames and top it up when half is used; a peer
+ * that sends past it ends the session with amqp:session:window-violation. While a memory or disk
+ * alarm is on the window is not topped up (RabbitMQ 4 closes it then), so a peer that ignores it
+ * is told so; once every alarm clears it opens again. Our transfers stop while the
  * peer's incoming window (next-incoming-id + incoming-window − our next-outgoing-id) is used up.
  *
  * Errors: an Amqp1Error of scope "link" detaches that link with it; "session" ends the session
@@ -22,7 +24,6 @@ import { managementLink, ManagementPairs, ManagementRequestLink, ManagementRespo
 import { boolField, optionalUint, PERFORMATIVE, performativeFrame, textField, uintField, type Performative } from "./performatives.js";
 import { disposition } from "./dispositions.js";
 
-const INCOMING_WINDOW = 65535;
 const OUTGOING_WINDOW = 0xffffffff;
 const HANDLE_MAX = 0xffff;
 
@@ -37,7 +38,18 @@ export class Amqp1Session implements LinkHost {
   private nextOutgoingId = 0;
   private remoteIncomingWindow = 0;
   private nextIncomingId = 0;
-  private incomingLeft = INCOMING_WINDOW;
+  private readonly incomingWindow: number;
+  private incomingLeft: number;
+  /** Waiting for the alarms to clear before the incoming window is topped up. */
+  private windowHeld = false;
+  private readonly windowBlock = {
+    unblock: (): void => {
+      this.windowHeld = false;
+      if (this.ending) return;
+      this.incomingLeft = this.incomingWindow;
+      this.sendSessionFlow();
+    },
+  };
   /** An error ended the session: frames are ignored until the peer's end. */
   private ending = false;
   /** Handles the broker detached first: the peer's answering detach is expected, not an error. */
@@ -50,7 +62,10 @@ export class Amqp1Session implements LinkHost {
   constructor(
     readonly conn: SessionConnection,
     readonly channel: number,
-  ) {}
+  ) {
+    this.incomingWindow = conn.settings.maxIncomingWindow;
+    this.incomingLeft = this.incomingWindow;
+  }
 
   /** True while our transfers fit the peer's window and the socket takes writes. */
   get canSend(): boolean {
@@ -64,7 +79,7 @@ export class Amqp1Session implements LinkHost {
     this.send(PERFORMATIVE.begin, [
       { type: "ushort", value: this.channel },
       { type: "uint", value: this.nextOutgoingId },
-      { type: "uint", value: INCOMING_WINDOW },
+      { type: "uint", value: this.incomingWindow },
       { type: "uint", value: OUTGOING_WINDOW },
       { type: "uint", value: HANDLE_MAX },
     ]);
@@ -203,11 +218,8 @@ export class Amqp1Session implements LinkHost {
 
   private onTransfer(f: readonly Amqp10Value[], body: Buffer, payloadAt: number): void {
     this.nextIncomingId = (this.nextIncomingId + 1) >>> 0;
-    if (--this.incomingLeft < 0) throw new Amqp1Error(CONDITION.windowViolation, `a transfer past the incoming window of ${INCOMING_WINDOW}`, "session");
-    if (this.incomingLeft < INCOMING_WINDOW / 2) {
-      this.incomingLeft = INCOMING_WINDOW;
-      this.sendSessionFlow();
-    }
+    if (--this.incomingLeft < 0) throw new Amqp1Error(CONDITION.windowViolation, `a transfer past the incoming window of ${this.incomingWindow}`, "session");
+    if (this.incomingLeft < this.incomingWindow / 2 && !this.windowHeld) this.topUpWindow();
     const handle = uintField(f, 0, "handle", 0);
     const link = this.links.get(handle);
     if (link === undefined) {
@@ -217,6 +229,18 @@ export class Amqp1Session implements LinkHost {
     if (link instanceof ManagementRequestLink) return link.onTransfer(f, body.subarray(payloadAt));
     if (!(link instanceof IncomingLink)) throw new Amqp1Error(CONDITION.illegalState, `transfer on handle ${handle}, a link the broker sends on`, "session");
     link.onTransfer(f, body.subarray(payloadAt));
+  }
+
+  /** Reopens our incoming window, unless an alarm is on (then once every alarm clears). */
+  private topUpWindow(): void {
+    const alarms = this.conn.settings.alarms;
+    if (alarms !== null && alarms.reason !== null) {
+      this.windowHeld = true;
+      alarms.hold(this.windowBlock);
+      return;
+    }
+    this.incomingLeft = this.incomingWindow;
+    this.sendSessionFlow();
   }
 
   /** Our transfer frames went out: they count against the peer's window. */
@@ -292,6 +316,7 @@ export class Amqp1Session implements LinkHost {
 
   /** The session ends (or its connection): links let go of their queues; unsettled deliveries go back. */
   release(): void {
+    if (this.windowHeld) this.conn.settings.alarms?.release(this.windowBlock);
     for (const link of this.links.values()) link.release();
     this.links.clear();
   }

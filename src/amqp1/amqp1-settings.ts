@@ -19,6 +19,8 @@ export interface Amqp1Settings extends SaslSettings {
   readonly maxConnections: number;
   /** The largest message accepted (RabbitMQ's max_message_size); a larger one detaches its link. */
   readonly maxMessageSize: number;
+  /** Transfer frames a session takes before it tops its incoming window up (RabbitMQ 4's max_incoming_window). */
+  readonly maxIncomingWindow: number;
   /** Memory and disk alarms: while one is on, senders get no more link credit (incoming-link.ts). */
   readonly alarms: ResourceAlarms | null;
   /** The verified TLS client certificate's name (for SASL EXTERNAL); null without one. */

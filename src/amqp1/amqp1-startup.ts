@@ -23,6 +23,8 @@ export function amqp1Side(broker: Broker, config: ConeyConfig, logger: Logger, l
       containerId: config.nodeName,
       maxConnections: config.maxConnections,
       maxMessageSize: config.maxMessageSize,
+      // A window of 0 would refuse every transfer; the field is a uint.
+      maxIncomingWindow: Math.min(0xffffffff, Math.max(1, config.amqp1MaxIncomingWindow)),
       alarms,
       loopbackUsers: config.loopbackUsers,
       tokens,

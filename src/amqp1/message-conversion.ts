@@ -9,7 +9,8 @@
  *   group-id ↔ app-id;
  * - application-properties ↔ headers (non-x- headers of the types 1.0 allows there);
  *   message-annotations "x-…" ↔ x- headers (but RabbitMQ's own x-basic-*, x-exchange,
- *   x-routing-key); 0-9-1's type ↔ the x-basic-type annotation;
+ *   x-routing-key); 0-9-1's type ↔ the x-basic-type annotation; the x-death history → RabbitMQ
+ *   4's x-opt-deaths (deaths-annotation.ts);
  * - body: data sections ↔ the body; any other body (amqp-value, amqp-sequence) stays encoded
  *   with type "amqp-1.0" and is sent back to 1.0 clients as it came.
  */
@@ -19,6 +20,7 @@ import type { Body } from "../broker/values/message-body.js";
 import { decodeMessage, encodeMessage, type Amqp10Map, type Amqp10Message, type PropertyField } from "../amqp10/message-sections.js";
 import { fieldValue, headerValue, smallInt } from "../amqp10/message-mapping.js";
 import { str, sym, textOf, type Amqp10Value } from "../amqp10/amqp10-value.js";
+import { deathsAnnotation } from "./deaths-annotation.js";
 
 const AMQP10_TYPE = "amqp-1.0";
 const EMPTY = Buffer.alloc(0);
@@ -162,7 +164,10 @@ export function toAmqp1(p: Readonly<MessageProperties>, body: Body, published: P
   const app: Array<readonly [Amqp10Value, Amqp10Value]> = [];
   for (const [k, v] of Object.entries(p.headers ?? {})) {
     const value = headerValue(v);
-    if (k.startsWith("x-")) annotations.push([sym(k), value ?? annotationValue(v)]);
+    // RabbitMQ 4 gives a 1.0 consumer the dead-lettering history as x-opt-deaths, not x-death.
+    const deaths = k === "x-death" ? deathsAnnotation(v) : null;
+    if (deaths !== null) annotations.push([sym("x-opt-deaths"), deaths]);
+    else if (k.startsWith("x-")) annotations.push([sym(k), value ?? annotationValue(v)]);
     else if (k === "CC" && Array.isArray(v)) annotations.push([sym("x-cc"), { type: "list", value: v.map((x) => headerValue(x) ?? { type: "null" }) }]);
     else if (value !== null) app.push([str(k), value]);
   }

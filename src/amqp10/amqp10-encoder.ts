@@ -83,14 +83,9 @@ function write(o: Out, v: Amqp10Value): void {
       return variable(o, 0xa3, 0xb3, Buffer.from(v.value, "ascii"));
     case "list":
       if (v.value.length === 0) return o.u8(0x45);
-      return compound(o, 0xc0, 0xd0, v.value.length, (inner) => v.value.forEach((x) => write(inner, x)));
+      return writeList(o, v.value, false);
     case "map":
-      return compound(o, 0xc1, 0xd1, v.value.length * 2, (inner) =>
-        v.value.forEach(([k, x]) => {
-          write(inner, k);
-          write(inner, x);
-        }),
-      );
+      return writeMap(o, v.value, false);
     case "array":
       return writeArray(o, v.value);
     case "described":
@@ -117,12 +112,25 @@ function variable(o: Out, short: number, long: number, bytes: Buffer): void {
   o.bytes(bytes);
 }
 
-/** A list or map: size (bytes after the size field) and count, then the items. */
-function compound(o: Out, short: number, long: number, count: number, items: (inner: Out) => void): void {
+function writeList(o: Out, items: readonly Amqp10Value[], forceLong: boolean): void {
+  compound(o, 0xc0, 0xd0, items.length, (inner) => items.forEach((x) => write(inner, x)), forceLong);
+}
+
+function writeMap(o: Out, entries: ReadonlyArray<readonly [Amqp10Value, Amqp10Value]>, forceLong: boolean): void {
+  const items = (inner: Out): void =>
+    entries.forEach(([k, x]) => {
+      write(inner, k);
+      write(inner, x);
+    });
+  compound(o, 0xc1, 0xd1, entries.length * 2, items, forceLong);
+}
+
+/** A list or map: size (bytes after the size field) and count, then the items; `forceLong`: the 32-bit form whatever the size. */
+function compound(o: Out, short: number, long: number, count: number, items: (inner: Out) => void, forceLong = false): void {
   const inner = new Out();
   items(inner);
   const body = inner.buf.subarray(0, inner.at);
-  if (body.length + 1 < 256 && count < 256) {
+  if (!forceLong && body.length + 1 < 256 && count < 256) {
     o.u8(short);
     o.u8(body.length + 1);
     o.u8(count);
@@ -180,6 +188,13 @@ function encodeElement(v: Amqp10Value): Buffer {
       break;
     case "boolean":
       fixed(o, 0x56, 1, (b, at) => b.writeUInt8(v.value ? 1 : 0, at));
+      break;
+    // Lists and maps in their 32-bit form: every element then shares the first one's constructor.
+    case "list":
+      writeList(o, v.value, true);
+      break;
+    case "map":
+      writeMap(o, v.value, true);
       break;
     default:
       write(o, v);

@@ -80,6 +80,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "mqttDefaultUser", flag: "--mqtt-default-user <name>", env: "CONEY_MQTT_DEFAULT_USER", kind: "string", help: "user of anonymous MQTT clients" },
   { key: "anonymousLoginUser", flag: "--anonymous-login-user <name>", env: "CONEY_ANONYMOUS_LOGIN_USER", kind: "string", help: "user of AMQP 1.0 SASL ANONYMOUS clients ('none': ANONYMOUS not offered)" },
   { key: "anonymousLoginPass", flag: "--anonymous-login-pass <password>", env: "CONEY_ANONYMOUS_LOGIN_PASS", kind: "string", help: "its password" },
+  { key: "amqp1MaxIncomingWindow", flag: "--amqp1-max-incoming-window <frames>", env: "CONEY_AMQP1_MAX_INCOMING_WINDOW", kind: "int", help: "an AMQP 1.0 session's incoming window in transfer frames" },
   { key: "mqttDefaultPass", flag: "--mqtt-default-pass <password>", env: "CONEY_MQTT_DEFAULT_PASS", kind: "string", help: "its password" },
   { key: "mqttPrefetch", flag: "--mqtt-prefetch <n>", env: "CONEY_MQTT_PREFETCH", kind: "int", help: "unacknowledged QoS 1 deliveries per MQTT client" },
   { key: "mqttSslCertLogin", flag: "--mqtt-ssl-cert-login <bool>", env: "CONEY_MQTT_SSL_CERT_LOGIN", kind: "bool", help: "MQTTS clients without credentials log in as their certificate's name (needs --tls-verify-peer)" },

@@ -4,40 +4,12 @@
 // max_message_size detaches with amqp:link:message-size-exceeded; nothing of them is stored.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { connect as tcpConnect, type Socket } from "node:net";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { close, connect, data, linkError, openSender, sendAll } from "../helpers/rhea-client.js";
 import { eventually } from "../helpers/wait.js";
 import type { ClientContext } from "../../src/broker/index.js";
-import { FRAME_AMQP, FRAME_SASL } from "../../src/amqp1/amqp1-frames.js";
-import { PERFORMATIVE, performativeFrame } from "../../src/amqp1/performatives.js";
-import type { Amqp10Value } from "../../src/amqp10/amqp10-value.js";
+import { opening, raw, senderAttach, settledTransfer, target } from "../helpers/amqp1-raw.js";
 import { LINK_CREDIT } from "../../src/amqp1/incoming-link.js";
-
-const SASL = Buffer.from("AMQP\x03\x01\x00\x00", "latin1");
-const AMQP = Buffer.from("AMQP\x00\x01\x00\x00", "latin1");
-const u = (value: number): Amqp10Value => ({ type: "uint", value });
-const s = (value: string): Amqp10Value => ({ type: "string", value });
-
-/** A raw client: everything it receives, as latin1 text to look for condition symbols in. */
-function raw(port: number): { socket: Socket; received: () => string; closed: Promise<void> } {
-  const socket = tcpConnect(port, "127.0.0.1");
-  let got = "";
-  socket.on("data", (d: Buffer) => (got += d.toString("latin1")));
-  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
-  return { socket, received: () => got, closed };
-}
-
-/** The frames of a logged-in, opened connection with one session on channel 0. */
-function opening(): Buffer[] {
-  return [
-    SASL,
-    performativeFrame(FRAME_SASL, 0, PERFORMATIVE.saslInit, [{ type: "symbol", value: "PLAIN" }, { type: "binary", value: Buffer.from("\0guest\0guest") }]),
-    AMQP,
-    performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.open, [s("raw")]),
-    performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.begin, [{ type: "null" }, u(0), u(100000), u(100000)]),
-  ];
-}
 
 describe("AMQP 1.0 bad input", () => {
   let broker: TestBroker;
@@ -66,14 +38,8 @@ describe("AMQP 1.0 bad input", () => {
 
   it("a transfer beyond the link credit detaches that link with amqp:link:transfer-limit-exceeded; what the credit covered is stored", async () => {
     const c = raw(broker.amqpPort);
-    const attach = performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.attach, [s("abuser"), u(0), { type: "boolean", value: false }, { type: "ubyte", value: 1 }, { type: "ubyte", value: 0 }, { type: "null" }, { type: "described", descriptor: { type: "ulong", value: 0x29n }, value: { type: "list", value: [s("/queues/credit-abuse")] } }, { type: "null" }, { type: "null" }, u(0)]);
-    const message = Buffer.from([0x00, 0x53, 0x75, 0xa0, 0x01, 0x78]);
-    const transfers = Array.from({ length: LINK_CREDIT + 44 }, (_, i) => {
-      const head = performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.transfer, [u(0), u(i), { type: "binary", value: Buffer.from([i & 0xff, i >> 8]) }, u(0), { type: "boolean", value: true }]);
-      const frame = Buffer.concat([head, message]);
-      frame.writeUInt32BE(frame.length, 0);
-      return frame;
-    });
+    const attach = senderAttach("abuser", target("/queues/credit-abuse"));
+    const transfers = Array.from({ length: LINK_CREDIT + 44 }, (_, i) => settledTransfer(i));
     c.socket.write(Buffer.concat([...opening(), attach]));
     // The broker's flow grants the credit; the transfers go after it, 44 more than granted. A
     // memory alarm holds the top-ups back (incoming-link.ts), so however the broker's reads cut

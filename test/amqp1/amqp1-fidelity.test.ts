@@ -71,7 +71,7 @@ describe("AMQP 1.0 → 1.0: the message as it was sent", () => {
     await close(c);
   });
 
-  it("a dead-lettered message (its headers rewritten by the broker) is converted from the model, x-death included", async () => {
+  it("a dead-lettered message (its headers rewritten by the broker) is converted from the model, with RabbitMQ 4's x-opt-deaths", async () => {
     const c = await connect(broker.amqpPort);
     await sendAll(await openSender(c, "/queues/kept-dl"), [{ subject: "dies", application_properties: { k: "v" }, body: data("dl") }]);
     const { messages } = receive(c, "/queues/kept-dl", 1);
@@ -80,7 +80,20 @@ describe("AMQP 1.0 → 1.0: the message as it was sent", () => {
     const m = (await dead)[0]!.message;
     assert.equal(bodyOf(m).toString(), "dl");
     assert.equal(m.application_properties?.["k"], "v");
-    assert.ok(Array.isArray(m.message_annotations?.["x-death"]), "x-death as RabbitMQ 4 annotates a dead-lettered message");
+    // RabbitMQ 4's x-opt-deaths (mc_amqp), not 0-9-1's x-death.
+    assert.equal(m.message_annotations?.["x-death"], undefined);
+    const deaths = m.message_annotations?.["x-opt-deaths"] as Array<Record<string, unknown>>;
+    assert.ok(Array.isArray(deaths), "x-opt-deaths as RabbitMQ 4 annotates a dead-lettered message");
+    assert.equal(deaths.length, 1);
+    const d = deaths[0]!;
+    assert.equal(d["queue"], "kept-dl");
+    assert.equal(d["reason"], "rejected");
+    assert.equal(Number(d["count"]), 1);
+    assert.equal(d["exchange"], "");
+    assert.deepEqual(d["routing-keys"], ["kept-dl"]);
+    assert.ok(d["first-time"] instanceof Date && d["last-time"] instanceof Date);
+    assert.equal(m.message_annotations?.["x-first-death-queue"], "kept-dl");
+    assert.equal(m.message_annotations?.["x-first-death-reason"], "rejected");
     await close(c);
   });
 });

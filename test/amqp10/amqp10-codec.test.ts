@@ -80,3 +80,14 @@ describe("AMQP 1.0 message sections", () => {
     assert.throws(() => decodeMessage(Buffer.from([0x00, 0x53, 0x79, 0x40])), /unknown section/);
   });
 });
+
+describe("AMQP 1.0 arrays of compound values", () => {
+  it("writes maps in an array in one (32-bit) form, so maps of any size share the constructor", () => {
+    const small: Amqp10Value = { type: "map", value: [[{ type: "symbol", value: "k" }, { type: "string", value: "v" }]] };
+    const large: Amqp10Value = { type: "map", value: [[{ type: "symbol", value: "k" }, { type: "string", value: "x".repeat(300) }]] };
+    const array: Amqp10Value = { type: "array", value: [small, large, { type: "map", value: [] }] };
+    assert.deepEqual(roundTrip(array), array);
+    const lists: Amqp10Value = { type: "array", value: [{ type: "list", value: [] }, { type: "list", value: [{ type: "uint", value: 1 }] }] };
+    assert.deepEqual(roundTrip(lists), lists);
+  });
+});
