@@ -12,8 +12,13 @@
  * instead), and the top-up follows once every alarm clears. A transfer without credit detaches the link
  * with amqp:link:transfer-limit-exceeded, a message over max_message_size with
  * amqp:link:message-size-exceeded — in both cases nothing of it is stored.
+ *
+ * Publisher flow control (publish-flow.ts, as AMQP 0-9-1 publishers get it): while a consumed
+ * queue this link fed has fallen behind, the top-up waits until it catches up — RabbitMQ 4 stops
+ * granting link credit while a target queue is in flow. The link, not the connection, is held:
+ * the connection's other links (a receiver draining that very queue) go on.
  */
-import { createMessage, PUBLISH_REFUSED, PUBLISH_STORED, PUBLISH_UNROUTED, type ChannelCounters, type Queue, type SyncWaiter } from "../broker/index.js";
+import { createMessage, PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED, PublishFlow, type ChannelCounters, type FlowHost, type Queue, type SyncWaiter } from "../broker/index.js";
 import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import { str, sym } from "../amqp10/amqp10-value.js";
 import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
@@ -35,7 +40,7 @@ const state = (code: number, fields: Amqp10Value[] = []): Amqp10Value => describ
 const RELEASED = state(PERFORMATIVE.released);
 const rejected = (condition: string, description: string): Amqp10Value => state(PERFORMATIVE.rejected, [described(PERFORMATIVE.error, [sym(condition), str(description)])]);
 
-export class IncomingLink implements SyncWaiter, SessionLink {
+export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
   private readonly target: TargetAddress;
   private credit = 0;
   private deliveryCount = 0;
@@ -60,6 +65,9 @@ export class IncomingLink implements SyncWaiter, SessionLink {
     },
   };
   private readonly originals = new OriginalForms();
+  /** Holding the top-up while a queue this link fed catches up. */
+  private readonly flow = new PublishFlow(this);
+  private flowHeld = false;
   published = 0;
 
   constructor(
@@ -108,10 +116,22 @@ export class IncomingLink implements SyncWaiter, SessionLink {
     this.grant();
   }
 
-  /** Tops our credit up to LINK_CREDIT, unless an alarm is on (then once it clears). */
+  /** FlowHost: only credit is held, never the connection's reading, so its consumers never stop. */
+  readonly hasConsumers = false;
+
+  pauseForFlow(): void {
+    this.flowHeld = true;
+  }
+
+  resumeFromFlow(): void {
+    this.flowHeld = false;
+    if (this.credit < LINK_CREDIT / 2) this.grant();
+  }
+
+  /** Tops our credit up to LINK_CREDIT, unless an alarm is on (then once it clears) or flow control holds it (then once the queue catches up). */
   grant(): void {
     this.grantPending = false;
-    if (this.released) return;
+    if (this.released || this.flowHeld) return;
     const alarms = this.session.conn.settings.alarms;
     if (alarms !== null && alarms.reason !== null) {
       if (!this.alarmHeld) {
@@ -228,6 +248,7 @@ export class IncomingLink implements SyncWaiter, SessionLink {
     broker.stats.messageSizes.observe(message.bodySize);
     const outcome = broker.publish(v, x, message, this.routed);
     this.published++;
+    if (outcome === PUBLISH_ROUTED || outcome === PUBLISH_STORED) this.flow.check(this.routed, this.routed.length);
     if (outcome === PUBLISH_UNROUTED) {
       broker.stats.dropUnroutable++;
       v.stats.dropUnroutable++;
@@ -262,6 +283,7 @@ export class IncomingLink implements SyncWaiter, SessionLink {
   release(): void {
     this.released = true;
     this.pieces = null;
+    this.flow.stop();
     if (this.alarmHeld) this.session.conn.settings.alarms?.release(this.alarmBlock);
   }
 

@@ -1,12 +1,20 @@
 /**
- * `coney-perf amqp10`: one AMQP 1.0 sender → one receiver on one queue, with rhea (the client
- * the ecosystem uses; a devDependency, loaded only by this command), against any AMQP 1.0
- * broker: Coney, or RabbitMQ 3.10's rabbitmq_amqp1_0 plugin with v1 addresses (`/queue/:q`,
- * declared by both). Modes: `unsettled` (the sender keeps at most --window deliveries awaiting
- * their outcome, the receiver accepts each and gives --credit credit) and `settled` (both
- * pre-settled; the sender is paced by link credit alone). Reports the receive rate over the run.
+ * `coney-perf amqp10`: one AMQP 1.0 sender → one receiver on one queue, against any AMQP 1.0
+ * broker: Coney, or RabbitMQ 3.10's rabbitmq_amqp1_0 plugin. The queue is declared over AMQP
+ * 0-9-1 on the same port (non-durable, as the 0-9-1 rows' queues) and addressed with the v1
+ * address both brokers take for an existing queue, `/amq/queue/:q`; it is deleted after the run.
+ * Sender and receiver run in two child processes (amqp10-perf-worker.ts), as the 0-9-1 rows'
+ * producers and consumers do, so neither the other nor the parent shares its event loop.
+ * Clients: `raw` (the lean generator, the default) or `rhea`. Modes: `unsettled` (the sender
+ * keeps at most --window deliveries awaiting their outcome, the receiver accepts each and gives
+ * --credit credit) and `settled` (both pre-settled; the sender is paced by link credit alone).
+ * After one second of warm-up the run is measured: rates, the broker's CPU per received message,
+ * and each client process's CPU (so a run limited by its load generator shows it).
  */
-import type { Connection, ConnectionOptions, EventContext } from "rhea";
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { AMQPClient } from "@cloudamqp/amqp-client";
+import type { Amqp10Client, Amqp10Role, Amqp10WorkerOptions, Amqp10WorkerResult } from "./amqp10-perf-worker.js";
 import { cpuSeconds } from "./process-cpu.js";
 
 export interface Amqp10BenchOptions {
@@ -18,6 +26,7 @@ export interface Amqp10BenchOptions {
   /** Unsettled mode: deliveries awaiting their outcome at most. */
   readonly window: number;
   readonly durationSeconds: number;
+  readonly client: Amqp10Client;
   /** The broker's pid: its CPU time (user + system) per received message is reported. */
   readonly brokerPid?: number;
 }
@@ -27,66 +36,76 @@ export interface Amqp10BenchResult {
   readonly receivedPerSecond: number;
   /** Broker CPU µs per received message over the measured run (with brokerPid), else NaN. */
   readonly brokerCpuMicros: number;
+  /** The share of one core each client process used over the measured run (1 = a whole core). */
+  readonly senderCpuShare: number;
+  readonly receiverCpuShare: number;
 }
 
-async function open(url: URL): Promise<Connection> {
-  const rhea = (await import("rhea")).default;
-  const container = rhea.create_container();
-  // Frames still arriving after the run's close (RabbitMQ's last transfers) are not the run's concern.
-  container.on("error", () => undefined);
-  const c = container.connect({ host: url.hostname, port: Number(url.port || 5672), username: decodeURIComponent(url.username || "guest"), password: decodeURIComponent(url.password || "guest"), reconnect: false, max_frame_size: 131072 } as ConnectionOptions);
-  return new Promise((resolve, reject) => {
-    c.once("connection_open", () => resolve(c));
-    c.once("connection_error", (ctx: EventContext) => reject(new Error(`connection refused: ${JSON.stringify(ctx.connection.error)}`)));
-    c.once("disconnected", (ctx: EventContext) => reject(new Error(`disconnected: ${String(ctx.error ?? "")}`)));
+const WORKER = fileURLToPath(new URL("./amqp10-perf-worker.js", import.meta.url));
+const WARM_UP_MS = 1000;
+
+interface Worker {
+  readonly child: ChildProcess;
+  readonly ready: Promise<void>;
+  readonly done: Promise<Amqp10WorkerResult>;
+}
+
+function forkWorker(role: Amqp10Role, o: Amqp10WorkerOptions): Worker {
+  const child = fork(WORKER, [role, JSON.stringify(o)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  let readyResolve!: () => void;
+  const ready = new Promise<void>((r) => (readyResolve = r));
+  const done = new Promise<Amqp10WorkerResult>((resolve, reject) => {
+    child.on("message", (m: { type: string; result?: Amqp10WorkerResult }) => {
+      if (m.type === "ready") readyResolve();
+      else if (m.type === "done") resolve(m.result!);
+    });
+    child.on("exit", (code) => reject(new Error(`amqp10 ${role} exited with code ${code} before reporting`)));
   });
+  // A worker that dies before "ready" fails the run instead of hanging it.
+  return { child, ready: Promise.race([ready, done.then(() => undefined)]), done };
 }
 
 export async function runAmqp10Bench(o: Amqp10BenchOptions): Promise<Amqp10BenchResult> {
-  const rhea = (await import("rhea")).default;
-  const url = new URL(o.url);
-  const address = `/queue/coney-perf-amqp10-${process.pid}-${Date.now()}`;
-  const [pc, cc] = await Promise.all([open(url), open(url)]);
-  const settled = o.mode === "settled";
-  const body = rhea.message.data_section(Buffer.alloc(o.size, 0x61));
-  let received = 0;
-  let sent = 0;
-  let receivedAtStart = 0;
-  let sentAtStart = 0;
-  const receiver = cc.open_receiver({ source: { address }, credit_window: o.credit, autoaccept: true, snd_settle_mode: settled ? 1 : 0 } as never);
-  receiver.on("message", () => void received++);
-  await new Promise<void>((resolve) => receiver.once("receiver_open", () => resolve()));
-  const sender = pc.open_sender({ target: { address }, snd_settle_mode: settled ? 1 : 0 } as never);
-  let outstanding = 0;
-  let stopped = false;
-  const pump = (): void => {
-    while (!stopped && sender.sendable() && (settled || outstanding < o.window)) {
-      sender.send({ body } as never);
-      sent++;
-      if (!settled) outstanding++;
-    }
-  };
-  sender.on("sendable", pump);
-  sender.on("accepted", () => {
-    outstanding--;
-    pump();
-  });
-  // One second of warm-up, then the measured run.
-  await new Promise((r) => setTimeout(r, 1000));
-  receivedAtStart = received;
-  sentAtStart = sent;
-  const cpuStart = o.brokerPid === undefined ? Number.NaN : cpuSeconds(o.brokerPid);
-  const started = performance.now();
-  await new Promise((r) => setTimeout(r, o.durationSeconds * 1000));
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = o.brokerPid === undefined ? Number.NaN : cpuSeconds(o.brokerPid) - cpuStart;
-  const result = { sentPerSecond: (sent - sentAtStart) / seconds, receivedPerSecond: (received - receivedAtStart) / seconds, brokerCpuMicros: (cpu * 1e6) / (received - receivedAtStart) };
-  stopped = true;
-  pc.close();
-  cc.close();
-  return result;
+  const queue = `coney-perf-amqp10-${process.pid}-${Date.now().toString(36)}`;
+  const amqp = await new AMQPClient(o.url).connect();
+  const ch = await amqp.channel();
+  await ch.queueDeclare(queue, { durable: false });
+  const w: Amqp10WorkerOptions = { url: o.url, address: `/amq/queue/${queue}`, size: o.size, settled: o.mode === "settled", credit: o.credit, window: o.window, client: o.client };
+  const workers: Worker[] = [];
+  try {
+    // The receiver attaches first, so nothing is sent before someone receives.
+    workers.push(forkWorker("receiver", w));
+    await workers[0]!.ready;
+    workers.push(forkWorker("sender", w));
+    await workers[1]!.ready;
+    const from = Date.now() + WARM_UP_MS;
+    const until = from + o.durationSeconds * 1000;
+    for (const x of workers) x.child.send({ from, until });
+    let cpuStart = Number.NaN;
+    const pid = o.brokerPid;
+    if (pid !== undefined) setTimeout(() => (cpuStart = cpuSeconds(pid)), from - Date.now());
+    const cpuEnd = pid === undefined ? Promise.resolve(Number.NaN) : new Promise<number>((r) => setTimeout(() => r(cpuSeconds(pid)), until - Date.now()));
+    const [received, sent] = await Promise.all(workers.map((x) => x.done));
+    const cpu = (await cpuEnd) - cpuStart;
+    const seconds = o.durationSeconds;
+    return {
+      sentPerSecond: sent!.count / seconds,
+      receivedPerSecond: received!.count / seconds,
+      brokerCpuMicros: (cpu * 1e6) / received!.count,
+      senderCpuShare: sent!.cpuMicros / (seconds * 1e6),
+      receiverCpuShare: received!.cpuMicros / (seconds * 1e6),
+    };
+  } finally {
+    for (const x of workers) if (x.child.exitCode === null) x.child.kill();
+    await ch.queueDelete(queue).catch(() => undefined);
+    await amqp.close().catch(() => undefined);
+  }
 }
 
 export function formatAmqp10Result(o: Amqp10BenchOptions, r: Amqp10BenchResult): string {
-  return `amqp10 ${o.mode} ${o.size} B  credit ${o.credit}${o.mode === "unsettled" ? ` window ${o.window}` : ""}: sent ${Math.round(r.sentPerSecond).toLocaleString("en")} msg/s, received ${Math.round(r.receivedPerSecond).toLocaleString("en")} msg/s${Number.isNaN(r.brokerCpuMicros) ? "" : `, broker CPU ${r.brokerCpuMicros.toFixed(1)} µs/msg`}`;
+  const rate = (x: number): string => Math.round(x).toLocaleString("en");
+  const pct = (x: number): string => `${Math.round(x * 100)}%`;
+  const settings = `credit ${o.credit}${o.mode === "unsettled" ? ` window ${o.window}` : ""}, client ${o.client}`;
+  const broker = Number.isNaN(r.brokerCpuMicros) ? "" : `, broker CPU ${r.brokerCpuMicros.toFixed(1)} µs/msg`;
+  return `amqp10 ${o.mode} ${o.size} B  ${settings}: sent ${rate(r.sentPerSecond)} msg/s, received ${rate(r.receivedPerSecond)} msg/s${broker}; client CPU sender ${pct(r.senderCpuShare)}, receiver ${pct(r.receiverCpuShare)} of a core`;
 }

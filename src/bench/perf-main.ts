@@ -155,7 +155,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     });
   program
     .command("amqp10")
-    .description("AMQP 1.0 (rhea, a devDependency): one sender → one receiver on a /queue/:q (v1) address, unsettled or pre-settled")
+    .description("AMQP 1.0: one sender → one receiver process on an /amq/queue/:q (v1) address, unsettled or pre-settled")
     .option("--url <url>", "AMQP URL of the broker", "amqp://guest:guest@127.0.0.1:5672")
     .option("-s, --size <bytes>", "message body size", int(1), 16)
     .option("--mode <mode>", "unsettled or settled", "unsettled")
@@ -163,10 +163,13 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("--window <n>", "unsettled: deliveries awaiting their outcome at most", int(1), 1000)
     .option("-z, --duration <seconds>", "run time", int(1), 5)
     .option("--broker-pid <pid>", "the broker's pid: its CPU per received message is reported", int(1))
+    .option("--client <name>", "raw (coney-perf's lean AMQP 1.0 client) or rhea (a devDependency)", "raw")
     .action(async (v: Record<string, unknown>) => {
       const { runAmqp10Bench, formatAmqp10Result } = await import("./amqp10-bench.js");
       const pid = v["brokerPid"] as number | undefined;
-      const o = { url: v["url"] as string, size: v["size"] as number, mode: v["mode"] === "settled" ? ("settled" as const) : ("unsettled" as const), credit: v["credit"] as number, window: v["window"] as number, durationSeconds: v["duration"] as number, ...(pid === undefined ? {} : { brokerPid: pid }) };
+      const client = v["client"];
+      if (client !== "raw" && client !== "rhea") throw new InvalidArgumentError(`unknown client ${String(client)}: raw or rhea`);
+      const o = { url: v["url"] as string, size: v["size"] as number, mode: v["mode"] === "settled" ? ("settled" as const) : ("unsettled" as const), credit: v["credit"] as number, window: v["window"] as number, durationSeconds: v["duration"] as number, client, ...(pid === undefined ? {} : { brokerPid: pid }) } as const;
       process.stdout.write(`${formatAmqp10Result(o, await runAmqp10Bench(o))}\n`);
     });
   program

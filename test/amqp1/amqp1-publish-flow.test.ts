@@ -1,0 +1,97 @@
+// Publisher flow control for AMQP 1.0 senders (incoming-link.ts, publish-flow.ts): while a consumed
+// queue a link feeds is more than FLOW_HIGH ready messages behind, the link's credit is not topped
+// up (RabbitMQ 4 stops granting credit while a target queue is in flow); once the queue catches up
+// it is. A queue nobody consumes never holds its senders.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import amqp from "amqplib";
+import type { Connection, Sender } from "rhea";
+import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { close, connect, data, openSender, receive } from "../helpers/rhea-client.js";
+import { eventually } from "../helpers/wait.js";
+import type { ClientContext } from "../../src/broker/index.js";
+import { FLOW_HIGH } from "../../src/broker/index.js";
+import { LINK_CREDIT } from "../../src/amqp1/incoming-link.js";
+
+/**
+ * Two round trips on `c` (a receiver's attach answered, twice): every transfer sent before was read
+ * by the first, and a top-up it earned — sent at the end of that read, possibly after the first
+ * attach's answer — came before the second's answer.
+ */
+async function roundTrip(c: Connection): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    const { receiver, messages } = receive(c, "/queues/flow-barrier", 0);
+    await messages;
+    receiver.close();
+  }
+}
+
+/**
+ * Sends pre-settled messages while the link has credit, up to `limit`; when it has none, a round
+ * trip shows whether a top-up was due. Returns how many were sent once no top-up came (or `limit`).
+ */
+async function sendUntilHeld(c: Connection, s: Sender, limit: number): Promise<number> {
+  const body = data("flow");
+  let sent = 0;
+  while (sent < limit) {
+    if (s.sendable()) {
+      s.send({ body } as never);
+      sent++;
+      continue;
+    }
+    await roundTrip(c);
+    if (!s.sendable()) break;
+  }
+  return sent;
+}
+
+describe("AMQP 1.0 publisher flow control", () => {
+  let broker: TestBroker;
+  let ctx: ClientContext;
+  const limit = FLOW_HIGH + 4 * LINK_CREDIT;
+  const count = (q: string): number => broker.broker.vhost("/").queues.get(q)!.messageCount;
+
+  before(async () => {
+    broker = await startTestBroker();
+    ctx = { permissions: broker.broker.checkerFor("guest"), owner: null };
+    for (const name of ["flow-q", "flow-idle", "flow-barrier"]) broker.broker.declareQueue(ctx, "/", { name, durable: false, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+  });
+  after(async () => {
+    await broker.close();
+  });
+
+  it("holds a sender's credit while the consumed queue it feeds is behind, and tops it up once it catches up", async () => {
+    // A consumer that takes one message and acknowledges nothing: the queue falls behind.
+    const a = await amqp.connect(`amqp://guest:guest@127.0.0.1:${broker.amqpPort}`);
+    const ch = await a.createChannel();
+    await ch.prefetch(1);
+    await ch.consume("flow-q", () => undefined, { noAck: false });
+    const c = await connect(broker.amqpPort);
+    try {
+      const s = await openSender(c, "/queues/flow-q", { snd_settle_mode: 1 });
+      const sent = await sendUntilHeld(c, s, limit);
+      // rhea takes sends past its credit into its own buffer: what reached the broker is what it stored
+      // (the round trips saw every written transfer read); the consumer holds one unacknowledged.
+      const stored = count("flow-q") + 1;
+      assert.ok(sent < limit, `held before ${limit} messages (sent ${sent})`);
+      assert.ok(stored > FLOW_HIGH && stored < FLOW_HIGH + 2 * LINK_CREDIT, `held once the queue was ${FLOW_HIGH} behind, within the credit granted (stored ${stored})`);
+      // Caught up: the queue is emptied, the held top-up follows, and what rhea kept back arrives.
+      await ch.purgeQueue("flow-q");
+      await eventually(() => count("flow-q") === sent - stored, 5000, "rhea's buffered messages once the queue caught up");
+    } finally {
+      await close(c);
+      await a.close();
+    }
+  });
+
+  it("never holds a sender to a queue nobody consumes", async () => {
+    const c = await connect(broker.amqpPort);
+    try {
+      const s = await openSender(c, "/queues/flow-idle", { snd_settle_mode: 1 });
+      assert.equal(await sendUntilHeld(c, s, limit), limit);
+      await eventually(() => count("flow-idle") === limit, 5000, "every sent message stored");
+    } finally {
+      await close(c);
+    }
+  });
+});
