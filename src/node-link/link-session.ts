@@ -66,14 +66,15 @@ export class LinkSession implements ServingLink {
   }
 
   writeDeliver(consumerId: number, e: QueueEntry): void {
-    const head = F.messageFrameHead(F.DELIVER, 17, e.message);
-    head.writeUInt32LE(consumerId, F.FRAME_HEAD);
-    head.writeDoubleLE(e.seq, F.FRAME_HEAD + 4);
-    head[F.FRAME_HEAD + 12] = e.redelivered ? 1 : 0;
-    head.writeUInt32LE(e.deliveryCount, F.FRAME_HEAD + 13);
-    const pieces: Buffer[] = [];
-    F.pushMessageFrame(pieces, head, e.message.body);
-    this.writer.writeAll(pieces);
+    const w = this.writer;
+    const m = e.message;
+    const at = F.putMessageHead(w, F.DELIVER, 17, m);
+    const b = w.slab;
+    b.writeUInt32LE(consumerId, at);
+    b.writeDoubleLE(e.seq, at + 4);
+    b[at + 12] = e.redelivered ? 1 : 0;
+    b.writeUInt32LE(e.deliveryCount, at + 13);
+    w.writeBody(m.body);
   }
 
   cancelledByQueue(consumerId: number, reason: string): void {
@@ -202,9 +203,8 @@ export class LinkSession implements ServingLink {
         holder = this.nextGet++;
         this.gets.set(holder, { queue: q, entry });
       }
-      const pieces: Buffer[] = [];
-      F.pushMessageFrame(pieces, replyGotHead(id, holder, entry.seq, entry.redelivered, entry.deliveryCount, q.messageCount, entry.message), entry.message.body);
-      this.writer.writeAll(pieces);
+      this.writer.write(replyGotHead(id, holder, entry.seq, entry.redelivered, entry.deliveryCount, q.messageCount, entry.message));
+      this.writer.writeBody(entry.message.body);
     } catch (err) {
       this.writer.write(replyError(id, err));
     }
