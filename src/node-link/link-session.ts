@@ -108,8 +108,13 @@ export class LinkSession implements ServingLink {
         const holder = f.readUInt32LE(at);
         const op = f[at + 4]!;
         const n = f.readUInt32LE(at + 5);
-        for (let i = 0; i < n; i++) this.settle(holder, op, f.readDoubleLE(at + 9 + 8 * i));
-        return;
+        const c = this.consumers.get(holder);
+        if (c === undefined) {
+          for (let i = 0; i < n; i++) this.settleGot(holder, op);
+          return;
+        }
+        for (let i = 0; i < n; i++) c.settle(f.readDoubleLE(at + 9 + 8 * i), op);
+        return c.settled();
       }
       case F.RPC:
         return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
@@ -177,9 +182,8 @@ export class LinkSession implements ServingLink {
     }
   }
 
-  private settle(holder: number, op: number, entryId: number): void {
-    const c = this.consumers.get(holder);
-    if (c !== undefined) return c.settle(entryId, op);
+  /** A basic.get's entry settled (its holder id is its own, one entry each). */
+  private settleGot(holder: number, op: number): void {
     const got = this.gets.get(holder);
     if (got === undefined) return;
     this.gets.delete(holder);
