@@ -48,6 +48,8 @@ export class LeaderLink implements QueueLeaderPort {
   private readonly properties = new F.PropertiesCache();
   private readonly waits = new StoredWaits();
   private readonly queueIds = new Map<string, number>();
+  /** queueIds by the queue object asking (a queue declared anew is a new object and is looked up by name once). */
+  private readonly idsByQueue = new WeakMap<Queue, number>();
   private readonly sinks = new Map<number, RemoteConsumerSink>();
   private readonly rpcs = new Map<number, PendingRpc>();
   private readonly lostListeners: Array<() => void> = [];
@@ -119,14 +121,14 @@ export class LeaderLink implements QueueLeaderPort {
     const m = this.pendingMessage;
     if (m === null) return;
     const ids = this.pendingIds;
-    const head = F.messageFrameHead(F.PUBLISH, 1 + 4 * ids.length, m);
-    head[F.FRAME_HEAD] = ids.length;
-    for (let i = 0; i < ids.length; i++) head.writeUInt32LE(ids[i]!, F.FRAME_HEAD + 1 + 4 * i);
+    const w = this.writer;
+    const at = F.putMessageHead(w, F.PUBLISH, 1 + 4 * ids.length, m);
+    const b = w.slab;
+    b[at] = ids.length;
+    for (let i = 0; i < ids.length; i++) b.writeUInt32LE(ids[i]!, at + 1 + 4 * i);
     this.pendingMessage = null;
     ids.length = 0;
-    const pieces: Buffer[] = [];
-    F.pushMessageFrame(pieces, head, m.body);
-    this.writer.writeAll(pieces);
+    w.writeBody(m.body);
   }
 
   /**
@@ -138,8 +140,11 @@ export class LeaderLink implements QueueLeaderPort {
    * deleted while this node had not yet heard of it; the leader answers it NOT_FOUND instead.
    */
   private queueId(q: Queue, declares = true): number {
+    // Known by the queue object first: a string key per message was a concatenation and a hash (issue 42's profile).
+    let id = this.idsByQueue.get(q);
+    if (id !== undefined) return id;
     const key = `${q.vhost}\u0000${q.name}`;
-    let id = this.queueIds.get(key);
+    id = this.queueIds.get(key);
     if (id === undefined) {
       id = this.queueIds.size + 1;
       this.queueIds.set(key, id);
@@ -149,6 +154,7 @@ export class LeaderLink implements QueueLeaderPort {
       buf.writeUInt32LE(id, F.FRAME_HEAD);
       this.writer.write(buf);
     }
+    this.idsByQueue.set(q, id);
     return id;
   }
 
@@ -203,13 +209,17 @@ export class LeaderLink implements QueueLeaderPort {
     const ids = this.settleIds;
     if (ids.length === 0) return;
     this.emitPending();
-    const f = F.frame(F.SETTLE, 9 + 8 * ids.length);
-    f.writeUInt32LE(this.settleConsumer, F.FRAME_HEAD);
-    f[F.FRAME_HEAD + 4] = this.settleOp;
-    f.writeUInt32LE(ids.length, F.FRAME_HEAD + 5);
-    for (let i = 0; i < ids.length; i++) f.writeDoubleLE(ids[i]!, F.FRAME_HEAD + 9 + 8 * i);
+    const w = this.writer;
+    const at = w.reserve(F.FRAME_HEAD + 9 + 8 * ids.length);
+    const b = w.slab;
+    b.writeUInt32LE(1 + 9 + 8 * ids.length, at);
+    b[at + 4] = F.SETTLE;
+    const p = at + F.FRAME_HEAD;
+    b.writeUInt32LE(this.settleConsumer, p);
+    b[p + 4] = this.settleOp;
+    b.writeUInt32LE(ids.length, p + 5);
+    for (let i = 0; i < ids.length; i++) b.writeDoubleLE(ids[i]!, p + 9 + 8 * i);
     ids.length = 0;
-    this.writer.write(f);
   }
 
   // ---------------------------------------------------------------- round trips

@@ -12,6 +12,8 @@ import { createMessage, type Message } from "../broker/index.js";
 import type { Body } from "../broker/values/message-body.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
+import { MEMO_MAX, memoUtf8 } from "../amqp/codec/byte-reader.js";
+import type { LinkWriter } from "./link-writer.js";
 
 // Connecting node → leading node.
 export const HELLO = 1;
@@ -75,28 +77,73 @@ export function readString(buf: Buffer, at: number): [string, number] {
   return [buf.toString("utf8", at + 2, at + 2 + len), at + 2 + len];
 }
 
+/** Strings up to this many characters are measured and written in JavaScript (a call into C++ costs more). */
+const SHORT = 64;
+
+/** The UTF-8 length of `s`: its length when it is ASCII (a non-ASCII character always takes more bytes than characters). */
+function utf8Length(s: string): number {
+  const n = s.length;
+  if (n > SHORT) return Buffer.byteLength(s);
+  for (let i = 0; i < n; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s);
+  return n;
+}
+
+/** Writes `s` (`len` bytes, from utf8Length) with its u16 length at `at`; returns the position after it. */
+function putString(b: Buffer, at: number, s: string, len: number): number {
+  b[at] = len & 0xff;
+  b[at + 1] = len >>> 8;
+  if (len === s.length && len <= SHORT) for (let i = 0; i < len; i++) b[at + 2 + i] = s.charCodeAt(i);
+  else b.write(s, at + 2, len);
+  return at + 2 + len;
+}
+
+/** Copies `src` into `b` at `at` (a short property list in JavaScript, a longer one by memcpy). */
+function putBytes(b: Buffer, at: number, src: Buffer): void {
+  const n = src.length;
+  if (n > SHORT) src.copy(b, at);
+  else for (let i = 0; i < n; i++) b[at + i] = src[i]!;
+}
+
+/** The head of a message frame (see the module's header) written at `at` of `b`, which holds `headLen` bytes from there. */
+function writeMessageHead(b: Buffer, at: number, headLen: number, type: number, fixed: number, m: Message, exLen: number, rkLen: number, props: Buffer): void {
+  b.writeUInt32LE(headLen - 4 + m.bodySize, at);
+  b[at + 4] = type;
+  let p = putString(b, at + FRAME_HEAD + fixed, m.exchange, exLen);
+  p = putString(b, p, m.routingKey, rkLen);
+  b.writeDoubleLE(m.publishedAt, p);
+  b.writeUInt32LE(props.length, p + 8);
+  putBytes(b, p + 12, props);
+}
+
 /**
  * The head of a frame carrying a message: the frame head, `fixed` bytes the caller fills at
  * FRAME_HEAD, then the message's exchange, routing key, time and property list. The body follows
- * it on the wire; its length is counted in the frame's length.
+ * it on the wire; its length is counted in the frame's length. A Buffer of its own: for the rare
+ * frames (a basic.get reply); the hot paths build theirs in the writer's slab (putMessageHead).
  */
 export function messageFrameHead(type: number, fixed: number, m: Message): Buffer {
   const props = (m.rawProperties ??= encodeBasicProperties(m.properties));
-  const exLen = Buffer.byteLength(m.exchange);
-  const rkLen = Buffer.byteLength(m.routingKey);
-  const headLen = FRAME_HEAD + fixed + 2 + exLen + 2 + rkLen + 8 + 4 + props.length;
+  const exLen = utf8Length(m.exchange);
+  const rkLen = utf8Length(m.routingKey);
+  const headLen = FRAME_HEAD + fixed + 2 + exLen + 2 + rkLen + 12 + props.length;
   const head = Buffer.allocUnsafe(headLen);
-  head.writeUInt32LE(headLen - 4 + m.bodySize, 0);
-  head[4] = type;
-  let p = FRAME_HEAD + fixed;
-  head.writeUInt16LE(exLen, p);
-  p += 2 + head.write(m.exchange, p + 2);
-  head.writeUInt16LE(rkLen, p);
-  p += 2 + head.write(m.routingKey, p + 2);
-  head.writeDoubleLE(m.publishedAt, p);
-  head.writeUInt32LE(props.length, p + 8);
-  props.copy(head, p + 12);
+  writeMessageHead(head, 0, headLen, type, fixed, m, exLen, rkLen, props);
   return head;
+}
+
+/**
+ * A message frame's head built in `w`'s slab (no Buffer of its own): returns the offset in
+ * `w.slab` of its `fixed` bytes, which the caller fills at once, before it writes the body with
+ * `w.writeBody(m.body)` (the next write may move to a new slab).
+ */
+export function putMessageHead(w: LinkWriter, type: number, fixed: number, m: Message): number {
+  const props = (m.rawProperties ??= encodeBasicProperties(m.properties));
+  const exLen = utf8Length(m.exchange);
+  const rkLen = utf8Length(m.routingKey);
+  const headLen = FRAME_HEAD + fixed + 2 + exLen + 2 + rkLen + 12 + props.length;
+  const at = w.reserve(headLen);
+  writeMessageHead(w.slab, at, headLen, type, fixed, m, exLen, rkLen, props);
+  return at + FRAME_HEAD;
 }
 
 /** Appends a message frame's head and its body's pieces to `out` (one corked write). */
@@ -109,30 +156,51 @@ export function pushMessageFrame(out: Buffer[], head: Buffer, body: Body): void 
   }
 }
 
+/** A u16-length string at `at` (`n` bytes after its length); short ones from the codec's memo (a publisher repeats its exchange and routing key). */
+function readLinkString(f: Buffer, at: number, n: number): string {
+  return n <= MEMO_MAX ? memoUtf8(f, at, n) : f.toString("utf8", at, at + n);
+}
+
 /** Decodes the message of a frame from `at` (its exchange) to the frame's end; the body is a slice of the frame. */
 export function readMessage(f: Buffer, at: number, cache: PropertiesCache): Message {
-  const [exchange, p1] = readString(f, at);
-  const [routingKey, p2] = readString(f, p1);
+  const exLen = f[at]! | (f[at + 1]! << 8);
+  const exchange = readLinkString(f, at + 2, exLen);
+  const p1 = at + 2 + exLen;
+  const rkLen = f[p1]! | (f[p1 + 1]! << 8);
+  const routingKey = readLinkString(f, p1 + 2, rkLen);
+  const p2 = p1 + 2 + rkLen;
   const publishedAt = f.readDoubleLE(p2);
   const propsLen = f.readUInt32LE(p2 + 8);
-  const raw = f.subarray(p2 + 12, p2 + 12 + propsLen);
-  const body = f.subarray(p2 + 12 + propsLen);
-  return createMessage(exchange, routingKey, cache.of(raw), raw, body, publishedAt);
+  const properties = cache.read(f, p2 + 12, propsLen);
+  return createMessage(exchange, routingKey, properties, cache.raw, f.subarray(p2 + 12 + propsLen), publishedAt);
 }
 
 /**
  * The last property list a link end decoded, reused for the next message with the same bytes (a
- * publisher's messages mostly share theirs). Safe because decoded properties are never changed in
- * place (message.ts), as content-assembly.ts shares them for an AMQP channel. One per link end.
+ * publisher's messages mostly share theirs): its decoded properties and one copy of its bytes,
+ * which every such message shares as its rawProperties. Safe because decoded properties are never
+ * changed in place (message.ts), as content-assembly.ts shares them for an AMQP channel. One per
+ * link end.
  */
 export class PropertiesCache {
-  private lastRaw: Buffer | null = null;
+  /** The raw property list of the last `read` (a copy, shared by the messages that have it). */
+  raw: Buffer = Buffer.alloc(0);
   private last: MessageProperties = {};
 
-  of(raw: Buffer): MessageProperties {
-    if (this.lastRaw !== null && raw.equals(this.lastRaw)) return this.last;
-    this.last = decodeBasicProperties(raw);
-    this.lastRaw = Buffer.from(raw);
+  /** The properties of the `n` bytes at `at` of `f`; `raw` is then their bytes. */
+  read(f: Buffer, at: number, n: number): MessageProperties {
+    if (!this.same(f, at, n)) {
+      this.raw = Buffer.from(f.subarray(at, at + n));
+      this.last = decodeBasicProperties(this.raw);
+    }
     return this.last;
+  }
+
+  private same(f: Buffer, at: number, n: number): boolean {
+    const raw = this.raw;
+    if (raw.length !== n) return false;
+    if (n > SHORT) return raw.equals(f.subarray(at, at + n));
+    for (let i = 0; i < n; i++) if (raw[i] !== f[at + i]) return false;
+    return true;
   }
 }

@@ -66,14 +66,15 @@ export class LinkSession implements ServingLink {
   }
 
   writeDeliver(consumerId: number, e: QueueEntry): void {
-    const head = F.messageFrameHead(F.DELIVER, 17, e.message);
-    head.writeUInt32LE(consumerId, F.FRAME_HEAD);
-    head.writeDoubleLE(e.seq, F.FRAME_HEAD + 4);
-    head[F.FRAME_HEAD + 12] = e.redelivered ? 1 : 0;
-    head.writeUInt32LE(e.deliveryCount, F.FRAME_HEAD + 13);
-    const pieces: Buffer[] = [];
-    F.pushMessageFrame(pieces, head, e.message.body);
-    this.writer.writeAll(pieces);
+    const w = this.writer;
+    const m = e.message;
+    const at = F.putMessageHead(w, F.DELIVER, 17, m);
+    const b = w.slab;
+    b.writeUInt32LE(consumerId, at);
+    b.writeDoubleLE(e.seq, at + 4);
+    b[at + 12] = e.redelivered ? 1 : 0;
+    b.writeUInt32LE(e.deliveryCount, at + 13);
+    w.writeBody(m.body);
   }
 
   cancelledByQueue(consumerId: number, reason: string): void {
@@ -107,8 +108,13 @@ export class LinkSession implements ServingLink {
         const holder = f.readUInt32LE(at);
         const op = f[at + 4]!;
         const n = f.readUInt32LE(at + 5);
-        for (let i = 0; i < n; i++) this.settle(holder, op, f.readDoubleLE(at + 9 + 8 * i));
-        return;
+        const c = this.consumers.get(holder);
+        if (c === undefined) {
+          for (let i = 0; i < n; i++) this.settleGot(holder, op);
+          return;
+        }
+        for (let i = 0; i < n; i++) c.settle(f.readDoubleLE(at + 9 + 8 * i), op);
+        return c.settled();
       }
       case F.RPC:
         return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
@@ -182,9 +188,8 @@ export class LinkSession implements ServingLink {
     }
   }
 
-  private settle(holder: number, op: number, entryId: number): void {
-    const c = this.consumers.get(holder);
-    if (c !== undefined) return c.settle(entryId, op);
+  /** A basic.get's entry settled (its holder id is its own, one entry each). */
+  private settleGot(holder: number, op: number): void {
     const got = this.gets.get(holder);
     if (got === undefined) return;
     this.gets.delete(holder);
@@ -208,9 +213,8 @@ export class LinkSession implements ServingLink {
         holder = this.nextGet++;
         this.gets.set(holder, { queue: q, entry });
       }
-      const pieces: Buffer[] = [];
-      F.pushMessageFrame(pieces, replyGotHead(id, holder, entry.seq, entry.redelivered, entry.deliveryCount, q.messageCount, entry.message), entry.message.body);
-      this.writer.writeAll(pieces);
+      this.writer.write(replyGotHead(id, holder, entry.seq, entry.redelivered, entry.deliveryCount, q.messageCount, entry.message));
+      this.writer.writeBody(entry.message.body);
     } catch (err) {
       this.writer.write(replyError(id, err));
     }

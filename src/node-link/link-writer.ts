@@ -1,21 +1,32 @@
 /**
  * The link's output: frames written during one event-loop turn go out together, once the turn's
  * I/O callbacks are done (setImmediate), as the store's group commit writes one batch per turn.
- * Small pieces (frame heads, settlements, bodies under SMALL bytes) are joined into one buffer per
- * run — one socket write instead of one per piece, which is what a forwarded message would cost
- * otherwise; larger bodies are written as they are (never copied), between the runs, in one
- * corked writev.
+ *
+ * Frames are built in place in a slab (`slab`, from `reserve`): a forwarded message's head, its
+ * small body and the turn's settlements cost no Buffer of their own, and the turn's bytes leave
+ * in one socket write (issue 42: a Buffer per frame head, then a join per turn, was a large part
+ * of the link's cost per message). Bodies of SMALL bytes and more are written as they are (never
+ * copied), between the slab's runs, in one corked writev.
+ *
+ * Invariant: bytes of the slab before `end` are never written again once reserved — a run handed
+ * to the socket may still be queued there — so a slab is only ever filled forwards, and a full
+ * one is left to the garbage collector once the socket lets go of its runs.
  */
 import type { Socket } from "node:net";
+import { isBodyParts, type Body } from "../broker/values/message-body.js";
 
-/** Pieces below this are copied into the turn's joined run; larger ones are referenced. */
+/** Pieces below this are copied into the slab; larger ones are referenced. */
 const SMALL = 1024;
+/** A new slab's size (a frame larger than this gets a slab of its own size). */
+const SLAB = 64 * 1024;
 
 export class LinkWriter {
+  /** Where frames are built: `reserve` hands out offsets into it. */
+  slab: Buffer = Buffer.allocUnsafe(SLAB);
+  private start = 0;
+  private end = 0;
   private scheduled = false;
   private readonly parts: Buffer[] = [];
-  private readonly run: Buffer[] = [];
-  private runBytes = 0;
   private readonly flush = (): void => {
     this.beforeFlush?.();
     this.scheduled = false;
@@ -39,14 +50,34 @@ export class LinkWriter {
     private readonly beforeFlush?: () => void,
   ) {}
 
-  write(buf: Buffer): void {
+  /**
+   * Room for `n` bytes in `slab`, written this turn: returns their offset. The caller fills them
+   * before its next call to this writer (a later reservation may move to a new slab).
+   */
+  reserve(n: number): number {
     this.schedule();
-    if (buf.length < SMALL) {
-      this.run.push(buf);
-      this.runBytes += buf.length;
-    } else {
+    if (this.end + n > this.slab.length) {
       this.endRun();
-      this.parts.push(buf);
+      this.slab = Buffer.allocUnsafe(n > SLAB ? n : SLAB);
+      this.start = this.end = 0;
+    }
+    const at = this.end;
+    this.end = at + n;
+    return at;
+  }
+
+  /** A whole frame built elsewhere: copied into the slab when small, else referenced. */
+  write(buf: Buffer): void {
+    if (buf.length < SMALL) buf.copy(this.slab, this.reserve(buf.length));
+    else this.writeLarge(buf);
+  }
+
+  /** A message's body, after its head: small pieces are copied, larger ones referenced. */
+  writeBody(body: Body): void {
+    if (!isBodyParts(body)) {
+      if (body.length > 0) this.write(body);
+    } else {
+      for (const piece of body) this.write(piece);
     }
   }
 
@@ -65,16 +96,27 @@ export class LinkWriter {
     return this.socket.writableNeedDrain;
   }
 
+  private writeLarge(buf: Buffer): void {
+    this.schedule();
+    this.endRun();
+    this.parts.push(buf);
+  }
+
+  /** The slab's bytes reserved since the last run become a part (a view, no copy). */
   private endRun(): void {
-    const run = this.run;
-    if (run.length === 0) return;
-    this.parts.push(run.length === 1 ? run[0]! : Buffer.concat(run, this.runBytes));
-    run.length = 0;
-    this.runBytes = 0;
+    if (this.end === this.start) return;
+    this.parts.push(this.slab.subarray(this.start, this.end));
+    this.start = this.end;
   }
 
   private schedule(): void {
-    if (this.scheduled || this.socket.destroyed) return;
+    if (this.scheduled) return;
+    if (this.socket.destroyed) {
+      // Nothing goes out any more: what was written is dropped, and the slab is filled anew.
+      this.parts.length = 0;
+      this.start = this.end = 0;
+      return;
+    }
     this.scheduled = true;
     setImmediate(this.flush);
   }

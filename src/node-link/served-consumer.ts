@@ -47,7 +47,7 @@ export class ServedConsumer implements QueueConsumer<Queue> {
     this.link.cancelledByQueue(this.id, "queue deleted");
   }
 
-  /** SETTLE from the connecting node; unknown entry ids (already settled) are ignored. */
+  /** One entry of a SETTLE frame; unknown entry ids (already settled) are ignored. `settled()` follows the frame's last. */
   settle(entryId: number, op: number): void {
     const e = this.held.get(entryId);
     if (e === undefined) return;
@@ -56,7 +56,11 @@ export class ServedConsumer implements QueueConsumer<Queue> {
     if (op === SETTLE_ACK) q.settle(e);
     else if (op === SETTLE_REQUEUE) q.requeue([e]);
     else q.discard(e);
-    if (this.active) q.dispatch();
+  }
+
+  /** A SETTLE frame's entries are settled: the window they freed is filled once, not once per entry. */
+  settled(): void {
+    if (this.active) this.queue.dispatch();
   }
 
   /** CANCEL: no more deliveries; what it holds stays held until settled or the link closes. */

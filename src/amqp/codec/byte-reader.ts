@@ -5,11 +5,31 @@
 import { CodecError } from "./codec-error.js";
 
 /** Short strings up to this many bytes are remembered (memoString), in this many slots. */
-const MEMO_MAX = 64;
+export const MEMO_MAX = 64;
 const MEMO_SLOTS = 16;
 const memoBytes = new Uint8Array(MEMO_SLOTS * MEMO_MAX);
 const memoLengths = new Int32Array(MEMO_SLOTS).fill(-1);
 const memoStrings: string[] = new Array<string>(MEMO_SLOTS).fill("");
+
+/**
+ * The UTF-8 string of `n` ≤ MEMO_MAX bytes at `at` of `b`, from the memo when its bytes repeat
+ * (ByteReader.memoString says why). Also used by the inter-node link for the exchange and routing
+ * key of every forwarded message (src/node-link/link-frames.ts).
+ */
+export function memoUtf8(b: Buffer, at: number, n: number): string {
+  const slot = n === 0 ? 0 : (n * 7 + b[at]! * 3 + b[at + n - 1]!) & (MEMO_SLOTS - 1);
+  const base = slot * MEMO_MAX;
+  if (memoLengths[slot] === n) {
+    let i = 0;
+    while (i < n && memoBytes[base + i] === b[at + i]) i++;
+    if (i === n) return memoStrings[slot]!;
+  }
+  const s = b.toString("utf8", at, at + n);
+  for (let i = 0; i < n; i++) memoBytes[base + i] = b[at + i]!;
+  memoLengths[slot] = n;
+  memoStrings[slot] = s;
+  return s;
+}
 
 export class ByteReader {
   constructor(
@@ -113,20 +133,7 @@ export class ByteReader {
    * synchronous, so one memo serves every reader.
    */
   private memoString(n: number): string {
-    const b = this.buf;
-    const at = this.pos;
-    const slot = n === 0 ? 0 : (n * 7 + b[at]! * 3 + b[at + n - 1]!) & (MEMO_SLOTS - 1);
-    const base = slot * MEMO_MAX;
-    if (memoLengths[slot] === n) {
-      let i = 0;
-      while (i < n && memoBytes[base + i] === b[at + i]) i++;
-      if (i === n) return memoStrings[slot]!;
-    }
-    const s = b.toString("utf8", at, at + n);
-    for (let i = 0; i < n; i++) memoBytes[base + i] = b[at + i]!;
-    memoLengths[slot] = n;
-    memoStrings[slot] = s;
-    return s;
+    return memoUtf8(this.buf, this.pos, n);
   }
 
   /** A copy: the bytes read may be reused once the read is done (src/listeners/slab-pool.ts). */
