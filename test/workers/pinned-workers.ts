@@ -2,8 +2,8 @@
  * Reaching one chosen worker of `coney --workers 2` in tests. The primary hands each accepted
  * connection to a worker, so a client cannot pick one: an HTTP agent with one kept-alive socket
  * stays on the worker its socket landed on (asked with /api/overview's `node`), and a client's
- * connection is found on its worker by its local port (`peer_port` in that worker's
- * /api/connections, which lists only its own). `onWorker` reopens a client until it lands where
+ * connection is found by its local port (`peer_port` in /api/connections, which lists every
+ * worker's connections, each with its `node`). `onWorker` reopens a client until it lands where
  * the test needs it.
  */
 import http from "node:http";
@@ -63,16 +63,15 @@ export async function pinnedApis(httpPort: number, workers = 2): Promise<PinnedA
 /** The worker index leading queue `name` of vhost `/` (name hash, as the workers place it). */
 export const leaderIndex = (name: string, workers = 2): number => queueGroupOf("/", name, workers);
 
-/** The worker index whose /api/connections lists a connection from `localPort`. */
+/** The worker index holding the connection from `localPort` (the whole broker's /api/connections names each one's `node`). */
 export async function workerOfPort(apis: readonly PinnedApi[], localPort: number): Promise<number> {
   let at = -1;
   await eventually(async () => {
-    for (let i = 0; i < apis.length; i++) {
-      const list = (await apis[i]!.request("GET", "/api/connections")).json as Array<{ peer_port: number }>;
-      if (list.some((c) => c.peer_port === localPort)) at = i;
-    }
+    const list = (await apis[0]!.request("GET", "/api/connections")).json as Array<{ peer_port: number; node: string }>;
+    const node = list.find((c) => c.peer_port === localPort)?.node;
+    at = apis.findIndex((a) => a.node === node);
     return at >= 0;
-  }, 10_000, `the connection from port ${localPort} in a worker's /api/connections`);
+  }, 10_000, `the connection from port ${localPort} in /api/connections`);
   return at;
 }
 
