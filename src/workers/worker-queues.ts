@@ -18,6 +18,7 @@ import { connect, type Server } from "node:net";
 import { join } from "node:path";
 import type { Broker, QueueLeaderPort, QueuePlacement, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SyncWaiter } from "../broker/index.js";
 import { queueGroupOf } from "../broker/index.js";
+import { BrokerError } from "../errors/broker-error.js";
 import type { Logger } from "../logging/logger.js";
 import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
 import { dropExclusiveQueuesOf, RepliesToWorkers } from "./worker-exclusive.js";
@@ -40,6 +41,8 @@ export class WorkerQueues implements QueuePlacement {
   private server: Server | null = null;
   private closed = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Workers whose link was lost and is not up again. */
+  private readonly lost = new Set<number>();
 
   constructor(
     private readonly broker: Broker,
@@ -66,7 +69,12 @@ export class WorkerQueues implements QueuePlacement {
 
   portOf(node: string): QueueLeaderPort | null {
     const w = this.links.nodeNames.indexOf(node);
-    return w === this.index ? null : w === -1 ? new DownPort(node) : this.ports[w]!;
+    if (w === this.index) return null;
+    if (w === -1) return new DownPort(node);
+    // A record of a worker whose link was lost and is not back came from its dead process (its
+    // queues were dropped with the link, worker-exclusive.ts): refused, not held for ever.
+    if (this.lost.has(w)) throw new BrokerError("notFound", `node '${node}' was lost; its connections' exclusive queues went with it`);
+    return this.ports[w]!;
   }
 
   /** Starts reaching the others' queues: before definitions are restored, so restored queues they lead are RemoteQueues. */
@@ -130,10 +138,12 @@ export class WorkerQueues implements QueuePlacement {
   private up(w: number, link: LeaderLink): void {
     if (this.closed) return link.close();
     this.ports[w] = link;
+    this.lost.delete(w);
     this.logger.info("link to a worker up", { worker: this.links.nodeNames[w] });
     link.onLost(() => {
       if (this.ports[w] === link) this.ports[w] = new DownPort(this.links.nodeNames[w]!);
       if (!this.closed) this.logger.warn("link to a worker lost", { worker: this.links.nodeNames[w] });
+      this.lost.add(w);
       dropExclusiveQueuesOf(this.broker, this.links.nodeNames[w]!);
       this.reach(w);
     });
