@@ -1,6 +1,7 @@
 // `coney --workers 2` (preview): every surface reaches a queue led by the other worker.
 // - The management API's get, purge and delete (with if-empty / if-unused) of a queue led by the
-//   other worker answer as for a local queue: same status, same figures; the aliveness test too.
+//   other worker answer as for a local queue: same status, same figures; coneyctl's purge and
+//   delete, and the aliveness test too.
 // - MQTT (mqtt.js), STOMP (raw frames) and AMQP 1.0 (rhea, v2 addresses) publish to and consume
 //   from a queue led by the worker their connection did not land on.
 // Real process trees; each client is reopened until it lands on the worker the case needs.
@@ -14,6 +15,7 @@ import { StompWire } from "../helpers/stomp-wire.js";
 import { bodyOf, close as closeAmqp1, connect as connectAmqp1, data, openSender, sendAll } from "../helpers/rhea-client.js";
 import type { Connection, EventContext } from "rhea";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { run } from "../cli/run-coneyctl.js";
 import { leaderIndex, onWorker, pinnedApis, type PinnedApi } from "./pinned-workers.js";
 
 /** A name like `prefix-n` that worker `w` leads. */
@@ -101,6 +103,20 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
     await ch.close();
     const deleted = await api.request("DELETE", `/api/queues/%2F/${q}?if-unused=true`);
     assert.equal(deleted.status, 204, deleted.text);
+  });
+
+  it("coneyctl purge_queue and delete_queue reach a queue whichever worker answers", async () => {
+    // One queue led by each worker: wherever coneyctl's connection lands, one of the two is remote.
+    const queues = [nameLedBy("ctl", 0), nameLedBy("ctl", 1)];
+    for (const q of queues) {
+      await fill(q, ["c1", "c2"]);
+      const purged = await run(["--port", String(p.httpPort), "purge_queue", q]);
+      assert.equal(purged.code, 0, purged.stderr);
+      await eventually(async () => (await countOn(apis[leaderIndex(q)]!, q)) === 0, 5000, `${q} purged`);
+      const deleted = await run(["--port", String(p.httpPort), "delete_queue", q]);
+      assert.equal(deleted.code, 0, deleted.stderr);
+      for (const a of apis) await eventually(async () => (await a.request("GET", `/api/queues/%2F/${q}`)).status === 404, 5000, `${q} gone on ${a.node}`);
+    }
   });
 
   it("the aliveness test passes on both workers", async () => {
