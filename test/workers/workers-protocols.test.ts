@@ -279,4 +279,28 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
       await closeAmqp1(c);
     }
   });
+  // Last: it restarts worker 1.
+  it("MQTT retained messages: a restarted worker takes the set from the other, with what changed while it was down", async () => {
+    const pub = await mqttOn(0, "rejoin-pub");
+    await publishMqtt(pub.client, "rejoin/a", "before", 1, true);
+    await publishMqtt(pub.client, "rejoin/gone", "cleared while down", 1, true);
+    const pid = Number(((await apis[0]!.request("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>).find((n) => n.name === apis[1]!.node)!.os_pid);
+    const from = p.lines.length;
+    process.kill(pid, "SIGKILL");
+    await p.logLine((l) => l.msg === "worker exited; restarting it" && l["worker"] === "w1", "the primary seeing w1 exit", 10_000, from);
+    // While w1 is down: one more retained, one cleared.
+    await publishMqtt(pub.client, "rejoin/b", "while down", 1, true);
+    await publishMqtt(pub.client, "rejoin/gone", "", 1, true);
+    const joined = await p.logLine((l) => l.msg === "worker following the others' MQTT retained messages", "the restarted worker's retained join", 60_000, from);
+    assert.equal(joined["copied_from_a_peer"], true);
+    await p.logLine((l) => l.msg === "worker serving" && l["worker"] === "w1", "w1 serving again", 60_000, from);
+    for (const a of apis) a.close();
+    apis = await pinnedApis(p.httpPort);
+    const sub = await mqttOn(1, "rejoin-sub");
+    await sub.client.subscribeAsync("rejoin/#", { qos: 1 });
+    const got = await sub.waitFor(2, 10_000);
+    assert.deepEqual(got.map((m) => [m.topic, m.payload.toString()]).sort(), [["rejoin/a", "before"], ["rejoin/b", "while down"]]);
+    await endMqtt(sub);
+    await endMqtt(pub);
+  });
 });
