@@ -208,7 +208,8 @@ describe("coney --workers 2: operators see one broker", () => {
         const [ov, conns, chans, cons, queues] = await Promise.all(["/api/overview", "/api/connections", "/api/channels", "/api/consumers", "/api/queues"].map((x) => api.get(x)));
         const t = ov.object_totals;
         const ready = queues.reduce((n: number, q: { messages_ready?: number }) => n + (q.messages_ready ?? 0), 0);
-        return t.connections === conns.length && t.channels === chans.length && t.consumers === cons.length && t.queues === queues.length && ov.queue_totals.messages_ready === ready && ready === 2;
+        // Each publish counted once: by the worker whose client published it.
+        return t.connections === conns.length && t.channels === chans.length && t.consumers === cons.length && t.queues === queues.length && ov.queue_totals.messages_ready === ready && ready === 2 && ov.message_stats.publish === 2;
       }, 10_000, `overview totals equal the lists on ${api.node}`);
     }
   });
@@ -282,5 +283,23 @@ describe("coney --workers 2: operators see one broker", () => {
       oldNode = nextNode;
     }
     assert.fail("no MQTT connection landed on the other worker in 10 tries");
+  });
+
+  it("still answers when the other worker is stopped, with what it holds itself", async () => {
+    const [[node, api], [otherNode]] = [...apis];
+    const nodes = (await api.get("/api/nodes")) as Array<{ name: string; os_pid: number }>;
+    const pid = nodes.find((n) => n.name === otherNode)!.os_pid;
+    process.kill(pid, "SIGSTOP");
+    try {
+      const started = Date.now();
+      const list = (await api.get("/api/connections")) as Array<{ node: string }>;
+      const waited = Date.now() - started;
+      assert.ok(list.length > 0 && list.every((c) => c.node === node), "only the answering worker's connections");
+      assert.ok(waited < 2500, `answered within the IPC timeout (1 s), took ${waited} ms`);
+      const ov = await api.get("/api/overview");
+      assert.equal(ov.object_totals.connections, list.length);
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
   });
 });
