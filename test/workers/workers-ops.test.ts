@@ -214,6 +214,32 @@ describe("coney --workers 2: operators see one broker", () => {
     }
   });
 
+  it("sums an exchange's message_stats over the workers its publishers are connected to", async () => {
+    // A publisher on each worker, each publishing 3 messages through one exchange.
+    const byNode = new Map<string, Channel>();
+    for (let i = 0; i < 20 && byNode.size < 2; i++) {
+      const name = `guest-pub-${i}`;
+      const { ch } = await connect(name);
+      let node: string | undefined;
+      await eventually(async () => ((node = (await wholeList()).find((c) => c.client_properties.connection_name === name)?.node), node !== undefined), 10_000, `${name} listed`);
+      if (!byNode.has(node!)) byNode.set(node!, ch);
+    }
+    assert.equal(byNode.size, 2, "a publisher on each worker");
+    for (const ch of byNode.values()) {
+      await ch.assertExchange("ops-x", "fanout", { durable: false });
+      await ch.assertQueue("ops-x-q");
+      await ch.bindQueue("ops-x-q", "ops-x", "");
+    }
+    for (const ch of byNode.values()) for (let i = 0; i < 3; i++) ch.publish("ops-x", "", Buffer.from("m"));
+    for (const api of apis.values()) {
+      await eventually(async () => {
+        const one = await api.get("/api/exchanges/%2F/ops-x");
+        const listed = (await api.get("/api/exchanges/%2F?page=1&page_size=100&name=ops-x")).items[0];
+        return one.message_stats?.publish_in === 6 && one.message_stats?.publish_out === 6 && listed?.message_stats?.publish_in === 6;
+      }, 10_000, `ops-x's message_stats summed on ${api.node}`);
+    }
+  });
+
   it("shows a non-administrator its own connections on both workers, and refuses another's", async () => {
     const guestConn = [...nodeOf].find(([name]) => name.startsWith("guest-"))![0];
     const all = await wholeList();
@@ -286,7 +312,8 @@ describe("coney --workers 2: operators see one broker", () => {
   });
 
   it("still answers when the other worker is stopped, with what it holds itself", async () => {
-    const [[node, api], [otherNode]] = [...apis];
+    const [node, otherNode] = [...apis.keys()] as [string, string];
+    const api = apis.get(node)!;
     const nodes = (await api.get("/api/nodes")) as Array<{ name: string; os_pid: number }>;
     const pid = nodes.find((n) => n.name === otherNode)!.os_pid;
     process.kill(pid, "SIGSTOP");
