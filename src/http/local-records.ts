@@ -12,6 +12,7 @@ import type { PeerQuery, RecordsUser } from "./peer-records.js";
 import { overviewChurn, overviewKey } from "./rate-sources.js";
 import { channelRecord, chartContext, connectionRecord, type RecordContext } from "./records.js";
 import type { RouteContext } from "./route-table.js";
+import { localExchangeStats } from "./whole-exchange-stats.js";
 
 export type RecordsKind = "connections" | "channels" | "consumers";
 
@@ -54,6 +55,8 @@ export function answerPeer(ctx: RouteContext, q: PeerQuery): unknown {
       const vhosts = new Set(q.vhosts);
       return localOverview(ctx, { monitor: q.monitor, user: q.user, hasVhost: (v) => vhosts.has(v), ledOnly: true });
     }
+    case "exchange-stats":
+      return localExchangeStats(ctx, q.vhosts, q.chart ? chartContext(ctx, q.chart) : ctx);
     case "close":
       return closeLocal(ctx, q, q.reason);
   }

@@ -16,6 +16,8 @@ export type PeerQuery =
   | { readonly kind: "connections" | "channels" | "consumers"; readonly user: RecordsUser; readonly chart?: ChartQuery }
   /** /api/overview's counted figures for a caller: a monitor's, or a user's over its vhosts. */
   | { readonly kind: "overview"; readonly monitor: boolean; readonly user: string; readonly vhosts: readonly string[] }
+  /** The message_stats of the exchanges of these vhosts that messages passed through on that worker. */
+  | { readonly kind: "exchange-stats"; readonly vhosts: readonly string[]; readonly chart?: ChartQuery }
   /** Close a connection by name, or every connection of a user: the answer is how many were closed. */
   | { readonly kind: "close"; readonly name?: string; readonly user?: string; readonly reason: string };
 

@@ -18,7 +18,7 @@ import type { RouteContext } from "./route-table.js";
 export const viewOf = (c: Caller): RecordsUser => (isMonitor(c.user) ? null : c.user.name);
 
 /** The chart parameters of a request, passed on so every worker renders the same samples. */
-function chartQuery(query: Record<string, string | undefined>): ChartQuery | undefined {
+export function chartQuery(query: Record<string, string | undefined>): ChartQuery | undefined {
   if (chartRanges(query) === null) return undefined;
   const out: Record<string, string> = {};
   for (const k in query) if (k.endsWith("_age") || k.endsWith("_incr")) out[k] = query[k]!;

@@ -208,8 +208,35 @@ describe("coney --workers 2: operators see one broker", () => {
         const [ov, conns, chans, cons, queues] = await Promise.all(["/api/overview", "/api/connections", "/api/channels", "/api/consumers", "/api/queues"].map((x) => api.get(x)));
         const t = ov.object_totals;
         const ready = queues.reduce((n: number, q: { messages_ready?: number }) => n + (q.messages_ready ?? 0), 0);
-        return t.connections === conns.length && t.channels === chans.length && t.consumers === cons.length && t.queues === queues.length && ov.queue_totals.messages_ready === ready && ready === 2;
+        // Each publish counted once: by the worker whose client published it.
+        return t.connections === conns.length && t.channels === chans.length && t.consumers === cons.length && t.queues === queues.length && ov.queue_totals.messages_ready === ready && ready === 2 && ov.message_stats.publish === 2;
       }, 10_000, `overview totals equal the lists on ${api.node}`);
+    }
+  });
+
+  it("sums an exchange's message_stats over the workers its publishers are connected to", async () => {
+    // A publisher on each worker, each publishing 3 messages through one exchange.
+    const byNode = new Map<string, Channel>();
+    for (let i = 0; i < 20 && byNode.size < 2; i++) {
+      const name = `guest-pub-${i}`;
+      const { ch } = await connect(name);
+      let node: string | undefined;
+      await eventually(async () => ((node = (await wholeList()).find((c) => c.client_properties.connection_name === name)?.node), node !== undefined), 10_000, `${name} listed`);
+      if (!byNode.has(node!)) byNode.set(node!, ch);
+    }
+    assert.equal(byNode.size, 2, "a publisher on each worker");
+    for (const ch of byNode.values()) {
+      await ch.assertExchange("ops-x", "fanout", { durable: false });
+      await ch.assertQueue("ops-x-q");
+      await ch.bindQueue("ops-x-q", "ops-x", "");
+    }
+    for (const ch of byNode.values()) for (let i = 0; i < 3; i++) ch.publish("ops-x", "", Buffer.from("m"));
+    for (const api of apis.values()) {
+      await eventually(async () => {
+        const one = await api.get("/api/exchanges/%2F/ops-x");
+        const listed = (await api.get("/api/exchanges/%2F?page=1&page_size=100&name=ops-x")).items[0];
+        return one.message_stats?.publish_in === 6 && one.message_stats?.publish_out === 6 && listed?.message_stats?.publish_in === 6;
+      }, 10_000, `ops-x's message_stats summed on ${api.node}`);
     }
   });
 
@@ -282,5 +309,24 @@ describe("coney --workers 2: operators see one broker", () => {
       oldNode = nextNode;
     }
     assert.fail("no MQTT connection landed on the other worker in 10 tries");
+  });
+
+  it("still answers when the other worker is stopped, with what it holds itself", async () => {
+    const [node, otherNode] = [...apis.keys()] as [string, string];
+    const api = apis.get(node)!;
+    const nodes = (await api.get("/api/nodes")) as Array<{ name: string; os_pid: number }>;
+    const pid = nodes.find((n) => n.name === otherNode)!.os_pid;
+    process.kill(pid, "SIGSTOP");
+    try {
+      const started = Date.now();
+      const list = (await api.get("/api/connections")) as Array<{ node: string }>;
+      const waited = Date.now() - started;
+      assert.ok(list.length > 0 && list.every((c) => c.node === node), "only the answering worker's connections");
+      assert.ok(waited < 2500, `answered within the IPC timeout (1 s), took ${waited} ms`);
+      const ov = await api.get("/api/overview");
+      assert.equal(ov.object_totals.connections, list.length);
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
   });
 });

@@ -13,14 +13,17 @@ import { bindingRecord, chartContext, exchangeRecord } from "../records.js";
 import { objectBody, optBool, optObject, optString } from "../request-body.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
 import { vhostNotFound } from "../../errors/reasons.js";
+import { withWholeExchangeStats } from "../whole-exchange-stats.js";
+import { chartQuery } from "../whole-records.js";
 
 /** RabbitMQ's alias: the default exchange "" is written amq.default in paths. */
 export const exchangeName = (segment: string): string => (segment === "amq.default" ? "" : segment);
 
 export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
-  const listOf = (vhosts: string[], query: Record<string, string | undefined>) =>
-    listResponse(vhosts.flatMap((v) => [...b.vhost(v).exchanges.values()].map(record)), query);
+  // Under `coney --workers N` each exchange's message_stats are summed over the workers (whole-exchange-stats.ts).
+  const listOf = async (vhosts: string[], query: Record<string, string | undefined>) =>
+    listResponse(await withWholeExchangeStats(ctx, vhosts.flatMap((v) => [...b.vhost(v).exchanges.values()].map(record)), vhosts), query);
   const exchangeOf = (vhost: string, segment: string) => {
     const x = b.vhost(vhost).exchanges.get(exchangeName(segment));
     if (!x) throw objectNotFound();
@@ -37,10 +40,11 @@ export function registerExchanges(app: FastifyInstance, ctx: RouteContext): void
     },
   });
   resource(app, ctx, "/api/exchanges/:vhost/:name", {
-    GET: ({ caller, params, query }) => {
+    GET: async ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
       const x = exchangeOf(params["vhost"]!, params["name"]!);
-      return exchangeDetailRecord(x, chartContext(ctx, query), b.policyOf(x));
+      const [r] = await withWholeExchangeStats(ctx, [exchangeDetailRecord(x, chartContext(ctx, query), b.policyOf(x))], [x.vhost], chartQuery(query));
+      return r;
     },
     PUT: ({ caller, params, body }) => {
       const vhost = params["vhost"]!;

@@ -1,6 +1,7 @@
 /** Channels: the paged list with prefetch, unacked counts and message rates. */
 import { apiPath } from "../api.js";
 import { ListView, type Column } from "../components/list-view.js";
+import { useManyNodes, withNodeColumn } from "../components/node-column.js";
 import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { peerName } from "../components/peer-name.js";
@@ -43,6 +44,7 @@ const COLUMNS: Column<ChannelRow>[] = [
 ];
 
 export function ChannelsPage() {
+  const columns = withNodeColumn(COLUMNS, useManyNodes(), "vhost");
   return html`<h1>Channels</h1>
-    <${ListView} id="channels" noun="channels" path=${(v: string) => (v ? apiPath`/vhosts/${v}/channels` : "/channels")} columns=${COLUMNS} rowKey=${(c: ChannelRow) => c.name} />`;
+    <${ListView} id="channels" noun="channels" path=${(v: string) => (v ? apiPath`/vhosts/${v}/channels` : "/channels")} columns=${columns} rowKey=${(c: ChannelRow) => c.name} />`;
 }

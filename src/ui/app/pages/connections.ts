@@ -1,6 +1,7 @@
 /** Connections: the paged, sortable, filterable list with traffic rates. */
 import { apiPath } from "../api.js";
 import { ListView, type Column } from "../components/list-view.js";
+import { useManyNodes, withNodeColumn } from "../components/node-column.js";
 import { fmtBytes, rateOf } from "../format.js";
 import { html } from "../html.js";
 import { peerName } from "../components/peer-name.js";
@@ -16,6 +17,8 @@ export interface ConnectionRow {
   channels: number;
   peer_host: string;
   peer_port: number;
+  /** The node that holds it (shown when the broker has more than one). */
+  node?: string;
   client_properties?: { connection_name?: string; product?: string };
   recv_oct_details?: { rate: number };
   send_oct_details?: { rate: number };
@@ -41,8 +44,9 @@ const COLUMNS: Column<ConnectionRow>[] = [
 ];
 
 export function ConnectionsPage() {
+  const columns = withNodeColumn(COLUMNS, useManyNodes(), "vhost");
   return html`<h1>Connections</h1>
-    <${ListView} id="connections" noun="connections" path=${(v: string) => (v ? apiPath`/vhosts/${v}/connections` : "/connections")} columns=${COLUMNS} rowKey=${(c: ConnectionRow) => c.name} />`;
+    <${ListView} id="connections" noun="connections" path=${(v: string) => (v ? apiPath`/vhosts/${v}/connections` : "/connections")} columns=${columns} rowKey=${(c: ConnectionRow) => c.name} />`;
 }
 
 export { byteRate };

@@ -12,6 +12,7 @@ import { Refused } from "../components/refused.js";
 import { ArgsEditor, argsObject, SelectField, TextField, type ArgRow } from "../components/fields.js";
 import { Section } from "../components/kv.js";
 import { ListView, type Column } from "../components/list-view.js";
+import { useManyNodes, withNodeColumn } from "../components/node-column.js";
 import { NamePattern, VhostField } from "../components/vhost-select.js";
 import { fmtNum, fmtRate, rateOf } from "../format.js";
 import { html } from "../html.js";
@@ -34,6 +35,8 @@ export interface QueueRow {
   messages_ready: number;
   messages_unacknowledged: number;
   message_stats?: Record<string, unknown>;
+  /** The node that leads it (shown when the broker has more than one). */
+  node?: string;
 }
 
 const COLUMNS: Column<QueueRow>[] = [
@@ -54,12 +57,13 @@ const COLUMNS: Column<QueueRow>[] = [
 
 export function QueuesPage() {
   const { access, vhost } = useApp();
+  const columns = withNodeColumn(COLUMNS, useManyNodes(), "vhost");
   const [reloadKey, setReloadKey] = useState(0);
   // Offered only where a queue could be declared: a vhost whose configure pattern allows a name.
   // With a virtual host chosen above, only that one counts: a page refused there offers no form.
   const where = access ? vhostsWhere(access, "configure").filter((v) => !vhost || v === vhost) : null;
   return html`<h1>Queues</h1>
-    <${ListView} id="queues" noun="queues" trimColumns=${true} path=${(v: string) => (v ? apiPath`/queues/${v}` : "/queues")} columns=${COLUMNS} rowKey=${(q: QueueRow) => `${q.vhost}\u0000${q.name}`} reloadKey=${reloadKey} />
+    <${ListView} id="queues" noun="queues" trimColumns=${true} path=${(v: string) => (v ? apiPath`/queues/${v}` : "/queues")} columns=${columns} rowKey=${(q: QueueRow) => `${q.vhost}\u0000${q.name}`} reloadKey=${reloadKey} />
     ${access && where
       ? where.length
         ? html`<${Section} title="Add a new queue" open=${false}><${AddQueue} where=${where} added=${() => setReloadKey((k) => k + 1)} /><//>`
