@@ -27,7 +27,7 @@ import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/gene
 import { createMessage, type Message, type LostRecordsHandler, type QueueJournal, type SyncWaiter } from "../broker/index.js";
 import { isBodyParts } from "../broker/values/message-body.js";
 import type { Logger } from "../logging/logger.js";
-import { encodeRecordHead, queueKey, RECORD_HEADER, recordOriginal } from "./message-record.js";
+import { encodeRecordHead, queueKey, RECORD_HEADER, recordTail } from "./message-record.js";
 import { recordRef, refOffset, refSegment } from "./record-ref.js";
 import { DELIVERED_BIT, SEGMENT_MAGIC, Segment } from "./segment.js";
 import { SegmentReader } from "./segment-reader.js";
@@ -158,8 +158,8 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
     seg.beginRecord(true, position, DeliveryHold.stampFor(m.bodySize), judge);
     seg.append(head);
     seg.append(props);
-    if (m.original !== null) for (const part of recordOriginal(m)) seg.append(part);
-    if (!isBodyParts(m.body)) seg.append(m.body);
+    if (m.original !== null) for (const part of recordTail(m)) seg.append(part);
+    else if (!isBodyParts(m.body)) seg.append(m.body);
     else for (const part of m.body) seg.append(part);
     seg.endRecord();
     if (m.lease !== null) this.heldBodies.hold(m.lease, position);
