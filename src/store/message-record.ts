@@ -7,33 +7,77 @@
  *   nothing, a large one's are a hole, see pending-records.ts; its length may span the dead
  *   records right after it, whose heads were never written) | u16 keyLength | queue key (utf8 "vhost\0name") | u8 exchangeLength | exchange |
  *   u8 routingKeyLength | routing key | f64 storeSeq | f64 publishedAt | u32 propertiesLength |
- *   content-header property bytes | body (the rest).
+ *   [kinds 4 and 5 only: u8 formatLength | format | u32 originalLength | u32 bodyAt | u32 bodyLength] |
+ *   content-header property bytes | [kinds 4 and 5: the original encoding's bytes] | body (the rest).
+ * Kinds 4 (persistent) and 5 (transient) are 1 and 2 for a message that keeps the encoding its
+ * protocol published it in (Message.original: an AMQP 1.0 message's sections), so that a
+ * consumer of that protocol gets it as sent after a restart or a page-out too, as RabbitMQ 4
+ * stores a message in its original format. The original is written beside the model (its parts
+ * as they are, not copied); recovery and the other protocols read the model. When the body is
+ * one range of the original's bytes (an AMQP 1.0 data section), it is not written again: bodyAt
+ * is its offset in the original (NO_BODY_AT: the body follows the original).
  * The header part is built here; the property bytes and the body are written as they are (the
  * body is never copied), and the CRC is chained over the pieces with zlib's crc32 when the
  * record is written (fillRecordChecksum), so a record that dies first is never checksummed.
  * `storeSeq` is a store-wide sequence number that restores publish order after compaction.
  */
 import { crc32 } from "node:zlib";
-import type { Message } from "../broker/index.js";
+import type { Message, OriginalEncoding } from "../broker/index.js";
 
 export const RECORD_HEADER = 8;
 const KIND_PERSISTENT = 1;
 const KIND_TRANSIENT = 2;
 const KIND_SKIPPED = 3;
+const KIND_PERSISTENT_ORIGINAL = 4;
+const KIND_TRANSIENT_ORIGINAL = 5;
+/** A format name longer than this is not kept (the record holds its length in a byte). */
+const FORMAT_MAX = 255;
+/** bodyAt of a record whose body follows its original rather than lying within it. */
+const NO_BODY_AT = 0xffffffff;
 /** Length, checksum and kind: what is written of a record that died before its write. */
 export const SKIPPED_HEAD = RECORD_HEADER + 1;
 
 /** The fixed-size fields of the payload, after the three strings. */
 const FIXED_TAIL = 8 + 8 + 4;
 
+/** The original encoding a record keeps for `m`, or null (none, or a format name too long to record). */
+function keptOriginal(m: Message): OriginalEncoding | null {
+  const o = m.original;
+  return o !== null && o.format.length <= FORMAT_MAX ? o : null;
+}
+
+/** Where `body` lies within the original's bytes (parts joined), or NO_BODY_AT when it is not one range of them. */
+function bodyAt(o: OriginalEncoding, body: Message["body"]): number {
+  if (!Buffer.isBuffer(body)) return NO_BODY_AT;
+  let at = 0;
+  for (const part of o.parts) {
+    if (body.buffer === part.buffer && body.byteOffset >= part.byteOffset && body.byteOffset + body.length <= part.byteOffset + part.length) return at + body.byteOffset - part.byteOffset;
+    at += part.length;
+  }
+  return NO_BODY_AT;
+}
+
+/** What follows the property bytes of a record `encodeRecordHead` made for a message with an original: the original, then the body unless it lies within. */
+export function recordTail(m: Message): readonly Buffer[] {
+  const o = keptOriginal(m);
+  const body: readonly Buffer[] = Buffer.isBuffer(m.body) ? [m.body] : (m.body as readonly Buffer[]);
+  if (o === null) return body;
+  return bodyAt(o, m.body) === NO_BODY_AT ? [...o.parts, ...body] : o.parts;
+}
+
 /** Builds the record header (length and payload fields up to the property bytes); the checksum is filled in at write time. */
 export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSeq: number): Buffer {
   const exLen = Buffer.byteLength(m.exchange);
   const rkLen = Buffer.byteLength(m.routingKey);
-  const headLen = RECORD_HEADER + 1 + 2 + key.length + 1 + exLen + 1 + rkLen + FIXED_TAIL;
+  const o = keptOriginal(m);
+  let originalLength = 0;
+  if (o !== null) for (const part of o.parts) originalLength += part.length;
+  const originalHead = o === null ? 0 : 1 + Buffer.byteLength(o.format, "latin1") + 12;
+  const at = o === null ? NO_BODY_AT : bodyAt(o, m.body);
+  const headLen = RECORD_HEADER + 1 + 2 + key.length + 1 + exLen + 1 + rkLen + FIXED_TAIL + originalHead;
   const head = Buffer.allocUnsafe(headLen);
   let p = RECORD_HEADER;
-  head[p++] = m.persistent ? KIND_PERSISTENT : KIND_TRANSIENT;
+  head[p++] = o === null ? (m.persistent ? KIND_PERSISTENT : KIND_TRANSIENT) : m.persistent ? KIND_PERSISTENT_ORIGINAL : KIND_TRANSIENT_ORIGINAL;
   head.writeUInt16LE(key.length, p);
   p += 2;
   p += key.copy(head, p);
@@ -44,7 +88,16 @@ export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSe
   head.writeDoubleLE(storeSeq, p);
   head.writeDoubleLE(m.publishedAt, p + 8);
   head.writeUInt32LE(props.length, p + 16);
-  head.writeUInt32LE(headLen - RECORD_HEADER + props.length + m.bodySize, 0);
+  if (o !== null) {
+    p += FIXED_TAIL;
+    head[p++] = originalHead - 13;
+    p += head.write(o.format, p, "latin1");
+    head.writeUInt32LE(originalLength, p);
+    head.writeUInt32LE(at, p + 4);
+    head.writeUInt32LE(m.bodySize, p + 8);
+  }
+  const bodyBytes = at === NO_BODY_AT ? m.bodySize : 0;
+  head.writeUInt32LE(headLen - RECORD_HEADER + props.length + originalLength + bodyBytes, 0);
   head.writeUInt32LE(0, 4);
   return head;
 }
@@ -84,6 +137,8 @@ export interface DecodedRecord {
   /** Slices of the buffer the record was read from (no copy). */
   readonly properties: Buffer;
   readonly body: Buffer;
+  /** The encoding the message was published in (kinds 4 and 5), one slice; null for the others. */
+  readonly original: OriginalEncoding | null;
 }
 
 export type ReadResult =
@@ -117,7 +172,8 @@ export function readRecord(buf: Buffer, pos: number): ReadResult {
 }
 
 function decodePayload(b: Buffer): DecodedRecord | null {
-  if (b.length < 1 + 2 || (b[0] !== KIND_PERSISTENT && b[0] !== KIND_TRANSIENT)) return null;
+  const kind = b[0];
+  if (b.length < 1 + 2 || (kind !== KIND_PERSISTENT && kind !== KIND_TRANSIENT && kind !== KIND_PERSISTENT_ORIGINAL && kind !== KIND_TRANSIENT_ORIGINAL)) return null;
   let p = 1;
   const keyLen = b.readUInt16LE(p);
   p += 2;
@@ -136,8 +192,30 @@ function decodePayload(b: Buffer): DecodedRecord | null {
   const publishedAt = b.readDoubleLE(p + 8);
   const propsLen = b.readUInt32LE(p + 16);
   p += FIXED_TAIL;
-  if (p + propsLen > b.length) return null;
-  return { persistent: b[0] === KIND_PERSISTENT, key, exchange, routingKey, storeSeq, publishedAt, properties: b.subarray(p, p + propsLen), body: b.subarray(p + propsLen) };
+  let format: string | null = null;
+  let originalLen = 0;
+  let at = NO_BODY_AT;
+  let bodyLen = 0;
+  if (kind === KIND_PERSISTENT_ORIGINAL || kind === KIND_TRANSIENT_ORIGINAL) {
+    const formatLen = b[p++];
+    if (formatLen === undefined || p + formatLen + 12 > b.length) return null;
+    format = b.toString("latin1", p, p + formatLen);
+    originalLen = b.readUInt32LE(p + formatLen);
+    at = b.readUInt32LE(p + formatLen + 4);
+    bodyLen = b.readUInt32LE(p + formatLen + 8);
+    p += formatLen + 12;
+  }
+  if (p + propsLen + originalLen > b.length) return null;
+  const properties = b.subarray(p, p + propsLen);
+  p += propsLen;
+  const persistent = kind === KIND_PERSISTENT || kind === KIND_PERSISTENT_ORIGINAL;
+  if (format === null) return { persistent, key, exchange, routingKey, storeSeq, publishedAt, properties, body: b.subarray(p), original: null };
+  const originalBytes = b.subarray(p, p + originalLen);
+  const original = { format, parts: [originalBytes] };
+  if (at === NO_BODY_AT) return { persistent, key, exchange, routingKey, storeSeq, publishedAt, properties, body: b.subarray(p + originalLen), original };
+  // The body lies within the original (not written twice).
+  if (at + bodyLen > originalLen) return null;
+  return { persistent, key, exchange, routingKey, storeSeq, publishedAt, properties, body: originalBytes.subarray(at, at + bodyLen), original };
 }
 
 /** The queue key used in records. */

@@ -27,7 +27,7 @@ import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/gene
 import { createMessage, type Message, type LostRecordsHandler, type QueueJournal, type SyncWaiter } from "../broker/index.js";
 import { isBodyParts } from "../broker/values/message-body.js";
 import type { Logger } from "../logging/logger.js";
-import { encodeRecordHead, queueKey } from "./message-record.js";
+import { encodeRecordHead, queueKey, RECORD_HEADER, recordTail } from "./message-record.js";
 import { recordRef, refOffset, refSegment } from "./record-ref.js";
 import { DELIVERED_BIT, SEGMENT_MAGIC, Segment } from "./segment.js";
 import { SegmentReader } from "./segment-reader.js";
@@ -152,13 +152,14 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
   appendMessage(key: Buffer, m: Message, judge: HoldJudge | null = null): number {
     const props = (m.rawProperties ??= encodeBasicProperties(m.properties));
     const head = encodeRecordHead(key, m, props, this.nextStoreSeq++);
-    const seg = this.segmentFor(head.length + props.length + m.bodySize);
+    const seg = this.segmentFor(RECORD_HEADER + head.readUInt32LE(0));
     const ref = recordRef(seg.id, seg.size);
     const position = ++this.appends;
     seg.beginRecord(true, position, DeliveryHold.stampFor(m.bodySize), judge);
     seg.append(head);
     seg.append(props);
-    if (!isBodyParts(m.body)) seg.append(m.body);
+    if (m.original !== null) for (const part of recordTail(m)) seg.append(part);
+    else if (!isBodyParts(m.body)) seg.append(m.body);
     else for (const part of m.body) seg.append(part);
     seg.endRecord();
     if (m.lease !== null) this.heldBodies.hold(m.lease, position);
@@ -179,7 +180,7 @@ export class MessageStore implements QueueJournal, LogStore, CompactionTarget {
       this.markDead(ref);
       return null;
     }
-    return createMessage(r.exchange, r.routingKey, decodeBasicProperties(r.properties), r.properties, r.body, r.publishedAt);
+    return createMessage(r.exchange, r.routingKey, decodeBasicProperties(r.properties), r.properties, r.body, r.publishedAt, null, r.original);
   }
 
   /** Copies an already-encoded record (compaction); returns its new ref. */

@@ -8,6 +8,7 @@ import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { close, connect, linkError, rhea } from "../helpers/rhea-client.js";
 import { openManagement, quote, type ManagementClient } from "../helpers/amqp1-management.js";
+import { eventually } from "../helpers/wait.js";
 import type { Connection } from "rhea";
 
 type Info = Record<string, unknown>;
@@ -101,6 +102,12 @@ describe("AMQP 1.0 /management node", () => {
     const refused = new Promise<Error>((resolve) => other.once("error", resolve));
     other.consume("mine", () => undefined).catch(() => undefined);
     assert.match((await refused).message, /RESOURCE_LOCKED/);
+    // It goes with its connection.
+    const c = await connect(broker.amqpPort);
+    const own = await openManagement(c);
+    assert.equal((await own.request("PUT", "/queues/goes-with-it", { exclusive: true, durable: false })).status, "201");
+    await close(c);
+    await eventually(() => !broker.broker.vhost("/").queues.has("goes-with-it"), 5000, "the exclusive queue deleted with its connection");
   });
 
   it("PUT and DELETE /exchanges/:x declare (204) and delete; a different type is a 409, amq.* and the default exchange a 403", async () => {

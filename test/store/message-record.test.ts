@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createMessage } from "../../src/broker/message.js";
 import { encodeBasicProperties } from "../../src/amqp/codec/generated.js";
-import { encodeRecordHead, fillRecordChecksum, queueKey, readRecord } from "../../src/store/message-record.js";
+import { encodeRecordHead, fillRecordChecksum, queueKey, readRecord, recordTail } from "../../src/store/message-record.js";
 
 function record(): Buffer {
   const props = encodeBasicProperties({ deliveryMode: 2, contentType: "text/plain", headers: { a: 1 } });
@@ -43,5 +43,30 @@ describe("message record codec", () => {
     const r = readRecord(buf, 0);
     assert.equal(r.status, "corrupt");
     if (r.status === "corrupt") assert.equal(r.next, buf.length);
+  });
+
+  it("keeps a message's original encoding; a body within it is written once, one outside after it", () => {
+    const props = encodeBasicProperties({ deliveryMode: 2 });
+    const payload = Buffer.from("HEADER|the body|FOOTER");
+    const inside = payload.subarray(7, 15);
+    const original = { format: "amqp-1.0", parts: [Buffer.from("annotations|"), payload] };
+    for (const [body, written] of [
+      [inside, 12 + payload.length],
+      [Buffer.from("elsewhere"), 12 + payload.length + 9],
+    ] as const) {
+      const m = createMessage("ex", "rk", { deliveryMode: 2 }, props, body, 1, null, original);
+      const head = encodeRecordHead(Buffer.from(queueKey("/", "q")), m, props, 7);
+      const tail = recordTail(m);
+      assert.equal(tail.reduce((n, b) => n + b.length, 0), written);
+      const pieces = [head, props, ...tail];
+      fillRecordChecksum(pieces, 0, pieces.length);
+      const r = readRecord(Buffer.concat(pieces), 0);
+      assert.equal(r.status, "ok");
+      if (r.status !== "ok") return;
+      assert.equal(r.record.persistent, true);
+      assert.equal(r.record.body.toString(), body.toString());
+      assert.equal(r.record.original?.format, "amqp-1.0");
+      assert.equal(Buffer.concat(r.record.original!.parts).toString(), "annotations|HEADER|the body|FOOTER");
+    }
   });
 });
