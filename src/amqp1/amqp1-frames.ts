@@ -10,7 +10,9 @@
  * points into it; the garbage collector frees a slab once nothing points into it. A frame
  * shorter than COPY_BELOW is copied instead (as AMQP 0-9-1 copies small bodies), so a small
  * message kept in a queue does not hold a whole slab. A frame arriving over several reads is
- * joined once when whole (that join is its one copy).
+ * usually not copied either: the listener reads into the rest of the same slab (slab-reads.ts),
+ * so the reads lie one after the other in one memory and the frame is a view across them. Only
+ * a frame whose reads are not adjacent (it spans two slabs) is joined once when whole.
  */
 
 export const FRAME_AMQP = 0;
@@ -91,7 +93,7 @@ export class FrameReader {
     this.pendingBytes += take;
     at += take;
     if (this.pendingBytes < this.needed) return at;
-    const whole = Buffer.concat(this.pending, this.needed);
+    const whole = joined(this.pending, this.needed);
     this.pending = [];
     this.pendingBytes = 0;
     this.frames.push(frameOf(whole, 0, whole.length, false));
@@ -114,6 +116,20 @@ export class FrameReader {
     this.pendingBytes = 0;
     return rest;
   }
+}
+
+/**
+ * `pieces` as one Buffer of `length` bytes: a view when they lie one after the other in one
+ * memory (successive reads into one slab), else a copy.
+ */
+function joined(pieces: readonly Buffer[], length: number): Buffer {
+  const first = pieces[0]!;
+  for (let i = 1; i < pieces.length; i++) {
+    const prev = pieces[i - 1]!;
+    const p = pieces[i]!;
+    if (p.buffer !== first.buffer || p.byteOffset !== prev.byteOffset + prev.length) return Buffer.concat(pieces, length);
+  }
+  return Buffer.from(first.buffer, first.byteOffset, length);
 }
 
 function frameOf(buf: Buffer, at: number, size: number, copy: boolean): Frame {

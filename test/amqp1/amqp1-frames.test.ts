@@ -1,6 +1,6 @@
 // FrameReader (src/amqp1/amqp1-frames.ts): frames cut from reads however the reads split them;
 // frames of 256 bytes or more are slices of the read (no copy), smaller ones copies; a frame that
-// spans reads is joined from just the bytes it lacks; oversize and malformed frames throw.
+// spans reads is a view when the reads are adjacent in one memory, else joined from just the bytes it lacks; oversize and malformed frames throw.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { FrameReader, FrameTooLarge, frameHeader, MalformedFrame } from "../../src/amqp1/amqp1-frames.js";
@@ -48,6 +48,21 @@ describe("AMQP 1.0 FrameReader", () => {
     assert.equal(frames[0]!.body.length, 1000);
     assert.ok(!within(frames[0]!.body, second), "the joined frame");
     assert.ok(within(frames[1]!.body, second), "sliced, not copied with the join");
+  });
+
+  it("takes a frame spanning adjacent reads of one memory (reads into one slab) as a view across them, not a copy", () => {
+    const slab = Buffer.concat([frame(5000, 1), frame(20, 2)]);
+    const r = new FrameReader(8192);
+    for (const [from, to] of [
+      [0, 3],
+      [3, 2000],
+      [2000, 4000],
+    ] as const) assert.equal(r.push(slab.subarray(from, to)).length, 0);
+    const [big, small] = r.push(slab.subarray(4000));
+    assert.equal(big!.body.buffer, slab.buffer, "a view of the slab");
+    assert.equal(big!.body.byteOffset, slab.byteOffset + 8);
+    assert.deepEqual(big!.body, Buffer.alloc(5000, 1));
+    assert.deepEqual(small!.body, Buffer.alloc(20, 2));
   });
 
   it("stops at the limit and hands back the rest unread (a protocol header after SASL)", () => {
