@@ -68,8 +68,10 @@ export class LinkWriter {
 
   /** A whole frame built elsewhere: copied into the slab when small, else referenced. */
   write(buf: Buffer): void {
-    if (buf.length < SMALL) buf.copy(this.slab, this.reserve(buf.length));
-    else this.writeLarge(buf);
+    if (buf.length < SMALL) {
+      const at = this.reserve(buf.length); // first: it may move to a new slab
+      buf.copy(this.slab, at);
+    } else this.writeLarge(buf);
   }
 
   /** A message's body, after its head: small pieces are copied, larger ones referenced. */
