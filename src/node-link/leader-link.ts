@@ -154,7 +154,14 @@ export class LeaderLink implements QueueLeaderPort {
     const id = ++this.nextConsumer;
     this.sinks.set(id, sink);
     this.emitPending();
-    const { buf } = F.frameWithStrings(F.CONSUME, 17, [terms.tag]);
+    // CONSUME_ARGS: CONSUME's fields, then u32 length | the arguments (link-frames.ts encodeArguments), then the tag.
+    const args = terms.arguments === null ? null : F.encodeArguments(terms.arguments);
+    const fixed = args === null ? 17 : 21 + args.length;
+    const { buf } = F.frameWithStrings(args === null ? F.CONSUME : F.CONSUME_ARGS, fixed, [terms.tag]);
+    if (args !== null) {
+      buf.writeUInt32LE(args.length, F.FRAME_HEAD + 17);
+      args.copy(buf, F.FRAME_HEAD + 21);
+    }
     buf.writeUInt32LE(id, F.FRAME_HEAD);
     buf.writeUInt32LE(qid, F.FRAME_HEAD + 4);
     buf.writeUInt32LE(terms.window, F.FRAME_HEAD + 8);

@@ -11,6 +11,7 @@
 import { createMessage, type Message } from "../broker/index.js";
 import type { Body } from "../broker/values/message-body.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
+import type { FieldTable } from "../broker/values/field-value.js";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
 
 // Connecting node → leading node.
@@ -22,6 +23,8 @@ export const CONSUME = 20;
 export const CANCEL = 21;
 export const SETTLE = 22;
 export const RPC = 30;
+/** CONSUME with the consume's arguments (a stream's x-stream-offset): frame numbers 50–59 are the streams'. */
+export const CONSUME_ARGS = 50;
 // Leading node → connecting node.
 export const CHALLENGE = 2;
 export const READY = 4;
@@ -105,6 +108,19 @@ export function pushMessageFrame(out: Buffer[], head: Buffer, body: Body): void 
   } else {
     for (const piece of body) out.push(piece);
   }
+}
+
+/**
+ * A consume's arguments as link bytes: an AMQP 0-9-1 property list holding only `headers`, so the
+ * field table's every type (a timestamp offset, a long) crosses as the client sent it, with the
+ * codec the messages use.
+ */
+export function encodeArguments(args: FieldTable): Buffer {
+  return encodeBasicProperties({ headers: args });
+}
+
+export function decodeArguments(raw: Buffer): FieldTable {
+  return decodeBasicProperties(raw).headers ?? {};
 }
 
 /** Decodes the message of a frame from `at` (its exchange) to the frame's end; the body is a slice of the frame. */

@@ -95,6 +95,7 @@ export class LinkSession implements ServingLink {
         return;
       }
       case F.CONSUME:
+      case F.CONSUME_ARGS:
         return this.consume(f);
       case F.CANCEL: {
         const c = this.consumers.get(f.readUInt32LE(at));
@@ -161,13 +162,16 @@ export class LinkSession implements ServingLink {
     const at = F.FRAME_HEAD;
     const id = f.readUInt32LE(at);
     const q = this.queue(f.readUInt32LE(at + 4));
-    const tag = F.readString(f, at + 17)[0];
+    const withArgs = f[4] === F.CONSUME_ARGS;
+    const argsLen = withArgs ? f.readUInt32LE(at + 17) : 0;
+    const args = withArgs ? F.decodeArguments(f.subarray(at + 21, at + 21 + argsLen)) : null;
+    const tag = F.readString(f, withArgs ? at + 21 + argsLen : at + 17)[0];
     try {
       if (q === null) throw notOnLeader();
       if (q.leadsElsewhere) throw new BrokerError("notFound", `queue '${q.name}' is not led by this node`);
       q.checkExclusiveAccess(null);
       q.checkConsumable(f[at + 12] === 1);
-      const c = new ServedConsumer(this, id, q, tag, f[at + 12] === 1, f.readInt32LE(at + 13), f.readUInt32LE(at + 8), this);
+      const c = new ServedConsumer(this, id, q, tag, f[at + 12] === 1, f.readInt32LE(at + 13), f.readUInt32LE(at + 8), this, args);
       this.consumers.set(id, c);
       q.addConsumer(c);
     } catch (err) {

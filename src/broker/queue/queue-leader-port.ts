@@ -10,6 +10,7 @@
 import type { Message } from "../message.js";
 import type { SyncWaiter } from "./queue-journal.js";
 import type { QueueSpec } from "./queue-spec.js";
+import type { FieldTable } from "../values/field-value.js";
 
 /** A consumer on this node of a queue led elsewhere, as the port sees it. */
 export interface RemoteConsumerSink {
@@ -32,6 +33,8 @@ export interface RemoteConsumeTerms {
   readonly priority: number;
   /** Deliveries the leader may have outstanding (handed over and not yet settled) for this consumer. */
   readonly window: number;
+  /** basic.consume's arguments the leader's queue reads (a stream's x-stream-offset, x-stream-filter); null: none. */
+  readonly arguments: FieldTable | null;
 }
 
 /** The counts a leader reports for one queue (passive declare, the management API). */
