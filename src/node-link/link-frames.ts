@@ -25,6 +25,8 @@ export const SETTLE = 22;
 export const RPC = 30;
 /** CONSUME with the consume's arguments (a stream's x-stream-offset): frame numbers 50–59 are the streams'. */
 export const CONSUME_ARGS = 50;
+/** A stream's query (stream-query-frames.ts). */
+export const STREAM_QUERY = 51;
 // Leading node → connecting node.
 export const CHALLENGE = 2;
 export const READY = 4;

@@ -11,7 +11,7 @@
  * redelivered; held basic.get entries too.
  */
 import type { Socket } from "node:net";
-import { applyMirroredChange, type Broker, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
+import { answerStreamQuery, StreamQueue, applyMirroredChange, type Broker, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
@@ -20,6 +20,7 @@ import { replyEmpty, replyError, replyGotHead, replyNumbers } from "./link-rpc.j
 import { LinkWriter } from "./link-writer.js";
 import { ServedConsumer, type ServingLink } from "./served-consumer.js";
 import { StoredReports } from "./stored-reports.js";
+import { readStreamQuery } from "./stream-query-frames.js";
 
 interface QueueRef {
   readonly vhost: string;
@@ -113,6 +114,8 @@ export class LinkSession implements ServingLink {
       }
       case F.RPC:
         return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
+      case F.STREAM_QUERY:
+        return this.streamQuery(f);
       default:
         this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
     }
@@ -211,6 +214,19 @@ export class LinkSession implements ServingLink {
       this.writer.writeAll(pieces);
     } catch (err) {
       this.writer.write(replyError(id, err));
+    }
+  }
+
+  /** A stream's query (stream-query-frames.ts), answered from the stream this node leads. */
+  private streamQuery(f: Buffer): void {
+    const { rpcId, queueId, query } = readStreamQuery(f);
+    try {
+      const q = this.queue(queueId);
+      if (q === null || q.leadsElsewhere || !(q instanceof StreamQueue)) throw notOnLeader();
+      if (query === null) throw new BrokerError("notImplemented", "unknown stream query on the inter-node link");
+      this.writer.write(replyNumbers(rpcId, answerStreamQuery(q, query)));
+    } catch (err) {
+      this.writer.write(replyError(rpcId, err));
     }
   }
 

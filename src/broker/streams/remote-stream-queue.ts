@@ -16,11 +16,41 @@ import type { ConsumerTerms, Queue } from "../queue/queue-type.js";
 import { RemoteQueue } from "../queue/remote-queue.js";
 import type { FieldTable } from "../values/field-value.js";
 import { admitStreamConsumer, unsupportedOnStream } from "./stream-rules.js";
+import { figuresOf, type StreamFigures, type StreamQuery } from "./stream-queries.js";
+import { INFO_MAX_AGE_MS } from "../queue/remote-queue.js";
 
 /** The consume arguments a stream's leader reads (stream-arguments.ts). */
 const STREAM_CONSUME_KEYS = ["x-stream-offset", "x-stream-filter", "x-stream-match-unfiltered"] as const;
 
 export class RemoteStreamQueue extends RemoteQueue {
+  private lastFigures: StreamFigures | null = null;
+  private figuresAt = 0;
+  private figuresAsked = false;
+
+  /** A native-protocol query answered by the leader's log (stream-queries.ts). */
+  query(q: StreamQuery): Promise<readonly number[]> {
+    return this.leader.streamQuery(this, q);
+  }
+
+  /**
+   * The log's figures the leader last reported, for the management API; asked again when older
+   * than INFO_MAX_AGE_MS (the answer arrives a round trip later). Null before the first answer.
+   */
+  get figures(): StreamFigures | null {
+    if (!this.figuresAsked && this.leader.up && this.now() - this.figuresAt >= INFO_MAX_AGE_MS) {
+      this.figuresAsked = true;
+      this.query({ kind: "figures" }).then(
+        (n) => {
+          this.lastFigures = figuresOf(n);
+          this.figuresAt = this.now();
+          this.figuresAsked = false;
+        },
+        () => (this.figuresAsked = false),
+      );
+    }
+    return this.lastFigures;
+  }
+
   override admitConsumer(c: ConsumerTerms): void {
     admitStreamConsumer(this.vhost, this.name, c, this.now());
     this.nextWindow = c.prefetch;
