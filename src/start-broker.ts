@@ -14,6 +14,7 @@ import type { PagingLimits } from "./store/stored-queue-log.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 import { SideListeners, type RetryPolicy } from "./listeners/side-listeners.js";
+import type { StreamWorkerPorts } from "./stream/stream-worker-ports.js";
 import type { ListenerStatus, ListenerStatuses } from "./listeners/listener-status.js";
 import { LoginThrottle } from "./auth/login-throttle.js";
 import { noteCertificate, type ListenerCertificate } from "./tls/certificate-expiry.js";
@@ -88,6 +89,8 @@ export interface StartOptions extends Partial<ConeyConfig> {
   peers?: PeerNodes;
   /** The other workers of `coney --workers N`, for MQTT client-id takeover across them. */
   clientIdPeers?: ClientIdPeers;
+  /** A worker of `coney --workers N`: its own stream port and the others' (src/stream/stream-worker-ports.ts). */
+  streamWorkers?: StreamWorkerPorts;
 }
 
 /**
@@ -102,7 +105,7 @@ function readSlabsKept(memLimit: number): number {
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, peers, nodeHooks, clientIdPeers, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, peers, nodeHooks, clientIdPeers, streamWorkers, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   // Embedding runs one broker in the caller's process: N worker processes are the `coney`
   // command's layout (src/workers), which forks its own entry script.
@@ -196,14 +199,14 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   // The HTTP, Prometheus, MQTT and OAuth modules (Fastify, ws, mqtt-packet, jose) are loaded only
   // when configured: a broker without them (a test broker) starts in a fraction of the time.
   const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && (config.mqttsPort !== null || config.webMqttsPort !== null));
-  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, replicated: replica && persistence.journal ? { tap: replica, journal: persistence.journal } : null, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates, clientIdPeers: clientIdPeers ?? null });
+  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, replicated: replica && persistence.journal ? { tap: replica, journal: persistence.journal } : null, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates, clientIdPeers: clientIdPeers ?? null, ...(streamWorkers ? { workers: streamWorkers } : {}) });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
   const streamWanted = config.streamPort !== null || (tls !== null && config.streamTlsPort !== null);
-  const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, cluster: clusterView ?? null, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, cluster: clusterView ?? null, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates, ...(streamWorkers ? { workers: streamWorkers } : {}) });
   for (const spec of stream?.listeners ?? []) await side.add(spec);
   // STOMP (src/stomp): loaded only when a STOMP listener is configured.
   const stompWanted = config.stompPort !== null || config.webStompPort !== null || (tls !== null && config.stompsPort !== null);
-  const stompListeners = !stompWanted ? [] : (await import("./stomp/stomp-startup.js")).stompSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
+  const stompListeners = !stompWanted ? [] : (await import("./stomp/stomp-startup.js")).stompSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates, ...(streamWorkers ? { workers: streamWorkers } : {}) });
   for (const spec of stompListeners) await side.add(spec);
   const httpPort = config.httpPort;
   if (httpPort !== null) {

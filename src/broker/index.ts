@@ -31,6 +31,8 @@ export { createMessage, type Message, type OriginalEncoding } from "./message.js
 export { withHeader } from "./message-headers.js";
 export { filterValueOf, filterWants, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type StreamChunk, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "./streams/stream-log.js";
 export { StreamQueue, type StreamStart, type StreamWatcher } from "./streams/stream-queue.js";
+export { RemoteStreamQueue } from "./streams/remote-stream-queue.js";
+export { answerStreamQuery, type StreamFigures, type StreamQuery } from "./streams/stream-queries.js";
 export { checkNameLength, generateConsumerTag } from "./names.js";
 export { checkConsumerArguments } from "./queue/queue-type-rules.js";
 export { type ParameterComponent, ParameterComponents, validationFailed } from "./parameter-components.js";

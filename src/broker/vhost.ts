@@ -3,7 +3,6 @@
  * parameters. This class holds state and routes; permission checks and persistence belong to
  * the Broker's operations (operations/), the only callers of the mutating methods.
  */
-import { BrokerError } from "../errors/broker-error.js";
 import type { FieldTable } from "./values/field-value.js";
 import type { MessageProperties } from "./values/message-properties.js";
 import { Binding } from "./binding.js";
@@ -11,6 +10,7 @@ import { DefaultExchange } from "./exchange/default-exchange.js";
 import type { Destination, Exchange, ExchangeBinding } from "./exchange/exchange.js";
 import { createExchange } from "./exchange/exchange-types.js";
 import { StreamQueue } from "./streams/stream-queue.js";
+import { RemoteStreamQueue } from "./streams/remote-stream-queue.js";
 import { MessageQueue } from "./queue/queue.js";
 import type { ForwardedPublishes } from "./queue/forwarded-publishes.js";
 import type { QueueLeaderPort } from "./queue/queue-leader-port.js";
@@ -113,7 +113,6 @@ export class VHost {
   addQueue(declared: QueueSpec): Queue {
     const elsewhere = this.queueHost.leaderElsewhere?.(this.name, declared) ?? null;
     if (elsewhere !== null) {
-      if (declared.arguments["x-queue-type"] === "stream") throw new BrokerError("notImplemented", `stream '${declared.name}' in vhost '${this.name}' is led by node '${elsewhere.port.node}'; a stream led by another node is not supported yet`);
       return this.addRemoteQueue({ ...declared, group: null }, elsewhere.port, elsewhere.forwards, null);
     }
     const spec: QueueSpec = { ...declared, group: this.queueHost.placeQueue(this.name, declared) };
@@ -137,7 +136,7 @@ export class VHost {
    * one (the queue's group moved) hands its bindings over, so routing finds the new one.
    */
   addRemoteQueue(spec: QueueSpec, leader: QueueLeaderPort, forwards: ForwardedPublishes, replaced: Queue | null): Queue {
-    const q = new RemoteQueue(this.name, spec, this.queueHost, leader, forwards);
+    const q = spec.arguments["x-queue-type"] === "stream" ? new RemoteStreamQueue(this.name, spec, this.queueHost, leader, forwards) : new RemoteQueue(this.name, spec, this.queueHost, leader, forwards);
     const bindings = replaced === null ? [] : [...replaced.boundFrom];
     if (replaced !== null) this.removeQueue(replaced);
     this.queues.set(q.name, q);

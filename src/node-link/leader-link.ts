@@ -11,7 +11,7 @@
  * new LeaderLink, given to Broker.leadQueueElsewhere again.
  */
 import type { Socket } from "node:net";
-import type { Message, QueueLeaderPort, RemoteConsumeTerms, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SettleOp, SyncWaiter } from "../broker/index.js";
+import type { Message, StreamQuery, QueueLeaderPort, RemoteConsumeTerms, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SettleOp, SyncWaiter } from "../broker/index.js";
 import { SETTLE_REQUEUE, type QueueSpec } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
@@ -19,6 +19,7 @@ import * as F from "./link-frames.js";
 import { replyFailure, replyGot, replyId, replyInfo, replyNumber, rpcFrame } from "./link-rpc.js";
 import { LinkWriter } from "./link-writer.js";
 import { StoredWaits } from "./stored-waits.js";
+import { replyValues, streamQueryFrame } from "./stream-query-frames.js";
 
 /** What the leader said in READY. */
 export interface LinkTerms {
@@ -34,7 +35,6 @@ const recordOf = (q: Queue): string =>
   JSON.stringify({ name: q.name, vhost: q.vhost, type: q.arguments["x-queue-type"] ?? "classic", durable: q.durable, auto_delete: q.autoDelete, arguments: q.arguments });
 
 interface PendingRpc {
-  readonly kind: number;
   resolve(f: Buffer): void;
   reject(err: Error): void;
 }
@@ -176,7 +176,14 @@ export class LeaderLink implements QueueLeaderPort {
     const id = ++this.nextConsumer;
     this.sinks.set(id, sink);
     this.emitPending();
-    const { buf } = F.frameWithStrings(F.CONSUME, 17, [terms.tag]);
+    // CONSUME_ARGS: CONSUME's fields, then u32 length | the arguments (link-frames.ts encodeArguments), then the tag.
+    const args = terms.arguments === null ? null : F.encodeArguments(terms.arguments);
+    const fixed = args === null ? 17 : 21 + args.length;
+    const { buf } = F.frameWithStrings(args === null ? F.CONSUME : F.CONSUME_ARGS, fixed, [terms.tag]);
+    if (args !== null) {
+      buf.writeUInt32LE(args.length, F.FRAME_HEAD + 17);
+      args.copy(buf, F.FRAME_HEAD + 21);
+    }
     buf.writeUInt32LE(id, F.FRAME_HEAD);
     buf.writeUInt32LE(qid, F.FRAME_HEAD + 4);
     buf.writeUInt32LE(terms.window, F.FRAME_HEAD + 8);
@@ -236,14 +243,23 @@ export class LeaderLink implements QueueLeaderPort {
     return this.rpc(noAck ? F.RPC_GET_NO_ACK : F.RPC_GET_ACK, queue).then((f) => replyGot(f, this.properties));
   }
 
+  streamQuery(queue: Queue, query: StreamQuery): Promise<readonly number[]> {
+    return this.roundTrip(queue, (id, qid) => streamQueryFrame(id, qid, query)).then(replyValues);
+  }
+
   private rpc(kind: number, queue: Queue): Promise<Buffer> {
+    return this.roundTrip(queue, (id, qid) => rpcFrame(id, kind, qid));
+  }
+
+  /** Sends the frame `build` makes for the next round trip's id and the queue's link id; resolves with the REPLY. */
+  private roundTrip(queue: Queue, build: (id: number, queueId: number) => Buffer): Promise<Buffer> {
     if (!this.alive) return Promise.reject(this.lostError());
     const qid = this.queueId(queue, false);
     const id = ++this.nextRpc;
     this.emitSettles();
     this.emitPending();
-    this.writer.write(rpcFrame(id, kind, qid));
-    return new Promise((resolve, reject) => this.rpcs.set(id, { kind, resolve, reject }));
+    this.writer.write(build(id, qid));
+    return new Promise((resolve, reject) => this.rpcs.set(id, { resolve, reject }));
   }
 
   // ---------------------------------------------------------------- incoming

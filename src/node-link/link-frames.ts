@@ -11,6 +11,7 @@
 import { createMessage, type Message } from "../broker/index.js";
 import type { Body } from "../broker/values/message-body.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
+import type { FieldTable } from "../broker/values/field-value.js";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
 import { MEMO_MAX, memoUtf8 } from "../amqp/codec/byte-reader.js";
 import type { LinkWriter } from "./link-writer.js";
@@ -26,6 +27,10 @@ export const SETTLE = 22;
 export const RPC = 30;
 /** A reply to a direct reply-to requester of the accepting node (issue 42): the message alone, its routing key naming the requester. */
 export const DIRECT_REPLY = 40;
+/** CONSUME with the consume's arguments (a stream's x-stream-offset): frame numbers 50–59 are the streams'. */
+export const CONSUME_ARGS = 50;
+/** A stream's query (stream-query-frames.ts). */
+export const STREAM_QUERY = 51;
 // Leading node → connecting node.
 export const CHALLENGE = 2;
 export const READY = 4;
@@ -159,6 +164,19 @@ export function pushMessageFrame(out: Buffer[], head: Buffer, body: Body): void 
 /** A u16-length string at `at` (`n` bytes after its length); short ones from the codec's memo (a publisher repeats its exchange and routing key). */
 function readLinkString(f: Buffer, at: number, n: number): string {
   return n <= MEMO_MAX ? memoUtf8(f, at, n) : f.toString("utf8", at, at + n);
+}
+
+/**
+ * A consume's arguments as link bytes: an AMQP 0-9-1 property list holding only `headers`, so the
+ * field table's every type (a timestamp offset, a long) crosses as the client sent it, with the
+ * codec the messages use.
+ */
+export function encodeArguments(args: FieldTable): Buffer {
+  return encodeBasicProperties({ headers: args });
+}
+
+export function decodeArguments(raw: Buffer): FieldTable {
+  return decodeBasicProperties(raw).headers ?? {};
 }
 
 /** Decodes the message of a frame from `at` (its exchange) to the frame's end; the body is a slice of the frame. */

@@ -11,7 +11,7 @@
  * redelivered; held basic.get entries too.
  */
 import type { Socket } from "node:net";
-import { applyMirroredChange, type Broker, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
+import { answerStreamQuery, StreamQueue, applyMirroredChange, type Broker, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
@@ -20,6 +20,7 @@ import { replyEmpty, replyError, replyGotHead, replyNumbers } from "./link-rpc.j
 import { LinkWriter } from "./link-writer.js";
 import { ServedConsumer, type ServingLink } from "./served-consumer.js";
 import { StoredReports } from "./stored-reports.js";
+import { readStreamQuery } from "./stream-query-frames.js";
 
 interface QueueRef {
   readonly vhost: string;
@@ -96,6 +97,7 @@ export class LinkSession implements ServingLink {
         return;
       }
       case F.CONSUME:
+      case F.CONSUME_ARGS:
         return this.consume(f);
       case F.CANCEL: {
         const c = this.consumers.get(f.readUInt32LE(at));
@@ -124,6 +126,8 @@ export class LinkSession implements ServingLink {
         this.broker.directReply.deliver(reply.routingKey, reply);
         return;
       }
+      case F.STREAM_QUERY:
+        return this.streamQuery(f);
       default:
         this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
     }
@@ -173,13 +177,16 @@ export class LinkSession implements ServingLink {
     const at = F.FRAME_HEAD;
     const id = f.readUInt32LE(at);
     const q = this.queue(f.readUInt32LE(at + 4));
-    const tag = F.readString(f, at + 17)[0];
+    const withArgs = f[4] === F.CONSUME_ARGS;
+    const argsLen = withArgs ? f.readUInt32LE(at + 17) : 0;
+    const args = withArgs ? F.decodeArguments(f.subarray(at + 21, at + 21 + argsLen)) : null;
+    const tag = F.readString(f, withArgs ? at + 21 + argsLen : at + 17)[0];
     try {
       if (q === null) throw notOnLeader();
       if (q.leadsElsewhere) throw new BrokerError("notFound", `queue '${q.name}' is not led by this node`);
       q.checkExclusiveAccess(null);
       q.checkConsumable(f[at + 12] === 1);
-      const c = new ServedConsumer(this, id, q, tag, f[at + 12] === 1, f.readInt32LE(at + 13), f.readUInt32LE(at + 8), this);
+      const c = new ServedConsumer(this, id, q, tag, f[at + 12] === 1, f.readInt32LE(at + 13), f.readUInt32LE(at + 8), this, args);
       this.consumers.set(id, c);
       q.addConsumer(c);
     } catch (err) {
@@ -217,6 +224,19 @@ export class LinkSession implements ServingLink {
       this.writer.writeBody(entry.message.body);
     } catch (err) {
       this.writer.write(replyError(id, err));
+    }
+  }
+
+  /** A stream's query (stream-query-frames.ts), answered from the stream this node leads. */
+  private streamQuery(f: Buffer): void {
+    const { rpcId, queueId, query } = readStreamQuery(f);
+    try {
+      const q = this.queue(queueId);
+      if (q === null || q.leadsElsewhere || !(q instanceof StreamQueue)) throw notOnLeader();
+      if (query === null) throw new BrokerError("notImplemented", "unknown stream query on the inter-node link");
+      this.writer.write(replyNumbers(rpcId, answerStreamQuery(q, query)));
+    } catch (err) {
+      this.writer.write(replyError(rpcId, err));
     }
   }
 

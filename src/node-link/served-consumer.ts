@@ -9,6 +9,7 @@
  */
 import type { Queue, QueueConsumer, QueueEntry } from "../broker/index.js";
 import { SETTLE_ACK, SETTLE_REQUEUE } from "../broker/index.js";
+import type { FieldTable } from "../broker/values/field-value.js";
 
 /** What a served consumer needs of its link. */
 export interface ServingLink {
@@ -31,6 +32,8 @@ export class ServedConsumer implements QueueConsumer<Queue> {
     readonly priority: number,
     private readonly window: number,
     readonly owner: object,
+    /** The consume's arguments, read by the queue as a local channel's consumer's (a stream's x-stream-offset). */
+    readonly args: FieldTable | null = null,
   ) {}
 
   canTake(): boolean {

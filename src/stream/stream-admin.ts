@@ -7,7 +7,10 @@
 import type { FieldTable } from "../broker/values/field-value.js";
 import { CMD, RC, RESPONSE, SERVER_VERSIONS } from "./protocol.js";
 import type { StreamContext } from "./stream-context.js";
-import { codeOf, streamFor } from "./stream-lookup.js";
+import { codeOf, remoteStream, streamFor } from "./stream-lookup.js";
+import { deleteQueueOnLeader } from "../broker/index.js";
+import { workerMetadata } from "./stream-worker-metadata.js";
+import { readableRemote, remoteQueryOffset, remoteStoreOffset, remoteStreamStats } from "./stream-remote-queries.js";
 import { FrameWriter, response, type FrameCursor } from "./wire.js";
 
 /** Create's arguments (strings) → the queue arguments RabbitMQ turns them into. */
@@ -55,12 +58,22 @@ export function create(c: StreamContext, body: FrameCursor): void {
   } catch (err) {
     return reply(c, CMD.create, corr, codeOf(err));
   }
-  reply(c, CMD.create, corr, RC.ok);
+  // Led by another worker: answered once its leader holds it (the link's QUEUE frame declared it
+  // there before this round trip's answer), so the client's next connection, to the leader's port
+  // that Metadata names, finds it.
+  const remote = remoteStream(c, name);
+  if (remote === null) return reply(c, CMD.create, corr, RC.ok);
+  remote.freshInfo().then(
+    () => reply(c, CMD.create, corr, RC.ok),
+    (err: unknown) => reply(c, CMD.create, corr, codeOf(err)),
+  );
 }
 
 export function remove(c: StreamContext, body: FrameCursor): void {
   const corr = body.u32();
   const name = body.str();
+  const remote = remoteStream(c, name);
+  if (remote !== null) return removeOnLeader(c, corr, remote.name);
   const q = streamFor(c, name, "configure");
   if (typeof q === "number") return reply(c, CMD.delete, corr, q);
   try {
@@ -71,11 +84,26 @@ export function remove(c: StreamContext, body: FrameCursor): void {
   reply(c, CMD.delete, corr, RC.ok);
 }
 
+/** Delete of a stream another worker leads: deleted on its leader (the permission checked here), then forgotten here. */
+function removeOnLeader(c: StreamContext, corr: number, name: string): void {
+  try {
+    const deleting = deleteQueueOnLeader(c.node.broker, c.ctx, c.openVhost.name, name, { ifUnused: false, ifEmpty: false });
+    if (deleting === null) return reply(c, CMD.delete, corr, RC.streamDoesNotExist);
+    deleting.then(
+      () => reply(c, CMD.delete, corr, RC.ok),
+      (err: unknown) => reply(c, CMD.delete, corr, codeOf(err)),
+    );
+  } catch (err) {
+    reply(c, CMD.delete, corr, codeOf(err));
+  }
+}
+
 export function metadata(c: StreamContext, body: FrameCursor, advertised: { host: string; port: number; tls: boolean }): void {
   const corr = body.u32();
   const n = body.count(2);
   const names: string[] = [];
   for (let i = 0; i < n; i++) names.push(body.str() ?? "");
+  if (c.node.workers !== null && !advertised.tls) return workerMetadata(c, corr, names, advertised.host, c.node.workers);
   const found = names.map((name) => ({ name, code: typeof streamFor(c, name, null) === "number" ? RC.streamDoesNotExist : RC.ok }));
   // In a cluster every stream has a copy on each in-sync follower, which serves its consumers
   // (docs/STREAMS.md, "Followers serve the stream port"): they are the replicas, brokers 1…n.
@@ -106,7 +134,10 @@ export function metadata(c: StreamContext, body: FrameCursor, advertised: { host
 
 export function streamStats(c: StreamContext, body: FrameCursor): void {
   const corr = body.u32();
-  const q = streamFor(c, body.str(), "read");
+  const name = body.str();
+  const remote = readableRemote(c, name);
+  if (remote !== null) return remoteStreamStats(c, corr, remote);
+  const q = streamFor(c, name, "read");
   if (typeof q === "number") {
     c.node.countError(q);
     return void c.send(response(CMD.streamStats, corr, q).i32(0).frame());
@@ -128,6 +159,8 @@ export function storeOffset(c: StreamContext, body: FrameCursor): void {
   const reference = body.str() ?? "";
   const name = body.str();
   const offset = body.u64();
+  const remote = readableRemote(c, name);
+  if (remote !== null) return remoteStoreOffset(c, remote, reference, offset);
   const q = streamFor(c, name, "read");
   if (typeof q === "number" || reference === "" || reference.length > 256) {
     c.node.log.warn("stream offset not stored", { stream: name, reference, code: q });
@@ -139,7 +172,10 @@ export function storeOffset(c: StreamContext, body: FrameCursor): void {
 export function queryOffset(c: StreamContext, body: FrameCursor): void {
   const corr = body.u32();
   const reference = body.str() ?? "";
-  const q = streamFor(c, body.str(), "read");
+  const name = body.str();
+  const remote = readableRemote(c, name);
+  if (remote !== null) return remoteQueryOffset(c, corr, remote, reference);
+  const q = streamFor(c, name, "read");
   if (typeof q === "number") {
     c.node.countError(q);
     return void c.send(response(CMD.queryOffset, corr, q).u64(0).frame());

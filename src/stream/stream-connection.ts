@@ -108,10 +108,14 @@ export class StreamConnection implements CommandHost, ClientConnection {
     return this.context!;
   }
 
-  /** Host and port told to clients (Open, Metadata): stream.advertised_host/port, else this listener's. */
+  /**
+   * Host and port told to clients (Open, Metadata): stream.advertised_host/port, else this
+   * listener's — under `--workers`, a plain listener's is the worker's own port (stream-worker-ports.ts).
+   */
   advertised(): { host: string; port: number; tls: boolean } {
     const s = this.node.settings;
-    return { host: s.advertisedHost ?? this.peer.advertisedHost, port: s.advertisedPort ?? this.peer.port, tls: this.peer.tls };
+    const own = this.peer.tls ? null : (this.node.workers?.own ?? null);
+    return { host: s.advertisedHost ?? this.peer.advertisedHost, port: s.advertisedPort ?? own ?? this.peer.port, tls: this.peer.tls };
   }
 
   streamDetails(): { publishers: StreamPublisherInfo[]; consumers: StreamConsumerInfo[] } {

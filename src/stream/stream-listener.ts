@@ -17,7 +17,8 @@ export interface StreamListener {
   close(): Promise<void>;
 }
 
-export async function listenStream(node: StreamNode, port: number, bind: string, tls: TlsOptions | null = null): Promise<StreamListener> {
+/** `exclusive`: this process alone listens (a worker's own port under `--workers`, never handed out by node:cluster's primary). */
+export async function listenStream(node: StreamNode, port: number, bind: string, tls: TlsOptions | null = null, exclusive = false): Promise<StreamListener> {
   const own = new Set<StreamConnection>();
   const host = hostname();
   const accept = (socket: Socket): void => {
@@ -30,7 +31,7 @@ export async function listenStream(node: StreamNode, port: number, bind: string,
   if (tls) server.on("tlsClientError", (err) => node.log.info("stream TLS handshake failed", { err: err.message }));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, bind === "" ? undefined : bind, () => {
+    server.listen({ port, host: bind === "" ? undefined : bind, exclusive }, () => {
       server.off("error", reject);
       resolve();
     });

@@ -4,7 +4,7 @@
  * and the domain's errors mapped onto the protocol's response codes.
  */
 import { BrokerError } from "../errors/broker-error.js";
-import { StreamQueue } from "../broker/index.js";
+import { RemoteStreamQueue, StreamQueue } from "../broker/index.js";
 import type { PermissionKind } from "../auth/permission.js";
 import { RC } from "./protocol.js";
 import type { StreamContext } from "./stream-context.js";
@@ -14,8 +14,17 @@ export function streamFor(c: StreamContext, name: string | null, kind: Permissio
   if (name === null || name === "") return RC.streamDoesNotExist;
   if (kind !== null && !c.permissions.allows(c.openVhost.name, kind, name)) return RC.accessRefused;
   const q = c.openVhost.queues.get(name);
+  // Led by another worker: its log is there, so is every command on it (Metadata names that worker's
+  // port), as RabbitMQ answers a node holding no member of the stream (stream-worker-ports.ts).
+  if (q instanceof RemoteStreamQueue && !q.isDeleted) return RC.streamNotAvailable;
   if (!(q instanceof StreamQueue) || q.isDeleted) return RC.streamDoesNotExist;
   return q;
+}
+
+/** A stream another worker leads, by name (permission not checked); null for a local or unknown one. */
+export function remoteStream(c: StreamContext, name: string | null): RemoteStreamQueue | null {
+  const q = name === null ? undefined : c.openVhost.queues.get(name);
+  return q instanceof RemoteStreamQueue && !q.isDeleted ? q : null;
 }
 
 /** A domain error as a response code. */

@@ -9,6 +9,7 @@ import type { Broker, ClusterView, ProtocolCounters } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { CertLoginFrom } from "../tls/cert-login-name.js";
 import { SingleActiveGroups } from "./stream-sac.js";
+import type { StreamWorkerPorts } from "./stream-worker-ports.js";
 
 export interface StreamSettings {
   /** Frame max proposed in Tune (bytes; 0: no limit). */
@@ -47,6 +48,8 @@ export class StreamNode {
     readonly log: Logger,
     /** The cluster this node leads: Metadata names its in-sync followers as replicas. Null on a single node. */
     readonly cluster: ClusterView | null = null,
+    /** Under `coney --workers N`: this worker's own stream port and the others'; null otherwise. */
+    readonly workers: StreamWorkerPorts | null = null,
   ) {
     this.counters = broker.stats.protocol("stream");
   }

@@ -16,6 +16,7 @@ import { subBatchRecords } from "../store/stream/sub-batch.js";
 import { CMD, RC } from "./protocol.js";
 import type { PublisherState, StreamContext } from "./stream-context.js";
 import { streamFor } from "./stream-lookup.js";
+import { readableRemote, remotePublisherSequence } from "./stream-remote-queries.js";
 import { decodeNative } from "./stream-message.js";
 import { FrameWriter, response, type FrameCursor } from "./wire.js";
 
@@ -70,7 +71,10 @@ export function deletePublisher(c: StreamContext, body: FrameCursor): void {
 export function queryPublisherSequence(c: StreamContext, body: FrameCursor): void {
   const corr = body.u32();
   const reference = body.str() ?? "";
-  const q = streamFor(c, body.str(), "read");
+  const name = body.str();
+  const remote = readableRemote(c, name);
+  if (remote !== null) return remotePublisherSequence(c, corr, remote, reference);
+  const q = streamFor(c, name, "read");
   if (typeof q === "number") {
     c.node.countError(q);
     return void c.send(response(CMD.queryPublisherSequence, corr, q).u64(0).frame());

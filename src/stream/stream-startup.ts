@@ -15,6 +15,7 @@ import type { ListenerCertificate } from "../tls/certificate-expiry.js";
 import { DEFAULT_FRAME_MAX, DEFAULT_HEARTBEAT } from "./protocol.js";
 import { listenStream } from "./stream-listener.js";
 import { StreamNode } from "./stream-node.js";
+import type { StreamWorkerPorts } from "./stream-worker-ports.js";
 
 export interface StreamSideOptions {
   readonly broker: Broker;
@@ -27,6 +28,8 @@ export interface StreamSideOptions {
   /** The node's certificate; null: no stream over TLS. */
   readonly tls: { readonly options: TlsOptions; readonly certFile: string } | null;
   readonly certificates: ListenerCertificate[];
+  /** Under `coney --workers N`: the workers' own stream ports (stream-worker-ports.ts); absent otherwise. */
+  readonly workers?: StreamWorkerPorts;
 }
 
 export interface StreamSide {
@@ -57,10 +60,13 @@ export function streamSide(o: StreamSideOptions): StreamSide | null {
     },
     logger,
     o.cluster,
+    o.workers ?? null,
   );
   const bind = config.bind;
   const listeners: SideListenerSpec[] = [];
   if (port !== null) listeners.push({ protocol: "stream", port, open: () => listenStream(node, port, bind), opened: (l) => logger.info("stream protocol listener started", { port: l.port, bind: bind || "*" }) });
+  const own = o.workers?.own;
+  if (port !== null && own !== undefined) listeners.push({ protocol: "stream", port: own, open: () => listenStream(node, own, bind, null, true), opened: (l) => logger.info("stream protocol listener of this worker started", { port: l.port, bind: bind || "*" }) });
   if (tlsPort !== null && tls !== null) {
     listeners.push({
       protocol: "stream/ssl",

@@ -238,6 +238,7 @@ export class Primary {
       workers: this.slots.length,
       heartbeatMs: this.heartbeatMs,
       links: this.links,
+      streamPorts: this.ports.stream,
       config: {
         ...config,
         ...this.ports.shared,

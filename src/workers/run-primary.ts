@@ -52,6 +52,6 @@ export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<v
     process.stderr.write(`coney: ${(err as Error).message}\n`);
     process.exit(1);
   }
-  const { shared, prometheus } = primary.sharedPorts;
-  logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, mqtt_port: shared.mqttPort, prometheus_ports: prometheus, workers: config.workers, primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
+  const { shared, prometheus, stream } = primary.sharedPorts;
+  logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, mqtt_port: shared.mqttPort, prometheus_ports: prometheus, stream_port: shared.streamPort, stream_worker_ports: stream, workers: config.workers, primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
 }

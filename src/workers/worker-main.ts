@@ -94,7 +94,10 @@ async function runWorker(): Promise<void> {
       await queues?.close();
     },
   };
-  running = await startBroker({ ...config, logger, peers, nodeHooks, clientIdPeers: new WorkerClientIds(endpoint) });
+  const ownStream = start.streamPorts[index] ?? null;
+  const streamPortOf = new Map(start.links.nodeNames.map((name, i) => [name, start.streamPorts[i] ?? null]));
+  const streamWorkers = ownStream === null ? {} : { streamWorkers: { own: ownStream, portOf: (node: string) => streamPortOf.get(node) ?? null } };
+  running = await startBroker({ ...config, logger, peers, nodeHooks, clientIdPeers: new WorkerClientIds(endpoint), ...streamWorkers });
   if (stopping) {
     await running.close();
     return;

@@ -199,4 +199,7 @@ class DownPort implements QueueLeaderPort {
   get(): Promise<RemoteGot | null> {
     return this.down();
   }
+  streamQuery(): Promise<readonly number[]> {
+    return this.down();
+  }
 }

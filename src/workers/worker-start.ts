@@ -12,6 +12,8 @@ export interface WorkerStart {
   readonly config: ConeyConfig;
   /** Where the workers' links are, their secret and every worker's node name (worker-queues.ts). */
   readonly links: WorkerLinks;
+  /** Every worker's own stream port, by index (null: no stream listener): Metadata names a stream's leader by it. */
+  readonly streamPorts: Array<number | null>;
 }
 
 /** A worker's answer to `figures` (another worker's /api/nodes or /api/overview asked): read in its own process. */

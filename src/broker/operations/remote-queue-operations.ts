@@ -31,11 +31,10 @@ export type LeaderPort = QueueLeaderPort;
  * that crosses nodes"): queue `spec.name` of `vhostName` is led by the node behind `leader`, so
  * this node holds a RemoteQueue for it — routed to, consumed from and managed like any queue.
  * Replaces an earlier RemoteQueue of that name (its bindings carried over); refuses a local queue,
- * an exclusive queue of a connection of this node (it stays here) and a stream (not supported yet).
+ * an exclusive queue of a connection of this node (it stays here); a stream is held as a RemoteStreamQueue.
  */
 export function leadQueueElsewhere(b: BrokerState, vhostName: string, spec: QueueSpec, leader: QueueLeaderPort, forwards: ForwardedPublishes): Queue {
   const v = b.vhost(vhostName);
-  if (spec.arguments["x-queue-type"] === "stream") throw new BrokerError("notImplemented", `a stream led by another node is not supported yet ('${spec.name}')`);
   if (spec.exclusiveOwner !== null && !(spec.exclusiveOwner instanceof OwnerElsewhere)) throw new BrokerError("preconditionFailed", `exclusive queue '${spec.name}' stays on its connection's node`);
   const existing = v.queues.get(spec.name);
   if (existing !== undefined && !(existing instanceof RemoteQueue)) {

@@ -10,6 +10,8 @@
 import type { Message } from "../message.js";
 import type { SyncWaiter } from "./queue-journal.js";
 import type { QueueSpec } from "./queue-spec.js";
+import type { FieldTable } from "../values/field-value.js";
+import type { StreamQuery } from "../streams/stream-queries.js";
 
 /** A consumer on this node of a queue led elsewhere, as the port sees it. */
 export interface RemoteConsumerSink {
@@ -32,6 +34,8 @@ export interface RemoteConsumeTerms {
   readonly priority: number;
   /** Deliveries the leader may have outstanding (handed over and not yet settled) for this consumer. */
   readonly window: number;
+  /** basic.consume's arguments the leader's queue reads (a stream's x-stream-offset, x-stream-filter); null: none. */
+  readonly arguments: FieldTable | null;
 }
 
 /** The counts a leader reports for one queue (passive declare, the management API). */
@@ -75,6 +79,8 @@ export interface QueueLeaderPort {
   info(queue: QueueSpec & { readonly vhost: string }): Promise<RemoteQueueInfo>;
   /** basic.get on the leader: one message (held for settling when not no-ack), or null when empty. */
   get(queue: QueueSpec & { readonly vhost: string }, noAck: boolean): Promise<RemoteGot | null>;
+  /** A stream's query on the leader (stream-queries.ts): the numbers it answers. */
+  streamQuery(queue: QueueSpec & { readonly vhost: string }, query: StreamQuery): Promise<readonly number[]>;
 }
 
 /** What a remote basic.get returns; `consumerId` settles it (0 for no-ack). */

@@ -25,6 +25,7 @@ import { NO_PREFETCH_WINDOW, RemoteConsumerState, RemoteEntry, type RemoteConsum
 import { resolveQueueSettings } from "./queue-settings.js";
 import type { QueueSpec } from "./queue-spec.js";
 import type { ConsumerTerms, Queue, QueueHost } from "./queue-type.js";
+import type { FieldTable } from "../values/field-value.js";
 
 /** Counts older than this are asked for again when read (the answer arrives a round trip later). */
 export const INFO_MAX_AGE_MS = 200;
@@ -44,7 +45,7 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   private infoAt = 0;
   private infoAsked = false;
   /** The window for the next addConsumer, from the admitConsumer call a channel makes right before it. */
-  private nextWindow = NO_PREFETCH_WINDOW;
+  protected nextWindow = NO_PREFETCH_WINDOW;
 
   constructor(vhost: string, spec: QueueSpec, host: QueueHost, readonly leader: QueueLeaderPort, private readonly forwards: ForwardedPublishes) {
     super(vhost, spec, host);
@@ -145,11 +146,16 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
     const state = new RemoteConsumerState(this, c);
     const window = this.nextWindow;
     this.nextWindow = NO_PREFETCH_WINDOW;
-    state.id = this.leader.consume(this, { tag: c.tag, exclusive: c.exclusive, priority: c.priority, window }, state);
+    state.id = this.leader.consume(this, { tag: c.tag, exclusive: c.exclusive, priority: c.priority, window, arguments: this.consumeArguments(c) }, state);
     this.consumers.set(state.id, state);
     this.byConsumer.set(c, state);
     this.lastActivity = this.now();
     this.host.consumerChanged?.(this, c, true);
+  }
+
+  /** The consume arguments the leader's queue needs: none for a classic or quorum queue (RemoteStreamQueue sends its offset). */
+  protected consumeArguments(_c: QueueConsumer<Queue>): FieldTable | null {
+    return null;
   }
 
   removeConsumer(c: QueueConsumer<Queue>): void {

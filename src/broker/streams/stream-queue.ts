@@ -14,7 +14,6 @@
  * Invariants: `unacked` counts deliveries not yet settled; a consumer's reader is at the offset
  * of the next message it has not been sent.
  */
-import { BrokerError, describeResource } from "../../errors/broker-error.js";
 import type { Message } from "../message.js";
 import { DeclaredQueue } from "../queue/declared-queue.js";
 import type { ConsumerActivity, QueueConsumer } from "../queue/queue-consumer.js";
@@ -24,6 +23,7 @@ import type { QueueSpec } from "../queue/queue-spec.js";
 import type { ConsumerTerms, Queue, QueueHost } from "../queue/queue-type.js";
 import { MemoryStreamLog } from "./memory-stream-log.js";
 import { filterBytesOf, parseStreamFilter, parseStreamOffset, segmentBytesOf, streamRetention, type StreamStart } from "./stream-arguments.js";
+import { admitStreamConsumer, unsupportedOnStream } from "./stream-rules.js";
 export type { StreamStart };
 import type { EncodedMessageDecoder, EncodedSubBatch, StreamLog, StreamReader, StreamRetention } from "./stream-log.js";
 
@@ -188,13 +188,7 @@ export class StreamQueue extends DeclaredQueue implements Queue {
   }
 
   admitConsumer(c: ConsumerTerms): void {
-    // RabbitMQ 3.10's order of checks (rabbit_stream_queue:consume).
-    const resource = describeResource("queue", this.name, this.vhost);
-    if (c.prefetch === 0) throw new BrokerError("preconditionFailed", `consumer prefetch count is not set for '${resource}'`);
-    if (c.noAck) throw new BrokerError("notImplemented", `automatic acknowledgement not supported by stream queues ${resource}`);
-    if (c.channelPrefetch > 0) throw new BrokerError("notImplemented", `${resource} does not support global qos`);
-    parseStreamOffset(c.arguments["x-stream-offset"] as never, this.host.now());
-    parseStreamFilter(c.arguments as never);
+    admitStreamConsumer(this.vhost, this.name, c, this.host.now());
   }
 
   /** RabbitMQ 3.10 records an exclusive consume on a stream and enforces nothing (rabbit_stream_queue:consume). */
@@ -218,11 +212,11 @@ export class StreamQueue extends DeclaredQueue implements Queue {
   }
 
   get(_noAck: boolean): QueueEntry | null {
-    throw new BrokerError("notImplemented", `basic.get not supported by stream queues ${describeResource("queue", this.name, this.vhost)}`);
+    throw unsupportedOnStream("basic.get", this.vhost, this.name);
   }
 
   checkRejectable(): void {
-    throw new BrokerError("notImplemented", `basic.nack and basic.reject not supported by stream queues ${describeResource("queue", this.name, this.vhost)}`);
+    throw unsupportedOnStream("basic.nack and basic.reject", this.vhost, this.name);
   }
 
   /** Sends each consumer what it has credit for, from its own position. */
@@ -263,7 +257,7 @@ export class StreamQueue extends DeclaredQueue implements Queue {
 
   /** RabbitMQ 3.10: a stream cannot be purged (its retention removes old segments). */
   purge(): number {
-    throw new BrokerError("notImplemented", `queue.purge not supported by stream queues ${describeResource("queue", this.name, this.vhost)}`);
+    throw unsupportedOnStream("queue.purge", this.vhost, this.name);
   }
 
   /** Returns 0: RabbitMQ 3.10's delete-ok for a stream counts no messages (its log is not "ready" messages). */
