@@ -1,35 +1,25 @@
 /**
- * `coney --workers N` with N > 1, from main.ts: refuses while the layout is a preview (below),
- * else runs the primary (primary.ts) until SIGTERM or SIGINT, which stop every worker gracefully
- * before the primary exits 0.
- *
- * The gate: queues are spread over the workers, but exclusive queues and direct reply-to do not
- * reach across them, streams only through their own worker, and the API's lists are each
- * worker's own (issue 42; docs/CLUSTERING.md, "One machine"). Until they do, N > 1 refuses to
- * start unless CONEY_WORKERS_PREVIEW=1 (the tests' switch).
+ * `coney --workers N` with N > 1, from main.ts: runs the primary (primary.ts) until SIGTERM or
+ * SIGINT, which stop every worker gracefully before the primary exits 0. Refused (exit 64) with
+ * `--etcd-endpoints`: workers as cluster nodes are not built (docs/CLUSTERING.md, "One machine").
  */
 import { fileURLToPath } from "node:url";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { Primary } from "./primary.js";
 
-export const PREVIEW_ENV = "CONEY_WORKERS_PREVIEW";
-export const NOT_SPREAD = "--workers > 1: a preview, not for use yet: exclusive queues and direct reply-to do not reach across workers (issue 42)";
-
-/** Why `config` cannot run as workers now, or null. */
-export function refusal(config: ConeyConfig, env: NodeJS.ProcessEnv): string | null {
-  if (env[PREVIEW_ENV] !== "1") return NOT_SPREAD;
+/** Why `config` cannot run as workers, or null. */
+export function refusal(config: ConeyConfig): string | null {
   if (config.etcdEndpoints.length > 0) return "--workers > 1 with --etcd-endpoints: workers as cluster nodes are not built yet (issue 42)";
   return null;
 }
 
 export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<void> {
-  const why = refusal(config, process.env);
+  const why = refusal(config);
   if (why !== null) {
     process.stderr.write(`coney: ${why}\n`);
     process.exit(64);
   }
-  logger.warn(`${PREVIEW_ENV}=1: --workers ${config.workers} is a preview: queues are spread over the workers, but exclusive queues and direct reply-to do not reach across them (issue 42)`);
   const primary = new Primary({ config, logger, workerEntry: fileURLToPath(new URL("./worker-main.js", import.meta.url)) });
   const stop = (signal: string): void => {
     logger.info("stopping", { signal });

@@ -1,9 +1,12 @@
 // `coney --workers 2`: SIGTERM to the primary stops every worker and exits 0; the primary killed
-// -9 leaves no worker behind (each exits when its IPC channel closes); without the preview switch
+// -9 leaves no worker behind (each exits when its IPC channel closes); with --etcd-endpoints
 // N > 1 refuses to start, saying why.
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { eventually, withTimeout } from "../helpers/wait.js";
@@ -46,7 +49,7 @@ describe("coney --workers 2: the primary's life", () => {
     const port = (taken.address() as AddressInfo).port;
     try {
       const off = ["--http-port", "off", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off"];
-      const child = spawn(process.execPath, [bin, "--workers", "2", "--in-memory", "--bind", "127.0.0.1", "--amqp-port", String(port), ...off, "--log-format", "json"], { env: { ...process.env, CONEY_WORKERS_PREVIEW: "1" }, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(process.execPath, [bin, "--workers", "2", "--in-memory", "--bind", "127.0.0.1", "--amqp-port", String(port), ...off, "--log-format", "json"], { stdio: ["ignore", "ignore", "pipe"] });
       let stderr = "";
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
       const [code] = (await withTimeout(once(child, "exit"), 60_000, "the primary's exit")) as [number | null];
@@ -61,11 +64,14 @@ describe("coney --workers 2: the primary's life", () => {
     }
   });
 
-  it("refuses N > 1 without the preview switch, naming why", () => {
-    const env = { ...process.env };
-    delete env["CONEY_WORKERS_PREVIEW"];
-    const res = spawnSync(process.execPath, [bin, "--workers", "2", "--in-memory", "--amqp-port", "0", "--http-port", "off"], { env, encoding: "utf8", timeout: 30_000 });
-    assert.equal(res.status, 64);
-    assert.match(res.stderr, /coney: --workers > 1: a preview, not for use yet: exclusive queues and direct reply-to do not reach across workers \(issue 42\)/);
+  it("refuses N > 1 with --etcd-endpoints (workers as cluster nodes are not built), naming why", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coney-workers-etcd-"));
+    try {
+      const res = spawnSync(process.execPath, [bin, "--workers", "2", "--data-dir", dataDir, "--amqp-port", "0", "--http-port", "off", "--etcd-endpoints", "http://127.0.0.1:1"], { encoding: "utf8", timeout: 30_000 });
+      assert.equal(res.status, 64);
+      assert.match(res.stderr, /coney: --workers > 1 with --etcd-endpoints: workers as cluster nodes are not built yet \(issue 42\)/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
