@@ -278,6 +278,14 @@ describe("coney --workers 2: operators see one broker", () => {
     await eventually(async () => !(await other.get("/api/connections")).some((c: { name: string }) => c.name === record.name), 5000, "gone from the list");
   });
 
+  it("closes every connection of a user on both workers (DELETE /api/connections/username/{user})", async () => {
+    const bobs = (await wholeList()).filter((c) => c.user === "ops-bob");
+    assert.deepEqual(new Set(bobs.map((c) => c.node)), new Set(apis.keys()), "ops-bob connected to both workers");
+    const r = await anyApi().request("DELETE", "/api/connections/username/ops-bob", undefined, { "x-reason": "user retired" });
+    assert.equal(r.status, 204);
+    for (const api of apis.values()) await eventually(async () => !(await api.get("/api/connections")).some((c: { user: string }) => c.user === "ops-bob"), 5000, `ops-bob's connections gone, seen from ${api.node}`);
+  });
+
   it("takes an MQTT client id's session over from the other worker (MQTT 5 reason 0x8E)", async () => {
     const clientId = "ops-takeover";
     const nodeOfClient = async (c: MqttClient): Promise<string> => {

@@ -11,10 +11,7 @@ import { eventually, withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 
-/**
- * A GET on a new TCP connection each time: the primary hands each connection to a worker, and a
- * worker lists only its own AMQP connections (/api/connections is not aggregated yet).
- */
+/** A GET on a new TCP connection each time: the primary hands each connection to a worker. */
 function freshGet(port: number, path: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: "127.0.0.1", port, path, agent: false, auth: "guest:guest" }, (res) => {
@@ -43,7 +40,7 @@ describe("coney --workers 2 spreads queues over the workers", () => {
       c.on("error", () => {});
       open.push(c);
       let node: string | undefined;
-      // A worker lists its own connections; the request lands on either one.
+      // Either worker lists every worker's connections, each with its node.
       await eventually(async () => {
         const list = (await freshGet(p.httpPort, "/api/connections")) as Array<{ node: string; client_properties: { connection_name?: string } }>;
         node = list.find((x) => x.client_properties.connection_name === name)?.node;
