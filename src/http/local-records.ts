@@ -7,7 +7,8 @@
 import type { ChannelInfo, ClientConnection } from "../broker/index.js";
 import { connectionConsumers } from "./detail-records.js";
 import type { Item } from "./list-query.js";
-import { overviewFigures, type OverviewScope } from "./overview-scope.js";
+import { overviewFigures, type OverviewFigures, type OverviewScope } from "./overview-scope.js";
+import type { CountersWithRates } from "./rate-sampler.js";
 import type { PeerQuery, RecordsUser } from "./peer-records.js";
 import { overviewChurn, overviewKey } from "./rate-sources.js";
 import { channelRecord, chartContext, connectionRecord, type RecordContext } from "./records.js";
@@ -15,6 +16,9 @@ import type { RouteContext } from "./route-table.js";
 import { localExchangeStats } from "./whole-exchange-stats.js";
 
 export type RecordsKind = "connections" | "channels" | "consumers";
+
+/** /api/overview's counted figures: the totals, and the churn (what the overview sums over workers). */
+export type CountedOverview = OverviewFigures & { readonly churn_rates: CountersWithRates };
 
 function visibleConnections(ctx: RouteContext, user: RecordsUser): ClientConnection[] {
   const all = ctx.broker.connections.list();
@@ -40,7 +44,7 @@ export function closeLocal(ctx: RouteContext, target: { readonly name?: string; 
 }
 
 /** /api/overview's counted figures of this node for a scope (queues counted by their leader only when summed). */
-export function localOverview(ctx: RouteContext, scope: OverviewScope, rc: RecordContext = ctx): Record<string, unknown> {
+export function localOverview(ctx: RouteContext, scope: OverviewScope, rc: RecordContext = ctx): CountedOverview {
   return { ...overviewFigures(ctx.broker, scope, rc.rates), churn_rates: rc.rates.withRates(overviewKey.churn, overviewChurn(ctx.broker)) };
 }
 

@@ -7,10 +7,9 @@
 import { isMonitor } from "../auth/user.js";
 import type { Caller } from "./http-auth.js";
 import type { Item } from "./list-query.js";
-import { closeLocal, localOverview, localRecords, type RecordsKind } from "./local-records.js";
-import { callerScope, sumRated, type OverviewFigures } from "./overview-scope.js";
+import { closeLocal, localOverview, localRecords, type CountedOverview, type RecordsKind } from "./local-records.js";
+import { callerScope, sumRated } from "./overview-scope.js";
 import type { ChartQuery, RecordsUser } from "./peer-records.js";
-import type { CountersWithRates } from "./rate-sampler.js";
 import { chartContext, chartRanges, connectionRecord } from "./records.js";
 import type { RouteContext } from "./route-table.js";
 
@@ -55,11 +54,11 @@ export async function closeWhole(ctx: RouteContext, target: { readonly name?: st
 }
 
 /** /api/overview's counted figures: this node's, or under workers the sum over every worker (queues by their leader). */
-export async function wholeOverview(ctx: RouteContext, caller: Caller, query: Record<string, string | undefined>): Promise<OverviewFigures & { churn_rates: CountersWithRates }> {
+export async function wholeOverview(ctx: RouteContext, caller: Caller, query: Record<string, string | undefined>): Promise<CountedOverview> {
   const rc = chartContext(ctx, query);
   const peers = ctx.peers?.records;
   const scope = callerScope(caller, peers !== undefined);
-  const own = localOverview(ctx, scope, rc) as unknown as OverviewFigures & { churn_rates: CountersWithRates };
+  const own = localOverview(ctx, scope, rc);
   if (peers === undefined) return own;
   const vhosts = [...ctx.broker.vhosts.keys()].filter((v) => scope.hasVhost(v));
   const answers = (await peers.gather({ kind: "overview", monitor: scope.monitor, user: scope.user, vhosts })) as (typeof own)[];
