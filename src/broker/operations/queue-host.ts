@@ -40,7 +40,7 @@ export class BrokerQueueHost implements QueueHost {
   leaderElsewhere(vhost: string, spec: QueueSpec): RemoteLeader | null {
     const p = this.placement;
     if (p === null) return null;
-    const port = p.of.leaderOf(vhost, spec.name);
+    const port = p.of.leaderOf(vhost, spec.name, spec);
     return port === null ? null : { port, forwards: p.forwards };
   }
 
