@@ -19,7 +19,7 @@ export { type Definitions, exportDefinitions, importDefinitions } from "./defini
 export { MirrorOutbox } from "./mirror-outbox.js";
 export { applyMirroredChange } from "./topology-apply.js";
 export { type MirroredChange, type MirroredRecord, type TopologyMirror } from "./topology-mirror.js";
-export { followSnapshot, heldIdentities, topologySnapshot } from "./topology-snapshot.js";
+export { followSnapshot, heldIdentities, identityOf, topologySnapshot } from "./topology-snapshot.js";
 export { DirectReplyRegistry, REPLY_TO_QUEUE, type ReplyTarget } from "./direct-reply.js";
 export { type Actor, type ActorSource, type AuthMethod, SYSTEM_ACTOR } from "./events/actor.js";
 export { type ConfigChange, type DomainEvent } from "./events/domain-event.js";
@@ -44,7 +44,7 @@ export { type LostRecordsHandler, type PageSink, type QueueJournal, type QueueLo
 export { type Queue, type QueueHost, type ConsumerTerms } from "./queue/queue-type.js";
 export { type QueueSpec } from "./queue/queue-spec.js";
 export { type QueuePlacement } from "./queue/queue-placement.js";
-export { queueGroupOf } from "./queue/placement.js";
+export { chooseLeaderNode, leaderLocatorOf, queueGroupOf } from "./queue/placement.js";
 export { MAX_QUEUE_GROUPS, groupLabel } from "./queue/queue-groups.js";
 export { type QueueLeaderPort, type RemoteConsumeTerms, type RemoteConsumerSink, type RemoteGot, type RemoteQueueInfo, type SettleOp, SETTLE_ACK, SETTLE_DISCARD, SETTLE_REQUEUE } from "./queue/queue-leader-port.js";
 export { countsFromLeader, deleteQueueOnLeader, getFromLeader, type LeaderGet, purgeQueueOnLeader } from "./operations/remote-queue-operations.js";

@@ -1,0 +1,119 @@
+/**
+ * Where each queue of a spread cluster lives (docs/CLUSTERING.md, "A spread cluster over etcd"):
+ * its home node, as claimed in etcd (`spread/queues/<vhost>/<name>`), and the port this node
+ * reaches each other node's queues by (a node link, or a DownPort while none is up).
+ *
+ * At a client's declare of an unknown queue the leader locator picks the home (RabbitMQ 3.10:
+ * a classic queue's `x-queue-master-locator` — `min-masters` and `random` spread — or
+ * `x-queue-leader-locator`, then the configured `queue_leader_locator`; `client-local` = this
+ * node, `balanced` = the running member homing the fewest queues); the definitions log
+ * (spread-definitions.ts) then claims it. A queue declared while a change is applied (the
+ * broker's mirror is muted then) takes the home the claim recorded, else the applying change's
+ * author, else this node (a queue a peer's link declared here, or one restored from this node's
+ * own file).
+ *
+ * Quorum queues and streams are refused in a spread cluster until each node's store is
+ * replicated (stage 2): a quorum queue that is not replicated would break its one promise.
+ */
+import { BrokerError } from "../errors/broker-error.js";
+import { chooseLeaderNode, leaderLocatorOf, type Broker, type QueueLeaderPort, type QueuePlacement, type QueueSpec } from "../broker/index.js";
+import { DownPort } from "../node-link/down-port.js";
+
+export const queueKey = (vhost: string, name: string): string => `${vhost}\u0000${name}`;
+
+export class SpreadPlacement implements QueuePlacement {
+  /** Home node of each queue, by queueKey. */
+  private readonly homes = new Map<string, string>();
+  /** Queues homed per node (the `balanced` locator's counts). */
+  private readonly counts = new Map<string, number>();
+  private readonly ports = new Map<string, QueueLeaderPort>();
+  /** The author of the change being applied now (the log's batch, the snapshot's writer). */
+  applyingAuthor: string | null = null;
+  /** The members registered in etcd now (running nodes, for `balanced`). */
+  members: readonly string[] = [];
+
+  constructor(
+    private readonly broker: Broker,
+    readonly me: string,
+    private readonly configuredLocator: string,
+  ) {}
+
+  homeOf(vhost: string, name: string): string | undefined {
+    return this.homes.get(queueKey(vhost, name));
+  }
+
+  leaderOf(vhost: string, name: string, spec?: QueueSpec): QueueLeaderPort | null {
+    const key = queueKey(vhost, name);
+    let home = this.homes.get(key);
+    if (home === undefined) {
+      // The mirror is null while a change from elsewhere is applied (topology-apply.ts) and before
+      // this node follows at all (its own file's restore): no client is declaring.
+      const applying = this.broker.mirror === null;
+      if (!applying && spec !== undefined) refuseUnreplicated(vhost, spec);
+      home = applying ? (this.applyingAuthor ?? this.me) : this.choose(spec);
+      this.setHome(key, home);
+    }
+    return home === this.me ? null : this.portOf(home);
+  }
+
+  /** The claim etcd holds (a put under `queues/`). Returns the home it replaced, if another. */
+  setHome(key: string, node: string): string | undefined {
+    const before = this.homes.get(key);
+    if (before === node) return undefined;
+    if (before !== undefined) this.counts.set(before, (this.counts.get(before) ?? 1) - 1);
+    this.homes.set(key, node);
+    this.counts.set(node, (this.counts.get(node) ?? 0) + 1);
+    return before;
+  }
+
+  /** The queue's claim was deleted (the queue was). */
+  dropHome(key: string): void {
+    const before = this.homes.get(key);
+    if (before === undefined) return;
+    this.homes.delete(key);
+    this.counts.set(before, (this.counts.get(before) ?? 1) - 1);
+  }
+
+  portOf(node: string): QueueLeaderPort {
+    let port = this.ports.get(node);
+    if (port === undefined) {
+      port = new DownPort(node);
+      this.ports.set(node, port);
+    }
+    return port;
+  }
+
+  /** The link to `node` was lost: queues declared from now on are held over a DownPort (those held over the link see it lost). */
+  linkLost(node: string): void {
+    this.ports.set(node, new DownPort(node));
+  }
+
+  /** A link to `node` is up: every queue it homes is held over it. */
+  reach(node: string, port: QueueLeaderPort): void {
+    this.ports.set(node, port);
+    for (const v of this.broker.vhosts.values()) {
+      for (const q of [...v.queues.values()]) {
+        if (!q.leadsElsewhere || this.homes.get(queueKey(v.name, q.name)) !== node) continue;
+        this.broker.leadQueueElsewhere(v.name, { name: q.name, durable: q.durable, autoDelete: q.autoDelete, exclusiveOwner: null, arguments: q.arguments, group: null }, port);
+      }
+    }
+  }
+
+  private choose(spec: QueueSpec | undefined): string {
+    const args = spec?.arguments ?? {};
+    // A classic queue names its locator as RabbitMQ 3.10's classic queues do (x-queue-master-locator:
+    // min-masters and random spread, client-local stays); the x-queue-leader-locator of the other types wins.
+    const master = args["x-queue-master-locator"];
+    const locator = args["x-queue-leader-locator"] === undefined && master !== undefined ? (master === "client-local" ? "client-local" : "balanced") : leaderLocatorOf(args, {}, this.configuredLocator);
+    const nodes = this.members.map((name) => ({ name, running: name === this.me || this.portOf(name).up, leaders: this.counts.get(name) ?? 0 }));
+    return chooseLeaderNode(locator, this.me, nodes);
+  }
+}
+
+/** Stage 1 of a spread cluster replicates nothing: a queue type whose promise is replication is refused. */
+function refuseUnreplicated(vhost: string, spec: QueueSpec): void {
+  const type = spec.arguments["x-queue-type"];
+  if (type === "quorum" || type === "stream") {
+    throw new BrokerError("preconditionFailed", `${String(type)} queue '${spec.name}' in vhost '${vhost}': ${String(type)} queues are not supported with cluster_mode spread yet (a node's queues are not replicated; docs/CLUSTERING.md)`);
+  }
+}
