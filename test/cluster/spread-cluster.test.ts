@@ -1,0 +1,183 @@
+// A spread cluster (`--cluster-mode spread`, preview): three real `node bin/coney.js` processes on a
+// real etcd. Each node homes the queues declared through it (client-local) or the least loaded
+// node's (min-masters / balanced); every node routes with the same definitions (followed through
+// etcd) and reaches every queue over node links: amqplib clients publish with confirms to, and
+// consume from, queues homed on other nodes. A node killed -9 stops only its own queues (nacks,
+// consumer cancel notification, NOT_FOUND "home node … is down or inaccessible"); restarted on
+// its data dir it serves them again with every confirmed message.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from "amqplib";
+import { TestCluster, freePort, type NodeInfo } from "./cluster-fixture.js";
+import { eventually, withTimeout } from "../helpers/wait.js";
+
+const AUTH = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
+
+async function queuesOf(n: NodeInfo): Promise<Array<{ name: string; node: string; messages?: number }>> {
+  const r = await fetch(`http://127.0.0.1:${n.httpPort}/api/queues/%2F`, { headers: AUTH, signal: AbortSignal.timeout(3000) });
+  return r.ok ? ((await r.json()) as Array<{ name: string; node: string }>) : [];
+}
+
+/** Publishes `ids` as persistent messages with confirms; resolves once all are confirmed (rejects on a nack). */
+async function publishConfirmed(ch: ConfirmChannel, queue: string, ids: number[], exchange = "", key = queue): Promise<void> {
+  for (const id of ids) ch.publish(exchange, key, Buffer.from(String(id)), { persistent: true });
+  await ch.waitForConfirms();
+}
+
+/** Takes `count` messages from `queue` with acks, in order. */
+async function take(ch: Channel, queue: string, count: number): Promise<number[]> {
+  const got: number[] = [];
+  await ch.prefetch(10);
+  await new Promise<void>((resolve, reject) => {
+    let tag = "";
+    ch.consume(queue, (m) => {
+      if (m === null) return reject(new Error(`consumer of ${queue} cancelled`));
+      // Past `count` (prefetch sent more before the cancel): left unacked, requeued when the channel closes.
+      if (got.length === count) return;
+      got.push(Number(m.content.toString()));
+      ch.ack(m);
+      if (got.length === count) void ch.cancel(tag).then(() => resolve(), reject);
+    }).then((ok) => (tag = ok.consumerTag), reject);
+  });
+  return got;
+}
+
+const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
+
+describe("a spread cluster: queues homed on different nodes, reached from every node", () => {
+  const cluster = new TestCluster(3, 3, ["--cluster-mode", "spread"]);
+  const conns: ChannelModel[] = [];
+  let passed = false;
+
+  /** Serving, with links to both other nodes since its start at log offset `from`. */
+  const serving = (n: NodeInfo, from = 0): Promise<void> =>
+    eventually(async () => {
+      const log = n.log.slice(from);
+      return log.includes('"msg":"Coney started"') && log.split("spread cluster: link to a node up").length - 1 >= 2 && (await queuesOf(n).catch(() => null)) !== null;
+    }, 30_000, `${n.name} serving with its links`);
+
+  const connect = async (n: NodeInfo): Promise<ChannelModel> => {
+    const c = await amqp.connect(cluster.url(n));
+    c.on("error", () => {});
+    conns.push(c);
+    return c;
+  };
+
+  before(async () => {
+    await cluster.startEtcd();
+    for (let i = 0; i < 3; i++) cluster.nodes.push({ name: `node${i}@test`, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(cluster.dir, `node${i}`), proc: null, log: "" });
+    for (const n of cluster.nodes) cluster.startNode(n);
+    // Each node links to the others once they are registered; a node that started first links when they come.
+    await Promise.all(cluster.nodes.map((n) => serving(n)));
+  });
+  after(async () => {
+    await Promise.all(conns.map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
+    if (!passed) console.error(cluster.logs());
+    await cluster.close();
+  });
+
+  const node = (i: number): NodeInfo => cluster.nodes[i]!;
+
+  it("places each queue on the node its client declared it through, or the least loaded one (min-masters), and every node says so", async () => {
+    for (let i = 0; i < 3; i++) {
+      const ch = await (await connect(node(i))).createChannel();
+      await ch.assertQueue(`sp-${i}`, { durable: true });
+      await ch.assertQueue(`sp-${i}-watch`, { durable: true });
+      await ch.close();
+    }
+    const ch = await conns[0]!.createChannel();
+    for (const b of ["sp-b0", "sp-b1", "sp-b2"]) await ch.assertQueue(b, { durable: true, arguments: { "x-queue-master-locator": "min-masters" } });
+    await ch.close();
+    const expected = new Map<string, string>();
+    for (let i = 0; i < 3; i++) expected.set(`sp-${i}`, node(i).name).set(`sp-${i}-watch`, node(i).name);
+    for (const n of cluster.nodes) {
+      await eventually(async () => {
+        const list = await queuesOf(n);
+        return [...expected].every(([q, home]) => list.find((x) => x.name === q)?.node === home) && ["sp-b0", "sp-b1", "sp-b2"].every((b) => list.some((x) => x.name === b));
+      }, 15_000, `every queue with its home in ${n.name}'s /api/queues`);
+    }
+    // Balanced over three equally loaded nodes: the three land on three different nodes, the same on every node's answer.
+    const homes = await Promise.all(cluster.nodes.map(async (n) => (await queuesOf(n)).filter((x) => x.name.startsWith("sp-b")).map((x) => `${x.name}=${x.node}`).sort().join(",")));
+    assert.equal(new Set(homes).size, 1, `every node names the same homes: ${homes.join(" | ")}`);
+    const balanced = (await queuesOf(node(0))).filter((x) => x.name.startsWith("sp-b")).map((x) => x.node);
+    assert.equal(new Set(balanced).size, 3, `min-masters spread the queues: ${balanced.join(", ")}`);
+  });
+
+  it("refuses a quorum queue (not replicated in a spread cluster yet) with a clear reason", async () => {
+    const ch = await conns[1]!.createChannel();
+    ch.on("error", () => {});
+    await assert.rejects(ch.assertQueue("sp-quorum", { durable: true, arguments: { "x-queue-type": "quorum" } }), /PRECONDITION_FAILED - quorum queue 'sp-quorum' .* not supported with cluster_mode spread/);
+  });
+
+  it("a client on each node publishes with confirms to, and consumes from, queues homed on the other nodes", async () => {
+    for (let i = 0; i < 3; i++) {
+      const target = `sp-${(i + 1) % 3}`;
+      const pub = await conns[i]!.createConfirmChannel();
+      await publishConfirmed(pub, target, range(0, 100));
+      await pub.close();
+      // Consumed through the third node: neither the publisher's nor the home.
+      const sub = await conns[(i + 2) % 3]!.createChannel();
+      assert.deepEqual(await take(sub, target, 50), range(0, 50), `${target} in order through ${node((i + 2) % 3).name}`);
+      await sub.close();
+    }
+    // Definitions made on one node route on another: an exchange and a binding made through node1, published to through node0.
+    const admin = await conns[1]!.createChannel();
+    await admin.assertExchange("sp-x", "direct", { durable: true });
+    await admin.bindQueue("sp-2", "sp-x", "k");
+    await admin.close();
+    await eventually(async () => {
+      const r = await fetch(`http://127.0.0.1:${node(0).httpPort}/api/exchanges/%2F/sp-x/bindings/source`, { headers: AUTH });
+      return r.ok && ((await r.json()) as unknown[]).length === 1;
+    }, 15_000, "node0 to follow the binding made on node1");
+    const pub = await conns[0]!.createConfirmChannel();
+    await publishConfirmed(pub, "sp-2", range(100, 110), "sp-x", "k");
+    await pub.close();
+    await eventually(async () => (await queuesOf(node(2))).find((q) => q.name === "sp-2")?.messages === 60, 10_000, "sp-2 holding 50 + 10 messages on its home");
+  });
+
+  it("kill -9 of a node stops only its queues: nacks, consumer cancel notification, NOT_FOUND home node down; the others keep confirming", async () => {
+    const watcher = await conns[0]!.createChannel();
+    const cancelled = new Promise<void>((resolve) => void watcher.consume("sp-2-watch", (m) => m === null && resolve()));
+    await cluster.kill(node(2));
+    await withTimeout(cancelled, 10_000, "the consumer of the dead node's queue to be cancelled");
+    const pub = await conns[0]!.createConfirmChannel();
+    pub.on("error", () => {});
+    // Homed on node0 itself and on node1: confirmed as before.
+    await publishConfirmed(pub, "sp-0", range(200, 220));
+    await publishConfirmed(pub, "sp-1", range(200, 220));
+    // Homed on the dead node: nacked, never confirmed.
+    const nacked = await new Promise<boolean>((resolve) => pub.publish("", "sp-2", Buffer.from("lost"), { persistent: true }, (err) => resolve(err !== null && err !== undefined)));
+    assert.ok(nacked, "a publish to the dead node's queue is nacked");
+    await publishConfirmed(pub, "sp-0", range(220, 230));
+    await pub.close();
+    const ch = await conns[0]!.createChannel();
+    ch.on("error", () => {});
+    await assert.rejects(ch.consume("sp-2", () => {}), /NOT_FOUND - home node 'node2@test' of durable queue 'sp-2' in vhost '\/' is down or inaccessible/);
+  });
+
+  it("the node restarted on its data dir serves its queues again with every confirmed message", async () => {
+    const from = node(2).log.length;
+    cluster.startNode(node(2));
+    await serving(node(2), from);
+    // The others link to it again once it registered.
+    await eventually(async () => {
+      const ch = await conns[0]!.createChannel();
+      ch.on("error", () => {});
+      try {
+        await ch.checkQueue("sp-2");
+        await ch.close();
+        return true;
+      } catch {
+        return false;
+      }
+    }, 20_000, "node0 to reach sp-2 again");
+    const sub = await conns[0]!.createChannel();
+    assert.deepEqual(await take(sub, "sp-2", 60), [...range(50, 100), ...range(100, 110)], "every confirmed message of sp-2, in order");
+    await sub.close();
+    const pub = await conns[1]!.createConfirmChannel();
+    await publishConfirmed(pub, "sp-2", range(300, 310));
+    await pub.close();
+    passed = true;
+  });
+});
