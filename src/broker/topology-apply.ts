@@ -135,7 +135,8 @@ function applyDelete(b: Broker, kind: MirroredChange["kind"], r: MirroredRecord)
       if (b.vhosts.has(text(r, "vhost"))) b.deleteExchange(ctx, text(r, "vhost"), text(r, "name"), false);
       return;
     case "queues":
-      if (b.vhosts.has(text(r, "vhost"))) b.deleteQueue(ctx, text(r, "vhost"), text(r, "name"), { ifUnused: false, ifEmpty: false });
+      // A queue held here as a RemoteQueue is already gone on its leader (the change comes from there, or from the node that asked it): only forgotten here.
+      if (b.vhosts.has(text(r, "vhost")) && !b.forgetQueueLedElsewhere(text(r, "vhost"), text(r, "name"))) b.deleteQueue(ctx, text(r, "vhost"), text(r, "name"), { ifUnused: false, ifEmpty: false });
       return;
     case "bindings": {
       const v = b.vhosts.get(text(r, "vhost"));

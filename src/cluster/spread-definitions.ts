@@ -64,8 +64,10 @@ export class SpreadDefinitions implements SpreadWatch {
   follow(snapshot: DefsSnapshot | null): void {
     if (snapshot !== null) {
       const stale = heldIdentities(this.broker);
-      // A queue homed here is never removed by a snapshot (a newer declare of it may be later in the log).
-      for (const v of this.broker.vhosts.values()) for (const q of v.queues.values()) if (!q.leadsElsewhere) stale.delete(identityOf("queues", { vhost: v.name, name: q.name }));
+      // A queue etcd homes here is never removed by a snapshot (its declare may be later in the log
+      // than the snapshot). One held here with no claim is removed if the snapshot lacks it: it was
+      // deleted while this node was down.
+      for (const v of this.broker.vhosts.values()) for (const q of v.queues.values()) if (this.placement.homeOf(v.name, q.name) === this.placement.me) stale.delete(identityOf("queues", { vhost: v.name, name: q.name }));
       this.placement.applyingAuthor = snapshot.from;
       try {
         followSnapshot(this.broker, snapshot.changes, stale);

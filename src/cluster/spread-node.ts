@@ -109,7 +109,12 @@ export class SpreadNode implements SpreadWatch {
       },
     });
     this.stopWatch = await watchSpread(this.session, this.keys, (snapshot?.revision ?? this.readRevision) + 1, this, this.logger);
-    await this.register();
+    // A start that took longer than the lease (a loaded machine, a large recovery) lost it: a new one, then register.
+    await this.register().catch(async () => {
+      await this.session.grant();
+      this.needLease = false;
+      await this.register();
+    });
     this.logger.info("spread cluster: node serving", { node: this.me, linkPort: this.linkPort, members: [...this.members.keys()], snapshotRevision: snapshot?.revision ?? null });
     this.schedule();
   }

@@ -49,8 +49,13 @@ export class SpreadPlacement implements QueuePlacement {
       // The mirror is null while a change from elsewhere is applied (topology-apply.ts) and before
       // this node follows at all (its own file's restore): no client is declaring.
       const applying = this.broker.mirror === null;
+      // Unclaimed, and no author to credit: restored from this node's file (deleted while it was
+      // down, or declared here just before a crash) or declared by a peer's link, which sends a
+      // queue only to its home. Held here, but not recorded: only a claim in etcd makes a home,
+      // so a joining node's snapshot may remove it (spread-definitions.ts).
+      if (applying && this.applyingAuthor === null) return null;
       if (!applying && spec !== undefined) refuseUnreplicated(vhost, spec);
-      home = applying ? (this.applyingAuthor ?? this.me) : this.choose(spec);
+      home = applying ? this.applyingAuthor! : this.choose(spec);
       this.setHome(key, home);
     }
     return home === this.me ? null : this.portOf(home);

@@ -46,7 +46,7 @@ async function take(ch: Channel, queue: string, count: number): Promise<number[]
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 
 describe("a spread cluster: queues homed on different nodes, reached from every node", () => {
-  const cluster = new TestCluster(3, 3, ["--cluster-mode", "spread"]);
+  const cluster = new TestCluster(3, 5, ["--cluster-mode", "spread"]);
   const conns: ChannelModel[] = [];
   let passed = false;
 
@@ -86,6 +86,8 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
       await ch.assertQueue(`sp-${i}-watch`, { durable: true });
       await ch.close();
     }
+    // `balanced` counts the homes the declaring node knows: wait until node0 has heard of the others' claims.
+    await eventually(async () => (await queuesOf(node(0))).filter((q) => /^sp-\d/.test(q.name)).length === 6, 15_000, "node0 to know the six queues");
     const ch = await conns[0]!.createChannel();
     for (const b of ["sp-b0", "sp-b1", "sp-b2"]) await ch.assertQueue(b, { durable: true, arguments: { "x-queue-master-locator": "min-masters" } });
     await ch.close();
@@ -154,6 +156,11 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     const ch = await conns[0]!.createChannel();
     ch.on("error", () => {});
     await assert.rejects(ch.consume("sp-2", () => {}), /NOT_FOUND - home node 'node2@test' of durable queue 'sp-2' in vhost '\/' is down or inaccessible/);
+    // Definitions change while it is down: it must find them when it comes back (snapshot + log).
+    const admin = await conns[1]!.createChannel();
+    await admin.assertExchange("sp-made-while-down", "fanout", { durable: true });
+    await admin.deleteQueue("sp-1-watch");
+    await admin.close();
   });
 
   it("the node restarted on its data dir serves its queues again with every confirmed message", async () => {
@@ -172,6 +179,13 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
         return false;
       }
     }, 20_000, "node0 to reach sp-2 again");
+    let seen = "";
+    await eventually(async () => {
+      const x = await fetch(`http://127.0.0.1:${node(2).httpPort}/api/exchanges/%2F/sp-made-while-down`, { headers: AUTH, signal: AbortSignal.timeout(3000) });
+      const queues = (await queuesOf(node(2))).map((q) => q.name);
+      seen = `exchange: ${x.status}, queues: ${queues.join(",")}`;
+      return x.ok && !queues.includes("sp-1-watch");
+    }, 15_000, "the restarted node to hold the definitions changed while it was down").catch((err: Error) => assert.fail(`${err.message}; last seen ${seen}`));
     const sub = await conns[0]!.createChannel();
     assert.deepEqual(await take(sub, "sp-2", 60), [...range(50, 100), ...range(100, 110)], "every confirmed message of sp-2, in order");
     await sub.close();

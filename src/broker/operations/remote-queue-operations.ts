@@ -64,6 +64,19 @@ export function deleteQueueOnLeader(b: BrokerState, ctx: ClientContext, vhostNam
   })();
 }
 
+/**
+ * Another node deleted a queue this node holds as a RemoteQueue (a followed definitions change,
+ * topology-apply.ts): it is gone on its leader already, so it is only forgotten here, with its
+ * bindings. Returns false when the queue here is local (the caller deletes it as usual).
+ */
+export function forgetQueueLedElsewhere(b: BrokerState, vhostName: string, name: string): boolean {
+  const v = b.vhost(vhostName);
+  const q = v.queues.get(name);
+  if (q === undefined || leaderOf(q) === null) return false;
+  removeQueue(b, v, q);
+  return true;
+}
+
 /** queue.purge of a queue led elsewhere; null when local. */
 export function purgeQueueOnLeader(b: BrokerState, ctx: ClientContext, vhostName: string, name: string): Promise<number> | null {
   const remote = leaderOf(queueForRead(b, ctx, vhostName, name));
