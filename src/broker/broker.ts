@@ -392,7 +392,6 @@ export class Broker implements BrokerState {
 
   /** The seam for placing queues: `spec.name` is led by the node behind `leader`; see remote-queue-operations.ts. */
   leadQueueElsewhere = (vhostName: string, spec: QueueSpec, leader: remoteOps.LeaderPort): Queue => remoteOps.leadQueueElsewhere(this, vhostName, spec, leader, this.forwards);
-
   /** A followed change deleted a queue this node holds as a RemoteQueue: forgotten here (false: the queue is local). */
   forgetQueueLedElsewhere = (vhostName: string, name: string): boolean => remoteOps.forgetQueueLedElsewhere(this, vhostName, name);
 

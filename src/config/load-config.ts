@@ -9,7 +9,7 @@ import { isLogFormatChoice } from "../logging/log-format.js";
 import { isLogLevel } from "../logging/logger.js";
 import { defaultConfig, type ConeyConfig } from "./config.js";
 import { isRabbitConf, RabbitConfError, readRabbitConf } from "./rabbitmq-conf.js";
-import { LEADER_LOCATOR_VALUES } from "../broker/queue/placement.js";
+import { LEADER_LOCATOR_VALUES } from "../broker/index.js";
 import { parseWorkerCount, WORKERS_EXPECTED } from "./workers-setting.js";
 
 type Key = keyof ConeyConfig;
