@@ -10,6 +10,8 @@ import type { Logger } from "../logging/logger.js";
 /** A member's record: where its node link and client ports are. */
 export interface SpreadMember {
   readonly name: string;
+  /** Its process id (`os_pid` in /api/nodes). */
+  readonly pid: number;
   readonly host: string;
   readonly linkPort: number;
   readonly amqpPort: number;

@@ -16,6 +16,7 @@ import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import type { Broker } from "../broker/index.js";
+import type { PeerNode } from "../http/peer-nodes.js";
 import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { clusterSecret } from "./replication-auth.js";
@@ -87,6 +88,7 @@ export class SpreadNode implements SpreadWatch {
     this.running = await startBroker({
       ...this.config,
       logger: this.logger,
+      peers: { list: async () => this.peerNodes() },
       nodeHooks: {
         // Before the restore: queues of this node's file homed elsewhere come back as RemoteQueues.
         beforeRestore: async (broker) => {
@@ -145,6 +147,23 @@ export class SpreadNode implements SpreadWatch {
     this.defs?.event(key, value, revision);
   }
 
+  /**
+   * /api/nodes: every member, and every node that homes a queue (a node that is down still shows,
+   * `running: false`, as RabbitMQ lists a stopped disc node). Running means registered in etcd and
+   * reached over a link (or this node). Another node's process figures are not asked for yet: its
+   * record has its `os_pid` and Coney's extensions, and its listeners are its registered ports.
+   */
+  private peerNodes(): PeerNode[] {
+    const names = new Set([this.me, ...this.members.keys(), ...(this.placement?.homingNodes ?? [])]);
+    return [...names].sort().map((name) => {
+      const m = this.members.get(name);
+      const running = name === this.me || (m !== undefined && this.links.has(name));
+      const record = { cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running ? { os_pid: String(m.pid) } : {}) };
+      const listeners = name === this.me || !m || !running ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
+      return { name, running, record, listeners };
+    });
+  }
+
   private memberPut(m: SpreadMember): void {
     this.members.set(m.name, m);
   }
@@ -161,7 +180,7 @@ export class SpreadNode implements SpreadWatch {
   }
 
   private async register(): Promise<void> {
-    const info: SpreadMember = { name: this.me, host: this.config.advertiseAddress, linkPort: this.linkPort, amqpPort: this.amqpPort, httpPort: this.httpPort };
+    const info: SpreadMember = { name: this.me, pid: process.pid, host: this.config.advertiseAddress, linkPort: this.linkPort, amqpPort: this.amqpPort, httpPort: this.httpPort };
     await withTimeout(this.session.client.put(this.keys.member(this.me)).value(JSON.stringify(info)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register");
   }
 

@@ -79,6 +79,14 @@ export class SpreadPlacement implements QueuePlacement {
     this.counts.set(before, (this.counts.get(before) ?? 1) - 1);
   }
 
+  /** How many queues `node` homes, and every node that homes one. */
+  homedBy(node: string): number {
+    return this.counts.get(node) ?? 0;
+  }
+  get homingNodes(): string[] {
+    return [...this.counts].filter(([, n]) => n > 0).map(([node]) => node);
+  }
+
   portOf(node: string): QueueLeaderPort {
     let port = this.ports.get(node);
     if (port === undefined) {

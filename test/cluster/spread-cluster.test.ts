@@ -19,6 +19,11 @@ async function queuesOf(n: NodeInfo): Promise<Array<{ name: string; node: string
   return r.ok ? ((await r.json()) as Array<{ name: string; node: string }>) : [];
 }
 
+async function nodesOf(n: NodeInfo): Promise<Array<{ name: string; running: boolean; os_pid?: string }>> {
+  const r = await fetch(`http://127.0.0.1:${n.httpPort}/api/nodes`, { headers: AUTH, signal: AbortSignal.timeout(3000) });
+  return r.ok ? ((await r.json()) as Array<{ name: string; running: boolean; os_pid?: string }>) : [];
+}
+
 /** Publishes `ids` as persistent messages with confirms; resolves once all are confirmed (rejects on a nack). */
 async function publishConfirmed(ch: ConfirmChannel, queue: string, ids: number[], exchange = "", key = queue): Promise<void> {
   for (const id of ids) ch.publish(exchange, key, Buffer.from(String(id)), { persistent: true });
@@ -104,6 +109,11 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     assert.equal(new Set(homes).size, 1, `every node names the same homes: ${homes.join(" | ")}`);
     const balanced = (await queuesOf(node(0))).filter((x) => x.name.startsWith("sp-b")).map((x) => x.node);
     assert.equal(new Set(balanced).size, 3, `min-masters spread the queues: ${balanced.join(", ")}`);
+    // Operators: every node's /api/nodes lists all three, running, each with its own process id.
+    for (const n of cluster.nodes) {
+      const list = await nodesOf(n);
+      assert.deepEqual(list.map((e) => [e.name, e.running, e.os_pid]), cluster.nodes.map((x) => [x.name, true, String(x.proc!.pid)]), `${n.name}'s /api/nodes`);
+    }
   });
 
   it("refuses a quorum queue (not replicated in a spread cluster yet) with a clear reason", async () => {
@@ -153,6 +163,7 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     assert.ok(nacked, "a publish to the dead node's queue is nacked");
     await publishConfirmed(pub, "sp-0", range(220, 230));
     await pub.close();
+    await eventually(async () => (await nodesOf(node(0))).find((e) => e.name === node(2).name)?.running === false, 10_000, "node0 to list node2 as not running");
     const ch = await conns[0]!.createChannel();
     ch.on("error", () => {});
     await assert.rejects(ch.consume("sp-2", () => {}), /NOT_FOUND - home node 'node2@test' of durable queue 'sp-2' in vhost '\/' is down or inaccessible/);
