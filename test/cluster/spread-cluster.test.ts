@@ -203,6 +203,23 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     const pub = await conns[1]!.createConfirmChannel();
     await publishConfirmed(pub, "sp-2", range(300, 310));
     await pub.close();
+  });
+
+  it("the whole cluster stopped (SIGTERM) and started again keeps every queue's home, definitions and confirmed messages", async () => {
+    await Promise.all(conns.splice(0).map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
+    await Promise.all(cluster.nodes.map((n) => cluster.kill(n, "SIGTERM")));
+    const from = cluster.nodes.map((n) => n.log.length);
+    for (const n of cluster.nodes) cluster.startNode(n);
+    await Promise.all(cluster.nodes.map((n, i) => serving(n, from[i])));
+    for (const n of cluster.nodes) {
+      await eventually(async () => {
+        const list = await queuesOf(n);
+        return [0, 1, 2].every((i) => list.find((q) => q.name === `sp-${i}`)?.node === node(i).name) && !list.some((q) => q.name === "sp-1-watch");
+      }, 15_000, `${n.name} to list the homes after the restart`);
+    }
+    // sp-0 held 50 of node2's publishes and 30 of node0's (200..229); consumed through node1.
+    const sub = await (await connect(node(1))).createChannel();
+    assert.deepEqual(await take(sub, "sp-0", 80), [...range(50, 100), ...range(200, 230)]);
     passed = true;
   });
 });
