@@ -13,7 +13,7 @@ export { type ClientContext, clientContext } from "./client-context.js";
 export { type ClusterMember, type ClusterView, type ForgetOutcome } from "./cluster-view.js";
 export { emptyChannelCounters, type ChannelCounters, type ChannelInfo, type ClientConnection, type ConnectionInfo, type ConsumerInfo, type StreamConsumerInfo, type StreamPublisherInfo, type TlsSessionInfo } from "./connection-registry.js";
 export { type DeathReason } from "./dead-letter.js";
-export { bindingDefinition, exchangeDefinition } from "./definition-records.js";
+export { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";
 export { type DefinitionsSink } from "./definitions-sink.js";
 export { type Definitions, exportDefinitions, importDefinitions } from "./definitions.js";
 export { MirrorOutbox } from "./mirror-outbox.js";

@@ -16,7 +16,7 @@
  * failed write retried before the next).
  */
 import type { IOperation } from "etcd3";
-import { applyMirroredChange, followSnapshot, heldIdentities, identityOf, MirrorOutbox, topologySnapshot, type Broker, type MirroredChange } from "../broker/index.js";
+import { applyMirroredChange, followSnapshot, heldIdentities, identityOf, MirrorOutbox, queueDefinition, topologySnapshot, type Broker, type MirroredChange, type MirroredRecord } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout, type EtcdSession } from "./etcd-session.js";
 import { queueKey, type SpreadPlacement } from "./spread-placement.js";
@@ -62,12 +62,22 @@ export class SpreadDefinitions implements SpreadWatch {
    * changes. The caller watches from the snapshot's revision + 1 (or the revision it read).
    */
   follow(snapshot: DefsSnapshot | null): void {
+    // A queue etcd homes here is never removed by a snapshot (its declare may be later in the log
+    // than the snapshot). One held here with no claim is removed if the snapshot lacks it (it was
+    // deleted while this node was down) unless it holds messages: then it is this node's own,
+    // declared just before a crash that came before its claim reached etcd (a RemoteQueue holds
+    // no message), so it is kept and claimed now.
+    const stale = heldIdentities(this.broker);
+    const unclaimed: MirroredChange[] = [];
+    for (const v of this.broker.vhosts.values()) {
+      for (const q of v.queues.values()) {
+        const home = this.placement.homeOf(v.name, q.name);
+        const ownUnclaimed = home === undefined && !q.leadsElsewhere && q.exclusiveOwner === null && q.messageCount > 0;
+        if (home === this.placement.me || ownUnclaimed) stale.delete(identityOf("queues", { vhost: v.name, name: q.name }));
+        if (ownUnclaimed) unclaimed.push({ kind: "queues", op: "put", record: queueDefinition(q) as unknown as MirroredRecord });
+      }
+    }
     if (snapshot !== null) {
-      const stale = heldIdentities(this.broker);
-      // A queue etcd homes here is never removed by a snapshot (its declare may be later in the log
-      // than the snapshot). One held here with no claim is removed if the snapshot lacks it: it was
-      // deleted while this node was down.
-      for (const v of this.broker.vhosts.values()) for (const q of v.queues.values()) if (this.placement.homeOf(v.name, q.name) === this.placement.me) stale.delete(identityOf("queues", { vhost: v.name, name: q.name }));
       this.placement.applyingAuthor = snapshot.from;
       try {
         followSnapshot(this.broker, snapshot.changes, stale);
@@ -78,6 +88,8 @@ export class SpreadDefinitions implements SpreadWatch {
       }
       this.lastApplied = snapshot.revision;
     }
+    if (unclaimed.length > 0) this.logger.warn("spread cluster: claiming queues this node holds with messages but no home in etcd (declared just before a crash)", { queues: unclaimed.map((c) => `${String(c.record["vhost"])}/${String(c.record["name"])}`) });
+    for (const c of unclaimed) this.outbox.put(c.kind, c.record);
     this.broker.mirror = this.outbox;
   }
 

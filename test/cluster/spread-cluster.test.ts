@@ -205,6 +205,25 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     await pub.close();
   });
 
+  it("a queue declared and confirmed into while etcd is stopped, its node killed before etcd heard of it, comes back with its messages and is claimed", async () => {
+    cluster.signal(cluster.etcd, "SIGSTOP");
+    try {
+      const pub = await conns[0]!.createConfirmChannel();
+      await pub.assertQueue("sp-unclaimed", { durable: true });
+      await publishConfirmed(pub, "sp-unclaimed", range(0, 10));
+      await cluster.kill(node(0));
+    } finally {
+      cluster.signal(cluster.etcd, "SIGCONT");
+    }
+    const from = node(0).log.length;
+    cluster.startNode(node(0));
+    await serving(node(0), from);
+    await eventually(async () => (await queuesOf(node(1))).find((q) => q.name === "sp-unclaimed")?.node === node(0).name, 15_000, "node1 to know sp-unclaimed, homed on node0");
+    const sub = await conns[1]!.createChannel();
+    assert.deepEqual(await take(sub, "sp-unclaimed", 10), range(0, 10));
+    await sub.close();
+  });
+
   it("the whole cluster stopped (SIGTERM) and started again keeps every queue's home, definitions and confirmed messages", async () => {
     await Promise.all(conns.splice(0).map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
     await Promise.all(cluster.nodes.map((n) => cluster.kill(n, "SIGTERM")));
