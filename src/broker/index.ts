@@ -44,7 +44,8 @@ export { type LostRecordsHandler, type PageSink, type QueueJournal, type QueueLo
 export { type Queue, type QueueHost, type ConsumerTerms } from "./queue/queue-type.js";
 export { type QueueSpec } from "./queue/queue-spec.js";
 export { type QueuePlacement } from "./queue/queue-placement.js";
-export { chooseLeaderNode, LEADER_LOCATOR_VALUES, leaderLocatorOf, queueGroupOf } from "./queue/placement.js";
+export { chooseLeaderNode, LEADER_LOCATOR_VALUES, leaderLocatorOf, queueGroupOf, type LeaderLocator } from "./queue/placement.js";
+export { effectivePolicy } from "./policies.js";
 export { MAX_QUEUE_GROUPS, groupLabel } from "./queue/queue-groups.js";
 export { type QueueLeaderPort, type RemoteConsumeTerms, type RemoteConsumerSink, type RemoteGot, type RemoteQueueInfo, type SettleOp, SETTLE_ACK, SETTLE_DISCARD, SETTLE_REQUEUE } from "./queue/queue-leader-port.js";
 export { countsFromLeader, deleteQueueOnLeader, getFromLeader, type LeaderGet, purgeQueueOnLeader } from "./operations/remote-queue-operations.js";

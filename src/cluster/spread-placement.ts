@@ -16,7 +16,7 @@
  * replicated (stage 2): a quorum queue that is not replicated would break its one promise.
  */
 import { BrokerError } from "../errors/broker-error.js";
-import { chooseLeaderNode, leaderLocatorOf, type Broker, type QueueLeaderPort, type QueuePlacement, type QueueSpec } from "../broker/index.js";
+import { chooseLeaderNode, effectivePolicy, leaderLocatorOf, type Broker, type LeaderLocator, type QueueLeaderPort, type QueuePlacement, type QueueSpec } from "../broker/index.js";
 import { DownPort } from "../node-link/down-port.js";
 
 export const queueKey = (vhost: string, name: string): string => `${vhost}\u0000${name}`;
@@ -55,7 +55,7 @@ export class SpreadPlacement implements QueuePlacement {
       // so a joining node's snapshot may remove it (spread-definitions.ts).
       if (applying && this.applyingAuthor === null) return null;
       if (!applying && spec !== undefined) refuseUnreplicated(vhost, spec);
-      home = applying ? this.applyingAuthor! : this.choose(spec);
+      home = applying ? this.applyingAuthor! : this.choose(vhost, name, spec);
       this.setHome(key, home);
     }
     return home === this.me ? null : this.portOf(home);
@@ -112,15 +112,27 @@ export class SpreadPlacement implements QueuePlacement {
     }
   }
 
-  private choose(spec: QueueSpec | undefined): string {
-    const args = spec?.arguments ?? {};
-    // A classic queue names its locator as RabbitMQ 3.10's classic queues do (x-queue-master-locator:
-    // min-masters and random spread, client-local stays); the x-queue-leader-locator of the other types wins.
-    const master = args["x-queue-master-locator"];
-    const locator = args["x-queue-leader-locator"] === undefined && master !== undefined ? (master === "client-local" ? "client-local" : "balanced") : leaderLocatorOf(args, {}, this.configuredLocator);
-    const nodes = this.members.map((name) => ({ name, running: name === this.me || this.portOf(name).up, leaders: this.counts.get(name) ?? 0 }));
-    return chooseLeaderNode(locator, this.me, nodes);
+  private locatorOf(vhost: string, name: string, args: Readonly<Record<string, unknown>>): LeaderLocator {
+    const v = this.broker.vhosts.get(vhost);
+    const policy = v ? (effectivePolicy(v.policies.values(), "queue", name)?.definition ?? {}) : {};
+    return masterOrLeader(policy["queue-leader-locator"], policy["queue-master-locator"]) ?? masterOrLeader(args["x-queue-leader-locator"], args["x-queue-master-locator"]) ?? leaderLocatorOf({}, {}, this.configuredLocator);
   }
+
+  private choose(vhost: string, name: string, spec: QueueSpec | undefined): string {
+    const nodes = this.members.map((node) => ({ name: node, running: node === this.me || this.portOf(node).up, leaders: this.counts.get(node) ?? 0 }));
+    return chooseLeaderNode(this.locatorOf(vhost, name, spec?.arguments ?? {}), this.me, nodes);
+  }
+}
+
+/**
+ * A classic queue's locator as RabbitMQ 3.10 resolves it: its policy's key, then its argument,
+ * then the setting; `queue-master-locator` / `x-queue-master-locator` (a classic queue's words:
+ * `min-masters` and `random` spread) and the `-leader-` words of the other types are both read.
+ */
+function masterOrLeader(leader: unknown, master: unknown): LeaderLocator | undefined {
+  if (leader !== undefined) return leaderLocatorOf({}, {}, String(leader));
+  if (master === undefined) return undefined;
+  return master === "client-local" ? "client-local" : "balanced";
 }
 
 /** Stage 1 of a spread cluster replicates nothing: a queue type whose promise is replication is refused. */

@@ -109,6 +109,19 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     assert.equal(new Set(homes).size, 1, `every node names the same homes: ${homes.join(" | ")}`);
     const balanced = (await queuesOf(node(0))).filter((x) => x.name.startsWith("sp-b")).map((x) => x.node);
     assert.equal(new Set(balanced).size, 3, `min-masters spread the queues: ${balanced.join(", ")}`);
+    // A policy's queue-master-locator (RabbitMQ's classic-queue key) places queues declared without arguments.
+    const put = await fetch(`http://127.0.0.1:${node(0).httpPort}/api/policies/%2F/sp-spread`, { method: "PUT", headers: { ...AUTH, "content-type": "application/json" }, body: JSON.stringify({ pattern: "^sp-p", definition: { "queue-master-locator": "min-masters" }, "apply-to": "queues" }) });
+    assert.ok(put.ok, `policy set: ${put.status}`);
+    await eventually(async () => {
+      const r = await fetch(`http://127.0.0.1:${node(1).httpPort}/api/policies/%2F/sp-spread`, { headers: AUTH });
+      return r.ok && (await queuesOf(node(1))).filter((q) => q.name.startsWith("sp-")).length === 9;
+    }, 15_000, "node1 to follow the policy and know the nine queues");
+    const viaPolicy = await conns[1]!.createChannel();
+    for (const p of ["sp-p0", "sp-p1", "sp-p2"]) await viaPolicy.assertQueue(p, { durable: true });
+    await viaPolicy.close();
+    await eventually(async () => (await queuesOf(node(1))).filter((x) => x.name.startsWith("sp-p")).length === 3, 10_000, "the policy-placed queues");
+    const byPolicy = (await queuesOf(node(1))).filter((x) => x.name.startsWith("sp-p")).map((x) => x.node);
+    assert.equal(new Set(byPolicy).size, 3, `the policy spread the queues: ${byPolicy.join(", ")}`);
     // Operators: every node's /api/nodes lists all three, running, each with its own process id.
     for (const n of cluster.nodes) {
       const list = await nodesOf(n);
