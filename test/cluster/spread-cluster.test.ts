@@ -54,6 +54,8 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
   const cluster = new TestCluster(3, 5, ["--cluster-mode", "spread"]);
   const conns: ChannelModel[] = [];
   let passed = false;
+  /** Printed as a SPREAD line (docs/CLUSTERING.md quotes it): how long a kill and a restart take to be seen. */
+  const figures: Record<string, number> = {};
 
   /** Serving, with links to both other nodes since its start at log offset `from`. */
   const serving = (n: NodeInfo, from = 0): Promise<void> =>
@@ -164,8 +166,10 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
   it("kill -9 of a node stops only its queues: nacks, consumer cancel notification, NOT_FOUND home node down; the others keep confirming", async () => {
     const watcher = await conns[0]!.createChannel();
     const cancelled = new Promise<void>((resolve) => void watcher.consume("sp-2-watch", (m) => m === null && resolve()));
+    const killedAt = performance.now();
     await cluster.kill(node(2));
     await withTimeout(cancelled, 10_000, "the consumer of the dead node's queue to be cancelled");
+    figures["kill_to_cancel_ms"] = Math.round(performance.now() - killedAt);
     const pub = await conns[0]!.createConfirmChannel();
     pub.on("error", () => {});
     // Homed on node0 itself and on node1: confirmed as before.
@@ -189,6 +193,7 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
 
   it("the node restarted on its data dir serves its queues again with every confirmed message", async () => {
     const from = node(2).log.length;
+    const restartedAt = performance.now();
     cluster.startNode(node(2));
     await serving(node(2), from);
     // The others link to it again once it registered.
@@ -203,6 +208,8 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
         return false;
       }
     }, 20_000, "node0 to reach sp-2 again");
+    figures["restart_to_reached_from_another_node_ms"] = Math.round(performance.now() - restartedAt);
+    console.log(`SPREAD ${JSON.stringify(figures)}`);
     let seen = "";
     await eventually(async () => {
       const x = await fetch(`http://127.0.0.1:${node(2).httpPort}/api/exchanges/%2F/sp-made-while-down`, { headers: AUTH, signal: AbortSignal.timeout(3000) });
