@@ -34,6 +34,7 @@ describe("cluster_mode and the queue leader locator", () => {
     assert.throws(() => loadConfig(["--cluster-mode", "spread"], {}), /--cluster-mode spread needs --etcd-endpoints/);
     assert.throws(() => loadConfig([...ETCD, "--cluster-mode", "sharded"], {}), /--cluster-mode: 'sharded' is not replicated or spread/);
     assert.throws(() => loadConfig(["--queue-leader-locator", "nearest"], {}), /--queue-leader-locator: 'nearest' is not one of client-local, balanced/);
+    assert.throws(() => loadConfig([...ETCD, "--cluster-mode", "spread", "--cluster-tls", "true", "--tls-cert", "c.pem", "--tls-key", "k.pem"], {}), /--cluster-tls cannot be combined with --cluster-mode spread yet/);
   });
 
   it("take RabbitMQ's rabbitmq.conf keys: queue_leader_locator, and queue_master_locator's min-masters as balanced", () => {
