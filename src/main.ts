@@ -45,7 +45,14 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
-  if (config.etcdEndpoints.length > 0) {
+  if (config.etcdEndpoints.length > 0 && config.clusterMode === "spread") {
+    // A spread cluster (a preview; docs/CLUSTERING.md, "A spread cluster over etcd"): every node serves and homes its own queues.
+    const { SpreadNode } = await loadSpread();
+    const node = new SpreadNode(config, logger);
+    await node.start();
+    running = node;
+    logger.info("Coney started", { node: config.nodeName, cluster: config.clusterName, cluster_mode: "spread", amqp_port: node.amqpPort, http_port: node.httpPort, data_dir: config.dataDir });
+  } else if (config.etcdEndpoints.length > 0) {
     // A cluster node (docs/CLUSTERING.md): it becomes a broker only while it leads. Loaded only
     // here, so a single node never loads etcd3 and gRPC (start time, memory, descriptors).
     const { ClusterNode } = await loadCluster();
@@ -68,8 +75,16 @@ export async function main(argv: string[]): Promise<void> {
  * cluster without it exits with the command that installs it, not with a module trace.
  */
 async function loadCluster(): Promise<typeof import("./cluster/cluster-node.js")> {
+  return withEtcdClient(() => import("./cluster/cluster-node.js"));
+}
+
+async function loadSpread(): Promise<typeof import("./cluster/spread-node.js")> {
+  return withEtcdClient(() => import("./cluster/spread-node.js"));
+}
+
+async function withEtcdClient<T>(load: () => Promise<T>): Promise<T> {
   try {
-    return await import("./cluster/cluster-node.js");
+    return await load();
   } catch (err) {
     const missing = missingPackage(err, ["etcd3", "cockatiel"]);
     if (missing === null) throw err;

@@ -392,6 +392,7 @@ export class Broker implements BrokerState {
 
   /** The seam for placing queues: `spec.name` is led by the node behind `leader`; see remote-queue-operations.ts. */
   leadQueueElsewhere = (vhostName: string, spec: QueueSpec, leader: remoteOps.LeaderPort): Queue => remoteOps.leadQueueElsewhere(this, vhostName, spec, leader, this.forwards);
+  /** A followed change deleted a queue this node holds as a RemoteQueue: forgotten here (false: the queue is local). */
 
   /** `coney --workers N`: from now on a new queue `placement` says another node leads is held as a RemoteQueue. */
   placeQueuesWith = (placement: QueuePlacement): void => void (this.queueHost.placement = { of: placement, forwards: this.forwards });

@@ -57,6 +57,13 @@ export interface ConeyConfig {
   workers: number;
   /** etcd client URLs; empty = a single node with no cluster (docs/CLUSTERING.md). */
   etcdEndpoints: string[];
+  /**
+   * With etcd: `replicated` (one leader runs every queue, followers copy its store) or `spread`
+   * (a preview: every node serves and homes its own queues; docs/CLUSTERING.md, "A spread cluster over etcd").
+   */
+  clusterMode: "replicated" | "spread";
+  /** RabbitMQ's queue_leader_locator: where a new queue is placed in a spread cluster (`client-local` or `balanced`). */
+  queueLeaderLocator: string;
   /** Followers that must hold a message on disk before it is confirmed; null = a majority of known nodes minus the leader. */
   minInSyncReplicas: number | null;
   /** Replication listener of a cluster node (leader → followers); 0 binds an ephemeral port. */
@@ -225,6 +232,8 @@ export function defaultConfig(): ConeyConfig {
     nodeName: `coney@${hostname()}`,
     workers: 1,
     etcdEndpoints: [],
+    clusterMode: "replicated",
+    queueLeaderLocator: "client-local",
     minInSyncReplicas: null,
     clusterPort: 0,
     advertiseAddress: hostname(),

@@ -9,6 +9,7 @@ import { isLogFormatChoice } from "../logging/log-format.js";
 import { isLogLevel } from "../logging/logger.js";
 import { defaultConfig, type ConeyConfig } from "./config.js";
 import { isRabbitConf, RabbitConfError, readRabbitConf } from "./rabbitmq-conf.js";
+import { LEADER_LOCATOR_VALUES } from "../broker/index.js";
 import { parseWorkerCount, WORKERS_EXPECTED } from "./workers-setting.js";
 
 type Key = keyof ConeyConfig;
@@ -41,6 +42,8 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "clusterName", flag: "--cluster-name <name>", env: "CONEY_CLUSTER_NAME", kind: "string", help: "name reported to clients and the API; with etcd, the key prefix its nodes share" },
   { key: "nodeName", flag: "--node-name <name>", env: "CONEY_NODE_NAME", kind: "string", help: "this node's name (default coney@<hostname>)" },
   { key: "etcdEndpoints", flag: "--etcd-endpoints <urls>", env: "CONEY_ETCD_ENDPOINTS", kind: "list", help: "comma-separated etcd URLs: turns on clustering (docs/CLUSTERING.md)" },
+  { key: "clusterMode", flag: "--cluster-mode <mode>", env: "CONEY_CLUSTER_MODE", kind: "string", help: "with etcd: 'replicated' (one leader, default) or 'spread' (preview: every node homes its own queues; docs/CLUSTERING.md)" },
+  { key: "queueLeaderLocator", flag: "--queue-leader-locator <locator>", env: "CONEY_QUEUE_LEADER_LOCATOR", kind: "string", help: "spread cluster: where new queues are placed, 'client-local' (default) or 'balanced'" },
   { key: "minInSyncReplicas", flag: "--min-in-sync-replicas <n>", env: "CONEY_MIN_IN_SYNC_REPLICAS", kind: "nullable-int", help: "followers that must store a message before it is confirmed (default: majority of nodes minus the leader)" },
   { key: "clusterPort", flag: "--cluster-port <port>", env: "CONEY_CLUSTER_PORT", kind: "port", help: "cluster replication port (0 = ephemeral)" },
   { key: "advertiseAddress", flag: "--advertise-address <host>", env: "CONEY_ADVERTISE_ADDRESS", kind: "string", help: "address other cluster nodes use to reach this one (default: host name)" },
@@ -207,6 +210,12 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
   // The upper bound is the store's (src/store/queue-groups-file.ts), checked against the data dir at boot.
   if (result.queueGroups !== null && (!Number.isInteger(result.queueGroups) || result.queueGroups < 1)) throw new ConfigError(`--queue-groups: '${result.queueGroups}' is not a number of groups (1 or more)`);
   if (result.etcdEndpoints.length > 0 && result.queueGroups !== null && result.queueGroups > 1) throw new ConfigError("--queue-groups above 1 cannot be combined with --etcd-endpoints yet: a cluster replicates one message store (docs/CLUSTERING.md, \"Build order and status\")");
+  // A spread cluster (docs/CLUSTERING.md, "A spread cluster over etcd"): a preview, only with etcd.
+  if (result.clusterMode !== "replicated" && result.clusterMode !== "spread") throw new ConfigError(`--cluster-mode: '${String(result.clusterMode)}' is not replicated or spread`);
+  if (result.clusterMode === "spread" && result.etcdEndpoints.length === 0) throw new ConfigError("--cluster-mode spread needs --etcd-endpoints (the nodes find each other and order definitions through etcd)");
+  // Its node links are authenticated by the cluster secret but not encrypted yet: refused rather than silently in the clear.
+  if (result.clusterMode === "spread" && result.clusterTls) throw new ConfigError("--cluster-tls cannot be combined with --cluster-mode spread yet: its node links are authenticated, not encrypted (docs/CLUSTERING.md)");
+  if (!LEADER_LOCATOR_VALUES.includes(result.queueLeaderLocator)) throw new ConfigError(`--queue-leader-locator: '${result.queueLeaderLocator}' is not one of ${LEADER_LOCATOR_VALUES.join(", ")}`);
   if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
   if (result.loginSessionTimeout !== null && result.loginSessionTimeout < 1) throw new ConfigError(`--login-session-timeout: '${result.loginSessionTimeout}' is not a number of minutes (1 or more)`);
   if (result.mqttReceiveMaximum < 1 || result.mqttReceiveMaximum > 65_535) throw new ConfigError(`--mqtt-receive-maximum: '${result.mqttReceiveMaximum}' is not between 1 and 65535 (MQTT 5 §3.2.2.3.3)`);

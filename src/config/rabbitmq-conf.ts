@@ -105,6 +105,10 @@ function listener(l: Line, b: Build, name: string): number {
 const KEYS: Record<string, (l: Line, b: Build) => void> = {
   // Coney's own key (docs/CLUSTERING.md, "One machine"): worker processes, or auto for every core.
   workers: (l, b) => (b.out.workers = parseWorkerCount(l.value) ?? bad(l, WORKERS_EXPECTED)),
+  // RabbitMQ's default leader locator (a spread cluster places new queues with it; docs/CLUSTERING.md).
+  queue_leader_locator: (l, b) => (b.out.queueLeaderLocator = l.value),
+  // Its 3.10 classic-queue spelling: min-masters and random spread queues, as balanced does.
+  queue_master_locator: (l, b) => (b.out.queueLeaderLocator = l.value === "min-masters" || l.value === "random" ? "balanced" : l.value),
   "listeners.tcp.default": (l, b) => (b.out.amqpPort = listener(l, b, l.key)),
   "listeners.ssl.default": (l, b) => (b.out.amqpsPort = listener(l, b, l.key)),
   default_user: (l, b) => (b.out.defaultUser = l.value),

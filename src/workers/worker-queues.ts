@@ -16,12 +16,13 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { connect, type Server } from "node:net";
 import { join } from "node:path";
-import type { Broker, QueueLeaderPort, QueuePlacement, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SyncWaiter } from "../broker/index.js";
+import type { Broker, QueueLeaderPort, QueuePlacement } from "../broker/index.js";
 import { queueGroupOf } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import type { Logger } from "../logging/logger.js";
 import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
 import { dropExclusiveQueuesOf, RepliesToWorkers } from "./worker-exclusive.js";
+import { DownPort } from "../node-link/down-port.js";
 
 export interface WorkerLinks {
   /** Where every worker's link socket is. */
@@ -155,51 +156,5 @@ export class WorkerQueues implements QueuePlacement {
         this.broker.leadQueueElsewhere(v.name, { name: q.name, durable: q.durable, autoDelete: q.autoDelete, exclusiveOwner: q.exclusiveOwner, arguments: q.arguments, group: null }, link);
       }
     }
-  }
-}
-
-/** The port to a worker whose link is not up: nothing reaches it (RemoteQueue checks `up` first). */
-class DownPort implements QueueLeaderPort {
-  readonly up = false;
-  readonly inFlight = 0;
-  readonly inFlightBytes = 0;
-  readonly creditMessages = 0;
-  readonly creditBytes = 0;
-
-  constructor(readonly node: string) {}
-
-  forward(): number {
-    return 0;
-  }
-  whenStored(waiter: SyncWaiter, token: number): void {
-    // Never a confirm for a message the leader may not have.
-    setImmediate(() => waiter.synced(token, false));
-  }
-  consume(_q: unknown, _terms: unknown, sink: RemoteConsumerSink): number {
-    setImmediate(() => sink.cancelledByLeader(`node '${this.node}' is down`));
-    return 0;
-  }
-  cancel(): void {}
-  settle(): void {}
-  onLost(listener: () => void): void {
-    listener();
-  }
-  private down<T>(): Promise<T> {
-    return Promise.reject(new Error(`node '${this.node}' is down`));
-  }
-  purge(): Promise<number> {
-    return this.down();
-  }
-  delete(): Promise<number> {
-    return this.down();
-  }
-  info(): Promise<RemoteQueueInfo> {
-    return this.down();
-  }
-  get(): Promise<RemoteGot | null> {
-    return this.down();
-  }
-  streamQuery(): Promise<readonly number[]> {
-    return this.down();
   }
 }

@@ -44,7 +44,7 @@ export class BrokerQueueHost implements QueueHost {
     const owner = spec.exclusiveOwner;
     // An exclusive queue stays on its connection's node, whatever its name's hash says (RabbitMQ
     // places exclusive queues locally); one of another node's connections is held for that node.
-    const port = owner === null ? p.of.leaderOf(vhost, spec.name) : owner instanceof OwnerElsewhere ? p.of.portOf(owner.node) : null;
+    const port = owner === null ? p.of.leaderOf(vhost, spec.name, spec) : owner instanceof OwnerElsewhere ? p.of.portOf(owner.node) : null;
     return port === null ? null : { port, forwards: p.forwards };
   }
 

@@ -5,10 +5,15 @@
  * it declares is its own.
  */
 import type { QueueLeaderPort } from "./queue-leader-port.js";
+import type { QueueSpec } from "./queue-spec.js";
 
 export interface QueuePlacement {
-  /** The port to the queue's leader when another node leads it; null when this node does. */
-  leaderOf(vhost: string, name: string): QueueLeaderPort | null;
+  /**
+   * The port to the queue's leader when another node leads it; null when this node does. `spec`
+   * (at a declare) lets a placement read the queue's arguments (its leader locator, its type);
+   * it may throw a BrokerError to refuse the declare.
+   */
+  leaderOf(vhost: string, name: string, spec?: QueueSpec): QueueLeaderPort | null;
   /** The port to node `node` (an exclusive queue's owner, owner-elsewhere.ts); null for this node. */
   portOf(node: string): QueueLeaderPort | null;
 }

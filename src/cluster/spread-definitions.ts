@@ -1,0 +1,211 @@
+/**
+ * Definitions of a spread cluster, in one order for every node: etcd's revisions
+ * (docs/CLUSTERING.md, "A spread cluster over etcd"). This node's changes (its broker's mirror,
+ * one batch per event-loop turn) are put to `spread/log/<node>` in a transaction that also claims
+ * the home of every queue the batch declares (`spread/queues/<vhost>/<name>`, created only if
+ * absent: the first claim in revision order wins on every node) and drops the claim of every queue
+ * it deletes. Every node watches the prefix and applies the other nodes' batches in revision
+ * order through the applier (idempotent, muted).
+ *
+ * A joining node takes `spread/defs-snapshot` — the whole topology the `defs` leader had applied
+ * up to a revision — makes its topology the same, then applies the log after that revision. The
+ * snapshot never removes a queue this node homes: such a queue goes only by a delete in the log
+ * (its messages are here and nowhere else).
+ *
+ * Invariant: batches of one node reach etcd in the order it made them (one write at a time, a
+ * failed write retried before the next).
+ */
+import type { IOperation } from "etcd3";
+import { applyMirroredChange, followSnapshot, heldIdentities, identityOf, MirrorOutbox, queueDefinition, topologySnapshot, type Broker, type MirroredChange, type MirroredRecord } from "../broker/index.js";
+import type { Logger } from "../logging/logger.js";
+import { withTimeout, type EtcdSession } from "./etcd-session.js";
+import { queueKey, type SpreadPlacement } from "./spread-placement.js";
+import type { SpreadKeys, SpreadWatch } from "./spread-keys.js";
+
+const RETRY_MS = 500;
+
+interface LoggedBatch {
+  readonly from: string;
+  readonly batch: readonly MirroredChange[];
+}
+
+export interface DefsSnapshot {
+  readonly from: string;
+  readonly revision: number;
+  readonly changes: readonly MirroredChange[];
+}
+
+export class SpreadDefinitions implements SpreadWatch {
+  private readonly outbox: MirrorOutbox;
+  private sending: Promise<void> = Promise.resolve();
+  /** The last revision whose events were applied here. */
+  lastApplied = 0;
+  /** Something changed since the last snapshot this node wrote. */
+  dirty = false;
+  private closed = false;
+
+  constructor(
+    private readonly broker: Broker,
+    private readonly session: EtcdSession,
+    private readonly keys: SpreadKeys,
+    private readonly placement: SpreadPlacement,
+    private readonly logger: Logger,
+  ) {
+    this.outbox = new MirrorOutbox((batch) => {
+      this.dirty = true;
+      this.sending = this.sending.then(() => this.write(batch));
+    });
+  }
+
+  /**
+   * Makes this node's topology the snapshot's (when there is one), then starts logging its own
+   * changes. The caller watches from the snapshot's revision + 1 (or the revision it read).
+   */
+  follow(snapshot: DefsSnapshot | null): void {
+    // A queue etcd homes here is never removed by a snapshot (its declare may be later in the log
+    // than the snapshot). One held here with no claim is removed if the snapshot lacks it (it was
+    // deleted while this node was down) unless it holds messages: then it is this node's own,
+    // declared just before a crash that came before its claim reached etcd (a RemoteQueue holds
+    // no message), so it is kept and claimed now.
+    const stale = heldIdentities(this.broker);
+    const unclaimed: MirroredChange[] = [];
+    for (const v of this.broker.vhosts.values()) {
+      for (const q of v.queues.values()) {
+        const home = this.placement.homeOf(v.name, q.name);
+        const ownUnclaimed = home === undefined && !q.leadsElsewhere && q.exclusiveOwner === null && q.messageCount > 0;
+        if (home === this.placement.me || ownUnclaimed) stale.delete(identityOf("queues", { vhost: v.name, name: q.name }));
+        if (ownUnclaimed) unclaimed.push({ kind: "queues", op: "put", record: queueDefinition(q) as unknown as MirroredRecord });
+      }
+    }
+    if (snapshot !== null) {
+      this.placement.applyingAuthor = snapshot.from;
+      try {
+        followSnapshot(this.broker, snapshot.changes, stale);
+      } catch (err) {
+        this.logger.warn("spread cluster: the definitions snapshot did not apply whole", { err });
+      } finally {
+        this.placement.applyingAuthor = null;
+      }
+      this.lastApplied = snapshot.revision;
+    }
+    if (unclaimed.length > 0) this.logger.warn("spread cluster: claiming queues this node holds with messages but no home in etcd (declared just before a crash)", { queues: unclaimed.map((c) => `${String(c.record["vhost"])}/${String(c.record["name"])}`) });
+    for (const c of unclaimed) this.outbox.put(c.kind, c.record);
+    this.broker.mirror = this.outbox;
+  }
+
+  /** One event of the watched prefix, in revision order. */
+  event(key: string, value: string | null, revision: number): void {
+    const home = this.keys.parseQueue(key);
+    if (home !== null) {
+      const k = queueKey(home.vhost, home.name);
+      if (value === null) this.placement.dropHome(k);
+      else {
+        const before = this.placement.setHome(k, value);
+        if (before === this.placement.me) this.claimLost(home.vhost, home.name, value);
+      }
+    } else if (this.keys.isLog(key) && value !== null) {
+      const logged = JSON.parse(value) as LoggedBatch;
+      if (logged.from !== this.placement.me) this.apply(logged);
+    }
+    this.lastApplied = revision;
+  }
+
+  /** The topology as applied up to `lastApplied`, once this node's own pending changes are in etcd. */
+  async snapshot(): Promise<DefsSnapshot> {
+    this.outbox.flush();
+    await this.sending;
+    this.dirty = false;
+    return { from: this.placement.me, revision: this.lastApplied, changes: topologySnapshot(this.broker) };
+  }
+
+  /** Sends what is gathered and waits until it is in etcd (or this node closes). */
+  async close(): Promise<void> {
+    this.outbox.flush();
+    await withTimeout(this.sending, 5000, "last definitions batch").catch(() => undefined);
+    this.closed = true;
+  }
+
+  private apply(logged: LoggedBatch): void {
+    this.dirty = true;
+    this.placement.applyingAuthor = logged.from;
+    try {
+      for (const change of logged.batch) {
+        try {
+          applyMirroredChange(this.broker, change);
+        } catch (err) {
+          this.logger.warn("spread cluster: a definitions change from another node did not apply here", { err, from: logged.from, kind: change.kind, op: change.op });
+        }
+      }
+    } finally {
+      this.placement.applyingAuthor = null;
+    }
+  }
+
+  /** Puts one batch, with its queues' claims; retried until etcd takes it. */
+  private async write(batch: readonly MirroredChange[]): Promise<void> {
+    const claims = new Map<string, { vhost: string; name: string; home: string | null }>();
+    for (const c of batch) {
+      if (c.kind !== "queues") continue;
+      const vhost = String(c.record["vhost"]);
+      const name = String(c.record["name"]);
+      claims.set(queueKey(vhost, name), { vhost, name, home: c.op === "put" ? (this.placement.homeOf(vhost, name) ?? this.placement.me) : null });
+    }
+    const value = JSON.stringify({ from: this.placement.me, batch } satisfies LoggedBatch);
+    for (;;) {
+      try {
+        await this.commit(value, [...claims.values()]);
+        return;
+      } catch (err) {
+        if (this.closed) return;
+        this.logger.warn("spread cluster: could not log a definitions change in etcd; retrying", { err: (err as Error).message });
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+  }
+
+  private async commit(value: string, claims: ReadonlyArray<{ vhost: string; name: string; home: string | null }>): Promise<void> {
+    const c = this.session.client;
+    const puts = claims.filter((x) => x.home !== null);
+    const drops: IOperation[] = claims.filter((x) => x.home === null).map((x) => c.delete().key(this.keys.queue(x.vhost, x.name)));
+    const log = c.put(this.keys.log(this.placement.me)).value(value);
+    if (puts.length === 0) {
+      // Always true: the drops and the log in one revision.
+      await withTimeout(c.if(this.keys.log(this.placement.me), "Create", ">", -1).then(...drops, log).commit(), this.session.callTimeout, "log definitions");
+      return;
+    }
+    // Claims first in the transaction: a node applying this batch already knows where its queues live.
+    let txn = c.if(this.keys.queue(puts[0]!.vhost, puts[0]!.name), "Create", "==", 0);
+    for (const p of puts.slice(1)) txn = txn.and(this.keys.queue(p.vhost, p.name), "Create", "==", 0);
+    const res = await withTimeout(txn.then(...puts.map((p) => c.put(this.keys.queue(p.vhost, p.name)).value(p.home!)), ...drops, log).else(...drops, log).commit(), this.session.callTimeout, "log definitions");
+    if (res.succeeded) return;
+    // Some queue was claimed already (declared on another node at once, or re-declared after a restart): claim one by one.
+    for (const p of puts) {
+      const key = this.keys.queue(p.vhost, p.name);
+      const r = await withTimeout(c.if(key, "Create", "==", 0).then(c.put(key).value(p.home!)).else(c.get(key)).commit(), this.session.callTimeout, "claim a queue");
+      if (r.succeeded) continue;
+      const winner = r.responses[0]?.response_range?.kvs[0]?.value.toString() ?? p.home!;
+      if (winner !== p.home) this.logger.warn("spread cluster: a queue was declared on two nodes at once; the first claim in etcd wins", { vhost: p.vhost, queue: p.name, home: winner, chosen: p.home });
+    }
+  }
+
+  /**
+   * Another node's claim on a queue this node took as its own won: this node's copy becomes a
+   * RemoteQueue to the winner (its bindings re-applied). Messages routed to this node's copy in
+   * the race (one etcd round trip) stay in this node's store, unreachable: the known gap of
+   * declaring one name on two nodes at the same moment (docs/CLUSTERING.md).
+   */
+  private claimLost(vhost: string, name: string, winner: string): void {
+    const v = this.broker.vhosts.get(vhost);
+    const q = v?.queues.get(name);
+    if (q === undefined || q.leadsElsewhere) return;
+    this.logger.error("spread cluster: this node's queue is homed on another node by an earlier claim; holding it remotely", { vhost, queue: name, home: winner });
+    const mine = topologySnapshot(this.broker).filter((c) => (c.kind === "queues" && c.record["vhost"] === vhost && c.record["name"] === name) || (c.kind === "bindings" && c.record["vhost"] === vhost && c.record["destination_type"] === "queue" && c.record["destination"] === name));
+    this.placement.applyingAuthor = winner;
+    try {
+      applyMirroredChange(this.broker, { kind: "queues", op: "delete", record: { vhost, name } });
+      for (const c of mine) applyMirroredChange(this.broker, c);
+    } finally {
+      this.placement.applyingAuthor = null;
+    }
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * One node of a spread cluster (`--cluster-mode spread`, a preview; docs/CLUSTERING.md, "A spread
+ * cluster over etcd"): it runs its own broker on its own data dir and serves its own clients at
+ * once; the queues it homes are its own, every other member's are held as RemoteQueues over node
+ * links (TCP on `--cluster-port`, the cluster secret's handshake). etcd gives membership (each
+ * node's `members/<node>` under its lease), the homes of queues, and one order for definitions
+ * (spread-definitions.ts); one member, the `defs` leader, keeps the snapshot joining nodes start
+ * from.
+ *
+ * A node killed -9 takes only its queues with it: the others see its links close (their
+ * consumers of its queues are cancelled, publishes to them nacked) and connect again, every
+ * 500 ms, once it is back in etcd; its queues then serve again from its own store.
+ */
+import { connect, type Server } from "node:net";
+import { startBroker, type RunningBroker } from "../start-broker.js";
+import type { ConeyConfig } from "../config/config.js";
+import type { Logger } from "../logging/logger.js";
+import type { Broker } from "../broker/index.js";
+import type { PeerNode } from "../http/peer-nodes.js";
+import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
+import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
+import { clusterSecret } from "./replication-auth.js";
+import { SpreadPlacement, queueKey } from "./spread-placement.js";
+import { SpreadDefinitions, type DefsSnapshot } from "./spread-definitions.js";
+import { SpreadKeys, watchSpread, type SpreadMember, type SpreadWatch } from "./spread-keys.js";
+
+const TICK_MS = 500;
+/** The `defs` leader writes a snapshot at most this often, and only after a change. */
+const SNAPSHOT_EVERY_MS = 1000;
+
+export class SpreadNode implements SpreadWatch {
+  private readonly session: EtcdSession;
+  private readonly keys: SpreadKeys;
+  private readonly me: string;
+  private secret: Buffer = Buffer.alloc(0);
+  private running: RunningBroker | null = null;
+  private placement: SpreadPlacement | null = null;
+  private defs: SpreadDefinitions | null = null;
+  private linkServer: Server | null = null;
+  private linkPort = 0;
+  private readonly members = new Map<string, SpreadMember>();
+  /** Links this node holds to each other member (up), and those being opened. */
+  private readonly links = new Map<string, LeaderLink>();
+  private readonly connecting = new Set<string>();
+  /** Claims and members read at start are as of this revision; older watched events of theirs are not news. */
+  private readRevision = 0;
+  private defsLeader: string | null = null;
+  private snapshotAt = 0;
+  private needLease = false;
+  private stopWatch: (() => Promise<void>) | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly config: ConeyConfig,
+    private readonly logger: Logger,
+  ) {
+    this.me = config.nodeName;
+    this.keys = new SpreadKeys(config.clusterName);
+    this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
+    this.session.onLost = () => void (this.needLease = true);
+  }
+
+  get amqpPort(): number {
+    return this.running?.amqpPort ?? 0;
+  }
+
+  get httpPort(): number | null {
+    return this.running?.httpPort ?? null;
+  }
+
+  async start(): Promise<void> {
+    await this.session.grant();
+    this.secret = await clusterSecret(this.session, ClusterKeys.of(this.config.clusterName));
+    const read = await withTimeout(this.session.client.getAll().prefix(this.keys.prefix).exec(), this.session.callTimeout, "read the spread cluster");
+    this.readRevision = Number(read.header.revision);
+    const homes: Array<[string, string]> = [];
+    let snapshot: DefsSnapshot | null = null;
+    for (const kv of read.kvs) {
+      const key = kv.key.toString();
+      const value = kv.value.toString();
+      const q = this.keys.parseQueue(key);
+      if (q !== null) homes.push([queueKey(q.vhost, q.name), value]);
+      else if (this.keys.parseMember(key) !== null) this.memberPut(JSON.parse(value) as SpreadMember);
+      else if (key === this.keys.snapshot) snapshot = JSON.parse(value) as DefsSnapshot;
+      else if (key === this.keys.defsLeader) this.defsLeader = value;
+    }
+    this.running = await startBroker({
+      ...this.config,
+      logger: this.logger,
+      peers: { list: async () => this.peerNodes() },
+      nodeHooks: {
+        // Before the restore: queues of this node's file homed elsewhere come back as RemoteQueues.
+        beforeRestore: async (broker) => {
+          const placement = new SpreadPlacement(broker, this.me, this.config.queueLeaderLocator);
+          for (const [key, node] of homes) placement.setHome(key, node);
+          placement.members = [...this.members.keys()];
+          broker.placeQueuesWith(placement);
+          this.placement = placement;
+        },
+        afterRestore: async (broker) => {
+          this.defs = new SpreadDefinitions(broker, this.session, this.keys, this.placement!, this.logger);
+          this.defs.follow(snapshot);
+          await this.serveLinks(broker);
+        },
+        close: async () => {
+          await this.defs?.close();
+          for (const link of this.links.values()) link.close();
+          await new Promise<void>((resolve) => (this.linkServer ? this.linkServer.close(() => resolve()) : resolve()));
+        },
+      },
+    });
+    this.stopWatch = await watchSpread(this.session, this.keys, (snapshot?.revision ?? this.readRevision) + 1, this, this.logger);
+    // A start that took longer than the lease (a loaded machine, a large recovery) lost it: a new one, then register.
+    await this.register().catch(async () => {
+      await this.session.grant();
+      this.needLease = false;
+      await this.register();
+    });
+    this.logger.info("spread cluster: node serving", { node: this.me, linkPort: this.linkPort, members: [...this.members.keys()], snapshotRevision: snapshot?.revision ?? null });
+    this.schedule();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.close();
+    await this.stopWatch?.().catch(() => undefined);
+    await this.session.close();
+  }
+
+  event(key: string, value: string | null, revision: number): void {
+    const member = this.keys.parseMember(key);
+    if (member !== null) {
+      if (revision <= this.readRevision) return;
+      if (value === null) this.members.delete(member);
+      else this.memberPut(JSON.parse(value) as SpreadMember);
+      if (this.placement) this.placement.members = [...this.members.keys()];
+      return;
+    }
+    if (key === this.keys.defsLeader) {
+      this.defsLeader = value;
+      return;
+    }
+    // Claims read at start are the state as of readRevision: replaying older ones would go back in time.
+    if (revision <= this.readRevision && this.keys.parseQueue(key) !== null) return;
+    this.defs?.event(key, value, revision);
+  }
+
+  /**
+   * /api/nodes: every member, and every node that homes a queue (a node that is down still shows,
+   * `running: false`, as RabbitMQ lists a stopped disc node). Running means registered in etcd and
+   * reached over a link (or this node). Another node's process figures are not asked for yet: its
+   * record has its `os_pid` and Coney's extensions, and its listeners are its registered ports.
+   */
+  private peerNodes(): PeerNode[] {
+    const names = new Set([this.me, ...this.members.keys(), ...(this.placement?.homingNodes ?? [])]);
+    return [...names].sort().map((name) => {
+      const m = this.members.get(name);
+      const running = name === this.me || (m !== undefined && this.links.has(name));
+      const record = { cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running ? { os_pid: String(m.pid) } : {}) };
+      const listeners = name === this.me || !m || !running ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
+      return { name, running, record, listeners };
+    });
+  }
+
+  private memberPut(m: SpreadMember): void {
+    this.members.set(m.name, m);
+  }
+
+  private async serveLinks(broker: Broker): Promise<void> {
+    const server = listenForNodeLinks(broker, { secret: this.secret, node: this.me }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.config.clusterPort, this.config.bind === "" ? undefined : this.config.bind, () => resolve());
+    });
+    const a = server.address();
+    this.linkPort = typeof a === "object" && a ? a.port : this.config.clusterPort;
+    this.linkServer = server;
+  }
+
+  private async register(): Promise<void> {
+    const info: SpreadMember = { name: this.me, pid: process.pid, host: this.config.advertiseAddress, linkPort: this.linkPort, amqpPort: this.amqpPort, httpPort: this.httpPort };
+    await withTimeout(this.session.client.put(this.keys.member(this.me)).value(JSON.stringify(info)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register");
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      this.tick().catch((err: unknown) => this.logger.debug("spread cluster: step failed; retrying", { err: (err as Error).message })).finally(() => this.schedule());
+    }, TICK_MS);
+  }
+
+  private async tick(): Promise<void> {
+    for (const m of this.members.values()) if (m.name !== this.me && !this.links.has(m.name) && !this.connecting.has(m.name)) this.reach(m);
+    if (this.needLease) {
+      await this.session.grant();
+      this.needLease = false;
+      await this.register();
+    }
+    const c = this.session.client;
+    if (this.defsLeader === null) {
+      await withTimeout(c.if(this.keys.defsLeader, "Create", "==", 0).then(c.put(this.keys.defsLeader).value(this.me).lease(this.session.leaseId)).commit(), this.session.callTimeout, "defs election");
+    } else if (this.defsLeader === this.me && this.defs?.dirty && performance.now() - this.snapshotAt >= SNAPSHOT_EVERY_MS) {
+      this.snapshotAt = performance.now();
+      const snapshot = await this.defs.snapshot();
+      await withTimeout(c.if(this.keys.defsLeader, "Value", "==", this.me).then(c.put(this.keys.snapshot).value(JSON.stringify(snapshot))).commit(), this.session.callTimeout, "defs snapshot");
+    }
+  }
+
+  /** Opens a link to member `m`; once up, every queue it homes is held over it. */
+  private reach(m: SpreadMember): void {
+    this.connecting.add(m.name);
+    const socket = connect(m.linkPort, m.host);
+    const failed = (): void => {
+      socket.destroy();
+      this.connecting.delete(m.name);
+    };
+    socket.once("error", failed);
+    socket.once("connect", () => {
+      socket.removeListener("error", failed);
+      connectNodeLink(socket, { secret: this.secret, node: this.me }).then(
+        (link) => this.up(m.name, link),
+        (err: Error) => {
+          this.logger.debug("spread cluster: node link handshake failed", { node: m.name, err: err.message });
+          failed();
+        },
+      );
+    });
+  }
+
+  private up(node: string, link: LeaderLink): void {
+    this.connecting.delete(node);
+    if (this.closed || this.placement === null) return link.close();
+    this.links.set(node, link);
+    this.logger.info("spread cluster: link to a node up", { node });
+    link.onLost(() => {
+      // Only the current link's loss matters: an older one's (a node that restarted fast) must not hide the new one.
+      if (this.links.get(node) !== link) return;
+      this.links.delete(node);
+      this.placement?.linkLost(node);
+      if (!this.closed) this.logger.warn("spread cluster: link to a node lost", { node });
+    });
+    this.placement.reach(node, link);
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Where each queue of a spread cluster lives (docs/CLUSTERING.md, "A spread cluster over etcd"):
+ * its home node, as claimed in etcd (`spread/queues/<vhost>/<name>`), and the port this node
+ * reaches each other node's queues by (a node link, or a DownPort while none is up).
+ *
+ * At a client's declare of an unknown queue the leader locator picks the home (RabbitMQ 3.10:
+ * a classic queue's `x-queue-master-locator` — `min-masters` and `random` spread — or
+ * `x-queue-leader-locator`, then the configured `queue_leader_locator`; `client-local` = this
+ * node, `balanced` = the running member homing the fewest queues); the definitions log
+ * (spread-definitions.ts) then claims it. A queue declared while a change is applied (the
+ * broker's mirror is muted then) takes the home the claim recorded, else the applying change's
+ * author, else this node (a queue a peer's link declared here, or one restored from this node's
+ * own file).
+ *
+ * Quorum queues and streams are refused in a spread cluster until each node's store is
+ * replicated (stage 2): a quorum queue that is not replicated would break its one promise.
+ */
+import { BrokerError } from "../errors/broker-error.js";
+import { chooseLeaderNode, effectivePolicy, leaderLocatorOf, type Broker, type LeaderLocator, type QueueLeaderPort, type QueuePlacement, type QueueSpec } from "../broker/index.js";
+import { DownPort } from "../node-link/down-port.js";
+
+export const queueKey = (vhost: string, name: string): string => `${vhost}\u0000${name}`;
+
+export class SpreadPlacement implements QueuePlacement {
+  /** Home node of each queue, by queueKey. */
+  private readonly homes = new Map<string, string>();
+  /** Queues homed per node (the `balanced` locator's counts). */
+  private readonly counts = new Map<string, number>();
+  private readonly ports = new Map<string, QueueLeaderPort>();
+  /** The author of the change being applied now (the log's batch, the snapshot's writer). */
+  applyingAuthor: string | null = null;
+  /** The members registered in etcd now (running nodes, for `balanced`). */
+  members: readonly string[] = [];
+
+  constructor(
+    private readonly broker: Broker,
+    readonly me: string,
+    private readonly configuredLocator: string,
+  ) {}
+
+  homeOf(vhost: string, name: string): string | undefined {
+    return this.homes.get(queueKey(vhost, name));
+  }
+
+  leaderOf(vhost: string, name: string, spec?: QueueSpec): QueueLeaderPort | null {
+    const key = queueKey(vhost, name);
+    let home = this.homes.get(key);
+    if (home === undefined) {
+      // The mirror is null while a change from elsewhere is applied (topology-apply.ts) and before
+      // this node follows at all (its own file's restore): no client is declaring.
+      const applying = this.broker.mirror === null;
+      // Unclaimed, and no author to credit: restored from this node's file (deleted while it was
+      // down, or declared here just before a crash) or declared by a peer's link, which sends a
+      // queue only to its home. Held here, but not recorded: only a claim in etcd makes a home,
+      // so a joining node's snapshot may remove it (spread-definitions.ts).
+      if (applying && this.applyingAuthor === null) return null;
+      if (!applying && spec !== undefined) refuseUnreplicated(vhost, spec);
+      home = applying ? this.applyingAuthor! : this.choose(vhost, name, spec);
+      this.setHome(key, home);
+    }
+    return home === this.me ? null : this.portOf(home);
+  }
+
+  /** The claim etcd holds (a put under `queues/`). Returns the home it replaced, if another. */
+  setHome(key: string, node: string): string | undefined {
+    const before = this.homes.get(key);
+    if (before === node) return undefined;
+    if (before !== undefined) this.counts.set(before, (this.counts.get(before) ?? 1) - 1);
+    this.homes.set(key, node);
+    this.counts.set(node, (this.counts.get(node) ?? 0) + 1);
+    return before;
+  }
+
+  /** The queue's claim was deleted (the queue was). */
+  dropHome(key: string): void {
+    const before = this.homes.get(key);
+    if (before === undefined) return;
+    this.homes.delete(key);
+    this.counts.set(before, (this.counts.get(before) ?? 1) - 1);
+  }
+
+  /** How many queues `node` homes, and every node that homes one. */
+  homedBy(node: string): number {
+    return this.counts.get(node) ?? 0;
+  }
+  get homingNodes(): string[] {
+    return [...this.counts].filter(([, n]) => n > 0).map(([node]) => node);
+  }
+
+  portOf(node: string): QueueLeaderPort {
+    let port = this.ports.get(node);
+    if (port === undefined) {
+      port = new DownPort(node);
+      this.ports.set(node, port);
+    }
+    return port;
+  }
+
+  /** The link to `node` was lost: queues declared from now on are held over a DownPort (those held over the link see it lost). */
+  linkLost(node: string): void {
+    this.ports.set(node, new DownPort(node));
+  }
+
+  /** A link to `node` is up: every queue it homes is held over it. */
+  reach(node: string, port: QueueLeaderPort): void {
+    this.ports.set(node, port);
+    for (const v of this.broker.vhosts.values()) {
+      for (const q of [...v.queues.values()]) {
+        if (!q.leadsElsewhere || this.homes.get(queueKey(v.name, q.name)) !== node) continue;
+        this.broker.leadQueueElsewhere(v.name, { name: q.name, durable: q.durable, autoDelete: q.autoDelete, exclusiveOwner: null, arguments: q.arguments, group: null }, port);
+      }
+    }
+  }
+
+  private locatorOf(vhost: string, name: string, args: Readonly<Record<string, unknown>>): LeaderLocator {
+    const v = this.broker.vhosts.get(vhost);
+    const policy = v ? (effectivePolicy(v.policies.values(), "queue", name)?.definition ?? {}) : {};
+    return masterOrLeader(policy["queue-leader-locator"], policy["queue-master-locator"]) ?? masterOrLeader(args["x-queue-leader-locator"], args["x-queue-master-locator"]) ?? leaderLocatorOf({}, {}, this.configuredLocator);
+  }
+
+  private choose(vhost: string, name: string, spec: QueueSpec | undefined): string {
+    const nodes = this.members.map((node) => ({ name: node, running: node === this.me || this.portOf(node).up, leaders: this.counts.get(node) ?? 0 }));
+    return chooseLeaderNode(this.locatorOf(vhost, name, spec?.arguments ?? {}), this.me, nodes);
+  }
+}
+
+/**
+ * A classic queue's locator as RabbitMQ 3.10 resolves it: its policy's key, then its argument,
+ * then the setting; `queue-master-locator` / `x-queue-master-locator` (a classic queue's words:
+ * `min-masters` and `random` spread) and the `-leader-` words of the other types are both read.
+ */
+function masterOrLeader(leader: unknown, master: unknown): LeaderLocator | undefined {
+  if (leader !== undefined) return leaderLocatorOf({}, {}, String(leader));
+  if (master === undefined) return undefined;
+  return master === "client-local" ? "client-local" : "balanced";
+}
+
+/** Stage 1 of a spread cluster replicates nothing: a queue type whose promise is replication is refused. */
+function refuseUnreplicated(vhost: string, spec: QueueSpec): void {
+  const type = spec.arguments["x-queue-type"];
+  if (type === "quorum" || type === "stream") {
+    throw new BrokerError("preconditionFailed", `${String(type)} queue '${spec.name}' in vhost '${vhost}': ${String(type)} queues are not supported with cluster_mode spread yet (a node's queues are not replicated; docs/CLUSTERING.md)`);
+  }
+}
