@@ -4,9 +4,9 @@
  * little-endian. A message travels as
  *   u16 exchange length | exchange | u16 routing-key length | routing key | f64 published-at |
  *   u32 properties length | AMQP 0-9-1 property list | body (the rest of the frame)
- * — the property list is the message's cached `rawProperties` (the same bytes the store writes),
- * and the body is written as it is, never copied or joined (its pieces follow the head in one
- * corked write). Heads are built here; bodies stay the caller's.
+ * — the property list is the message's cached `rawProperties` (the same bytes the store writes).
+ * Heads are built here, in place in the link writer's slab on the hot paths (putMessageHead); the
+ * writer copies a small body after its head and references a large one (link-writer.ts).
  */
 import { createMessage, type Message } from "../broker/index.js";
 import type { Body } from "../broker/values/message-body.js";

@@ -12,9 +12,12 @@ const memoLengths = new Int32Array(MEMO_SLOTS).fill(-1);
 const memoStrings: string[] = new Array<string>(MEMO_SLOTS).fill("");
 
 /**
- * The UTF-8 string of `n` ≤ MEMO_MAX bytes at `at` of `b`, from the memo when its bytes repeat
- * (ByteReader.memoString says why). Also used by the inter-node link for the exchange and routing
- * key of every forwarded message (src/node-link/link-frames.ts).
+ * The UTF-8 string of `n` ≤ MEMO_MAX bytes at `at` of `b`, from the memo when its bytes repeat:
+ * a publisher sends the same exchange and routing key over and over (and header tables the same
+ * keys), and decoding each was a string allocation and a call into C++ per message (issue 30's
+ * 16 B profile). The memo is direct-mapped on (length, first and last byte); decoding is
+ * synchronous, so one memo serves every reader (ByteReader.shortstr, and the inter-node link's
+ * exchange and routing key, src/node-link/link-frames.ts).
  */
 export function memoUtf8(b: Buffer, at: number, n: number): string {
   const slot = n === 0 ? 0 : (n * 7 + b[at]! * 3 + b[at + n - 1]!) & (MEMO_SLOTS - 1);
@@ -120,20 +123,9 @@ export class ByteReader {
   shortstr(): string {
     const n = this.u8();
     this.need(n);
-    const s = n <= MEMO_MAX ? this.memoString(n) : this.buf.toString("utf8", this.pos, this.pos + n);
+    const s = n <= MEMO_MAX ? memoUtf8(this.buf, this.pos, n) : this.buf.toString("utf8", this.pos, this.pos + n);
     this.pos += n;
     return s;
-  }
-
-  /**
-   * The short string at pos (n ≤ MEMO_MAX bytes), from the memo when its bytes repeat: a
-   * publisher sends the same exchange and routing key over and over (and header tables the same
-   * keys), and decoding each was a string allocation and a call into C++ per message (issue
-   * 30's 16 B profile). The memo is direct-mapped on (length, first and last byte); decoding is
-   * synchronous, so one memo serves every reader.
-   */
-  private memoString(n: number): string {
-    return memoUtf8(this.buf, this.pos, n);
   }
 
   /** A copy: the bytes read may be reused once the read is done (src/listeners/slab-pool.ts). */
