@@ -97,6 +97,13 @@ describe("streams across the workers of coney --workers 2 (AMQP 0-9-1)", () => {
       for (let i = 0; i < 10; i++) pub.sendToQueue(s, Buffer.from(`m${i}`), { headers: { n: i } });
       await pub.waitForConfirms();
       await eventually(async () => ((await freshGet(p.httpPort, `/api/queues/%2F/${s}`)) as { messages?: number }).messages === 10, 10_000, `${s} counting 10 messages`);
+      // The stream's record, from either worker: its leader, members, online, and the log's offsets.
+      for (let i = 0; i < 4; i++) {
+        await eventually(async () => {
+          const r = (await freshGet(p.httpPort, `/api/queues/%2F/${s}`)) as Record<string, unknown>;
+          return r["leader"] === workers()[leader] && JSON.stringify(r["members"]) === JSON.stringify([workers()[leader]]) && JSON.stringify(r["online"]) === JSON.stringify([workers()[leader]]) && r["committed_offset"] === 9 && r["first_offset"] === 0 && r["last_offset"] === 9 && r["memory"] === undefined;
+        }, 10_000, `${s}'s stream fields in /api/queues/%2F/${s}`);
+      }
 
       const c2 = await connOn(other).createChannel();
       const first = await consumeN(c2, s, 10, { "x-stream-offset": "first" });
