@@ -4,9 +4,9 @@
  */
 import type { Permission } from "../auth/permission.js";
 import type { User } from "../auth/user.js";
-import { type Binding, type ChannelInfo, type ClusterView, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, StreamQueue, type VHost, groupLabel } from "../broker/index.js";
+import { type Binding, type ChannelInfo, type ClusterView, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, RemoteStreamQueue, StreamQueue, type VHost, groupLabel } from "../broker/index.js";
 import { propertiesKey } from "./properties-key.js";
-import { addStreamFields } from "./stream-queue-record.js";
+import { addRemoteStreamFields, addStreamFields } from "./stream-queue-record.js";
 import type { ChartRange, ChartRanges, Counters, RateView } from "./rate-sampler.js";
 
 /** What every record needs besides its object: the node name, and the rates of its counters. */
@@ -202,6 +202,7 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
     r["open_files"] = { [rc.node]: 0 };
   }
   if (q instanceof StreamQueue) addStreamFields(r, q, rc.node, rc.cluster);
+  else if (q instanceof RemoteStreamQueue) addRemoteStreamFields(r, q);
   // RabbitMQ lists message_stats only once the queue has seen traffic; for a list of idle
   // queues that is a third of the bytes.
   if (hadTraffic(q.stats)) r["message_stats"] = rc.rates.withRates(rateKey.queueStats(q), queueMessageStats(q));

@@ -8,24 +8,40 @@
  * native subscriptions alike, with the offset each is sent next and how far behind the committed
  * end it is. Figures are read from the stream's log when the request is served.
  */
-import type { Broker, ClusterView, StreamQueue } from "../broker/index.js";
+import type { Broker, ClusterView, RemoteStreamQueue, StreamFigures, StreamQueue } from "../broker/index.js";
 
 /** RabbitMQ's stream fields on a queue record (list and detail). */
 export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node: string, clusterView: ClusterView | null | undefined): void {
-  const log = q.stream;
   // The API is served by the node that writes the stream (in a cluster, its leader); every
   // cluster node keeps a copy (docs/STREAMS.md, Replication), and the running ones are online.
   const cluster = clusterView?.members();
-  r["leader"] = node;
-  r["members"] = cluster ? cluster.map((m) => m.name) : [node];
-  r["online"] = cluster ? cluster.filter((m) => m.running).map((m) => m.name) : [node];
+  const log = q.stream;
+  const figures = { firstOffset: log.firstOffset, committedOffset: log.committedOffset, nextOffset: log.nextOffset, segmentCount: log.segmentCount };
+  setStreamFields(r, node, cluster ? cluster.map((m) => m.name) : [node], cluster ? cluster.filter((m) => m.running).map((m) => m.name) : [node], q.consumerCount, figures);
+}
+
+/**
+ * The same fields for a stream another worker leads (`coney --workers N`): that worker is its
+ * leader and only member (nothing is replicated between workers), online while its link is up;
+ * the offsets are the leader's last report (RemoteStreamQueue.figures), absent until it answers.
+ */
+export function addRemoteStreamFields(r: Record<string, unknown>, q: RemoteStreamQueue): void {
+  setStreamFields(r, q.node, [q.node], q.leader.up ? [q.node] : [], q.consumerCount, q.figures);
+}
+
+function setStreamFields(r: Record<string, unknown>, leader: string, members: string[], online: string[], readers: number, log: Omit<StreamFigures, "lastChunkOffset"> | null): void {
+  r["leader"] = leader;
+  r["members"] = members;
+  r["online"] = online;
   // RabbitMQ counts a stream's readers per node: its AMQP consumers and native subscriptions.
-  r["readers"] = { [node]: q.consumerCount };
-  // osiris's counters are inclusive offsets (-1: none yet); the log's ends are exclusive.
-  r["committed_offset"] = log.committedOffset - 1;
-  r["first_offset"] = log.firstOffset;
-  r["last_offset"] = log.nextOffset - 1;
-  r["segments"] = log.segmentCount;
+  r["readers"] = { [leader]: readers };
+  if (log !== null) {
+    // osiris's counters are inclusive offsets (-1: none yet); the log's ends are exclusive.
+    r["committed_offset"] = log.committedOffset - 1;
+    r["first_offset"] = log.firstOffset;
+    r["last_offset"] = log.nextOffset - 1;
+    r["segments"] = log.segmentCount;
+  }
   // A classic queue's memory and paging figures say nothing true of a log read from its segments
   // one chunk at a time (RabbitMQ's stream record has none of them either); a classic queue's
   // `memory` would count the whole log as held in memory. RabbitMQ's stream record does have a

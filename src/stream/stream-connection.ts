@@ -108,10 +108,7 @@ export class StreamConnection implements CommandHost, ClientConnection {
     return this.context!;
   }
 
-  /**
-   * Host and port told to clients (Open, Metadata): stream.advertised_host/port, else this
-   * listener's — under `--workers`, a plain listener's is the worker's own port (stream-worker-ports.ts).
-   */
+  /** Host and port told to clients (Open, Metadata): stream.advertised_host/port, else this listener's (under --workers, the worker's own: stream-worker-ports.ts). */
   advertised(): { host: string; port: number; tls: boolean } {
     const s = this.node.settings;
     const own = this.peer.tls ? null : (this.node.workers?.own ?? null);

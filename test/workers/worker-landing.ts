@@ -9,13 +9,22 @@ import { eventually } from "../helpers/wait.js";
 
 /** A GET on a new TCP connection, as guest. */
 export function freshGet(port: number, path: string): Promise<unknown> {
+  return request(port, "GET", path, undefined, false).then((r) => r.json);
+}
+
+/**
+ * A request as guest, on `agent`'s connection (false: a new one each time). An agent with one
+ * kept-alive socket sends every request to the worker that accepted it.
+ */
+export function request(port: number, method: string, path: string, body: unknown, agent: http.Agent | false): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: "127.0.0.1", port, path, agent: false, auth: "guest:guest" }, (res) => {
-      let body = "";
-      res.on("data", (d: Buffer) => (body += d.toString()));
-      res.on("end", () => resolve(JSON.parse(body)));
+    const req = http.request({ host: "127.0.0.1", port, path, method, agent, auth: "guest:guest", headers: { "content-type": "application/json" } }, (res) => {
+      let text = "";
+      res.on("data", (d: Buffer) => (text += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: text === "" ? undefined : JSON.parse(text) }));
     });
     req.on("error", reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 

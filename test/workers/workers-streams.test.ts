@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from "amqplib";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
-import { freshGet, nodeOfConnection } from "./worker-landing.js";
+import { freshGet, nodeOfConnection, request } from "./worker-landing.js";
+import http from "node:http";
 import { queueGroupOf } from "../../src/broker/index.js";
 
 /** The first name `prefix-<n>` that worker `w` of 2 leads. */
@@ -76,6 +77,8 @@ describe("streams across the workers of coney --workers 2 (AMQP 0-9-1)", () => {
 
   const workers = (): string[] => [...onWorker.keys()].sort();
   const connOn = (w: number, i = 0): ChannelModel => onWorker.get(workers()[w]!)![i]!;
+  /** The worker that does not lead `name`. */
+  const nonLeader = (name: string): number => 1 - queueGroupOf("/", name, 2);
 
   for (const leader of [0, 1]) {
     const other = 1 - leader;
@@ -97,6 +100,13 @@ describe("streams across the workers of coney --workers 2 (AMQP 0-9-1)", () => {
       for (let i = 0; i < 10; i++) pub.sendToQueue(s, Buffer.from(`m${i}`), { headers: { n: i } });
       await pub.waitForConfirms();
       await eventually(async () => ((await freshGet(p.httpPort, `/api/queues/%2F/${s}`)) as { messages?: number }).messages === 10, 10_000, `${s} counting 10 messages`);
+      // The stream's record, from either worker: its leader, members, online, and the log's offsets.
+      for (let i = 0; i < 4; i++) {
+        await eventually(async () => {
+          const r = (await freshGet(p.httpPort, `/api/queues/%2F/${s}`)) as Record<string, unknown>;
+          return r["leader"] === workers()[leader] && JSON.stringify(r["members"]) === JSON.stringify([workers()[leader]]) && JSON.stringify(r["online"]) === JSON.stringify([workers()[leader]]) && r["committed_offset"] === 9 && r["first_offset"] === 0 && r["last_offset"] === 9 && r["memory"] === undefined;
+        }, 10_000, `${s}'s stream fields in /api/queues/%2F/${s}`);
+      }
 
       const c2 = await connOn(other).createChannel();
       const first = await consumeN(c2, s, 10, { "x-stream-offset": "first" });
@@ -129,6 +139,36 @@ describe("streams across the workers of coney --workers 2 (AMQP 0-9-1)", () => {
       await Promise.all([ch.close(), pub.close(), c2.close()]);
     });
   }
+
+  it("declares streams over HTTP and by a definitions import on one worker: each created on its leader with its arguments", async () => {
+    // One kept-alive socket: every request reaches the worker that accepted it, which leads one of each pair.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const viaPut = [ledBy(0, "http-stream"), ledBy(1, "http-stream")];
+    for (const name of viaPut) {
+      const r = await request(p.httpPort, "PUT", `/api/queues/%2F/${name}`, { durable: true, arguments: { "x-queue-type": "stream", "x-max-length-bytes": 1_000_000 } }, agent);
+      assert.ok(r.status === 201 || r.status === 204, `PUT ${name}: ${r.status} ${JSON.stringify(r.json)}`);
+    }
+    const viaImport = [ledBy(0, "defs-stream"), ledBy(1, "defs-stream")];
+    const defs = { queues: viaImport.map((name) => ({ name, vhost: "/", durable: true, auto_delete: false, arguments: { "x-queue-type": "stream", "x-max-age": "1D" } })) };
+    const imported = await request(p.httpPort, "POST", "/api/definitions", defs, agent);
+    assert.ok(imported.status === 201 || imported.status === 204, `import: ${imported.status} ${JSON.stringify(imported.json)}`);
+    agent.destroy();
+    for (const [name, arg, value] of [...viaPut.map((n) => [n, "x-max-length-bytes", 1_000_000] as const), ...viaImport.map((n) => [n, "x-max-age", "1D"] as const)]) {
+      const leader = workers()[queueGroupOf("/", name, 2)];
+      for (let i = 0; i < 4; i++) {
+        await eventually(async () => {
+          const r = (await freshGet(p.httpPort, `/api/queues/%2F/${name}`)) as { node?: string; type?: string; arguments?: Record<string, unknown> };
+          return r.node === leader && r.type === "stream" && r.arguments?.[arg] === value;
+        }, 10_000, `${name} on ${leader} with ${arg} from either worker`);
+      }
+      // The leader holds the stream itself: a publish through either worker is confirmed and counted.
+      const ch = await connOn(nonLeader(name)).createConfirmChannel();
+      ch.sendToQueue(name, Buffer.from("x"));
+      await ch.waitForConfirms();
+      await ch.close();
+      await eventually(async () => ((await freshGet(p.httpPort, `/api/queues/%2F/${name}`)) as { messages?: number }).messages === 1, 10_000, `${name} holding the message`);
+    }
+  });
 
   it("keeps a remote stream consumer within its prefetch: never more unacknowledged than asked", async () => {
     const s = ledBy(0, "prefetch-stream");

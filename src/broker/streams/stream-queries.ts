@@ -2,11 +2,10 @@
  * What a node asks of a stream another node leads, besides consuming it (docs/CLUSTERING.md,
  * "Streams across the workers"): the native protocol's commands a client sends on any connection
  * — QueryPublisherSequence, QueryOffset, StoreOffset, StreamStats — and the figures the
- * management API shows of a stream. Answered on the leader from its StreamQueue's log, as plain
- * numbers, so the link carries them with no type of its own.
+ * management API shows of a stream. Answered on the leader from its StreamQueue's log
+ * (stream-query-answers.ts), as plain numbers, so the link carries them with no type of its own.
+ * Types only: the queue-leader port names them without reaching the stream queue.
  */
-import type { StreamQueue } from "./stream-queue.js";
-
 export type StreamQuery =
   | { readonly kind: "publisherSequence"; readonly reference: string }
   | { readonly kind: "queryOffset"; readonly reference: string }
@@ -20,24 +19,6 @@ export interface StreamFigures {
   readonly nextOffset: number;
   readonly lastChunkOffset: number;
   readonly segmentCount: number;
-}
-
-/** The numbers answering `query` on the stream's leader. */
-export function answerStreamQuery(q: StreamQueue, query: StreamQuery): number[] {
-  const log = q.stream;
-  switch (query.kind) {
-    case "publisherSequence":
-      return [log.publisherSequence(query.reference) ?? 0];
-    case "queryOffset": {
-      const offset = log.queryOffset(query.reference);
-      return offset === undefined ? [0, 0] : [1, offset];
-    }
-    case "storeOffset":
-      log.storeOffset(query.reference, query.offset);
-      return [];
-    case "figures":
-      return [log.firstOffset, log.committedOffset, log.nextOffset, log.lastChunkOffset, log.segmentCount];
-  }
 }
 
 export function figuresOf(n: readonly number[]): StreamFigures {
