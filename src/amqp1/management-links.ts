@@ -158,7 +158,7 @@ export class ManagementRequestLink implements SessionLink {
     const responses = this.pairs.responsesOf(this.name);
     if (responses === null) throw new Amqp1Error(CONDITION.preconditionFailed, `management link pair '${this.name}': a request before its response link is attached`, "session");
     if (!responses.hasCredit) throw new Amqp1Error(CONDITION.preconditionFailed, `management link pair '${this.name}': no credit on the response link for the response`, "session");
-    let response: Buffer[];
+    let response: Buffer[] | Promise<Buffer[]>;
     try {
       response = answerRequest(this.session.conn, request);
     } catch (err) {
@@ -179,11 +179,21 @@ export class ManagementRequestLink implements SessionLink {
   }
 }
 
-/** The node's responses (the broker sends), pre-settled, within the client's credit. */
+/** A response still on its way from a queue's leader: its place in the order is kept meanwhile. */
+interface LaterResponse {
+  pieces: Buffer[] | null;
+}
+
+/**
+ * The node's responses (the broker sends), pre-settled, within the client's credit, in request
+ * order: a response from another worker (a LaterResponse) holds back those behind it until it
+ * arrives. Credit and delivery-count are taken when the request is answered, as for a response
+ * waiting on the session's window.
+ */
 export class ManagementResponseLink implements SessionLink {
   private credit = 0;
   private deliveryCount = 0;
-  private readonly pending: Buffer[][] = [];
+  private readonly pending: (Buffer[] | LaterResponse)[] = [];
   private responses = 0;
 
   constructor(
@@ -221,20 +231,34 @@ export class ManagementResponseLink implements SessionLink {
     }
   }
 
-  respond(message: Buffer[]): void {
+  respond(message: Buffer[] | Promise<Buffer[]>): void {
     this.credit--;
     this.deliveryCount = (this.deliveryCount + 1) >>> 0;
+    if (message instanceof Promise) {
+      const later: LaterResponse = { pieces: null };
+      this.pending.push(later);
+      // answerRequest's promise never rejects; after release() `later` is no longer pending.
+      void message.then((pieces) => {
+        later.pieces = pieces;
+        this.resume();
+      });
+      return;
+    }
     this.pending.push(message);
     this.resume();
   }
 
-  /** The socket drained or the session's window opened: waiting responses go out in order. */
+  /** The socket drained, the session's window opened or a leader answered: ready responses go out in order. */
   resume(): void {
     const s = this.session;
     while (this.pending.length > 0 && s.canSend) {
+      const head = this.pending[0]!;
+      const pieces = Array.isArray(head) ? head : head.pieces;
+      if (pieces === null) return;
+      this.pending.shift();
       const id = s.nextDeliveryId;
       s.nextDeliveryId = (id + 1) >>> 0;
-      s.sent(s.conn.output.transfer(s.channel, this.handle, id, true, this.pending.shift()!));
+      s.sent(s.conn.output.transfer(s.channel, this.handle, id, true, pieces));
       this.responses++;
     }
   }

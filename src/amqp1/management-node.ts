@@ -30,7 +30,7 @@ function requestBody(otherBody: Buffer | undefined): Amqp10Value {
   return section.value;
 }
 
-function route(conn: SessionConnection, method: string, target: string, body: Amqp10Value): op.ManagementResponse {
+function route(conn: SessionConnection, method: string, target: string, body: Amqp10Value): op.ManagementAnswer {
   const { segments, query } = parseTarget(target);
   const [kind, name, sub] = segments;
   const n = segments.length;
@@ -62,30 +62,49 @@ function route(conn: SessionConnection, method: string, target: string, body: Am
   throw new ManagementError("404", `no management resource at ${target}`);
 }
 
-/**
- * Answers one request (a whole message): the response message as pieces to transfer.
- * Throws Amqp10DecodeError for a message that is not one, and an Amqp1Error of scope "session"
- * for a missing permission (RabbitMQ 4 ends the session then).
- */
-export function answerRequest(conn: SessionConnection, request: Buffer): Buffer[] {
-  const m = decodeMessage(request);
-  const props = m.properties ?? {};
-  const method = textOf(props.subject);
-  const target = textOf(props.to);
-  let response: op.ManagementResponse;
-  try {
-    if (method === undefined || target === undefined) throw badRequest("a management request needs its method as subject and its path as to");
-    if (textOf(props.replyTo) !== "$me") throw badRequest("a management request's reply-to must be $me (the link pair's receiving link)");
-    response = route(conn, method, target, requestBody(m.otherBody));
-  } catch (err) {
-    if (!(err instanceof ManagementError)) throw err;
-    conn.log.info("AMQP 1.0 management request failed", { method, target, status: err.status, reason: err.reason });
-    response = { status: err.status, body: str(err.reason) };
-  }
+/** A refusal as its response; anything but a ManagementError is rethrown. */
+function failed(conn: SessionConnection, err: unknown, method: string | undefined, target: string | undefined): op.ManagementResponse {
+  if (!(err instanceof ManagementError)) throw err;
+  conn.log.info("AMQP 1.0 management request failed", { method, target, status: err.status, reason: err.reason });
+  return { status: err.status, body: str(err.reason) };
+}
+
+function responseMessage(messageId: Amqp10Value | undefined, response: op.ManagementResponse): Buffer[] {
   const pieces = encodeMessage({
-    properties: { subject: str(response.status), ...(props.messageId !== undefined ? { correlationId: props.messageId } : {}) },
+    properties: { subject: str(response.status), ...(messageId !== undefined ? { correlationId: messageId } : {}) },
     applicationProperties: [[str("http:response"), str("1.1")]],
   });
   pieces.push(encodeAmqp10({ type: "described", descriptor: { type: "ulong", value: BigInt(SECTION.amqpValue) }, value: response.body }));
   return pieces;
+}
+
+/**
+ * Answers one request (a whole message): the response message as pieces to transfer, or a promise
+ * of them when the queue is led by another worker (that promise never rejects: a failure there is
+ * a response too, 500 for what is no refusal). Throws Amqp10DecodeError for a message that is not
+ * one, and an Amqp1Error of scope "session" for a missing permission (RabbitMQ 4 ends the session
+ * then; permissions are checked before any round trip).
+ */
+export function answerRequest(conn: SessionConnection, request: Buffer): Buffer[] | Promise<Buffer[]> {
+  const m = decodeMessage(request);
+  const props = m.properties ?? {};
+  const method = textOf(props.subject);
+  const target = textOf(props.to);
+  let answer: op.ManagementAnswer;
+  try {
+    if (method === undefined || target === undefined) throw badRequest("a management request needs its method as subject and its path as to");
+    if (textOf(props.replyTo) !== "$me") throw badRequest("a management request's reply-to must be $me (the link pair's receiving link)");
+    answer = route(conn, method, target, requestBody(m.otherBody));
+  } catch (err) {
+    answer = failed(conn, err, method, target);
+  }
+  if (!(answer instanceof Promise)) return responseMessage(props.messageId, answer);
+  return answer.then(
+    (r) => responseMessage(props.messageId, r),
+    (err: unknown) => {
+      if (err instanceof ManagementError) return responseMessage(props.messageId, failed(conn, err, method, target));
+      conn.log.warn("AMQP 1.0 management request failed on the queue's leader", { method, target, error: String(err) });
+      return responseMessage(props.messageId, { status: "500", body: str(err instanceof Error ? err.message : String(err)) });
+    },
+  );
 }

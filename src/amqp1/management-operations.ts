@@ -7,12 +7,13 @@
  *
  * Status codes as RabbitMQ 4 answers: 200 (queue info, counts, binding list), 201 (queue
  * created), 204 (exchange and binding operations), 400 (a bad request, or the domain refused),
- * 403 (the default exchange, a reserved "amq." name), 404 (no such queue), 409 (an existing
+ * 403 (the default exchange, a reserved "amq." name, the vhost's queue limit), 404 (no such queue), 409 (an existing
  * queue or exchange declared differently). A missing permission is not a status: like RabbitMQ 4
  * the session ends with amqp:unauthorized-access (the checks below come first, in its order).
  */
 import { BrokerError } from "../errors/broker-error.js";
-import type { ExchangeBinding, VHost } from "../broker/index.js";
+import { countsFromLeader, deleteQueueOnLeader, purgeQueueOnLeader, type ExchangeBinding, type Queue, type VHost } from "../broker/index.js";
+import { QueueLimitReached } from "../errors/broker-error.js";
 import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import { NULL } from "../amqp10/amqp10-value.js";
 import { Amqp1Error, CONDITION } from "./amqp1-errors.js";
@@ -23,6 +24,13 @@ export interface ManagementResponse {
   readonly status: string;
   readonly body: Amqp10Value;
 }
+
+/**
+ * An answer now, or later for a queue another worker leads (docs/CLUSTERING.md: the round trip
+ * every surface takes, remote-queue-operations.ts). Only those operations return a promise; every
+ * local one stays synchronous, so a single node's path is unchanged.
+ */
+export type ManagementAnswer = ManagementResponse | Promise<ManagementResponse>;
 
 type PermissionKind = "configure" | "write" | "read";
 
@@ -39,6 +47,8 @@ function permit(conn: SessionConnection, kind: PermissionKind, resource: "queue"
 /** A domain refusal as the status RabbitMQ 4 gives it; `notFound` is 404 only where it says so. */
 function refused(err: unknown, statuses: { notFound?: string; preconditionFailed?: string; accessRefused?: string }): never {
   if (!(err instanceof BrokerError)) throw err;
+  // rabbit_amqp_management answers queue_limit_exceeded with 403, not a precondition's 409.
+  if (err instanceof QueueLimitReached) throw new ManagementError("403", err.reason);
   const status = (err.kind === "notFound" || err.kind === "preconditionFailed" || err.kind === "accessRefused" ? statuses[err.kind] : undefined) ?? "400";
   throw new ManagementError(status, err.reason);
 }
@@ -53,17 +63,28 @@ function prohibitReserved(kind: "queue" | "exchange", name: string, vhost: strin
 
 const defaultExchangeRefused = (): ManagementError => new ManagementError("403", "operation not permitted on the default exchange");
 
-export function getQueue(conn: SessionConnection, quoted: string): ManagementResponse {
+export function getQueue(conn: SessionConnection, quoted: string): ManagementAnswer {
   const name = decodeSegment(quoted);
   // As a passive queue.declare in RabbitMQ 4: any one of the three permissions will do.
   const p = conn.permissions!;
   if (!p.allows(conn.vhost, "read", name) && !p.allows(conn.vhost, "write", name)) permit(conn, "configure", "queue", name);
   const q = conn.vhostRef!.queues.get(name);
   if (q === undefined) throw new ManagementError("404", `queue '${name}' in vhost '${conn.vhost}' not found`);
-  return { status: "200", body: encodeQueue(q, conn.broker.connections.node, q.messageCount, q.consumerCount) };
+  return queueInfo(conn, q, "200");
 }
 
-export function putQueue(conn: SessionConnection, quoted: string, body: Amqp10Value): ManagementResponse {
+/** The queue map with its counts: the leader's fresh ones (a round trip) for a queue another worker leads, as a passive queue.declare. */
+function queueInfo(conn: SessionConnection, q: Queue, status: string): ManagementAnswer {
+  const node = conn.broker.connections.node;
+  const counts = countsFromLeader(q);
+  if (counts === null) return { status, body: encodeQueue(q, node, q.messageCount, q.consumerCount) };
+  return counts.then(
+    (c) => ({ status, body: encodeQueue(q, node, c.messages, c.consumers) }),
+    (err: unknown) => refused(err, { notFound: "404" }),
+  );
+}
+
+export function putQueue(conn: SessionConnection, quoted: string, body: Amqp10Value): ManagementAnswer {
   const spec = decodeQueue(body);
   const name = decodeSegment(quoted);
   if (name === "") throw badRequest("declare queue with empty name not allowed");
@@ -73,28 +94,41 @@ export function putQueue(conn: SessionConnection, quoted: string, body: Amqp10Va
   try {
     const r = conn.broker.declareQueue(conn.ctx!, conn.vhost, { name, durable: spec.durable, autoDelete: spec.autoDelete, exclusiveOwner: spec.exclusive ? conn : null, arguments: spec.arguments }, false);
     const q = r.queue;
-    return { status: r.created ? "201" : "200", body: encodeQueue(q, conn.broker.connections.node, q.messageCount, q.consumerCount) };
+    if (!r.created) return queueInfo(conn, q, "200");
+    const created = { status: "201", body: encodeQueue(q, conn.broker.connections.node, 0, 0) };
+    // As 0-9-1's declare-ok (queue-methods.ts): answered once every worker holds the queue, so a
+    // publish anywhere after the client heard 201 routes to it.
+    const mirror = conn.broker.mirror;
+    return mirror?.settled === undefined ? created : mirror.settled().then(() => created);
   } catch (err) {
     return refused(err, { preconditionFailed: "409", accessRefused: "403" });
   }
 }
 
-export function deleteQueue(conn: SessionConnection, quoted: string): ManagementResponse {
+const countResponse = (n: number): ManagementResponse => ({ status: "200", body: messageCountBody(n) });
+
+const NOT_IF = { ifUnused: false, ifEmpty: false } as const;
+
+export function deleteQueue(conn: SessionConnection, quoted: string): ManagementAnswer {
   const name = decodeSegment(quoted);
   prohibitCrLf(name);
   permit(conn, "configure", "queue", name);
   try {
-    return { status: "200", body: messageCountBody(conn.broker.deleteQueue(conn.ctx!, conn.vhost, name, { ifUnused: false, ifEmpty: false })) };
+    const onLeader = deleteQueueOnLeader(conn.broker, conn.ctx!, conn.vhost, name, NOT_IF);
+    if (onLeader !== null) return onLeader.then(countResponse, (err: unknown) => refused(err, {}));
+    return countResponse(conn.broker.deleteQueue(conn.ctx!, conn.vhost, name, NOT_IF));
   } catch (err) {
     return refused(err, {});
   }
 }
 
-export function purgeQueue(conn: SessionConnection, quoted: string): ManagementResponse {
+export function purgeQueue(conn: SessionConnection, quoted: string): ManagementAnswer {
   const name = decodeSegment(quoted);
   permit(conn, "read", "queue", name);
   try {
-    return { status: "200", body: messageCountBody(conn.broker.purgeQueue(conn.ctx!, conn.vhost, name)) };
+    const onLeader = purgeQueueOnLeader(conn.broker, conn.ctx!, conn.vhost, name);
+    if (onLeader !== null) return onLeader.then(countResponse, (err: unknown) => refused(err, { notFound: "404" }));
+    return countResponse(conn.broker.purgeQueue(conn.ctx!, conn.vhost, name));
   } catch (err) {
     return refused(err, { notFound: "404" });
   }

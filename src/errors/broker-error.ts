@@ -48,3 +48,14 @@ export const preconditionFailed = (reason: string): BrokerError => new BrokerErr
 /** A bad request whose RabbitMQ reason is an Erlang tuple, e.g. {not_boolean, "troo"}: sent as a JSON array. */
 export const badRequestTerm = (tag: string, value: unknown): BrokerError =>
   new BrokerError("badRequest", `${tag}: ${JSON.stringify(value)}`, { httpReason: [tag, value] });
+
+/**
+ * A declare over the vhost's max-queues limit: a precondition to AMQP 0-9-1 and the HTTP API, but
+ * its own status where RabbitMQ 4 distinguishes it (queue_limit_exceeded: 403 on the AMQP 1.0
+ * /management node, rabbit_amqp_management).
+ */
+export class QueueLimitReached extends BrokerError {
+  constructor(reason: string) {
+    super("preconditionFailed", reason);
+  }
+}

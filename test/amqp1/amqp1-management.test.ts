@@ -207,6 +207,23 @@ describe("AMQP 1.0 /management node", () => {
     assert.equal((await m.request("GET", "/queues/orders")).status, "200");
   });
 
+  it("a declare over the vhost's queue limit is a 403 (RabbitMQ 4's queue_limit_exceeded), not a 409", async () => {
+    broker.broker.putVhost("capped", {});
+    broker.broker.setPermission("guest", "capped", { configure: ".*", write: ".*", read: ".*" });
+    broker.broker.putParameter("vhost-limits", "capped", "limits", { "max-queues": 1 });
+    const c = await connect(broker.amqpPort, { hostname: "vhost:capped" });
+    const cm = await openManagement(c);
+    assert.equal((await cm.request("PUT", "/queues/first", { durable: true })).status, "201");
+    const over = await cm.request("PUT", "/queues/second", { durable: true });
+    assert.equal(over.status, "403");
+    assert.match(String(over.body), /queue limit in vhost 'capped' \(1\) is reached/);
+    assert.equal(broker.broker.vhost("capped").queues.has("second"), false);
+    // A redeclare of the queue there is no limit for; a different declaration stays a 409.
+    assert.equal((await cm.request("PUT", "/queues/first", { durable: true })).status, "200");
+    assert.equal((await cm.request("PUT", "/queues/first", { durable: false })).status, "409");
+    await close(c);
+  });
+
   it("a missing permission ends the session with amqp:unauthorized-access (RabbitMQ 4); the connection lives on", async () => {
     broker.broker.putUser("limited", { password: "pw", tags: [] });
     broker.broker.setPermission("limited", "/", { configure: "^own-", write: ".*", read: ".*" });

@@ -3,7 +3,7 @@
  * queue-type validation, the vhost's max-queues limit), delete, purge, the lookup for consume /
  * get / purge, and the end of an exclusive owner's queues when its connection closes.
  */
-import { BrokerError, describeResource, notFound } from "../../errors/broker-error.js";
+import { BrokerError, describeResource, notFound, QueueLimitReached } from "../../errors/broker-error.js";
 import { actorOf, type ClientContext } from "../client-context.js";
 import { announce } from "../events/announce.js";
 import { queueEventProps } from "../events/topology-event-props.js";
@@ -53,7 +53,7 @@ export function declareQueue(b: BrokerState, ctx: ClientContext, vhostName: stri
   validateQueueArguments(spec.arguments, name, vhostName);
   const maxQueues = vhostLimitsOf(v.parameters).maxQueues;
   if (maxQueues >= 0 && v.queues.size >= maxQueues) {
-    throw new BrokerError("preconditionFailed", `cannot declare queue '${name}': queue limit in vhost '${vhostName}' (${maxQueues}) is reached`);
+    throw new QueueLimitReached(`cannot declare queue '${name}': queue limit in vhost '${vhostName}' (${maxQueues}) is reached`);
   }
   const dlx = spec.arguments["x-dead-letter-exchange"];
   if (typeof dlx === "string") {
