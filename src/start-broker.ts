@@ -199,14 +199,14 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   // The HTTP, Prometheus, MQTT and OAuth modules (Fastify, ws, mqtt-packet, jose) are loaded only
   // when configured: a broker without them (a test broker) starts in a fraction of the time.
   const mqttWanted = config.mqttPort !== null || config.webMqttPort !== null || (tls !== null && (config.mqttsPort !== null || config.webMqttsPort !== null));
-  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, replicated: replica && persistence.journal ? { tap: replica, journal: persistence.journal } : null, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates, clientIdPeers: clientIdPeers ?? null, ...(streamWorkers ? { workers: streamWorkers } : {}) });
+  const mqtt = !mqttWanted ? null : (await import("./mqtt/mqtt-startup.js")).mqttSide({ broker, config, loginThrottle, tokens, alarms, logger, replicated: replica && persistence.journal ? { tap: replica, journal: persistence.journal } : null, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates, clientIdPeers: clientIdPeers ?? null });
   for (const spec of mqtt?.listeners ?? []) await side.add(spec);
   const streamWanted = config.streamPort !== null || (tls !== null && config.streamTlsPort !== null);
   const stream = !streamWanted ? null : (await import("./stream/stream-startup.js")).streamSide({ broker, config, cluster: clusterView ?? null, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates, ...(streamWorkers ? { workers: streamWorkers } : {}) });
   for (const spec of stream?.listeners ?? []) await side.add(spec);
   // STOMP (src/stomp): loaded only when a STOMP listener is configured.
   const stompWanted = config.stompPort !== null || config.webStompPort !== null || (tls !== null && config.stompsPort !== null);
-  const stompListeners = !stompWanted ? [] : (await import("./stomp/stomp-startup.js")).stompSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates, ...(streamWorkers ? { workers: streamWorkers } : {}) });
+  const stompListeners = !stompWanted ? [] : (await import("./stomp/stomp-startup.js")).stompSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of stompListeners) await side.add(spec);
   const httpPort = config.httpPort;
   if (httpPort !== null) {

@@ -12,6 +12,7 @@ import { eventually, withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { freshGet, nodeOfConnection, request } from "./worker-landing.js";
 import http from "node:http";
+import { bodyOf, close as closeAmqp1, connect as connectAmqp1, receive, rhea } from "../helpers/rhea-client.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 
 /** The first name `prefix-<n>` that worker `w` of 2 leads. */
@@ -168,6 +169,27 @@ describe("streams across the workers of coney --workers 2 (AMQP 0-9-1)", () => {
       await ch.close();
       await eventually(async () => ((await freshGet(p.httpPort, `/api/queues/%2F/${name}`)) as { messages?: number }).messages === 1, 10_000, `${name} holding the message`);
     }
+  });
+
+  it("AMQP 1.0: a receiver reads a stream led by either worker from its first offset, each message annotated x-stream-offset", async () => {
+    // One AMQP 1.0 connection, two streams led by different workers: one of them is led elsewhere.
+    const names = [ledBy(0, "amqp1-stream"), ledBy(1, "amqp1-stream")];
+    const pub = await connOn(0).createConfirmChannel();
+    for (const name of names) {
+      await pub.assertQueue(name, { durable: true, arguments: { "x-queue-type": "stream" } });
+      for (let i = 0; i < 12; i++) pub.sendToQueue(name, Buffer.from(`${name}-${i}`));
+    }
+    await pub.waitForConfirms();
+    await pub.close();
+    const c = await connectAmqp1(p.amqpPort);
+    for (const name of names) {
+      const filter = { "rabbitmq:stream-offset-spec": rhea.types.wrap_described("first", "rabbitmq:stream-offset-spec") };
+      const { messages } = receive(c, `/queues/${name}`, 12, { source: { address: `/queues/${name}`, filter }, credit_window: 5, autoaccept: true } as never);
+      const got = await withTimeout(messages, 10_000, `12 from ${name} over AMQP 1.0`);
+      assert.deepEqual(got.map((r) => bodyOf(r.message).toString()), Array.from({ length: 12 }, (_, i) => `${name}-${i}`));
+      assert.deepEqual(got.map((r) => Number(r.message.message_annotations?.["x-stream-offset"])), Array.from({ length: 12 }, (_, i) => i));
+    }
+    await closeAmqp1(c);
   });
 
   it("keeps a remote stream consumer within its prefetch: never more unacknowledged than asked", async () => {
