@@ -58,12 +58,12 @@ export function create(c: StreamContext, body: FrameCursor): void {
   } catch (err) {
     return reply(c, CMD.create, corr, codeOf(err));
   }
-  // Led by another worker: answered once its leader holds it (the link's QUEUE frame declared it
-  // there before this round trip's answer), so the client's next connection, to the leader's port
-  // that Metadata names, finds it.
-  const remote = remoteStream(c, name);
-  if (remote === null) return reply(c, CMD.create, corr, RC.ok);
-  remote.freshInfo().then(
+  // Led by another worker: answered once every worker applied the declare (the mirror's barrier),
+  // so the client's next connection, to the leader's port that Metadata names, finds it. A round
+  // trip on the link would not do: it never declares (a queue just deleted must not come back).
+  const settled = c.node.broker.mirror?.settled;
+  if (remoteStream(c, name) === null || settled === undefined) return reply(c, CMD.create, corr, RC.ok);
+  settled.call(c.node.broker.mirror).then(
     () => reply(c, CMD.create, corr, RC.ok),
     (err: unknown) => reply(c, CMD.create, corr, codeOf(err)),
   );
