@@ -11,7 +11,7 @@ import { withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { onWorker, pinnedApis, workerOfPort, type PinnedApi } from "./pinned-workers.js";
 
-const ROUNDS = 4;
+const ROUNDS = 10;
 const localPort = (c: ChannelModel): number => (c.connection as unknown as { stream: { localPort: number } }).stream.localPort;
 
 /** Publishes mandatory with confirms; resolves "routed" on the ack, "returned" when basic.return came first. */
