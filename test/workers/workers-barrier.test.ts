@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
 import { withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { StompWire } from "../helpers/stomp-wire.js";
 import { onWorker, pinnedApis, workerOfPort, type PinnedApi } from "./pinned-workers.js";
 
 const ROUNDS = 10;
@@ -156,6 +157,27 @@ describe("coney --workers 2: definition changes answered once every worker knows
       const got = await ch1.get(`imp-q-${i}`, { noAck: true });
       assert.ok(got !== false);
       assert.equal(got.content.toString(), `imported-${i}`);
+    }
+  });
+
+  it("STOMP: a SUBSCRIBE's receipt on worker 0 means a mandatory publish from worker 1 routes to it", async () => {
+    const listeners = ((await apis[0]!.request("GET", "/api/overview")).json as { listeners: Array<{ protocol: string; port: number }> }).listeners;
+    const stompPort = listeners.find((l) => l.protocol === "stomp")!.port;
+    const s = await onWorker(apis, 0, () => StompWire.login(stompPort), (c) => c.socket.localPort!, (c) => c.close());
+    const c1 = await connectOn(1);
+    const ch1 = await c1.createConfirmChannel();
+    try {
+      for (let i = 0; i < ROUNDS; i++) {
+        s.send("SUBSCRIBE", { id: `s${i}`, destination: `/topic/barrier.${i}`, receipt: `sub-${i}` });
+        assert.equal((await s.nextOf("RECEIPT", 10_000)).headers["receipt-id"], `sub-${i}`);
+        assert.equal(await publishMandatory(ch1, "amq.topic", `barrier.${i}`, `t${i}`), "routed");
+        assert.equal((await s.nextOf("MESSAGE", 10_000)).body.toString(), `t${i}`);
+        s.send("UNSUBSCRIBE", { id: `s${i}`, receipt: `unsub-${i}` });
+        assert.equal((await s.nextOf("RECEIPT", 10_000)).headers["receipt-id"], `unsub-${i}`);
+        assert.equal(await publishMandatory(ch1, "amq.topic", `barrier.${i}`, `gone${i}`), "returned");
+      }
+    } finally {
+      s.close();
     }
   });
 });
