@@ -10,6 +10,9 @@ import type { MirroredChange, MirroredRecord, TopologyMirror } from "./topology-
 export class MirrorOutbox implements TopologyMirror {
   private batch: MirroredChange[] = [];
   private scheduled = false;
+  /** Batches sent, and how many of them a finished barrier covers: equal means nothing to wait for. */
+  private sent = 0;
+  private covered = 0;
 
   /** `barrier` (the transport's): resolves once the others applied every batch sent before it. */
   constructor(
@@ -17,9 +20,18 @@ export class MirrorOutbox implements TopologyMirror {
     private readonly barrier: (() => Promise<void>) | null = null,
   ) {}
 
+  /**
+   * Resolves once the others applied every batch sent so far. When a finished barrier already
+   * covers them all (a re-declare that changed nothing, an HTTP call that failed), no request
+   * leaves: the answer is not delayed by a round trip that proves nothing.
+   */
   settled(): Promise<void> {
     this.flush();
-    return this.barrier === null ? Promise.resolve() : this.barrier();
+    const upTo = this.sent;
+    if (this.barrier === null || upTo === this.covered) return Promise.resolve();
+    return this.barrier().then(() => {
+      if (upTo > this.covered) this.covered = upTo;
+    });
   }
 
   put(kind: DefinitionKind, record: MirroredRecord): void {
@@ -36,6 +48,7 @@ export class MirrorOutbox implements TopologyMirror {
     if (this.batch.length === 0) return;
     const batch = this.batch;
     this.batch = [];
+    this.sent++;
     this.send(batch);
   }
 

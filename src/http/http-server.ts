@@ -49,6 +49,7 @@ import { registerShovels } from "./routes/shovels.js";
 import type { Shovels } from "../shovel/shovels.js";
 import type { PeerNodes } from "./peer-nodes.js";
 import { answerPeer } from "./local-records.js";
+import { holdChangesUntilFollowed } from "./answered-everywhere.js";
 
 export interface HttpListener {
   readonly port: number;
@@ -153,6 +154,8 @@ export async function listenHttp(broker: Broker, opts: HttpOptions, logger: Logg
   };
   // `coney --workers N`: this worker answers the others' list and overview queries (local-records.ts).
   opts.peers?.records?.serve((q) => answerPeer(ctx, q));
+  // `coney --workers N`: a definition change is answered once every worker applied it.
+  holdChangesUntilFollowed(app, broker);
   for (const register of [registerAuth, registerFeatureFlags, registerOverview, registerVhosts, registerUsers, registerQueues, registerExchanges, registerBindings, registerConnections, registerHealth, registerDefinitions, registerPolicies, registerOperatorPolicies, registerParameters, registerTopicPermissions, registerUserLimits, registerNodeOperations, registerPermissionExplain, registerMyAccess, registerClusterNodes, registerAudit, registerFederationLinks, registerStreamRoutes]) {
     register(app, ctx);
   }

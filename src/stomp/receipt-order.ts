@@ -41,6 +41,16 @@ export class ReceiptOrder implements SyncWaiter {
     p.then(done, done);
   }
 
+  /**
+   * A SUBSCRIBE or UNSUBSCRIBE's receipt under `coney --workers N` waits until every worker applied
+   * the queue and binding it made or removed (TopologyMirror.settled; docs/CLUSTERING.md,
+   * "Answered once everyone knows"). A single node has no mirror: nothing waits.
+   */
+  waitForFollowers(): void {
+    const mirror = this.broker.mirror;
+    if (mirror?.settled !== undefined) this.waitFor(mirror.settled());
+  }
+
   synced(token: number, _ok: boolean): void {
     const a = this.owed[token - this.headToken];
     if (a === undefined) return;

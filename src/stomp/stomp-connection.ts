@@ -133,6 +133,7 @@ export class StompConnection implements ClientConnection, FrameSink, FlowHost, H
     }
     this.session!.handle(f);
     const receipt = f.headers.get("receipt");
+    if (receipt !== undefined && (command === "SUBSCRIBE" || command === "UNSUBSCRIBE")) this.receipts.waitForFollowers();
     if (receipt !== undefined && command !== "SEND" && this.state === "open") this.receipts.owe(receipt, false);
   }
 

@@ -6,7 +6,7 @@
  * local method writes it, or the leader's error closes the channel as a local one would.
  */
 import type { Queue, QueueEntry } from "../../../broker/index.js";
-import { encodeBasicGetEmpty, encodeBasicGetOk, encodeQueueDeclareOk, encodeQueueDeleteOk, encodeQueuePurgeOk } from "../../codec/generated.js";
+import { encodeBasicGetEmpty, encodeBasicGetOk, encodeQueueDeclareOk, encodeQueuePurgeOk } from "../../codec/generated.js";
 import type { ChannelState } from "../channel-state.js";
 import { writeContent } from "../delivery-frames.js";
 
@@ -57,12 +57,6 @@ export function getAnswered(ch: ChannelState, queue: Queue, p: Promise<{ entry: 
 export function purgeAnswered(ch: ChannelState, p: Promise<number>, nowait: boolean): void {
   afterLeader(ch, p, QUEUE_CLASS, 30, (count) => {
     if (!nowait) encodeQueuePurgeOk(ch.output.out, ch.number, { messageCount: count });
-  });
-}
-
-export function deleteAnswered(ch: ChannelState, p: Promise<number>, nowait: boolean): void {
-  afterLeader(ch, p, QUEUE_CLASS, 40, (count) => {
-    if (!nowait) encodeQueueDeleteOk(ch.output.out, ch.number, { messageCount: count });
   });
 }
 

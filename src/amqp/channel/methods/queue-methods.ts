@@ -12,7 +12,8 @@ import {
 } from "../../codec/generated.js";
 import { BrokerError } from "../../../errors/broker-error.js";
 import { countsFromLeader, deleteQueueOnLeader, purgeQueueOnLeader } from "../../../broker/index.js";
-import { afterLeader, declareAnswered, deleteAnswered, purgeAnswered } from "./leader-round-trips.js";
+import { afterLeader, declareAnswered, purgeAnswered } from "./leader-round-trips.js";
+import { answerEverywhere } from "./answered-everywhere.js";
 import type { ChannelState } from "../channel-state.js";
 import { on, type HandlerTable } from "./handler.js";
 
@@ -71,7 +72,7 @@ export const queueHandlers: HandlerTable = [
     const queue = expandQueueName(ch, a.queue);
     const key = a.queue === "" && a.routingKey === "" ? queue : a.routingKey;
     ch.host.broker.unbindQueue(ch.ctx, ch.host.vhost, queue, a.exchange, key, a.arguments);
-    encodeQueueUnbindOk(ch.output.out, ch.number, {});
+    answerEverywhere(ch, undefined, QUEUE_CLASS, 50, () => encodeQueueUnbindOk(ch.output.out, ch.number, {}));
   }),
   on(MethodId.QueuePurge, (ch, a) => {
     const onLeader = purgeQueueOnLeader(ch.host.broker, ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue));
@@ -81,9 +82,11 @@ export const queueHandlers: HandlerTable = [
   }),
   on(MethodId.QueueDelete, (ch, a) => {
     const opts = { ifUnused: a.ifUnused, ifEmpty: a.ifEmpty };
-    const onLeader = deleteQueueOnLeader(ch.host.broker, ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue), opts);
-    if (onLeader !== null) return deleteAnswered(ch, onLeader, a.nowait);
-    const count = ch.host.broker.deleteQueue(ch.ctx, ch.host.vhost, expandQueueName(ch, a.queue), opts);
-    if (!a.nowait) encodeQueueDeleteOk(ch.output.out, ch.number, { messageCount: count });
+    // Led elsewhere: deleted on the leader, then forgotten here (told to the others from here too).
+    const name = expandQueueName(ch, a.queue);
+    const count = deleteQueueOnLeader(ch.host.broker, ch.ctx, ch.host.vhost, name, opts) ?? ch.host.broker.deleteQueue(ch.ctx, ch.host.vhost, name, opts);
+    answerEverywhere(ch, count, QUEUE_CLASS, 40, (n) => {
+      if (!a.nowait) encodeQueueDeleteOk(ch.output.out, ch.number, { messageCount: n });
+    });
   }),
 ];

@@ -1,0 +1,25 @@
+/**
+ * The management API's definition changes answered once every worker knows them (issue 42;
+ * docs/CLUSTERING.md, "Answered once everyone knows"): under `coney --workers N` the reply to a
+ * PUT, POST or DELETE leaves once every other running worker applied what this worker told so far
+ * (TopologyMirror.settled) — users, permissions, vhosts, exchanges, queues, bindings, policies,
+ * parameters, limits, a definitions import — so the client's next step, on whichever worker it
+ * lands, finds them, as after RabbitMQ's Mnesia transaction. One hook, not one per route.
+ *
+ * A single node has no mirror: a GET or a reply there passes at once. A request that changed
+ * nothing (an error, a message fetch) costs no round trip: the mirror skips it when nothing was
+ * told since its last barrier. A silent worker is not waited for (the barrier's 5 s timeout).
+ */
+import type { FastifyInstance } from "fastify";
+import type { Broker } from "../broker/index.js";
+
+export function holdChangesUntilFollowed(app: FastifyInstance, broker: Broker): void {
+  app.addHook("onSend", (req, _reply, payload, done) => {
+    const mirror = broker.mirror;
+    if (req.method === "GET" || req.method === "HEAD" || mirror?.settled === undefined) return done(null, payload);
+    mirror.settled().then(
+      () => done(null, payload),
+      () => done(null, payload),
+    );
+  });
+}
