@@ -59,7 +59,7 @@ describe("coney --workers 2: dead-lettering, alternate exchanges and returns acr
       await confirmed(ch, "", source, `expired from w${from}`, { persistent: true });
       const m: Message = await got;
       assert.equal(m.content.toString(), `expired from w${from}`);
-      const death = (m.properties.headers?.["x-death"] as Array<Record<string, unknown>>)[0]!;
+      const death = (m.properties.headers?.["x-death"] as unknown as Array<Record<string, unknown>>)[0]!;
       assert.equal(death["queue"], source);
       assert.equal(death["reason"], "expired");
     }
@@ -86,7 +86,7 @@ describe("coney --workers 2: dead-lettering, alternate exchanges and returns acr
     consumer.reject(await delivered, false);
     const m = await nextMessage(ch, dlq);
     assert.equal(m.content.toString(), "rejected");
-    assert.equal((m.properties.headers?.["x-death"] as Array<Record<string, unknown>>)[0]!["reason"], "rejected");
+    assert.equal((m.properties.headers?.["x-death"] as unknown as Array<Record<string, unknown>>)[0]!["reason"], "rejected");
   });
 
   it("an unroutable publish goes to the alternate exchange, whose queue the other worker leads; a mandatory publish nobody takes is returned NO_ROUTE", async () => {
@@ -125,6 +125,6 @@ describe("coney --workers 2: dead-lettering, alternate exchanges and returns acr
     await confirmed(ch, "", source, "second");
     const m = await got;
     assert.equal(m.content.toString(), "first");
-    assert.equal((m.properties.headers?.["x-death"] as Array<Record<string, unknown>>)[0]!["reason"], "maxlen");
+    assert.equal((m.properties.headers?.["x-death"] as unknown as Array<Record<string, unknown>>)[0]!["reason"], "maxlen");
   });
 });
