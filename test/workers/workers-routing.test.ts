@@ -109,9 +109,9 @@ describe("coney --workers 2: dead-lettering, alternate exchanges and returns acr
       "the basic.return",
     );
     await confirmed(ch, "nowhere", "no-binding", "returned", { mandatory: true });
-    const r = await returned;
-    assert.equal(r.fields.replyCode, 312);
-    assert.equal(r.fields.replyText, "NO_ROUTE");
+    const r = (await returned).fields as unknown as { replyCode: number; replyText: string };
+    assert.equal(r.replyCode, 312);
+    assert.equal(r.replyText, "NO_ROUTE");
   });
 
   it("a queue at its length limit on the other worker drops its head to a dead-letter queue (overflow drop-head)", async () => {
