@@ -5,7 +5,8 @@
  * nothing per read. Frames are encoded with the broker's own codec. Not a client library: it
  * stops at the first error, as a benchmark should.
  */
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
+import { connectRawSocket } from "./raw-socket.js";
 import { OutputBuffer } from "../amqp/codec/output-buffer.js";
 import {
   decodeMethod,
@@ -25,7 +26,6 @@ import { FrameScanner, type FrameSink } from "./frame-scanner.js";
  * frames as amqp-client runs. test/bench/raw-client.test.ts compares the two on a live broker.
  */
 export const RAW_DEFAULT_FRAME_MAX = 8192;
-const READ_BUFFER_BYTES = 256 * 1024;
 const FRAME_METHOD = 1;
 /** The channel every load runs on. */
 export const RAW_CHANNEL = 1;
@@ -56,16 +56,7 @@ export class AmqpRawConnection {
   static async open(uri: string): Promise<AmqpRawConnection> {
     const url = new URL(uri);
     let conn: AmqpRawConnection | null = null;
-    const socket = await new Promise<Socket>((resolve, reject) => {
-      const s = connect({
-        host: url.hostname,
-        port: Number(url.port || 5672),
-        noDelay: true,
-        onread: { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: (n: number, buf: Uint8Array) => conn === null || conn.read(buf as Buffer, n) },
-      });
-      s.once("connect", () => resolve(s));
-      s.once("error", reject);
-    });
+    const socket = await connectRawSocket(url, (buf, n) => conn === null || conn.read(buf, n));
     conn = new AmqpRawConnection(socket);
     const wanted = Number(url.searchParams.get("frameMax") ?? RAW_DEFAULT_FRAME_MAX);
     const started = conn.expect(MethodId.ConnectionStart);

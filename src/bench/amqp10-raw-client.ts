@@ -6,13 +6,13 @@
  * Coney's own AMQP 1.0 codec (src/amqp1/performatives.ts). Not a client library: it stops at the
  * first error, as a benchmark should.
  */
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
+import { connectRawSocket } from "./raw-socket.js";
 import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import { FRAME_AMQP, FRAME_SASL } from "../amqp1/amqp1-frames.js";
 import { performativeFrame, PERFORMATIVE, readPerformative, type Performative } from "../amqp1/performatives.js";
 import { Amqp10FrameScanner, type TransferInfo } from "./amqp10-frame-scanner.js";
 
-const READ_BUFFER_BYTES = 256 * 1024;
 /** The max-frame-size both sides announce: a 64 KB message travels in one transfer frame. */
 export const RAW_MAX_FRAME_SIZE = 131072;
 const SASL_HEADER = Buffer.from([0x41, 0x4d, 0x51, 0x50, 3, 1, 0, 0]);
@@ -73,16 +73,7 @@ export class Amqp10RawConnection {
   static async open(uri: string, link: RawLinkSpec): Promise<Amqp10RawConnection> {
     const url = new URL(uri);
     let conn: Amqp10RawConnection | null = null;
-    const socket = await new Promise<Socket>((resolve, reject) => {
-      const s = connect({
-        host: url.hostname,
-        port: Number(url.port || 5672),
-        noDelay: true,
-        onread: { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: (n: number, buf: Uint8Array) => conn === null || conn.read(buf as Buffer, n) },
-      });
-      s.once("connect", () => resolve(s));
-      s.once("error", reject);
-    });
+    const socket = await connectRawSocket(url, (buf, n) => conn === null || conn.read(buf, n));
     conn = new Amqp10RawConnection(socket);
     const c = conn;
     const user = decodeURIComponent(url.username || "guest");
