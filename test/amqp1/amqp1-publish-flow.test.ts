@@ -12,7 +12,7 @@ import { close, connect, data, openSender, receive } from "../helpers/rhea-clien
 import { eventually } from "../helpers/wait.js";
 import type { ClientContext } from "../../src/broker/index.js";
 import { FLOW_HIGH, FLOW_HIGH_BYTES } from "../../src/broker/index.js";
-import { LINK_CREDIT, LINK_FLOW_HIGH_BYTES } from "../../src/amqp1/incoming-link.js";
+import { LINK_CREDIT, LINK_CREDIT_BYTES, LINK_FLOW_HIGH_BYTES } from "../../src/amqp1/incoming-link.js";
 
 /**
  * Two round trips on `c` (a receiver's attach answered, twice): every transfer sent before was read
@@ -54,7 +54,7 @@ describe("AMQP 1.0 publisher flow control", () => {
   before(async () => {
     broker = await startTestBroker();
     ctx = { permissions: broker.broker.checkerFor("guest"), owner: null };
-    for (const name of ["flow-q", "flow-big", "flow-idle", "flow-barrier"]) broker.broker.declareQueue(ctx, "/", { name, durable: false, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+    for (const name of ["flow-q", "flow-big", "flow-idle", "flow-sized", "flow-barrier"]) broker.broker.declareQueue(ctx, "/", { name, durable: false, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
   });
   after(async () => {
     await broker.close();
@@ -106,6 +106,26 @@ describe("AMQP 1.0 publisher flow control", () => {
     } finally {
       await close(c);
       await a.close();
+    }
+  });
+
+  it("grants a sender of large messages credit by bytes: LINK_CREDIT_BYTES in flight, not LINK_CREDIT messages", async () => {
+    const size = 16 * 1024;
+    const bySize = LINK_CREDIT_BYTES / size;
+    assert.ok(bySize < LINK_CREDIT);
+    const c = await connect(broker.amqpPort);
+    try {
+      const s = await openSender(c, "/queues/flow-sized", { snd_settle_mode: 1 });
+      // The first grant knows no size (LINK_CREDIT); the top-up once half of it is used is sized by bytes.
+      const body = data(Buffer.alloc(size, 3));
+      const n = LINK_CREDIT / 2 + 10;
+      for (let i = 0; i < n; i++) s.send({ body } as never);
+      await roundTrip(c);
+      const credit = (s as unknown as { credit: number }).credit;
+      assert.ok(credit > 0 && credit <= bySize, `credit after the top-up ${credit}, at most ${bySize}`);
+      await eventually(() => count("flow-sized") === n, 5000, "every sent message stored");
+    } finally {
+      await close(c);
     }
   });
 
