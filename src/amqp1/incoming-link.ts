@@ -7,7 +7,7 @@
  * Settlement (RabbitMQ 4): an unsettled delivery is accepted once routed (once the store has
  * synced it for a durable queue, as a publisher confirm), released when no queue took it, and
  * rejected when a queue refused it (its length limit) or it could not be decoded or addressed.
- * Credit: LINK_CREDIT, topped up when half is used; while a memory or disk alarm is on no credit
+ * Credit: LINK_CREDIT (by bytes for large messages), topped up when half is used; while a memory or disk alarm is on no credit
  * is granted (RabbitMQ 4 throttles AMQP 1.0 senders so; AMQP 0-9-1 publishers are blocked
  * instead), and the top-up follows once every alarm clears. A transfer without credit detaches the link
  * with amqp:link:transfer-limit-exceeded, a message over max_message_size with
@@ -34,7 +34,21 @@ import { boolField, compositeField, described, optionalUint, PERFORMATIVE, textF
  * a pre-settled rhea sender was held to ~5,000 msg/s, with 2,048 it sends ~33,000 (PERFORMANCE.md).
  */
 export const LINK_CREDIT = 2048;
+/**
+ * Large messages get credit by bytes: about this many in flight (at least LINK_MIN_CREDIT, as
+ * RabbitMQ 4 grants 128), sized from the link's last message at each grant, so a pre-settled
+ * 64 KB sender has 16 MiB outstanding, not 128 MiB. Small ones keep LINK_CREDIT (rhea's Nagle).
+ */
+export const LINK_CREDIT_BYTES = 16 * 1024 * 1024;
+export const LINK_MIN_CREDIT = 128;
 const SND_SETTLED = 1;
+/**
+ * The ready bytes of a consumed queue that hold this link's top-up (PublishFlow's default is
+ * 64 MiB). A pre-settled sender has no other pacing than credit, so with the default the queue
+ * swung between 32 and 64 MiB behind its waiting receiver; held at this, large messages go
+ * nearly straight through (docs/PERFORMANCE.md, "pre-settled 64 KB", i44-perf2).
+ */
+export const LINK_FLOW_HIGH_BYTES = 8 * 1024 * 1024;
 
 const state = (code: number, fields: Amqp10Value[] = []): Amqp10Value => described(code, fields);
 const RELEASED = state(PERFORMATIVE.released);
@@ -66,8 +80,12 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
   };
   private readonly originals = new OriginalForms();
   /** Holding the top-up while a queue this link fed catches up. */
-  private readonly flow = new PublishFlow(this);
+  private readonly flow = new PublishFlow(this, LINK_FLOW_HIGH_BYTES);
   private flowHeld = false;
+  /** The credit of the last grant (LINK_CREDIT, or less for large messages); topped up when half is used. */
+  private creditLimit = LINK_CREDIT;
+  /** The size of the link's last message, which sizes the next grant. */
+  private lastSize = 0;
   published = 0;
 
   constructor(
@@ -125,10 +143,10 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
 
   resumeFromFlow(): void {
     this.flowHeld = false;
-    if (this.credit < LINK_CREDIT / 2) this.grant();
+    if (this.credit < this.creditLimit / 2) this.grant();
   }
 
-  /** Tops our credit up to LINK_CREDIT, unless an alarm is on (then once it clears) or flow control holds it (then once the queue catches up). */
+  /** Tops our credit up to the limit (LINK_CREDIT, by bytes for large messages), unless an alarm is on (then once it clears) or flow control holds it (then once the queue catches up). */
   grant(): void {
     this.grantPending = false;
     if (this.released || this.flowHeld) return;
@@ -140,7 +158,10 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
       }
       return;
     }
-    this.credit = LINK_CREDIT;
+    const bySize = this.lastSize > 0 ? Math.floor(LINK_CREDIT_BYTES / this.lastSize) : LINK_CREDIT;
+    this.creditLimit = bySize >= LINK_CREDIT ? LINK_CREDIT : Math.max(LINK_MIN_CREDIT, bySize);
+    // Never take back credit the sender was told of (part 2 §2.6.7: it may be in use already).
+    if (this.credit < this.creditLimit) this.credit = this.creditLimit;
     this.sendFlow(false);
   }
 
@@ -179,7 +200,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
       this.deliveryCount = (this.deliveryCount + 1) >>> 0;
       // Topped up after the read (LinkHost.grantLater): a peer gets only credit it was told of, so
       // transfers past it in one burst are detectable (transfer-limit-exceeded).
-      if (this.credit < LINK_CREDIT / 2 && !this.grantPending) {
+      if (this.credit < this.creditLimit / 2 && !this.grantPending) {
         this.grantPending = true;
         this.session.grantLater(this);
       }
@@ -199,6 +220,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     if (boolField(f, 5, "more", false)) return;
     const pieces = this.pieces;
     this.pieces = null;
+    this.lastSize = this.pieceBytes;
     this.publish(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
   }
 

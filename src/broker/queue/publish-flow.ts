@@ -38,7 +38,15 @@ export class PublishFlow {
   private waitingOn: Queue | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly host: FlowHost) {}
+  /**
+   * `highBytes`: the ready bytes that hold the host. AMQP 1.0 senders pass a lower one
+   * (incoming-link.ts): their pre-settled stream is paced only by link credit, so the default
+   * let the queue swing between 32 and 64 MiB behind instead of handing messages over.
+   */
+  constructor(
+    private readonly host: FlowHost,
+    private readonly highBytes = FLOW_HIGH_BYTES,
+  ) {}
 
   get paused(): boolean {
     return this.waitingOn !== null;
@@ -50,7 +58,7 @@ export class PublishFlow {
     for (let i = 0; i < n; i++) {
       const q = queues[i]!;
       // A queue led elsewhere is weighed as a stream's writer: its backlog is the leader's credit in use (remote-queue.ts).
-      const behind = q.type === "stream" || q.leadsElsewhere ? q.flowBacklog > STREAM_FLOW_HIGH : (q.flowBacklog > FLOW_HIGH || q.readyBytes > FLOW_HIGH_BYTES) && q.consumerCount > 0;
+      const behind = q.type === "stream" || q.leadsElsewhere ? q.flowBacklog > STREAM_FLOW_HIGH : (q.flowBacklog > FLOW_HIGH || q.readyBytes > this.highBytes) && q.consumerCount > 0;
       if (behind && !this.host.hasConsumers) {
         this.waitingOn = q;
         this.host.pauseForFlow();
@@ -70,7 +78,7 @@ export class PublishFlow {
   private poll(): void {
     const q = this.waitingOn!;
     const stream = q.type === "stream" || q.leadsElsewhere;
-    const caughtUp = stream ? q.flowBacklog <= STREAM_FLOW_HIGH / 2 : q.flowBacklog <= FLOW_HIGH / 2 && q.readyBytes <= FLOW_HIGH_BYTES / 2;
+    const caughtUp = stream ? q.flowBacklog <= STREAM_FLOW_HIGH / 2 : q.flowBacklog <= FLOW_HIGH / 2 && q.readyBytes <= this.highBytes / 2;
     if (!caughtUp && !q.isDeleted && (stream || q.consumerCount > 0)) return;
     this.stop();
     this.host.resumeFromFlow();
