@@ -200,12 +200,22 @@ export class StompSession implements SubscriptionHost {
     this.dropSubscription(sub);
     // A durable subscription ends for good when UNSUBSCRIBE says so (RabbitMQ: durable or persistent:true).
     const own = sub.own;
-    if (own !== null && own.durable && (f.headers.get("durable") === "true" || f.headers.get("persistent") === "true")) {
-      const opts = { ifUnused: false, ifEmpty: false };
-      // A queue led by another worker is deleted there, a round trip the frame's receipt waits for (if its leader is down, the queue stays).
-      if (this.vhost.queues.get(own.name)?.leadsElsewhere !== true) domain(() => this.broker.deleteQueue(this.link.ctx, this.vhost.name, own.name, opts));
-      else this.link.receipts.waitFor(deleteQueueAsync(this.broker, this.link.ctx, this.vhost.name, own.name, opts));
+    if (own === null) return;
+    const ends = !own.durable || f.headers.get("durable") === "true" || f.headers.get("persistent") === "true";
+    if (!ends) return;
+    const opts = { ifUnused: false, ifEmpty: false };
+    const elsewhere = this.vhost.queues.get(own.name)?.leadsElsewhere === true;
+    // A non-durable subscription's queue on this node went with its consumer (auto-delete).
+    if (!elsewhere) {
+      if (own.durable) domain(() => this.broker.deleteQueue(this.link.ctx, this.vhost.name, own.name, opts));
+      return;
     }
+    // Led by another worker: deleted there (a non-durable one may already be, by its auto-delete),
+    // and the receipt waits for that round trip and then for every worker to have forgotten it, so
+    // a publish after the receipt is not routed to it (if its leader is down, the queue stays).
+    const mirror = this.broker.mirror;
+    const forgotten = (): Promise<void> | undefined => mirror?.settled?.();
+    this.link.receipts.waitFor(deleteQueueAsync(this.broker, this.link.ctx, this.vhost.name, own.name, opts).then(forgotten, forgotten));
   }
 
   private dropSubscription(sub: StompSubscription): void {
