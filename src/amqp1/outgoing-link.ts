@@ -32,6 +32,12 @@ import type { FieldTable } from "../broker/values/field-value.js";
 import { boolField, compositeField, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
 
 const SND_SETTLED = 1;
+/**
+ * Messages a filtered stream reader may skip in one turn of the event loop: a filter that matches
+ * little over a long backlog would otherwise read it all in one dispatch, holding up every other
+ * client; past this the reader pauses and resumes on the next turn.
+ */
+const SKIPS_PER_TURN = 256;
 
 export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   readonly tag: string;
@@ -54,6 +60,8 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   private settleOnDelivery = false;
   /** A stream reader's property filter expressions; null: none (no per-message work). */
   private propertyFilters: readonly PropertyFilter[] | null = null;
+  /** Messages skipped by the filters in this turn (0 without filters). */
+  private skipped = 0;
 
   constructor(
     private readonly session: LinkHost,
@@ -120,7 +128,7 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   }
 
   canTake(): boolean {
-    return this.credit > 0 && this.session.canSend;
+    return this.credit > 0 && this.session.canSend && this.skipped < SKIPS_PER_TURN;
   }
 
   deliver(queue: Queue, entry: QueueEntry): void {
@@ -132,6 +140,12 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     const pf = this.propertyFilters;
     if (pf !== null && !passesAll(pf, decodeMessage(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)))) {
       // Skipped: no transfer, no credit spent; the stream reader has moved past it (settle returns the stream's count).
+      if (++this.skipped === SKIPS_PER_TURN) {
+        setImmediate(() => {
+          this.skipped = 0;
+          this.queue?.dispatch();
+        });
+      }
       queue.settle(entry);
       return;
     }

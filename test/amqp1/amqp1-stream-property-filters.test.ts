@@ -89,6 +89,26 @@ describe("AMQP 1.0 stream property filter expressions", () => {
     assert.deepEqual((await read({ a: appProps({ n: null }) }, 3)).bodies, ["m0", "m1", "end"]);
   });
 
+  it("skips a long non-matching backlog across turns of the event loop and delivers what follows", async () => {
+    const ctx: ClientContext = { permissions: broker.broker.checkerFor("guest"), owner: null };
+    broker.broker.declareQueue(ctx, "/", { name: "backlog", durable: true, autoDelete: false, exclusiveOwner: null, arguments: { "x-queue-type": "stream" } }, false);
+    const conn = await amqp.connect(broker.amqpUrl);
+    const ch = await conn.createConfirmChannel();
+    for (let i = 0; i < 1000; i++) ch.sendToQueue("backlog", Buffer.from(`n${i}`), { headers: { kind: "noise" } });
+    ch.sendToQueue("backlog", Buffer.from("wanted"), { headers: { kind: "signal" } });
+    await ch.waitForConfirms();
+    await conn.close();
+    const c = await connect(broker.amqpPort);
+    try {
+      const { messages } = receive(c, "/queues/backlog", 1, { source: { address: "/queues/backlog", filter: { ...first, a: appProps({ kind: "signal" }) } }, autoaccept: true } as never);
+      const [got] = await messages;
+      assert.equal(bodyOf(got!.message).toString(), "wanted");
+      assert.equal(Number(got!.message.message_annotations?.["x-stream-offset"]), 1000);
+    } finally {
+      await close(c);
+    }
+  });
+
   it("the attach echoes only the filters it took: invalid or unknown ones are left out and not applied", async () => {
     const c = await connect(broker.amqpPort);
     try {
