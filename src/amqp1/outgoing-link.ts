@@ -9,7 +9,10 @@
  *
  * A stream queue source reads from where the source's filter says (stream-filters.ts: RabbitMQ
  * 4's rabbitmq:stream-offset-spec, default next), each delivery annotated x-stream-offset; its
- * outcomes only return credit (the message stays in the stream).
+ * outcomes only return credit (the message stays in the stream). With property filter expressions
+ * (property-filters.ts) a message that does not match is not sent and takes no credit, but the
+ * reader moves past it (settled at once, as RabbitMQ 4.1 skips it); without them no message is
+ * decoded.
  *
  * A v1 exchange or topic source consumes from a queue of the link's own (server-named,
  * exclusive, auto-delete) bound with its key, deleted with the link.
@@ -22,11 +25,19 @@ import { parseSource } from "./amqp1-addresses.js";
 import type { LinkHost, SessionLink } from "./link-host.js";
 import { toAmqp1 } from "./message-conversion.js";
 import { AMQP1_FORMAT } from "./original-form.js";
-import { streamArguments } from "./stream-filters.js";
+import { streamSourceFilters } from "./stream-filters.js";
+import { passesAll, type PropertyFilter } from "./property-filters.js";
+import { decodeMessage } from "../amqp10/message-sections.js";
 import type { FieldTable } from "../broker/values/field-value.js";
 import { boolField, compositeField, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
 
 const SND_SETTLED = 1;
+/**
+ * Messages a filtered stream reader may skip in one turn of the event loop: a filter that matches
+ * little over a long backlog would otherwise read it all in one dispatch, holding up every other
+ * client; past this the reader pauses and resumes on the next turn.
+ */
+const SKIPS_PER_TURN = 256;
 
 export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   readonly tag: string;
@@ -47,6 +58,10 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   args: FieldTable = {};
   /** A pre-settled link on a stream: each delivery returns its credit to the stream at once. */
   private settleOnDelivery = false;
+  /** A stream reader's property filter expressions; null: none (no per-message work). */
+  private propertyFilters: readonly PropertyFilter[] | null = null;
+  /** Messages skipped by the filters in this turn (0 without filters). */
+  private skipped = 0;
 
   constructor(
     private readonly session: LinkHost,
@@ -69,23 +84,28 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     const ctx = conn.ctx!;
     const v = conn.vhostRef!;
     const s = compositeField(this.fields, 5, "source");
-    const source = parseSource(s === null ? null : textField(s.fields, 0, "address"));
+    const address = parseSource(s === null ? null : textField(s.fields, 0, "address"));
     let name: string;
-    if (source.kind === "queue") {
-      name = source.queue;
+    if (address.kind === "queue") {
+      name = address.queue;
       // RabbitMQ 3.x declares it with the terminus' durability (rhea's default: not durable).
       const durable = s !== null && uintField(s.fields, 1, "durable", 0) > 0;
-      if (source.declare && !v.queues.has(name)) broker.declareQueue(ctx, v.name, { name, durable, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+      if (address.declare && !v.queues.has(name)) broker.declareQueue(ctx, v.name, { name, durable, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
     } else {
-      if (!v.exchanges.has(source.exchange)) throw new Amqp1Error(CONDITION.notFound, `no exchange '${source.exchange}' in vhost '${v.name}'`, "link");
+      if (!v.exchanges.has(address.exchange)) throw new Amqp1Error(CONDITION.notFound, `no exchange '${address.exchange}' in vhost '${v.name}'`, "link");
       name = broker.declareQueue(ctx, v.name, { name: "", durable: false, autoDelete: true, exclusiveOwner: conn, arguments: {} }, false).queue.name;
       this.ownQueue = name;
-      broker.bindQueue(ctx, v.name, name, source.exchange, source.key, {});
+      broker.bindQueue(ctx, v.name, name, address.exchange, address.key, {});
     }
     const queue = broker.queueForRead(ctx, v.name, name);
+    let source: Amqp10Value = this.fields[5] ?? { type: "null" };
     if (queue.type === "stream") {
       // The stream queue reads where to start and what to filter from `args`, as from basic.consume's.
-      this.args = streamArguments(s?.fields[7]);
+      const filters = streamSourceFilters(s?.fields[7]);
+      this.args = filters.args;
+      if (filters.propertyFilters.length > 0) this.propertyFilters = filters.propertyFilters;
+      // RabbitMQ 4 echoes the filters it took, not the ones asked for.
+      if (s !== null) source = echoedSource(this.fields[5]!, filters.effective);
       this.settleOnDelivery = this.noAck;
       // Offsets and filters checked as basic.consume's (precondition-failed → amqp:precondition-failed), before we answer the attach.
       queue.admitConsumer({ noAck: false, prefetch: 1, channelPrefetch: 0, arguments: this.args });
@@ -97,7 +117,7 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
       { type: "boolean", value: false },
       { type: "ubyte", value: this.sndSettleMode },
       { type: "ubyte", value: 0 },
-      this.fields[5] ?? { type: "null" },
+      source,
       this.fields[6] ?? { type: "null" },
       { type: "null" },
       { type: "null" },
@@ -108,17 +128,29 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   }
 
   canTake(): boolean {
-    return this.credit > 0 && this.session.canSend;
+    return this.credit > 0 && this.session.canSend && this.skipped < SKIPS_PER_TURN;
   }
 
   deliver(queue: Queue, entry: QueueEntry): void {
     const s = this.session;
     const m = entry.message;
-    const id = s.nextDeliveryId;
-    s.nextDeliveryId = (id + 1) >>> 0;
     // A message published over 1.0 goes out as it came (original-form.ts); others are converted.
     const o = m.original;
     const pieces = o !== null && o.format === AMQP1_FORMAT ? o.parts : toAmqp1(m.properties, m.body, m);
+    const pf = this.propertyFilters;
+    if (pf !== null && !passesAll(pf, decodeMessage(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)))) {
+      // Skipped: no transfer, no credit spent; the stream reader has moved past it (settle returns the stream's count).
+      if (++this.skipped === SKIPS_PER_TURN) {
+        setImmediate(() => {
+          this.skipped = 0;
+          this.queue?.dispatch();
+        });
+      }
+      queue.settle(entry);
+      return;
+    }
+    const id = s.nextDeliveryId;
+    s.nextDeliveryId = (id + 1) >>> 0;
     s.sent(s.conn.output.transfer(s.channel, this.handle, id, this.noAck, pieces));
     this.credit--;
     this.deliveryCount = (this.deliveryCount + 1) >>> 0;
@@ -213,4 +245,13 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     const q = this.queue;
     return { tag: this.tag, queue: q?.name ?? "", vhost: q?.vhost ?? this.session.conn.vhost, ackRequired: !this.noAck, exclusive: false, prefetchCount: this.credit, priority: 0, arguments: this.args, activity: q === null ? "up" : q.consumerActivity(this) };
   }
+}
+
+/** The source terminus (a described list) with its filter field (index 7) replaced. */
+function echoedSource(source: Amqp10Value, filter: Amqp10Value): Amqp10Value {
+  if (source.type !== "described" || source.value.type !== "list") return source;
+  const fields = [...source.value.value];
+  while (fields.length < 7) fields.push({ type: "null" });
+  fields[7] = filter;
+  return { type: "described", descriptor: source.descriptor, value: { type: "list", value: fields } };
 }

@@ -7,13 +7,18 @@
  *   unsigned integer), a timestamp, or an interval such as "30m" → x-stream-offset;
  * - `rabbitmq:stream-filter`: a string or a list of strings → x-stream-filter;
  * - `rabbitmq:stream-match-unfiltered`: a boolean → x-stream-match-unfiltered.
- * Each entry is matched by its descriptor (a symbol) or, undescribed, by its key. Other filters
- * (JMS selectors, RabbitMQ 4.1's property filter expressions) are not applied.
+ * - RabbitMQ 4.1's property filter expressions (`amqp:properties-filter`,
+ *   `amqp:application-properties-filter`: property-filters.ts), applied per message by the link;
+ *   at most one of each section (a later one of a section is the one taken, as RabbitMQ folds).
+ * Each rabbitmq:* entry is matched by its descriptor (a symbol) or, undescribed, by its key.
+ * The attach echoes only the entries taken (RabbitMQ 4: the source's effective filter set);
+ * others (JMS selectors, SQL filters) are left out and not applied.
  */
 import type { FieldTable, FieldValue } from "../broker/values/field-value.js";
 import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import { textOf } from "../amqp10/amqp10-value.js";
 import { Amqp1Error, CONDITION } from "./amqp1-errors.js";
+import { parsePropertyFilter, type PropertyFilter } from "./property-filters.js";
 
 function scalar(v: Amqp10Value): FieldValue {
   switch (v.type) {
@@ -47,15 +52,38 @@ const ARGUMENT: Readonly<Record<string, string>> = {
   "rabbitmq:stream-match-unfiltered": "x-stream-match-unfiltered",
 };
 
-/** The source's filter map (null: none) as stream consumer arguments. */
-export function streamArguments(filter: Amqp10Value | undefined): FieldTable {
+/** What a stream reader takes from its source's filter set. */
+export interface StreamSourceFilters {
+  /** Consumer arguments, as basic.consume's. */
+  readonly args: FieldTable;
+  /** Property filter expressions to apply per message (empty: none, no per-message cost). */
+  readonly propertyFilters: readonly PropertyFilter[];
+  /** The filter set to echo on the attach: the entries taken, in their order. */
+  readonly effective: Amqp10Value;
+}
+
+/** The source's filter map (undefined or not a map: none) as a stream reader's arguments and filters. */
+export function streamSourceFilters(filter: Amqp10Value | undefined): StreamSourceFilters {
   const args: FieldTable = {};
-  if (filter === undefined || filter.type !== "map") return args;
-  for (const [k, v] of filter.value) {
+  const propertyFilters: PropertyFilter[] = [];
+  if (filter === undefined || filter.type !== "map") return { args, propertyFilters, effective: { type: "null" } };
+  const taken: Array<readonly [Amqp10Value, Amqp10Value]> = [];
+  // From the end, as RabbitMQ's foldr: of two filters of one section the last is the one taken.
+  for (let i = filter.value.length - 1; i >= 0; i--) {
+    const entry = filter.value[i]!;
+    const [k, v] = entry;
     const name = v.type === "described" ? textOf(v.descriptor) : textOf(k);
     const arg = name === undefined ? undefined : ARGUMENT[name];
-    if (arg === undefined) continue;
-    args[arg] = scalar(v.type === "described" ? v.value : v);
+    if (arg !== undefined) {
+      args[arg] = scalar(v.type === "described" ? v.value : v);
+      taken.unshift(entry);
+      continue;
+    }
+    if (k.type !== "symbol") continue;
+    const f = parsePropertyFilter(v);
+    if (f === null || propertyFilters.some((p) => p.section === f.section)) continue;
+    propertyFilters.push(f);
+    taken.unshift(entry);
   }
-  return args;
+  return { args, propertyFilters, effective: { type: "map", value: taken } };
 }
