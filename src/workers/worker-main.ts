@@ -26,6 +26,8 @@ import { workerName } from "./workers-file.js";
 
 /** A stop that hangs (a store that does not close) must not keep a worker without its primary alive. */
 const STOP_LIMIT_MS = 15_000;
+/** How long a starting worker waits for its links to the others before its client listeners bind (worker-queues.ts linksUp). */
+const LINKS_UP_WAIT_MS = 5_000;
 
 async function runWorker(): Promise<void> {
   const index = Number(process.env["CONEY_WORKER_INDEX"]);
@@ -76,6 +78,7 @@ async function runWorker(): Promise<void> {
   const log = logger;
   const otherWorkers = start.links.nodeNames.map((_, i) => workerName(i)).filter((_, i) => i !== index);
   let relay: TopologyRelay | null = null;
+  let joined = false;
   let queues: WorkerQueues | null = null;
   const nodeHooks = {
     beforeRestore: async (broker: Broker) => {
@@ -88,6 +91,10 @@ async function runWorker(): Promise<void> {
         peers: otherWorkers,
         onApplyError: (err, change) => log.warn("a definitions change from another worker did not apply here", { err, kind: change.kind, op: change.op }),
       });
+      // Before the client listeners bind: a snapshot applied later would remove what this worker's
+      // first clients declared meanwhile (it was not in the snapshot), their exclusive queues too.
+      joined = await relay.join();
+      await (queues as WorkerQueues | null)?.linksUp(LINKS_UP_WAIT_MS);
     },
     close: async () => {
       relay?.flush();
@@ -102,8 +109,7 @@ async function runWorker(): Promise<void> {
     await running.close();
     return;
   }
-  const joined = await (relay as TopologyRelay | null)?.join();
-  logger.info("worker following the others' definitions", { copied_from_a_peer: joined === true });
+  logger.info("worker following the others' definitions", { copied_from_a_peer: joined });
   const retained = running.retainedMessages === null ? null : new RetainedRelay(running.retainedMessages, endpoint, otherWorkers);
   if (retained !== null) logger.info("worker following the others' MQTT retained messages", { copied_from_a_peer: await retained.join() });
   endpoint.send(PRIMARY, "ready");

@@ -106,6 +106,17 @@ export class WorkerQueues implements QueuePlacement {
     this.server = server;
   }
 
+  /**
+   * Resolves once the links to every other worker are up, or after `timeoutMs` (a peer that is
+   * down, restarting, does not hold a start back). Awaited before the client listeners bind, so a
+   * client of a worker just started does not see the others' queues as down for the first moments.
+   */
+  async linksUp(timeoutMs: number): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    const allUp = (): boolean => this.ports.every((p, w) => w === this.index || p.up);
+    while (!allUp() && !this.closed && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);

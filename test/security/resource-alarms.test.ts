@@ -4,6 +4,10 @@ import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { statfsSync } from "node:fs";
+import { processProbe } from "../../src/broker/alarms/resource-alarms.js";
 
 const GUEST = `Basic ${Buffer.from("guest:guest").toString("base64")}`;
 
@@ -59,4 +63,42 @@ describe("resource alarms", () => {
       await idle.close();
     });
   }
+
+  it("a connection blocked by an alarm still receives deliveries (the alarm stops its publishing only, as RabbitMQ's)", async () => {
+    const conn = await amqp.connect(broker.amqpUrl);
+    const other = await amqp.connect(broker.amqpUrl);
+    const ch = await conn.createChannel();
+    const q = "alarm-deliveries";
+    await ch.assertQueue(q);
+    const got: string[] = [];
+    let arrived!: () => void;
+    const second = new Promise<void>((resolve) => (arrived = resolve));
+    await ch.consume(q, (m) => {
+      if (m === null) return;
+      got.push(m.content.toString());
+      if (got.length === 2) arrived();
+    }, { noAck: true });
+    const blocked = new Promise<string>((resolve) => conn.once("blocked", resolve));
+    broker.alarms.setLimits({ diskFreeLimit: Number.MAX_SAFE_INTEGER });
+    try {
+      ch.sendToQueue(q, Buffer.from("the blocking publish"));
+      await withTimeout(blocked, 5000, "connection.blocked");
+      // Another connection's publish (it is handled before that connection is blocked in turn) reaches the blocked one's consumer.
+      const och = await other.createChannel();
+      och.sendToQueue(q, Buffer.from("to a blocked consumer"));
+      await withTimeout(second, 5000, "the delivery to the blocked connection");
+      assert.deepEqual(got, ["the blocking publish", "to a blocked consumer"]);
+    } finally {
+      broker.alarms.setLimits({ diskFreeLimit: 0 });
+    }
+    await conn.close();
+    await other.close();
+  });
+
+  it("a data dir not made yet is measured on its nearest existing parent's file system, not taken as a full disk", () => {
+    const s = statfsSync(tmpdir());
+    const free = processProbe.diskFree(join(tmpdir(), "coney-not-made-yet", "nodes", "w0"));
+    // The same file system as its parent: within what others wrote meanwhile, never 0.
+    assert.ok(free > 0 && Math.abs(free - s.bavail * s.bsize) < 1024 * 1024 * 1024, `free ${free}`);
+  });
 });

@@ -125,9 +125,12 @@ export class AmqpConnection extends AcceptedConnection implements ClientConnecti
     return this.state !== "closing" && this.state !== "closed";
   }
 
-  /** True when consumers on this connection may take more deliveries. */
+  /**
+   * True when consumers on this connection may take more deliveries. A connection blocked by a
+   * resource alarm still gets them: the alarm stops its publishing only (RabbitMQ's rule).
+   */
   get canDeliver(): boolean {
-    return !this.output.writeBlocked && this.state === "running";
+    return !this.output.writeBlocked && (this.state === "running" || this.state === "blocked");
   }
 
   // ------------------------------------------------------------ input

@@ -12,6 +12,7 @@
  */
 import { readdirSync, readFileSync, statfsSync } from "node:fs";
 import { totalmem } from "node:os";
+import { dirname, resolve } from "node:path";
 
 export interface AlarmLimits {
   memHighWatermark: number;
@@ -49,8 +50,18 @@ export const processProbe: ResourceProbe = {
   rss: () => process.memoryUsage.rss(),
   totalMemory: () => totalmem(),
   diskFree: (dir) => {
-    const s = statfsSync(dir);
-    return s.bavail * s.bsize;
+    // A data dir not made yet (a first start; a worker's own folder before its store opens) is on
+    // its nearest existing parent's file system: measured there, not taken as a full disk.
+    for (let d = resolve(dir); ; ) {
+      try {
+        const s = statfsSync(d);
+        return s.bavail * s.bsize;
+      } catch (err) {
+        const up = dirname(d);
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT" || up === d) throw err;
+        d = up;
+      }
+    }
   },
   fdLimit: () => {
     try {
