@@ -44,7 +44,9 @@ export class ScrapeState {
   queues(): Queue[] {
     if (this.queuesCache === null) {
       const all: Queue[] = [];
-      for (const v of this.broker.vhosts.values()) for (const q of v.queues.values()) all.push(q);
+      // A queue led by another node (`--workers`) is that node's to report, as each RabbitMQ node
+      // reports the queues it leads: summed over the nodes, every queue counts once.
+      for (const v of this.broker.vhosts.values()) for (const q of v.queues.values()) if (!q.leadsElsewhere) all.push(q);
       this.queuesCache = all;
     }
     return this.queuesCache;
