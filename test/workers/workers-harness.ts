@@ -72,6 +72,16 @@ export class WorkersProcess {
   async close(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
     await this.exited;
+    // Its workers exit on their own when the primary's IPC channel closes, but one still starting
+    // can take seconds, holding this process's end of the stderr pipe open: killed here.
+    for (const l of this.lines) {
+      if (l.msg !== "worker started" || typeof l["pid"] !== "number") continue;
+      try {
+        process.kill(l["pid"], "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

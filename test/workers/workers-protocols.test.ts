@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp, { type ChannelModel } from "amqplib";
 import type { MqttClient } from "mqtt";
+import { Socket } from "node:net";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { connectMqtt, type TestMqttClient } from "../helpers/mqtt-client.js";
 import { StompWire } from "../helpers/stomp-wire.js";
@@ -30,6 +31,8 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
   let mqttPort = 0;
   let stompPort = 0;
   const toClose: Array<() => unknown> = [];
+  /** Every client's socket: destroyed at the end, so one whose close was never answered (its worker killed) cannot keep this file alive. */
+  const sockets: Array<{ destroy(): void }> = [];
 
   before(async () => {
     p = await startWorkers();
@@ -40,10 +43,16 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
     amqpConn = await amqp.connect(p.amqpUrl);
   });
   after(async () => {
-    for (const c of toClose) await Promise.resolve(c()).catch(() => {});
+    // Bounded: a client of the worker killed in the last test may never hear its close answered.
+    for (const c of toClose) await withTimeout(Promise.resolve(c()), 2000, "a client's close").catch(() => {});
     for (const a of apis ?? []) a.close();
-    await amqpConn?.close().catch(() => {});
+    await withTimeout(amqpConn?.close() ?? Promise.resolve(), 2000, "the AMQP connection's close").catch(() => {});
     await p.close();
+    for (const socket of sockets) socket.destroy();
+    // A client socket the stopping workers half-closed (their FIN read, ours never sent, e.g. a
+    // client the onWorker loop turned away) would keep this file's process alive: ended here.
+    const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+    for (const h of handles) if (h instanceof Socket && h.readyState === "writeOnly") h.destroy();
   });
 
   /** Declares durable `name` and publishes `bodies` with confirms (from whichever worker the AMQP connection is on). */
@@ -131,7 +140,7 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
 
   const mqttUrl = (): string => `mqtt://127.0.0.1:${mqttPort}`;
   const mqttPortOf = (c: TestMqttClient): number => (c.client.stream as unknown as { localPort: number }).localPort;
-  const endMqtt = (c: TestMqttClient): Promise<void> => c.client.endAsync().then(() => undefined);
+  const endMqtt = (c: TestMqttClient): Promise<void> => c.client.endAsync(true).then(() => undefined);
   /** A client id whose QoS `qos` session queue worker `w` leads. */
   const clientIdLedBy = (prefix: string, w: number, qos = 1): string => {
     for (let i = 0; ; i++) if (leaderIndex(`mqtt-subscription-${prefix}-${i}qos${qos}`) === w) return `${prefix}-${i}`;
@@ -139,6 +148,7 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
   async function mqttOn(w: number, clientId: string, clean = true): Promise<TestMqttClient> {
     const c = await onWorker(apis, w, () => connectMqtt(mqttUrl(), { clientId, clean }), mqttPortOf, endMqtt);
     toClose.push(() => endMqtt(c));
+    sockets.push(c.client.stream);
     return c;
   }
   const publishMqtt = (c: MqttClient, topic: string, body: string, qos: 0 | 1, retain = false): Promise<unknown> => c.publishAsync(topic, body, { qos, retain });
@@ -203,6 +213,8 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
       const q = nameLedBy(`stomp-x-${w}`, 1 - w);
       const s = await onWorker(apis, w, () => StompWire.login(stompPort), (c) => c.socket.localPort!, (c) => c.close());
       toClose.push(() => s.close());
+    sockets.push(s.socket);
+      sockets.push(s.socket);
       for (const b of ["s1", "s2"]) {
         s.send("SEND", { destination: `/queue/${q}`, receipt: `r-${b}`, persistent: "true" }, b);
         assert.equal((await s.nextOf("RECEIPT", 10_000)).headers["receipt-id"], `r-${b}`);
@@ -250,6 +262,7 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
       await fill(q, []);
       const c = await onWorker(apis, w, () => connectAmqp1(p.amqpPort, { hostname: "vhost:/" }), (x: Connection) => (x as unknown as { socket: { localPort: number } }).socket.localPort, (x) => closeAmqp1(x));
       toClose.push(() => closeAmqp1(c));
+      sockets.push((c as unknown as { socket: { destroy(): void } }).socket);
       const sender = await openSender(c, `/queues/${q}`);
       const outcomes = await sendAll(sender, ["o1", "o2", "o3", "o4"].map((b) => ({ body: data(b), durable: true })));
       assert.deepEqual(outcomes.map((o) => o.outcome), ["accepted", "accepted", "accepted", "accepted"]);
