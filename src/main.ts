@@ -4,6 +4,7 @@ import { createLogger } from "./logging/logger.js";
 import { startBroker } from "./start-broker.js";
 import { QueueGroupsMismatch } from "./store/queue-groups-file.js";
 import type { Logger } from "./logging/logger.js";
+import { bindFailureText } from "./listeners/bind-failure.js";
 
 export async function main(argv: string[]): Promise<void> {
   let loaded: LoadedConfig;
@@ -49,7 +50,7 @@ export async function main(argv: string[]): Promise<void> {
     // A spread cluster (a preview; docs/CLUSTERING.md, "A spread cluster over etcd"): every node serves and homes its own queues.
     const { SpreadNode } = await loadSpread();
     const node = new SpreadNode(config, logger);
-    await node.start();
+    await node.start().catch((err: unknown) => refuseStart(err, logger, config));
     running = node;
     logger.info("Coney started", { node: config.nodeName, cluster: config.clusterName, cluster_mode: "spread", amqp_port: node.amqpPort, http_port: node.httpPort, data_dir: config.dataDir });
   } else if (config.etcdEndpoints.length > 0) {
@@ -57,11 +58,11 @@ export async function main(argv: string[]): Promise<void> {
     // here, so a single node never loads etcd3 and gRPC (start time, memory, descriptors).
     const { ClusterNode } = await loadCluster();
     const node = new ClusterNode(config, logger);
-    await node.start();
+    await node.start().catch((err: unknown) => refuseStart(err, logger, config));
     running = node;
     logger.info("Coney started", { node: config.nodeName, cluster: config.clusterName, amqp_port: node.clientPorts.amqp, http_port: node.clientPorts.http ?? null, data_dir: config.dataDir });
   } else {
-    const broker = await startBroker({ ...config, logger }).catch((err: unknown) => refuseUnusableData(err, logger));
+    const broker = await startBroker({ ...config, logger }).catch((err: unknown) => refuseStart(err, logger, config));
     running = broker;
     logger.info("Coney started", { amqp_port: broker.amqpPort, http_port: broker.httpPort, prometheus_port: broker.prometheusPort, data_dir: config.inMemory ? null : config.dataDir });
     if (config.inMemory) logger.warn("in memory: definitions and messages are not stored and last only as long as this process (--in-memory)");
@@ -100,11 +101,16 @@ function missingPackage(err: unknown, names: readonly string[]): string | null {
 }
 
 /**
- * A data dir whose queue groups differ from the setting (store/queue-groups-file.ts) is an
- * operator's error, not a crash: its reason is logged and the process exits with 78
- * (EX_CONFIG), without a stack. Anything else goes on up.
+ * Operators' errors at start, not crashes, end without a stack: a port that cannot be bound
+ * (listeners/bind-failure.ts) exits 1 with one line; a data dir whose queue groups differ from the
+ * setting (store/queue-groups-file.ts) is logged and exits 78 (EX_CONFIG). Anything else goes on up.
  */
-function refuseUnusableData(err: unknown, logger: Logger): never {
+function refuseStart(err: unknown, logger: Logger, config: LoadedConfig["config"]): never {
+  const bind = bindFailureText(err, config);
+  if (bind !== null) {
+    process.stderr.write(`coney: ${bind}\n`);
+    process.exit(1);
+  }
   if (!(err instanceof QueueGroupsMismatch)) throw err;
   logger.error(`cannot start: ${err.message}`);
   process.exit(78);

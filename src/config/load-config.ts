@@ -223,3 +223,9 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
   if (result.clusterTls && (result.tlsCert === null || result.tlsKey === null)) throw new ConfigError("--cluster-tls: needs --tls-cert and --tls-key (the certificate the leader presents to followers)");
   return { config: result, unsupported };
 }
+
+/** The flag (`--amqp-port`) of the port setting whose value in `config` is `port`, or null when none is. */
+export function portSettingOf(config: ConeyConfig, port: number): string | null {
+  const s = SETTINGS.find((x) => (x.kind === "port" || x.kind === "nullable-port") && config[x.key] === port);
+  return s === undefined ? null : s.flag.slice(0, s.flag.indexOf(" "));
+}

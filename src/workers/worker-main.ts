@@ -23,6 +23,7 @@ import { RetainedRelay } from "./retained-relay.js";
 import type { Broker } from "../broker/index.js";
 import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 import { workerName } from "./workers-file.js";
+import { bindFailureText } from "../listeners/bind-failure.js";
 
 /** A stop that hangs (a store that does not close) must not keep a worker without its primary alive. */
 const STOP_LIMIT_MS = 15_000;
@@ -63,6 +64,7 @@ async function runWorker(): Promise<void> {
 
   const start = (await endpoint.request(PRIMARY, "start", null, 30_000)) as WorkerStart;
   const { config } = start;
+  startConfig = config;
   logger = createLogger(config.logLevel, undefined, { node: config.nodeName }, { format: config.logFormat });
   setInterval(() => endpoint.send(PRIMARY, "heartbeat"), start.heartbeatMs);
   const groups = new WorkerGroups(index);
@@ -115,7 +117,11 @@ async function runWorker(): Promise<void> {
   endpoint.send(PRIMARY, "ready");
 }
 
+/** The worker's settings once the primary sent them: a port it cannot bind is then told in one line (listeners/bind-failure.ts). */
+let startConfig: WorkerStart["config"] | null = null;
+
 runWorker().catch((err: unknown) => {
-  process.stderr.write(`coney worker: ${err instanceof Error && err.stack ? err.stack : String(err)}\n`);
+  const bind = startConfig === null ? null : bindFailureText(err, startConfig);
+  process.stderr.write(`coney worker: ${bind ?? (err instanceof Error && err.stack ? err.stack : String(err))}\n`);
   process.exit(1);
 });
