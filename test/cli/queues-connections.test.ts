@@ -36,6 +36,14 @@ describe("coneyctl queues and clients", () => {
     assert.equal(cols.stdout.split("\n").slice(2).join("\n"), 'name\tdurable\targuments\tconsumers\naudit\ttrue\t{"x-max-length":10}\t0\nbusy\tfalse\t[]\t1\njobs\ttrue\t[]\t0\n');
   });
 
+  it("list_queues: node names where each queue leads; leader, members and online are empty for a classic queue, as in RabbitMQ 3.10", async () => {
+    const node = ((await (await fetch(`http://127.0.0.1:${port()}/api/queues/%2F/jobs`, { headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` } })).json()) as { node: string }).node;
+    assert.ok(node.length > 0);
+    const res = await ctl(broker, ["list_queues", "-q", "name", "type", "node", "leader", "members", "online"]);
+    assert.equal(res.code, 0, res.stderr);
+    assert.ok(res.stdout.split("\n").includes(`jobs\tclassic\t${node}\t\t\t`), res.stdout);
+  });
+
   it("list_queues: unknown vhost 65, unknown column 64", async () => {
     const [vhost, col] = await Promise.all([ctl(broker, ["list_queues", "-p", "nope"]), ctl(broker, ["list_queues", "name", "pid"])]);
     assert.deepEqual([vhost.code, vhost.stderr], [65, "Error:\nVirtual host nope does not exist\n"]);

@@ -9,12 +9,17 @@ import { listInVhost } from "./lookups.js";
 
 const path = ManagementClient.path;
 
-/** The queue info keys of rabbitmqctl that the management API's queue record answers, and Coney's `group` (its queue group). */
+/**
+ * The queue info keys of rabbitmqctl that the management API's queue record answers, and Coney's
+ * `group` (its queue group) and `node` (where it leads: under `--workers N` or in a spread cluster,
+ * the worker or node; rabbitmqctl shows that through `pid`, an Erlang process id Coney has not).
+ * `leader`, `members` and `online` are a quorum queue's, empty for a classic one as in RabbitMQ 3.10.
+ */
 const QUEUE_COLUMNS: ColumnTable = fields(
   "name", "durable", "auto_delete", "arguments", "policy", "operator_policy", "effective_policy_definition",
   "exclusive", "exclusive_consumer_tag", "messages_ready", "messages_unacknowledged", "messages",
   "message_bytes", "message_bytes_ready", "message_bytes_unacknowledged", "consumers",
-  "consumer_utilisation", "consumer_capacity", "memory", "state", "type", "group",
+  "consumer_utilisation", "consumer_capacity", "memory", "state", "type", "group", "node", "leader", "members", "online",
 );
 
 /** rabbitmqctl shows its timeout in seconds with a decimal ("Timeout: 60.0 seconds ..."). */
