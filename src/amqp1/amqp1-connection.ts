@@ -148,6 +148,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     if (!have.subarray(0, 8).equals(expected)) {
       this.log.info("AMQP 1.0 protocol header refused", { header: have.subarray(0, 8).toString("hex") });
       this.state = "closed";
+      this.output.flush();
       this.socket.end(expected);
       return null;
     }
@@ -197,6 +198,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
       // sasl-outcome code 1: authentication failed (part 5 §5.3.3.6), then the socket closes.
       this.output.write(performativeFrame(FRAME_SASL, 0, PERFORMATIVE.saslOutcome, [{ type: "ubyte", value: 1 }]));
       this.state = "closed";
+      this.output.flush();
       this.socket.end();
     };
     let login;
@@ -304,6 +306,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     this.log.info("AMQP 1.0 connection closed with an error", { condition: e.condition, description: e.description });
     if (this.state === "sasl-header" || this.state === "sasl-init" || this.state === "authenticating" || this.state === "amqp-header") {
       this.state = "closed";
+      this.output.flush();
       this.socket.end();
       return;
     }
@@ -329,6 +332,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
   destroy(): void {
     if (this.state === "closed") return;
     this.state = "closed";
+    this.output.flush();
     this.socket.end();
     this.socket.destroy();
   }
