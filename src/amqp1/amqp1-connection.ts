@@ -23,6 +23,7 @@ import type { SessionConnection } from "./link-host.js";
 import type { Amqp1Settings } from "./amqp1-settings.js";
 import { errorValue } from "./amqp1-error-value.js";
 import { binaryField, optionalUint, PERFORMATIVE, performativeFrame, readPerformative, textField, uintField } from "./performatives.js";
+import { readFramePerformative } from "./performative-heads.js";
 import { saslLogIn, saslMechanisms, type SaslPeer } from "./sasl-login.js";
 import { Amqp10DecodeError } from "../amqp10/amqp10-decoder.js";
 import { sym, type Amqp10Value } from "../amqp10/amqp10-value.js";
@@ -169,7 +170,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     if (this.state === "sasl-init") return this.onSaslInit(frame);
     if (frame.type !== FRAME_AMQP) throw new Amqp1Error(CONDITION.framingError, `a frame of type ${frame.type} after SASL`);
     if (frame.body.length === 0) return; // an empty frame keeps the connection alive
-    const p = readPerformative(frame.body);
+    const p = readFramePerformative(frame.body);
     if (this.state === "open") {
       if (p.code !== PERFORMATIVE.open) throw new Amqp1Error(CONDITION.illegalState, "the first frame must be open");
       return this.onOpen(p.fields);

@@ -26,6 +26,7 @@ import { parseTarget, type TargetAddress } from "./amqp1-addresses.js";
 import type { LinkHost, SessionLink } from "./link-host.js";
 import { fromAmqp1, type ConvertedMessage } from "./message-conversion.js";
 import { OriginalForms } from "./original-form.js";
+import type { TransferFacts } from "./performative-heads.js";
 import { boolField, compositeField, described, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
 
 /**
@@ -187,13 +188,13 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     if (boolField(f, 9, "echo", false)) this.sendFlow(false);
   }
 
-  onTransfer(f: readonly Amqp10Value[], payload: Buffer): void {
+  onTransfer(t: TransferFacts, payload: Buffer): void {
     if (this.pieces === null) {
       if (this.credit <= 0) throw new Amqp1Error(CONDITION.transferLimitExceeded, "a transfer without link credit", "link");
-      const id = optionalUint(f, 1, "delivery-id");
-      if (id === null) throw new Amqp1Error(CONDITION.invalidField, "the first transfer of a delivery needs a delivery-id", "session");
+      const id = t.deliveryId;
+      if (id < 0) throw new Amqp1Error(CONDITION.invalidField, "the first transfer of a delivery needs a delivery-id", "session");
       this.deliveryId = id;
-      this.deliverySettled = this.sndSettleMode === SND_SETTLED || boolField(f, 4, "settled", false);
+      this.deliverySettled = this.sndSettleMode === SND_SETTLED || t.settled;
       this.pieces = [];
       this.pieceBytes = 0;
       this.credit--;
@@ -204,10 +205,10 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
         this.grantPending = true;
         this.session.grantLater(this);
       }
-    } else if (boolField(f, 4, "settled", false)) {
+    } else if (t.settled) {
       this.deliverySettled = true;
     }
-    if (boolField(f, 9, "aborted", false)) {
+    if (t.aborted) {
       this.pieces = null;
       return;
     }
@@ -217,7 +218,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
       throw new Amqp1Error(CONDITION.messageSizeExceeded, `message size ${this.pieceBytes} exceeds max_message_size ${this.session.conn.settings.maxMessageSize}`, "link");
     }
     this.pieces.push(payload);
-    if (boolField(f, 5, "more", false)) return;
+    if (t.more) return;
     const pieces = this.pieces;
     this.pieces = null;
     this.lastSize = this.pieceBytes;
