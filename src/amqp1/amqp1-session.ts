@@ -223,7 +223,7 @@ export class Amqp1Session implements LinkHost {
     if (this.incomingLeft < this.incomingWindow / 2 && !this.windowHeld) this.topUpWindow();
     const handle = t.handle;
     const link = this.links.get(handle);
-    if (link instanceof IncomingLink) return link.onTransfer(t, body.subarray(t.payloadAt));
+    if (link instanceof IncomingLink) return link.onTransfer(t, body);
     if (link === undefined) {
       if (this.detaching.has(handle)) return;
       throw new Amqp1Error(CONDITION.unattachedHandle, `transfer on handle ${handle}, which is not attached`, "session");
