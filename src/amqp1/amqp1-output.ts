@@ -17,7 +17,7 @@ import type { Duplex } from "node:stream";
 import { OutputBuffer } from "../amqp/codec/output-buffer.js";
 import { FRAME_AMQP } from "./amqp1-frames.js";
 
-/** The transfer performative's size as writeTransferHead writes it (list8 of six fields). */
+/** The transfer performative's size as TransferHead writes it (list8 of six fields). */
 const TRANSFER_HEAD = 25;
 /** Above this many buffered bytes the output is written at once, not at the end of the turn. */
 const OUTPUT_HIGH_WATER = 512 * 1024;
@@ -29,6 +29,7 @@ export class Amqp1Output {
   /** The peer's max-frame-size (its open), once known. */
   maxFrameSize = 512;
   private readonly out = new OutputBuffer();
+  private readonly head = new TransferHead();
   private flushScheduled = false;
   private readonly flushSoon = (): void => {
     this.flushScheduled = false;
@@ -61,7 +62,7 @@ export class Amqp1Output {
     do {
       const n = Math.min(room, total);
       total -= n;
-      writeTransferHead(out, TRANSFER_HEAD + n + 8, channel, handle, deliveryId, settled, total > 0);
+      this.head.write(out, TRANSFER_HEAD + n + 8, channel, handle, deliveryId, settled, total > 0);
       let left = n;
       while (left > 0) {
         const p = pieces[piece]!;
@@ -111,25 +112,22 @@ export class Amqp1Output {
 }
 
 /**
- * A frame header of `frameSize` bytes, then transfer(handle, delivery-id, delivery-tag = the
- * id's 4 bytes, message-format 0, settled, more): 33 bytes written in place, no allocation.
+ * A frame header, then transfer(handle, delivery-id, delivery-tag = the id's 4 bytes,
+ * message-format 0, settled, more): 33 bytes of fixed layout. One per output, patched per frame
+ * and copied into the buffer (the brief's "cached transfer head": nothing encoded per delivery).
  */
-function writeTransferHead(out: OutputBuffer, frameSize: number, channel: number, handle: number, deliveryId: number, settled: boolean, more: boolean): void {
-  out.writeUInt32(frameSize);
-  out.writeUInt8(2);
-  out.writeUInt8(FRAME_AMQP);
-  out.writeUInt16(channel);
-  out.writeUInt32(0x005314c0);
-  out.writeUInt8(TRANSFER_HEAD - 5);
-  out.writeUInt8(6);
-  out.writeUInt8(0x70);
-  out.writeUInt32(handle);
-  out.writeUInt8(0x70);
-  out.writeUInt32(deliveryId);
-  out.writeUInt8(0xa0);
-  out.writeUInt8(4);
-  out.writeUInt32(deliveryId);
-  out.writeUInt8(0x43);
-  out.writeUInt8(settled ? 0x41 : 0x42);
-  out.writeUInt8(more ? 0x41 : 0x42);
+class TransferHead {
+  private readonly bytes = Buffer.from([0, 0, 0, 0, 2, FRAME_AMQP, 0, 0, 0x00, 0x53, 0x14, 0xc0, TRANSFER_HEAD - 5, 6, 0x70, 0, 0, 0, 0, 0x70, 0, 0, 0, 0, 0xa0, 4, 0, 0, 0, 0, 0x43, 0x42, 0x42]);
+
+  write(out: OutputBuffer, frameSize: number, channel: number, handle: number, deliveryId: number, settled: boolean, more: boolean): void {
+    const b = this.bytes;
+    b.writeUInt32BE(frameSize, 0);
+    b.writeUInt16BE(channel, 6);
+    b.writeUInt32BE(handle, 15);
+    b.writeUInt32BE(deliveryId, 20);
+    b.writeUInt32BE(deliveryId, 26);
+    b[31] = settled ? 0x41 : 0x42;
+    b[32] = more ? 0x41 : 0x42;
+    out.writeBytes(b);
+  }
 }
