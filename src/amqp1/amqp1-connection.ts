@@ -23,6 +23,7 @@ import type { SessionConnection } from "./link-host.js";
 import type { Amqp1Settings } from "./amqp1-settings.js";
 import { errorValue } from "./amqp1-error-value.js";
 import { binaryField, optionalUint, PERFORMATIVE, performativeFrame, readPerformative, textField, uintField } from "./performatives.js";
+import { readFramePerformative } from "./performative-heads.js";
 import { saslLogIn, saslMechanisms, type SaslPeer } from "./sasl-login.js";
 import { Amqp10DecodeError } from "../amqp10/amqp10-decoder.js";
 import { sym, type Amqp10Value } from "../amqp10/amqp10-value.js";
@@ -148,6 +149,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     if (!have.subarray(0, 8).equals(expected)) {
       this.log.info("AMQP 1.0 protocol header refused", { header: have.subarray(0, 8).toString("hex") });
       this.state = "closed";
+      this.output.flush();
       this.socket.end(expected);
       return null;
     }
@@ -168,7 +170,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     if (this.state === "sasl-init") return this.onSaslInit(frame);
     if (frame.type !== FRAME_AMQP) throw new Amqp1Error(CONDITION.framingError, `a frame of type ${frame.type} after SASL`);
     if (frame.body.length === 0) return; // an empty frame keeps the connection alive
-    const p = readPerformative(frame.body);
+    const p = readFramePerformative(frame.body);
     if (this.state === "open") {
       if (p.code !== PERFORMATIVE.open) throw new Amqp1Error(CONDITION.illegalState, "the first frame must be open");
       return this.onOpen(p.fields);
@@ -197,6 +199,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
       // sasl-outcome code 1: authentication failed (part 5 §5.3.3.6), then the socket closes.
       this.output.write(performativeFrame(FRAME_SASL, 0, PERFORMATIVE.saslOutcome, [{ type: "ubyte", value: 1 }]));
       this.state = "closed";
+      this.output.flush();
       this.socket.end();
     };
     let login;
@@ -304,6 +307,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     this.log.info("AMQP 1.0 connection closed with an error", { condition: e.condition, description: e.description });
     if (this.state === "sasl-header" || this.state === "sasl-init" || this.state === "authenticating" || this.state === "amqp-header") {
       this.state = "closed";
+      this.output.flush();
       this.socket.end();
       return;
     }
@@ -329,6 +333,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
   destroy(): void {
     if (this.state === "closed") return;
     this.state = "closed";
+    this.output.flush();
     this.socket.end();
     this.socket.destroy();
   }

@@ -17,7 +17,8 @@ import type { LinkHost, SessionConnection, SessionLink, Unsettled } from "./link
 import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
 import { errorValue } from "./amqp1-error-value.js";
 import { FRAME_AMQP } from "./amqp1-frames.js";
-import { applyOutcome, readOutcome } from "./delivery-outcomes.js";
+import { applyOutcome, type Outcome } from "./delivery-outcomes.js";
+import { dispositionFacts, transferFacts, type DispositionFacts } from "./performative-heads.js";
 import { IncomingLink } from "./incoming-link.js";
 import { OutgoingLink } from "./outgoing-link.js";
 import { managementLink, ManagementPairs, ManagementRequestLink, ManagementResponseLink } from "./management-links.js";
@@ -102,18 +103,17 @@ export class Amqp1Session implements LinkHost {
   }
 
   private dispatch(p: Performative, body: Buffer): void {
-    const f = p.fields;
     switch (p.code) {
       case PERFORMATIVE.attach:
-        return this.onAttach(f);
+        return this.onAttach(p.fields);
       case PERFORMATIVE.flow:
-        return this.onFlow(f);
+        return this.onFlow(p.fields);
       case PERFORMATIVE.transfer:
-        return this.onTransfer(f, body, p.payloadAt);
+        return this.onTransfer(p, body);
       case PERFORMATIVE.disposition:
-        return this.onDisposition(f);
+        return this.onDisposition(dispositionFacts(p));
       case PERFORMATIVE.detach:
-        return this.onDetach(f);
+        return this.onDetach(p.fields);
       case PERFORMATIVE.end:
         this.release();
         this.send(PERFORMATIVE.end, []);
@@ -216,19 +216,20 @@ export class Amqp1Session implements LinkHost {
     ];
   }
 
-  private onTransfer(f: readonly Amqp10Value[], body: Buffer, payloadAt: number): void {
+  private onTransfer(p: Performative, body: Buffer): void {
+    const t = transferFacts(p);
     this.nextIncomingId = (this.nextIncomingId + 1) >>> 0;
     if (--this.incomingLeft < 0) throw new Amqp1Error(CONDITION.windowViolation, `a transfer past the incoming window of ${this.incomingWindow}`, "session");
     if (this.incomingLeft < this.incomingWindow / 2 && !this.windowHeld) this.topUpWindow();
-    const handle = uintField(f, 0, "handle", 0);
+    const handle = t.handle;
     const link = this.links.get(handle);
+    if (link instanceof IncomingLink) return link.onTransfer(t, body);
     if (link === undefined) {
       if (this.detaching.has(handle)) return;
       throw new Amqp1Error(CONDITION.unattachedHandle, `transfer on handle ${handle}, which is not attached`, "session");
     }
-    if (link instanceof ManagementRequestLink) return link.onTransfer(f, body.subarray(payloadAt));
-    if (!(link instanceof IncomingLink)) throw new Amqp1Error(CONDITION.illegalState, `transfer on handle ${handle}, a link the broker sends on`, "session");
-    link.onTransfer(f, body.subarray(payloadAt));
+    if (link instanceof ManagementRequestLink) return link.onTransfer(p.fields, body.subarray(t.payloadAt));
+    throw new Amqp1Error(CONDITION.illegalState, `transfer on handle ${handle}, a link the broker sends on`, "session");
   }
 
   /** Reopens our incoming window, unless an alarm is on (then once every alarm clears). */
@@ -249,29 +250,26 @@ export class Amqp1Session implements LinkHost {
     this.remoteIncomingWindow -= frames;
   }
 
-  /** The peer settles our deliveries (role receiver): first..last with an outcome (accepted when none). */
-  private onDisposition(f: readonly Amqp10Value[]): void {
-    if (!boolField(f, 0, "role", false)) throw new Amqp1Error(CONDITION.notImplemented, "the broker settles its receiving links' deliveries itself", "session");
-    const first = uintField(f, 1, "first", 0);
-    const last = optionalUint(f, 2, "last") ?? first;
-    const outcome = readOutcome(f, 4);
+  /** The peer settles our deliveries (role receiver): first..last with an outcome (accepted when none), in one pass. */
+  private onDisposition(d: DispositionFacts): void {
+    if (!d.role) throw new Amqp1Error(CONDITION.notImplemented, "the broker settles its receiving links' deliveries itself", "session");
+    const outcome = d.outcome;
     if (outcome === null) return; // a state without settlement (received): nothing to do yet
-    const touched = new Set<Unsettled["link"]>();
-    const count = ((last - first) >>> 0) + 1;
-    if (count <= this.unsettled.size) {
-      for (let i = 0, id = first; i < count; i++, id = (id + 1) >>> 0) this.settleOne(id, outcome, touched);
+    const first = d.first;
+    const count = ((d.last - first) >>> 0) + 1;
+    const unsettled = this.unsettled;
+    if (count <= unsettled.size) {
+      for (let i = 0, id = first; i < count; i++, id = (id + 1) >>> 0) this.settleOne(id, outcome);
     } else {
-      for (const id of [...this.unsettled.keys()]) if (((id - first) >>> 0) < count) this.settleOne(id, outcome, touched);
+      for (const id of [...unsettled.keys()]) if (((id - first) >>> 0) < count) this.settleOne(id, outcome);
     }
-    for (const link of touched) link.settled();
   }
 
-  private settleOne(id: number, outcome: NonNullable<ReturnType<typeof readOutcome>>, touched: Set<Unsettled["link"]>): void {
+  private settleOne(id: number, outcome: Outcome): void {
     const u = this.unsettled.get(id);
     if (u === undefined) return;
     this.unsettled.delete(id);
     u.link.unsettledCount--;
-    touched.add(u.link);
     applyOutcome(u.queue, u.entry, outcome);
   }
 

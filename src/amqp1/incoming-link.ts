@@ -26,6 +26,8 @@ import { parseTarget, type TargetAddress } from "./amqp1-addresses.js";
 import type { LinkHost, SessionLink } from "./link-host.js";
 import { fromAmqp1, type ConvertedMessage } from "./message-conversion.js";
 import { OriginalForms } from "./original-form.js";
+import { readPlainMessage } from "./plain-message.js";
+import type { TransferFacts } from "./performative-heads.js";
 import { boolField, compositeField, described, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
 
 /**
@@ -59,7 +61,9 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
   private credit = 0;
   private deliveryCount = 0;
   private readonly sndSettleMode: number;
-  /** The frames of the delivery being received; null between deliveries. */
+  /** Between a delivery's first transfer and its last. */
+  private receiving = false;
+  /** The payloads of a delivery in several frames (null for one in a single frame). */
   private pieces: Buffer[] | null = null;
   private pieceBytes = 0;
   private deliveryId = 0;
@@ -187,14 +191,15 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     if (boolField(f, 9, "echo", false)) this.sendFlow(false);
   }
 
-  onTransfer(f: readonly Amqp10Value[], payload: Buffer): void {
-    if (this.pieces === null) {
+  /** One transfer frame of a delivery: its payload is `frame` from t.payloadAt (a single-frame delivery is not sliced here). */
+  onTransfer(t: TransferFacts, frame: Buffer): void {
+    if (!this.receiving) {
       if (this.credit <= 0) throw new Amqp1Error(CONDITION.transferLimitExceeded, "a transfer without link credit", "link");
-      const id = optionalUint(f, 1, "delivery-id");
-      if (id === null) throw new Amqp1Error(CONDITION.invalidField, "the first transfer of a delivery needs a delivery-id", "session");
+      const id = t.deliveryId;
+      if (id < 0) throw new Amqp1Error(CONDITION.invalidField, "the first transfer of a delivery needs a delivery-id", "session");
       this.deliveryId = id;
-      this.deliverySettled = this.sndSettleMode === SND_SETTLED || boolField(f, 4, "settled", false);
-      this.pieces = [];
+      this.deliverySettled = this.sndSettleMode === SND_SETTLED || t.settled;
+      this.receiving = true;
       this.pieceBytes = 0;
       this.credit--;
       this.deliveryCount = (this.deliveryCount + 1) >>> 0;
@@ -204,31 +209,41 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
         this.grantPending = true;
         this.session.grantLater(this);
       }
-    } else if (boolField(f, 4, "settled", false)) {
+    } else if (t.settled) {
       this.deliverySettled = true;
     }
-    if (boolField(f, 9, "aborted", false)) {
+    if (t.aborted) {
+      this.receiving = false;
       this.pieces = null;
       return;
     }
-    this.pieceBytes += payload.length;
+    const at = t.payloadAt;
+    this.pieceBytes += frame.length - at;
     if (this.pieceBytes > this.session.conn.settings.maxMessageSize) {
+      this.receiving = false;
       this.pieces = null;
       throw new Amqp1Error(CONDITION.messageSizeExceeded, `message size ${this.pieceBytes} exceeds max_message_size ${this.session.conn.settings.maxMessageSize}`, "link");
     }
-    this.pieces.push(payload);
-    if (boolField(f, 5, "more", false)) return;
+    // Frames of a delivery in several are kept until its last; a delivery in one frame needs no array.
+    if (t.more || this.pieces !== null) {
+      (this.pieces ??= []).push(frame.subarray(at));
+      if (t.more) return;
+    }
     const pieces = this.pieces;
+    this.receiving = false;
     this.pieces = null;
     this.lastSize = this.pieceBytes;
-    this.publish(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
+    if (pieces === null) this.publish(frame, at);
+    else this.publish(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces), 0);
   }
 
-  private publish(payload: Buffer): void {
+  /** Publishes the message that is `buf` from byte `at` on. */
+  private publish(buf: Buffer, at: number): void {
     const id = this.deliveryId;
     let m: ConvertedMessage;
     try {
-      m = fromAmqp1(payload);
+      // A plain message (header and data sections) is read by hand; any other goes through the full decoder.
+      m = readPlainMessage(buf, at) ?? fromAmqp1(at === 0 ? buf : buf.subarray(at));
     } catch (err) {
       return this.refuse(id, CONDITION.decodeError, err instanceof Error ? err.message : String(err));
     }
@@ -304,6 +319,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
 
   release(): void {
     this.released = true;
+    this.receiving = false;
     this.pieces = null;
     this.flow.stop();
     if (this.alarmHeld) this.session.conn.settings.alarms?.release(this.alarmBlock);

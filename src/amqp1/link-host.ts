@@ -32,7 +32,6 @@ export interface SessionConnection {
 /** A link whose deliveries wait in the session's unsettled map. */
 export interface UnsettledLink {
   unsettledCount: number;
-  settled(): void;
 }
 
 export interface Unsettled {

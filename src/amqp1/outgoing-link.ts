@@ -203,9 +203,6 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     if (this.credit > 0) this.queue?.dispatch();
   }
 
-  /** The client settled some of this link's deliveries. */
-  settled(): void {}
-
   /** Detached or its session ended: the consumer goes, unsettled deliveries go back (RabbitMQ 4 requeues them). */
   release(): void {
     const q = this.queue;
