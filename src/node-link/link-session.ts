@@ -79,7 +79,7 @@ export class LinkSession implements ServingLink {
     b.writeDoubleLE(entryId, at + 4);
     b[at + 12] = e.redelivered ? 1 : 0;
     b.writeUInt32LE(e.deliveryCount, at + 13);
-    w.writeBody(m.body);
+    w.writeBody(m.body, m.lease);
   }
 
   cancelledByQueue(consumerId: number, reason: string): void {

@@ -23,6 +23,11 @@ export interface ServingLink {
 
 export class ServedConsumer implements QueueConsumer<Queue> {
   readonly noAck = false;
+  /**
+   * A lent body (values/body-lease.ts) stays counted while served: the link's writer holds it until
+   * written (link-writer.ts), and the entry's hold ends with its ack here, as an AMQP channel's does.
+   */
+  readonly countsBodyHolds = true;
   private readonly held = new HeldDeliveries<QueueEntry>();
   private active = true;
   private readonly window: number;
@@ -60,8 +65,10 @@ export class ServedConsumer implements QueueConsumer<Queue> {
     const e = this.held.take(entryId);
     if (e === undefined) return;
     const q = this.queue;
-    if (op === SETTLE_ACK) q.settle(e);
-    else if (op === SETTLE_REQUEUE) q.requeue([e]);
+    if (op === SETTLE_ACK) {
+      q.settle(e);
+      e.message.lease?.release();
+    } else if (op === SETTLE_REQUEUE) q.requeue([e]);
     else q.discard(e);
   }
 

@@ -81,11 +81,18 @@ describe("the link's reads into pooled slabs", () => {
       const onBack = await checkingConsumer(connA, "slab-back", 3);
       await flow(await connB.createConfirmChannel(), onBack, "slab-back", 3, 3000, () => backOnB.messageCount === 0 && backOnB.unacked === 0);
       assert.ok(slabsA.reused > 0, `A's link reused slabs (reused ${slabsA.reused})`);
+      // Published and consumed on A, through B: B's served consumer counts its holds (acks give its slabs back).
+      const { onB: roundOnB } = queueOnB(fx, link, "slab-round");
+      const reusedBefore = slabsB.reused;
+      const onRound = await checkingConsumer(connA, "slab-round", 4);
+      await flow(pub, onRound, "slab-round", 4, 3000, () => roundOnB.messageCount === 0 && roundOnB.unacked === 0);
+      assert.ok(slabsB.reused > reusedBefore, `B reused slabs for bodies served over the link (${reusedBefore} → ${slabsB.reused})`);
       // The held bodies, read on B before all that, come out whole (over the link to A's client).
       const onHeld = await checkingConsumer(connA, "slab-held", 1);
       await eventually(() => onHeld.failed() !== null || onHeld.got() === 300, 10_000, "the held messages consumed");
       assert.equal(onHeld.failed(), null);
       await onFlow.close();
+      await onRound.close();
     } finally {
       await connA.close().catch(() => {});
       await connB.close().catch(() => {});
