@@ -5,6 +5,7 @@
 // 1000, a multiple ack every 100) in this process, either both on B (local) or both on A (forwarded);
 // the figure is utime+stime of the broker processes (/proc/<pid>/stat) over the run, per message.
 //   node scripts/node-link-bench.mjs [messages=200000] [size=16] [runs=3]
+// LINK_BENCH_MODES=forwarded (or local) runs one mode only (to profile it alone).
 // Needs `npm run build` first. Ports 0 everywhere; the children print theirs.
 import { Buffer } from "node:buffer";
 import { fork } from "node:child_process";
@@ -93,7 +94,7 @@ async function main() {
   if (process.env.LINK_BENCH_DEBUG) console.error("front up", aInfo);
   const rows = [];
   for (let r = 0; r < runs; r++) {
-    for (const mode of ["local", "forwarded"]) {
+    for (const mode of (process.env.LINK_BENCH_MODES ?? "local,forwarded").split(",")) {
       const [a0, b0, t0] = [cpuTicks(a.child.pid), cpuTicks(b.child.pid), Date.now()];
       await drive(mode === "local" ? bInfo.amqp : aInfo.amqp);
       const [a1, b1, t1] = [cpuTicks(a.child.pid), cpuTicks(b.child.pid), Date.now()];

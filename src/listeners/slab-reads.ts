@@ -175,8 +175,9 @@ interface UserBufferHandle {
  * cannot take a user buffer (TLS, or a Node without it). Call it before anything listens on the
  * socket, on a server created with `pauseOnConnect` (so no read happens before the move), and
  * resume() what it returns once its 'data' listener is on (a paused socket stays paused).
+ * `afterRead` runs after each read's 'data' listeners (the inter-node link settles its slabs there).
  */
-export function readIntoSlabs(socket: Socket, tails: SlabTails = new SlabTails()): Socket {
+export function readIntoSlabs(socket: Socket, tails: SlabTails = new SlabTails(), afterRead?: () => void): Socket {
   const accepted = socket as unknown as { _handle: Partial<UserBufferHandle> | null };
   const handle = accepted._handle;
   if (handle === null || typeof handle.useUserBuffer !== "function") return socket;
@@ -190,6 +191,7 @@ export function readIntoSlabs(socket: Socket, tails: SlabTails = new SlabTails()
       buffer: () => tails.next(),
       callback: (n: number) => {
         moved.emit("data", tails.read(n));
+        afterRead?.();
       },
     },
   } as ConstructorParameters<typeof Socket>[0]);

@@ -11,6 +11,13 @@ export class FrameSplitter {
 
   constructor(public maxFrame: number) {}
 
+  /** Whether the start of a frame still arriving lies in `memory` (a read slab: slab-reads.ts ReadBytesKeeper). */
+  holdsBytesOf(memory: ArrayBufferLike): boolean {
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i++) if (pending[i]!.buffer === memory) return true;
+    return false;
+  }
+
   /** Calls `onFrame(frame)` for each whole frame (its u32 length included); throws on an oversized frame. */
   push(chunk: Buffer, onFrame: (frame: Buffer) => void): void {
     let at = 0;

@@ -19,6 +19,7 @@ import * as F from "./link-frames.js";
 import { replyFailure, replyGot, replyId, replyInfo, replyNumber, rpcFrame } from "./link-rpc.js";
 import { LinkWriter } from "./link-writer.js";
 import { StoredWaits } from "./stored-waits.js";
+import type { SlabPool } from "../listeners/slab-pool.js";
 import { replyValues, streamQueryFrame } from "./stream-query-frames.js";
 
 /** What the leader said in READY. */
@@ -63,7 +64,13 @@ export class LeaderLink implements QueueLeaderPort {
   private settleConsumer = 0;
   private settleOp: SettleOp = SETTLE_REQUEUE;
 
-  constructor(private readonly socket: Socket, terms: LinkTerms, splitter: FrameSplitter) {
+  /** `slabs`: the pool this link's reads return slabs to (link-reads.ts), or null: bodies are plain slices. */
+  constructor(
+    private readonly socket: Socket,
+    terms: LinkTerms,
+    splitter: FrameSplitter,
+    private readonly slabs: SlabPool | null = null,
+  ) {
     this.node = terms.node;
     this.creditMessages = terms.creditMessages;
     this.creditBytes = terms.creditBytes;
@@ -276,7 +283,7 @@ export class LeaderLink implements QueueLeaderPort {
         const sink = this.sinks.get(id);
         // Cancelled here while the delivery was on its way: it goes back, as a cancelled consumer's would.
         if (sink === undefined) return this.settle(id, entryId, SETTLE_REQUEUE);
-        return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17, this.properties));
+        return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17, this.properties, this.slabs));
       }
       case F.CANCELLED: {
         const id = f.readUInt32LE(at);
@@ -290,7 +297,8 @@ export class LeaderLink implements QueueLeaderPort {
         if (rpc === undefined) return;
         this.rpcs.delete(id);
         const failure = replyFailure(f);
-        return failure === null ? rpc.resolve(f) : rpc.reject(failure);
+        // A copy: the reply is read after this read returns (a basic.get's message keeps its body), when its slab may be back in the pool.
+        return failure === null ? rpc.resolve(Buffer.from(f)) : rpc.reject(failure);
       }
       default:
         this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));

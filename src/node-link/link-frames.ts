@@ -15,6 +15,10 @@ import type { FieldTable } from "../broker/values/field-value.js";
 import { decodeBasicProperties, encodeBasicProperties } from "../amqp/codec/generated.js";
 import { MEMO_MAX, memoUtf8 } from "../amqp/codec/byte-reader.js";
 import type { LinkWriter } from "./link-writer.js";
+import type { SlabPool } from "../listeners/slab-pool.js";
+
+/** Bodies at least this large stay in a pooled read slab under a lease; smaller ones are copied (the AMQP listener's rule). */
+export const LEASED_BODY_MIN = 256;
 
 // Connecting node → leading node.
 export const HELLO = 1;
@@ -179,8 +183,13 @@ export function decodeArguments(raw: Buffer): FieldTable {
   return decodeBasicProperties(raw).headers ?? {};
 }
 
-/** Decodes the message of a frame from `at` (its exchange) to the frame's end; the body is a slice of the frame. */
-export function readMessage(f: Buffer, at: number, cache: PropertiesCache): Message {
+/**
+ * Decodes the message of a frame from `at` (its exchange) to the frame's end; the body is a slice
+ * of the frame. Given the pool the link's reads come from (link-reads.ts), a frame lying in one of
+ * its slabs keeps nothing of it uncounted: a body under LEASED_BODY_MIN is copied, a larger one is
+ * leased (the Message carries the lease; whoever keeps the message holds or pins it).
+ */
+export function readMessage(f: Buffer, at: number, cache: PropertiesCache, slabs: SlabPool | null = null): Message {
   const exLen = f[at]! | (f[at + 1]! << 8);
   const exchange = readLinkString(f, at + 2, exLen);
   const p1 = at + 2 + exLen;
@@ -190,7 +199,24 @@ export function readMessage(f: Buffer, at: number, cache: PropertiesCache): Mess
   const publishedAt = f.readDoubleLE(p2);
   const propsLen = f.readUInt32LE(p2 + 8);
   const properties = cache.read(f, p2 + 12, propsLen);
-  return createMessage(exchange, routingKey, properties, cache.raw, f.subarray(p2 + 12 + propsLen), publishedAt);
+  const start = p2 + 12 + propsLen;
+  if (slabs !== null && slabs.slabOf(f) !== undefined) {
+    if (f.length - start < LEASED_BODY_MIN) return createMessage(exchange, routingKey, properties, cache.raw, copyOf(f, start), publishedAt);
+    const body = f.subarray(start);
+    const lease = slabs.lease();
+    lease.add(body);
+    return createMessage(exchange, routingKey, properties, cache.raw, body, publishedAt, lease);
+  }
+  return createMessage(exchange, routingKey, properties, cache.raw, f.subarray(start), publishedAt);
+}
+
+/** The bytes of `f` from `start` on, copied (a small body out of a read slab). */
+function copyOf(f: Buffer, start: number): Buffer {
+  const n = f.length - start;
+  const out = Buffer.allocUnsafe(n);
+  if (n > SHORT) f.copy(out, 0, start);
+  else for (let i = 0; i < n; i++) out[i] = f[start + i]!;
+  return out;
 }
 
 /**

@@ -21,6 +21,7 @@ import { LinkWriter } from "./link-writer.js";
 import { ServedConsumer, type ServingLink } from "./served-consumer.js";
 import { StoredReports } from "./stored-reports.js";
 import { readStreamQuery } from "./stream-query-frames.js";
+import type { SlabPool } from "../listeners/slab-pool.js";
 
 interface QueueRef {
   readonly vhost: string;
@@ -46,9 +47,12 @@ export class LinkSession implements ServingLink {
 
   constructor(
     private readonly broker: Broker,
-    private readonly socket: Socket,
+    /** The link's socket (reading into slabs: link-reads.ts). */
+    readonly socket: Socket,
     readonly peer: string,
     splitter: FrameSplitter,
+    /** The pool this link's reads return slabs to (link-reads.ts), or null: bodies are plain slices. */
+    private readonly slabs: SlabPool | null = null,
   ) {
     this.writer = new LinkWriter(socket);
     const journal = broker.journal;
@@ -66,16 +70,16 @@ export class LinkSession implements ServingLink {
     return this.writer.backedUp;
   }
 
-  writeDeliver(consumerId: number, e: QueueEntry): void {
+  writeDeliver(consumerId: number, entryId: number, e: QueueEntry): void {
     const w = this.writer;
     const m = e.message;
     const at = F.putMessageHead(w, F.DELIVER, 17, m);
     const b = w.slab;
     b.writeUInt32LE(consumerId, at);
-    b.writeDoubleLE(e.seq, at + 4);
+    b.writeDoubleLE(entryId, at + 4);
     b[at + 12] = e.redelivered ? 1 : 0;
     b.writeUInt32LE(e.deliveryCount, at + 13);
-    w.writeBody(m.body);
+    w.writeBody(m.body, m.lease);
   }
 
   cancelledByQueue(consumerId: number, reason: string): void {
@@ -122,7 +126,9 @@ export class LinkSession implements ServingLink {
         return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
       case F.DIRECT_REPLY: {
         // To a requester of this node (its key names this node); dropped when it is gone, as RabbitMQ drops it.
-        const reply = F.readMessage(f, at, this.properties);
+        const reply = F.readMessage(f, at, this.properties, this.slabs);
+        // Its requester's channel keeps it without counting (as AMQP's publishing.ts pins a direct reply).
+        reply.lease?.pin();
         this.broker.directReply.deliver(reply.routingKey, reply);
         return;
       }
@@ -159,15 +165,28 @@ export class LinkSession implements ServingLink {
   private publish(f: Buffer): void {
     const at = F.FRAME_HEAD;
     const n = f[at]!;
-    const message = F.readMessage(f, at + 1 + 4 * n, this.properties);
+    const message = F.readMessage(f, at + 1 + 4 * n, this.properties, this.slabs);
     const journal = this.broker.journal;
     const before = journal === null ? 0 : journal.appends;
     let refused = false;
+    let entries = 0;
+    let counted = true;
     for (let i = 0; i < n; i++) {
       const q = this.queue(f.readUInt32LE(at + 1 + 4 * i));
       // A queue gone since routing takes nothing (as an unroutable publish, confirmed); one led elsewhere is not this node's.
       if (q === null) continue;
       if (q.leadsElsewhere || !q.enqueue(message)) refused = true;
+      else {
+        entries++;
+        if (!q.countsBodyHolds) counted = false;
+      }
+    }
+    // A leased body (values/body-lease.ts, as AMQP's publishing.ts holdForEntries): each entry holds it
+    // when every queue counts its holds; otherwise, or when nothing took it, it is pinned.
+    const lease = message.lease;
+    if (lease !== null) {
+      if (counted && entries > 0 && !refused) lease.handOver(entries);
+      else lease.pin();
     }
     if (refused) this.reports.refused();
     else this.reports.accepted(journal !== null && journal.appends !== before);
@@ -179,7 +198,8 @@ export class LinkSession implements ServingLink {
     const q = this.queue(f.readUInt32LE(at + 4));
     const withArgs = f[4] === F.CONSUME_ARGS;
     const argsLen = withArgs ? f.readUInt32LE(at + 17) : 0;
-    const args = withArgs ? F.decodeArguments(f.subarray(at + 21, at + 21 + argsLen)) : null;
+    // A copy: the decoded table may keep slices of it (a byte array), and the frame's slab goes back to its pool.
+    const args = withArgs ? F.decodeArguments(Buffer.from(f.subarray(at + 21, at + 21 + argsLen))) : null;
     const tag = F.readString(f, withArgs ? at + 21 + argsLen : at + 17)[0];
     try {
       if (q === null) throw notOnLeader();

@@ -11,9 +11,16 @@
  * Invariant: bytes of the slab before `end` are never written again once reserved — a run handed
  * to the socket may still be queued there — so a slab is only ever filled forwards, and a full
  * one is left to the garbage collector once the socket lets go of its runs.
+ *
+ * A lent body written by reference (values/body-lease.ts) is held until the socket has written
+ * the turn it went out in (the write's callback, also called when the socket is destroyed first);
+ * a copied one needs no hold.
  */
 import type { Socket } from "node:net";
 import { isBodyParts, type Body } from "../broker/values/message-body.js";
+import type { BodyLease } from "../broker/values/body-lease.js";
+
+const NO_LEASES: BodyLease[] = [];
 
 /** Pieces below this are copied into the slab; larger ones are referenced. */
 const SMALL = 1024;
@@ -27,17 +34,25 @@ export class LinkWriter {
   private end = 0;
   private scheduled = false;
   private readonly parts: Buffer[] = [];
+  /** Leases of the bodies this turn references (held until its write is done). */
+  private leases: BodyLease[] = NO_LEASES;
   private readonly flush = (): void => {
     this.beforeFlush?.();
     this.scheduled = false;
     this.endRun();
     const parts = this.parts;
     const socket = this.socket;
-    if (!socket.destroyed && parts.length > 0) {
-      if (parts.length === 1) socket.write(parts[0]!);
+    const leases = this.leases;
+    this.leases = NO_LEASES;
+    const done = leases === NO_LEASES ? undefined : (): void => releaseAll(leases);
+    if (socket.destroyed) done?.();
+    else if (parts.length > 0) {
+      if (parts.length === 1) socket.write(parts[0]!, done);
       else {
         socket.cork();
-        for (const p of parts) socket.write(p);
+        const last = parts.length - 1;
+        for (let i = 0; i < last; i++) socket.write(parts[i]!);
+        socket.write(parts[last]!, done);
         socket.uncork();
       }
     }
@@ -74,13 +89,23 @@ export class LinkWriter {
     } else this.writeLarge(buf);
   }
 
-  /** A message's body, after its head: small pieces are copied, larger ones referenced. */
-  writeBody(body: Body): void {
+  /** A message's body, after its head: small pieces are copied, larger ones referenced (held under `lease` until written). */
+  writeBody(body: Body, lease: BodyLease | null = null): void {
     if (!isBodyParts(body)) {
-      if (body.length > 0) this.write(body);
+      if (body.length === 0) return;
+      if (lease !== null && body.length >= SMALL) this.holdUntilWritten(lease);
+      this.write(body);
     } else {
+      if (lease !== null) this.holdUntilWritten(lease);
       for (const piece of body) this.write(piece);
     }
+  }
+
+  private holdUntilWritten(lease: BodyLease): void {
+    lease.hold();
+    if (this.leases === NO_LEASES) this.leases = [];
+    this.leases.push(lease);
+    this.schedule();
   }
 
   /** A frame in pieces (a message's head and its body's parts). */
@@ -117,9 +142,16 @@ export class LinkWriter {
       // Nothing goes out any more: what was written is dropped, and the slab is filled anew.
       this.parts.length = 0;
       this.start = this.end = 0;
+      const leases = this.leases;
+      this.leases = NO_LEASES;
+      releaseAll(leases);
       return;
     }
     this.scheduled = true;
     setImmediate(this.flush);
   }
+}
+
+function releaseAll(leases: readonly BodyLease[]): void {
+  for (const l of leases) l.release();
 }

@@ -15,6 +15,8 @@ import { FrameSplitter, readFrames } from "./frame-splitter.js";
 import { answer, challenge, helloFrame, readReady, readyFrame } from "./link-handshake.js";
 import { LeaderLink } from "./leader-link.js";
 import { LinkSession } from "./link-session.js";
+import { linkSlabPool, readLinkIntoSlabs, startPooling, type LinkReads } from "./link-reads.js";
+import type { SlabPool } from "../listeners/slab-pool.js";
 
 /** The credit a leader grants each link (docs/CLUSTERING.md: 2,000 messages / 8 MiB). */
 export const DEFAULT_CREDIT_MESSAGES = 2000;
@@ -27,16 +29,30 @@ export interface NodeLinkOptions {
   readonly node: string;
   readonly creditMessages?: number;
   readonly creditBytes?: number;
+  /** The pool the link's reads return their slabs to (link-reads.ts); by default one per link. */
+  readonly slabs?: SlabPool;
+}
+
+/** What a handshake's step is given: the socket (moved onto slabs), its frames' splitter, and its reads. */
+interface Handshaking {
+  readonly socket: Socket;
+  readonly splitter: FrameSplitter;
+  readonly reads: LinkReads;
 }
 
 /**
- * Runs a handshake on `socket`: `step` sees each frame and calls `done` with the result or `fail`
- * with why (the socket is then destroyed). Nothing larger than MAX_UNAUTHENTICATED_FRAME is read.
+ * Runs a handshake on `given` (first moved onto slabs: link-reads.ts): `step` sees each frame and
+ * calls `done` with the result or `fail` with why (the socket is then destroyed). Nothing larger
+ * than MAX_UNAUTHENTICATED_FRAME is read. `start` runs once the moved socket is listened to (it
+ * writes the first frame).
  */
-function handshake<T>(socket: Socket, step: (f: Buffer, splitter: FrameSplitter, done: (value: T) => void, fail: (why: string) => void) => void): Promise<T> {
-  socket.setNoDelay(true);
+function handshake<T>(given: Socket, step: (f: Buffer, h: Handshaking, done: (value: T) => void, fail: (why: string) => void) => void, start?: (socket: Socket) => void): Promise<T> {
   const splitter = new FrameSplitter(MAX_UNAUTHENTICATED_FRAME);
-  return new Promise((resolve, reject) => {
+  const reads = readLinkIntoSlabs(given, splitter);
+  const socket = reads.socket;
+  const h: Handshaking = { socket, splitter, reads };
+  socket.setNoDelay(true);
+  const result = new Promise<T>((resolve, reject) => {
     const fail = (why: string): void => {
       stop();
       socket.destroy();
@@ -46,49 +62,53 @@ function handshake<T>(socket: Socket, step: (f: Buffer, splitter: FrameSplitter,
       stop();
       resolve(value);
     };
-    const stop = readFrames(socket, splitter, (f) => step(f, splitter, done, fail), undefined, (err) => fail(err.message));
+    const stop = readFrames(socket, splitter, (f) => step(f, h, done, fail), undefined, (err) => fail(err.message));
     socket.once("close", () => reject(new Error("node link closed during its handshake")));
     socket.on("error", (err) => reject(err));
   });
+  start?.(socket);
+  return result;
 }
 
 /** Serves one accepted socket; resolves with the session once the peer is authenticated (rejects, and closes it, otherwise). */
 export function acceptNodeLink(broker: Broker, socket: Socket, opts: NodeLinkOptions): Promise<LinkSession> {
   let check: ((f: Buffer) => boolean) | null = null;
   let peer = "";
-  return handshake(socket, (f, splitter, done, fail) => {
+  return handshake(socket, (f, h, done, fail) => {
     if (check === null) {
       const c = challenge(opts.secret, f);
       if (c === null) return fail("malformed link hello");
       check = c.check;
       peer = c.peer;
-      socket.write(c.frame);
+      h.socket.write(c.frame);
       return;
     }
     if (!check(f)) return fail(`node link from '${peer}' failed authentication`);
-    socket.write(readyFrame(opts.creditMessages ?? DEFAULT_CREDIT_MESSAGES, opts.creditBytes ?? DEFAULT_CREDIT_BYTES, opts.node));
-    done(new LinkSession(broker, socket, peer, splitter));
+    h.socket.write(readyFrame(opts.creditMessages ?? DEFAULT_CREDIT_MESSAGES, opts.creditBytes ?? DEFAULT_CREDIT_BYTES, opts.node));
+    done(new LinkSession(broker, h.socket, peer, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool())));
   });
 }
 
 /** The connecting side of a link over an open socket: authenticates, then resolves with the port to the leader. */
-export function connectNodeLink(socket: Socket, opts: { readonly secret: Buffer; readonly node: string }): Promise<LeaderLink> {
+export function connectNodeLink(socket: Socket, opts: { readonly secret: Buffer; readonly node: string; readonly slabs?: SlabPool }): Promise<LeaderLink> {
   const { frame, nonce } = helloFrame(opts.node);
   let proved = false;
-  const link = handshake<LeaderLink>(socket, (f, splitter, done, fail) => {
-    if (!proved) {
-      const proof = answer(opts.secret, opts.node, nonce, f);
-      if (proof === null) return fail("the node at the other end of the link failed authentication");
-      proved = true;
-      socket.write(proof);
-      return;
-    }
-    const terms = readReady(f);
-    if (terms === null) return fail("the link's leader did not answer READY");
-    done(new LeaderLink(socket, terms, splitter));
-  });
-  socket.write(frame);
-  return link;
+  return handshake<LeaderLink>(
+    socket,
+    (f, h, done, fail) => {
+      if (!proved) {
+        const proof = answer(opts.secret, opts.node, nonce, f);
+        if (proof === null) return fail("the node at the other end of the link failed authentication");
+        proved = true;
+        h.socket.write(proof);
+        return;
+      }
+      const terms = readReady(f);
+      if (terms === null) return fail("the link's leader did not answer READY");
+      done(new LeaderLink(h.socket, terms, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool())));
+    },
+    (moved) => moved.write(frame),
+  );
 }
 
 /** A server accepting links for `broker` (listen on it: a TCP port, or a Unix socket path). */

@@ -8,6 +8,7 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { after, before } from "node:test";
 import { acceptNodeLink, connectNodeLink, type LeaderLink, type LinkSession } from "../../src/node-link/node-link.js";
 import type { Queue } from "../../src/broker/index.js";
+import type { SlabPool } from "../../src/listeners/slab-pool.js";
 import type { FieldTable } from "../../src/broker/values/field-value.js";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 
@@ -17,25 +18,34 @@ export interface TwoNodes {
   readonly secret: Buffer;
   /** B's link server's port. */
   readonly port: number;
-  /** The sockets B accepted, in order (a test may pause or cut one). */
+  /** The sockets of B's authenticated sessions, in order (a test may pause or cut one; these read into slabs: link-reads.ts). */
   readonly accepted: Socket[];
   readonly sessions: LinkSession[];
 }
 
-export function useTwoNodes(): TwoNodes {
+/** `slabsB`: the pool B's link reads return slabs to (link-reads.ts); by default one per link. */
+export function useTwoNodes(opts: { readonly slabsB?: SlabPool } = {}): TwoNodes {
+  const raw: Socket[] = [];
   const fx = { accepted: [] as Socket[], sessions: [] as LinkSession[], secret: randomBytes(32) } as unknown as TwoNodes & { server: Server; a: TestBroker; b: TestBroker; port: number };
   before(async () => {
     fx.a = await startTestBroker();
     fx.b = await startTestBroker();
     fx.server = createServer((s) => {
-      fx.accepted.push(s);
-      acceptNodeLink(fx.b.broker, s, { secret: fx.secret, node: "rabbit@b" }).then((session) => fx.sessions.push(session), () => {});
+      raw.push(s);
+      acceptNodeLink(fx.b.broker, s, { secret: fx.secret, node: "rabbit@b", ...(opts.slabsB ? { slabs: opts.slabsB } : {}) }).then(
+        (session) => {
+          fx.sessions.push(session);
+          fx.accepted.push(session.socket);
+        },
+        () => {},
+      );
     });
     await new Promise<void>((r) => fx.server.listen(0, "127.0.0.1", r));
     fx.port = (fx.server.address() as { port: number }).port;
   });
   after(async () => {
-    for (const s of fx.accepted) s.destroy();
+    // Destroying the socket the server gave also ends the one its handle moved to (link-reads.ts).
+    for (const s of raw) s.destroy();
     await new Promise((r) => fx.server.close(r));
     await fx.a?.close();
     await fx.b?.close();
@@ -43,11 +53,11 @@ export function useTwoNodes(): TwoNodes {
   return fx;
 }
 
-/** A new link from A to B (authenticated with `secret`). */
-export async function linkAToB(fx: TwoNodes, secret = fx.secret): Promise<LeaderLink> {
+/** A new link from A to B (authenticated with `secret`; A's reads return slabs to `slabs` when given). */
+export async function linkAToB(fx: TwoNodes, secret = fx.secret, slabs?: SlabPool): Promise<LeaderLink> {
   const socket = connect(fx.port, "127.0.0.1");
   await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-  return connectNodeLink(socket, { secret, node: "rabbit@a" });
+  return connectNodeLink(socket, { secret, node: "rabbit@a", ...(slabs ? { slabs } : {}) });
 }
 
 /** Declares `name` on B (durable classic unless `args` say otherwise) and tells A that B leads it. */

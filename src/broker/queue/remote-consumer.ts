@@ -72,6 +72,13 @@ export class RemoteConsumerState implements RemoteConsumerSink {
   private handOver(e: RemoteEntry): void {
     const q = this.queue;
     const noAck = this.consumer.noAck;
+    // A body lent by the link's read slab (values/body-lease.ts): the entry is its one holder when
+    // the consumer counts holds (it releases on ack), otherwise the consumer keeps it uncounted.
+    const lease = e.message.lease;
+    if (lease !== null) {
+      if (this.consumer.countsBodyHolds === true) lease.handOver(1);
+      else lease.pin();
+    }
     if (noAck) q.stats.deliverNoAck++;
     else q.stats.deliver++;
     if (e.redelivered) q.stats.redeliver++;
