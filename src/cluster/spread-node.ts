@@ -23,6 +23,7 @@ import { clusterSecret } from "./replication-auth.js";
 import { SpreadPlacement, queueKey } from "./spread-placement.js";
 import { SpreadDefinitions, type DefsSnapshot } from "./spread-definitions.js";
 import { SpreadKeys, watchSpread, type SpreadMember, type SpreadWatch } from "./spread-keys.js";
+import { SpreadStores } from "./spread-stores.js";
 
 const TICK_MS = 500;
 /** The `defs` leader writes a snapshot at most this often, and only after a change. */
@@ -50,6 +51,9 @@ export class SpreadNode implements SpreadWatch {
   private stopWatch: (() => Promise<void>) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Stage 2: this node's store written with replication, the others' followed, dead nodes' adopted. */
+  private stores: SpreadStores | null = null;
+  private fencing = false;
 
   constructor(
     private readonly config: ConeyConfig,
@@ -58,7 +62,11 @@ export class SpreadNode implements SpreadWatch {
     this.me = config.nodeName;
     this.keys = new SpreadKeys(config.clusterName);
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
-    this.session.onLost = () => void (this.needLease = true);
+    this.session.onLost = () => {
+      this.needLease = true;
+      // A writer whose lease is gone may confirm nothing more: its owner key is gone with it (docs/CLUSTERING.md, "Stage 2").
+      if (this.stores?.own) void this.fence("etcd lease lost");
+    };
   }
 
   get amqpPort(): number {
@@ -72,6 +80,13 @@ export class SpreadNode implements SpreadWatch {
   async start(): Promise<void> {
     await this.session.grant();
     this.secret = await clusterSecret(this.session, ClusterKeys.of(this.config.clusterName));
+    this.stores = new SpreadStores(this.config, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why));
+    await this.boot();
+    this.schedule();
+  }
+
+  /** Reads the cluster, claims this node's store (spread-stores.ts), opens the broker on it, registers. Run again after a fence. */
+  private async boot(): Promise<void> {
     const read = await withTimeout(this.session.client.getAll().prefix(this.keys.prefix).exec(), this.session.callTimeout, "read the spread cluster");
     this.readRevision = Number(read.header.revision);
     const homes: Array<[string, string]> = [];
@@ -84,10 +99,14 @@ export class SpreadNode implements SpreadWatch {
       else if (this.keys.parseMember(key) !== null) this.memberPut(JSON.parse(value) as SpreadMember);
       else if (key === this.keys.snapshot) snapshot = JSON.parse(value) as DefsSnapshot;
       else if (key === this.keys.defsLeader) this.defsLeader = value;
+      else this.stores!.take(key, value, Number(kv.mod_revision));
     }
+    // Before the data dir is opened: written elsewhere (adopted), this node follows it back first.
+    const writer = await this.stores!.claimOwn();
     this.running = await startBroker({
       ...this.config,
       logger: this.logger,
+      replica: writer.replication,
       peers: { list: async () => this.peerNodes() },
       nodeHooks: {
         // Before the restore: queues of this node's file homed elsewhere come back as RemoteQueues.
@@ -118,18 +137,51 @@ export class SpreadNode implements SpreadWatch {
       await this.register();
     });
     this.logger.info("spread cluster: node serving", { node: this.me, linkPort: this.linkPort, members: [...this.members.keys()], snapshotRevision: snapshot?.revision ?? null });
-    this.schedule();
+  }
+
+  /**
+   * The lease is gone (cut from etcd): this node stops writing its store — its broker closes, its
+   * clients are disconnected — within the lease, then boots again through the claim (docs/CLUSTERING.md, "Stage 2").
+   */
+  private async fence(why: string): Promise<void> {
+    if (this.fencing || this.closed) return;
+    this.fencing = true;
+    this.logger.warn("spread cluster: fencing this node: it stops serving its queues", { why });
+    await this.stores?.closeWriters(why);
+    await this.running?.close().catch(() => undefined);
+    this.running = null;
+    this.placement = null;
+    await this.stopWatch?.().catch(() => undefined);
+    this.stopWatch = null;
+    while (!this.closed) {
+      try {
+        await this.session.grant();
+        this.needLease = false;
+        await this.boot();
+        break;
+      } catch (err) {
+        this.logger.warn("spread cluster: could not boot again after a fence; retrying", { err: (err as Error).message });
+        await new Promise((r) => setTimeout(r, TICK_MS));
+      }
+    }
+    this.fencing = false;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.stores?.closeWriters("node stopping");
     await this.running?.close();
+    await this.stores?.close();
     await this.stopWatch?.().catch(() => undefined);
     await this.session.close();
   }
 
   event(key: string, value: string | null, revision: number): void {
+    if (this.keys.parseStore(key) !== null || this.keys.isKnown(key)) {
+      if (revision > this.readRevision) this.stores?.take(key, value, revision);
+      return;
+    }
     const member = this.keys.parseMember(key);
     if (member !== null) {
       if (revision <= this.readRevision) return;
@@ -192,6 +244,8 @@ export class SpreadNode implements SpreadWatch {
   }
 
   private async tick(): Promise<void> {
+    if (this.fencing) return;
+    this.stores?.tick(this.members, () => this.placement?.homeMap ?? new Map());
     for (const m of this.members.values()) if (m.name !== this.me && !this.links.has(m.name) && !this.connecting.has(m.name)) this.reach(m);
     if (this.needLease) {
       await this.session.grant();
