@@ -11,7 +11,7 @@
  * consumers of its queues are cancelled, publishes to them nacked) and connect again, every
  * 500 ms, once it is back in etcd; its queues then serve again from its own store.
  */
-import { connect, type Server } from "node:net";
+import { connect, type Server, type Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
@@ -54,6 +54,7 @@ export class SpreadNode implements SpreadWatch {
   /** Stage 2: this node's store written with replication, the others' followed, dead nodes' adopted. */
   private stores: SpreadStores | null = null;
   private fencing = false;
+  private readonly acceptedLinks = new Set<Socket>();
 
   constructor(
     private readonly config: ConeyConfig,
@@ -125,6 +126,7 @@ export class SpreadNode implements SpreadWatch {
         close: async () => {
           await this.defs?.close();
           for (const link of this.links.values()) link.close();
+          for (const s of this.acceptedLinks) s.destroy();
           await new Promise<void>((resolve) => (this.linkServer ? this.linkServer.close(() => resolve()) : resolve()));
         },
       },
@@ -186,7 +188,13 @@ export class SpreadNode implements SpreadWatch {
     if (member !== null) {
       if (revision <= this.readRevision) return;
       if (value === null) this.members.delete(member);
-      else this.memberPut(JSON.parse(value) as SpreadMember);
+      else {
+        const m = JSON.parse(value) as SpreadMember;
+        const before = this.members.get(member);
+        // Another process serves that name now (an adopter, or a restart): a link to the old one is to a process that no longer serves it.
+        if (before && (before.pid !== m.pid || before.linkPort !== m.linkPort || before.host !== m.host)) this.links.get(member)?.close();
+        this.memberPut(m);
+      }
       if (this.placement) this.placement.members = [...this.members.keys()];
       return;
     }
@@ -222,6 +230,12 @@ export class SpreadNode implements SpreadWatch {
 
   private async serveLinks(broker: Broker): Promise<void> {
     const server = listenForNodeLinks(broker, { secret: this.secret, node: this.me }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
+    // A fenced node's links must end with its broker: the other nodes then see its queues lost and reach their adopter.
+    const accepted = this.acceptedLinks;
+    server.on("connection", (s: Socket) => {
+      accepted.add(s);
+      s.once("close", () => accepted.delete(s));
+    });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(this.config.clusterPort, this.config.bind === "" ? undefined : this.config.bind, () => resolve());

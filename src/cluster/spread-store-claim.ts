@@ -29,7 +29,8 @@ export async function claimOwnStore(session: EtcdSession, keys: SpreadKeys, me: 
     const held = firstValue(read.responses[0]!.response_range);
     const inSync = firstValue(read.responses[1]!.response_range);
     const mine: StoreInSync = { owner: me, epoch: 0, nodes: [me] };
-    const puts = [c.put(ownerKey).value(JSON.stringify(owner)).lease(session.leaseId), c.put(inSyncKey).value(JSON.stringify(mine))];
+    // The hand-back request (if any) is answered by this claim: it goes in the same step.
+    const puts = [c.put(ownerKey).value(JSON.stringify(owner)).lease(session.leaseId), c.put(inSyncKey).value(JSON.stringify(mine)), c.delete().key(keys.storeHandback(me))];
     let res;
     if (held !== null) {
       const by = (JSON.parse(held.raw) as StoreOwner).node;
@@ -54,6 +55,8 @@ export async function adoptStore(session: EtcdSession, keys: SpreadKeys, store: 
     c
       .if(keys.storeOwner(store), "Create", "==", 0)
       .and(keys.member(store), "Create", "==", 0)
+      // Its home is back and asked for it (the adopter released it for that home to claim): not an orphan.
+      .and(keys.storeHandback(store), "Create", "==", 0)
       .and(keys.storeInSync(store), "Mod", "==", inSyncRevision)
       .then(c.put(keys.storeOwner(store)).value(JSON.stringify(owner)).lease(session.leaseId), c.put(keys.storeInSync(store)).value(JSON.stringify(value)))
       .commit(),
@@ -63,11 +66,15 @@ export async function adoptStore(session: EtcdSession, keys: SpreadKeys, store: 
   return res.succeeded ? Number(res.header.revision) : null;
 }
 
-/** The adopter gives `store` back to its home: `owner` and the adopter's `members/<store>` go, if it still writes it. */
+/**
+ * The adopter gives `store` back to its home: `owner` and the adopter's `members/<store>` go, if it
+ * still writes it. `handback` stays (under the home's lease) until the home's claim deletes it, so no
+ * other follower adopts the store in between.
+ */
 export async function releaseStore(session: EtcdSession, keys: SpreadKeys, store: string, epoch: number): Promise<boolean> {
   const c = session.client;
   const res = await withTimeout(
-    c.if(keys.storeOwner(store), "Mod", "==", epoch).then(c.delete().key(keys.storeOwner(store)), c.delete().key(keys.member(store)), c.delete().key(keys.storeHandback(store))).commit(),
+    c.if(keys.storeOwner(store), "Mod", "==", epoch).then(c.delete().key(keys.storeOwner(store)), c.delete().key(keys.member(store))).commit(),
     session.callTimeout,
     "release a store",
   );

@@ -114,7 +114,7 @@ export class SpreadStores {
   tick(members: ReadonlyMap<string, SpreadMember>, homes: () => ReadonlyMap<string, string>): void {
     this.followers.sync(this.view, this.writing);
     for (const [store, s] of this.view.stores) {
-      if (store === this.me || s.owner !== null || members.has(store) || this.adopting.has(store) || this.adopted.has(store)) continue;
+      if (store === this.me || s.owner !== null || s.handback !== null || members.has(store) || this.adopting.has(store) || this.adopted.has(store)) continue;
       if (s.inSync === null || !s.inSync.nodes.includes(this.me) || !this.followers.complete(store)) continue;
       this.adopting.add(store);
       void this.adopt(store, s.inSyncRevision, homes())
