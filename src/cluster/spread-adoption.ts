@@ -11,7 +11,9 @@ import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import { listenForNodeLinks } from "../node-link/node-link.js";
-import { SpreadPlacement } from "./spread-placement.js";
+import { SpreadPlacement, queueKey } from "./spread-placement.js";
+import { applyMirroredChange, type MirroredChange } from "../broker/index.js";
+import type { SpreadKeys } from "./spread-keys.js";
 import type { StoreWriter } from "./spread-store-writer.js";
 
 export interface AdoptedStore {
@@ -19,6 +21,37 @@ export interface AdoptedStore {
   readonly writer: StoreWriter;
   readonly running: RunningBroker;
   readonly linkPort: number;
+  readonly placement: SpreadPlacement;
+}
+
+/**
+ * A definitions event this node watched (a queue's home, another node's logged batch), applied to
+ * the adopted broker too, as the dead node would have: so a policy, binding or exchange changed
+ * while it is adopted reaches its queues. Changes logged between the death and the adoption are
+ * not replayed (the home follows them when it takes its store back).
+ */
+export function followOnAdopted(a: AdoptedStore, keys: SpreadKeys, key: string, value: string | null, logger: Logger): void {
+  const home = keys.parseQueue(key);
+  if (home !== null) {
+    if (value === null) a.placement.dropHome(queueKey(home.vhost, home.name));
+    else a.placement.setHome(queueKey(home.vhost, home.name), value);
+    return;
+  }
+  if (!keys.isLog(key) || value === null) return;
+  const logged = JSON.parse(value) as { from: string; batch: readonly MirroredChange[] };
+  if (logged.from === a.store) return;
+  a.placement.applyingAuthor = logged.from;
+  try {
+    for (const change of logged.batch) {
+      try {
+        applyMirroredChange(a.running.broker, change);
+      } catch (err) {
+        logger.warn("spread cluster: a definitions change did not apply to an adopted store", { store: a.store, err, from: logged.from, kind: change.kind, op: change.op });
+      }
+    }
+  } finally {
+    a.placement.applyingAuthor = null;
+  }
 }
 
 /** Opens the adopted broker on the writer's directory; `homes` are the queue homes this node knows (queueKey → node). */
@@ -26,6 +59,7 @@ export async function openAdopted(config: ConeyConfig, writer: StoreWriter, home
   const store = writer.store;
   let linkServer: Server | null = null;
   let linkPort = 0;
+  let placement: SpreadPlacement | null = null;
   const sockets = new Set<Socket>();
   const running = await startBroker({
     ...config,
@@ -51,9 +85,10 @@ export async function openAdopted(config: ConeyConfig, writer: StoreWriter, home
     nodeHooks: {
       beforeRestore: async (broker) => {
         // Queues homed elsewhere come back as RemoteQueues over down ports: this broker serves only its own.
-        const placement = new SpreadPlacement(broker, store, config.queueLeaderLocator);
-        for (const [key, node] of homes) placement.setHome(key, node);
-        broker.placeQueuesWith(placement);
+        const p = new SpreadPlacement(broker, store, config.queueLeaderLocator);
+        for (const [key, node] of homes) p.setHome(key, node);
+        broker.placeQueuesWith(p);
+        placement = p;
       },
       afterRestore: async (broker) => {
         const server = listenForNodeLinks(broker, { secret, node: store }, (err) => logger.warn("spread cluster: a node link to an adopted store was refused", { store, err: err.message }));
@@ -77,5 +112,5 @@ export async function openAdopted(config: ConeyConfig, writer: StoreWriter, home
       },
     },
   });
-  return { store, writer, running, linkPort };
+  return { store, writer, running, linkPort, placement: placement! };
 }

@@ -16,6 +16,8 @@ export interface SpreadMember {
   readonly linkPort: number;
   readonly amqpPort: number;
   readonly httpPort: number | null;
+  /** Registered by an adopter for a dead node's store (docs/CLUSTERING.md, "Stage 2"): the adopter's name. */
+  readonly adoptedBy?: string;
 }
 
 /** `stores/<node>/owner`: the process writing a store and its replication listener. */

@@ -54,6 +54,7 @@ export class SpreadNode implements SpreadWatch {
   /** Stage 2: this node's store written with replication, the others' followed, dead nodes' adopted. */
   private stores: SpreadStores | null = null;
   private fencing = false;
+  private booting: Promise<void> | null = null;
   private readonly acceptedLinks = new Set<Socket>();
 
   constructor(
@@ -82,7 +83,8 @@ export class SpreadNode implements SpreadWatch {
     await this.session.grant();
     this.secret = await clusterSecret(this.session, ClusterKeys.of(this.config.clusterName));
     this.stores = new SpreadStores(this.config, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why));
-    await this.boot();
+    this.booting = this.boot();
+    await this.booting;
     this.schedule();
   }
 
@@ -114,7 +116,7 @@ export class SpreadNode implements SpreadWatch {
         beforeRestore: async (broker) => {
           const placement = new SpreadPlacement(broker, this.me, this.config.queueLeaderLocator);
           for (const [key, node] of homes) placement.setHome(key, node);
-          placement.members = [...this.members.keys()];
+          placement.members = this.placeable();
           broker.placeQueuesWith(placement);
           this.placement = placement;
         },
@@ -133,6 +135,7 @@ export class SpreadNode implements SpreadWatch {
     });
     this.stopWatch = await watchSpread(this.session, this.keys, (snapshot?.revision ?? this.readRevision) + 1, this, this.logger);
     // A start that took longer than the lease (a loaded machine, a large recovery) lost it: a new one, then register.
+    // The store's writer was claimed under the old lease: it confirms nothing under the new one and the node fences (spread-store-writer.ts).
     await this.register().catch(async () => {
       await this.session.grant();
       this.needLease = false;
@@ -149,6 +152,8 @@ export class SpreadNode implements SpreadWatch {
     if (this.fencing || this.closed) return;
     this.fencing = true;
     this.logger.warn("spread cluster: fencing this node: it stops serving its queues", { why });
+    // A boot under way (its broker about to bind the ports) ends first: then what it opened is closed.
+    await this.booting?.catch(() => undefined);
     await this.stores?.closeWriters(why);
     await this.running?.close().catch(() => undefined);
     this.running = null;
@@ -159,7 +164,8 @@ export class SpreadNode implements SpreadWatch {
       try {
         await this.session.grant();
         this.needLease = false;
-        await this.boot();
+        this.booting = this.boot();
+        await this.booting;
         break;
       } catch (err) {
         this.logger.warn("spread cluster: could not boot again after a fence; retrying", { err: (err as Error).message });
@@ -195,7 +201,7 @@ export class SpreadNode implements SpreadWatch {
         if (before && (before.pid !== m.pid || before.linkPort !== m.linkPort || before.host !== m.host)) this.links.get(member)?.close();
         this.memberPut(m);
       }
-      if (this.placement) this.placement.members = [...this.members.keys()];
+      if (this.placement) this.placement.members = this.placeable();
       return;
     }
     if (key === this.keys.defsLeader) {
@@ -205,6 +211,7 @@ export class SpreadNode implements SpreadWatch {
     // Claims read at start are the state as of readRevision: replaying older ones would go back in time.
     if (revision <= this.readRevision && this.keys.parseQueue(key) !== null) return;
     this.defs?.event(key, value, revision);
+    this.stores?.definitionsEvent(key, value);
   }
 
   /**
@@ -217,11 +224,17 @@ export class SpreadNode implements SpreadWatch {
     const names = new Set([this.me, ...this.members.keys(), ...(this.placement?.homingNodes ?? [])]);
     return [...names].sort().map((name) => {
       const m = this.members.get(name);
-      const running = name === this.me || (m !== undefined && this.links.has(name));
-      const record = { cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running ? { os_pid: String(m.pid) } : {}) };
+      // A node whose store another node adopted is down, its queues served by `adopted_by` (docs/CLUSTERING.md, "Stage 2").
+      const running = name === this.me || (m !== undefined && m.adoptedBy === undefined && this.links.has(name));
+      const record = { cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running ? { os_pid: String(m.pid) } : {}), ...(m?.adoptedBy === undefined ? {} : { adopted_by: m.adoptedBy }) };
       const listeners = name === this.me || !m || !running ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
       return { name, running, record, listeners };
     });
+  }
+
+  /** Members new queues may be placed on: not a dead node whose store is adopted (its queues move back with it). */
+  private placeable(): string[] {
+    return [...this.members.values()].filter((m) => m.adoptedBy === undefined).map((m) => m.name);
   }
 
   private memberPut(m: SpreadMember): void {

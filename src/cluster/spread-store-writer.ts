@@ -29,8 +29,10 @@ export class StoreWriter {
   readonly replication: ReplicationLeader;
   private server: Server | null = null;
   private port = 0;
-  /** The mod revision of this writer's `owner` put; 0 until claimed. */
+  /** The mod revision of this writer's `owner` put; 0 until claimed (see claimed). */
   epoch = 0;
+  /** The lease `owner` was put under: a new lease of the session (a re-grant) is not one this writer may confirm under. */
+  private lease = "";
 
   constructor(
     readonly store: string,
@@ -45,8 +47,8 @@ export class StoreWriter {
       {
         writeInSync: (followers) => this.writeInSync(followers),
         minInSync: () => ctx.minInSync(),
-        leaseValid: () => ctx.session.leaseValid,
-        leaseExpired: () => ctx.session.leaseExpired,
+        leaseValid: () => ctx.session.leaseId === this.lease && ctx.session.leaseValid,
+        leaseExpired: () => ctx.session.leaseId !== this.lease || ctx.session.leaseExpired,
         deposed,
       },
       ctx.logger,
@@ -64,6 +66,12 @@ export class StoreWriter {
     this.port = typeof a === "object" && a ? a.port : 0;
     this.server = server;
     return this.owner;
+  }
+
+  /** `owner` was put at `epoch` under the session's current lease: from now on this writer may confirm. */
+  claimed(epoch: number): void {
+    this.epoch = epoch;
+    this.lease = this.ctx.session.leaseId;
   }
 
   get owner(): StoreOwner {

@@ -22,7 +22,7 @@ import { SpreadStoreView } from "./spread-store-view.js";
 import { StoreFollowers, replicaDir } from "./spread-store-followers.js";
 import { StoreWriter, type WriterContext } from "./spread-store-writer.js";
 import { adoptStore, claimOwnStore, releaseStore } from "./spread-store-claim.js";
-import { openAdopted, type AdoptedStore } from "./spread-adoption.js";
+import { followOnAdopted, openAdopted, type AdoptedStore } from "./spread-adoption.js";
 
 const WAIT_STEP_MS = 250;
 
@@ -74,7 +74,7 @@ export class SpreadStores {
         throw err;
       });
       if (claim.kind === "claimed") {
-        writer.epoch = claim.epoch;
+        writer.claimed(claim.epoch);
         this.followers.stop(this.me);
         this.own = writer;
         if (waitingSince > 0) this.logger.info("spread cluster: store taken back", { store: this.me, waitedMs: Math.round(performance.now() - waitingSince) });
@@ -110,6 +110,11 @@ export class SpreadStores {
     return this.view.take(key, value, revision);
   }
 
+  /** A watched queue home or logged definitions batch: the adopted brokers follow it too. */
+  definitionsEvent(key: string, value: string | null): void {
+    for (const a of this.adopted.values()) followOnAdopted(a, this.keys, key, value, this.logger);
+  }
+
   /** Every tick: follow the stores others write, adopt orphans this node may, hand back those asked for. */
   tick(members: ReadonlyMap<string, SpreadMember>, homes: () => ReadonlyMap<string, string>): void {
     this.followers.sync(this.view, this.writing);
@@ -135,7 +140,7 @@ export class SpreadStores {
     const writer = new StoreWriter(store, replicaDir(this.config.dataDir, this.me, store), this.ctx, (why) => void this.drop(store, why));
     const epoch = await adoptStore(this.session, this.keys, store, await writer.listen(), inSyncRevision).catch(() => null);
     if (epoch === null) return writer.close();
-    writer.epoch = epoch;
+    writer.claimed(epoch);
     this.logger.warn("spread cluster: adopting a dead node's store", { store, epoch });
     let a: AdoptedStore;
     try {
@@ -146,7 +151,7 @@ export class SpreadStores {
       throw err;
     }
     this.adopted.set(store, a);
-    const member: SpreadMember = { name: store, pid: process.pid, host: this.config.advertiseAddress, linkPort: a.linkPort, amqpPort: a.running.amqpPort, httpPort: null };
+    const member: SpreadMember = { name: store, pid: process.pid, host: this.config.advertiseAddress, linkPort: a.linkPort, amqpPort: a.running.amqpPort, httpPort: null, adoptedBy: this.me };
     await withTimeout(this.session.client.put(this.keys.member(store)).value(JSON.stringify(member)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register an adopted store");
     this.logger.info("spread cluster: serving an adopted store", { store, ms: Math.round(performance.now() - started) });
   }

@@ -216,13 +216,17 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
       await ch.assertQueue(`ad-${i}`, { durable: true });
       await ch.close();
     }
+    // A second queue on node2, for a policy set while its store is adopted.
+    const ch = await conns[2]!.createChannel();
+    await ch.assertQueue("ad-2-policy", { durable: true });
+    await ch.close();
     for (const n of cluster.nodes) {
       await eventually(async () => {
         const s = await inSyncOf(n.name);
         return s !== null && s.owner === n.name && s.nodes.length === 3;
       }, 30_000, `${n.name}'s store in sync on all three nodes`);
     }
-    for (const n of cluster.nodes) await eventually(async () => (await queuesOf(n)).filter((q) => q.name.startsWith("ad-")).length === 3, 15_000, `${n.name} to know the three queues`);
+    for (const n of cluster.nodes) await eventually(async () => (await queuesOf(n)).filter((q) => q.name.startsWith("ad-")).length === 4, 15_000, `${n.name} to know the four queues`);
   });
 
   it("kill -9 of a node under load: the other queues never stop confirming, its queue is adopted and serves again with every confirmed message", async () => {
@@ -267,6 +271,25 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
     await reader.close();
     // Read back, acked: the next test's check starts from an empty queue plus what it publishes.
     confirmedVictim.length = 0;
+    // Operators: the dead node is listed as not running, its queues served by its adopter.
+    const nodes = (await (await fetch(`http://127.0.0.1:${node(0).httpPort}/api/nodes`, { headers: AUTH })).json()) as Array<{ name: string; running: boolean; adopted_by?: string }>;
+    const dead = nodes.find((e) => e.name === node(2).name);
+    assert.equal(dead?.running, false, "the dead node is not running");
+    assert.equal(dead?.adopted_by, adopted?.owner, "its store is served by the adopter etcd names");
+    // A policy set while adopted reaches the adopted broker: max-length 1 keeps only the newest message.
+    const put = await fetch(`http://127.0.0.1:${node(1).httpPort}/api/policies/%2F/ad-max`, { method: "PUT", headers: { ...AUTH, "content-type": "application/json" }, body: JSON.stringify({ pattern: "^ad-2-policy$", definition: { "max-length": 1 }, "apply-to": "queues" }) });
+    assert.ok(put.ok, `policy set: ${put.status}`);
+    const policyPub = await pubConn.createConfirmChannel();
+    for (let i = 0; i < 3; i++) policyPub.publish("", "ad-2-policy", Buffer.from(String(i)), { persistent: true });
+    await policyPub.waitForConfirms();
+    const counter = await pubConn.createChannel();
+    await eventually(async () => {
+      policyPub.publish("", "ad-2-policy", Buffer.from("more"), { persistent: true });
+      await policyPub.waitForConfirms();
+      return (await counter.checkQueue("ad-2-policy")).messageCount === 1;
+    }, 15_000, "the policy to apply to the adopted queue (max-length 1)");
+    await policyPub.close();
+    await counter.close();
     // Publishes confirmed while adopted, then kept through the hand-back.
     const pub = await pubConn.createConfirmChannel();
     for (let i = 0; i < 50; i++) pub.publish("", "ad-2", Buffer.from(String(2_000_000 + i)), { persistent: true });
