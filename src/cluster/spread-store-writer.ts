@@ -47,8 +47,9 @@ export class StoreWriter {
       {
         writeInSync: (followers) => this.writeInSync(followers),
         minInSync: () => ctx.minInSync(),
-        leaseValid: () => ctx.session.leaseId === this.lease && ctx.session.leaseValid,
-        leaseExpired: () => ctx.session.leaseId !== this.lease || ctx.session.leaseExpired,
+        // Before its claim a writer confirms nothing (no broker writes through it yet) and is deposed by nothing.
+        leaseValid: () => this.lease !== "" && ctx.session.leaseId === this.lease && ctx.session.leaseValid,
+        leaseExpired: () => this.lease !== "" && (ctx.session.leaseId !== this.lease || ctx.session.leaseExpired),
         deposed,
       },
       ctx.logger,

@@ -67,34 +67,37 @@ export class SpreadStores {
     await withTimeout(this.session.client.put(this.keys.known(this.me)).value(JSON.stringify({ name: this.me })).exec(), this.session.callTimeout, "register a known node");
     let askedBy: string | null = null;
     let waitingSince = 0;
-    for (;;) {
-      const writer = new StoreWriter(this.me, this.config.dataDir, this.ctx, (why) => this.fenced(why));
-      const claim = await claimOwnStore(this.session, this.keys, this.me, await writer.listen()).catch((err: unknown) => {
-        writer.close();
-        throw err;
-      });
-      if (claim.kind === "claimed") {
-        writer.claimed(claim.epoch);
-        this.followers.stop(this.me);
-        this.own = writer;
-        if (waitingSince > 0) this.logger.info("spread cluster: store taken back", { store: this.me, waitedMs: Math.round(performance.now() - waitingSince) });
-        return writer;
+    const writer = new StoreWriter(this.me, this.config.dataDir, this.ctx, (why) => this.fenced(why));
+    const owner = await writer.listen();
+    try {
+      for (;;) {
+        const claim = await claimOwnStore(this.session, this.keys, this.me, owner);
+        if (claim.kind === "claimed") {
+          writer.claimed(claim.epoch);
+          this.followers.stop(this.me);
+          this.own = writer;
+          if (waitingSince > 0) this.logger.info("spread cluster: store taken back", { store: this.me, waitedMs: Math.round(performance.now() - waitingSince) });
+          return writer;
+        }
+        if (waitingSince === 0) {
+          waitingSince = performance.now();
+          this.logger.warn("spread cluster: this node's store is written elsewhere; following it back before serving", { store: this.me, claim });
+        }
+        await this.refresh();
+        this.followers.sync(this.view, this.writing);
+        const s = this.view.of(this.me);
+        // Listed in sync by the adopter (its copy here holds every confirmed byte): ask for the store back.
+        if (s.owner !== null && s.owner.node !== this.me && this.followers.synced(this.me) && s.inSync?.owner === s.owner.node && s.inSync.nodes.includes(this.me) && askedBy !== s.owner.node) {
+          await withTimeout(this.session.client.put(this.keys.storeHandback(this.me)).value(JSON.stringify({ node: this.me })).lease(this.session.leaseId).exec(), this.session.callTimeout, "ask for a store back");
+          askedBy = s.owner.node;
+          this.logger.info("spread cluster: asked for this node's store back", { store: this.me, from: askedBy });
+        }
+        await sleep(WAIT_STEP_MS);
       }
+    } catch (err) {
+      // etcd failed us (or the lease went): a first start fails with it, a fence's boot retries from the start.
       writer.close();
-      if (waitingSince === 0) {
-        waitingSince = performance.now();
-        this.logger.warn("spread cluster: this node's store is written elsewhere; following it back before serving", { store: this.me, claim });
-      }
-      await this.refresh();
-      this.followers.sync(this.view, this.writing);
-      const s = this.view.of(this.me);
-      // Listed in sync by the adopter (its copy here holds every confirmed byte): ask for the store back.
-      if (s.owner !== null && s.owner.node !== this.me && this.followers.synced(this.me) && s.inSync?.owner === s.owner.node && s.inSync.nodes.includes(this.me) && askedBy !== s.owner.node) {
-        await withTimeout(this.session.client.put(this.keys.storeHandback(this.me)).value(JSON.stringify({ node: this.me })).lease(this.session.leaseId).exec(), this.session.callTimeout, "ask for a store back");
-        askedBy = s.owner.node;
-        this.logger.info("spread cluster: asked for this node's store back", { store: this.me, from: askedBy });
-      }
-      await sleep(WAIT_STEP_MS);
+      throw err;
     }
   }
 
