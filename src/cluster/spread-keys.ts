@@ -16,6 +16,22 @@ export interface SpreadMember {
   readonly linkPort: number;
   readonly amqpPort: number;
   readonly httpPort: number | null;
+  /** Registered by an adopter for a dead node's store (docs/CLUSTERING.md, "Stage 2"): the adopter's name. */
+  readonly adoptedBy?: string;
+}
+
+/** `stores/<node>/owner`: the process writing a store and its replication listener. */
+export interface StoreOwner {
+  readonly node: string;
+  readonly host: string;
+  readonly replPort: number;
+}
+
+/** `stores/<node>/insync`: the writer first, then its followers holding every confirmed byte. */
+export interface StoreInSync {
+  readonly owner: string;
+  readonly epoch: number;
+  readonly nodes: readonly string[];
 }
 
 export class SpreadKeys {
@@ -49,6 +65,35 @@ export class SpreadKeys {
     if (!key.startsWith(p)) return null;
     const [vhost, name] = key.slice(p.length).split("/");
     return vhost === undefined || name === undefined ? null : { vhost: decodeURIComponent(vhost), name: decodeURIComponent(name) };
+  }
+  /** Stage 2 (docs/CLUSTERING.md, "Stage 2"): who writes `store`'s store, under the writer's lease. */
+  storeOwner(store: string): string {
+    return `${this.prefix}stores/${store}/owner`;
+  }
+  /** The writer and the followers holding every confirmed byte of `store`. */
+  storeInSync(store: string): string {
+    return `${this.prefix}stores/${store}/insync`;
+  }
+  /** The store's home, back and in sync, asks its adopter for it. */
+  storeHandback(store: string): string {
+    return `${this.prefix}stores/${store}/handback`;
+  }
+  /** Every node that ever started (no lease): their count sets the default min-in-sync. */
+  known(node: string): string {
+    return `${this.prefix}nodes/${node}`;
+  }
+  /** The store and part a `stores/` key names, or null for another key. */
+  parseStore(key: string): { store: string; part: "owner" | "insync" | "handback" } | null {
+    const p = `${this.prefix}stores/`;
+    if (!key.startsWith(p)) return null;
+    const rest = key.slice(p.length);
+    const slash = rest.lastIndexOf("/");
+    const part = rest.slice(slash + 1);
+    if (slash <= 0 || (part !== "owner" && part !== "insync" && part !== "handback")) return null;
+    return { store: rest.slice(0, slash), part };
+  }
+  isKnown(key: string): boolean {
+    return key.startsWith(`${this.prefix}nodes/`);
   }
   isLog(key: string): boolean {
     return key.startsWith(`${this.prefix}log/`);

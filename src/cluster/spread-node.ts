@@ -11,7 +11,7 @@
  * consumers of its queues are cancelled, publishes to them nacked) and connect again, every
  * 500 ms, once it is back in etcd; its queues then serve again from its own store.
  */
-import { connect, type Server } from "node:net";
+import { connect, type Server, type Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
@@ -23,6 +23,7 @@ import { clusterSecret } from "./replication-auth.js";
 import { SpreadPlacement, queueKey } from "./spread-placement.js";
 import { SpreadDefinitions, type DefsSnapshot } from "./spread-definitions.js";
 import { SpreadKeys, watchSpread, type SpreadMember, type SpreadWatch } from "./spread-keys.js";
+import { SpreadStores } from "./spread-stores.js";
 
 const TICK_MS = 500;
 /** The `defs` leader writes a snapshot at most this often, and only after a change. */
@@ -50,6 +51,11 @@ export class SpreadNode implements SpreadWatch {
   private stopWatch: (() => Promise<void>) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Stage 2: this node's store written with replication, the others' followed, dead nodes' adopted. */
+  private stores: SpreadStores | null = null;
+  private fencing = false;
+  private booting: Promise<void> | null = null;
+  private readonly acceptedLinks = new Set<Socket>();
 
   constructor(
     private readonly config: ConeyConfig,
@@ -58,7 +64,11 @@ export class SpreadNode implements SpreadWatch {
     this.me = config.nodeName;
     this.keys = new SpreadKeys(config.clusterName);
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
-    this.session.onLost = () => void (this.needLease = true);
+    this.session.onLost = () => {
+      this.needLease = true;
+      // A writer whose lease is gone may confirm nothing more: its owner key is gone with it (docs/CLUSTERING.md, "Stage 2").
+      if (this.stores?.own) void this.fence("etcd lease lost");
+    };
   }
 
   get amqpPort(): number {
@@ -72,6 +82,14 @@ export class SpreadNode implements SpreadWatch {
   async start(): Promise<void> {
     await this.session.grant();
     this.secret = await clusterSecret(this.session, ClusterKeys.of(this.config.clusterName));
+    this.stores = new SpreadStores(this.config, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why));
+    this.booting = this.boot();
+    await this.booting;
+    this.schedule();
+  }
+
+  /** Reads the cluster, claims this node's store (spread-stores.ts), opens the broker on it, registers. Run again after a fence. */
+  private async boot(): Promise<void> {
     const read = await withTimeout(this.session.client.getAll().prefix(this.keys.prefix).exec(), this.session.callTimeout, "read the spread cluster");
     this.readRevision = Number(read.header.revision);
     const homes: Array<[string, string]> = [];
@@ -84,17 +102,21 @@ export class SpreadNode implements SpreadWatch {
       else if (this.keys.parseMember(key) !== null) this.memberPut(JSON.parse(value) as SpreadMember);
       else if (key === this.keys.snapshot) snapshot = JSON.parse(value) as DefsSnapshot;
       else if (key === this.keys.defsLeader) this.defsLeader = value;
+      else this.stores!.take(key, value, Number(kv.mod_revision));
     }
+    // Before the data dir is opened: written elsewhere (adopted), this node follows it back first.
+    const writer = await this.stores!.claimOwn();
     this.running = await startBroker({
       ...this.config,
       logger: this.logger,
+      replica: writer.replication,
       peers: { list: async () => this.peerNodes() },
       nodeHooks: {
         // Before the restore: queues of this node's file homed elsewhere come back as RemoteQueues.
         beforeRestore: async (broker) => {
           const placement = new SpreadPlacement(broker, this.me, this.config.queueLeaderLocator);
           for (const [key, node] of homes) placement.setHome(key, node);
-          placement.members = [...this.members.keys()];
+          placement.members = this.placeable();
           broker.placeQueuesWith(placement);
           this.placement = placement;
         },
@@ -106,36 +128,80 @@ export class SpreadNode implements SpreadWatch {
         close: async () => {
           await this.defs?.close();
           for (const link of this.links.values()) link.close();
+          for (const s of this.acceptedLinks) s.destroy();
           await new Promise<void>((resolve) => (this.linkServer ? this.linkServer.close(() => resolve()) : resolve()));
         },
       },
     });
     this.stopWatch = await watchSpread(this.session, this.keys, (snapshot?.revision ?? this.readRevision) + 1, this, this.logger);
     // A start that took longer than the lease (a loaded machine, a large recovery) lost it: a new one, then register.
+    // The store's writer was claimed under the old lease: it confirms nothing under the new one and the node fences (spread-store-writer.ts).
     await this.register().catch(async () => {
       await this.session.grant();
       this.needLease = false;
       await this.register();
     });
     this.logger.info("spread cluster: node serving", { node: this.me, linkPort: this.linkPort, members: [...this.members.keys()], snapshotRevision: snapshot?.revision ?? null });
-    this.schedule();
+  }
+
+  /**
+   * The lease is gone (cut from etcd): this node stops writing its store — its broker closes, its
+   * clients are disconnected — within the lease, then boots again through the claim (docs/CLUSTERING.md, "Stage 2").
+   */
+  private async fence(why: string): Promise<void> {
+    if (this.fencing || this.closed) return;
+    this.fencing = true;
+    this.logger.warn("spread cluster: fencing this node: it stops serving its queues", { why });
+    // A boot under way (its broker about to bind the ports) ends first: then what it opened is closed.
+    await this.booting?.catch(() => undefined);
+    await this.stores?.closeWriters(why);
+    await this.running?.close().catch(() => undefined);
+    this.running = null;
+    this.placement = null;
+    await this.stopWatch?.().catch(() => undefined);
+    this.stopWatch = null;
+    while (!this.closed) {
+      try {
+        await this.session.grant();
+        this.needLease = false;
+        this.booting = this.boot();
+        await this.booting;
+        break;
+      } catch (err) {
+        this.logger.warn("spread cluster: could not boot again after a fence; retrying", { err: (err as Error).message });
+        await new Promise((r) => setTimeout(r, TICK_MS));
+      }
+    }
+    this.fencing = false;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.stores?.closeWriters("node stopping");
     await this.running?.close();
+    await this.stores?.close();
     await this.stopWatch?.().catch(() => undefined);
     await this.session.close();
   }
 
   event(key: string, value: string | null, revision: number): void {
+    if (this.keys.parseStore(key) !== null || this.keys.isKnown(key)) {
+      if (revision > this.readRevision) this.stores?.take(key, value, revision);
+      return;
+    }
     const member = this.keys.parseMember(key);
     if (member !== null) {
       if (revision <= this.readRevision) return;
       if (value === null) this.members.delete(member);
-      else this.memberPut(JSON.parse(value) as SpreadMember);
-      if (this.placement) this.placement.members = [...this.members.keys()];
+      else {
+        const m = JSON.parse(value) as SpreadMember;
+        const before = this.members.get(member);
+        // Another process serves that name now (an adopter, or a restart): a link to the old one is to a process that no longer serves it.
+        if (before && (before.pid !== m.pid || before.linkPort !== m.linkPort || before.host !== m.host)) this.links.get(member)?.close();
+        this.memberPut(m);
+      }
+      if (this.placement) this.placement.members = this.placeable();
       return;
     }
     if (key === this.keys.defsLeader) {
@@ -145,6 +211,7 @@ export class SpreadNode implements SpreadWatch {
     // Claims read at start are the state as of readRevision: replaying older ones would go back in time.
     if (revision <= this.readRevision && this.keys.parseQueue(key) !== null) return;
     this.defs?.event(key, value, revision);
+    this.stores?.definitionsEvent(key, value);
   }
 
   /**
@@ -157,11 +224,17 @@ export class SpreadNode implements SpreadWatch {
     const names = new Set([this.me, ...this.members.keys(), ...(this.placement?.homingNodes ?? [])]);
     return [...names].sort().map((name) => {
       const m = this.members.get(name);
-      const running = name === this.me || (m !== undefined && this.links.has(name));
-      const record = { cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running ? { os_pid: String(m.pid) } : {}) };
+      // A node whose store another node adopted is down, its queues served by `adopted_by` (docs/CLUSTERING.md, "Stage 2").
+      const running = name === this.me || (m !== undefined && m.adoptedBy === undefined && this.links.has(name));
+      const record = { cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running ? { os_pid: String(m.pid) } : {}), ...(m?.adoptedBy === undefined ? {} : { adopted_by: m.adoptedBy }) };
       const listeners = name === this.me || !m || !running ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
       return { name, running, record, listeners };
     });
+  }
+
+  /** Members new queues may be placed on: not a dead node whose store is adopted (its queues move back with it). */
+  private placeable(): string[] {
+    return [...this.members.values()].filter((m) => m.adoptedBy === undefined).map((m) => m.name);
   }
 
   private memberPut(m: SpreadMember): void {
@@ -170,6 +243,12 @@ export class SpreadNode implements SpreadWatch {
 
   private async serveLinks(broker: Broker): Promise<void> {
     const server = listenForNodeLinks(broker, { secret: this.secret, node: this.me }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
+    // A fenced node's links must end with its broker: the other nodes then see its queues lost and reach their adopter.
+    const accepted = this.acceptedLinks;
+    server.on("connection", (s: Socket) => {
+      accepted.add(s);
+      s.once("close", () => accepted.delete(s));
+    });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(this.config.clusterPort, this.config.bind === "" ? undefined : this.config.bind, () => resolve());
@@ -192,6 +271,8 @@ export class SpreadNode implements SpreadWatch {
   }
 
   private async tick(): Promise<void> {
+    if (this.fencing) return;
+    this.stores?.tick(this.members, () => this.placement?.homeMap ?? new Map());
     for (const m of this.members.values()) if (m.name !== this.me && !this.links.has(m.name) && !this.connecting.has(m.name)) this.reach(m);
     if (this.needLease) {
       await this.session.grant();

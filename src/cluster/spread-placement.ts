@@ -12,8 +12,8 @@
  * author, else this node (a queue a peer's link declared here, or one restored from this node's
  * own file).
  *
- * Quorum queues and streams are refused in a spread cluster until each node's store is
- * replicated (stage 2): a quorum queue that is not replicated would break its one promise.
+ * Streams are refused in a spread cluster (not reachable over the link yet); quorum queues are
+ * accepted since each node's store is replicated (stage 2).
  */
 import { BrokerError } from "../errors/broker-error.js";
 import { chooseLeaderNode, effectivePolicy, leaderLocatorOf, type Broker, type LeaderLocator, type QueueLeaderPort, type QueuePlacement, type QueueSpec } from "../broker/index.js";
@@ -37,6 +37,11 @@ export class SpreadPlacement implements QueuePlacement {
     readonly me: string,
     private readonly configuredLocator: string,
   ) {}
+
+  /** Every claimed home (queueKey → node): an adopted store's broker starts from them (spread-adoption.ts). */
+  get homeMap(): ReadonlyMap<string, string> {
+    return this.homes;
+  }
 
   homeOf(vhost: string, name: string): string | undefined {
     return this.homes.get(queueKey(vhost, name));
@@ -135,10 +140,13 @@ function masterOrLeader(leader: unknown, master: unknown): LeaderLocator | undef
   return master === "client-local" ? "client-local" : "balanced";
 }
 
-/** Stage 1 of a spread cluster replicates nothing: a queue type whose promise is replication is refused. */
+/**
+ * Streams are not reachable over the node link yet: refused. Quorum queues are accepted since stage 2
+ * (docs/CLUSTERING.md, "Stage 2"): their home's store is replicated, with the confirm rule.
+ */
 function refuseUnreplicated(vhost: string, spec: QueueSpec): void {
   const type = spec.arguments["x-queue-type"];
-  if (type === "quorum" || type === "stream") {
-    throw new BrokerError("preconditionFailed", `${String(type)} queue '${spec.name}' in vhost '${vhost}': ${String(type)} queues are not supported with cluster_mode spread yet (a node's queues are not replicated; docs/CLUSTERING.md)`);
+  if (type === "stream") {
+    throw new BrokerError("preconditionFailed", `${String(type)} queue '${spec.name}' in vhost '${vhost}': ${String(type)} queues are not supported with cluster_mode spread yet (a stream led by another node is not reachable over the node link yet; docs/CLUSTERING.md)`);
   }
 }

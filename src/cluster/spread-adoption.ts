@@ -1,0 +1,116 @@
+/**
+ * An adopted store (docs/CLUSTERING.md, "Stage 2"): a dead node's store served from this node's
+ * copy of it. It is a second broker in this process, named as the dead node (so every queue record
+ * keeps its `node`), on `<data>/replicas/<node>/`, with the store's writer as its replica hook and
+ * no client listener but a loopback AMQP port nobody is told of: only its node link, registered as
+ * `members/<node>` under this node's lease. Every other node's RemoteQueues for the dead node's
+ * queues reconnect to it through the membership they already watch; placement does not change.
+ */
+import type { Server, Socket } from "node:net";
+import type { ConeyConfig } from "../config/config.js";
+import type { Logger } from "../logging/logger.js";
+import { startBroker, type RunningBroker } from "../start-broker.js";
+import { listenForNodeLinks } from "../node-link/node-link.js";
+import { SpreadPlacement, queueKey } from "./spread-placement.js";
+import { applyMirroredChange, type MirroredChange } from "../broker/index.js";
+import type { SpreadKeys } from "./spread-keys.js";
+import type { StoreWriter } from "./spread-store-writer.js";
+
+export interface AdoptedStore {
+  readonly store: string;
+  readonly writer: StoreWriter;
+  readonly running: RunningBroker;
+  readonly linkPort: number;
+  readonly placement: SpreadPlacement;
+}
+
+/**
+ * A definitions event this node watched (a queue's home, another node's logged batch), applied to
+ * the adopted broker too, as the dead node would have: so a policy, binding or exchange changed
+ * while it is adopted reaches its queues. Changes logged between the death and the adoption are
+ * not replayed (the home follows them when it takes its store back).
+ */
+export function followOnAdopted(a: AdoptedStore, keys: SpreadKeys, key: string, value: string | null, logger: Logger): void {
+  const home = keys.parseQueue(key);
+  if (home !== null) {
+    if (value === null) a.placement.dropHome(queueKey(home.vhost, home.name));
+    else a.placement.setHome(queueKey(home.vhost, home.name), value);
+    return;
+  }
+  if (!keys.isLog(key) || value === null) return;
+  const logged = JSON.parse(value) as { from: string; batch: readonly MirroredChange[] };
+  if (logged.from === a.store) return;
+  a.placement.applyingAuthor = logged.from;
+  try {
+    for (const change of logged.batch) {
+      try {
+        applyMirroredChange(a.running.broker, change);
+      } catch (err) {
+        logger.warn("spread cluster: a definitions change did not apply to an adopted store", { store: a.store, err, from: logged.from, kind: change.kind, op: change.op });
+      }
+    }
+  } finally {
+    a.placement.applyingAuthor = null;
+  }
+}
+
+/** Opens the adopted broker on the writer's directory; `homes` are the queue homes this node knows (queueKey → node). */
+export async function openAdopted(config: ConeyConfig, writer: StoreWriter, homes: ReadonlyMap<string, string>, secret: Buffer, logger: Logger): Promise<AdoptedStore> {
+  const store = writer.store;
+  let linkServer: Server | null = null;
+  let linkPort = 0;
+  let placement: SpreadPlacement | null = null;
+  const sockets = new Set<Socket>();
+  const running = await startBroker({
+    ...config,
+    nodeName: store,
+    dataDir: writer.dataDir,
+    // No client listener: clients reach the adopted queues through their own node's links.
+    amqpPort: 0,
+    bind: "127.0.0.1",
+    httpPort: null,
+    prometheusPort: null,
+    tlsCert: null,
+    streamPort: null,
+    streamTlsPort: null,
+    mqttPort: null,
+    mqttsPort: null,
+    webMqttPort: null,
+    webMqttsPort: null,
+    stompPort: null,
+    stompsPort: null,
+    webStompPort: null,
+    logger,
+    replica: writer.replication,
+    nodeHooks: {
+      beforeRestore: async (broker) => {
+        // Queues homed elsewhere come back as RemoteQueues over down ports: this broker serves only its own.
+        const p = new SpreadPlacement(broker, store, config.queueLeaderLocator);
+        for (const [key, node] of homes) p.setHome(key, node);
+        broker.placeQueuesWith(p);
+        placement = p;
+      },
+      afterRestore: async (broker) => {
+        const server = listenForNodeLinks(broker, { secret, node: store }, (err) => logger.warn("spread cluster: a node link to an adopted store was refused", { store, err: err.message }));
+        server.on("connection", (s: Socket) => {
+          sockets.add(s);
+          s.once("close", () => sockets.delete(s));
+        });
+        await new Promise<void>((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(0, config.bind === "" ? undefined : config.bind, () => resolve());
+        });
+        const a = server.address();
+        linkPort = typeof a === "object" && a ? a.port : 0;
+        linkServer = server;
+      },
+      close: async () => {
+        const server = linkServer as Server | null;
+        // The other nodes' links end with the store's service here: they see it lost (consumers cancelled, publishes nacked).
+        for (const s of sockets) s.destroy();
+        await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      },
+    },
+  });
+  return { store, writer, running, linkPort, placement: placement! };
+}
