@@ -80,7 +80,7 @@ export class SpreadDefinitions implements SpreadWatch {
     if (snapshot !== null) {
       this.placement.applyingAuthor = snapshot.from;
       try {
-        followSnapshot(this.broker, snapshot.changes, stale);
+        followSnapshot(this.broker, withLiveOwners(snapshot.changes, this.placement.members), stale);
       } catch (err) {
         this.logger.warn("spread cluster: the definitions snapshot did not apply whole", { err });
       } finally {
@@ -145,7 +145,8 @@ export class SpreadDefinitions implements SpreadWatch {
   private async write(batch: readonly MirroredChange[]): Promise<void> {
     const claims = new Map<string, { vhost: string; name: string; home: string | null }>();
     for (const c of batch) {
-      if (c.kind !== "queues") continue;
+      // An exclusive queue lives on its connection's node and dies with it: its record names that node (owner_node), no claim.
+      if (c.kind !== "queues" || c.record["exclusive"] === true) continue;
       const vhost = String(c.record["vhost"]);
       const name = String(c.record["name"]);
       claims.set(queueKey(vhost, name), { vhost, name, home: c.op === "put" ? (this.placement.homeOf(vhost, name) ?? this.placement.me) : null });
@@ -208,4 +209,22 @@ export class SpreadDefinitions implements SpreadWatch {
       this.placement.applyingAuthor = null;
     }
   }
+}
+
+/**
+ * A snapshot without the exclusive queues (and their bindings) of nodes that are not members any
+ * more: their owners' connections died with their node, and the snapshot may be older than the
+ * loss (the others dropped them when the link was lost, docs/CLUSTERING.md). This node's own are
+ * ignored by the applier (a restarted node has none).
+ */
+export function withLiveOwners(changes: readonly MirroredChange[], members: readonly string[]): MirroredChange[] {
+  const gone = new Set<string>();
+  for (const c of changes) {
+    if (c.kind === "queues" && c.record["exclusive"] === true && !members.includes(String(c.record["owner_node"]))) gone.add(queueKey(String(c.record["vhost"]), String(c.record["name"])));
+  }
+  if (gone.size === 0) return [...changes];
+  return changes.filter((c) => {
+    if (c.kind === "queues") return !gone.has(queueKey(String(c.record["vhost"]), String(c.record["name"])));
+    return !(c.kind === "bindings" && c.record["destination_type"] === "queue" && gone.has(queueKey(String(c.record["vhost"]), String(c.record["destination"]))));
+  });
 }

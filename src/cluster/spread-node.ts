@@ -18,6 +18,7 @@ import type { Logger } from "../logging/logger.js";
 import type { Broker } from "../broker/index.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
+import { RepliesOverLinks } from "../node-link/owned-elsewhere.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { clusterSecret } from "./replication-auth.js";
 import { SpreadPlacement, queueKey } from "./spread-placement.js";
@@ -96,6 +97,8 @@ export class SpreadNode implements SpreadWatch {
           for (const [key, node] of homes) placement.setHome(key, node);
           placement.members = [...this.members.keys()];
           broker.placeQueuesWith(placement);
+          // Direct reply-to keys name this node; a reply to another node's key crosses its link (frame 40).
+          broker.directReply.reachOthers(this.me, new RepliesOverLinks((tag) => placement.linkByTag(tag)));
           this.placement = placement;
         },
         afterRestore: async (broker) => {
@@ -238,7 +241,8 @@ export class SpreadNode implements SpreadWatch {
       // Only the current link's loss matters: an older one's (a node that restarted fast) must not hide the new one.
       if (this.links.get(node) !== link) return;
       this.links.delete(node);
-      this.placement?.linkLost(node);
+      // Its connections' exclusive queues go here; the `defs` leader's next snapshot must not bring them back.
+      if ((this.placement?.linkLost(node) ?? 0) > 0 && this.defs) this.defs.dirty = true;
       if (!this.closed) this.logger.warn("spread cluster: link to a node lost", { node });
     });
     this.placement.reach(node, link);
