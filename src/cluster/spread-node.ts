@@ -24,6 +24,8 @@ import { clusterSecret } from "./replication-auth.js";
 import { SpreadPlacement, queueKey } from "./spread-placement.js";
 import { SpreadDefinitions, type DefsSnapshot } from "./spread-definitions.js";
 import { SpreadKeys, watchSpread, type SpreadMember, type SpreadWatch } from "./spread-keys.js";
+import { SpreadPeers } from "./spread-peers.js";
+import { processFigures } from "../http/node-record.js";
 
 const TICK_MS = 500;
 /** The `defs` leader writes a snapshot at most this often, and only after a change. */
@@ -51,6 +53,8 @@ export class SpreadNode implements SpreadWatch {
   private stopWatch: (() => Promise<void>) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** The other nodes' lists and figures over the links, and this node's answers to them. */
+  private readonly peers: SpreadPeers;
 
   constructor(
     private readonly config: ConeyConfig,
@@ -60,6 +64,13 @@ export class SpreadNode implements SpreadWatch {
     this.keys = new SpreadKeys(config.clusterName);
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.session.onLost = () => void (this.needLease = true);
+    this.peers = new SpreadPeers(this.me, () => this.links, {
+      figures: () => {
+        const r = this.running;
+        return r === null ? null : { record: processFigures(r.broker, r.alarms), listeners: r.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port })) };
+      },
+      applied: (revision) => this.defs?.applied(revision) ?? Promise.resolve(),
+    });
   }
 
   get amqpPort(): number {
@@ -89,7 +100,7 @@ export class SpreadNode implements SpreadWatch {
     this.running = await startBroker({
       ...this.config,
       logger: this.logger,
-      peers: { list: async () => this.peerNodes() },
+      peers: { list: () => this.peerNodes(), records: this.peers },
       nodeHooks: {
         // Before the restore: queues of this node's file homed elsewhere come back as RemoteQueues.
         beforeRestore: async (broker) => {
@@ -103,6 +114,7 @@ export class SpreadNode implements SpreadWatch {
         },
         afterRestore: async (broker) => {
           this.defs = new SpreadDefinitions(broker, this.session, this.keys, this.placement!, this.logger);
+          this.defs.othersApplied = (revision, ms) => this.peers.allApplied(revision, ms);
           this.defs.follow(snapshot);
           await this.serveLinks(broker);
         },
@@ -153,16 +165,20 @@ export class SpreadNode implements SpreadWatch {
   /**
    * /api/nodes: every member, and every node that homes a queue (a node that is down still shows,
    * `running: false`, as RabbitMQ lists a stopped disc node). Running means registered in etcd and
-   * reached over a link (or this node). Another node's process figures are not asked for yet: its
-   * record has its `os_pid` and Coney's extensions, and its listeners are its registered ports.
+   * reached over a link (or this node). Another running node's process figures and bound listeners
+   * are asked over its link (spread-peers.ts); one that does not answer in time shows its
+   * registered `os_pid` and ports.
    */
-  private peerNodes(): PeerNode[] {
+  private async peerNodes(): Promise<PeerNode[]> {
+    const figures = await this.peers.figures();
     const names = new Set([this.me, ...this.members.keys(), ...(this.placement?.homingNodes ?? [])]);
     return [...names].sort().map((name) => {
       const m = this.members.get(name);
       const running = name === this.me || (m !== undefined && this.links.has(name));
-      const record = { cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running ? { os_pid: String(m.pid) } : {}) };
-      const listeners = name === this.me || !m || !running ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
+      const asked = figures.get(name);
+      const record = { ...asked?.record, cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running && !asked ? { os_pid: String(m.pid) } : {}) };
+      const registered = !m ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
+      const listeners = name === this.me || !running ? [] : (asked?.listeners ?? registered);
       return { name, running, record, listeners };
     });
   }
@@ -172,7 +188,7 @@ export class SpreadNode implements SpreadWatch {
   }
 
   private async serveLinks(broker: Broker): Promise<void> {
-    const server = listenForNodeLinks(broker, { secret: this.secret, node: this.me }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
+    const server = listenForNodeLinks(broker, { secret: this.secret, node: this.me, answerQuery: (q, peer) => this.peers.answerQuery(q, peer) }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(this.config.clusterPort, this.config.bind === "" ? undefined : this.config.bind, () => resolve());

@@ -15,6 +15,7 @@ import { FrameSplitter, readFrames } from "./frame-splitter.js";
 import { answer, challenge, helloFrame, readReady, readyFrame } from "./link-handshake.js";
 import { LeaderLink } from "./leader-link.js";
 import { LinkSession } from "./link-session.js";
+import type { NodeQueryAnswerer } from "./node-query-frames.js";
 
 /** The credit a leader grants each link (docs/CLUSTERING.md: 2,000 messages / 8 MiB). */
 export const DEFAULT_CREDIT_MESSAGES = 2000;
@@ -27,6 +28,8 @@ export interface NodeLinkOptions {
   readonly node: string;
   readonly creditMessages?: number;
   readonly creditBytes?: number;
+  /** Answers the peers' node queries (frames 60–69); without it they are refused. */
+  readonly answerQuery?: NodeQueryAnswerer;
 }
 
 /**
@@ -67,7 +70,7 @@ export function acceptNodeLink(broker: Broker, socket: Socket, opts: NodeLinkOpt
     }
     if (!check(f)) return fail(`node link from '${peer}' failed authentication`);
     socket.write(readyFrame(opts.creditMessages ?? DEFAULT_CREDIT_MESSAGES, opts.creditBytes ?? DEFAULT_CREDIT_BYTES, opts.node));
-    done(new LinkSession(broker, socket, peer, splitter));
+    done(new LinkSession(broker, socket, peer, splitter, opts.answerQuery ?? null));
   });
 }
 
