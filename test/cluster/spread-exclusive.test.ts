@@ -77,6 +77,26 @@ describe("a spread cluster: exclusive queues and direct reply-to across nodes", 
     await pch.close();
   });
 
+  it("declare-ok comes once every node knows the queue: a publish made through another node right after it is routed", async () => {
+    // The workers' rule (answered once everyone knows): without it a server on another node could
+    // receive a request before it knew the reply queue, and drop the reply as unroutable.
+    const owner = await (await sc.connect(0)).createChannel();
+    const other = await (await sc.connect(1)).createConfirmChannel();
+    const returned: string[] = [];
+    other.on("return", (m: ConsumeMessage) => returned.push(m.fields.routingKey));
+    const names: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const { queue } = await owner.assertQueue("", { exclusive: true });
+      names.push(queue);
+      await confirmed(other, "", queue, `right-after-${i}`, { mandatory: true });
+    }
+    // A return comes before its confirm (AMQP 0-9-1): none came, so every publish was routed.
+    assert.deepEqual(returned, [], "no publish returned as unroutable");
+    for (const q of names) assert.equal((await owner.checkQueue(q)).messageCount, 1, `${q} holds its message`);
+    await owner.close();
+    await other.close();
+  });
+
   it("direct reply-to: a reply published through a third node reaches the requester", async () => {
     const rpc = await (await sc.connect(1)).createChannel();
     await rpc.assertQueue("spread-rpc", { durable: false });
