@@ -101,6 +101,7 @@ export class SpreadNode implements SpreadWatch {
       ...this.config,
       logger: this.logger,
       peers: { list: () => this.peerNodes(), records: this.peers },
+      clientIdPeers: this.peers,
       nodeHooks: {
         // Before the restore: queues of this node's file homed elsewhere come back as RemoteQueues.
         beforeRestore: async (broker) => {

@@ -11,9 +11,12 @@
  *
  * Queries (JSON): `{topic: "records", query}` (a PeerQuery), `{topic: "figures"}` (its
  * process record and bound listeners), `{topic: "applied", revision}` (answered once the node
- * applied the definitions log up to that etcd revision: the barrier, spread-definitions.ts).
+ * applied the definitions log up to that etcd revision: the barrier, spread-definitions.ts),
+ * `{topic: "mqtt-claim", claim}` (an MQTT CONNECT claimed a client id on the asking node: this
+ * node closes its own earlier holder, src/mqtt/client-id-peers.ts; sent once per CONNECT).
  */
 import type { PeerQuery, PeerRecords } from "../http/peer-records.js";
+import type { ClientIdClaim, ClientIdPeers } from "../mqtt/client-id-peers.js";
 import type { LeaderLink } from "../node-link/node-link.js";
 import { withTimeout } from "./etcd-session.js";
 
@@ -26,7 +29,11 @@ export interface NodeFigures {
   readonly listeners: ReadonlyArray<{ readonly protocol: string; readonly port: number }>;
 }
 
-export type SpreadQuery = { readonly topic: "records"; readonly query: PeerQuery } | { readonly topic: "figures" } | { readonly topic: "applied"; readonly revision: number };
+export type SpreadQuery =
+  | { readonly topic: "records"; readonly query: PeerQuery }
+  | { readonly topic: "figures" }
+  | { readonly topic: "applied"; readonly revision: number }
+  | { readonly topic: "mqtt-claim"; readonly claim: ClientIdClaim };
 
 export interface SpreadAnswers {
   /** This node's figures (its broker running), or null while it starts. */
@@ -35,8 +42,9 @@ export interface SpreadAnswers {
   applied(revision: number): Promise<void>;
 }
 
-export class SpreadPeers implements PeerRecords {
+export class SpreadPeers implements PeerRecords, ClientIdPeers {
   private answer: ((q: PeerQuery) => unknown) | null = null;
+  private claimHandler: ((claim: ClientIdClaim) => void) | null = null;
 
   constructor(
     private readonly me: string,
@@ -55,6 +63,14 @@ export class SpreadPeers implements PeerRecords {
     const out: unknown[] = [];
     for (const s of await Promise.allSettled(asked)) if (s.status === "fulfilled") out.push(s.value);
     return out;
+  }
+
+  claimed(claim: ClientIdClaim): void {
+    for (const link of this.links().values()) this.ask(link, { topic: "mqtt-claim", claim }, this.timeoutMs).catch(() => undefined);
+  }
+
+  onClaimed(handler: (claim: ClientIdClaim) => void): void {
+    this.claimHandler = handler;
   }
 
   /** Every linked node's figures, by node name (a node that did not answer in time is absent). */
@@ -84,6 +100,9 @@ export class SpreadPeers implements PeerRecords {
         return this.answers.figures();
       case "applied":
         return this.answers.applied(q.revision);
+      case "mqtt-claim":
+        this.claimHandler?.(q.claim);
+        return null;
       default:
         throw new Error(`${this.me}: unknown node query from ${peer}`);
     }

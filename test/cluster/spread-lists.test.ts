@@ -2,7 +2,8 @@
 // node links (node queries, frame 60) — /api/connections, /api/channels and /api/consumers with
 // paging, sorting and per-user visibility, one connection found and closed on another node,
 // /api/overview's totals summed (each queue counted once, by its home), and another node's
-// process figures and bound listeners in /api/nodes. Three real nodes on a real etcd; amqplib.
+// process figures and bound listeners in /api/nodes; an MQTT client id claimed through one node
+// takes the session over from another. Three real nodes on a real etcd; amqplib, mqtt.js.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChannelModel } from "amqplib";
@@ -121,6 +122,25 @@ describe("a spread cluster: one broker's lists from any node", () => {
     }
     const one = (await sc.api(0, "GET", `/api/nodes/${encodeURIComponent(sc.node(2).name)}`)).json as Record<string, unknown>;
     assert.equal(one["os_pid"], String(sc.node(2).proc!.pid));
+  });
+
+  it("an MQTT client id claimed through another node takes the session over (MQTT 5 reason 0x8E); one connection holds it", async () => {
+    const mqtt = (await import("mqtt")).default;
+    const open5 = async (i: number): Promise<import("mqtt").MqttClient> => {
+      const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${sc.node(i).mqttPort}`, { clientId: "spread-takeover", protocolVersion: 5, username: "guest", password: "guest", reconnectPeriod: 0 });
+      c.on("error", () => {});
+      sc.onClose(() => c.endAsync(true));
+      return c;
+    };
+    const old = await open5(0);
+    const disconnected = new Promise<number | undefined>((resolve) => old.once("disconnect", (pk) => resolve(pk.reasonCode)));
+    const next = await open5(2);
+    assert.equal(await withTimeout(disconnected, 5000, "the old connection's DISCONNECT"), 0x8e);
+    const holders = async (): Promise<string[]> =>
+      ((await sc.api(1, "GET", "/api/connections")).json as Array<{ node: string; client_properties: { client_id?: string } }>).filter((c) => c.client_properties.client_id === "spread-takeover").map((c) => c.node);
+    await eventually(async () => (await holders()).join() === sc.node(2).name, 5000, "one connection, on node2, holds the id");
+    assert.ok(next.connected, "the new connection stays");
+    await next.endAsync(true);
   });
 
   it("a connection of another node is shown and closed through this node, with its reason", async () => {
