@@ -174,9 +174,15 @@ function masterOrLeader(leader: unknown, master: unknown): LeaderLocator | undef
   return master === "client-local" ? "client-local" : "balanced";
 }
 
-/** Stage 1 of a spread cluster replicates nothing: a queue type whose promise is replication is refused. */
+/**
+ * Stage 1 of a spread cluster replicates nothing: a queue type whose promise is replication is
+ * refused. A stream declared with `x-initial-cluster-size: 1` asks for one replica — no
+ * replication — so that promise is kept: it is served from its home and reached over the link
+ * (the workers' RemoteStreamQueue).
+ */
 function refuseUnreplicated(vhost: string, spec: QueueSpec): void {
   const type = spec.arguments["x-queue-type"];
+  if (type === "stream" && Number(spec.arguments["x-initial-cluster-size"]) === 1) return;
   if (type === "quorum" || type === "stream") {
     throw new BrokerError("preconditionFailed", `${String(type)} queue '${spec.name}' in vhost '${vhost}': ${String(type)} queues are not supported with cluster_mode spread yet (a node's queues are not replicated; docs/CLUSTERING.md)`);
   }
