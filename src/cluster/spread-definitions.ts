@@ -23,6 +23,15 @@ import { queueKey, type SpreadPlacement } from "./spread-placement.js";
 import type { SpreadKeys, SpreadWatch } from "./spread-keys.js";
 
 const RETRY_MS = 500;
+/**
+ * The barrier's bounds (a client's declare-ok waits for it): this node's own batch reaching etcd,
+ * then the other linked nodes applying it. A node cut from etcd, or a peer that does not answer,
+ * delays its clients' answers by at most this much instead of blocking them.
+ */
+const OWN_WRITE_WAIT_MS = 2000;
+const OTHERS_APPLY_WAIT_MS = 3000;
+/** How long a peer's "applied" question is held here before it is answered anyway. */
+const APPLIED_HOLD_MS = 10_000;
 
 interface LoggedBatch {
   readonly from: string;
@@ -43,6 +52,12 @@ export class SpreadDefinitions implements SpreadWatch {
   /** Something changed since the last snapshot this node wrote. */
   dirty = false;
   private closed = false;
+  /** The etcd revision of this node's last logged batch (0: none yet). */
+  private written = 0;
+  /** Peers' barrier questions waiting for this node to apply the log up to a revision. */
+  private readonly appliedWaits = new Set<{ readonly revision: number; done(): void }>();
+  /** Asks every linked node to answer once it applied the log up to a revision (spread-peers.ts); null: no barrier. */
+  othersApplied: ((revision: number, timeoutMs: number) => Promise<void>) | null = null;
 
   constructor(
     private readonly broker: Broker,
@@ -51,10 +66,13 @@ export class SpreadDefinitions implements SpreadWatch {
     private readonly placement: SpreadPlacement,
     private readonly logger: Logger,
   ) {
-    this.outbox = new MirrorOutbox((batch) => {
-      this.dirty = true;
-      this.sending = this.sending.then(() => this.write(batch));
-    });
+    this.outbox = new MirrorOutbox(
+      (batch) => {
+        this.dirty = true;
+        this.sending = this.sending.then(() => this.write(batch));
+      },
+      () => this.barrier(),
+    );
   }
 
   /**
@@ -80,7 +98,7 @@ export class SpreadDefinitions implements SpreadWatch {
     if (snapshot !== null) {
       this.placement.applyingAuthor = snapshot.from;
       try {
-        followSnapshot(this.broker, snapshot.changes, stale);
+        followSnapshot(this.broker, withLiveOwners(snapshot.changes, this.placement.members), stale);
       } catch (err) {
         this.logger.warn("spread cluster: the definitions snapshot did not apply whole", { err });
       } finally {
@@ -108,6 +126,34 @@ export class SpreadDefinitions implements SpreadWatch {
       if (logged.from !== this.placement.me) this.apply(logged);
     }
     this.lastApplied = revision;
+    for (const w of this.appliedWaits) if (w.revision <= revision) w.done();
+  }
+
+  /** Resolves once this node applied the log up to `revision` (a peer's barrier), or after APPLIED_HOLD_MS. */
+  applied(revision: number): Promise<void> {
+    if (revision <= this.lastApplied || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wait = {
+        revision,
+        done: () => {
+          clearTimeout(timer);
+          this.appliedWaits.delete(wait);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => wait.done(), APPLIED_HOLD_MS);
+      this.appliedWaits.add(wait);
+    });
+  }
+
+  /**
+   * The mirror's barrier (TopologyMirror.settled): resolves once this node's changes so far are in
+   * etcd and every linked node applied them, so a client's next step on any node finds what it
+   * declared (the workers' rule, docs/CLUSTERING.md "Answered once everyone knows"). Bounded.
+   */
+  private async barrier(): Promise<void> {
+    const inEtcd = await withTimeout(this.sending, OWN_WRITE_WAIT_MS, "this node's definitions in etcd").then(() => true, () => false);
+    if (inEtcd && this.written > 0 && this.othersApplied !== null) await this.othersApplied(this.written, OTHERS_APPLY_WAIT_MS);
   }
 
   /** The topology as applied up to `lastApplied`, once this node's own pending changes are in etcd. */
@@ -123,6 +169,7 @@ export class SpreadDefinitions implements SpreadWatch {
     this.outbox.flush();
     await withTimeout(this.sending, 5000, "last definitions batch").catch(() => undefined);
     this.closed = true;
+    for (const w of this.appliedWaits) w.done();
   }
 
   private apply(logged: LoggedBatch): void {
@@ -145,7 +192,8 @@ export class SpreadDefinitions implements SpreadWatch {
   private async write(batch: readonly MirroredChange[]): Promise<void> {
     const claims = new Map<string, { vhost: string; name: string; home: string | null }>();
     for (const c of batch) {
-      if (c.kind !== "queues") continue;
+      // An exclusive queue lives on its connection's node and dies with it: its record names that node (owner_node), no claim.
+      if (c.kind !== "queues" || c.record["exclusive"] === true) continue;
       const vhost = String(c.record["vhost"]);
       const name = String(c.record["name"]);
       claims.set(queueKey(vhost, name), { vhost, name, home: c.op === "put" ? (this.placement.homeOf(vhost, name) ?? this.placement.me) : null });
@@ -170,13 +218,15 @@ export class SpreadDefinitions implements SpreadWatch {
     const log = c.put(this.keys.log(this.placement.me)).value(value);
     if (puts.length === 0) {
       // Always true: the drops and the log in one revision.
-      await withTimeout(c.if(this.keys.log(this.placement.me), "Create", ">", -1).then(...drops, log).commit(), this.session.callTimeout, "log definitions");
+      const done = await withTimeout(c.if(this.keys.log(this.placement.me), "Create", ">", -1).then(...drops, log).commit(), this.session.callTimeout, "log definitions");
+      this.written = Number(done.header.revision);
       return;
     }
     // Claims first in the transaction: a node applying this batch already knows where its queues live.
     let txn = c.if(this.keys.queue(puts[0]!.vhost, puts[0]!.name), "Create", "==", 0);
     for (const p of puts.slice(1)) txn = txn.and(this.keys.queue(p.vhost, p.name), "Create", "==", 0);
     const res = await withTimeout(txn.then(...puts.map((p) => c.put(this.keys.queue(p.vhost, p.name)).value(p.home!)), ...drops, log).else(...drops, log).commit(), this.session.callTimeout, "log definitions");
+    this.written = Number(res.header.revision);
     if (res.succeeded) return;
     // Some queue was claimed already (declared on another node at once, or re-declared after a restart): claim one by one.
     for (const p of puts) {
@@ -208,4 +258,22 @@ export class SpreadDefinitions implements SpreadWatch {
       this.placement.applyingAuthor = null;
     }
   }
+}
+
+/**
+ * A snapshot without the exclusive queues (and their bindings) of nodes that are not members any
+ * more: their owners' connections died with their node, and the snapshot may be older than the
+ * loss (the others dropped them when the link was lost, docs/CLUSTERING.md). This node's own are
+ * ignored by the applier (a restarted node has none).
+ */
+export function withLiveOwners(changes: readonly MirroredChange[], members: readonly string[]): MirroredChange[] {
+  const gone = new Set<string>();
+  for (const c of changes) {
+    if (c.kind === "queues" && c.record["exclusive"] === true && !members.includes(String(c.record["owner_node"]))) gone.add(queueKey(String(c.record["vhost"]), String(c.record["name"])));
+  }
+  if (gone.size === 0) return [...changes];
+  return changes.filter((c) => {
+    if (c.kind === "queues") return !gone.has(queueKey(String(c.record["vhost"]), String(c.record["name"])));
+    return !(c.kind === "bindings" && c.record["destination_type"] === "queue" && gone.has(queueKey(String(c.record["vhost"]), String(c.record["destination"]))));
+  });
 }

@@ -18,12 +18,15 @@ import type { Logger } from "../logging/logger.js";
 import type { Broker } from "../broker/index.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
+import { RepliesOverLinks } from "../node-link/owned-elsewhere.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { clusterSecret } from "./replication-auth.js";
 import { SpreadPlacement, queueKey } from "./spread-placement.js";
 import { SpreadDefinitions, type DefsSnapshot } from "./spread-definitions.js";
 import { SpreadKeys, watchSpread, type SpreadMember, type SpreadWatch } from "./spread-keys.js";
 import { SpreadStores } from "./spread-stores.js";
+import { SpreadPeers } from "./spread-peers.js";
+import { processFigures } from "../http/node-record.js";
 
 const TICK_MS = 500;
 /** The `defs` leader writes a snapshot at most this often, and only after a change. */
@@ -56,6 +59,8 @@ export class SpreadNode implements SpreadWatch {
   private fencing = false;
   private booting: Promise<void> | null = null;
   private readonly acceptedLinks = new Set<Socket>();
+  /** The other nodes' lists and figures over the links, and this node's answers to them. */
+  private readonly peers: SpreadPeers;
 
   constructor(
     private readonly config: ConeyConfig,
@@ -69,6 +74,13 @@ export class SpreadNode implements SpreadWatch {
       // A writer whose lease is gone may confirm nothing more: its owner key is gone with it (docs/CLUSTERING.md, "Stage 2").
       if (this.stores?.own) void this.fence("etcd lease lost");
     };
+    this.peers = new SpreadPeers(this.me, () => this.links, {
+      figures: () => {
+        const r = this.running;
+        return r === null ? null : { record: processFigures(r.broker, r.alarms), listeners: r.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port })) };
+      },
+      applied: (revision) => this.defs?.applied(revision) ?? Promise.resolve(),
+    });
   }
 
   get amqpPort(): number {
@@ -110,7 +122,8 @@ export class SpreadNode implements SpreadWatch {
       ...this.config,
       logger: this.logger,
       replica: writer.replication,
-      peers: { list: async () => this.peerNodes() },
+      peers: { list: async () => this.peerNodes(), records: this.peers },
+      clientIdPeers: this.peers,
       nodeHooks: {
         // Before the restore: queues of this node's file homed elsewhere come back as RemoteQueues.
         beforeRestore: async (broker) => {
@@ -118,10 +131,13 @@ export class SpreadNode implements SpreadWatch {
           for (const [key, node] of homes) placement.setHome(key, node);
           placement.members = this.placeable();
           broker.placeQueuesWith(placement);
+          // Direct reply-to keys name this node; a reply to another node's key crosses its link (frame 40).
+          broker.directReply.reachOthers(this.me, new RepliesOverLinks((tag) => placement.linkByTag(tag)));
           this.placement = placement;
         },
         afterRestore: async (broker) => {
           this.defs = new SpreadDefinitions(broker, this.session, this.keys, this.placement!, this.logger);
+          this.defs.othersApplied = (revision, ms) => this.peers.allApplied(revision, ms);
           this.defs.follow(snapshot);
           await this.serveLinks(broker);
         },
@@ -217,17 +233,21 @@ export class SpreadNode implements SpreadWatch {
   /**
    * /api/nodes: every member, and every node that homes a queue (a node that is down still shows,
    * `running: false`, as RabbitMQ lists a stopped disc node). Running means registered in etcd and
-   * reached over a link (or this node). Another node's process figures are not asked for yet: its
-   * record has its `os_pid` and Coney's extensions, and its listeners are its registered ports.
+   * reached over a link (or this node). Another running node's process figures and bound listeners
+   * are asked over its link (spread-peers.ts); one that does not answer in time shows its
+   * registered `os_pid` and ports.
    */
-  private peerNodes(): PeerNode[] {
+  private async peerNodes(): Promise<PeerNode[]> {
+    const figures = await this.peers.figures();
     const names = new Set([this.me, ...this.members.keys(), ...(this.placement?.homingNodes ?? [])]);
     return [...names].sort().map((name) => {
       const m = this.members.get(name);
       // A node whose store another node adopted is down, its queues served by `adopted_by` (docs/CLUSTERING.md, "Stage 2").
       const running = name === this.me || (m !== undefined && m.adoptedBy === undefined && this.links.has(name));
-      const record = { cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running ? { os_pid: String(m.pid) } : {}), ...(m?.adoptedBy === undefined ? {} : { adopted_by: m.adoptedBy }) };
-      const listeners = name === this.me || !m || !running ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
+      const asked = figures.get(name);
+      const record = { ...asked?.record, cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running && !asked ? { os_pid: String(m.pid) } : {}), ...(m?.adoptedBy === undefined ? {} : { adopted_by: m.adoptedBy }) };
+      const registered = !m ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
+      const listeners = name === this.me || !running ? [] : (asked?.listeners ?? registered);
       return { name, running, record, listeners };
     });
   }
@@ -242,7 +262,7 @@ export class SpreadNode implements SpreadWatch {
   }
 
   private async serveLinks(broker: Broker): Promise<void> {
-    const server = listenForNodeLinks(broker, { secret: this.secret, node: this.me }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
+    const server = listenForNodeLinks(broker, { secret: this.secret, node: this.me, answerQuery: (q, peer) => this.peers.answerQuery(q, peer) }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
     // A fenced node's links must end with its broker: the other nodes then see its queues lost and reach their adopter.
     const accepted = this.acceptedLinks;
     server.on("connection", (s: Socket) => {
@@ -319,7 +339,8 @@ export class SpreadNode implements SpreadWatch {
       // Only the current link's loss matters: an older one's (a node that restarted fast) must not hide the new one.
       if (this.links.get(node) !== link) return;
       this.links.delete(node);
-      this.placement?.linkLost(node);
+      // Its connections' exclusive queues go here; the `defs` leader's next snapshot must not bring them back.
+      if ((this.placement?.linkLost(node) ?? 0) > 0 && this.defs) this.defs.dirty = true;
       if (!this.closed) this.logger.warn("spread cluster: link to a node lost", { node });
     });
     this.placement.reach(node, link);

@@ -16,8 +16,9 @@
  * accepted since each node's store is replicated (stage 2).
  */
 import { BrokerError } from "../errors/broker-error.js";
-import { chooseLeaderNode, effectivePolicy, leaderLocatorOf, type Broker, type LeaderLocator, type QueueLeaderPort, type QueuePlacement, type QueueSpec } from "../broker/index.js";
+import { chooseLeaderNode, effectivePolicy, leaderLocatorOf, ownerNodeElsewhere, replyNodeTag, type Broker, type LeaderLocator, type QueueLeaderPort, type QueuePlacement, type QueueSpec } from "../broker/index.js";
 import { DownPort } from "../node-link/down-port.js";
+import { dropExclusiveQueuesOf } from "../node-link/owned-elsewhere.js";
 
 export const queueKey = (vhost: string, name: string): string => `${vhost}\u0000${name}`;
 
@@ -29,8 +30,11 @@ export class SpreadPlacement implements QueuePlacement {
   private readonly ports = new Map<string, QueueLeaderPort>();
   /** The author of the change being applied now (the log's batch, the snapshot's writer). */
   applyingAuthor: string | null = null;
-  /** The members registered in etcd now (running nodes, for `balanced`). */
-  members: readonly string[] = [];
+  private memberNames: readonly string[] = [];
+  /** Direct reply-to keys' node tags (replyNodeTag) of every member seen. */
+  private readonly byTag = new Map<string, string>();
+  /** Nodes whose link was lost and is not up again: their connections' exclusive queues went with it. */
+  private readonly lost = new Set<string>();
 
   constructor(
     private readonly broker: Broker,
@@ -41,6 +45,15 @@ export class SpreadPlacement implements QueuePlacement {
   /** Every claimed home (queueKey → node): an adopted store's broker starts from them (spread-adoption.ts). */
   get homeMap(): ReadonlyMap<string, string> {
     return this.homes;
+  }
+
+  /** The members registered in etcd now (running nodes, for `balanced`). */
+  get members(): readonly string[] {
+    return this.memberNames;
+  }
+  set members(names: readonly string[]) {
+    this.memberNames = names;
+    for (const n of names) this.byTag.set(replyNodeTag(n), n);
   }
 
   homeOf(vhost: string, name: string): string | undefined {
@@ -63,7 +76,7 @@ export class SpreadPlacement implements QueuePlacement {
       home = applying ? this.applyingAuthor! : this.choose(vhost, name, spec);
       this.setHome(key, home);
     }
-    return home === this.me ? null : this.portOf(home);
+    return home === this.me ? null : this.portTo(home);
   }
 
   /** The claim etcd holds (a put under `queues/`). Returns the home it replaced, if another. */
@@ -92,7 +105,24 @@ export class SpreadPlacement implements QueuePlacement {
     return [...this.counts].filter(([, n]) => n > 0).map(([node]) => node);
   }
 
-  portOf(node: string): QueueLeaderPort {
+  /**
+   * QueuePlacement: the port to the node owning an exclusive queue (its connections' node). A
+   * record of a node whose link was lost and is not back came from its dead process (its
+   * exclusive queues were dropped with the link): refused, not held for ever over a down port.
+   */
+  portOf(node: string): QueueLeaderPort | null {
+    if (node === this.me) return null;
+    if (this.lost.has(node)) throw new BrokerError("notFound", `node '${node}' was lost; its connections' exclusive queues went with it`);
+    return this.portTo(node);
+  }
+
+  /** The link to the member a direct reply-to key's tag names (down or unknown: undefined). */
+  linkByTag(tag: string): QueueLeaderPort | undefined {
+    const node = this.byTag.get(tag);
+    return node === undefined ? undefined : this.ports.get(node);
+  }
+
+  private portTo(node: string): QueueLeaderPort {
     let port = this.ports.get(node);
     if (port === undefined) {
       port = new DownPort(node);
@@ -101,18 +131,27 @@ export class SpreadPlacement implements QueuePlacement {
     return port;
   }
 
-  /** The link to `node` was lost: queues declared from now on are held over a DownPort (those held over the link see it lost). */
-  linkLost(node: string): void {
+  /**
+   * The link to `node` was lost: queues declared from now on are held over a DownPort (those held
+   * over the link see it lost), and the exclusive queues its connections owned go here, as
+   * RabbitMQ removes a lost node's exclusive queues. Returns how many went.
+   */
+  linkLost(node: string): number {
     this.ports.set(node, new DownPort(node));
+    this.lost.add(node);
+    return dropExclusiveQueuesOf(this.broker, node);
   }
 
-  /** A link to `node` is up: every queue it homes is held over it. */
+  /** A link to `node` is up: every queue it homes, and every exclusive queue of its connections, is held over it. */
   reach(node: string, port: QueueLeaderPort): void {
     this.ports.set(node, port);
+    this.lost.delete(node);
     for (const v of this.broker.vhosts.values()) {
       for (const q of [...v.queues.values()]) {
-        if (!q.leadsElsewhere || this.homes.get(queueKey(v.name, q.name)) !== node) continue;
-        this.broker.leadQueueElsewhere(v.name, { name: q.name, durable: q.durable, autoDelete: q.autoDelete, exclusiveOwner: null, arguments: q.arguments, group: null }, port);
+        if (!q.leadsElsewhere) continue;
+        const owner = ownerNodeElsewhere(q);
+        if (owner === null ? this.homes.get(queueKey(v.name, q.name)) !== node : owner !== node) continue;
+        this.broker.leadQueueElsewhere(v.name, { name: q.name, durable: q.durable, autoDelete: q.autoDelete, exclusiveOwner: q.exclusiveOwner, arguments: q.arguments, group: null }, port);
       }
     }
   }
@@ -124,7 +163,7 @@ export class SpreadPlacement implements QueuePlacement {
   }
 
   private choose(vhost: string, name: string, spec: QueueSpec | undefined): string {
-    const nodes = this.members.map((node) => ({ name: node, running: node === this.me || this.portOf(node).up, leaders: this.counts.get(node) ?? 0 }));
+    const nodes = this.members.map((node) => ({ name: node, running: node === this.me || this.portTo(node).up, leaders: this.counts.get(node) ?? 0 }));
     return chooseLeaderNode(this.locatorOf(vhost, name, spec?.arguments ?? {}), this.me, nodes);
   }
 }
@@ -141,11 +180,14 @@ function masterOrLeader(leader: unknown, master: unknown): LeaderLocator | undef
 }
 
 /**
- * Streams are not reachable over the node link yet: refused. Quorum queues are accepted since stage 2
- * (docs/CLUSTERING.md, "Stage 2"): their home's store is replicated, with the confirm rule.
+ * Streams are not reachable over the node link in general yet: refused, except one that asks for a
+ * single replica (`x-initial-cluster-size: 1`), served from its home and reached over the link (the
+ * workers' RemoteStreamQueue). Quorum queues are accepted since stage 2 (docs/CLUSTERING.md,
+ * "Stage 2"): their home's store is replicated, with the confirm rule.
  */
 function refuseUnreplicated(vhost: string, spec: QueueSpec): void {
   const type = spec.arguments["x-queue-type"];
+  if (type === "stream" && Number(spec.arguments["x-initial-cluster-size"]) === 1) return;
   if (type === "stream") {
     throw new BrokerError("preconditionFailed", `${String(type)} queue '${spec.name}' in vhost '${vhost}': ${String(type)} queues are not supported with cluster_mode spread yet (a stream led by another node is not reachable over the node link yet; docs/CLUSTERING.md)`);
   }

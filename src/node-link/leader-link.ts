@@ -21,6 +21,7 @@ import { LinkWriter } from "./link-writer.js";
 import { StoredWaits } from "./stored-waits.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { replyValues, streamQueryFrame } from "./stream-query-frames.js";
+import { nodeQueryFrame, replyJsonValue } from "./node-query-frames.js";
 
 /** What the leader said in READY. */
 export interface LinkTerms {
@@ -252,6 +253,14 @@ export class LeaderLink implements QueueLeaderPort {
 
   streamQuery(queue: Queue, query: StreamQuery): Promise<readonly number[]> {
     return this.roundTrip(queue, (id, qid) => streamQueryFrame(id, qid, query)).then(replyValues);
+  }
+
+  /** A question to the node at the other end about itself (node-query-frames.ts): its answer, parsed; rejects with its error or when the link is lost. */
+  nodeQuery(query: unknown): Promise<unknown> {
+    if (!this.alive) return Promise.reject(this.lostError());
+    const id = ++this.nextRpc;
+    this.writer.write(nodeQueryFrame(id, query));
+    return new Promise<Buffer>((resolve, reject) => this.rpcs.set(id, { resolve, reject })).then(replyJsonValue);
   }
 
   private rpc(kind: number, queue: Queue): Promise<Buffer> {

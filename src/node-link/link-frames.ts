@@ -35,6 +35,8 @@ export const DIRECT_REPLY = 40;
 export const CONSUME_ARGS = 50;
 /** A stream's query (stream-query-frames.ts). */
 export const STREAM_QUERY = 51;
+/** A question to the node itself, answered in JSON (node-query-frames.ts): frame numbers 60–69 are the node queries'. */
+export const NODE_QUERY = 60;
 // Leading node → connecting node.
 export const CHALLENGE = 2;
 export const READY = 4;

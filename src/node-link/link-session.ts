@@ -22,6 +22,7 @@ import { ServedConsumer, type ServingLink } from "./served-consumer.js";
 import { StoredReports } from "./stored-reports.js";
 import { readStreamQuery } from "./stream-query-frames.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
+import { readNodeQuery, replyJson, type NodeQueryAnswerer } from "./node-query-frames.js";
 
 interface QueueRef {
   readonly vhost: string;
@@ -53,6 +54,7 @@ export class LinkSession implements ServingLink {
     splitter: FrameSplitter,
     /** The pool this link's reads return slabs to (link-reads.ts), or null: bodies are plain slices. */
     private readonly slabs: SlabPool | null = null,
+    private readonly answerQuery: NodeQueryAnswerer | null = null,
   ) {
     this.writer = new LinkWriter(socket);
     const journal = broker.journal;
@@ -134,6 +136,8 @@ export class LinkSession implements ServingLink {
       }
       case F.STREAM_QUERY:
         return this.streamQuery(f);
+      case F.NODE_QUERY:
+        return this.nodeQuery(f);
       default:
         this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
     }
@@ -258,6 +262,21 @@ export class LinkSession implements ServingLink {
     } catch (err) {
       this.writer.write(replyError(rpcId, err));
     }
+  }
+
+  /** A question to this node (node-query-frames.ts), answered when its answerer's promise settles. */
+  private nodeQuery(f: Buffer): void {
+    const id = f.readUInt32LE(F.FRAME_HEAD);
+    const answer = this.answerQuery;
+    Promise.resolve()
+      .then(() => {
+        if (answer === null) throw new BrokerError("notImplemented", "this node answers no node queries on its links");
+        return answer(readNodeQuery(f).query, this.peer);
+      })
+      .then(
+        (value) => void (this.closed || this.writer.write(replyJson(id, value))),
+        (err: unknown) => void (this.closed || this.writer.write(replyError(id, err))),
+      );
   }
 
   /** The peer node acting on this broker: every permission (it checked its client's before the link). */

@@ -17,6 +17,7 @@ import { LeaderLink } from "./leader-link.js";
 import { LinkSession } from "./link-session.js";
 import { linkSlabPool, readLinkIntoSlabs, startPooling, type LinkReads } from "./link-reads.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
+import type { NodeQueryAnswerer } from "./node-query-frames.js";
 
 /** The credit a leader grants each link (docs/CLUSTERING.md: 2,000 messages / 8 MiB). */
 export const DEFAULT_CREDIT_MESSAGES = 2000;
@@ -29,6 +30,8 @@ export interface NodeLinkOptions {
   readonly node: string;
   readonly creditMessages?: number;
   readonly creditBytes?: number;
+  /** Answers the peers' node queries (frames 60–69); without it they are refused. */
+  readonly answerQuery?: NodeQueryAnswerer;
   /** The pool the link's reads return their slabs to (link-reads.ts); by default one per link. */
   readonly slabs?: SlabPool;
 }
@@ -85,7 +88,7 @@ export function acceptNodeLink(broker: Broker, socket: Socket, opts: NodeLinkOpt
     }
     if (!check(f)) return fail(`node link from '${peer}' failed authentication`);
     h.socket.write(readyFrame(opts.creditMessages ?? DEFAULT_CREDIT_MESSAGES, opts.creditBytes ?? DEFAULT_CREDIT_BYTES, opts.node));
-    done(new LinkSession(broker, h.socket, peer, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool())));
+    done(new LinkSession(broker, h.socket, peer, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool()), opts.answerQuery ?? null));
   });
 }
 

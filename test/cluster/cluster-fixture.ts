@@ -25,6 +25,8 @@ export interface NodeInfo {
   metricsPort?: number;
   /** With `withMqtt`: the node's MQTT port (served by its broker while it leads). */
   mqttPort?: number;
+  /** The node's STOMP port (spread-fixture.ts: every protocol on every node). */
+  stompPort?: number;
   proc: ChildProcess | null;
   log: string;
 }
@@ -97,7 +99,8 @@ export class TestCluster {
 
   startNode(n: NodeInfo): void {
     const mqtt = n.mqttPort === undefined ? [] : ["--mqtt-port", String(n.mqttPort)];
-    const args = [CONEY_BIN, ...nodeArgs(n, { etcdUrl: this.etcdUrl, clusterName: "test", leaseTtl: this.leaseTtl }, "info"), ...this.extraArgs, ...mqtt];
+    const stomp = n.stompPort === undefined ? [] : ["--stomp-port", String(n.stompPort)];
+    const args = [CONEY_BIN, ...nodeArgs(n, { etcdUrl: this.etcdUrl, clusterName: "test", leaseTtl: this.leaseTtl }, "info"), ...this.extraArgs, ...mqtt, ...stomp];
     const p = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     n.proc = p;
     // A port found free a moment ago may be taken by another test's process before the node binds
@@ -128,6 +131,7 @@ export class TestCluster {
         n.httpPort = await freePort();
         if (n.metricsPort !== undefined) n.metricsPort = await freePort();
         if (n.mqttPort !== undefined) n.mqttPort = await freePort();
+        if (n.stompPort !== undefined) n.stompPort = await freePort();
         n.log += "\n[fixture: a port was taken; restarting on fresh ports]\n";
         if (n.proc === p) this.startNode(n);
       })();

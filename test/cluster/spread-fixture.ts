@@ -1,0 +1,96 @@
+/**
+ * A three-node spread cluster (`--cluster-mode spread`) for one test file: real etcd, three real
+ * `node bin/coney.js` processes, each serving AMQP (0-9-1 and 1.0), HTTP, MQTT and STOMP on its
+ * own ports. Started before the file's tests once every node serves with links to both others;
+ * every client a test opens through it is closed (bounded) and every process killed after them,
+ * and the nodes' logs are printed when a test failed.
+ */
+import { after, before } from "node:test";
+import { join } from "node:path";
+import amqp, { type ChannelModel } from "amqplib";
+import { TestCluster, freePort, type NodeInfo } from "./cluster-fixture.js";
+import { eventually, withTimeout } from "../helpers/wait.js";
+
+export const AUTH = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
+
+export interface ApiAnswer {
+  readonly status: number;
+  readonly text: string;
+  readonly json: unknown;
+}
+
+export interface SpreadCluster {
+  readonly cluster: TestCluster;
+  node(i: number): NodeInfo;
+  /** An amqplib connection to node `i` (with an 'error' listener; closed after the file). */
+  connect(i: number): Promise<ChannelModel>;
+  /** An HTTP request to node `i`'s management API as guest. */
+  api(i: number, method: string, path: string, body?: unknown, user?: string): Promise<ApiAnswer>;
+  /** Resolves once every node's /api/queues/%2F/<name> answers `status`. */
+  seenEverywhere(name: string, status: 200 | 404): Promise<void>;
+  /** Called at the end of the last test: logs are printed otherwise. */
+  pass(): void;
+  /** Run (bounded) after the tests, before the cluster stops. */
+  onClose(f: () => unknown): void;
+}
+
+export function spreadCluster(): SpreadCluster {
+  const cluster = new TestCluster(3, 5, ["--cluster-mode", "spread"]);
+  const closers: Array<() => unknown> = [];
+  let passed = false;
+
+  const node = (i: number): NodeInfo => cluster.nodes[i]!;
+  const api = async (i: number, method: string, path: string, body?: unknown, user = "guest:guest"): Promise<ApiAnswer> => {
+    const headers: Record<string, string> = { authorization: `Basic ${Buffer.from(user).toString("base64")}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const r = await fetch(`http://127.0.0.1:${node(i).httpPort}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal: AbortSignal.timeout(10_000) });
+    const text = await r.text();
+    let json: unknown = null;
+    try {
+      json = text === "" ? null : JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    return { status: r.status, text, json };
+  };
+  const serving = (n: NodeInfo): Promise<void> =>
+    eventually(async () => {
+      if (!(n.log.includes('"msg":"Coney started"') && n.log.split("spread cluster: link to a node up").length - 1 >= 2)) return false;
+      try {
+        return (await fetch(`http://127.0.0.1:${n.httpPort}/api/overview`, { headers: AUTH, signal: AbortSignal.timeout(3000) })).ok;
+      } catch {
+        return false;
+      }
+    }, 40_000, `${n.name} serving with its links`);
+
+  before(async () => {
+    await cluster.startEtcd();
+    for (let i = 0; i < 3; i++) {
+      cluster.nodes.push({ name: `node${i}@test`, amqpPort: await freePort(), httpPort: await freePort(), mqttPort: await freePort(), stompPort: await freePort(), dataDir: join(cluster.dir, `node${i}`), proc: null, log: "" });
+    }
+    for (const n of cluster.nodes) cluster.startNode(n);
+    await Promise.all(cluster.nodes.map((n) => serving(n)));
+  });
+  after(async () => {
+    for (const c of closers) await withTimeout(Promise.resolve(c()), 2000, "a client's close").catch(() => {});
+    if (!passed) console.error(cluster.logs());
+    await cluster.close();
+  });
+
+  return {
+    cluster,
+    node,
+    async connect(i) {
+      const c = await amqp.connect(cluster.url(node(i)));
+      c.on("error", () => {});
+      closers.push(() => c.close());
+      return c;
+    },
+    api,
+    async seenEverywhere(name, status) {
+      for (let i = 0; i < 3; i++) await eventually(async () => (await api(i, "GET", `/api/queues/%2F/${encodeURIComponent(name)}`)).status === status, 10_000, `${name} answering ${status} on node${i}`);
+    },
+    pass: () => void (passed = true),
+    onClose: (f) => void closers.push(f),
+  };
+}
