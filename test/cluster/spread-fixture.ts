@@ -3,9 +3,9 @@
  * `node bin/coney.js` processes, each serving AMQP (0-9-1 and 1.0), HTTP, MQTT and STOMP on its
  * own ports. Started before the file's tests once every node serves with links to both others;
  * every client a test opens through it is closed (bounded) and every process killed after them,
- * and the nodes' logs are printed when a test failed.
+ * and the nodes' logs are printed when one of its tests (declared with `sc.it`) failed.
  */
-import { after, before } from "node:test";
+import { after, before, it } from "node:test";
 import { join } from "node:path";
 import amqp, { type ChannelModel } from "amqplib";
 import { TestCluster, freePort, type NodeInfo } from "./cluster-fixture.js";
@@ -28,8 +28,8 @@ export interface SpreadCluster {
   api(i: number, method: string, path: string, body?: unknown, user?: string): Promise<ApiAnswer>;
   /** Resolves once every node's /api/queues/%2F/<name> answers `status`. */
   seenEverywhere(name: string, status: 200 | 404): Promise<void>;
-  /** Called at the end of the last test: logs are printed otherwise. */
-  pass(): void;
+  /** A test of the file (node:test's `it`); a failure prints the nodes' logs after the file. */
+  it(name: string, fn: () => Promise<void>): void;
   /** Run (bounded) after the tests, before the cluster stops. */
   onClose(f: () => unknown): void;
 }
@@ -37,7 +37,7 @@ export interface SpreadCluster {
 export function spreadCluster(): SpreadCluster {
   const cluster = new TestCluster(3, 5, ["--cluster-mode", "spread"]);
   const closers: Array<() => unknown> = [];
-  let passed = false;
+  let failed = false;
 
   const node = (i: number): NodeInfo => cluster.nodes[i]!;
   const api = async (i: number, method: string, path: string, body?: unknown, user = "guest:guest"): Promise<ApiAnswer> => {
@@ -73,7 +73,7 @@ export function spreadCluster(): SpreadCluster {
   });
   after(async () => {
     for (const c of closers) await withTimeout(Promise.resolve(c()), 2000, "a client's close").catch(() => {});
-    if (!passed) console.error(cluster.logs());
+    if (failed) console.error(cluster.logs());
     await cluster.close();
   });
 
@@ -90,7 +90,16 @@ export function spreadCluster(): SpreadCluster {
     async seenEverywhere(name, status) {
       for (let i = 0; i < 3; i++) await eventually(async () => (await api(i, "GET", `/api/queues/%2F/${encodeURIComponent(name)}`)).status === status, 10_000, `${name} answering ${status} on node${i}`);
     },
-    pass: () => void (passed = true),
+    it(name, fn) {
+      it(name, async () => {
+        try {
+          await fn();
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      });
+    },
     onClose: (f) => void closers.push(f),
   };
 }

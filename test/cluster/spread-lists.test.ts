@@ -4,7 +4,7 @@
 // /api/overview's totals summed (each queue counted once, by its home), and another node's
 // process figures and bound listeners in /api/nodes; an MQTT client id claimed through one node
 // takes the session over from another. Three real nodes on a real etcd; amqplib, mqtt.js.
-import { describe, it } from "node:test";
+import { describe } from "node:test";
 import assert from "node:assert/strict";
 import type { ChannelModel } from "amqplib";
 import { spreadCluster } from "./spread-fixture.js";
@@ -29,7 +29,7 @@ describe("a spread cluster: one broker's lists from any node", () => {
   const conns: ChannelModel[] = [];
   const mine = (list: ConnRecord[]): ConnRecord[] => list.filter((c) => c.client_properties.connection_name?.startsWith("lists-"));
 
-  it("connections, channels and consumers of every node from every node, paged and sorted over all of them", async () => {
+  sc.it("connections, channels and consumers of every node from every node, paged and sorted over all of them", async () => {
     // Each named by its client (connection_name), so the test finds its own among the lists.
     const amqp = (await import("amqplib")).default;
     for (let i = 0; i < 3; i++) {
@@ -69,7 +69,7 @@ describe("a spread cluster: one broker's lists from any node", () => {
     assert.deepEqual(mine(sorted.items).map((c) => c.name).sort(), names);
   });
 
-  it("a non-administrator sees only its own connections, whichever node it asks", async () => {
+  sc.it("a non-administrator sees only its own connections, whichever node it asks", async () => {
     for (const [path, body] of [["/api/users/lister", { password: "pw", tags: "management" }], ["/api/permissions/%2F/lister", { configure: ".*", write: ".*", read: ".*" }]] as const) {
       const r = await sc.api(0, "PUT", path, body);
       assert.ok(r.status === 201 || r.status === 204, `${path}: ${r.status} ${r.text}`);
@@ -92,7 +92,7 @@ describe("a spread cluster: one broker's lists from any node", () => {
     }
   });
 
-  it("/api/overview sums the nodes: connections and channels of each, each queue once (by its home), consumers", async () => {
+  sc.it("/api/overview sums the nodes: connections and channels of each, each queue once (by its home), consumers", async () => {
     const connections = ((await sc.api(0, "GET", "/api/connections")).json as unknown[]).length;
     const channels = ((await sc.api(0, "GET", "/api/channels")).json as unknown[]).length;
     const queues = ((await sc.api(0, "GET", "/api/queues")).json as unknown[]).length;
@@ -103,7 +103,7 @@ describe("a spread cluster: one broker's lists from any node", () => {
     }
   });
 
-  it("/api/nodes on any node shows every other node's own process figures and bound listeners", async () => {
+  sc.it("/api/nodes on any node shows every other node's own process figures and bound listeners", async () => {
     for (let via = 0; via < 3; via++) {
       const nodes = (await sc.api(via, "GET", "/api/nodes")).json as Array<Record<string, unknown>>;
       for (let i = 0; i < 3; i++) {
@@ -124,7 +124,7 @@ describe("a spread cluster: one broker's lists from any node", () => {
     assert.equal(one["os_pid"], String(sc.node(2).proc!.pid));
   });
 
-  it("an MQTT client id claimed through another node takes the session over (MQTT 5 reason 0x8E); one connection holds it", async () => {
+  sc.it("an MQTT client id claimed through another node takes the session over (MQTT 5 reason 0x8E); one connection holds it", async () => {
     const mqtt = (await import("mqtt")).default;
     const open5 = async (i: number): Promise<import("mqtt").MqttClient> => {
       const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${sc.node(i).mqttPort}`, { clientId: "spread-takeover", protocolVersion: 5, username: "guest", password: "guest", reconnectPeriod: 0 });
@@ -143,7 +143,7 @@ describe("a spread cluster: one broker's lists from any node", () => {
     await next.endAsync(true);
   });
 
-  it("a connection of another node is shown and closed through this node, with its reason", async () => {
+  sc.it("a connection of another node is shown and closed through this node, with its reason", async () => {
     const target = mine((await sc.api(0, "GET", "/api/connections")).json as ConnRecord[]).find((c) => c.client_properties.connection_name === "lists-2")!;
     const one = await sc.api(0, "GET", `/api/connections/${encodeURIComponent(target.name)}`);
     assert.equal(one.status, 200, one.text);
@@ -154,6 +154,5 @@ describe("a spread cluster: one broker's lists from any node", () => {
     const err = await withTimeout(closed, 10_000, "the close of lists-2");
     assert.match(String(err), /CONNECTION_FORCED - spread test closing/);
     await eventually(async () => !mine((await sc.api(1, "GET", "/api/connections")).json as ConnRecord[]).some((c) => c.name === target.name), 5000, "lists-2 gone from the lists");
-    sc.pass();
   });
 });
