@@ -11,7 +11,7 @@
  * consumers of its queues are cancelled, publishes to them nacked) and connect again, every
  * 500 ms, once it is back in etcd; its queues then serve again from its own store.
  */
-import { connect, type Server } from "node:net";
+import { connect, type Server, type Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
@@ -37,6 +37,8 @@ export class SpreadNode implements SpreadWatch {
   private placement: SpreadPlacement | null = null;
   private defs: SpreadDefinitions | null = null;
   private linkServer: Server | null = null;
+  /** Links other nodes opened to this one: closed at stop, or the server's close would wait for them forever. */
+  private readonly inbound = new Set<Socket>();
   private linkPort = 0;
   private readonly members = new Map<string, SpreadMember>();
   /** Links this node holds to each other member (up), and those being opened. */
@@ -106,6 +108,7 @@ export class SpreadNode implements SpreadWatch {
         close: async () => {
           await this.defs?.close();
           for (const link of this.links.values()) link.close();
+          for (const socket of this.inbound) socket.destroy();
           await new Promise<void>((resolve) => (this.linkServer ? this.linkServer.close(() => resolve()) : resolve()));
         },
       },
@@ -173,6 +176,10 @@ export class SpreadNode implements SpreadWatch {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(this.config.clusterPort, this.config.bind === "" ? undefined : this.config.bind, () => resolve());
+    });
+    server.on("connection", (socket: Socket) => {
+      this.inbound.add(socket);
+      socket.once("close", () => this.inbound.delete(socket));
     });
     const a = server.address();
     this.linkPort = typeof a === "object" && a ? a.port : this.config.clusterPort;
