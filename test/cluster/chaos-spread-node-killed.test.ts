@@ -9,14 +9,13 @@
 // again within 15 s of the restart; every confirmed message is consumed in the end (0 lost); a
 // message delivered twice is a redelivery, flagged `redelivered` (RabbitMQ's at-least-once).
 // Every step waits for an event (a confirm count, a log line, an API answer), never a timer.
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { ChannelModel } from "amqplib";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import type { NodeInfo } from "./cluster-fixture.js";
 import { chaosFigures } from "./chaos-report.js";
 import { Publisher, Tally, consumeAll, longestGap } from "./chaos-load.js";
-import { AUTH, connectTo, homesKnown, serving, spreadCluster, startSpread } from "./spread-fixture.js";
+import { AUTH, declareHomed, serving, spreadSuite, startSpread } from "./spread-fixture.js";
 
 /** Unconfirmed publishes each (publisher, queue) keeps in flight: a steady load, not a flood. */
 const WINDOW = 4;
@@ -27,37 +26,12 @@ const PHASE_CONFIRMS = 300;
 const DOWN_MS = 3000;
 
 describe("chaos: a spread cluster node killed -9 under load", { timeout: 150_000 }, () => {
-  const cluster = spreadCluster(3);
-  const conns: ChannelModel[] = [];
-  let passed = false;
-  after(async () => {
-    await Promise.all(conns.map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
-    if (!passed) console.error(cluster.logs());
-    await cluster.close();
-  });
+  const { cluster, connect, pass } = spreadSuite(3);
 
   it("the other nodes' queues never stop confirming, the victim's serve again after its restart, no confirmed message lost", async (t) => {
     await startSpread(cluster);
-    const connect = async (n: NodeInfo): Promise<ChannelModel> => {
-      const c = await connectTo(cluster, n);
-      conns.push(c);
-      return c;
-    };
-    // Homes by the declaring node (client-local); every node must know them before the load.
-    const homes = new Map<string, string>();
-    const homedOn = new Map<NodeInfo, string[]>();
-    for (const [i, n] of cluster.nodes.entries()) {
-      const ch = await (await connect(n)).createChannel();
-      const names = Array.from({ length: QUEUES_PER_NODE }, (_, k) => `chaos-sp-${i}-${k}`);
-      for (const q of names) {
-        await ch.assertQueue(q, { durable: true });
-        homes.set(q, n.name);
-      }
-      homedOn.set(n, names);
-      await ch.close();
-    }
-    await homesKnown(cluster, homes);
-    const all = [...homes.keys()];
+    // Homes by the declaring node (client-local); every node knows them before the load.
+    const { all, homedOn } = await declareHomed(cluster, connect, "chaos-sp", QUEUES_PER_NODE);
     const nodes = (await (await fetch(`http://127.0.0.1:${cluster.nodes[0]!.httpPort}/api/nodes`, { headers: AUTH })).json()) as Array<{ name: string; defs_leader?: boolean }>;
     const victim = cluster.nodes.find((n) => n.name === nodes.find((e) => e.defs_leader)?.name) ?? cluster.nodes[2]!;
     const survivors = cluster.nodes.filter((n) => n !== victim);
@@ -124,6 +98,6 @@ describe("chaos: a spread cluster node killed -9 under load", { timeout: 150_000
     assert.ok(gapMs < 1000, `the surviving nodes' queues confirmed with no gap over 1 s (longest ${gapMs} ms)`);
     assert.ok(serveAgainMs <= 15_000, `the victim's queues served again within 15 s of its restart (${serveAgainMs} ms)`);
     assert.equal(tally.unflaggedRepeats, 0, "a message delivered twice came without the redelivered flag");
-    passed = true;
+    pass();
   });
 });

@@ -8,14 +8,13 @@
 // the longest gap between confirms of the other nodes' queues across it (printed). Asserted: every
 // node's queues confirm again within 15 s of its restart; at the end every queue is consumable and
 // every confirmed message is consumed (0 lost); a message delivered twice is flagged redelivered.
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { ChannelModel } from "amqplib";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import type { NodeInfo } from "./cluster-fixture.js";
 import { chaosFigures } from "./chaos-report.js";
 import { Publisher, Tally, consumeAll, longestGap } from "./chaos-load.js";
-import { connectTo, homesKnown, serving, spreadCluster, startSpread } from "./spread-fixture.js";
+import { declareHomed, serving, spreadSuite, startSpread } from "./spread-fixture.js";
 
 const WINDOW = 4;
 const QUEUES_PER_NODE = 2;
@@ -23,36 +22,12 @@ const QUEUES_PER_NODE = 2;
 const PHASE_CONFIRMS = 200;
 
 describe("chaos: a rolling restart of a spread cluster under load", { timeout: 150_000 }, () => {
-  const cluster = spreadCluster(3);
-  const conns: ChannelModel[] = [];
-  let passed = false;
-  after(async () => {
-    await Promise.all(conns.map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
-    if (!passed) console.error(cluster.logs());
-    await cluster.close();
-  });
+  const { cluster, connect, pass } = spreadSuite(3);
 
   it("each node stopped (SIGTERM) and restarted in turn: its queues serve again, the others keep confirming, no confirmed message lost", async (t) => {
     await startSpread(cluster);
-    const connect = async (n: NodeInfo): Promise<ChannelModel> => {
-      const c = await connectTo(cluster, n);
-      conns.push(c);
-      return c;
-    };
-    const homes = new Map<string, string>();
-    const homedOn = new Map<NodeInfo, string[]>();
-    for (const [i, n] of cluster.nodes.entries()) {
-      const ch = await (await connect(n)).createChannel();
-      const names = Array.from({ length: QUEUES_PER_NODE }, (_, k) => `chaos-roll-sp-${i}-${k}`);
-      for (const q of names) {
-        await ch.assertQueue(q, { durable: true });
-        homes.set(q, n.name);
-      }
-      homedOn.set(n, names);
-      await ch.close();
-    }
-    await homesKnown(cluster, homes);
-    const all = [...homes.keys()];
+    // Homes by the declaring node (client-local); every node knows them before the load.
+    const { all, homedOn } = await declareHomed(cluster, connect, "chaos-roll-sp", QUEUES_PER_NODE);
 
     const tally = new Tally();
     /** Every publisher of the run (a restarted node's old one stays here with what it confirmed). */
@@ -116,6 +91,6 @@ describe("chaos: a rolling restart of a spread cluster under load", { timeout: 1
     assert.equal(f.lost, 0, "no confirmed message lost");
     for (const r of restarts) assert.ok(r.serveAgainMs <= 15_000, `${r.node}'s queues served again within 15 s of its SIGTERM (${r.serveAgainMs} ms)`);
     assert.equal(tally.unflaggedRepeats, 0, "a message delivered twice came without the redelivered flag");
-    passed = true;
+    pass();
   });
 });

@@ -4,9 +4,10 @@
  * (started, with a link up to every other node since a log offset), a queue's home as the
  * management API names it.
  */
+import { after } from "node:test";
 import amqp, { type ChannelModel } from "amqplib";
 import { TestCluster, type NodeInfo } from "./cluster-fixture.js";
-import { eventually } from "../helpers/wait.js";
+import { eventually, withTimeout } from "../helpers/wait.js";
 
 export const AUTH = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
 
@@ -38,11 +39,55 @@ export async function startSpread(cluster: TestCluster): Promise<void> {
   await Promise.all(cluster.nodes.map((n) => serving(n, cluster.size - 1)));
 }
 
-/** An amqplib connection to node `n` with an 'error' listener (its node may die under it: GUIDE). */
-export async function connectTo(cluster: TestCluster, n: NodeInfo): Promise<ChannelModel> {
-  const c = await amqp.connect(cluster.url(n));
-  c.on("error", () => {});
-  return c;
+/**
+ * A spread cluster for one suite: `connect(n)` opens an amqplib connection to node `n` (with an
+ * 'error' listener: its node may die under it) that is closed after the suite with the cluster;
+ * the nodes' logs are printed unless `pass()` was called.
+ */
+export function spreadSuite(size: number): { cluster: TestCluster; connect(n: NodeInfo): Promise<ChannelModel>; pass(): void } {
+  const cluster = spreadCluster(size);
+  const conns: ChannelModel[] = [];
+  let passed = false;
+  after(async () => {
+    await Promise.all(conns.map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
+    if (!passed) console.error(cluster.logs());
+    await cluster.close();
+  });
+  const connect = async (n: NodeInfo): Promise<ChannelModel> => {
+    const c = await amqp.connect(cluster.url(n));
+    c.on("error", () => {});
+    conns.push(c);
+    return c;
+  };
+  return { cluster, connect, pass: () => void (passed = true) };
+}
+
+/** Queues homed on each node. */
+export interface HomedQueues {
+  /** Every queue, node by node. */
+  readonly all: string[];
+  readonly homedOn: Map<NodeInfo, string[]>;
+}
+
+/**
+ * `perNode` durable queues `<prefix>-<i>-<k>` declared through each node i (client-local: homed
+ * there); resolves once every node's /api/queues names each one's home.
+ */
+export async function declareHomed(cluster: TestCluster, connect: (n: NodeInfo) => Promise<ChannelModel>, prefix: string, perNode: number): Promise<HomedQueues> {
+  const homes = new Map<string, string>();
+  const homedOn = new Map<NodeInfo, string[]>();
+  for (const [i, n] of cluster.nodes.entries()) {
+    const ch = await (await connect(n)).createChannel();
+    const names = Array.from({ length: perNode }, (_, k) => `${prefix}-${i}-${k}`);
+    for (const q of names) {
+      await ch.assertQueue(q, { durable: true });
+      homes.set(q, n.name);
+    }
+    homedOn.set(n, names);
+    await ch.close();
+  }
+  await homesKnown(cluster, homes);
+  return { all: [...homes.keys()], homedOn };
 }
 
 /** Waits until every node's /api/queues names the home of each of `homes` (queue → node name). */
