@@ -10,6 +10,7 @@
  * locally and delivered across one node link — one crossing per message, what clients landing on
  * random nodes average with two nodes (4/3 with three). The pair table then compares one publisher + consumer on the queue's
  * home against the same on another node (every message crossing twice: publish and delivery).
+ * A cluster started here is followed by the aggregate on one node beside it (no etcd), same clients.
  */
 import { existsSync } from "node:fs";
 import { AMQPClient } from "@cloudamqp/amqp-client";
@@ -58,6 +59,12 @@ export async function runSpreadClusterBench(o: SpreadClusterBenchOptions, print:
     await cluster.start();
     print(`spread cluster: ${o.nodes} nodes on a local etcd, started here`);
     await measure(o, cluster.nodes.map((n) => ({ uri: `amqp://guest:guest@127.0.0.1:${n.amqpPort}`, http: `http://guest:guest@127.0.0.1:${n.httpPort}` })), print);
+    // The same clients against one node beside it (no etcd), in the same run: on a shared machine
+    // only figures taken together compare.
+    const single = await cluster.startSingle();
+    const http = `http://guest:guest@127.0.0.1:${single.httpPort}`;
+    print("reference, in the same run: one node, no cluster (every queue, producer and consumer on it)");
+    await aggregateRun({ ...o, uri: `amqp://guest:guest@127.0.0.1:${single.amqpPort}`, http }, await nodeProcesses(http), {}, print);
   } finally {
     await cluster.close();
   }

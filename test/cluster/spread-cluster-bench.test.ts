@@ -1,5 +1,5 @@
 // `coney-perf spread` on a spread cluster over etcd, end to end: started by the command (`--cluster
-// 2`: etcd and two `--cluster-mode spread` nodes, removed afterwards) and attached to (`--node-uris`
+// 2`: etcd and two `--cluster-mode spread` nodes, then one node beside them for reference, removed afterwards) and attached to (`--node-uris`
 // / `--node-https` of a cluster the test runs). It prints the nodes with their processes, the
 // aggregate row with each node's share of the broker's CPU and the local / forwarded pair. Figures
 // are only checked to be there and to say both nodes worked: performance is measured by the
@@ -37,6 +37,7 @@ describe("coney-perf spread on a spread cluster over etcd", { timeout: 120_000 }
     const { stdout } = await run(process.execPath, [bin, "spread", "--cluster", "2", "--queues", "4", "-z", "1", "--etcd-lease-ttl", "3"], { timeout: 90_000 });
     assert.match(stdout, /^spread cluster: 2 nodes on a local etcd, started here$/m);
     checkReport(stdout, ["node0@perf", "node1@perf"]);
+    assert.match(stdout, /^reference, in the same run: one node, no cluster .*\n\n\| 4 queues, 16 B \| msg\/s published \| msg\/s consumed \| broker CPU \/ msg \(all nodes\) \| [^|]+ share \|\n\|---\|---\|---\|---\|---\|\n\| aggregate \| \d+ \| [1-9]\d* \| [\d.]+ µs \| 100% \|$/m, stdout);
     assert.deepEqual(clusterDirs().filter((d) => !before.has(d)), [], "its directory is removed");
   });
 
