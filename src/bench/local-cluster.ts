@@ -91,6 +91,7 @@ const GUEST = { authorization: `Basic ${Buffer.from("guest:guest").toString("bas
 
 interface NodesEntry {
   readonly name: string;
+  readonly running: boolean;
   readonly cluster_leader: boolean;
   readonly in_sync: boolean;
 }
@@ -104,9 +105,11 @@ export class LocalCluster {
     readonly size: number,
     private readonly etcdBin = "/usr/bin/etcd",
     private readonly leaseTtl = 5,
+    /** `replicated`: one leader, the others follow; `spread`: `--cluster-mode spread`, every node homes queues. */
+    readonly mode: "replicated" | "spread" = "replicated",
   ) {}
 
-  /** Starts etcd and the nodes; resolves once every node is in the in-sync set. */
+  /** Starts etcd and the nodes; resolves once every node is in the in-sync set (spread: every node lists every node running). */
   async start(timeoutMs = 60_000): Promise<void> {
     const [client, peer] = [await freePort(), await freePort()];
     const etcdUrl = `http://127.0.0.1:${client}`;
@@ -115,7 +118,14 @@ export class LocalCluster {
     for (let i = 0; i < this.size; i++) {
       const n: LocalNode = { name: `node${i}@perf`, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`) };
       this.nodes.push(n);
-      this.spawn(process.execPath, [CONEY_BIN, ...nodeArgs(n, { etcdUrl, clusterName: "perf", leaseTtl: this.leaseTtl }, "error")]);
+      const spread = this.mode === "spread" ? ["--cluster-mode", "spread"] : [];
+      this.spawn(process.execPath, [CONEY_BIN, ...nodeArgs(n, { etcdUrl, clusterName: "perf", leaseTtl: this.leaseTtl }, "error"), ...spread]);
+    }
+    if (this.mode === "spread") {
+      // Running in a spread node's /api/nodes: registered in etcd and linked to it; every node must see every other.
+      const linked = async (n: LocalNode): Promise<boolean> => (await this.nodesList(n)).filter((e) => e.running).length === this.size;
+      await this.until(timeoutMs, `${this.size} spread nodes linked`, async () => (await Promise.all(this.nodes.map(linked))).every(Boolean));
+      return;
     }
     await this.until(timeoutMs, `${this.size} nodes in sync`, async () => (await this.nodesList()).filter((e) => e.in_sync).length === this.size);
   }
@@ -155,9 +165,9 @@ export class LocalCluster {
     this.procs.push(p);
   }
 
-  /** /api/nodes as the first node answers it (a follower forwards it to the leader). */
-  private async nodesList(): Promise<NodesEntry[]> {
-    const r = await fetch(`http://127.0.0.1:${this.nodes[0]!.httpPort}/api/nodes`, { headers: GUEST, signal: AbortSignal.timeout(2000) });
+  /** /api/nodes as a node (the first by default) answers it (a follower forwards it to the leader). */
+  private async nodesList(n: LocalNode = this.nodes[0]!): Promise<NodesEntry[]> {
+    const r = await fetch(`http://127.0.0.1:${n.httpPort}/api/nodes`, { headers: GUEST, signal: AbortSignal.timeout(2000) });
     return r.ok ? ((await r.json()) as NodesEntry[]) : [];
   }
 

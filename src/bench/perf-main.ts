@@ -24,6 +24,7 @@ import { runSizeSweep, type SweepMode, type SweepTarget } from "./size-sweep.js"
 import { formatShovelResult, runShovelBench } from "./shovel-bench.js";
 import { runRelayFloor } from "./relay-floor.js";
 import { runSpreadBench } from "./spread-bench.js";
+import { runSpreadClusterBench } from "./spread-cluster-bench.js";
 
 const int = (min: number) => (v: string): number => {
   const n = Number(v);
@@ -265,9 +266,21 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("-c, --confirm <n>", "publisher confirms, at most n unconfirmed per producer", int(1), 100)
     .option("-q, --prefetch <n>", "consumer prefetch", int(1), 1000)
     .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
+    .option("--cluster <n>", "a spread cluster (--cluster-mode spread) of n nodes on a local etcd, started here (spread-cluster-bench.ts)", int(2))
+    .option("--node-uris <list>", "a running spread cluster: each node's AMQP URI, comma-separated")
+    .option("--node-https <list>", "with --node-uris: each node's management API with credentials, same order")
+    .option("--etcd <path>", "--cluster: the etcd binary", "/usr/bin/etcd")
+    .option("--etcd-lease-ttl <seconds>", "--cluster: the nodes' etcd lease", int(1), 5)
     .action(async (v: Record<string, unknown>) => {
       const o = { uri: v["uri"] as string, http: v["http"] as string, queues: v["queues"] as number, size: v["size"] as number, confirm: v["confirm"] as number, prefetch: v["prefetch"] as number, durationSeconds: v["duration"] as number };
-      await runSpreadBench(o, (line) => process.stdout.write(`${line}\n`));
+      const print = (line: string): boolean => process.stdout.write(`${line}\n`);
+      const list = (x: unknown): string[] => (typeof x === "string" ? x.split(",").map((s) => s.trim()).filter((s) => s !== "") : []);
+      if (v["cluster"] !== undefined || v["nodeUris"] !== undefined) {
+        const attach = v["nodeUris"] === undefined ? {} : { attach: { uris: list(v["nodeUris"]), https: list(v["nodeHttps"]) } };
+        await runSpreadClusterBench({ ...o, nodes: (v["cluster"] as number | undefined) ?? 0, etcdBin: v["etcd"] as string, leaseTtl: v["etcdLeaseTtl"] as number, ...attach }, print);
+        return;
+      }
+      await runSpreadBench(o, print);
     });
   await program.parseAsync(argv, { from: "user" });
 }

@@ -31,6 +31,20 @@ export interface PerfOptions {
    * on a small host the brokers, not the clients, set the pace.
    */
   readonly client?: PerfClient;
+  /**
+   * A broker of several nodes reached at several addresses (a spread cluster): producer i connects
+   * to `producerUris[i % length]`, consumer i to `consumerUris[i % length]`, and queue i is declared
+   * through `declareUris[i % length]` (which places it on that node, client-local). Absent: `uri`.
+   */
+  readonly producerUris?: readonly string[];
+  readonly consumerUris?: readonly string[];
+  readonly declareUris?: readonly string[];
+}
+
+/** The address worker `index` of `role` connects to. */
+export function uriOf(o: PerfOptions, role: "producer" | "consumer", index: number): string {
+  const list = role === "producer" ? o.producerUris : o.consumerUris;
+  return list === undefined || list.length === 0 ? o.uri : list[index % list.length]!;
 }
 
 export type PerfClient = "amqp-client" | "raw";

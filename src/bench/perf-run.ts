@@ -4,7 +4,7 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { AMQPClient } from "@cloudamqp/amqp-client";
+import { AMQPClient, type AMQPChannel } from "@cloudamqp/amqp-client";
 import { LatencyHistogram } from "./latency-histogram.js";
 import { fanoutName, queueName, type PerfOptions } from "./perf-options.js";
 import type { WorkerResult, WorkerRole } from "./perf-worker.js";
@@ -45,9 +45,13 @@ function forkWorker(role: WorkerRole, index: number, o: PerfOptions): Worker {
 }
 
 async function declare(o: PerfOptions): Promise<() => Promise<void>> {
-  const conn = await new AMQPClient(o.uri).connect();
-  const ch = await conn.channel();
+  // Queue i through declareUris[i % n] when given (a spread cluster homes it on that node), else through `uri`.
+  const through = o.declareUris !== undefined && o.declareUris.length > 0 ? o.declareUris : [o.uri];
+  const conns = await Promise.all(through.map((u) => new AMQPClient(u).connect()));
+  const chans = await Promise.all(conns.map((c) => c.channel()));
+  const chOf = (i: number): AMQPChannel => chans[i % chans.length]!;
   for (let i = 0; i < o.queues; i++) {
+    const ch = chOf(i);
     await ch.queueDelete(queueName(o, i)).catch(() => {});
     await ch.queueDeclare(queueName(o, i), { durable: o.persistent || o.stream === true }, o.stream === true ? { "x-queue-type": "stream" } : {});
     if (o.fanout) {
@@ -56,9 +60,9 @@ async function declare(o: PerfOptions): Promise<() => Promise<void>> {
     }
   }
   return async () => {
-    for (let i = 0; i < o.queues; i++) await ch.queueDelete(queueName(o, i));
-    if (o.fanout) await ch.exchangeDelete(fanoutName(o));
-    await conn.close();
+    for (let i = 0; i < o.queues; i++) await chOf(i).queueDelete(queueName(o, i));
+    if (o.fanout) await chOf(0).exchangeDelete(fanoutName(o));
+    for (const c of conns) await c.close();
   };
 }
 

@@ -9,7 +9,7 @@ import type { AMQPChannel } from "@cloudamqp/amqp-client";
 import { AmqpRawConnection } from "./amqp-raw-client.js";
 import { LatencyHistogram } from "./latency-histogram.js";
 import { consumeRaw, produceRaw } from "./raw-load.js";
-import { fanoutName, queueName, type PerfOptions } from "./perf-options.js";
+import { fanoutName, queueName, uriOf, type PerfOptions } from "./perf-options.js";
 
 export type WorkerRole = "producer" | "consumer";
 
@@ -94,15 +94,15 @@ interface WorkerLoad {
   close(): Promise<void>;
 }
 
-async function amqpClientLoad(o: PerfOptions, index: number): Promise<WorkerLoad> {
-  const conn = await new AMQPClient(o.uri).connect();
+async function amqpClientLoad(o: PerfOptions, index: number, role: WorkerRole): Promise<WorkerLoad> {
+  const conn = await new AMQPClient(uriOf(o, role, index)).connect();
   const ch = await conn.channel();
   return { produce: (until) => produce(ch, o, index, until), consume: (until) => consume(ch, o, index, until), close: () => conn.close() };
 }
 
 /** The lean client (raw-load.ts): a failure ends the worker at once. */
 async function rawLoad(o: PerfOptions, index: number, role: WorkerRole): Promise<WorkerLoad> {
-  const conn = await AmqpRawConnection.open(o.uri);
+  const conn = await AmqpRawConnection.open(uriOf(o, role, index));
   conn.onFailure = (e) => {
     process.stderr.write(`perf ${role} ${index}: ${e.message}\n`);
     process.exit(1);
@@ -116,7 +116,7 @@ async function rawLoad(o: PerfOptions, index: number, role: WorkerRole): Promise
 }
 
 async function run(role: WorkerRole, index: number, o: PerfOptions): Promise<void> {
-  const load = o.client === "raw" ? await rawLoad(o, index, role) : await amqpClientLoad(o, index);
+  const load = o.client === "raw" ? await rawLoad(o, index, role) : await amqpClientLoad(o, index, role);
   process.send!({ type: "ready" });
   const start = await new Promise<{ until: number }>((resolve) => process.once("message", (m) => resolve(m as { until: number })));
   const cpuStart = process.cpuUsage();

@@ -30,7 +30,7 @@ export interface SpreadBenchOptions {
   readonly durationSeconds: number;
 }
 
-interface NodeProcess {
+export interface NodeProcess {
   readonly name: string;
   readonly pid: number;
 }
@@ -48,7 +48,7 @@ function api<T>(base: string, path: string): Promise<T> {
   });
 }
 
-async function nodeProcesses(http: string): Promise<NodeProcess[]> {
+export async function nodeProcesses(http: string): Promise<NodeProcess[]> {
   const nodes = await api<Array<{ name: string; os_pid?: string; running?: boolean }>>(http, "/api/nodes");
   return nodes.filter((n) => n.running !== false).map((n) => {
     const pid = Number(n.os_pid);
@@ -63,6 +63,16 @@ const µsPer = (seconds: number, messages: number): string => (messages > 0 ? `$
 export async function runSpreadBench(o: SpreadBenchOptions, print: (line: string) => void): Promise<void> {
   const nodes = await nodeProcesses(o.http);
   print(`nodes: ${nodes.map((n) => `${n.name} (pid ${n.pid})`).join(", ")}`);
+  await aggregateRun(o, nodes, {}, print);
+  await localAgainstForwarded(o, nodes, print);
+}
+
+/**
+ * The aggregate part: Q queues, a producer and a consumer process each, for the run's duration;
+ * `placing` says where they connect and where the queues are declared (a spread cluster's
+ * addresses; `{}`: all through `o.uri`). Prints one table: rates, CPU per message, each node's share.
+ */
+export async function aggregateRun(o: SpreadBenchOptions, nodes: readonly NodeProcess[], placing: Pick<PerfOptions, "producerUris" | "consumerUris" | "declareUris">, print: (line: string) => void): Promise<void> {
   const perf: PerfOptions = {
     ...DEFAULT_PERF_OPTIONS,
     uri: o.uri,
@@ -74,6 +84,7 @@ export async function runSpreadBench(o: SpreadBenchOptions, print: (line: string
     prefetch: o.prefetch,
     durationSeconds: o.durationSeconds,
     queuePrefix: "spread",
+    ...placing,
   };
   const before = cpuOf(nodes);
   const result = await runPerf(perf);
@@ -85,7 +96,6 @@ export async function runSpreadBench(o: SpreadBenchOptions, print: (line: string
   const shares = used.map((u) => (total > 0 ? `${((100 * u) / total).toFixed(0)}%` : "n/a"));
   print(`| aggregate | ${Math.round(result.publishedPerSecond)} | ${Math.round(result.consumedPerSecond)} | ${µsPer(total, result.published)} | ${shares.join(" | ")} |`);
   print("");
-  await localAgainstForwarded(o, nodes, print);
 }
 
 /**
@@ -153,16 +163,21 @@ async function localAgainstForwarded(o: SpreadBenchOptions, nodes: readonly Node
   }
   try {
     if (local === null || remote === null) throw new Error(`could not get a connection on the leader (${leader}) and one elsewhere in 32 tries`);
-    const l = await pairRun(o, nodes, local, queue);
-    const r = await pairRun(o, nodes, remote, queue);
-    print(`| one publisher + consumer, ${o.size} B | messages | broker CPU / msg (all nodes) |`);
-    print("|---|---|---|");
-    print(`| on the leading node | ${l.messages} | ${µsPer(l.cpu, l.messages)} |`);
-    print(`| on another node (forwarded) | ${r.messages} | ${µsPer(r.cpu, r.messages)} |`);
-    if (l.messages > 0 && r.messages > 0) print(`forwarded / local: ${(r.cpu / r.messages / (l.cpu / l.messages)).toFixed(2)}×`);
+    await pairTable(o, nodes, local, remote, queue, print);
   } finally {
     await ch.queueDelete(queue).catch(() => {});
     for (const c of probes) await c.close().catch(() => {});
     await setup.close();
   }
+}
+
+/** The pair part: one publisher + consumer on `local` (the queue's leading node), then on `remote` (another node); one table. */
+export async function pairTable(o: SpreadBenchOptions, nodes: readonly NodeProcess[], local: AMQPBaseClient, remote: AMQPBaseClient, queue: string, print: (line: string) => void): Promise<void> {
+  const l = await pairRun(o, nodes, local, queue);
+  const r = await pairRun(o, nodes, remote, queue);
+  print(`| one publisher + consumer, ${o.size} B | messages | broker CPU / msg (all nodes) |`);
+  print("|---|---|---|");
+  print(`| on the leading node | ${l.messages} | ${µsPer(l.cpu, l.messages)} |`);
+  print(`| on another node (forwarded) | ${r.messages} | ${µsPer(r.cpu, r.messages)} |`);
+  if (l.messages > 0 && r.messages > 0) print(`forwarded / local: ${(r.cpu / r.messages / (l.cpu / l.messages)).toFixed(2)}×`);
 }

@@ -14,6 +14,7 @@ import { eventually, withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "../workers/workers-harness.js";
 import { leaderIndex, onWorker, pinnedApis, type PinnedApi } from "../workers/pinned-workers.js";
 import { chaosFigures } from "./chaos-report.js";
+import { Publisher, Tally, consumeAll, longestGap } from "./chaos-load.js";
 
 /** Unconfirmed publishes each (publisher, queue) keeps in flight: a steady load, not a flood. */
 const WINDOW = 8;
@@ -25,73 +26,6 @@ function queuesLedBy(w: number): string[] {
   const out: string[] = [];
   for (let i = 0; out.length < 4; i++) if (leaderIndex(`chaos-w-${i}`) === w) out.push(`chaos-w-${i}`);
   return out;
-}
-
-/** One publisher connection's loop per queue: WINDOW in flight, each confirm noted with its time. */
-class Publisher {
-  readonly confirmed = new Set<string>();
-  /** Per queue, the times of its confirms. */
-  readonly confirmTimes = new Map<string, number[]>();
-  nacked = 0;
-  private stopped = false;
-  private readonly idle: Array<() => void> = [];
-  private inFlight = 0;
-
-  constructor(readonly label: string, readonly conn: ChannelModel) {}
-
-  async start(queues: readonly string[]): Promise<void> {
-    for (const q of queues) {
-      const ch = await this.conn.createConfirmChannel();
-      ch.on("error", () => {});
-      this.confirmTimes.set(q, []);
-      let seq = 0;
-      const send = (): void => {
-        if (this.stopped) return this.settle();
-        const id = `${this.label}:${q}:${seq++}`;
-        this.inFlight++;
-        try {
-          ch.sendToQueue(q, Buffer.from(id), { persistent: true }, (err: unknown) => {
-            this.inFlight--;
-            if (err === null || err === undefined) {
-              this.confirmed.add(id);
-              this.confirmTimes.get(q)!.push(Date.now());
-              send();
-            } else {
-              // Nacked (its leader is down) or the channel is gone: not confirmed; try again a little later.
-              this.nacked++;
-              setTimeout(send, 50);
-            }
-          });
-        } catch {
-          // The channel is closed (its connection died with the victim): this loop ends.
-          this.inFlight--;
-          this.settle();
-        }
-      };
-      for (let k = 0; k < WINDOW; k++) send();
-    }
-  }
-
-  /** Stops publishing; resolves once nothing is in flight (confirmed, nacked or dropped with its channel). */
-  stop(): Promise<void> {
-    this.stopped = true;
-    return new Promise((resolve) => {
-      this.idle.push(resolve);
-      this.settle();
-    });
-  }
-
-  private settle(): void {
-    if (this.inFlight === 0) for (const r of this.idle.splice(0)) r();
-  }
-}
-
-/** The longest time between consecutive confirms of `queues` (merged) from `from` on, up to `to`. */
-function longestGap(p: Publisher, queues: readonly string[], from: number, to: number): number {
-  const times = queues.flatMap((q) => p.confirmTimes.get(q)!).filter((t) => t >= from && t <= to).sort((a, b) => a - b);
-  let gap = times.length === 0 ? to - from : times[0]! - from;
-  for (let i = 1; i < times.length; i++) gap = Math.max(gap, times[i]! - times[i - 1]!);
-  return Math.max(gap, to - (times.at(-1) ?? from));
 }
 
 describe("chaos: a worker of `coney --workers 2` killed -9 under load", { timeout: 180_000 }, () => {
@@ -126,28 +60,11 @@ describe("chaos: a worker of `coney --workers 2` killed -9 under load", { timeou
     await setup.close();
 
     // Consumers on both workers (each consumes every queue, acking), publishers on both workers.
-    const consumed = new Map<string, number>();
-    const consume = async (conn: ChannelModel): Promise<void> => {
-      const ch = await conn.createChannel();
-      ch.on("error", () => {});
-      await ch.prefetch(100);
-      for (const q of all) {
-        await ch.consume(q, (m) => {
-          if (m === null) return; // cancelled: its leader was lost
-          const id = m.content.toString();
-          consumed.set(id, (consumed.get(id) ?? 0) + 1);
-          try {
-            ch.ack(m);
-          } catch {
-            // The channel is gone; the leader requeues it for another consumer.
-          }
-        });
-      }
-    };
-    await consume(await connOn(VICTIM));
-    await consume(await connOn(SURVIVOR));
-    const onVictim = new Publisher("pv", await connOn(VICTIM));
-    const onSurvivor = new Publisher("ps", await connOn(SURVIVOR));
+    const tally = new Tally();
+    await consumeAll(await connOn(VICTIM), all, tally);
+    await consumeAll(await connOn(SURVIVOR), all, tally);
+    const onVictim = new Publisher("pv", await connOn(VICTIM), WINDOW);
+    const onSurvivor = new Publisher("ps", await connOn(SURVIVOR), WINDOW);
     await onVictim.start(all);
     await onSurvivor.start(all);
 
@@ -162,7 +79,7 @@ describe("chaos: a worker of `coney --workers 2` killed -9 under load", { timeou
     process.kill(victimPid, "SIGKILL");
 
     // The victim's queues serve again: a confirm for each, after the kill, from the surviving worker's publisher.
-    const firstAfter = (q: string): number | undefined => onSurvivor.confirmTimes.get(q)!.find((x) => x > killedAt);
+    const firstAfter = (q: string): number | undefined => onSurvivor.firstConfirmAfter(q, killedAt);
     await eventually(() => victimQueues.every((q) => firstAfter(q) !== undefined), 60_000, "the victim's queues confirming again").catch((err: Error) => {
       throw new Error(`${err.message}\n${p.lines.slice(-20).map((l) => JSON.stringify(l)).join("\n")}`);
     });
@@ -178,21 +95,10 @@ describe("chaos: a worker of `coney --workers 2` killed -9 under load", { timeou
     const expected = new Set([...onVictim.confirmed, ...onSurvivor.confirmed]);
     const drain = await connect();
     conns.push(drain);
-    const dch = await drain.createChannel();
-    await dch.prefetch(500);
-    for (const q of all) {
-      await dch.consume(q, (m) => {
-        if (m === null) return;
-        const id = m.content.toString();
-        consumed.set(id, (consumed.get(id) ?? 0) + 1);
-        dch.ack(m);
-      });
-    }
-    await eventually(() => [...expected].every((id) => consumed.has(id)), 60_000, "every confirmed message consumed").catch(() => undefined);
-    const seen = new Set(consumed.keys());
-    let duplicates = 0;
-    for (const n of consumed.values()) duplicates += n - 1;
-    const f = chaosFigures(t, "8 worker kill -9 (--workers 2, 8 queues)", expected, seen, duplicates, serveAgainMs, {
+    await consumeAll(drain, all, tally, 500);
+    await eventually(() => tally.missing(expected) === 0, 60_000, "every confirmed message consumed").catch(() => undefined);
+    const seen = new Set(tally.counts.keys());
+    const f = chaosFigures(t, "8 worker kill -9 (--workers 2, 8 queues)", expected, seen, tally.duplicates, serveAgainMs, {
       longestGapMs: gapMs,
       survivorConfirms: survivorQueues.reduce((n, q) => n + onSurvivor.confirmTimes.get(q)!.length, 0),
       nackedWhileDown: onSurvivor.nacked,

@@ -65,6 +65,15 @@ export class TestCluster {
   constructor(readonly size: number, readonly leaseTtl = 3, readonly extraArgs: string[] = [], readonly withMetrics = false, readonly withMqtt = false) {}
 
   async start(): Promise<void> {
+    await this.startProcesses();
+    await this.waitForLeader();
+  }
+
+  /**
+   * etcd and the nodes started, waiting for nothing more: a replicated cluster waits for its
+   * leader (start), a spread cluster for each node serving with its links (spread-chaos-fixture.ts).
+   */
+  async startProcesses(): Promise<void> {
     open.add(this);
     await this.startEtcd();
     for (let i = 0; i < this.size; i++) {
@@ -74,7 +83,6 @@ export class TestCluster {
       this.nodes.push({ name, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`), ...metrics, ...mqtt, proc: null, log: "" });
     }
     for (const n of this.nodes) this.startNode(n);
-    await this.waitForLeader();
   }
 
   /** Starts etcd (again, on the same ports once chosen); also alone, for tests of the etcd session. */
