@@ -4,6 +4,7 @@
 // in memory and on disk (checked again after a restart, when every message is read back from the
 // stream's files). A 0-9-1 message has none of them, as RabbitMQ 4 converts it, unless its
 // publisher sets the x-amqp-1.0-properties header, which RabbitMQ 4 reads as the properties.
+// RabbitMQ 4.2's SQL filter expressions select on the same fields.
 // Each read ends with a sentinel message that every filter here matches, so a wrongly delivered
 // message shows up as a different list (no waiting for an absence).
 import { after, before, describe, it } from "node:test";
@@ -102,6 +103,33 @@ describe("AMQP 1.0 stream filters on to, subject and the other 1.0-only properti
 
   it("a 0-9-1 message without the header has no subject (RabbitMQ 4 converts none): even an empty prefix does not match it", async () => {
     assert.deepEqual(await bodies({ p: props({ subject: "&p:" }) }, 4), ["s0", "s1", "p3", "end"]);
+  });
+
+  it("RabbitMQ 4.2's SQL filter expression (sql-filter) selects on the same fields, with three-valued logic", async () => {
+    const sql = (expression: string): Record<string, unknown> => ({ "sql-filter": t.wrap_described(expression, "amqp:sql-filter") });
+    assert.deepEqual(await bodies(sql("p.subject LIKE 'order.%' AND p.group_sequence = 2"), 2), ["s1", "end"]);
+    assert.deepEqual(await bodies(sql("p.subject LIKE '%created%' OR p.message_id = 'p2'"), 4), ["s0", "p2", "p3", "end"]);
+    assert.deepEqual(await bodies(sql("p.reply_to_group_id IN ('rg-a', 'rg-end') AND NOT (p.to IS NULL)"), 2), ["s0", "end"]);
+    // A 0-9-1 message has no subject: p.subject = … is unknown for it, so NOT of it does not pass either.
+    assert.deepEqual(await bodies(sql("NOT (p.subject = 'order.created') AND p.absolute_expiry_time IS NOT NULL"), 2), ["s1", "end"]);
+  });
+
+  it("SQL and property filters exclude each other (the later one is taken); an SQL filter that does not parse is left out", async () => {
+    const c = await connect(broker.amqpPort);
+    try {
+      const filter = { ...first, p: props({ subject: "&p:order.created" }), "sql-filter": t.wrap_described("p.group_sequence = 2", "amqp:sql-filter") };
+      const { receiver, messages } = receive(c, `/queues/${STREAM}`, 2, { source: { address: `/queues/${STREAM}`, filter }, autoaccept: true } as never);
+      assert.deepEqual((await messages).map((r) => bodyOf(r.message).toString()), ["s1", "end"]);
+      const echoed = (receiver as unknown as { remote: { attach: { source: { filter: Record<string, unknown> } } } }).remote.attach.source.filter;
+      assert.deepEqual(Object.keys(echoed).sort(), ["rabbitmq:stream-offset-spec", "sql-filter"]);
+      const bad = { ...first, "sql-filter": t.wrap_described("p.subject LIKE", "amqp:sql-filter") };
+      const second = receive(c, `/queues/${STREAM}`, 5, { name: "second", source: { address: `/queues/${STREAM}`, filter: bad }, autoaccept: true } as never);
+      assert.deepEqual((await second.messages).map((r) => bodyOf(r.message).toString()), ["s0", "s1", "p2", "p3", "end"]);
+      const echoed2 = (second.receiver as unknown as { remote: { attach: { source: { filter: Record<string, unknown> } } } }).remote.attach.source.filter;
+      assert.deepEqual(Object.keys(echoed2), ["rabbitmq:stream-offset-spec"]);
+    } finally {
+      await close(c);
+    }
   });
 
   it("still matches after a restart, reading every message back from the stream's files", async () => {
