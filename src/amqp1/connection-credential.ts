@@ -6,7 +6,8 @@
  *
  * A refresh is answered 204 (RabbitMQ 4 answers 204 whatever the token): a valid token naming
  * the same user replaces the grants every session and link checks with (the one
- * PermissionChecker of the connection, so they apply from the next operation) and the expiry;
+ * PermissionChecker of the connection, so they apply from the next operation; a session with a
+ * receiver whose queue is no longer readable ends at once, as RabbitMQ 4) and the expiry;
  * anything else closes the connection, after the 204, with amqp:unauthorized-access and RabbitMQ
  * 4's text. Coney answers once the token is checked (RabbitMQ 4 answers before its connection
  * process has checked it), so a client's next request after the 204 runs with the new grants. A password login has nothing to refresh: the token is ignored, as
@@ -26,6 +27,7 @@ export interface CredentialHost {
   readonly permissions: PermissionChecker | null;
   readonly settings: { readonly tokens: TokenVerifier | null };
   readonly log: Logger;
+  readonly sessions: ReadonlyMap<number, { recheckReads(): void }>;
   /** Closes the connection with the error. */
   fail(err: unknown): void;
 }
@@ -76,6 +78,8 @@ export class ConnectionCredential {
         if (!permissions.hasVhostAccess(h.vhost)) return refuse(vhostRefused(h.vhost, h.user), "no access to the connection's vhost");
         this.expiry.arm(login.expiresAt);
         h.log.info("AMQP 1.0 credential updated", { user: h.user });
+        // Publishes and attaches check the grants as they come; a receiver already attached is checked now.
+        for (const session of h.sessions.values()) session.recheckReads();
       },
       (err: unknown) => {
         if (!this.closed) refuse(INVALID, err instanceof Error ? err.message : String(err));

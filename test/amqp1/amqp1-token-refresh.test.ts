@@ -10,10 +10,11 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
-import type { Connection } from "rhea";
+import type { Connection, EventContext } from "rhea";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { oauthFixture, type OAuthFixture } from "../helpers/oauth-tokens.js";
-import { close, closedWith, connect } from "../helpers/rhea-client.js";
+import { close, closedWith, connect, errorOf, receive, type Amqp1Error } from "../helpers/rhea-client.js";
+import { withTimeout } from "../helpers/wait.js";
 import { openManagement } from "../helpers/amqp1-management.js";
 
 const ALL = ["rabbitmq.configure:*/*", "rabbitmq.write:*/*", "rabbitmq.read:*/*"];
@@ -79,6 +80,24 @@ describe("AMQP 1.0 OAuth 2.0 token expiry and PUT /auth/tokens", () => {
     const e = await ended;
     assert.equal(e.condition, "amqp:unauthorized-access");
     assert.match(e.description, /access to queue 'after-refresh' in vhost '\/' refused/);
+  });
+
+  it("a session whose receiver's queue is no longer readable with the new token ends with amqp:unauthorized-access; the others go on", async () => {
+    const c = await tokenConnection(await oauth.sign({ scope: ALL, sub: "reader" }));
+    const m = await openManagement(c);
+    assert.equal((await m.request("PUT", "/queues/watched", {})).status, "201");
+    const { receiver } = receive(c, "/queues/watched", 0);
+    await withTimeout(new Promise((resolve) => receiver.once("receiver_open", resolve)), 5000, "receiver_open");
+    const ended = withTimeout(
+      new Promise<Amqp1Error>((resolve) => receiver.session.once("session_error", (ctx: EventContext) => resolve(errorOf(ctx.session!.error)))),
+      5000,
+      "the receiver's session to end",
+    );
+    const narrow = await oauth.sign({ scope: ["rabbitmq.configure:%2F/*", "rabbitmq.read:%2F/other"], sub: "reader" });
+    assert.equal((await m.request("PUT", "/auth/tokens", Buffer.from(narrow))).status, "204");
+    assert.deepEqual(await ended, { condition: "amqp:unauthorized-access", description: "read access to queue 'watched' in vhost '/' refused for user 'reader'" });
+    // The management session goes on.
+    assert.equal((await m.request("GET", "/queues/watched")).status, "200");
   });
 
   it("a token for another user: 204, then the connection is closed with RabbitMQ 4's refusal", async () => {
