@@ -11,7 +11,6 @@
 import type { Duplex } from "node:stream";
 import type { Socket } from "node:net";
 import { clientContext, type Broker, type ClientConnection, type ClientContext, type ConnectionInfo, type VHost } from "../broker/index.js";
-import type { PermissionChecker } from "../auth/permission-check.js";
 import type { Logger } from "../logging/logger.js";
 import { peerAddresses } from "../auth/peer-address.js";
 import { AcceptedConnection } from "../auth/accepted-connection.js";
@@ -24,7 +23,8 @@ import type { Amqp1Settings } from "./amqp1-settings.js";
 import { errorValue } from "./amqp1-error-value.js";
 import { binaryField, optionalUint, PERFORMATIVE, performativeFrame, readPerformative, textField, uintField } from "./performatives.js";
 import { readFramePerformative } from "./performative-heads.js";
-import { saslLogIn, saslMechanisms, type SaslPeer } from "./sasl-login.js";
+import { saslLogIn, saslMechanisms, type SaslLogin, type SaslPeer } from "./sasl-login.js";
+import { ConnectionCredential } from "./connection-credential.js";
 import { Amqp10DecodeError } from "../amqp10/amqp10-decoder.js";
 import { sym, type Amqp10Value } from "../amqp10/amqp10-value.js";
 
@@ -54,6 +54,8 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
   private registered = false;
   /** Our idle time-out, announced in open (ms; 0 = none). */
   private readonly idleTimeout: number;
+  /** A token login's expiry and refresh (PUT /auth/tokens). */
+  readonly credential = new ConnectionCredential(this);
 
   constructor(
     readonly socket: Duplex,
@@ -208,8 +210,9 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     } catch (err) {
       return refuse(err);
     }
-    const accept = (l: { user: string; permissions: PermissionChecker; mechanism: string }): void => {
+    const accept = (l: SaslLogin): void => {
       if (this.state !== "authenticating") return;
+      this.credential.arm(l.expiresAt);
       this.user = l.user;
       this.permissions = l.permissions;
       this.authMechanism = l.mechanism;
@@ -345,6 +348,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
 
   private onSocketClosed(): void {
     this.state = "closed";
+    this.credential.close();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.releaseSessions();

@@ -136,10 +136,23 @@ export class Amqp1Session implements LinkHost {
       else this.detachLink(link!, e);
       return;
     }
+    this.endWithError(e);
+  }
+
+  private endWithError(e: Amqp1Error): void {
     this.conn.log.info("AMQP 1.0 session ended with an error", { condition: e.condition, description: e.description });
     this.release();
     this.send(PERFORMATIVE.end, [errorValue(e)]);
     this.ending = true;
+  }
+
+  /** The connection's grants changed (a refreshed token): a receiver whose queue is no longer readable ends the session, as RabbitMQ 4 (connection-credential.ts). */
+  recheckReads(): void {
+    const c = this.conn;
+    for (const l of this.links.values()) {
+      const q = l instanceof OutgoingLink ? l.queue : null;
+      if (q !== null && !c.permissions!.allows(c.vhost, "read", q.name)) return this.endWithError(new Amqp1Error(CONDITION.unauthorizedAccess, `read access to queue '${q.name}' in vhost '${c.vhost}' refused for user '${c.user}'`, "session"));
+    }
   }
 
   private onAttach(f: readonly Amqp10Value[]): void {

@@ -10,6 +10,7 @@ import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import type { Amqp1Error } from "./amqp1-errors.js";
 import type { Amqp1Output } from "./amqp1-output.js";
 import type { Amqp1Settings } from "./amqp1-settings.js";
+import type { ConnectionCredential } from "./connection-credential.js";
 
 export interface SessionConnection {
   readonly name: string;
@@ -26,6 +27,8 @@ export interface SessionConnection {
   readonly permissions: PermissionChecker | null;
   /** Open, and the socket takes writes. */
   readonly canWrite: boolean;
+  /** The login's credential: a token's expiry and refresh (the /management node's PUT /auth/tokens). */
+  readonly credential: ConnectionCredential;
   sessionEnded(channel: number): void;
 }
 

@@ -9,7 +9,8 @@
  *
  * Routes (management-operations.ts):
  *   GET|PUT|DELETE /queues/:q · DELETE /queues/:q/messages · PUT|DELETE /exchanges/:x ·
- *   POST /bindings · DELETE /bindings/src=…;dstq|dste=…;key=…;args=… · GET /bindings?src=&dstq|dste=&key=
+ *   POST /bindings · DELETE /bindings/src=…;dstq|dste=…;key=…;args=… · GET /bindings?src=&dstq|dste=&key= ·
+ *   PUT /auth/tokens (an OAuth 2.0 token refresh, RabbitMQ 4.1: connection-credential.ts)
  */
 import { Amqp10Reader } from "../amqp10/amqp10-decoder.js";
 import { encodeAmqp10 } from "../amqp10/amqp10-encoder.js";
@@ -59,7 +60,17 @@ function route(conn: SessionConnection, method: string, target: string, body: Am
     if (method === "DELETE") return op.deleteBinding(conn, name!);
     throw wrongMethod();
   }
+  if (kind === "auth" && n === 2 && name === "tokens") {
+    if (method === "PUT") return putToken(conn, body);
+    throw wrongMethod();
+  }
   throw new ManagementError("404", `no management resource at ${target}`);
+}
+
+/** PUT /auth/tokens: the body is the new token as binary (RabbitMQ 4.1); 204 once the connection has checked it. */
+function putToken(conn: SessionConnection, body: Amqp10Value): op.ManagementAnswer {
+  if (body.type !== "binary") throw badRequest(`the new token must be binary, not ${body.type}`);
+  return conn.credential.refresh(body.value.toString("utf8")).then(() => ({ status: "204", body: NULL }));
 }
 
 /** A refusal as its response; anything but a ManagementError is rethrown. */

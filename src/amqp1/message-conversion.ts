@@ -21,6 +21,7 @@ import { decodeMessage, encodeMessage, type Amqp10Map, type Amqp10Message, type 
 import { fieldValue, headerValue, smallInt } from "../amqp10/message-mapping.js";
 import { str, sym, textOf, type Amqp10Value } from "../amqp10/amqp10-value.js";
 import { deathsAnnotation } from "./deaths-annotation.js";
+import { PROPERTIES_HEADER, propertiesToKeep, validSection } from "./properties-header.js";
 
 const AMQP10_TYPE = "amqp-1.0";
 const EMPTY = Buffer.alloc(0);
@@ -78,6 +79,9 @@ export function fromAmqp1(payload: Buffer): ConvertedMessage {
   if (props.creationTime?.type === "timestamp") p.timestamp = Math.floor(props.creationTime.value / 1000);
   const groupId = textOf(props.groupId);
   if (groupId !== undefined) p.appId = groupId;
+  // to, subject … have no place in the model: the section rides in a header (properties-header.ts).
+  const kept = propertiesToKeep(m, payload);
+  if (kept !== null) headers[PROPERTIES_HEADER] = kept;
   if (Object.keys(headers).length > 0) p.headers = headers;
   let body: Body;
   if (m.otherBody !== undefined) {
@@ -162,7 +166,10 @@ export function toAmqp1(p: Readonly<MessageProperties>, body: Body, published: P
     [sym("x-routing-key"), str(published.routingKey)],
   ];
   const app: Array<readonly [Amqp10Value, Amqp10Value]> = [];
+  // A kept properties section is the message's properties, as RabbitMQ 4 reads the header.
+  const section = validSection(p.headers?.[PROPERTIES_HEADER]);
   for (const [k, v] of Object.entries(p.headers ?? {})) {
+    if (section !== null && k === PROPERTIES_HEADER) continue;
     const value = headerValue(v);
     // RabbitMQ 4 gives a 1.0 consumer the dead-lettering history as x-opt-deaths, not x-death.
     const deaths = k === "x-death" ? deathsAnnotation(v) : null;
@@ -183,7 +190,7 @@ export function toAmqp1(p: Readonly<MessageProperties>, body: Body, published: P
   if (p.timestamp !== undefined) properties.creationTime = { type: "timestamp", value: p.timestamp * 1000 };
   if (p.appId !== undefined) properties.groupId = str(p.appId);
   const parts: readonly Buffer[] = Array.isArray(body) ? body : [body as Buffer];
-  const message: Amqp10Message = { header, messageAnnotations: annotations as Amqp10Map, properties, applicationProperties: app };
+  const message: Amqp10Message = { header, messageAnnotations: annotations as Amqp10Map, properties, applicationProperties: app, propertiesSection: section };
   const pieces = encodeMessage(amqp10Body ? message : { ...message, dataParts: parts });
   if (amqp10Body) pieces.push(...parts);
   return pieces;

@@ -9,8 +9,8 @@
  *
  * A stream queue source reads from where the source's filter says (stream-filters.ts: RabbitMQ
  * 4's rabbitmq:stream-offset-spec, default next), each delivery annotated x-stream-offset; its
- * outcomes only return credit (the message stays in the stream). With property filter expressions
- * (property-filters.ts) a message that does not match is not sent and takes no credit, but the
+ * outcomes only return credit (the message stays in the stream). With property or SQL filter
+ * expressions (property-filters.ts, sql-filter.ts) a message that does not match is not sent and takes no credit, but the
  * reader moves past it (settled at once, as RabbitMQ 4.1 skips it); without them no message is
  * decoded.
  *
@@ -26,8 +26,7 @@ import type { LinkHost, SessionLink } from "./link-host.js";
 import { toAmqp1 } from "./message-conversion.js";
 import { AMQP1_FORMAT } from "./original-form.js";
 import { streamSourceFilters } from "./stream-filters.js";
-import { passesAll, type PropertyFilter } from "./property-filters.js";
-import { decodeMessage } from "../amqp10/message-sections.js";
+import { decodeMessage, type Amqp10Message } from "../amqp10/message-sections.js";
 import type { FieldTable } from "../broker/values/field-value.js";
 import { boolField, compositeField, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
 
@@ -58,8 +57,8 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   args: FieldTable = {};
   /** A pre-settled link on a stream: each delivery returns its credit to the stream at once. */
   private settleOnDelivery = false;
-  /** A stream reader's property filter expressions; null: none (no per-message work). */
-  private propertyFilters: readonly PropertyFilter[] | null = null;
+  /** A stream reader's property or SQL filter expressions (stream-filters.ts); null: none (no per-message work). */
+  private matches: ((m: Amqp10Message) => boolean) | null = null;
   /** Messages skipped by the filters in this turn (0 without filters). */
   private skipped = 0;
 
@@ -103,7 +102,7 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
       // The stream queue reads where to start and what to filter from `args`, as from basic.consume's.
       const filters = streamSourceFilters(s?.fields[7]);
       this.args = filters.args;
-      if (filters.propertyFilters.length > 0) this.propertyFilters = filters.propertyFilters;
+      this.matches = filters.matches;
       // RabbitMQ 4 echoes the filters it took, not the ones asked for.
       if (s !== null) source = echoedSource(this.fields[5]!, filters.effective);
       this.settleOnDelivery = this.noAck;
@@ -137,8 +136,8 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     // A message published over 1.0 goes out as it came (original-form.ts); others are converted.
     const o = m.original;
     const pieces = o !== null && o.format === AMQP1_FORMAT ? o.parts : toAmqp1(m.properties, m.body, m);
-    const pf = this.propertyFilters;
-    if (pf !== null && !passesAll(pf, decodeMessage(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)))) {
+    const pass = this.matches;
+    if (pass !== null && !pass(decodeMessage(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)))) {
       // Skipped: no transfer, no credit spent; the stream reader has moved past it (settle returns the stream's count).
       if (++this.skipped === SKIPS_PER_TURN) {
         setImmediate(() => {

@@ -3,8 +3,9 @@
  * applies them to stream reads): `amqp:properties-filter` (0x173) matches the properties
  * section's fields, `amqp:application-properties-filter` (0x174) the application-properties
  * entries. A filter is a map of 1..16 reference values; a message passes when every reference
- * value matches (null matches anything; "&p:x" / "&s:x" a string starting / ending with x; "&&"
- * escapes a leading "&"; numbers compare by value whatever their AMQP type). A filter that does
+ * value matches ("&p:x" / "&s:x" a string starting / ending with x; "&&" escapes a leading "&";
+ * numbers compare by value whatever their AMQP type; null, which RabbitMQ 4.1 takes only in an
+ * application-properties filter, matches any present value). A filter that does
  * not parse is not accepted — RabbitMQ leaves it out of the attach's echoed filter set instead
  * of refusing the link; so does this module (parsePropertyFilter returns null).
  */
@@ -30,20 +31,26 @@ export interface PropertyFilter {
 
 /**
  * The properties fields a filter may name, with the AMQP types a reference value may have
- * (RabbitMQ 4.1's rabbit_amqp_filter_prop) and whether string modifiers apply. Only the fields a
- * stream keeps are taken: a stream stores the domain's (AMQP 0-9-1) properties, so to, subject,
- * absolute-expiry-time, group-sequence and reply-to-group-id do not survive it; a filter naming
- * them is not taken (left out of the echoed filter set) rather than silently matching nothing.
+ * (RabbitMQ 4.1's rabbit_amqp_filter_prop: all thirteen) and whether string modifiers apply.
+ * A message is matched on its 1.0 form: as published over 1.0 (to, subject,
+ * absolute-expiry-time, group-sequence and reply-to-group-id included, also after a stream kept
+ * only the model: properties-header.ts), or converted as RabbitMQ 4 converts a 0-9-1 message
+ * (which has no to, subject … : only a null reference value matches them).
  */
 const PROPERTY_TYPES: Readonly<Record<string, readonly [PropertyField, readonly string[], boolean]>> = {
   "message-id": ["messageId", ["ulong", "uuid", "binary", "string"], true],
   "user-id": ["userId", ["binary"], false],
+  to: ["to", ["string"], true],
+  subject: ["subject", ["string"], true],
   "reply-to": ["replyTo", ["string"], true],
   "correlation-id": ["correlationId", ["ulong", "uuid", "binary", "string"], true],
   "content-type": ["contentType", ["symbol"], false],
   "content-encoding": ["contentEncoding", ["symbol"], false],
+  "absolute-expiry-time": ["absoluteExpiryTime", ["timestamp"], false],
   "creation-time": ["creationTime", ["timestamp"], false],
   "group-id": ["groupId", ["string"], true],
+  "group-sequence": ["groupSequence", ["uint"], false],
+  "reply-to-group-id": ["replyToGroupId", ["string"], true],
 };
 
 class NotAccepted extends Error {}

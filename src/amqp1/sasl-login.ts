@@ -29,6 +29,8 @@ export interface SaslLogin {
   readonly user: string;
   readonly permissions: PermissionChecker;
   readonly mechanism: string;
+  /** ms since the epoch when a token login's token expires; null otherwise (connection-credential.ts). */
+  readonly expiresAt: number | null;
 }
 
 /** The mechanisms this peer is offered, in RabbitMQ 4's order of preference. */
@@ -51,7 +53,7 @@ export function saslLogIn(broker: Broker, s: SaslSettings, log: Logger, peer: Sa
     broker.authAttempts.record("amqp10", known);
     if (!known) throw refused(mechanism);
     if (s.loopbackUsers.includes(user) && !peer.isLoopback) throw refused(mechanism);
-    return { user, permissions: broker.checkerFor(user), mechanism };
+    return { user, permissions: broker.checkerFor(user), mechanism, expiresAt: null };
   }
   let username: string;
   let password: string;
@@ -63,6 +65,6 @@ export function saslLogIn(broker: Broker, s: SaslSettings, log: Logger, peer: Sa
     ({ username, password } = creds);
   }
   const done = logIn(broker, s, log, { mechanism, username, password, peerHost: peer.peerHost, peerIsLoopback: peer.isLoopback, protocol: "amqp10" });
-  if (done instanceof Promise) return done.then((l) => ({ user: l.user, permissions: l.permissions, mechanism }));
-  return { user: done.user, permissions: done.permissions, mechanism };
+  if (done instanceof Promise) return done.then((l) => ({ user: l.user, permissions: l.permissions, mechanism, expiresAt: l.expiresAt }));
+  return { user: done.user, permissions: done.permissions, mechanism, expiresAt: done.expiresAt };
 }

@@ -48,7 +48,15 @@ export interface Amqp10Message {
    * section after the annotations (properties, application-properties, body, footer) to the end —
    * slices of the input, not copies, for a broker that sends the message on as it came.
    */
-  readonly raw?: { readonly header: Buffer | null; readonly rest: Buffer };
+  readonly raw?: {
+    readonly header: Buffer | null;
+    readonly rest: Buffer;
+    /** Where the properties section's bytes lie in the input ([start, end); both -1 without one): offsets, so that reading allocates nothing for them. */
+    readonly propertiesStart: number;
+    readonly propertiesEnd: number;
+  };
+  /** Written only: an encoded properties section written as it is, instead of `properties`. */
+  readonly propertiesSection?: Buffer | null;
 }
 
 const described = (code: number, value: Amqp10Value): Buffer => encodeAmqp10({ type: "described", descriptor: { type: "ulong", value: BigInt(code) }, value });
@@ -58,7 +66,9 @@ export function encodeMessage(m: Amqp10Message): Buffer[] {
   const pieces: Buffer[] = [];
   if (m.header && m.header.length > 0) pieces.push(described(SECTION.header, { type: "list", value: m.header }));
   if (m.messageAnnotations && m.messageAnnotations.length > 0) pieces.push(described(SECTION.messageAnnotations, { type: "map", value: m.messageAnnotations }));
-  if (m.properties) {
+  if (m.propertiesSection) {
+    pieces.push(m.propertiesSection);
+  } else if (m.properties) {
     const list = PROPERTY_FIELDS.map((f) => m.properties![f] ?? { type: "null" as const });
     while (list.length > 0 && list[list.length - 1]!.type === "null") list.pop();
     if (list.length > 0) pieces.push(described(SECTION.properties, { type: "list", value: list }));
@@ -90,6 +100,8 @@ export function decodeMessage(buf: Buffer): Amqp10Message {
   let bodyStart = -1;
   let header: Buffer | null = null;
   let restStart = buf.length;
+  let propertiesStart = -1;
+  let propertiesEnd = -1;
   while (!r.done) {
     const start = r.at;
     const section = r.read();
@@ -109,6 +121,8 @@ export function decodeMessage(buf: Buffer): Amqp10Message {
         const props: Partial<Record<PropertyField, Amqp10Value>> = {};
         if (v.type === "list") v.value.forEach((x, i) => i < PROPERTY_FIELDS.length && x.type !== "null" && (props[PROPERTY_FIELDS[i]!] = x));
         out.properties = props;
+        propertiesStart = start;
+        propertiesEnd = r.at;
         break;
       }
       case SECTION.applicationProperties:
@@ -131,6 +145,6 @@ export function decodeMessage(buf: Buffer): Amqp10Message {
   }
   if (data.length > 0) out.data = data;
   if (bodyStart >= 0) out.otherBody = buf.subarray(bodyStart);
-  out.raw = { header, rest: buf.subarray(restStart) };
+  out.raw = { header, rest: buf.subarray(restStart), propertiesStart, propertiesEnd };
   return out;
 }

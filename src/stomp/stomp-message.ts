@@ -74,9 +74,10 @@ export function messageFromSend(headers: Map<string, string>, body: Buffer, exch
 }
 
 function headerText(v: FieldValue): string | null {
-  if (typeof v === "string") return v;
+  if (typeof v === "string") return v.includes("\0") ? null : v;
   if (typeof v === "number" || typeof v === "boolean" || typeof v === "bigint") return String(v);
-  if (Buffer.isBuffer(v)) return v.toString("utf8");
+  // A NUL would end the frame (STOMP has no escape for it): such a header (binary, e.g. AMQP 1.0's x-amqp-1.0-properties) is left out.
+  if (Buffer.isBuffer(v)) return v.includes(0) ? null : v.toString("utf8");
   return null;
 }
 

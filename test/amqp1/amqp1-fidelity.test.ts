@@ -80,6 +80,9 @@ describe("AMQP 1.0 → 1.0: the message as it was sent", () => {
     const m = (await dead)[0]!.message;
     assert.equal(bodyOf(m).toString(), "dl");
     assert.equal(m.application_properties?.["k"], "v");
+    // The subject survives the rewrite: the model carries the properties section (x-amqp-1.0-properties).
+    assert.equal(m.subject, "dies");
+    assert.equal(m.application_properties?.["x-amqp-1.0-properties"], undefined);
     // RabbitMQ 4's x-opt-deaths (mc_amqp), not 0-9-1's x-death.
     assert.equal(m.message_annotations?.["x-death"], undefined);
     const deaths = m.message_annotations?.["x-opt-deaths"] as Array<Record<string, unknown>>;

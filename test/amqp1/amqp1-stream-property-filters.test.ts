@@ -115,8 +115,8 @@ describe("AMQP 1.0 stream property filter expressions", () => {
       const filter = {
         ...first,
         good: props({ "message-id": "&s:.created" }),
-        // A stream does not keep subject (nor to, group-sequence …): not taken, so the client can tell.
-        subject: props({ subject: "&p:none" }),
+        // group-sequence must be a uint (RabbitMQ 4.1): not taken, so the client can tell.
+        sequence: props({ "group-sequence": t.wrap_ulong(1) }),
         // "&x:" is no modifier: not accepted (RabbitMQ 4.1 leaves it out rather than refusing the link).
         bad: appProps({ region: "&x:eu" }),
         "jms-selector": t.wrap_described("region = 'eu'", "apache.org:selector-filter:string"),

@@ -53,4 +53,35 @@ describe("property filter expressions", () => {
     assert.ok(!pass(app(["missing", { type: "null" }])), "null does not match an absent application property");
     assert.ok(!passesAll([parse(props(["message-id", str("&p:order-")])), parse(app(["n", ulong(8)]))], m), "every filter must pass");
   });
+
+  it("takes and matches every properties field of RabbitMQ 4.1: to, subject, group-sequence, reply-to-group-id, absolute-expiry-time", () => {
+    const m: Amqp10Message = {
+      properties: {
+        to: str("/exchanges/orders/eu"),
+        subject: str("order.created"),
+        groupSequence: { type: "uint", value: 3 },
+        replyToGroupId: str("rg-1"),
+        absoluteExpiryTime: { type: "timestamp", value: 1_700_000_000_000 },
+      },
+    };
+    const pass = (v: Amqp10Value): boolean => passesAll([parse(v)], m);
+    assert.ok(pass(props(["to", str("&p:/exchanges/orders/")])));
+    assert.ok(pass(props(["subject", str("&s:.created")])));
+    assert.ok(!pass(props(["subject", str("order.shipped")])));
+    assert.ok(pass(props(["group-sequence", { type: "uint", value: 3 }])));
+    assert.ok(!pass(props(["group-sequence", { type: "uint", value: 4 }])));
+    assert.ok(pass(props(["reply-to-group-id", str("&p:rg-")])));
+    assert.ok(pass(props(["absolute-expiry-time", { type: "timestamp", value: 1_700_000_000_000 }])));
+    assert.ok(pass(props(["subject", str("order.created")], ["to", str("&s:/eu")])), "every field of one filter must match");
+    assert.ok(!pass(props(["subject", str("order.created")], ["to", str("&s:/us")])));
+    assert.ok(!passesAll([parse(props(["subject", str("&p:")]))], { properties: {} }), "an empty prefix still needs a value");
+  });
+
+  it("refuses a field's wrong type as RabbitMQ 4.1 does", () => {
+    assert.equal(parsePropertyFilter(props(["subject", sym("s")])), null, "subject must be a string");
+    assert.equal(parsePropertyFilter(props(["group-sequence", ulong(3)])), null, "group-sequence must be a uint");
+    assert.equal(parsePropertyFilter(props(["absolute-expiry-time", ulong(3)])), null, "absolute-expiry-time must be a timestamp");
+    assert.equal(parsePropertyFilter(props(["to", str("&q:x")])), null, "unknown modifier on to");
+    assert.equal(parsePropertyFilter(props(["subject", { type: "null" }])), null, "no null reference value for a property (only application properties take one)");
+  });
 });
