@@ -135,8 +135,12 @@ export class LeaderLink implements QueueLeaderPort {
     b[at] = ids.length;
     for (let i = 0; i < ids.length; i++) b.writeUInt32LE(ids[i]!, at + 1 + 4 * i);
     this.pendingMessage = null;
+    const entries = ids.length;
     ids.length = 0;
-    w.writeBody(m.body);
+    const lease = m.lease;
+    w.writeBody(m.body, lease);
+    // The body is copied or held by the writer now: each queue's entry hold ends (QueueLeaderPort.forward).
+    if (lease !== null) for (let i = 0; i < entries; i++) lease.release();
   }
 
   /**
@@ -321,6 +325,9 @@ export class LeaderLink implements QueueLeaderPort {
   private lose(): void {
     if (!this.alive) return;
     this.alive = false;
+    // Never written: its entries' holds end here.
+    const lease = this.pendingMessage?.lease ?? null;
+    if (lease !== null) for (let i = 0; i < this.pendingIds.length; i++) lease.release();
     this.pendingMessage = null;
     this.pendingIds.length = 0;
     this.settleIds.length = 0;

@@ -48,6 +48,8 @@ export interface LinkReads {
  * may still hold between reads. The pool is given later (`startPooling`): none during the handshake.
  */
 export function readLinkIntoSlabs(socket: Socket, splitter: FrameSplitter): LinkReads {
+  // A socket still connecting keeps its handle (its connect completes on the socket that began it): Node's reads, nothing pooled.
+  if (socket.connecting) return { socket, tails: null };
   const tails = new SlabTails(null);
   const moved = readIntoSlabs(socket, tails, () => tails.settle(splitter));
   if (moved === socket) return { socket, tails: null };

@@ -56,7 +56,11 @@ export interface QueueLeaderPort {
   readonly creditMessages: number;
   readonly creditBytes: number;
 
-  /** Forwards a message to `queue` on the leader; returns its position on this port. */
+  /**
+   * Forwards a message to `queue` on the leader; returns its position on this port. A message with
+   * a lease (values/body-lease.ts) was routed here with one hold for this queue's entry: the port
+   * releases it once it no longer needs the body (copied, or written by its socket).
+   */
   forward(queue: QueueSpec & { readonly vhost: string }, message: Message): number;
   /**
    * Calls `waiter.synced(token, ok)` once every position up to `last` is stored: ok is false when

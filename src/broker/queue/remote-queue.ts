@@ -35,7 +35,12 @@ const NO_ENTRIES: readonly QueueEntry[] = Object.freeze([]);
 export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQueue {
   override readonly leadsElsewhere = true;
   readonly lendsBodies = false;
-  readonly countsBodyHolds = false;
+  /**
+   * A lent body (values/body-lease.ts) routed here is counted: this queue's entry hold passes to
+   * the link, which lets it go once the body is copied into, or written by, its socket (the
+   * QueueLeaderPort's forward). Pinning it instead kept the publisher's read slab from its pool.
+   */
+  readonly countsBodyHolds = true;
   readonly pagedOutCount = 0;
   readonly pagedOutBytes = 0;
   readonly headTimestamp: number | null = null;
