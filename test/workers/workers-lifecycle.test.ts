@@ -54,7 +54,7 @@ describe("coney --workers 2: the primary's life", () => {
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
       const [code] = (await withTimeout(once(child, "exit"), 60_000, "the primary's exit")) as [number | null];
       assert.equal(code, 1);
-      assert.match(stderr, /EADDRINUSE/);
+      assert.match(stderr, /coney worker: cannot listen on port \d+ \(127\.0\.0\.1\), set by --amqp-port: the address is already in use/);
       assert.match(stderr, /coney: worker w\d exited before serving/);
       const pids = [...stderr.matchAll(/"msg":"worker started","worker":"w\d","pid":(\d+)/g)].map((m) => Number(m[1]));
       assert.equal(pids.length, 2);
