@@ -15,7 +15,7 @@ import { connect, type Server, type Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
-import type { Broker } from "../broker/index.js";
+import { topologySnapshot, type Broker } from "../broker/index.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
@@ -272,7 +272,7 @@ export class SpreadNode implements SpreadWatch {
 
   private async tick(): Promise<void> {
     if (this.fencing) return;
-    this.stores?.tick(this.members, () => this.placement?.homeMap ?? new Map());
+    this.stores?.tick(this.members, () => ({ homes: this.placement?.homeMap ?? new Map(), topology: this.running ? topologySnapshot(this.running.broker) : [], adopter: this.me }));
     for (const m of this.members.values()) if (m.name !== this.me && !this.links.has(m.name) && !this.connecting.has(m.name)) this.reach(m);
     if (this.needLease) {
       await this.session.grant();
