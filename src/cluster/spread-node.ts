@@ -9,7 +9,9 @@
  *
  * A node killed -9 takes only its queues with it: the others see its links close (their
  * consumers of its queues are cancelled, publishes to them nacked) and connect again, every
- * 500 ms, once it is back in etcd; its queues then serve again from its own store.
+ * 500 ms, once it is back in etcd; its queues then serve again from its own store. Since stage 2
+ * (spread-stores.ts) its store is replicated to the others, adopted by an in-sync follower while it
+ * is away, and taken back when it returns; a node whose lease is lost fences (closes its broker).
  */
 import { connect, type Server, type Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
@@ -90,6 +92,8 @@ export class SpreadNode implements SpreadWatch {
 
   /** Reads the cluster, claims this node's store (spread-stores.ts), opens the broker on it, registers. Run again after a fence. */
   private async boot(): Promise<void> {
+    // After a fence the watch was stopped: members are read again, not kept from before.
+    this.members.clear();
     const read = await withTimeout(this.session.client.getAll().prefix(this.keys.prefix).exec(), this.session.callTimeout, "read the spread cluster");
     this.readRevision = Number(read.header.revision);
     const homes: Array<[string, string]> = [];
