@@ -12,7 +12,7 @@ import type { Logger } from "../logging/logger.js";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import { listenForNodeLinks } from "../node-link/node-link.js";
 import { SpreadPlacement, queueKey } from "./spread-placement.js";
-import { applyMirroredChange, type MirroredChange } from "../broker/index.js";
+import { applyMirroredChange, followSnapshot, heldIdentities, identityOf, type Broker, type MirroredChange } from "../broker/index.js";
 import type { SpreadKeys } from "./spread-keys.js";
 import type { StoreWriter } from "./spread-store-writer.js";
 
@@ -22,6 +22,30 @@ export interface AdoptedStore {
   readonly running: RunningBroker;
   readonly linkPort: number;
   readonly placement: SpreadPlacement;
+}
+
+/**
+ * The copy's definitions are the dead node's last; the adopter's own topology has every change
+ * logged since (it follows the log): the adopted broker is made the same, as a joining node is from
+ * the snapshot (spread-definitions.ts). A queue homed on the dead node is never removed by it (it
+ * goes only by a logged delete), nor one with messages and no home (declared just before the crash).
+ */
+function catchUp(broker: Broker, placement: SpreadPlacement, store: string, view: AdopterView, logger: Logger): void {
+  const stale = heldIdentities(broker);
+  for (const v of broker.vhosts.values()) {
+    for (const q of v.queues.values()) {
+      const home = placement.homeOf(v.name, q.name);
+      if (home === store || (home === undefined && !q.leadsElsewhere && q.messageCount > 0)) stale.delete(identityOf("queues", { vhost: v.name, name: q.name }));
+    }
+  }
+  placement.applyingAuthor = view.adopter;
+  try {
+    followSnapshot(broker, view.topology, stale);
+  } catch (err) {
+    logger.warn("spread cluster: an adopted store's definitions did not catch up whole", { store, err });
+  } finally {
+    placement.applyingAuthor = null;
+  }
 }
 
 /**
@@ -54,8 +78,15 @@ export function followOnAdopted(a: AdoptedStore, keys: SpreadKeys, key: string, 
   }
 }
 
-/** Opens the adopted broker on the writer's directory; `homes` are the queue homes this node knows (queueKey → node). */
-export async function openAdopted(config: ConeyConfig, writer: StoreWriter, homes: ReadonlyMap<string, string>, secret: Buffer, logger: Logger): Promise<AdoptedStore> {
+/** What the adopting node knows now: the queues' homes (queueKey → node) and its whole topology, followed to this moment. */
+export interface AdopterView {
+  readonly homes: ReadonlyMap<string, string>;
+  readonly topology: readonly MirroredChange[];
+  readonly adopter: string;
+}
+
+/** Opens the adopted broker on the writer's directory. */
+export async function openAdopted(config: ConeyConfig, writer: StoreWriter, view: AdopterView, secret: Buffer, logger: Logger): Promise<AdoptedStore> {
   const store = writer.store;
   let linkServer: Server | null = null;
   let linkPort = 0;
@@ -86,11 +117,12 @@ export async function openAdopted(config: ConeyConfig, writer: StoreWriter, home
       beforeRestore: async (broker) => {
         // Queues homed elsewhere come back as RemoteQueues over down ports: this broker serves only its own.
         const p = new SpreadPlacement(broker, store, config.queueLeaderLocator);
-        for (const [key, node] of homes) p.setHome(key, node);
+        for (const [key, node] of view.homes) p.setHome(key, node);
         broker.placeQueuesWith(p);
         placement = p;
       },
       afterRestore: async (broker) => {
+        catchUp(broker, placement!, store, view, logger);
         const server = listenForNodeLinks(broker, { secret, node: store }, (err) => logger.warn("spread cluster: a node link to an adopted store was refused", { store, err: err.message }));
         server.on("connection", (s: Socket) => {
           sockets.add(s);

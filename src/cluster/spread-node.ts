@@ -9,13 +9,15 @@
  *
  * A node killed -9 takes only its queues with it: the others see its links close (their
  * consumers of its queues are cancelled, publishes to them nacked) and connect again, every
- * 500 ms, once it is back in etcd; its queues then serve again from its own store.
+ * 500 ms, once it is back in etcd; its queues then serve again from its own store. Since stage 2
+ * (spread-stores.ts) its store is replicated to the others, adopted by an in-sync follower while it
+ * is away, and taken back when it returns; a node whose lease is lost fences (closes its broker).
  */
 import { connect, type Server, type Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
-import type { Broker } from "../broker/index.js";
+import { topologySnapshot, type Broker } from "../broker/index.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
 import { RepliesOverLinks } from "../node-link/owned-elsewhere.js";
@@ -102,6 +104,8 @@ export class SpreadNode implements SpreadWatch {
 
   /** Reads the cluster, claims this node's store (spread-stores.ts), opens the broker on it, registers. Run again after a fence. */
   private async boot(): Promise<void> {
+    // After a fence the watch was stopped: members are read again, not kept from before.
+    this.members.clear();
     const read = await withTimeout(this.session.client.getAll().prefix(this.keys.prefix).exec(), this.session.callTimeout, "read the spread cluster");
     this.readRevision = Number(read.header.revision);
     const homes: Array<[string, string]> = [];
@@ -292,7 +296,7 @@ export class SpreadNode implements SpreadWatch {
 
   private async tick(): Promise<void> {
     if (this.fencing) return;
-    this.stores?.tick(this.members, () => this.placement?.homeMap ?? new Map());
+    this.stores?.tick(this.members, () => ({ homes: this.placement?.homeMap ?? new Map(), topology: this.running ? topologySnapshot(this.running.broker) : [], adopter: this.me }));
     for (const m of this.members.values()) if (m.name !== this.me && !this.links.has(m.name) && !this.connecting.has(m.name)) this.reach(m);
     if (this.needLease) {
       await this.session.grant();

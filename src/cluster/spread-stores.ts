@@ -22,7 +22,7 @@ import { SpreadStoreView } from "./spread-store-view.js";
 import { StoreFollowers, replicaDir } from "./spread-store-followers.js";
 import { StoreWriter, type WriterContext } from "./spread-store-writer.js";
 import { adoptStore, claimOwnStore, releaseStore } from "./spread-store-claim.js";
-import { followOnAdopted, openAdopted, type AdoptedStore } from "./spread-adoption.js";
+import { followOnAdopted, openAdopted, type AdoptedStore, type AdopterView } from "./spread-adoption.js";
 
 const WAIT_STEP_MS = 250;
 
@@ -34,6 +34,8 @@ export class SpreadStores {
   private readonly adopted = new Map<string, AdoptedStore>();
   private readonly adopting = new Set<string>();
   private readonly releasing = new Set<string>();
+  /** Definitions events that came while a store's adopted broker opened (after its catch-up point): applied once it is open. */
+  private readonly buffered = new Map<string, Array<[string, string | null]>>();
   private readonly me: string;
 
   constructor(
@@ -116,16 +118,17 @@ export class SpreadStores {
   /** A watched queue home or logged definitions batch: the adopted brokers follow it too. */
   definitionsEvent(key: string, value: string | null): void {
     for (const a of this.adopted.values()) followOnAdopted(a, this.keys, key, value, this.logger);
+    for (const events of this.buffered.values()) events.push([key, value]);
   }
 
   /** Every tick: follow the stores others write, adopt orphans this node may, hand back those asked for. */
-  tick(members: ReadonlyMap<string, SpreadMember>, homes: () => ReadonlyMap<string, string>): void {
+  tick(members: ReadonlyMap<string, SpreadMember>, view: () => AdopterView): void {
     this.followers.sync(this.view, this.writing);
     for (const [store, s] of this.view.stores) {
       if (store === this.me || s.owner !== null || s.handback !== null || members.has(store) || this.adopting.has(store) || this.adopted.has(store)) continue;
       if (s.inSync === null || !s.inSync.nodes.includes(this.me) || !this.followers.complete(store)) continue;
       this.adopting.add(store);
-      void this.adopt(store, s.inSyncRevision, homes())
+      void this.adopt(store, s.inSyncRevision, view)
         .catch((err: unknown) => this.logger.warn("spread cluster: adoption failed", { store, err: (err as Error).message }))
         .finally(() => this.adopting.delete(store));
     }
@@ -137,7 +140,7 @@ export class SpreadStores {
     }
   }
 
-  private async adopt(store: string, inSyncRevision: number, homes: ReadonlyMap<string, string>): Promise<void> {
+  private async adopt(store: string, inSyncRevision: number, view: () => AdopterView): Promise<void> {
     const started = performance.now();
     this.followers.stop(store);
     const writer = new StoreWriter(store, replicaDir(this.config.dataDir, this.me, store), this.ctx, (why) => void this.drop(store, why));
@@ -146,13 +149,19 @@ export class SpreadStores {
     writer.claimed(epoch);
     this.logger.warn("spread cluster: adopting a dead node's store", { store, epoch });
     let a: AdoptedStore;
+    // The catch-up point (this node's topology now) and the buffer of what comes after it start together.
+    const events: Array<[string, string | null]> = [];
+    this.buffered.set(store, events);
     try {
-      a = await openAdopted(this.config, writer, homes, this.secret, this.logger);
+      a = await openAdopted(this.config, writer, view(), this.secret, this.logger);
     } catch (err) {
       writer.close();
       await releaseStore(this.session, this.keys, store, epoch).catch(() => false);
       throw err;
+    } finally {
+      this.buffered.delete(store);
     }
+    for (const [key, value] of events) followOnAdopted(a, this.keys, key, value, this.logger);
     this.adopted.set(store, a);
     const member: SpreadMember = { name: store, pid: process.pid, host: this.config.advertiseAddress, linkPort: a.linkPort, amqpPort: a.running.amqpPort, httpPort: null, adoptedBy: this.me };
     await withTimeout(this.session.client.put(this.keys.member(store)).value(JSON.stringify(member)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register an adopted store");

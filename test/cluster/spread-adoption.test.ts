@@ -241,6 +241,9 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
     await eventually(() => loads.every((l) => l.confirmed.length >= 200) && victim.confirmed.length >= 200, 30_000, "load confirmed on every queue");
     const killedAt = performance.now();
     await cluster.kill(node(2));
+    // A policy set while the node is dead (before, during or after the adoption) reaches the adopted broker: max-length 1 keeps only the newest message.
+    const put = await fetch(`http://127.0.0.1:${node(1).httpPort}/api/policies/%2F/ad-max`, { method: "PUT", headers: { ...AUTH, "content-type": "application/json" }, body: JSON.stringify({ pattern: "^ad-2-policy$", definition: { "max-length": 1 }, "apply-to": "queues" }) });
+    assert.ok(put.ok, `policy set: ${put.status}`);
     await victim.stop();
     confirmedVictim.push(...victim.confirmed);
     await withTimeout(cancelled, 10_000, "the consumer of the dead node's queue to be cancelled");
@@ -276,9 +279,7 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
     const dead = nodes.find((e) => e.name === node(2).name);
     assert.equal(dead?.running, false, "the dead node is not running");
     assert.equal(dead?.adopted_by, adopted?.owner, "its store is served by the adopter etcd names");
-    // A policy set while adopted reaches the adopted broker: max-length 1 keeps only the newest message.
-    const put = await fetch(`http://127.0.0.1:${node(1).httpPort}/api/policies/%2F/ad-max`, { method: "PUT", headers: { ...AUTH, "content-type": "application/json" }, body: JSON.stringify({ pattern: "^ad-2-policy$", definition: { "max-length": 1 }, "apply-to": "queues" }) });
-    assert.ok(put.ok, `policy set: ${put.status}`);
+    // The policy set just after the kill applies to the adopted queue.
     const policyPub = await pubConn.createConfirmChannel();
     for (let i = 0; i < 3; i++) policyPub.publish("", "ad-2-policy", Buffer.from(String(i)), { persistent: true });
     await policyPub.waitForConfirms();
