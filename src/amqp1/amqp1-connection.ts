@@ -20,6 +20,8 @@ import { EMPTY_FRAME, FRAME_AMQP, FRAME_SASL, FrameReader, FrameTooLarge, Malfor
 import { Amqp1Output } from "./amqp1-output.js";
 import { Amqp1Session } from "./amqp1-session.js";
 import type { SessionConnection } from "./link-host.js";
+import type { SlabTails } from "../listeners/slab-reads.js";
+import type { SlabPool } from "../listeners/slab-pool.js";
 import type { Amqp1Settings } from "./amqp1-settings.js";
 import { errorValue } from "./amqp1-error-value.js";
 import { binaryField, optionalUint, PERFORMATIVE, performativeFrame, readPerformative, textField, uintField } from "./performatives.js";
@@ -60,6 +62,8 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     readonly settings: Amqp1Settings,
     logger: Logger,
     tls: boolean,
+    /** The slabs the socket reads into when they come back to a pool (slab-pool.ts); null: none do. */
+    private readonly tails: SlabTails | null = null,
   ) {
     super(socket as Partial<Socket>, tls);
     this.log = logger.child({ connection: this.name, protocol: "amqp1.0" });
@@ -72,6 +76,11 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     socket.on("error", (err) => this.log.debug("socket error", { err: err.message }));
     socket.on("close", () => this.onSocketClosed());
     this.idleTimer = setTimeout(() => this.fail(new Amqp1Error(CONDITION.resourceLimitExceeded, "handshake timed out")), settings.handshakeTimeout * 1000).unref();
+  }
+
+  /** Where lent payloads' slabs come from (lent-payloads.ts), or null: payloads are the garbage collector's. */
+  get slabs(): SlabPool | null {
+    return this.tails === null ? null : this.tails.pool;
   }
 
   get channelCount(): number {
@@ -97,6 +106,8 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     this.process(chunk);
     // Accepted deliveries of this read leave as ranges (one disposition for many transfers).
     for (const session of this.sessions.values()) session.flushAccepted();
+    // What was read is used up but the start of a frame still arriving; what was kept is leased.
+    if (this.tails !== null) this.tails.settle(this.reader);
   }
 
   private get closed(): boolean {

@@ -6,6 +6,7 @@
  * then the message's pieces, split over frames no larger than the peer's max-frame-size.
  */
 import type { Duplex } from "node:stream";
+import type { BodyLease } from "../broker/values/body-lease.js";
 import { FRAME_AMQP, frameHeader } from "./amqp1-frames.js";
 
 /** The transfer performative's size as transferHead writes it (list8 of six fields). */
@@ -25,8 +26,12 @@ export class Amqp1Output {
 
   constructor(private readonly socket: Duplex) {}
 
-  write(bytes: Buffer): void {
-    if (this.socket.destroyed) return;
+  /** `written`: called once the socket is done with `bytes` (written, or failed). */
+  write(bytes: Buffer, written?: () => void): void {
+    if (this.socket.destroyed) {
+      written?.();
+      return;
+    }
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
@@ -34,21 +39,27 @@ export class Amqp1Output {
     }
     this.sendOct += bytes.length;
     this.sendCnt++;
-    if (!this.socket.write(bytes)) this.writeBlocked = true;
+    if (!this.socket.write(bytes, written)) this.writeBlocked = true;
   }
 
   /**
    * One delivery as transfer frames on `channel`: `pieces` are the encoded message (not copied;
-   * cut where a frame ends). Returns how many frames it took (each counts against the session's
-   * outgoing window).
+   * cut where a frame ends). A lent body (`lease`, values/body-lease.ts) is held until the socket
+   * is done with its last piece: the socket writes the bytes by reference. Returns how many
+   * frames it took (each counts against the session's outgoing window).
    */
-  transfer(channel: number, handle: number, deliveryId: number, settled: boolean, pieces: readonly Buffer[]): number {
+  transfer(channel: number, handle: number, deliveryId: number, settled: boolean, pieces: readonly Buffer[], lease: BodyLease | null = null): number {
     let total = 0;
     for (const p of pieces) total += p.length;
     const room = this.maxFrameSize - 8 - TRANSFER_HEAD;
     let frames = 0;
     let piece = 0;
     let offset = 0;
+    let written: (() => void) | undefined;
+    if (lease !== null && total > 0) {
+      lease.hold();
+      written = () => lease.release();
+    }
     do {
       const n = Math.min(room, total);
       total -= n;
@@ -58,8 +69,9 @@ export class Amqp1Output {
       while (left > 0) {
         const p = pieces[piece]!;
         const take = Math.min(left, p.length - offset);
-        this.write(take === p.length ? p : p.subarray(offset, offset + take));
         left -= take;
+        // The callback goes with the delivery's last write: the socket completes writes in order.
+        this.write(take === p.length ? p : p.subarray(offset, offset + take), left === 0 && total === 0 ? written : undefined);
         offset += take;
         if (offset === p.length) {
           piece++;

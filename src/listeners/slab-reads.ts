@@ -93,22 +93,6 @@ export class SlabTails {
     retired.length = kept;
   }
 
-  /**
-   * The reader will keep cuts of its reads without counting holds (a protocol that does not lend
-   * bodies: AMQP 1.0 after the AMQP listener's handover): no slab of this socket goes back to the
-   * pool — those it has are left to the garbage collector — and later slabs are its own, as on a
-   * socket read without a pool (MQTT).
-   */
-  leavePool(): void {
-    const pool = this.pool;
-    if (pool === null) return;
-    for (const slab of this.retired) pool.abandon(slab);
-    this.retired.length = 0;
-    if (this.pooled !== null) pool.abandon(this.pooled);
-    this.pooled = null;
-    this.pool = null;
-  }
-
   /** The socket closed: every hold of the reader's goes (nothing it cut is read any more). */
   close(): void {
     this.settle(null);
