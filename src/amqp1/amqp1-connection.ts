@@ -70,6 +70,8 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     this.certName = settings.certName(socket);
     this.output = new Amqp1Output(socket);
     this.reader = new FrameReader(MIN_MAX_FRAME_SIZE);
+    // A frame that would not fit the rest of its read slab moves to the next one (amqp1-frames.ts).
+    if (tails !== null) tails.carrier = this.reader;
     this.idleTimeout = settings.heartbeat * 1000;
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("drain", () => this.onDrain());
@@ -100,12 +102,27 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     this.onData(first);
   }
 
+  /** A flush of the sessions' accepted deliveries and credit top-ups is scheduled (flushSessions). */
+  private flushPending = false;
+  /**
+   * Accepted deliveries leave as ranges (one disposition for many transfers), with the credit
+   * top-ups, once per turn of the event loop rather than once per read: a sender that keeps its
+   * socket full has several reads per turn, and each disposition written alone to it was a write
+   * system call (at 64 KB, unsettled, ~16 % of the broker's CPU went to such small writes).
+   */
+  private readonly flushSessions = (): void => {
+    this.flushPending = false;
+    for (const session of this.sessions.values()) session.flushAccepted();
+  };
+
   private onData(chunk: Buffer): void {
     this.lastRecv = Date.now();
     this.stats.recvOct += chunk.length;
     this.process(chunk);
-    // Accepted deliveries of this read leave as ranges (one disposition for many transfers).
-    for (const session of this.sessions.values()) session.flushAccepted();
+    if (!this.flushPending && this.state === "opened") {
+      this.flushPending = true;
+      setImmediate(this.flushSessions);
+    }
     // What was read is used up but the start of a frame still arriving; what was kept is leased.
     if (this.tails !== null) this.tails.settle(this.reader);
   }
@@ -188,6 +205,8 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
       if (p.code === PERFORMATIVE.close) this.destroy();
       return;
     }
+    // What the turn accepted goes out before a link, session or the connection ends (their order as read).
+    if (this.flushPending && (p.code === PERFORMATIVE.detach || p.code === PERFORMATIVE.end || p.code === PERFORMATIVE.close)) this.flushSessions();
     if (p.code === PERFORMATIVE.close) return this.onClose();
     if (p.code === PERFORMATIVE.begin) return this.onBegin(frame.channel, p.fields);
     const session = this.sessions.get(frame.channel);

@@ -16,9 +16,13 @@
  *   holdsBytesOf() tells the socket's slabs (SlabTails.settle) not to let their memory go.
  * A frame arriving over several reads is usually not copied either: the listener reads into the
  * rest of the same slab (slab-reads.ts), so the reads lie one after the other in one memory and
- * the frame is a view across them. Only a frame whose reads are not adjacent (it spans two slabs)
- * is joined once when whole.
+ * the frame is a view across them. A frame that would not fit the rest of its slab moves to the
+ * next slab before the next read (FrameCarrier: its first bytes are copied to the new slab's
+ * start), so it too arrives whole in one slab. Only a frame whose reads are still not adjacent
+ * (larger than a slab, or no pooled slabs: TLS) is joined once when whole.
  */
+
+import type { FrameCarrier } from "../listeners/slab-reads.js";
 
 export const FRAME_AMQP = 0;
 export const FRAME_SASL = 1;
@@ -38,7 +42,7 @@ export interface Frame {
   readonly body: Buffer;
 }
 
-export class FrameReader {
+export class FrameReader implements FrameCarrier {
   /** The reads of a frame still arriving, kept as they came until it is whole (then joined once). */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -111,6 +115,22 @@ export class FrameReader {
     if (size < 8 || doff < 2 || doff * 4 > size) throw new MalformedFrame(`a frame of ${size} bytes with data offset ${doff}`);
     if (size > this.maxFrameSize) throw new FrameTooLarge(`a frame of ${size} bytes exceeds max-frame-size ${this.maxFrameSize}`);
     return size;
+  }
+
+  /** FrameCarrier: the bytes the frame in progress lacks (its header's, while its size is not known). */
+  lacking(): number {
+    return this.pendingBytes === 0 ? 0 : this.needed - this.pendingBytes;
+  }
+
+  /** FrameCarrier: the frame in progress moves to the start of `into` when it fits there whole. */
+  carryInto(into: Buffer): number {
+    const n = this.pendingBytes;
+    if (n === 0 || this.needed > into.length) return 0;
+    const pending = this.pending;
+    let at = 0;
+    for (let i = 0; i < pending.length; i++) at += pending[i]!.copy(into, at);
+    this.pending = [into.subarray(0, n)];
+    return n;
   }
 
   /**
