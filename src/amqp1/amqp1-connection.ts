@@ -62,16 +62,14 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     readonly settings: Amqp1Settings,
     logger: Logger,
     tls: boolean,
-    /** The slabs the socket reads into when they come back to a pool (slab-pool.ts); null: none do. */
-    private readonly tails: SlabTails | null = null,
+    private readonly tails: SlabTails | null = null, // the socket's read slabs, when they return to a pool
   ) {
     super(socket as Partial<Socket>, tls);
     this.log = logger.child({ connection: this.name, protocol: "amqp1.0" });
     this.certName = settings.certName(socket);
     this.output = new Amqp1Output(socket);
     this.reader = new FrameReader(MIN_MAX_FRAME_SIZE);
-    // A frame that would not fit the rest of its read slab moves to the next one (amqp1-frames.ts).
-    if (tails !== null) tails.carrier = this.reader;
+    if (tails !== null) tails.carrier = this.reader; // a frame moves whole to the next slab (amqp1-frames.ts)
     this.idleTimeout = settings.heartbeat * 1000;
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("drain", () => this.onDrain());
@@ -80,9 +78,9 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     this.idleTimer = setTimeout(() => this.fail(new Amqp1Error(CONDITION.resourceLimitExceeded, "handshake timed out")), settings.handshakeTimeout * 1000).unref();
   }
 
-  /** Where lent payloads' slabs come from (lent-payloads.ts), or null: payloads are the garbage collector's. */
+  /** Where lent payloads' slabs come from (lent-payloads.ts), or null: payloads are the collector's. */
   get slabs(): SlabPool | null {
-    return this.tails === null ? null : this.tails.pool;
+    return this.tails?.pool ?? null;
   }
 
   get channelCount(): number {
@@ -102,13 +100,10 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     this.onData(first);
   }
 
-  /** A flush of the sessions' accepted deliveries and credit top-ups is scheduled (flushSessions). */
   private flushPending = false;
   /**
-   * Accepted deliveries leave as ranges (one disposition for many transfers), with the credit
-   * top-ups, once per turn of the event loop rather than once per read: a sender that keeps its
-   * socket full has several reads per turn, and each disposition written alone to it was a write
-   * system call (at 64 KB, unsettled, ~16 % of the broker's CPU went to such small writes).
+   * Accepted deliveries leave as ranges, with credit top-ups, once per event-loop turn, not per read: a sender
+   * has several reads per turn, and each lone disposition was a write system call (~16 % of CPU at 64 KB unsettled).
    */
   private readonly flushSessions = (): void => {
     this.flushPending = false;
@@ -123,8 +118,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
       this.flushPending = true;
       setImmediate(this.flushSessions);
     }
-    // What was read is used up but the start of a frame still arriving; what was kept is leased.
-    if (this.tails !== null) this.tails.settle(this.reader);
+    if (this.tails !== null) this.tails.settle(this.reader); // all read is used up or leased, but a frame in progress
   }
 
   private get closed(): boolean {
@@ -205,7 +199,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
       if (p.code === PERFORMATIVE.close) this.destroy();
       return;
     }
-    // What the turn accepted goes out before a link, session or the connection ends (their order as read).
+    // What the turn accepted goes out before a link, session or the connection ends (as read).
     if (this.flushPending && (p.code === PERFORMATIVE.detach || p.code === PERFORMATIVE.end || p.code === PERFORMATIVE.close)) this.flushSessions();
     if (p.code === PERFORMATIVE.close) return this.onClose();
     if (p.code === PERFORMATIVE.begin) return this.onBegin(frame.channel, p.fields);
