@@ -4,16 +4,25 @@
  * out of socket reads, holding at most one incomplete frame; FrameTooLarge reports a frame past
  * the negotiated max-frame-size (the caller closes with amqp:connection:framing-error).
  *
- * Frames are slices of the reads, not copies: a transfer's payload becomes a message body as it
- * lies in the socket's read slab. That is safe because the AMQP listener takes this socket's
- * slabs out of its pool at the handover (SlabTails.leavePool), so no slab is reused while a body
- * points into it; the garbage collector frees a slab once nothing points into it. A frame
- * shorter than COPY_BELOW is copied instead (as AMQP 0-9-1 copies small bodies), so a small
- * message kept in a queue does not hold a whole slab. A frame arriving over several reads is
- * usually not copied either: the listener reads into the rest of the same slab (slab-reads.ts),
- * so the reads lie one after the other in one memory and the frame is a view across them. Only
- * a frame whose reads are not adjacent (it spans two slabs) is joined once when whole.
+ * A transfer is a slice of the read, not a copy: its payload becomes a message body as it lies
+ * in the socket's read slab. On a connection whose slabs return to a pool (src/listeners/
+ * slab-pool.ts) nothing may keep a slab's bytes uncounted, so:
+ * - the incoming link leases the slabs of a payload it keeps (lent-payloads.ts), as AMQP 0-9-1's
+ *   content assembly does;
+ * - every other frame of COPY_BELOW bytes or more is copied (an attach's properties, a SASL
+ *   token: rare, and their decoded values are kept as slices of the frame), as is any frame
+ *   shorter than COPY_BELOW (so a small message kept in a queue does not hold a whole slab);
+ * - the bytes of a frame still arriving stay where they were read until it is whole, and
+ *   holdsBytesOf() tells the socket's slabs (SlabTails.settle) not to let their memory go.
+ * A frame arriving over several reads is usually not copied either: the listener reads into the
+ * rest of the same slab (slab-reads.ts), so the reads lie one after the other in one memory and
+ * the frame is a view across them. A frame that would not fit the rest of its slab moves to the
+ * next slab before the next read (FrameCarrier: its first bytes are copied to the new slab's
+ * start), so it too arrives whole in one slab. Only a frame whose reads are still not adjacent
+ * (larger than a slab, or no pooled slabs: TLS) is joined once when whole.
  */
+
+import type { FrameCarrier } from "../listeners/slab-reads.js";
 
 export const FRAME_AMQP = 0;
 export const FRAME_SASL = 1;
@@ -33,7 +42,7 @@ export interface Frame {
   readonly body: Buffer;
 }
 
-export class FrameReader {
+export class FrameReader implements FrameCarrier {
   /** The reads of a frame still arriving, kept as they came until it is whole (then joined once). */
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -59,12 +68,11 @@ export class FrameReader {
     while (chunk.length - at >= 8 && frames.length < limit) {
       const size = this.checkHeader(chunk, at);
       if (chunk.length - at < size) break;
-      frames.push(frameOf(chunk, at, size, size < COPY_BELOW));
+      frames.push(frameOf(chunk, at, size));
       at += size;
     }
     if (at < chunk.length) {
-      // The socket's read stays as it is until the frame is whole: its slab is not reused (the
-      // listener took this socket's slabs out of its pool at the handover).
+      // The socket's read stays as it is until the frame is whole: holdsBytesOf() keeps its slab.
       const rest = chunk.subarray(at);
       this.pending = [rest];
       this.pendingBytes = rest.length;
@@ -96,7 +104,7 @@ export class FrameReader {
     const whole = joined(this.pending, this.needed);
     this.pending = [];
     this.pendingBytes = 0;
-    this.frames.push(frameOf(whole, 0, whole.length, false));
+    this.frames.push(frameOf(whole, 0, whole.length));
     return at;
   }
 
@@ -107,6 +115,32 @@ export class FrameReader {
     if (size < 8 || doff < 2 || doff * 4 > size) throw new MalformedFrame(`a frame of ${size} bytes with data offset ${doff}`);
     if (size > this.maxFrameSize) throw new FrameTooLarge(`a frame of ${size} bytes exceeds max-frame-size ${this.maxFrameSize}`);
     return size;
+  }
+
+  /** FrameCarrier: the bytes the frame in progress lacks (its header's, while its size is not known). */
+  lacking(): number {
+    return this.pendingBytes === 0 ? 0 : this.needed - this.pendingBytes;
+  }
+
+  /** FrameCarrier: the frame in progress moves to the start of `into` when it fits there whole. */
+  carryInto(into: Buffer): number {
+    const n = this.pendingBytes;
+    if (n === 0 || this.needed > into.length) return 0;
+    const pending = this.pending;
+    let at = 0;
+    for (let i = 0; i < pending.length; i++) at += pending[i]!.copy(into, at);
+    this.pending = [into.subarray(0, n)];
+    return n;
+  }
+
+  /**
+   * True while bytes in `memory` are part of a frame still arriving (kept uncopied until it is
+   * whole): that memory must not be reused yet (SlabTails.settle).
+   */
+  holdsBytesOf(memory: ArrayBufferLike): boolean {
+    const pending = this.pending;
+    for (let i = 0; i < pending.length; i++) if (pending[i]!.buffer === memory) return true;
+    return false;
   }
 
   /** The bytes after the frames read so far (they are not frames of this layer: a protocol header follows SASL). */
@@ -132,9 +166,21 @@ function joined(pieces: readonly Buffer[], length: number): Buffer {
   return Buffer.from(first.buffer, first.byteOffset, length);
 }
 
-function frameOf(buf: Buffer, at: number, size: number, copy: boolean): Frame {
-  const body = buf.subarray(at + buf[at + 4]! * 4, at + size);
-  return { type: buf[at + 5]!, channel: buf.readUInt16BE(at + 6), body: copy ? Buffer.from(body) : body };
+/**
+ * The frame of `size` bytes at `at` in `buf`: its body a slice when it is a transfer of
+ * COPY_BELOW bytes or more, else a copy (see the header).
+ */
+function frameOf(buf: Buffer, at: number, size: number): Frame {
+  const type = buf[at + 5]!;
+  const start = at + buf[at + 4]! * 4;
+  const body = buf.subarray(start, at + size);
+  const slice = size >= COPY_BELOW && type === FRAME_AMQP && isTransfer(buf, start, at + size);
+  return { type, channel: buf.readUInt16BE(at + 6), body: slice ? body : Buffer.from(body) };
+}
+
+/** Whether the performative at `start` is a transfer in the usual encoding (descriptor smallulong 0x14); a transfer encoded otherwise is only copied. */
+function isTransfer(buf: Buffer, start: number, end: number): boolean {
+  return end - start >= 3 && buf[start] === 0x00 && buf[start + 1] === 0x53 && buf[start + 2] === 0x14;
 }
 
 /** A frame's 8-byte header, for a body of `bodyLength` bytes. */

@@ -17,6 +17,7 @@
  */
 import type { Duplex } from "node:stream";
 import { OutputBuffer } from "../amqp/codec/output-buffer.js";
+import type { BodyLease } from "../broker/values/body-lease.js";
 import { FRAME_AMQP } from "./amqp1-frames.js";
 
 /** The transfer performative's size as TransferHead writes it (list8 of six fields). */
@@ -49,13 +50,15 @@ export class Amqp1Output {
 
   /**
    * One delivery as transfer frames on `channel`: `pieces` are the encoded message (small ones
-   * copied, large ones referenced; cut where a frame ends). Returns how many frames it took
-   * (each counts against the session's outgoing window).
+   * copied, large ones referenced; cut where a frame ends). A lent body (`lease`,
+   * values/body-lease.ts) is held until the socket has written the output that references it.
+   * Returns how many frames it took (each counts against the session's outgoing window).
    */
-  transfer(channel: number, handle: number, deliveryId: number, settled: boolean, pieces: readonly Buffer[]): number {
+  transfer(channel: number, handle: number, deliveryId: number, settled: boolean, pieces: readonly Buffer[], lease: BodyLease | null = null): number {
     if (this.socket.destroyed) return 1;
     let total = 0;
     for (const p of pieces) total += p.length;
+    if (lease !== null && total > 0) this.out.holdUntilWritten(lease);
     const room = this.maxFrameSize - 8 - TRANSFER_HEAD;
     const out = this.out;
     let frames = 0;

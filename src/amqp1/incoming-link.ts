@@ -18,7 +18,7 @@
  * granting link credit while a target queue is in flow. The link, not the connection, is held:
  * the connection's other links (a receiver draining that very queue) go on.
  */
-import { createMessage, PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED, PublishFlow, type ChannelCounters, type FlowHost, type Queue, type SyncWaiter } from "../broker/index.js";
+import { createMessage, holdForEntries, PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED, PublishFlow, type ChannelCounters, type FlowHost, type Queue, type SyncWaiter } from "../broker/index.js";
 import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import { str, sym } from "../amqp10/amqp10-value.js";
 import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
@@ -28,6 +28,7 @@ import { fromAmqp1, type ConvertedMessage } from "./message-conversion.js";
 import { OriginalForms } from "./original-form.js";
 import { readPlainMessage } from "./plain-message.js";
 import type { TransferFacts } from "./performative-heads.js";
+import { LentPayload } from "./lent-payloads.js";
 import { boolField, compositeField, described, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
 
 /**
@@ -91,6 +92,8 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
   /** The size of the link's last message, which sizes the next grant. */
   private lastSize = 0;
   published = 0;
+  /** The lease on the payload of the delivery being received (lent-payloads.ts). */
+  private readonly lent: LentPayload;
 
   constructor(
     private readonly session: LinkHost,
@@ -100,6 +103,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
   ) {
     this.sndSettleMode = uintField(fields, 3, "snd-settle-mode", 2);
     this.deliveryCount = uintField(fields, 9, "initial-delivery-count", 0);
+    this.lent = new LentPayload(session.conn.slabs);
     const t = compositeField(fields, 6, "target");
     // RabbitMQ 4 has no transactions over AMQP 1.0: it refuses the coordinator so (rabbit_amqp_session).
     if (t !== null && t.code === PERFORMATIVE.coordinator) throw new Amqp1Error(CONDITION.notImplemented, "Transactions not supported", "link");
@@ -215,6 +219,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     if (t.aborted) {
       this.receiving = false;
       this.pieces = null;
+      this.lent.drop();
       return;
     }
     const at = t.payloadAt;
@@ -222,19 +227,30 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     if (this.pieceBytes > this.session.conn.settings.maxMessageSize) {
       this.receiving = false;
       this.pieces = null;
+      this.lent.drop();
       throw new Amqp1Error(CONDITION.messageSizeExceeded, `message size ${this.pieceBytes} exceeds max_message_size ${this.session.conn.settings.maxMessageSize}`, "link");
     }
     // Frames of a delivery in several are kept until its last; a delivery in one frame needs no array.
+    // Each payload's slab is held from the moment it is cut (lent-payloads.ts).
     if (t.more || this.pieces !== null) {
-      (this.pieces ??= []).push(frame.subarray(at));
+      const piece = frame.subarray(at);
+      (this.pieces ??= []).push(piece);
+      this.lent.add(piece);
       if (t.more) return;
+    } else {
+      this.lent.add(frame);
     }
     const pieces = this.pieces;
     this.receiving = false;
     this.pieces = null;
     this.lastSize = this.pieceBytes;
-    if (pieces === null) this.publish(frame, at);
-    else this.publish(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces), 0);
+    try {
+      if (pieces === null) this.publish(frame, at);
+      else this.publish(this.lent.whole(pieces), 0);
+    } finally {
+      // Not published (refused, or its target's permissions failed): its slabs go back.
+      this.lent.drop();
+    }
   }
 
   /** Publishes the message that is `buf` from byte `at` on. */
@@ -281,9 +297,14 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
       if (t.kind !== "per-message") throw e;
       return this.refuse(id, e.condition, e.description);
     }
-    const message = createMessage(x.name, key, m.properties, null, m.body, Date.now(), null, this.originals.of(m, x.name, key));
+    const lease = this.lent.take();
+    const message = createMessage(x.name, key, m.properties, null, m.body, Date.now(), lease, this.originals.of(m, x.name, key));
     broker.stats.messageSizes.observe(message.bodySize);
     const outcome = broker.publish(v, x, message, this.routed);
+    if (lease !== null) {
+      if (outcome === PUBLISH_ROUTED || outcome === PUBLISH_STORED) holdForEntries(lease, this.routed);
+      else lease.pin();
+    }
     this.published++;
     if (outcome === PUBLISH_ROUTED || outcome === PUBLISH_STORED) this.flow.check(this.routed, this.routed.length);
     if (outcome === PUBLISH_UNROUTED) {
@@ -321,6 +342,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     this.released = true;
     this.receiving = false;
     this.pieces = null;
+    this.lent.drop();
     this.flow.stop();
     if (this.alarmHeld) this.session.conn.settings.alarms?.release(this.alarmBlock);
   }

@@ -11,6 +11,7 @@ import type { Amqp1Error } from "./amqp1-errors.js";
 import type { Amqp1Output } from "./amqp1-output.js";
 import type { Amqp1Settings } from "./amqp1-settings.js";
 import type { ConnectionCredential } from "./connection-credential.js";
+import type { SlabPool } from "../listeners/slab-pool.js";
 
 export interface SessionConnection {
   readonly name: string;
@@ -25,6 +26,8 @@ export interface SessionConnection {
   readonly vhostRef: VHost | null;
   readonly ctx: ClientContext | null;
   readonly permissions: PermissionChecker | null;
+  /** The pool the connection's read slabs come from (a transfer's payload is leased from it), or null. */
+  readonly slabs: SlabPool | null;
   /** Open, and the socket takes writes. */
   readonly canWrite: boolean;
   /** The login's credential: a token's expiry and refresh (the /management node's PUT /auth/tokens). */

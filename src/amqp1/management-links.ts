@@ -146,7 +146,9 @@ export class ManagementRequestLink implements SessionLink {
       this.pieces = null;
       throw new Amqp1Error(CONDITION.messageSizeExceeded, `management request size ${this.size} exceeds max_message_size ${max}`, "link");
     }
-    this.pieces.push(payload);
+    // A copy: the payload is a slice of a read slab that goes back to its pool (amqp1-frames.ts),
+    // and a request is rare and kept past this read (its later transfers, its answer).
+    this.pieces.push(Buffer.from(payload));
     if (boolField(f, 5, "more", false)) return;
     const request = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces);
     this.pieces = null;

@@ -43,6 +43,8 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   readonly noAck: boolean;
   readonly exclusive = false;
   readonly priority = 0;
+  /** Its transfers hold a lent body until written (amqp1-output.ts); an accepted outcome or a pre-settled delivery releases the entry's hold. */
+  readonly countsBodyHolds = true;
   queue: Queue | null = null;
   /** Deliveries of this link in the session's unsettled map. */
   unsettledCount = 0;
@@ -150,11 +152,13 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     }
     const id = s.nextDeliveryId;
     s.nextDeliveryId = (id + 1) >>> 0;
-    s.sent(s.conn.output.transfer(s.channel, this.handle, id, this.noAck, pieces));
+    s.sent(s.conn.output.transfer(s.channel, this.handle, id, this.noAck, pieces, m.lease));
     this.credit--;
     this.deliveryCount = (this.deliveryCount + 1) >>> 0;
     if (entry.redelivered) this.counters.redeliver++;
     if (this.noAck) {
+      // The queue forgets the entry now; the transfer's own hold keeps the body until written.
+      m.lease?.release();
       this.counters.deliverNoAck++;
       if (this.settleOnDelivery) queue.settle(entry);
       return;

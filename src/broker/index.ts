@@ -45,6 +45,7 @@ export { type QueueConsumer } from "./queue/queue-consumer.js";
 export { type QueueEntry } from "./queue/queue-entry.js";
 export { type LostRecordsHandler, type PageSink, type QueueJournal, type QueueLog, type ReadyFill, type SyncWaiter } from "./queue/queue-journal.js";
 export { type Queue, type QueueHost, type ConsumerTerms } from "./queue/queue-type.js";
+export { holdForEntries } from "./operations/body-holds.js";
 export { type QueueSpec } from "./queue/queue-spec.js";
 export { type QueuePlacement } from "./queue/queue-placement.js";
 export { OwnerElsewhere, ownerNodeElsewhere } from "./queue/owner-elsewhere.js";

@@ -119,11 +119,6 @@ export class SlabPool {
     this.takenSinceTrim = 0;
   }
 
-  /** A slab its reader left to the garbage collector (SlabTails.leavePool): no longer outstanding. */
-  abandon(_slab: Slab): void {
-    this.outstanding--;
-  }
-
   /** A slab was released more often than held: a holder released twice (a bug; tests throw). */
   overReleased(): void {
     if (this.options.poison) throw new Error("a read slab was released more often than it was held");

@@ -50,6 +50,21 @@ export interface ReadBytesKeeper {
 }
 
 /**
+ * A reader that keeps a frame it must have in one memory (AMQP 1.0's: its sections are decoded
+ * from one buffer; src/amqp1/amqp1-frames.ts). Before a read the slabs ask how many bytes its
+ * frame in progress still lacks; when they do not fit the slab's tail, the next read goes to a
+ * new slab and the frame's first bytes are carried there (copied to its start), so the frame
+ * arrives whole in one slab — a copy of the part already read, in pooled memory, instead of
+ * joining the whole frame into new memory once it is complete.
+ */
+export interface FrameCarrier {
+  /** Bytes the frame in progress still lacks (1 while its size is not known yet); 0: none in progress. */
+  lacking(): number;
+  /** The frame's bytes so far, when moving them to the start of `into` is worth it (the whole frame fits): copies them there, reads them from there, returns their count; else 0. */
+  carryInto(into: Buffer): number;
+}
+
+/**
  * Retired slabs kept for a reader that never settles (a bug) are dropped past this many: left to
  * the garbage collector, never reused, so the list cannot grow without bound.
  */
@@ -72,6 +87,8 @@ export class SlabTails {
   private pooled: Slab | null = null;
   /** Pooled slabs moved off, still held until settle(). */
   private readonly retired: Slab[] = [];
+  /** The reader whose frame in progress moves with it to a new large slab (FrameCarrier), if any. */
+  carrier: FrameCarrier | null = null;
 
   constructor(public pool: SlabPool | null = null) {
     this.slab = Buffer.allocUnsafeSlow(SMALL_SLAB);
@@ -93,22 +110,6 @@ export class SlabTails {
     retired.length = kept;
   }
 
-  /**
-   * The reader will keep cuts of its reads without counting holds (a protocol that does not lend
-   * bodies: AMQP 1.0 after the AMQP listener's handover): no slab of this socket goes back to the
-   * pool — those it has are left to the garbage collector — and later slabs are its own, as on a
-   * socket read without a pool (MQTT).
-   */
-  leavePool(): void {
-    const pool = this.pool;
-    if (pool === null) return;
-    for (const slab of this.retired) pool.abandon(slab);
-    this.retired.length = 0;
-    if (this.pooled !== null) pool.abandon(this.pooled);
-    this.pooled = null;
-    this.pool = null;
-  }
-
   /** The socket closed: every hold of the reader's goes (nothing it cut is read any more). */
   close(): void {
     this.settle(null);
@@ -118,8 +119,18 @@ export class SlabTails {
 
   /** Where the next read goes. */
   next(): Buffer {
-    const min = this.large ? LARGE_TAIL_MIN : SMALL_TAIL_MIN;
-    if (this.slab.length - this.used < min) this.newSlab(this.large ? LARGE_SLAB : SMALL_SLAB);
+    const large = this.large;
+    const tail = this.slab.length - this.used;
+    if (large && this.carrier !== null) {
+      // A frame in progress that will not fit the tail moves to a new slab (FrameCarrier).
+      const lacking = this.carrier.lacking();
+      if (tail < LARGE_TAIL_MIN || (lacking > tail && lacking < LARGE_SLAB)) {
+        this.newSlab(LARGE_SLAB);
+        if (lacking > 0) this.used = this.carrier.carryInto(this.slab);
+      }
+    } else if (tail < (large ? LARGE_TAIL_MIN : SMALL_TAIL_MIN)) {
+      this.newSlab(large ? LARGE_SLAB : SMALL_SLAB);
+    }
     this.tail = this.slab.subarray(this.used);
     return this.tail;
   }

@@ -1,11 +1,19 @@
 // FrameReader (src/amqp1/amqp1-frames.ts): frames cut from reads however the reads split them;
-// frames of 256 bytes or more are slices of the read (no copy), smaller ones copies; a frame that
-// spans reads is a view when the reads are adjacent in one memory, else joined from just the bytes it lacks; oversize and malformed frames throw.
+// transfers of 256 bytes or more are slices of the read (no copy), smaller ones and every other
+// performative copies; a frame that spans reads is a view when the reads are adjacent in one
+// memory, else joined from just the bytes it lacks, and its bytes are held (holdsBytesOf) until
+// it is whole; oversize and malformed frames throw.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { FrameReader, FrameTooLarge, frameHeader, MalformedFrame } from "../../src/amqp1/amqp1-frames.js";
 
 const frame = (bodyLength: number, fill: number, channel = 0): Buffer => Buffer.concat([frameHeader(bodyLength, 0, channel), Buffer.alloc(bodyLength, fill)]);
+/** A frame whose body starts as a transfer performative does (descriptor 0x00 0x53 0x14), then `fill`. */
+const transfer = (bodyLength: number, fill: number): Buffer => {
+  const f = frame(bodyLength, fill);
+  f.set([0x00, 0x53, 0x14], 8);
+  return f;
+};
 
 /** Whether `piece` lies in `read`'s memory (small Buffers share Node's pool, so .buffer alone says nothing). */
 const within = (piece: Buffer, read: Buffer): boolean => piece.buffer === read.buffer && piece.byteOffset >= read.byteOffset && piece.byteOffset < read.byteOffset + read.length;
@@ -30,16 +38,31 @@ describe("AMQP 1.0 FrameReader", () => {
     }
   });
 
-  it("slices frames of 256 bytes or more out of the read and copies smaller ones", () => {
-    const read = Buffer.concat([frame(300, 7), frame(20, 8)]);
-    const [big, small] = new FrameReader(4096).push(read);
+  it("slices transfers of 256 bytes or more out of the read and copies smaller ones and other performatives", () => {
+    const read = Buffer.concat([transfer(300, 7), transfer(20, 8), frame(300, 9)]);
+    const [big, small, attach] = new FrameReader(4096).push(read);
     assert.ok(within(big!.body, read), "a slice of the read");
     assert.ok(!within(small!.body, read), "a copy");
+    assert.ok(!within(attach!.body, read), "not a transfer: a copy (its decoded values are kept)");
+    assert.deepEqual(attach!.body, Buffer.alloc(300, 9));
+  });
+
+  it("holds the memory of a frame still arriving until it is whole, and no other", () => {
+    const a = transfer(1000, 1);
+    const first = Buffer.concat([transfer(300, 2), a.subarray(0, 500)]);
+    const other = Buffer.alloc(10);
+    const r = new FrameReader(4096);
+    assert.equal(r.push(first).length, 1);
+    assert.ok(r.holdsBytesOf(first.buffer), "the start of the frame still arriving");
+    assert.ok(!r.holdsBytesOf(other.buffer));
+    const [whole] = r.push(a.subarray(500));
+    assert.equal(whole!.body.length, 1000);
+    assert.ok(!r.holdsBytesOf(first.buffer), "nothing once the frame is whole");
   });
 
   it("completes a frame spanning reads with only the bytes it lacks; the next frames stay slices", () => {
-    const a = frame(1000, 1);
-    const b = frame(1000, 2);
+    const a = transfer(1000, 1);
+    const b = transfer(1000, 2);
     const r = new FrameReader(4096);
     assert.equal(r.push(a.subarray(0, 3)).length, 0);
     const second = Buffer.concat([a.subarray(3), b]);
@@ -51,7 +74,7 @@ describe("AMQP 1.0 FrameReader", () => {
   });
 
   it("takes a frame spanning adjacent reads of one memory (reads into one slab) as a view across them, not a copy", () => {
-    const slab = Buffer.concat([frame(5000, 1), frame(20, 2)]);
+    const slab = Buffer.concat([transfer(5000, 1), frame(20, 2)]);
     const r = new FrameReader(8192);
     for (const [from, to] of [
       [0, 3],
@@ -61,7 +84,7 @@ describe("AMQP 1.0 FrameReader", () => {
     const [big, small] = r.push(slab.subarray(4000));
     assert.equal(big!.body.buffer, slab.buffer, "a view of the slab");
     assert.equal(big!.body.byteOffset, slab.byteOffset + 8);
-    assert.deepEqual(big!.body, Buffer.alloc(5000, 1));
+    assert.deepEqual(big!.body.subarray(3), Buffer.alloc(4997, 1));
     assert.deepEqual(small!.body, Buffer.alloc(20, 2));
   });
 

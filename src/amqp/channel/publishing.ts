@@ -8,9 +8,8 @@
  * Hot path: one Message per publish and nothing else allocated; the routing result goes into
  * the channel's scratch array.
  */
-import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED, type Exchange, createMessage, type Message, type Queue, checkExpiration } from "../../broker/index.js";
+import { PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED, type Exchange, createMessage, type Message, checkExpiration, holdForEntries } from "../../broker/index.js";
 import type { Body } from "../../broker/values/message-body.js";
-import type { BodyLease } from "../../broker/values/body-lease.js";
 import { BrokerError } from "../../errors/broker-error.js";
 import { encodeBasicAck, encodeBasicNack, encodeBasicReturn, encodeTxCommitOk } from "../codec/generated.js";
 import type { ChannelState } from "./channel-state.js";
@@ -81,24 +80,6 @@ export function route(ch: ChannelState, exchange: Exchange, message: Message, ma
     else storeSynced(ch, seq, true);
   }
   return outcome === PUBLISH_STORED;
-}
-
-/**
- * A routed message's lent body (values/body-lease.ts): each queue entry holds it in the publish's
- * stead, if every queue counts its holds (a durable queue's store took its own holds while the
- * message was routed); one that does not (a stream, a quorum queue) may keep the body past any
- * ack, so then nothing may hand it back.
- */
-function holdForEntries(lease: BodyLease, queues: readonly Queue[]): void {
-  // Routed to no queue yet counted as routed: an x-delayed-message exchange holds it.
-  if (queues.length === 0) return lease.pin();
-  for (let i = 0; i < queues.length; i++) {
-    if (!queues[i]!.countsBodyHolds) {
-      lease.pin();
-      return;
-    }
-  }
-  lease.handOver(queues.length);
 }
 
 function sendReturn(ch: ChannelState, code: number, text: string, message: Message): void {

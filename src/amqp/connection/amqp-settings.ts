@@ -3,6 +3,7 @@ import type { ResourceAlarms } from "../../broker/index.js";
 import type { TokenVerifier } from "../../auth/oauth/token-verifier.js";
 import type { LoginThrottle } from "../../auth/login-throttle.js";
 import type { Duplex } from "node:stream";
+import type { SlabTails } from "../../listeners/slab-reads.js";
 
 export interface AmqpSettings {
   readonly channelMax: number;
@@ -26,9 +27,10 @@ export interface AmqpSettings {
   readonly loginThrottle?: LoginThrottle | null;
   /**
    * Takes over a socket whose protocol header asked for AMQP 1.0 (src/amqp1/amqp1-handover.ts),
-   * with the bytes read so far; absent: such a header is refused like any other wrong one.
+   * with the bytes read so far and the slabs the socket reads into (null: none that come back to
+   * a pool); absent: such a header is refused like any other wrong one.
    */
-  readonly amqp10Handover?: ((socket: Duplex, firstBytes: Buffer, tls: boolean) => void) | null;
+  readonly amqp10Handover?: ((socket: Duplex, firstBytes: Buffer, tls: boolean, tails: SlabTails | null) => void) | null;
 }
 
 /** The configured node limit, lowered to the socket limit the descriptor limit allows (ResourceAlarms.socketLimit); 0 = none. */

@@ -102,9 +102,8 @@ export class AmqpConnection extends AcceptedConnection implements ClientConnecti
     socket.off("drain", this.drainListener);
     socket.off("error", this.errorListener);
     socket.off("close", this.closeListener);
-    // AMQP 1.0 keeps slices of its reads uncounted (src/amqp1/amqp1-frames.ts): none may be reused.
-    this.tails?.leavePool();
-    this.settings.amqp10Handover!(socket, firstBytes, this.tls);
+    // AMQP 1.0 leases its bodies' slabs as 0-9-1 does (src/amqp1/lent-payloads.ts): the slabs go with the socket.
+    this.settings.amqp10Handover!(socket, firstBytes, this.tls, this.tails);
   }
 
   /** Where lent bodies' slabs come from (content-assembly.ts), or null: bodies are the garbage collector's. */
