@@ -17,6 +17,7 @@ import { AcceptedConnection } from "../auth/accepted-connection.js";
 import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
 import { EMPTY_FRAME, FRAME_AMQP, FRAME_SASL, FrameReader, FrameTooLarge, MalformedFrame, MIN_MAX_FRAME_SIZE, type Frame } from "./amqp1-frames.js";
 import { Amqp1Output } from "./amqp1-output.js";
+import { IdleTimers } from "./idle-timers.js";
 import { Amqp1Session } from "./amqp1-session.js";
 import type { SessionConnection } from "./link-host.js";
 import type { SlabTails } from "../listeners/slab-reads.js";
@@ -53,9 +54,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
   private held = Buffer.alloc(0);
   private readonly reader: FrameReader;
   private readonly certName: string | null;
-  private lastRecv = Date.now();
-  private idleTimer: NodeJS.Timeout | null = null;
-  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private readonly timers = new IdleTimers((err) => this.fail(err), () => this.output.write(EMPTY_FRAME));
   private registered = false;
   /** Our idle time-out, announced in open (ms; 0 = none). */
   private readonly idleTimeout: number;
@@ -82,9 +81,8 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     socket.on("drain", () => this.onDrain());
     socket.on("error", (err) => this.log.debug("socket error", { err: err.message }));
     socket.on("close", () => this.onSocketClosed());
-    this.idleTimer = setTimeout(() => this.fail(new Amqp1Error(CONDITION.resourceLimitExceeded, "handshake timed out")), settings.handshakeTimeout * 1000).unref();
+    this.timers.handshake(settings.handshakeTimeout * 1000);
   }
-
 
   get channelCount(): number {
     return this.sessions.size;
@@ -112,7 +110,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
   };
 
   private onData(chunk: Buffer): void {
-    this.lastRecv = Date.now();
+    this.timers.lastRecv = Date.now();
     this.stats.recvOct += chunk.length;
     const counted = this.stats.recvCnt;
     this.process(chunk);
@@ -283,7 +281,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     this.state = "opened";
     this.broker.connections.add(this);
     this.registered = true;
-    this.startTimers(peerIdle);
+    this.timers.start(this.idleTimeout, peerIdle);
   }
 
   /** RabbitMQ 4's checks at open: the vhost exists and the user may use it (amqp:unauthorized-access), then the limits (amqp:resource-limit-exceeded). */
@@ -295,18 +293,6 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     } catch (err) {
       throw new Amqp1Error(CONDITION.resourceLimitExceeded, fromBrokerError(err, "connection").description);
     }
-  }
-
-  /** Our idle time-out (a silent peer is closed after it) and empty frames at half the peer's. */
-  private startTimers(peerIdle: number): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    if (this.idleTimeout > 0) {
-      this.idleTimer = setInterval(() => {
-        if (Date.now() - this.lastRecv > this.idleTimeout) this.fail(new Amqp1Error(CONDITION.resourceLimitExceeded, `no frame within the idle time-out of ${this.idleTimeout} ms`));
-      }, Math.max(100, this.idleTimeout / 4)).unref();
-    }
-    if (peerIdle > 0) this.heartbeatTimer = setInterval(() => this.output.write(EMPTY_FRAME), Math.max(50, peerIdle / 2)).unref();
   }
 
   private onBegin(channel: number, f: readonly Amqp10Value[]): void {
@@ -373,8 +359,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
   private onSocketClosed(): void {
     this.state = "closed";
     this.credential.close();
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.timers.stop();
     this.releaseSessions();
     if (this.registered) {
       this.registered = false;
