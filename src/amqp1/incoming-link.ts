@@ -23,6 +23,7 @@ import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import { str, sym } from "../amqp10/amqp10-value.js";
 import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
 import { parseTarget, type TargetAddress } from "./amqp1-addresses.js";
+import { answerAttachWhenFollowed } from "./followed-attach.js";
 import type { LinkHost, SessionLink } from "./link-host.js";
 import { fromAmqp1, type ConvertedMessage } from "./message-conversion.js";
 import { OriginalForms } from "./original-form.js";
@@ -73,7 +74,8 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
   /** Deliveries waiting for the store's sync before they are accepted, in publish order. */
   private readonly awaitingSync: Array<{ token: number; id: number }> = [];
   private syncToken = 0;
-  private released = false;
+  /** Detached or its session ended (read by followed-attach.ts too). */
+  released = false;
   private grantPending = false;
   /** Waiting for the alarms to clear before granting credit. */
   private alarmHeld = false;
@@ -113,6 +115,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
   attach(): void {
     const conn = this.session.conn;
     const t = this.target;
+    let declared = false;
     if (t.kind === "exchange") {
       const v = conn.vhostRef!;
       if (t.declareQueue !== null && !v.queues.has(t.declareQueue)) {
@@ -120,26 +123,30 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
         const terminus = compositeField(this.fields, 6, "target");
         const durable = terminus !== null && uintField(terminus.fields, 1, "durable", 0) > 0;
         conn.broker.declareQueue(conn.ctx!, v.name, { name: t.declareQueue, durable, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+        declared = true;
       }
       conn.permissions!.check(v.name, "write", "exchange", t.exchange);
       if (t.exchange !== "" && !v.exchanges.has(t.exchange)) throw new Amqp1Error(CONDITION.notFound, `no exchange '${t.exchange}' in vhost '${v.name}'`, "link");
       if (t.exchange === "" && t.key !== null && !v.queues.has(t.key)) throw new Amqp1Error(CONDITION.notFound, `no queue '${t.key}' in vhost '${v.name}'`, "link");
     }
     const f = this.fields;
-    this.session.send(PERFORMATIVE.attach, [
-      str(this.name),
-      { type: "uint", value: this.handle },
-      { type: "boolean", value: true },
-      { type: "ubyte", value: this.sndSettleMode },
-      { type: "ubyte", value: 0 },
-      f[5] ?? { type: "null" },
-      f[6] ?? { type: "null" },
-      { type: "null" },
-      { type: "null" },
-      { type: "null" },
-      { type: "ulong", value: BigInt(conn.settings.maxMessageSize) },
-    ]);
-    this.grant();
+    // A queue it declared: attached back (and credit granted) once the other nodes know it.
+    answerAttachWhenFollowed(this.session, this, declared, () => {
+      this.session.send(PERFORMATIVE.attach, [
+        str(this.name),
+        { type: "uint", value: this.handle },
+        { type: "boolean", value: true },
+        { type: "ubyte", value: this.sndSettleMode },
+        { type: "ubyte", value: 0 },
+        f[5] ?? { type: "null" },
+        f[6] ?? { type: "null" },
+        { type: "null" },
+        { type: "null" },
+        { type: "null" },
+        { type: "ulong", value: BigInt(conn.settings.maxMessageSize) },
+      ]);
+      this.grant();
+    });
   }
 
   /** FlowHost: only credit is held, never the connection's reading, so its consumers never stop. */

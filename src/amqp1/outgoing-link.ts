@@ -22,6 +22,7 @@ import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import { str } from "../amqp10/amqp10-value.js";
 import { Amqp1Error, CONDITION } from "./amqp1-errors.js";
 import { parseSource } from "./amqp1-addresses.js";
+import { answerAttachWhenFollowed } from "./followed-attach.js";
 import type { LinkHost, SessionLink } from "./link-host.js";
 import { toAmqp1 } from "./message-conversion.js";
 import { AMQP1_FORMAT } from "./original-form.js";
@@ -48,6 +49,10 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   queue: Queue | null = null;
   /** Deliveries of this link in the session's unsettled map. */
   unsettledCount = 0;
+  /** Detached or its session ended (read by followed-attach.ts). */
+  released = false;
+  /** Its attach waits for the other nodes to know its queue (followed-attach.ts). */
+  private attaching = false;
   private credit = 0;
   private deliveryCount = 0;
   private drain = false;
@@ -87,11 +92,14 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     const s = compositeField(this.fields, 5, "source");
     const address = parseSource(s === null ? null : textField(s.fields, 0, "address"));
     let name: string;
+    // A queue declared or bound here: attached back once the other nodes know it (followed-attach.ts).
+    let changed = true;
     if (address.kind === "queue") {
       name = address.queue;
       // RabbitMQ 3.x declares it with the terminus' durability (rhea's default: not durable).
       const durable = s !== null && uintField(s.fields, 1, "durable", 0) > 0;
-      if (address.declare && !v.queues.has(name)) broker.declareQueue(ctx, v.name, { name, durable, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+      changed = address.declare && !v.queues.has(name);
+      if (changed) broker.declareQueue(ctx, v.name, { name, durable, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
     } else {
       if (!v.exchanges.has(address.exchange)) throw new Amqp1Error(CONDITION.notFound, `no exchange '${address.exchange}' in vhost '${v.name}'`, "link");
       name = broker.declareQueue(ctx, v.name, { name: "", durable: false, autoDelete: true, exclusiveOwner: conn, arguments: {} }, false).queue.name;
@@ -112,20 +120,24 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
       queue.admitConsumer({ noAck: false, prefetch: 1, channelPrefetch: 0, arguments: this.args });
     }
     queue.checkConsumable(false);
-    this.session.send(PERFORMATIVE.attach, [
-      str(this.name),
-      { type: "uint", value: this.handle },
-      { type: "boolean", value: false },
-      { type: "ubyte", value: this.sndSettleMode },
-      { type: "ubyte", value: 0 },
-      source,
-      this.fields[6] ?? { type: "null" },
-      { type: "null" },
-      { type: "null" },
-      { type: "uint", value: 0 },
-    ]);
-    this.queue = queue;
-    queue.addConsumer(this);
+    this.attaching = true;
+    answerAttachWhenFollowed(this.session, this, changed, () => {
+      this.attaching = false;
+      this.session.send(PERFORMATIVE.attach, [
+        str(this.name),
+        { type: "uint", value: this.handle },
+        { type: "boolean", value: false },
+        { type: "ubyte", value: this.sndSettleMode },
+        { type: "ubyte", value: 0 },
+        source,
+        this.fields[6] ?? { type: "null" },
+        { type: "null" },
+        { type: "null" },
+        { type: "uint", value: 0 },
+      ]);
+      this.queue = queue;
+      queue.addConsumer(this);
+    });
   }
 
   canTake(): boolean {
@@ -180,6 +192,8 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     this.credit = (rcvCount + linkCredit - this.deliveryCount) | 0;
     if (this.credit < 0) this.credit = 0;
     this.drain = boolField(f, 8, "drain", false);
+    // Not attached back yet (followed-attach.ts): the credit is kept for the consumer it becomes.
+    if (this.attaching) return;
     this.queue?.dispatch();
     if (this.drain && this.credit > 0) {
       this.deliveryCount = (this.deliveryCount + this.credit) >>> 0;
@@ -208,6 +222,7 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
 
   /** Detached or its session ended: the consumer goes, unsettled deliveries go back (RabbitMQ 4 requeues them). */
   release(): void {
+    this.released = true;
     const q = this.queue;
     this.queue = null;
     const s = this.session;

@@ -1,9 +1,9 @@
 /**
  * An adopted store (docs/CLUSTERING.md, "Stage 2"): a dead node's store served from this node's
  * copy of it. It is a second broker in this process, named as the dead node (so every queue record
- * keeps its `node`), on `<data>/replicas/<node>/`, with the store's writer as its replica hook and
- * no client listener but a loopback AMQP port nobody is told of: only its node link, registered as
- * `members/<node>` under this node's lease. Every other node's RemoteQueues for the dead node's
+ * keeps its `node`), on `<data>/replicas/<node>/`, with the store's writer as its replica hook, its
+ * node link and a stream listener of its own (both on ephemeral ports, registered as
+ * `members/<node>` under this node's lease) and an AMQP port nobody is told of. Every other node's RemoteQueues for the dead node's
  * queues reconnect to it through the membership they already watch; placement does not change.
  */
 import type { Server, Socket } from "node:net";
@@ -15,6 +15,7 @@ import { SpreadPlacement, queueKey } from "./spread-placement.js";
 import { applyMirroredChange, followSnapshot, heldIdentities, identityOf, type Broker, type MirroredChange } from "../broker/index.js";
 import type { SpreadKeys } from "./spread-keys.js";
 import type { StoreWriter } from "./spread-store-writer.js";
+import type { StreamWorkerPorts } from "../stream/stream-worker-ports.js";
 
 export interface AdoptedStore {
   readonly store: string;
@@ -86,7 +87,7 @@ export interface AdopterView {
 }
 
 /** Opens the adopted broker on the writer's directory. */
-export async function openAdopted(config: ConeyConfig, writer: StoreWriter, view: AdopterView, secret: Buffer, logger: Logger): Promise<AdoptedStore> {
+export async function openAdopted(config: ConeyConfig, writer: StoreWriter, view: AdopterView, secret: Buffer, logger: Logger, streamPorts: StreamWorkerPorts): Promise<AdoptedStore> {
   const store = writer.store;
   let linkServer: Server | null = null;
   let linkPort = 0;
@@ -96,13 +97,16 @@ export async function openAdopted(config: ConeyConfig, writer: StoreWriter, view
     ...config,
     nodeName: store,
     dataDir: writer.dataDir,
-    // No client listener: clients reach the adopted queues through their own node's links.
+    // No client listener but the stream protocol's: clients reach the adopted queues through their
+    // own node's links, and stream clients reach the adopted streams here, as Metadata on every node
+    // names this listener (registered in `members/<store>`), as RabbitMQ names a stream's new leader.
+    // The AMQP port is one the broker needs and nobody is told of.
     amqpPort: 0,
-    bind: "127.0.0.1",
     httpPort: null,
     prometheusPort: null,
     tlsCert: null,
-    streamPort: null,
+    streamPort: config.streamPort === null ? null : 0,
+    streamAdvertisedPort: null,
     streamTlsPort: null,
     mqttPort: null,
     mqttsPort: null,
@@ -113,6 +117,7 @@ export async function openAdopted(config: ConeyConfig, writer: StoreWriter, view
     webStompPort: null,
     logger,
     replica: writer.replication,
+    streamWorkers: streamPorts,
     nodeHooks: {
       beforeRestore: async (broker) => {
         // Queues homed elsewhere come back as RemoteQueues over down ports: this broker serves only its own.

@@ -16,8 +16,16 @@ export interface SpreadMember {
   readonly linkPort: number;
   readonly amqpPort: number;
   readonly httpPort: number | null;
+  /** Where stream clients reach its streams (spread-stream-ports.ts); absent or null: no stream listener. */
+  readonly stream?: StreamAddress | null;
   /** Registered by an adopter for a dead node's store (docs/CLUSTERING.md, "Stage 2"): the adopter's name. */
   readonly adoptedBy?: string;
+}
+
+/** A stream listener as clients are told of it (the advertised host, the bound or advertised port). */
+export interface StreamAddress {
+  readonly host: string;
+  readonly port: number;
 }
 
 /** `stores/<node>/owner`: the process writing a store and its replication listener. */

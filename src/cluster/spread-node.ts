@@ -28,6 +28,7 @@ import { SpreadDefinitions, type DefsSnapshot } from "./spread-definitions.js";
 import { SpreadKeys, watchSpread, type SpreadMember, type SpreadWatch } from "./spread-keys.js";
 import { SpreadStores } from "./spread-stores.js";
 import { SpreadPeers } from "./spread-peers.js";
+import { SpreadStreamPorts, storeCopies, streamAddress } from "./spread-stream-ports.js";
 import { processFigures } from "../http/node-record.js";
 
 const TICK_MS = 500;
@@ -45,6 +46,8 @@ export class SpreadNode implements SpreadWatch {
   private linkServer: Server | null = null;
   private linkPort = 0;
   private readonly members = new Map<string, SpreadMember>();
+  /** Where each member's streams are served (its registered stream address), for Metadata. */
+  private readonly streamPorts = new SpreadStreamPorts(this.members);
   /** Links this node holds to each other member (up), and those being opened. */
   private readonly links = new Map<string, LeaderLink>();
   private readonly connecting = new Set<string>();
@@ -96,7 +99,7 @@ export class SpreadNode implements SpreadWatch {
   async start(): Promise<void> {
     await this.session.grant();
     this.secret = await clusterSecret(this.session, ClusterKeys.of(this.config.clusterName));
-    this.stores = new SpreadStores(this.config, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why));
+    this.stores = new SpreadStores(this.config, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why), this.streamPorts);
     this.booting = this.boot();
     await this.booting;
     this.schedule();
@@ -126,8 +129,9 @@ export class SpreadNode implements SpreadWatch {
       ...this.config,
       logger: this.logger,
       replica: writer.replication,
-      peers: { list: async () => this.peerNodes(), records: this.peers },
+      peers: { list: async () => this.peerNodes(), records: this.peers, storeCopies: (home) => storeCopies(home, this.stores!.view, (n) => this.isRunning(n)) },
       clientIdPeers: this.peers,
+      streamWorkers: this.streamPorts,
       nodeHooks: {
         // Before the restore: queues of this node's file homed elsewhere come back as RemoteQueues.
         beforeRestore: async (broker) => {
@@ -246,14 +250,19 @@ export class SpreadNode implements SpreadWatch {
     const names = new Set([this.me, ...this.members.keys(), ...(this.placement?.homingNodes ?? [])]);
     return [...names].sort().map((name) => {
       const m = this.members.get(name);
-      // A node whose store another node adopted is down, its queues served by `adopted_by` (docs/CLUSTERING.md, "Stage 2").
-      const running = name === this.me || (m !== undefined && m.adoptedBy === undefined && this.links.has(name));
+      const running = this.isRunning(name);
       const asked = figures.get(name);
       const record = { ...asked?.record, cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running && !asked ? { os_pid: String(m.pid) } : {}), ...(m?.adoptedBy === undefined ? {} : { adopted_by: m.adoptedBy }) };
       const registered = !m ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
       const listeners = name === this.me || !running ? [] : (asked?.listeners ?? registered);
       return { name, running, record, listeners };
     });
+  }
+
+  /** Registered and linked (or this node); a node whose store another node adopted is down, its queues served by `adopted_by` (docs/CLUSTERING.md, "Stage 2"). */
+  private isRunning(name: string): boolean {
+    const m = this.members.get(name);
+    return name === this.me || (m !== undefined && m.adoptedBy === undefined && this.links.has(name));
   }
 
   /** Members new queues may be placed on: not a dead node whose store is adopted (its queues move back with it). */
@@ -283,7 +292,8 @@ export class SpreadNode implements SpreadWatch {
   }
 
   private async register(): Promise<void> {
-    const info: SpreadMember = { name: this.me, pid: process.pid, host: this.config.advertiseAddress, linkPort: this.linkPort, amqpPort: this.amqpPort, httpPort: this.httpPort };
+    const stream = streamAddress(this.config, this.running?.streamPort ?? null, true);
+    const info: SpreadMember = { name: this.me, pid: process.pid, host: this.config.advertiseAddress, linkPort: this.linkPort, amqpPort: this.amqpPort, httpPort: this.httpPort, stream };
     await withTimeout(this.session.client.put(this.keys.member(this.me)).value(JSON.stringify(info)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register");
   }
 

@@ -12,8 +12,9 @@
  * author, else this node (a queue a peer's link declared here, or one restored from this node's
  * own file).
  *
- * Streams are refused in a spread cluster (not reachable over the link yet); quorum queues are
- * accepted since each node's store is replicated (stage 2).
+ * Every queue type is accepted: quorum queues and streams live in their home's store, which is
+ * replicated since stage 2 (a stream's segments with it), and a stream homed elsewhere is reached
+ * over the link as a RemoteStreamQueue (docs/CLUSTERING.md, "Streams in a spread cluster").
  */
 import { BrokerError } from "../errors/broker-error.js";
 import { chooseLeaderNode, effectivePolicy, leaderLocatorOf, ownerNodeElsewhere, replyNodeTag, type Broker, type LeaderLocator, type QueueLeaderPort, type QueuePlacement, type QueueSpec } from "../broker/index.js";
@@ -72,7 +73,6 @@ export class SpreadPlacement implements QueuePlacement {
       // queue only to its home. Held here, but not recorded: only a claim in etcd makes a home,
       // so a joining node's snapshot may remove it (spread-definitions.ts).
       if (applying && this.applyingAuthor === null) return null;
-      if (!applying && spec !== undefined) refuseUnreplicated(vhost, spec);
       home = applying ? this.applyingAuthor! : this.choose(vhost, name, spec);
       this.setHome(key, home);
     }
@@ -179,16 +179,3 @@ function masterOrLeader(leader: unknown, master: unknown): LeaderLocator | undef
   return master === "client-local" ? "client-local" : "balanced";
 }
 
-/**
- * Streams are not reachable over the node link in general yet: refused, except one that asks for a
- * single replica (`x-initial-cluster-size: 1`), served from its home and reached over the link (the
- * workers' RemoteStreamQueue). Quorum queues are accepted since stage 2 (docs/CLUSTERING.md,
- * "Stage 2"): their home's store is replicated, with the confirm rule.
- */
-function refuseUnreplicated(vhost: string, spec: QueueSpec): void {
-  const type = spec.arguments["x-queue-type"];
-  if (type === "stream" && Number(spec.arguments["x-initial-cluster-size"]) === 1) return;
-  if (type === "stream") {
-    throw new BrokerError("preconditionFailed", `${String(type)} queue '${spec.name}' in vhost '${vhost}': ${String(type)} queues are not supported with cluster_mode spread yet (a stream led by another node is not reachable over the node link yet; docs/CLUSTERING.md)`);
-  }
-}

@@ -23,6 +23,8 @@ import { StoreFollowers, replicaDir } from "./spread-store-followers.js";
 import { StoreWriter, type WriterContext } from "./spread-store-writer.js";
 import { adoptStore, claimOwnStore, releaseStore } from "./spread-store-claim.js";
 import { followOnAdopted, openAdopted, type AdoptedStore, type AdopterView } from "./spread-adoption.js";
+import { streamAddress } from "./spread-stream-ports.js";
+import type { StreamWorkerPorts } from "../stream/stream-worker-ports.js";
 
 const WAIT_STEP_MS = 250;
 
@@ -46,6 +48,8 @@ export class SpreadStores {
     private readonly logger: Logger,
     /** This node's own store may no longer be written here (lease gone, etcd refused): the node fences. */
     private readonly fenced: (why: string) => void,
+    /** Every member's stream address: an adopted broker's Metadata names them as this node's does. */
+    private readonly streamPorts: StreamWorkerPorts,
   ) {
     this.me = config.nodeName;
     this.view = new SpreadStoreView(keys);
@@ -153,7 +157,7 @@ export class SpreadStores {
     const events: Array<[string, string | null]> = [];
     this.buffered.set(store, events);
     try {
-      a = await openAdopted(this.config, writer, view(), this.secret, this.logger);
+      a = await openAdopted(this.config, writer, view(), this.secret, this.logger, this.streamPorts);
     } catch (err) {
       writer.close();
       await releaseStore(this.session, this.keys, store, epoch).catch(() => false);
@@ -163,7 +167,9 @@ export class SpreadStores {
     }
     for (const [key, value] of events) followOnAdopted(a, this.keys, key, value, this.logger);
     this.adopted.set(store, a);
-    const member: SpreadMember = { name: store, pid: process.pid, host: this.config.advertiseAddress, linkPort: a.linkPort, amqpPort: a.running.amqpPort, httpPort: null, adoptedBy: this.me };
+    // Its stream listener is the adopted broker's own: Metadata on every node names it for the store's streams.
+    const stream = streamAddress(this.config, a.running.streamPort, false);
+    const member: SpreadMember = { name: store, pid: process.pid, host: this.config.advertiseAddress, linkPort: a.linkPort, amqpPort: a.running.amqpPort, httpPort: null, stream, adoptedBy: this.me };
     await withTimeout(this.session.client.put(this.keys.member(store)).value(JSON.stringify(member)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register an adopted store");
     this.logger.info("spread cluster: serving an adopted store", { store, ms: Math.round(performance.now() - started) });
   }

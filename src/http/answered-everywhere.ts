@@ -11,13 +11,13 @@
  * told since its last barrier. A silent worker is not waited for (the barrier's 5 s timeout).
  */
 import type { FastifyInstance } from "fastify";
-import type { Broker } from "../broker/index.js";
+import { definitionsFollowed, type Broker } from "../broker/index.js";
 
 export function holdChangesUntilFollowed(app: FastifyInstance, broker: Broker): void {
   app.addHook("onSend", (req, _reply, payload, done) => {
-    const mirror = broker.mirror;
-    if (req.method === "GET" || req.method === "HEAD" || mirror?.settled === undefined) return done(null, payload);
-    mirror.settled().then(
+    const followed = req.method === "GET" || req.method === "HEAD" ? null : definitionsFollowed(broker);
+    if (followed === null) return done(null, payload);
+    followed.then(
       () => done(null, payload),
       () => done(null, payload),
     );

@@ -19,4 +19,10 @@ export interface PeerNodes {
   readonly records?: PeerRecords;
   /** Every node of the broker, this one included (its `record` then holds only the extensions). */
   list(): Promise<PeerNode[]>;
+  /**
+   * The nodes holding a copy of the store of node `home` (it included) and those of them running:
+   * a spread cluster's replicated stores, shown as a stream's `members` and `online`. Absent: a
+   * stream's only member is its leader.
+   */
+  storeCopies?(home: string): { readonly members: readonly string[]; readonly online: readonly string[] };
 }

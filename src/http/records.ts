@@ -6,6 +6,7 @@ import type { Permission } from "../auth/permission.js";
 import type { User } from "../auth/user.js";
 import { type Binding, type ChannelInfo, type ClusterView, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, RemoteStreamQueue, StreamQueue, type VHost, groupLabel } from "../broker/index.js";
 import { propertiesKey } from "./properties-key.js";
+import type { PeerNodes } from "./peer-nodes.js";
 import { addRemoteStreamFields, addStreamFields } from "./stream-queue-record.js";
 import type { ChartRange, ChartRanges, Counters, RateView } from "./rate-sampler.js";
 
@@ -15,6 +16,8 @@ export interface RecordContext {
   readonly rates: RateView;
   /** The cluster's nodes, where a record names them (a stream's members); absent or null on one node. */
   readonly cluster?: ClusterView | null;
+  /** The other nodes of one broker (workers, a spread cluster): a spread stream's members are its store's copies. */
+  readonly peers?: PeerNodes | null;
 }
 
 /**
@@ -201,8 +204,8 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
     r["message_bytes_dlx"] = 0;
     r["open_files"] = { [rc.node]: 0 };
   }
-  if (q instanceof StreamQueue) addStreamFields(r, q, rc.node, rc.cluster);
-  else if (q instanceof RemoteStreamQueue) addRemoteStreamFields(r, q);
+  if (q instanceof StreamQueue) addStreamFields(r, q, rc.node, rc.cluster, rc.peers);
+  else if (q instanceof RemoteStreamQueue) addRemoteStreamFields(r, q, rc.peers);
   // RabbitMQ lists message_stats only once the queue has seen traffic; for a list of idle
   // queues that is a third of the bytes.
   if (hadTraffic(q.stats)) r["message_stats"] = rc.rates.withRates(rateKey.queueStats(q), queueMessageStats(q));

@@ -9,24 +9,31 @@
  * end it is. Figures are read from the stream's log when the request is served.
  */
 import type { Broker, ClusterView, RemoteStreamQueue, StreamFigures, StreamQueue } from "../broker/index.js";
+import type { PeerNodes } from "./peer-nodes.js";
 
 /** RabbitMQ's stream fields on a queue record (list and detail). */
-export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node: string, clusterView: ClusterView | null | undefined): void {
+export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node: string, clusterView: ClusterView | null | undefined, peers?: PeerNodes | null): void {
   // The API is served by the node that writes the stream (in a cluster, its leader); every
   // cluster node keeps a copy (docs/STREAMS.md, Replication), and the running ones are online.
+  // In a spread cluster the copies are those of its node's store (PeerNodes.storeCopies).
   const cluster = clusterView?.members();
+  const copies = cluster ? null : (peers?.storeCopies?.(node) ?? null);
   const log = q.stream;
   const figures = { firstOffset: log.firstOffset, committedOffset: log.committedOffset, nextOffset: log.nextOffset, segmentCount: log.segmentCount };
-  setStreamFields(r, node, cluster ? cluster.map((m) => m.name) : [node], cluster ? cluster.filter((m) => m.running).map((m) => m.name) : [node], q.consumerCount, figures);
+  const members = cluster ? cluster.map((m) => m.name) : copies ? [...copies.members] : [node];
+  setStreamFields(r, node, members, cluster ? cluster.filter((m) => m.running).map((m) => m.name) : copies ? [...copies.online] : [node], q.consumerCount, figures);
 }
 
 /**
- * The same fields for a stream another worker leads (`coney --workers N`): that worker is its
+ * The same fields for a stream another node leads: under `coney --workers N` that worker is its
  * leader and only member (nothing is replicated between workers), online while its link is up;
- * the offsets are the leader's last report (RemoteStreamQueue.figures), absent until it answers.
+ * in a spread cluster its members are the copies of its home's store (PeerNodes.storeCopies). The
+ * offsets are the leader's last report (RemoteStreamQueue.figures), absent until it answers.
  */
-export function addRemoteStreamFields(r: Record<string, unknown>, q: RemoteStreamQueue): void {
-  setStreamFields(r, q.node, [q.node], q.leader.up ? [q.node] : [], q.consumerCount, q.figures);
+export function addRemoteStreamFields(r: Record<string, unknown>, q: RemoteStreamQueue, peers?: PeerNodes | null): void {
+  const copies = peers?.storeCopies?.(q.node);
+  const online = copies ? copies.online.filter((n) => n !== q.node || q.leader.up) : q.leader.up ? [q.node] : [];
+  setStreamFields(r, q.node, copies ? [...copies.members] : [q.node], online, q.consumerCount, q.figures);
 }
 
 function setStreamFields(r: Record<string, unknown>, leader: string, members: string[], online: string[], readers: number, log: Omit<StreamFigures, "lastChunkOffset"> | null): void {

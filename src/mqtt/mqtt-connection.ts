@@ -11,8 +11,8 @@
  * The will is published whenever the connection ends other than by the client's DISCONNECT
  * (MQTT 5: a DISCONNECT with reason 0x00); a will with a delay is parked (mqtt-will.ts).
  *
- * A token login, and leftovers on another worker (remote-session-queues.ts), are decided asynchronously:
- * packets behind the CONNECT are held, the socket not read, until then. A token login ends when the token expires (MQTT 5: DISCONNECT 0xA0, as RabbitMQ).
+ * A token login, leftovers on another worker (remote-session-queues.ts) and a SUBACK on a node others follow are decided
+ * asynchronously: packets behind are held, the socket not read, until then. A token login ends when the token expires (MQTT 5: DISCONNECT 0xA0, as RabbitMQ).
  */
 import type { Duplex } from "node:stream";
 import { parser, type IConnectPacket, type IPublishPacket, type Packet } from "mqtt-packet";
@@ -189,9 +189,9 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
       case "pubcomp":
         return this.session!.deliveries.completed(p.messageId!);
       case "subscribe": {
-        // A bad filter closes the connection before anything is bound (MQTT 3.1.1 §4.8).
+        // A bad filter closes the connection before anything is bound (MQTT 3.1.1 §4.8). SUBACK may wait for the other nodes (mqtt-session.ts).
         const bad = subscribeViolation(p);
-        return bad !== null ? this.violation(bad.reasonCode, bad.why) : this.session!.subscribe(p);
+        return bad !== null ? this.violation(bad.reasonCode, bad.why) : this.holdUntil(this.session!.subscribe(p));
       }
       case "unsubscribe":
         return this.session!.unsubscribe(p);
@@ -237,22 +237,22 @@ export class MqttConnection implements ClientConnection, SessionLink, PublisherL
     const { terms } = asked;
     const outcome = afterRemoteLeftovers(this.node.broker, logInMqtt(this.node, p, this.peer, terms.clientId), terms.clientId, terms.cleanStart, this, `${this.peer.peerHost}:${this.peer.peerPort}`);
     if (!(outcome instanceof Promise)) return this.loggedIn(p, terms, outcome);
-    // Hold what comes behind the CONNECT until the token is verified.
-    this.held = [];
-    this.stream.pause();
-    outcome.then(
-      (o) => this.afterAsyncLogin(p, terms, o),
-      (err: unknown) => this.afterAsyncLogin(p, terms, { ok: false, reasonCode: RC.unspecifiedError, why: err instanceof Error ? err.message : String(err) }),
-    );
+    this.holdUntil(outcome.catch((err: unknown): LoginOutcome => ({ ok: false, reasonCode: RC.unspecifiedError, why: err instanceof Error ? err.message : String(err) })), (o) => this.loggedIn(p, terms, o));
   }
 
-  private afterAsyncLogin(p: IConnectPacket, terms: ConnectTerms, outcome: LoginOutcome): void {
-    const held = this.held ?? [];
-    this.held = null;
-    if (this.state === "closed") return;
-    this.loggedIn(p, terms, outcome);
-    for (const h of held) this.handle(h);
-    this.resumeFromFlow();
+  /** Holds the packets behind this one, the socket not read, until `until` resolves (null: nothing to wait for); then `then`, then the held packets in order (one that holds again gathers the rest). */
+  private holdUntil<T>(until: Promise<T> | null, then: (value: T) => void = () => undefined): void {
+    if (until === null) return;
+    this.held = [];
+    this.stream.pause();
+    void until.then((value) => {
+      const held = this.held ?? [];
+      this.held = null;
+      if (this.state === "closed") return;
+      then(value);
+      for (const h of held) this.handle(h);
+      this.resumeFromFlow();
+    });
   }
 
   private loggedIn(p: IConnectPacket, terms: ConnectTerms, outcome: LoginOutcome): void {

@@ -16,7 +16,7 @@
  * with its subscription; deliveries ask `identifiersFor` only while one exists.
  */
 import type { ISubscribePacket, IUnsubscribePacket, QoS } from "mqtt-packet";
-import { deleteQueueAsync, emptyChannelCounters, type Broker, type ChannelCounters, type ProtocolCounters, type Queue, type QueueSpec, type VHost } from "../broker/index.js";
+import { definitionsFollowed, deleteQueueAsync, emptyChannelCounters, type Broker, type ChannelCounters, type ProtocolCounters, type Queue, type QueueSpec, type VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-deliveries.js";
 import type { MqttNode } from "./mqtt-node.js";
@@ -40,6 +40,7 @@ const DOLLAR = 0x24;
 /** What the session needs of its connection. */
 export interface SessionLink extends DeliveryLink {
   readonly clientId: string;
+  readonly isOpen: boolean;
 }
 
 export class MqttSession implements RetainFlagRule {
@@ -135,8 +136,13 @@ export class MqttSession implements RetainFlagRule {
 
   // ------------------------------------------------------------ subscribe / unsubscribe
 
-  /** SUBSCRIBE: binds each filter, answers SUBACK, then sends the retained messages its Retain Handling asks for. */
-  subscribe(p: ISubscribePacket): void {
+  /**
+   * SUBSCRIBE: binds each filter, answers SUBACK, then sends the retained messages its Retain
+   * Handling asks for. On a node others follow (`--workers`, a spread cluster) SUBACK waits until
+   * every node applied the new bindings (definitionsFollowed, as 0-9-1's bind-ok), so a message
+   * published on any node once the client heard SUBACK reaches it; the promise resolves once sent.
+   */
+  subscribe(p: ISubscribePacket): Promise<void> | null {
     const granted: number[] = [];
     const retainedFor: Array<[string, QoS]> = [];
     const id = this.link.v5 ? p.properties?.subscriptionIdentifier ?? 0 : 0;
@@ -158,9 +164,17 @@ export class MqttSession implements RetainFlagRule {
       }
     }
     this.recount();
-    this.link.send({ cmd: "suback", messageId: p.messageId!, granted });
-    const now = Date.now();
-    for (const [filter, qos] of retainedFor) this.deliveries.sendRetained(this.node.retained.matching(this.vhost.name, filter, now), qos, now);
+    const answer = (): void => {
+      // The connection may have closed while the other nodes were asked.
+      if (!this.link.isOpen) return;
+      this.link.send({ cmd: "suback", messageId: p.messageId!, granted });
+      const now = Date.now();
+      for (const [filter, qos] of retainedFor) this.deliveries.sendRetained(this.node.retained.matching(this.vhost.name, filter, now), qos, now);
+    };
+    const followed = definitionsFollowed(this.broker);
+    if (followed !== null) return followed.then(answer, answer);
+    answer();
+    return null;
   }
 
   /**

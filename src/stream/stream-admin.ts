@@ -8,7 +8,7 @@ import type { FieldTable } from "../broker/values/field-value.js";
 import { CMD, RC, RESPONSE, SERVER_VERSIONS } from "./protocol.js";
 import type { StreamContext } from "./stream-context.js";
 import { codeOf, remoteStream, streamFor } from "./stream-lookup.js";
-import { deleteQueueOnLeader } from "../broker/index.js";
+import { definitionsFollowed, deleteQueueOnLeader } from "../broker/index.js";
 import { workerMetadata } from "./stream-worker-metadata.js";
 import { readableRemote, remoteQueryOffset, remoteStoreOffset, remoteStreamStats } from "./stream-remote-queries.js";
 import { FrameWriter, response, type FrameCursor } from "./wire.js";
@@ -58,12 +58,13 @@ export function create(c: StreamContext, body: FrameCursor): void {
   } catch (err) {
     return reply(c, CMD.create, corr, codeOf(err));
   }
-  // Led by another worker: answered once every worker applied the declare (the mirror's barrier),
-  // so the client's next connection, to the leader's port that Metadata names, finds it. A round
-  // trip on the link would not do: it never declares (a queue just deleted must not come back).
-  const settled = c.node.broker.mirror?.settled;
-  if (remoteStream(c, name) === null || settled === undefined) return reply(c, CMD.create, corr, RC.ok);
-  settled.call(c.node.broker.mirror).then(
+  // On a node others follow (workers, a spread cluster): answered once every node applied the
+  // declare (the mirror's barrier), so the client's next connection — to the leader's port that
+  // Metadata names, or to any other node — finds it. A round trip on the link would not do: it
+  // never declares (a queue just deleted must not come back).
+  const followed = definitionsFollowed(c.node.broker);
+  if (followed === null) return reply(c, CMD.create, corr, RC.ok);
+  followed.then(
     () => reply(c, CMD.create, corr, RC.ok),
     (err: unknown) => reply(c, CMD.create, corr, codeOf(err)),
   );
@@ -103,7 +104,7 @@ export function metadata(c: StreamContext, body: FrameCursor, advertised: { host
   const n = body.count(2);
   const names: string[] = [];
   for (let i = 0; i < n; i++) names.push(body.str() ?? "");
-  if (c.node.workers !== null && !advertised.tls) return workerMetadata(c, corr, names, advertised.host, c.node.workers);
+  if (c.node.workers !== null && !advertised.tls) return workerMetadata(c, corr, names, advertised, c.node.workers);
   const found = names.map((name) => ({ name, code: typeof streamFor(c, name, null) === "number" ? RC.streamDoesNotExist : RC.ok }));
   // In a cluster every stream has a copy on each in-sync follower, which serves its consumers
   // (docs/STREAMS.md, "Followers serve the stream port"): they are the replicas, brokers 1…n.

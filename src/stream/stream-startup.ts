@@ -28,7 +28,7 @@ export interface StreamSideOptions {
   /** The node's certificate; null: no stream over TLS. */
   readonly tls: { readonly options: TlsOptions; readonly certFile: string } | null;
   readonly certificates: ListenerCertificate[];
-  /** Under `coney --workers N`: the workers' own stream ports (stream-worker-ports.ts); absent otherwise. */
+  /** Under `coney --workers N` (the workers' own stream ports) and in a spread cluster (each node's): stream-worker-ports.ts; absent otherwise. */
   readonly workers?: StreamWorkerPorts;
 }
 
@@ -65,8 +65,8 @@ export function streamSide(o: StreamSideOptions): StreamSide | null {
   const bind = config.bind;
   const listeners: SideListenerSpec[] = [];
   if (port !== null) listeners.push({ protocol: "stream", port, open: () => listenStream(node, port, bind), opened: (l) => logger.info("stream protocol listener started", { port: l.port, bind: bind || "*" }) });
-  const own = o.workers?.own;
-  if (port !== null && own !== undefined) listeners.push({ protocol: "stream", port: own, open: () => listenStream(node, own, bind, null, true), opened: (l) => logger.info("stream protocol listener of this worker started", { port: l.port, bind: bind || "*" }) });
+  const own = o.workers?.own ?? null;
+  if (port !== null && own !== null) listeners.push({ protocol: "stream", port: own, open: () => listenStream(node, own, bind, null, true), opened: (l) => logger.info("stream protocol listener of this worker started", { port: l.port, bind: bind || "*" }) });
   if (tlsPort !== null && tls !== null) {
     listeners.push({
       protocol: "stream/ssl",

@@ -1,10 +1,12 @@
 /**
- * Metadata under `coney --workers N` (docs/CLUSTERING.md, "Streams across the workers"): each
- * stream's leader is the worker leading it, named by that worker's own stream port
- * (stream-worker-ports.ts) on this node's advertised host; the brokers listed are the leaders of
- * the streams asked for. A stream has no replicas (the workers share one disk; nothing is
- * replicated). A stream whose leading worker is down (its link is not up) is
- * `stream_not_available`, as RabbitMQ answers for a stream without an available leader.
+ * Metadata under `coney --workers N` and in a spread cluster (docs/CLUSTERING.md, "Streams across
+ * the workers", "Streams in a spread cluster"): each stream's leader is the node leading it, named
+ * by its own stream port (stream-worker-ports.ts) on this node's advertised host (workers) or on
+ * the host that node registered (spread); the brokers listed are the leaders of the streams asked
+ * for. A stream has no replicas: the workers share one disk, and a spread node's copies of another
+ * node's store serve no reader (they wait to be adopted). A stream whose leading node is down (its
+ * link is not up) is `stream_not_available`, as RabbitMQ answers for a stream without an
+ * available leader.
  */
 import { RC, RESPONSE, CMD } from "./protocol.js";
 import type { StreamContext } from "./stream-context.js";
@@ -19,21 +21,21 @@ interface Found {
   readonly ref: number;
 }
 
-export function workerMetadata(c: StreamContext, corr: number, names: readonly string[], host: string, workers: StreamWorkerPorts): void {
-  const ports: number[] = [];
-  const refOf = (port: number): number => {
-    const i = ports.indexOf(port);
-    return i >= 0 ? i : ports.push(port) - 1;
+export function workerMetadata(c: StreamContext, corr: number, names: readonly string[], advertised: { readonly host: string; readonly port: number }, workers: StreamWorkerPorts): void {
+  const brokers: Array<{ readonly host: string; readonly port: number }> = [];
+  const refOf = (host: string, port: number): number => {
+    const i = brokers.findIndex((b) => b.port === port && b.host === host);
+    return i >= 0 ? i : brokers.push({ host, port }) - 1;
   };
   const found = names.map((name): Found => {
-    if (typeof streamFor(c, name, null) !== "number") return { name, code: RC.ok, ref: refOf(workers.own) };
+    if (typeof streamFor(c, name, null) !== "number") return { name, code: RC.ok, ref: refOf(advertised.host, workers.own ?? advertised.port) };
     const remote = remoteStream(c, name);
     if (remote === null) return { name, code: RC.streamDoesNotExist, ref: -1 };
     const port = remote.leader.up ? workers.portOf(remote.node) : null;
-    return port === null ? { name, code: RC.streamNotAvailable, ref: -1 } : { name, code: RC.ok, ref: refOf(port) };
+    return port === null ? { name, code: RC.streamNotAvailable, ref: -1 } : { name, code: RC.ok, ref: refOf(workers.hostOf?.(remote.node) ?? advertised.host, port) };
   });
-  const f = new FrameWriter(CMD.metadata | RESPONSE, 1, 128).u32(corr).i32(ports.length);
-  ports.forEach((port, i) => f.u16(i).str(host).u32(port));
+  const f = new FrameWriter(CMD.metadata | RESPONSE, 1, 128).u32(corr).i32(brokers.length);
+  brokers.forEach((b, i) => f.u16(i).str(b.host).u32(b.port));
   f.i32(found.length);
   for (const s of found) {
     f.str(s.name).u16(s.code);

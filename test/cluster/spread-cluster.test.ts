@@ -131,12 +131,6 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     }
   });
 
-  it("refuses a stream queue (not reachable over the node link yet) with a clear reason", async () => {
-    const ch = await conns[1]!.createChannel();
-    ch.on("error", () => {});
-    await assert.rejects(ch.assertQueue("sp-stream", { durable: true, arguments: { "x-queue-type": "stream" } }), /PRECONDITION_FAILED - stream queue 'sp-stream' .* not supported with cluster_mode spread/);
-  });
-
   it("a client on each node publishes with confirms to, and consumes from, queues homed on the other nodes", async () => {
     for (let i = 0; i < 3; i++) {
       const target = `sp-${(i + 1) % 3}`;

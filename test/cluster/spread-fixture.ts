@@ -32,10 +32,18 @@ export interface SpreadCluster {
   it(name: string, fn: () => Promise<void>): void;
   /** Run (bounded) after the tests, before the cluster stops. */
   onClose(f: () => unknown): void;
+  /** Node `i`'s stream port (with `streams`), as its log names it since its last start; resolves once bound. */
+  streamPort(i: number): Promise<number>;
 }
 
-export function spreadCluster(): SpreadCluster {
-  const cluster = new TestCluster(3, 5, ["--cluster-mode", "spread"]);
+/** Options of a spread cluster: its lease (s), and `streams`: every node serves the stream protocol on a port of its own. */
+export interface SpreadOptions {
+  readonly leaseTtl?: number;
+  readonly streams?: boolean;
+}
+
+export function spreadCluster(opts: SpreadOptions = {}): SpreadCluster {
+  const cluster = new TestCluster(3, opts.leaseTtl ?? 5, ["--cluster-mode", "spread", ...(opts.streams === true ? ["--stream-port", "0", "--stream-advertised-host", "127.0.0.1"] : [])]);
   const closers: Array<() => unknown> = [];
   let failed = false;
 
@@ -101,5 +109,17 @@ export function spreadCluster(): SpreadCluster {
       });
     },
     onClose: (f) => void closers.push(f),
+    async streamPort(i) {
+      let port = 0;
+      await eventually(async () => {
+        // The node's own listener is the last one bound before its last "Coney started" (an adopted store's comes after).
+        const log = node(i).log;
+        const started = log.lastIndexOf('"msg":"Coney started"');
+        const line = started < 0 ? undefined : log.slice(0, started).split("\n").reverse().find((l) => l.includes('"msg":"stream protocol listener started"'));
+        port = line === undefined ? 0 : Number((JSON.parse(line.slice(line.indexOf("{"))) as { port?: number }).port ?? 0);
+        return port > 0;
+      }, 20_000, `node${i}'s stream port`);
+      return port;
+    },
   };
 }

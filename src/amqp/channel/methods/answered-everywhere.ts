@@ -9,6 +9,7 @@
  * whole cost. The mirror itself skips the round trip when nothing was told since the last barrier.
  */
 import type { ChannelState } from "../channel-state.js";
+import { definitionsFollowed } from "../../../broker/index.js";
 import { afterLeader } from "./leader-round-trips.js";
 
 /**
@@ -16,10 +17,10 @@ import { afterLeader } from "./leader-round-trips.js";
  * `classId`/`methodId` name the method for an error that closes the channel.
  */
 export function answerEverywhere<T>(ch: ChannelState, value: T | Promise<T>, classId: number, methodId: number, answer: (value: T) => void): void {
-  const mirror = ch.host.broker.mirror;
-  if (mirror?.settled === undefined && !(value instanceof Promise)) return answer(value);
+  const broker = ch.host.broker;
+  if (broker.mirror?.settled === undefined && !(value instanceof Promise)) return answer(value);
   const followed = Promise.resolve(value).then(async (v) => {
-    await mirror?.settled?.();
+    await definitionsFollowed(broker);
     return v;
   });
   afterLeader(ch, followed, classId, methodId, answer);

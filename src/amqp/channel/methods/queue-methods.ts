@@ -11,7 +11,7 @@ import {
   MethodId,
 } from "../../codec/generated.js";
 import { BrokerError } from "../../../errors/broker-error.js";
-import { countsFromLeader, deleteQueueOnLeader, purgeQueueOnLeader } from "../../../broker/index.js";
+import { countsFromLeader, definitionsFollowed, deleteQueueOnLeader, purgeQueueOnLeader } from "../../../broker/index.js";
 import { afterLeader, declareAnswered, purgeAnswered } from "./leader-round-trips.js";
 import { answerEverywhere } from "./answered-everywhere.js";
 import type { ChannelState } from "../channel-state.js";
@@ -33,8 +33,7 @@ const QUEUE_CLASS = 50;
  * single node. The connection reads no further frame meanwhile, so every channel's order holds.
  */
 function followedEverywhere(ch: ChannelState): Promise<void> | null {
-  const mirror = ch.host.broker.mirror;
-  return mirror?.settled === undefined ? null : mirror.settled();
+  return definitionsFollowed(ch.host.broker);
 }
 
 export const queueHandlers: HandlerTable = [
