@@ -2,7 +2,8 @@
 // (issue 42, "Answered once everyone knows"). Changes made through worker 0 — over the management
 // API or AMQP — are used at once from worker 1, with no waiting in between: a login as a user just
 // created, a connection to a vhost just created, a mandatory publish to an exchange just declared,
-// a consume of a queue declared over HTTP, a publish through an import's objects. Each step runs a
+// a consume of a queue declared over HTTP, a publish through an import's objects, a STOMP receipt,
+// an MQTT SUBACK, an AMQP 1.0 attach that declares its queue. Each step runs a
 // few times, so a relay that merely tends to be fast enough would be caught.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -10,6 +11,9 @@ import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
 import { withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { StompWire } from "../helpers/stomp-wire.js";
+import { connectMqtt, type TestMqttClient } from "../helpers/mqtt-client.js";
+import type { Connection } from "rhea";
+import { close as closeAmqp1, connect as connectAmqp1, openSender } from "../helpers/rhea-client.js";
 import { onWorker, pinnedApis, workerOfPort, type PinnedApi } from "./pinned-workers.js";
 
 const ROUNDS = 10;
@@ -178,6 +182,41 @@ describe("coney --workers 2: definition changes answered once every worker knows
       }
     } finally {
       s.close();
+    }
+  });
+
+  it("MQTT: a SUBACK on worker 0 means a mandatory publish from worker 1 routes to the subscription", async () => {
+    const listeners = ((await apis[0]!.request("GET", "/api/overview")).json as { listeners: Array<{ protocol: string; port: number }> }).listeners;
+    const mqttPort = listeners.find((l) => l.protocol === "mqtt")!.port;
+    const portOf = (c: TestMqttClient): number => (c.client.stream as unknown as { localPort: number }).localPort;
+    const end = (c: TestMqttClient): Promise<void> => c.client.endAsync(true).then(() => undefined);
+    const ch1 = await (await connectOn(1)).createConfirmChannel();
+    for (let i = 0; i < ROUNDS; i++) {
+      // A new clean session each round: its queue and binding are new to worker 1.
+      const sub = await onWorker(apis, 0, () => connectMqtt(`mqtt://127.0.0.1:${mqttPort}`, { clientId: `barrier-mqtt-${i}` }), portOf, end);
+      try {
+        await sub.client.subscribeAsync(`barrier/mqtt/${i}`, { qos: 1 });
+        assert.equal(await publishMandatory(ch1, "amq.topic", `barrier.mqtt.${i}`, `q${i}`), "routed", `round ${i}`);
+        assert.equal((await sub.waitFor(1, 10_000))[0]!.payload.toString(), `q${i}`);
+      } finally {
+        await end(sub);
+      }
+    }
+  });
+
+  it("AMQP 1.0: an attach that declares /queue/<q> on worker 0 means a mandatory publish from worker 1 routes to it", async () => {
+    const a = await onWorker(apis, 0, () => connectAmqp1(p.amqpPort, { hostname: "vhost:/" }), (x: Connection) => (x as unknown as { socket: { localPort: number } }).socket.localPort, (x) => closeAmqp1(x));
+    const ch1 = await (await connectOn(1)).createConfirmChannel();
+    try {
+      for (let i = 0; i < ROUNDS; i++) {
+        const receiver = a.open_receiver({ source: { address: `/queue/barrier-amqp1-${i}` } });
+        await withTimeout(new Promise<void>((resolve) => receiver.once("receiver_open", () => resolve())), 10_000, `attach ${i}`);
+        assert.equal(await publishMandatory(ch1, "", `barrier-amqp1-${i}`, `a${i}`), "routed", `round ${i}`);
+        await openSender(a, `/queue/barrier-amqp1-target-${i}`);
+        assert.equal(await publishMandatory(ch1, "", `barrier-amqp1-target-${i}`, `t${i}`), "routed", `round ${i} (sender)`);
+      }
+    } finally {
+      await closeAmqp1(a);
     }
   });
 });
