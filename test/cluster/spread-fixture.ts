@@ -32,7 +32,7 @@ export interface SpreadCluster {
   it(name: string, fn: () => Promise<void>): void;
   /** Run (bounded) after the tests, before the cluster stops. */
   onClose(f: () => unknown): void;
-  /** Node `i`'s stream port (with `streams`), as its log names it since its last start; resolves once bound. */
+  /** Node `i`'s stream port (with `streams`), as its management API lists it; resolves once bound. */
   streamPort(i: number): Promise<number>;
 }
 
@@ -110,13 +110,12 @@ export function spreadCluster(opts: SpreadOptions = {}): SpreadCluster {
     },
     onClose: (f) => void closers.push(f),
     async streamPort(i) {
+      // The node's own listener as its management API lists it now (a node that fenced and booted again has a new one).
       let port = 0;
       await eventually(async () => {
-        // The node's own listener is the last one bound before its last "Coney started" (an adopted store's comes after).
-        const log = node(i).log;
-        const started = log.lastIndexOf('"msg":"Coney started"');
-        const line = started < 0 ? undefined : log.slice(0, started).split("\n").reverse().find((l) => l.includes('"msg":"stream protocol listener started"'));
-        port = line === undefined ? 0 : Number((JSON.parse(line.slice(line.indexOf("{"))) as { port?: number }).port ?? 0);
+        const r = await api(i, "GET", "/api/overview").catch(() => null);
+        const listeners = ((r?.json ?? {}) as { listeners?: Array<{ node: string; protocol: string; port: number }> }).listeners ?? [];
+        port = listeners.find((l) => l.node === node(i).name && l.protocol === "stream")?.port ?? 0;
         return port > 0;
       }, 20_000, `node${i}'s stream port`);
       return port;

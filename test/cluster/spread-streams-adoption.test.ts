@@ -4,7 +4,8 @@
 // every confirmed message at its offset, over AMQP 0-9-1 through any node, and over the stream
 // protocol at the adopted broker's own stream port, which Metadata on every node names as the
 // leader (as RabbitMQ names a stream's new leader). Three real nodes on a real etcd; amqplib and
-// rabbitmq-stream-js-client.
+// rabbitmq-stream-js-client. Restarted, the home takes its store back and serves the stream at its
+// own stream port again, with every message confirmed meanwhile.
 import { describe } from "node:test";
 import assert from "node:assert/strict";
 import type { ConsumeMessage } from "amqplib";
@@ -117,7 +118,7 @@ describe("a spread cluster: a stream's home killed -9, its stream served by the 
     }
     // Over the stream protocol at the adopted listener: every offset, the stored offset, new confirmed publishes.
     const first = collector<[number, string]>(70);
-    await after.declareConsumer({ stream: STREAM, offset: Offset.first() }, (m) => first.push([Number(m.offset!), m.content.toString()]));
+    const reader = await after.declareConsumer({ stream: STREAM, offset: Offset.first() }, (m) => first.push([Number(m.offset!), m.content.toString()]));
     assert.deepEqual((await withTimeout(first.done, 10_000, "70 from the first offset")).map(([o, b]) => [b, o]), all);
     assert.equal(await after.queryOffset({ reference: "spa-ref", stream: STREAM }), 42n, "the stored offset kept");
     const again = await after.declarePublisher({ stream: STREAM, publisherRef: "spa-pub" });
@@ -128,6 +129,24 @@ describe("a spread cluster: a stream's home killed -9, its stream served by the 
     await again.flush();
     await withTimeout(more.done, 10_000, "5 confirms from the adopter");
     assert.deepEqual(await readVia(1, 70, 5), range(0, 5).map((i) => [`z${i}`, 70 + i]), "the adopter's new messages through node1");
-    console.log(`SPREAD-STREAMS-ADOPTION ${JSON.stringify({ killToMetadataMs: adoptedMs, adopter })}`);
+
+    // node0 restarted: it follows its adopter back, takes its store back and serves the stream at its own new stream port.
+    // Nothing stays connected to the adopted listener, which closes at the hand-back (the client would reconnect on its own).
+    await withTimeout(Promise.all([again.close(), reader.close()]), 5000, "the adopter's publisher and reader closed");
+    const logFrom = sc.node(0).log.length;
+    const restartedAt = performance.now();
+    sc.cluster.startNode(sc.node(0));
+    await eventually(() => sc.node(0).log.slice(logFrom).includes('"msg":"Coney started"'), 30_000, "node0 started again");
+    const newPort = await sc.streamPort(0);
+    await eventually(async () => {
+      const [meta] = await after.queryMetadata({ streams: [STREAM] }).catch(() => [undefined]);
+      return meta?.leader?.port === newPort;
+    }, 20_000, "Metadata naming node0's own stream port again");
+    const backMs = Math.round(performance.now() - restartedAt);
+    const home = await streamClient(0);
+    const whole = collector<string>(75);
+    await home.declareConsumer({ stream: STREAM, offset: Offset.first() }, (m) => whole.push(m.content.toString()));
+    assert.deepEqual(await withTimeout(whole.done, 10_000, "75 from node0 again"), [...all.map(([b]) => b), ...range(0, 5).map((i) => `z${i}`)], "every confirmed message, the adopter's too");
+    console.log(`SPREAD-STREAMS-ADOPTION ${JSON.stringify({ killToMetadataMs: adoptedMs, adopter, restartToHomeMetadataMs: backMs })}`);
   });
 });

@@ -13,7 +13,7 @@ import type { ConsumeMessage } from "amqplib";
 import { connect as connectStream, Offset, type Client } from "rabbitmq-stream-js-client";
 import { spreadCluster } from "./spread-fixture.js";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
-import { bodyOf, close as closeAmqp1, connect as connectAmqp1, receive, rhea } from "../helpers/rhea-client.js";
+import { bodyOf, close as closeAmqp1, connect as connectAmqp1, data, openSender, receive, rhea, sendAll } from "../helpers/rhea-client.js";
 import { RawStreamClient } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { CMD, OFFSET_TYPE, RC } from "../../src/stream/protocol.js";
@@ -119,7 +119,7 @@ describe("a spread cluster: replicated streams reached from every node, over eve
     assert.deepEqual(await readVia(1, "sps-default", 30, 10), range(0, 10).map((i) => [`n${i}`, 30 + i]));
   });
 
-  sc.it("a stream homed on node1, created over the stream protocol through node1, is read through node0 over AMQP 1.0", async () => {
+  sc.it("a stream homed on node1, created over the stream protocol through node1, is read through node0 and published to through node2 over AMQP 1.0", async () => {
     const c = await streamClient(1);
     await c.createStream({ stream: "sps-native" });
     const publisher = await c.declarePublisher({ stream: "sps-native" });
@@ -138,6 +138,13 @@ describe("a spread cluster: replicated streams reached from every node, over eve
     const got = await withTimeout(messages, 10_000, "12 over AMQP 1.0 through node0");
     assert.deepEqual(got.map((m) => bodyOf(m.message).toString()), range(0, 12).map((i) => `q${i}`));
     assert.deepEqual(got.map((m) => Number(m.message.message_annotations?.["x-stream-offset"])), range(0, 12));
+    // Published over AMQP 1.0 through node2: accepted once stored on node1 and its followers.
+    const b = await connectAmqp1(sc.node(2).amqpPort);
+    sc.onClose(() => closeAmqp1(b));
+    const sender = await openSender(b, "/queues/sps-native");
+    const outcomes = await withTimeout(sendAll(sender, range(0, 3).map((i) => ({ body: data(`w${i}`) }) as never)), 10_000, "3 outcomes over AMQP 1.0 through node2");
+    assert.deepEqual(outcomes.map((o) => o.outcome), ["accepted", "accepted", "accepted"]);
+    assert.deepEqual(await readVia(0, "sps-native", 12, 3), range(0, 3).map((i) => [`w${i}`, 12 + i]));
   });
 
   sc.it("a publisher or subscription on a node that does not home the stream is stream_not_available", async () => {
