@@ -48,7 +48,7 @@ export class StreamNode {
     readonly log: Logger,
     /** The cluster this node leads: Metadata names its in-sync followers as replicas. Null on a single node. */
     readonly cluster: ClusterView | null = null,
-    /** Under `coney --workers N`: this worker's own stream port and the others'; null otherwise. */
+    /** Under `coney --workers N` (this worker's own stream port and the others') and in a spread cluster (every node's): stream-worker-ports.ts; null otherwise. */
     readonly workers: StreamWorkerPorts | null = null,
   ) {
     this.counters = broker.stats.protocol("stream");
