@@ -32,8 +32,8 @@ export interface StreamRecordContent {
   readonly properties: MessageProperties;
   readonly body: Body;
   readonly address: PublishAddress;
-  /** A record kept whole: [header section (when it has one), message-annotations, the rest], slices of the record; null for the model form. */
-  readonly original: readonly Buffer[] | null;
+  /** A record kept whole: [header section (when it has one), message-annotations, the rest], slices of the record; absent for the model form. */
+  readonly original?: readonly Buffer[];
 }
 
 /** An empty message-annotations section (a map of no entries). */
@@ -71,7 +71,7 @@ function keptWhole(bytes: Buffer, m: Amqp10Message): Buffer[] | null {
 export function readStreamRecord(bytes: Buffer): StreamRecordContent {
   const m = decodeMessage(bytes);
   const original = keptWhole(bytes, m);
-  if (original === null) return { ...domainFromAmqp10(m), original: null };
+  if (original === null) return domainFromAmqp10(m);
   const { properties, body } = modelFromAmqp10(m, propertiesToKeep(m, bytes));
   const a = m.messageAnnotations!;
   return { properties, body, address: { routingKey: textOf(a[0]![1]) ?? "", exchange: textOf(a[1]![1]) ?? "" }, original };

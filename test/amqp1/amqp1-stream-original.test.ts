@@ -19,6 +19,7 @@ import type { Message as NativeMessage } from "rabbitmq-stream-js-client/dist/pu
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { close, connect, openSender, receive } from "../helpers/rhea-client.js";
 import { collector, withTimeout } from "../helpers/wait.js";
+import { receivedPayloads } from "../helpers/rhea-raw.js";
 import { streamClient } from "../stream/stream-helpers.js";
 import { encodeAmqp10 } from "../../src/amqp10/amqp10-encoder.js";
 import { decodeMessage } from "../../src/amqp10/message-sections.js";
@@ -109,22 +110,12 @@ async function publishRaw(port: number, address: string, payloads: readonly Buff
 
 /** Reads `n` deliveries from a stream over AMQP 1.0 and returns their payloads as received (rhea's decoder sees them first). */
 async function readRaw(port: number, stream: string, n: number, filter: Record<string, unknown> = {}): Promise<Buffer[]> {
-  const util = rhea.message as unknown as { decode: (b: Buffer) => unknown };
-  const decode = util.decode;
-  const raws: Buffer[] = [];
-  util.decode = (b: Buffer) => {
-    raws.push(Buffer.from(b));
-    return decode(b);
-  };
-  try {
+  return receivedPayloads(async () => {
     const c = await connect(port);
     const { messages } = receive(c, `/queues/${stream}`, n, { source: { address: `/queues/${stream}`, filter: { ...first, ...filter } }, autoaccept: true } as never);
     await messages;
     await close(c);
-  } finally {
-    util.decode = decode;
-  }
-  return raws;
+  });
 }
 
 const annotationsOf = (raw: Buffer): Array<[string, Amqp10Value]> => (decodeMessage(raw).messageAnnotations ?? []).map(([k, v]) => [textOf(k)!, v]);

@@ -388,7 +388,7 @@ export class StoredStreamLog implements StreamLog {
     const messages = chunkMessages(bytes).map((m) => {
       if (m === null) return null;
       const d = readStreamRecord(m);
-      return createMessage(d.address.exchange, d.address.routingKey, d.properties, null, d.body, at.timestamp, null, d.original === null ? null : { format: AMQP10_FORMAT, parts: d.original });
+      return createMessage(d.address.exchange, d.address.routingKey, d.properties, null, d.body, at.timestamp, null, d.original === undefined ? null : { format: AMQP10_FORMAT, parts: d.original });
     });
     return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages, pieces: [], decode: null, buffer: pool !== null ? bytes : null, filter: filterOf(bytes) };
   }
