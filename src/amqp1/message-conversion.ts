@@ -14,18 +14,17 @@
  * - body: data sections ↔ the body; any other body (amqp-value, amqp-sequence) stays encoded
  *   with type "amqp-1.0" and is sent back to 1.0 clients as it came.
  */
-import { Decimal, type FieldTable, type FieldValue } from "../broker/values/field-value.js";
+import { Decimal, type FieldValue } from "../broker/values/field-value.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Body } from "../broker/values/message-body.js";
 import { decodeMessage, encodeMessage, type Amqp10Map, type Amqp10Message, type PropertyField } from "../amqp10/message-sections.js";
-import { fieldValue, headerValue, smallInt } from "../amqp10/message-mapping.js";
+import { headerValue } from "../amqp10/message-mapping.js";
+import { modelFromAmqp10, propertiesToKeep } from "../amqp10/model-from-amqp10.js";
 import { str, sym, textOf, type Amqp10Value } from "../amqp10/amqp10-value.js";
 import { deathsAnnotation } from "./deaths-annotation.js";
-import { PROPERTIES_HEADER, propertiesToKeep, validSection } from "./properties-header.js";
+import { PROPERTIES_HEADER, validSection } from "./properties-header.js";
 
 const AMQP10_TYPE = "amqp-1.0";
-const EMPTY = Buffer.alloc(0);
-const SHORTSTR_MAX = 255;
 
 /** A received message as the broker takes it, with the 1.0 fields routing may use. */
 export interface ConvertedMessage {
@@ -39,90 +38,14 @@ export interface ConvertedMessage {
   readonly rest: Buffer;
 }
 
-const isInternal = (k: string): boolean => k.startsWith("x-basic-") || k === "x-routing-key" || k === "x-exchange";
-
 /** A transfer's payload (a whole bare message) → the domain's form. Throws Amqp10DecodeError. */
 export function fromAmqp1(payload: Buffer): ConvertedMessage {
   const m = decodeMessage(payload);
-  const p: MessageProperties = {};
-  const headers: FieldTable = {};
-  const h = m.header ?? [];
-  const durable = h[0];
-  const annotations = m.messageAnnotations ?? [];
-  if (durable?.type === "boolean") p.deliveryMode = durable.value ? 2 : 1;
-  const priority = smallInt(h[1]);
-  if (priority !== undefined) p.priority = priority;
-  const ttl = smallInt(h[2]);
-  if (ttl !== undefined) p.expiration = String(ttl);
-  for (const [k, v] of annotations) {
-    const key = textOf(k);
-    if (key === undefined) continue;
-    if (key === "x-basic-type") p.type = textOf(v);
-    else if (key.startsWith("x-") && key.length <= SHORTSTR_MAX && !isInternal(key)) headers[key === "x-cc" ? "CC" : key] = fieldValue(v);
-  }
-  for (const [k, v] of m.applicationProperties ?? []) {
-    if (k.type !== "string" || Buffer.byteLength(k.value) > SHORTSTR_MAX) continue;
-    headers[k.value] = fieldValue(v);
-  }
-  const props = m.properties ?? {};
-  const id = messageId(props.messageId, "x-message-id", headers);
-  if (id !== undefined) p.messageId = id;
-  const corr = messageId(props.correlationId, "x-correlation-id", headers);
-  if (corr !== undefined) p.correlationId = corr;
-  if (props.userId?.type === "binary" && props.userId.value.length <= SHORTSTR_MAX) p.userId = props.userId.value.toString("utf8");
-  const replyTo = textOf(props.replyTo);
-  if (replyTo !== undefined) p.replyTo = replyTo.startsWith("/queues/") ? safeDecode(replyTo.slice(8)) : replyTo;
-  const contentType = textOf(props.contentType);
-  if (contentType !== undefined) p.contentType = contentType;
-  const contentEncoding = textOf(props.contentEncoding);
-  if (contentEncoding !== undefined) p.contentEncoding = contentEncoding;
-  if (props.creationTime?.type === "timestamp") p.timestamp = Math.floor(props.creationTime.value / 1000);
-  const groupId = textOf(props.groupId);
-  if (groupId !== undefined) p.appId = groupId;
   // to, subject … have no place in the model: the section rides in a header (properties-header.ts).
-  const kept = propertiesToKeep(m, payload);
-  if (kept !== null) headers[PROPERTIES_HEADER] = kept;
-  if (Object.keys(headers).length > 0) p.headers = headers;
-  let body: Body;
-  if (m.otherBody !== undefined) {
-    body = m.otherBody;
-    p.type = AMQP10_TYPE;
-  } else {
-    // Several data sections stay several pieces of one body (not joined: no copy).
-    const data = m.data ?? [];
-    body = data.length === 1 ? data[0]! : data.length === 0 ? EMPTY : data;
-  }
+  const { properties, body } = modelFromAmqp10(m, propertiesToKeep(m, payload));
+  const props = m.properties ?? {};
   const raw = m.raw!;
-  return { properties: p, body, subject: textOf(props.subject) ?? null, to: textOf(props.to) ?? null, header: raw.header, annotations, rest: raw.rest };
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-/** RabbitMQ 4's message_id/3: what 0-9-1 cannot carry as a short string goes to a header. */
-function messageId(v: Amqp10Value | undefined, header: string, headers: FieldTable): string | undefined {
-  if (v === undefined) return undefined;
-  if (v.type === "uuid") return `urn:uuid:${uuidText(v.value)}`;
-  if (v.type === "ulong") return v.value.toString();
-  if (v.type === "binary") {
-    headers[header] = v.value;
-    return undefined;
-  }
-  if (v.type === "string") {
-    if (Buffer.byteLength(v.value) <= SHORTSTR_MAX) return v.value;
-    headers[header] = v.value;
-  }
-  return undefined;
-}
-
-function uuidText(b: Buffer): string {
-  const h = b.toString("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return { properties, body, subject: textOf(props.subject) ?? null, to: textOf(props.to) ?? null, header: raw.header, annotations: m.messageAnnotations ?? [], rest: raw.rest };
 }
 
 const URN_UUID = /^urn:uuid:([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;

@@ -7,7 +7,8 @@
  * set. Delivery-annotations are for the next hop only and are not kept (part 3 §3.2.2).
  *
  * parts: [header section or nothing, message-annotations section, the rest] — written in that
- * order as the transfer's payload; the rest is a slice of the received payload (not copied).
+ * order as the transfer's payload; the rest is a slice of the received payload (not copied). A
+ * stream stores these parts as its record of the message (stored-original.ts).
  *
  * The hot path: a message without annotations of its own takes the annotations section its link
  * encoded last for the same exchange and key (one Buffer shared by every such message), so a
@@ -19,8 +20,9 @@ import type { Amqp10Map } from "../amqp10/message-sections.js";
 import { SECTION } from "../amqp10/message-sections.js";
 import { str, sym, textOf, type Amqp10Value } from "../amqp10/amqp10-value.js";
 import type { ConvertedMessage } from "./message-conversion.js";
+import { AMQP10_FORMAT } from "../amqp10/stored-original.js";
 
-export const AMQP1_FORMAT = "amqp-1.0";
+export const AMQP1_FORMAT = AMQP10_FORMAT;
 
 const isRouting = (k: Amqp10Value): boolean => {
   const t = textOf(k);
@@ -28,9 +30,9 @@ const isRouting = (k: Amqp10Value): boolean => {
 };
 
 function annotationsSection(own: Amqp10Map, exchange: string, routingKey: string): Buffer {
-  const map: Array<readonly [Amqp10Value, Amqp10Value]> = [];
+  // RabbitMQ 4's order (mc_amqp puts them first); a stream record kept whole is known by it (stored-original.ts).
+  const map: Array<readonly [Amqp10Value, Amqp10Value]> = [[sym("x-routing-key"), str(routingKey)], [sym("x-exchange"), str(exchange)]];
   for (const kv of own) if (!isRouting(kv[0])) map.push(kv);
-  map.push([sym("x-exchange"), str(exchange)], [sym("x-routing-key"), str(routingKey)]);
   return encodeAmqp10({ type: "described", descriptor: { type: "ulong", value: BigInt(SECTION.messageAnnotations) }, value: { type: "map", value: map } });
 }
 

@@ -19,7 +19,8 @@
  */
 import { type ChannelCounters, type ConsumerInfo, deleteQueueAsync, type Queue, type QueueConsumer, type QueueEntry } from "../broker/index.js";
 import type { Amqp10Value } from "../amqp10/amqp10-value.js";
-import { str } from "../amqp10/amqp10-value.js";
+import { str, sym } from "../amqp10/amqp10-value.js";
+import { withAnnotation } from "../amqp10/stored-original.js";
 import { Amqp1Error, CONDITION } from "./amqp1-errors.js";
 import { parseSource } from "./amqp1-addresses.js";
 import { answerAttachWhenFollowed } from "./followed-attach.js";
@@ -147,9 +148,10 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
   deliver(queue: Queue, entry: QueueEntry): void {
     const s = this.session;
     const m = entry.message;
-    // A message published over 1.0 goes out as it came (original-form.ts); others are converted.
+    // A message published over 1.0 goes out as it came (original-form.ts; from a stream, as it was
+    // stored, with its offset annotated); others are converted.
     const o = m.original;
-    const pieces = o !== null && o.format === AMQP1_FORMAT ? o.parts : toAmqp1(m.properties, m.body, m);
+    const pieces = o !== null && o.format === AMQP1_FORMAT ? (queue.type === "stream" ? withStreamOffset(o.parts, m.properties.headers) : o.parts) : toAmqp1(m.properties, m.body, m);
     const pass = this.matches;
     if (pass !== null && !pass(decodeMessage(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)))) {
       // Skipped: no transfer, no credit spent; the stream reader has moved past it (settle returns the stream's count).
@@ -260,6 +262,12 @@ export class OutgoingLink implements QueueConsumer<Queue>, SessionLink {
     const q = this.queue;
     return { tag: this.tag, queue: q?.name ?? "", vhost: q?.vhost ?? this.session.conn.vhost, ackRequired: !this.noAck, exclusive: false, prefetchCount: this.credit, priority: 0, arguments: this.args, activity: q === null ? "up" : q.consumerActivity(this) };
   }
+}
+
+/** A stream delivery's parts with RabbitMQ 4's x-stream-offset annotation (a long), from the offset header the stream queue set. */
+function withStreamOffset(parts: readonly Buffer[], headers: FieldTable | undefined): readonly Buffer[] {
+  const offset = headers?.["x-stream-offset"];
+  return typeof offset === "bigint" ? withAnnotation(parts, sym("x-stream-offset"), { type: "long", value: offset }) : parts;
 }
 
 /** The source terminus (a described list) with its filter field (index 7) replaced. */

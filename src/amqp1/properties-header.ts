@@ -13,24 +13,11 @@
  * treated as an ordinary header (validSection returns null), never half-used.
  */
 import { Amqp10Reader } from "../amqp10/amqp10-decoder.js";
-import type { Amqp10Message } from "../amqp10/message-sections.js";
 import { SECTION } from "../amqp10/message-sections.js";
 import type { FieldValue } from "../broker/values/field-value.js";
 
-export const PROPERTIES_HEADER = "x-amqp-1.0-properties";
-
-/**
- * The properties section's bytes to keep in the header for a message read from `payload`, or null
- * when every field it sets has a place in the model (the usual case: nothing is allocated). A
- * copy: the payload's memory may be the transport's to reuse.
- */
-export function propertiesToKeep(m: Amqp10Message, payload: Buffer): Buffer | null {
-  const p = m.properties;
-  if (p === undefined || (p.to === undefined && p.subject === undefined && p.absoluteExpiryTime === undefined && p.groupSequence === undefined && p.replyToGroupId === undefined)) return null;
-  const raw = m.raw;
-  if (raw === undefined || raw.propertiesStart < 0) return null;
-  return Buffer.from(payload.subarray(raw.propertiesStart, raw.propertiesEnd));
-}
+// The header is named, and filled on publish (propertiesToKeep), by the conversion: model-from-amqp10.ts.
+export { PROPERTIES_HEADER } from "../amqp10/model-from-amqp10.js";
 
 /** The header's value as a properties section to write as it is; null when it is not one. */
 export function validSection(v: FieldValue | undefined): Buffer | null {

@@ -20,7 +20,9 @@ export type { MessageProperties };
  * it back as sent (RabbitMQ 4 keeps a message in its original format). Opaque to the broker: the
  * publishing transport makes it, a consumer of that `format` reads it, every other consumer
  * converts from the model. Invariant: it agrees with `properties` and `body`, so whoever rewrites
- * them drops it (message-headers.ts); it lives in memory only (the store keeps the model).
+ * them drops it (message-headers.ts), and a stream's delivery keeps it beside its added
+ * x-stream-offset header (stream-queue.ts). The message store writes it beside the model, and a
+ * stream stores an AMQP 1.0 one as its record (src/amqp10/stored-original.ts).
  */
 export interface OriginalEncoding {
   /** The protocol's name, e.g. "amqp-1.0". */

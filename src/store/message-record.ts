@@ -7,7 +7,8 @@
  *   nothing, a large one's are a hole, see pending-records.ts; its length may span the dead
  *   records right after it, whose heads were never written) | u16 keyLength | queue key (utf8 "vhost\0name") | u8 exchangeLength | exchange |
  *   u8 routingKeyLength | routing key | f64 storeSeq | f64 publishedAt | u32 propertiesLength |
- *   [kinds 4 and 5 only: u8 formatLength | format | u32 originalLength | u32 bodyAt | u32 bodyLength] |
+ *   [kinds 4 and 5 only: u8 formatLength | format | u32 originalLength | u32 bodyAt | u32 bodyLength
+ *   | bodyAt BODY_RANGES only: u16 count | count × (u32 at | u32 length)] |
  *   content-header property bytes | [kinds 4 and 5: the original encoding's bytes] | body (the rest).
  * Kinds 4 (persistent) and 5 (transient) are 1 and 2 for a message that keeps the encoding its
  * protocol published it in (Message.original: an AMQP 1.0 message's sections), so that a
@@ -15,7 +16,10 @@
  * stores a message in its original format. The original is written beside the model (its parts
  * as they are, not copied); recovery and the other protocols read the model. When the body is
  * one range of the original's bytes (an AMQP 1.0 data section), it is not written again: bodyAt
- * is its offset in the original (NO_BODY_AT: the body follows the original).
+ * is its offset in the original (NO_BODY_AT: the body follows the original); a body in parts each
+ * of which lies within the original (several data sections) is written as their ranges
+ * (BODY_RANGES), not again either. Records written before ranges existed read as they did: their
+ * bodyAt is an offset or NO_BODY_AT.
  * The header part is built here; the property bytes and the body are written as they are (the
  * body is never copied), and the CRC is chained over the pieces with zlib's crc32 when the
  * record is written (fillRecordChecksum), so a record that dies first is never checksummed.
@@ -23,6 +27,7 @@
  */
 import { crc32 } from "node:zlib";
 import type { Message, OriginalEncoding } from "../broker/index.js";
+import type { Body } from "../broker/values/message-body.js";
 
 export const RECORD_HEADER = 8;
 const KIND_PERSISTENT = 1;
@@ -34,6 +39,10 @@ const KIND_TRANSIENT_ORIGINAL = 5;
 const FORMAT_MAX = 255;
 /** bodyAt of a record whose body follows its original rather than lying within it. */
 const NO_BODY_AT = 0xffffffff;
+/** bodyAt of a record whose body is parts lying within its original: their ranges follow. */
+const BODY_RANGES = 0xfffffffe;
+/** The most parts a body is written as ranges of (the count is a u16); beyond, it is written after the original. */
+const RANGES_MAX = 0xffff;
 /** Length, checksum and kind: what is written of a record that died before its write. */
 export const SKIPPED_HEAD = RECORD_HEADER + 1;
 
@@ -46,15 +55,34 @@ function keptOriginal(m: Message): OriginalEncoding | null {
   return o !== null && o.format.length <= FORMAT_MAX ? o : null;
 }
 
-/** Where `body` lies within the original's bytes (parts joined), or NO_BODY_AT when it is not one range of them. */
-function bodyAt(o: OriginalEncoding, body: Message["body"]): number {
-  if (!Buffer.isBuffer(body)) return NO_BODY_AT;
+/** Where `part` lies within the original's bytes (parts joined), or NO_BODY_AT when it is not one range of them. */
+function offsetIn(o: OriginalEncoding, part: Buffer): number {
   let at = 0;
-  for (const part of o.parts) {
-    if (body.buffer === part.buffer && body.byteOffset >= part.byteOffset && body.byteOffset + body.length <= part.byteOffset + part.length) return at + body.byteOffset - part.byteOffset;
-    at += part.length;
+  for (const p of o.parts) {
+    if (part.buffer === p.buffer && part.byteOffset >= p.byteOffset && part.byteOffset + part.length <= p.byteOffset + p.length) return at + part.byteOffset - p.byteOffset;
+    at += p.length;
   }
   return NO_BODY_AT;
+}
+
+/** Where the body lies within the original: an offset (one Buffer), BODY_RANGES (parts, each within: see rangesOf), or NO_BODY_AT. */
+function bodyAt(o: OriginalEncoding, body: Message["body"]): number {
+  if (Buffer.isBuffer(body)) return offsetIn(o, body);
+  const parts = body as readonly Buffer[];
+  if (parts.length > RANGES_MAX) return NO_BODY_AT;
+  for (const part of parts) if (offsetIn(o, part) === NO_BODY_AT) return NO_BODY_AT;
+  return BODY_RANGES;
+}
+
+/** The ranges of a BODY_RANGES body: u16 count, then each part's u32 offset and length. */
+function rangesOf(o: OriginalEncoding, parts: readonly Buffer[]): Buffer {
+  const b = Buffer.allocUnsafe(2 + 8 * parts.length);
+  b.writeUInt16LE(parts.length, 0);
+  for (let i = 0; i < parts.length; i++) {
+    b.writeUInt32LE(offsetIn(o, parts[i]!), 2 + 8 * i);
+    b.writeUInt32LE(parts[i]!.length, 6 + 8 * i);
+  }
+  return b;
 }
 
 /** What follows the property bytes of a record `encodeRecordHead` made for a message with an original: the original, then the body unless it lies within. */
@@ -72,8 +100,10 @@ export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSe
   const o = keptOriginal(m);
   let originalLength = 0;
   if (o !== null) for (const part of o.parts) originalLength += part.length;
-  const originalHead = o === null ? 0 : 1 + Buffer.byteLength(o.format, "latin1") + 12;
   const at = o === null ? NO_BODY_AT : bodyAt(o, m.body);
+  const ranges = at === BODY_RANGES ? rangesOf(o!, m.body as readonly Buffer[]) : null;
+  const formatLength = o === null ? 0 : Buffer.byteLength(o.format, "latin1");
+  const originalHead = o === null ? 0 : 1 + formatLength + 12 + (ranges?.length ?? 0);
   const headLen = RECORD_HEADER + 1 + 2 + key.length + 1 + exLen + 1 + rkLen + FIXED_TAIL + originalHead;
   const head = Buffer.allocUnsafe(headLen);
   let p = RECORD_HEADER;
@@ -90,11 +120,12 @@ export function encodeRecordHead(key: Buffer, m: Message, props: Buffer, storeSe
   head.writeUInt32LE(props.length, p + 16);
   if (o !== null) {
     p += FIXED_TAIL;
-    head[p++] = originalHead - 13;
+    head[p++] = formatLength;
     p += head.write(o.format, p, "latin1");
     head.writeUInt32LE(originalLength, p);
     head.writeUInt32LE(at, p + 4);
     head.writeUInt32LE(m.bodySize, p + 8);
+    if (ranges !== null) ranges.copy(head, p + 12);
   }
   const bodyBytes = at === NO_BODY_AT ? m.bodySize : 0;
   head.writeUInt32LE(headLen - RECORD_HEADER + props.length + originalLength + bodyBytes, 0);
@@ -136,7 +167,8 @@ export interface DecodedRecord {
   readonly publishedAt: number;
   /** Slices of the buffer the record was read from (no copy). */
   readonly properties: Buffer;
-  readonly body: Buffer;
+  /** One slice, or several (a body of parts written as ranges of the original). */
+  readonly body: Body;
   /** The encoding the message was published in (kinds 4 and 5), one slice; null for the others. */
   readonly original: OriginalEncoding | null;
 }
@@ -196,6 +228,8 @@ function decodePayload(b: Buffer): DecodedRecord | null {
   let originalLen = 0;
   let at = NO_BODY_AT;
   let bodyLen = 0;
+  /** Where a BODY_RANGES record's ranges start in `b`. */
+  let rangesAt = -1;
   if (kind === KIND_PERSISTENT_ORIGINAL || kind === KIND_TRANSIENT_ORIGINAL) {
     const formatLen = b[p++];
     if (formatLen === undefined || p + formatLen + 12 > b.length) return null;
@@ -204,6 +238,11 @@ function decodePayload(b: Buffer): DecodedRecord | null {
     at = b.readUInt32LE(p + formatLen + 4);
     bodyLen = b.readUInt32LE(p + formatLen + 8);
     p += formatLen + 12;
+    if (at === BODY_RANGES) {
+      if (p + 2 > b.length) return null;
+      rangesAt = p;
+      p += 2 + 8 * b.readUInt16LE(p);
+    }
   }
   if (p + propsLen + originalLen > b.length) return null;
   const properties = b.subarray(p, p + propsLen);
@@ -213,9 +252,28 @@ function decodePayload(b: Buffer): DecodedRecord | null {
   const originalBytes = b.subarray(p, p + originalLen);
   const original = { format, parts: [originalBytes] };
   if (at === NO_BODY_AT) return { persistent, key, exchange, routingKey, storeSeq, publishedAt, properties, body: b.subarray(p + originalLen), original };
+  if (at === BODY_RANGES) {
+    const parts = rangesWithin(b, rangesAt, originalBytes, bodyLen);
+    return parts === null ? null : { persistent, key, exchange, routingKey, storeSeq, publishedAt, properties, body: parts, original };
+  }
   // The body lies within the original (not written twice).
   if (at + bodyLen > originalLen) return null;
   return { persistent, key, exchange, routingKey, storeSeq, publishedAt, properties, body: originalBytes.subarray(at, at + bodyLen), original };
+}
+
+/** A BODY_RANGES record's body: its parts as slices of the original; null when a range lies outside it or the lengths disagree. */
+function rangesWithin(b: Buffer, at: number, original: Buffer, bodyLen: number): Buffer[] | null {
+  const count = b.readUInt16LE(at);
+  const parts: Buffer[] = [];
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const from = b.readUInt32LE(at + 2 + 8 * i);
+    const length = b.readUInt32LE(at + 6 + 8 * i);
+    if (from + length > original.length) return null;
+    parts.push(original.subarray(from, from + length));
+    total += length;
+  }
+  return total === bodyLen ? parts : null;
 }
 
 /** The queue key used in records. */

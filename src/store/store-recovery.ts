@@ -16,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:
 import { join } from "node:path";
 import type { MessageStore } from "./message-store.js";
 import { readRecord, type DecodedRecord } from "./message-record.js";
+import { bodyLength } from "../broker/values/message-body.js";
 import { recordRef } from "./record-ref.js";
 import { takeCleanShutdownMarker } from "./clean-shutdown.js";
 import { RefFifo } from "./ref-fifo.js";
@@ -150,7 +151,7 @@ export function recoverMessages(store: MessageStore, compactBelow = 0.5): Recove
       q.lastSeq = l.rec.storeSeq;
       q.seqs.push(l.rec.storeSeq);
       q.refs.push(delivered ? -ref : ref);
-      q.sizes.push(l.rec.body.length);
+      q.sizes.push(bodyLength(l.rec.body));
       q.priorities?.push(decodeBasicProperties(l.rec.properties).priority ?? 0);
     }
   }

@@ -6,6 +6,7 @@
  */
 import { decodeMessage } from "../amqp10/message-sections.js";
 import { amqp10FromDomain, domainFromAmqp10 } from "../amqp10/message-mapping.js";
+import { AMQP10_FORMAT } from "../amqp10/stored-original.js";
 import { createMessage, type ChunkCursor, type Message, type StreamChunk, type StreamFilter, type StreamLog, type StreamRecord } from "../broker/index.js";
 import { encodeChunk } from "../store/stream/chunk-format.js";
 
@@ -34,7 +35,7 @@ export function chunksOf(log: StreamLog, offset: number, filter: StreamFilter | 
       return held !== null ? held.offset : reader.position;
     },
     next: (): StreamChunk | null => {
-      const messages: Buffer[][] = [];
+      const messages: (readonly Buffer[])[] = [];
       let first = -1;
       let timestamp = 0;
       while (messages.length < MEMORY_CHUNK_MESSAGES) {
@@ -49,7 +50,9 @@ export function chunksOf(log: StreamLog, offset: number, filter: StreamFilter | 
           break;
         }
         const m = r.message;
-        messages.push(r.encoded ? [r.encoded] : amqp10FromDomain(m.properties, Buffer.isBuffer(m.body) ? [m.body] : m.body, m));
+        // A message published over AMQP 1.0 as its 1.0 message, as a file log stores it (stored-original.ts).
+        const o = m.original;
+        messages.push(r.encoded ? [r.encoded] : o !== null && o.format === AMQP10_FORMAT ? o.parts : amqp10FromDomain(m.properties, Buffer.isBuffer(m.body) ? [m.body] : m.body, m));
       }
       if (messages.length === 0) return null;
       const chunk = encodeChunk(messages, first, timestamp);

@@ -74,7 +74,7 @@ describe("the cap on a group commit", () => {
         assert.ok(buf.subarray(at + 9, at + 9 + BODY).every((b) => b === 0), `record ${i}'s body was never written`);
       } else {
         assert.equal(r.status, "ok", `record ${i}`);
-        if (r.status === "ok") assert.ok(r.record.body.equals(Buffer.alloc(BODY, i)), `record ${i}'s body`);
+        if (r.status === "ok") assert.ok((r.record.body as Buffer).equals(Buffer.alloc(BODY, i)), `record ${i}'s body`);
       }
     }
     const again = open(dir);

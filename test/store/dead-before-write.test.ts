@@ -61,7 +61,7 @@ describe("records that die before their write", () => {
         assert.ok(buf.subarray(at + 9, at + 9 + BODY).every((b) => b === 0), `record ${i}'s body is not on disk`);
       } else {
         assert.equal(r.status, "ok", `record ${i}`);
-        if (r.status === "ok") assert.ok(r.record.body.equals(Buffer.alloc(BODY, i)), `record ${i}'s body`);
+        if (r.status === "ok") assert.ok((r.record.body as Buffer).equals(Buffer.alloc(BODY, i)), `record ${i}'s body`);
       }
     }
     rmSync(dir, { recursive: true, force: true });

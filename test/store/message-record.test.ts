@@ -28,7 +28,7 @@ describe("message record codec", () => {
     assert.equal(r.record.storeSeq, 42);
     assert.equal(r.record.publishedAt, 1234);
     assert.equal(r.record.body.toString(), "hello body");
-    assert.equal(r.record.body.buffer, buf.buffer, "the body is not copied");
+    assert.equal((r.record.body as Buffer).buffer, buf.buffer, "the body is not copied");
     assert.equal(readRecord(buf, buf.length).status, "end");
   });
 
@@ -67,6 +67,31 @@ describe("message record codec", () => {
       assert.equal(r.record.body.toString(), body.toString());
       assert.equal(r.record.original?.format, "amqp-1.0");
       assert.equal(Buffer.concat(r.record.original!.parts).toString(), "annotations|HEADER|the body|FOOTER");
+    }
+  });
+
+  it("writes a body of parts that lie within the original as their ranges, once; a body with a part outside after it", () => {
+    const props = encodeBasicProperties({ deliveryMode: 2 });
+    const payload = Buffer.from("HEADER|first|second|FOOTER");
+    const original = { format: "amqp-1.0", parts: [Buffer.from("annotations|"), payload] };
+    const within = [payload.subarray(7, 12), payload.subarray(13, 19)];
+    for (const [body, written, readBack] of [
+      // Within: only the original is written; the body reads back as its two parts.
+      [within, 12 + payload.length, ["first", "second"]],
+      // A part outside: the body is written after the original and reads back as one slice.
+      [[payload.subarray(7, 12), Buffer.from("outside")], 12 + payload.length + 5 + 7, ["firstoutside"]],
+    ] as const) {
+      const m = createMessage("ex", "rk", { deliveryMode: 2 }, props, body, 1, null, original);
+      const tail = recordTail(m);
+      assert.equal(tail.reduce((n, b) => n + b.length, 0), written);
+      const pieces = [encodeRecordHead(Buffer.from(queueKey("/", "q")), m, props, 7), props, ...tail];
+      fillRecordChecksum(pieces, 0, pieces.length);
+      const r = readRecord(Buffer.concat(pieces), 0);
+      assert.equal(r.status, "ok");
+      if (r.status !== "ok") return;
+      const parts: readonly Buffer[] = Array.isArray(r.record.body) ? r.record.body : [r.record.body as Buffer];
+      assert.deepEqual(parts.map(String), readBack);
+      assert.equal(Buffer.concat(r.record.original!.parts).toString(), "annotations|HEADER|first|second|FOOTER");
     }
   });
 });

@@ -35,7 +35,7 @@ describe("SegmentReader", () => {
       const r = reader.read(1, path, offsets[i]!);
       assert.ok(r, `record ${i}`);
       assert.equal(r.storeSeq, i + 1);
-      assert.ok(r.body.equals(Buffer.alloc(sizes[i]!, i % 251)));
+      assert.ok((r.body as Buffer).equals(Buffer.alloc(sizes[i]!, i % 251)));
     }
     assert.equal(reader.read(1, path, pos), null, "past the end");
     assert.equal(reader.read(1, path, offsets[3]! + 1), null, "not a record start");

@@ -299,8 +299,13 @@ export class StreamQueue extends DeclaredQueue implements Queue {
   }
 }
 
-/** The message with RabbitMQ's `x-stream-offset` header, a long (a new properties object: the stored one is shared). */
+/**
+ * The message with RabbitMQ's `x-stream-offset` header, a long (a new properties object: the stored
+ * one is shared). Its original encoding stays (an exception to Message.original's invariant: the
+ * header is the only difference), so an AMQP 1.0 consumer gets a 1.0 message as it was stored,
+ * with the offset as the x-stream-offset annotation (src/amqp1), as RabbitMQ 4 sends it.
+ */
 function withOffset(m: Message, offset: number): Message {
   const properties = { ...m.properties, headers: { ...m.properties.headers, "x-stream-offset": BigInt(offset) } };
-  return { ...m, properties, rawProperties: null, lease: null, original: null };
+  return { ...m, properties, rawProperties: null, lease: null };
 }

@@ -2,7 +2,8 @@
  * A stream's log on disk as the domain sees it (StreamLog): messages appended during one
  * event-loop turn become one chunk when the message store's batch starts (`seal`), are written
  * and fsynced with that batch (`flush`), and are read back by offset through readers that decode
- * one chunk at a time (AMQP 1.0, src/amqp10). The newest chunk's messages are kept as they were
+ * one chunk at a time (AMQP 1.0, src/amqp10: a message published over 1.0 is kept whole, as
+ * RabbitMQ 4 keeps it, others in the model form: stored-original.ts). The newest chunk's messages are kept as they were
  * appended, so consumers following the tail read nothing back from disk. Consumers of either
  * protocol (native ones take whole chunks) read committed messages only (`committedOffset`, moved
  * by batch-confirm.ts once the batch is stored by the confirm rule: on disk, and in a cluster on
@@ -18,8 +19,8 @@
  */
 import { BufferPool } from "../../broker/values/buffer-pool.js";
 import { createMessage, filterValueOf, type ChunkCursor, type EncodedMessageDecoder, type EncodedSubBatch, type Message, type StreamFilter, type StreamLog, type StreamReader, type StreamRecord, type StreamRetention } from "../../broker/index.js";
-import { decodeMessage } from "../../amqp10/message-sections.js";
-import { amqp10FromDomain, domainFromAmqp10 } from "../../amqp10/message-mapping.js";
+import { amqp10FromDomain } from "../../amqp10/message-mapping.js";
+import { AMQP10_FORMAT, readStreamRecord } from "../../amqp10/stored-original.js";
 import { chunkMessages, filterOf, type ChunkEntry } from "./chunk-format.js";
 import { ChunkMatcher, chunkEnd, chunkFilter, FILTER_BYTES } from "./chunk-filter.js";
 import { SUB_BATCH_HEADER_BYTES, subBatchEntry, type SubBatchEntry } from "./sub-batch.js";
@@ -36,7 +37,7 @@ interface DecodedChunk {
    * or unreadable (in a compressed sub-batch Coney has no codec for, when it is not).
    */
   readonly messages: (Message | null)[];
-  readonly pieces: readonly Buffer[][];
+  readonly pieces: readonly (readonly Buffer[])[];
   readonly decode: EncodedMessageDecoder | null;
   /** The chunk's filter (empty: none). */
   readonly filter: Buffer;
@@ -70,7 +71,7 @@ export class StoredStreamLog implements StreamLog {
   private tracking: Tracking = { offsets: {}, sequences: {} };
   private trackingDirty = false;
   onCommit: (() => void) | null = null;
-  private unsealedPieces: Buffer[][] = [];
+  private unsealedPieces: (readonly Buffer[])[] = [];
   /** This turn's sub-entry batches by the place of their first message in `unsealed`; null: none (the usual case). */
   private unsealedBatches: Map<number, SubBatchEntry> | null = null;
   private unsealedBytes = 0;
@@ -120,8 +121,10 @@ export class StoredStreamLog implements StreamLog {
 
   append(message: Message): number {
     const offset = this.nextOffset;
-    const body = Buffer.isBuffer(message.body) ? [message.body] : message.body;
-    const pieces = amqp10FromDomain(message.properties, body, message);
+    // A message published over AMQP 1.0 is stored as its 1.0 message, as RabbitMQ 4 stores it
+    // (stored-original.ts): the parts it came with, not copied; any other in the model form.
+    const o = message.original;
+    const pieces = o !== null && o.format === AMQP10_FORMAT ? o.parts : amqp10FromDomain(message.properties, Buffer.isBuffer(message.body) ? [message.body] : message.body, message);
     // RabbitMQ 3.13's AMQP 0-9-1 filter value (chunk-filter.ts).
     this.noteFilter(filterValueOf(message));
     this.unsealed.push(message);
@@ -384,8 +387,8 @@ export class StoredStreamLog implements StreamLog {
     const bytes = this.chunks.readChunk(i, pool ?? undefined);
     const messages = chunkMessages(bytes).map((m) => {
       if (m === null) return null;
-      const d = domainFromAmqp10(decodeMessage(m));
-      return createMessage(d.address.exchange, d.address.routingKey, d.properties, null, d.body, at.timestamp);
+      const d = readStreamRecord(m);
+      return createMessage(d.address.exchange, d.address.routingKey, d.properties, null, d.body, at.timestamp, null, d.original === undefined ? null : { format: AMQP10_FORMAT, parts: d.original });
     });
     return { firstOffset: at.firstOffset, timestamp: at.timestamp, messages, pieces: [], decode: null, buffer: pool !== null ? bytes : null, filter: filterOf(bytes) };
   }
