@@ -45,6 +45,14 @@ export const REFUSED = 13;
 export const DELIVER = 23;
 export const CANCELLED = 24;
 export const REPLY = 31;
+/**
+ * A delivery of a message the connecting node itself forwarded, by its link position instead of
+ * its content (issue 42, fourth pass; only when both ends offered it: link-handshake.ts):
+ * DELIVER's fixed fields, then f64 position. Sent while the leader handles that PUBLISH, before
+ * the STORED covering it, so the connecting node still keeps it (kept-forwards.ts). Frame numbers
+ * 90–99 are the forwarded path's.
+ */
+export const DELIVER_OWN = 90;
 
 export const RPC_GET_ACK = 1;
 export const RPC_GET_NO_ACK = 2;
