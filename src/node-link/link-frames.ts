@@ -197,7 +197,8 @@ export function decodeArguments(raw: Buffer): FieldTable {
  * Decodes the message of a frame from `at` (its exchange) to the frame's end; the body is a slice
  * of the frame. Given the pool the link's reads come from (link-reads.ts), a frame lying in one of
  * its slabs keeps nothing of it uncounted: a body under LEASED_BODY_MIN is copied, a larger one is
- * leased (the Message carries the lease; whoever keeps the message holds or pins it).
+ * leased (the Message carries the lease; whoever keeps the message holds or pins it; the lease of
+ * a frame joined from several reads, in no slab, holds nothing).
  */
 export function readMessage(f: Buffer, at: number, cache: PropertiesCache, slabs: SlabPool | null = null): Message {
   const exLen = f[at]! | (f[at + 1]! << 8);
@@ -210,7 +211,9 @@ export function readMessage(f: Buffer, at: number, cache: PropertiesCache, slabs
   const propsLen = f.readUInt32LE(p2 + 8);
   const properties = cache.read(f, p2 + 12, propsLen);
   const start = p2 + 12 + propsLen;
-  if (slabs !== null && slabs.slabOf(f) !== undefined) {
+  if (slabs !== null) {
+    // Not asked whether `f` lies in a slab (a call into C++ for its ArrayBuffer, per message): a
+    // small body is copied either way, and a lease on a body of a joined frame holds nothing.
     if (f.length - start < LEASED_BODY_MIN) return createMessage(exchange, routingKey, properties, cache.raw, copyOf(f, start), publishedAt);
     const body = f.subarray(start);
     const lease = slabs.lease();
