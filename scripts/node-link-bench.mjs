@@ -6,6 +6,8 @@
 // the figure is utime+stime of the broker processes (/proc/<pid>/stat) over the run, per message.
 //   node scripts/node-link-bench.mjs [messages=200000] [size=16] [runs=3]
 // LINK_BENCH_MODES=forwarded (or local) runs one mode only (to profile it alone).
+// LINK_BENCH_FEATURES=0 makes A offer no link features (as a node from before the features byte:
+// every delivery carries its message, no DELIVER_OWN), to measure that path alone.
 // Needs `npm run build` first. Ports 0 everywhere; the children print theirs.
 import { Buffer } from "node:buffer";
 import { fork } from "node:child_process";
@@ -39,7 +41,8 @@ async function node(role) {
     const { link } = await told;
     const socket = connect(link, "127.0.0.1");
     await new Promise((r) => socket.once("connect", r));
-    running.broker.leadQueueElsewhere("/", spec, await connectNodeLink(socket, { secret, node: "bench@a" }));
+    const features = process.env.LINK_BENCH_FEATURES === undefined ? {} : { features: Number(process.env.LINK_BENCH_FEATURES) };
+    running.broker.leadQueueElsewhere("/", spec, await connectNodeLink(socket, { secret, node: "bench@a", ...features }));
     process.send({ amqp: running.amqpPort });
   }
 }

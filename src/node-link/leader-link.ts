@@ -19,6 +19,8 @@ import * as F from "./link-frames.js";
 import { replyFailure, replyGot, replyId, replyInfo, replyNumber, rpcFrame } from "./link-rpc.js";
 import { LinkWriter } from "./link-writer.js";
 import { StoredWaits } from "./stored-waits.js";
+import { KeptForwards } from "./kept-forwards.js";
+import { FEATURE_DELIVER_OWN } from "./link-handshake.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { replyValues, streamQueryFrame } from "./stream-query-frames.js";
 import { nodeQueryFrame, replyJsonValue } from "./node-query-frames.js";
@@ -28,6 +30,8 @@ export interface LinkTerms {
   readonly node: string;
   readonly creditMessages: number;
   readonly creditBytes: number;
+  /** The features both ends use (link-handshake.ts); absent: none. */
+  readonly features?: number;
 }
 
 type Queue = QueueSpec & { readonly vhost: string };
@@ -49,6 +53,10 @@ export class LeaderLink implements QueueLeaderPort {
   private readonly writer: LinkWriter;
   private readonly properties = new F.PropertiesCache();
   private readonly waits = new StoredWaits();
+  /** What was forwarded and not yet STORED, when the leader may deliver it back by position (DELIVER_OWN). */
+  private readonly kept: KeptForwards | null;
+  /** Deliveries that came as DELIVER_OWN (a message of this node, not carried back). */
+  deliveredOwn = 0;
   private readonly queueIds = new Map<string, number>();
   /** queueIds by the queue object asking (a queue declared anew is a new object and is looked up by name once). */
   private readonly idsByQueue = new WeakMap<Queue, number>();
@@ -75,6 +83,7 @@ export class LeaderLink implements QueueLeaderPort {
     this.node = terms.node;
     this.creditMessages = terms.creditMessages;
     this.creditBytes = terms.creditBytes;
+    this.kept = ((terms.features ?? 0) & FEATURE_DELIVER_OWN) !== 0 ? new KeptForwards() : null;
     this.writer = new LinkWriter(socket, () => {
       this.emitSettles();
       this.emitPending();
@@ -117,6 +126,7 @@ export class LeaderLink implements QueueLeaderPort {
     this.pendingMessage = message;
     this.pendingIds.push(id);
     this.writer.touch();
+    this.kept?.keep(message);
     return this.waits.next(message.bodySize);
   }
 
@@ -286,8 +296,11 @@ export class LeaderLink implements QueueLeaderPort {
   private onFrame(f: Buffer): void {
     const at = F.FRAME_HEAD;
     switch (f[4]) {
-      case F.STORED:
-        return this.waits.stored(f.readDoubleLE(at));
+      case F.STORED: {
+        const through = f.readDoubleLE(at);
+        this.kept?.storedThrough(through);
+        return this.waits.stored(through);
+      }
       case F.REFUSED:
         return this.waits.refuse(f.readDoubleLE(at), f.readDoubleLE(at + 8));
       case F.DELIVER: {
@@ -298,6 +311,8 @@ export class LeaderLink implements QueueLeaderPort {
         if (sink === undefined) return this.settle(id, entryId, SETTLE_REQUEUE);
         return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17, this.properties, this.slabs));
       }
+      case F.DELIVER_OWN:
+        return this.deliverOwn(f);
       case F.CANCELLED: {
         const id = f.readUInt32LE(at);
         const sink = this.sinks.get(id);
@@ -318,6 +333,22 @@ export class LeaderLink implements QueueLeaderPort {
     }
   }
 
+  /** DELIVER_OWN: DELIVER's fields, then the position of the message this node forwarded (kept-forwards.ts). */
+  private deliverOwn(f: Buffer): void {
+    const at = F.FRAME_HEAD;
+    const id = f.readUInt32LE(at);
+    const entryId = f.readDoubleLE(at + 4);
+    const sink = this.sinks.get(id);
+    if (sink === undefined) return this.settle(id, entryId, SETTLE_REQUEUE);
+    const message = this.kept?.at(f.readDoubleLE(at + 17));
+    // The leader breaks the protocol (never offered, or a position already STORED): the link cannot be trusted further.
+    if (message === undefined) return void this.socket.destroy(new Error("DELIVER_OWN names no message this node keeps"));
+    // The frame's hold, as a DELIVER read from a slab starts with one: the sink hands it to the entry or pins it.
+    message.lease?.hold();
+    this.deliveredOwn++;
+    sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), message);
+  }
+
   private lostError(): BrokerError {
     return new BrokerError("notFound", `the link to node '${this.node}' is down`);
   }
@@ -331,6 +362,7 @@ export class LeaderLink implements QueueLeaderPort {
     this.pendingMessage = null;
     this.pendingIds.length = 0;
     this.settleIds.length = 0;
+    this.kept?.dropAll();
     this.waits.lose();
     const sinks = [...this.sinks.values()];
     this.sinks.clear();

@@ -45,6 +45,14 @@ export const REFUSED = 13;
 export const DELIVER = 23;
 export const CANCELLED = 24;
 export const REPLY = 31;
+/**
+ * A delivery of a message the connecting node itself forwarded, by its link position instead of
+ * its content (issue 42, fourth pass; only when both ends offered it: link-handshake.ts):
+ * DELIVER's fixed fields, then f64 position. Sent while the leader handles that PUBLISH, before
+ * the STORED covering it, so the connecting node still keeps it (kept-forwards.ts). Frame numbers
+ * 90–99 are the forwarded path's.
+ */
+export const DELIVER_OWN = 90;
 
 export const RPC_GET_ACK = 1;
 export const RPC_GET_NO_ACK = 2;
@@ -189,7 +197,8 @@ export function decodeArguments(raw: Buffer): FieldTable {
  * Decodes the message of a frame from `at` (its exchange) to the frame's end; the body is a slice
  * of the frame. Given the pool the link's reads come from (link-reads.ts), a frame lying in one of
  * its slabs keeps nothing of it uncounted: a body under LEASED_BODY_MIN is copied, a larger one is
- * leased (the Message carries the lease; whoever keeps the message holds or pins it).
+ * leased (the Message carries the lease; whoever keeps the message holds or pins it; the lease of
+ * a frame joined from several reads, in no slab, holds nothing).
  */
 export function readMessage(f: Buffer, at: number, cache: PropertiesCache, slabs: SlabPool | null = null): Message {
   const exLen = f[at]! | (f[at + 1]! << 8);
@@ -202,7 +211,9 @@ export function readMessage(f: Buffer, at: number, cache: PropertiesCache, slabs
   const propsLen = f.readUInt32LE(p2 + 8);
   const properties = cache.read(f, p2 + 12, propsLen);
   const start = p2 + 12 + propsLen;
-  if (slabs !== null && slabs.slabOf(f) !== undefined) {
+  if (slabs !== null) {
+    // Not asked whether `f` lies in a slab (a call into C++ for its ArrayBuffer, per message): a
+    // small body is copied either way, and a lease on a body of a joined frame holds nothing.
     if (f.length - start < LEASED_BODY_MIN) return createMessage(exchange, routingKey, properties, cache.raw, copyOf(f, start), publishedAt);
     const body = f.subarray(start);
     const lease = slabs.lease();

@@ -1,28 +1,44 @@
 /**
  * Mutual authentication of an inter-node link with the cluster's shared secret, reusing the
  * replication port's proofs (cluster/replication-auth.ts, see there why each piece is needed):
- *   connecting node → leader   HELLO     u16 name length | name | nonce
+ *   connecting node → leader   HELLO     u16 name length | name | nonce | [u8 features]
  *   leader → connecting node   CHALLENGE nonce | HMAC(secret, "leader", both nonces, name)
  *   connecting node → leader   PROOF     HMAC(secret, "follower", both nonces, name)
- *   leader → connecting node   READY     u32 credit in messages | f64 credit in bytes | u16 length | leader's node name
+ *   leader → connecting node   READY     u32 credit in messages | f64 credit in bytes | u16 length | leader's node name | [u8 features]
  * Nothing else is read before the proof checks out, and no frame larger than
  * MAX_UNAUTHENTICATED_FRAME is accepted until then.
+ *
+ * The trailing features byte (issue 42, fourth pass) is what each end offers; a node of an
+ * earlier version neither sends it nor reads past what it knows, so a feature is used only when
+ * both ends named it (absent = none): links keep working across a rolling upgrade.
  */
 import { followerProof, leaderProof, newNonce, NONCE_BYTES, proofMatches } from "../auth/shared-secret-proof.js";
-import { CHALLENGE, FRAME_HEAD, HELLO, PROOF, READY, frame, frameWithStrings, readString, writeString } from "./link-frames.js";
+import { CHALLENGE, FRAME_HEAD, HELLO, PROOF, READY, frame, readString, writeString } from "./link-frames.js";
+
+/**
+ * Feature bit: in HELLO, the connecting node keeps each message it forwards until STORED covers
+ * it and reads DELIVER_OWN; in READY, the leader will send DELIVER_OWN (link-frames.ts).
+ */
+export const FEATURE_DELIVER_OWN = 1;
+/** The features this version offers. */
+export const OUR_FEATURES = FEATURE_DELIVER_OWN;
+
+/** A trailing features byte at `at` of `f`, or none (0) from a node that does not send it. */
+const featuresAt = (f: Buffer, at: number): number => (at < f.length ? f[at]! : 0);
 
 /** The connecting side's HELLO, and the nonce it must remember to check the CHALLENGE. */
-export function helloFrame(name: string): { frame: Buffer; nonce: Buffer } {
+export function helloFrame(name: string, features: number = OUR_FEATURES): { frame: Buffer; nonce: Buffer } {
   const nonce = newNonce();
   const n = Buffer.byteLength(name);
-  const out = frame(HELLO, 2 + n + NONCE_BYTES);
+  const out = frame(HELLO, 2 + n + NONCE_BYTES + 1);
   writeString(out, FRAME_HEAD, name);
   nonce.copy(out, FRAME_HEAD + 2 + n);
+  out[FRAME_HEAD + 2 + n + NONCE_BYTES] = features;
   return { frame: out, nonce };
 }
 
-/** The leader's answer to a HELLO frame: its CHALLENGE and what it needs to check the PROOF; null for a malformed HELLO. */
-export function challenge(secret: Buffer, f: Buffer): { frame: Buffer; check: (proofFrame: Buffer) => boolean; peer: string } | null {
+/** The leader's answer to a HELLO frame: its CHALLENGE, what it needs to check the PROOF and the features the peer offered; null for a malformed HELLO. */
+export function challenge(secret: Buffer, f: Buffer): { frame: Buffer; check: (proofFrame: Buffer) => boolean; peer: string; features: number } | null {
   if (f[4] !== HELLO || f.length < FRAME_HEAD + 2 + NONCE_BYTES) return null;
   const [peer, at] = readString(f, FRAME_HEAD);
   const theirs = f.subarray(at, at + NONCE_BYTES);
@@ -32,7 +48,7 @@ export function challenge(secret: Buffer, f: Buffer): { frame: Buffer; check: (p
   ours.copy(out, FRAME_HEAD);
   leaderProof(secret, theirs, ours, peer).copy(out, FRAME_HEAD + NONCE_BYTES);
   const expected = followerProof(secret, theirs, ours, peer);
-  return { frame: out, peer, check: (p) => p[4] === PROOF && proofMatches(p.subarray(FRAME_HEAD), expected) };
+  return { frame: out, peer, features: featuresAt(f, at + NONCE_BYTES), check: (p) => p[4] === PROOF && proofMatches(p.subarray(FRAME_HEAD), expected) };
 }
 
 /** The connecting side checks the CHALLENGE; its PROOF, or null when the leader does not know the secret. */
@@ -45,14 +61,18 @@ export function answer(secret: Buffer, name: string, nonce: Buffer, f: Buffer): 
   return out;
 }
 
-export function readyFrame(creditMessages: number, creditBytes: number, node: string): Buffer {
-  const { buf } = frameWithStrings(READY, 12, [node]);
-  buf.writeUInt32LE(creditMessages, FRAME_HEAD);
-  buf.writeDoubleLE(creditBytes, FRAME_HEAD + 4);
-  return buf;
+/** `features`: those both ends use (the peer's HELLO offer and this leader's). */
+export function readyFrame(creditMessages: number, creditBytes: number, node: string, features = 0): Buffer {
+  const out = frame(READY, 12 + 2 + Buffer.byteLength(node) + 1);
+  writeString(out, FRAME_HEAD + 12, node);
+  out.writeUInt32LE(creditMessages, FRAME_HEAD);
+  out.writeDoubleLE(creditBytes, FRAME_HEAD + 4);
+  out[out.length - 1] = features;
+  return out;
 }
 
-export function readReady(f: Buffer): { creditMessages: number; creditBytes: number; node: string } | null {
+export function readReady(f: Buffer): { creditMessages: number; creditBytes: number; node: string; features: number } | null {
   if (f[4] !== READY) return null;
-  return { creditMessages: f.readUInt32LE(FRAME_HEAD), creditBytes: f.readDoubleLE(FRAME_HEAD + 4), node: readString(f, FRAME_HEAD + 12)[0] };
+  const [node, at] = readString(f, FRAME_HEAD + 12);
+  return { creditMessages: f.readUInt32LE(FRAME_HEAD), creditBytes: f.readDoubleLE(FRAME_HEAD + 4), node, features: featuresAt(f, at) };
 }

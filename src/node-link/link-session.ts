@@ -11,7 +11,7 @@
  * redelivered; held basic.get entries too.
  */
 import type { Socket } from "node:net";
-import { answerStreamQuery, StreamQueue, applyMirroredChange, type Broker, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
+import { answerStreamQuery, StreamQueue, applyMirroredChange, type Broker, type Message, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
@@ -45,6 +45,11 @@ export class LinkSession implements ServingLink {
   private readonly gets = new Map<number, { queue: Queue; entry: QueueEntry }>();
   private nextGet = FIRST_GET_HOLDER;
   private closed = false;
+  /** The peer keeps what it forwards until STORED (link-handshake.ts FEATURE_DELIVER_OWN): its own messages go back as DELIVER_OWN. */
+  deliversOwn = false;
+  /** The message of the PUBLISH being handled (when deliversOwn), and its link position. */
+  private arriving: Message | null = null;
+  private arrivingAt = 0;
 
   constructor(
     private readonly broker: Broker,
@@ -75,6 +80,7 @@ export class LinkSession implements ServingLink {
   writeDeliver(consumerId: number, entryId: number, e: QueueEntry): void {
     const w = this.writer;
     const m = e.message;
+    if (m === this.arriving) return this.writeDeliverOwn(consumerId, entryId, e);
     const at = F.putMessageHead(w, F.DELIVER, 17, m);
     const b = w.slab;
     b.writeUInt32LE(consumerId, at);
@@ -82,6 +88,25 @@ export class LinkSession implements ServingLink {
     b[at + 12] = e.redelivered ? 1 : 0;
     b.writeUInt32LE(e.deliveryCount, at + 13);
     w.writeBody(m.body, m.lease);
+  }
+
+  /**
+   * The message of the PUBLISH being handled, delivered to a consumer of the node that forwarded
+   * it: DELIVER's fields and its position, no content (link-frames.ts DELIVER_OWN). The peer
+   * still keeps it: this position's STORED is written after this frame, on the same FIFO link.
+   */
+  private writeDeliverOwn(consumerId: number, entryId: number, e: QueueEntry): void {
+    const w = this.writer;
+    const at = w.reserve(F.FRAME_HEAD + 25);
+    const b = w.slab;
+    b.writeUInt32LE(1 + 25, at);
+    b[at + 4] = F.DELIVER_OWN;
+    const p = at + F.FRAME_HEAD;
+    b.writeUInt32LE(consumerId, p);
+    b.writeDoubleLE(entryId, p + 4);
+    b[p + 12] = e.redelivered ? 1 : 0;
+    b.writeUInt32LE(e.deliveryCount, p + 13);
+    b.writeDoubleLE(this.arrivingAt, p + 17);
   }
 
   cancelledByQueue(consumerId: number, reason: string): void {
@@ -175,15 +200,25 @@ export class LinkSession implements ServingLink {
     let refused = false;
     let entries = 0;
     let counted = true;
-    for (let i = 0; i < n; i++) {
-      const q = this.queue(f.readUInt32LE(at + 1 + 4 * i));
-      // A queue gone since routing takes nothing (as an unroutable publish, confirmed); one led elsewhere is not this node's.
-      if (q === null) continue;
-      if (q.leadsElsewhere || !q.enqueue(message)) refused = true;
-      else {
-        entries++;
-        if (!q.countsBodyHolds) counted = false;
+    // Its position: a consumer of the peer it reaches while enqueued gets it as DELIVER_OWN (writeDeliver).
+    if (this.deliversOwn) {
+      this.arriving = message;
+      this.arrivingAt = this.reports.received + 1;
+    }
+    try {
+      for (let i = 0; i < n; i++) {
+        const q = this.queue(f.readUInt32LE(at + 1 + 4 * i));
+        // A queue gone since routing takes nothing (as an unroutable publish, confirmed); one led elsewhere is not this node's.
+        if (q === null) continue;
+        if (q.leadsElsewhere || !q.enqueue(message)) refused = true;
+        else {
+          entries++;
+          if (!q.countsBodyHolds) counted = false;
+        }
       }
+    } finally {
+      // Once handled, its STORED may follow at any time: the peer may no longer keep it.
+      this.arriving = null;
     }
     // A leased body (values/body-lease.ts, as AMQP's publishing.ts holdForEntries): each entry holds it
     // when every queue counts its holds; otherwise, or when nothing took it, it is pinned.

@@ -24,6 +24,8 @@ const NO_LEASES: BodyLease[] = [];
 
 /** Pieces below this are copied into the slab; larger ones are referenced. */
 const SMALL = 1024;
+/** Pieces up to this are copied byte by byte in JavaScript (link-frames.ts SHORT, for the same reason). */
+const TINY = 64;
 /** A new slab's size (a frame larger than this gets a slab of its own size). */
 const SLAB = 64 * 1024;
 
@@ -83,9 +85,14 @@ export class LinkWriter {
 
   /** A whole frame built elsewhere: copied into the slab when small, else referenced. */
   write(buf: Buffer): void {
-    if (buf.length < SMALL) {
-      const at = this.reserve(buf.length); // first: it may move to a new slab
-      buf.copy(this.slab, at);
+    const n = buf.length;
+    if (n < SMALL) {
+      const at = this.reserve(n); // first: it may move to a new slab
+      // A few bytes (a small body) in JavaScript: Buffer#copy goes through a typed-array view and a builtin call.
+      if (n <= TINY) {
+        const slab = this.slab;
+        for (let i = 0; i < n; i++) slab[at + i] = buf[i]!;
+      } else buf.copy(this.slab, at);
     } else this.writeLarge(buf);
   }
 

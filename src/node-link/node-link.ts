@@ -12,7 +12,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { Broker } from "../broker/index.js";
 import { MAX_UNAUTHENTICATED_FRAME } from "../auth/shared-secret-proof.js";
 import { FrameSplitter, readFrames } from "./frame-splitter.js";
-import { answer, challenge, helloFrame, readReady, readyFrame } from "./link-handshake.js";
+import { FEATURE_DELIVER_OWN, OUR_FEATURES, answer, challenge, helloFrame, readReady, readyFrame } from "./link-handshake.js";
 import { LeaderLink } from "./leader-link.js";
 import { LinkSession } from "./link-session.js";
 import { linkSlabPool, readLinkIntoSlabs, startPooling, type LinkReads } from "./link-reads.js";
@@ -77,24 +77,30 @@ function handshake<T>(given: Socket, step: (f: Buffer, h: Handshaking, done: (va
 export function acceptNodeLink(broker: Broker, socket: Socket, opts: NodeLinkOptions): Promise<LinkSession> {
   let check: ((f: Buffer) => boolean) | null = null;
   let peer = "";
+  let features = 0;
   return handshake(socket, (f, h, done, fail) => {
     if (check === null) {
       const c = challenge(opts.secret, f);
       if (c === null) return fail("malformed link hello");
       check = c.check;
       peer = c.peer;
+      features = c.features & OUR_FEATURES;
       h.socket.write(c.frame);
       return;
     }
     if (!check(f)) return fail(`node link from '${peer}' failed authentication`);
-    h.socket.write(readyFrame(opts.creditMessages ?? DEFAULT_CREDIT_MESSAGES, opts.creditBytes ?? DEFAULT_CREDIT_BYTES, opts.node));
-    done(new LinkSession(broker, h.socket, peer, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool()), opts.answerQuery ?? null));
+    h.socket.write(readyFrame(opts.creditMessages ?? DEFAULT_CREDIT_MESSAGES, opts.creditBytes ?? DEFAULT_CREDIT_BYTES, opts.node, features));
+    const session = new LinkSession(broker, h.socket, peer, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool()), opts.answerQuery ?? null);
+    session.deliversOwn = (features & FEATURE_DELIVER_OWN) !== 0;
+    done(session);
   });
 }
 
 /** The connecting side of a link over an open socket: authenticates, then resolves with the port to the leader. */
-export function connectNodeLink(socket: Socket, opts: { readonly secret: Buffer; readonly node: string; readonly slabs?: SlabPool }): Promise<LeaderLink> {
-  const { frame, nonce } = helloFrame(opts.node);
+/** `features`: what this end offers in HELLO (link-handshake.ts; default all this version knows, 0 as a node from before the features byte). */
+export function connectNodeLink(socket: Socket, opts: { readonly secret: Buffer; readonly node: string; readonly slabs?: SlabPool; readonly features?: number }): Promise<LeaderLink> {
+  const offered = opts.features ?? OUR_FEATURES;
+  const { frame, nonce } = helloFrame(opts.node, offered);
   let proved = false;
   return handshake<LeaderLink>(
     socket,
@@ -108,7 +114,7 @@ export function connectNodeLink(socket: Socket, opts: { readonly secret: Buffer;
       }
       const terms = readReady(f);
       if (terms === null) return fail("the link's leader did not answer READY");
-      done(new LeaderLink(h.socket, terms, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool())));
+      done(new LeaderLink(h.socket, { ...terms, features: terms.features & offered }, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool())));
     },
     (moved) => moved.write(frame),
   );

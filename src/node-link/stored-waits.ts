@@ -9,12 +9,8 @@
  */
 import type { SyncWaiter } from "../broker/index.js";
 
-interface Wait {
-  waiter: SyncWaiter;
-  token: number;
-  first: number;
-  last: number;
-}
+/** A resolved wait's place in the columns (so the waiter is not kept alive by them). */
+const NO_WAITER: SyncWaiter = { synced: () => {} };
 
 export class StoredWaits {
   /** Positions handed out (the last forwarded message's). */
@@ -24,7 +20,11 @@ export class StoredWaits {
   inFlightBytes = 0;
   private readonly sizes: number[] = [];
   private sizesHead = 0;
-  private readonly waits: Wait[] = [];
+  /** The waits, as parallel columns (no object per publish): waiter, token, first and last position. */
+  private waiters: SyncWaiter[] = [];
+  private tokens: number[] = [];
+  private firsts: number[] = [];
+  private lasts: number[] = [];
   private waitsHead = 0;
   /** [from, to] pairs, in order. */
   private refused: number[] = [];
@@ -44,7 +44,10 @@ export class StoredWaits {
   wait(waiter: SyncWaiter, token: number, first: number, last: number): void {
     if (this.lost) return waiter.synced(token, false);
     if (last <= this.storedThrough) return waiter.synced(token, !this.refusedIn(first, last));
-    this.waits.push({ waiter, token, first, last });
+    this.waiters.push(waiter);
+    this.tokens.push(token);
+    this.firsts.push(first);
+    this.lasts.push(last);
   }
 
   refuse(from: number, to: number): void {
@@ -61,13 +64,21 @@ export class StoredWaits {
       this.sizes.splice(0, this.sizesHead);
       this.sizesHead = 0;
     }
-    const waits = this.waits;
-    while (this.waitsHead < waits.length && waits[this.waitsHead]!.last <= through) {
-      const w = waits[this.waitsHead++]!;
-      w.waiter.synced(w.token, !this.refusedIn(w.first, w.last));
+    const waiters = this.waiters;
+    const lasts = this.lasts;
+    while (this.waitsHead < waiters.length && lasts[this.waitsHead]! <= through) {
+      const i = this.waitsHead++;
+      const waiter = waiters[i]!;
+      waiters[i] = NO_WAITER; // the columns keep no resolved waiter alive until they are cleared
+      waiter.synced(this.tokens[i]!, this.refused.length === 0 || !this.refusedIn(this.firsts[i]!, lasts[i]!));
     }
-    if (this.waitsHead === waits.length) {
-      waits.length = 0;
+    if (this.waitsHead === waiters.length) this.clearWaits();
+    else if (this.waitsHead > 1024 && this.waitsHead * 2 > waiters.length) {
+      const h = this.waitsHead;
+      this.waiters = waiters.slice(h);
+      this.tokens = this.tokens.slice(h);
+      this.firsts = this.firsts.slice(h);
+      this.lasts = lasts.slice(h);
       this.waitsHead = 0;
     }
     if (this.refused.length > 0) this.refused = this.refused.filter((_, i, r) => r[i - (i % 2) + 1]! > through);
@@ -76,10 +87,18 @@ export class StoredWaits {
   /** The link is lost: every waiting confirm is a nack; later ones too. */
   lose(): void {
     this.lost = true;
-    const waits = this.waits.splice(this.waitsHead);
-    this.waits.length = 0;
+    const waiters = this.waiters.slice(this.waitsHead);
+    const tokens = this.tokens.slice(this.waitsHead);
+    this.clearWaits();
+    for (let i = 0; i < waiters.length; i++) waiters[i]!.synced(tokens[i]!, false);
+  }
+
+  private clearWaits(): void {
+    this.waiters.length = 0;
+    this.tokens.length = 0;
+    this.firsts.length = 0;
+    this.lasts.length = 0;
     this.waitsHead = 0;
-    for (const w of waits) w.waiter.synced(w.token, false);
   }
 
   private refusedIn(first: number, last: number): boolean {

@@ -23,12 +23,12 @@ export interface TwoNodes {
   readonly sessions: LinkSession[];
 }
 
-/** `slabsB`: the pool B's link reads return slabs to (link-reads.ts); by default one per link. */
-export function useTwoNodes(opts: { readonly slabsB?: SlabPool } = {}): TwoNodes {
+/** `slabsB`: the pool B's link reads return slabs to (link-reads.ts); by default one per link. `amqpSlabsA`: A's AMQP listener's read pool. */
+export function useTwoNodes(opts: { readonly slabsB?: SlabPool; readonly amqpSlabsA?: SlabPool } = {}): TwoNodes {
   const raw: Socket[] = [];
   const fx = { accepted: [] as Socket[], sessions: [] as LinkSession[], secret: randomBytes(32) } as unknown as TwoNodes & { server: Server; a: TestBroker; b: TestBroker; port: number };
   before(async () => {
-    fx.a = await startTestBroker();
+    fx.a = await startTestBroker(opts.amqpSlabsA ? { readSlabs: opts.amqpSlabsA } : {});
     fx.b = await startTestBroker();
     fx.server = createServer((s) => {
       raw.push(s);
@@ -53,11 +53,11 @@ export function useTwoNodes(opts: { readonly slabsB?: SlabPool } = {}): TwoNodes
   return fx;
 }
 
-/** A new link from A to B (authenticated with `secret`; A's reads return slabs to `slabs` when given). */
-export async function linkAToB(fx: TwoNodes, secret = fx.secret, slabs?: SlabPool): Promise<LeaderLink> {
+/** A new link from A to B (authenticated with `secret`; A's reads return slabs to `slabs` when given; A offers `features`, by default all it knows). */
+export async function linkAToB(fx: TwoNodes, secret = fx.secret, slabs?: SlabPool, features?: number): Promise<LeaderLink> {
   const socket = connect(fx.port, "127.0.0.1");
   await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-  return connectNodeLink(socket, { secret, node: "rabbit@a", ...(slabs ? { slabs } : {}) });
+  return connectNodeLink(socket, { secret, node: "rabbit@a", ...(slabs ? { slabs } : {}), ...(features !== undefined ? { features } : {}) });
 }
 
 /** Declares `name` on B (durable classic unless `args` say otherwise) and tells A that B leads it. */

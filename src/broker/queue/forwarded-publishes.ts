@@ -7,8 +7,9 @@
  *
  * Broker.publish reads `count` before and after enqueueing (as it reads the journal's `appends`):
  * a change makes the outcome PUBLISH_STORED, and the caller's `whenStored` then lands in `wait`,
- * which waits on the ports touched since the last wait. Invariant: `touched` lists each port at
- * most once, with the first and last position forwarded over it since the last wait. Its length
+ * which waits on the ports touched since the last wait. Invariant: `port` and `touched` name each
+ * port at most once, with the first and last position forwarded over it since the last wait;
+ * `touched` is empty while `port` is null. Its length
  * is bounded by the number of nodes (one entry in the usual case), so the search is not a scan
  * over messages or queues. Nothing here runs for a publish that forwards nothing.
  */
@@ -37,11 +38,27 @@ export class ForwardedPublishes {
   count = 0;
   /** A forwarded publish also appended to the local store (its confirm waits for both). */
   journalToo = false;
+  /**
+   * The first port touched since the last wait, in fields (the usual publish forwards over one
+   * link: no object per publish), and any others in `touched`.
+   */
+  private port: QueueLeaderPort | null = null;
+  private first = 0;
+  private last = 0;
   private touched: Touch[] = [];
 
   /** RemoteQueue.enqueue forwarded a message over `port` at `position`. */
   noteForward(port: QueueLeaderPort, position: number): void {
     this.count++;
+    if (this.port === null) {
+      this.port = port;
+      this.first = this.last = position;
+      return;
+    }
+    if (this.port === port) {
+      this.last = position;
+      return;
+    }
     const touched = this.touched;
     for (let i = 0; i < touched.length; i++) {
       const t = touched[i]!;
@@ -61,18 +78,21 @@ export class ForwardedPublishes {
 
   /** True when something was forwarded since the last wait. */
   get pending(): boolean {
-    return this.touched.length > 0;
+    return this.port !== null;
   }
 
   /** Broker.whenStored for a publish that forwarded: waits for the ports (and the store when it appended too). */
   wait(waiter: SyncWaiter, token: number, journal: QueueJournal | null): void {
+    const port = this.port;
     const touched = this.touched;
-    this.touched = [];
+    if (touched.length > 0) this.touched = [];
+    this.port = null;
     const withJournal = this.journalToo && journal !== null;
     this.journalToo = false;
-    const sources = touched.length + (withJournal ? 1 : 0);
+    const sources = (port === null ? 0 : 1) + touched.length + (withJournal ? 1 : 0);
     const target = sources === 1 ? waiter : new StoreJoin(sources, waiter, token);
     if (withJournal) journal.whenSynced(target, token);
+    port?.whenStored(target, token, this.first, this.last);
     for (const t of touched) t.port.whenStored(target, token, t.first, t.last);
   }
 }

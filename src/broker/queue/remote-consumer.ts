@@ -63,6 +63,9 @@ export class RemoteConsumerState implements RemoteConsumerSink {
   }
 
   cancelledByLeader(_reason: string): void {
+    // Never handed over: the frame's hold on a lent body ends (handOver(0) also ends a fresh lease's routing).
+    const w = this.waiting;
+    for (let i = this.head; i < w.length; i++) w[i]!.message.lease?.handOver(0);
     this.waiting.length = 0;
     this.head = 0;
     this.queue.consumerEnded(this);

@@ -191,11 +191,20 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
     this.stats.ack++;
     this.settleEntry(e, SETTLE_ACK);
   }
+  /**
+   * A requeued or discarded entry lives on (or dies) on the leader only: its hold on a lent body
+   * ends here (an AMQP channel's nack passes the entry's hold back to the queue: settlement.ts), or
+   * a read slab of this node — the link's, or the publisher's for a DELIVER_OWN — never came back.
+   */
   requeue(entries: readonly QueueEntry[]): void {
-    for (const e of entries) this.settleEntry(e, SETTLE_REQUEUE);
+    for (const e of entries) {
+      this.settleEntry(e, SETTLE_REQUEUE);
+      e.message.lease?.release();
+    }
   }
   discard(e: QueueEntry): void {
     this.settleEntry(e, SETTLE_DISCARD);
+    e.message.lease?.release();
   }
   settleOnLeader(consumerId: number, entryId: number, op: SettleOp): void {
     this.leader.settle(consumerId, entryId, op);
