@@ -27,6 +27,7 @@ import type { LinkHost, SessionLink } from "./link-host.js";
 import { fromAmqp1, type ConvertedMessage } from "./message-conversion.js";
 import { OriginalForms } from "./original-form.js";
 import { readPlainMessage } from "./plain-message.js";
+import { readPiecedMessage } from "./pieced-message.js";
 import type { TransferFacts } from "./performative-heads.js";
 import { LentPayload } from "./lent-payloads.js";
 import { boolField, compositeField, described, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
@@ -245,21 +246,20 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     this.pieces = null;
     this.lastSize = this.pieceBytes;
     try {
-      if (pieces === null) this.publish(frame, at);
-      else this.publish(this.lent.whole(pieces), 0);
+      this.publish(frame, at, pieces);
     } finally {
       // Not published (refused, or its target's permissions failed): its slabs go back.
       this.lent.drop();
     }
   }
 
-  /** Publishes the message that is `buf` from byte `at` on. */
-  private publish(buf: Buffer, at: number): void {
+  /** Publishes the message that is `buf` from byte `at` on, or, when it came in several transfers, `pieces` (their payloads, read where they lie: pieced-message.ts). */
+  private publish(buf: Buffer, at: number, pieces: readonly Buffer[] | null): void {
     const id = this.deliveryId;
     let m: ConvertedMessage;
     try {
       // A plain message (header and data sections) is read by hand; any other goes through the full decoder.
-      m = readPlainMessage(buf, at) ?? fromAmqp1(at === 0 ? buf : buf.subarray(at));
+      m = pieces !== null ? readPiecedMessage(pieces) : (readPlainMessage(buf, at) ?? fromAmqp1(at === 0 ? buf : buf.subarray(at)));
     } catch (err) {
       return this.refuse(id, CONDITION.decodeError, err instanceof Error ? err.message : String(err));
     }

@@ -36,7 +36,20 @@ export interface ConvertedMessage {
   /** The sections as they came, for 1.0 consumers (original-form.ts). */
   readonly header: Buffer | null;
   readonly annotations: Amqp10Map;
-  readonly rest: Buffer;
+  /** From the first section after the annotations to the end: one slice, or slices of the transfers it came in (pieced-message.ts). */
+  readonly rest: Body;
+}
+
+/** Where a decoded message's bytes lie: what convertSections keeps of them rather than decodes. */
+export interface SectionBytes {
+  /** The header section as it came, or null. */
+  readonly header: Buffer | null;
+  readonly rest: Body;
+  /** The properties section's bytes (null without one). */
+  readonly properties: Buffer | null;
+  /** The body: the data sections' bytes, or the amqp-value / amqp-sequence sections on (`encodedBody`). */
+  readonly body: Body;
+  readonly encodedBody: boolean;
 }
 
 const isInternal = (k: string): boolean => k.startsWith("x-basic-") || k === "x-routing-key" || k === "x-exchange";
@@ -44,6 +57,16 @@ const isInternal = (k: string): boolean => k.startsWith("x-basic-") || k === "x-
 /** A transfer's payload (a whole bare message) → the domain's form. Throws Amqp10DecodeError. */
 export function fromAmqp1(payload: Buffer): ConvertedMessage {
   const m = decodeMessage(payload);
+  const raw = m.raw!;
+  const data = m.data ?? [];
+  // Several data sections stay several pieces of one body (not joined: no copy).
+  const dataBody = data.length === 1 ? data[0]! : data.length === 0 ? EMPTY : data;
+  const properties = raw.propertiesStart < 0 ? null : payload.subarray(raw.propertiesStart, raw.propertiesEnd);
+  return convertSections(m, { header: raw.header, rest: raw.rest, properties, body: m.otherBody ?? dataBody, encodedBody: m.otherBody !== undefined });
+}
+
+/** A message's decoded sections (`m`, its body and raw parts in `bytes`) → the domain's form. */
+export function convertSections(m: Amqp10Message, bytes: SectionBytes): ConvertedMessage {
   const p: MessageProperties = {};
   const headers: FieldTable = {};
   const h = m.header ?? [];
@@ -80,20 +103,11 @@ export function fromAmqp1(payload: Buffer): ConvertedMessage {
   const groupId = textOf(props.groupId);
   if (groupId !== undefined) p.appId = groupId;
   // to, subject … have no place in the model: the section rides in a header (properties-header.ts).
-  const kept = propertiesToKeep(m, payload);
+  const kept = propertiesToKeep(m, bytes.properties);
   if (kept !== null) headers[PROPERTIES_HEADER] = kept;
   if (Object.keys(headers).length > 0) p.headers = headers;
-  let body: Body;
-  if (m.otherBody !== undefined) {
-    body = m.otherBody;
-    p.type = AMQP10_TYPE;
-  } else {
-    // Several data sections stay several pieces of one body (not joined: no copy).
-    const data = m.data ?? [];
-    body = data.length === 1 ? data[0]! : data.length === 0 ? EMPTY : data;
-  }
-  const raw = m.raw!;
-  return { properties: p, body, subject: textOf(props.subject) ?? null, to: textOf(props.to) ?? null, header: raw.header, annotations, rest: raw.rest };
+  if (bytes.encodedBody) p.type = AMQP10_TYPE;
+  return { properties: p, body: bytes.body, subject: textOf(props.subject) ?? null, to: textOf(props.to) ?? null, header: bytes.header, annotations, rest: bytes.rest };
 }
 
 function safeDecode(s: string): string {

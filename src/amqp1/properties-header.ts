@@ -20,16 +20,14 @@ import type { FieldValue } from "../broker/values/field-value.js";
 export const PROPERTIES_HEADER = "x-amqp-1.0-properties";
 
 /**
- * The properties section's bytes to keep in the header for a message read from `payload`, or null
- * when every field it sets has a place in the model (the usual case: nothing is allocated). A
- * copy: the payload's memory may be the transport's to reuse.
+ * The properties section's bytes to keep in the header for a message whose properties section is
+ * `section`, or null when every field it sets has a place in the model (the usual case: nothing
+ * is allocated). A copy: the payload's memory may be the transport's to reuse.
  */
-export function propertiesToKeep(m: Amqp10Message, payload: Buffer): Buffer | null {
+export function propertiesToKeep(m: Amqp10Message, section: Buffer | null): Buffer | null {
   const p = m.properties;
   if (p === undefined || (p.to === undefined && p.subject === undefined && p.absoluteExpiryTime === undefined && p.groupSequence === undefined && p.replyToGroupId === undefined)) return null;
-  const raw = m.raw;
-  if (raw === undefined || raw.propertiesStart < 0) return null;
-  return Buffer.from(payload.subarray(raw.propertiesStart, raw.propertiesEnd));
+  return section === null ? null : Buffer.from(section);
 }
 
 /** The header's value as a properties section to write as it is; null when it is not one. */

@@ -46,15 +46,40 @@ function keptOriginal(m: Message): OriginalEncoding | null {
   return o !== null && o.format.length <= FORMAT_MAX ? o : null;
 }
 
-/** Where `body` lies within the original's bytes (parts joined), or NO_BODY_AT when it is not one range of them. */
+/** Whether `b` lies within `part`'s bytes. */
+const liesIn = (b: Buffer, part: Buffer): boolean => b.buffer === part.buffer && b.byteOffset >= part.byteOffset && b.byteOffset + b.length <= part.byteOffset + part.length;
+
+/**
+ * Where `body` lies within the original's bytes (parts joined), or NO_BODY_AT when it is not one
+ * range of them. A body in parts is one range when its parts follow one another through the
+ * original's (an AMQP 1.0 data section that came in several transfers: both are slices of the
+ * same transfers, src/amqp1/pieced-message.ts).
+ */
 function bodyAt(o: OriginalEncoding, body: Message["body"]): number {
-  if (!Buffer.isBuffer(body)) return NO_BODY_AT;
+  const first = Buffer.isBuffer(body) ? body : (body as readonly Buffer[])[0]!;
+  const parts = o.parts;
   let at = 0;
-  for (const part of o.parts) {
-    if (body.buffer === part.buffer && body.byteOffset >= part.byteOffset && body.byteOffset + body.length <= part.byteOffset + part.length) return at + body.byteOffset - part.byteOffset;
+  for (let k = 0; k < parts.length; k++) {
+    const part = parts[k]!;
+    if (liesIn(first, part)) return Buffer.isBuffer(body) || followsOn(body as readonly Buffer[], parts, k) ? at + first.byteOffset - part.byteOffset : NO_BODY_AT;
     at += part.length;
   }
   return NO_BODY_AT;
+}
+
+/** Whether body parts after the first (which lies in parts[k]) continue it byte for byte through the original's parts. */
+function followsOn(body: readonly Buffer[], parts: readonly Buffer[], k: number): boolean {
+  let end = body[0]!.byteOffset + body[0]!.length;
+  for (let j = 1; j < body.length; j++) {
+    while (k < parts.length && end === parts[k]!.byteOffset + parts[k]!.length) {
+      k++;
+      if (k < parts.length) end = parts[k]!.byteOffset;
+    }
+    const b = body[j]!;
+    if (k >= parts.length || b.byteOffset !== end || !liesIn(b, parts[k]!)) return false;
+    end = b.byteOffset + b.length;
+  }
+  return true;
 }
 
 /** What follows the property bytes of a record `encodeRecordHead` made for a message with an original: the original, then the body unless it lies within. */
