@@ -196,8 +196,12 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     if (boolField(f, 9, "echo", false)) this.sendFlow(false);
   }
 
-  /** One transfer frame of a delivery: its payload is `frame` from t.payloadAt (a single-frame delivery is not sliced here). */
-  onTransfer(t: TransferFacts, frame: Buffer): void {
+  /**
+   * One transfer frame of a delivery: its payload is `frame` from t.payloadAt (a single-frame
+   * delivery is not sliced here), then `more` when the frame came in reads that were not adjacent
+   * (amqp1-frames.ts: Frame.more).
+   */
+  onTransfer(t: TransferFacts, frame: Buffer, more: readonly Buffer[] | null = null): void {
     if (!this.receiving) {
       if (this.credit <= 0) throw new Amqp1Error(CONDITION.transferLimitExceeded, "a transfer without link credit", "link");
       const id = t.deliveryId;
@@ -225,6 +229,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     }
     const at = t.payloadAt;
     this.pieceBytes += frame.length - at;
+    if (more !== null) for (const m of more) this.pieceBytes += m.length;
     if (this.pieceBytes > this.session.conn.settings.maxMessageSize) {
       this.receiving = false;
       this.pieces = null;
@@ -233,10 +238,17 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     }
     // Frames of a delivery in several are kept until its last; a delivery in one frame needs no array.
     // Each payload's slab is held from the moment it is cut (lent-payloads.ts).
-    if (t.more || this.pieces !== null) {
+    if (t.more || this.pieces !== null || more !== null) {
       const piece = frame.subarray(at);
-      (this.pieces ??= []).push(piece);
+      const pieces = (this.pieces ??= []);
+      pieces.push(piece);
       this.lent.add(piece);
+      if (more !== null) {
+        for (const m of more) {
+          pieces.push(m);
+          this.lent.add(m);
+        }
+      }
       if (t.more) return;
     } else {
       this.lent.add(frame);

@@ -5,7 +5,9 @@
 // the same 0-9-1 body and headers, the stream protocol the same body. The broker's read pool
 // poisons every slab it takes back (0xdb), so a body kept as slices of a slab wrongly let go
 // would arrive corrupted; the slabs must all come back once nothing holds them. An aborted
-// delivery of several transfers stores nothing and frees its slabs.
+// delivery of several transfers stores nothing and frees its slabs. Over TLS (reads of ~16 KiB
+// records, never adjacent) 128 KiB transfers keep their payloads as the reads' slices
+// (amqp1-frames.ts, Frame.more) and arrive intact.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
@@ -17,7 +19,9 @@ import { SlabPool } from "../../src/listeners/slab-pool.js";
 import { LARGE_SLAB } from "../../src/listeners/slab-reads.js";
 import { FRAME_AMQP } from "../../src/amqp1/amqp1-frames.js";
 import { PERFORMATIVE, performativeFrame } from "../../src/amqp1/performatives.js";
+import { readFileSync, rmSync } from "node:fs";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { makeTestCa } from "../helpers/test-ca.js";
 import { bodyOf, close, connect, data, openSender, receive, rhea, sendAll } from "../helpers/rhea-client.js";
 import { opening, raw, senderAttach, target, u } from "../helpers/amqp1-raw.js";
 import { seededBytes } from "../helpers/seeded-bytes.js";
@@ -235,5 +239,35 @@ describe("AMQP 1.0 messages of several transfers", () => {
       await close(rc);
     }
     await eventually(() => pool.outstanding <= base, 5000, "the aborted delivery's slabs back in the pool");
+  });
+});
+
+describe("AMQP 1.0 messages of several transfers over TLS", () => {
+  const ca = makeTestCa();
+  let b: TestBroker;
+
+  before(async () => {
+    b = await startTestBroker({ amqpsPort: 0, tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert });
+    b.broker.declareQueue({ permissions: b.broker.checkerFor("guest"), owner: null }, "/", { name: "over-tls", durable: false, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+  });
+  after(async () => {
+    await b?.close();
+    rmSync(ca.dir, { recursive: true, force: true });
+  });
+
+  it("128 KiB transfers read from TLS records arrive intact, every section as sent", async () => {
+    const c = await connect(b.amqpsPort!, { transport: "tls", ca: readFileSync(ca.caCert), servername: "localhost", max_frame_size: 131072 } as never);
+    try {
+      const sizes = [100 * KB, MB + 5, 3 * MB];
+      const seeds = sizes.map((_, i) => 500 + i);
+      const { messages } = receive(c, "/queues/over-tls", sizes.length, { autoaccept: true });
+      assert.deepEqual(
+        (await sendAll(await openSender(c, "/queues/over-tls"), sizes.map((size, i) => full(seeds[i]!, size)))).map((o) => o.outcome),
+        sizes.map(() => "accepted"),
+      );
+      (await withTimeout(messages, 20_000, "the messages over TLS")).forEach((r, i) => intact(r.message, seeds[i]!, sizes[i]!, "all"));
+    } finally {
+      await close(c);
+    }
   });
 });
