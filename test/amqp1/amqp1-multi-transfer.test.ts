@@ -7,7 +7,8 @@
 // would arrive corrupted; the slabs must all come back once nothing holds them. An aborted
 // delivery of several transfers stores nothing and frees its slabs. Over TLS (reads of ~16 KiB
 // records, never adjacent) 128 KiB transfers keep their payloads as the reads' slices
-// (amqp1-frames.ts, Frame.more) and arrive intact.
+// (amqp1-frames.ts, Frame.more) and arrive intact. A durable message of several transfers is
+// stored with its body written once (inside its original form) and read back whole after a restart.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
@@ -19,7 +20,9 @@ import { SlabPool } from "../../src/listeners/slab-pool.js";
 import { LARGE_SLAB } from "../../src/listeners/slab-reads.js";
 import { FRAME_AMQP } from "../../src/amqp1/amqp1-frames.js";
 import { PERFORMATIVE, performativeFrame } from "../../src/amqp1/performatives.js";
-import { readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { makeTestCa } from "../helpers/test-ca.js";
 import { bodyOf, close, connect, data, openSender, receive, rhea, sendAll } from "../helpers/rhea-client.js";
@@ -268,6 +271,52 @@ describe("AMQP 1.0 messages of several transfers over TLS", () => {
       (await withTimeout(messages, 20_000, "the messages over TLS")).forEach((r, i) => intact(r.message, seeds[i]!, sizes[i]!, "all"));
     } finally {
       await close(c);
+    }
+  });
+});
+
+describe("AMQP 1.0 messages of several transfers across a restart", () => {
+  let dataDir: string;
+  let b: TestBroker | null = null;
+  before(() => {
+    dataDir = mkdtempSync(join(tmpdir(), "coney-amqp1-multi-"));
+  });
+  after(async () => {
+    await b?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("a durable message of several transfers comes back after a restart: to 1.0 with every section, to 0-9-1 with its body", async () => {
+    b = await startTestBroker({ dataDir });
+    const ctx = { permissions: b.broker.checkerFor("guest"), owner: null };
+    for (const name of ["restart-10", "restart-091"]) b.broker.declareQueue(ctx, "/", { name, durable: true, autoDelete: false, exclusiveOwner: null, arguments: {} }, false);
+    const sizes = [200 * KB + 1, MB];
+    const c = await connect(b.amqpPort, { max_frame_size: 4096 });
+    for (const q of ["restart-10", "restart-091"]) {
+      assert.deepEqual((await sendAll(await openSender(c, `/queues/${q}`), sizes.map((size, i) => full(700 + i, size)))).map((o) => o.outcome), ["accepted", "accepted"]);
+    }
+    await close(c);
+    await b.close();
+    b = await startTestBroker({ dataDir });
+    const c2 = await connect(b.amqpPort, { max_frame_size: 4096 });
+    try {
+      const { messages } = receive(c2, "/queues/restart-10", sizes.length, { autoaccept: true });
+      (await messages).forEach((r, i) => intact(r.message, 700 + i, sizes[i]!, "all"));
+    } finally {
+      await close(c2);
+    }
+    const conn = await amqp.connect(b.amqpUrl);
+    conn.on("error", () => undefined);
+    try {
+      const ch = await conn.createChannel();
+      const got = collector<amqp.ConsumeMessage>(sizes.length);
+      await ch.consume("restart-091", (m) => m !== null && got.push(m), { noAck: true });
+      (await withTimeout(got.done, 10_000, "restart-091 over AMQP 0-9-1")).forEach((m, i) => {
+        assert.ok(m.content.equals(seededBytes(sizes[i]!, 700 + i)), `message ${700 + i} body after the restart`);
+        assert.equal(m.properties.headers?.["seed"], 700 + i);
+      });
+    } finally {
+      await conn.close();
     }
   });
 });

@@ -10,6 +10,9 @@ import { encodeMessage, type Amqp10Map, type Amqp10Message } from "../../src/amq
 import { fromAmqp1, type ConvertedMessage } from "../../src/amqp1/message-conversion.js";
 import { readPiecedMessage } from "../../src/amqp1/pieced-message.js";
 import { joinBody, type Body } from "../../src/broker/values/message-body.js";
+import { OriginalForms } from "../../src/amqp1/original-form.js";
+import { createMessage } from "../../src/broker/message.js";
+import { recordTail } from "../../src/store/message-record.js";
 
 /** A small seeded generator (mulberry32), so a failure repeats. */
 function random(seed: number): () => number {
@@ -63,6 +66,7 @@ function generated(rnd: () => number): Buffer {
 }
 
 const bodyBytes = (b: Body): Buffer => joinBody(b);
+const seededBytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, (_, i) => (i * 31 + 7) & 0xff));
 
 /** The pieced read of `pieces` equals fromAmqp1 of their joined bytes. */
 function same(pieces: readonly Buffer[], full: ConvertedMessage, what: string): void {
@@ -113,6 +117,16 @@ describe("AMQP 1.0 messages read across the transfers they came in", () => {
     assert.ok(Array.isArray(m.body) && m.body.length === 6);
     assert.deepEqual(joinBody(m.body), data);
     assert.deepEqual(m.properties, { deliveryMode: 2 });
+  });
+
+  it("a data body in slices is written once in a store record: it runs on through the original form's parts", () => {
+    const data = seededBytes(5000);
+    const joined = Buffer.concat(encodeMessage({ header: [{ type: "boolean", value: true }], properties: { subject: str("s") }, data: [data] }));
+    const m = readPiecedMessage(cut(joined, [100, 700, 1400, 4000]));
+    const original = new OriginalForms().of(m, "", "q");
+    const message = createMessage("", "q", m.properties, null, m.body, 1, null, original);
+    const originalBytes = original.parts.reduce((n, p) => n + p.length, 0);
+    assert.equal(recordTail(message).reduce((n, p) => n + p.length, 0), originalBytes, "the body is not written after the original");
   });
 
   it("gives malformed bytes fromAmqp1's own error, wherever they are cut", () => {
