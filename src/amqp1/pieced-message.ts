@@ -100,6 +100,18 @@ class PieceCursor {
     }
   }
 
+  /** Steps over the next `n` bytes (the caller knows they are there). */
+  skip(n: number): void {
+    const pieces = this.pieces;
+    this.pos += n;
+    let left = this.o + n;
+    while (left > pieces[this.i]!.length && this.i + 1 < pieces.length) {
+      left -= pieces[this.i]!.length;
+      this.i++;
+    }
+    this.o = left;
+  }
+
   /** The next `n` bytes as one Buffer: a slice when they lie in one piece, else a copy of them alone. */
   bytes(n: number): Buffer {
     const p = this.pieces[this.i];
@@ -179,7 +191,7 @@ function readAcross(pieces: readonly Buffer[]): ConvertedMessage | null {
       if (body && !hasItems(ctor)) {
         // Binary, string, symbol or a scalar: nothing in it to check but its length (the decoder takes it whole).
         c.back(at);
-        c.slices(size, []);
+        c.skip(size);
         continue;
       }
       c.back(start);
