@@ -90,7 +90,8 @@ class PieceCursor {
     while (n > 0) {
       const p = pieces[this.i]!;
       const take = Math.min(n, p.length - this.o);
-      if (take > 0) out.push(p.subarray(this.o, this.o + take));
+      // A whole piece is kept as it is: the body and the rest then share the pieces' own Buffers (one object per transfer, not three).
+      if (take > 0) out.push(this.o === 0 && take === p.length ? p : p.subarray(this.o, this.o + take));
       n -= take;
       this.o += take;
       if (this.o >= p.length && n > 0) {
