@@ -207,7 +207,7 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     if (p.code === PERFORMATIVE.begin) return this.onBegin(frame.channel, p.fields);
     const session = this.sessions.get(frame.channel);
     if (session === undefined) throw new Amqp1Error(CONDITION.illegalState, `a frame on channel ${frame.channel}, which has no session`);
-    session.onPerformative(p, frame.body);
+    session.onPerformative(p, frame);
   }
 
   private onSaslInit(frame: Frame): void {

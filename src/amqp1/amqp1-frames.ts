@@ -18,8 +18,13 @@
  * rest of the same slab (slab-reads.ts), so the reads lie one after the other in one memory and
  * the frame is a view across them. A frame that would not fit the rest of its slab moves to the
  * next slab before the next read (FrameCarrier: its first bytes are copied to the new slab's
- * start), so it too arrives whole in one slab. Only a frame whose reads are still not adjacent
- * (larger than a slab, or no pooled slabs: TLS) is joined once when whole.
+ * start), so it too arrives whole in one slab. A frame whose reads are still not adjacent
+ * (larger than a slab, or no pooled slabs: TLS, whose reads are ~16 KiB records) is joined once
+ * when whole — unless it is a transfer: then, as AMQP 0-9-1's FrameReader keeps a body frame that
+ * spans reads in pieces (src/amqp/codec/frame-reader.ts), only its performative is made
+ * contiguous (a copy of those few bytes when they straddle two reads) and its payload stays the
+ * reads' slices (Frame.more), which the incoming link keeps as pieces of its message
+ * (pieced-message.ts).
  */
 
 import type { FrameCarrier } from "../listeners/slab-reads.js";
@@ -40,6 +45,11 @@ export interface Frame {
   readonly channel: number;
   /** The frame body (after the extended header); empty for an empty (heartbeat) frame. */
   readonly body: Buffer;
+  /**
+   * Null, or for a transfer whose reads were not adjacent: the rest of its payload after `body`
+   * (which holds the whole performative), as slices of the reads, in order, none empty.
+   */
+  readonly more: readonly Buffer[] | null;
 }
 
 export class FrameReader implements FrameCarrier {
@@ -101,10 +111,11 @@ export class FrameReader implements FrameCarrier {
     this.pendingBytes += take;
     at += take;
     if (this.pendingBytes < this.needed) return at;
-    const whole = joined(this.pending, this.needed);
+    const pending = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    this.frames.push(frameOf(whole, 0, whole.length));
+    const whole = adjacent(pending) ? Buffer.from(pending[0]!.buffer, pending[0]!.byteOffset, this.needed) : null;
+    this.frames.push(whole !== null ? frameOf(whole, 0, whole.length) : (transferInPieces(pending, this.needed) ?? frameOf(Buffer.concat(pending, this.needed), 0, this.needed)));
     return at;
   }
 
@@ -152,18 +163,43 @@ export class FrameReader implements FrameCarrier {
   }
 }
 
-/**
- * `pieces` as one Buffer of `length` bytes: a view when they lie one after the other in one
- * memory (successive reads into one slab), else a copy.
- */
-function joined(pieces: readonly Buffer[], length: number): Buffer {
+/** Whether `pieces` lie one after the other in one memory (successive reads into one slab): one view spans them. */
+function adjacent(pieces: readonly Buffer[]): boolean {
   const first = pieces[0]!;
   for (let i = 1; i < pieces.length; i++) {
     const prev = pieces[i - 1]!;
     const p = pieces[i]!;
-    if (p.buffer !== first.buffer || p.byteOffset !== prev.byteOffset + prev.length) return Buffer.concat(pieces, length);
+    if (p.buffer !== first.buffer || p.byteOffset !== prev.byteOffset + prev.length) return false;
   }
-  return Buffer.from(first.buffer, first.byteOffset, length);
+  return true;
+}
+
+/** How many bytes of a frame are read to find where its transfer performative ends (header, descriptor, list size). */
+const HEAD_PEEK = 8 + 8;
+
+/**
+ * The transfer frame of `size` bytes that is `pieces` (not adjacent), its payload left in the
+ * pieces (Frame.more); null when it is no transfer of COPY_BELOW bytes or more in the usual
+ * encoding (descriptor smallulong 0x14, a list8, list32 or list0, a data offset of 2: the frame is joined).
+ */
+function transferInPieces(pieces: readonly Buffer[], size: number): Frame | null {
+  if (size < COPY_BELOW) return null;
+  const peek = Buffer.concat(pieces, HEAD_PEEK);
+  if (peek[4] !== 2 || peek[5] !== FRAME_AMQP || !isTransfer(peek, 8, HEAD_PEEK)) return null;
+  const ctor = peek[11];
+  const end = ctor === 0xc0 ? 13 + peek[12]! : ctor === 0xd0 ? 16 + peek.readUInt32BE(12) : ctor === 0x45 ? 12 : -1;
+  if (end < 0 || end > size) return null;
+  const first = pieces[0]!;
+  // The performative lies in the first read (the usual case): the body is that read's slice, else a copy of the performative alone.
+  const head = first.length >= end ? first : Buffer.concat(pieces, end);
+  const more: Buffer[] = [];
+  let at = 0;
+  for (const p of pieces) {
+    const from = Math.max(head.length - at, 0);
+    if (from < p.length) more.push(from === 0 ? p : p.subarray(from));
+    at += p.length;
+  }
+  return { type: FRAME_AMQP, channel: peek.readUInt16BE(6), body: head.subarray(8), more: more.length === 0 ? null : more };
 }
 
 /**
@@ -175,7 +211,7 @@ function frameOf(buf: Buffer, at: number, size: number): Frame {
   const start = at + buf[at + 4]! * 4;
   const body = buf.subarray(start, at + size);
   const slice = size >= COPY_BELOW && type === FRAME_AMQP && isTransfer(buf, start, at + size);
-  return { type, channel: buf.readUInt16BE(at + 6), body: slice ? body : Buffer.from(body) };
+  return { type, channel: buf.readUInt16BE(at + 6), body: slice ? body : Buffer.from(body), more: null };
 }
 
 /** Whether the performative at `start` is a transfer in the usual encoding (descriptor smallulong 0x14); a transfer encoded otherwise is only copied. */

@@ -16,7 +16,7 @@ import type { Amqp10Value } from "../amqp10/amqp10-value.js";
 import type { LinkHost, SessionConnection, SessionLink, Unsettled } from "./link-host.js";
 import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
 import { errorValue } from "./amqp1-error-value.js";
-import { FRAME_AMQP } from "./amqp1-frames.js";
+import { FRAME_AMQP, type Frame } from "./amqp1-frames.js";
 import { applyOutcome, type Outcome } from "./delivery-outcomes.js";
 import { dispositionFacts, transferFacts, type DispositionFacts } from "./performative-heads.js";
 import { IncomingLink } from "./incoming-link.js";
@@ -90,26 +90,26 @@ export class Amqp1Session implements LinkHost {
     this.conn.output.write(performativeFrame(FRAME_AMQP, this.channel, code, fields));
   }
 
-  onPerformative(p: Performative, body: Buffer): void {
+  onPerformative(p: Performative, frame: Frame): void {
     if (this.ending) {
       if (p.code === PERFORMATIVE.end) this.conn.sessionEnded(this.channel);
       return;
     }
     try {
-      this.dispatch(p, body);
+      this.dispatch(p, frame);
     } catch (err) {
       this.onError(err, p);
     }
   }
 
-  private dispatch(p: Performative, body: Buffer): void {
+  private dispatch(p: Performative, frame: Frame): void {
     switch (p.code) {
       case PERFORMATIVE.attach:
         return this.onAttach(p.fields);
       case PERFORMATIVE.flow:
         return this.onFlow(p.fields);
       case PERFORMATIVE.transfer:
-        return this.onTransfer(p, body);
+        return this.onTransfer(p, frame);
       case PERFORMATIVE.disposition:
         return this.onDisposition(dispositionFacts(p));
       case PERFORMATIVE.detach:
@@ -229,19 +229,20 @@ export class Amqp1Session implements LinkHost {
     ];
   }
 
-  private onTransfer(p: Performative, body: Buffer): void {
+  private onTransfer(p: Performative, frame: Frame): void {
     const t = transferFacts(p);
     this.nextIncomingId = (this.nextIncomingId + 1) >>> 0;
     if (--this.incomingLeft < 0) throw new Amqp1Error(CONDITION.windowViolation, `a transfer past the incoming window of ${this.incomingWindow}`, "session");
     if (this.incomingLeft < this.incomingWindow / 2 && !this.windowHeld) this.topUpWindow();
     const handle = t.handle;
     const link = this.links.get(handle);
-    if (link instanceof IncomingLink) return link.onTransfer(t, body);
+    const body = frame.body;
+    if (link instanceof IncomingLink) return link.onTransfer(t, body, frame.more);
     if (link === undefined) {
       if (this.detaching.has(handle)) return;
       throw new Amqp1Error(CONDITION.unattachedHandle, `transfer on handle ${handle}, which is not attached`, "session");
     }
-    if (link instanceof ManagementRequestLink) return link.onTransfer(p.fields, body.subarray(t.payloadAt));
+    if (link instanceof ManagementRequestLink) return link.onTransfer(p.fields, frame.more === null ? body.subarray(t.payloadAt) : Buffer.concat([body.subarray(t.payloadAt), ...frame.more]));
     throw new Amqp1Error(CONDITION.illegalState, `transfer on handle ${handle}, a link the broker sends on`, "session");
   }
 

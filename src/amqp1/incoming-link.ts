@@ -28,6 +28,7 @@ import type { LinkHost, SessionLink } from "./link-host.js";
 import { fromAmqp1, type ConvertedMessage } from "./message-conversion.js";
 import { OriginalForms } from "./original-form.js";
 import { readPlainMessage } from "./plain-message.js";
+import { readPiecedMessage } from "./pieced-message.js";
 import type { TransferFacts } from "./performative-heads.js";
 import { LentPayload } from "./lent-payloads.js";
 import { boolField, compositeField, described, optionalUint, PERFORMATIVE, textField, uintField } from "./performatives.js";
@@ -202,8 +203,12 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     if (boolField(f, 9, "echo", false)) this.sendFlow(false);
   }
 
-  /** One transfer frame of a delivery: its payload is `frame` from t.payloadAt (a single-frame delivery is not sliced here). */
-  onTransfer(t: TransferFacts, frame: Buffer): void {
+  /**
+   * One transfer frame of a delivery: its payload is `frame` from t.payloadAt (a single-frame
+   * delivery is not sliced here), then `more` when the frame came in reads that were not adjacent
+   * (amqp1-frames.ts: Frame.more).
+   */
+  onTransfer(t: TransferFacts, frame: Buffer, more: readonly Buffer[] | null = null): void {
     if (!this.receiving) {
       if (this.credit <= 0) throw new Amqp1Error(CONDITION.transferLimitExceeded, "a transfer without link credit", "link");
       const id = t.deliveryId;
@@ -231,6 +236,7 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     }
     const at = t.payloadAt;
     this.pieceBytes += frame.length - at;
+    if (more !== null) for (const m of more) this.pieceBytes += m.length;
     if (this.pieceBytes > this.session.conn.settings.maxMessageSize) {
       this.receiving = false;
       this.pieces = null;
@@ -239,10 +245,17 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     }
     // Frames of a delivery in several are kept until its last; a delivery in one frame needs no array.
     // Each payload's slab is held from the moment it is cut (lent-payloads.ts).
-    if (t.more || this.pieces !== null) {
+    if (t.more || this.pieces !== null || more !== null) {
       const piece = frame.subarray(at);
-      (this.pieces ??= []).push(piece);
+      const pieces = (this.pieces ??= []);
+      pieces.push(piece);
       this.lent.add(piece);
+      if (more !== null) {
+        for (const m of more) {
+          pieces.push(m);
+          this.lent.add(m);
+        }
+      }
       if (t.more) return;
     } else {
       this.lent.add(frame);
@@ -252,21 +265,20 @@ export class IncomingLink implements SyncWaiter, SessionLink, FlowHost {
     this.pieces = null;
     this.lastSize = this.pieceBytes;
     try {
-      if (pieces === null) this.publish(frame, at);
-      else this.publish(this.lent.whole(pieces), 0);
+      this.publish(frame, at, pieces);
     } finally {
       // Not published (refused, or its target's permissions failed): its slabs go back.
       this.lent.drop();
     }
   }
 
-  /** Publishes the message that is `buf` from byte `at` on. */
-  private publish(buf: Buffer, at: number): void {
+  /** Publishes the message that is `buf` from byte `at` on, or, when it came in several transfers, `pieces` (their payloads, read where they lie: pieced-message.ts). */
+  private publish(buf: Buffer, at: number, pieces: readonly Buffer[] | null): void {
     const id = this.deliveryId;
     let m: ConvertedMessage;
     try {
       // A plain message (header and data sections) is read by hand; any other goes through the full decoder.
-      m = readPlainMessage(buf, at) ?? fromAmqp1(at === 0 ? buf : buf.subarray(at));
+      m = pieces !== null ? readPiecedMessage(pieces) : (readPlainMessage(buf, at) ?? fromAmqp1(at === 0 ? buf : buf.subarray(at)));
     } catch (err) {
       return this.refuse(id, CONDITION.decodeError, err instanceof Error ? err.message : String(err));
     }

@@ -10,10 +10,10 @@
  * (amqp1-output.ts), and the store's unwritten records; an accepted outcome releases the entry's
  * hold (delivery-outcomes.ts).
  *
- * A delivery of several transfers is joined once into a buffer of its own (its sections are
- * decoded from one buffer), so it needs no lease: its pieces' slabs are let go at once. A payload
- * that lies in no pooled slab (a small frame was copied, TLS reads) has no lease: nothing is
- * allocated for it.
+ * A delivery of several transfers is kept as its pieces (pieced-message.ts: its body and original
+ * form are slices of them, not a joined copy), so its lease holds every slab a piece lies in, as
+ * a single transfer's does. A payload that lies in no pooled slab (a small frame was copied, TLS
+ * reads) has no lease: nothing is allocated for it.
  */
 import type { SlabLease, SlabPool } from "../listeners/slab-pool.js";
 
@@ -28,14 +28,6 @@ export class LentPayload {
     const slabs = this.slabs;
     if (slabs === null || slabs.slabOf(piece) === undefined) return;
     (this.lease ??= slabs.lease()).add(piece);
-  }
-
-  /** The delivery's whole payload: one transfer's as it lies (leased), several joined into a copy (their slabs let go). */
-  whole(pieces: readonly Buffer[]): Buffer {
-    if (pieces.length === 1) return pieces[0]!;
-    const joined = Buffer.concat(pieces);
-    this.drop();
-    return joined;
   }
 
   /** The lease for the message made of the payload (null: nothing lent); from here the message carries it. */

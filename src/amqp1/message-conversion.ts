@@ -19,7 +19,7 @@ import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Body } from "../broker/values/message-body.js";
 import { decodeMessage, encodeMessage, type Amqp10Map, type Amqp10Message, type PropertyField } from "../amqp10/message-sections.js";
 import { headerValue } from "../amqp10/message-mapping.js";
-import { modelFromAmqp10, propertiesToKeep } from "../amqp10/model-from-amqp10.js";
+import { modelFromAmqp10, propertiesSectionOf, propertiesToKeep } from "../amqp10/model-from-amqp10.js";
 import { str, sym, textOf, type Amqp10Value } from "../amqp10/amqp10-value.js";
 import { deathsAnnotation } from "./deaths-annotation.js";
 import { PROPERTIES_HEADER, validSection } from "./properties-header.js";
@@ -35,17 +35,35 @@ export interface ConvertedMessage {
   /** The sections as they came, for 1.0 consumers (original-form.ts). */
   readonly header: Buffer | null;
   readonly annotations: Amqp10Map;
-  readonly rest: Buffer;
+  /** From the first section after the annotations to the end: one slice, or slices of the transfers it came in (pieced-message.ts). */
+  readonly rest: Body;
+}
+
+/** Where a decoded message's bytes lie: what convertSections keeps of them rather than decodes. */
+export interface SectionBytes {
+  /** The header section as it came, or null. */
+  readonly header: Buffer | null;
+  readonly rest: Body;
+  /** The properties section's bytes (null without one). */
+  readonly properties: Buffer | null;
+  /** The body as the caller read it: the data sections' bytes, or the amqp-value / amqp-sequence sections on (`encodedBody`); null: the decoded message's own. */
+  readonly body: Body | null;
+  readonly encodedBody: boolean;
 }
 
 /** A transfer's payload (a whole bare message) → the domain's form. Throws Amqp10DecodeError. */
 export function fromAmqp1(payload: Buffer): ConvertedMessage {
   const m = decodeMessage(payload);
-  // to, subject … have no place in the model: the section rides in a header (properties-header.ts).
-  const { properties, body } = modelFromAmqp10(m, propertiesToKeep(m, payload));
-  const props = m.properties ?? {};
   const raw = m.raw!;
-  return { properties, body, subject: textOf(props.subject) ?? null, to: textOf(props.to) ?? null, header: raw.header, annotations: m.messageAnnotations ?? [], rest: raw.rest };
+  return convertSections(m, { header: raw.header, rest: raw.rest, properties: propertiesSectionOf(m, payload), body: null, encodedBody: m.otherBody !== undefined });
+}
+
+/** A message's decoded sections (`m`, and where its bytes lie in `bytes`) → the domain's form, by the one conversion (model-from-amqp10.ts). */
+export function convertSections(m: Amqp10Message, bytes: SectionBytes): ConvertedMessage {
+  // to, subject … have no place in the model: the section rides in a header (properties-header.ts).
+  const { properties, body } = modelFromAmqp10(m, propertiesToKeep(m, bytes.properties), bytes.body === null ? null : { body: bytes.body, encoded: bytes.encodedBody });
+  const props = m.properties ?? {};
+  return { properties, body, subject: textOf(props.subject) ?? null, to: textOf(props.to) ?? null, header: bytes.header, annotations: m.messageAnnotations ?? [], rest: bytes.rest };
 }
 
 const URN_UUID = /^urn:uuid:([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;

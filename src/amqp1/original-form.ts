@@ -7,14 +7,16 @@
  * set. Delivery-annotations are for the next hop only and are not kept (part 3 §3.2.2).
  *
  * parts: [header section or nothing, message-annotations section, the rest] — written in that
- * order as the transfer's payload; the rest is a slice of the received payload (not copied). A
- * stream stores these parts as its record of the message (stored-original.ts).
+ * order as the transfer's payload; the rest is a slice of the received payload (not copied), or
+ * for a message that came in several transfers the slices of each (pieced-message.ts), in order.
+ * A stream stores these parts as its record of the message (stored-original.ts).
  *
  * The hot path: a message without annotations of its own takes the annotations section its link
  * encoded last for the same exchange and key (one Buffer shared by every such message), so a
  * delivery encodes nothing per message.
  */
 import type { OriginalEncoding } from "../broker/index.js";
+import { isBodyParts } from "../broker/values/message-body.js";
 import { encodeAmqp10 } from "../amqp10/amqp10-encoder.js";
 import type { Amqp10Map } from "../amqp10/message-sections.js";
 import { SECTION } from "../amqp10/message-sections.js";
@@ -54,6 +56,8 @@ export class OriginalForms {
       }
       annotations = this.routingOnly;
     }
-    return { format: AMQP1_FORMAT, parts: m.header === null ? [annotations, m.rest] : [m.header, annotations, m.rest] };
+    const rest = m.rest;
+    if (isBodyParts(rest)) return { format: AMQP1_FORMAT, parts: m.header === null ? [annotations, ...rest] : [m.header, annotations, ...rest] };
+    return { format: AMQP1_FORMAT, parts: m.header === null ? [annotations, rest] : [m.header, annotations, rest] };
   }
 }

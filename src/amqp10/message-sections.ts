@@ -92,10 +92,43 @@ function dataPrefix(length: number): Buffer {
   return b;
 }
 
+/** A message being read, section by section (decodeMessage, src/amqp1/pieced-message.ts). */
+export type Amqp10MessageDraft = { -readonly [K in keyof Amqp10Message]: Amqp10Message[K] };
+
+/**
+ * A decoded section that is not the body's (header, annotations, properties,
+ * application-properties, footer) into `out`; throws Amqp10DecodeError on an unknown section.
+ * `start`: where the section lies in the message, for the error's text.
+ */
+export function takeSection(out: Amqp10MessageDraft, code: number, v: Amqp10Value, start: number): void {
+  switch (code) {
+    case SECTION.header:
+      out.header = v.type === "list" ? v.value : [];
+      break;
+    case SECTION.messageAnnotations:
+      out.messageAnnotations = v.type === "map" ? v.value : [];
+      break;
+    case SECTION.properties: {
+      const props: Partial<Record<PropertyField, Amqp10Value>> = {};
+      if (v.type === "list") v.value.forEach((x, i) => i < PROPERTY_FIELDS.length && x.type !== "null" && (props[PROPERTY_FIELDS[i]!] = x));
+      out.properties = props;
+      break;
+    }
+    case SECTION.applicationProperties:
+      out.applicationProperties = v.type === "map" ? v.value : [];
+      break;
+    case SECTION.deliveryAnnotations:
+    case SECTION.footer:
+      break;
+    default:
+      throw new Amqp10DecodeError(`byte ${start}: unknown section 0x${code.toString(16)}`);
+  }
+}
+
 /** Decodes a whole message; throws Amqp10DecodeError on anything malformed. */
 export function decodeMessage(buf: Buffer): Amqp10Message {
   const r = new Amqp10Reader(buf);
-  const out: { -readonly [K in keyof Amqp10Message]: Amqp10Message[K] } = {};
+  const out: Amqp10MessageDraft = {};
   const data: Buffer[] = [];
   let bodyStart = -1;
   let header: Buffer | null = null;
@@ -109,38 +142,18 @@ export function decodeMessage(buf: Buffer): Amqp10Message {
     const code = Number(section.descriptor.value);
     if (restStart === buf.length && code >= SECTION.properties) restStart = start;
     const v = section.value;
-    switch (code) {
-      case SECTION.header:
-        out.header = v.type === "list" ? v.value : [];
-        header = buf.subarray(start, r.at);
-        break;
-      case SECTION.messageAnnotations:
-        out.messageAnnotations = v.type === "map" ? v.value : [];
-        break;
-      case SECTION.properties: {
-        const props: Partial<Record<PropertyField, Amqp10Value>> = {};
-        if (v.type === "list") v.value.forEach((x, i) => i < PROPERTY_FIELDS.length && x.type !== "null" && (props[PROPERTY_FIELDS[i]!] = x));
-        out.properties = props;
+    if (code === SECTION.data) {
+      if (v.type !== "binary") throw new Amqp10DecodeError(`byte ${start}: a data section that is not binary`);
+      data.push(v.value);
+    } else if (code === SECTION.amqpSequence || code === SECTION.amqpValue) {
+      if (bodyStart < 0) bodyStart = start;
+    } else {
+      takeSection(out, code, v, start);
+      if (code === SECTION.header) header = buf.subarray(start, r.at);
+      else if (code === SECTION.properties) {
         propertiesStart = start;
         propertiesEnd = r.at;
-        break;
       }
-      case SECTION.applicationProperties:
-        out.applicationProperties = v.type === "map" ? v.value : [];
-        break;
-      case SECTION.data:
-        if (v.type !== "binary") throw new Amqp10DecodeError(`byte ${start}: a data section that is not binary`);
-        data.push(v.value);
-        break;
-      case SECTION.amqpSequence:
-      case SECTION.amqpValue:
-        if (bodyStart < 0) bodyStart = start;
-        break;
-      case SECTION.deliveryAnnotations:
-      case SECTION.footer:
-        break;
-      default:
-        throw new Amqp10DecodeError(`byte ${start}: unknown section 0x${code.toString(16)}`);
     }
   }
   if (data.length > 0) out.data = data;

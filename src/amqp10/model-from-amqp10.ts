@@ -37,16 +37,26 @@ const isInternal = (k: string): boolean => k.startsWith("x-basic-") || k === "x-
  * from `payload`, or null when every field it sets has a place in the model (the usual case:
  * nothing is allocated). A copy: the payload's memory may be the transport's to reuse.
  */
-export function propertiesToKeep(m: Amqp10Message, payload: Buffer): Buffer | null {
+export function propertiesToKeep(m: Amqp10Message, section: Buffer | null): Buffer | null {
   const p = m.properties;
   if (p === undefined || (p.to === undefined && p.subject === undefined && p.absoluteExpiryTime === undefined && p.groupSequence === undefined && p.replyToGroupId === undefined)) return null;
-  const raw = m.raw;
-  if (raw === undefined || raw.propertiesStart < 0) return null;
-  return Buffer.from(payload.subarray(raw.propertiesStart, raw.propertiesEnd));
+  // A copy: the payload's memory may be the transport's to reuse.
+  return section === null ? null : Buffer.from(section);
 }
 
-/** The decoded message `m` as the model; `kept`: its properties section for the x-amqp-1.0-properties header (propertiesToKeep), or null. */
-export function modelFromAmqp10(m: Amqp10Message, kept: Buffer | null): { properties: MessageProperties; body: Body } {
+/** The properties section's bytes within the decoded `payload` (a slice, not a copy), or null without one. */
+export function propertiesSectionOf(m: Amqp10Message, payload: Buffer): Buffer | null {
+  const raw = m.raw;
+  return raw === undefined || raw.propertiesStart < 0 ? null : payload.subarray(raw.propertiesStart, raw.propertiesEnd);
+}
+
+/**
+ * The decoded message `m` as the model; `kept`: its properties section for the x-amqp-1.0-properties
+ * header (propertiesToKeep), or null. `given`: its body when the caller read it rather than the
+ * decoder (slices of several transfers, pieced-message.ts), with whether it is an encoded
+ * amqp-value / amqp-sequence body; null: the body is `m`'s.
+ */
+export function modelFromAmqp10(m: Amqp10Message, kept: Buffer | null, given: { readonly body: Body; readonly encoded: boolean } | null = null): { properties: MessageProperties; body: Body } {
   const p: MessageProperties = {};
   const headers: FieldTable = {};
   const h = m.header ?? [];
@@ -84,7 +94,10 @@ export function modelFromAmqp10(m: Amqp10Message, kept: Buffer | null): { proper
   if (kept !== null) headers[PROPERTIES_HEADER] = kept;
   if (Object.keys(headers).length > 0) p.headers = headers;
   let body: Body;
-  if (m.otherBody !== undefined) {
+  if (given !== null) {
+    body = given.body;
+    if (given.encoded) p.type = AMQP10_TYPE;
+  } else if (m.otherBody !== undefined) {
     body = m.otherBody;
     p.type = AMQP10_TYPE;
   } else {

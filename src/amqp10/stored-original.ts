@@ -20,7 +20,7 @@ import { encodeAmqp10 } from "./amqp10-encoder.js";
 import { textOf, type Amqp10Value } from "./amqp10-value.js";
 import { domainFromAmqp10, type PublishAddress } from "./message-mapping.js";
 import { decodeMessage, SECTION, type Amqp10Message } from "./message-sections.js";
-import { modelFromAmqp10, propertiesToKeep } from "./model-from-amqp10.js";
+import { modelFromAmqp10, propertiesSectionOf, propertiesToKeep } from "./model-from-amqp10.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { Body } from "../broker/values/message-body.js";
 
@@ -72,7 +72,7 @@ export function readStreamRecord(bytes: Buffer): StreamRecordContent {
   const m = decodeMessage(bytes);
   const original = keptWhole(bytes, m);
   if (original === null) return domainFromAmqp10(m);
-  const { properties, body } = modelFromAmqp10(m, propertiesToKeep(m, bytes));
+  const { properties, body } = modelFromAmqp10(m, propertiesToKeep(m, propertiesSectionOf(m, bytes)));
   const a = m.messageAnnotations!;
   return { properties, body, address: { routingKey: textOf(a[0]![1]) ?? "", exchange: textOf(a[1]![1]) ?? "" }, original };
 }

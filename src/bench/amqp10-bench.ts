@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { AMQPClient } from "@cloudamqp/amqp-client";
 import type { Amqp10Client, Amqp10Role, Amqp10WorkerOptions, Amqp10WorkerResult } from "./amqp10-perf-worker.js";
 import { cpuSeconds } from "./process-cpu.js";
+import { RAW_MAX_FRAME_SIZE } from "./amqp10-raw-client.js";
 
 export interface Amqp10BenchOptions {
   /** amqp://user:pass@host:port */
@@ -29,6 +30,8 @@ export interface Amqp10BenchOptions {
   readonly client: Amqp10Client;
   /** The broker's pid: its CPU time (user + system) per received message is reported. */
   readonly brokerPid?: number;
+  /** The max-frame-size both clients announce (default 131072): smaller, and a message goes in several transfers. */
+  readonly frameMax?: number;
 }
 
 export interface Amqp10BenchResult {
@@ -70,7 +73,7 @@ export async function runAmqp10Bench(o: Amqp10BenchOptions): Promise<Amqp10Bench
   const amqp = await new AMQPClient(o.url).connect();
   const ch = await amqp.channel();
   await ch.queueDeclare(queue, { durable: false });
-  const w: Amqp10WorkerOptions = { url: o.url, address: `/amq/queue/${queue}`, size: o.size, settled: o.mode === "settled", credit: o.credit, window: o.window, client: o.client };
+  const w: Amqp10WorkerOptions = { url: o.url, address: `/amq/queue/${queue}`, size: o.size, settled: o.mode === "settled", credit: o.credit, window: o.window, client: o.client, frameMax: o.frameMax ?? RAW_MAX_FRAME_SIZE };
   const workers: Worker[] = [];
   try {
     // The receiver attaches first, so nothing is sent before someone receives.
@@ -105,7 +108,8 @@ export async function runAmqp10Bench(o: Amqp10BenchOptions): Promise<Amqp10Bench
 export function formatAmqp10Result(o: Amqp10BenchOptions, r: Amqp10BenchResult): string {
   const rate = (x: number): string => Math.round(x).toLocaleString("en");
   const pct = (x: number): string => `${Math.round(x * 100)}%`;
-  const settings = `credit ${o.credit}${o.mode === "unsettled" ? ` window ${o.window}` : ""}, client ${o.client}`;
+  const frames = o.frameMax === undefined || o.frameMax === RAW_MAX_FRAME_SIZE ? "" : `, frame-max ${o.frameMax}`;
+  const settings = `credit ${o.credit}${o.mode === "unsettled" ? ` window ${o.window}` : ""}, client ${o.client}${frames}`;
   const broker = Number.isNaN(r.brokerCpuMicros) ? "" : `, broker CPU ${r.brokerCpuMicros.toFixed(1)} µs/msg`;
   return `amqp10 ${o.mode} ${o.size} B  ${settings}: sent ${rate(r.sentPerSecond)} msg/s, received ${rate(r.receivedPerSecond)} msg/s${broker}; client CPU sender ${pct(r.senderCpuShare)}, receiver ${pct(r.receiverCpuShare)} of a core`;
 }

@@ -20,6 +20,8 @@ export interface Amqp10WorkerOptions {
   readonly credit: number;
   readonly window: number;
   readonly client: Amqp10Client;
+  /** The max-frame-size the client announces (and sends in). */
+  readonly frameMax: number;
 }
 
 export interface Amqp10WorkerResult {
@@ -38,7 +40,7 @@ interface Load {
 }
 
 async function rawLoad(role: Amqp10Role, o: Amqp10WorkerOptions): Promise<Load> {
-  const c = await Amqp10RawConnection.open(o.url, { role, address: o.address, settled: o.settled });
+  const c = await Amqp10RawConnection.open(o.url, { role, address: o.address, settled: o.settled }, o.frameMax);
   c.onFailure = (e) => {
     process.stderr.write(`amqp10 ${role}: ${e.message}\n`);
     process.exit(1);
@@ -53,12 +55,12 @@ async function rawLoad(role: Amqp10Role, o: Amqp10WorkerOptions): Promise<Load> 
   return { start: () => r.start(), stop: () => undefined, count: () => r.count, close: () => c.close() };
 }
 
-async function rheaConnection(url: URL): Promise<Connection> {
+async function rheaConnection(url: URL, frameMax: number): Promise<Connection> {
   const rhea = (await import("rhea")).default;
   const container = rhea.create_container();
   // Frames still arriving after the run's close are not the run's concern.
   container.on("error", () => undefined);
-  const c = container.connect({ host: url.hostname, port: Number(url.port || 5672), username: decodeURIComponent(url.username || "guest"), password: decodeURIComponent(url.password || "guest"), reconnect: false, max_frame_size: 131072 } as ConnectionOptions);
+  const c = container.connect({ host: url.hostname, port: Number(url.port || 5672), username: decodeURIComponent(url.username || "guest"), password: decodeURIComponent(url.password || "guest"), reconnect: false, max_frame_size: frameMax } as ConnectionOptions);
   return new Promise((resolve, reject) => {
     c.once("connection_open", () => resolve(c));
     c.once("connection_error", (ctx: EventContext) => reject(new Error(`connection refused: ${JSON.stringify(ctx.connection.error)}`)));
@@ -68,7 +70,7 @@ async function rheaConnection(url: URL): Promise<Connection> {
 
 async function rheaLoad(role: Amqp10Role, o: Amqp10WorkerOptions): Promise<Load> {
   const rhea = (await import("rhea")).default;
-  const c = await rheaConnection(new URL(o.url));
+  const c = await rheaConnection(new URL(o.url), o.frameMax);
   const mode = o.settled ? 1 : 0;
   let count = 0;
   if (role === "receiver") {

@@ -70,7 +70,8 @@ export class Amqp10RawConnection {
   }
 
   /** Connects, logs in (PLAIN), opens, begins and attaches `link`. */
-  static async open(uri: string, link: RawLinkSpec): Promise<Amqp10RawConnection> {
+  /** `frameMax`: the max-frame-size this side announces (--frame-max); a message larger than it goes in several transfers both ways. */
+  static async open(uri: string, link: RawLinkSpec, frameMax = RAW_MAX_FRAME_SIZE): Promise<Amqp10RawConnection> {
     const url = new URL(uri);
     let conn: Amqp10RawConnection | null = null;
     const socket = await connectRawSocket(url, (buf, n) => conn === null || conn.read(buf, n));
@@ -89,9 +90,10 @@ export class Amqp10RawConnection {
     const vhost = url.pathname.length > 1 ? `vhost:${decodeURIComponent(url.pathname.slice(1))}` : url.hostname;
     // The AMQP header and open are pipelined (part 2 §2.4.1 allows it).
     void c.header(AMQP_HEADER);
-    const opened = await c.call(FRAME_AMQP, PERFORMATIVE.open, [{ type: "string", value: `coney-perf-${process.pid}` }, { type: "string", value: vhost }, uint(RAW_MAX_FRAME_SIZE), { type: "ushort", value: 0 }], PERFORMATIVE.open);
+    const opened = await c.call(FRAME_AMQP, PERFORMATIVE.open, [{ type: "string", value: `coney-perf-${process.pid}` }, { type: "string", value: vhost }, uint(frameMax), { type: "ushort", value: 0 }], PERFORMATIVE.open);
     const theirs = opened.fields[2];
-    if (theirs !== undefined && theirs.type !== "null") c.remoteMaxFrameSize = Math.min(RAW_MAX_FRAME_SIZE, fieldNumber(theirs));
+    if (theirs !== undefined && theirs.type !== "null") c.remoteMaxFrameSize = Math.min(frameMax, fieldNumber(theirs));
+    else c.remoteMaxFrameSize = frameMax;
     const begin = await c.call(FRAME_AMQP, PERFORMATIVE.begin, [NULL, uint(0), uint(WIDE_WINDOW), uint(WIDE_WINDOW)], PERFORMATIVE.begin);
     c.remoteNextOutgoingId = fieldNumber(begin.fields[1]);
     const receiver = link.role === "receiver";

@@ -165,12 +165,13 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("-z, --duration <seconds>", "run time", int(1), 5)
     .option("--broker-pid <pid>", "the broker's pid: its CPU per received message is reported", int(1))
     .option("--client <name>", "raw (coney-perf's lean AMQP 1.0 client) or rhea (a devDependency)", "raw")
+    .option("--frame-max <bytes>", "the max-frame-size the clients announce: a larger message goes in several transfers (AMQP 1.0's minimum: 512)", int(512), 131072)
     .action(async (v: Record<string, unknown>) => {
       const { runAmqp10Bench, formatAmqp10Result } = await import("./amqp10-bench.js");
       const pid = v["brokerPid"] as number | undefined;
       const client = v["client"];
       if (client !== "raw" && client !== "rhea") throw new InvalidArgumentError(`unknown client ${String(client)}: raw or rhea`);
-      const o = { url: v["url"] as string, size: v["size"] as number, mode: v["mode"] === "settled" ? ("settled" as const) : ("unsettled" as const), credit: v["credit"] as number, window: v["window"] as number, durationSeconds: v["duration"] as number, client, ...(pid === undefined ? {} : { brokerPid: pid }) } as const;
+      const o = { url: v["url"] as string, size: v["size"] as number, mode: v["mode"] === "settled" ? ("settled" as const) : ("unsettled" as const), credit: v["credit"] as number, window: v["window"] as number, durationSeconds: v["duration"] as number, client, frameMax: v["frameMax"] as number, ...(pid === undefined ? {} : { brokerPid: pid }) } as const;
       process.stdout.write(`${formatAmqp10Result(o, await runAmqp10Bench(o))}\n`);
     });
   program

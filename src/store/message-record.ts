@@ -55,23 +55,52 @@ function keptOriginal(m: Message): OriginalEncoding | null {
   return o !== null && o.format.length <= FORMAT_MAX ? o : null;
 }
 
+/** Whether `b` lies within `part`'s bytes. */
+const liesIn = (b: Buffer, part: Buffer): boolean => b.buffer === part.buffer && b.byteOffset >= part.byteOffset && b.byteOffset + b.length <= part.byteOffset + part.length;
+
 /** Where `part` lies within the original's bytes (parts joined), or NO_BODY_AT when it is not one range of them. */
 function offsetIn(o: OriginalEncoding, part: Buffer): number {
   let at = 0;
   for (const p of o.parts) {
-    if (part.buffer === p.buffer && part.byteOffset >= p.byteOffset && part.byteOffset + part.length <= p.byteOffset + p.length) return at + part.byteOffset - p.byteOffset;
+    if (liesIn(part, p)) return at + part.byteOffset - p.byteOffset;
     at += p.length;
   }
   return NO_BODY_AT;
 }
 
-/** Where the body lies within the original: an offset (one Buffer), BODY_RANGES (parts, each within: see rangesOf), or NO_BODY_AT. */
+/**
+ * Where the body lies within the original: an offset (one Buffer, or parts that continue one another
+ * through the original's parts — an AMQP 1.0 data section that came in several transfers, both
+ * slices of the same transfers, src/amqp1/pieced-message.ts), BODY_RANGES (parts each within it,
+ * elsewhere: several data sections; see rangesOf), or NO_BODY_AT.
+ */
 function bodyAt(o: OriginalEncoding, body: Message["body"]): number {
   if (Buffer.isBuffer(body)) return offsetIn(o, body);
   const parts = body as readonly Buffer[];
+  const first = offsetIn(o, parts[0]!);
+  if (first === NO_BODY_AT) return NO_BODY_AT;
+  if (followsOn(parts, o.parts)) return first;
   if (parts.length > RANGES_MAX) return NO_BODY_AT;
   for (const part of parts) if (offsetIn(o, part) === NO_BODY_AT) return NO_BODY_AT;
   return BODY_RANGES;
+}
+
+/** Whether body parts after the first continue it byte for byte through the original's parts (so the body is one range of them). */
+function followsOn(body: readonly Buffer[], parts: readonly Buffer[]): boolean {
+  let k = 0;
+  while (k < parts.length && !liesIn(body[0]!, parts[k]!)) k++;
+  if (k === parts.length) return false;
+  let end = body[0]!.byteOffset + body[0]!.length;
+  for (let j = 1; j < body.length; j++) {
+    while (k < parts.length && end === parts[k]!.byteOffset + parts[k]!.length) {
+      k++;
+      if (k < parts.length) end = parts[k]!.byteOffset;
+    }
+    const b = body[j]!;
+    if (k >= parts.length || b.byteOffset !== end || !liesIn(b, parts[k]!)) return false;
+    end = b.byteOffset + b.length;
+  }
+  return true;
 }
 
 /** The ranges of a BODY_RANGES body: u16 count, then each part's u32 offset and length. */

@@ -94,4 +94,34 @@ describe("message record codec", () => {
       assert.equal(Buffer.concat(r.record.original!.parts).toString(), "annotations|HEADER|first|second|FOOTER");
     }
   });
+
+  it("writes a body in parts once when its parts run on through the original's (a 1.0 message of several transfers)", () => {
+    const props = encodeBasicProperties({ deliveryMode: 2 });
+    // Three transfers' payloads, each in memory of its own: "HEAD|the bo", "dy in thr", "ee parts|FOOT".
+    const t1 = Buffer.from("HEAD|the bo");
+    const t2 = Buffer.from("dy in thr");
+    const t3 = Buffer.from("ee parts|FOOT");
+    const original = { format: "amqp-1.0", parts: [Buffer.from("annotations|"), t1, t2, t3] };
+    const runsOn = [t1.subarray(5), t2, t3.subarray(0, 8)];
+    const gap = [t1.subarray(5), t3.subarray(0, 8)];
+    const outside = [Buffer.from("else"), Buffer.from("where")];
+    for (const [body, once] of [
+      [runsOn, true],
+      // A gap between them: each part lies within, so the body is written as its ranges (once too).
+      [gap, true],
+      [outside, false],
+    ] as const) {
+      const m = createMessage("ex", "rk", { deliveryMode: 2 }, props, body, 1, null, original);
+      const head = encodeRecordHead(Buffer.from(queueKey("/", "q")), m, props, 7);
+      const tail = recordTail(m);
+      const originalBytes = 12 + t1.length + t2.length + t3.length;
+      assert.equal(tail.reduce((n, b) => n + b.length, 0), once ? originalBytes : originalBytes + m.bodySize);
+      const pieces = [head, props, ...tail];
+      fillRecordChecksum(pieces, 0, pieces.length);
+      const r = readRecord(Buffer.concat(pieces), 0);
+      assert.equal(r.status, "ok");
+      if (r.status !== "ok") return;
+      assert.equal(joinBody(r.record.body).toString(), joinBody(body).toString());
+    }
+  });
 });
