@@ -13,13 +13,13 @@
  * (spread-stores.ts) its store is replicated to the others, adopted by an in-sync follower while it
  * is away, and taken back when it returns; a node whose lease is lost fences (closes its broker).
  */
-import { connect, type Server, type Socket } from "node:net";
+import type { Server, Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { topologySnapshot, type Broker } from "../broker/index.js";
 import type { PeerNode } from "../http/peer-nodes.js";
-import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
+import type { LeaderLink } from "../node-link/node-link.js";
 import { RepliesOverLinks } from "../node-link/owned-elsewhere.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { clusterSecret } from "./replication-auth.js";
@@ -28,6 +28,8 @@ import { SpreadDefinitions, type DefsSnapshot } from "./spread-definitions.js";
 import { SpreadKeys, watchSpread, type SpreadMember, type SpreadWatch } from "./spread-keys.js";
 import { SpreadStores } from "./spread-stores.js";
 import { SpreadPeers } from "./spread-peers.js";
+import { replicationTransport, type ReplicationTransport } from "./replication-transport.js";
+import { connectSpreadLink, listenForSpreadLinks } from "./spread-links.js";
 import { processFigures } from "../http/node-record.js";
 
 const TICK_MS = 500;
@@ -63,6 +65,8 @@ export class SpreadNode implements SpreadWatch {
   private readonly acceptedLinks = new Set<Socket>();
   /** The other nodes' lists and figures over the links, and this node's answers to them. */
   private readonly peers: SpreadPeers;
+  /** The links' and the stores' replication carrier: TLS with `--cluster-tls` (spread-links.ts). */
+  private readonly transport: ReplicationTransport;
 
   constructor(
     private readonly config: ConeyConfig,
@@ -71,6 +75,7 @@ export class SpreadNode implements SpreadWatch {
     this.me = config.nodeName;
     this.keys = new SpreadKeys(config.clusterName);
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
+    this.transport = replicationTransport(config);
     this.session.onLost = () => {
       this.needLease = true;
       // A writer whose lease is gone may confirm nothing more: its owner key is gone with it (docs/CLUSTERING.md, "Stage 2").
@@ -96,7 +101,7 @@ export class SpreadNode implements SpreadWatch {
   async start(): Promise<void> {
     await this.session.grant();
     this.secret = await clusterSecret(this.session, ClusterKeys.of(this.config.clusterName));
-    this.stores = new SpreadStores(this.config, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why));
+    this.stores = new SpreadStores(this.config, this.transport, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why));
     this.booting = this.boot();
     await this.booting;
     this.schedule();
@@ -161,7 +166,7 @@ export class SpreadNode implements SpreadWatch {
       this.needLease = false;
       await this.register();
     });
-    this.logger.info("spread cluster: node serving", { node: this.me, linkPort: this.linkPort, members: [...this.members.keys()], snapshotRevision: snapshot?.revision ?? null });
+    this.logger.info("spread cluster: node serving", { node: this.me, linkPort: this.linkPort, clusterTls: this.transport.tls, members: [...this.members.keys()], snapshotRevision: snapshot?.revision ?? null });
   }
 
   /**
@@ -266,7 +271,7 @@ export class SpreadNode implements SpreadWatch {
   }
 
   private async serveLinks(broker: Broker): Promise<void> {
-    const server = listenForNodeLinks(broker, { secret: this.secret, node: this.me, answerQuery: (q, peer) => this.peers.answerQuery(q, peer) }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
+    const server = listenForSpreadLinks(this.transport, broker, { secret: this.secret, node: this.me, answerQuery: (q, peer) => this.peers.answerQuery(q, peer) }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
     // A fenced node's links must end with its broker: the other nodes then see its queues lost and reach their adopter.
     const accepted = this.acceptedLinks;
     server.on("connection", (s: Socket) => {
@@ -316,22 +321,13 @@ export class SpreadNode implements SpreadWatch {
   /** Opens a link to member `m`; once up, every queue it homes is held over it. */
   private reach(m: SpreadMember): void {
     this.connecting.add(m.name);
-    const socket = connect(m.linkPort, m.host);
-    const failed = (): void => {
-      socket.destroy();
-      this.connecting.delete(m.name);
-    };
-    socket.once("error", failed);
-    socket.once("connect", () => {
-      socket.removeListener("error", failed);
-      connectNodeLink(socket, { secret: this.secret, node: this.me }).then(
-        (link) => this.up(m.name, link),
-        (err: Error) => {
-          this.logger.debug("spread cluster: node link handshake failed", { node: m.name, err: err.message });
-          failed();
-        },
-      );
-    });
+    connectSpreadLink(this.transport, m.host, m.linkPort, { secret: this.secret, node: this.me }).then(
+      (link) => this.up(m.name, link),
+      (err: Error) => {
+        this.logger.debug("spread cluster: node link handshake failed", { node: m.name, err: err.message });
+        this.connecting.delete(m.name);
+      },
+    );
   }
 
   private up(node: string, link: LeaderLink): void {

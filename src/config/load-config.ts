@@ -213,8 +213,6 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
   // A spread cluster (docs/CLUSTERING.md, "A spread cluster over etcd"): a preview, only with etcd.
   if (result.clusterMode !== "replicated" && result.clusterMode !== "spread") throw new ConfigError(`--cluster-mode: '${String(result.clusterMode)}' is not replicated or spread`);
   if (result.clusterMode === "spread" && result.etcdEndpoints.length === 0) throw new ConfigError("--cluster-mode spread needs --etcd-endpoints (the nodes find each other and order definitions through etcd)");
-  // Its node links are authenticated by the cluster secret but not encrypted yet: refused rather than silently in the clear.
-  if (result.clusterMode === "spread" && result.clusterTls) throw new ConfigError("--cluster-tls cannot be combined with --cluster-mode spread yet: its node links are authenticated, not encrypted (docs/CLUSTERING.md)");
   if (!LEADER_LOCATOR_VALUES.includes(result.queueLeaderLocator)) throw new ConfigError(`--queue-leader-locator: '${result.queueLeaderLocator}' is not one of ${LEADER_LOCATOR_VALUES.join(", ")}`);
   if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
   if (result.loginSessionTimeout !== null && result.loginSessionTimeout < 1) throw new ConfigError(`--login-session-timeout: '${result.loginSessionTimeout}' is not a number of minutes (1 or more)`);

@@ -16,7 +16,7 @@ import { eventually, withTimeout } from "../helpers/wait.js";
 import type { NodeInfo } from "./cluster-fixture.js";
 import { chaosFigures } from "./chaos-report.js";
 import { Publisher, Tally, consumeAll, longestGap } from "./chaos-load.js";
-import { AUTH, declareHomed, serving, spreadSuite, startSpread } from "./spread-chaos-fixture.js";
+import { AUTH, declareHomed, serving, spreadSuite, startSpread } from "./spread-fixture.js";
 
 /** Unconfirmed publishes each (publisher, queue) keeps in flight: a steady load, not a flood. */
 const WINDOW = 4;

@@ -71,7 +71,7 @@ export class TestCluster {
 
   /**
    * etcd and the nodes started, waiting for nothing more: a replicated cluster waits for its
-   * leader (start), a spread cluster for each node serving with its links (spread-chaos-fixture.ts).
+   * leader (start), a spread cluster for each node serving with its links (spread-fixture.ts).
    */
   async startProcesses(): Promise<void> {
     open.add(this);

@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
-import { spreadSuite, startSpread } from "./spread-chaos-fixture.js";
+import { spreadSuite, startSpread } from "./spread-fixture.js";
 
 const bin = new URL("../../../bin/coney-perf.js", import.meta.url).pathname;
 const run = promisify(execFile);

@@ -1,0 +1,135 @@
+// A spread cluster with `--cluster-tls true` (docs/CLUSTERING.md, "Encrypted links"): three real
+// `node bin/coney.js` nodes on a real etcd, certificates made with openssl (test/helpers/test-ca.ts).
+// The node links and every store's replication listener speak TLS only: a message published on
+// node0 to a queue homed on node1 is consumed on node2 (two links), every store is in sync on all
+// three nodes (replication over TLS), a plain TCP connection to a link port or a replication port
+// gets no challenge, and a node whose CA did not sign the certificate refuses the link; a node
+// killed -9 has its store adopted (the adopted broker's link listener is TLS too) and its queue
+// confirms again through another node.
+import { describe } from "node:test";
+import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { connect } from "node:net";
+import { eventually, withTimeout } from "../helpers/wait.js";
+import { makeTestCa } from "../helpers/test-ca.js";
+import { helloFrame } from "../../src/node-link/link-handshake.js";
+import { FrameType, nameHead, sendFrame } from "../../src/cluster/replication-frames.js";
+import { newNonce } from "../../src/cluster/replication-auth.js";
+import { replicationTransport } from "../../src/cluster/replication-transport.js";
+import { connectSpreadLink } from "../../src/cluster/spread-links.js";
+import { spreadCluster } from "./spread-fixture.js";
+
+/** What a plain TCP client that sends `first` reads back before the port closes it. */
+async function plainAnswer(port: number, first: (socket: ReturnType<typeof connect>) => void): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  const socket = connect({ host: "127.0.0.1", port }, () => first(socket));
+  socket.on("data", (d: Buffer) => chunks.push(d));
+  socket.on("error", () => undefined);
+  await withTimeout(new Promise<void>((resolve) => socket.once("close", () => resolve())), 10_000, "the TLS port to close a plain connection");
+  return Buffer.concat(chunks);
+}
+
+describe("a spread cluster over TLS (--cluster-tls)", { timeout: 90_000 }, () => {
+  const ca = makeTestCa();
+  const other = makeTestCa();
+  const tls = ["--cluster-tls", "true", "--tls-cert", ca.serverCert, "--tls-key", ca.serverKey, "--tls-ca", ca.caCert, "--amqps-port", "0", "--mqtts-port", "off", "--stomps-port", "off", "--stream-tls-port", "off"];
+  const sc = spreadCluster({ leaseTtl: 3, protocols: false, extraArgs: tls });
+  const { cluster } = sc;
+  sc.onClose(() => {
+    rmSync(ca.dir, { recursive: true, force: true });
+    rmSync(other.dir, { recursive: true, force: true });
+  });
+
+  /** A key of the spread cluster in etcd, parsed. */
+  const key = async <T>(k: string): Promise<T> => JSON.parse((await cluster.etcdKey(`spread/${k}`)) ?? "null") as T;
+
+  sc.it("carries a message published on node0 to a queue homed on node1 and consumes it on node2, every store in sync over TLS", async () => {
+    for (const n of cluster.nodes) assert.match(n.log, /"msg":"spread cluster: node serving".*"clusterTls":true/, `${n.name} serves with TLS links`);
+    const decl = await (await sc.connect(1)).createChannel();
+    await decl.assertQueue("tls-q", { durable: true });
+    await decl.close();
+    await sc.seenEverywhere("tls-q", 200);
+    const pub = await (await sc.connect(0)).createConfirmChannel();
+    for (let i = 0; i < 20; i++) pub.sendToQueue("tls-q", Buffer.from(`m${i}`), { persistent: true });
+    await pub.waitForConfirms();
+    const sub = await (await sc.connect(2)).createChannel();
+    const got: string[] = [];
+    await withTimeout(
+      new Promise<void>((resolve) => {
+        void sub.consume("tls-q", (m) => {
+          if (m === null) return;
+          got.push(m.content.toString());
+          sub.ack(m);
+          if (got.length === 20) resolve();
+        });
+      }),
+      15_000,
+      "20 messages through node2",
+    );
+    assert.deepEqual(got, Array.from({ length: 20 }, (_, i) => `m${i}`), "in order, through two TLS links");
+    const q = (await sc.api(0, "GET", "/api/queues/%2F/tls-q")).json as { node: string };
+    assert.equal(q.node, sc.node(1).name, "homed on node1");
+    // Each store's followers replicate over TLS from its writer's listener: all three in sync.
+    for (const n of cluster.nodes) {
+      await eventually(async () => (await key<{ nodes: string[] } | null>(`stores/${n.name}/insync`))?.nodes.length === 3, 20_000, `${n.name}'s store in sync on all three nodes`);
+    }
+  });
+
+  sc.it("speaks only TLS on a node's link port and on its store's replication port", async () => {
+    const member = await key<{ linkPort: number }>(`members/${sc.node(0).name}`);
+    const owner = await key<{ replPort: number }>(`stores/${sc.node(0).name}/owner`);
+    assert.ok(member.linkPort > 0 && owner.replPort > 0, "ports registered in etcd");
+    const link = await plainAnswer(member.linkPort, (s) => s.write(helloFrame("plain@h").frame));
+    // Nothing, or a TLS alert record (0x15): never the link's CHALLENGE.
+    assert.ok(link.length === 0 || link[0] === 0x15, `a plain HELLO on the link port got ${link.length} bytes starting ${link.subarray(0, 5).toString("hex")}`);
+    const repl = await plainAnswer(owner.replPort, (s) => sendFrame(s, FrameType.Hello, nameHead("plain@h", newNonce())));
+    assert.ok(repl.length === 0 || repl[0] === 0x15, `a plain HELLO on the replication port got ${repl.length} bytes starting ${repl.subarray(0, 5).toString("hex")}`);
+  });
+
+  sc.it("refuses a link to a node whose certificate the connecting node's CA did not sign, before the cluster secret is used", async () => {
+    const member = await key<{ linkPort: number }>(`members/${sc.node(0).name}`);
+    const secret = Buffer.from((await cluster.etcdKey("secret")) ?? "", "base64");
+    const stranger = replicationTransport({ clusterTls: true, tlsCert: other.serverCert, tlsKey: other.serverKey, tlsCa: other.caCert });
+    await assert.rejects(connectSpreadLink(stranger, "127.0.0.1", member.linkPort, { secret, node: "stranger@h" }), /certificate/);
+    // The same secret and the cluster's CA: the link comes up (the refusal above was the certificate's).
+    const trusted = replicationTransport({ clusterTls: true, tlsCert: ca.serverCert, tlsKey: ca.serverKey, tlsCa: ca.caCert });
+    const up = await connectSpreadLink(trusted, "127.0.0.1", member.linkPort, { secret, node: "visitor@test" });
+    up.close();
+  });
+
+  sc.it("serves a killed node's queue from its adopter over a TLS link, with every confirmed message", async () => {
+    const decl = await (await sc.connect(2)).createConfirmChannel();
+    await decl.assertQueue("tls-adopt", { durable: true });
+    for (let i = 0; i < 10; i++) decl.sendToQueue("tls-adopt", Buffer.from(`a${i}`), { persistent: true });
+    await decl.waitForConfirms();
+    await sc.seenEverywhere("tls-adopt", 200);
+    await cluster.kill(sc.node(2));
+    // Adopted once node2's lease (3 s) expired: a publish through node0 is confirmed again.
+    const conn = await sc.connect(0);
+    let confirmed = false;
+    await eventually(async () => {
+      const ch = await conn.createConfirmChannel();
+      ch.on("error", () => undefined);
+      confirmed = await withTimeout(new Promise<boolean>((resolve) => ch.sendToQueue("tls-adopt", Buffer.from("after"), { persistent: true }, (err) => resolve(err === null || err === undefined))), 2000, "a confirm").catch(() => false);
+      await ch.close().catch(() => undefined);
+      return confirmed;
+    }, 30_000, "tls-adopt confirming through its adopter");
+    const owner = await key<{ node: string }>(`stores/${sc.node(2).name}/owner`);
+    assert.notEqual(owner.node, sc.node(2).name, "written by its adopter");
+    const sub = await (await sc.connect(1)).createChannel();
+    const got = new Set<string>();
+    await withTimeout(
+      new Promise<void>((resolve) => {
+        void sub.consume("tls-adopt", (m) => {
+          if (m === null) return;
+          got.add(m.content.toString());
+          sub.ack(m);
+          if (got.size === 11) resolve();
+        });
+      }),
+      15_000,
+      "every message of tls-adopt through node1",
+    );
+    assert.ok(got.has("a0") && got.has("a9") && got.has("after"));
+  });
+});
