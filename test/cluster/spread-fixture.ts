@@ -11,7 +11,7 @@
  * - `spreadSuite(size)` (the chaos cases, the benchmark test): the cluster built but not started,
  *   so the test starts it (`startSpread`) inside its own time budget.
  */
-import { after, before, it } from "node:test";
+import { after, before, it, type TestContext } from "node:test";
 import { join } from "node:path";
 import { createServer, connect as netConnect, type Server, type Socket } from "node:net";
 import amqp, { type ChannelModel } from "amqplib";
@@ -160,6 +160,19 @@ export async function homesKnown(cluster: TestCluster, homes: ReadonlyMap<string
   }
 }
 
+/** When one of `survivors` logged that it serves `store` adopted (spread-stores.ts) at or after `since`, as epoch ms; undefined if none did. */
+export function adoptionTime(survivors: readonly NodeInfo[], store: string, since = 0): number | undefined {
+  const times: number[] = [];
+  for (const n of survivors) {
+    for (const line of n.log.split("\n")) {
+      if (!line.includes('"msg":"spread cluster: serving an adopted store"') || !line.includes(`"store":"${store}"`)) continue;
+      const at = Date.parse((JSON.parse(line.slice(line.indexOf("{"))) as { time: string }).time);
+      if (at >= since) times.push(at);
+    }
+  }
+  return times.length === 0 ? undefined : Math.min(...times);
+}
+
 export interface SpreadClusterOptions {
   /** Nodes (3). */
   readonly size?: number;
@@ -189,7 +202,7 @@ export interface SpreadCluster {
   /** Resolves once node `i` serves with links to every other node, looking at its log from `from`. */
   serving(i: number, from?: number): Promise<void>;
   /** A test of the file (node:test's `it`); a failure prints the nodes' logs after the file. */
-  it(name: string, fn: () => Promise<void>): void;
+  it(name: string, fn: (t: TestContext) => Promise<void>): void;
   /** Run (bounded) after the tests, before the cluster stops. */
   onClose(f: () => unknown): void;
 }
@@ -259,9 +272,9 @@ export function spreadCluster(options: SpreadClusterOptions = {}): SpreadCluster
     start,
     serving: (i, from = 0) => serving(node(i), size - 1, from),
     it(name, fn) {
-      it(name, async () => {
+      it(name, async (t) => {
         try {
-          await fn();
+          await fn(t);
         } catch (err) {
           failed = true;
           throw err;
