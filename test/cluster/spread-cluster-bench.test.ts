@@ -54,6 +54,13 @@ describe("coney-perf spread on a spread cluster over etcd", { timeout: 120_000 }
     });
   });
 
+  it("refuses --cluster-tls with an attached cluster (which runs as it was started)", async () => {
+    await assert.rejects(run(process.execPath, [bin, "spread", "--node-uris", "amqp://127.0.0.1:1,amqp://127.0.0.1:2", "--node-https", "http://127.0.0.1:3,http://127.0.0.1:4", "--cluster-tls", "-z", "1"]), (err: Error & { stderr?: string }) => {
+      assert.match(err.stderr ?? "", /--cluster-tls: only with --cluster/);
+      return true;
+    });
+  });
+
   it("refuses an attach list that does not pair each node's URI with its API", async () => {
     await assert.rejects(run(process.execPath, [bin, "spread", "--node-uris", "amqp://127.0.0.1:1,amqp://127.0.0.1:2", "--node-https", "http://127.0.0.1:3", "-z", "1"]), (err: Error & { stderr?: string }) => {
       assert.match(err.stderr ?? "", /--node-uris and --node-https: one of each per node, at least two nodes/);
