@@ -50,6 +50,8 @@ export class SpreadNode implements SpreadWatch {
   /** Links this node holds to each other member (up), and those being opened. */
   private readonly links = new Map<string, LeaderLink>();
   private readonly connecting = new Set<string>();
+  /** The last certificate refusal said for each member (spread-links.ts), so it is logged once, not every retry. */
+  private readonly linkRefusals = new Map<string, string>();
   /** Claims and members read at start are as of this revision; older watched events of theirs are not news. */
   private readRevision = 0;
   private defsLeader: string | null = null;
@@ -324,7 +326,12 @@ export class SpreadNode implements SpreadWatch {
     connectSpreadLink(this.transport, m.host, m.linkPort, { secret: this.secret, node: this.me }).then(
       (link) => this.up(m.name, link),
       (err: Error) => {
-        this.logger.debug("spread cluster: node link handshake failed", { node: m.name, err: err.message });
+        // Retried every tick: a refused connection (a node starting) is routine, a certificate the CA did not
+        // sign (`--cluster-tls` misconfigured) is not, and is said once per member and cause, not every 500 ms.
+        const tlsRefusal = (err as Error & { code?: string }).code?.startsWith("ERR_TLS") === true || /certificate/i.test(err.message);
+        if (tlsRefusal && this.linkRefusals.get(m.name) !== err.message) this.logger.warn("spread cluster: a node's link certificate was refused", { node: m.name, err: err.message });
+        else if (!tlsRefusal) this.logger.debug("spread cluster: node link handshake failed", { node: m.name, err: err.message });
+        if (tlsRefusal) this.linkRefusals.set(m.name, err.message);
         this.connecting.delete(m.name);
       },
     );
@@ -332,6 +339,7 @@ export class SpreadNode implements SpreadWatch {
 
   private up(node: string, link: LeaderLink): void {
     this.connecting.delete(node);
+    this.linkRefusals.delete(node);
     if (this.closed || this.placement === null) return link.close();
     this.links.set(node, link);
     this.logger.info("spread cluster: link to a node up", { node });

@@ -9,6 +9,7 @@
 import { describe } from "node:test";
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { connect } from "node:net";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { makeTestCa } from "../helpers/test-ca.js";
@@ -17,6 +18,7 @@ import { FrameType, nameHead, sendFrame } from "../../src/cluster/replication-fr
 import { newNonce } from "../../src/cluster/replication-auth.js";
 import { replicationTransport } from "../../src/cluster/replication-transport.js";
 import { connectSpreadLink } from "../../src/cluster/spread-links.js";
+import { freePort } from "./cluster-fixture.js";
 import { spreadCluster } from "./spread-fixture.js";
 
 /** What a plain TCP client that sends `first` reads back before the port closes it. */
@@ -134,5 +136,32 @@ describe("a spread cluster over TLS (--cluster-tls)", { timeout: 90_000 }, () =>
       return withTimeout(all, 5000, "every message of tls-adopt").then(() => true, () => false);
     }, 30_000, "every message of tls-adopt through the survivor that did not adopt it");
     assert.ok(got.has("a0") && got.has("a9") && got.has("after"));
+  });
+
+  sc.it("has a node whose CA did not sign the others' certificate say so once per member, and link to none", async () => {
+    const stranger = { name: "stranger@test", amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(cluster.dir, "stranger"), proc: null, log: "", extraArgs: ["--tls-cert", other.serverCert, "--tls-key", other.serverKey, "--tls-ca", other.caCert] };
+    cluster.nodes.push(stranger);
+    try {
+      cluster.startNode(stranger);
+      const refusals = (): string[] => stranger.log.split("\n").filter((l) => l.includes('"msg":"spread cluster: a node\'s link certificate was refused"'));
+      // node0 and node1 (and node2's record, served by its adopter since the test before): each refused.
+      const refusedNodes = (): string[] => refusals().map((l) => /"node":"([^"]+)"/.exec(l)?.[1] ?? "");
+      await eventually(() => [sc.node(0).name, sc.node(1).name].every((n) => refusedNodes().includes(n)), 30_000, "the stranger to refuse both live members' certificates");
+      // Its link attempts are retried every 500 ms, as its store followers are (each retry logs "following a store"):
+      // after several more rounds, still one warning per member.
+      const rounds = (): number => (stranger.log.match(/spread cluster: following a store/g) ?? []).length;
+      const mark = rounds();
+      await eventually(() => rounds() >= mark + 12, 20_000, "several more retries");
+      const perNode = new Map<string, number>();
+      for (const n of refusedNodes()) perNode.set(n, (perNode.get(n) ?? 0) + 1);
+      assert.ok([...perNode.values()].every((c) => c === 1), `one warning per member: ${refusals().join("\n")}`);
+      assert.ok(!stranger.log.includes("spread cluster: link to a node up"), "no link up across the certificates");
+    } catch (err) {
+      console.error(`----- stranger@test\n${stranger.log.slice(-6000)}`);
+      throw err;
+    } finally {
+      await cluster.kill(stranger);
+      cluster.nodes.pop();
+    }
   });
 });
