@@ -100,6 +100,8 @@ export class LocalCluster {
   readonly dir = mkdtempSync(join(tmpdir(), "coney-perf-cluster-"));
   readonly nodes: LocalNode[] = [];
   private readonly procs: ChildProcess[] = [];
+  /** More arguments for every cluster node (not the single node beside it), e.g. `--cluster-tls` (throwaway-cluster-cert.ts). */
+  readonly clusterNodeArgs: string[] = [];
 
   constructor(
     readonly size: number,
@@ -119,7 +121,7 @@ export class LocalCluster {
       const n: LocalNode = { name: `node${i}@perf`, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`) };
       this.nodes.push(n);
       const spread = this.mode === "spread" ? ["--cluster-mode", "spread"] : [];
-      this.spawn(process.execPath, [CONEY_BIN, ...nodeArgs(n, { etcdUrl, clusterName: "perf", leaseTtl: this.leaseTtl }, "error"), ...spread]);
+      this.spawn(process.execPath, [CONEY_BIN, ...nodeArgs(n, { etcdUrl, clusterName: "perf", leaseTtl: this.leaseTtl }, "error"), ...spread, ...this.clusterNodeArgs]);
     }
     if (this.mode === "spread") {
       // Running in a spread node's /api/nodes: registered in etcd and linked to it; every node must see every other.

@@ -272,13 +272,14 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("--node-https <list>", "with --node-uris: each node's management API with credentials, same order")
     .option("--etcd <path>", "--cluster: the etcd binary", "/usr/bin/etcd")
     .option("--etcd-lease-ttl <seconds>", "--cluster: the nodes' etcd lease", int(1), 5)
+    .option("--cluster-tls", "--cluster: the nodes' links and replication over TLS (a throw-away certificate made with openssl)")
     .action(async (v: Record<string, unknown>) => {
       const o = { uri: v["uri"] as string, http: v["http"] as string, queues: v["queues"] as number, size: v["size"] as number, confirm: v["confirm"] as number, prefetch: v["prefetch"] as number, durationSeconds: v["duration"] as number };
       const print = (line: string): boolean => process.stdout.write(`${line}\n`);
       const list = (x: unknown): string[] => (typeof x === "string" ? x.split(",").map((s) => s.trim()).filter((s) => s !== "") : []);
       if (v["cluster"] !== undefined || v["nodeUris"] !== undefined) {
         const attach = v["nodeUris"] === undefined ? {} : { attach: { uris: list(v["nodeUris"]), https: list(v["nodeHttps"]) } };
-        await runSpreadClusterBench({ ...o, nodes: (v["cluster"] as number | undefined) ?? 0, etcdBin: v["etcd"] as string, leaseTtl: v["etcdLeaseTtl"] as number, ...attach }, print);
+        await runSpreadClusterBench({ ...o, nodes: (v["cluster"] as number | undefined) ?? 0, etcdBin: v["etcd"] as string, leaseTtl: v["etcdLeaseTtl"] as number, clusterTls: v["clusterTls"] === true, ...attach }, print);
         return;
       }
       await runSpreadBench(o, print);

@@ -15,6 +15,7 @@
 import { existsSync } from "node:fs";
 import { AMQPClient } from "@cloudamqp/amqp-client";
 import { LocalCluster } from "./local-cluster.js";
+import { throwawayClusterTls } from "./throwaway-cluster-cert.js";
 import { aggregateRun, nodeProcesses, pairTable, type NodeProcess, type SpreadBenchOptions } from "./spread-bench.js";
 
 export interface SpreadClusterBenchOptions extends Omit<SpreadBenchOptions, "uri" | "http"> {
@@ -22,6 +23,8 @@ export interface SpreadClusterBenchOptions extends Omit<SpreadBenchOptions, "uri
   readonly nodes: number;
   readonly etcdBin: string;
   readonly leaseTtl: number;
+  /** The started cluster's links and replication over TLS (`--cluster-tls`, a throw-away certificate). */
+  readonly clusterTls?: boolean;
   /** A running spread cluster instead: each node's AMQP URI and management API (with credentials), same order. */
   readonly attach?: { readonly uris: readonly string[]; readonly https: readonly string[] };
 }
@@ -46,6 +49,7 @@ async function nodeNameOf(http: string): Promise<string> {
 
 export async function runSpreadClusterBench(o: SpreadClusterBenchOptions, print: (line: string) => void): Promise<void> {
   if (o.attach !== undefined) {
+    if (o.clusterTls === true) throw new Error("--cluster-tls: only with --cluster (an attached cluster runs as it was started)");
     if (o.attach.uris.length < 2 || o.attach.uris.length !== o.attach.https.length) throw new Error("--node-uris and --node-https: one of each per node, at least two nodes");
     print(`spread cluster: ${o.attach.uris.length} nodes, attached`);
     await measure(o, o.attach.uris.map((uri, i) => ({ uri, http: o.attach!.https[i]! })), print);
@@ -55,9 +59,10 @@ export async function runSpreadClusterBench(o: SpreadClusterBenchOptions, print:
   if (!existsSync(o.etcdBin)) throw new Error(`etcd not found at ${o.etcdBin}: install it (Debian: apt-get install etcd-server) or name it with --etcd <path>`);
   const cluster = new LocalCluster(o.nodes, o.etcdBin, o.leaseTtl, "spread");
   try {
+    if (o.clusterTls === true) cluster.clusterNodeArgs.push(...throwawayClusterTls(cluster.dir));
     process.stderr.write(`starting etcd and ${o.nodes} spread nodes in ${cluster.dir}\n`);
     await cluster.start();
-    print(`spread cluster: ${o.nodes} nodes on a local etcd, started here`);
+    print(`spread cluster: ${o.nodes} nodes on a local etcd, started here${o.clusterTls === true ? "; node links and replication over TLS (--cluster-tls)" : ""}`);
     await measure(o, cluster.nodes.map((n) => ({ uri: `amqp://guest:guest@127.0.0.1:${n.amqpPort}`, http: `http://guest:guest@127.0.0.1:${n.httpPort}` })), print);
     // The same clients against one node beside it (no etcd), in the same run: on a shared machine
     // only figures taken together compare.

@@ -10,7 +10,8 @@ import type { Server, Socket } from "node:net";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { startBroker, type RunningBroker } from "../start-broker.js";
-import { listenForNodeLinks } from "../node-link/node-link.js";
+import { listenForSpreadLinks } from "./spread-links.js";
+import type { ReplicationTransport } from "./replication-transport.js";
 import { SpreadPlacement, queueKey } from "./spread-placement.js";
 import { applyMirroredChange, followSnapshot, heldIdentities, identityOf, type Broker, type MirroredChange } from "../broker/index.js";
 import type { SpreadKeys } from "./spread-keys.js";
@@ -87,7 +88,7 @@ export interface AdopterView {
 }
 
 /** Opens the adopted broker on the writer's directory. */
-export async function openAdopted(config: ConeyConfig, writer: StoreWriter, view: AdopterView, secret: Buffer, logger: Logger, streamPorts: StreamWorkerPorts): Promise<AdoptedStore> {
+export async function openAdopted(config: ConeyConfig, transport: ReplicationTransport, writer: StoreWriter, view: AdopterView, secret: Buffer, logger: Logger, streamPorts: StreamWorkerPorts): Promise<AdoptedStore> {
   const store = writer.store;
   let linkServer: Server | null = null;
   let linkPort = 0;
@@ -128,7 +129,7 @@ export async function openAdopted(config: ConeyConfig, writer: StoreWriter, view
       },
       afterRestore: async (broker) => {
         catchUp(broker, placement!, store, view, logger);
-        const server = listenForNodeLinks(broker, { secret, node: store }, (err) => logger.warn("spread cluster: a node link to an adopted store was refused", { store, err: err.message }));
+        const server = listenForSpreadLinks(transport, broker, { secret, node: store }, (err) => logger.warn("spread cluster: a node link to an adopted store was refused", { store, err: err.message }));
         server.on("connection", (s: Socket) => {
           sockets.add(s);
           s.once("close", () => sockets.delete(s));

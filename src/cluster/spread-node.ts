@@ -13,13 +13,13 @@
  * (spread-stores.ts) its store is replicated to the others, adopted by an in-sync follower while it
  * is away, and taken back when it returns; a node whose lease is lost fences (closes its broker).
  */
-import { connect, type Server, type Socket } from "node:net";
+import type { Server, Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { topologySnapshot, type Broker } from "../broker/index.js";
 import type { PeerNode } from "../http/peer-nodes.js";
-import { connectNodeLink, listenForNodeLinks, type LeaderLink } from "../node-link/node-link.js";
+import type { LeaderLink } from "../node-link/node-link.js";
 import { RepliesOverLinks } from "../node-link/owned-elsewhere.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { clusterSecret } from "./replication-auth.js";
@@ -29,6 +29,8 @@ import { SpreadKeys, watchSpread, type SpreadMember, type SpreadWatch } from "./
 import { SpreadStores } from "./spread-stores.js";
 import { SpreadPeers } from "./spread-peers.js";
 import { SpreadStreamPorts, storeCopies, streamAddress } from "./spread-stream-ports.js";
+import { replicationTransport, type ReplicationTransport } from "./replication-transport.js";
+import { connectSpreadLink, listenForSpreadLinks } from "./spread-links.js";
 import { processFigures } from "../http/node-record.js";
 
 const TICK_MS = 500;
@@ -51,6 +53,8 @@ export class SpreadNode implements SpreadWatch {
   /** Links this node holds to each other member (up), and those being opened. */
   private readonly links = new Map<string, LeaderLink>();
   private readonly connecting = new Set<string>();
+  /** The last certificate refusal said for each member (spread-links.ts), so it is logged once, not every retry. */
+  private readonly linkRefusals = new Map<string, string>();
   /** Claims and members read at start are as of this revision; older watched events of theirs are not news. */
   private readRevision = 0;
   private defsLeader: string | null = null;
@@ -66,6 +70,8 @@ export class SpreadNode implements SpreadWatch {
   private readonly acceptedLinks = new Set<Socket>();
   /** The other nodes' lists and figures over the links, and this node's answers to them. */
   private readonly peers: SpreadPeers;
+  /** The links' and the stores' replication carrier: TLS with `--cluster-tls` (spread-links.ts). */
+  private readonly transport: ReplicationTransport;
 
   constructor(
     private readonly config: ConeyConfig,
@@ -74,6 +80,7 @@ export class SpreadNode implements SpreadWatch {
     this.me = config.nodeName;
     this.keys = new SpreadKeys(config.clusterName);
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
+    this.transport = replicationTransport(config);
     this.session.onLost = () => {
       this.needLease = true;
       // A writer whose lease is gone may confirm nothing more: its owner key is gone with it (docs/CLUSTERING.md, "Stage 2").
@@ -99,7 +106,7 @@ export class SpreadNode implements SpreadWatch {
   async start(): Promise<void> {
     await this.session.grant();
     this.secret = await clusterSecret(this.session, ClusterKeys.of(this.config.clusterName));
-    this.stores = new SpreadStores(this.config, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why), this.streamPorts);
+    this.stores = new SpreadStores(this.config, this.transport, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why), this.streamPorts);
     this.booting = this.boot();
     await this.booting;
     this.schedule();
@@ -165,7 +172,7 @@ export class SpreadNode implements SpreadWatch {
       this.needLease = false;
       await this.register();
     });
-    this.logger.info("spread cluster: node serving", { node: this.me, linkPort: this.linkPort, members: [...this.members.keys()], snapshotRevision: snapshot?.revision ?? null });
+    this.logger.info("spread cluster: node serving", { node: this.me, linkPort: this.linkPort, clusterTls: this.transport.tls, members: [...this.members.keys()], snapshotRevision: snapshot?.revision ?? null });
   }
 
   /**
@@ -275,7 +282,7 @@ export class SpreadNode implements SpreadWatch {
   }
 
   private async serveLinks(broker: Broker): Promise<void> {
-    const server = listenForNodeLinks(broker, { secret: this.secret, node: this.me, answerQuery: (q, peer) => this.peers.answerQuery(q, peer) }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
+    const server = listenForSpreadLinks(this.transport, broker, { secret: this.secret, node: this.me, answerQuery: (q, peer) => this.peers.answerQuery(q, peer) }, (err) => this.logger.warn("spread cluster: a node link was refused", { err: err.message }));
     // A fenced node's links must end with its broker: the other nodes then see its queues lost and reach their adopter.
     const accepted = this.acceptedLinks;
     server.on("connection", (s: Socket) => {
@@ -326,26 +333,23 @@ export class SpreadNode implements SpreadWatch {
   /** Opens a link to member `m`; once up, every queue it homes is held over it. */
   private reach(m: SpreadMember): void {
     this.connecting.add(m.name);
-    const socket = connect(m.linkPort, m.host);
-    const failed = (): void => {
-      socket.destroy();
-      this.connecting.delete(m.name);
-    };
-    socket.once("error", failed);
-    socket.once("connect", () => {
-      socket.removeListener("error", failed);
-      connectNodeLink(socket, { secret: this.secret, node: this.me }).then(
-        (link) => this.up(m.name, link),
-        (err: Error) => {
-          this.logger.debug("spread cluster: node link handshake failed", { node: m.name, err: err.message });
-          failed();
-        },
-      );
-    });
+    connectSpreadLink(this.transport, m.host, m.linkPort, { secret: this.secret, node: this.me }).then(
+      (link) => this.up(m.name, link),
+      (err: Error) => {
+        // Retried every tick: a refused connection (a node starting) is routine, a certificate the CA did not
+        // sign (`--cluster-tls` misconfigured) is not, and is said once per member and cause, not every 500 ms.
+        const tlsRefusal = (err as Error & { code?: string }).code?.startsWith("ERR_TLS") === true || /certificate/i.test(err.message);
+        if (tlsRefusal && this.linkRefusals.get(m.name) !== err.message) this.logger.warn("spread cluster: a node's link certificate was refused", { node: m.name, err: err.message });
+        else if (!tlsRefusal) this.logger.debug("spread cluster: node link handshake failed", { node: m.name, err: err.message });
+        if (tlsRefusal) this.linkRefusals.set(m.name, err.message);
+        this.connecting.delete(m.name);
+      },
+    );
   }
 
   private up(node: string, link: LeaderLink): void {
     this.connecting.delete(node);
+    this.linkRefusals.delete(node);
     if (this.closed || this.placement === null) return link.close();
     this.links.set(node, link);
     this.logger.info("spread cluster: link to a node up", { node });

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout, type EtcdSession } from "./etcd-session.js";
-import { replicationTransport } from "./replication-transport.js";
+import type { ReplicationTransport } from "./replication-transport.js";
 import type { SpreadKeys, SpreadMember } from "./spread-keys.js";
 import { SpreadStoreView } from "./spread-store-view.js";
 import { StoreFollowers, replicaDir } from "./spread-store-followers.js";
@@ -42,6 +42,8 @@ export class SpreadStores {
 
   constructor(
     private readonly config: ConeyConfig,
+    /** Replication connections and the adopted brokers' node links (TLS with `--cluster-tls`). */
+    private readonly transport: ReplicationTransport,
     private readonly session: EtcdSession,
     private readonly keys: SpreadKeys,
     private readonly secret: Buffer,
@@ -53,7 +55,6 @@ export class SpreadStores {
   ) {
     this.me = config.nodeName;
     this.view = new SpreadStoreView(keys);
-    const transport = replicationTransport(config);
     this.followers = new StoreFollowers(this.me, config.dataDir, secret, transport, logger);
     this.ctx = { me: this.me, host: config.advertiseAddress, bind: config.bind, session, keys, secret, transport, logger, minInSync: () => this.view.minInSync(config.minInSyncReplicas) };
   }
@@ -157,7 +158,7 @@ export class SpreadStores {
     const events: Array<[string, string | null]> = [];
     this.buffered.set(store, events);
     try {
-      a = await openAdopted(this.config, writer, view(), this.secret, this.logger, this.streamPorts);
+      a = await openAdopted(this.config, this.transport, writer, view(), this.secret, this.logger, this.streamPorts);
     } catch (err) {
       writer.close();
       await releaseStore(this.session, this.keys, store, epoch).catch(() => false);

@@ -48,8 +48,9 @@ export interface LinkReads {
  * may still hold between reads. The pool is given later (`startPooling`): none during the handshake.
  */
 export function readLinkIntoSlabs(socket: Socket, splitter: FrameSplitter): LinkReads {
-  // A socket still connecting keeps its handle (its connect completes on the socket that began it): Node's reads, nothing pooled.
-  if (socket.connecting) return { socket, tails: null };
+  // A socket still connecting keeps its handle (its connect completes on the socket that began it), and a TLS
+  // socket's handle is its TLS state (a spread cluster's `--cluster-tls`): Node's reads, nothing pooled.
+  if (socket.connecting || (socket as Socket & { encrypted?: boolean }).encrypted === true) return { socket, tails: null };
   const tails = new SlabTails(null);
   const moved = readIntoSlabs(socket, tails, () => tails.settle(splitter));
   if (moved === socket) return { socket, tails: null };

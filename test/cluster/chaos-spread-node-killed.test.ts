@@ -16,7 +16,7 @@ import { eventually, withTimeout } from "../helpers/wait.js";
 import type { NodeInfo } from "./cluster-fixture.js";
 import { chaosFigures } from "./chaos-report.js";
 import { Publisher, Tally, consumeAll, longestGap } from "./chaos-load.js";
-import { AUTH, declareHomed, serving, spreadSuite, startSpread } from "./spread-chaos-fixture.js";
+import { AUTH, adoptionTime, declareHomed, serving, spreadSuite, startSpread } from "./spread-fixture.js";
 
 /** Unconfirmed publishes each (publisher, queue) keeps in flight: a steady load, not a flood. */
 const WINDOW = 4;
@@ -107,15 +107,3 @@ describe("chaos: a spread cluster node killed -9 under load", { timeout: 150_000
     pass();
   });
 });
-
-/** When a survivor logged that it serves `store` adopted (spread-stores.ts), as epoch ms; undefined if none did. */
-function adoptionTime(survivors: readonly NodeInfo[], store: string): number | undefined {
-  const times: number[] = [];
-  for (const n of survivors) {
-    for (const line of n.log.split("\n")) {
-      if (!line.includes('"msg":"spread cluster: serving an adopted store"') || !line.includes(`"store":"${store}"`)) continue;
-      times.push(Date.parse((JSON.parse(line.slice(line.indexOf("{"))) as { time: string }).time));
-    }
-  }
-  return times.length === 0 ? undefined : Math.min(...times);
-}

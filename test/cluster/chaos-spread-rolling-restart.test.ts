@@ -14,7 +14,7 @@ import { eventually, withTimeout } from "../helpers/wait.js";
 import type { NodeInfo } from "./cluster-fixture.js";
 import { chaosFigures } from "./chaos-report.js";
 import { Publisher, Tally, consumeAll, longestGap } from "./chaos-load.js";
-import { declareHomed, serving, spreadSuite, startSpread } from "./spread-chaos-fixture.js";
+import { declareHomed, serving, spreadSuite, startSpread } from "./spread-fixture.js";
 
 const WINDOW = 4;
 const QUEUES_PER_NODE = 2;

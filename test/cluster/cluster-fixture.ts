@@ -29,6 +29,8 @@ export interface NodeInfo {
   stompPort?: number;
   proc: ChildProcess | null;
   log: string;
+  /** Arguments for this node only, after the cluster's (the last of a repeated flag wins). */
+  readonly extraArgs?: readonly string[];
 }
 
 export interface NodesEntry {
@@ -71,7 +73,7 @@ export class TestCluster {
 
   /**
    * etcd and the nodes started, waiting for nothing more: a replicated cluster waits for its
-   * leader (start), a spread cluster for each node serving with its links (spread-chaos-fixture.ts).
+   * leader (start), a spread cluster for each node serving with its links (spread-fixture.ts).
    */
   async startProcesses(): Promise<void> {
     open.add(this);
@@ -108,7 +110,7 @@ export class TestCluster {
   startNode(n: NodeInfo): void {
     const mqtt = n.mqttPort === undefined ? [] : ["--mqtt-port", String(n.mqttPort)];
     const stomp = n.stompPort === undefined ? [] : ["--stomp-port", String(n.stompPort)];
-    const args = [CONEY_BIN, ...nodeArgs(n, { etcdUrl: this.etcdUrl, clusterName: "test", leaseTtl: this.leaseTtl }, "info"), ...this.extraArgs, ...mqtt, ...stomp];
+    const args = [CONEY_BIN, ...nodeArgs(n, { etcdUrl: this.etcdUrl, clusterName: "test", leaseTtl: this.leaseTtl }, "info"), ...this.extraArgs, ...(n.extraArgs ?? []), ...mqtt, ...stomp];
     const p = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     n.proc = p;
     // A port found free a moment ago may be taken by another test's process before the node binds

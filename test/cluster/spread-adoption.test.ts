@@ -5,20 +5,12 @@
 // in-sync follower and serves again (from any node) with every confirmed message; restarted, the
 // node follows its adopter back and takes its store back; a quorum queue is accepted; a node cut
 // from etcd (its etcd connection goes through a proxy this test cuts) gives up its queues.
-import { after, before, describe, it } from "node:test";
+import { describe } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { createServer, connect as netConnect, type Server, type Socket } from "node:net";
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from "amqplib";
-import { TestCluster, freePort, type NodeInfo } from "./cluster-fixture.js";
+import type { NodeInfo } from "./cluster-fixture.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
-
-const AUTH = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
-
-async function queuesOf(n: NodeInfo): Promise<Array<{ name: string; node: string; messages?: number }>> {
-  const r = await fetch(`http://127.0.0.1:${n.httpPort}/api/queues/%2F`, { headers: AUTH, signal: AbortSignal.timeout(3000) });
-  return r.ok ? ((await r.json()) as Array<{ name: string; node: string }>) : [];
-}
+import { AUTH, queuesOf, spreadCluster } from "./spread-fixture.js";
 
 /** Publishes persistent messages with confirms, `inFlight` at a time, until stopped; records every confirm. */
 class Load {
@@ -100,69 +92,19 @@ async function drain(ch: Channel, queue: string, want: readonly number[], ms = 2
   return seen;
 }
 
-/** A TCP proxy to etcd that the test can cut: a node behind it is cut from etcd, the others are not. */
-class EtcdProxy {
-  private readonly sockets = new Set<Socket>();
-  private cut = false;
-  private server: Server | null = null;
-  port = 0;
-
-  async start(target: string): Promise<string> {
-    const url = new URL(target);
-    this.server = createServer((client) => {
-      if (this.cut) return void client.destroy();
-      const upstream = netConnect(Number(url.port), url.hostname);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on("error", () => {});
-        s.once("close", () => this.sockets.delete(s));
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-      client.once("close", () => upstream.destroy());
-      upstream.once("close", () => client.destroy());
-    });
-    await new Promise<void>((r) => this.server!.listen(0, "127.0.0.1", () => r()));
-    const a = this.server.address();
-    this.port = typeof a === "object" && a ? a.port : 0;
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  /** Every connection through it dropped, new ones refused. */
-  cutOff(): void {
-    this.cut = true;
-    for (const s of this.sockets) s.destroy();
-  }
-
-  restore(): void {
-    this.cut = false;
-  }
-
-  close(): void {
-    this.cutOff();
-    this.server?.close();
-  }
-}
-
 describe("a spread cluster, stage 2: each node's store replicated, a dead node's queues adopted", () => {
-  const cluster = new TestCluster(3, 3, ["--cluster-mode", "spread"]);
-  const proxy = new EtcdProxy();
+  // node1 reaches etcd through a proxy the last test cuts; the others directly.
+  const sc = spreadCluster({ leaseTtl: 3, protocols: false, viaProxy: [1] });
+  const { cluster, proxy } = sc;
+  /** The connections of the tests, in the order they were opened (conns[2] is node2's first). */
   const conns: ChannelModel[] = [];
-  let passed = false;
   const figures: Record<string, number> = {};
   /** Every id the cluster confirmed into ad-2 (the victim's queue), kept until it is read back. */
   const confirmedVictim: number[] = [];
 
-  /** Serving, with links to both other nodes since its start at log offset `from`. */
-  const serving = (n: NodeInfo, from = 0): Promise<void> =>
-    eventually(async () => {
-      const log = n.log.slice(from);
-      return log.includes('"msg":"Coney started"') && log.split("spread cluster: link to a node up").length - 1 >= 2 && (await queuesOf(n).catch(() => null)) !== null;
-    }, 40_000, `${n.name} serving with its links`);
-
+  const serving = (n: NodeInfo, from = 0): Promise<void> => sc.serving(cluster.nodes.indexOf(n), from);
   const connect = async (n: NodeInfo): Promise<ChannelModel> => {
-    const c = await amqp.connect(cluster.url(n));
-    c.on("error", () => {});
+    const c = await sc.connect(cluster.nodes.indexOf(n));
     conns.push(c);
     return c;
   };
@@ -190,27 +132,7 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
     }
   };
 
-  before(async () => {
-    await cluster.startEtcd();
-    for (let i = 0; i < 3; i++) cluster.nodes.push({ name: `node${i}@test`, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(cluster.dir, `node${i}`), proc: null, log: "" });
-    const direct = cluster.etcdUrl;
-    const viaProxy = await proxy.start(direct);
-    for (const n of cluster.nodes) {
-      // node1 reaches etcd through the proxy (the last test cuts it); the others directly.
-      cluster.etcdUrl = n === node(1) ? viaProxy : direct;
-      cluster.startNode(n);
-    }
-    cluster.etcdUrl = direct;
-    await Promise.all(cluster.nodes.map((n) => serving(n)));
-  });
-  after(async () => {
-    await Promise.all(conns.map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
-    if (!passed) console.error(cluster.logs());
-    proxy.close();
-    await cluster.close();
-  });
-
-  it("replicates each node's store to the other two: every store's in-sync set in etcd lists all three", async () => {
+  sc.it("replicates each node's store to the other two: every store's in-sync set in etcd lists all three", async () => {
     for (let i = 0; i < 3; i++) {
       const ch = await (await connect(node(i))).createChannel();
       await ch.assertQueue(`ad-${i}`, { durable: true });
@@ -229,7 +151,7 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
     for (const n of cluster.nodes) await eventually(async () => (await queuesOf(n)).filter((q) => q.name.startsWith("ad-")).length === 4, 15_000, `${n.name} to know the four queues`);
   });
 
-  it("kill -9 of a node under load: the other queues never stop confirming, its queue is adopted and serves again with every confirmed message", async () => {
+  sc.it("kill -9 of a node under load: the other queues never stop confirming, its queue is adopted and serves again with every confirmed message", async () => {
     const pubConn = await connect(node(0));
     const loads = [new Load(await pubConn.createConfirmChannel(), "ad-0", 0), new Load(await pubConn.createConfirmChannel(), "ad-1", 0)];
     const victimCh = await pubConn.createConfirmChannel();
@@ -300,7 +222,7 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
     console.log(`SPREAD-ADOPTION ${JSON.stringify(figures)}`);
   });
 
-  it("the killed node restarts: it follows its adopter back, takes its store back, and serves every message confirmed meanwhile", async () => {
+  sc.it("the killed node restarts: it follows its adopter back, takes its store back, and serves every message confirmed meanwhile", async () => {
     const from = node(2).log.length;
     const restartedAt = performance.now();
     cluster.startNode(node(2));
@@ -315,7 +237,7 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
     console.log(`SPREAD-ADOPTION ${JSON.stringify(figures)}`);
   });
 
-  it("accepts a quorum queue (its home's store is replicated) and serves it from every node", async () => {
+  sc.it("accepts a quorum queue (its home's store is replicated) and serves it from every node", async () => {
     const ch = await (await connect(node(1))).createConfirmChannel();
     await ch.assertQueue("ad-quorum", { durable: true, arguments: { "x-queue-type": "quorum" } });
     for (let i = 0; i < 20; i++) ch.publish("", "ad-quorum", Buffer.from(String(i)), { persistent: true });
@@ -331,7 +253,7 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
     assert.equal(q.node, node(1).name);
   });
 
-  it("a node cut from etcd gives up its queues within the lease; another node adopts them", async () => {
+  sc.it("a node cut from etcd gives up its queues within the lease; another node adopts them", async () => {
     const client = await amqp.connect(cluster.url(node(1)));
     const closed = new Promise<void>((resolve) => client.once("close", () => resolve()));
     client.on("error", () => {});
@@ -353,6 +275,5 @@ describe("a spread cluster, stage 2: each node's store replicated, a dead node's
     await eventually(async () => probe(node(1), "ad-1", id++), 20_000, "ad-1 confirming through node1 again");
     figures["restore_to_served_by_home_ms"] = Math.round(performance.now() - restoredAt);
     console.log(`SPREAD-ADOPTION ${JSON.stringify(figures)}`);
-    passed = true;
   });
 });

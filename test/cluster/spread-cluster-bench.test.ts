@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
-import { spreadSuite, startSpread } from "./spread-chaos-fixture.js";
+import { spreadSuite, startSpread } from "./spread-fixture.js";
 
 const bin = new URL("../../../bin/coney-perf.js", import.meta.url).pathname;
 const run = promisify(execFile);
@@ -51,6 +51,13 @@ describe("coney-perf spread on a spread cluster over etcd", { timeout: 120_000 }
       assert.match(stdout, /^spread cluster: 2 nodes, attached$/m);
       checkReport(stdout, ["node0@test", "node1@test"]);
       pass();
+    });
+  });
+
+  it("refuses --cluster-tls with an attached cluster (which runs as it was started)", async () => {
+    await assert.rejects(run(process.execPath, [bin, "spread", "--node-uris", "amqp://127.0.0.1:1,amqp://127.0.0.1:2", "--node-https", "http://127.0.0.1:3,http://127.0.0.1:4", "--cluster-tls", "-z", "1"]), (err: Error & { stderr?: string }) => {
+      assert.match(err.stderr ?? "", /--cluster-tls: only with --cluster/);
+      return true;
     });
   });
 

@@ -5,19 +5,12 @@
 // consume from, queues homed on other nodes. A node killed -9 stops only its own queues (nacks,
 // consumer cancel notification, NOT_FOUND "home node … is down or inaccessible"); restarted on
 // its data dir it serves them again with every confirmed message.
-import { after, before, describe, it } from "node:test";
+import { describe } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from "amqplib";
-import { TestCluster, freePort, type NodeInfo } from "./cluster-fixture.js";
+import type { Channel, ChannelModel, ConfirmChannel } from "amqplib";
 import { eventually, withTimeout } from "../helpers/wait.js";
-
-const AUTH = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
-
-async function queuesOf(n: NodeInfo): Promise<Array<{ name: string; node: string; messages?: number }>> {
-  const r = await fetch(`http://127.0.0.1:${n.httpPort}/api/queues/%2F`, { headers: AUTH, signal: AbortSignal.timeout(3000) });
-  return r.ok ? ((await r.json()) as Array<{ name: string; node: string }>) : [];
-}
+import { AUTH, queuesOf, spreadCluster } from "./spread-fixture.js";
+import type { NodeInfo } from "./cluster-fixture.js";
 
 async function nodesOf(n: NodeInfo): Promise<Array<{ name: string; running: boolean; os_pid?: string }>> {
   const r = await fetch(`http://127.0.0.1:${n.httpPort}/api/nodes`, { headers: AUTH, signal: AbortSignal.timeout(3000) });
@@ -51,42 +44,21 @@ async function take(ch: Channel, queue: string, count: number): Promise<number[]
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 
 describe("a spread cluster: queues homed on different nodes, reached from every node", () => {
-  const cluster = new TestCluster(3, 5, ["--cluster-mode", "spread"]);
+  const sc = spreadCluster({ leaseTtl: 5, protocols: false });
+  const cluster = sc.cluster;
+  /** The connections of the tests, in the order they were opened (conns[i] is node i's first). */
   const conns: ChannelModel[] = [];
-  let passed = false;
   /** Printed as a SPREAD line (docs/CLUSTERING.md quotes it): how long a kill and a restart take to be seen. */
   const figures: Record<string, number> = {};
-
-  /** Serving, with links to both other nodes since its start at log offset `from`. */
-  const serving = (n: NodeInfo, from = 0): Promise<void> =>
-    eventually(async () => {
-      const log = n.log.slice(from);
-      return log.includes('"msg":"Coney started"') && log.split("spread cluster: link to a node up").length - 1 >= 2 && (await queuesOf(n).catch(() => null)) !== null;
-    }, 30_000, `${n.name} serving with its links`);
-
+  const node = (i: number): NodeInfo => cluster.nodes[i]!;
   const connect = async (n: NodeInfo): Promise<ChannelModel> => {
-    const c = await amqp.connect(cluster.url(n));
-    c.on("error", () => {});
+    const c = await sc.connect(cluster.nodes.indexOf(n));
     conns.push(c);
     return c;
   };
+  const serving = (n: NodeInfo, from = 0): Promise<void> => sc.serving(cluster.nodes.indexOf(n), from);
 
-  before(async () => {
-    await cluster.startEtcd();
-    for (let i = 0; i < 3; i++) cluster.nodes.push({ name: `node${i}@test`, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(cluster.dir, `node${i}`), proc: null, log: "" });
-    for (const n of cluster.nodes) cluster.startNode(n);
-    // Each node links to the others once they are registered; a node that started first links when they come.
-    await Promise.all(cluster.nodes.map((n) => serving(n)));
-  });
-  after(async () => {
-    await Promise.all(conns.map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
-    if (!passed) console.error(cluster.logs());
-    await cluster.close();
-  });
-
-  const node = (i: number): NodeInfo => cluster.nodes[i]!;
-
-  it("places each queue on the node its client declared it through, or the least loaded one (min-masters), and every node says so", async () => {
+  sc.it("places each queue on the node its client declared it through, or the least loaded one (min-masters), and every node says so", async () => {
     for (let i = 0; i < 3; i++) {
       const ch = await (await connect(node(i))).createChannel();
       await ch.assertQueue(`sp-${i}`, { durable: true });
@@ -131,7 +103,7 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     }
   });
 
-  it("a client on each node publishes with confirms to, and consumes from, queues homed on the other nodes", async () => {
+  sc.it("a client on each node publishes with confirms to, and consumes from, queues homed on the other nodes", async () => {
     for (let i = 0; i < 3; i++) {
       const target = `sp-${(i + 1) % 3}`;
       const pub = await conns[i]!.createConfirmChannel();
@@ -157,7 +129,7 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     await eventually(async () => (await queuesOf(node(2))).find((q) => q.name === "sp-2")?.messages === 60, 10_000, "sp-2 holding 50 + 10 messages on its home");
   });
 
-  it("kill -9 of a node stops only its queues: nacks, consumer cancel notification, NOT_FOUND home node down; the others keep confirming", async () => {
+  sc.it("kill -9 of a node stops only its queues: nacks, consumer cancel notification, NOT_FOUND home node down; the others keep confirming", async () => {
     const watcher = await conns[0]!.createChannel();
     const cancelled = new Promise<void>((resolve) => void watcher.consume("sp-2-watch", (m) => m === null && resolve()));
     const killedAt = performance.now();
@@ -185,7 +157,7 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     await admin.close();
   });
 
-  it("the node restarted on its data dir serves its queues again with every confirmed message", async () => {
+  sc.it("the node restarted on its data dir serves its queues again with every confirmed message", async () => {
     const from = node(2).log.length;
     const restartedAt = performance.now();
     cluster.startNode(node(2));
@@ -219,7 +191,7 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     await pub.close();
   });
 
-  it("a queue declared and confirmed into while etcd is stopped, its node killed before etcd heard of it, comes back with its messages and is claimed", async () => {
+  sc.it("a queue declared and confirmed into while etcd is stopped, its node killed before etcd heard of it, comes back with its messages and is claimed", async () => {
     cluster.signal(cluster.etcd, "SIGSTOP");
     try {
       const pub = await conns[0]!.createConfirmChannel();
@@ -238,7 +210,7 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     await sub.close();
   });
 
-  it("the whole cluster stopped (SIGTERM) and started again keeps every queue's home, definitions and confirmed messages", async () => {
+  sc.it("the whole cluster stopped (SIGTERM) and started again keeps every queue's home, definitions and confirmed messages", async () => {
     await Promise.all(conns.splice(0).map((c) => withTimeout(c.close(), 2000, "close").catch(() => {})));
     await Promise.all(cluster.nodes.map((n) => cluster.kill(n, "SIGTERM")));
     const from = cluster.nodes.map((n) => n.log.length);
@@ -253,6 +225,5 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     // sp-0 held 50 of node2's publishes and 30 of node0's (200..229); consumed through node1.
     const sub = await (await connect(node(1))).createChannel();
     assert.deepEqual(await take(sub, "sp-0", 80), [...range(50, 100), ...range(200, 230)]);
-    passed = true;
   });
 });

@@ -34,7 +34,13 @@ describe("cluster_mode and the queue leader locator", () => {
     assert.throws(() => loadConfig(["--cluster-mode", "spread"], {}), /--cluster-mode spread needs --etcd-endpoints/);
     assert.throws(() => loadConfig([...ETCD, "--cluster-mode", "sharded"], {}), /--cluster-mode: 'sharded' is not replicated or spread/);
     assert.throws(() => loadConfig(["--queue-leader-locator", "nearest"], {}), /--queue-leader-locator: 'nearest' is not one of client-local, balanced/);
-    assert.throws(() => loadConfig([...ETCD, "--cluster-mode", "spread", "--cluster-tls", "true", "--tls-cert", "c.pem", "--tls-key", "k.pem"], {}), /--cluster-tls cannot be combined with --cluster-mode spread yet/);
+  });
+
+  it("take --cluster-tls in spread mode (links and replication over TLS), still needing a certificate to present", () => {
+    const c = loadConfig([...ETCD, "--cluster-mode", "spread", "--cluster-tls", "true", "--tls-cert", "c.pem", "--tls-key", "k.pem"], {});
+    assert.equal(c.clusterMode, "spread");
+    assert.equal(c.clusterTls, true);
+    assert.throws(() => loadConfig([...ETCD, "--cluster-mode", "spread", "--cluster-tls", "true"], {}), /--cluster-tls: needs --tls-cert and --tls-key/);
   });
 
   it("take RabbitMQ's rabbitmq.conf keys: queue_leader_locator, and queue_master_locator's min-masters as balanced", () => {
