@@ -19,4 +19,10 @@ export interface PeerNodes {
   readonly records?: PeerRecords;
   /** Every node of the broker, this one included (its `record` then holds only the extensions). */
   list(): Promise<PeerNode[]>;
+  /**
+   * `POST /api/rebalance/queues`: the queue groups evened out over the running nodes (`coney
+   * --workers N`: the primary's group table); resolves once this node follows the new table.
+   * Absent: nothing to move.
+   */
+  rebalance?(): Promise<void>;
 }
