@@ -9,7 +9,7 @@
  * its new worker only once the old one acknowledged the revoke, or was killed and seen to exit.
  */
 import type { Logger } from "../logging/logger.js";
-import { assign, planRebalance, revoke, spread, withoutWorker, type GroupMove, type GroupTable } from "./group-table.js";
+import { assign, planQueueRebalance, planRebalance, revoke, spread, withoutWorker, type GroupMove, type GroupTable } from "./group-table.js";
 import type { IpcEndpoint } from "./ipc-endpoint.js";
 import { saveTable, workerName } from "./workers-file.js";
 
@@ -65,15 +65,16 @@ export class GroupKeeper {
 
   /**
    * `coneyctl rebalance_queues` / `POST /api/rebalance/queues`: leaderless groups assigned and the
-   * spread evened out among `live` (the running workers), each move a revoke then an assign.
+   * queues (given `queuesPerGroup`; else the groups) evened out among `live` (the running
+   * workers), each move a revoke then an assign.
    * Resolves with the moves once the last assign is stored and sent.
    */
-  rebalance(live: readonly number[]): Promise<GroupMove[]> {
+  rebalance(live: readonly number[], queuesPerGroup: readonly number[] | null = null): Promise<GroupMove[]> {
     return new Promise((resolve, reject) => {
       this.enqueue(async () => {
         try {
           await this.publish(spread(this.table, live), []);
-          resolve(await this.evenOut(live));
+          resolve(await this.evenOut(live, queuesPerGroup));
         } catch (err) {
           reject(err as Error);
         }
@@ -81,9 +82,10 @@ export class GroupKeeper {
     });
   }
 
-  private async evenOut(live: readonly number[] = this.o.live()): Promise<GroupMove[]> {
+  /** Evens out groups per worker, or (given how many queues each group holds) queues per worker. */
+  private async evenOut(live: readonly number[] = this.o.live(), queuesPerGroup: readonly number[] | null = null): Promise<GroupMove[]> {
     if (live.length === 0) return [];
-    const moves = planRebalance(this.table, live);
+    const moves = queuesPerGroup === null ? planRebalance(this.table, live) : planQueueRebalance(this.table, live, queuesPerGroup);
     if (moves.length === 0) return moves;
     await this.publish(revoke(this.table, moves), [...new Set(moves.map((m) => m.from))]);
     await this.publish(assign(this.table, moves), []);

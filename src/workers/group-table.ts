@@ -128,6 +128,44 @@ export function planRebalance(table: GroupTable, live: readonly number[]): Group
   }
 }
 
+/**
+ * The moves of a rebalance asked by an operator (`coneyctl rebalance_queues`, after RabbitMQ's
+ * `rabbitmq-queues rebalance`, which evens out queue *leaders* per node): `perGroup[g]` is how many
+ * queues group g holds. While the busiest live worker (in queues) holds a non-empty group smaller
+ * than its lead over the least busy one, its largest such group moves there: each move narrows
+ * the spread (the sum of squared loads falls), so the plan ends. Groups move whole: a group's
+ * queues share one store.
+ */
+export function planQueueRebalance(table: GroupTable, live: readonly number[], perGroup: readonly number[]): GroupMove[] {
+  const workers = sortedLive(live);
+  const load = new Map<number, number>(workers.map((w) => [w, 0]));
+  const owned = new Map<number, number[]>(workers.map((w) => [w, []]));
+  table.groups.forEach((s, g) => {
+    if (s.worker === null || !load.has(s.worker)) return;
+    load.set(s.worker, load.get(s.worker)! + (perGroup[g] ?? 0));
+    owned.get(s.worker)!.push(g);
+  });
+  const moves: GroupMove[] = [];
+  for (;;) {
+    const to = leastLoaded(load);
+    let from = -1;
+    for (const [w, n] of load) if (from === -1 || n > load.get(from)!) from = w;
+    const gap = load.get(from)! - load.get(to)!;
+    let best = -1;
+    for (const g of owned.get(from)!) {
+      const n = perGroup[g] ?? 0;
+      if (n > 0 && n < gap && (best === -1 || n > (perGroup[best] ?? 0))) best = g;
+    }
+    if (best === -1) return moves;
+    const n = perGroup[best]!;
+    owned.get(from)!.splice(owned.get(from)!.indexOf(best), 1);
+    owned.get(to)!.push(best);
+    load.set(from, load.get(from)! - n);
+    load.set(to, load.get(to)! + n);
+    moves.push({ group: best, from, to });
+  }
+}
+
 /** The moved groups without a leader (same epoch): sent first, and acked by each old leader once it closed them. */
 export function revoke(table: GroupTable, moves: readonly GroupMove[]): GroupTable {
   if (moves.length === 0) return table;

@@ -101,7 +101,7 @@ export class Primary {
     e.handle("heartbeat", () => undefined);
     e.handle("ready", (_body, from) => this.readied(from));
     e.handle("nodes", (_body, from) => this.nodes(from));
-    e.handle("rebalance", () => this.rebalance());
+    e.handle("rebalance", (body) => this.rebalance((body as { queuesPerGroup?: number[] } | null)?.queuesPerGroup ?? null));
   }
 
   /** The picked ports (0 replaced), for the start line. */
@@ -272,9 +272,9 @@ export class Primary {
   }
 
   /** `rebalance` (a worker's POST /api/rebalance/queues): the groups evened out over the running workers; answers the table after. */
-  private async rebalance(): Promise<{ moves: number; table: GroupTable }> {
+  private async rebalance(queuesPerGroup: number[] | null): Promise<{ moves: number; table: GroupTable }> {
     const running = this.slots.filter((s) => s.state === "running").map((s) => s.index);
-    const moves = await this.keeper!.rebalance(running);
+    const moves = await this.keeper!.rebalance(running, queuesPerGroup);
     return { moves: moves.length, table: this.keeper!.current };
   }
 

@@ -74,6 +74,14 @@ export class WorkerGroupMoves implements GroupLeaders {
     return this.enqueue();
   }
 
+  /** How many queues each group holds (every worker knows every queue): what a rebalance evens out. */
+  queuesPerGroup(): number[] {
+    const counts = new Array<number>(this.count).fill(0);
+    for (const { group } of this.queuesOf(null, true)) counts[group]!++;
+    for (const { group } of this.queuesOf(null, false)) counts[group]!++;
+    return counts;
+  }
+
   /** Resolves once every table received so far is applied. */
   settled(): Promise<void> {
     return this.chain;

@@ -89,7 +89,7 @@ async function runWorker(): Promise<void> {
     records: new WorkerRecords(endpoint, others),
     // The primary answers once the last assign is sent; its table request came first on this channel, so awaiting this worker's moves covers it.
     rebalance: async () => {
-      await endpoint.request(PRIMARY, "rebalance", null, REBALANCE_LIMIT_MS);
+      await endpoint.request(PRIMARY, "rebalance", { queuesPerGroup: moves?.queuesPerGroup() ?? null }, REBALANCE_LIMIT_MS);
       await moves?.settled();
     },
   };
