@@ -18,6 +18,7 @@ import type { Logger } from "../logging/logger.js";
 import { GroupKeeper } from "./group-keeper.js";
 import { groupName, groupsOf, initialTable, restartedTable, type GroupTable } from "./group-table.js";
 import { resolveQueueGroups } from "../store/queue-groups-file.js";
+import { migrateLegacyWorkerStores } from "./legacy-worker-stores.js";
 import { IpcHub } from "./ipc-hub.js";
 import { isEnvelope } from "./ipc-endpoint.js";
 import type { PeerNode } from "../http/peer-nodes.js";
@@ -120,7 +121,11 @@ export class Primary {
     const initial = saved === null ? initialTable(this.o.queueGroups ?? DEFAULT_QUEUE_GROUPS, all) : restartedTable(saved, all);
     // The groups' stores are under `<data>/groups/`, whose marker fixes G as for `--queue-groups`
     // (a data dir of a single node, or another G, is refused there with both numbers).
-    if (dataDir !== null) resolveQueueGroups(dataDir, initial.groups.length);
+    if (dataDir !== null) {
+      resolveQueueGroups(dataDir, initial.groups.length);
+      // Before any worker runs: the old per-worker stores' messages into their groups' (legacy-worker-stores.ts).
+      await migrateLegacyWorkerStores(dataDir, this.slots.length, initial.groups.length, this.o.logger);
+    }
     this.keeper = new GroupKeeper({ initial, dataDir, endpoint: this.hub.endpoint, ackMs: this.o.tableAckMs ?? 5000, logger: this.o.logger, live: () => this.live(), kill: (w) => this.kill(this.slots[w]!) });
     cluster.setupPrimary({ exec: this.o.workerEntry, args: [] });
     for (const slot of this.slots) this.fork(slot);
