@@ -20,6 +20,8 @@ export interface GroupKeeperOptions {
   readonly endpoint: IpcEndpoint;
   /** How long a worker may take to apply a table before it is killed (a revoke it does not confirm). */
   readonly ackMs: number;
+  /** How many worker slots there are: group g's home is worker g mod this (the first table's spread); absent: no home. */
+  readonly workers?: number;
   readonly logger: Logger;
   /** The workers whose process runs now. */
   live(): number[];
@@ -85,7 +87,7 @@ export class GroupKeeper {
   /** Evens out groups per worker, or (given how many queues each group holds) queues per worker. */
   private async evenOut(live: readonly number[] = this.o.live(), queuesPerGroup: readonly number[] | null = null): Promise<GroupMove[]> {
     if (live.length === 0) return [];
-    const moves = queuesPerGroup === null ? planRebalance(this.table, live) : planQueueRebalance(this.table, live, queuesPerGroup);
+    const moves = queuesPerGroup === null ? planRebalance(this.table, live, this.o.workers === undefined ? null : (g) => g % this.o.workers!) : planQueueRebalance(this.table, live, queuesPerGroup);
     if (moves.length === 0) return moves;
     await this.publish(revoke(this.table, moves), [...new Set(moves.map((m) => m.from))]);
     await this.publish(assign(this.table, moves), []);

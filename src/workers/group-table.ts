@@ -104,11 +104,12 @@ export function withoutWorker(table: GroupTable, dead: number, live: readonly nu
 
 /**
  * The moves that even the spread out: while one live worker leads more than another by two or
- * more, its highest-numbered group moves to the least-loaded one. Moves are planned, not applied:
+ * more, one of its groups moves to the least-loaded one: one whose `home` is that worker if it has
+ * one, else its highest-numbered. Moves are planned, not applied:
  * a move between two live workers is a revoke (the old leader closes the group) and then an
  * assign (`revoke` and `assign`), so two processes never hold one group.
  */
-export function planRebalance(table: GroupTable, live: readonly number[]): GroupMove[] {
+export function planRebalance(table: GroupTable, live: readonly number[], home: ((group: number) => number) | null = null): GroupMove[] {
   const workers = sortedLive(live);
   const load = loads(table.groups, workers);
   const owned = new Map<number, number[]>(workers.map((w) => [w, []]));
@@ -121,7 +122,12 @@ export function planRebalance(table: GroupTable, live: readonly number[]): Group
     let from = -1;
     for (const [w, n] of load) if (from === -1 || n > load.get(from)! || (n === load.get(from)! && w < from)) from = w;
     if (load.get(from)! - load.get(to)! < 2) return moves;
-    const group = owned.get(from)!.pop()!;
+    // A group whose home (its worker in the first table) is `to` goes first: a restarted worker
+    // gets back what was taken from it, and the others keep their own.
+    const list = owned.get(from)!;
+    let homeward = -1;
+    if (home !== null) for (let i = list.length - 1; i >= 0 && homeward === -1; i--) if (home(list[i]!) === to) homeward = i;
+    const group = homeward === -1 ? list.pop()! : list.splice(homeward, 1)[0]!;
     load.set(from, load.get(from)! - 1);
     load.set(to, load.get(to)! + 1);
     moves.push({ group, from, to });

@@ -126,7 +126,7 @@ export class Primary {
       // Before any worker runs: the old per-worker stores' messages into their groups' (legacy-worker-stores.ts).
       await migrateLegacyWorkerStores(dataDir, this.slots.length, initial.groups.length, this.o.logger);
     }
-    this.keeper = new GroupKeeper({ initial, dataDir, endpoint: this.hub.endpoint, ackMs: this.o.tableAckMs ?? 5000, logger: this.o.logger, live: () => this.live(), kill: (w) => this.kill(this.slots[w]!) });
+    this.keeper = new GroupKeeper({ initial, dataDir, endpoint: this.hub.endpoint, ackMs: this.o.tableAckMs ?? 5000, workers: this.slots.length, logger: this.o.logger, live: () => this.live(), kill: (w) => this.kill(this.slots[w]!) });
     cluster.setupPrimary({ exec: this.o.workerEntry, args: [] });
     for (const slot of this.slots) this.fork(slot);
     this.beatTimer = setInterval(() => this.checkBeats(), this.heartbeatMs);

@@ -85,4 +85,12 @@ describe("group table", () => {
     // A single group of 9 queues cannot be split: it stays.
     assert.deepEqual(planQueueRebalance(t, [0, 1], [9, 0, 0, 0, 0, 0, 0, 0]), []);
   });
+
+  it("gives a restarted worker back its own groups first (their home in the first table)", () => {
+    const t = initialTable(16, [0, 1]);
+    const alone = withoutWorker(t, 0, [0, 1]); // w1 leads all 16
+    const moves = planRebalance(alone, [0, 1], (g) => g % 2);
+    assert.equal(moves.length, 8);
+    assert.deepEqual(moves.map((m) => m.group).sort((a, b) => a - b), [0, 2, 4, 6, 8, 10, 12, 14], "w0's own groups come back, w1 keeps its own");
+  });
 });
