@@ -69,6 +69,10 @@ export class WorkerGroupStores implements MovableGroupStores {
     const store = this.open.get(group);
     if (store === undefined) return;
     this.open.delete(group);
+    // Synced before it leaves the journal: a confirm waiting for records appended before the
+    // hand-over (a link's run reports STORED a moment later) must find this store among the
+    // unsynced ones until they are on disk, never be answered without it.
+    await store.sync();
     this.journal.place(group, null);
     await store.close();
   }
