@@ -55,19 +55,21 @@ describe("coney --workers 3: a dead worker's queue groups move to live workers, 
     await ch.close();
   };
   /** Consumes `count` messages of `q` (acked), on a fresh connection: their bodies, and any delivered twice unflagged. */
-  const drain = async (q: string, count: number): Promise<{ bodies: string[]; unflaggedDuplicates: number }> => {
+  const drain = async (q: string, count: number): Promise<{ bodies: string[]; unflaggedDuplicates: number; redelivered: number }> => {
     const c = await connect();
     const ch = await c.createChannel();
     await ch.prefetch(100);
     const seen = new Set<string>();
     const bodies: string[] = [];
     let unflaggedDuplicates = 0;
+    let redelivered = 0;
     await withTimeout(new Promise<void>((resolve, reject) => {
       void ch.consume(q, (m: ConsumeMessage | null) => {
         if (m === null) return reject(new Error(`${q}: consumer cancelled`));
         const body = m.content.toString();
         if (seen.has(body) && !m.fields.redelivered) unflaggedDuplicates++;
         if (!seen.has(body)) bodies.push(body);
+        if (m.fields.redelivered) redelivered++;
         seen.add(body);
         ch.ack(m);
         if (bodies.length === count) resolve();
@@ -78,7 +80,7 @@ describe("coney --workers 3: a dead worker's queue groups move to live workers, 
     const left = await c.createChannel();
     assert.equal((await left.checkQueue(q)).messageCount, 0, `${q}: nothing more than the ${count} expected`);
     await left.close();
-    return { bodies, unflaggedDuplicates };
+    return { bodies, unflaggedDuplicates, redelivered };
   };
 
   before(async () => {
@@ -168,6 +170,19 @@ describe("coney --workers 3: a dead worker's queue groups move to live workers, 
     await ch.close();
     await publish(extra, (q) => [`${q}:1`, `${q}:2`, `${q}:3`]);
     const all = [...QUEUES, ...extra];
+    // A consumer holds each extra queue's 3 messages unacked across the rebalance.
+    const holder = await connect();
+    const held = await holder.createChannel();
+    await held.prefetch(10);
+    const cancelled = new Set<string>();
+    const got = new Map<string, number>();
+    for (const q of extra) {
+      await held.consume(q, (m: ConsumeMessage | null) => {
+        if (m === null) cancelled.add(q);
+        else got.set(q, (got.get(q) ?? 0) + 1);
+      });
+    }
+    await eventually(() => extra.every((q) => got.get(q) === 3), 10_000, "every extra queue's 3 messages delivered and held");
     let before = new Map<string, string | undefined>();
     await eventually(async () => {
       before = await queueNodes();
@@ -196,6 +211,17 @@ describe("coney --workers 3: a dead worker's queue groups move to live workers, 
     assert.ok(all.some((q) => after.get(q) !== before.get(q)), "some queue moved to another worker");
     assert.ok(spreadOf(after) < spreadOf(before), `leaders more even: ${spreadOf(before)} → ${spreadOf(after)}`);
     for (const [node, n] of printed) assert.equal(n, all.filter((q) => after.get(q) === node).length, `${node}: the printed count is /api/queues'`);
-    for (const q of extra) assert.deepEqual((await drain(q, 3)).bodies, [`${q}:1`, `${q}:2`, `${q}:3`], `${q}: its messages moved with its group`);
+    // A moved queue's consumer was cancelled (consumer cancel notification); its held messages,
+    // returned when the channel closes, stayed in the group's store for the new leader.
+    const moved = extra.filter((q) => after.get(q) !== before.get(q));
+    assert.ok(moved.length > 0, "some extra queue moved");
+    await eventually(() => moved.every((q) => cancelled.has(q)), 10_000, "the moved queues' consumers cancelled");
+    assert.ok(extra.filter((q) => !moved.includes(q)).every((q) => !cancelled.has(q)), "the others' consumers kept");
+    await held.close();
+    for (const q of extra) {
+      const { bodies, redelivered } = await drain(q, 3);
+      assert.deepEqual(bodies, [`${q}:1`, `${q}:2`, `${q}:3`], `${q}: its messages${moved.includes(q) ? " moved with its group" : ""}, once`);
+      assert.equal(redelivered, 3, `${q}: delivered before, so flagged redelivered`);
+    }
   });
 });
