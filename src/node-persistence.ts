@@ -36,6 +36,18 @@ export interface NodePersistence {
   readonly audit: AuditTrail;
 }
 
+/**
+ * Stores whose queue groups come and go (`coney --workers N`: src/workers/worker-group-stores.ts):
+ * the broker's journal is theirs, not a store of the data dir, and a group's messages are
+ * recovered when the group is opened here, not at boot.
+ */
+export interface MovableGroupStores {
+  readonly journal: QueueJournal;
+  /** The definitions are restored: recovers what is open now (the node's own store); `flushDefinitions` runs before each fsync of every store, now and later. */
+  opened(flushDefinitions: () => boolean): RecoveryReport;
+  close(): Promise<void>;
+}
+
 export interface PersistenceOptions {
   readonly config: ConeyConfig;
   readonly logger: Logger;
@@ -43,6 +55,7 @@ export interface PersistenceOptions {
   readonly storeOptions?: Partial<Omit<MessageStoreOptions, "dir" | "logger">>;
   /** A cluster leader's replication: told every byte the store and definitions write. */
   readonly replica?: StoreReplica & AuditTap & { definitionsWritten(json: string): void };
+  readonly groupStores?: MovableGroupStores;
 }
 
 export function openPersistence(o: PersistenceOptions): NodePersistence {
@@ -81,15 +94,15 @@ function inMemory(o: PersistenceOptions): NodePersistence {
 }
 
 function onDisk(o: PersistenceOptions): NodePersistence {
-  const { config, logger, alarms, replica } = o;
+  const { config, logger, alarms, replica, groupStores } = o;
   mkdirSync(config.dataDir, { recursive: true });
-  const groups = resolveQueueGroups(config.dataDir, config.queueGroups);
+  const groups = groupStores ? groupStores.journal.groups : resolveQueueGroups(config.dataDir, config.queueGroups);
   // A cluster replicates one store (src/cluster); per-group replication is a later step (docs/CLUSTERING.md).
   if (replica && groups > 1) throw new Error(`the data dir ${config.dataDir} has ${groups} queue groups, and a cluster node replicates only one message store yet (docs/CLUSTERING.md, "Build order and status")`);
-  const stores = Array.from({ length: groups }, (_, g) => new MessageStore({ dir: groupMessagesDir(config.dataDir, groups, g), logger, segmentBytes: config.msgStoreFileSizeLimit, ...o.storeOptions }));
+  const stores = groupStores ? [] : Array.from({ length: groups }, (_, g) => new MessageStore({ dir: groupMessagesDir(config.dataDir, groups, g), logger, segmentBytes: config.msgStoreFileSizeLimit, ...o.storeOptions }));
   const store = stores[0]!;
   // One group: the store itself is the journal, so a single node runs exactly as before groups.
-  const journal: QueueJournal = groups === 1 ? store : new GroupedJournal(stores);
+  const journal: QueueJournal = groupStores ? groupStores.journal : groups === 1 ? store : new GroupedJournal(stores);
   let definitions: DefinitionsFile | null = null;
   const log = auditLog(config, logger, join(config.dataDir, AUDIT_DIR));
   log.open();
@@ -124,9 +137,9 @@ function onDisk(o: PersistenceOptions): NodePersistence {
       loadConfiguredDefinitions(broker, o);
       file.put();
       // Messages come back after the definitions: only durable queues that still exist get theirs.
-      const recovered = recoverGroups(stores);
-      for (const v of broker.vhosts.values()) for (const q of v.queues.values()) q.recovered();
       // A confirmed message must not outlive the declaration of its queue: definitions go to disk first.
+      const recovered = groupStores ? groupStores.opened(() => file.flush()) : recoverGroups(stores);
+      for (const v of broker.vhosts.values()) for (const q of v.queues.values()) q.recovered();
       for (const s of stores) s.beforeSync = () => file.flush();
       if (replica) {
         // Attached after recovery: followers get the files as recovery left them, by a full sync.
@@ -143,6 +156,7 @@ function onDisk(o: PersistenceOptions): NodePersistence {
       audit.detach();
       log.close();
       await Promise.all(stores.map((s) => s.close()));
+      await groupStores?.close();
       for (const [g, s] of stores.entries()) logger.info("message store closed", { ...s.stats, ...(groups > 1 ? { group: g } : {}) });
       definitions?.flush();
     },

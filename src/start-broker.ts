@@ -9,7 +9,7 @@ import { SlabPool } from "./listeners/slab-pool.js";
 import { LARGE_SLAB } from "./listeners/slab-reads.js";
 import { Broker, clusterNameOf, EventExchange, ResourceAlarms, type ClusterView } from "./broker/index.js";
 import type { AuditTap } from "./audit/audit-log.js";
-import { openPersistence } from "./node-persistence.js";
+import { openPersistence, type MovableGroupStores } from "./node-persistence.js";
 import type { PagingLimits } from "./store/stored-queue-log.js";
 import { defaultConfig, type ConeyConfig } from "./config/config.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -91,6 +91,8 @@ export interface StartOptions extends Partial<ConeyConfig> {
   clientIdPeers?: ClientIdPeers;
   /** A worker of `coney --workers N`: its own stream port and the others' (src/stream/stream-worker-ports.ts). */
   streamWorkers?: StreamWorkerPorts;
+  /** A worker of `coney --workers N`: the queue groups' stores it opens and closes as groups move (node-persistence.ts). */
+  groupStores?: MovableGroupStores;
 }
 
 /**
@@ -105,7 +107,7 @@ function readSlabsKept(memLimit: number): number {
 }
 
 export async function startBroker(options: StartOptions = {}): Promise<RunningBroker> {
-  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, peers, nodeHooks, clientIdPeers, streamWorkers, ...overrides } = options;
+  const { logger: givenLogger, messageStore: storeOptions, replica, clusterView, listenerRetry, readSlabs, peers, nodeHooks, clientIdPeers, streamWorkers, groupStores, ...overrides } = options;
   const config: ConeyConfig = { ...defaultConfig(), ...overrides };
   // Embedding runs one broker in the caller's process: N worker processes are the `coney`
   // command's layout (src/workers), which forks its own entry script.
@@ -117,7 +119,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   alarms.start(config.alarmInterval);
   let persistence: ReturnType<typeof openPersistence>;
   try {
-    persistence = openPersistence({ config, logger, alarms, ...(storeOptions ? { storeOptions } : {}), ...(replica ? { replica } : {}) });
+    persistence = openPersistence({ config, logger, alarms, ...(storeOptions ? { storeOptions } : {}), ...(replica ? { replica } : {}), ...(groupStores ? { groupStores } : {}) });
   } catch (err) {
     alarms.stop(); // a data dir that cannot be used (its queue groups, store/queue-groups-file.ts) stops the start
     throw err;

@@ -55,5 +55,6 @@ export { MAX_QUEUE_GROUPS, groupLabel } from "./queue/queue-groups.js";
 export { type QueueLeaderPort, type RemoteConsumeTerms, type RemoteConsumerSink, type RemoteGot, type RemoteQueueInfo, type SettleOp, SETTLE_ACK, SETTLE_DISCARD, SETTLE_REQUEUE } from "./queue/queue-leader-port.js";
 export { definitionsFollowed } from "./operations/definitions-followed.js";
 export { countsFromLeader, deleteQueueAsync, deleteQueueOnLeader, getAsync, getFromLeader, type LeaderGet, purgeQueueAsync, purgeQueueOnLeader } from "./operations/remote-queue-operations.js";
+export { handQueueOver, leaderPortOf, leadQueueHere } from "./operations/queue-handover.js";
 export { CLUSTER_NAME_PARAMETER, clusterNameOf, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME } from "./runtime-parameters.js";
 export { type PolicyRecord, type VHost, type VHostStats } from "./vhost.js";

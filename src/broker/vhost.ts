@@ -161,7 +161,8 @@ export class VHost {
    */
   internalQueue(spec: QueueSpec): Queue {
     // Not a listed queue, so not counted in any group's load: its group is the name's hash, the same at every boot.
-    return new MessageQueue(this.name, { ...spec, group: queueGroupOf(this.name, spec.name, this.queueHost.journal?.groups ?? 1) }, this.queueHost);
+    const journal = this.queueHost.journal;
+    return new MessageQueue(this.name, { ...spec, group: journal?.nodeGroup ?? queueGroupOf(this.name, spec.name, journal?.groups ?? 1) }, this.queueHost);
   }
 
   /**

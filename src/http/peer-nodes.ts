@@ -25,4 +25,10 @@ export interface PeerNodes {
    * stream's only member is its leader.
    */
   storeCopies?(home: string): { readonly members: readonly string[]; readonly online: readonly string[] };
+  /**
+   * `POST /api/rebalance/queues`: the queue groups evened out over the running nodes (`coney
+   * --workers N`: the primary's group table); resolves once this node follows the new table.
+   * Absent: nothing to move.
+   */
+  rebalance?(): Promise<void>;
 }

@@ -25,30 +25,72 @@ export class GroupedJournal implements QueueJournal {
   /** Stores with appends not yet synced; invariant: exactly those whose `listed` flag is set. */
   private readonly unsynced: MessageStore[] = [];
   private readonly listed: boolean[];
+  /** Each group's store, then (when given) the node's own store; null: a group this node does not hold now. */
+  private readonly slots: (MessageStore | null)[];
+  readonly nodeGroup?: number;
 
-  constructor(readonly stores: readonly MessageStore[]) {
-    this.listed = stores.map(() => false);
-    stores.forEach((store, group) => {
-      const member: GroupMember = {
-        group,
-        appended: () => {
-          this.appends++;
-          if (this.listed[group]) return;
-          this.listed[group] = true;
-          this.unsynced.push(store);
-        },
-        allSynced: () => {
-          if (!this.listed[group]) return;
-          this.listed[group] = false;
-          this.unsynced.splice(this.unsynced.indexOf(store), 1);
-        },
-      };
-      store.member = member;
+  /**
+   * `stores`: one per group, null for a group whose store is not open here (`coney --workers N`
+   * opens and closes them as groups move: `place`). `nodeStore`: the store of what belongs to no
+   * group (QueueJournal.nodeGroup), kept in the slot after the groups.
+   */
+  constructor(stores: readonly (MessageStore | null)[], nodeStore: MessageStore | null = null) {
+    this.groupCount = stores.length;
+    this.slots = nodeStore === null ? [...stores] : [...stores, nodeStore];
+    if (nodeStore !== null) this.nodeGroup = stores.length;
+    this.listed = this.slots.map(() => false);
+    this.slots.forEach((store, group) => {
+      if (store !== null) this.attach(store, group);
     });
   }
 
+  private readonly groupCount: number;
+
+  /** The open stores. */
+  get stores(): readonly MessageStore[] {
+    return this.slots.filter((s): s is MessageStore => s !== null);
+  }
+
+  /**
+   * Opens (a store) or closes (null) group `group`'s slot. A store taken out must be closed by the
+   * caller (its last flush answers its waiters); one put in is recovered by the caller once its
+   * queues exist here.
+   */
+  place(group: number, store: MessageStore | null): void {
+    const old = this.slots[group];
+    if (old === undefined) throw new RangeError(`queue group ${group} does not exist (this node has ${this.groupCount})`);
+    if (old !== null) {
+      old.member = null;
+      old.lostRecords = null;
+      if (this.listed[group]) {
+        this.listed[group] = false;
+        this.unsynced.splice(this.unsynced.indexOf(old), 1);
+      }
+    }
+    this.slots[group] = store;
+    if (store !== null) this.attach(store, group);
+  }
+
+  private attach(store: MessageStore, group: number): void {
+    store.lostRecords = this.handler;
+    store.member = {
+      group,
+      appended: () => {
+        this.appends++;
+        if (this.listed[group]) return;
+        this.listed[group] = true;
+        this.unsynced.push(store);
+      },
+      allSynced: () => {
+        if (!this.listed[group]) return;
+        this.listed[group] = false;
+        this.unsynced.splice(this.unsynced.indexOf(store), 1);
+      },
+    } satisfies GroupMember;
+  }
+
   get groups(): number {
-    return this.stores.length;
+    return this.groupCount;
   }
 
   get lostRecords(): LostRecordsHandler | null {
@@ -57,7 +99,7 @@ export class GroupedJournal implements QueueJournal {
 
   set lostRecords(handler: LostRecordsHandler | null) {
     this.handler = handler;
-    for (const s of this.stores) s.lostRecords = handler;
+    for (const s of this.slots) if (s !== null) s.lostRecords = handler;
   }
 
   forQueue(vhost: string, name: string, maxPriority: number, group: number): QueueLog {
@@ -71,7 +113,7 @@ export class GroupedJournal implements QueueJournal {
   whenSynced(waiter: SyncWaiter, token: number): void {
     const pending = this.unsynced;
     // Nothing unsynced: still answered after a flush (never from inside the caller's own call).
-    if (pending.length === 0) return this.stores[0]!.whenSynced(waiter, token);
+    if (pending.length === 0) return this.anyStore().whenSynced(waiter, token);
     if (pending.length === 1) return pending[0]!.whenSynced(waiter, token);
     const all = new AllSynced(waiter, token, pending.length);
     // whenSynced only schedules a flush: `pending` does not change under this loop.
@@ -79,9 +121,17 @@ export class GroupedJournal implements QueueJournal {
   }
 
   private storeOf(group: number): MessageStore {
-    const store = this.stores[group];
-    if (store === undefined) throw new RangeError(`queue group ${group} does not exist (this node has ${this.stores.length})`);
+    const store = this.slots[group];
+    if (store === undefined) throw new RangeError(`queue group ${group} does not exist (this node has ${this.groupCount})`);
+    // A queue is local only while its group's store is open here (the placement's rule): reaching this is a bug.
+    if (store === null) throw new Error(`queue group ${group}'s store is not open on this node`);
     return store;
+  }
+
+  /** An open store to answer a waiter when nothing is unsynced (answered after its next flush, never inside the caller's call). */
+  private anyStore(): MessageStore {
+    for (const s of this.slots) if (s !== null) return s;
+    throw new Error("no message store is open on this node");
   }
 }
 

@@ -9,7 +9,7 @@
  * its new worker only once the old one acknowledged the revoke, or was killed and seen to exit.
  */
 import type { Logger } from "../logging/logger.js";
-import { assign, planRebalance, revoke, spread, withoutWorker, type GroupTable } from "./group-table.js";
+import { assign, planQueueRebalance, planRebalance, revoke, spread, withoutWorker, type GroupMove, type GroupTable } from "./group-table.js";
 import type { IpcEndpoint } from "./ipc-endpoint.js";
 import { saveTable, workerName } from "./workers-file.js";
 
@@ -20,6 +20,8 @@ export interface GroupKeeperOptions {
   readonly endpoint: IpcEndpoint;
   /** How long a worker may take to apply a table before it is killed (a revoke it does not confirm). */
   readonly ackMs: number;
+  /** How many worker slots there are: group g's home is worker g mod this (the first table's spread); absent: no home. */
+  readonly workers?: number;
   readonly logger: Logger;
   /** The workers whose process runs now. */
   live(): number[];
@@ -59,12 +61,38 @@ export class GroupKeeper {
     this.enqueue(async () => {
       await this.sendTo(w, this.table).catch((err: unknown) => this.o.logger.warn("a worker did not take the group table", { worker: workerName(w), err }));
       await this.publish(spread(this.table, this.o.live()), []);
-      const moves = planRebalance(this.table, this.o.live());
-      if (moves.length === 0) return;
-      await this.publish(revoke(this.table, moves), [...new Set(moves.map((m) => m.from))]);
-      await this.publish(assign(this.table, moves), []);
-      this.o.logger.info("queue groups rebalanced", { moves: moves.map((m) => ({ group: `g${m.group}`, from: workerName(m.from), to: workerName(m.to) })), version: this.table.version });
+      await this.evenOut();
     });
+  }
+
+  /**
+   * `coneyctl rebalance_queues` / `POST /api/rebalance/queues`: leaderless groups assigned and the
+   * queues (given `queuesPerGroup`; else the groups) evened out among `live` (the running
+   * workers), each move a revoke then an assign.
+   * Resolves with the moves once the last assign is stored and sent.
+   */
+  rebalance(live: readonly number[], queuesPerGroup: readonly number[] | null = null): Promise<GroupMove[]> {
+    return new Promise((resolve, reject) => {
+      this.enqueue(async () => {
+        try {
+          await this.publish(spread(this.table, live), []);
+          resolve(await this.evenOut(live, queuesPerGroup));
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+    });
+  }
+
+  /** Evens out groups per worker, or (given how many queues each group holds) queues per worker. */
+  private async evenOut(live: readonly number[] = this.o.live(), queuesPerGroup: readonly number[] | null = null): Promise<GroupMove[]> {
+    if (live.length === 0) return [];
+    const moves = queuesPerGroup === null ? planRebalance(this.table, live, this.o.workers === undefined ? null : (g) => g % this.o.workers!) : planQueueRebalance(this.table, live, queuesPerGroup);
+    if (moves.length === 0) return moves;
+    await this.publish(revoke(this.table, moves), [...new Set(moves.map((m) => m.from))]);
+    await this.publish(assign(this.table, moves), []);
+    this.o.logger.info("queue groups rebalanced", { moves: moves.map((m) => ({ group: `g${m.group}`, from: workerName(m.from), to: workerName(m.to) })), version: this.table.version });
+    return moves;
   }
 
   private enqueue(step: () => Promise<void>): void {

@@ -104,11 +104,12 @@ export function withoutWorker(table: GroupTable, dead: number, live: readonly nu
 
 /**
  * The moves that even the spread out: while one live worker leads more than another by two or
- * more, its highest-numbered group moves to the least-loaded one. Moves are planned, not applied:
+ * more, one of its groups moves to the least-loaded one: one whose `home` is that worker if it has
+ * one, else its highest-numbered. Moves are planned, not applied:
  * a move between two live workers is a revoke (the old leader closes the group) and then an
  * assign (`revoke` and `assign`), so two processes never hold one group.
  */
-export function planRebalance(table: GroupTable, live: readonly number[]): GroupMove[] {
+export function planRebalance(table: GroupTable, live: readonly number[], home: ((group: number) => number) | null = null): GroupMove[] {
   const workers = sortedLive(live);
   const load = loads(table.groups, workers);
   const owned = new Map<number, number[]>(workers.map((w) => [w, []]));
@@ -121,10 +122,53 @@ export function planRebalance(table: GroupTable, live: readonly number[]): Group
     let from = -1;
     for (const [w, n] of load) if (from === -1 || n > load.get(from)! || (n === load.get(from)! && w < from)) from = w;
     if (load.get(from)! - load.get(to)! < 2) return moves;
-    const group = owned.get(from)!.pop()!;
+    // A group whose home (its worker in the first table) is `to` goes first: a restarted worker
+    // gets back what was taken from it, and the others keep their own.
+    const list = owned.get(from)!;
+    let homeward = -1;
+    if (home !== null) for (let i = list.length - 1; i >= 0 && homeward === -1; i--) if (home(list[i]!) === to) homeward = i;
+    const group = homeward === -1 ? list.pop()! : list.splice(homeward, 1)[0]!;
     load.set(from, load.get(from)! - 1);
     load.set(to, load.get(to)! + 1);
     moves.push({ group, from, to });
+  }
+}
+
+/**
+ * The moves of a rebalance asked by an operator (`coneyctl rebalance_queues`, after RabbitMQ's
+ * `rabbitmq-queues rebalance`, which evens out queue *leaders* per node): `perGroup[g]` is how many
+ * queues group g holds. While the busiest live worker (in queues) holds a non-empty group smaller
+ * than its lead over the least busy one, its largest such group moves there: each move narrows
+ * the spread (the sum of squared loads falls), so the plan ends. Groups move whole: a group's
+ * queues share one store.
+ */
+export function planQueueRebalance(table: GroupTable, live: readonly number[], perGroup: readonly number[]): GroupMove[] {
+  const workers = sortedLive(live);
+  const load = new Map<number, number>(workers.map((w) => [w, 0]));
+  const owned = new Map<number, number[]>(workers.map((w) => [w, []]));
+  table.groups.forEach((s, g) => {
+    if (s.worker === null || !load.has(s.worker)) return;
+    load.set(s.worker, load.get(s.worker)! + (perGroup[g] ?? 0));
+    owned.get(s.worker)!.push(g);
+  });
+  const moves: GroupMove[] = [];
+  for (;;) {
+    const to = leastLoaded(load);
+    let from = -1;
+    for (const [w, n] of load) if (from === -1 || n > load.get(from)!) from = w;
+    const gap = load.get(from)! - load.get(to)!;
+    let best = -1;
+    for (const g of owned.get(from)!) {
+      const n = perGroup[g] ?? 0;
+      if (n > 0 && n < gap && (best === -1 || n > (perGroup[best] ?? 0))) best = g;
+    }
+    if (best === -1) return moves;
+    const n = perGroup[best]!;
+    owned.get(from)!.splice(owned.get(from)!.indexOf(best), 1);
+    owned.get(to)!.push(best);
+    load.set(from, load.get(from)! - n);
+    load.set(to, load.get(to)! + n);
+    moves.push({ group: best, from, to });
   }
 }
 

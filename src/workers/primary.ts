@@ -16,7 +16,9 @@ import { randomBytes } from "node:crypto";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { GroupKeeper } from "./group-keeper.js";
-import { groupName, groupsOf, initialTable, restartedTable } from "./group-table.js";
+import { groupName, groupsOf, initialTable, restartedTable, type GroupTable } from "./group-table.js";
+import { resolveQueueGroups } from "../store/queue-groups-file.js";
+import { migrateLegacyWorkerStores } from "./legacy-worker-stores.js";
 import { IpcHub } from "./ipc-hub.js";
 import { isEnvelope } from "./ipc-endpoint.js";
 import type { PeerNode } from "../http/peer-nodes.js";
@@ -100,6 +102,7 @@ export class Primary {
     e.handle("heartbeat", () => undefined);
     e.handle("ready", (_body, from) => this.readied(from));
     e.handle("nodes", (_body, from) => this.nodes(from));
+    e.handle("rebalance", (body) => this.rebalance((body as { queuesPerGroup?: number[] } | null)?.queuesPerGroup ?? null));
   }
 
   /** The picked ports (0 replaced), for the start line. */
@@ -116,7 +119,14 @@ export class Primary {
     const saved = dataDir === null ? null : loadTable(dataDir);
     const all = this.slots.map((s) => s.index);
     const initial = saved === null ? initialTable(this.o.queueGroups ?? DEFAULT_QUEUE_GROUPS, all) : restartedTable(saved, all);
-    this.keeper = new GroupKeeper({ initial, dataDir, endpoint: this.hub.endpoint, ackMs: this.o.tableAckMs ?? 5000, logger: this.o.logger, live: () => this.live(), kill: (w) => this.kill(this.slots[w]!) });
+    // The groups' stores are under `<data>/groups/`, whose marker fixes G as for `--queue-groups`
+    // (a data dir of a single node, or another G, is refused there with both numbers).
+    if (dataDir !== null) {
+      resolveQueueGroups(dataDir, initial.groups.length);
+      // Before any worker runs: the old per-worker stores' messages into their groups' (legacy-worker-stores.ts).
+      await migrateLegacyWorkerStores(dataDir, this.slots.length, initial.groups.length, this.o.logger);
+    }
+    this.keeper = new GroupKeeper({ initial, dataDir, endpoint: this.hub.endpoint, ackMs: this.o.tableAckMs ?? 5000, workers: this.slots.length, logger: this.o.logger, live: () => this.live(), kill: (w) => this.kill(this.slots[w]!) });
     cluster.setupPrimary({ exec: this.o.workerEntry, args: [] });
     for (const slot of this.slots) this.fork(slot);
     this.beatTimer = setInterval(() => this.checkBeats(), this.heartbeatMs);
@@ -239,13 +249,15 @@ export class Primary {
       heartbeatMs: this.heartbeatMs,
       links: this.links,
       streamPorts: this.ports.stream,
+      table: this.keeper!.current,
+      groupsDataDir: config.inMemory ? null : config.dataDir,
       config: {
         ...config,
         ...this.ports.shared,
         prometheusPort: this.ports.prometheus[slot.index] ?? null,
         nodeName: `${config.nodeName}/${slot.name}`,
-        // Until queue groups are wired (issue 42), each worker keeps its broker's files apart:
-        // two processes must never write one store.
+        // Each worker keeps its definitions, audit trail and own store apart; the queue groups'
+        // stores (`<data>/groups/`) are opened by whichever worker leads each group (worker-group-stores.ts).
         dataDir: join(config.dataDir, "nodes", slot.name),
         workers: 1,
       },
@@ -262,6 +274,13 @@ export class Primary {
       this.started = true;
       this.allReady();
     }
+  }
+
+  /** `rebalance` (a worker's POST /api/rebalance/queues): the groups evened out over the running workers; answers the table after. */
+  private async rebalance(queuesPerGroup: number[] | null): Promise<{ moves: number; table: GroupTable }> {
+    const running = this.slots.filter((s) => s.state === "running").map((s) => s.index);
+    const moves = await this.keeper!.rebalance(running, queuesPerGroup);
+    return { moves: moves.length, table: this.keeper!.current };
   }
 
   /** /api/nodes on worker `from`: every worker, each other one's figures read in its own process. */

@@ -14,13 +14,26 @@ export function refusal(config: ConeyConfig): string | null {
   return null;
 }
 
+/**
+ * `CONEY_WORKERS_RESTART_DELAY_MS`: the first delay before a dead worker is restarted (default
+ * 100 ms, doubled on each quick death up to 10 s or this value if larger). Tests set it to watch a
+ * dead worker's groups served by the others before its restart (docs/CLUSTERING.md).
+ */
+function restartDelayFromEnv(): { restartDelayMs?: { first: number; max: number } } {
+  const raw = process.env["CONEY_WORKERS_RESTART_DELAY_MS"];
+  if (raw === undefined || raw === "") return {};
+  const first = Number(raw);
+  if (!Number.isInteger(first) || first < 0) throw new Error(`CONEY_WORKERS_RESTART_DELAY_MS: '${raw}' is not a number of milliseconds`);
+  return { restartDelayMs: { first, max: Math.max(first, 10_000) } };
+}
+
 export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<void> {
   const why = refusal(config);
   if (why !== null) {
     process.stderr.write(`coney: ${why}\n`);
     process.exit(64);
   }
-  const primary = new Primary({ config, logger, workerEntry: fileURLToPath(new URL("./worker-main.js", import.meta.url)) });
+  const primary = new Primary({ config, logger, workerEntry: fileURLToPath(new URL("./worker-main.js", import.meta.url)), ...restartDelayFromEnv(), ...(config.queueGroups !== null ? { queueGroups: config.queueGroups } : {}) });
   const stop = (signal: string): void => {
     logger.info("stopping", { signal });
     primary.stop().then(

@@ -16,6 +16,8 @@ import type { GroupTable } from "./group-table.js";
 import { IpcEndpoint, isEnvelope, PRIMARY } from "./ipc-endpoint.js";
 import { WorkerGroups } from "./worker-groups.js";
 import { WorkerQueues } from "./worker-queues.js";
+import { WorkerGroupMoves } from "./worker-group-moves.js";
+import { WorkerGroupStores } from "./worker-group-stores.js";
 import { WorkerRecords } from "./worker-records.js";
 import { WorkerClientIds } from "./worker-client-ids.js";
 import { TopologyRelay } from "./topology-relay.js";
@@ -27,6 +29,8 @@ import { bindFailureText } from "../listeners/bind-failure.js";
 
 /** A stop that hangs (a store that does not close) must not keep a worker without its primary alive. */
 const STOP_LIMIT_MS = 15_000;
+/** How long a rebalance may take (each move waits at most the revoke's 5 s acknowledgement, or the old leader's kill). */
+const REBALANCE_LIMIT_MS = 120_000;
 /** How long a starting worker waits for its links to the others before its client listeners bind (worker-queues.ts linksUp). */
 const LINKS_UP_WAIT_MS = 5_000;
 
@@ -68,14 +72,27 @@ async function runWorker(): Promise<void> {
   logger = createLogger(config.logLevel, undefined, { node: config.nodeName }, { format: config.logFormat });
   setInterval(() => endpoint.send(PRIMARY, "heartbeat"), start.heartbeatMs);
   const groups = new WorkerGroups(index);
+  await groups.apply(start.table);
+  // Tables that come before the broker is restored are kept (WorkerGroupMoves.apply): nothing is open yet to close.
+  let moves: WorkerGroupMoves | null = null;
+  groups.onChange((table) => moves?.apply(table));
   endpoint.handle("table", (table) => groups.apply(table as GroupTable));
+  const groupStores = start.groupsDataDir === null ? null : new WorkerGroupStores({ dataDir: start.groupsDataDir, nodeDir: config.dataDir, groups: start.table.groups.length, segmentBytes: config.msgStoreFileSizeLimit, logger });
   endpoint.handle("figures", () => {
     if (running === null) throw new Error(`${config.nodeName} is starting`);
     const figures: WorkerFigures = { record: processFigures(running.broker, running.alarms), listeners: running.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port })) };
     return figures;
   });
   const others = start.links.nodeNames.map((_, i) => workerName(i)).filter((_, i) => i !== index);
-  const peers = { list: async () => (await endpoint.request(PRIMARY, "nodes", null, 5000)) as PeerNode[], records: new WorkerRecords(endpoint, others) };
+  const peers = {
+    list: async () => (await endpoint.request(PRIMARY, "nodes", null, 5000)) as PeerNode[],
+    records: new WorkerRecords(endpoint, others),
+    // The primary answers once the last assign is sent; its table request came first on this channel, so awaiting this worker's moves covers it.
+    rebalance: async () => {
+      await endpoint.request(PRIMARY, "rebalance", { queuesPerGroup: moves?.queuesPerGroup() ?? null }, REBALANCE_LIMIT_MS);
+      await moves?.settled();
+    },
+  };
   // The queues other workers lead are reached over links; definitions follow every worker's changes.
   const log = logger;
   const otherWorkers = start.links.nodeNames.map((_, i) => workerName(i)).filter((_, i) => i !== index);
@@ -85,10 +102,10 @@ async function runWorker(): Promise<void> {
   const nodeHooks = {
     beforeRestore: async (broker: Broker) => {
       queues = new WorkerQueues(broker, index, start.links, log);
+      moves = new WorkerGroupMoves(broker, queues, index, groups.current ?? start.table, groupStores, log);
       queues.start();
     },
     afterRestore: async (broker: Broker) => {
-      await (queues as WorkerQueues | null)?.serve();
       relay = new TopologyRelay(broker, endpoint, {
         peers: otherWorkers,
         onApplyError: (err, change) => log.warn("a definitions change from another worker did not apply here", { err, kind: change.kind, op: change.op }),
@@ -96,17 +113,22 @@ async function runWorker(): Promise<void> {
       // Before the client listeners bind: a snapshot applied later would remove what this worker's
       // first clients declared meanwhile (it was not in the snapshot), their exclusive queues too.
       joined = await relay.join();
+      // Its groups open once every queue they hold is known here (a store recovered earlier would take a queue it does not know for a deleted one).
+      await (moves as WorkerGroupMoves | null)?.start();
+      // Serving the links after: a peer's publish to a queue of a group led here finds it local.
+      await (queues as WorkerQueues | null)?.serve();
       await (queues as WorkerQueues | null)?.linksUp(LINKS_UP_WAIT_MS);
     },
     close: async () => {
       relay?.flush();
+      await moves?.close();
       await queues?.close();
     },
   };
   const ownStream = start.streamPorts[index] ?? null;
   const streamPortOf = new Map(start.links.nodeNames.map((name, i) => [name, start.streamPorts[i] ?? null]));
   const streamWorkers = ownStream === null ? {} : { streamWorkers: { own: ownStream, portOf: (node: string) => streamPortOf.get(node) ?? null } };
-  running = await startBroker({ ...config, logger, peers, nodeHooks, clientIdPeers: new WorkerClientIds(endpoint), ...streamWorkers });
+  running = await startBroker({ ...config, logger, peers, nodeHooks, clientIdPeers: new WorkerClientIds(endpoint), ...streamWorkers, ...(groupStores ? { groupStores } : {}) });
   if (stopping) {
     await running.close();
     return;

@@ -1,8 +1,11 @@
 /**
  * Which worker leads each queue of `coney --workers N`, and the links that reach the others
- * (docs/CLUSTERING.md, "One machine: `coney --workers N`"). A queue is led by worker
- * `fnv1a(vhost + "\0" + name) mod N` — a choice every worker makes alone, so two workers never
- * each create their own queue of one name. This worker holds the others' queues as RemoteQueues
+ * (docs/CLUSTERING.md, "One machine: `coney --workers N`"). A queue's group is
+ * `fnv1a(vhost + "\0" + name) mod G` — a choice every worker makes alone, so two workers never
+ * each create their own queue of one name — and its leader is the worker the primary's group table
+ * names for that group, once that worker opened the group's store (worker-group-moves.ts). A
+ * group without a leader, or assigned here and not yet open, is held over a down port. This worker
+ * holds the others' queues as RemoteQueues
  * over inter-node links (src/node-link) on Unix sockets `<links>/w<i>.sock`, one per worker,
  * never through the primary.
  *
@@ -35,6 +38,16 @@ export interface WorkerLinks {
 
 const RETRY_MS = 200;
 
+/** Which worker leads each group now, as this worker knows it (worker-group-moves.ts keeps it). */
+export interface GroupLeaders {
+  /** G: how many groups the queues are spread over. */
+  readonly count: number;
+  /** Whether this worker leads group `g` now (its store is open here). */
+  leadsHere(g: number): boolean;
+  /** The worker the table names for group `g`; null while nobody leads it (a move under way). */
+  workerOf(g: number): number | null;
+}
+
 export const linkSocketPath = (dir: string, index: number): string => join(dir, `w${index}.sock`);
 
 export class WorkerQueues implements QueuePlacement {
@@ -44,6 +57,8 @@ export class WorkerQueues implements QueuePlacement {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Workers whose link was lost and is not up again. */
   private readonly lost = new Set<number>();
+  /** The port of a group nobody leads now (revoked, or assigned here and being opened): its queues wait, nothing is confirmed. */
+  private readonly unled: QueueLeaderPort;
 
   constructor(
     private readonly broker: Broker,
@@ -52,20 +67,31 @@ export class WorkerQueues implements QueuePlacement {
     private readonly logger: Logger,
   ) {
     this.ports = links.nodeNames.map((name) => new DownPort(name));
+    this.unled = new DownPort(links.nodeNames[index]!);
   }
 
   get workers(): number {
     return this.links.nodeNames.length;
   }
 
-  /** The worker leading queue `name` of `vhost`. */
-  leaderIndex(vhost: string, name: string): number {
-    return queueGroupOf(vhost, name, this.workers);
+  /** Set before `start`: the group table's view (worker-group-moves.ts). */
+  groups: GroupLeaders | null = null;
+
+  /** The group of queue `name` of `vhost` (QueuePlacement.groupOf): the name hash, whatever a definitions file recorded. */
+  groupOf(vhost: string, name: string): number {
+    return queueGroupOf(vhost, name, this.groups!.count);
   }
 
   leaderOf(vhost: string, name: string): QueueLeaderPort | null {
-    const w = this.leaderIndex(vhost, name);
-    return w === this.index ? null : this.ports[w]!;
+    const g = this.groupOf(vhost, name);
+    return this.groups!.leadsHere(g) ? null : this.portOfGroup(g);
+  }
+
+  /** The port to group `g`'s leader, for a group not led here: a down port while nobody leads it or it is not open yet here. */
+  portOfGroup(g: number): QueueLeaderPort {
+    const w = this.groups!.workerOf(g);
+    if (w === null || w === this.index) return this.unled;
+    return this.ports[w]!;
   }
 
   portOf(node: string): QueueLeaderPort | null {

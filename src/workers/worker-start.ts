@@ -2,6 +2,7 @@
 import type { ConeyConfig } from "../config/config.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import type { WorkerLinks } from "./worker-queues.js";
+import type { GroupTable } from "./group-table.js";
 
 export interface WorkerStart {
   readonly index: number;
@@ -14,6 +15,10 @@ export interface WorkerStart {
   readonly links: WorkerLinks;
   /** Every worker's own stream port, by index (null: no stream listener): Metadata names a stream's leader by it. */
   readonly streamPorts: Array<number | null>;
+  /** The group table as the primary holds it now (later ones come as `table` requests). */
+  readonly table: GroupTable;
+  /** The whole broker's data dir, where the groups' stores are (`groups/g<i>/`); null: nothing is stored (`--in-memory`). */
+  readonly groupsDataDir: string | null;
 }
 
 /** A worker's answer to `figures` (another worker's /api/nodes or /api/overview asked): read in its own process. */

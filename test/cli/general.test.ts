@@ -32,6 +32,8 @@ const ISSUE_COMMANDS = [
   "list_shovels", "shovel_status", "delete_shovel", "restart_shovel",
   // issue 26: federation
   "federation_status", "list_federation_links", "restart_federation_link",
+  // issue 42: queue leaders evened out over the workers (rabbitmq-queues rebalance all)
+  "rebalance_queues",
 ];
 
 describe("coneyctl general behaviour", () => {

@@ -2,7 +2,7 @@
 // spreading G groups evenly, a dead worker's groups to the live ones under new epochs, and back at a rebalance.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { assign, groupsOf, initialTable, planRebalance, restartedTable, revoke, spread, withoutWorker, type GroupTable } from "../../src/workers/group-table.js";
+import { assign, groupsOf, initialTable, planQueueRebalance, planRebalance, restartedTable, revoke, spread, withoutWorker, type GroupTable } from "../../src/workers/group-table.js";
 
 const counts = (t: GroupTable, workers: number[]): number[] => workers.map((w) => groupsOf(t, w).length);
 const epochs = (t: GroupTable): number[] => t.groups.map((s) => s.epoch);
@@ -69,5 +69,28 @@ describe("group table", () => {
     assert.deepEqual(counts(t, [0, 1]), [3, 3]);
     t.groups.forEach((s, g) => assert.equal(s.epoch, saved.groups[g]!.epoch + 1, `g${g}`));
     assert.ok(t.version > saved.version);
+  });
+
+  it("evens out queue leaders (not groups) at an operator's rebalance, each move narrowing the spread", () => {
+    const t = initialTable(8, [0, 1]); // w0: g0 g2 g4 g6, w1: g1 g3 g5 g7
+    const perGroup = [5, 0, 3, 1, 2, 0, 1, 0]; // w0 leads 11 queues, w1 leads 0
+    const moves = planQueueRebalance(t, [0, 1], perGroup);
+    const after = assign(revoke(t, moves), moves);
+    const load = (w: number): number => groupsOf(after, w).reduce((n, g) => n + perGroup[g]!, 0);
+    assert.ok(moves.every((m) => m.from === 0 && m.to === 1));
+    assert.ok(Math.abs(load(0) - load(1)) <= 1, `queues 11/0 evened out: ${load(0)}/${load(1)}`);
+    // Empty groups never move; nothing moves when no move would narrow the spread.
+    assert.ok(moves.every((m) => perGroup[m.group]! > 0));
+    assert.deepEqual(planQueueRebalance(after, [0, 1], perGroup), []);
+    // A single group of 9 queues cannot be split: it stays.
+    assert.deepEqual(planQueueRebalance(t, [0, 1], [9, 0, 0, 0, 0, 0, 0, 0]), []);
+  });
+
+  it("gives a restarted worker back its own groups first (their home in the first table)", () => {
+    const t = initialTable(16, [0, 1]);
+    const alone = withoutWorker(t, 0, [0, 1]); // w1 leads all 16
+    const moves = planRebalance(alone, [0, 1], (g) => g % 2);
+    assert.equal(moves.length, 8);
+    assert.deepEqual(moves.map((m) => m.group).sort((a, b) => a - b), [0, 2, 4, 6, 8, 10, 12, 14], "w0's own groups come back, w1 keeps its own");
   });
 });

@@ -60,8 +60,12 @@ export async function pinnedApis(httpPort: number, workers = 2): Promise<PinnedA
   return [...found.values()].sort((a, b) => a.node.localeCompare(b.node));
 }
 
-/** The worker index leading queue `name` of vhost `/` (name hash, as the workers place it). */
-export const leaderIndex = (name: string, workers = 2): number => queueGroupOf("/", name, workers);
+/**
+ * The worker index leading queue `name` of vhost `/` in the primary's first table: its group is the
+ * name hash mod G (16), and the first table gives group g to worker g mod N (group-table.ts spread).
+ * After a worker's death or a rebalance, read `/api/queues`' `node` instead.
+ */
+export const leaderIndex = (name: string, workers = 2): number => queueGroupOf("/", name, 16) % workers;
 
 /** The worker index holding the connection from `localPort` (the whole broker's /api/connections names each one's `node`). */
 export async function workerOfPort(apis: readonly PinnedApi[], localPort: number): Promise<number> {

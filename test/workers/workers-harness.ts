@@ -86,9 +86,8 @@ export class WorkersProcess {
   }
 }
 
-/** Starts `coney --workers 2` (more flags in `extra`) and waits for its "Coney started" line. */
-export async function startWorkers(extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<WorkersProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), "coney-workers-"));
+/** Starts `coney --workers 2` (more flags in `extra`; on `dataDir`, removed at close) and waits for its "Coney started" line. */
+export async function startWorkers(extra: string[] = [], env: NodeJS.ProcessEnv = {}, dataDir = mkdtempSync(join(tmpdir(), "coney-workers-"))): Promise<WorkersProcess> {
   const child = spawn(process.execPath, [bin, "--workers", "2", ...LISTENERS, "--bind", "127.0.0.1", "--data-dir", dataDir, "--log-format", "json", ...extra], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, ...env },

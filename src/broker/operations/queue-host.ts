@@ -49,7 +49,8 @@ export class BrokerQueueHost implements QueueHost {
   }
 
   placeQueue(vhost: string, spec: QueueSpec): number | null {
-    return this.groups.place(vhost, spec.name, spec.exclusiveOwner !== null, spec.group);
+    const of = this.placement?.of;
+    return this.groups.place(vhost, spec.name, spec.exclusiveOwner !== null, of?.groupOf === undefined ? spec.group : of.groupOf(vhost, spec.name));
   }
 
   queueRemoved(q: Queue): void {

@@ -153,6 +153,11 @@ export abstract class QueueContents extends DeclaredQueue implements PageSink {
     this.ttlTimer.clear();
   }
 
+  /** The TTL timer stops (a handed-over queue: its entries are the next leader's). */
+  protected stopTimers(): void {
+    this.ttlTimer.clear();
+  }
+
   /** drop-head: drops (dead-letters, reason maxlen) the oldest ready entries while over a limit. */
   protected trim(): void {
     const s = this.settings;

@@ -75,6 +75,12 @@ export interface QueueJournal {
   /** How many queue groups it keeps apart (docs/CLUSTERING.md): each group's messages in its own store. */
   readonly groups: number;
   /**
+   * The store slot of what belongs to no group (the delayed exchange's hidden queues) when a
+   * node's groups move between nodes (`coney --workers N`): this node's own store, which never
+   * moves. Absent: such a queue takes its name's group, as everything else.
+   */
+  readonly nodeGroup?: number;
+  /**
    * The log of a durable queue in queue group `group` (< groups); `maxPriority` > 0 for a
    * priority queue (x-max-priority).
    */

@@ -16,4 +16,10 @@ export interface QueuePlacement {
   leaderOf(vhost: string, name: string, spec?: QueueSpec): QueueLeaderPort | null;
   /** The port to node `node` (an exclusive queue's owner, owner-elsewhere.ts); null for this node. */
   portOf(node: string): QueueLeaderPort | null;
+  /**
+   * The group a queue joins when the placement decides it (`coney --workers N`: the name hash, as
+   * every worker computes it alone, whatever a definitions file recorded); absent: the node's own
+   * choice (queue-groups.ts).
+   */
+  groupOf?(vhost: string, name: string): number;
 }

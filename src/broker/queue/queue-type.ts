@@ -180,6 +180,13 @@ export interface Queue extends QueueSpec {
   purge(): number;
   /** Marks the queue deleted, tells its consumers, drops its messages; returns the count delete-ok reports. */
   markDeleted(): number;
+  /**
+   * The queue's group moved to another node (docs/CLUSTERING.md, "Built: group stores under the
+   * workers"): its consumers are cancelled and nothing is dispatched any more, but its messages stay
+   * in its group's store for the next leader — an entry settled or returned from now on leaves the
+   * store as it is (an ack may still be written before the store closes; a return is left there).
+   */
+  handOver(): void;
 
   // --- recover (rabbit_queue_type:recover), and the store's failed-write repair ---
   /** Recovery is over: timers (TTL at the head) start. */

@@ -45,6 +45,8 @@ export class MessageQueue extends QueueContents implements Queue {
   private dispatching = false;
   private hadConsumer = false;
   private readonly idle: IdleExpiry;
+  /** Its group moved to another node (handOver): returned entries stay in the store, for the next leader. */
+  private handedOver = false;
 
   constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
     super(vhost, spec, host);
@@ -248,7 +250,8 @@ export class MessageQueue extends QueueContents implements Queue {
       e.redelivered = true;
     }
     if (this.deleted) {
-      for (const e of back) this.forget(e, null);
+      // A handed-over queue's returns stay in its group's store: the next leader delivers them again.
+      if (!this.handedOver) for (const e of back) this.forget(e, null);
       return;
     }
     this.ready.requeue(back);
@@ -273,6 +276,17 @@ export class MessageQueue extends QueueContents implements Queue {
     this.dropContents();
     this.idle.clear();
     return count;
+  }
+
+  handOver(): void {
+    if (this.deleted) return;
+    this.deleted = true;
+    this.handedOver = true;
+    const consumers = this.consumers;
+    this.consumers = [];
+    for (const c of consumers) c.cancelledByQueue(this);
+    this.idle.clear();
+    this.stopTimers();
   }
 
   /** Every death goes to the host, which counts it, and republishes it when there is a dead-letter exchange. */

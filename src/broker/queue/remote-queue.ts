@@ -247,6 +247,11 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
     return this.info.messages;
   }
 
+  /** Its group moved (to this node or another): forgotten here as at a delete; its leader keeps the queue. */
+  handOver(): void {
+    this.markDeleted();
+  }
+
   private needsRoundTrip(method: string): BrokerError {
     // Every caller takes the round trip (remote-queue-operations.ts: the …Async forms, and AMQP 0-9-1's held reading): reaching this is a bug.
     return new BrokerError("internalError", `${method} on ${describeResource("queue", this.name, this.vhost)} led by node '${this.leader.node}' needs a round trip to its leader`);

@@ -272,6 +272,16 @@ export class StreamQueue extends DeclaredQueue implements Queue {
     return 0;
   }
 
+  /** Its group moved to another node: readers and watchers are told as for a delete, but the log stays on disk for the next leader. */
+  handOver(): void {
+    if (this.deleted) return;
+    this.deleted = true;
+    const readers = this.readers.splice(0);
+    for (const r of readers) r.consumer.cancelledByQueue(this);
+    for (const w of [...this.watchers]) w.deleted();
+    this.watchers.clear();
+  }
+
   /** Nothing to recover here: the stream's log rebuilt its index when it was opened (stream-log.ts). */
   recovered(): void {}
 

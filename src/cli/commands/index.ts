@@ -11,6 +11,7 @@ import { PERMISSION_COMMANDS } from "./permissions.js";
 import { TOPIC_PERMISSION_COMMANDS } from "./topic-permissions.js";
 import { POLICY_COMMANDS } from "./policies.js";
 import { QUEUE_COMMANDS } from "./queues.js";
+import { REBALANCE_COMMANDS } from "./rebalance.js";
 import { STREAM_LIST_COMMANDS } from "./stream-lists.js";
 import { SHOVEL_COMMANDS } from "./shovels.js";
 import { USER_COMMANDS } from "./users.js";
@@ -23,6 +24,7 @@ export const ALL_COMMANDS: readonly CommandSpec[] = [
   ...USER_COMMANDS,
   ...VHOST_COMMANDS,
   ...QUEUE_COMMANDS,
+  ...REBALANCE_COMMANDS,
   ...EXCHANGE_COMMANDS,
   ...CONNECTION_COMMANDS,
   ...STREAM_LIST_COMMANDS,

@@ -1,7 +1,8 @@
 /**
  * RabbitMQ's node-level operations that a single Coney node answers truthfully: login attempt
  * counts per protocol, queue
- * rebalancing (one node: nothing to move), starting a vhost on a node (vhosts are always
+ * rebalancing (one node: nothing to move; `coney --workers N`: the queue groups evened out over
+ * the workers, answered once done, src/workers), starting a vhost on a node (vhosts are always
  * running on this node), and queue actions (sync / cancel_sync concern mirrors, which a single
  * node has none of). Administrators only, as in RabbitMQ.
  */
@@ -44,8 +45,9 @@ export function registerNodeOperations(app: FastifyInstance, ctx: RouteContext):
     },
   });
   resource(app, ctx, "/api/rebalance/queues", {
-    POST: ({ caller }) => {
+    POST: async ({ caller }) => {
       requireAdministrator(caller);
+      await ctx.peers?.rebalance?.();
       return noContent();
     },
   });

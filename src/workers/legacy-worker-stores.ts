@@ -1,0 +1,139 @@
+/**
+ * Data written by `coney --workers N` before queue groups moved between workers: each worker kept
+ * its queues' messages in its own store, `<data>/nodes/w<i>/messages` (and streams in
+ * `<data>/nodes/w<i>/streams`). Today that store holds only what belongs to no group (the delayed
+ * exchange's hidden queues), and each queue's messages are in its group's store,
+ * `<data>/groups/g<k>/` — so a worker recovering its old store would take every other record for
+ * a deleted queue's. The primary migrates them once, before it forks any worker (so no other
+ * process has a store open):
+ *
+ * - each stream's directory is moved (renamed: one step, on the same disk) into its group's
+ *   streams directory, offsets and all;
+ * - the old store is recovered into a throwaway broker with that worker's definitions, the group
+ *   stores into another with every worker's definitions; each queue's ready messages (persistent,
+ *   in order) are appended to its queue in its group's store, and only once those are fsynced are
+ *   they acknowledged in the old store (so a crash in between duplicates, never loses; a message
+ *   moved this way arrives without its redelivered flag);
+ * - a marker, `<data>/nodes/w<i>/groups-migrated`, is written (atomically) last; a worker dir with
+ *   the marker is never migrated again, and new worker dirs get it at once.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { Broker, importDefinitions, queueGroupOf, type Definitions, type Queue, type QueueEntry } from "../broker/index.js";
+import type { Logger } from "../logging/logger.js";
+import { writeFileAtomicSync } from "../store/atomic-file.js";
+import { DefinitionsFile } from "../store/definitions-file.js";
+import { GroupedJournal } from "../store/grouped-journal.js";
+import { MessageStore } from "../store/message-store.js";
+import { groupMessagesDir, MESSAGES_DIR } from "../store/queue-groups-file.js";
+import { recoverMessages } from "../store/store-recovery.js";
+import { STREAMS_DIR, streamDirId } from "../store/stream/stream-files.js";
+import { workerName } from "./workers-file.js";
+
+const MARKER = "groups-migrated";
+
+export interface LegacyMigration {
+  readonly workers: number;
+  readonly messages: number;
+  readonly streams: number;
+}
+
+/** Migrates every worker dir of `dataDir` written before groups moved (see above); marks the others. */
+export async function migrateLegacyWorkerStores(dataDir: string, workers: number, groups: number, logger: Logger): Promise<LegacyMigration> {
+  const nodesDir = join(dataDir, "nodes");
+  const dirs = new Set([...(existsSync(nodesDir) ? readdirSync(nodesDir) : []), ...Array.from({ length: workers }, (_, i) => workerName(i))]);
+  const legacy = [...dirs].map((d) => join(nodesDir, d)).filter((d) => !existsSync(join(d, MARKER)) && holdsData(d));
+  const report = { workers: legacy.length, messages: 0, streams: 0 };
+  if (legacy.length > 0) {
+    const definitions = [...dirs].map((d) => readDefinitions(join(nodesDir, d))).filter((x): x is Definitions => x !== null);
+    for (const dir of legacy) report.streams += moveStreams(dir, dataDir, groups, readDefinitions(dir));
+    const target = openGroups(dataDir, groups, definitions, logger);
+    try {
+      for (const dir of legacy) report.messages += await drainInto(dir, target.broker, logger);
+    } finally {
+      await Promise.all(target.stores.map((s) => s.close()));
+    }
+    logger.warn("messages of the workers' own stores moved into the queue groups' stores (a data dir of an earlier coney --workers)", report);
+  }
+  for (const d of dirs) {
+    mkdirSync(join(nodesDir, d), { recursive: true });
+    if (!existsSync(join(nodesDir, d, MARKER))) writeFileAtomicSync(join(nodesDir, d, MARKER), JSON.stringify({ migrated_at: new Date().toISOString() }));
+  }
+  return report;
+}
+
+function holdsData(dir: string): boolean {
+  const messages = join(dir, MESSAGES_DIR);
+  const streams = join(dir, STREAMS_DIR);
+  return (existsSync(messages) && readdirSync(messages).some((f) => f.endsWith(".seg"))) || (existsSync(streams) && readdirSync(streams).length > 0);
+}
+
+function dirBytes(dir: string): number {
+  let n = 0;
+  for (const f of readdirSync(dir, { withFileTypes: true })) n += f.isDirectory() ? dirBytes(join(dir, f.name)) : statSync(join(dir, f.name)).size;
+  return n;
+}
+
+function readDefinitions(dir: string): Definitions | null {
+  return existsSync(dir) ? new DefinitionsFile(dir, () => ({}) as Definitions).read() : null;
+}
+
+/** Each stream of the worker's definitions whose directory is in its old store: renamed into its group's. */
+function moveStreams(dir: string, dataDir: string, groups: number, defs: Definitions | null): number {
+  let moved = 0;
+  for (const q of (defs?.queues ?? []) as Array<{ vhost: string; name: string; arguments?: Record<string, unknown> }>) {
+    if (q.arguments?.["x-queue-type"] !== "stream") continue;
+    const id = streamDirId(q.vhost, q.name);
+    const from = join(dir, STREAMS_DIR, id);
+    if (!existsSync(from)) continue;
+    const to = join(groupMessagesDir(dataDir, groups, queueGroupOf(q.vhost, q.name, groups)), "..", STREAMS_DIR);
+    mkdirSync(to, { recursive: true });
+    // Every old worker declared the stream, only its leader wrote it: the copy holding entries wins.
+    const bytes = dirBytes(from);
+    if (bytes === 0) continue;
+    if (existsSync(join(to, id))) {
+      if (dirBytes(join(to, id)) >= bytes) continue;
+      rmSync(join(to, id), { recursive: true, force: true });
+    }
+    renameSync(from, join(to, id));
+    moved++;
+  }
+  return moved;
+}
+
+/** A broker over every group's store (recovered), placing queues by the name hash as the workers do. */
+function openGroups(dataDir: string, groups: number, definitions: readonly Definitions[], logger: Logger): { broker: Broker; stores: MessageStore[] } {
+  const stores = Array.from({ length: groups }, (_, g) => new MessageStore({ dir: groupMessagesDir(dataDir, groups, g), logger, compactEveryMs: 0 }));
+  const broker = new Broker({ journal: new GroupedJournal(stores) });
+  broker.placeQueuesWith({ leaderOf: () => null, portOf: () => null, groupOf: (vhost, name) => queueGroupOf(vhost, name, groups) });
+  for (const d of definitions) importDefinitions(broker, d);
+  for (const s of stores) recoverMessages(s);
+  return { broker, stores };
+}
+
+/** The worker's old store read into a broker of its own, every ready message appended to `target`'s queue of that name, then acknowledged here. */
+async function drainInto(dir: string, target: Broker, logger: Logger): Promise<number> {
+  const store = new MessageStore({ dir: join(dir, MESSAGES_DIR), logger, compactEveryMs: 0 });
+  const old = new Broker({ journal: store });
+  const defs = readDefinitions(dir);
+  if (defs !== null) importDefinitions(old, defs);
+  recoverMessages(store);
+  let moved = 0;
+  const taken: Array<{ queue: Queue; entry: QueueEntry }> = [];
+  for (const v of old.vhosts.values()) {
+    for (const q of v.queues.values()) {
+      if (q.type === "stream" || q.exclusiveOwner !== null) continue;
+      const to = target.vhosts.get(v.name)?.queues.get(q.name);
+      if (to === undefined) continue;
+      for (let e = q.get(false); e !== null; e = q.get(false)) {
+        // A queue at its length limit refusing it (reject-publish) keeps it in the old store: it is then lost as a refused publish would be.
+        if (to.enqueue(e.message)) moved++;
+        taken.push({ queue: q, entry: e });
+      }
+    }
+  }
+  await new Promise<void>((resolve, reject) => target.journal!.whenSynced({ synced: (_t, ok) => (ok ? resolve() : reject(new Error("the groups' stores could not be written"))) }, 0));
+  for (const { queue, entry } of taken) queue.settle(entry);
+  await store.close();
+  return moved;
+}
