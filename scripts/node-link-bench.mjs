@@ -5,7 +5,13 @@
 // 1000, a multiple ack every 100) in this process, either both on B (local) or both on A (forwarded);
 // the figure is utime+stime of the broker processes (/proc/<pid>/stat) over the run, per message.
 //   node scripts/node-link-bench.mjs [messages=200000] [size=16] [runs=3]
-// LINK_BENCH_MODES=forwarded (or local) runs one mode only (to profile it alone).
+// LINK_BENCH_MODES=forwarded (or local) runs one mode only (to profile it alone). A third mode,
+// `crossed`, publishes on B (the leader) and consumes on A: a forwarded consumer that is not on the
+// publishing node, so every delivery carries its whole message (no DELIVER_OWN); its ratio is
+// printed against local as `crossedRatio` (LINK_BENCH_MODES=local,forwarded,crossed). A publisher
+// and a consumer on two different non-leading nodes (three nodes) pay what `forwarded` with
+// LINK_BENCH_FEATURES=0 shows: A then does both non-leading nodes' work. Each row also gives
+// msgPerWriteA/B, messages per write system call of each broker (/proc/<pid>/io).
 // LINK_BENCH_FEATURES=0 makes A offer no link features (as a node from before the features byte:
 // every delivery carries its message, no DELIVER_OWN), to measure that path alone.
 // Needs `npm run build` first. Ports 0 everywhere; the children print theirs.
@@ -52,15 +58,18 @@ function start(role, secret) {
   return { child, info: new Promise((r) => child.once("message", r)) };
 }
 
+/** Write system calls so far (/proc/<pid>/io syscw: every socket write of the process, link and clients): how many messages share a write. */
+const writeCalls = (pid) => Number(/syscw: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))[1]);
+
 const cpuTicks = (pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return Number(f[11]) + Number(f[12]);
 };
 
-async function drive(port) {
+async function drive(pubPort, subPort) {
   const body = Buffer.alloc(size, 7);
-  const pubConn = await new AMQPClient(`amqp://guest:guest@127.0.0.1:${port}`).connect();
-  const subConn = await new AMQPClient(`amqp://guest:guest@127.0.0.1:${port}`).connect();
+  const pubConn = await new AMQPClient(`amqp://guest:guest@127.0.0.1:${pubPort}`).connect();
+  const subConn = await new AMQPClient(`amqp://guest:guest@127.0.0.1:${subPort}`).connect();
   const sub = await subConn.channel();
   await sub.prefetch(1000);
   let got = 0;
@@ -99,10 +108,14 @@ async function main() {
   for (let r = 0; r < runs; r++) {
     for (const mode of (process.env.LINK_BENCH_MODES ?? "local,forwarded").split(",")) {
       const [a0, b0, t0] = [cpuTicks(a.child.pid), cpuTicks(b.child.pid), Date.now()];
-      await drive(mode === "local" ? bInfo.amqp : aInfo.amqp);
+      const [aw0, bw0] = [writeCalls(a.child.pid), writeCalls(b.child.pid)];
+      // local: both clients on B; forwarded: both on A; crossed: publisher on B, consumer on A.
+      const pubPort = mode === "forwarded" ? aInfo.amqp : bInfo.amqp;
+      await drive(pubPort, mode === "local" ? bInfo.amqp : aInfo.amqp);
       const [a1, b1, t1] = [cpuTicks(a.child.pid), cpuTicks(b.child.pid), Date.now()];
+      const [aw1, bw1] = [writeCalls(a.child.pid), writeCalls(b.child.pid)];
       const cpuUs = (((a1 - a0) + (b1 - b0)) / HZ) * 1e6;
-      rows.push({ run: r + 1, mode, msgPerS: Math.round(messages / ((t1 - t0) / 1000)), cpuPerMsgUs: +(cpuUs / messages).toFixed(2), aShare: +((a1 - a0) / Math.max(1, a1 - a0 + b1 - b0)).toFixed(2) });
+      rows.push({ run: r + 1, mode, msgPerS: Math.round(messages / ((t1 - t0) / 1000)), cpuPerMsgUs: +(cpuUs / messages).toFixed(2), aShare: +((a1 - a0) / Math.max(1, a1 - a0 + b1 - b0)).toFixed(2), msgPerWriteA: +(messages / Math.max(1, aw1 - aw0)).toFixed(1), msgPerWriteB: +(messages / Math.max(1, bw1 - bw0)).toFixed(1) });
       console.log(JSON.stringify(rows.at(-1)));
     }
   }
@@ -110,7 +123,8 @@ async function main() {
     const v = rows.filter((x) => x.mode === mode).map((x) => x.cpuPerMsgUs).sort((x, y) => x - y);
     return v[Math.floor(v.length / 2)];
   };
-  console.log(JSON.stringify({ messages, size, runs, localMedianUs: median("local"), forwardedMedianUs: median("forwarded"), ratio: +(median("forwarded") / median("local")).toFixed(2) }));
+  const crossed = rows.some((x) => x.mode === "crossed") ? { crossedMedianUs: median("crossed"), crossedRatio: +(median("crossed") / median("local")).toFixed(2) } : {};
+  console.log(JSON.stringify({ messages, size, runs, localMedianUs: median("local"), forwardedMedianUs: median("forwarded"), ratio: +(median("forwarded") / median("local")).toFixed(2), ...crossed }));
   a.child.kill();
   b.child.kill();
 }
