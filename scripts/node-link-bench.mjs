@@ -129,5 +129,8 @@ async function main() {
   b.child.kill();
 }
 
+// A broker child ends by exiting (not by the signal's default), so `node --cpu-prof scripts/node-link-bench.mjs`
+// (the children inherit the flag) writes each broker's profile.
+if (process.env.LINK_BENCH_ROLE) process.on("SIGTERM", () => process.exit(0));
 if (process.env.LINK_BENCH_ROLE) await node(process.env.LINK_BENCH_ROLE);
 else await main();
