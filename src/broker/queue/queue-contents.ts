@@ -128,6 +128,36 @@ export abstract class QueueContents extends DeclaredQueue implements PageSink {
     return dropped.length + (this.log === null ? 0 : this.log.dropPaged());
   }
 
+  /**
+   * A planned hand-over of its group (operations/queue-carry.ts): what only memory holds is
+   * written to the group's store, so the next leader recovers it. `carry` is the log a queue
+   * without one of its own (non-durable) writes into. A durable queue holding nothing unstored
+   * writes nothing; otherwise every ready message is written again, in queue order, so the store's
+   * sequence (recovery's order) is the queue's (its paged-out tail read back first, and each old
+   * record dropped). A transient message is written as a persistent record (a recovery skips
+   * transient ones); a redelivered one gets its delivered mark. Returns how many were written.
+   */
+  storeForHandOver(carry: QueueLog | null): number {
+    const own = this.log;
+    const log = own ?? carry;
+    if (log === null) return 0;
+    if (own !== null) {
+      let unstored = own.pagedTransientCount > 0;
+      for (const e of this.ready) if (!e.storeRef) unstored = true;
+      if (!unstored) return 0;
+      while (own.pagedCount > 0) own.pageInOne(this);
+    }
+    let n = 0;
+    for (const e of this.ready) {
+      if (e.storeRef) log.forget(e);
+      if (!e.message.persistent) e.message = { ...e.message, persistent: true };
+      log.append(e);
+      if (e.redelivered) log.delivered(e);
+      n++;
+    }
+    return n;
+  }
+
   /** The one place an entry enters the queue; `expiresAt` 0 = never. */
   protected arrive(message: Message, expiresAt: number): void {
     const e: QueueEntry = { message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, returns: 0, expiresAt, storeRef: 0 };
