@@ -139,9 +139,9 @@ describe("coney --workers 2: a planned group move carries messages held only in 
       const now = await queueNodes();
       return moved.every((q) => now.get(q) !== before.get(q));
     }, 10_000, "the moved queues led by the other worker in /api/queues");
+    await drainAll("r", moved);
     const carried = p.lines.slice(from).filter((l) => l.msg === "queue group given up").reduce((n, l) => n + (l["carried"] as number), 0);
     assert.ok(carried > 0, "the old leader wrote what only memory held");
-    await drainAll("r", moved);
   });
 
   it("the automatic move-back to a killed worker's restart carries them too", async () => {
