@@ -37,7 +37,7 @@ function carriable(q: Queue): q is MessageQueue {
 export function carryOnHandOver(journal: QueueJournal, vhost: string, q: Queue, group: number): number {
   if (!carriable(q)) return 0;
   const carry = q.durable ? null : journal.forQueue(vhost, q.name, maxPriorityOf(q.arguments), group);
-  return q.storeForHandOver(carry);
+  return q.storeForHandOver(carry, q.heldAtHandOver);
 }
 
 /** Before the recovery of a group just taken: a log for each non-durable queue, so its carried records are found. */
