@@ -21,9 +21,12 @@ const paging = { maxEntries: 10, maxBytes: 1024 * 1024 };
 describe("a planned hand-over carries a queue's unstored messages through its store", () => {
   it("a paged durable queue and a priority queue: every message once, in queue order, a requeued one flagged", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "coney-carry-"));
+    // Closed in `finally` too, so a failed assertion does not leave the file running.
+    const closers: Array<() => Promise<void>> = [];
     try {
       const b = await startTestBroker({ dataDir, messageStore: { paging } });
       const conn = await amqp.connect(b.amqpUrl);
+      closers.push(() => conn.close(), () => b.close());
       const ch = await conn.createConfirmChannel();
       await ch.assertQueue("deep", { durable: true });
       await ch.assertQueue("prio", { durable: true, arguments: { "x-max-priority": 3 } });
@@ -36,6 +39,8 @@ describe("a planned hand-over carries a queue's unstored messages through its st
       ch.nack(m, false, true);
       assert.equal((await ch.checkQueue("deep")).messageCount, 40);
       await conn.close();
+      closers.length = 0;
+      closers.push(() => b.close());
 
       const v = b.broker.vhost("/");
       const log = (b.broker.journal as MessageStore).logs.get("/\u0000deep") as StoredQueueLog;
@@ -47,10 +52,12 @@ describe("a planned hand-over carries a queue's unstored messages through its st
         written += carryOnHandOver(b.broker.journal!, "/", q, 0);
       }
       assert.equal(written, 52, "every message of both queues written again in order");
+      closers.length = 0;
       await b.close();
 
       const again = await startTestBroker({ dataDir, messageStore: { paging } });
       const c2 = await amqp.connect(again.amqpUrl);
+      closers.push(() => c2.close(), () => again.close());
       const consumer = await c2.createChannel();
       await consumer.prefetch(100);
       const take = async (q: string, n: number): Promise<Array<{ body: string; redelivered: boolean }>> => {
@@ -70,9 +77,8 @@ describe("a planned hand-over carries a queue's unstored messages through its st
       const expected = Array.from({ length: 12 }, (_, i) => i).sort((a, b) => (b % 4) - (a % 4) || a - b).map((i) => `p${i}`);
       assert.deepEqual(prio.map((d) => d.body), expected, "the priority queue in priority order");
       assert.equal((await consumer.checkQueue("deep")).messageCount, 0);
-      await c2.close();
-      await again.close();
     } finally {
+      for (const close of closers) await close().catch(() => {});
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
