@@ -56,5 +56,6 @@ export { type QueueLeaderPort, type RemoteConsumeTerms, type RemoteConsumerSink,
 export { definitionsFollowed } from "./operations/definitions-followed.js";
 export { countsFromLeader, deleteQueueAsync, deleteQueueOnLeader, getAsync, getFromLeader, type LeaderGet, purgeQueueAsync, purgeQueueOnLeader } from "./operations/remote-queue-operations.js";
 export { handQueueOver, leaderPortOf, leadQueueHere } from "./operations/queue-handover.js";
+export { carryOnHandOver, openCarriedLogs, restoreCarried } from "./operations/queue-carry.js";
 export { CLUSTER_NAME_PARAMETER, clusterNameOf, VHOST_LIMITS_COMPONENT, VHOST_LIMITS_NAME } from "./runtime-parameters.js";
 export { type PolicyRecord, type VHost, type VHostStats } from "./vhost.js";

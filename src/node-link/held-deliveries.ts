@@ -55,6 +55,11 @@ export class HeldDeliveries<T> {
     return entry;
   }
 
+  /** Visits every entry held (in slot order), keeping them held. */
+  each(visit: (entry: T) => void): void {
+    for (const entry of this.slots) if (entry !== null && entry !== undefined) visit(entry);
+  }
+
   /** Every entry held (in slot order), none held any more. */
   takeAll(): T[] {
     const out: T[] = [];

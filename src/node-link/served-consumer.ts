@@ -55,6 +55,11 @@ export class ServedConsumer implements QueueConsumer<Queue> {
     this.link.writeDeliver(this.id, this.held.add(entry), entry);
   }
 
+  /** What it holds for the connecting node (a rare path: a planned hand-over of the queue). */
+  heldEntries(_queue: Queue, into: QueueEntry[]): void {
+    this.held.each((e) => into.push(e));
+  }
+
   cancelledByQueue(_queue: Queue): void {
     this.active = false;
     this.link.cancelledByQueue(this.id, "queue deleted");

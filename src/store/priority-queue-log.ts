@@ -49,6 +49,10 @@ export class PriorityQueueLog implements QueueLog {
     return this.paged;
   }
 
+  get pagedTransientCount(): number {
+    return this.sum((l) => l.pagedTransientCount);
+  }
+
   get pagedBytes(): number {
     return this.sum((l) => l.pagedBytes);
   }

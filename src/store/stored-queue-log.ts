@@ -60,6 +60,10 @@ export class StoredQueueLog implements QueueLog {
     return this.tail.length;
   }
 
+  get pagedTransientCount(): number {
+    return this.tail.length - this.pagedPersistent;
+  }
+
   /** The paged-out refs (online compaction moves them). */
   tails(): RefFifo[] {
     return [this.tail];

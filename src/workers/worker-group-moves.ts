@@ -16,7 +16,7 @@
  * definition is known on every worker) becomes a local queue, and the store is recovered into
  * them — every confirmed message of the group, delivered ones flagged redelivered.
  */
-import { handQueueOver, leaderPortOf, leadQueueHere, type Broker, type Queue } from "../broker/index.js";
+import { carryOnHandOver, handQueueOver, leaderPortOf, leadQueueHere, openCarriedLogs, restoreCarried, type Broker, type Queue } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { groupName, groupsOf, type GroupTable } from "./group-table.js";
 import type { WorkerGroupStores } from "./worker-group-stores.js";
@@ -126,9 +126,12 @@ export class WorkerGroupMoves implements GroupLeaders {
     const port = this.queues.portOfGroup(g);
     const moved = this.queuesOf(g, true);
     for (const { vhost, queue } of moved) handQueueOver(this.broker, this.broker.forwards, vhost, queue, port);
+    // What only memory holds goes into the store before it closes (operations/queue-carry.ts): the next leader recovers it.
+    let carried = 0;
+    if (this.stores !== null) for (const { vhost, queue } of moved) carried += carryOnHandOver(this.stores.journal, vhost, queue, g);
     await this.stores?.closeGroup(g);
     // The table names no leader during a move (revoked) or only this worker's own down port: "to" is null then.
-    this.logger.info("queue group given up", { group: groupName(g), queues: moved.length, to: port.up ? port.node : null });
+    this.logger.info("queue group given up", { group: groupName(g), queues: moved.length, carried, to: port.up ? port.node : null });
   }
 
   /** The RemoteQueues of groups led elsewhere, each held over its group's leader now. */
@@ -145,9 +148,12 @@ export class WorkerGroupMoves implements GroupLeaders {
     const started = Date.now();
     this.stores?.openGroup(g);
     this.led.add(g);
-    const taken = this.queuesOf(g, false).map(({ vhost, queue }) => leadQueueHere(this.broker, vhost, queue));
+    const taken = this.queuesOf(g, false).map(({ vhost, queue }) => ({ vhost, queue: leadQueueHere(this.broker, vhost, queue) }));
+    // Non-durable queues' messages carried by the previous leader (operations/queue-carry.ts) need a log to be recovered into.
+    const carry = this.stores !== null ? openCarriedLogs(this.stores.journal, taken, g) : [];
     const report = this.stores?.recover(g) ?? null;
-    for (const q of taken) q.recovered();
-    this.logger.info("queue group opened", { group: groupName(g), epoch, queues: taken.length, messages: report?.messages ?? 0, ms: Date.now() - started });
+    const carried = restoreCarried(carry);
+    for (const { queue } of taken) queue.recovered();
+    this.logger.info("queue group opened", { group: groupName(g), epoch, queues: taken.length, messages: report?.messages ?? 0, carried, ms: Date.now() - started });
   }
 }

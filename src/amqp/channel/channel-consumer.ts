@@ -82,6 +82,11 @@ export class ChannelConsumer implements QueueConsumer {
     return { channel: `${host.name} (${this.channel.number})`, user: host.user, prefetchCount: this.prefetch, arguments: this.args as FieldTable };
   }
 
+  /** Its deliveries of `queue` not yet settled (a rare path: a planned hand-over of the queue). */
+  heldEntries(queue: Queue, into: QueueEntry[]): void {
+    for (const [, u] of this.channel.unacked) if (u.queue === queue && u.consumer === this) into.push(u.entry);
+  }
+
   /** The queue was deleted: with consumer_cancel_notify the client hears basic.cancel. */
   cancelledByQueue(_queue: Queue): void {
     const ch = this.channel;

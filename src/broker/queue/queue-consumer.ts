@@ -48,6 +48,11 @@ export interface QueueConsumer<Q = unknown> {
    * call queue.settle / queue.requeue; no-ack consumers own it immediately.
    */
   deliver(queue: Q, entry: QueueEntry): void;
+  /**
+   * Adds to `into` the entries of `queue` it holds unsettled: a planned hand-over of the queue's
+   * group carries them to the next leader (operations/queue-carry.ts). Absent: none are carried.
+   */
+  heldEntries?(queue: Q, into: QueueEntry[]): void;
   /** The queue went away (deleted): RabbitMQ's consumer_cancel_notify sends basic.cancel. */
   cancelledByQueue(queue: Q): void;
   /** Its channel, user, prefetch and arguments, for consumer.created (asked only while events are wanted). */

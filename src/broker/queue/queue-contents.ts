@@ -36,6 +36,8 @@ export abstract class QueueContents extends DeclaredQueue implements PageSink {
   protected readonly ready: ReadyEntries;
   /** Set for durable, non-exclusive queues when the broker has a message store. */
   protected readonly log: QueueLog | null;
+  /** A non-durable queue's log of the records a planned hand-over wrote (storeForHandOver); null otherwise. */
+  private carryLog: QueueLog | null = null;
   /** Set once an entry with an expiry arrives: from then on the TTL timer is kept armed. */
   protected hasTtl = false;
   private nextSeq = 1;
@@ -128,6 +130,41 @@ export abstract class QueueContents extends DeclaredQueue implements PageSink {
     return dropped.length + (this.log === null ? 0 : this.log.dropPaged());
   }
 
+  /**
+   * A planned hand-over of its group (operations/queue-carry.ts): what only memory holds is
+   * written to the group's store, so the next leader recovers it. `carry` is the log a queue
+   * without one of its own (non-durable) writes into; `held` the entries its consumers held
+   * unsettled at the hand-over. A durable queue holding nothing unstored writes nothing;
+   * otherwise every message is written again in queue order (by seq: a held entry where a requeue
+   * would put it back), so the store's sequence (recovery's order) is the queue's — its paged-out
+   * tail read back first, and each old record dropped. A transient message is written as a
+   * persistent record (a recovery skips transient ones); one delivered before gets its delivered
+   * mark (redelivered at the next leader). A held entry settled before the store closes drops its
+   * new record as before (forget). Returns how many were written.
+   */
+  storeForHandOver(carry: QueueLog | null, held: readonly QueueEntry[]): number {
+    const own = this.log;
+    const log = own ?? carry;
+    if (log === null) return 0;
+    if (own !== null) {
+      let unstored = own.pagedTransientCount > 0;
+      for (const e of this.ready) if (!e.storeRef) unstored = true;
+      for (const e of held) if (!e.storeRef) unstored = true;
+      if (!unstored) return 0;
+      while (own.pagedCount > 0) own.pageInOne(this);
+    } else {
+      this.carryLog = carry;
+    }
+    const entries = [...held, ...this.ready].sort((a, b) => a.seq - b.seq);
+    for (const e of entries) {
+      if (e.storeRef) log.forget(e);
+      if (!e.message.persistent) e.message = { ...e.message, persistent: true };
+      log.append(e);
+      if (e.redelivered || e.deliveryCount > 0) log.delivered(e);
+    }
+    return entries.length;
+  }
+
   /** The one place an entry enters the queue; `expiresAt` 0 = never. */
   protected arrive(message: Message, expiresAt: number): void {
     const e: QueueEntry = { message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, returns: 0, expiresAt, storeRef: 0 };
@@ -137,7 +174,8 @@ export abstract class QueueContents extends DeclaredQueue implements PageSink {
 
   /** The one place an entry leaves the queue for good; with a death reason it has died (see died()). */
   protected forget(e: QueueEntry, reason: DeathReason | null): void {
-    if (e.storeRef) this.log!.forget(e);
+    // A non-durable queue's entry has a record only once carried (storeForHandOver).
+    if (e.storeRef) (this.log ?? this.carryLog!).forget(e);
     if (reason !== null) this.died(e.message, reason);
   }
 

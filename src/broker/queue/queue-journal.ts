@@ -38,6 +38,8 @@ export interface QueueLog {
   /** Messages (and their body bytes) that are only on disk. */
   readonly pagedCount: number;
   readonly pagedBytes: number;
+  /** Paged messages that are transient (written only to keep their place; a recovery skips them). */
+  readonly pagedTransientCount: number;
   /** Persistent messages (and body bytes) the store holds for the queue, in memory or paged out. */
   readonly storedCount: number;
   readonly storedBytes: number;

@@ -47,6 +47,8 @@ export class MessageQueue extends QueueContents implements Queue {
   private readonly idle: IdleExpiry;
   /** Its group moved to another node (handOver): returned entries stay in the store, for the next leader. */
   private handedOver = false;
+  /** What its consumers held unsettled at the hand-over: carried with the ready ones (operations/queue-carry.ts). */
+  heldAtHandOver: readonly QueueEntry[] = [];
 
   constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
     super(vhost, spec, host);
@@ -283,6 +285,9 @@ export class MessageQueue extends QueueContents implements Queue {
     this.deleted = true;
     this.handedOver = true;
     const consumers = this.consumers;
+    const held: QueueEntry[] = [];
+    for (const c of consumers) c.heldEntries?.(this, held);
+    this.heldAtHandOver = held;
     this.consumers = [];
     for (const c of consumers) c.cancelledByQueue(this);
     this.idle.clear();
