@@ -73,9 +73,14 @@ describe("a spread cluster: one queue declared on two nodes at once never strand
       }
     }
     const log = sc.cluster.nodes.map((n) => n.log).join("\n");
-    const lostClaims = log.split("declared on two nodes at once").length - 1 + (log.split("homed on another node by an earlier claim").length - 1);
-    console.log(`SPREAD-DECLARE-RACE ${JSON.stringify({ rounds: ROUNDS, names: NAMES, confirmed: confirmedTotal, lostClaims, stranded })}`);
+    // Each node logs one line per claim it lost (before and after the hold).
+    const lostClaims = log.split("declared on two nodes at once").length - 1;
+    // Messages a losing copy held and moved to the winner (the hold's log line names them; absent before it existed).
+    const moved = [...log.matchAll(/declared on two nodes at once[^\n]*"moved":(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+    console.log(`SPREAD-DECLARE-RACE ${JSON.stringify({ rounds: ROUNDS, names: NAMES, confirmed: confirmedTotal, lostClaims, moved, stranded })}`);
     assert.ok(confirmedTotal > 0, "some publishes were routed and confirmed");
+    // The race was run, not dodged: some node lost a claim (22-28 of 40 per run on a loaded 2-core machine).
+    assert.ok(lostClaims > 0, "no claim was lost: the declares did not race");
     assert.equal(stranded, 0, `confirmed messages never consumed (stranded in a losing copy): ${missing.join(", ")}`);
   });
 });
