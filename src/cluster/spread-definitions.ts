@@ -19,6 +19,7 @@ import type { IOperation } from "etcd3";
 import { applyMirroredChange, followSnapshot, heldIdentities, identityOf, MirrorOutbox, queueDefinition, topologySnapshot, type Broker, type MirroredChange, type MirroredRecord } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout, type EtcdSession } from "./etcd-session.js";
+import { SpreadClaims } from "./spread-claims.js";
 import { queueKey, type SpreadPlacement } from "./spread-placement.js";
 import type { SpreadKeys, SpreadWatch } from "./spread-keys.js";
 
@@ -46,6 +47,8 @@ export interface DefsSnapshot {
 
 export class SpreadDefinitions implements SpreadWatch {
   private readonly outbox: MirrorOutbox;
+  /** The broker's mirror: the outbox, holding a new queue's messages until its claim is decided (spread-claims.ts). */
+  private readonly claims: SpreadClaims;
   private sending: Promise<void> = Promise.resolve();
   /** The last revision whose events were applied here. */
   lastApplied = 0;
@@ -73,6 +76,7 @@ export class SpreadDefinitions implements SpreadWatch {
       },
       () => this.barrier(),
     );
+    this.claims = new SpreadClaims(broker, placement, this.outbox, logger);
   }
 
   /**
@@ -108,7 +112,7 @@ export class SpreadDefinitions implements SpreadWatch {
     }
     if (unclaimed.length > 0) this.logger.warn("spread cluster: claiming queues this node holds with messages but no home in etcd (declared just before a crash)", { queues: unclaimed.map((c) => `${String(c.record["vhost"])}/${String(c.record["name"])}`) });
     for (const c of unclaimed) this.outbox.put(c.kind, c.record);
-    this.broker.mirror = this.outbox;
+    this.broker.mirror = this.claims;
   }
 
   /** One event of the watched prefix, in revision order. */
@@ -119,7 +123,7 @@ export class SpreadDefinitions implements SpreadWatch {
       if (value === null) this.placement.dropHome(k);
       else {
         const before = this.placement.setHome(k, value);
-        if (before === this.placement.me) this.claimLost(home.vhost, home.name, value);
+        if (before === this.placement.me) this.claims.lost(home.vhost, home.name, value);
       }
     } else if (this.keys.isLog(key) && value !== null) {
       const logged = JSON.parse(value) as LoggedBatch;
@@ -227,35 +231,16 @@ export class SpreadDefinitions implements SpreadWatch {
     for (const p of puts.slice(1)) txn = txn.and(this.keys.queue(p.vhost, p.name), "Create", "==", 0);
     const res = await withTimeout(txn.then(...puts.map((p) => c.put(this.keys.queue(p.vhost, p.name)).value(p.home!)), ...drops, log).else(...drops, log).commit(), this.session.callTimeout, "log definitions");
     this.written = Number(res.header.revision);
-    if (res.succeeded) return;
+    if (res.succeeded) {
+      for (const p of puts) this.claims.decided(p.vhost, p.name, p.home!);
+      return;
+    }
     // Some queue was claimed already (declared on another node at once, or re-declared after a restart): claim one by one.
     for (const p of puts) {
       const key = this.keys.queue(p.vhost, p.name);
       const r = await withTimeout(c.if(key, "Create", "==", 0).then(c.put(key).value(p.home!)).else(c.get(key)).commit(), this.session.callTimeout, "claim a queue");
-      if (r.succeeded) continue;
-      const winner = r.responses[0]?.response_range?.kvs[0]?.value.toString() ?? p.home!;
-      if (winner !== p.home) this.logger.warn("spread cluster: a queue was declared on two nodes at once; the first claim in etcd wins", { vhost: p.vhost, queue: p.name, home: winner, chosen: p.home });
-    }
-  }
-
-  /**
-   * Another node's claim on a queue this node took as its own won: this node's copy becomes a
-   * RemoteQueue to the winner (its bindings re-applied). Messages routed to this node's copy in
-   * the race (one etcd round trip) stay in this node's store, unreachable: the known gap of
-   * declaring one name on two nodes at the same moment (docs/CLUSTERING.md).
-   */
-  private claimLost(vhost: string, name: string, winner: string): void {
-    const v = this.broker.vhosts.get(vhost);
-    const q = v?.queues.get(name);
-    if (q === undefined || q.leadsElsewhere) return;
-    this.logger.error("spread cluster: this node's queue is homed on another node by an earlier claim; holding it remotely", { vhost, queue: name, home: winner });
-    const mine = topologySnapshot(this.broker).filter((c) => (c.kind === "queues" && c.record["vhost"] === vhost && c.record["name"] === name) || (c.kind === "bindings" && c.record["vhost"] === vhost && c.record["destination_type"] === "queue" && c.record["destination"] === name));
-    this.placement.applyingAuthor = winner;
-    try {
-      applyMirroredChange(this.broker, { kind: "queues", op: "delete", record: { vhost, name } });
-      for (const c of mine) applyMirroredChange(this.broker, c);
-    } finally {
-      this.placement.applyingAuthor = null;
+      const winner = r.succeeded ? p.home! : (r.responses[0]?.response_range?.kvs[0]?.value.toString() ?? p.home!);
+      this.claims.decided(p.vhost, p.name, winner);
     }
   }
 }

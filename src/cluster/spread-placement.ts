@@ -36,6 +36,8 @@ export class SpreadPlacement implements QueuePlacement {
   private readonly byTag = new Map<string, string>();
   /** Nodes whose link was lost and is not up again: their connections' exclusive queues went with it. */
   private readonly lost = new Set<string>();
+  /** Homes this node chose at a client's declare, until the declare's record is logged (spread-claims.ts holds the queue then). */
+  private readonly chosenHere = new Set<string>();
 
   constructor(
     private readonly broker: Broker,
@@ -74,6 +76,7 @@ export class SpreadPlacement implements QueuePlacement {
       // so a joining node's snapshot may remove it (spread-definitions.ts).
       if (applying && this.applyingAuthor === null) return null;
       home = applying ? this.applyingAuthor! : this.choose(vhost, name, spec);
+      if (!applying) this.chosenHere.add(key);
       this.setHome(key, home);
     }
     return home === this.me ? null : this.portTo(home);
@@ -87,6 +90,11 @@ export class SpreadPlacement implements QueuePlacement {
     this.homes.set(key, node);
     this.counts.set(node, (this.counts.get(node) ?? 0) + 1);
     return before;
+  }
+
+  /** Whether this node chose `key`'s home at a client's declare just now (asked once: the declare's record is being logged). */
+  takeChosen(key: string): boolean {
+    return this.chosenHere.delete(key);
   }
 
   /** The queue's claim was deleted (the queue was). */

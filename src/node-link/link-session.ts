@@ -62,8 +62,7 @@ export class LinkSession implements ServingLink {
     private readonly answerQuery: NodeQueryAnswerer | null = null,
   ) {
     this.writer = new LinkWriter(socket);
-    const journal = broker.journal;
-    this.reports = new StoredReports((f) => this.writer.write(f), journal === null ? null : (w: SyncWaiter, t: number) => broker.whenStored(w, t));
+    this.reports = new StoredReports((f) => this.writer.write(f), (w: SyncWaiter, t: number) => broker.whenStored(w, t));
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f), () => this.reports.closeRun());
     socket.on("drain", () => {
@@ -197,6 +196,8 @@ export class LinkSession implements ServingLink {
     const message = F.readMessage(f, at + 1 + 4 * n, this.properties, this.slabs);
     const journal = this.broker.journal;
     const before = journal === null ? 0 : journal.appends;
+    const forwards = this.broker.forwards;
+    const forwardsBefore = forwards.count;
     let refused = false;
     let entries = 0;
     let counted = true;
@@ -227,8 +228,14 @@ export class LinkSession implements ServingLink {
       if (counted && entries > 0 && !refused) lease.handOver(entries);
       else lease.pin();
     }
+    const appended = journal !== null && journal.appends !== before;
+    // A new queue whose home claim is undecided holds the message (claim-hold.ts), noted as a forward:
+    // its STORED waits for the claim's outcome (and the store, if it appended too), as a local
+    // publisher's confirm does through Broker.publish — never before the message is stored.
+    const held = forwards.count !== forwardsBefore;
+    if (held) forwards.stored(appended);
     if (refused) this.reports.refused();
-    else this.reports.accepted(journal !== null && journal.appends !== before);
+    else this.reports.accepted(appended || held);
   }
 
   private consume(f: Buffer): void {

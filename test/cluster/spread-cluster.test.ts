@@ -191,23 +191,28 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     await pub.close();
   });
 
-  sc.it("a queue declared and confirmed into while etcd is stopped, its node killed before etcd heard of it, comes back with its messages and is claimed", async () => {
+  sc.it("a queue declared while etcd is stopped confirms nothing until its home claim is decided in etcd, then every message, consumed through another node in order", async () => {
+    // Until etcd answers the claim another node's claim of the same name may still win: what is
+    // routed to the new queue is held unconfirmed (docs/CLUSTERING.md, "One name declared on two nodes at once").
+    const pub = await conns[0]!.createConfirmChannel();
+    let confirms = 0;
     cluster.signal(cluster.etcd, "SIGSTOP");
+    let all: Promise<unknown>;
     try {
-      const pub = await conns[0]!.createConfirmChannel();
       await pub.assertQueue("sp-unclaimed", { durable: true });
-      await publishConfirmed(pub, "sp-unclaimed", range(0, 10));
-      await cluster.kill(node(0));
+      all = Promise.all(range(0, 10).map((id) => new Promise<void>((resolve, reject) => pub.publish("", "sp-unclaimed", Buffer.from(String(id)), { persistent: true }, (err: unknown) => (err ? reject(new Error("nacked")) : resolve(void confirms++))))));
+      // A confirm now would be one for a copy whose claim may still lose.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(confirms, 0, "no confirm before etcd decided the claim");
     } finally {
       cluster.signal(cluster.etcd, "SIGCONT");
     }
-    const from = node(0).log.length;
-    cluster.startNode(node(0));
-    await serving(node(0), from);
+    await withTimeout(all, 15_000, "the confirms once etcd is back");
     await eventually(async () => (await queuesOf(node(1))).find((q) => q.name === "sp-unclaimed")?.node === node(0).name, 15_000, "node1 to know sp-unclaimed, homed on node0");
     const sub = await conns[1]!.createChannel();
     assert.deepEqual(await take(sub, "sp-unclaimed", 10), range(0, 10));
     await sub.close();
+    await pub.close();
   });
 
   sc.it("the whole cluster stopped (SIGTERM) and started again keeps every queue's home, definitions and confirmed messages", async () => {

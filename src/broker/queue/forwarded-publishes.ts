@@ -16,8 +16,11 @@
 import type { QueueJournal, SyncWaiter } from "./queue-journal.js";
 import type { QueueLeaderPort } from "./queue-leader-port.js";
 
+/** What a publish forwarded to reports stored: a leader's port, or a queue's claim hold (claim-hold.ts). */
+export type StoredSource = Pick<QueueLeaderPort, "whenStored">;
+
 interface Touch {
-  port: QueueLeaderPort;
+  port: StoredSource;
   first: number;
   last: number;
 }
@@ -42,13 +45,13 @@ export class ForwardedPublishes {
    * The first port touched since the last wait, in fields (the usual publish forwards over one
    * link: no object per publish), and any others in `touched`.
    */
-  private port: QueueLeaderPort | null = null;
+  private port: StoredSource | null = null;
   private first = 0;
   private last = 0;
   private touched: Touch[] = [];
 
-  /** RemoteQueue.enqueue forwarded a message over `port` at `position`. */
-  noteForward(port: QueueLeaderPort, position: number): void {
+  /** RemoteQueue.enqueue forwarded a message over `port` at `position` (or a ClaimHold held one). */
+  noteForward(port: StoredSource, position: number): void {
     this.count++;
     if (this.port === null) {
       this.port = port;

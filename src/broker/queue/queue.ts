@@ -28,6 +28,7 @@ import { IdleExpiry } from "./idle-expiry.js";
 import { hasLengthLimit, wouldOverflow } from "./length-limit.js";
 import { messageTtl } from "./message-expiry.js";
 import { QueueContents } from "./queue-contents.js";
+import type { ClaimHold } from "./claim-hold.js";
 import type { ConsumerActivity, QueueConsumer } from "./queue-consumer.js";
 import type { QueueEntry } from "./queue-entry.js";
 import { resolveQueueSettings } from "./queue-settings.js";
@@ -49,6 +50,8 @@ export class MessageQueue extends QueueContents implements Queue {
   private handedOver = false;
   /** What its consumers held unsettled at the hand-over: carried with the ready ones (operations/queue-carry.ts). */
   heldAtHandOver: readonly QueueEntry[] = [];
+  /** Set only on a spread node while this new queue's home claim is undecided (claim-hold.ts): routed messages wait there. */
+  claimHold: ClaimHold | null = null;
 
   constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
     super(vhost, spec, host);
@@ -100,6 +103,7 @@ export class MessageQueue extends QueueContents implements Queue {
    * reject-publish-dlx at its length limit), which the publisher sees as a nack.
    */
   enqueue(message: Message): boolean {
+    if (this.claimHold !== null) return this.claimHold.hold(message);
     const s = this.settings;
     const limited = hasLengthLimit(s);
     if (limited && s.overflow !== "drop-head" && wouldOverflow(s, this.messageCount, this.readyBytes, message.bodySize)) {
@@ -272,6 +276,8 @@ export class MessageQueue extends QueueContents implements Queue {
     if (this.deleted) return 0;
     const count = this.messageCount;
     this.deleted = true;
+    this.claimHold?.gone(true);
+    this.claimHold = null;
     const consumers = this.consumers;
     this.consumers = [];
     for (const c of consumers) c.cancelledByQueue(this);
