@@ -6,8 +6,9 @@
 // and /api/queues names each queue's new node. Real processes, real amqplib clients, real coneyctl.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type ChannelModel, type ConsumeMessage } from "amqplib";
+import type { ChannelModel, ConsumeMessage } from "amqplib";
 import { eventually, withTimeout } from "../helpers/wait.js";
+import { connectSurviving, queueNodes as nodesOfQueues } from "./workers-clients.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { run } from "../cli/run-coneyctl.js";
 import { queueGroupOf } from "../../src/broker/index.js";
@@ -15,11 +16,6 @@ import { queueGroupOf } from "../../src/broker/index.js";
 const RESTART_DELAY_MS = 8000;
 const QUEUES = Array.from({ length: 8 }, (_, i) => `gm-${i}`);
 
-interface QueueRow {
-  readonly name: string;
-  readonly node?: string;
-  readonly messages?: number;
-}
 interface NodeRow {
   readonly name: string;
   readonly os_pid?: string;
@@ -35,17 +31,8 @@ describe("coney --workers 3: a dead worker's queue groups move to live workers, 
   let victimSlot = "";
   let linesAtKill = 0;
 
-  const connect = async (): Promise<ChannelModel> => {
-    const c = await amqp.connect(p.amqpUrl);
-    // The broker side may die (the killed worker): without a listener amqplib's throw skips its clean-up.
-    c.on("error", () => {});
-    open.push(c);
-    return c;
-  };
-  const queueNodes = async (): Promise<Map<string, string | undefined>> => {
-    const list = (await p.api("GET", "/api/queues/%2F?columns=name,node,messages")).json as QueueRow[];
-    return new Map(list.map((q) => [q.name, q.node]));
-  };
+  const connect = (): Promise<ChannelModel> => connectSurviving(p, open);
+  const queueNodes = (): Promise<Map<string, string | undefined>> => nodesOfQueues(p);
   /** Publishes `bodies(q)` to every queue in `queues` with confirms, on a fresh connection (a live worker's). */
   const publish = async (queues: readonly string[], bodies: (q: string) => string[]): Promise<void> => {
     const c = await connect();

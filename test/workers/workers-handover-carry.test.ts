@@ -5,18 +5,15 @@
 // flagged (src/broker/operations/queue-carry.ts). Real processes, real amqplib clients, real coneyctl.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type ChannelModel, type ConsumeMessage } from "amqplib";
+import type { ChannelModel, ConsumeMessage } from "amqplib";
 import { eventually, withTimeout } from "../helpers/wait.js";
+import { connectSurviving, queueNodes as nodesOfQueues } from "./workers-clients.js";
 import { startWorkers, type LogLine, type WorkersProcess } from "./workers-harness.js";
 import { run } from "../cli/run-coneyctl.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 
 const COUNT = 12;
 
-interface QueueRow {
-  readonly name: string;
-  readonly node?: string;
-}
 interface NodeRow {
   readonly name: string;
   readonly os_pid?: string;
@@ -34,17 +31,8 @@ describe("coney --workers 2: a planned group move carries messages held only in 
   const transientQueues: string[] = [];
   const all = (): string[] => [...durable, ...transientQueues];
 
-  const connect = async (): Promise<ChannelModel> => {
-    const c = await amqp.connect(p.amqpUrl);
-    // The broker side may die (the killed worker): without a listener amqplib's throw skips its clean-up.
-    c.on("error", () => {});
-    open.push(c);
-    return c;
-  };
-  const queueNodes = async (): Promise<Map<string, string | undefined>> => {
-    const list = (await p.api("GET", "/api/queues/%2F?columns=name,node")).json as QueueRow[];
-    return new Map(list.map((q) => [q.name, q.node]));
-  };
+  const connect = (): Promise<ChannelModel> => connectSurviving(p, open);
+  const queueNodes = (): Promise<Map<string, string | undefined>> => nodesOfQueues(p);
   /**
    * Publishes COUNT messages to every queue (two of three transient), confirmed, then takes each
    * queue's head with basic.get and requeues it: it sits at the head flagged redelivered.
