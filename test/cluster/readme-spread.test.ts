@@ -23,8 +23,13 @@ describe("the README's spread cluster script", { timeout: 150_000 }, () => {
   it("starts three spread nodes on an etcd, linked; a queue declared through one is homed there, seen from another", async () => {
     const { ports, output } = await script.run();
     const [a, c] = [ports.get("15681")!, ports.get("15683")!];
-    const nodes = (await (await fetch(`http://127.0.0.1:${c}/api/nodes`, { headers: AUTH })).json()) as Array<{ name: string; running: boolean }>;
-    assert.deepEqual(nodes.map((n) => [n.name, n.running]).sort(), [["a@local", true], ["b@local", true], ["c@local", true]], output);
+    // Node c's view of the others' `running` follows their records and links, which come up a moment after the script's last line.
+    let seen = "";
+    await eventually(async () => {
+      const nodes = (await (await fetch(`http://127.0.0.1:${c}/api/nodes`, { headers: AUTH })).json()) as Array<{ name: string; running: boolean }>;
+      seen = JSON.stringify(nodes.map((n) => [n.name, n.running]).sort());
+      return seen === JSON.stringify([["a@local", true], ["b@local", true], ["c@local", true]]);
+    }, 20_000, "node c to list all three nodes running").catch((err: Error) => assert.fail(`${err.message} (last: ${seen}; output: ${output})`));
     const put = await fetch(`http://127.0.0.1:${a}/api/queues/%2F/readme-spread`, { method: "PUT", headers: { ...AUTH, "content-type": "application/json" }, body: JSON.stringify({ durable: true }) });
     assert.ok(put.ok, `declared through a: ${put.status}`);
     let home = "";
