@@ -40,6 +40,10 @@ export function describeResource(kind: "queue" | "exchange", name: string, vhost
 export const notFound = (kind: "queue" | "exchange", name: string, vhost: string): BrokerError =>
   new BrokerError("notFound", `no ${describeResource(kind, name, vhost)}`);
 
+/** A queue whose home node (its leader's process) is down or not linked: RabbitMQ's 404 for a durable classic queue on a stopped node. */
+export const homeNodeDown = (node: string, name: string, vhost: string): BrokerError =>
+  new BrokerError("notFound", `home node '${node}' of durable ${describeResource("queue", name, vhost)} is down or inaccessible`);
+
 export const accessRefused = (kind: "queue" | "exchange" | "topic", name: string, vhost: string, user: string): BrokerError =>
   new BrokerError("accessRefused", `access to ${kind} '${name}' in vhost '${vhost}' refused for user '${user}'`);
 

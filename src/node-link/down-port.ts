@@ -5,7 +5,10 @@
  * first, so `basic.consume` and `basic.get` answer RabbitMQ's "home node … is down or
  * inaccessible". Used by `coney --workers N` and by a spread cluster.
  */
-import type { QueueLeaderPort, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SyncWaiter } from "../broker/index.js";
+import type { QueueLeaderPort, QueueSpec, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SyncWaiter } from "../broker/index.js";
+import { homeNodeDown } from "../errors/broker-error.js";
+
+type QueueOf = QueueSpec & { readonly vhost: string };
 
 /** The port to a node whose link is not up: nothing reaches it (RemoteQueue checks `up` first). */
 export class DownPort implements QueueLeaderPort {
@@ -33,22 +36,23 @@ export class DownPort implements QueueLeaderPort {
   onLost(listener: () => void): void {
     listener();
   }
-  private down<T>(): Promise<T> {
-    return Promise.reject(new Error(`node '${this.node}' is down`));
+  /** The catalogue's 404, as RemoteQueue.checkConsumable answers a consume: a client error, never an internal one. */
+  private down<T>(q: QueueOf): Promise<T> {
+    return Promise.reject(homeNodeDown(this.node, q.name, q.vhost));
   }
-  purge(): Promise<number> {
-    return this.down();
+  purge(q: QueueOf): Promise<number> {
+    return this.down(q);
   }
-  delete(): Promise<number> {
-    return this.down();
+  delete(q: QueueOf): Promise<number> {
+    return this.down(q);
   }
-  info(): Promise<RemoteQueueInfo> {
-    return this.down();
+  info(q: QueueOf): Promise<RemoteQueueInfo> {
+    return this.down(q);
   }
-  get(): Promise<RemoteGot | null> {
-    return this.down();
+  get(q: QueueOf): Promise<RemoteGot | null> {
+    return this.down(q);
   }
-  streamQuery(): Promise<readonly number[]> {
-    return this.down();
+  streamQuery(q: QueueOf): Promise<readonly number[]> {
+    return this.down(q);
   }
 }

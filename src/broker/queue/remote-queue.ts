@@ -13,7 +13,7 @@
  * STREAM_FLOW_HIGH means "all of it": a channel that outruns the leader is paused at its credit
  * and resumed at half, as for a stream's writer.
  */
-import { BrokerError, describeResource } from "../../errors/broker-error.js";
+import { BrokerError, describeResource, homeNodeDown } from "../../errors/broker-error.js";
 import type { Message } from "../message.js";
 import type { ForwardedPublishes } from "./forwarded-publishes.js";
 import { DeclaredQueue } from "./declared-queue.js";
@@ -140,7 +140,7 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
 
   /** What this node can check: its own consumers (the leader checks them all, and cancels a refused one). */
   checkConsumable(exclusive: boolean): void {
-    if (!this.leader.up) throw new BrokerError("notFound", `home node '${this.leader.node}' of durable ${describeResource("queue", this.name, this.vhost)} is down or inaccessible`);
+    if (!this.leader.up) throw homeNodeDown(this.leader.node, this.name, this.vhost);
     if (this.consumers.size > 0 && (exclusive || [...this.byConsumer.keys()].some((x) => x.exclusive))) {
       throw new BrokerError("accessRefused", `${describeResource("queue", this.name, this.vhost)} in exclusive use`);
     }
