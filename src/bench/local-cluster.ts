@@ -5,7 +5,7 @@
  * same processes with more control (kills, pauses, restarts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,18 +13,47 @@ import { fileURLToPath } from "node:url";
 
 export const CONEY_BIN = fileURLToPath(new URL("../../../bin/coney.js", import.meta.url));
 
-/** Ports this process has handed out: the kernel may offer a just-closed port again, and two
+/** Ports this process has handed out: a port found free a moment ago may be offered again, and two
  *  processes of one cluster (say etcd and a node's --prometheus-port) must not be given the same. */
 const handedOut = new Set<number>();
 
-export async function freePort(): Promise<number> {
-  for (;;) {
+/** The lowest port of picks: above the well-known and registered ports a machine is likely to serve. */
+const PICK_FROM = 20_000;
+
+/** The kernel's ephemeral range (Linux); null where it cannot be read. */
+function ephemeralRange(): [number, number] | null {
+  try {
+    const [lo, hi] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    return lo !== undefined && hi !== undefined && lo > PICK_FROM + 1000 ? [lo, hi] : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Resolves with the port bound on loopback (0: the kernel's pick), or null if it is taken. */
+function tryBind(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const s = createServer();
-    await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", () => resolve()));
-    const a = s.address();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
-    const port = typeof a === "object" && a ? a.port : 0;
-    if (!handedOut.has(port)) {
+    s.once("error", () => resolve(null));
+    s.listen(port, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === "object" && a ? a.port : null));
+    });
+  });
+}
+
+/**
+ * A port free on loopback now, for a process started a moment later. Picked below the kernel's
+ * ephemeral range where there is one: a port the kernel hands out (any process binding port 0,
+ * any outgoing connection's local port) could be taken by another test file's process between
+ * this pick and the bind — and a cluster node binds its ports again each time it is elected
+ * (cluster-node.ts). Below the range only another explicit pick can take it.
+ */
+export async function freePort(): Promise<number> {
+  const range = ephemeralRange();
+  for (;;) {
+    const port = range === null ? await tryBind(0) : await tryBind(PICK_FROM + Math.floor(Math.random() * (range[0] - PICK_FROM)));
+    if (port !== null && !handedOut.has(port)) {
       handedOut.add(port);
       return port;
     }

@@ -30,9 +30,13 @@ export class StoreFollowers {
     private readonly logger: Logger,
   ) {}
 
-  /** Follows every store written by another process than this one (`writing`: the stores this process writes). */
-  sync(view: SpreadStoreView, writing: ReadonlySet<string>): void {
+  /**
+   * Follows every store written by another process than this one (`writing`: the stores this
+   * process writes), or only those of `only` (the others are left as they are).
+   */
+  sync(view: SpreadStoreView, writing: ReadonlySet<string>, only?: ReadonlySet<string>): void {
     for (const [store, s] of view.stores) {
+      if (only !== undefined && !only.has(store)) continue;
       const owner = s.owner;
       const f = this.followers.get(store);
       if (owner === null || owner.node === this.me || writing.has(store)) {

@@ -91,7 +91,12 @@ export class SpreadStores {
           this.logger.warn("spread cluster: this node's store is written elsewhere; following it back before serving", { store: this.me, claim });
         }
         await this.refresh();
-        this.followers.sync(this.view, this.writing);
+        // Only its own store until its broker has started: a copy it follows makes its writer's confirms wait for
+        // this node's acknowledgements, and the broker's start (recovery, the management API's modules: a quarter
+        // of a second of CPU in one piece, seconds on a loaded machine) holds this event loop. Following the
+        // others' stores now stopped their queues' confirms for that long (chaos case 9 under load: 1.4–3.7 s).
+        // The node's ticks follow them once it serves.
+        this.followers.sync(this.view, this.writing, new Set([this.me]));
         const s = this.view.of(this.me);
         // Listed in sync by the adopter (its copy here holds every confirmed byte): ask for the store back.
         if (s.owner !== null && s.owner.node !== this.me && this.followers.synced(this.me) && s.inSync?.owner === s.owner.node && s.inSync.nodes.includes(this.me) && askedBy !== s.owner.node) {

@@ -8,7 +8,8 @@
 // queues confirm nothing from its exit until a survivor adopts its store (stage 2, docs/CLUSTERING.md:
 // once its lease expires; with stage 1's lone store, until it restarts), and confirm again within
 // 15 s of its restart; every confirmed message is consumed in the end (0 lost); a
-// message delivered twice is a redelivery, flagged `redelivered` (RabbitMQ's at-least-once).
+// message delivered twice is a redelivery, flagged `redelivered` (RabbitMQ's at-least-once); back,
+// the victim follows no other node's store before it serves (see the assertion's comment).
 // Every step waits for an event (a confirm count, a log line, an API answer), never a timer.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -74,6 +75,12 @@ describe("chaos: a spread cluster node killed -9 under load", { timeout: 150_000
     };
     await eventually(() => victimQueues.every((q) => firstAfter(q) !== undefined), 30_000, "the victim's queues confirming again");
     const serveAgainMs = Math.max(...victimQueues.map((q) => firstAfter(q)! - restartedAt));
+    // Back, the victim follows only its own store (from its adopter) until it serves: a store it follows
+    // waits for its acks to confirm, and its broker's start holds its event loop for seconds on a loaded
+    // machine — following the others' stores then stopped their queues' confirms for 1.4–3.7 s.
+    const restartLog = victim.log.slice(from).split("\n");
+    const servingAt = restartLog.findIndex((l) => l.includes('"msg":"spread cluster: node serving"'));
+    const othersFollowedBeforeServing = restartLog.slice(0, servingAt).filter((l) => l.includes('"msg":"spread cluster: following a store"') && !l.includes(`"store":"${victim.name}"`)).length;
     const servedAt = Date.now();
     await eventually(() => surviving.every((p) => survivorConfirmsAfter(p, servedAt) >= PHASE_CONFIRMS), 30_000, "load after the victim serves again");
     const watchTo = Date.now();
@@ -98,9 +105,12 @@ describe("chaos: a spread cluster node killed -9 under load", { timeout: 150_000
       nackedWhileDown: surviving.reduce((s, p, i) => s + p.nacked - nackedBefore[i]!, 0),
       unconfirmedFound,
       unflaggedRepeats: tally.unflaggedRepeats,
+      othersFollowedBeforeServing,
     });
     assert.equal(f.lost, 0, "no confirmed message lost");
     assert.equal(confirmedWhileDown, 0, "nothing confirmed to a queue while its home is down and not adopted (from 1 s after its exit)");
+    assert.ok(servingAt >= 0, "the victim logged that it serves");
+    assert.equal(othersFollowedBeforeServing, 0, "the victim followed another node's store before it served");
     assert.ok(gapMs < 1000, `the surviving nodes' queues confirmed with no gap over 1 s (longest ${gapMs} ms)`);
     assert.ok(serveAgainMs <= 15_000, `the victim's queues served again within 15 s of its restart (${serveAgainMs} ms)`);
     assert.equal(tally.unflaggedRepeats, 0, "a message delivered twice came without the redelivered flag");

@@ -62,6 +62,12 @@ export class TestCluster {
   etcdUrl = "";
   readonly nodes: NodeInfo[] = [];
   private etcdPorts: [number, number] = [0, 0];
+  /**
+   * Port flags (say `--amqps-port`) given a picked port of each node's own, not 0: a node binds
+   * its client ports again when it is elected (cluster-node.ts), and an ephemeral port may be
+   * another process's by then (freePort picks outside the kernel's ephemeral range).
+   */
+  portFlags: readonly string[] = [];
 
   /** `withMetrics`: every node gets a Prometheus port of its own (otherwise none listens). */
   constructor(readonly size: number, readonly leaseTtl = 3, readonly extraArgs: string[] = [], readonly withMetrics = false, readonly withMqtt = false) {}
@@ -82,7 +88,9 @@ export class TestCluster {
       const name = `node${i}@test`;
       const metrics = this.withMetrics ? { metricsPort: await freePort() } : {};
       const mqtt = this.withMqtt ? { mqttPort: await freePort() } : {};
-      this.nodes.push({ name, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`), ...metrics, ...mqtt, proc: null, log: "" });
+      const extraArgs: string[] = [];
+      for (const flag of this.portFlags) extraArgs.push(flag, String(await freePort()));
+      this.nodes.push({ name, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`), ...metrics, ...mqtt, proc: null, log: "", extraArgs });
     }
     for (const n of this.nodes) this.startNode(n);
   }

@@ -38,7 +38,10 @@ function stompOverTls(port: number, ca: Buffer, frames: string, until: string): 
 
 describe("followers forward the TLS ports without terminating TLS", { timeout: 120_000 }, () => {
   const ca: TestCa = makeTestCa();
-  const { cluster, pass } = suiteCluster(3, ["--tls-cert", ca.serverCert, "--tls-key", ca.serverKey, "--tls-ca", ca.caCert, "--amqps-port", "0", "--mqtts-port", "0", "--web-mqtts-port", "0", "--stomps-port", "0", "--stream-tls-port", "off"]);
+  const { cluster, pass } = suiteCluster(3, ["--tls-cert", ca.serverCert, "--tls-key", ca.serverKey, "--tls-ca", ca.caCert, "--stream-tls-port", "off"]);
+  // Each node's TLS ports picked, not 0: the leader binds its front's ports again once elected, and
+  // an ephemeral one may meanwhile be another test file's (this file once failed with EADDRINUSE).
+  cluster.portFlags = ["--amqps-port", "--mqtts-port", "--web-mqtts-port", "--stomps-port"];
   after(() => rmSync(ca.dir, { recursive: true, force: true }));
 
   it("MQTTS, Web MQTT over TLS, STOMP over TLS and AMQP 1.0 over AMQPS through a follower", async () => {
