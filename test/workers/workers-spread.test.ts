@@ -1,6 +1,8 @@
 // `coney --workers 2 --etcd-endpoints … --cluster-mode spread` on two "machines" (two primaries, each
 // its own data dir and ports) sharing one real etcd: every worker is a spread-cluster node of its own
-// (docs/CLUSTERING.md, "Workers as spread-cluster nodes"), so the cluster has four queue homes.
+// (docs/CLUSTERING.md, "Workers as spread-cluster nodes"), so the cluster has four queue homes. A
+// worker killed -9 is restarted on its own store inside its lease, or (machine b's slow restart)
+// its store is adopted by a follower meanwhile and taken back.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChannelModel, ConfirmChannel } from "amqplib";
@@ -35,8 +37,12 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
 
   before(async () => {
     await etcd.startEtcd();
-    const cluster = ["--etcd-endpoints", etcd.etcdUrl, "--cluster-mode", "spread", "--cluster-name", "test", "--advertise-address", "127.0.0.1", "--etcd-lease-ttl", "3", "--queue-leader-locator", "balanced", "--log-level", "info"];
-    machines.push(...(await Promise.all(["a@test", "b@test"].map((name) => startWorkers([...cluster, "--node-name", name])))));
+    const cluster = ["--etcd-endpoints", etcd.etcdUrl, "--cluster-mode", "spread", "--cluster-name", "test", "--advertise-address", "127.0.0.1", "--queue-leader-locator", "balanced", "--log-level", "info"];
+    // Machine a restarts a dead worker at once, well inside its lease (10 s, so even a loaded machine's restart is);
+    // machine b only after its lease (3 s) expired: its store is adopted meanwhile.
+    const onA = startWorkers([...cluster, "--node-name", "a@test", "--etcd-lease-ttl", "10"]);
+    const onB = startWorkers([...cluster, "--node-name", "b@test", "--etcd-lease-ttl", "3"], { CONEY_WORKERS_RESTART_DELAY_MS: "6000" });
+    machines.push(...(await Promise.all([onA, onB])));
   });
 
   after(async () => {
@@ -86,11 +92,15 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
     await sub.close();
   });
 
-  it("a worker killed -9: only its queues pause, the others keep confirming; after its restart every confirmed message is there", async () => {
+  /**
+   * Queues one per worker; `victim` killed -9 under confirms to the others; every confirmed message
+   * of every queue there after `back` (its restart, or its store adopted then handed back).
+   */
+  const killOne = async (victim: string, prefix: string, back: (pid: number, victimQueue: string, publishAgain: () => Promise<boolean>) => Promise<void>): Promise<void> => {
     await allRunning(a());
     await allRunning(b());
     const ch = await (await connectSurviving(a(), open)).createChannel();
-    const queues = [0, 1, 2, 3].map((i) => `wk-${i}`);
+    const queues = [0, 1, 2, 3].map((i) => `${prefix}-${i}`);
     for (const q of queues) await ch.assertQueue(q, { durable: true });
     await ch.close();
     await eventually(async () => {
@@ -98,7 +108,6 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
       return queues.every((q) => listed.get(q) !== undefined);
     }, 10_000, "the queues listed with their homes");
     const homes = await queueNodes(a());
-    const victim = "b-w1@test";
     const victimQueues = queues.filter((q) => homes.get(q) === victim);
     const others = queues.filter((q) => homes.get(q) !== victim);
     assert.ok(victimQueues.length === 1 && others.length === 3, `one queue on each worker: ${queues.map((q) => `${q}=${homes.get(q)}`).join(", ")}`);
@@ -109,26 +118,22 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
       if (ok) sent.get(q)!.push(body);
       return ok;
     };
-    const conn = await connectSurviving(a(), open);
-    const pub = await conn.createConfirmChannel();
+    const pub = await (await connectSurviving(a(), open)).createConfirmChannel();
     pub.on("error", () => {});
     for (let i = 0; i < 20; i++) for (const q of queues) assert.ok(await publish(pub, q, `before-${i}`), `${q} confirms before the kill`);
 
-    const before = await pids(a());
-    const pid = Number(before.get(victim));
+    const pid = Number((await pids(a())).get(victim));
     process.kill(pid, "SIGKILL");
     await eventually(() => !alive(pid), 5000, "the worker to die");
     // While it is away (and after): every other worker's queue confirms, each publish on its own.
     for (let i = 0; i < 20; i++) for (const q of others) assert.ok(await withTimeout(publish(pub, q, `during-${i}`), 5000, `a confirm from ${q}`), `${q} confirms with ${victim} dead`);
-    // Its primary restarts it on its own store; every node lists the new process.
-    await allRunning(a(), new Map([[victim, String(pid)]]));
-    await allRunning(b(), new Map([[victim, String(pid)]]));
-    await eventually(async () => {
-      const again = await connectSurviving(a(), open);
-      const c = await again.createConfirmChannel();
+    let n = 0;
+    const publishAgain = async (): Promise<boolean> => {
+      const c = await (await connectSurviving(a(), open)).createConfirmChannel();
       c.on("error", () => {});
-      return publish(c, victimQueues[0]!, "after").catch(() => false);
-    }, 20_000, `${victimQueues[0]} to confirm again`);
+      return withTimeout(publish(c, victimQueues[0]!, `again-${n++}`), 5000, "a confirm").catch(() => false);
+    };
+    await back(pid, victimQueues[0]!, publishAgain);
     const sub = await (await connectSurviving(b(), open)).createChannel();
     for (const q of queues) {
       const want = sent.get(q)!;
@@ -137,5 +142,31 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
       assert.deepEqual(await withTimeout(got.done, 20_000, `every confirmed message of ${q}`), want);
     }
     await sub.close();
+  };
+
+  it("a worker killed -9: only its queues pause, the others keep confirming; restarted at once on its own store, every confirmed message is there", async () => {
+    const victim = "a-w1@test";
+    await killOne(victim, "wk", async (pid, q, publishAgain) => {
+      // Its primary restarts it on its own store; every node lists the new process.
+      await allRunning(a(), new Map([[victim, String(pid)]]));
+      await allRunning(b(), new Map([[victim, String(pid)]]));
+      await eventually(publishAgain, 20_000, `${q} to confirm again`);
+      const rows = (await nodesOf(b())).find((r) => r.name === victim) as (NodeRow & { adopted_by?: string }) | undefined;
+      assert.equal(rows?.adopted_by, undefined, "restarted inside the lease: never adopted");
+    });
+  });
+
+  it("a worker restarted only after its lease: its store is adopted by a follower meanwhile, then taken back with every confirmed message", async () => {
+    const victim = "b-w1@test";
+    await killOne(victim, "wa", async (pid, q, publishAgain) => {
+      // Adopted once the lease expired: its queue confirms again while the worker is still down.
+      await eventually(async () => (await nodesOf(a())).some((r) => r.name === victim && (r as { adopted_by?: string }).adopted_by !== undefined), 20_000, `${victim}'s store adopted`);
+      await eventually(publishAgain, 20_000, `${q} to confirm while adopted`);
+      // Restarted after the back-off: it follows the adopter, takes its store back, and serves it as itself.
+      await allRunning(a(), new Map([[victim, String(pid)]]));
+      await allRunning(b(), new Map([[victim, String(pid)]]));
+      await eventually(async () => (await nodesOf(a())).some((r) => r.name === victim && r.running && (r as { adopted_by?: string }).adopted_by === undefined), 20_000, `${victim} serving its own store again`);
+      await eventually(publishAgain, 20_000, `${q} to confirm after the hand-back`);
+    });
   });
 });
