@@ -6,9 +6,11 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ChannelModel, ConfirmChannel } from "amqplib";
+import { connect as streamConnect, Offset } from "rabbitmq-stream-js-client";
 import { TestCluster } from "../cluster/cluster-fixture.js";
 import { alive, startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { connectSurviving, queueNodes } from "./workers-clients.js";
+import { freshGet } from "./worker-landing.js";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
 
 interface NodeRow {
@@ -26,18 +28,26 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
   const a = (): WorkersProcess => machines[0]!;
   const b = (): WorkersProcess => machines[1]!;
 
-  const nodesOf = async (p: WorkersProcess): Promise<NodeRow[]> => (await p.api("GET", "/api/nodes")).json as NodeRow[];
-  /** Every worker of both machines running in `p`'s /api/nodes, each with its process id; `pidOf` what it says. */
+  /** /api/nodes on a new TCP connection: answered by either worker of the machine (each answers from its own links). */
+  const nodesOf = async (p: WorkersProcess): Promise<NodeRow[]> => (await freshGet(p.httpPort, "/api/nodes")) as NodeRow[];
+  /**
+   * Every worker of both machines running in `p`'s /api/nodes, each with its process id (not the
+   * one in `unlike`), in four answers in a row: the primary hands connections out round-robin, so
+   * both of the machine's workers said so (`balanced` then places on every node from either).
+   */
   const allRunning = (p: WorkersProcess, unlike: ReadonlyMap<string, string> = new Map()): Promise<void> =>
     eventually(async () => {
-      const rows = await nodesOf(p).catch(() => [] as NodeRow[]);
-      return NODES.every((n) => rows.some((r) => r.name === n && r.running && r.os_pid !== undefined && r.os_pid !== unlike.get(n)));
+      for (let i = 0; i < 4; i++) {
+        const rows = await nodesOf(p).catch(() => [] as NodeRow[]);
+        if (!NODES.every((n) => rows.some((r) => r.name === n && r.running && r.os_pid !== undefined && r.os_pid !== unlike.get(n)))) return false;
+      }
+      return true;
     }, 30_000, "every worker of both machines running in /api/nodes");
   const pids = async (p: WorkersProcess): Promise<Map<string, string>> => new Map((await nodesOf(p)).map((r) => [r.name, r.os_pid ?? ""]));
 
   before(async () => {
     await etcd.startEtcd();
-    const cluster = ["--etcd-endpoints", etcd.etcdUrl, "--cluster-mode", "spread", "--cluster-name", "test", "--advertise-address", "127.0.0.1", "--queue-leader-locator", "balanced", "--log-level", "info"];
+    const cluster = ["--etcd-endpoints", etcd.etcdUrl, "--cluster-mode", "spread", "--cluster-name", "test", "--advertise-address", "127.0.0.1", "--stream-advertised-host", "127.0.0.1", "--queue-leader-locator", "balanced", "--log-level", "info"];
     // Machine a restarts a dead worker at once, well inside its lease (10 s, so even a loaded machine's restart is);
     // machine b only after its lease (3 s) expired: its store is adopted meanwhile.
     const onA = startWorkers([...cluster, "--node-name", "a@test", "--etcd-lease-ttl", "10"]);
@@ -92,6 +102,52 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
     await sub.close();
   });
 
+  it("the stream protocol: Metadata on either machine names a stream's home worker's own stream port, where a client publishes with confirms and reads", async () => {
+    await allRunning(a());
+    await allRunning(b());
+    const ch = await (await connectSurviving(a(), open)).createChannel();
+    // Four streams, balanced: one per worker (and the queue counts stay even for the cases below).
+    const streams = [0, 1, 2, 3].map((i) => `wst-${i}`);
+    for (const q of streams) await ch.assertQueue(q, { durable: true, arguments: { "x-queue-type": "stream" } });
+    await ch.close();
+    await eventually(async () => {
+      const listed = await queueNodes(b());
+      return streams.every((q) => listed.get(q) !== undefined);
+    }, 10_000, "the streams listed with their homes on machine b");
+    const homes = await queueNodes(b());
+    assert.equal(new Set(streams.map((q) => homes.get(q))).size, 4, `one stream per worker: ${streams.map((q) => `${q}=${homes.get(q)}`).join(", ")}`);
+    /** A worker's own stream port, from its machine's start line. */
+    const ownPort = (node: string): number => {
+      const m = node.startsWith("a-") ? a() : b();
+      const started = m.lines.find((l) => l.msg === "Coney started")!;
+      return (started["stream_worker_ports"] as number[])[Number(/-w(\d+)@/.exec(node)![1])]!;
+    };
+    const silent = { debug() {}, info() {}, warn() {}, error() {} };
+    const sharedB = b().lines.find((l) => l.msg === "Coney started")!["stream_port"] as number;
+    const c = await streamConnect({ hostname: "127.0.0.1", port: sharedB, username: "guest", password: "guest", vhost: "/", heartbeat: 0 }, silent);
+    try {
+      for (const q of streams) {
+        const [meta] = await c.queryMetadata({ streams: [q] });
+        assert.deepEqual({ host: meta!.leader?.host, port: meta!.leader?.port }, { host: "127.0.0.1", port: ownPort(homes.get(q)!) }, `Metadata names ${homes.get(q)}'s own stream port for ${q}`);
+      }
+      const onA = streams.find((q) => homes.get(q)!.startsWith("a-"))!;
+      const publisher = await c.declarePublisher({ stream: onA, publisherRef: "wst-pub" });
+      const confirmed = collector<bigint>(10);
+      publisher.on("publish_confirm", (err, ids) => {
+        assert.equal(err, null);
+        for (const id of ids) confirmed.push(id);
+      });
+      for (let i = 0; i < 10; i++) await publisher.send(Buffer.from(`s${i}`), { publishingId: BigInt(i + 1) });
+      await publisher.flush();
+      assert.equal((await withTimeout(confirmed.done, 10_000, "10 stream confirms")).length, 10);
+      const got = collector<string>(10);
+      await c.declareConsumer({ stream: onA, offset: Offset.first() }, (m) => got.push(m.content.toString()));
+      assert.deepEqual(await withTimeout(got.done, 10_000, "the 10 from the first offset"), Array.from({ length: 10 }, (_, i) => `s${i}`));
+    } finally {
+      await withTimeout(c.close(), 3000, "the stream client's close").catch(() => {});
+    }
+  });
+
   /**
    * Queues one per worker; `victim` killed -9 under confirms to the others; every confirmed message
    * of every queue there after `back` (its restart, or its store adopted then handed back).
@@ -118,7 +174,9 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
       if (ok) sent.get(q)!.push(body);
       return ok;
     };
-    const pub = await (await connectSurviving(a(), open)).createConfirmChannel();
+    // The publisher on the other machine: a connection to the victim's machine may have landed on the victim.
+    const other = victim.startsWith("a-") ? b() : a();
+    const pub = await (await connectSurviving(other, open)).createConfirmChannel();
     pub.on("error", () => {});
     for (let i = 0; i < 20; i++) for (const q of queues) assert.ok(await publish(pub, q, `before-${i}`), `${q} confirms before the kill`);
 
@@ -129,7 +187,7 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
     for (let i = 0; i < 20; i++) for (const q of others) assert.ok(await withTimeout(publish(pub, q, `during-${i}`), 5000, `a confirm from ${q}`), `${q} confirms with ${victim} dead`);
     let n = 0;
     const publishAgain = async (): Promise<boolean> => {
-      const c = await (await connectSurviving(a(), open)).createConfirmChannel();
+      const c = await (await connectSurviving(other, open)).createConfirmChannel();
       c.on("error", () => {});
       return withTimeout(publish(c, victimQueues[0]!, `again-${n++}`), 5000, "a confirm").catch(() => false);
     };
