@@ -43,6 +43,21 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
       }
       return true;
     }, 30_000, "every worker of both machines running in /api/nodes");
+  /** Every queue declared so far, with its home. */
+  const declared: string[] = [];
+  /**
+   * Before a batch is declared through machine `p`: both its workers (four answers in a row on
+   * fresh connections) know every queue declared so far with its home, so `balanced` counts them
+   * all wherever the declare lands and one batch of four goes one to each worker.
+   */
+  const knowsAll = (p: WorkersProcess): Promise<void> =>
+    eventually(async () => {
+      for (let i = 0; i < 4; i++) {
+        const list = (await freshGet(p.httpPort, "/api/queues/%2F?columns=name,node").catch(() => [])) as Array<{ name: string; node?: string }>;
+        if (!declared.every((q) => list.some((x) => x.name === q && x.node !== undefined))) return false;
+      }
+      return true;
+    }, 15_000, "every queue declared so far known with its home on both workers");
   const pids = async (p: WorkersProcess): Promise<Map<string, string>> => new Map((await nodesOf(p)).map((r) => [r.name, r.os_pid ?? ""]));
 
   before(async () => {
@@ -76,7 +91,9 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
     for (const [m, p] of [["a", a()], ["b", b()]] as const) {
       const ch = await (await connectSurviving(p, open)).createChannel();
       const names = [0, 1, 2, 3].map((i) => `ws-${m}${i}`);
+      await knowsAll(p);
       for (const q of names) await ch.assertQueue(q, { durable: true });
+      declared.push(...names);
       await ch.close();
       await eventually(async () => {
         const listed = await queueNodes(p);
@@ -108,7 +125,9 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
     const ch = await (await connectSurviving(a(), open)).createChannel();
     // Four streams, balanced: one per worker (and the queue counts stay even for the cases below).
     const streams = [0, 1, 2, 3].map((i) => `wst-${i}`);
+    await knowsAll(a());
     for (const q of streams) await ch.assertQueue(q, { durable: true, arguments: { "x-queue-type": "stream" } });
+    declared.push(...streams);
     await ch.close();
     await eventually(async () => {
       const listed = await queueNodes(b());
@@ -157,7 +176,9 @@ describe("workers as spread-cluster nodes: two machines of two workers on one et
     await allRunning(b());
     const ch = await (await connectSurviving(a(), open)).createChannel();
     const queues = [0, 1, 2, 3].map((i) => `${prefix}-${i}`);
+    await knowsAll(a());
     for (const q of queues) await ch.assertQueue(q, { durable: true });
+    declared.push(...queues);
     await ch.close();
     await eventually(async () => {
       const listed = await queueNodes(a());
