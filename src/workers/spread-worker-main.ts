@@ -59,8 +59,14 @@ async function runSpreadWorker(): Promise<void> {
   startConfig = config;
   logger = createLogger(config.logLevel, undefined, { node: config.nodeName }, { format: config.logFormat });
   setInterval(() => endpoint.send(PRIMARY, "heartbeat"), start.heartbeatMs);
-  // etcd3 is loaded only here, as main.ts loads it for a single spread node.
-  const { SpreadNode } = await import("../cluster/spread-node.js");
+  // etcd3 is loaded only here, as main.ts loads it for a single spread node: an optional package, so its absence is said in one line.
+  const { SpreadNode } = await import("../cluster/spread-node.js").catch((err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    const missing = code === "ERR_MODULE_NOT_FOUND" ? ["etcd3", "cockatiel"].find((name) => (err as Error).message.includes(`'${name}'`)) : undefined;
+    if (missing === undefined) throw err;
+    process.stderr.write(`coney worker: clustering (--etcd-endpoints) needs the optional package "${missing}", which is not installed: run "npm install etcd3" beside coney\n`);
+    process.exit(1);
+  });
   node = new SpreadNode(config, logger, start.ownStreamPort);
   await node.start();
   if (stopping) return;
