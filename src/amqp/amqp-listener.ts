@@ -50,7 +50,9 @@ export async function listenAmqp(broker: Broker, settings: AmqpSettings, port: n
   }
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, bind === "" ? undefined : bind, () => resolve());
+    // Port 0 in a worker of `coney --workers N` is a port of its own (the shared ones are picked by the primary, non-zero):
+    // exclusive, or node:cluster would hand every worker's listen(0) the same port (an adopted store's broker, docs/CLUSTERING.md).
+    server.listen({ port, host: bind === "" ? undefined : bind, exclusive: port === 0 }, () => resolve());
   });
   const bound = (server.address() as AddressInfo).port;
   const trim = slabs === null ? null : setInterval(() => slabs.trimToDemand(), SLAB_TRIM_MS).unref();

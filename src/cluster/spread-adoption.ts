@@ -136,7 +136,8 @@ export async function openAdopted(config: ConeyConfig, transport: ReplicationTra
         });
         await new Promise<void>((resolve, reject) => {
           server.once("error", reject);
-          server.listen(0, config.bind === "" ? undefined : config.bind, () => resolve());
+          // Exclusive: under `coney --workers N` each worker binds its own port (node:cluster would share one port 0 among them).
+          server.listen({ port: 0, host: config.bind === "" ? undefined : config.bind, exclusive: true }, () => resolve());
         });
         const a = server.address();
         linkPort = typeof a === "object" && a ? a.port : 0;

@@ -48,8 +48,10 @@ export class SpreadNode implements SpreadWatch {
   private linkServer: Server | null = null;
   private linkPort = 0;
   private readonly members = new Map<string, SpreadMember>();
-  /** Where each member's streams are served (its registered stream address), for Metadata. */
+  /** Where each member's streams are served (its registered stream address), for Metadata; an adopted broker's have no own port. */
   private readonly streamPorts = new SpreadStreamPorts(this.members);
+  /** This node's broker's: with its own stream port when it is a worker (workers/spread-workers.ts). */
+  private readonly brokerStreamPorts: SpreadStreamPorts;
   /** Links this node holds to each other member (up), and those being opened. */
   private readonly links = new Map<string, LeaderLink>();
   private readonly connecting = new Set<string>();
@@ -76,8 +78,11 @@ export class SpreadNode implements SpreadWatch {
   constructor(
     private readonly config: ConeyConfig,
     private readonly logger: Logger,
+    /** A worker of `coney --workers N`: its own stream port beside the shared one, registered for Metadata (docs/CLUSTERING.md, "Workers as spread-cluster nodes"). */
+    private readonly ownStreamPort: number | null = null,
   ) {
     this.me = config.nodeName;
+    this.brokerStreamPorts = new SpreadStreamPorts(this.members, ownStreamPort);
     this.keys = new SpreadKeys(config.clusterName);
     this.session = new EtcdSession(config.etcdEndpoints, config.etcdLeaseTtl, logger);
     this.transport = replicationTransport(config);
@@ -138,7 +143,7 @@ export class SpreadNode implements SpreadWatch {
       replica: writer.replication,
       peers: { list: async () => this.peerNodes(), records: this.peers, storeCopies: (home) => storeCopies(home, this.stores!.view, (n) => this.isRunning(n)) },
       clientIdPeers: this.peers,
-      streamWorkers: this.streamPorts,
+      streamWorkers: this.brokerStreamPorts,
       nodeHooks: {
         // Before the restore: queues of this node's file homed elsewhere come back as RemoteQueues.
         beforeRestore: async (broker) => {
@@ -291,7 +296,8 @@ export class SpreadNode implements SpreadWatch {
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(this.config.clusterPort, this.config.bind === "" ? undefined : this.config.bind, () => resolve());
+      // Exclusive: a worker of `coney --workers N` binds its own link port, never one node:cluster's primary shares.
+      server.listen({ port: this.config.clusterPort, host: this.config.bind === "" ? undefined : this.config.bind, exclusive: true }, () => resolve());
     });
     const a = server.address();
     this.linkPort = typeof a === "object" && a ? a.port : this.config.clusterPort;
@@ -299,7 +305,8 @@ export class SpreadNode implements SpreadWatch {
   }
 
   private async register(): Promise<void> {
-    const stream = streamAddress(this.config, this.running?.streamPort ?? null, true);
+    // A worker's streams are served on its own port (the shared one lands on any worker).
+    const stream = this.ownStreamPort === null ? streamAddress(this.config, this.running?.streamPort ?? null, true) : streamAddress(this.config, this.running?.streamPort == null ? null : this.ownStreamPort, false);
     const info: SpreadMember = { name: this.me, pid: process.pid, host: this.config.advertiseAddress, linkPort: this.linkPort, amqpPort: this.amqpPort, httpPort: this.httpPort, stream };
     await withTimeout(this.session.client.put(this.keys.member(this.me)).value(JSON.stringify(info)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register");
   }

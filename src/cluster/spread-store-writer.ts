@@ -61,7 +61,8 @@ export class StoreWriter {
     const server = this.ctx.transport.server((s) => this.replication.accept(s));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(0, this.ctx.bind === "" ? undefined : this.ctx.bind, () => resolve());
+      // Exclusive: under `coney --workers N` each worker binds its own port (node:cluster would share one port 0 among them).
+      server.listen({ port: 0, host: this.ctx.bind === "" ? undefined : this.ctx.bind, exclusive: true }, () => resolve());
     });
     const a = server.address();
     this.port = typeof a === "object" && a ? a.port : 0;

@@ -12,10 +12,11 @@ import type { SpreadMember, StreamAddress } from "./spread-keys.js";
 import type { SpreadStoreView } from "./spread-store-view.js";
 
 export class SpreadStreamPorts implements StreamWorkerPorts {
-  /** A spread node's stream port is its own: no second listener. */
-  readonly own = null;
-
-  constructor(private readonly members: ReadonlyMap<string, SpreadMember>) {}
+  constructor(
+    private readonly members: ReadonlyMap<string, SpreadMember>,
+    /** A spread node's stream port is its own (null: no second listener), but for a worker of `coney --workers N`, whose shared one lands on any worker. */
+    readonly own: number | null = null,
+  ) {}
 
   portOf(node: string): number | null {
     return this.members.get(node)?.stream?.port ?? null;

@@ -31,7 +31,8 @@ export async function listenStream(node: StreamNode, port: number, bind: string,
   if (tls) server.on("tlsClientError", (err) => node.log.info("stream TLS handshake failed", { err: err.message }));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ port, host: bind === "" ? undefined : bind, exclusive }, () => {
+    // Port 0 is never a shared one (the primary of `coney --workers N` picks those): a port of this process alone.
+    server.listen({ port, host: bind === "" ? undefined : bind, exclusive: exclusive || port === 0 }, () => {
       server.off("error", reject);
       resolve();
     });

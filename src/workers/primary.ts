@@ -5,6 +5,11 @@
  * watches the workers' heartbeats, restarts a worker that exits (with back-off), answers the
  * workers' `nodes` requests for /api/nodes, and on stop asks every worker to stop and waits.
  *
+ * With `--etcd-endpoints … --cluster-mode spread` each worker is a spread-cluster node of its own
+ * (spread-worker-main.ts): the primary then keeps no group table and answers no `nodes` (etcd and
+ * the nodes' links do); it forks, watches and restarts, and spreads the ports (docs/CLUSTERING.md,
+ * "Workers as spread-cluster nodes").
+ *
  * Worker states, as the primary sees them: starting (forked, not yet serving) → running (sent
  * `ready`) → down (exited; restarted after the back-off) — or stopping (asked to stop) → down.
  */
@@ -24,7 +29,8 @@ import { isEnvelope } from "./ipc-endpoint.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import { workerPorts, type WorkerPorts } from "./worker-ports.js";
 import { loadTable, workerName } from "./workers-file.js";
-import type { WorkerFigures, WorkerStart } from "./worker-start.js";
+import type { SpreadWorkerStart, WorkerFigures, WorkerStart } from "./worker-start.js";
+import { spreadWorkerConfig, workersAsSpreadNodes } from "./spread-workers.js";
 import type { WorkerLinks } from "./worker-queues.js";
 
 /** Queue groups in a new data directory (the design's `queue_groups` default); a saved table keeps its own count. */
@@ -87,9 +93,12 @@ export class Primary {
   });
   /** Every worker has served once: from then on a dead worker is restarted, before that the start fails. */
   private started = false;
+  /** Each worker a spread-cluster node (spread-workers.ts): no group table here. */
+  private readonly spread: boolean;
 
   constructor(private readonly o: PrimaryOptions) {
     this.heartbeatMs = o.heartbeatMs ?? 1000;
+    this.spread = workersAsSpreadNodes(o.config);
     // The links between workers: a fresh secret per primary (a worker of an older one cannot join).
     const linksDir = o.config.inMemory ? mkdtempSync(join(tmpdir(), "coney-links-")) : join(o.config.dataDir, "links");
     this.links = { dir: linksDir, secret: randomBytes(32).toString("hex"), nodeNames: Array.from({ length: o.config.workers }, (_, i) => `${o.config.nodeName}/${workerName(i)}`) };
@@ -115,6 +124,21 @@ export class Primary {
     const { config } = this.o;
     this.ports = await workerPorts(config, this.slots.length);
     if (this.stopping !== null) return; // stopped (a signal) while the ports were picked: fork nothing
+    if (!this.spread) await this.keepGroups();
+    cluster.setupPrimary({ exec: this.o.workerEntry, args: [] });
+    for (const slot of this.slots) this.fork(slot);
+    this.beatTimer = setInterval(() => this.checkBeats(), this.heartbeatMs);
+    try {
+      await this.ready;
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  /** `--workers N` alone: the group table, saved or new, and its keeper. */
+  private async keepGroups(): Promise<void> {
+    const { config } = this.o;
     const dataDir = config.inMemory ? null : config.dataDir;
     const saved = dataDir === null ? null : loadTable(dataDir);
     const all = this.slots.map((s) => s.index);
@@ -127,15 +151,6 @@ export class Primary {
       await migrateLegacyWorkerStores(dataDir, this.slots.length, initial.groups.length, this.o.logger);
     }
     this.keeper = new GroupKeeper({ initial, dataDir, endpoint: this.hub.endpoint, ackMs: this.o.tableAckMs ?? 5000, workers: this.slots.length, logger: this.o.logger, live: () => this.live(), kill: (w) => this.kill(this.slots[w]!) });
-    cluster.setupPrimary({ exec: this.o.workerEntry, args: [] });
-    for (const slot of this.slots) this.fork(slot);
-    this.beatTimer = setInterval(() => this.checkBeats(), this.heartbeatMs);
-    try {
-      await this.ready;
-    } catch (err) {
-      await this.stop();
-      throw err;
-    }
   }
 
   /** Asks every worker to stop, kills those that do not within the timeout; resolves when all exited. */
@@ -239,10 +254,14 @@ export class Primary {
   }
 
   /** A worker asks what to run: its index, node name, configuration and ports. */
-  private startOf(from: string): WorkerStart {
+  private startOf(from: string): WorkerStart | SpreadWorkerStart {
     const slot = this.slotOf(from);
     if (slot === undefined) throw new Error(`${from} is not a worker of this primary`);
     const { config } = this.o;
+    if (this.spread) {
+      const own = { ...this.ports.shared, prometheusPort: this.ports.prometheus[slot.index] ?? null, workers: 1 };
+      return { index: slot.index, heartbeatMs: this.heartbeatMs, ownStreamPort: this.ports.stream[slot.index] ?? null, config: { ...config, ...own, ...spreadWorkerConfig(config, slot.index, this.slots.length) } };
+    }
     return {
       index: slot.index,
       workers: this.slots.length,

@@ -1,16 +1,20 @@
 /**
  * `coney --workers N` with N > 1, from main.ts: runs the primary (primary.ts) until SIGTERM or
- * SIGINT, which stop every worker gracefully before the primary exits 0. Refused (exit 64) with
- * `--etcd-endpoints`: workers as cluster nodes are not built (docs/CLUSTERING.md, "One machine").
+ * SIGINT, which stop every worker gracefully before the primary exits 0. With `--etcd-endpoints`
+ * and `--cluster-mode spread` each worker is a spread-cluster node (spread-worker-main.ts); with the
+ * replicated mode (one leader for everything) refused, exit 64 (docs/CLUSTERING.md, "Workers as
+ * spread-cluster nodes").
  */
 import { fileURLToPath } from "node:url";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { Primary } from "./primary.js";
+import { spreadWorkerName, workersAsSpreadNodes } from "./spread-workers.js";
 
 /** Why `config` cannot run as workers, or null. */
 export function refusal(config: ConeyConfig): string | null {
-  if (config.etcdEndpoints.length > 0) return "--workers > 1 with --etcd-endpoints: workers as cluster nodes are not built yet (issue 42)";
+  // A replicated cluster has one leader for every queue: a second worker would have nothing to lead.
+  if (config.etcdEndpoints.length > 0 && !workersAsSpreadNodes(config)) return `--workers ${config.workers} with --etcd-endpoints needs --cluster-mode spread (each worker a node homing its own queues); --cluster-mode ${config.clusterMode} has one leader for every queue, so it runs one worker`;
   return null;
 }
 
@@ -33,7 +37,9 @@ export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<v
     process.stderr.write(`coney: ${why}\n`);
     process.exit(64);
   }
-  const primary = new Primary({ config, logger, workerEntry: fileURLToPath(new URL("./worker-main.js", import.meta.url)), ...restartDelayFromEnv(), ...(config.queueGroups !== null ? { queueGroups: config.queueGroups } : {}) });
+  const spread = workersAsSpreadNodes(config);
+  const entry = spread ? "./spread-worker-main.js" : "./worker-main.js";
+  const primary = new Primary({ config, logger, workerEntry: fileURLToPath(new URL(entry, import.meta.url)), ...restartDelayFromEnv(), ...(config.queueGroups !== null ? { queueGroups: config.queueGroups } : {}) });
   const stop = (signal: string): void => {
     logger.info("stopping", { signal });
     primary.stop().then(
@@ -56,5 +62,5 @@ export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<v
     process.exit(1);
   }
   const { shared, prometheus, stream } = primary.sharedPorts;
-  logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, mqtt_port: shared.mqttPort, prometheus_ports: prometheus, stream_port: shared.streamPort, stream_worker_ports: stream, workers: config.workers, primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
+  logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, mqtt_port: shared.mqttPort, prometheus_ports: prometheus, stream_port: shared.streamPort, stream_worker_ports: stream, workers: config.workers, ...(spread ? { cluster: config.clusterName, cluster_mode: "spread", nodes: Array.from({ length: config.workers }, (_, i) => spreadWorkerName(config.nodeName, i)) } : {}), primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
 }

@@ -23,3 +23,13 @@ export interface WorkerStart {
 
 /** A worker's answer to `figures` (another worker's /api/nodes or /api/overview asked): read in its own process. */
 export type WorkerFigures = Pick<PeerNode, "record" | "listeners">;
+
+/** The answer to `start` for a worker that is a spread-cluster node (spread-worker-main.ts; docs/CLUSTERING.md, "Workers as spread-cluster nodes"). */
+export interface SpreadWorkerStart {
+  readonly index: number;
+  readonly heartbeatMs: number;
+  /** Its spread node's configuration: shared client ports picked, its own node name, data dir, link and Prometheus ports. */
+  readonly config: ConeyConfig;
+  /** Its own stream port (null: no stream listener), which its member record names for Metadata. */
+  readonly ownStreamPort: number | null;
+}

@@ -1,6 +1,6 @@
 // `coney --workers 2`: SIGTERM to the primary stops every worker and exits 0; the primary killed
-// -9 leaves no worker behind (each exits when its IPC channel closes); with --etcd-endpoints
-// N > 1 refuses to start, saying why.
+// -9 leaves no worker behind (each exits when its IPC channel closes); with --etcd-endpoints in
+// the replicated mode N > 1 refuses to start, naming --cluster-mode spread.
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -64,12 +64,12 @@ describe("coney --workers 2: the primary's life", () => {
     }
   });
 
-  it("refuses N > 1 with --etcd-endpoints (workers as cluster nodes are not built), naming why", () => {
+  it("refuses N > 1 with --etcd-endpoints in the replicated mode (one leader for everything), naming --cluster-mode spread", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "coney-workers-etcd-"));
     try {
       const res = spawnSync(process.execPath, [bin, "--workers", "2", "--data-dir", dataDir, "--amqp-port", "0", "--http-port", "off", "--etcd-endpoints", "http://127.0.0.1:1"], { encoding: "utf8", timeout: 30_000 });
       assert.equal(res.status, 64);
-      assert.match(res.stderr, /coney: --workers > 1 with --etcd-endpoints: workers as cluster nodes are not built yet \(issue 42\)/);
+      assert.match(res.stderr, /coney: --workers 2 with --etcd-endpoints needs --cluster-mode spread \(each worker a node homing its own queues\); --cluster-mode replicated has one leader for every queue, so it runs one worker/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
