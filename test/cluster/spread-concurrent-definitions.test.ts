@@ -3,11 +3,13 @@
 // management API (docs/CLUSTERING.md, "Concurrent changes: etcd's order on every node"). Two real
 // nodes on a real etcd; in every round both nodes are sent, in one tick, a policy and a user's
 // permissions with different values (HTTP), one binding created and deleted through both nodes
-// (HTTP), and one new exchange declared with a different type through each node (AMQP 0-9-1).
+// (HTTP), one new exchange declared with a different type and one new queue with a different
+// x-max-length through each node (AMQP 0-9-1).
 // Last in etcd's order wins for the policy, the permissions and the binding; of the two exchange
 // declares, the first in etcd's order stands on both nodes and the other is refused with RabbitMQ's
 // 406 PRECONDITION_FAILED "inequivalent arg 'type'" — exactly one client is told declare-ok, and
-// the type every node lists is that client's.
+// the type every node lists is that client's; of the two queue declares, the one whose home claim
+// won stands (its arguments listed everywhere), the other is refused the same way.
 import { describe } from "node:test";
 import assert from "node:assert/strict";
 import type { Channel } from "amqplib";
@@ -31,9 +33,10 @@ describe("a spread cluster: concurrent changes of one definition on two nodes en
         const policy = (await read("/api/policies/%2F/conc-policy")) as { definition?: unknown } | number;
         const perm = (await read("/api/permissions/%2F/conc-user")) as { configure?: string } | number;
         const x = (await read(`/api/exchanges/%2F/conc-x-${round}`)) as { type?: string } | number;
+        const q = (await read(`/api/queues/%2F/conc-q-${round}`)) as { arguments?: Record<string, unknown> } | number;
         const bindings = (await read("/api/queues/%2F/conc-q/bindings")) as Array<{ source: string; routing_key: string }> | number;
         const keys = Array.isArray(bindings) ? bindings.filter((b) => b.source === "amq.direct").map((b) => b.routing_key).sort() : bindings;
-        return JSON.stringify({ policy: typeof policy === "number" ? policy : policy.definition, configure: typeof perm === "number" ? perm : perm.configure, exchange: typeof x === "number" ? x : x.type, bindings: keys });
+        return JSON.stringify({ policy: typeof policy === "number" ? policy : policy.definition, configure: typeof perm === "number" ? perm : perm.configure, exchange: typeof x === "number" ? x : x.type, queueArgs: typeof q === "number" ? q : q.arguments, bindings: keys });
       }),
     );
 
@@ -44,7 +47,9 @@ describe("a spread cluster: concurrent changes of one definition on two nodes en
     await setup.assertQueue("conc-q", { durable: true });
     const declarers: Channel[] = [];
     for (const i of [0, 1]) declarers.push(await (await sc.connect(i)).createChannel());
-    for (const ch of declarers) ch.on("error", () => {});
+    const queueDeclarers: Channel[] = [];
+    for (const i of [0, 1]) queueDeclarers.push(await (await sc.connect(i)).createChannel());
+    for (const ch of [...declarers, ...queueDeclarers]) ch.on("error", () => {});
 
     let firstReadEqual = 0;
     const refusals: string[] = [];
@@ -57,22 +62,22 @@ describe("a spread cluster: concurrent changes of one definition on two nodes en
         http.push(sc.api(i, "POST", "/api/bindings/%2F/e/amq.direct/q/conc-q", { routing_key: `k${i}` }));
         http.push(sc.api(1 - i, "DELETE", `/api/bindings/%2F/e/amq.direct/q/conc-q/k${i}`));
       }
-      // One new exchange declared with another type through each node, in the same tick.
-      const declares = [0, 1].map((i) =>
-        declarers[i]!.assertExchange(`conc-x-${r}`, TYPES[i]!, { durable: true }).then(
-          () => null,
-          (err: Error) => err.message,
-        ),
-      );
+      // One new exchange declared with another type, and one new queue with another x-max-length, through each node in the same tick.
+      const outcome = (p: Promise<unknown>): Promise<string | null> => p.then(() => null, (err: Error) => err.message);
+      const declares = [0, 1].map((i) => outcome(declarers[i]!.assertExchange(`conc-x-${r}`, TYPES[i]!, { durable: true })));
+      const queueDeclares = [0, 1].map((i) => outcome(queueDeclarers[i]!.assertQueue(`conc-q-${r}`, { durable: true, arguments: { "x-max-length": 10 + i } })));
       const answers = await Promise.all(http);
       for (const a of answers) assert.ok(a.status < 300 || a.status === 404, `an HTTP change failed: ${a.status} ${a.text}`);
       const outcomes = await Promise.all(declares);
+      const queueOutcomes = await Promise.all(queueDeclares);
       // A refused declare closed its channel (as RabbitMQ's 406 does): open a new one for the next round.
-      for (const [i, o] of outcomes.entries()) {
-        if (o === null) continue;
-        refusals.push(o);
-        declarers[i] = await (await sc.connect(i)).createChannel();
-        declarers[i]!.on("error", () => {});
+      for (const [chs, os] of [[declarers, outcomes], [queueDeclarers, queueOutcomes]] as const) {
+        for (const [i, o] of os.entries()) {
+          if (o === null) continue;
+          refusals.push(o);
+          chs[i] = await (await sc.connect(i)).createChannel();
+          chs[i]!.on("error", () => {});
+        }
       }
       // Both answers are back: each waited for the other node to apply its change.
       const first = await views(r);
@@ -86,7 +91,13 @@ describe("a spread cluster: concurrent changes of one definition on two nodes en
       const winners = outcomes.flatMap((o, i) => (o === null ? [TYPES[i]] : []));
       assert.equal(winners.length, 1, `round ${r}: exactly one of the two declares is told ok (${JSON.stringify(outcomes)})`);
       for (const o of outcomes) if (o !== null) assert.match(o, /406 \(PRECONDITION-FAILED\).*inequivalent arg 'type' for exchange 'conc-x-\d+' in vhost '\/'/);
-      assert.equal((JSON.parse(last[0]!) as { exchange: string }).exchange, winners[0], `round ${r}: the exchange listed is the one whose declare was told ok`);
+      const listed = JSON.parse(last[0]!) as { exchange: string; queueArgs: Record<string, unknown> };
+      assert.equal(listed.exchange, winners[0], `round ${r}: the exchange listed is the one whose declare was told ok`);
+      // Of the two queue declares, the one whose claim won stands: its client alone is told declare-ok.
+      const queueWinners = queueOutcomes.flatMap((o, i) => (o === null ? [10 + i] : []));
+      assert.equal(queueWinners.length, 1, `round ${r}: exactly one of the two queue declares is told ok (${JSON.stringify(queueOutcomes)})`);
+      for (const o of queueOutcomes) if (o !== null) assert.match(o, /406 \(PRECONDITION-FAILED\).*inequivalent arg 'x-max-length' for queue 'conc-q-\d+' in vhost '\/'/);
+      assert.equal(listed.queueArgs["x-max-length"], queueWinners[0], `round ${r}: the queue listed has the arguments of the declare told ok`);
     }
     console.log(`SPREAD-CONCURRENT-DEFINITIONS ${JSON.stringify({ rounds: ROUNDS, firstReadEqual, refusals: refusals.length })}`);
   });
