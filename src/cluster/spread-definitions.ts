@@ -175,8 +175,9 @@ export class SpreadDefinitions implements SpreadWatch {
   private async barrier(): Promise<void> {
     const inEtcd = await withTimeout(this.sending, OWN_WRITE_WAIT_MS, "this node's definitions in etcd").then(() => true, () => false);
     if (!inEtcd || this.written === 0) return;
-    // This node too applies what etcd ordered before its batch (the watch brings it back): only then is its change's verdict known.
-    const here = withTimeout(this.applied(this.written), OTHERS_APPLY_WAIT_MS, "this node's own batch back from etcd").catch(() => undefined);
+    // This node too applies what etcd ordered before its batch (revisions below its own; the usual case: already
+    // applied, no wait): only then is its change's verdict known (spread-order.ts).
+    const here = withTimeout(this.applied(this.written - 1), OTHERS_APPLY_WAIT_MS, "what etcd ordered before this node's batch").catch(() => undefined);
     await Promise.all([here, this.othersApplied?.(this.written, OTHERS_APPLY_WAIT_MS)]);
   }
 
