@@ -13,6 +13,9 @@ import type { Channel, ConfirmChannel, Message } from "amqplib";
 import { spreadCluster } from "./spread-fixture.js";
 import { eventually } from "../helpers/wait.js";
 import { declareRaceRound, lostClaimsIn } from "./declare-race.js";
+import { RawStreamClient } from "../stream/raw-stream-client.js";
+import { FrameWriter } from "../../src/stream/wire.js";
+import { CMD, RC } from "../../src/stream/protocol.js";
 
 const ROUNDS = 6;
 const NAMES = 3;
@@ -20,7 +23,7 @@ const NAMES = 3;
 const MAX_BURSTS = 60;
 
 describe("a spread cluster: one stream declared on two nodes at once never strands a confirmed message", () => {
-  const sc = spreadCluster({ size: 2, protocols: false });
+  const sc = spreadCluster({ size: 2, protocols: false, streams: true });
 
   /** Every message of stream `s` read through `ch` from its first offset, until `want` are all there (or 5 s). */
   const readAll = async (ch: Channel, s: string, want: ReadonlySet<string>): Promise<Set<string>> => {
@@ -80,5 +83,20 @@ describe("a spread cluster: one stream declared on two nodes at once never stran
     // The race was run, not dodged: some node lost a claim.
     assert.ok(lostClaims > 0, "no claim was lost: the declares did not race");
     assert.deepEqual(stranded, [0, 0], `confirmed messages not readable through every node: ${missing.join(", ")}`);
+  });
+
+  sc.it("a stream created over the stream protocol through both nodes at once with other arguments: one Create is ok, the other stream_already_exists, both nodes list the ok'd one", async () => {
+    const clients = [await RawStreamClient.login(await sc.streamPort(0)), await RawStreamClient.login(await sc.streamPort(1))];
+    sc.onClose(() => clients.forEach((c) => c.close()));
+    for (let r = 0; r < 6; r++) {
+      const name = `screate-${r}`;
+      const codes = await Promise.all(clients.map((c, i) => c.request((corr) => new FrameWriter(CMD.create).u32(corr).str(name).map([["max-length-bytes", String(1_000_000 + i)]]).frame(), CMD.create).then((a) => a.code)));
+      assert.equal(codes.filter((c) => c === RC.ok).length, 1, `round ${r}: exactly one Create is ok (${JSON.stringify(codes)})`);
+      assert.ok(codes.includes(RC.streamAlreadyExists), `round ${r}: the other is stream_already_exists (${JSON.stringify(codes)})`);
+      const want = 1_000_000 + codes.indexOf(RC.ok);
+      for (const i of [0, 1]) {
+        await eventually(async () => ((await sc.api(i, "GET", `/api/queues/%2F/${name}`)).json as { arguments?: Record<string, unknown> } | null)?.arguments?.["x-max-length-bytes"] === want, 5000, `node${i} lists ${name} with the ok'd Create's max-length-bytes`);
+      }
+    }
   });
 });
