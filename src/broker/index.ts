@@ -53,7 +53,8 @@ export { chooseLeaderNode, LEADER_LOCATOR_VALUES, leaderLocatorOf, queueGroupOf,
 export { effectivePolicy } from "./policies.js";
 export { MAX_QUEUE_GROUPS, groupLabel } from "./queue/queue-groups.js";
 export { type QueueLeaderPort, type RemoteConsumeTerms, type RemoteConsumerSink, type RemoteGot, type RemoteQueueInfo, type SettleOp, SETTLE_ACK, SETTLE_DISCARD, SETTLE_REQUEUE } from "./queue/queue-leader-port.js";
-export { definitionsFollowed } from "./operations/definitions-followed.js";
+export { definitionsAnswered, definitionsFollowed } from "./operations/definitions-followed.js";
+export { declareRefusal } from "./operations/declare-refusal.js";
 export { claimWon, holdUntilClaimed, releaseToWinner, takeClaimHold } from "./operations/claim-holds.js";
 export { countsFromLeader, deleteQueueAsync, deleteQueueOnLeader, getAsync, getFromLeader, type LeaderGet, purgeQueueAsync, purgeQueueOnLeader } from "./operations/remote-queue-operations.js";
 export { handQueueOver, leaderPortOf, leadQueueHere } from "./operations/queue-handover.js";

@@ -29,6 +29,13 @@ export interface TopologyMirror {
    * after the client heard the answer routes to what it declared, as after RabbitMQ's transaction.
    */
   settled?(): Promise<void>;
+  /**
+   * As `settled`, for the client whose change was told just before (in the same turn): rejects
+   * with RabbitMQ's error when that change lost to an earlier one made on another node (a spread
+   * cluster: docs/CLUSTERING.md, "Concurrent changes: etcd's order on every node") — e.g. a
+   * declare of an exchange another node declared first with another type. Absent: never refused.
+   */
+  verdict?(): Promise<void>;
 }
 
 /** A definitions-format record: plain JSON (field tables as definitions.json holds them). */

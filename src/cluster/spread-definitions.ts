@@ -12,14 +12,21 @@
  * snapshot never removes a queue this node homes: such a queue goes only by a delete in the log
  * (its messages are here and nowhere else).
  *
+ * Every node, the one that made a change too, ends in the state of etcd's order: this node's
+ * changes wait for their place as pending ones (spread-order.ts), another node's batch is applied
+ * before them, and a change of this node that lost to an earlier one is refused to its client
+ * (TopologyMirror.verdict, after the barrier).
+ *
  * Invariant: batches of one node reach etcd in the order it made them (one write at a time, a
  * failed write retried before the next).
  */
+import { randomUUID } from "node:crypto";
 import type { IOperation } from "etcd3";
 import { applyMirroredChange, followSnapshot, heldIdentities, identityOf, MirrorOutbox, queueDefinition, topologySnapshot, type Broker, type MirroredChange, type MirroredRecord } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout, type EtcdSession } from "./etcd-session.js";
 import { SpreadClaims } from "./spread-claims.js";
+import { OwnChanges } from "./spread-order.js";
 import { queueKey, type SpreadPlacement } from "./spread-placement.js";
 import type { SpreadKeys, SpreadWatch } from "./spread-keys.js";
 
@@ -37,6 +44,9 @@ const APPLIED_HOLD_MS = 10_000;
 interface LoggedBatch {
   readonly from: string;
   readonly batch: readonly MirroredChange[];
+  /** The writing process's life and the batch's number in it: the node knows its own batch when the watch brings it back. */
+  readonly life?: string;
+  readonly seq?: number;
 }
 
 export interface DefsSnapshot {
@@ -49,6 +59,10 @@ export class SpreadDefinitions implements SpreadWatch {
   private readonly outbox: MirrorOutbox;
   /** The broker's mirror: the outbox, holding a new queue's messages until its claim is decided (spread-claims.ts). */
   private readonly claims: SpreadClaims;
+  /** This node's changes waiting for their place in etcd's order (spread-order.ts). */
+  private readonly own: OwnChanges;
+  /** This process's life: batches of an earlier life of this node, replayed by the watch, are not pending ones. */
+  private readonly life = randomUUID();
   private sending: Promise<void> = Promise.resolve();
   /** The last revision whose events were applied here. */
   lastApplied = 0;
@@ -72,11 +86,13 @@ export class SpreadDefinitions implements SpreadWatch {
     this.outbox = new MirrorOutbox(
       (batch) => {
         this.dirty = true;
-        this.sending = this.sending.then(() => this.write(batch));
+        const seq = this.own.sent(batch);
+        this.sending = this.sending.then(() => this.write(batch, seq));
       },
       () => this.barrier(),
     );
-    this.claims = new SpreadClaims(broker, placement, this.outbox, logger);
+    this.own = new OwnChanges(logger);
+    this.claims = new SpreadClaims(broker, placement, this.outbox, this.own, logger);
   }
 
   /**
@@ -128,6 +144,7 @@ export class SpreadDefinitions implements SpreadWatch {
     } else if (this.keys.isLog(key) && value !== null) {
       const logged = JSON.parse(value) as LoggedBatch;
       if (logged.from !== this.placement.me) this.apply(logged);
+      else if (logged.life === this.life && logged.seq !== undefined) this.own.seen(logged.seq);
     }
     this.lastApplied = revision;
     for (const w of this.appliedWaits) if (w.revision <= revision) w.done();
@@ -157,7 +174,11 @@ export class SpreadDefinitions implements SpreadWatch {
    */
   private async barrier(): Promise<void> {
     const inEtcd = await withTimeout(this.sending, OWN_WRITE_WAIT_MS, "this node's definitions in etcd").then(() => true, () => false);
-    if (inEtcd && this.written > 0 && this.othersApplied !== null) await this.othersApplied(this.written, OTHERS_APPLY_WAIT_MS);
+    if (!inEtcd || this.written === 0) return;
+    // This node too applies what etcd ordered before its batch (revisions below its own; the usual case: already
+    // applied, no wait): only then is its change's verdict known (spread-order.ts).
+    const here = withTimeout(this.applied(this.written - 1), OTHERS_APPLY_WAIT_MS, "what etcd ordered before this node's batch").catch(() => undefined);
+    await Promise.all([here, this.othersApplied?.(this.written, OTHERS_APPLY_WAIT_MS)]);
   }
 
   /** The topology as applied up to `lastApplied`, once this node's own pending changes are in etcd. */
@@ -178,22 +199,37 @@ export class SpreadDefinitions implements SpreadWatch {
 
   private apply(logged: LoggedBatch): void {
     this.dirty = true;
-    this.placement.applyingAuthor = logged.from;
-    try {
-      for (const change of logged.batch) {
+    const others = (change: MirroredChange): void => {
+      this.placement.applyingAuthor = logged.from;
+      try {
+        applyMirroredChange(this.broker, change);
+      } catch (err) {
+        this.logger.warn("spread cluster: a definitions change from another node did not apply here", { err, from: logged.from, kind: change.kind, op: change.op });
+      } finally {
+        this.placement.applyingAuthor = null;
+      }
+    };
+    // The usual case: no change of this node waits for its place.
+    if (this.own.idle) {
+      for (const change of logged.batch) others(change);
+      return;
+    }
+    this.own.applyOthers(this.broker, logged.batch, {
+      others,
+      own: (change) => {
+        this.placement.applyingAuthor = this.placement.me;
         try {
           applyMirroredChange(this.broker, change);
-        } catch (err) {
-          this.logger.warn("spread cluster: a definitions change from another node did not apply here", { err, from: logged.from, kind: change.kind, op: change.op });
+        } finally {
+          this.placement.applyingAuthor = null;
         }
-      }
-    } finally {
-      this.placement.applyingAuthor = null;
-    }
+      },
+      queuePut: (change) => this.claims.remotePut(change.record, logged.from),
+    });
   }
 
   /** Puts one batch, with its queues' claims; retried until etcd takes it. */
-  private async write(batch: readonly MirroredChange[]): Promise<void> {
+  private async write(batch: readonly MirroredChange[], seq: number): Promise<void> {
     const claims = new Map<string, { vhost: string; name: string; home: string | null }>();
     for (const c of batch) {
       // An exclusive queue lives on its connection's node and dies with it: its record names that node (owner_node), no claim.
@@ -202,7 +238,7 @@ export class SpreadDefinitions implements SpreadWatch {
       const name = String(c.record["name"]);
       claims.set(queueKey(vhost, name), { vhost, name, home: c.op === "put" ? (this.placement.homeOf(vhost, name) ?? this.placement.me) : null });
     }
-    const value = JSON.stringify({ from: this.placement.me, batch } satisfies LoggedBatch);
+    const value = JSON.stringify({ from: this.placement.me, batch, life: this.life, seq } satisfies LoggedBatch);
     for (;;) {
       try {
         await this.commit(value, [...claims.values()]);

@@ -13,7 +13,13 @@ export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
     reply.header("www-authenticate", 'Basic realm="RabbitMQ Management"');
     if (be.reason === "") return reply.code(401).send();
   }
-  return reply.code(be.spec.httpStatus).send({ error: be.spec.httpError, reason: be.httpReason });
+  const { status, body } = errorAnswer(be);
+  return reply.code(status).send(body);
+}
+
+/** A BrokerError's HTTP status and `{"error","reason"}` body (an onSend hook that replaces a reply's payload takes it too). */
+export function errorAnswer(be: BrokerError): { status: number; body: { error: string; reason: unknown } } {
+  return { status: be.spec.httpStatus, body: { error: be.spec.httpError, reason: be.httpReason } };
 }
 
 /** The recurring reasons live in the error catalogue's reasons (src/errors/reasons.ts). */

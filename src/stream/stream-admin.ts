@@ -8,7 +8,8 @@ import type { FieldTable } from "../broker/values/field-value.js";
 import { CMD, RC, RESPONSE, SERVER_VERSIONS } from "./protocol.js";
 import type { StreamContext } from "./stream-context.js";
 import { codeOf, remoteStream, streamFor } from "./stream-lookup.js";
-import { definitionsFollowed, deleteQueueOnLeader } from "../broker/index.js";
+import { definitionsAnswered, deleteQueueOnLeader } from "../broker/index.js";
+import { BrokerError } from "../errors/broker-error.js";
 import { workerMetadata } from "./stream-worker-metadata.js";
 import { readableRemote, remoteQueryOffset, remoteStoreOffset, remoteStreamStats } from "./stream-remote-queries.js";
 import { FrameWriter, response, type FrameCursor } from "./wire.js";
@@ -62,11 +63,13 @@ export function create(c: StreamContext, body: FrameCursor): void {
   // declare (the mirror's barrier), so the client's next connection — to the leader's port that
   // Metadata names, or to any other node — finds it. A round trip on the link would not do: it
   // never declares (a queue just deleted must not come back).
-  const followed = definitionsFollowed(c.node.broker);
+  // A spread cluster refuses a Create that lost to the same name created first with other arguments
+  // on another node (TopologyMirror.verdict): the stream existed first, RabbitMQ's stream_already_exists.
+  const followed = definitionsAnswered(c.node.broker);
   if (followed === null) return reply(c, CMD.create, corr, RC.ok);
   followed.then(
     () => reply(c, CMD.create, corr, RC.ok),
-    (err: unknown) => reply(c, CMD.create, corr, codeOf(err)),
+    (err: unknown) => reply(c, CMD.create, corr, err instanceof BrokerError && err.kind === "preconditionFailed" ? RC.streamAlreadyExists : codeOf(err)),
   );
 }
 

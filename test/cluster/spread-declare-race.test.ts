@@ -11,7 +11,8 @@ import { describe } from "node:test";
 import assert from "node:assert/strict";
 import type { Channel, ConfirmChannel, Message } from "amqplib";
 import { spreadCluster } from "./spread-fixture.js";
-import { eventually, withTimeout } from "../helpers/wait.js";
+import { eventually } from "../helpers/wait.js";
+import { declareRaceRound, lostClaimsIn } from "./declare-race.js";
 
 const ROUNDS = 10;
 const NAMES = 4;
@@ -35,29 +36,8 @@ describe("a spread cluster: one queue declared on two nodes at once never strand
     const missing: string[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const names = Array.from({ length: NAMES }, (_, k) => `race-${r}-${k}`);
-      let declared = false;
       // Both nodes' declares of every name leave in this tick.
-      const declares = Promise.all(names.flatMap((q, k) => declarers.map((chs) => chs[k]!.assertQueue(q, { durable: true })))).finally(() => (declared = true));
-      const confirmed = new Map<string, string[]>(names.map((q) => [q, []]));
-      const acks: Array<Promise<void>> = [];
-      for (let seq = 0; seq < MAX_BURSTS && !declared; seq++) {
-        for (const [i, p] of pubs.entries()) {
-          for (const q of names) {
-            const id = `${q}/${i}/${seq}`;
-            acks.push(
-              new Promise<void>((resolve) => {
-                p.publish("", q, Buffer.from(id), { mandatory: true, persistent: true }, (err: unknown) => {
-                  if (err === null || err === undefined) confirmed.get(q)!.push(id);
-                  resolve();
-                });
-              }),
-            );
-          }
-        }
-        await new Promise((res) => setTimeout(res, 1));
-      }
-      await withTimeout(declares, 15_000, `round ${r}: the declares`);
-      await withTimeout(Promise.all(acks), 15_000, `round ${r}: every publish confirmed or nacked`);
+      const confirmed = await declareRaceRound(r, names, pubs, () => Promise.all(names.flatMap((q, k) => declarers.map((chs) => chs[k]!.assertQueue(q, { durable: true })))), MAX_BURSTS);
       // Every confirmed, routed message is consumed through node0 (wherever the queue's home is).
       for (const q of names) {
         const want = new Set(confirmed.get(q)!.filter((id) => !returned.has(id)));
@@ -73,10 +53,8 @@ describe("a spread cluster: one queue declared on two nodes at once never strand
       }
     }
     const log = sc.cluster.nodes.map((n) => n.log).join("\n");
-    // Each node logs one line per claim it lost (before and after the hold).
-    const lostClaims = log.split("declared on two nodes at once").length - 1;
-    // Messages a losing copy held and moved to the winner (the hold's log line names them; absent before it existed).
-    const moved = [...log.matchAll(/declared on two nodes at once[^\n]*"moved":(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+    // Each node logs one line per claim it lost, with the held messages it moved to the winner.
+    const { lostClaims, moved } = lostClaimsIn(log);
     console.log(`SPREAD-DECLARE-RACE ${JSON.stringify({ rounds: ROUNDS, names: NAMES, confirmed: confirmedTotal, lostClaims, moved, stranded })}`);
     assert.ok(confirmedTotal > 0, "some publishes were routed and confirmed");
     // The race was run, not dodged: some node lost a claim (22-28 of 40 per run on a loaded 2-core machine).

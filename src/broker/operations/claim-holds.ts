@@ -5,8 +5,9 @@
  * turn as the client's declare (before anything can be routed to the queue), then exactly one of
  * `claimWon`, or `takeClaimHold` + `releaseToWinner` once the queue was replaced by a RemoteQueue.
  *
- * Only classic and quorum queues (MessageQueue) hold; a stream declared on two nodes at once keeps
- * the stage 1 gap (CLUSTERING.md "Known gaps").
+ * Classic and quorum queues (MessageQueue) and streams (StreamQueue) hold: a held message reaches
+ * a stream's log only once its claim is won (a native publisher's append is refused meanwhile,
+ * stream_not_available: stream-queue.ts).
  */
 import { ClaimHold } from "../queue/claim-hold.js";
 import type { ForwardedPublishes } from "../queue/forwarded-publishes.js";
@@ -14,22 +15,26 @@ import type { QueueJournal } from "../queue/queue-journal.js";
 import { MessageQueue } from "../queue/queue.js";
 import type { Queue } from "../queue/queue-type.js";
 import { RemoteQueue } from "../queue/remote-queue.js";
+import { StreamQueue } from "../streams/stream-queue.js";
 
 interface HoldingBroker {
   readonly forwards: ForwardedPublishes;
   readonly journal: QueueJournal | null;
 }
 
-/** From now on what is routed to `q` waits for its claim's outcome; false when `q` cannot hold (a stream, a RemoteQueue). */
+/** The queue types that hold while their claim is undecided (each has a `claimHold` its enqueue checks). */
+const holds = (q: Queue | undefined): q is MessageQueue | StreamQueue => q instanceof MessageQueue || q instanceof StreamQueue;
+
+/** From now on what is routed to `q` waits for its claim's outcome; false when `q` cannot hold (a RemoteQueue). */
 export function holdUntilClaimed(b: HoldingBroker, q: Queue): boolean {
-  if (!(q instanceof MessageQueue) || q.claimHold !== null || q.isDeleted) return false;
+  if (!holds(q) || q.claimHold !== null || q.isDeleted) return false;
   q.claimHold = new ClaimHold(b.forwards);
   return true;
 }
 
 /** The claim was won: what `q` held is enqueued in order, its publishers confirmed once stored. */
 export function claimWon(b: HoldingBroker, q: Queue): void {
-  if (!(q instanceof MessageQueue) || q.claimHold === null) return;
+  if (!holds(q) || q.claimHold === null) return;
   const hold = q.claimHold;
   q.claimHold = null;
   hold.won((m) => q.enqueue(m), b.journal);
@@ -37,7 +42,7 @@ export function claimWon(b: HoldingBroker, q: Queue): void {
 
 /** The claim was lost: `q` stops holding (before it is replaced); its hold goes to releaseToWinner. */
 export function takeClaimHold(q: Queue | undefined): ClaimHold | null {
-  if (!(q instanceof MessageQueue) || q.claimHold === null) return null;
+  if (!holds(q) || q.claimHold === null) return null;
   const hold = q.claimHold;
   q.claimHold = null;
   return hold;

@@ -17,3 +17,14 @@ export function definitionsFollowed(broker: { readonly mirror: TopologyMirror | 
   const mirror = broker.mirror;
   return mirror?.settled === undefined ? null : mirror.settled();
 }
+
+/**
+ * As definitionsFollowed, and rejects with the change's refusal when it lost to an earlier change
+ * made on another node (TopologyMirror.verdict). Call it in the same turn as the change it answers
+ * (the changes told since the previous call are the ones judged).
+ */
+export function definitionsAnswered(broker: { readonly mirror: TopologyMirror | null }): Promise<void> | null {
+  const mirror = broker.mirror;
+  if (mirror?.verdict !== undefined) return mirror.verdict();
+  return mirror?.settled === undefined ? null : mirror.settled();
+}

@@ -15,6 +15,7 @@
  * of the next message it has not been sent.
  */
 import type { Message } from "../message.js";
+import type { ClaimHold } from "../queue/claim-hold.js";
 import { DeclaredQueue } from "../queue/declared-queue.js";
 import type { ConsumerActivity, QueueConsumer } from "../queue/queue-consumer.js";
 import type { QueueEntry } from "../queue/queue-entry.js";
@@ -47,6 +48,8 @@ export class StreamQueue extends DeclaredQueue implements Queue {
   private readonly watchers = new Set<StreamWatcher>();
   /** Native subscriptions (src/stream), counted among the queue's consumers. */
   private nativeConsumers = 0;
+  /** Set only on a spread node while this new stream's home claim is undecided (claim-hold.ts): routed messages wait there. */
+  claimHold: ClaimHold | null = null;
 
   constructor(vhost: string, spec: QueueSpec, host: QueueHost) {
     super(vhost, spec, host);
@@ -79,7 +82,8 @@ export class StreamQueue extends DeclaredQueue implements Queue {
    * or -1 when the stream is gone.
    */
   appendEncoded(bytes: Buffer, decode: EncodedMessageDecoder, filter: string | null = null): number {
-    if (this.isDeleted) return -1;
+    // Undecided claim (a spread node): refused (stream_not_available), never confirmed into a copy that may lose.
+    if (this.isDeleted || this.claimHold !== null) return -1;
     const offset = this.stream.appendEncoded(bytes, decode, filter);
     this.stats.publish++;
     if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
@@ -89,7 +93,7 @@ export class StreamQueue extends DeclaredQueue implements Queue {
 
   /** A native publisher's sub-entry batch (stream-log.ts). Returns its first offset, or -1 when it was not kept. */
   appendSubBatch(batch: EncodedSubBatch, decode: EncodedMessageDecoder): number {
-    if (this.isDeleted) return -1;
+    if (this.isDeleted || this.claimHold !== null) return -1;
     const offset = this.stream.appendSubBatch(batch, decode);
     if (offset < 0) return -1;
     this.stats.publish += batch.records;
@@ -180,6 +184,7 @@ export class StreamQueue extends DeclaredQueue implements Queue {
 
   enqueue(message: Message): boolean {
     if (this.isDeleted) return false;
+    if (this.claimHold !== null) return this.claimHold.hold(message);
     this.stream.append(message);
     this.stats.publish++;
     if (this.streamRetention.maxBytes > 0 && this.stream.bytes > this.streamRetention.maxBytes) this.stream.applyRetention(this.streamRetention);
@@ -264,6 +269,8 @@ export class StreamQueue extends DeclaredQueue implements Queue {
   markDeleted(): number {
     if (this.deleted) return 0;
     this.deleted = true;
+    this.claimHold?.gone(true);
+    this.claimHold = null;
     const readers = this.readers.splice(0);
     for (const r of readers) r.consumer.cancelledByQueue(this);
     this.stream.destroy();

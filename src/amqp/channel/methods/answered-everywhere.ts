@@ -9,7 +9,7 @@
  * whole cost. The mirror itself skips the round trip when nothing was told since the last barrier.
  */
 import type { ChannelState } from "../channel-state.js";
-import { definitionsFollowed } from "../../../broker/index.js";
+import { definitionsAnswered, definitionsFollowed } from "../../../broker/index.js";
 import { afterLeader } from "./leader-round-trips.js";
 
 /**
@@ -19,6 +19,8 @@ import { afterLeader } from "./leader-round-trips.js";
 export function answerEverywhere<T>(ch: ChannelState, value: T | Promise<T>, classId: number, methodId: number, answer: (value: T) => void): void {
   const broker = ch.host.broker;
   if (broker.mirror?.settled === undefined && !(value instanceof Promise)) return answer(value);
+  // Judged in this turn, right after the change (a spread cluster may refuse it: TopologyMirror.verdict).
+  if (!(value instanceof Promise)) return afterLeader(ch, definitionsAnswered(broker)!.then(() => value), classId, methodId, answer);
   const followed = Promise.resolve(value).then(async (v) => {
     await definitionsFollowed(broker);
     return v;

@@ -11,7 +11,7 @@ import {
   MethodId,
 } from "../../codec/generated.js";
 import { BrokerError } from "../../../errors/broker-error.js";
-import { countsFromLeader, definitionsFollowed, deleteQueueOnLeader, purgeQueueOnLeader } from "../../../broker/index.js";
+import { countsFromLeader, definitionsAnswered, deleteQueueOnLeader, purgeQueueOnLeader } from "../../../broker/index.js";
 import { afterLeader, declareAnswered, purgeAnswered } from "./leader-round-trips.js";
 import { answerEverywhere } from "./answered-everywhere.js";
 import type { ChannelState } from "../channel-state.js";
@@ -33,7 +33,8 @@ const QUEUE_CLASS = 50;
  * single node. The connection reads no further frame meanwhile, so every channel's order holds.
  */
 function followedEverywhere(ch: ChannelState): Promise<void> | null {
-  return definitionsFollowed(ch.host.broker);
+  // A spread cluster may refuse the change when it lost to an earlier one of another node (TopologyMirror.verdict).
+  return definitionsAnswered(ch.host.broker);
 }
 
 export const queueHandlers: HandlerTable = [
