@@ -2,7 +2,7 @@
 // leader's counts no older than the bound (INFO_MAX_AGE_MS), on the very first read after idle —
 // it used to answer the cached figures and ask again behind the answer. A list asks each leading
 // worker once for all its queues; a leader that does not answer in time (frozen with SIGSTOP)
-// leaves the last known counts, marked `counts_stale`. Real process tree, real amqplib, real HTTP.
+// leaves the last known counts, marked `counts_stale`. A stream's log figures are as fresh. Real process tree, real amqplib, real HTTP.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,6 +21,8 @@ interface QueueJson {
   consumers: number;
   counts_stale?: boolean;
   counts_sampled_at?: string | null;
+  committed_offset?: number;
+  last_offset?: number;
 }
 
 /** `n` queue names (prefix-i) led by worker 0. */
@@ -104,6 +106,20 @@ describe("/api/queues through a worker that does not lead the queue: fresh count
       assert.equal(q.messages, i + 1, `${names[i]}'s count`);
       assert.equal(q.counts_stale, undefined);
     }
+  });
+
+  it("a stream led by the other worker: its log's figures on the first read after idle", async () => {
+    const [q] = ledByW0("fresh-stream", 1) as [string];
+    await ch.assertQueue(q, { durable: true, arguments: { "x-queue-type": "stream" } });
+    await eventually(async () => (await w1.request("GET", `/api/queues/%2F/${q}`)).status === 200, 10_000, "worker 1 knows the stream");
+    const path = `/api/queues/%2F/${q}`;
+    assert.equal(((await w1.request("GET", path)).json as QueueJson).committed_offset, -1);
+    await publish(q, 20);
+    await idle();
+    const s = (await w1.request("GET", path)).json as QueueJson;
+    assert.equal(s.node, w0.node);
+    assert.equal(s.committed_offset, 19);
+    assert.equal(s.last_offset, 19);
   });
 
   it("a leader that does not answer in time: the last known counts, marked stale, within the wait", async () => {

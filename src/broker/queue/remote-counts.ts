@@ -8,6 +8,7 @@
  * - one ask per leading node for all of its stale queues (QueueLeaderPort.infoMany: one frame and
  *   one reply on the link), so a list of 10,000 queues costs a round trip per node, not per queue;
  * - a queue whose ask is already on its way (a background refresh, another read) joins it;
+ * - a stream led elsewhere has its log's figures asked too (one STREAM_QUERY per stream);
  * - the wait is bounded (COUNTS_WAIT_MS): a leader that does not answer in time leaves the last
  *   known counts, and the queue says so (`countsStale`, shown by the API), as RabbitMQ's management
  *   answers from its last sample. A leader whose link is down is not asked.
@@ -17,6 +18,7 @@
 import type { QueueLeaderPort } from "./queue-leader-port.js";
 import type { Queue } from "./queue-type.js";
 import { RemoteQueue } from "./remote-queue.js";
+import { RemoteStreamQueue } from "../streams/remote-stream-queue.js";
 
 /** How long a read waits for leaders' counts before it answers the last known ones. */
 export const COUNTS_WAIT_MS = 1000;
@@ -27,6 +29,11 @@ export function awaitFreshCounts(queues: Iterable<Queue>, waitMs: number = COUNT
   const stale = new Map<QueueLeaderPort, RemoteQueue[]>();
   for (const q of queues) {
     if (!(q instanceof RemoteQueue) || !q.leader.up) continue;
+    // A stream's log figures (committed offset, segments…): one query per stream, asked with the counts.
+    if (q instanceof RemoteStreamQueue) {
+      const figures = q.refreshFigures();
+      if (figures !== null) waits.push(figures);
+    }
     const onItsWay = q.countsAsk;
     if (onItsWay !== null) waits.push(onItsWay);
     else if (q.countsStale) {
