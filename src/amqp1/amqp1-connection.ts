@@ -1,115 +1,37 @@
 /**
  * One AMQP 1.0 connection, handed over by the AMQP listener once the protocol header said 1.0
- * (amqp1-handover.ts). It owns the socket: the SASL layer (SASL header, mechanisms, init,
- * outcome), the AMQP header, open/close, the idle time-out both ways, and its sessions by
- * channel (amqp1-session.ts). It is registered in broker.connections as "AMQP 1-0" from open
- * to close, so the management API, the UI, coneyctl and Prometheus list it.
+ * (amqp1-handover.ts), its reading side: the SASL layer (SASL header, mechanisms, init, outcome),
+ * the AMQP header, open, begin and close, and each frame to its session (amqp1-session.ts). Its
+ * state, output, idle time-out, registry record ("AMQP 1-0") and end are Amqp1ConnectionState's
+ * (amqp1-connection-state.ts).
  *
  * Errors end what they concern: a session's (amqp1-session.ts) or a link's are handled there;
  * what reaches this class closes the connection with the condition (close, then the socket).
  */
-import type { Duplex } from "node:stream";
-import type { Socket } from "node:net";
-import { clientContext, type Broker, type ClientConnection, type ClientContext, type ConnectionInfo, type VHost } from "../broker/index.js";
-import type { Logger } from "../logging/logger.js";
-import { peerAddresses } from "../auth/peer-address.js";
-import { AcceptedConnection } from "../auth/accepted-connection.js";
+import { clientContext, type ClientConnection } from "../broker/index.js";
 import { Amqp1Error, CONDITION, fromBrokerError } from "./amqp1-errors.js";
-import { EMPTY_FRAME, FRAME_AMQP, FRAME_SASL, FrameReader, FrameTooLarge, MalformedFrame, MIN_MAX_FRAME_SIZE, type Frame } from "./amqp1-frames.js";
-import { Amqp1Output } from "./amqp1-output.js";
-import { IdleTimers } from "./idle-timers.js";
+import { FRAME_AMQP, FRAME_SASL, MIN_MAX_FRAME_SIZE, type Frame } from "./amqp1-frames.js";
 import { Amqp1Session } from "./amqp1-session.js";
 import type { SessionConnection } from "./link-host.js";
-import type { SlabTails } from "../listeners/slab-reads.js";
-import type { SlabPool } from "../listeners/slab-pool.js";
-import type { Amqp1Settings } from "./amqp1-settings.js";
-import { errorValue } from "./amqp1-error-value.js";
 import { binaryField, optionalUint, PERFORMATIVE, performativeFrame, readPerformative, textField, uintField } from "./performatives.js";
 import { readFramePerformative } from "./performative-heads.js";
 import { saslLogIn, saslMechanisms, type SaslLogin, type SaslPeer } from "./sasl-login.js";
-import { ConnectionCredential } from "./connection-credential.js";
-import { Amqp10DecodeError } from "../amqp10/amqp10-decoder.js";
 import { sym, type Amqp10Value } from "../amqp10/amqp10-value.js";
+import { Amqp1ConnectionState } from "./amqp1-connection-state.js";
 
 export const SASL_HEADER = Buffer.from("AMQP\x03\x01\x00\x00", "latin1");
 export const AMQP_HEADER = Buffer.from("AMQP\x00\x01\x00\x00", "latin1");
 
 /** A read of this many frames (small messages) flushes at once: deferring such reads cost 16 B ~10 % (flushSessions). */
 const FLUSH_AFTER_FRAMES = 16;
-type State = "sasl-header" | "sasl-init" | "authenticating" | "amqp-header" | "open" | "opened" | "closing" | "closed";
 
-export class Amqp1Connection extends AcceptedConnection implements ClientConnection, SessionConnection {
-  vhostRef: VHost | null = null;
-  ctx: ClientContext | null = null;
-  containerId = "";
-  readonly output: Amqp1Output;
-  readonly slabs: SlabPool | null; // where lent payloads' slabs come from (lent-payloads.ts); null: the collector's
-  readonly log: Logger;
-  readonly stats = { recvOct: 0, recvCnt: 0 };
-  /** Sessions by the channel the peer sends on. */
-  readonly sessions = new Map<number, Amqp1Session>();
-  private state: State = "sasl-header";
-  private header = Buffer.alloc(0);
-  /** Bytes read while an asynchronous login was pending. */
-  private held = Buffer.alloc(0);
-  private readonly reader: FrameReader;
-  private readonly certName: string | null;
-  private readonly timers = new IdleTimers((err) => this.fail(err), () => this.output.write(EMPTY_FRAME));
-  private registered = false;
-  /** Our idle time-out, announced in open (ms; 0 = none). */
-  private readonly idleTimeout: number;
-  /** A token login's expiry and refresh (PUT /auth/tokens). */
-  readonly credential = new ConnectionCredential(this);
-
-  constructor(
-    readonly socket: Duplex,
-    readonly broker: Broker,
-    readonly settings: Amqp1Settings,
-    logger: Logger,
-    tls: boolean,
-    private readonly tails: SlabTails | null = null, // the socket's read slabs, when they return to a pool
-  ) {
-    super(socket as Partial<Socket>, tls);
-    this.log = logger.child({ connection: this.name, protocol: "amqp1.0" });
-    this.certName = settings.certName(socket);
-    this.output = new Amqp1Output(socket);
-    this.reader = new FrameReader(MIN_MAX_FRAME_SIZE);
-    this.slabs = tails?.pool ?? null;
-    if (tails !== null) tails.carrier = this.reader; // a frame moves whole to the next slab (amqp1-frames.ts)
-    this.idleTimeout = settings.heartbeat * 1000;
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
-    socket.on("drain", () => this.onDrain());
-    socket.on("error", (err) => this.log.debug("socket error", { err: err.message }));
-    socket.on("close", () => this.onSocketClosed());
-    this.timers.handshake(settings.handshakeTimeout * 1000);
-  }
-
-  get channelCount(): number {
-    return this.sessions.size;
-  }
-
-  get isOpen(): boolean {
-    return this.state === "opened";
-  }
-
-  get canWrite(): boolean {
-    return this.state === "opened" && !this.output.writeBlocked;
-  }
-
+export class Amqp1Connection extends Amqp1ConnectionState implements ClientConnection, SessionConnection {
   /** The bytes read with the protocol header (the header among them). */
   start(first: Buffer): void {
     this.onData(first);
   }
 
-  private flushPending = false;
-  /** Accepted deliveries go as ranges, with credit top-ups, after a read of many frames, else once per event-loop turn:
-   * a lone disposition per read was a write system call (~16 % of CPU at 64 KB unsettled; FLUSH_AFTER_FRAMES). */
-  private readonly flushSessions = (): void => {
-    this.flushPending = false;
-    for (const session of this.sessions.values()) session.flushAccepted();
-  };
-
-  private onData(chunk: Buffer): void {
+  protected onData(chunk: Buffer): void {
     this.timers.lastRecv = Date.now();
     this.stats.recvOct += chunk.length;
     const counted = this.stats.recvCnt;
@@ -120,10 +42,6 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
       setImmediate(this.flushSessions);
     }
     if (this.tails !== null) this.tails.settle(this.reader); // all read is used up or leased, but a frame in progress
-  }
-
-  private get closed(): boolean {
-    return this.state === "closed";
   }
 
   /** Reads in the layer the connection is in: a protocol header, one SASL frame, or AMQP frames. */
@@ -303,92 +221,8 @@ export class Amqp1Connection extends AcceptedConnection implements ClientConnect
     session.begin(f);
   }
 
-  /** A session ended (its end frame was sent). */
-  sessionEnded(channel: number): void {
-    this.sessions.delete(channel);
-  }
-
   private onClose(): void {
     this.output.write(performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.close, []));
     this.destroy();
-  }
-
-  /** Closes the connection with an error's condition (part 2 §2.7.9), then the socket. */
-  fail(err: unknown): void {
-    if (this.state === "closed" || this.state === "closing") return;
-    const e = err instanceof Amqp10DecodeError || err instanceof MalformedFrame ? new Amqp1Error(err instanceof MalformedFrame ? CONDITION.framingError : CONDITION.decodeError, err.message) : err instanceof FrameTooLarge ? new Amqp1Error(CONDITION.framingError, err.message) : fromBrokerError(err, "connection");
-    this.log.info("AMQP 1.0 connection closed with an error", { condition: e.condition, description: e.description });
-    if (this.state === "sasl-header" || this.state === "sasl-init" || this.state === "authenticating" || this.state === "amqp-header") {
-      this.state = "closed";
-      this.output.flush();
-      this.socket.end();
-      return;
-    }
-    if (this.state === "open") {
-      // The peer's open is not read yet: open must precede close (part 2 §2.4.1).
-      this.output.write(performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.open, [{ type: "string", value: this.settings.containerId }]));
-    }
-    this.output.write(performativeFrame(FRAME_AMQP, 0, PERFORMATIVE.close, [errorValue(e)]));
-    this.state = "closing";
-    this.releaseSessions();
-    setTimeout(() => this.destroy(), 1000).unref();
-  }
-
-  forceClose(reason: string): void {
-    this.fail(new Amqp1Error(CONDITION.connectionForced, reason));
-  }
-
-  private releaseSessions(): void {
-    for (const s of this.sessions.values()) s.release();
-    this.sessions.clear();
-  }
-
-  destroy(): void {
-    if (this.state === "closed") return;
-    this.state = "closed";
-    this.output.flush();
-    this.socket.end();
-    this.socket.destroy();
-  }
-
-  private onDrain(): void {
-    this.output.writeBlocked = false;
-    for (const s of this.sessions.values()) s.resume();
-  }
-
-  private onSocketClosed(): void {
-    this.state = "closed";
-    this.credential.close();
-    this.timers.stop();
-    this.releaseSessions();
-    if (this.registered) {
-      this.registered = false;
-      this.broker.ownerClosed(this);
-      this.broker.connections.remove(this);
-    }
-  }
-
-  info(): ConnectionInfo {
-    return {
-      name: this.name,
-      ...peerAddresses(this),
-      user: this.user,
-      vhost: this.vhost,
-      protocol: "AMQP 1-0",
-      authMechanism: this.authMechanism,
-      ssl: this.tls,
-      tlsSession: null,
-      state: this.state === "opened" ? "running" : "closing",
-      connectedAt: this.connectedAt,
-      channelMax: this.settings.channelMax,
-      frameMax: this.output.maxFrameSize,
-      heartbeat: this.idleTimeout / 1000,
-      clientProperties: { container_id: this.containerId },
-      recvOct: this.stats.recvOct,
-      sendOct: this.output.sendOct,
-      recvCnt: this.stats.recvCnt,
-      sendCnt: this.output.sendCnt,
-      channels: [...this.sessions.values()].map((s) => s.info()),
-    };
   }
 }

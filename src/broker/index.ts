@@ -56,6 +56,7 @@ export { type QueueLeaderPort, type RemoteConsumeTerms, type RemoteConsumerSink,
 export { definitionsAnswered, definitionsFollowed } from "./operations/definitions-followed.js";
 export { declareRefusal } from "./operations/declare-refusal.js";
 export { claimWon, holdUntilClaimed, releaseToWinner, takeClaimHold } from "./operations/claim-holds.js";
+export { awaitFreshCounts, COUNTS_WAIT_MS, staleCountsAt } from "./queue/remote-counts.js";
 export { countsFromLeader, deleteQueueAsync, deleteQueueOnLeader, getAsync, getFromLeader, type LeaderGet, purgeQueueAsync, purgeQueueOnLeader } from "./operations/remote-queue-operations.js";
 export { handQueueOver, leaderPortOf, leadQueueHere } from "./operations/queue-handover.js";
 export { carryOnHandOver, openCarriedLogs, restoreCarried } from "./operations/queue-carry.js";

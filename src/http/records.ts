@@ -4,7 +4,7 @@
  */
 import type { Permission } from "../auth/permission.js";
 import type { User } from "../auth/user.js";
-import { type Binding, type ChannelInfo, type ClusterView, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, RemoteStreamQueue, StreamQueue, type VHost, groupLabel } from "../broker/index.js";
+import { type Binding, type ChannelInfo, type ClusterView, type ConnectionInfo, type Exchange, bindingDefinition, exchangeDefinition, type Queue, NO_POLICY, type AppliedPolicy, RemoteStreamQueue, StreamQueue, type VHost, groupLabel, staleCountsAt } from "../broker/index.js";
 import { propertiesKey } from "./properties-key.js";
 import type { PeerNodes } from "./peer-nodes.js";
 import { addRemoteStreamFields, addStreamFields } from "./stream-queue-record.js";
@@ -189,6 +189,13 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
   r["operator_policy"] = applied.operatorPolicy?.name ?? null;
   r["effective_policy_definition"] = applied.definition;
   r["idle_since"] = new Date(q.lastActivity).toISOString();
+  // Coney's own fields: a queue led by another node whose leader did not answer in time shows its
+  // last known counts and says so (docs/CLUSTERING.md, "Counts of a queue led elsewhere").
+  const staleAt = staleCountsAt(q);
+  if (staleAt !== null) {
+    r["counts_stale"] = true;
+    r["counts_sampled_at"] = staleAt === 0 ? null : new Date(staleAt).toISOString();
+  }
   if (q.type === "quorum") {
     // A quorum queue's members are its leader alone: no node keeps a replica of it (RabbitMQ's fields).
     const leader = q.leaderNode ?? rc.node;

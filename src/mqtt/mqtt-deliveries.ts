@@ -22,52 +22,17 @@
  * Invariant: every inflight entry with a queue is unacked in that queue, and is requeued when the
  * session is released.
  */
-import type { Packet, QoS } from "mqtt-packet";
-import { type Broker, type ChannelCounters, type ClientContext, createMessage, type Message, type ProtocolCounters, type Queue, type QueueEntry, type VHost } from "../broker/index.js";
+import type { QoS } from "mqtt-packet";
+import { type Broker, type ChannelCounters, createMessage, type Message, type ProtocolCounters, type Queue, type QueueEntry, type VHost } from "../broker/index.js";
 import { MqttConsumer, type DeliveryTarget } from "./mqtt-consumer.js";
 import { hasNoV5Properties, messageQos, publishFromMessage } from "./mqtt-message.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { amqpToMqtt, mqttToAmqp } from "./mqtt-topic.js";
-import type { PacketWriter } from "./packet-writer.js";
-import { reserveResend, takeResend, type Qos2State } from "./qos2-state-store.js";
+import { reserveResend, takeResend } from "./qos2-state-store.js";
 import type { RetainedMessage } from "./retained-store.js";
 import type { Subscription } from "./subscription-options.js";
-
-/** What the deliveries need of the connection. */
-export interface DeliveryLink {
-  readonly ctx: ClientContext;
-  readonly v5: boolean;
-  /** False while the socket is backed up. */
-  readonly writable: boolean;
-  /** Sends a packet; false when it was too large for the client and dropped. */
-  send(packet: Packet): boolean;
-  /** The session's QoS 2 packet-identifier state. */
-  readonly qos2: Qos2State;
-  /** The output, for the per-message PUBLISH encoded without a packet object. */
-  readonly packets: PacketWriter;
-}
-
-/** What the deliveries ask of the session's subscriptions. */
-export interface RetainFlagRule {
-  /** How many subscriptions have Retain As Published: while 0, nothing per delivery is looked up. */
-  readonly retainAsPublishedCount: number;
-  /** Whether a message published with RETAIN keeps the flag on its way through the `qos` queue (`routingKey`: its AMQP key). */
-  keepsRetainFlag(qos: QoS, routingKey: string): boolean;
-  /**
-   * Whether a message with this `$…` routing key came through a subscription of the `qos` queue
-   * whose filter does not start with a wildcard [MQTT-4.7.2-1]; only asked for `$` topics.
-   */
-  admitsDollarTopic(qos: QoS, routingKey: string): boolean;
-  /** MQTT 3.1.1 with subscriptions in more than one session queue: overlaps are looked up. */
-  readonly overlapping: boolean;
-  /** Whether a subscription of a queue of higher QoS than `qos` also matches (that queue delivers it). */
-  matchedHigher(qos: QoS, routingKey: string): boolean;
-  /** How many subscriptions have a Subscription Identifier: while 0, nothing per delivery is looked up. */
-  readonly identifiedCount: number;
-  /** The identifiers of the `qos` queue's subscriptions that match; null when none has one. */
-  identifiersFor(qos: QoS, routingKey: string): number[] | null;
-}
+import type { DeliveryLink, RetainFlagRule } from "./mqtt-delivery-ports.js";
 
 const DOLLAR = 0x24;
 const HASH = 0x23;

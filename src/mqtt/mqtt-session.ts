@@ -18,7 +18,8 @@
 import type { ISubscribePacket, IUnsubscribePacket, QoS } from "mqtt-packet";
 import { definitionsFollowed, deleteQueueAsync, emptyChannelCounters, type Broker, type ChannelCounters, type ProtocolCounters, type Queue, type QueueSpec, type VHost } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
-import { MqttDeliveries, type DeliveryLink, type RetainFlagRule } from "./mqtt-deliveries.js";
+import { MqttDeliveries } from "./mqtt-deliveries.js";
+import type { DeliveryLink, RetainFlagRule } from "./mqtt-delivery-ports.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { RC } from "./mqtt-reason-codes.js";
 import { amqpToMqtt, bindingKeyMatches, mqttToAmqp } from "./mqtt-topic.js";

@@ -21,7 +21,7 @@ import type { FieldTable } from "../broker/values/field-value.js";
 import type { MqttDeliveries } from "./mqtt-deliveries.js";
 import type { MqttNode } from "./mqtt-node.js";
 import { mqttToAmqp } from "./mqtt-topic.js";
-import type { DeliveryLink } from "./mqtt-deliveries.js";
+import type { DeliveryLink } from "./mqtt-delivery-ports.js";
 import { SHARED_QUEUE_PREFIX } from "./shared-queue-index.js";
 import type { SharedFilter } from "./subscribe-checks.js";
 import { OPTIONS_ARG, optionsOf, requestedSubscription, sameOptions, storedSubscription, type Subscription } from "./subscription-options.js";

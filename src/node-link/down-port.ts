@@ -49,6 +49,9 @@ export class DownPort implements QueueLeaderPort {
   info(q: QueueOf): Promise<RemoteQueueInfo> {
     return this.down(q);
   }
+  infoMany(qs: readonly QueueOf[]): Promise<readonly (RemoteQueueInfo | null)[]> {
+    return qs.length === 0 ? Promise.resolve([]) : this.down(qs[0]!);
+  }
   get(q: QueueOf): Promise<RemoteGot | null> {
     return this.down(q);
   }

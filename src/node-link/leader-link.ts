@@ -16,11 +16,11 @@ import { SETTLE_REQUEUE, type QueueSpec } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
 import * as F from "./link-frames.js";
-import { replyFailure, replyGot, replyId, replyInfo, replyNumber, rpcFrame } from "./link-rpc.js";
+import { infoManyFrame, replyFailure, replyGot, replyId, replyInfo, replyInfoMany, replyNumber, rpcFrame } from "./link-rpc.js";
 import { LinkWriter } from "./link-writer.js";
 import { StoredWaits } from "./stored-waits.js";
 import { KeptForwards } from "./kept-forwards.js";
-import { FEATURE_DELIVER_OWN } from "./link-handshake.js";
+import { FEATURE_DELIVER_OWN, FEATURE_INFO_MANY } from "./link-handshake.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { replyValues, streamQueryFrame } from "./stream-query-frames.js";
 import { nodeQueryFrame, replyJsonValue } from "./node-query-frames.js";
@@ -55,6 +55,8 @@ export class LeaderLink implements QueueLeaderPort {
   private readonly waits = new StoredWaits();
   /** What was forwarded and not yet STORED, when the leader may deliver it back by position (DELIVER_OWN). */
   private readonly kept: KeptForwards | null;
+  /** The leader answers many queues' counts in one reply (FEATURE_INFO_MANY). */
+  private readonly infoInOne: boolean;
   /** Deliveries that came as DELIVER_OWN (a message of this node, not carried back). */
   deliveredOwn = 0;
   private readonly queueIds = new Map<string, number>();
@@ -84,6 +86,7 @@ export class LeaderLink implements QueueLeaderPort {
     this.creditMessages = terms.creditMessages;
     this.creditBytes = terms.creditBytes;
     this.kept = ((terms.features ?? 0) & FEATURE_DELIVER_OWN) !== 0 ? new KeptForwards() : null;
+    this.infoInOne = ((terms.features ?? 0) & FEATURE_INFO_MANY) !== 0;
     this.writer = new LinkWriter(socket, () => {
       this.emitSettles();
       this.emitPending();
@@ -261,6 +264,13 @@ export class LeaderLink implements QueueLeaderPort {
   info(queue: Queue): Promise<RemoteQueueInfo> {
     return this.rpc(F.RPC_INFO, queue).then(replyInfo);
   }
+  /** One INFO_MANY round trip; to a leader of an earlier version, one INFO each (sent in the same write). */
+  infoMany(queues: readonly Queue[]): Promise<readonly (RemoteQueueInfo | null)[]> {
+    if (!this.infoInOne) return Promise.all(queues.map((q) => this.info(q).catch(() => null)));
+    if (!this.alive) return Promise.reject(this.lostError());
+    const ids = queues.map((q) => this.queueId(q, false));
+    return this.roundTrip(null, (id) => infoManyFrame(id, ids)).then((f) => replyInfoMany(f, ids.length));
+  }
   get(queue: Queue, noAck: boolean): Promise<RemoteGot | null> {
     return this.rpc(noAck ? F.RPC_GET_NO_ACK : F.RPC_GET_ACK, queue).then((f) => replyGot(f, this.properties));
   }
@@ -282,9 +292,9 @@ export class LeaderLink implements QueueLeaderPort {
   }
 
   /** Sends the frame `build` makes for the next round trip's id and the queue's link id; resolves with the REPLY. */
-  private roundTrip(queue: Queue, build: (id: number, queueId: number) => Buffer): Promise<Buffer> {
+  private roundTrip(queue: Queue | null, build: (id: number, queueId: number) => Buffer): Promise<Buffer> {
     if (!this.alive) return Promise.reject(this.lostError());
-    const qid = this.queueId(queue, false);
+    const qid = queue === null ? 0 : this.queueId(queue, false);
     const id = ++this.nextRpc;
     this.emitSettles();
     this.emitPending();

@@ -59,6 +59,8 @@ export const RPC_GET_NO_ACK = 2;
 export const RPC_PURGE = 3;
 export const RPC_DELETE = 4;
 export const RPC_INFO = 5;
+/** Many queues' counts in one ask (link-rpc.ts infoManyFrame; only to a leader that offered FEATURE_INFO_MANY). */
+export const RPC_INFO_MANY = 6;
 
 export const REPLY_OK = 0;
 export const REPLY_ERROR = 1;

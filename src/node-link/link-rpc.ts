@@ -6,11 +6,13 @@
  *         count; GET u8 found, then u32 holder id | f64 entry id | u8 redelivered | u32 delivery
  *         count | f64 ready messages left | the message. error: u16 error kind | u16 text (the
  *         domain's BrokerError, rebuilt on the asking node, so its client sees the leader's code).
+ *   RPC   u32 rpc id | u8 INFO_MANY | u32 n | n × u32 queue id (the management API's lists)
+ *   REPLY ok: n × (f64 messages, f64 consumers); -1, -1 for a queue the answering node does not lead.
  */
 import { ERROR_CATALOGUE, type ErrorKind } from "../errors/catalogue.js";
 import { BrokerError } from "../errors/broker-error.js";
 import type { Message, RemoteGot, RemoteQueueInfo } from "../broker/index.js";
-import { FRAME_HEAD, REPLY, REPLY_ERROR, REPLY_OK, RPC, type PropertiesCache, frame, frameWithStrings, messageFrameHead, readMessage, readString } from "./link-frames.js";
+import { FRAME_HEAD, REPLY, REPLY_ERROR, REPLY_OK, RPC, RPC_INFO_MANY, type PropertiesCache, frame, frameWithStrings, messageFrameHead, readMessage, readString } from "./link-frames.js";
 
 export function rpcFrame(id: number, kind: number, queueId: number): Buffer {
   const f = frame(RPC, 9);
@@ -18,6 +20,33 @@ export function rpcFrame(id: number, kind: number, queueId: number): Buffer {
   f[FRAME_HEAD + 4] = kind;
   f.writeUInt32LE(queueId, FRAME_HEAD + 5);
   return f;
+}
+
+export function infoManyFrame(id: number, queueIds: readonly number[]): Buffer {
+  const f = frame(RPC, 9 + 4 * queueIds.length);
+  f.writeUInt32LE(id, FRAME_HEAD);
+  f[FRAME_HEAD + 4] = RPC_INFO_MANY;
+  f.writeUInt32LE(queueIds.length, FRAME_HEAD + 5);
+  queueIds.forEach((q, i) => f.writeUInt32LE(q, FRAME_HEAD + 9 + 4 * i));
+  return f;
+}
+
+/** The queue ids of an INFO_MANY ask. */
+export function readInfoManyIds(f: Buffer): number[] {
+  const n = f.readUInt32LE(FRAME_HEAD + 5);
+  const ids = new Array<number>(n);
+  for (let i = 0; i < n; i++) ids[i] = f.readUInt32LE(FRAME_HEAD + 9 + 4 * i);
+  return ids;
+}
+
+/** The answer to an INFO_MANY ask of `n` queues. */
+export function replyInfoMany(f: Buffer, n: number): (RemoteQueueInfo | null)[] {
+  const out = new Array<RemoteQueueInfo | null>(n);
+  for (let i = 0; i < n; i++) {
+    const messages = replyNumber(f, 2 * i);
+    out[i] = messages < 0 ? null : { messages, consumers: replyNumber(f, 2 * i + 1) };
+  }
+  return out;
 }
 
 export function replyNumbers(id: number, values: readonly number[]): Buffer {

@@ -16,7 +16,7 @@ import { PermissionChecker } from "../auth/permission-check.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
 import * as F from "./link-frames.js";
-import { replyEmpty, replyError, replyGotHead, replyNumbers } from "./link-rpc.js";
+import { readInfoManyIds, replyEmpty, replyError, replyGotHead, replyId, replyNumbers } from "./link-rpc.js";
 import { LinkWriter } from "./link-writer.js";
 import { ServedConsumer, type ServingLink } from "./served-consumer.js";
 import { StoredReports } from "./stored-reports.js";
@@ -149,7 +149,7 @@ export class LinkSession implements ServingLink {
         return c.settled();
       }
       case F.RPC:
-        return this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
+        return f[at + 4] === F.RPC_INFO_MANY ? this.infoMany(f) : this.rpc(f.readUInt32LE(at), f[at + 4]!, f.readUInt32LE(at + 5));
       case F.DIRECT_REPLY: {
         // To a requester of this node (its key names this node); dropped when it is gone, as RabbitMQ drops it.
         const reply = F.readMessage(f, at, this.properties, this.slabs);
@@ -291,6 +291,19 @@ export class LinkSession implements ServingLink {
     } catch (err) {
       this.writer.write(replyError(id, err));
     }
+  }
+
+  /** Many queues' counts in one reply (link-rpc.ts): -1, -1 for a queue this node does not lead. */
+  private infoMany(f: Buffer): void {
+    const ids = readInfoManyIds(f);
+    const values = new Array<number>(2 * ids.length).fill(-1);
+    ids.forEach((qid, i) => {
+      const q = this.queue(qid);
+      if (q === null || q.leadsElsewhere) return;
+      values[2 * i] = q.messageCount;
+      values[2 * i + 1] = q.consumerCount;
+    });
+    this.writer.write(replyNumbers(replyId(f), values));
   }
 
   /** A stream's query (stream-query-frames.ts), answered from the stream this node leads. */

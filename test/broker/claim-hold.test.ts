@@ -6,24 +6,16 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { MessageQueue } from "../../src/broker/queue/queue.js";
-import type { Queue, QueueHost } from "../../src/broker/queue/queue-type.js";
+import type { Queue } from "../../src/broker/queue/queue-type.js";
 import { ForwardedPublishes } from "../../src/broker/queue/forwarded-publishes.js";
 import type { QueueLeaderPort } from "../../src/broker/queue/queue-leader-port.js";
 import type { SyncWaiter } from "../../src/broker/queue/queue-journal.js";
 import { claimWon, holdUntilClaimed, takeClaimHold } from "../../src/broker/operations/claim-holds.js";
-import type { QueueConsumer, QueueEntry } from "../../src/broker/index.js";
 import { createMessage, type Message } from "../../src/broker/message.js";
 import type { FieldTable } from "../../src/broker/values/field-value.js";
+import { quietHost, recordingConsumer } from "./queue-fixture.js";
 
-const host: QueueHost = {
-  queueUnused: () => undefined,
-  queueExpired: () => undefined,
-  deadLetter: () => undefined,
-  now: () => 1_000,
-  placeQueue: () => 0,
-  queueRemoved: () => undefined,
-  unstored: null,
-};
+const host = quietHost();
 
 function heldQueue(args: FieldTable = {}): { queue: MessageQueue; forwards: ForwardedPublishes } {
   const queue = new MessageQueue("/", { name: "q", durable: true, autoDelete: false, exclusiveOwner: null, arguments: args }, host);
@@ -42,24 +34,11 @@ function publish(queue: Queue, forwards: ForwardedPublishes, text: string, answe
   return accepted;
 }
 
-function consumer(got: string[]): QueueConsumer<Queue> {
-  return {
-    tag: "c1",
-    noAck: true,
-    exclusive: false,
-    priority: 0,
-    owner: {},
-    canTake: () => true,
-    deliver: (_q: Queue, e: QueueEntry) => void got.push(e.message.body.toString()),
-    cancelledByQueue: () => undefined,
-  };
-}
-
 describe("ClaimHold: a new queue's messages while its home claim is undecided", () => {
   it("holds without enqueueing, delivering or confirming; won: enqueued in order, then confirmed", () => {
     const { queue, forwards } = heldQueue();
     const got: string[] = [];
-    queue.addConsumer(consumer(got));
+    queue.addConsumer(recordingConsumer(got));
     const answers: Array<[string, boolean]> = [];
     for (const t of ["a", "b", "c"]) assert.equal(publish(queue, forwards, t, answers), true);
     assert.equal(queue.messageCount, 0);

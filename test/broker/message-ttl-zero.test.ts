@@ -4,46 +4,24 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { MessageQueue } from "../../src/broker/queue/queue.js";
-import type { Queue, QueueHost } from "../../src/broker/queue/queue-type.js";
-import type { QueueConsumer, QueueEntry } from "../../src/broker/index.js";
 import { createMessage } from "../../src/broker/message.js";
+import { quietHost, recordingConsumer } from "./queue-fixture.js";
 
 function tickingQueue(ttl: number): { queue: MessageQueue; expired: string[] } {
   let clock = 1_000;
   const expired: string[] = [];
-  const host: QueueHost = {
-    queueUnused: () => undefined,
-    queueExpired: () => undefined,
-    deadLetter: (_q, m, reason) => expired.push(`${m.body.toString()}:${reason}`),
-    now: () => clock++,
-    placeQueue: () => 0,
-    queueRemoved: () => undefined,
-    unstored: null,
-  };
+  const host = quietHost({ deadLetter: (_q, m, reason) => void expired.push(`${m.body.toString()}:${reason}`), now: () => clock++ });
   const queue = new MessageQueue("/", { name: "ttl0", durable: false, autoDelete: false, exclusiveOwner: null, arguments: { "x-message-ttl": ttl } }, host);
   return { queue, expired };
 }
 
 const message = (text: string) => createMessage("", "ttl0", {}, null, Buffer.from(text), 0);
 
-function consumer(got: string[]): QueueConsumer<Queue> {
-  return {
-    tag: "c1",
-    noAck: true,
-    exclusive: false,
-    priority: 0,
-    owner: {},
-    canTake: () => true,
-    deliver: (_q: Queue, e: QueueEntry) => void got.push(e.message.body.toString()),
-    cancelledByQueue: () => undefined,
-  };
-}
-
 describe("message TTL 0", () => {
   it("reaches a waiting consumer although the clock ticked since the message arrived", () => {
     const { queue, expired } = tickingQueue(0);
     const got: string[] = [];
-    queue.addConsumer(consumer(got));
+    queue.addConsumer(recordingConsumer(got));
     queue.enqueue(message("taken"));
     assert.deepEqual(got, ["taken"]);
     assert.deepEqual(expired, []);

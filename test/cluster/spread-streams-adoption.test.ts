@@ -12,35 +12,16 @@ import type { ConsumeMessage } from "amqplib";
 import { connect as connectStream, Offset, type Client } from "rabbitmq-stream-js-client";
 import { spreadCluster } from "./spread-fixture.js";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
+import { endKilledClient, silentStreamLog } from "../stream/killed-stream-client.js";
 
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 const STREAM = "spa-stream";
-
-/** What the client keeps of its connections (its own fields, read for the clean-up below only). */
-interface ClientInternals {
-  readonly locatorConnection?: KilledConnection;
-  readonly pool?: { readonly connectionsMap?: Map<string, KilledConnection[]> };
-}
-interface KilledConnection {
-  readonly heartbeat?: { stop(): void };
-  readonly socket?: { destroy(): void };
-}
-
-/** A client with a connection to the killed node never finishes its close: its sockets are destroyed instead. */
-function endKilledClient(c: Client): void {
-  const internals = c as unknown as ClientInternals;
-  for (const conn of [internals.locatorConnection, ...[...(internals.pool?.connectionsMap?.values() ?? [])].flat()]) {
-    conn?.heartbeat?.stop();
-    conn?.socket?.destroy();
-  }
-}
 
 describe("a spread cluster: a stream's home killed -9, its stream served by the adopter", () => {
   const sc = spreadCluster({ streams: true, leaseTtl: 3 });
 
   const streamClient = async (i: number): Promise<Client> => {
-    const c = await connectStream({ hostname: "127.0.0.1", port: await sc.streamPort(i), username: "guest", password: "guest", vhost: "/", heartbeat: 0 }, silent);
+    const c = await connectStream({ hostname: "127.0.0.1", port: await sc.streamPort(i), username: "guest", password: "guest", vhost: "/", heartbeat: 0 }, silentStreamLog);
     sc.onClose(async () => {
       await withTimeout(c.close(), 1000, "a stream client's close").catch(() => endKilledClient(c));
     });

@@ -3,7 +3,7 @@
  * opened before its tests and closed after them.
  */
 import { after, before } from "node:test";
-import amqp, { type ChannelModel } from "amqplib";
+import amqp, { type Channel, type ChannelModel } from "amqplib";
 import { startTestBroker, type TestBroker } from "./broker.js";
 import type { StartOptions } from "../../src/start-broker.js";
 
@@ -42,6 +42,20 @@ export function useTwoBrokers(optionsA: StartOptions = {}, optionsB: StartOption
   after(async () => {
     await fixture.b?.close();
     await fixture.a?.close();
+  });
+  return fixture;
+}
+
+/** One broker, one amqplib connection and one channel on it, for a test file. */
+export interface BrokerChannelFixture extends BrokerFixture {
+  readonly ch: Channel;
+}
+
+/** Call inside describe(): useBrokerWithConnection, plus a channel opened before the first test. */
+export function useBrokerWithChannel(options: StartOptions = {}): BrokerChannelFixture {
+  const fixture = useBrokerWithConnection(options) as BrokerFixture & { ch: Channel };
+  before(async () => {
+    fixture.ch = await fixture.conn.createChannel();
   });
   return fixture;
 }

@@ -1,34 +1,14 @@
 // STOMP acknowledgements, prefetch and transactions against a real broker: ack client /
 // client-individual, NACK requeue and discard, prefetch-count, BEGIN/COMMIT/ABORT; permissions
 // through the broker's checker; bad input answered by ERROR and a close, others undisturbed.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type Channel, type ChannelModel } from "amqplib";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { useStompBroker } from "./stomp-fixture.js";
 import { StompWire } from "../helpers/stomp-wire.js";
 import { eventually } from "../helpers/wait.js";
 
 describe("STOMP acks, transactions, permissions and bad input", () => {
-  let broker: TestBroker;
-  let port: number;
-  let conn: ChannelModel;
-  let ch: Channel;
-  const wires: StompWire[] = [];
-  const login = async (headers: Record<string, string> = {}): Promise<StompWire> => {
-    const w = await StompWire.login(port, headers);
-    wires.push(w);
-    return w;
-  };
-  const depth = async (q: string): Promise<{ ready: number; unacked: number }> => {
-    const queue = broker.broker.vhosts.get("/")!.queues.get(q)!;
-    return { ready: queue.messageCount, unacked: queue.unacked };
-  };
-
-  before(async () => {
-    broker = await startTestBroker({ stompPort: 0 });
-    port = broker.stompPort!;
-    conn = await amqp.connect(broker.amqpUrl);
-    ch = await conn.createChannel();
+  const fx = useStompBroker((broker) => {
     const b = broker.broker;
     b.putUser("reader", { password: "pw", tags: [] });
     b.setPermission("reader", "/", { configure: ".*", write: "^stomp-subscription-.*", read: ".*" });
@@ -36,16 +16,15 @@ describe("STOMP acks, transactions, permissions and bad input", () => {
     b.setPermission("topical", "/", { configure: ".*", write: ".*", read: ".*" });
     b.setTopicPermission("topical", "/", { exchange: "amq.topic", write: "^sensors\\.", read: ".*" });
   });
-  after(async () => {
-    for (const w of wires) w.close();
-    await conn.close();
-    await broker.close();
-  });
+  const depth = async (q: string): Promise<{ ready: number; unacked: number }> => {
+    const queue = fx.broker.broker.vhosts.get("/")!.queues.get(q)!;
+    return { ready: queue.messageCount, unacked: queue.unacked };
+  };
 
   it("client-individual: ACK settles one; NACK requeues (redelivered) or, requeue:false, discards", async () => {
-    await ch.assertQueue("ci", { durable: false });
-    for (const n of ["1", "2", "3"]) ch.sendToQueue("ci", Buffer.from(n));
-    const w = await login();
+    await fx.ch.assertQueue("ci", { durable: false });
+    for (const n of ["1", "2", "3"]) fx.ch.sendToQueue("ci", Buffer.from(n));
+    const w = await fx.login();
     w.send("SUBSCRIBE", { id: "s", destination: "/amq/queue/ci", ack: "client-individual" });
     const m = [await w.nextOf("MESSAGE"), await w.nextOf("MESSAGE"), await w.nextOf("MESSAGE")];
     assert.ok(m[0]!.headers["ack"], "1.2 sends an ack header");
@@ -63,9 +42,9 @@ describe("STOMP acks, transactions, permissions and bad input", () => {
   });
 
   it("client acks cumulatively; prefetch-count bounds the deliveries held; closing requeues the rest", async () => {
-    await ch.assertQueue("cum", { durable: false });
-    for (let i = 0; i < 5; i++) ch.sendToQueue("cum", Buffer.from(String(i)));
-    const w = await login();
+    await fx.ch.assertQueue("cum", { durable: false });
+    for (let i = 0; i < 5; i++) fx.ch.sendToQueue("cum", Buffer.from(String(i)));
+    const w = await fx.login();
     w.send("SUBSCRIBE", { id: "c", destination: "/amq/queue/cum", ack: "client", "prefetch-count": "2" });
     const a = await w.nextOf("MESSAGE");
     const b = await w.nextOf("MESSAGE");
@@ -84,9 +63,9 @@ describe("STOMP acks, transactions, permissions and bad input", () => {
   });
 
   it("STOMP 1.1 acknowledges by message-id and subscription", async () => {
-    await ch.assertQueue("v11", { durable: false });
-    ch.sendToQueue("v11", Buffer.from("x"));
-    const w = await login({ "accept-version": "1.1" });
+    await fx.ch.assertQueue("v11", { durable: false });
+    fx.ch.sendToQueue("v11", Buffer.from("x"));
+    const w = await fx.login({ "accept-version": "1.1" });
     w.send("SUBSCRIBE", { id: "s", destination: "/amq/queue/v11", ack: "client" });
     const m = await w.nextOf("MESSAGE");
     assert.equal(m.headers["ack"], undefined);
@@ -96,7 +75,7 @@ describe("STOMP acks, transactions, permissions and bad input", () => {
   });
 
   it("a transaction's SENDs reach the queue only at COMMIT; ABORT drops them; an unknown one is an error", async () => {
-    const w = await login();
+    const w = await fx.login();
     w.send("BEGIN", { transaction: "t1" });
     w.send("SEND", { destination: "/queue/txq", transaction: "t1" }, "a");
     w.send("SEND", { destination: "/queue/txq", transaction: "t1" }, "b");
@@ -104,10 +83,10 @@ describe("STOMP acks, transactions, permissions and bad input", () => {
     w.send("SEND", { destination: "/queue/txq", transaction: "t2" }, "dropped");
     w.send("ABORT", { transaction: "t2", receipt: "ab" });
     await w.nextOf("RECEIPT");
-    assert.equal(broker.broker.vhosts.get("/")!.queues.get("txq"), undefined, "nothing sent before COMMIT");
+    assert.equal(fx.broker.broker.vhosts.get("/")!.queues.get("txq"), undefined, "nothing sent before COMMIT");
     w.send("COMMIT", { transaction: "t1", receipt: "c" });
     await w.nextOf("RECEIPT");
-    assert.equal((await ch.checkQueue("txq")).messageCount, 2);
+    assert.equal((await fx.ch.checkQueue("txq")).messageCount, 2);
     w.send("COMMIT", { transaction: "nope" });
     const e = await w.next();
     assert.equal(e.headers["message"], "Bad transaction");
@@ -115,12 +94,12 @@ describe("STOMP acks, transactions, permissions and bad input", () => {
   });
 
   it("permissions and topic permissions are the broker's: access_refused as an ERROR", async () => {
-    const r = await login({ login: "reader", passcode: "pw" });
+    const r = await fx.login({ login: "reader", passcode: "pw" });
     r.send("SEND", { destination: "/topic/x" }, "1");
     const e = await r.next();
     assert.equal(e.headers["message"], "access_refused");
     assert.match(e.body.toString(), /^ACCESS_REFUSED - access to exchange 'amq.topic' in vhost '\/' refused for user 'reader'/);
-    const t = await login({ login: "topical", passcode: "pw" });
+    const t = await fx.login({ login: "topical", passcode: "pw" });
     t.send("SEND", { destination: "/topic/sensors.a", receipt: "ok" }, "1");
     await t.nextOf("RECEIPT");
     t.send("SEND", { destination: "/topic/other.a" }, "1");
@@ -130,38 +109,38 @@ describe("STOMP acks, transactions, permissions and bad input", () => {
   });
 
   it("bad input gets ERROR and a close, and another client is not disturbed", async () => {
-    const bystander = await login();
+    const bystander = await fx.login();
     bystander.send("SUBSCRIBE", { id: "b", destination: "/queue/calm", receipt: "r" });
     await bystander.nextOf("RECEIPT");
     // content-length that the NUL does not follow
-    const a = await login();
+    const a = await fx.login();
     a.send("SEND", { destination: "/queue/calm", "content-length": "1" }, "toolong");
     assert.equal((await a.next()).headers["message"], "Invalid frame");
     await a.whenClosed();
     // a header line without a colon
-    const b = await login();
+    const b = await fx.login();
     b.write("SEND\nnocolon\n\nx\u0000");
     assert.equal((await b.next()).headers["message"], "Invalid frame");
     await b.whenClosed();
     // oversize headers before CONNECT, never terminated
-    const c = await StompWire.open(port);
-    wires.push(c);
+    const c = await StompWire.open(fx.port);
+    fx.track(c);
     c.write(`CONNECT\nx:${"a".repeat(20_000)}`);
     const ce = await c.next();
     assert.equal(ce.headers["message"], "Invalid frame");
     await c.whenClosed();
     // an oversize body before CONNECT, never terminated
-    const d = await StompWire.open(port);
-    wires.push(d);
+    const d = await StompWire.open(fx.port);
+    fx.track(d);
     d.write(`CONNECT\nlogin:guest\n\n${"b".repeat(70_000)}`);
     assert.equal((await d.next()).headers["message"], "Invalid frame");
     await d.whenClosed();
     // an undefined escape in 1.2
-    const e = await login();
+    const e = await fx.login();
     e.send("SEND", { destination: "/queue/calm", bad: "a\\tb" }, "x");
     assert.equal((await e.next()).headers["message"], "Invalid frame");
     await e.whenClosed();
-    ch.sendToQueue("calm", Buffer.from("still here"));
+    fx.ch.sendToQueue("calm", Buffer.from("still here"));
     assert.equal((await bystander.nextOf("MESSAGE")).body.toString(), "still here");
   });
 });

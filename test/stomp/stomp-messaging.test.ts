@@ -1,50 +1,29 @@
 // STOMP messaging over TCP with amqplib on the other side: RabbitMQ's destinations (/queue,
 // /amq/queue, /topic, /exchange, /temp-queue reply-to), the header ↔ AMQP property mapping,
 // content-length bodies with NULs, header escaping per version, and receipts.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type Channel, type ChannelModel, type GetMessage } from "amqplib";
-import { startTestBroker, type TestBroker } from "../helpers/broker.js";
-import { StompWire } from "../helpers/stomp-wire.js";
+import type { GetMessage } from "amqplib";
+import { useStompBroker } from "./stomp-fixture.js";
 import { eventually } from "../helpers/wait.js";
 
 describe("STOMP messaging", () => {
-  let broker: TestBroker;
-  let port: number;
-  let conn: ChannelModel;
-  let ch: Channel;
-  const wires: StompWire[] = [];
-  const login = async (headers: Record<string, string> = {}): Promise<StompWire> => {
-    const w = await StompWire.login(port, headers);
-    wires.push(w);
-    return w;
-  };
+  const fx = useStompBroker();
   /** The next message on `queue`, by basic.get (no consumer left behind to take the one after). */
   const nextAmqp = async (queue: string): Promise<GetMessage> => {
     let got: GetMessage | false = false;
-    await eventually(async () => (got = await ch.get(queue, { noAck: true })) !== false, 5000, `a message on ${queue}`);
+    await eventually(async () => (got = await fx.ch.get(queue, { noAck: true })) !== false, 5000, `a message on ${queue}`);
     return got as unknown as GetMessage;
   };
 
-  before(async () => {
-    broker = await startTestBroker({ stompPort: 0 });
-    port = broker.stompPort!;
-    conn = await amqp.connect(broker.amqpUrl);
-    ch = await conn.createChannel();
-  });
-  after(async () => {
-    for (const w of wires) w.close();
-    await conn.close();
-    await broker.close();
-  });
 
   it("SEND to /queue/q declares a durable queue and maps headers onto AMQP properties and headers", async () => {
-    const w = await login();
+    const w = await fx.login();
     w.send("SEND", { destination: "/queue/orders", "content-type": "application/json", persistent: "true", "correlation-id": "c-1", priority: "3", "amqp-message-id": "m-1", "x-custom": "v1", receipt: "r1" }, '{"n":1}');
     const r = await w.next();
     assert.equal(r.command, "RECEIPT");
     assert.equal(r.headers["receipt-id"], "r1");
-    const q = await ch.checkQueue("orders");
+    const q = await fx.ch.checkQueue("orders");
     assert.equal(q.messageCount, 1);
     const m = await nextAmqp("orders");
     assert.equal(m.content.toString(), '{"n":1}');
@@ -59,11 +38,11 @@ describe("STOMP messaging", () => {
   });
 
   it("delivers AMQP messages to a /queue subscriber with RabbitMQ's MESSAGE headers and a body with NULs", async () => {
-    const w = await login();
+    const w = await fx.login();
     w.send("SUBSCRIBE", { id: "s1", destination: "/queue/inbox", receipt: "sub" });
     assert.equal((await w.next()).headers["receipt-id"], "sub");
     const body = Buffer.from([1, 0, 2, 0, 3]);
-    ch.sendToQueue("inbox", body, { headers: { app: "x:y", n: 7 }, contentType: "application/octet-stream", replyTo: "back", type: "t1", appId: "svc" });
+    fx.ch.sendToQueue("inbox", body, { headers: { app: "x:y", n: 7 }, contentType: "application/octet-stream", replyTo: "back", type: "t1", appId: "svc" });
     const f = await w.nextOf("MESSAGE");
     assert.equal(f.headers["subscription"], "s1");
     assert.equal(f.headers["destination"], "/queue/inbox");
@@ -81,7 +60,7 @@ describe("STOMP messaging", () => {
   });
 
   it("SEND with content-length carries NULs in the body, and decodes escaped headers per version", async () => {
-    const w = await login();
+    const w = await fx.login();
     const body = Buffer.from([0, 65, 0, 66]);
     w.send("SEND", { destination: "/queue/nul", "content-length": "4", "k\\cey": "a\\nb\\\\c", receipt: "r" }, body);
     await w.nextOf("RECEIPT");
@@ -89,29 +68,29 @@ describe("STOMP messaging", () => {
     assert.deepEqual(m.content, body);
     assert.equal(m.properties.headers?.["k:ey"], "a\nb\\c");
     // STOMP 1.0 does not escape: the backslashes are the value.
-    const old = await login({ "accept-version": "1.0" });
+    const old = await fx.login({ "accept-version": "1.0" });
     old.send("SEND", { destination: "/queue/nul", raw: "a\\cb", receipt: "r" }, "x");
     await old.nextOf("RECEIPT");
     assert.equal((await nextAmqp("nul")).properties.headers?.["raw"], "a\\cb");
   });
 
   it("/topic subscriptions get a queue of their own bound to amq.topic; /exchange/x/key binds to x", async () => {
-    const w = await login();
+    const w = await fx.login();
     w.send("SUBSCRIBE", { id: "t", destination: "/topic/sensors.*", receipt: "a" });
     w.send("SUBSCRIBE", { id: "d", destination: "/exchange/amq.direct/key1", receipt: "b" });
     await w.nextOf("RECEIPT");
     await w.nextOf("RECEIPT");
-    ch.publish("amq.topic", "sensors.t1", Buffer.from("temp"));
+    fx.ch.publish("amq.topic", "sensors.t1", Buffer.from("temp"));
     const t = await w.nextOf("MESSAGE");
     assert.equal(t.headers["destination"], "/topic/sensors.t1");
     assert.equal(t.headers["subscription"], "t");
-    ch.publish("amq.direct", "key1", Buffer.from("direct"));
+    fx.ch.publish("amq.direct", "key1", Buffer.from("direct"));
     const d = await w.nextOf("MESSAGE");
     assert.equal(d.headers["destination"], "/exchange/amq.direct/key1");
     assert.equal(d.body.toString(), "direct");
     // A STOMP publisher to /topic reaches an AMQP queue bound to amq.topic.
-    const q = await ch.assertQueue("", { exclusive: true });
-    await ch.bindQueue(q.queue, "amq.topic", "alerts.#");
+    const q = await fx.ch.assertQueue("", { exclusive: true });
+    await fx.ch.bindQueue(q.queue, "amq.topic", "alerts.#");
     w.send("SEND", { destination: "/topic/alerts.fire" }, "hot");
     const m = await nextAmqp(q.queue);
     assert.equal(m.fields.routingKey, "alerts.fire");
@@ -119,11 +98,11 @@ describe("STOMP messaging", () => {
   });
 
   it("/amq/queue/q needs the queue to exist: not_found otherwise, as RabbitMQ", async () => {
-    await ch.assertQueue("existing", { durable: false });
-    const w = await login();
+    await fx.ch.assertQueue("existing", { durable: false });
+    const w = await fx.login();
     w.send("SEND", { destination: "/amq/queue/existing", receipt: "r" }, "1");
     await w.nextOf("RECEIPT");
-    assert.equal((await ch.checkQueue("existing")).messageCount, 1);
+    assert.equal((await fx.ch.checkQueue("existing")).messageCount, 1);
     w.send("SUBSCRIBE", { id: "x", destination: "/amq/queue/missing" });
     const e = await w.next();
     assert.equal(e.command, "ERROR");
@@ -133,35 +112,35 @@ describe("STOMP messaging", () => {
   });
 
   it("SUBSCRIBE passes x- headers as queue arguments (x-max-length, x-queue-type)", async () => {
-    const w = await login();
+    const w = await fx.login();
     w.send("SUBSCRIBE", { id: "a", destination: "/queue/limited", "x-max-length": "2", "x-queue-type": "classic", receipt: "r" });
     await w.nextOf("RECEIPT");
-    const q = broker.broker.vhosts.get("/")!.queues.get("limited")!;
+    const q = fx.broker.broker.vhosts.get("/")!.queues.get("limited")!;
     assert.equal(q.arguments["x-max-length"], 2);
     assert.equal(q.arguments["x-queue-type"], "classic");
   });
 
   it("reply-to /temp-queue/… reaches the sender: the AMQP service answers the /reply-queue/ it is given", async () => {
-    await ch.assertQueue("service", { durable: false });
-    const w = await login();
+    await fx.ch.assertQueue("service", { durable: false });
+    const w = await fx.login();
     w.send("SEND", { destination: "/amq/queue/service", "reply-to": "/temp-queue/answers" }, "ping");
     const req = await nextAmqp("service");
     const replyTo = req.properties.replyTo as string;
     assert.ok(replyTo.startsWith("/reply-queue/amq.gen-"), replyTo);
-    ch.sendToQueue(replyTo.slice("/reply-queue/".length), Buffer.from("pong"));
+    fx.ch.sendToQueue(replyTo.slice("/reply-queue/".length), Buffer.from("pong"));
     const f = await w.nextOf("MESSAGE");
     assert.equal(f.headers["subscription"], "/temp-queue/answers");
     assert.equal(f.body.toString(), "pong");
   });
 
   it("refuses an unknown destination and a SEND without one with RabbitMQ's texts", async () => {
-    const w = await login();
+    const w = await fx.login();
     w.send("SEND", { destination: "/bad/x" }, "1");
     const e = await w.next();
     assert.equal(e.headers["message"], "Unknown destination");
     assert.ok(e.body.toString().startsWith("'/bad/x' is not a valid destination."));
     await w.whenClosed();
-    const w2 = await login();
+    const w2 = await fx.login();
     w2.send("SEND", {}, "1");
     const e2 = await w2.next();
     assert.equal(e2.headers["message"], "Invalid header");

@@ -17,32 +17,7 @@ import { RawStreamClient } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { CMD, OFFSET_TYPE, RC } from "../../src/stream/protocol.js";
 import { queueGroupOf } from "../../src/broker/index.js";
-
-const silent = { debug() {}, info() {}, warn() {}, error() {} };
-
-/** What the client keeps of its connections (its own fields, read for the clean-up below only). */
-interface ClientInternals {
-  readonly locatorConnection?: KilledConnection;
-  readonly pool?: { readonly connectionsMap?: Map<string, KilledConnection[]> };
-}
-interface KilledConnection {
-  readonly heartbeat?: { stop(): void };
-  readonly socket?: { destroy(): void };
-}
-
-/**
- * Ends a client that had a connection to the killed worker: its close waits forever for a dead connection's
- * answer, and that connection's heartbeat timer (the server's interval, re-armed) would keep this
- * test process alive. Every connection's heartbeat is stopped and its socket destroyed.
- */
-function endKilledClient(c: Client): void {
-  const internals = c as unknown as ClientInternals;
-  const all = [internals.locatorConnection, ...[...(internals.pool?.connectionsMap?.values() ?? [])].flat()];
-  for (const conn of all) {
-    conn?.heartbeat?.stop();
-    conn?.socket?.destroy();
-  }
-}
+import { endKilledClient, silentStreamLog } from "../stream/killed-stream-client.js";
 
 function ledBy(w: number, prefix: string): string {
   for (let i = 0; ; i++) if (queueGroupOf("/", `${prefix}-${i}`, 2) === w) return `${prefix}-${i}`;
@@ -56,7 +31,7 @@ describe("the native stream protocol across the workers of coney --workers 2", (
   const clients: Client[] = [];
 
   const client = async (port = sharedPort, extra: Record<string, unknown> = {}): Promise<Client> => {
-    const c = await connect({ hostname: "127.0.0.1", port, username: "guest", password: "guest", vhost: "/", heartbeat: 0, ...extra }, silent);
+    const c = await connect({ hostname: "127.0.0.1", port, username: "guest", password: "guest", vhost: "/", heartbeat: 0, ...extra }, silentStreamLog);
     clients.push(c);
     return c;
   };

@@ -81,6 +81,11 @@ export interface QueueLeaderPort {
   /** queue.delete on the leader: how many messages went with it. */
   delete(queue: QueueSpec & { readonly vhost: string }): Promise<number>;
   info(queue: QueueSpec & { readonly vhost: string }): Promise<RemoteQueueInfo>;
+  /**
+   * The counts of several queues this node leads, in one ask (the management API's lists,
+   * remote-counts.ts): one answer per queue, in order; null for a queue it no longer leads.
+   */
+  infoMany(queues: readonly (QueueSpec & { readonly vhost: string })[]): Promise<readonly (RemoteQueueInfo | null)[]>;
   /** basic.get on the leader: one message (held for settling when not no-ack), or null when empty. */
   get(queue: QueueSpec & { readonly vhost: string }, noAck: boolean): Promise<RemoteGot | null>;
   /** A stream's query on the leader (stream-queries.ts): the numbers it answers. */

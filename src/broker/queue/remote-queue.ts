@@ -5,8 +5,9 @@
  * ask where it lives (docs/CLUSTERING.md, "The seam").
  *
  * What it keeps: the queue's declaration (DeclaredQueue), this node's consumers of it
- * (RemoteConsumerState, by id on the port), the counts the leader last reported (INFO, refreshed
- * when read and older than INFO_MAX_AGE_MS), and what this node published to it (its stats). The
+ * (RemoteConsumerState, by id on the port), the counts the leader last reported (INFO: asked again
+ * when read and older than INFO_MAX_AGE_MS; the management API waits for that answer,
+ * remote-counts.ts), and what this node published to it (its stats). The
  * messages, their order, TTL, length limits and dead-lettering stay on the leader.
  *
  * Publisher flow (publish-flow.ts): `flowBacklog` is the leader's credit in use, scaled so that
@@ -27,7 +28,11 @@ import type { QueueSpec } from "./queue-spec.js";
 import type { ConsumerTerms, Queue, QueueHost } from "./queue-type.js";
 import type { FieldTable } from "../values/field-value.js";
 
-/** Counts older than this are asked for again when read (the answer arrives a round trip later). */
+/**
+ * Counts older than this are asked for again when read: a synchronous read (overview totals,
+ * metrics) sees them a round trip later, the management API's queue reads wait for them
+ * (remote-counts.ts).
+ */
 export const INFO_MAX_AGE_MS = 200;
 
 const NO_ENTRIES: readonly QueueEntry[] = Object.freeze([]);
@@ -48,7 +53,8 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   private readonly byConsumer = new Map<QueueConsumer<Queue>, RemoteConsumerState>();
   private info: RemoteQueueInfo = { messages: 0, consumers: 0 };
   private infoAt = 0;
-  private infoAsked = false;
+  /** The ask for fresh counts on its way (a background refresh or a batch of the API's): later readers join it. */
+  private infoAsk: Promise<void> | null = null;
   /** The window for the next addConsumer, from the admitConsumer call a channel makes right before it. */
   protected nextWindow = NO_PREFETCH_WINDOW;
 
@@ -110,13 +116,36 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
     return this.info;
   }
 
+  /** When the leader's counts were taken (this node's clock; 0: never answered). */
+  get countsAt(): number {
+    return this.infoAt;
+  }
+  /** The counts are older than INFO_MAX_AGE_MS (or were never answered). */
+  get countsStale(): boolean {
+    return this.now() - this.infoAt >= INFO_MAX_AGE_MS;
+  }
+  get countsAsk(): Promise<void> | null {
+    return this.infoAsk;
+  }
+  /** The leader's answer to a batched ask (remote-counts.ts). */
+  tookInfo(info: RemoteQueueInfo): void {
+    this.info = info;
+    this.infoAt = this.now();
+  }
+  /** `ask` (which never rejects) will bring fresh counts: readers until it settles join it. */
+  awaitingInfo(ask: Promise<void>): void {
+    this.infoAsk = ask;
+    void ask.then(() => {
+      if (this.infoAsk === ask) this.infoAsk = null;
+    });
+  }
+
   private refreshInfo(): void {
-    if (this.infoAsked || !this.leader.up || this.now() - this.infoAt < INFO_MAX_AGE_MS) return;
-    this.infoAsked = true;
-    this.freshInfo().then(
-      () => (this.infoAsked = false),
-      () => (this.infoAsked = false),
-    );
+    if (this.infoAsk !== null || !this.leader.up || !this.countsStale) return;
+    this.awaitingInfo(this.freshInfo().then(
+      () => undefined,
+      () => undefined,
+    ));
   }
 
   // --- publish ---

@@ -25,7 +25,7 @@ const STREAM_CONSUME_KEYS = ["x-stream-offset", "x-stream-filter", "x-stream-mat
 export class RemoteStreamQueue extends RemoteQueue {
   private lastFigures: StreamFigures | null = null;
   private figuresAt = 0;
-  private figuresAsked = false;
+  private figuresAsk: Promise<void> | null = null;
 
   /** A native-protocol query answered by the leader's log (stream-queries.ts). */
   query(q: StreamQuery): Promise<readonly number[]> {
@@ -34,21 +34,27 @@ export class RemoteStreamQueue extends RemoteQueue {
 
   /**
    * The log's figures the leader last reported, for the management API; asked again when older
-   * than INFO_MAX_AGE_MS (the answer arrives a round trip later). Null before the first answer.
+   * than INFO_MAX_AGE_MS (the API's reads wait for the answer: remote-counts.ts). Null before the
+   * first answer.
    */
   get figures(): StreamFigures | null {
-    if (!this.figuresAsked && this.leader.up && this.now() - this.figuresAt >= INFO_MAX_AGE_MS) {
-      this.figuresAsked = true;
-      this.query({ kind: "figures" }).then(
-        (n) => {
-          this.lastFigures = figuresOf(n);
-          this.figuresAt = this.now();
-          this.figuresAsked = false;
-        },
-        () => (this.figuresAsked = false),
-      );
-    }
+    this.refreshFigures();
     return this.lastFigures;
+  }
+
+  /** The ask for fresh figures on its way (started when they are older than the bound); null when fresh or the leader is down. Never rejects. */
+  refreshFigures(): Promise<void> | null {
+    if (this.figuresAsk !== null || !this.leader.up || this.now() - this.figuresAt < INFO_MAX_AGE_MS) return this.figuresAsk;
+    const ask = this.query({ kind: "figures" }).then(
+      (n) => {
+        this.lastFigures = figuresOf(n);
+        this.figuresAt = this.now();
+      },
+      () => undefined,
+    );
+    this.figuresAsk = ask;
+    void ask.then(() => (this.figuresAsk = null));
+    return ask;
   }
 
   override admitConsumer(c: ConsumerTerms): void {

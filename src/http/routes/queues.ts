@@ -1,7 +1,7 @@
 /** /api/queues: list (all, per vhost), one, PUT, DELETE (if-empty/if-unused), purge, get, bindings. */
 import type { FastifyInstance } from "fastify";
 import type { FieldTable } from "../../broker/values/field-value.js";
-import { checkNameLength, deleteQueueAsync, purgeQueueAsync, type Queue } from "../../broker/index.js";
+import { awaitFreshCounts, checkNameLength, deleteQueueAsync, purgeQueueAsync, type Queue } from "../../broker/index.js";
 import { canSeeVhost, requireVhost } from "../http-auth.js";
 import { objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
@@ -18,9 +18,11 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
   const record = (q: Queue) => queueRecord(q, ctx, b.policyOf(q));
   // Vhosts in name order, each one's queues in name order: the default sort, already done.
-  const listOf = (vhosts: string[], query: Record<string, string | undefined>) => {
+  const listOf = async (vhosts: string[], query: Record<string, string | undefined>) => {
     const sorted = vhosts.sort();
     const sources = sorted.length === 1 ? b.vhost(sorted[0]!).queuesByName() : sorted.flatMap((v) => b.vhost(v).queuesByName());
+    // Counts of queues led by other nodes no older than the bound (one ask per node; remote-counts.ts).
+    await awaitFreshCounts(sources);
     return listResponse({ sources, presorted: true, key: (q) => ({ vhost: q.vhost, name: q.name }), build: record }, query);
   };
 
@@ -39,9 +41,10 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
     return q;
   };
   resource(app, ctx, "/api/queues/:vhost/:name", {
-    GET: ({ caller, params, query }) => {
+    GET: async ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
       const q = queueOf(params["vhost"]!, params["name"]!);
+      await awaitFreshCounts([q]);
       return queueDetailRecord(b, q, chartContext(ctx, query), b.policyOf(q));
     },
     PUT: ({ caller, params, body }) => {

@@ -9,8 +9,7 @@
  * by batch-confirm.ts once the batch is stored by the confirm rule: on disk, and in a cluster on
  * enough followers). A native publisher's message is kept as its AMQP 1.0 bytes and decoded only
  * if an AMQP 0-9-1 consumer reads it. The stream's tracking (consumers' stored offsets,
- * publishers' last publishing ids) is a small file beside the
- * segments, rewritten atomically in the batch that follows a change, so a confirm covers it.
+ * publishers' last publishing ids) is stream-tracking.ts's.
  *
  * Reading a large backlog allocates no buffer per chunk: a lending reader (for consumers that
  * copy each body as they deliver it) reads every chunk into one buffer of its own, and a chunk
@@ -28,6 +27,7 @@ import { SUB_BATCH_HEADER_BYTES, subBatchEntry, type SubBatchEntry } from "./sub
 const NO_FILTER = Buffer.alloc(0);
 
 import type { ChunkLog } from "./chunk-log.js";
+import { StreamTracking } from "./stream-tracking.js";
 
 interface DecodedChunk {
   readonly firstOffset: number;
@@ -55,21 +55,13 @@ const CURSOR_FREE_BUFFERS = 12;
 /** The pieces of a message inside a sub-batch (the batch is one entry of its own). */
 const NO_PIECES: Buffer[] = [];
 
-/** The stream's tracking beside its segments (a ChunkLog side file). */
-const TRACKING_FILE = "tracking.json";
-
-interface Tracking {
-  offsets: Record<string, number>;
-  sequences: Record<string, number>;
-}
-
 export class StoredStreamLog implements StreamLog {
   private unsealed: (Message | null)[] = [];
   private decode: EncodedMessageDecoder | null = null;
   private committed: number;
   private flushed: number;
-  private tracking: Tracking = { offsets: {}, sequences: {} };
-  private trackingDirty = false;
+  /** Consumers' stored offsets and publishers' last ids (stream-tracking.ts). */
+  private readonly tracking: StreamTracking;
   onCommit: (() => void) | null = null;
   private unsealedPieces: (readonly Buffer[])[] = [];
   /** This turn's sub-entry batches by the place of their first message in `unsealed`; null: none (the usual case). */
@@ -90,8 +82,7 @@ export class StoredStreamLog implements StreamLog {
   ) {
     this.committed = chunks.nextOffset;
     this.flushed = this.committed;
-    const saved = chunks.readSideFile(TRACKING_FILE);
-    if (saved !== null) this.tracking = JSON.parse(saved.toString("utf8")) as Tracking;
+    this.tracking = new StreamTracking(chunks, () => this.appended(this));
   }
 
   get committedOffset(): number {
@@ -196,28 +187,19 @@ export class StoredStreamLog implements StreamLog {
   }
 
   storeOffset(reference: string, offset: number): void {
-    this.tracking.offsets[reference] = offset;
-    this.trackingChanged();
+    this.tracking.storeOffset(reference, offset);
   }
 
   queryOffset(reference: string): number | undefined {
-    return this.tracking.offsets[reference];
+    return this.tracking.queryOffset(reference);
   }
 
   publisherSequence(reference: string): number | undefined {
-    return this.tracking.sequences[reference];
+    return this.tracking.publisherSequence(reference);
   }
 
   setPublisherSequence(reference: string, sequence: number): void {
-    this.tracking.sequences[reference] = sequence;
-    this.trackingChanged();
-  }
-
-  /** The next batch writes the tracking file (and a confirm waits for that batch). */
-  private trackingChanged(): void {
-    if (this.trackingDirty) return;
-    this.trackingDirty = true;
-    this.appended(this);
+    this.tracking.setPublisherSequence(reference, sequence);
   }
 
   /**
@@ -275,11 +257,8 @@ export class StoredStreamLog implements StreamLog {
 
   async flush(sync: boolean): Promise<void> {
     const upTo = this.chunks.nextOffset;
-    if (this.trackingDirty) {
-      this.trackingDirty = false;
-      // A side file: replaced atomically, and replicated to a cluster's followers with this batch.
-      this.chunks.writeSideFile(TRACKING_FILE, JSON.stringify(this.tracking));
-    }
+    // A side file: replaced atomically, and replicated to a cluster's followers with this batch.
+    this.tracking.writeIfChanged();
     await this.chunks.flush(sync);
     this.flushed = Math.max(this.flushed, upTo);
   }
