@@ -46,7 +46,7 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   readonly headTimestamp: number | null = null;
   private readonly consumers = new Map<number, RemoteConsumerState>();
   private readonly byConsumer = new Map<QueueConsumer<Queue>, RemoteConsumerState>();
-  private info: RemoteQueueInfo = { messages: 0, consumers: 0 };
+  private info: RemoteQueueInfo = { messages: 0, consumers: 0, unacked: 0 };
   private infoAt = 0;
   private infoAsked = false;
   /** The window for the next addConsumer, from the admitConsumer call a channel makes right before it. */
@@ -106,6 +106,9 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   /** Asks the leader for fresh counts and waits for them (passive declare, purge and delete answers). */
   async freshInfo(): Promise<RemoteQueueInfo> {
     this.info = await this.leader.info(this);
+    // The leader counts every delivery it awaits a settle for, this node's consumers' too: read by
+    // the API and metrics beside messageCount, which asks again when stale.
+    this.unacked = this.info.unacked;
     this.infoAt = this.now();
     return this.info;
   }
