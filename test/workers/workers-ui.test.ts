@@ -55,4 +55,19 @@ describe("coney --workers 2: the UI shows where queues lead and connections live
     }
     assert.deepEqual(problems, []);
   });
+
+  it("fills the Node column at once, not at the next refresh (nor never, with refresh paused)", async () => {
+    const { page, problems } = await openPage(browser);
+    await login(page, `http://127.0.0.1:${p.httpPort}`, "guest", "guest");
+    await waitText(page, "h1", "Overview");
+    // An operator who paused the refresh: the list is fetched once per page, so the Node cells
+    // must come with the first answer after the page learns that the broker has more than one node.
+    await page.select("select[name=refresh]", "0");
+    for (const [hash, heading] of [["#/queues", "Queues"], ["#/connections", "Connections"]] as const) {
+      await go(page, hash, heading);
+      await waitText(page, "table.grid thead", "Node");
+      for (const w of workers) await waitText(page, "table.grid tbody", w);
+    }
+    assert.deepEqual(problems, []);
+  });
 });
