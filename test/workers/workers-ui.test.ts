@@ -44,6 +44,10 @@ describe("coney --workers 2: the UI shows where queues lead and connections live
     const { page, problems, shot } = await openPage(browser);
     await login(page, `http://127.0.0.1:${p.httpPort}`, "guest", "guest");
     await waitText(page, "h1", "Overview");
+    // Workers are no replicated cluster's followers: each leads its queue groups (16 over 2 workers).
+    await waitText(page, "table[aria-label='Cluster nodes'] tbody", "leads 8 queue groups");
+    const roles = await textOf(page, "table[aria-label='Cluster nodes'] tbody");
+    assert.ok(!roles.includes("follower"), `no worker shown as a follower: ${roles}`);
     for (const [hash, heading, shotName] of [["#/queues", "Queues", "workers-queues"], ["#/connections", "Connections", "workers-connections"], ["#/channels", "Channels", "workers-channels"]] as const) {
       await go(page, hash, heading);
       await waitText(page, "table.grid thead", "Node");
