@@ -102,8 +102,9 @@ export function replyFailure(f: Buffer): BrokerError | null {
 
 export const replyNumber = (f: Buffer, i: number): number => f.readDoubleLE(FRAME_HEAD + 5 + 8 * i);
 
+/** INFO's numbers: ready, consumers, unacknowledged (a node of an earlier build sends only the first two). */
 export function replyInfo(f: Buffer): RemoteQueueInfo {
-  return { messages: replyNumber(f, 0), consumers: replyNumber(f, 1) };
+  return { messages: replyNumber(f, 0), consumers: replyNumber(f, 1), unacked: f.length >= FRAME_HEAD + 5 + 24 ? replyNumber(f, 2) : 0 };
 }
 
 export function replyGot(f: Buffer, cache: PropertiesCache): RemoteGot | null {

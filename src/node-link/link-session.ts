@@ -275,7 +275,7 @@ export class LinkSession implements ServingLink {
     try {
       const q = this.queue(queueId);
       if (q === null || q.leadsElsewhere) throw notOnLeader();
-      if (kind === F.RPC_INFO) return this.writer.write(replyNumbers(id, [q.messageCount, q.consumerCount]));
+      if (kind === F.RPC_INFO) return this.writer.write(replyNumbers(id, [q.messageCount, q.consumerCount, q.unacked]));
       if (kind === F.RPC_PURGE) return this.writer.write(replyNumbers(id, [q.purge()]));
       if (kind === F.RPC_DELETE) return this.writer.write(replyNumbers(id, [this.broker.deleteQueue(this.context(), q.vhost, q.name, { ifUnused: false, ifEmpty: false })]));
       const noAck = kind === F.RPC_GET_NO_ACK;

@@ -44,6 +44,10 @@ describe("coney --workers 2: the UI shows where queues lead and connections live
     const { page, problems, shot } = await openPage(browser);
     await login(page, `http://127.0.0.1:${p.httpPort}`, "guest", "guest");
     await waitText(page, "h1", "Overview");
+    // Workers are no replicated cluster's followers: each leads its queue groups (16 over 2 workers).
+    await waitText(page, "table[aria-label='Cluster nodes'] tbody", "leads 8 queue groups");
+    const roles = await textOf(page, "table[aria-label='Cluster nodes'] tbody");
+    assert.ok(!roles.includes("follower"), `no worker shown as a follower: ${roles}`);
     for (const [hash, heading, shotName] of [["#/queues", "Queues", "workers-queues"], ["#/connections", "Connections", "workers-connections"], ["#/channels", "Channels", "workers-channels"]] as const) {
       await go(page, hash, heading);
       await waitText(page, "table.grid thead", "Node");
@@ -52,6 +56,21 @@ describe("coney --workers 2: the UI shows where queues lead and connections live
       const head = await textOf(page, "table.grid thead th");
       assert.ok(head.split("\n").indexOf("Node") === head.split("\n").indexOf("Virtual host") + 1, `Node right after Virtual host: ${head}`);
       await shot(shotName, true);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("fills the Node column at once, not at the next refresh (nor never, with refresh paused)", async () => {
+    const { page, problems } = await openPage(browser);
+    await login(page, `http://127.0.0.1:${p.httpPort}`, "guest", "guest");
+    await waitText(page, "h1", "Overview");
+    // An operator who paused the refresh: the list is fetched once per page, so the Node cells
+    // must come with the first answer after the page learns that the broker has more than one node.
+    await page.select("select[name=refresh]", "0");
+    for (const [hash, heading] of [["#/queues", "Queues"], ["#/connections", "Connections"]] as const) {
+      await go(page, hash, heading);
+      await waitText(page, "table.grid thead", "Node");
+      for (const w of workers) await waitText(page, "table.grid tbody", w);
     }
     assert.deepEqual(problems, []);
   });

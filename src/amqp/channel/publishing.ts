@@ -105,7 +105,9 @@ export function storeSynced(ch: ChannelState, token: number, ok: boolean): void 
 /** Right before the connection writes its buffer: the confirms settled since, coalesced. */
 export function writeConfirms(ch: ChannelState): void {
   const tracker = ch.confirm;
-  if (!tracker || tracker.unconfirmed === 0) return;
+  // A closing channel sends nothing but close-ok (AMQP 0-9-1 §2.2.4): its confirms are dropped
+  // with it, as RabbitMQ's; the client may already have reused the channel number.
+  if (!tracker || tracker.unconfirmed === 0 || ch.state !== "open") return;
   const before = tracker.unconfirmed;
   const out = ch.output.out;
   tracker.drain((deliveryTag, multiple, ack) => {

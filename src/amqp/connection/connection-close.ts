@@ -83,14 +83,22 @@ export class ConnectionClose {
     this.destroy();
   }
 
-  /** The client's connection.close: reply close-ok, then the client closes the socket. */
+  /**
+   * The client's connection.close: reply close-ok, then the client closes the socket (close-ok
+   * "tells the recipient that it is safe to … close the socket"; RabbitMQ waits for it). What it
+   * still sends is read and dropped: amqplib sends connection.close ahead of publishes its channel
+   * had buffered, and a FIN from us made those last writes fail (EPIPE, the close callback never
+   * called) through a TCP proxy or load balancer. A client that keeps the socket open is cut off
+   * after CLOSE_OK_WAIT_MS.
+   */
   closedByClient(): void {
     const host = this.host;
     encodeConnectionCloseOk(host.output.out, 0, {});
     host.output.flush();
     host.teardown();
     host.state = "closed";
-    host.socket.end();
+    this.closeOkTimer = setTimeout(() => host.socket.destroy(), CLOSE_OK_WAIT_MS);
+    this.closeOkTimer.unref();
   }
 
   destroy(): void {

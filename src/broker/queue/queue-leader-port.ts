@@ -40,8 +40,11 @@ export interface RemoteConsumeTerms {
 
 /** The counts a leader reports for one queue (passive declare, the management API). */
 export interface RemoteQueueInfo {
+  /** Ready messages. */
   readonly messages: number;
   readonly consumers: number;
+  /** Delivered and not yet settled, wherever the consumer is: the API's `messages_unacknowledged` on every node. */
+  readonly unacked: number;
 }
 
 export interface QueueLeaderPort {

@@ -51,7 +51,7 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   readonly headTimestamp: number | null = null;
   private readonly consumers = new Map<number, RemoteConsumerState>();
   private readonly byConsumer = new Map<QueueConsumer<Queue>, RemoteConsumerState>();
-  private info: RemoteQueueInfo = { messages: 0, consumers: 0 };
+  private info: RemoteQueueInfo = { messages: 0, consumers: 0, unacked: 0 };
   private infoAt = 0;
   /** The ask for fresh counts on its way (a background refresh or a batch of the API's): later readers join it. */
   private infoAsk: Promise<void> | null = null;
@@ -112,6 +112,9 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   /** Asks the leader for fresh counts and waits for them (passive declare, purge and delete answers). */
   async freshInfo(): Promise<RemoteQueueInfo> {
     this.info = await this.leader.info(this);
+    // The leader counts every delivery it awaits a settle for, this node's consumers' too: read by
+    // the API and metrics beside messageCount, which asks again when stale.
+    this.unacked = this.info.unacked;
     this.infoAt = this.now();
     return this.info;
   }

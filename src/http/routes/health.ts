@@ -74,8 +74,14 @@ export function registerHealth(app: FastifyInstance, ctx: RouteContext): void {
   resource(app, ctx, "/api/health/checks/node-is-mirror-sync-critical", { GET: () => ({ status: "ok", reason: "single node cluster" }) });
   // The deprecated node health check: this node answers, so it is up.
   resource(app, ctx, "/api/healthchecks/node", { GET: () => ({ status: "ok" }) });
+  // Any node of the broker answers for another as RabbitMQ's does (it asks that node): a running
+  // worker of `--workers N` or member of a cluster is ok, as this node's /api/nodes shows it.
   resource(app, ctx, "/api/healthchecks/node/:node", {
-    GET: ({ params }) => (params["node"] === ctx.node ? { status: "ok" } : failed({ reason: `node ${params["node"]} is not reachable` })),
+    GET: async ({ params }) => {
+      const name = params["node"]!;
+      const running = name === ctx.node || (ctx.peers ? (await ctx.peers.list()).some((p) => p.name === name && p.running) : (ctx.cluster?.members().some((m) => m.name === name && m.running) ?? false));
+      return running ? { status: "ok" } : failed({ reason: `node ${name} is not reachable` });
+    },
   });
   resource(app, ctx, "/api/health/checks/port-listener/:port", {
     GET: ({ params }) => {

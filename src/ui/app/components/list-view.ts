@@ -104,7 +104,9 @@ export function ListView<T>(props: ListViewProps<T>) {
         sort_reverse: prefs.sort ? String(prefs.reverse) : undefined,
         columns,
       }),
-    [vhost, page, prefs.name, prefs.regex, prefs.sort, prefs.reverse, prefs.size, props.reloadKey],
+    // `columns` too: a column added once the page knows more (the Node column, shown when /api/nodes
+    // lists more than one) is fetched at once, not at the next refresh (never, with refresh paused).
+    [vhost, page, prefs.name, prefs.regex, prefs.sort, prefs.reverse, prefs.size, props.reloadKey, columns],
   );
   const data = live.data;
   // A page past the end (after deletes or a narrower filter) falls back to the last page.

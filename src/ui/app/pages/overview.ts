@@ -47,6 +47,8 @@ interface NodeInfo extends NodeFigures {
   running?: boolean;
   cluster_leader?: boolean;
   in_sync?: boolean;
+  /** `coney --workers N`: the queue groups this worker leads (a spread broker has no single leader). */
+  queue_groups?: readonly string[];
 }
 
 export const QUEUED_SERIES = [
@@ -134,10 +136,19 @@ function ClusterNodes({ nodes }: { nodes: readonly NodeInfo[] }) {
       (n) => html`<tr>
         <td><a href=${href("nodes", n.name)}>${n.name}</a></td>
         <td>${n.running ? "running" : html`<span class="alarm-flag">stopped</span>`}</td>
-        <td>${n.cluster_leader ? "leader" : "follower"}</td>
-        <td>${n.in_sync ? "yes" : "no"}</td>
+        <td>${nodeRole(n)}</td>
+        <td>${n.in_sync === undefined ? "–" : n.in_sync ? "yes" : "no"}</td>
       </tr>`,
     )}</tbody></table>`;
+}
+
+/**
+ * A replicated cluster has one leader and followers; the workers of `--workers N` and the nodes of
+ * a spread cluster each lead their own queues, and their records carry no cluster_leader/in_sync.
+ */
+function nodeRole(n: NodeInfo): string {
+  if (n.cluster_leader !== undefined) return n.cluster_leader ? "leader" : "follower";
+  return n.queue_groups ? `leads ${n.queue_groups.length} queue groups` : "leads its own queues";
 }
 
 function NodeView({ n, version, runtime }: { n: NodeInfo; version: string; runtime: string }) {
