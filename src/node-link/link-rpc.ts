@@ -2,12 +2,14 @@
  * The link's round trips (docs/CLUSTERING.md, "The link protocol"): basic.get, queue.purge,
  * queue.delete and a queue's counts.
  *   RPC   u32 rpc id | u8 kind | u32 queue id
- *   REPLY u32 rpc id | u8 status | … — ok: INFO f64 messages, f64 consumers; PURGE/DELETE f64
+ *   REPLY u32 rpc id | u8 status | … — ok: INFO f64 messages, f64 consumers, f64 unacknowledged
+ *         (a node of an earlier build sends the first two); PURGE/DELETE f64
  *         count; GET u8 found, then u32 holder id | f64 entry id | u8 redelivered | u32 delivery
  *         count | f64 ready messages left | the message. error: u16 error kind | u16 text (the
  *         domain's BrokerError, rebuilt on the asking node, so its client sees the leader's code).
  *   RPC   u32 rpc id | u8 INFO_MANY | u32 n | n × u32 queue id (the management API's lists)
- *   REPLY ok: n × (f64 messages, f64 consumers); -1, -1 for a queue the answering node does not lead.
+ *   REPLY ok: n × (f64 messages, f64 consumers, f64 unacknowledged); -1s for a queue the answering
+ *         node does not lead.
  */
 import { ERROR_CATALOGUE, type ErrorKind } from "../errors/catalogue.js";
 import { BrokerError } from "../errors/broker-error.js";
@@ -39,12 +41,12 @@ export function readInfoManyIds(f: Buffer): number[] {
   return ids;
 }
 
-/** The answer to an INFO_MANY ask of `n` queues. */
+/** The answer to an INFO_MANY ask of `n` queues: ready, consumers, unacknowledged per queue (as one INFO). */
 export function replyInfoMany(f: Buffer, n: number): (RemoteQueueInfo | null)[] {
   const out = new Array<RemoteQueueInfo | null>(n);
   for (let i = 0; i < n; i++) {
-    const messages = replyNumber(f, 2 * i);
-    out[i] = messages < 0 ? null : { messages, consumers: replyNumber(f, 2 * i + 1) };
+    const messages = replyNumber(f, 3 * i);
+    out[i] = messages < 0 ? null : { messages, consumers: replyNumber(f, 3 * i + 1), unacked: replyNumber(f, 3 * i + 2) };
   }
   return out;
 }

@@ -293,15 +293,16 @@ export class LinkSession implements ServingLink {
     }
   }
 
-  /** Many queues' counts in one reply (link-rpc.ts): -1, -1 for a queue this node does not lead. */
+  /** Many queues' counts in one reply (link-rpc.ts): three numbers each, as INFO's; -1s for a queue this node does not lead. */
   private infoMany(f: Buffer): void {
     const ids = readInfoManyIds(f);
-    const values = new Array<number>(2 * ids.length).fill(-1);
+    const values = new Array<number>(3 * ids.length).fill(-1);
     ids.forEach((qid, i) => {
       const q = this.queue(qid);
       if (q === null || q.leadsElsewhere) return;
-      values[2 * i] = q.messageCount;
-      values[2 * i + 1] = q.consumerCount;
+      values[3 * i] = q.messageCount;
+      values[3 * i + 1] = q.consumerCount;
+      values[3 * i + 2] = q.unacked;
     });
     this.writer.write(replyNumbers(replyId(f), values));
   }

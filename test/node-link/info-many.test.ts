@@ -26,12 +26,12 @@ describe("many queues' counts in one ask", () => {
     const names = ["im-1", "im-2", "im-3"];
     const onA = names.map((n) => queueOnB(fx, link, n).onA);
     await publishOnB({ "im-1": 1, "im-2": 2, "im-3": 3 });
-    assert.deepEqual(await link.infoMany(onA), [1, 2, 3].map((messages) => ({ messages, consumers: 0 })));
+    assert.deepEqual(await link.infoMany(onA), [1, 2, 3].map((messages) => ({ messages, consumers: 0, unacked: 0 })));
     // Its ids are known on the link now: the next ask is exactly one INFO_MANY frame on B's side.
     fx.b.broker.deleteQueue({ permissions: fx.b.broker.checkerFor("guest"), owner: null }, "/", "im-2", { ifUnused: false, ifEmpty: false });
     const socket = fx.accepted.at(-1)!;
     const before = socket.bytesRead;
-    assert.deepEqual(await link.infoMany(onA), [{ messages: 1, consumers: 0 }, null, { messages: 3, consumers: 0 }]);
+    assert.deepEqual(await link.infoMany(onA), [{ messages: 1, consumers: 0, unacked: 0 }, null, { messages: 3, consumers: 0, unacked: 0 }]);
     assert.equal(socket.bytesRead - before, FRAME_HEAD + 9 + 4 * names.length);
     link.close();
   });
@@ -40,7 +40,7 @@ describe("many queues' counts in one ask", () => {
     const link = await linkAToB(fx, fx.secret, undefined, FEATURE_DELIVER_OWN);
     const onA = ["im-old-1", "im-old-2"].map((n) => queueOnB(fx, link, n).onA);
     await publishOnB({ "im-old-1": 4, "im-old-2": 5 });
-    assert.deepEqual(await link.infoMany(onA), [{ messages: 4, consumers: 0 }, { messages: 5, consumers: 0 }]);
+    assert.deepEqual(await link.infoMany(onA), [{ messages: 4, consumers: 0, unacked: 0 }, { messages: 5, consumers: 0, unacked: 0 }]);
     link.close();
   });
 

@@ -111,11 +111,7 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
 
   /** Asks the leader for fresh counts and waits for them (passive declare, purge and delete answers). */
   async freshInfo(): Promise<RemoteQueueInfo> {
-    this.info = await this.leader.info(this);
-    // The leader counts every delivery it awaits a settle for, this node's consumers' too: read by
-    // the API and metrics beside messageCount, which asks again when stale.
-    this.unacked = this.info.unacked;
-    this.infoAt = this.now();
+    this.tookInfo(await this.leader.info(this));
     return this.info;
   }
 
@@ -133,6 +129,9 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   /** The leader's answer to a batched ask (remote-counts.ts). */
   tookInfo(info: RemoteQueueInfo): void {
     this.info = info;
+    // The leader counts every delivery it awaits a settle for, this node's consumers' too: read by
+    // the API and metrics beside messageCount, which asks again when stale.
+    this.unacked = info.unacked;
     this.infoAt = this.now();
   }
   /** `ask` (which never rejects) will bring fresh counts: readers until it settles join it. */
