@@ -27,6 +27,11 @@ export interface ConsumerChannel {
   readonly unacked: UnackedDeliveries;
   readonly consumers: Map<string, ChannelConsumer>;
   readonly stats: ChannelStats;
+  /**
+   * While this channel's own queue.delete waits for its answer: the tags of the basic.cancel
+   * notifications to send after its delete-ok (queue-methods.ts), as RabbitMQ orders them; null otherwise.
+   */
+  cancelsAfterAnswer: string[] | null;
 }
 
 export class ChannelConsumer implements QueueConsumer {
@@ -94,8 +99,37 @@ export class ChannelConsumer implements QueueConsumer {
     ch.consumers.delete(this.tag);
     const caps = ch.host.clientProperties["capabilities"];
     if (caps && typeof caps === "object" && !Array.isArray(caps) && (caps as Record<string, unknown>)["consumer_cancel_notify"] === true) {
-      encodeBasicCancel(ch.output.out, ch.number, { consumerTag: this.tag, nowait: true });
-      ch.output.maybeFlush();
+      if (ch.cancelsAfterAnswer !== null) ch.cancelsAfterAnswer.push(this.tag);
+      else sendCancel(ch, this.tag);
     }
+  }
+}
+
+/** basic.cancel from the broker (consumer_cancel_notify). */
+export function sendCancel(ch: ConsumerChannel, tag: string): void {
+  encodeBasicCancel(ch.output.out, ch.number, { consumerTag: tag, nowait: true });
+  ch.output.maybeFlush();
+}
+
+/**
+ * Runs `del` (a queue.delete on `ch`) with the channel's cancel notifications held; the returned
+ * function sends them, once the delete-ok is written (or the delete failed). RabbitMQ writes the
+ * deleting channel's delete-ok before the basic.cancel of its own consumer of that queue (seen on
+ * 3.10 with a frame-logging proxy): a client that closes when told of the cancel (amqplib's
+ * channel_api "cancelled consumer") has had its delete-ok first, also when the answer waits for
+ * the other nodes (answered-everywhere.ts).
+ */
+export function withCancelsAfterAnswer<T>(ch: ConsumerChannel, del: () => T): { value: T; release: () => void } {
+  const held: string[] = [];
+  ch.cancelsAfterAnswer = held;
+  const release = (): void => {
+    if (ch.cancelsAfterAnswer === held) ch.cancelsAfterAnswer = null;
+    for (const tag of held.splice(0)) sendCancel(ch, tag);
+  };
+  try {
+    return { value: del(), release };
+  } catch (err) {
+    release();
+    throw err;
   }
 }

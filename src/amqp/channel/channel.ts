@@ -46,6 +46,7 @@ export class Channel implements ChannelState {
   confirm: ConfirmTracker | null = null;
   tx: TxState | null = null;
   lastQueue = "";
+  cancelsAfterAnswer: string[] | null = null;
   replyConsumer: DirectReplyConsumer | null = null;
   readonly stats: ChannelStats;
   readonly createdAt = Date.now();

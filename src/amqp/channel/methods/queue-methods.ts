@@ -14,6 +14,7 @@ import { BrokerError } from "../../../errors/broker-error.js";
 import { countsFromLeader, definitionsAnswered, deleteQueueOnLeader, purgeQueueOnLeader } from "../../../broker/index.js";
 import { afterLeader, declareAnswered, purgeAnswered } from "./leader-round-trips.js";
 import { answerEverywhere } from "./answered-everywhere.js";
+import { withCancelsAfterAnswer } from "../channel-consumer.js";
 import type { ChannelState } from "../channel-state.js";
 import { on, type HandlerTable } from "./handler.js";
 
@@ -84,9 +85,10 @@ export const queueHandlers: HandlerTable = [
     const opts = { ifUnused: a.ifUnused, ifEmpty: a.ifEmpty };
     // Led elsewhere: deleted on the leader, then forgotten here (told to the others from here too).
     const name = expandQueueName(ch, a.queue);
-    const count = deleteQueueOnLeader(ch.host.broker, ch.ctx, ch.host.vhost, name, opts) ?? ch.host.broker.deleteQueue(ch.ctx, ch.host.vhost, name, opts);
+    const { value: count, release } = withCancelsAfterAnswer(ch, () => deleteQueueOnLeader(ch.host.broker, ch.ctx, ch.host.vhost, name, opts) ?? ch.host.broker.deleteQueue(ch.ctx, ch.host.vhost, name, opts));
     answerEverywhere(ch, count, QUEUE_CLASS, 40, (n) => {
       if (!a.nowait) encodeQueueDeleteOk(ch.output.out, ch.number, { messageCount: n });
+      release();
     });
   }),
 ];
