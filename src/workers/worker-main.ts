@@ -4,16 +4,15 @@
  * sends a heartbeat every interval, applies the group tables it is sent, and answers the other
  * workers' figure requests for /api/nodes.
  *
- * It stops on the primary's `stop`, on SIGTERM, and when its IPC channel closes (the primary is
- * gone, even killed -9: no worker outlives it, so none writes a store the next primary hands to
- * another). SIGINT is left to the primary: a Ctrl-C reaches the whole process group.
+ * Its IPC endpoint, start, heartbeat and stop (no worker outlives its primary, so none writes a
+ * store the next primary hands to another) are worker-process.ts's.
  */
 import { processFigures } from "../http/node-record.js";
 import type { PeerNode } from "../http/peer-nodes.js";
-import { createLogger, type Logger } from "../logging/logger.js";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { GroupTable } from "./group-table.js";
-import { IpcEndpoint, isEnvelope, PRIMARY } from "./ipc-endpoint.js";
+import { PRIMARY } from "./ipc-endpoint.js";
+import { runWorkerProcess } from "./worker-process.js";
 import { WorkerGroups } from "./worker-groups.js";
 import { WorkerQueues } from "./worker-queues.js";
 import { WorkerGroupMoves } from "./worker-group-moves.js";
@@ -25,52 +24,16 @@ import { RetainedRelay } from "./retained-relay.js";
 import type { Broker } from "../broker/index.js";
 import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 import { workerName } from "./workers-file.js";
-import { bindFailureText } from "../listeners/bind-failure.js";
 
-/** A stop that hangs (a store that does not close) must not keep a worker without its primary alive. */
-const STOP_LIMIT_MS = 15_000;
 /** How long a rebalance may take (each move waits at most the revoke's 5 s acknowledgement, or the old leader's kill). */
 const REBALANCE_LIMIT_MS = 120_000;
 /** How long a starting worker waits for its links to the others before its client listeners bind (worker-queues.ts linksUp). */
 const LINKS_UP_WAIT_MS = 5_000;
 
-async function runWorker(): Promise<void> {
-  const index = Number(process.env["CONEY_WORKER_INDEX"]);
-  const endpoint = new IpcEndpoint(workerName(index), (e) => {
-    if (process.connected) process.send!(e);
-  });
-  process.on("message", (m: unknown) => {
-    if (isEnvelope(m)) endpoint.receive(m);
-  });
-  let running: RunningBroker | null = null;
-  let logger: Logger | null = null;
-  let stopping = false;
-  const stop = (why: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger?.info("worker stopping", { why });
-    setTimeout(() => process.exit(1), STOP_LIMIT_MS).unref();
-    (running?.close() ?? Promise.resolve()).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger?.error("error while stopping", { err });
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", () => {});
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("disconnect", () => {
-    endpoint.close("the primary is gone");
-    stop("the primary is gone");
-  });
-  endpoint.handle("stop", () => stop("asked by the primary"));
-
-  const start = (await endpoint.request(PRIMARY, "start", null, 30_000)) as WorkerStart;
+runWorkerProcess<WorkerStart>(async (w) => {
+  const { index, endpoint, start, logger } = w;
   const { config } = start;
-  startConfig = config;
-  logger = createLogger(config.logLevel, undefined, { node: config.nodeName }, { format: config.logFormat });
-  setInterval(() => endpoint.send(PRIMARY, "heartbeat"), start.heartbeatMs);
+  let running: RunningBroker | null = null;
   const groups = new WorkerGroups(index);
   await groups.apply(start.table);
   // Tables that come before the broker is restored are kept (WorkerGroupMoves.apply): nothing is open yet to close.
@@ -129,7 +92,8 @@ async function runWorker(): Promise<void> {
   const streamPortOf = new Map(start.links.nodeNames.map((name, i) => [name, start.streamPorts[i] ?? null]));
   const streamWorkers = ownStream === null ? {} : { streamWorkers: { own: ownStream, portOf: (node: string) => streamPortOf.get(node) ?? null } };
   running = await startBroker({ ...config, logger, peers, nodeHooks, clientIdPeers: new WorkerClientIds(endpoint), ...streamWorkers, ...(groupStores ? { groupStores } : {}) });
-  if (stopping) {
+  w.closeWith(running);
+  if (w.stopping) {
     await running.close();
     return;
   }
@@ -137,13 +101,4 @@ async function runWorker(): Promise<void> {
   const retained = running.retainedMessages === null ? null : new RetainedRelay(running.retainedMessages, endpoint, otherWorkers);
   if (retained !== null) logger.info("worker following the others' MQTT retained messages", { copied_from_a_peer: await retained.join() });
   endpoint.send(PRIMARY, "ready");
-}
-
-/** The worker's settings once the primary sent them: a port it cannot bind is then told in one line (listeners/bind-failure.ts). */
-let startConfig: WorkerStart["config"] | null = null;
-
-runWorker().catch((err: unknown) => {
-  const bind = startConfig === null ? null : bindFailureText(err, startConfig);
-  process.stderr.write(`coney worker: ${bind ?? (err instanceof Error && err.stack ? err.stack : String(err))}\n`);
-  process.exit(1);
 });

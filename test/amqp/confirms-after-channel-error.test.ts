@@ -10,31 +10,24 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, connect, type AddressInfo, type Server } from "node:net";
+import type { Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp, { type ChannelModel } from "amqplib";
-import { FrameReader } from "../../src/amqp/codec/frame-reader.js";
-import { decodeMethod, MethodId } from "../../src/amqp/codec/generated.js";
+import { MethodId } from "../../src/amqp/codec/generated.js";
+import { brokerMethodsRelay, type SentMethod } from "../helpers/broker-methods-relay.js";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { withTimeout } from "../helpers/wait.js";
 
 /** Methods the broker sent on a channel after its channel.close and before the channel was opened again. */
 class AfterCloseWatch {
-  private readonly reader = new FrameReader(1 << 20);
   private readonly closing = new Set<number>();
   readonly strays: string[] = [];
 
-  fromBroker(chunk: Buffer): void {
-    this.reader.push(chunk);
-    while (this.reader.next()) {
-      if (this.reader.type !== 1) continue;
-      const m = decodeMethod(this.reader.payloadBuf, this.reader.payloadStart, this.reader.payloadEnd);
-      const channel = this.reader.channel;
-      if (m.id === MethodId.ChannelClose) this.closing.add(channel);
-      else if (m.id === MethodId.ChannelOpenOk) this.closing.delete(channel);
-      else if (this.closing.has(channel) && m.id !== MethodId.ChannelCloseOk) this.strays.push(`${m.name} on channel ${channel}`);
-    }
+  fromBroker(channel: number, m: SentMethod): void {
+    if (m.id === MethodId.ChannelClose) this.closing.add(channel);
+    else if (m.id === MethodId.ChannelOpenOk) this.closing.delete(channel);
+    else if (this.closing.has(channel) && m.id !== MethodId.ChannelCloseOk) this.strays.push(`${m.name} on channel ${channel}`);
   }
 }
 
@@ -48,18 +41,9 @@ describe("confirms of a channel closed by an error", () => {
 
   before(async () => {
     broker = await startTestBroker({ dataDir });
-    relay = createServer((client) => {
-      const server = connect(broker.amqpPort, "127.0.0.1");
-      client.pipe(server);
-      server.on("data", (d: Buffer) => watch.fromBroker(d));
-      server.pipe(client);
-      client.on("close", () => server.destroy());
-      server.on("close", () => client.destroy());
-      client.on("error", () => {});
-      server.on("error", () => {});
-    });
-    await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
-    conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${(relay.address() as AddressInfo).port}`);
+    const relayed = await brokerMethodsRelay(broker.amqpPort, (channel, m) => watch.fromBroker(channel, m));
+    relay = relayed.server;
+    conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${relayed.port}`);
     conn.on("error", (e: Error) => connErrors.push(e.message));
   });
   after(async () => {

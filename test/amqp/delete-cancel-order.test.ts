@@ -7,10 +7,10 @@
 // node and a real `coney --workers 2`), real amqplib, and a relay that reads what the broker sends.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, connect, type AddressInfo, type Server } from "node:net";
+import type { Server } from "node:net";
 import amqp, { type Channel, type ChannelModel } from "amqplib";
-import { FrameReader } from "../../src/amqp/codec/frame-reader.js";
-import { decodeMethod, MethodId } from "../../src/amqp/codec/generated.js";
+import { MethodId } from "../../src/amqp/codec/generated.js";
+import { brokerMethodsRelay } from "../helpers/broker-methods-relay.js";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
 import { withTimeout } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "../workers/workers-harness.js";
@@ -18,29 +18,13 @@ import { startWorkers, type WorkersProcess } from "../workers/workers-harness.js
 /** A relay in front of `port` noting, per channel, the delete-oks and broker cancels in the order the broker sent them. */
 async function orderRelay(port: number): Promise<{ relay: Server; port: number; sent: Map<number, string[]> }> {
   const sent = new Map<number, string[]>();
-  const relay = createServer((client) => {
-    const server = connect(port, "127.0.0.1");
-    const reader = new FrameReader(1 << 20);
-    client.pipe(server);
-    server.on("data", (d: Buffer) => {
-      reader.push(d);
-      while (reader.next()) {
-        if (reader.type !== 1) continue;
-        const m = decodeMethod(reader.payloadBuf, reader.payloadStart, reader.payloadEnd);
-        if (m.id !== MethodId.QueueDeleteOk && m.id !== MethodId.BasicCancel) continue;
-        const list = sent.get(reader.channel) ?? [];
-        list.push(m.id === MethodId.QueueDeleteOk ? "delete-ok" : "cancel");
-        sent.set(reader.channel, list);
-      }
-    });
-    server.pipe(client);
-    client.on("close", () => server.destroy());
-    server.on("close", () => client.destroy());
-    client.on("error", () => {});
-    server.on("error", () => {});
+  const { server, port: relayPort } = await brokerMethodsRelay(port, (channel, m) => {
+    if (m.id !== MethodId.QueueDeleteOk && m.id !== MethodId.BasicCancel) return;
+    const list = sent.get(channel) ?? [];
+    list.push(m.id === MethodId.QueueDeleteOk ? "delete-ok" : "cancel");
+    sent.set(channel, list);
   });
-  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
-  return { relay, port: (relay.address() as AddressInfo).port, sent };
+  return { relay: server, port: relayPort, sent };
 }
 
 /** amqplib's "cancelled consumer": consume, delete the queue, close the channel as soon as the cancel is told. */
