@@ -94,7 +94,7 @@ export class SpreadNode implements SpreadWatch {
     this.peers = new SpreadPeers(this.me, () => this.links, {
       figures: () => {
         const r = this.running;
-        return r === null ? null : { record: processFigures(r.broker, r.alarms), listeners: r.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port })) };
+        return r === null ? null : { record: processFigures(r.broker, r.alarms), listeners: r.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port, ip: config.bind || "::" })) };
       },
       applied: (revision) => this.defs?.applied(revision) ?? Promise.resolve(),
     });
@@ -265,7 +265,8 @@ export class SpreadNode implements SpreadWatch {
       const running = this.isRunning(name);
       const asked = figures.get(name);
       const record = { ...asked?.record, cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running && !asked ? { os_pid: String(m.pid) } : {}), ...(m?.adoptedBy === undefined ? {} : { adopted_by: m.adoptedBy }) };
-      const registered = !m ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
+      // Not answered in time: its registered ports, at the address it advertises.
+      const registered = !m ? [] : [{ protocol: "amqp", port: m.amqpPort, ip: m.host }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort, ip: m.host }])];
       const listeners = name === this.me || !running ? [] : (asked?.listeners ?? registered);
       return { name, running, record, listeners };
     });
