@@ -229,8 +229,13 @@ export class SpreadNode implements SpreadWatch {
     const member = this.keys.parseMember(key);
     if (member !== null) {
       if (revision <= this.readRevision) return;
-      if (value === null) this.members.delete(member);
-      else {
+      if (value === null) {
+        // Its lease is gone: that process serves the name no more. Dropped now, not when TCP says so: cut off by a
+        // real partition, it never answers and nothing is refused, and a link kept open to it would hide the adopter
+        // that registers the name next (docs/CLUSTERING.md, "On machines of their own").
+        this.members.delete(member);
+        this.links.get(member)?.close();
+      } else {
         const m = JSON.parse(value) as SpreadMember;
         const before = this.members.get(member);
         // Another process serves that name now (an adopter, or a restart): a link to the old one is to a process that no longer serves it.
