@@ -13,6 +13,7 @@
 // Exit 1 when a confirmed message is lost or a check fails. Run as root after `spread-netns.sh up`
 // (and `npm run build`: it uses the chaos suite's load from dist/test/cluster/chaos-load.js);
 // `node scripts/spread-netns-check.mjs [a|b|c ...]` runs the chosen faults (default all three).
+/* global Buffer, setTimeout, fetch, AbortSignal */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -64,7 +65,8 @@ const log = (n) => {
 function logTimes(n, msg, since, extra = "") {
   const out = [];
   for (const line of log(n).split("\n")) {
-    if (!line.includes(`"msg":"${msg}"`) || !line.includes(extra)) continue;
+    // A repeat within 10 s is logged with "(n more in the last 10 s)" after the text.
+    if (!line.includes(`"msg":"${msg}`) || !line.includes(extra)) continue;
     const at = Date.parse(JSON.parse(line).time);
     if (at >= since) out.push(at);
   }
