@@ -94,7 +94,7 @@ export class SpreadNode implements SpreadWatch {
     this.peers = new SpreadPeers(this.me, () => this.links, {
       figures: () => {
         const r = this.running;
-        return r === null ? null : { record: processFigures(r.broker, r.alarms), listeners: r.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port })) };
+        return r === null ? null : { record: processFigures(r.broker, r.alarms), listeners: r.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port, ip: config.bind || "::" })) };
       },
       applied: (revision) => this.defs?.applied(revision) ?? Promise.resolve(),
     });
@@ -229,8 +229,13 @@ export class SpreadNode implements SpreadWatch {
     const member = this.keys.parseMember(key);
     if (member !== null) {
       if (revision <= this.readRevision) return;
-      if (value === null) this.members.delete(member);
-      else {
+      if (value === null) {
+        // Its lease is gone: that process serves the name no more. Dropped now, not when TCP says so: cut off by a
+        // real partition, it never answers and nothing is refused, and a link kept open to it would hide the adopter
+        // that registers the name next (docs/CLUSTERING.md, "On machines of their own").
+        this.members.delete(member);
+        this.links.get(member)?.close();
+      } else {
         const m = JSON.parse(value) as SpreadMember;
         const before = this.members.get(member);
         // Another process serves that name now (an adopter, or a restart): a link to the old one is to a process that no longer serves it.
@@ -265,7 +270,8 @@ export class SpreadNode implements SpreadWatch {
       const running = this.isRunning(name);
       const asked = figures.get(name);
       const record = { ...asked?.record, cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running && !asked ? { os_pid: String(m.pid) } : {}), ...(m?.adoptedBy === undefined ? {} : { adopted_by: m.adoptedBy }) };
-      const registered = !m ? [] : [{ protocol: "amqp", port: m.amqpPort }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort }])];
+      // Not answered in time: its registered ports, at the address it advertises.
+      const registered = !m ? [] : [{ protocol: "amqp", port: m.amqpPort, ip: m.host }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort, ip: m.host }])];
       const listeners = name === this.me || !running ? [] : (asked?.listeners ?? registered);
       return { name, running, record, listeners };
     });

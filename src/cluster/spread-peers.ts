@@ -16,6 +16,7 @@
  * node closes its own earlier holder, src/mqtt/client-id-peers.ts; sent once per CONNECT).
  */
 import type { PeerQuery, PeerRecords } from "../http/peer-records.js";
+import type { PeerListener } from "../http/peer-nodes.js";
 import type { ClientIdClaim, ClientIdPeers } from "../mqtt/client-id-peers.js";
 import type { LeaderLink } from "../node-link/node-link.js";
 import { withTimeout } from "./etcd-session.js";
@@ -26,7 +27,8 @@ export const PEER_TIMEOUT_MS = 1000;
 /** Another node's figures for /api/nodes, read in its own process. */
 export interface NodeFigures {
   readonly record: Readonly<Record<string, unknown>>;
-  readonly listeners: ReadonlyArray<{ readonly protocol: string; readonly port: number }>;
+  /** With its `ip`: each node has its own address (src/http/peer-nodes.ts, PeerListener). */
+  readonly listeners: ReadonlyArray<PeerListener>;
 }
 
 export type SpreadQuery =

@@ -177,15 +177,26 @@ const WEB_CONTEXTS: Readonly<Record<string, string>> = { http: "Coney Management
 
 /** Web contexts (RabbitMQ lists its HTTP listeners so); the overview adds the node to each. */
 export function webContexts(ctx: RouteContext): Array<Record<string, unknown>> {
-  return ctx.listeners()
-    .filter((l) => l.up && WEB_CONTEXTS[l.protocol] !== undefined)
-    .map((l) => ({
-      description: WEB_CONTEXTS[l.protocol],
-      path: "/",
-      port: String(l.port),
-      ...(ctx.config.bind === "" ? {} : { ip: ctx.config.bind }),
-      ...(l.protocol.startsWith("https") ? { ssl: true } : {}),
-    }));
+  return contextsOf(ctx.listeners().filter((l) => l.up), ctx.config.bind);
+}
+
+/**
+ * The web contexts of bound `listeners` listening on `bind` ("" or "::": every interface, no `ip`
+ * shown, as RabbitMQ leaves it out unless configured); a listener's own `ip` wins (another node's).
+ */
+export function contextsOf(listeners: ReadonlyArray<{ readonly protocol: string; readonly port: number; readonly ip?: string }>, bind: string): Array<Record<string, unknown>> {
+  return listeners
+    .filter((l) => WEB_CONTEXTS[l.protocol] !== undefined)
+    .map((l) => {
+      const ip = l.ip ?? bind;
+      return {
+        description: WEB_CONTEXTS[l.protocol],
+        path: "/",
+        port: String(l.port),
+        ...(ip === "" || ip === "::" ? {} : { ip }),
+        ...(l.protocol.startsWith("https") ? { ssl: true } : {}),
+      };
+    });
 }
 
 /** The rate sampler's key for the node's gauges (charted by `node_stats_age`). */

@@ -11,7 +11,21 @@ export interface PeerNode {
   /** What is known of the node: its process figures (as nodeRecord's) when it answered in time, and Coney's extensions. */
   readonly record: Readonly<Record<string, unknown>>;
   /** Its bound listeners, as it answered (empty for this node and for one that did not answer): /api/overview lists them. */
-  readonly listeners: ReadonlyArray<{ readonly protocol: string; readonly port: number }>;
+  readonly listeners: ReadonlyArray<PeerListener>;
+}
+
+/** A listener of another node. */
+export interface PeerListener {
+  readonly protocol: string;
+  readonly port: number;
+  /**
+   * The address it listens on, as that node knows it (its `--bind`, "::" for every interface).
+   * Absent: the same as this node's (the workers of one machine share one `--bind`); a spread
+   * cluster's nodes each have their own, and listing this node's for them named one host's
+   * address for every node (seen with a node per network namespace, docs/CLUSTERING.md "On
+   * machines of their own").
+   */
+  readonly ip?: string;
 }
 
 export interface PeerNodes {

@@ -49,7 +49,7 @@ interface Handshaking {
  * than MAX_UNAUTHENTICATED_FRAME is read. `start` runs once the moved socket is listened to (it
  * writes the first frame).
  */
-function handshake<T>(given: Socket, step: (f: Buffer, h: Handshaking, done: (value: T) => void, fail: (why: string) => void) => void, start?: (socket: Socket) => void): Promise<T> {
+function handshake<T>(given: Socket, step: (f: Buffer, h: Handshaking, done: (value: T) => void, fail: (why: string) => void) => void, start?: (socket: Socket) => void, timeoutMs?: number): Promise<T> {
   const splitter = new FrameSplitter(MAX_UNAUTHENTICATED_FRAME);
   const reads = readLinkIntoSlabs(given, splitter);
   const socket = reads.socket;
@@ -57,14 +57,18 @@ function handshake<T>(given: Socket, step: (f: Buffer, h: Handshaking, done: (va
   socket.setNoDelay(true);
   const result = new Promise<T>((resolve, reject) => {
     const fail = (why: string): void => {
+      clearTimeout(timer);
       stop();
       socket.destroy();
       reject(new Error(why));
     };
     const done = (value: T): void => {
+      clearTimeout(timer);
       stop();
       resolve(value);
     };
+    // The moved socket is the one to close: the caller's `given` no longer owns the connection.
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => fail(`node link handshake not done within ${timeoutMs} ms`), timeoutMs);
     const stop = readFrames(socket, splitter, (f) => step(f, h, done, fail), undefined, (err) => fail(err.message));
     socket.once("close", () => reject(new Error("node link closed during its handshake")));
     socket.on("error", (err) => reject(err));
@@ -98,7 +102,7 @@ export function acceptNodeLink(broker: Broker, socket: Socket, opts: NodeLinkOpt
 
 /** The connecting side of a link over an open socket: authenticates, then resolves with the port to the leader. */
 /** `features`: what this end offers in HELLO (link-handshake.ts; default all this version knows, 0 as a node from before the features byte). */
-export function connectNodeLink(socket: Socket, opts: { readonly secret: Buffer; readonly node: string; readonly slabs?: SlabPool; readonly features?: number }): Promise<LeaderLink> {
+export function connectNodeLink(socket: Socket, opts: { readonly secret: Buffer; readonly node: string; readonly slabs?: SlabPool; readonly features?: number; readonly timeoutMs?: number }): Promise<LeaderLink> {
   const offered = opts.features ?? OUR_FEATURES;
   const { frame, nonce } = helloFrame(opts.node, offered);
   let proved = false;
@@ -117,6 +121,7 @@ export function connectNodeLink(socket: Socket, opts: { readonly secret: Buffer;
       done(new LeaderLink(h.socket, { ...terms, features: terms.features & offered }, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool())));
     },
     (moved) => moved.write(frame),
+    opts.timeoutMs,
   );
 }
 

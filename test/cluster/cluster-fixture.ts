@@ -31,6 +31,8 @@ export interface NodeInfo {
   log: string;
   /** Arguments for this node only, after the cluster's (the last of a repeated flag wins). */
   readonly extraArgs?: readonly string[];
+  /** The address its HTTP API listens on when not 127.0.0.1 (spread-fixture.ts `ownAddresses`). */
+  readonly host?: string;
 }
 
 export interface NodesEntry {

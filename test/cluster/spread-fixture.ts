@@ -28,7 +28,7 @@ export interface ApiAnswer {
 
 /** GET /api/queues/%2F on node `n`: each queue with its home (`node`); [] when the node does not answer. */
 export async function queuesOf(n: NodeInfo): Promise<Array<{ name: string; node: string; messages?: number }>> {
-  const r = await fetch(`http://127.0.0.1:${n.httpPort}/api/queues/%2F`, { headers: AUTH, signal: AbortSignal.timeout(3000) });
+  const r = await fetch(`http://${n.host ?? "127.0.0.1"}:${n.httpPort}/api/queues/%2F`, { headers: AUTH, signal: AbortSignal.timeout(3000) });
   return r.ok ? ((await r.json()) as Array<{ name: string; node: string }>) : [];
 }
 
@@ -186,6 +186,12 @@ export interface SpreadClusterOptions {
   readonly viaProxy?: readonly number[];
   /** Every node serves the stream protocol on a port of its own (false); see `streamPort`. */
   readonly streams?: boolean;
+  /**
+   * Node `i` binds and advertises 127.0.0.(i+1), an address of its own as on machines of their own
+   * (false: every node on 127.0.0.1). `api` then asks each node at its address; `connect` still
+   * dials 127.0.0.1 (node 0 only).
+   */
+  readonly ownAddresses?: boolean;
 }
 
 export interface SpreadCluster {
@@ -226,7 +232,7 @@ export function spreadCluster(options: SpreadClusterOptions = {}): SpreadCluster
   const api = async (i: number, method: string, path: string, body?: unknown, user = "guest:guest"): Promise<ApiAnswer> => {
     const headers: Record<string, string> = { authorization: `Basic ${Buffer.from(user).toString("base64")}` };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const r = await fetch(`http://127.0.0.1:${node(i).httpPort}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal: AbortSignal.timeout(10_000) });
+    const r = await fetch(`http://${node(i).host ?? "127.0.0.1"}:${node(i).httpPort}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal: AbortSignal.timeout(10_000) });
     const text = await r.text();
     let json: unknown = null;
     try {
@@ -252,7 +258,8 @@ export function spreadCluster(options: SpreadClusterOptions = {}): SpreadCluster
     const protocols = options.protocols ?? true;
     for (let i = 0; i < size; i++) {
       const more = protocols ? { mqttPort: await freePort(), stompPort: await freePort() } : {};
-      cluster.nodes.push({ name: `node${i}@test`, amqpPort: await freePort(), httpPort: await freePort(), ...more, dataDir: join(cluster.dir, `node${i}`), proc: null, log: "" });
+      const own = options.ownAddresses === true ? { host: `127.0.0.${i + 1}`, extraArgs: ["--bind", `127.0.0.${i + 1}`, "--advertise-address", `127.0.0.${i + 1}`] } : {};
+      cluster.nodes.push({ name: `node${i}@test`, amqpPort: await freePort(), httpPort: await freePort(), ...more, ...own, dataDir: join(cluster.dir, `node${i}`), proc: null, log: "" });
     }
     for (let i = 0; i < size; i++) start(i);
     await Promise.all(cluster.nodes.map((n) => serving(n, size - 1)));

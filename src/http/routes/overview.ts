@@ -11,7 +11,7 @@ import { chartContext } from "../records.js";
 import { DEFAULT_RETENTION } from "../sample-history.js";
 import { wholeOverview } from "../whole-records.js";
 import type { PeerNode } from "../peer-nodes.js";
-import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, type NodeFacts } from "../node-record.js";
+import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, contextsOf, type NodeFacts } from "../node-record.js";
 
 /** A cluster member: this node's full record, or what is known of another one (docs/CLUSTERING.md). */
 function clusterNodeRecord(ctx: RouteContext, facts: NodeFacts, m: ClusterMember): Record<string, unknown> {
@@ -21,7 +21,10 @@ function clusterNodeRecord(ctx: RouteContext, facts: NodeFacts, m: ClusterMember
 
 /** A worker of `coney --workers N`: this one's full record, or what the other one answered (its own process's figures). */
 function peerNodeRecord(ctx: RouteContext, facts: NodeFacts, p: PeerNode): Record<string, unknown> {
-  return p.name === ctx.node ? { ...nodeRecord(ctx, facts), ...p.record } : { name: p.name, type: "disc", being_drained: false, partitions: [], ...p.record, running: p.running };
+  if (p.name === ctx.node) return { ...nodeRecord(ctx, facts), ...p.record };
+  // Its web contexts from its own listeners and address (RabbitMQ's record of every node has them).
+  const contexts = p.listeners.length === 0 ? {} : { contexts: contextsOf(p.listeners, ctx.config.bind) };
+  return { name: p.name, type: "disc", being_drained: false, partitions: [], ...p.record, ...contexts, running: p.running };
 }
 
 export function registerOverview(app: FastifyInstance, ctx: RouteContext): void {
@@ -63,7 +66,7 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         if (ctx.peers) {
           for (const peer of await ctx.peers.list()) {
             if (peer.name === ctx.node) continue;
-            for (const l of peer.listeners) (overview["listeners"] as unknown[]).push({ node: peer.name, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port });
+            for (const l of peer.listeners) (overview["listeners"] as unknown[]).push({ node: peer.name, protocol: l.protocol, ip_address: l.ip ?? (ctx.config.bind || "::"), port: l.port });
           }
         }
         // A Coney extension: configured listeners that could not bind (the port is taken…) and
