@@ -52,7 +52,7 @@ export function resolveQueueGroups(dataDir: string, asked: number | null): numbe
 }
 
 /** What the data dir holds: its recorded G; 1 for data in today's layout; null for a new data dir. */
-function storedQueueGroups(dataDir: string): number | null {
+export function storedQueueGroups(dataDir: string): number | null {
   const marker = join(dataDir, GROUPS_DIR, MARKER);
   if (existsSync(marker)) {
     const n = (JSON.parse(readFileSync(marker, "utf8")) as { queue_groups?: unknown }).queue_groups;

@@ -22,7 +22,7 @@ import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { GroupKeeper } from "./group-keeper.js";
 import { groupName, groupsOf, initialTable, restartedTable, type GroupTable } from "./group-table.js";
-import { resolveQueueGroups } from "../store/queue-groups-file.js";
+import { QueueGroupsMismatch, resolveQueueGroups, storedQueueGroups } from "../store/queue-groups-file.js";
 import { migrateLegacyWorkerStores } from "./legacy-worker-stores.js";
 import { IpcHub } from "./ipc-hub.js";
 import { isEnvelope } from "./ipc-endpoint.js";
@@ -142,9 +142,18 @@ export class Primary {
     const dataDir = config.inMemory ? null : config.dataDir;
     const saved = dataDir === null ? null : loadTable(dataDir);
     const all = this.slots.map((s) => s.index);
+    // A single node's data dir (no workers table, G = 1) is refused with what to do instead: the
+    // workers' definitions and stores are per worker and group, so its queues would not be found.
+    if (dataDir !== null && saved === null && this.o.queueGroups === undefined && storedQueueGroups(dataDir) === 1) {
+      throw new QueueGroupsMismatch(
+        `the data dir ${dataDir} was written by a single node (not by --workers): the workers keep definitions and messages per worker and queue group, ` +
+          "so they cannot take over a single node's data. Start the workers with a new --data-dir; to bring the single node's definitions along, " +
+          "export them (GET /api/definitions on the single node) and import them into the workers (POST /api/definitions).",
+      );
+    }
     const initial = saved === null ? initialTable(this.o.queueGroups ?? DEFAULT_QUEUE_GROUPS, all) : restartedTable(saved, all);
     // The groups' stores are under `<data>/groups/`, whose marker fixes G as for `--queue-groups`
-    // (a data dir of a single node, or another G, is refused there with both numbers).
+    // (another G than the data's is refused there with both numbers).
     if (dataDir !== null) {
       resolveQueueGroups(dataDir, initial.groups.length);
       // Before any worker runs: the old per-worker stores' messages into their groups' (legacy-worker-stores.ts).
