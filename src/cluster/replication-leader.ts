@@ -4,7 +4,8 @@
  * order, and a batch's confirms are released only when
  *   - this node's etcd lease is certainly still valid,
  *   - every follower listed in sync, and every follower confirms wait for, acknowledged it,
- *   - and at least min-in-sync-replicas followers are listed in sync.
+ *   - at least min-in-sync-replicas followers are listed in sync,
+ *   - and (a spread cluster's stores) they are on other machines while any other is live.
  * Invariant: every follower in `inSync` (as written in etcd) holds every confirmed message.
  * So a follower is added to etcd only after confirms have waited for it and it caught up, and
  * removed from etcd before any confirm goes out without it.
@@ -32,6 +33,11 @@ export interface LeaderHooks {
   writeInSync(followers: readonly string[]): Promise<boolean>;
   /** Followers that must be in sync for a confirm. */
   minInSync(): number;
+  /**
+   * Whether the in-sync followers are placed well enough to confirm, given the followers connected
+   * now (a spread cluster's machine rule, spread-machines.ts). Absent: any placement is.
+   */
+  placed?(inSync: ReadonlySet<string>, connected: ReadonlyMap<string, unknown>): boolean;
   /** The lease is certainly alive in etcd: confirms may go out. */
   leaseValid(): boolean;
   /** The lease has certainly expired in etcd: this node no longer leads. */
@@ -231,6 +237,7 @@ export class ReplicationLeader implements StoreReplica {
   private canConfirm(batch: number): boolean {
     if (!this.hooks.leaseValid()) return false;
     if (this.inSync.size < this.hooks.minInSync()) return false;
+    if (this.hooks.placed !== undefined && !this.hooks.placed(this.inSync, this.links)) return false;
     for (const name of this.inSync) {
       const l = this.links.get(name);
       if (!l || !l.required || l.acked < batch) return false;

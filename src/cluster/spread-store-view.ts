@@ -5,6 +5,7 @@
  * whose count sets the default min-in-sync. Fed in revision order by the initial read and the watch.
  */
 import type { SpreadKeys, StoreInSync, StoreOwner } from "./spread-keys.js";
+import { defaultMinInSync, machinesWanted } from "./spread-machines.js";
 
 export interface StoreState {
   owner: StoreOwner | null;
@@ -17,6 +18,8 @@ export interface StoreState {
 export class SpreadStoreView {
   readonly stores = new Map<string, StoreState>();
   readonly known = new Set<string>();
+  /** machinesWanted over `known`, kept with it: every confirmed batch reads it. */
+  private wanted = 0;
 
   constructor(private readonly keys: SpreadKeys) {}
 
@@ -26,6 +29,7 @@ export class SpreadStoreView {
       const name = key.slice(key.lastIndexOf("/") + 1);
       if (value === null) this.known.delete(name);
       else this.known.add(name);
+      this.wanted = machinesWanted(this.known);
       return true;
     }
     const k = this.keys.parseStore(key);
@@ -55,8 +59,13 @@ export class SpreadStoreView {
     return s?.inSync == null || s.inSync.nodes.includes(node);
   }
 
-  /** The default --min-in-sync-replicas: a majority of the known nodes counting the writer. */
+  /** The --min-in-sync-replicas in force: the setting, or a majority counting the writer (of the known nodes, or machines: spread-machines.ts). */
   minInSync(configured: number | null): number {
-    return configured ?? Math.floor(Math.max(this.known.size, 1) / 2);
+    return configured ?? defaultMinInSync(this.known.size, this.wanted);
+  }
+
+  /** Other machines a store's in-sync copies must span while they are live (spread-machines.ts). */
+  machinesWanted(): number {
+    return this.wanted;
   }
 }

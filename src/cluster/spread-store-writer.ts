@@ -23,6 +23,8 @@ export interface WriterContext {
   readonly transport: ReplicationTransport;
   readonly logger: Logger;
   minInSync(): number;
+  /** The machine rule (spread-machines.ts) for a writer in this process. */
+  placed(inSync: ReadonlySet<string>, connected: ReadonlyMap<string, unknown>): boolean;
 }
 
 export class StoreWriter {
@@ -47,6 +49,7 @@ export class StoreWriter {
       {
         writeInSync: (followers) => this.writeInSync(followers),
         minInSync: () => ctx.minInSync(),
+        placed: (inSync, connected) => ctx.placed(inSync, connected),
         // Before its claim a writer confirms nothing (no broker writes through it yet) and is deposed by nothing.
         leaseValid: () => this.lease !== "" && ctx.session.leaseId === this.lease && ctx.session.leaseValid,
         leaseExpired: () => this.lease !== "" && (ctx.session.leaseId !== this.lease || ctx.session.leaseExpired),

@@ -24,6 +24,7 @@ import { StoreWriter, type WriterContext } from "./spread-store-writer.js";
 import { adoptStore, claimOwnStore, releaseStore } from "./spread-store-claim.js";
 import { followOnAdopted, openAdopted, type AdoptedStore, type AdopterView } from "./spread-adoption.js";
 import { streamAddress } from "./spread-stream-ports.js";
+import { copiesPlaced, machineOf } from "./spread-machines.js";
 import type { StreamWorkerPorts } from "../stream/stream-worker-ports.js";
 
 const WAIT_STEP_MS = 250;
@@ -56,7 +57,20 @@ export class SpreadStores {
     this.me = config.nodeName;
     this.view = new SpreadStoreView(keys);
     this.followers = new StoreFollowers(this.me, config.dataDir, secret, transport, logger);
-    this.ctx = { me: this.me, host: config.advertiseAddress, bind: config.bind, session, keys, secret, transport, logger, minInSync: () => this.view.minInSync(config.minInSyncReplicas) };
+    // Copies off the writer's machine: the writer runs in this process, so its machine is this node's (an adopted store's too).
+    const machine = machineOf(this.me);
+    this.ctx = {
+      me: this.me,
+      host: config.advertiseAddress,
+      bind: config.bind,
+      session,
+      keys,
+      secret,
+      transport,
+      logger,
+      minInSync: () => this.view.minInSync(config.minInSyncReplicas),
+      placed: (inSync, connected) => copiesPlaced(machine, this.view.machinesWanted(), inSync, connected),
+    };
   }
 
   /** The stores this process writes. */

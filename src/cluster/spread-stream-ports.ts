@@ -9,6 +9,7 @@
 import type { ConeyConfig } from "../config/config.js";
 import type { StreamWorkerPorts } from "../stream/stream-worker-ports.js";
 import type { SpreadMember, StreamAddress } from "./spread-keys.js";
+import { replicaPlacement, type ReplicaPlacement } from "./spread-machines.js";
 import type { SpreadStoreView } from "./spread-store-view.js";
 
 export class SpreadStreamPorts implements StreamWorkerPorts {
@@ -42,10 +43,14 @@ export function streamAddress(config: ConeyConfig, port: number | null, own: boo
  * and those running): its home, and every node its home's store's in-sync set in etcd lists — the
  * writer and the followers holding every confirmed byte of the store, stream segments included
  * (each follows the whole store into `<data>/replicas/<home>/`, and one of them adopts it if the
- * home dies). Those copies serve no reader: Metadata names the leader alone.
+ * home dies). Those copies serve no reader: Metadata names the leader alone. `placement` says
+ * whether a copy is on another machine than the writer's (spread-machines.ts): the same members
+ * are a classic or quorum queue's, whose messages are in the same store.
  */
-export function storeCopies(home: string, view: SpreadStoreView, running: (node: string) => boolean): { members: string[]; online: string[] } {
+export function storeCopies(home: string, view: SpreadStoreView, running: (node: string) => boolean): { members: string[]; online: string[]; placement: ReplicaPlacement } {
   const members = [home];
-  for (const n of view.stores.get(home)?.inSync?.nodes ?? []) if (!members.includes(n)) members.push(n);
-  return { members, online: members.filter(running) };
+  const s = view.stores.get(home);
+  const inSync = s?.inSync?.nodes ?? [];
+  for (const n of inSync) if (!members.includes(n)) members.push(n);
+  return { members, online: members.filter(running), placement: replicaPlacement(s?.owner?.node ?? s?.inSync?.owner ?? home, inSync) };
 }

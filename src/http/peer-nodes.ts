@@ -35,10 +35,11 @@ export interface PeerNodes {
   list(): Promise<PeerNode[]>;
   /**
    * The nodes holding a copy of the store of node `home` (it included) and those of them running:
-   * a spread cluster's replicated stores, shown as a stream's `members` and `online`. Absent: a
-   * stream's only member is its leader.
+   * a spread cluster's replicated stores, shown as a queue's `members` and `online`, and whether a
+   * copy is on another machine than the writer's (`replica_placement`). Absent: a stream's only
+   * member is its leader.
    */
-  storeCopies?(home: string): { readonly members: readonly string[]; readonly online: readonly string[] };
+  storeCopies?(home: string): { readonly members: readonly string[]; readonly online: readonly string[]; readonly placement?: string };
   /**
    * `POST /api/rebalance/queues`: the queue groups evened out over the running nodes (`coney
    * --workers N`: the primary's group table); resolves once this node follows the new table.

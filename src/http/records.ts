@@ -8,6 +8,7 @@ import { type Binding, type ChannelInfo, type ClusterView, type ConnectionInfo, 
 import { propertiesKey } from "./properties-key.js";
 import type { PeerNodes } from "./peer-nodes.js";
 import { addRemoteStreamFields, addStreamFields } from "./stream-queue-record.js";
+import { addStoreCopies } from "./store-copies-record.js";
 import type { ChartRange, ChartRanges, Counters, RateView } from "./rate-sampler.js";
 
 /** What every record needs besides its object: the node name, and the rates of its counters. */
@@ -213,6 +214,7 @@ export function queueRecord(q: Queue, rc: RecordContext, applied: AppliedPolicy 
   }
   if (q instanceof StreamQueue) addStreamFields(r, q, rc.node, rc.cluster, rc.peers);
   else if (q instanceof RemoteStreamQueue) addRemoteStreamFields(r, q, rc.peers);
+  else addStoreCopies(r, q.leaderNode ?? rc.node, rc.peers);
   // RabbitMQ lists message_stats only once the queue has seen traffic; for a list of idle
   // queues that is a third of the bytes.
   if (hadTraffic(q.stats)) r["message_stats"] = rc.rates.withRates(rateKey.queueStats(q), queueMessageStats(q));

@@ -10,6 +10,7 @@
  */
 import type { Broker, ClusterView, RemoteStreamQueue, StreamFigures, StreamQueue } from "../broker/index.js";
 import type { PeerNodes } from "./peer-nodes.js";
+import { addPlacement } from "./store-copies-record.js";
 
 /** RabbitMQ's stream fields on a queue record (list and detail). */
 export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node: string, clusterView: ClusterView | null | undefined, peers?: PeerNodes | null): void {
@@ -22,6 +23,7 @@ export function addStreamFields(r: Record<string, unknown>, q: StreamQueue, node
   const figures = { firstOffset: log.firstOffset, committedOffset: log.committedOffset, nextOffset: log.nextOffset, segmentCount: log.segmentCount };
   const members = cluster ? cluster.map((m) => m.name) : copies ? [...copies.members] : [node];
   setStreamFields(r, node, members, cluster ? cluster.filter((m) => m.running).map((m) => m.name) : copies ? [...copies.online] : [node], q.consumerCount, figures);
+  addPlacement(r, copies);
 }
 
 /**
@@ -34,6 +36,7 @@ export function addRemoteStreamFields(r: Record<string, unknown>, q: RemoteStrea
   const copies = peers?.storeCopies?.(q.node);
   const online = copies ? copies.online.filter((n) => n !== q.node || q.leader.up) : q.leader.up ? [q.node] : [];
   setStreamFields(r, q.node, copies ? [...copies.members] : [q.node], online, q.consumerCount, q.figures);
+  addPlacement(r, copies);
 }
 
 function setStreamFields(r: Record<string, unknown>, leader: string, members: string[], online: string[], readers: number, log: Omit<StreamFigures, "lastChunkOffset"> | null): void {

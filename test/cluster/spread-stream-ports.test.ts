@@ -38,12 +38,12 @@ describe("spread cluster stream ports", () => {
   it("lists a stream's home and its store's in-sync nodes as members, the running ones as online", () => {
     const keys = new SpreadKeys("c1");
     const view = new SpreadStoreView(keys);
-    assert.deepEqual(storeCopies("a", view, () => true), { members: ["a"], online: ["a"] }, "no in-sync set yet: the home alone");
+    assert.deepEqual(storeCopies("a", view, () => true), { members: ["a"], online: ["a"], placement: "none" }, "no in-sync set yet: the home alone");
     view.take(keys.storeInSync("a"), JSON.stringify({ owner: "a", epoch: 2, nodes: ["a", "b", "c"] }), 3);
-    assert.deepEqual(storeCopies("a", view, (n) => n !== "c"), { members: ["a", "b", "c"], online: ["a", "b"] });
+    assert.deepEqual(storeCopies("a", view, (n) => n !== "c"), { members: ["a", "b", "c"], online: ["a", "b"], placement: "other-machines" });
     // Adopted by b: the home (down) first, then the writer and its followers.
     view.take(keys.storeInSync("a"), JSON.stringify({ owner: "b", epoch: 9, nodes: ["b", "c"] }), 10);
-    assert.deepEqual(storeCopies("a", view, (n) => n !== "a"), { members: ["a", "b", "c"], online: ["b", "c"] });
+    assert.deepEqual(storeCopies("a", view, (n) => n !== "a"), { members: ["a", "b", "c"], online: ["b", "c"], placement: "other-machines" });
     assert.equal(view.stores.has("z"), false);
     storeCopies("z", view, () => true);
     assert.equal(view.stores.has("z"), false, "asking creates no store entry");
