@@ -6,6 +6,12 @@ import assert from "node:assert/strict";
 import { copiesPlaced, defaultMinInSync, machineOf, machinesWanted, replicaPlacement } from "../../src/cluster/spread-machines.js";
 import { SpreadKeys } from "../../src/cluster/spread-keys.js";
 import { SpreadStoreView } from "../../src/cluster/spread-store-view.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ReplicationLeader } from "../../src/cluster/replication-leader.js";
+import { createLogger } from "../../src/logging/logger.js";
+import { eventually } from "../helpers/wait.js";
 
 const linked = (...names: string[]): Map<string, unknown> => new Map(names.map((n) => [n, null]));
 
@@ -56,5 +62,36 @@ describe("spread cluster: copies on other machines", () => {
     assert.equal(replicaPlacement("a-w0@ma", ["a-w0@ma", "a-w1@ma"]), "same-machine");
     assert.equal(replicaPlacement("a-w0@ma", ["a-w0@ma"]), "none");
     assert.equal(replicaPlacement("b-w0@mb", ["b-w0@mb", "b-w1@mb"]), "same-machine", "an adopter on mb with mb's copies");
+  });
+
+  it("is asked by a store's replication leader before each confirm: a batch waits while the copies are misplaced, and goes once they are placed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "coney-machines-"));
+    let placed = false;
+    const asked: Array<{ inSync: number; connected: number }> = [];
+    const hooks = {
+      writeInSync: async () => true,
+      minInSync: () => 0,
+      placed: (inSync: ReadonlySet<string>, connected: ReadonlyMap<string, unknown>) => {
+        asked.push({ inSync: inSync.size, connected: connected.size });
+        return placed;
+      },
+      leaseValid: () => true,
+      leaseExpired: () => false,
+      deposed: () => undefined,
+    };
+    const leader = new ReplicationLeader(dir, Buffer.alloc(32, 1), hooks, createLogger("silent"));
+    try {
+      let confirmed: boolean | null = null;
+      void leader.replicated(1).then((ok) => (confirmed = ok));
+      // The leader's tick (every 100 ms) asks again: the batch stays held while the answer is no.
+      await eventually(() => asked.length >= 3, 2000, "the leader to ask the rule on its ticks");
+      assert.equal(confirmed, null, "held while the copies are misplaced");
+      assert.deepEqual(asked[0], { inSync: 0, connected: 0 }, "asked with the in-sync set and the connected followers");
+      placed = true;
+      await eventually(() => confirmed === true, 2000, "the held confirm");
+    } finally {
+      leader.fence();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
