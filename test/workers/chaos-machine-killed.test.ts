@@ -27,6 +27,7 @@ describe("chaos: a machine of workers as spread nodes killed -9 under load", { t
 
   it("the other machine's queues never stop confirming, the dead machine's serve again from copies on the other machine, no confirmed message lost", async (t) => {
     await Promise.all([machines.allRunning("a"), machines.allRunning("b")]);
+    for (const m of ["a", "b"] as const) assert.equal(machines.of(m).lines.find((l) => l.msg === "Coney started")?.["machine"], `m${m}`, `machine ${m}'s start line names its machine`);
     const homes = await machines.declare("b", [0, 1, 2, 3].map((i) => `mk-${i}`));
     const all = [...homes.keys()];
     const onA = all.filter((q) => machineOfNode(homes.get(q)!) === "a");
