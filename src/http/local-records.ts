@@ -63,7 +63,9 @@ export function answerPeer(ctx: RouteContext, q: PeerQuery): unknown {
     case "overview": {
       const vhosts = new Set(q.vhosts);
       // Named, so the asking node knows whose queues are in the sum (silent-leaders.ts).
-      return { ...localOverview(ctx, { monitor: q.monitor, user: q.user, hasVhost: (v) => vhosts.has(v), ledOnly: true }), node: ctx.node };
+      // With the chart's samples when asked (the sum keeps the samples every node has: without them the overview's charts were empty).
+      const scope = { monitor: q.monitor, user: q.user, hasVhost: (v: string) => vhosts.has(v), ledOnly: true };
+      return { ...localOverview(ctx, scope, q.chart ? chartContext(ctx, q.chart) : ctx), node: ctx.node };
     }
     case "exchange-stats":
       return localExchangeStats(ctx, q.vhosts, q.chart ? chartContext(ctx, q.chart) : ctx);

@@ -62,7 +62,8 @@ export async function wholeOverview(ctx: RouteContext, caller: Caller, query: Re
   const own = localOverview(ctx, scope, rc);
   if (peers === undefined) return own;
   const vhosts = [...ctx.broker.vhosts.keys()].filter((v) => scope.hasVhost(v));
-  const answers = (await peers.gather({ kind: "overview", monitor: scope.monitor, user: scope.user, vhosts })) as (typeof own & { node?: string })[];
+  const chart = chartQuery(query);
+  const answers = (await peers.gather({ kind: "overview", monitor: scope.monitor, user: scope.user, vhosts, ...(chart ? { chart } : {}) })) as (typeof own & { node?: string })[];
   const all = [own, ...answers.filter((a) => typeof a === "object" && a !== null)];
   const objectTotals: Record<string, number> = {};
   for (const a of all) for (const k in a.object_totals) objectTotals[k] = (objectTotals[k] ?? 0) + a.object_totals[k]!;

@@ -3,7 +3,8 @@
 // - a queue read through the worker that does not lead it showed that worker's own part of its
 //   message_stats (what it published to it) or none at all: the UI's "–" rates for every queue led
 //   by the other worker. Its rates are now its leader's (src/http/leader-queue-figures.ts);
-// - /api/overview's `contexts` listed only the answering worker's (RabbitMQ lists every node's);
+// - /api/overview's `contexts` listed only the answering worker's (RabbitMQ lists every node's), and
+//   its charts were empty (the other worker's figures came without the chart's samples);
 // - a worker that did not answer in time was left out of the overview's totals without a word: its
 //   queues are counted from their last known counts now, and the overview says `counts_stale`;
 // - `coneyctl status` listed both workers' listeners unlabelled (the AMQP port twice) and the whole
@@ -132,6 +133,14 @@ describe("coney --workers 2: one broker for the operator, from either worker", (
         const prometheus = o.listeners.find((l) => l.node === w.node && l.protocol === "http/prometheus")!.port;
         assert.ok(o.contexts.some((c) => c.node === w.node && c.port === String(prometheus)), `${w.node}'s Prometheus context names its own port`);
       }
+      // The charts' samples survive the sum over workers (every worker renders them; they were dropped, the charts empty).
+      const charted = await get<Overview>(api, "/api/overview?lengths_age=60&lengths_incr=5&msg_rates_age=60&msg_rates_incr=5");
+      for (const [group, field] of [["queue_totals", "messages_details"], ["message_stats", "publish_details"]] as const) {
+        const samples = ((charted as unknown as Record<string, Record<string, { samples?: Array<{ sample: number }> }>>)[group]![field]!).samples;
+        assert.ok(Array.isArray(samples) && samples.length > 0, `${group}.${field} samples through ${api.node}`);
+      }
+      const live = (charted.queue_totals["messages_details"] as unknown as { samples: Array<{ sample: number }> }).samples[0]!.sample;
+      assert.equal(live, charted.queue_totals["messages"], "the live sample is the summed count");
     }
   });
 
