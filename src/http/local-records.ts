@@ -33,7 +33,7 @@ function visibleConnections(ctx: RouteContext, user: RecordsUser): ClientConnect
 /** This node's records of `kind` the user may see, rendered with `rc`'s rates (and chart samples, when asked for). */
 export function localRecords(ctx: RouteContext, kind: RecordsKind, user: RecordsUser, rc: RecordContext = ctx): Item[] {
   const conns = visibleConnections(ctx, user);
-  if (kind === "consumers") return connectionConsumers(conns);
+  if (kind === "consumers") return connectionConsumers(conns, ctx.node);
   const infos = conns.map((c) => c.info());
   if (kind === "connections") return infos.map((i) => connectionRecord(i, rc));
   const channels: ChannelInfo[] = infos.flatMap((i) => i.channels);

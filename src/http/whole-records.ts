@@ -36,6 +36,25 @@ export async function wholeRecords(ctx: RouteContext, kind: RecordsKind, user: R
   return own;
 }
 
+/**
+ * The consumers of queue `name` held by the other nodes' connections (a queue read's
+ * `consumer_details`): a consumer lives where its channel is, not where the queue leads, so a queue
+ * read on one node listed only that node's. Empty with one process.
+ */
+export async function otherNodesConsumersOf(ctx: RouteContext, vhost: string, name: string): Promise<Item[]> {
+  const peers = ctx.peers?.records;
+  if (peers === undefined) return [];
+  const out: Item[] = [];
+  for (const a of await peers.gather({ kind: "consumers", user: null })) {
+    if (!Array.isArray(a)) continue;
+    for (const c of a as Item[]) {
+      const q = c["queue"] as { name?: unknown; vhost?: unknown } | undefined;
+      if (q?.name === name && q.vhost === vhost) out.push(c);
+    }
+  }
+  return out;
+}
+
 /** One connection record by name, wherever it lives (any user's: the caller's right to it is checked by the route). */
 export async function findConnection(ctx: RouteContext, name: string, query: Record<string, string | undefined> = {}): Promise<Item | undefined> {
   const conn = ctx.broker.connections.get(name);

@@ -2,7 +2,8 @@
 // one broker"), found on this session's pass:
 // - a queue read through the worker that does not lead it showed that worker's own part of its
 //   message_stats (what it published to it) or none at all: the UI's "–" rates for every queue led
-//   by the other worker. Its rates are now its leader's (src/http/leader-queue-figures.ts);
+//   by the other worker. Its rates are now its leader's (src/http/leader-queue-figures.ts); and its
+//   consumer_details listed only the asked worker's consumers;
 // - /api/overview's `contexts` listed only the answering worker's (RabbitMQ lists every node's), and
 //   its charts were empty (the other worker's figures came without the chart's samples);
 // - a worker that did not answer in time was left out of the overview's totals without a word: its
@@ -118,6 +119,11 @@ describe("coney --workers 2: one broker for the operator, from either worker", (
     const samples = (charted.message_stats!["publish_details"] as { samples?: Array<{ sample: number }> }).samples;
     assert.ok(Array.isArray(samples) && samples.length > 0, `publish samples through ${apis[0]!.node}: ${JSON.stringify(charted.message_stats)}`);
     assert.equal(samples[0]!.sample, 15);
+    // Its consumer (on worker 0's connection) is in its consumer_details whichever worker is asked.
+    for (const api of apis) {
+      const details = (await get<{ consumer_details: Array<{ consumer_tag: string; channel_details: { node: string } }> }>(api, `/api/queues/%2F/${queue}`)).consumer_details;
+      assert.deepEqual(details.map((c) => c.channel_details.node), [apis[0]!.node], `consumer_details through ${api.node}`);
+    }
     await consumer.close();
   });
 

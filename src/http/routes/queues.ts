@@ -14,7 +14,7 @@ import { BrokerError } from "../../errors/broker-error.js";
 import { inRouteOrder } from "../binding-order.js";
 import { vhostNotFound } from "../../errors/reasons.js";
 import { leaderQueueFigures, withLeaderFigures } from "../leader-queue-figures.js";
-import { chartQuery } from "../whole-records.js";
+import { chartQuery, otherNodesConsumersOf } from "../whole-records.js";
 
 export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
@@ -48,8 +48,11 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
     GET: async ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
       const q = queueOf(params["vhost"]!, params["name"]!);
-      const [, leaders] = await Promise.all([awaitFreshCounts([q]), leaderQueueFigures(ctx, [q], chartQuery(query))]);
-      return withLeaderFigures(queueDetailRecord(b, q, chartContext(ctx, query), b.policyOf(q)), leaders);
+      const [, leaders, elsewhere] = await Promise.all([awaitFreshCounts([q]), leaderQueueFigures(ctx, [q], chartQuery(query)), otherNodesConsumersOf(ctx, q.vhost, q.name)]);
+      const r = withLeaderFigures(queueDetailRecord(b, q, chartContext(ctx, query), b.policyOf(q)), leaders);
+      // Consumers on other nodes' connections too (whole-records.ts), as RabbitMQ lists every node's.
+      if (elsewhere.length > 0) (r["consumer_details"] as unknown[]).push(...elsewhere);
+      return r;
     },
     PUT: ({ caller, params, body }) => {
       const vhost = params["vhost"]!;
