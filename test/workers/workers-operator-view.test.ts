@@ -10,6 +10,7 @@
 //   queues are counted from their last known counts now, and the overview says `counts_stale`;
 // - `coneyctl status` listed both workers' listeners unlabelled (the AMQP port twice) and the whole
 //   broker's connections: it is the asked node's, as rabbitmqctl status is.
+// And a real Prometheus scraping both workers' ports sums to the overview's totals.
 // Real process tree, real amqplib clients, real HTTP and the real coneyctl.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -18,6 +19,7 @@ import { eventually } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { leaderIndex, onWorker, pinnedApis, type PinnedApi } from "./pinned-workers.js";
 import { run } from "../cli/run-coneyctl.js";
+import { RunningPrometheus } from "../metrics/prometheus-tools.js";
 
 type Stats = Record<string, number | { rate: number }>;
 interface QueueJson {
@@ -177,6 +179,24 @@ describe("coney --workers 2: one broker for the operator, from either worker", (
     assert.deepEqual(totals(frozen), totals(before), "worker 1's queues counted from their last known counts");
     // Thawed: it answers again, and the overview says nothing of staleness.
     await eventually(async () => (await get<Overview>(w0, "/api/overview")).counts_stale === undefined, 10_000, "fresh after the thaw");
+  });
+
+  it("a real Prometheus scraping every worker's port sums to the overview's totals", async () => {
+    const o = await get<Overview>(apis[0]!, "/api/overview");
+    const ports = o.listeners.filter((l) => l.protocol === "http/prometheus").map((l) => `127.0.0.1:${l.port}`);
+    assert.equal(ports.length, 2, "one Prometheus port per worker");
+    const prometheus = new RunningPrometheus();
+    try {
+      await prometheus.start(ports);
+      await prometheus.until("up", "both workers scraped", (r) => r.length === 2 && r.every((x) => x.value[1] === "1"));
+      // Nothing moves now (the earlier cases' clients are idle): each queue counted once, by its leader.
+      const now = await get<Overview>(apis[1]!, "/api/overview");
+      await prometheus.untilValue("sum(rabbitmq_queue_messages)", String(now.queue_totals["messages"]));
+      await prometheus.untilValue("sum(rabbitmq_queues)", String(now.object_totals["queues"]));
+      await prometheus.untilValue("sum(rabbitmq_connections)", String(now.object_totals["connections"]));
+    } finally {
+      await prometheus.close();
+    }
   });
 
   it("coneyctl status is the asked worker's: its own listeners, labelled once, and its own connections", async () => {
