@@ -12,12 +12,12 @@ export interface ConsumerRecord extends Record<string, unknown> {
   readonly queue: { readonly name: string; readonly vhost: string };
 }
 
-/** A consumer as /api/consumers and a queue's consumer_details list it. */
-export function consumerRecord(c: ConsumerInfo, ch: ChannelInfo): ConsumerRecord {
+/** A consumer as /api/consumers and a queue's consumer_details list it; `node` holds its channel (RabbitMQ's channel_details name it). */
+export function consumerRecord(c: ConsumerInfo, ch: ChannelInfo, node: string): ConsumerRecord {
   return {
     consumer_tag: c.tag,
     queue: { name: c.queue, vhost: c.vhost },
-    channel_details: { name: ch.name, number: ch.number, connection_name: ch.connectionName, peer_host: ch.peerHost, peer_port: ch.peerPort, user: ch.user },
+    channel_details: { name: ch.name, number: ch.number, node, connection_name: ch.connectionName, peer_host: ch.peerHost, peer_port: ch.peerPort, user: ch.user },
     ack_required: c.ackRequired,
     exclusive: c.exclusive,
     prefetch_count: c.prefetchCount,
@@ -36,7 +36,7 @@ export function consumerRecord(c: ConsumerInfo, ch: ChannelInfo): ConsumerRecord
  * never exclusive; the subscription's properties are its arguments. A single-active-consumer
  * member that does not have the turn is "waiting", as /api/stream/consumers says.
  */
-export function streamSubscriptionRecords(conn: ClientConnection, stream: string | null = null): ConsumerRecord[] {
+export function streamSubscriptionRecords(conn: ClientConnection, node: string, stream: string | null = null): ConsumerRecord[] {
   if (conn.streamDetails === undefined) return [];
   const subs = conn.streamDetails().consumers.filter((s) => stream === null || s.stream === stream);
   if (subs.length === 0) return [];
@@ -44,7 +44,7 @@ export function streamSubscriptionRecords(conn: ClientConnection, stream: string
   return subs.map((s) => ({
     consumer_tag: `stream.subid-${s.id}`,
     queue: { name: s.stream, vhost: info.vhost },
-    channel_details: { name: "", number: 0, connection_name: info.name, peer_host: info.peerHost, peer_port: info.peerPort, user: info.user },
+    channel_details: { name: "", number: 0, node, connection_name: info.name, peer_host: info.peerHost, peer_port: info.peerPort, user: info.user },
     ack_required: false,
     exclusive: false,
     prefetch_count: 0,
@@ -60,25 +60,26 @@ export function streamActivityStatus(s: StreamConsumerInfo): string {
 }
 
 /** Every consumer on the given connections: their channels' and, for native stream connections, their subscriptions. */
-export function connectionConsumers(conns: Iterable<ClientConnection>): ConsumerRecord[] {
+export function connectionConsumers(conns: Iterable<ClientConnection>, node: string): ConsumerRecord[] {
   const out: ConsumerRecord[] = [];
   for (const conn of conns) {
-    if (conn.streamDetails !== undefined) out.push(...streamSubscriptionRecords(conn));
-    else for (const ch of conn.info().channels) for (const c of ch.consumers) out.push(consumerRecord(c, ch));
+    if (conn.streamDetails !== undefined) out.push(...streamSubscriptionRecords(conn, node));
+    else for (const ch of conn.info().channels) for (const c of ch.consumers) out.push(consumerRecord(c, ch, node));
   }
   return out;
 }
 
 /** The consumers of one queue, found through its vhost's connections (channels and stream subscriptions). */
-function queueConsumers(b: Broker, q: Queue): Record<string, unknown>[] {
+function queueConsumers(b: Broker, q: Queue, node: string): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const conn of b.connections.inVhost(q.vhost)) {
     if (conn.streamDetails !== undefined) {
-      if (q instanceof StreamQueue) out.push(...streamSubscriptionRecords(conn, q.name));
+      // A stream led here or elsewhere: this node's subscriptions to it.
+      if (q.type === "stream") out.push(...streamSubscriptionRecords(conn, node, q.name));
       continue;
     }
     for (const ch of conn.info().channels) {
-      for (const c of ch.consumers) if (c.queue === q.name) out.push(consumerRecord(c, ch));
+      for (const c of ch.consumers) if (c.queue === q.name) out.push(consumerRecord(c, ch, node));
     }
   }
   return out;
@@ -86,7 +87,7 @@ function queueConsumers(b: Broker, q: Queue): Record<string, unknown>[] {
 
 export function queueDetailRecord(b: Broker, q: Queue, rc: RecordContext, applied: AppliedPolicy): Record<string, unknown> {
   const r = queueRecord(q, rc, applied);
-  r["consumer_details"] = queueConsumers(b, q);
+  r["consumer_details"] = queueConsumers(b, q, rc.node);
   if (q.exclusiveOwner !== null) {
     // The connection that owns an exclusive queue (RabbitMQ's owner_pid_details, a link in its UI).
     const owner = b.connections.list().find((c) => c === q.exclusiveOwner);

@@ -14,11 +14,16 @@ import { overviewChurn, overviewKey } from "./rate-sources.js";
 import { channelRecord, chartContext, connectionRecord, type RecordContext } from "./records.js";
 import type { RouteContext } from "./route-table.js";
 import { localExchangeStats } from "./whole-exchange-stats.js";
+import { localQueueFigures } from "./leader-queue-figures.js";
 
 export type RecordsKind = "connections" | "channels" | "consumers";
 
 /** /api/overview's counted figures: the totals, and the churn (what the overview sums over workers). */
-export type CountedOverview = OverviewFigures & { readonly churn_rates: CountersWithRates };
+export type CountedOverview = OverviewFigures & {
+  readonly churn_rates: CountersWithRates;
+  /** The nodes that did not answer, whose queues are counted from their last known counts (silent-leaders.ts). */
+  readonly counts_stale_nodes?: readonly string[];
+};
 
 function visibleConnections(ctx: RouteContext, user: RecordsUser): ClientConnection[] {
   const all = ctx.broker.connections.list();
@@ -28,7 +33,7 @@ function visibleConnections(ctx: RouteContext, user: RecordsUser): ClientConnect
 /** This node's records of `kind` the user may see, rendered with `rc`'s rates (and chart samples, when asked for). */
 export function localRecords(ctx: RouteContext, kind: RecordsKind, user: RecordsUser, rc: RecordContext = ctx): Item[] {
   const conns = visibleConnections(ctx, user);
-  if (kind === "consumers") return connectionConsumers(conns);
+  if (kind === "consumers") return connectionConsumers(conns, ctx.node);
   const infos = conns.map((c) => c.info());
   if (kind === "connections") return infos.map((i) => connectionRecord(i, rc));
   const channels: ChannelInfo[] = infos.flatMap((i) => i.channels);
@@ -57,10 +62,15 @@ export function answerPeer(ctx: RouteContext, q: PeerQuery): unknown {
       return localRecords(ctx, q.kind, q.user, q.chart ? chartContext(ctx, q.chart) : ctx);
     case "overview": {
       const vhosts = new Set(q.vhosts);
-      return localOverview(ctx, { monitor: q.monitor, user: q.user, hasVhost: (v) => vhosts.has(v), ledOnly: true });
+      // Named, so the asking node knows whose queues are in the sum (silent-leaders.ts).
+      // With the chart's samples when asked (the sum keeps the samples every node has: without them the overview's charts were empty).
+      const scope = { monitor: q.monitor, user: q.user, hasVhost: (v: string) => vhosts.has(v), ledOnly: true };
+      return { ...localOverview(ctx, scope, q.chart ? chartContext(ctx, q.chart) : ctx), node: ctx.node };
     }
     case "exchange-stats":
       return localExchangeStats(ctx, q.vhosts, q.chart ? chartContext(ctx, q.chart) : ctx);
+    case "queue-figures":
+      return localQueueFigures(ctx, q.vhosts, q.name, q.chart ? chartContext(ctx, q.chart) : ctx);
     case "close":
       return closeLocal(ctx, q, q.reason);
   }

@@ -120,6 +120,10 @@ function addDetails(a: Details | undefined, b: Details): Details {
   if (a.samples && b.samples) {
     const n = Math.min(a.samples.length, b.samples.length);
     out.samples = a.samples.slice(0, n).map((p, i) => ({ sample: p.sample + b.samples![i]!.sample, timestamp: p.timestamp }));
+  } else if (a.samples || b.samples) {
+    // A group with nothing to sample (a worker leading no queue: sumRated of none) adds nothing
+    // to the chart; dropping the others' samples left it empty.
+    out.samples = (a.samples ?? b.samples)!.map((p) => ({ ...p }));
   }
   if (a.avg !== undefined && b.avg !== undefined) out.avg = round(a.avg + b.avg);
   if (a.avg_rate !== undefined && b.avg_rate !== undefined) out.avg_rate = round(a.avg_rate + b.avg_rate);

@@ -15,9 +15,11 @@ export type ChartQuery = Readonly<Record<string, string>>;
 export type PeerQuery =
   | { readonly kind: "connections" | "channels" | "consumers"; readonly user: RecordsUser; readonly chart?: ChartQuery }
   /** /api/overview's counted figures for a caller: a monitor's, or a user's over its vhosts. */
-  | { readonly kind: "overview"; readonly monitor: boolean; readonly user: string; readonly vhosts: readonly string[] }
+  | { readonly kind: "overview"; readonly monitor: boolean; readonly user: string; readonly vhosts: readonly string[]; readonly chart?: ChartQuery }
   /** The message_stats of the exchanges of these vhosts that messages passed through on that worker. */
   | { readonly kind: "exchange-stats"; readonly vhosts: readonly string[]; readonly chart?: ChartQuery }
+  /** The rates of the queues of these vhosts (only `name`, when given) that worker leads (leader-queue-figures.ts). */
+  | { readonly kind: "queue-figures"; readonly vhosts: readonly string[]; readonly name?: string; readonly chart?: ChartQuery }
   /** Close a connection by name, or every connection of a user: the answer is how many were closed. */
   | { readonly kind: "close"; readonly name?: string; readonly user?: string; readonly reason: string };
 

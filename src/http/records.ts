@@ -226,7 +226,8 @@ function exclusiveTag(consumers: readonly { readonly exclusive: boolean; readonl
   return null;
 }
 
-function hadTraffic(s: DeliveryCounters): boolean {
+/** Whether a message passed through (RabbitMQ lists a queue's message_stats only then). */
+export function hadTraffic(s: DeliveryCounters): boolean {
   return s.publish + s.deliver + s.deliverNoAck + s.get + s.getNoAck + s.ack + s.redeliver + s.getEmpty > 0;
 }
 

@@ -9,6 +9,7 @@ import type { Caller } from "./http-auth.js";
 import type { Item } from "./list-query.js";
 import { closeLocal, localOverview, localRecords, type CountedOverview, type RecordsKind } from "./local-records.js";
 import { callerScope, sumRated } from "./overview-scope.js";
+import { silentLeadersPart } from "./silent-leaders.js";
 import type { ChartQuery, RecordsUser } from "./peer-records.js";
 import { chartContext, chartRanges, connectionRecord } from "./records.js";
 import type { RouteContext } from "./route-table.js";
@@ -33,6 +34,25 @@ export async function wholeRecords(ctx: RouteContext, kind: RecordsKind, user: R
   const answers = await peers.gather({ kind, user, ...(chart ? { chart } : {}) });
   for (const a of answers) if (Array.isArray(a)) for (const r of a) own.push(r as Item);
   return own;
+}
+
+/**
+ * The consumers of queue `name` held by the other nodes' connections (a queue read's
+ * `consumer_details`): a consumer lives where its channel is, not where the queue leads, so a queue
+ * read on one node listed only that node's. Empty with one process.
+ */
+export async function otherNodesConsumersOf(ctx: RouteContext, vhost: string, name: string): Promise<Item[]> {
+  const peers = ctx.peers?.records;
+  if (peers === undefined) return [];
+  const out: Item[] = [];
+  for (const a of await peers.gather({ kind: "consumers", user: null })) {
+    if (!Array.isArray(a)) continue;
+    for (const c of a as Item[]) {
+      const q = c["queue"] as { name?: unknown; vhost?: unknown } | undefined;
+      if (q?.name === name && q.vhost === vhost) out.push(c);
+    }
+  }
+  return out;
 }
 
 /** One connection record by name, wherever it lives (any user's: the caller's right to it is checked by the route). */
@@ -61,16 +81,27 @@ export async function wholeOverview(ctx: RouteContext, caller: Caller, query: Re
   const own = localOverview(ctx, scope, rc);
   if (peers === undefined) return own;
   const vhosts = [...ctx.broker.vhosts.keys()].filter((v) => scope.hasVhost(v));
-  const answers = (await peers.gather({ kind: "overview", monitor: scope.monitor, user: scope.user, vhosts })) as (typeof own)[];
+  const chart = chartQuery(query);
+  const answers = (await peers.gather({ kind: "overview", monitor: scope.monitor, user: scope.user, vhosts, ...(chart ? { chart } : {}) })) as (typeof own & { node?: string })[];
   const all = [own, ...answers.filter((a) => typeof a === "object" && a !== null)];
   const objectTotals: Record<string, number> = {};
   for (const a of all) for (const k in a.object_totals) objectTotals[k] = (objectTotals[k] ?? 0) + a.object_totals[k]!;
   // Exchanges are definitions every worker holds: counted once, from this one.
   if (own.object_totals["exchanges"] !== undefined) objectTotals["exchanges"] = own.object_totals["exchanges"];
+  const queueTotals = sumRated(all.map((a) => a.queue_totals));
+  // The queues of a node that did not answer: counted from their last known counts, and said so (silent-leaders.ts).
+  const answered = new Set([ctx.node, ...answers.map((a) => a?.node).filter((n): n is string => typeof n === "string")]);
+  const silent = silentLeadersPart(ctx.broker, scope, answered);
+  if (silent !== null) {
+    for (const k of ["messages", "messages_ready", "messages_unacknowledged"] as const) queueTotals[k] = ((queueTotals[k] as number | undefined) ?? 0) + silent[k];
+    objectTotals["queues"] = (objectTotals["queues"] ?? 0) + silent.queues;
+    if (objectTotals["consumers"] !== undefined) objectTotals["consumers"] += silent.consumers;
+  }
   return {
     message_stats: sumRated(all.map((a) => a.message_stats)),
-    queue_totals: sumRated(all.map((a) => a.queue_totals)),
+    queue_totals: queueTotals,
     churn_rates: sumRated(all.map((a) => a.churn_rates)),
     object_totals: objectTotals,
+    ...(silent !== null ? { counts_stale_nodes: silent.nodes } : {}),
   };
 }

@@ -6,16 +6,35 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { CommandSpec } from "../command-spec.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import type { Item } from "../list-columns.js";
+import type { ManagementApi } from "../management-api.js";
 import { ManagementClient } from "../management-client.js";
 
 const path = ManagementClient.path;
 const GB = 1024 ** 3;
 const gb = (bytes: unknown): string => `${(Number(bytes) / GB).toFixed(4)} gb`;
-const PURPOSE: Record<string, string> = { amqp: "AMQP 0-9-1", http: "HTTP API" };
+// rabbitmqctl's labels (its listeners' protocol_label) for the protocols Coney listens on.
+const PURPOSE: Record<string, string> = {
+  amqp: "AMQP 0-9-1",
+  http: "HTTP API",
+  https: "HTTP API over TLS (HTTPS)",
+  mqtt: "MQTT",
+  stomp: "STOMP",
+  "http/web-mqtt": "MQTT over WebSocket",
+  "http/web-stomp": "STOMP over WebSocket",
+  "http/prometheus": "Prometheus exporter API over HTTP",
+  "https/prometheus": "Prometheus exporter API over TLS (HTTPS)",
+};
 
-function statusText(overview: Item, node: Item, vhosts: number): string {
+/**
+ * rabbitmqctl status is one node's: its own listeners and its own connections (the totals' queue
+ * and vhost counts are the cluster's). /api/overview lists every node's listeners under `coney
+ * --workers N` and in a spread cluster, and counts every node's connections: the node's are picked
+ * out (`connections`: how many this node holds, read by the caller when the broker has other nodes).
+ */
+function statusText(overview: Item, node: Item, vhosts: number, connections: number): string {
+  const nodeName = overview["node"];
+  const listeners = ((overview["listeners"] ?? []) as Item[]).filter((l) => l["node"] === undefined || l["node"] === nodeName);
   const totals = (overview["object_totals"] ?? {}) as Item;
-  const listeners = (overview["listeners"] ?? []) as Item[];
   const alarms = [...(node["mem_alarm"] ? ["memory"] : []), ...(node["disk_free_alarm"] ? ["disk space"] : [])];
   return [
     "Runtime\n",
@@ -36,7 +55,7 @@ function statusText(overview: Item, node: Item, vhosts: number): string {
     `Low free disk space watermark: ${gb(node["disk_free_limit"])}`,
     `Free disk space: ${gb(node["disk_free"])}`,
     "\nTotals\n",
-    `Connection count: ${String(totals["connections"] ?? 0)}`,
+    `Connection count: ${connections}`,
     `Queue count: ${String(totals["queues"] ?? 0)}`,
     `Virtual host count: ${vhosts}`,
     "\nListeners\n",
@@ -59,15 +78,24 @@ const status: CommandSpec = {
   async run({ api, out }) {
     const overview = await api.get<Item>(path("overview"));
     const nodeName = String(overview["node"]);
-    const [node, vhosts] = await Promise.all([api.get<Item>(path("nodes", nodeName)), api.get<Item[]>(path("vhosts"))]);
+    const [node, vhosts, connections] = await Promise.all([api.get<Item>(path("nodes", nodeName)), api.get<Item[]>(path("vhosts")), nodeConnections(api, overview)]);
     if (out.json) {
-      out.raw(JSON.stringify({ overview, node, virtual_host_count: vhosts.length }) + "\n");
+      out.raw(JSON.stringify({ overview, node, virtual_host_count: vhosts.length, connection_count: connections }) + "\n");
       return;
     }
     out.banner(`Status of node ${nodeName} ...`);
-    out.raw(statusText(overview, node, vhosts.length) + "\n");
+    out.raw(statusText(overview, node, vhosts.length, connections) + "\n");
   },
 };
+
+/** How many connections the asked node holds: the overview's count on a single node, else those of /api/connections that name it. */
+async function nodeConnections(api: ManagementApi, overview: Item): Promise<number> {
+  const nodeName = overview["node"];
+  const others = ((overview["listeners"] ?? []) as Item[]).some((l) => l["node"] !== undefined && l["node"] !== nodeName);
+  if (!others) return Number(((overview["object_totals"] ?? {}) as Item)["connections"] ?? 0);
+  const list = await api.get<Item[]>(`${path("connections")}?columns=node`);
+  return list.filter((c) => c["node"] === nodeName).length;
+}
 
 const POLL_MS = 100;
 

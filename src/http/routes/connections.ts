@@ -20,7 +20,7 @@ const CLOSED_VIA_API = "Closed via management plugin";
 
 export function registerConnections(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
-  const consumers = (chs: ChannelInfo[]) => chs.flatMap((ch) => ch.consumers.map((c) => consumerRecord(c, ch)));
+  const consumers = (chs: ChannelInfo[]) => chs.flatMap((ch) => ch.consumers.map((c) => consumerRecord(c, ch, ctx.node)));
   /**
    * A vhost's connections and channels: a monitor sees every connection under "All", so it sees
    * a vhost's share too, permissions there or not (the UI's vhost selector narrows, never refuses).

@@ -57,23 +57,31 @@ export function registerOverview(app: FastifyInstance, ctx: RouteContext): void 
         queue_totals: figures.queue_totals,
         object_totals: figures.object_totals,
       };
+      // Coney's own fields: a node that did not answer in time has its queues counted from their
+      // last known counts (silent-leaders.ts), as a queue's record says `counts_stale`.
+      if (figures.counts_stale_nodes !== undefined) {
+        overview["counts_stale"] = true;
+        overview["counts_stale_nodes"] = figures.counts_stale_nodes;
+      }
       // The node, its listeners and web contexts are shown to monitors only (RabbitMQ's overview).
       if (isMonitor(caller.user)) {
         overview["node"] = ctx.node;
         const all = ctx.listeners();
         overview["listeners"] = all.filter((l) => l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port }));
-        // `coney --workers N`: every worker's listeners, as RabbitMQ lists every node's.
+        const contexts = webContexts(ctx).map((c) => ({ ...c, node: ctx.node }));
+        // `coney --workers N`, a spread cluster: every node's listeners and web contexts, as RabbitMQ lists every node's.
         if (ctx.peers) {
           for (const peer of await ctx.peers.list()) {
             if (peer.name === ctx.node) continue;
             for (const l of peer.listeners) (overview["listeners"] as unknown[]).push({ node: peer.name, protocol: l.protocol, ip_address: l.ip ?? (ctx.config.bind || "::"), port: l.port });
+            for (const c of contextsOf(peer.listeners, ctx.config.bind)) contexts.push({ ...c, node: peer.name });
           }
         }
         // A Coney extension: configured listeners that could not bind (the port is taken…) and
         // are being retried (src/listeners). RabbitMQ's list has only the active ones, so the UI
         // would otherwise show a missing port with no word of why.
         overview["listeners_unbound"] = all.filter((l) => !l.up).map((l) => ({ node: ctx.node, protocol: l.protocol, ip_address: ctx.config.bind || "::", port: l.port, reason: l.reason }));
-        overview["contexts"] = webContexts(ctx).map((c) => ({ ...c, node: ctx.node }));
+        overview["contexts"] = contexts;
       }
       return overview;
     },

@@ -13,6 +13,8 @@ import { created, noContent, resource, type RouteContext } from "../route-table.
 import { BrokerError } from "../../errors/broker-error.js";
 import { inRouteOrder } from "../binding-order.js";
 import { vhostNotFound } from "../../errors/reasons.js";
+import { leaderQueueFigures, withLeaderFigures } from "../leader-queue-figures.js";
+import { chartQuery, otherNodesConsumersOf } from "../whole-records.js";
 
 export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
@@ -21,9 +23,11 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
   const listOf = async (vhosts: string[], query: Record<string, string | undefined>) => {
     const sorted = vhosts.sort();
     const sources = sorted.length === 1 ? b.vhost(sorted[0]!).queuesByName() : sorted.flatMap((v) => b.vhost(v).queuesByName());
-    // Counts of queues led by other nodes no older than the bound (one ask per node; remote-counts.ts).
-    await awaitFreshCounts(sources);
-    return listResponse({ sources, presorted: true, key: (q) => ({ vhost: q.vhost, name: q.name }), build: record }, query);
+    // Counts of queues led by other nodes no older than the bound (one ask per node; remote-counts.ts),
+    // and their rates as their leaders see them (leader-queue-figures.ts), asked at once.
+    const [, leaders] = await Promise.all([awaitFreshCounts(sources), leaderQueueFigures(ctx, sources)]);
+    const build = leaders === null ? record : (q: Queue) => withLeaderFigures(record(q), leaders);
+    return listResponse({ sources, presorted: true, key: (q) => ({ vhost: q.vhost, name: q.name }), build }, query);
   };
 
   resource(app, ctx, "/api/queues", {
@@ -44,8 +48,11 @@ export function registerQueues(app: FastifyInstance, ctx: RouteContext): void {
     GET: async ({ caller, params, query }) => {
       requireVhost(b, caller, params["vhost"]!);
       const q = queueOf(params["vhost"]!, params["name"]!);
-      await awaitFreshCounts([q]);
-      return queueDetailRecord(b, q, chartContext(ctx, query), b.policyOf(q));
+      const [, leaders, elsewhere] = await Promise.all([awaitFreshCounts([q]), leaderQueueFigures(ctx, [q], chartQuery(query)), otherNodesConsumersOf(ctx, q.vhost, q.name)]);
+      const r = withLeaderFigures(queueDetailRecord(b, q, chartContext(ctx, query), b.policyOf(q)), leaders);
+      // Consumers on other nodes' connections too (whole-records.ts), as RabbitMQ lists every node's.
+      if (elsewhere.length > 0) (r["consumer_details"] as unknown[]).push(...elsewhere);
+      return r;
     },
     PUT: ({ caller, params, body }) => {
       const vhost = params["vhost"]!;
