@@ -18,7 +18,7 @@
  * to an earlier one of another node. Of two declares of one queue, the claim's winner's record
  * stands on every node; the loser's client is refused (406 inequivalent arg) when they differ.
  */
-import { applyMirroredChange, claimWon, declareRefusal, holdUntilClaimed, releaseToWinner, takeClaimHold, topologySnapshot, type Broker, type MirroredChange, type MirroredRecord, type MirrorOutbox, type TopologyMirror } from "../broker/index.js";
+import { applyMirroredChange, claimWon, declareRefusal, holdUntilClaimed, releaseToWinner, takeClaimHold, topologySnapshot, type Broker, type MirroredChange, type LateRefusal, type MirroredRecord, type MirrorOutbox, type TopologyMirror } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { OwnChanges } from "./spread-order.js";
 import { queueKey, type SpreadPlacement } from "./spread-placement.js";
@@ -54,12 +54,17 @@ export class SpreadClaims implements TopologyMirror {
     return this.outbox.settled();
   }
 
-  /** As settled; rejects with the refusal of a change told since the last call that lost to an earlier one (spread-order.ts). */
-  verdict(): Promise<void> {
+  /**
+   * As settled; rejects with the refusal of a change told since the last call that lost to an
+   * earlier one (spread-order.ts). Answered ok while still pending (etcd did not answer within the
+   * barrier's bound), a change that loses later is told to `late`.
+   */
+  verdict(late?: LateRefusal): Promise<void> {
     const mine = this.own.take();
     return this.outbox.settled().then(() => {
       const refusal = this.own.refusalOf(mine);
       if (refusal !== null) throw refusal;
+      if (late !== undefined) this.own.answered(mine, late);
     });
   }
 

@@ -135,6 +135,13 @@ export abstract class MqttConnectionState {
     this.close(reason, true, RC.administrativeAction);
   }
 
+  consumingQueueDown(queue: string): void {
+    if (this.state !== "open") return;
+    this.node.log.warn("MQTT connection closed: a queue it consumed from went", { clientId: this.clientId, queue });
+    // As RabbitMQ: the socket closes, no DISCONNECT packet; not a clean disconnect, so the will goes.
+    this.close(`queue '${queue}' it consumed from went`, true, null);
+  }
+
   /** Another connection CONNECTed with this client id (MQTT 3.1.1 §3.1.4-2). */
   takenOver(): void {
     this.node.log.info("MQTT session taken over by a new connection", { clientId: this.clientId });
