@@ -199,6 +199,10 @@ export class SpreadDefinitions implements SpreadWatch {
 
   private apply(logged: LoggedBatch): void {
     this.dirty = true;
+    // A change of this node made in this poll phase but not yet sent (the outbox sends at the end
+    // of the turn) goes to etcd after this batch: it is pending now, or it would be taken for idle
+    // and a declare of the same queue would never be judged (test/cluster/spread-unsent-declare).
+    this.outbox.flush();
     const others = (change: MirroredChange): void => {
       this.placement.applyingAuthor = logged.from;
       try {
