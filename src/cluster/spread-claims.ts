@@ -46,7 +46,11 @@ export class SpreadClaims implements TopologyMirror {
 
   delete(kind: MirroredChange["kind"], record: MirroredRecord): void {
     this.outbox.delete(kind, record);
-    if (kind === "queues") this.declaredHere.delete(queueKey(String(record["vhost"]), String(record["name"])));
+    if (kind !== "queues") return;
+    // Deleted while undecided: nothing is left to judge (another node's record kept meanwhile too).
+    const key = queueKey(String(record["vhost"]), String(record["name"]));
+    this.declaredHere.delete(key);
+    this.declaredThere.delete(key);
   }
 
   settled(): Promise<void> {
@@ -107,7 +111,13 @@ export class SpreadClaims implements TopologyMirror {
   lost(vhost: string, name: string, winner: string): void {
     const v = this.broker.vhosts.get(vhost);
     const q = v?.queues.get(name);
-    if (v === undefined || q === undefined || q.leadsElsewhere) return;
+    if (v === undefined || q === undefined) {
+      // Gone here meanwhile (another node's delete, its vhost's): nothing is left to judge.
+      this.declaredHere.delete(queueKey(vhost, name));
+      this.declaredThere.delete(queueKey(vhost, name));
+      return;
+    }
+    if (q.leadsElsewhere) return;
     const hold = takeClaimHold(q);
     this.logger.warn("spread cluster: a queue was declared on two nodes at once; the first claim in etcd homes it on the other node, this node holds it remotely", { vhost, queue: name, home: winner, moved: hold?.size ?? 0 });
     const key = queueKey(vhost, name);
