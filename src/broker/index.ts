@@ -18,7 +18,7 @@ export { type DefinitionsSink } from "./definitions-sink.js";
 export { type Definitions, exportDefinitions, importDefinitions } from "./definitions.js";
 export { MirrorOutbox } from "./mirror-outbox.js";
 export { applyMirroredChange } from "./topology-apply.js";
-export { type MirroredChange, type MirroredRecord, type TopologyMirror } from "./topology-mirror.js";
+export { type LateRefusal, type MirroredChange, type MirroredRecord, type TopologyMirror } from "./topology-mirror.js";
 export { followSnapshot, heldIdentities, identityOf, topologySnapshot } from "./topology-snapshot.js";
 export { DirectReplyRegistry, REPLY_TO_QUEUE, replyNodeTag, type ReplyForwarder, type ReplyTarget } from "./direct-reply.js";
 export { type Actor, type ActorSource, type AuthMethod, SYSTEM_ACTOR } from "./events/actor.js";

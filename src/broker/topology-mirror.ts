@@ -16,7 +16,11 @@
  * (owner-elsewhere.ts; design, "Exclusive queues and direct reply-to"). A single node has no
  * mirror (null), so no record is built for it.
  */
+import type { BrokerError } from "../errors/broker-error.js";
 import type { DefinitionKind } from "./definitions-sink.js";
+
+/** Told a change's refusal that came after its client was answered ok (TopologyMirror.verdict). */
+export type LateRefusal = (refusal: BrokerError) => void;
 
 export interface TopologyMirror {
   /** A record was created or replaced on this node. */
@@ -34,8 +38,10 @@ export interface TopologyMirror {
    * with RabbitMQ's error when that change lost to an earlier one made on another node (a spread
    * cluster: docs/CLUSTERING.md, "Concurrent changes: etcd's order on every node") — e.g. a
    * declare of an exchange another node declared first with another type. Absent: never refused.
+   * `late`, when given, is called with the refusal if it comes only after this resolved ok (the
+   * barrier gave up while etcd did not answer, and the change lost once it did).
    */
-  verdict?(): Promise<void>;
+  verdict?(late?: LateRefusal): Promise<void>;
 }
 
 /** A definitions-format record: plain JSON (field tables as definitions.json holds them). */

@@ -18,7 +18,7 @@
  * to an earlier one of another node. Of two declares of one queue, the claim's winner's record
  * stands on every node; the loser's client is refused (406 inequivalent arg) when they differ.
  */
-import { applyMirroredChange, claimWon, declareRefusal, holdUntilClaimed, releaseToWinner, takeClaimHold, topologySnapshot, type Broker, type MirroredChange, type MirroredRecord, type MirrorOutbox, type TopologyMirror } from "../broker/index.js";
+import { applyMirroredChange, claimWon, declareRefusal, holdUntilClaimed, releaseToWinner, takeClaimHold, topologySnapshot, type Broker, type MirroredChange, type LateRefusal, type MirroredRecord, type MirrorOutbox, type TopologyMirror } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { OwnChanges } from "./spread-order.js";
 import { queueKey, type SpreadPlacement } from "./spread-placement.js";
@@ -46,7 +46,11 @@ export class SpreadClaims implements TopologyMirror {
 
   delete(kind: MirroredChange["kind"], record: MirroredRecord): void {
     this.outbox.delete(kind, record);
-    if (kind === "queues") this.declaredHere.delete(queueKey(String(record["vhost"]), String(record["name"])));
+    if (kind !== "queues") return;
+    // Deleted while undecided: nothing is left to judge (another node's record kept meanwhile too).
+    const key = queueKey(String(record["vhost"]), String(record["name"]));
+    this.declaredHere.delete(key);
+    this.declaredThere.delete(key);
   }
 
   settled(): Promise<void> {
@@ -54,12 +58,17 @@ export class SpreadClaims implements TopologyMirror {
     return this.outbox.settled();
   }
 
-  /** As settled; rejects with the refusal of a change told since the last call that lost to an earlier one (spread-order.ts). */
-  verdict(): Promise<void> {
+  /**
+   * As settled; rejects with the refusal of a change told since the last call that lost to an
+   * earlier one (spread-order.ts). Answered ok while still pending (etcd did not answer within the
+   * barrier's bound), a change that loses later is told to `late`.
+   */
+  verdict(late?: LateRefusal): Promise<void> {
     const mine = this.own.take();
     return this.outbox.settled().then(() => {
       const refusal = this.own.refusalOf(mine);
       if (refusal !== null) throw refusal;
+      if (late !== undefined) this.own.answered(mine, late);
     });
   }
 
@@ -102,7 +111,13 @@ export class SpreadClaims implements TopologyMirror {
   lost(vhost: string, name: string, winner: string): void {
     const v = this.broker.vhosts.get(vhost);
     const q = v?.queues.get(name);
-    if (v === undefined || q === undefined || q.leadsElsewhere) return;
+    if (v === undefined || q === undefined) {
+      // Gone here meanwhile (another node's delete, its vhost's): nothing is left to judge.
+      this.declaredHere.delete(queueKey(vhost, name));
+      this.declaredThere.delete(queueKey(vhost, name));
+      return;
+    }
+    if (q.leadsElsewhere) return;
     const hold = takeClaimHold(q);
     this.logger.warn("spread cluster: a queue was declared on two nodes at once; the first claim in etcd homes it on the other node, this node holds it remotely", { vhost, queue: name, home: winner, moved: hold?.size ?? 0 });
     const key = queueKey(vhost, name);

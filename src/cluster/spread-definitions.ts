@@ -199,6 +199,10 @@ export class SpreadDefinitions implements SpreadWatch {
 
   private apply(logged: LoggedBatch): void {
     this.dirty = true;
+    // A change of this node made in this poll phase but not yet sent (the outbox sends at the end
+    // of the turn) goes to etcd after this batch: it is pending now, or it would be taken for idle
+    // and a declare of the same queue would never be judged (test/cluster/spread-unsent-declare).
+    this.outbox.flush();
     const others = (change: MirroredChange): void => {
       this.placement.applyingAuthor = logged.from;
       try {
@@ -268,7 +272,7 @@ export class SpreadDefinitions implements SpreadWatch {
     const res = await withTimeout(txn.then(...puts.map((p) => c.put(this.keys.queue(p.vhost, p.name)).value(p.home!)), ...drops, log).else(...drops, log).commit(), this.session.callTimeout, "log definitions");
     this.written = Number(res.header.revision);
     if (res.succeeded) {
-      for (const p of puts) this.claims.decided(p.vhost, p.name, p.home!);
+      for (const p of puts) this.decided(p.vhost, p.name, p.home!);
       return;
     }
     // Some queue was claimed already (declared on another node at once, or re-declared after a restart): claim one by one.
@@ -276,7 +280,20 @@ export class SpreadDefinitions implements SpreadWatch {
       const key = this.keys.queue(p.vhost, p.name);
       const r = await withTimeout(c.if(key, "Create", "==", 0).then(c.put(key).value(p.home!)).else(c.get(key)).commit(), this.session.callTimeout, "claim a queue");
       const winner = r.succeeded ? p.home! : (r.responses[0]?.response_range?.kvs[0]?.value.toString() ?? p.home!);
-      this.claims.decided(p.vhost, p.name, winner);
+      this.decided(p.vhost, p.name, winner);
+    }
+  }
+
+  /**
+   * A claim's outcome applied here. Its failure is this node's (the winner's record not applying
+   * here), not etcd's: it must not reach `write`, which would take it for a failed etcd call and
+   * log the batch again, every RETRY_MS, for ever.
+   */
+  private decided(vhost: string, name: string, home: string): void {
+    try {
+      this.claims.decided(vhost, name, home);
+    } catch (err) {
+      this.logger.warn("spread cluster: a queue's claim was decided in etcd but its outcome did not apply here", { err, vhost, queue: name, home });
     }
   }
 }

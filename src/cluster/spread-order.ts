@@ -23,7 +23,7 @@
  * too when they apply it (the applier throws the same error). Invariant: batches are popped in
  * the order they were sent; `latest` names, per object, this node's last pending change of it.
  */
-import { declareRefusal, identityOf, type Broker, type MirroredChange, type MirroredRecord } from "../broker/index.js";
+import { declareRefusal, identityOf, type Broker, type LateRefusal, type MirroredChange, type MirroredRecord } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import type { Logger } from "../logging/logger.js";
 
@@ -51,6 +51,10 @@ export class OwnChanges {
   /** Records told by a client's change since the last `take` (a verdict judges them). */
   private readonly unasked = new Set<MirroredRecord>();
   private readonly refused = new WeakMap<MirroredRecord, BrokerError>();
+  /** Records whose client was answered ok while they were still pending: told if they lose later (weak: no entry outlives its record). */
+  private readonly answeredPending = new WeakMap<MirroredRecord, LateRefusal>();
+  /** This node's pending records (in a batch not yet back through the watch). */
+  private readonly pending = new WeakSet<MirroredRecord>();
 
   constructor(private readonly logger: Logger) {}
 
@@ -80,11 +84,20 @@ export class OwnChanges {
     return null;
   }
 
+  /**
+   * The verdict on `records` was answered ok: those still pending (the barrier gave up before
+   * etcd placed them) may lose yet, and then `late` tells their client.
+   */
+  answered(records: readonly MirroredRecord[], late: LateRefusal): void {
+    for (const r of records) if (this.pending.has(r)) this.answeredPending.set(r, late);
+  }
+
   /** A batch leaves for etcd: pending until the watch brings it back. Returns its sequence number. */
   sent(changes: readonly MirroredChange[]): number {
     const seq = ++this.seq;
     this.batches.push({ seq, changes });
     for (const c of changes) {
+      this.pending.add(c.record);
       const id = identityOf(c.kind, c.record);
       this.latest.set(id, c);
       this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
@@ -104,6 +117,7 @@ export class OwnChanges {
           this.latest.delete(id);
         }
         this.unasked.delete(c.record);
+        this.pending.delete(c.record);
       }
     }
   }
@@ -112,7 +126,12 @@ export class OwnChanges {
   refuse(record: MirroredRecord, err: BrokerError): void {
     if (this.refused.has(record)) return;
     this.refused.set(record, err);
-    this.logger.warn("spread cluster: a definition change lost to an earlier one of another node in etcd's order; it is refused", { reason: err.message });
+    const late = this.answeredPending.get(record);
+    this.logger.warn("spread cluster: a definition change lost to an earlier one of another node in etcd's order; it is refused", { reason: err.message, ...(late === undefined ? {} : { answeredBefore: true }) });
+    if (late === undefined) return;
+    // Its client heard ok while etcd did not answer (the barrier's bound): it hears the refusal now.
+    this.answeredPending.delete(record);
+    late(err);
   }
 
   /**

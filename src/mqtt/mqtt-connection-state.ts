@@ -135,6 +135,13 @@ export abstract class MqttConnectionState {
     this.close(reason, true, RC.administrativeAction);
   }
 
+  consumingQueueDown(queue: string): void {
+    if (this.state !== "open") return;
+    this.node.log.warn("MQTT connection closed: a queue it consumed from went", { clientId: this.clientId, queue });
+    // As RabbitMQ 3.10.8 (recorded): the socket closes, no DISCONNECT packet, and no will is sent.
+    this.close(`queue '${queue}' it consumed from went`, false, null);
+  }
+
   /** Another connection CONNECTed with this client id (MQTT 3.1.1 §3.1.4-2). */
   takenOver(): void {
     this.node.log.info("MQTT session taken over by a new connection", { clientId: this.clientId });

@@ -275,10 +275,14 @@ export class MqttDeliveries implements DeliveryTarget {
     for (const id of this.link.qos2.outbound) this.link.send({ cmd: "pubrel", messageId: id });
   }
 
+  /** The queue ended the consumer (never the session's own cancel, which removes it first): the connection closes. */
   consumerGone(c: MqttConsumer): void {
     if (c.shared !== null) {
-      if (this.shared.get(c.queue.name) === c) this.shared.delete(c.queue.name);
+      if (this.shared.get(c.queue.name) !== c) return;
+      this.shared.delete(c.queue.name);
     } else if (this.consumers[c.qos] === c) this.consumers[c.qos] = null;
+    else return;
+    this.link.consumingQueueDown(c.queue.name);
   }
 
   /** The socket drained: consumers may take messages again. */

@@ -22,6 +22,12 @@ export interface DeliveryLink {
   readonly qos2: Qos2State;
   /** The output, for the per-message PUBLISH encoded without a packet object. */
   readonly packets: PacketWriter;
+  /**
+   * A queue the session consumed from ended its consumer (deleted, its leader lost, or its declare
+   * lost to another node's in a spread cluster): RabbitMQ's MQTT plugin closes the connection then
+   * (3.10: `subscription_cancelled`; later `consuming_queue_down`), so the client reconnects.
+   */
+  consumingQueueDown(queue: string): void;
 }
 
 /** What the deliveries ask of the session's subscriptions. */

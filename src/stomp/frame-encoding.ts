@@ -14,12 +14,13 @@ export function frameHead(command: string, headers: readonly (readonly [string, 
   return Buffer.from(`${out}\n`);
 }
 
-export function errorFrame(e: StompError, version: StompVersion, receiptId: string | undefined): { head: Buffer; body: Buffer } {
+export function errorFrame(e: StompError, version: StompVersion, receiptId: string | undefined, more: readonly (readonly [string, string])[] = []): { head: Buffer; body: Buffer } {
   const body = Buffer.from(e.detail);
-  const headers: [string, string][] = [
+  const headers: (readonly [string, string])[] = [
     ["message", e.message],
     ["content-type", "text/plain"],
     ["version", "1.0,1.1,1.2"],
+    ...more,
   ];
   if (receiptId !== undefined) headers.push(["receipt-id", receiptId]);
   headers.push(["content-length", String(body.length)]);

@@ -19,7 +19,7 @@ import type { FrameOutput } from "./frame-output.js";
 import { FrameParser, type FrameSink } from "./frame-parser.js";
 import { HeartBeats, type HeartBeatHost } from "./heart-beats.js";
 import { ReceiptOrder } from "./receipt-order.js";
-import { ALREADY_CONNECTED, badCommand, LOGIN_FIRST, stompError, VERSION_MISMATCH, type StompError } from "./stomp-errors.js";
+import { ALREADY_CONNECTED, badCommand, LOGIN_FIRST, serverCancelled, stompError, VERSION_MISMATCH, type StompError } from "./stomp-errors.js";
 import { SUPPORTED_VERSIONS, type StompFrame, type StompVersion } from "./stomp-frame.js";
 import { logInStomp, type StompLoginOutcome } from "./stomp-login.js";
 import { STOMP_PROTOCOL_LABEL, type StompNode, UNAUTHENTICATED_LIMITS } from "./stomp-node.js";
@@ -241,6 +241,13 @@ export class StompConnection implements ClientConnection, FrameSink, FlowHost, H
     const { head, body } = errorFrame(e, this.version, receiptId);
     this.output.send(head, body);
     this.close(e.message);
+  }
+
+  subscriptionEnded(id: string): void {
+    if (this.state !== "open") return;
+    this.node.log.info("STOMP subscription cancelled by the server", { peer: this.name, subscription: id });
+    const { head, body } = errorFrame(serverCancelled(id), this.version, undefined, [["subscription", id]]);
+    this.output.send(head, body);
   }
 
   forceClose(reason: string): void {

@@ -24,6 +24,13 @@ export const badTransaction = (tx: string): StompError => stompError("Bad transa
 export const duplicateSubscription = (id: string): StompError => stompError("Duplicated subscription identifier", `A subscription identified by '${id}' already exists.`);
 export const noSubscription = (id: string): StompError =>
   stompError("No subscription found", `UNSUBSCRIBE must refer to an existing subscription.\nSubscription to "id='${id}'" not found.\n`);
+/**
+ * A subscription the server ended (its queue deleted, its leader lost, or its declare lost to
+ * another node's in a spread cluster): RabbitMQ 3.10.8 sends this ERROR with a `subscription`
+ * header and, unlike every other ERROR, keeps the connection open.
+ */
+export const serverCancelled = (id: string): StompError =>
+  stompError("Server cancelled subscription", `The server has canceled a subscription.\nNo more messages will be delivered for "id='${id}'".\n`);
 export const unknownDestination = (d: string): StompError =>
   stompError("Unknown destination", `'${d}' is not a valid destination.\nValid destination types are: /temp-queue, /exchange, /topic, /queue, /amq/queue, /reply-queue/.\n`);
 

@@ -30,6 +30,8 @@ export interface SessionLink {
   readonly output: FrameOutput;
   readonly flow: PublishFlow;
   readonly receipts: ReceiptOrder;
+  /** A subscription the server ended: RabbitMQ's ERROR frame for it, the connection kept open. */
+  subscriptionEnded(id: string): void;
 }
 
 function fail(e: StompError): never {
@@ -224,10 +226,12 @@ export class StompSession implements SubscriptionHost {
     if (this.subscriptions.size === 0) this.counters.consumers--;
   }
 
+  /** Its queue ended it (deleted, leader lost, or its declare lost in a spread cluster): the client is told, as by RabbitMQ. */
   subscriptionCancelled(s: StompSubscription): void {
     if (this.subscriptions.get(s.id) === s) {
       this.subscriptions.delete(s.id);
       if (this.subscriptions.size === 0) this.counters.consumers--;
+      this.link.subscriptionEnded(s.id);
     }
   }
 

@@ -6,8 +6,28 @@
  * confirmed (an id is `<name>/<publisher>/<burst>`); a returned one (published before the queue
  * existed) may be among them: the caller leaves those out.
  */
-import type { ConfirmChannel } from "amqplib";
+import type { Channel, ChannelModel, ConfirmChannel, Message } from "amqplib";
 import { withTimeout } from "../helpers/wait.js";
+
+/** What both race tests start from: per node a connection and `names` declaring channels, a confirm publisher per node, and the ids returned to them. */
+export interface DeclareRaceClients {
+  readonly conns: readonly ChannelModel[];
+  readonly declarers: readonly Channel[][];
+  readonly pubs: readonly ConfirmChannel[];
+  /** Ids of messages returned (mandatory, published before their queue existed): not counted. */
+  readonly returned: ReadonlySet<string>;
+}
+
+/** Opens the two nodes' declaring channels (one per name) and confirm publishers (on connections of their own). */
+export async function declareRaceClients(connect: (i: number) => Promise<ChannelModel>, names: number): Promise<DeclareRaceClients> {
+  const conns = [await connect(0), await connect(1)];
+  const declarers: Channel[][] = [];
+  for (const c of conns) declarers.push(await Promise.all(Array.from({ length: names }, () => c.createChannel())));
+  const pubs: ConfirmChannel[] = [await (await connect(0)).createConfirmChannel(), await (await connect(1)).createConfirmChannel()];
+  const returned = new Set<string>();
+  for (const p of pubs) p.on("return", (m: Message) => returned.add(m.content.toString()));
+  return { conns, declarers, pubs, returned };
+}
 
 export async function declareRaceRound(round: number, names: readonly string[], pubs: readonly ConfirmChannel[], declare: () => Promise<unknown>, maxBursts: number, ms = 15_000): Promise<Map<string, string[]>> {
   let declared = false;

@@ -9,10 +9,9 @@
 // counted; a nacked one was refused to its publisher and is not counted either.
 import { describe } from "node:test";
 import assert from "node:assert/strict";
-import type { Channel, ConfirmChannel, Message } from "amqplib";
 import { spreadCluster } from "./spread-fixture.js";
 import { eventually } from "../helpers/wait.js";
-import { declareRaceRound, lostClaimsIn } from "./declare-race.js";
+import { declareRaceClients, declareRaceRound, lostClaimsIn } from "./declare-race.js";
 
 const ROUNDS = 10;
 const NAMES = 4;
@@ -23,12 +22,7 @@ describe("a spread cluster: one queue declared on two nodes at once never strand
   const sc = spreadCluster({ size: 2, protocols: false });
 
   sc.it("declares through both nodes in one tick, publishes with confirms through both: every confirmed message is consumed", async () => {
-    const conns = [await sc.connect(0), await sc.connect(1)];
-    const declarers: Channel[][] = [];
-    for (const c of conns) declarers.push(await Promise.all(Array.from({ length: NAMES }, () => c.createChannel())));
-    const pubs: ConfirmChannel[] = [await (await sc.connect(0)).createConfirmChannel(), await (await sc.connect(1)).createConfirmChannel()];
-    const returned = new Set<string>();
-    for (const p of pubs) p.on("return", (m: Message) => returned.add(m.content.toString()));
+    const { conns, declarers, pubs, returned } = await declareRaceClients((i) => sc.connect(i), NAMES);
     const consumer = await conns[0]!.createChannel();
 
     let confirmedTotal = 0;

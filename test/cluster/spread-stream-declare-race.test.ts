@@ -9,10 +9,10 @@
 // returned (mandatory) and not counted; a nacked one was refused to its publisher and not counted.
 import { describe } from "node:test";
 import assert from "node:assert/strict";
-import type { Channel, ConfirmChannel, Message } from "amqplib";
+import type { Channel } from "amqplib";
 import { spreadCluster } from "./spread-fixture.js";
 import { eventually } from "../helpers/wait.js";
-import { declareRaceRound, lostClaimsIn } from "./declare-race.js";
+import { declareRaceClients, declareRaceRound, lostClaimsIn } from "./declare-race.js";
 import { RawStreamClient } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { CMD, RC } from "../../src/stream/protocol.js";
@@ -43,12 +43,7 @@ describe("a spread cluster: one stream declared on two nodes at once never stran
   };
 
   sc.it("declares a stream through both nodes in one tick, publishes with confirms through both: every confirmed message is read through each node", async () => {
-    const conns = [await sc.connect(0), await sc.connect(1)];
-    const declarers: Channel[][] = [];
-    for (const c of conns) declarers.push(await Promise.all(Array.from({ length: NAMES }, () => c.createChannel())));
-    const pubs: ConfirmChannel[] = [await (await sc.connect(0)).createConfirmChannel(), await (await sc.connect(1)).createConfirmChannel()];
-    const returned = new Set<string>();
-    for (const p of pubs) p.on("return", (m: Message) => returned.add(m.content.toString()));
+    const { conns, declarers, pubs, returned } = await declareRaceClients((i) => sc.connect(i), NAMES);
     const readers: Channel[] = [];
     for (const c of conns) {
       const ch = await c.createChannel();

@@ -10,7 +10,7 @@
  * once, in the same turn. The mirror itself skips the round trip when nothing was told since its
  * last barrier.
  */
-import type { TopologyMirror } from "../topology-mirror.js";
+import type { LateRefusal, TopologyMirror } from "../topology-mirror.js";
 
 /** Resolves once every following node applied this node's definition changes so far; null when none follows. */
 export function definitionsFollowed(broker: { readonly mirror: TopologyMirror | null }): Promise<void> | null {
@@ -21,10 +21,11 @@ export function definitionsFollowed(broker: { readonly mirror: TopologyMirror | 
 /**
  * As definitionsFollowed, and rejects with the change's refusal when it lost to an earlier change
  * made on another node (TopologyMirror.verdict). Call it in the same turn as the change it answers
- * (the changes told since the previous call are the ones judged).
+ * (the changes told since the previous call are the ones judged). `late` hears a refusal that
+ * comes after the answer (TopologyMirror.verdict).
  */
-export function definitionsAnswered(broker: { readonly mirror: TopologyMirror | null }): Promise<void> | null {
+export function definitionsAnswered(broker: { readonly mirror: TopologyMirror | null }, late?: LateRefusal): Promise<void> | null {
   const mirror = broker.mirror;
-  if (mirror?.verdict !== undefined) return mirror.verdict();
+  if (mirror?.verdict !== undefined) return mirror.verdict(late);
   return mirror?.settled === undefined ? null : mirror.settled();
 }

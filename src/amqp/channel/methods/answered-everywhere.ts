@@ -10,6 +10,7 @@
  */
 import type { ChannelState } from "../channel-state.js";
 import { definitionsAnswered, definitionsFollowed } from "../../../broker/index.js";
+import { lateRefusal } from "./late-refusal.js";
 import { afterLeader } from "./leader-round-trips.js";
 
 /**
@@ -20,7 +21,7 @@ export function answerEverywhere<T>(ch: ChannelState, value: T | Promise<T>, cla
   const broker = ch.host.broker;
   if (broker.mirror?.settled === undefined && !(value instanceof Promise)) return answer(value);
   // Judged in this turn, right after the change (a spread cluster may refuse it: TopologyMirror.verdict).
-  if (!(value instanceof Promise)) return afterLeader(ch, definitionsAnswered(broker)!.then(() => value), classId, methodId, answer);
+  if (!(value instanceof Promise)) return afterLeader(ch, definitionsAnswered(broker, lateRefusal(ch, classId, methodId))!.then(() => value), classId, methodId, answer);
   const followed = Promise.resolve(value).then(async (v) => {
     await definitionsFollowed(broker);
     return v;

@@ -13,6 +13,7 @@ import {
 import { BrokerError } from "../../../errors/broker-error.js";
 import { countsFromLeader, definitionsAnswered, deleteQueueOnLeader, purgeQueueOnLeader } from "../../../broker/index.js";
 import { afterLeader, declareAnswered, purgeAnswered } from "./leader-round-trips.js";
+import { lateRefusal } from "./late-refusal.js";
 import { answerEverywhere } from "./answered-everywhere.js";
 import { withCancelsAfterAnswer } from "../channel-consumer.js";
 import type { ChannelState } from "../channel-state.js";
@@ -33,9 +34,9 @@ const QUEUE_CLASS = 50;
  * client heard declare-ok then routes to it, as after RabbitMQ's Mnesia transaction. Null on a
  * single node. The connection reads no further frame meanwhile, so every channel's order holds.
  */
-function followedEverywhere(ch: ChannelState): Promise<void> | null {
-  // A spread cluster may refuse the change when it lost to an earlier one of another node (TopologyMirror.verdict).
-  return definitionsAnswered(ch.host.broker);
+function followedEverywhere(ch: ChannelState, methodId: number): Promise<void> | null {
+  // A spread cluster may refuse the change when it lost to an earlier one of another node (TopologyMirror.verdict), even after ok.
+  return definitionsAnswered(ch.host.broker, lateRefusal(ch, QUEUE_CLASS, methodId));
 }
 
 export const queueHandlers: HandlerTable = [
@@ -54,7 +55,7 @@ export const queueHandlers: HandlerTable = [
     const answer = (): void => {
       if (!a.nowait) encodeQueueDeclareOk(ch.output.out, ch.number, { queue: queue.name, messageCount: queue.messageCount, consumerCount: queue.consumerCount });
     };
-    const followed = created ? followedEverywhere(ch) : null;
+    const followed = created ? followedEverywhere(ch, 10) : null;
     if (followed !== null) return afterLeader(ch, followed, QUEUE_CLASS, 10, answer);
     answer();
   }),
@@ -65,7 +66,7 @@ export const queueHandlers: HandlerTable = [
     const answer = (): void => {
       if (!a.nowait) encodeQueueBindOk(ch.output.out, ch.number, {});
     };
-    const followed = created ? followedEverywhere(ch) : null;
+    const followed = created ? followedEverywhere(ch, 20) : null;
     if (followed !== null) return afterLeader(ch, followed, QUEUE_CLASS, 20, answer);
     answer();
   }),
