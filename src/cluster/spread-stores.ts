@@ -56,7 +56,7 @@ export class SpreadStores {
     this.me = config.nodeName;
     this.view = new SpreadStoreView(keys);
     this.followers = new StoreFollowers(this.me, config.dataDir, secret, transport, logger);
-    this.ctx = { me: this.me, host: config.advertiseAddress, bind: config.bind, session, keys, secret, transport, logger, minInSync: () => this.view.minInSync(config.minInSyncReplicas) };
+    this.ctx = { me: this.me, host: config.advertiseAddress, bind: config.bind, session, keys, secret, transport, logger, ackTimeoutMs: config.replicaAckTimeout, minInSync: () => this.view.minInSync(config.minInSyncReplicas) };
   }
 
   /** The stores this process writes. */
