@@ -2,12 +2,14 @@
  * When a follower counts for confirms (docs/CLUSTERING.md, "Falling behind"): the leader's record
  * of when each recent batch went out, and the three bounds that decide, from a follower's
  * acknowledgements, whether confirms wait for it.
- *   - demote: a batch a confirm waits for unacknowledged for `ackTimeoutMs` — the follower stops
- *     being required (it is taken out of the in-sync set in etcd before any confirm goes without
- *     it) but stays connected and keeps receiving frames;
- *   - promote: its acknowledgement of a batch sent less than half that bound ago (or of every batch
- *     sent so far) — confirms wait for it again, and it is listed in sync once it acknowledged what
- *     was sent by then;
+ *   - demote: a batch a confirm waits for unacknowledged for `ackTimeoutMs`, while at least
+ *     min-in-sync listed followers hold it (so confirms can go on without the late one) — the
+ *     follower stops being required (it is taken out of the in-sync set in etcd before any confirm
+ *     goes without it) but stays connected and keeps receiving frames;
+ *   - promote: its acknowledgement of a batch sent less than half that bound ago, or of every batch
+ *     sent so far, or any acknowledgement while fewer than min-in-sync followers are listed (confirms
+ *     wait then anyway: requiring it adds no wait and is the way back) — confirms wait for it again,
+ *     and it is listed in sync once it acknowledged what was sent by then;
  *   - disconnect: silent (no acknowledgement) for `LAG_LIMIT_MS` while frames are outstanding.
  * The half-bound gap between demote and promote keeps a follower that is merely as slow as the
  * bound from flapping in and out, each time pausing confirms for a whole bound.
@@ -42,11 +44,12 @@ export class BatchClock {
 /**
  * Whether a live follower that just acknowledged `acked` may become required: it holds its
  * snapshot, and it is close behind — every batch sent so far acknowledged (an idle store), or the
- * acknowledged batch sent less than half the ack bound ago.
+ * acknowledged batch sent less than half the ack bound ago — or too few followers are listed in
+ * sync (`short`) for any confirm to go out without it.
  */
-export function mayRequire(acked: number, snapBatch: number, lastBatch: number, ageOfAcked: number, ackTimeoutMs: number): boolean {
+export function mayRequire(acked: number, snapBatch: number, lastBatch: number, ageOfAcked: number, ackTimeoutMs: number, short: boolean): boolean {
   if (acked < snapBatch) return false;
-  return acked >= lastBatch || ageOfAcked < ackTimeoutMs / 2;
+  return short || acked >= lastBatch || ageOfAcked < ackTimeoutMs / 2;
 }
 
 /** What the pace rules read of a follower link (follower-link.ts). */
@@ -58,16 +61,34 @@ export interface PacedFollower {
   readonly lastAckAt: number;
 }
 
+/** The oldest batch whose confirms wait, and since when (performance.now()). */
+export interface Waiting {
+  readonly batch: number;
+  readonly since: number;
+}
+
 /**
  * This tick's verdict on one follower: "demote" a required one that has not acknowledged the
- * oldest batch a confirm waits for (`waiting`) within the ack bound; "drop" (disconnect) one not
- * required, past its snapshot, with batches outstanding and no acknowledgement for LAG_LIMIT_MS
- * (counted from the later of its last acknowledgement and the first batch it lacks going out).
+ * oldest batch a confirm waits for (`waiting`) within the ack bound, when confirms could go on
+ * without it (`spare`: enough listed followers hold that batch); "drop" (disconnect) one past its
+ * snapshot with batches outstanding and no acknowledgement for LAG_LIMIT_MS (counted from the
+ * later of its last acknowledgement and the first batch it lacks going out).
  */
-export function paceVerdict(l: PacedFollower, waiting: { readonly batch: number; readonly since: number } | undefined, lastBatch: number, clock: BatchClock, now: number, ackTimeoutMs: number): "keep" | "demote" | "drop" {
-  if (l.required) return waiting !== undefined && l.acked < waiting.batch && now - waiting.since > ackTimeoutMs ? "demote" : "keep";
-  if (l.state !== "live" || l.acked < l.snapBatch || l.acked >= lastBatch) return "keep";
+export function paceVerdict(l: PacedFollower, waiting: Waiting | undefined, spare: boolean, lastBatch: number, clock: BatchClock, now: number, ackTimeoutMs: number): "keep" | "demote" | "drop" {
+  if (l.state !== "live" || l.acked < l.snapBatch) return "keep";
+  if (l.required && spare && waiting !== undefined && l.acked < waiting.batch && now - waiting.since > ackTimeoutMs) return "demote";
+  if (l.acked >= lastBatch) return "keep";
   return Math.min(now - l.lastAckAt, clock.ageOf(l.acked + 1, now)) > LAG_LIMIT_MS ? "drop" : "keep";
+}
+
+/** Whether at least `min` followers listed in sync hold `batch` and are required: confirms of it need no other follower. */
+export function spareFor(batch: number, inSync: ReadonlySet<string>, links: ReadonlyMap<string, InSyncCandidate>, min: number): boolean {
+  let holding = 0;
+  for (const name of inSync) {
+    const l = links.get(name);
+    if (l !== undefined && l.required && l.acked >= batch) holding++;
+  }
+  return holding >= min;
 }
 
 /** What the in-sync computation reads of a follower link (follower-link.ts). */

@@ -23,7 +23,7 @@ import { keptBytes, type CatchUpCount, type HeldFile } from "./copy-manifest.js"
 import { SegmentDigests } from "./segment-digests.js";
 import { StreamDigests } from "./stream-digests.js";
 import { StreamCommits } from "./stream-commits.js";
-import { BatchClock, TICK_MS, mayRequire, nextInSync, paceVerdict } from "./follower-pace.js";
+import { BatchClock, TICK_MS, mayRequire, nextInSync, paceVerdict, spareFor } from "./follower-pace.js";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { segmentFileName } from "../store/segment.js";
@@ -316,7 +316,7 @@ export class ReplicationLeader implements StoreReplica {
       link.acked = batch;
       link.lastAckAt = now;
     }
-    if (!link.required && link.state === "live" && mayRequire(link.acked, link.snapBatch, this.lastBatch, this.clock.ageOf(link.acked, now), this.hooks.ackTimeoutMs)) {
+    if (!link.required && link.state === "live" && mayRequire(link.acked, link.snapBatch, this.lastBatch, this.clock.ageOf(link.acked, now), this.hooks.ackTimeoutMs, this.inSync.size < this.hooks.minInSync())) {
       // From now on confirms wait for it; once it has everything sent so far it may be listed in sync.
       link.required = true;
       link.joinTarget = this.lastBatch;
@@ -343,8 +343,9 @@ export class ReplicationLeader implements StoreReplica {
     // arrived during the stall are still unread, so the followers are judged on the next tick.
     const stalled = timer && now - this.lastTick > 2 * TICK_MS;
     if (timer) this.lastTick = now;
+    const spare = p !== undefined && now - p.since > this.hooks.ackTimeoutMs && spareFor(p.batch, this.inSync, this.links, this.hooks.minInSync());
     for (const l of stalled ? [] : [...this.links.values()]) {
-      const v = paceVerdict(l, p, this.lastBatch, this.clock, now, this.hooks.ackTimeoutMs);
+      const v = paceVerdict(l, p, spare, this.lastBatch, this.clock, now, this.hooks.ackTimeoutMs);
       // Demoted: out of the in-sync set (etcd first, below) rather than holding every confirm; still connected.
       if (v === "demote") this.demote(l, now - p!.since);
       else if (v === "drop") this.drop(l, "did not acknowledge in time");

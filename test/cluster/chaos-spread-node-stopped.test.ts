@@ -115,6 +115,10 @@ describe("chaos: a spread cluster node stopped (SIGSTOP) under load", { timeout:
     await withTimeout(Promise.all(publishers.map((p) => p.stop())), 30_000, "the publishers' last confirms");
     const gapMs = Math.max(...publishers.map((p) => longestGap(p, queues, watchFrom, watchTo)));
     const perQueueGapMs = Math.max(...publishers.flatMap((p) => queues.map((q) => longestGap(p, [q], watchFrom, watchTo))));
+    // When each writer stopped waiting for it, and when etcd had it out of the in-sync set, after the stop.
+    const firstAfter = (n: NodeInfo, msg: string): number => Math.min(...cluster.logTimes(n, msg).filter((x) => x >= stoppedAt - 5));
+    const demotedAfterMs = Math.max(...others.map((n) => firstAfter(n, "cluster: follower too slow to acknowledge; confirms no longer wait for it") - stoppedAt));
+    const outOfSetAfterMs = Math.max(...others.map((n) => firstAfter(n, "cluster: in-sync set") - stoppedAt));
     const dropped = others.reduce((s, n, i) => s + linesNaming(n, from[i]!, '"msg":"cluster: follower dropped"', victim.name).length, 0);
 
     // Quiet now (no confirm waits, so no writer demotes it again): both list it, in their logs and in etcd.
@@ -134,6 +138,8 @@ describe("chaos: a spread cluster node stopped (SIGSTOP) under load", { timeout:
       longestGapMs: gapMs,
       longestGapPerQueueMs: perQueueGapMs,
       stoppedMs,
+      demotedAfterMs,
+      outOfSetAfterMs,
       rejoinedAfterMs: rejoinedMs,
       droppedConnections: dropped,
       unflaggedRepeats: tally.unflaggedRepeats,

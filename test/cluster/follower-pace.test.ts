@@ -2,7 +2,7 @@
 // confirms again, and which in-sync set etcd is told next (removals alone and first).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { BatchClock, LAG_LIMIT_MS, mayRequire, nextInSync, paceVerdict, type InSyncCandidate, type PacedFollower } from "../../src/cluster/follower-pace.js";
+import { BatchClock, LAG_LIMIT_MS, mayRequire, nextInSync, paceVerdict, spareFor, type InSyncCandidate, type PacedFollower } from "../../src/cluster/follower-pace.js";
 import { loadConfig } from "../../src/config/load-config.js";
 
 describe("follower pace", () => {
@@ -19,32 +19,45 @@ describe("follower pace", () => {
     assert.equal(c.ageOf(2000, 3100), 100);
   });
 
-  it("requires a follower again only once it is close behind, or holds everything sent", () => {
+  it("requires a follower again only once it is close behind, holds everything sent, or is needed", () => {
     // Before its snapshot is on its disk it never counts.
-    assert.equal(mayRequire(4, 5, 9, 10, 400), false);
+    assert.equal(mayRequire(4, 5, 9, 10, 400, true), false);
     // Close behind: the batch it acknowledged went out less than half the bound ago.
-    assert.equal(mayRequire(7, 5, 9, 150, 400), true);
+    assert.equal(mayRequire(7, 5, 9, 150, 400, false), true);
     // As slow as the bound (it was demoted for that): not yet, or it would pause confirms again at once.
-    assert.equal(mayRequire(7, 5, 9, 350, 400), false);
+    assert.equal(mayRequire(7, 5, 9, 350, 400, false), false);
+    // ... unless too few are in sync for any confirm to go out without it.
+    assert.equal(mayRequire(7, 5, 9, 350, 400, true), true);
     // An idle store: everything sent is acknowledged, however long ago it went out.
-    assert.equal(mayRequire(9, 5, 9, Infinity, 400), true);
+    assert.equal(mayRequire(9, 5, 9, Infinity, 400, false), true);
   });
 
-  it("demotes a required follower that keeps a confirm waiting past the bound, and disconnects only a silent one", () => {
+  it("demotes a required follower that keeps a confirm waiting past the bound when others can stand in, and disconnects only a silent one", () => {
     const clock = new BatchClock();
     for (let b = 1; b <= 10; b++) clock.sent(b, b * 100);
     const f = (over: Partial<PacedFollower>): PacedFollower => ({ required: true, state: "live", acked: 5, snapBatch: 1, lastAckAt: 500, ...over });
     const waiting = { batch: 6, since: 600 };
-    assert.equal(paceVerdict(f({}), waiting, 10, clock, 900, 400), "keep", "waited 300 ms: within the bound");
-    assert.equal(paceVerdict(f({}), waiting, 10, clock, 1100, 400), "demote", "waited 500 ms");
-    assert.equal(paceVerdict(f({ acked: 6 }), waiting, 10, clock, 1100, 400), "keep", "it holds the batch the confirm waits for");
-    assert.equal(paceVerdict(f({}), undefined, 10, clock, 9000, 400), "keep", "no confirm waits");
-    // Not required (demoted): disconnected only once silent for LAG_LIMIT_MS with batches outstanding.
-    assert.equal(paceVerdict(f({ required: false }), waiting, 10, clock, 500 + LAG_LIMIT_MS - 1, 400), "keep");
-    assert.equal(paceVerdict(f({ required: false }), waiting, 10, clock, 600 + LAG_LIMIT_MS + 1, 400), "drop");
-    assert.equal(paceVerdict(f({ required: false, acked: 10 }), undefined, 10, clock, 99_999, 400), "keep", "it holds everything sent");
-    assert.equal(paceVerdict(f({ required: false, snapBatch: 8 }), waiting, 10, clock, 99_999, 400), "keep", "still writing its snapshot");
-    assert.equal(paceVerdict(f({ required: false, state: "snapshot" }), waiting, 10, clock, 99_999, 400), "keep");
+    assert.equal(paceVerdict(f({}), waiting, true, 10, clock, 900, 400), "keep", "waited 300 ms: within the bound");
+    assert.equal(paceVerdict(f({}), waiting, true, 10, clock, 1100, 400), "demote", "waited 500 ms");
+    assert.equal(paceVerdict(f({}), waiting, false, 10, clock, 1100, 400), "keep", "no other follower can stand in: confirms wait for it anyway");
+    assert.equal(paceVerdict(f({ acked: 6 }), waiting, true, 10, clock, 1100, 400), "keep", "it holds the batch the confirm waits for");
+    assert.equal(paceVerdict(f({}), undefined, true, 10, clock, 1100, 400), "keep", "no confirm waits");
+    // Silent for LAG_LIMIT_MS with batches outstanding: disconnected, demoted or not.
+    assert.equal(paceVerdict(f({ required: false }), waiting, true, 10, clock, 500 + LAG_LIMIT_MS - 1, 400), "keep");
+    assert.equal(paceVerdict(f({ required: false }), waiting, true, 10, clock, 600 + LAG_LIMIT_MS + 1, 400), "drop");
+    assert.equal(paceVerdict(f({}), waiting, false, 10, clock, 600 + LAG_LIMIT_MS + 1, 400), "drop");
+    assert.equal(paceVerdict(f({ required: false, acked: 10 }), undefined, true, 10, clock, 99_999, 400), "keep", "it holds everything sent");
+    assert.equal(paceVerdict(f({ required: false, snapBatch: 8 }), waiting, true, 10, clock, 99_999, 400), "keep", "still writing its snapshot");
+    assert.equal(paceVerdict(f({ required: false, state: "snapshot" }), waiting, true, 10, clock, 99_999, 400), "keep");
+  });
+
+  it("counts whether enough listed followers hold a batch for confirms to go on without the others", () => {
+    const l = (required: boolean, acked: number): InSyncCandidate => ({ required, acked, joinTarget: 0 });
+    const links = new Map([["a", l(true, 9)], ["b", l(true, 4)], ["c", l(false, 9)]]);
+    assert.equal(spareFor(6, new Set(["a", "b"]), links, 1), true);
+    assert.equal(spareFor(6, new Set(["a", "b"]), links, 2), false);
+    assert.equal(spareFor(6, new Set(["b", "c"]), links, 1), false, "c is not required, b lacks the batch");
+    assert.equal(spareFor(6, new Set(), links, 0), true);
   });
 
   it("tells etcd removals first and alone, then additions of caught-up required followers", () => {
