@@ -276,6 +276,7 @@ export class ClusterNode implements ClusterView {
         leaseValid: () => this.session.leaseValid,
         leaseExpired: () => this.session.leaseExpired,
         deposed: (why) => void this.fence(why),
+        ackTimeoutMs: this.config.replicaAckTimeout,
       },
       this.logger,
       this.commits,

@@ -23,6 +23,8 @@ export class FollowerLink {
   required = false;
   /** Once acknowledged (while required), the follower holds every confirmed message: it may be listed in sync. */
   joinTarget = Infinity;
+  /** When its acknowledgements last moved on (performance.now()): a silent one is disconnected (follower-pace.ts). */
+  lastAckAt = performance.now();
   closed = false;
   /** Corked until the end of the current synchronous run of sends (see send). */
   private corked = false;

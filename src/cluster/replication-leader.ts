@@ -8,7 +8,10 @@
  *   - and (a spread cluster's stores) they are on other machines while any other is live.
  * Invariant: every follower in `inSync` (as written in etcd) holds every confirmed message.
  * So a follower is added to etcd only after confirms have waited for it and it caught up, and
- * removed from etcd before any confirm goes out without it.
+ * removed from etcd before any confirm goes out without it. A follower that keeps a confirm
+ * waiting past the ack bound stops being required (follower-pace.ts) but stays connected, so one
+ * silent node pauses the others' confirms for about that bound, not for the 5 s it takes to give
+ * up on its connection.
  */
 import type { Socket } from "node:net";
 import type { Logger } from "../logging/logger.js";
@@ -21,12 +24,10 @@ import { keptBytes, type CatchUpCount, type HeldFile } from "./copy-manifest.js"
 import { SegmentDigests } from "./segment-digests.js";
 import { StreamDigests } from "./stream-digests.js";
 import { StreamCommits } from "./stream-commits.js";
+import { BatchClock, TICK_MS, mayRequire, nextInSync, paceVerdict, spareFor } from "./follower-pace.js";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { segmentFileName } from "../store/segment.js";
-
-/** A follower that has not acknowledged a batch a confirm waits for within this long is dropped. */
-export const LAG_LIMIT_MS = 5000;
 
 export interface LeaderHooks {
   /** Writes the in-sync set to etcd, guarded by this node still being leader; false if it is not. */
@@ -44,6 +45,8 @@ export interface LeaderHooks {
   leaseExpired(): boolean;
   /** This node may no longer lead (lease gone, etcd refused a guarded write). */
   deposed(why: string): void;
+  /** --replica-ack-timeout: ms a confirm waits for a required follower before it stops being required. */
+  readonly ackTimeoutMs: number;
 }
 
 export class ReplicationLeader implements StoreReplica {
@@ -57,7 +60,13 @@ export class ReplicationLeader implements StoreReplica {
   private sealingStreams: string[] | null = null;
   /** Followers listed in sync in etcd (this node excluded). */
   inSync = new Set<string>();
+  /** The set an in-flight etcd write lists: until it lands, confirms wait for its members too. */
+  private listing: readonly string[] = [];
+  /** When each recent batch went out: how far behind an acknowledgement is (follower-pace.ts). */
+  private readonly clock = new BatchClock();
   private lastBatch = 0;
+  /** When the interval tick last ran: a late one means this event loop stalled (see tick). */
+  private lastTick = performance.now();
   /** A batch's bytes are being written locally: the files are not at a batch boundary. */
   private localPending = false;
   private snapshotWaiting: FollowerLink[] = [];
@@ -83,7 +92,7 @@ export class ReplicationLeader implements StoreReplica {
   ) {
     this.digests = new SegmentDigests(join(dataDir, "messages"));
     this.streamDigests = new StreamDigests(dataDir);
-    this.timer = setInterval(() => this.tick(), 100);
+    this.timer = setInterval(() => this.tick(true), TICK_MS);
     this.timer.unref();
   }
 
@@ -158,6 +167,7 @@ export class ReplicationLeader implements StoreReplica {
       this.sealingStreams = this.streamDigests.sealed();
     }
     this.lastBatch = batch;
+    this.clock.sent(batch, performance.now());
     this.localPending = true;
     if (this.links.size === 0) return;
     const b = Buffer.allocUnsafe(9);
@@ -238,12 +248,17 @@ export class ReplicationLeader implements StoreReplica {
     if (!this.hooks.leaseValid()) return false;
     if (this.inSync.size < this.hooks.minInSync()) return false;
     if (this.hooks.placed !== undefined && !this.hooks.placed(this.inSync, this.links)) return false;
-    for (const name of this.inSync) {
-      const l = this.links.get(name);
-      if (!l || !l.required || l.acked < batch) return false;
-    }
+    for (const name of this.inSync) if (!this.holds(name, batch)) return false;
+    // A follower demoted while etcd is being told to list it is in etcd's set once the write lands.
+    for (const name of this.listing) if (!this.holds(name, batch)) return false;
     for (const l of this.links.values()) if (l.required && l.acked < batch) return false;
     return true;
+  }
+
+  /** Follower `name` is required and acknowledged `batch`: it holds it, and confirms wait for it. */
+  private holds(name: string, batch: number): boolean {
+    const l = this.links.get(name);
+    return l !== undefined && l.required && l.acked >= batch;
   }
 
   private evaluate(): void {
@@ -303,8 +318,12 @@ export class ReplicationLeader implements StoreReplica {
   }
 
   private acked(link: FollowerLink, batch: number): void {
-    if (batch > link.acked) link.acked = batch;
-    if (!link.required && link.state === "live" && link.acked >= link.snapBatch) {
+    const now = performance.now();
+    if (batch > link.acked) {
+      link.acked = batch;
+      link.lastAckAt = now;
+    }
+    if (!link.required && link.state === "live" && mayRequire(link.acked, link.snapBatch, this.lastBatch, this.clock.ageOf(link.acked, now), this.hooks.ackTimeoutMs, this.inSync.size < this.hooks.minInSync())) {
       // From now on confirms wait for it; once it has everything sent so far it may be listed in sync.
       link.required = true;
       link.joinTarget = this.lastBatch;
@@ -320,33 +339,44 @@ export class ReplicationLeader implements StoreReplica {
     this.tick();
   }
 
-  private tick(): void {
+  private tick(timer = false): void {
     if (this.fenced) return;
     // Confirms wait while the lease is uncertain (canConfirm); only a lease that has certainly
     // expired in etcd deposes this leader (etcd-session.ts).
     if (this.hooks.leaseExpired()) return this.hooks.deposed("etcd lease not renewed in time");
     const p = this.pending[this.pendingHead];
-    if (p && performance.now() - p.since > LAG_LIMIT_MS) {
-      for (const l of [...this.links.values()]) if (l.required && l.acked < p.batch) this.drop(l, "did not acknowledge in time");
+    const now = performance.now();
+    // A timer tick that comes late ran before this loop read the sockets: acknowledgements that
+    // arrived during the stall are still unread, so the followers are judged on the next tick.
+    const stalled = timer && now - this.lastTick > 2 * TICK_MS;
+    if (timer) this.lastTick = now;
+    const spare = p !== undefined && now - p.since > this.hooks.ackTimeoutMs && spareFor(p.batch, this.inSync, this.links, this.hooks.minInSync());
+    for (const l of stalled ? [] : [...this.links.values()]) {
+      const v = paceVerdict(l, p, spare, this.lastBatch, this.clock, now, this.hooks.ackTimeoutMs);
+      // Demoted: out of the in-sync set (etcd first, below) rather than holding every confirm; still connected.
+      if (v === "demote") this.demote(l, now - p!.since);
+      else if (v === "drop") this.drop(l, "did not acknowledge in time");
     }
-    if (!this.writing) {
-      // Removals first (etcd before confirms), then additions (confirms already wait for them).
-      const keep = [...this.inSync].filter((n) => this.links.get(n)?.required === true);
-      let target = keep;
-      if (keep.length === this.inSync.size) {
-        target = [...this.inSync];
-        for (const l of this.links.values()) if (l.required && l.acked >= l.joinTarget && !this.inSync.has(l.name)) target.push(l.name);
-      }
-      if (target.length !== this.inSync.size || target.some((n) => !this.inSync.has(n))) this.writeInSync(target);
-    }
+    const target = this.writing ? null : nextInSync(this.inSync, this.links);
+    if (target !== null) this.writeInSync(target);
     this.evaluate();
+  }
+
+  /** A required follower kept a confirm waiting past the ack bound: confirms stop waiting for it once etcd no longer lists it. */
+  private demote(link: FollowerLink, waitedMs: number): void {
+    this.logger.warn("cluster: follower too slow to acknowledge; confirms no longer wait for it", { follower: link.name, waitedMs: Math.round(waitedMs), ackTimeoutMs: this.hooks.ackTimeoutMs });
+    link.required = false;
+    link.joinTarget = Infinity;
   }
 
   private writeInSync(target: string[]): void {
     this.writing = true;
+    // After a failed write (which may have landed) the set it listed stays waited for too.
+    this.listing = this.listing.length === 0 ? target : [...new Set([...this.listing, ...target])];
     this.hooks.writeInSync(target).then(
       (ok) => {
         this.writing = false;
+        this.listing = [];
         if (!ok) return this.hooks.deposed("etcd refused the in-sync write (no longer leader)");
         this.logger.info("cluster: in-sync set", { followers: target });
         this.inSync = new Set(target);

@@ -22,6 +22,8 @@ export interface WriterContext {
   readonly secret: Buffer;
   readonly transport: ReplicationTransport;
   readonly logger: Logger;
+  /** --replica-ack-timeout (ms). */
+  readonly ackTimeoutMs: number;
   minInSync(): number;
   /** The machine rule (spread-machines.ts) for a writer in this process. */
   placed(inSync: ReadonlySet<string>, connected: ReadonlyMap<string, unknown>): boolean;
@@ -54,6 +56,7 @@ export class StoreWriter {
         leaseValid: () => this.lease !== "" && ctx.session.leaseId === this.lease && ctx.session.leaseValid,
         leaseExpired: () => this.lease !== "" && (ctx.session.leaseId !== this.lease || ctx.session.leaseExpired),
         deposed,
+        ackTimeoutMs: ctx.ackTimeoutMs,
       },
       ctx.logger,
     );

@@ -68,6 +68,7 @@ export class SpreadStores {
       secret,
       transport,
       logger,
+      ackTimeoutMs: config.replicaAckTimeout,
       minInSync: () => this.view.minInSync(config.minInSyncReplicas),
       placed: (inSync, connected) => copiesPlaced(machine, this.view.machinesWanted(), inSync, connected),
     };

@@ -66,6 +66,8 @@ export interface ConeyConfig {
   queueLeaderLocator: string;
   /** Followers that must hold a message on disk before it is confirmed; null = a majority of known nodes minus the leader. */
   minInSyncReplicas: number | null;
+  /** ms a publisher confirm waits for a silent in-sync follower before that follower leaves the in-sync set (docs/CLUSTERING.md, "Falling behind"). */
+  replicaAckTimeout: number;
   /** Replication listener of a cluster node (leader → followers); 0 binds an ephemeral port. */
   clusterPort: number;
   /** The address other cluster nodes use to reach this node's ports. */
@@ -235,6 +237,8 @@ export function defaultConfig(): ConeyConfig {
     clusterMode: "replicated",
     queueLeaderLocator: "client-local",
     minInSyncReplicas: null,
+    // Well under the 1 s a confirm gap may last when a node is cut (issue 42's fault rule).
+    replicaAckTimeout: 400,
     clusterPort: 0,
     advertiseAddress: hostname(),
     clusterTls: false,

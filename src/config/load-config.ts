@@ -45,6 +45,7 @@ const SETTINGS: ReadonlyArray<{ key: Key; flag: string; env: string; kind: Kind;
   { key: "clusterMode", flag: "--cluster-mode <mode>", env: "CONEY_CLUSTER_MODE", kind: "string", help: "with etcd: 'replicated' (one leader, default) or 'spread' (preview: every node homes its own queues; docs/CLUSTERING.md)" },
   { key: "queueLeaderLocator", flag: "--queue-leader-locator <locator>", env: "CONEY_QUEUE_LEADER_LOCATOR", kind: "string", help: "spread cluster: where new queues are placed, 'client-local' (default) or 'balanced'" },
   { key: "minInSyncReplicas", flag: "--min-in-sync-replicas <n>", env: "CONEY_MIN_IN_SYNC_REPLICAS", kind: "nullable-int", help: "followers that must store a message before it is confirmed (default: majority of nodes minus the leader)" },
+  { key: "replicaAckTimeout", flag: "--replica-ack-timeout <ms>", env: "CONEY_REPLICA_ACK_TIMEOUT", kind: "int", help: "ms a confirm waits for a silent in-sync follower before it leaves the in-sync set and confirms go on without it (default 400)" },
   { key: "clusterPort", flag: "--cluster-port <port>", env: "CONEY_CLUSTER_PORT", kind: "port", help: "cluster replication port (0 = ephemeral)" },
   { key: "advertiseAddress", flag: "--advertise-address <host>", env: "CONEY_ADVERTISE_ADDRESS", kind: "string", help: "address other cluster nodes use to reach this one (default: host name)" },
   { key: "clusterTls", flag: "--cluster-tls <bool>", env: "CONEY_CLUSTER_TLS", kind: "bool", help: "replication (and a spread cluster's node links) over TLS with --tls-cert/--tls-key; the connecting node verifies the other against --tls-ca" },
@@ -215,6 +216,8 @@ export function loadConfigWithWarnings(argv: string[], env: NodeJS.ProcessEnv): 
   if (result.clusterMode === "spread" && result.etcdEndpoints.length === 0) throw new ConfigError("--cluster-mode spread needs --etcd-endpoints (the nodes find each other and order definitions through etcd)");
   if (!LEADER_LOCATOR_VALUES.includes(result.queueLeaderLocator)) throw new ConfigError(`--queue-leader-locator: '${result.queueLeaderLocator}' is not one of ${LEADER_LOCATOR_VALUES.join(", ")}`);
   if (result.etcdEndpoints.length > 0 && result.etcdLeaseTtl < 2) throw new ConfigError(`--etcd-lease-ttl: '${result.etcdLeaseTtl}' is below the 2 seconds a cluster needs`);
+  // docs/CLUSTERING.md, "Falling behind": below 50 ms a healthy follower's fsync would keep leaving the in-sync set.
+  if (result.replicaAckTimeout < 50) throw new ConfigError(`--replica-ack-timeout: '${result.replicaAckTimeout}' is below the 50 ms a follower's fsync needs`);
   if (result.loginSessionTimeout !== null && result.loginSessionTimeout < 1) throw new ConfigError(`--login-session-timeout: '${result.loginSessionTimeout}' is not a number of minutes (1 or more)`);
   if (result.mqttReceiveMaximum < 1 || result.mqttReceiveMaximum > 65_535) throw new ConfigError(`--mqtt-receive-maximum: '${result.mqttReceiveMaximum}' is not between 1 and 65535 (MQTT 5 §3.2.2.3.3)`);
   if (result.mqttServerKeepAlive > 65_535) throw new ConfigError(`--mqtt-server-keep-alive: '${result.mqttServerKeepAlive}' is more than 65535 seconds`);

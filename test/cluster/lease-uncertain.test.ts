@@ -55,7 +55,7 @@ describe("a lease renewed late", { timeout: 60_000 }, () => {
     after(() => rmSync(dir, { recursive: true, force: true }));
     const lease = { valid: false, expired: false };
     const deposed: string[] = [];
-    const leader = new ReplicationLeader(dir, Buffer.alloc(32, 1), { writeInSync: async () => true, minInSync: () => 0, leaseValid: () => lease.valid, leaseExpired: () => lease.expired, deposed: (why) => deposed.push(why) }, logger);
+    const leader = new ReplicationLeader(dir, Buffer.alloc(32, 1), { writeInSync: async () => true, minInSync: () => 0, leaseValid: () => lease.valid, leaseExpired: () => lease.expired, deposed: (why) => deposed.push(why), ackTimeoutMs: 400 }, logger);
     try {
       let confirmed: boolean | null = null;
       void leader.replicated(1).then((ok) => (confirmed = ok));

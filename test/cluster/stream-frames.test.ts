@@ -27,7 +27,7 @@ describe("stream replication frames", () => {
   const secret = Buffer.alloc(32, 7);
   const transport = replicationTransport({ clusterTls: false, tlsCert: null, tlsKey: null, tlsCa: null });
   const leaderDir = join(root, "leader");
-  const leader = new ReplicationLeader(leaderDir, secret, { writeInSync: async () => true, minInSync: () => 0, leaseValid: () => true, leaseExpired: () => false, deposed: () => undefined }, logger);
+  const leader = new ReplicationLeader(leaderDir, secret, { writeInSync: async () => true, minInSync: () => 0, leaseValid: () => true, leaseExpired: () => false, deposed: () => undefined, ackTimeoutMs: 400 }, logger);
   let server: Server | null = null;
   const followers: ReplicationFollower[] = [];
   after(() => {

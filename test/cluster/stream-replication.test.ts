@@ -1,7 +1,8 @@
 // Streams in a cluster (docs/STREAMS.md, "Replication"): a stream's chunks are replicated in the
 // leader's batches under the confirm rule, so every confirmed message is on the in-sync followers;
 // retention on the leader deletes the same segments on the followers; a follower that stalls
-// (SIGSTOP) is dropped and catches up by a full sync that compares sealed segments by digest; and
+// (SIGSTOP) leaves the in-sync set, is disconnected once silent for 5 s, and catches up by a full
+// sync that compares sealed segments by digest; and
 // after kill -9 of the leader the new leader serves every confirmed message, in order, from `first`.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -58,11 +59,14 @@ describe("streams in a cluster", { timeout: 180_000 }, () => {
     const sidecars = (): number => readdirSync(join(stalled.dataDir, "streams"), { recursive: true }).filter((f) => String(f).endsWith(".segment.sha256")).length;
     await eventually(() => sidecars() >= 3, 10_000, "sidecar digests of the sealed stream segments");
     const sealedBefore = sidecars();
+    const from = leader.log.length;
     cluster.signal(stalled.proc, "SIGSTOP");
     try {
-      // Confirms wait for the stalled follower until it is dropped from the in-sync set (5 s), then go on.
+      // Confirms wait for the stalled follower until it leaves the in-sync set (--replica-ack-timeout), then go on.
       assert.equal((await publishInOrder(cluster.url(leader), "caught-up", "b", range(1000, 3000), 200)).size, 2000);
       await eventually(async () => (await cluster.nodesVia(leader))?.find((e) => e.name === stalled.name)?.in_sync === false, 15_000, `${stalled.name} out of the in-sync set`);
+      // Silent for 5 s with batches outstanding, it is disconnected: back, it syncs again (docs/CLUSTERING.md, "Falling behind").
+      await eventually(() => leader.log.slice(from).split("\n").some((l) => l.includes('"msg":"cluster: follower dropped"') && l.includes(`"follower":"${stalled.name}"`)), 20_000, `${stalled.name} disconnected`);
     } finally {
       cluster.signal(stalled.proc, "SIGCONT");
     }
@@ -91,8 +95,9 @@ describe("streams in a cluster", { timeout: 180_000 }, () => {
         const pub = await conn.createChannel();
         pub.sendToQueue("committed-only", Buffer.from("held"));
         // Written on the leader at once, but no follower can acknowledge it: it must not be read yet.
-        // (Before the fix it reached the consumer within milliseconds; followers stay in the in-sync
-        // set for 5 s, longer than this wait.)
+        // (Before the fix it reached the consumer within milliseconds; with no follower holding it,
+        // none leaves the in-sync set — confirms could not go on without them — and none is
+        // disconnected before 5 s of silence, longer than this wait.)
         await new Promise((r) => setTimeout(r, 1500));
         assert.deepEqual(got, [], "delivered before any follower held it");
       } finally {
