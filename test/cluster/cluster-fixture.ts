@@ -4,7 +4,7 @@
  * Every process and directory is removed by close(), also when a test fails.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONEY_BIN, etcdArgs, freePort, nodeArgs } from "../../src/bench/local-cluster.js";
@@ -201,6 +201,19 @@ export class TestCluster {
     if (running) p.kill(signal);
   }
 
+  /**
+   * SIGSTOP, resolved once every thread of `p` is stopped. kill() returns when the signal is sent,
+   * not when the process stops: the kernel stops a multi-threaded process thread by thread as each
+   * next passes through the kernel, and a loaded etcd (Go, many threads) was measured answering a
+   * request sent 3-32 ms after kill() returned in 6 of 100 tries (0 of 100 after this wait). A test
+   * whose premise is "stopped now" (nothing it sends next is answered) awaits this.
+   */
+  async stopped(p: ChildProcess | null): Promise<void> {
+    this.signal(p, "SIGSTOP");
+    const pid = p!.pid!;
+    await eventually(() => everyThreadStopped(pid), 10_000, `every thread of process ${pid} stopped`);
+  }
+
   /** A key of this cluster in etcd (under /coney/test/), read directly; null when absent. */
   async etcdKey(key: string): Promise<string | null> {
     const etcd = new Etcd3({ hosts: this.etcdUrl });
@@ -292,6 +305,18 @@ export class TestCluster {
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Whether every thread of `pid` is stopped (Linux: state T, or t when traced, in /proc/<pid>/task/<tid>/stat). */
+function everyThreadStopped(pid: number): boolean {
+  return readdirSync(`/proc/${pid}/task`).every((tid) => {
+    try {
+      const state = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]?.[0];
+      return state === "T" || state === "t";
+    } catch {
+      return true; // the thread ended
+    }
+  });
 }
 
 /**

@@ -29,7 +29,7 @@ describe("a cluster test's etcd is its own, not another process's on the port it
   });
 
   it("a SIGSTOP of its etcd stops what its nodes would talk to, and nothing of the other's", async () => {
-    mine.signal(mine.etcd, "SIGSTOP");
+    await mine.stopped(mine.etcd);
     try {
       assert.equal(await etcdAnswersAs(mine.etcdUrl, mine.etcdName), false, "stopped: no answer");
       assert.ok(await etcdAnswersAs(other.etcdUrl, other.etcdName), "the other etcd still answers");
