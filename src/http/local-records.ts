@@ -14,8 +14,9 @@ import { overviewChurn, overviewKey } from "./rate-sources.js";
 import { channelRecord, chartContext, connectionRecord, type RecordContext } from "./records.js";
 import type { RouteContext } from "./route-table.js";
 import { localExchangeStats } from "./whole-exchange-stats.js";
+import { localStreamRecords, type StreamRecordsKind } from "./stream-records.js";
 
-export type RecordsKind = "connections" | "channels" | "consumers";
+export type RecordsKind = "connections" | "channels" | "consumers" | StreamRecordsKind;
 
 /** /api/overview's counted figures: the totals, and the churn (what the overview sums over workers). */
 export type CountedOverview = OverviewFigures & { readonly churn_rates: CountersWithRates };
@@ -27,6 +28,7 @@ function visibleConnections(ctx: RouteContext, user: RecordsUser): ClientConnect
 
 /** This node's records of `kind` the user may see, rendered with `rc`'s rates (and chart samples, when asked for). */
 export function localRecords(ctx: RouteContext, kind: RecordsKind, user: RecordsUser, rc: RecordContext = ctx): Item[] {
+  if (kind === "stream-connections" || kind === "stream-publishers" || kind === "stream-consumers") return localStreamRecords(ctx, kind, user, rc);
   const conns = visibleConnections(ctx, user);
   if (kind === "consumers") return connectionConsumers(conns);
   const infos = conns.map((c) => c.info());
@@ -54,6 +56,9 @@ export function answerPeer(ctx: RouteContext, q: PeerQuery): unknown {
     case "connections":
     case "channels":
     case "consumers":
+    case "stream-connections":
+    case "stream-publishers":
+    case "stream-consumers":
       return localRecords(ctx, q.kind, q.user, q.chart ? chartContext(ctx, q.chart) : ctx);
     case "overview": {
       const vhosts = new Set(q.vhosts);
