@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { etcdAnswersAs, uniqueEtcdName } from "./etcd-identity.js";
 
 export const CONEY_BIN = fileURLToPath(new URL("../../../bin/coney.js", import.meta.url));
 
@@ -60,17 +61,18 @@ export async function freePort(): Promise<number> {
   }
 }
 
-/** etcd as a one-member cluster on loopback, its data in `dataDir`. */
-export function etcdArgs(dataDir: string, clientPort: number, peerPort: number): string[] {
+/** etcd as a one-member cluster on loopback, its data in `dataDir`; `name` is its member's (etcd-identity.ts: unique, so a test can tell it answers). */
+export function etcdArgs(dataDir: string, clientPort: number, peerPort: number, name = "default"): string[] {
   const client = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
   return [
+    "--name", name,
     "--data-dir", dataDir,
     "--listen-client-urls", client,
     "--advertise-client-urls", client,
     "--listen-peer-urls", peer,
     "--initial-advertise-peer-urls", peer,
-    "--initial-cluster", `default=${peer}`,
+    "--initial-cluster", `${name}=${peer}`,
     "--log-level", "error",
   ];
 }
@@ -144,8 +146,10 @@ export class LocalCluster {
   async start(timeoutMs = 60_000): Promise<void> {
     const [client, peer] = [await freePort(), await freePort()];
     const etcdUrl = `http://127.0.0.1:${client}`;
-    this.spawn(this.etcdBin, etcdArgs(join(this.dir, "etcd"), client, peer));
-    await this.until(timeoutMs, "etcd to answer", async () => (await fetch(`${etcdUrl}/health`)).ok);
+    // Its own etcd, not another process's that took the port first (etcd-identity.ts).
+    const etcdName = uniqueEtcdName();
+    this.spawn(this.etcdBin, etcdArgs(join(this.dir, "etcd"), client, peer, etcdName));
+    await this.until(timeoutMs, "etcd to answer", () => etcdAnswersAs(etcdUrl, etcdName));
     for (let i = 0; i < this.size; i++) {
       const n: LocalNode = { name: `node${i}@perf`, amqpPort: await freePort(), httpPort: await freePort(), dataDir: join(this.dir, `node${i}`) };
       this.nodes.push(n);

@@ -15,8 +15,9 @@ import { channelRecord, chartContext, connectionRecord, type RecordContext } fro
 import type { RouteContext } from "./route-table.js";
 import { localExchangeStats } from "./whole-exchange-stats.js";
 import { localQueueFigures } from "./leader-queue-figures.js";
+import { localStreamRecords, type StreamRecordsKind } from "./stream-records.js";
 
-export type RecordsKind = "connections" | "channels" | "consumers";
+export type RecordsKind = "connections" | "channels" | "consumers" | StreamRecordsKind;
 
 /** /api/overview's counted figures: the totals, and the churn (what the overview sums over workers). */
 export type CountedOverview = OverviewFigures & {
@@ -32,6 +33,7 @@ function visibleConnections(ctx: RouteContext, user: RecordsUser): ClientConnect
 
 /** This node's records of `kind` the user may see, rendered with `rc`'s rates (and chart samples, when asked for). */
 export function localRecords(ctx: RouteContext, kind: RecordsKind, user: RecordsUser, rc: RecordContext = ctx): Item[] {
+  if (kind === "stream-connections" || kind === "stream-publishers" || kind === "stream-consumers") return localStreamRecords(ctx, kind, user, rc);
   const conns = visibleConnections(ctx, user);
   if (kind === "consumers") return connectionConsumers(conns, ctx.node);
   const infos = conns.map((c) => c.info());
@@ -59,6 +61,9 @@ export function answerPeer(ctx: RouteContext, q: PeerQuery): unknown {
     case "connections":
     case "channels":
     case "consumers":
+    case "stream-connections":
+    case "stream-publishers":
+    case "stream-consumers":
       return localRecords(ctx, q.kind, q.user, q.chart ? chartContext(ctx, q.chart) : ctx);
     case "overview": {
       const vhosts = new Set(q.vhosts);

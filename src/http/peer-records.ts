@@ -14,6 +14,8 @@ export type ChartQuery = Readonly<Record<string, string>>;
 
 export type PeerQuery =
   | { readonly kind: "connections" | "channels" | "consumers"; readonly user: RecordsUser; readonly chart?: ChartQuery }
+  /** rabbitmq_stream_management's lists (stream-records.ts). */
+  | { readonly kind: "stream-connections" | "stream-publishers" | "stream-consumers"; readonly user: RecordsUser; readonly chart?: ChartQuery }
   /** /api/overview's counted figures for a caller: a monitor's, or a user's over its vhosts. */
   | { readonly kind: "overview"; readonly monitor: boolean; readonly user: string; readonly vhosts: readonly string[]; readonly chart?: ChartQuery }
   /** The message_stats of the exchanges of these vhosts that messages passed through on that worker. */

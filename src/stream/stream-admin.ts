@@ -65,11 +65,16 @@ export function create(c: StreamContext, body: FrameCursor): void {
   // never declares (a queue just deleted must not come back).
   // A spread cluster refuses a Create that lost to the same name created first with other arguments
   // on another node (TopologyMirror.verdict): the stream existed first, RabbitMQ's stream_already_exists.
+  answerCreated(c, CMD.create, corr);
+}
+
+/** Create's (and CreateSuperStream's) OK once the other nodes followed (definitionsAnswered); a lost race is stream_already_exists. */
+export function answerCreated(c: StreamContext, key: number, corr: number): void {
   const followed = definitionsAnswered(c.node.broker);
-  if (followed === null) return reply(c, CMD.create, corr, RC.ok);
+  if (followed === null) return reply(c, key, corr, RC.ok);
   followed.then(
-    () => reply(c, CMD.create, corr, RC.ok),
-    (err: unknown) => reply(c, CMD.create, corr, err instanceof BrokerError && err.kind === "preconditionFailed" ? RC.streamAlreadyExists : codeOf(err)),
+    () => reply(c, key, corr, RC.ok),
+    (err: unknown) => reply(c, key, corr, err instanceof BrokerError && err.kind === "preconditionFailed" ? RC.streamAlreadyExists : codeOf(err)),
   );
 }
 

@@ -6,7 +6,8 @@
  * the partitions a routing key reaches (write permission), Partitions lists them in order (read
  * or write permission on the exchange and on every partition).
  */
-import type { Queue } from "../broker/index.js";
+import { definitionsFollowed, deleteQueueAsync, type Queue } from "../broker/index.js";
+import { answerCreated } from "./stream-admin.js";
 import type { FieldTable } from "../broker/values/field-value.js";
 import { CMD, RC } from "./protocol.js";
 import type { StreamContext } from "./stream-context.js";
@@ -111,7 +112,11 @@ export function createSuperStream(c: StreamContext, body: FrameCursor, streamArg
   } catch (err) {
     return reply(c, CMD.createSuperStream, corr, codeOf(err));
   }
-  reply(c, CMD.createSuperStream, corr, RC.ok);
+  // As Create (stream-admin.ts): on a node others follow, answered once every node applied the
+  // exchange, partitions and bindings, so the client's next step on any node (Metadata, Route, the
+  // management API on another worker) finds them.
+  // A spread cluster refuses a create that lost to the same names made first on another node: they existed first.
+  answerCreated(c, CMD.createSuperStream, corr);
 }
 
 export function deleteSuperStream(c: StreamContext, body: FrameCursor): void {
@@ -123,11 +128,14 @@ export function deleteSuperStream(c: StreamContext, body: FrameCursor): void {
   if (parts === null) return reply(c, CMD.deleteSuperStream, corr, RC.streamDoesNotExist);
   if (!parts.every((p) => c.permissions.allows(v.name, "configure", p))) return reply(c, CMD.deleteSuperStream, corr, RC.accessRefused);
   const broker = c.node.broker;
-  try {
-    for (const p of parts) broker.deleteQueue(c.ctx, v.name, p, { ifUnused: false, ifEmpty: false });
+  // A partition another node leads is deleted on its leader (deleteQueueAsync; RabbitMQ deletes
+  // every member); the exchange goes once they are gone, the answer once every node followed.
+  void (async () => {
+    for (const p of parts) await deleteQueueAsync(broker, c.ctx, v.name, p, { ifUnused: false, ifEmpty: false });
     broker.deleteExchange(c.ctx, v.name, name, false);
-  } catch (err) {
-    return reply(c, CMD.deleteSuperStream, corr, codeOf(err));
-  }
-  reply(c, CMD.deleteSuperStream, corr, RC.ok);
+    await definitionsFollowed(broker);
+  })().then(
+    () => reply(c, CMD.deleteSuperStream, corr, RC.ok),
+    (err: unknown) => reply(c, CMD.deleteSuperStream, corr, codeOf(err)),
+  );
 }

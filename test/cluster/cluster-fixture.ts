@@ -4,10 +4,11 @@
  * Every process and directory is removed by close(), also when a test fails.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONEY_BIN, etcdArgs, freePort, nodeArgs } from "../../src/bench/local-cluster.js";
+import { etcdAnswersAs, lostItsPort, uniqueEtcdName } from "../../src/bench/etcd-identity.js";
 import { after, before } from "node:test";
 import { Etcd3 } from "etcd3";
 import { eventually } from "../helpers/wait.js";
@@ -64,6 +65,8 @@ export class TestCluster {
   etcdUrl = "";
   readonly nodes: NodeInfo[] = [];
   private etcdPorts: [number, number] = [0, 0];
+  /** Its etcd's member name, the same at every restart (etcd-identity.ts). */
+  readonly etcdName = uniqueEtcdName();
   /**
    * Port flags (say `--amqps-port`) given a picked port of each node's own, not 0: a node binds
    * its client ports again when it is elected (cluster-node.ts), and an ephemeral port may be
@@ -97,24 +100,46 @@ export class TestCluster {
     for (const n of this.nodes) this.startNode(n);
   }
 
-  /** Starts etcd (again, on the same ports once chosen); also alone, for tests of the etcd session. */
-  async startEtcd(): Promise<void> {
-    if (this.etcdPorts[0] === 0) this.etcdPorts = [await freePort(), await freePort()];
+  /**
+   * Starts etcd (again, on the same ports once chosen); also alone, for tests of the etcd session.
+   * Started means this cluster's own etcd answers (its member name, etcd-identity.ts): a port
+   * picked free may be bound by another test file's etcd before this one binds it, and then the
+   * other answers /health while this one exits — the nodes would join the other file's cluster
+   * and a SIGSTOP of this etcd would stop nothing. At the first start such a loss picks new ports
+   * (`firstPorts`: the first start's ports, given by a test of this rule instead of picked).
+   */
+  async startEtcd(firstPorts?: [number, number]): Promise<void> {
+    const picked = this.etcdPorts[0] === 0;
+    if (picked && firstPorts !== undefined) this.etcdPorts = firstPorts;
+    for (let attempt = 1; ; attempt++) {
+      if (this.etcdPorts[0] === 0) this.etcdPorts = [await freePort(), await freePort()];
+      const lost = await this.spawnEtcd();
+      if (!lost) return;
+      if (!picked || attempt === 5) throw new Error(`etcd could not bind its ports ${this.etcdPorts.join(", ")}: ${lost}`);
+      // What it wrote before it gave up names the lost ports: a fresh data dir for the fresh ones.
+      rmSync(join(this.dir, "etcd"), { recursive: true, force: true });
+      this.etcdPorts = [0, 0];
+    }
+  }
+
+  /** Spawns etcd on `etcdPorts`; resolves once it answers as itself, or with its stderr when another process had its port. */
+  private async spawnEtcd(): Promise<string | null> {
     const [client, peer] = this.etcdPorts;
     this.etcdUrl = `http://127.0.0.1:${client}`;
-    const p = spawn(ETCD, etcdArgs(join(this.dir, "etcd"), client, peer), { stdio: ["ignore", "ignore", "pipe"] });
+    const p = spawn(ETCD, etcdArgs(join(this.dir, "etcd"), client, peer, this.etcdName), { stdio: ["ignore", "ignore", "pipe"] });
     this.etcd = p;
     let err = "";
     p.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+    let lost: string | null = null;
     await eventually(async () => {
-      if (p.exitCode !== null) throw new Error(`etcd exited: ${err}`);
-      try {
-        const r = await fetch(`${this.etcdUrl}/health`, { signal: AbortSignal.timeout(2000) });
-        return r.ok;
-      } catch {
-        return false;
+      if (p.exitCode !== null) {
+        if (!lostItsPort(err)) throw new Error(`etcd exited: ${err}`);
+        lost = err.trim().split("\n").pop() ?? err;
+        return true;
       }
+      return etcdAnswersAs(this.etcdUrl, this.etcdName);
     }, 15_000, "etcd to start");
+    return lost;
   }
 
   startNode(n: NodeInfo): void {
@@ -170,7 +195,23 @@ export class TestCluster {
 
   /** SIGSTOP / SIGCONT a node or etcd: a process that is alive but does nothing (a stalled machine, a partition). */
   signal(p: ChildProcess | null, signal: "SIGSTOP" | "SIGCONT"): void {
-    if (p && p.exitCode === null && p.signalCode === null) p.kill(signal);
+    const running = p !== null && p.exitCode === null && p.signalCode === null;
+    // A stop that stops nothing would make the test's premise false without a word (a SIGCONT after a death is harmless).
+    if (!running && signal === "SIGSTOP") throw new Error("SIGSTOP of a process that is not running");
+    if (running) p.kill(signal);
+  }
+
+  /**
+   * SIGSTOP, resolved once every thread of `p` is stopped. kill() returns when the signal is sent,
+   * not when the process stops: the kernel stops a multi-threaded process thread by thread as each
+   * next passes through the kernel, and a loaded etcd (Go, many threads) was measured answering a
+   * request sent 3-32 ms after kill() returned in 6 of 100 tries (0 of 100 after this wait). A test
+   * whose premise is "stopped now" (nothing it sends next is answered) awaits this.
+   */
+  async stopped(p: ChildProcess | null): Promise<void> {
+    this.signal(p, "SIGSTOP");
+    const pid = p!.pid!;
+    await eventually(() => everyThreadStopped(pid), 10_000, `every thread of process ${pid} stopped`);
   }
 
   /** A key of this cluster in etcd (under /coney/test/), read directly; null when absent. */
@@ -264,6 +305,18 @@ export class TestCluster {
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Whether every thread of `pid` is stopped (Linux: state T, or t when traced, in /proc/<pid>/task/<tid>/stat). */
+function everyThreadStopped(pid: number): boolean {
+  return readdirSync(`/proc/${pid}/task`).every((tid) => {
+    try {
+      const state = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]?.[0];
+      return state === "T" || state === "t";
+    } catch {
+      return true; // the thread ended
+    }
+  });
 }
 
 /**

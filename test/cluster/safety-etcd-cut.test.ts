@@ -20,8 +20,8 @@ describe("cluster safety: etcd cut", { timeout: 110_000 }, () => {
         100_000,
         500,
         async () => {
+          await cluster.stopped(cluster.etcd);
           stoppedAt = Date.now();
-          cluster.signal(cluster.etcd, "SIGSTOP");
         },
         () => stoppedAt > 0 && Date.now() > stoppedAt + ttlMs * 4,
       );

@@ -196,7 +196,8 @@ describe("a spread cluster: queues homed on different nodes, reached from every 
     // routed to the new queue is held unconfirmed (docs/CLUSTERING.md, "One name declared on two nodes at once").
     const pub = await conns[0]!.createConfirmChannel();
     let confirms = 0;
-    cluster.signal(cluster.etcd, "SIGSTOP");
+    // Stopped before the declare: a signal sent is not yet a process stopped (cluster-fixture.ts, `stopped`).
+    await cluster.stopped(cluster.etcd);
     let all: Promise<unknown>;
     try {
       await pub.assertQueue("sp-unclaimed", { durable: true });

@@ -78,6 +78,7 @@ describe("spread cluster: copies on other machines", () => {
       leaseValid: () => true,
       leaseExpired: () => false,
       deposed: () => undefined,
+      ackTimeoutMs: 400,
     };
     const leader = new ReplicationLeader(dir, Buffer.alloc(32, 1), hooks, createLogger("silent"));
     try {

@@ -97,7 +97,11 @@ export async function startWorkers(extra: string[] = [], env: NodeJS.ProcessEnv 
   const reap = (): void => void child.kill("SIGKILL");
   process.once("exit", reap);
   child.once("exit", () => process.off("exit", reap));
-  const started = await p.logLine((l) => l.msg === "Coney started", "the primary's start line", 60_000);
+  // A start that never ends (seen a few times on a loaded machine) says what the process tree last logged.
+  const started = await p.logLine((l) => l.msg === "Coney started", "the primary's start line", 60_000).catch((err: Error) => {
+    const last = p.lines.slice(-15).map((l) => `${String(l["level"])} ${l.msg} ${typeof l["node"] === "string" ? l["node"] : ""}`);
+    throw new Error(`${err.message}; exit ${p.child.exitCode ?? p.child.signalCode ?? "none yet"}; its last lines:\n${last.join("\n")}`);
+  });
   p.amqpPort = started["amqp_port"] as number;
   p.httpPort = started["http_port"] as number;
   return p;
