@@ -20,6 +20,7 @@ import { readInfoManyIds, replyEmpty, replyError, replyGotHead, replyId, replyNu
 import { LinkWriter } from "./link-writer.js";
 import { ServedConsumer, type ServingLink } from "./served-consumer.js";
 import { StoredReports } from "./stored-reports.js";
+import { readPublishRun } from "./publish-runs.js";
 import { readStreamQuery } from "./stream-query-frames.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { readNodeQuery, replyJson, type NodeQueryAnswerer } from "./node-query-frames.js";
@@ -50,6 +51,8 @@ export class LinkSession implements ServingLink {
   /** The message of the PUBLISH being handled (when deliversOwn), and its link position. */
   private arriving: Message | null = null;
   private arrivingAt = 0;
+  /** Messages that came in PUBLISH_RUN frames (publish-runs.ts). */
+  publishedInRuns = 0;
 
   constructor(
     private readonly broker: Broker,
@@ -118,7 +121,12 @@ export class LinkSession implements ServingLink {
     const at = F.FRAME_HEAD;
     switch (f[4]) {
       case F.PUBLISH:
-        return this.publish(f);
+        return this.publish(F.readMessage(f, F.FRAME_HEAD + 1 + 4 * f[F.FRAME_HEAD]!, this.properties, this.slabs), f);
+      case F.PUBLISH_RUN:
+        return readPublishRun(f, this.properties, this.slabs, (m) => {
+          this.publishedInRuns++;
+          this.publish(m, f);
+        });
       case F.QUEUE: {
         const [vhost, p] = F.readString(f, at + 4);
         const [name, p2] = F.readString(f, p);
@@ -190,10 +198,10 @@ export class LinkSession implements ServingLink {
     return ref.queue;
   }
 
-  private publish(f: Buffer): void {
+  /** A forwarded message (PUBLISH or one of a PUBLISH_RUN's), to the queues of the frame's u8 count | u32 ids. */
+  private publish(message: Message, f: Buffer): void {
     const at = F.FRAME_HEAD;
     const n = f[at]!;
-    const message = F.readMessage(f, at + 1 + 4 * n, this.properties, this.slabs);
     const journal = this.broker.journal;
     const before = journal === null ? 0 : journal.appends;
     const forwards = this.broker.forwards;
