@@ -22,6 +22,7 @@ import { StoredWaits } from "./stored-waits.js";
 import { KeptForwards } from "./kept-forwards.js";
 import { FEATURE_DELIVER_OWN, FEATURE_INFO_MANY, FEATURE_PUBLISH_RUN } from "./link-handshake.js";
 import { PublishRuns } from "./publish-runs.js";
+import { readOwn } from "./own-runs.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { replyValues, streamQueryFrame } from "./stream-query-frames.js";
 import { nodeQueryFrame, replyJsonValue } from "./node-query-frames.js";
@@ -321,7 +322,8 @@ export class LeaderLink implements QueueLeaderPort {
         return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17, this.properties, this.slabs));
       }
       case F.DELIVER_OWN:
-        return this.deliverOwn(f);
+      case F.DELIVER_OWN_RUN:
+        return readOwn(f, this.deliverOwn);
       case F.CANCELLED: {
         const id = f.readUInt32LE(at);
         const sink = this.sinks.get(id);
@@ -342,21 +344,18 @@ export class LeaderLink implements QueueLeaderPort {
     }
   }
 
-  /** DELIVER_OWN: DELIVER's fields, then the position of the message this node forwarded (kept-forwards.ts). */
-  private deliverOwn(f: Buffer): void {
-    const at = F.FRAME_HEAD;
-    const id = f.readUInt32LE(at);
-    const entryId = f.readDoubleLE(at + 4);
+  /** A DELIVER_OWN (alone or in a run: own-runs.ts): a delivery of the message this node forwarded at `position` (kept-forwards.ts). */
+  private readonly deliverOwn = (id: number, entryId: number, redelivered: boolean, deliveryCount: number, position: number): void => {
     const sink = this.sinks.get(id);
     if (sink === undefined) return this.settle(id, entryId, SETTLE_REQUEUE);
-    const message = this.kept?.at(f.readDoubleLE(at + 17));
+    const message = this.kept?.at(position);
     // The leader breaks the protocol (never offered, or a position already STORED): the link cannot be trusted further.
     if (message === undefined) return void this.socket.destroy(new Error("DELIVER_OWN names no message this node keeps"));
     // The frame's hold, as a DELIVER read from a slab starts with one: the sink hands it to the entry or pins it.
     message.lease?.hold();
     this.deliveredOwn++;
-    sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), message);
-  }
+    sink.delivered(entryId, redelivered, deliveryCount, message);
+  };
 
   private lostError(): BrokerError {
     return new BrokerError("notFound", `the link to node '${this.node}' is down`);

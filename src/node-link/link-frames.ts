@@ -55,6 +55,8 @@ export const REPLY = 31;
 export const DELIVER_OWN = 90;
 /** Connecting node → leading node: small messages sharing their head in one frame (publish-runs.ts; issue 42, sixth pass). */
 export const PUBLISH_RUN = 94;
+/** Leading node → connecting node: DELIVER_OWNs of consecutive positions to one consumer in one frame (own-runs.ts; issue 42, sixth pass). */
+export const DELIVER_OWN_RUN = 95;
 
 export const RPC_GET_ACK = 1;
 export const RPC_GET_NO_ACK = 2;

@@ -17,6 +17,7 @@ import type { SlabPool } from "../listeners/slab-pool.js";
 import type { LinkWriter } from "./link-writer.js";
 import { FRAME_HEAD, PUBLISH, PUBLISH_RUN, bodyMessage, putBytes, putMessageHead, putString, readLinkString, utf8Length, type PropertiesCache } from "./link-frames.js";
 import { encodeBasicProperties } from "../amqp/codec/generated.js";
+import { OpenFrame } from "./open-frame.js";
 
 /** A body below this joins a run (it is copied into the writer's slab: link-writer.ts SMALL); larger ones go as PUBLISH. */
 export const RUN_BODY_MAX = 1024;
@@ -32,23 +33,15 @@ const PER_MESSAGE = 12;
  * How the connecting node writes a forwarded message: in a run when the leader reads runs and the
  * message is small, else as PUBLISH (u8 queue count | u32 queue ids | the message: link-frames.ts).
  *
- * The open run's frame's bytes are written into the link writer as each
- * message comes; its length (at `slab[at]`) is filled when it is sealed, which is always before
- * the writer's turn is written (LeaderLink's beforeFlush). Anything else written to the link in
- * between (the writer's `mark` moved) ends the run: the next message opens a new one, so no
- * other frame ever lands inside a run.
+ The open run is an OpenFrame (open-frame.ts): sealed before the writer's turn is written
+ * (LeaderLink's beforeFlush), ended by anything else written to the link in between.
  */
-export class PublishRuns {
+export class PublishRuns extends OpenFrame {
   /** `enabled`: the leader offered FEATURE_PUBLISH_RUN. */
-  constructor(private readonly enabled: boolean) {}
+  constructor(private readonly enabled: boolean) {
+    super();
+  }
 
-  /** The slab holding the open run's length field, or null: no run is open. */
-  private slab: Buffer | null = null;
-  private at = 0;
-  /** The open run's frame length so far (its u32 length excluded). */
-  private length = 0;
-  /** The writer's mark after the run's last byte. */
-  private mark = -1;
   private readonly ids: number[] = [];
   private exchange = "";
   private routingKey = "";
@@ -74,21 +67,11 @@ export class PublishRuns {
     b.writeUInt32LE(n, at);
     b.writeDoubleLE(m.publishedAt, at + 4);
     w.writeBody(m.body, m.lease);
-    this.length += PER_MESSAGE + n;
-    this.mark = w.mark;
-  }
-
-  /** Fills the open run's length: it is whole. */
-  seal(): void {
-    const slab = this.slab;
-    if (slab === null) return;
-    slab.writeUInt32LE(this.length, this.at);
-    this.slab = null;
+    this.grew(w, PER_MESSAGE + n);
   }
 
   private continues(w: LinkWriter, m: Message, ids: readonly number[], props: Buffer): boolean {
-    if (this.slab === null) return false;
-    if (this.mark !== w.mark || this.length + PER_MESSAGE + m.bodySize > RUN_BYTES_MAX - 4) return false;
+    if (!this.isOpenAt(w) || this.length + PER_MESSAGE + m.bodySize > RUN_BYTES_MAX - 4) return false;
     if (m.exchange !== this.exchange || m.routingKey !== this.routingKey) return false;
     const mine = this.ids;
     if (mine.length !== ids.length) return false;
@@ -97,22 +80,16 @@ export class PublishRuns {
   }
 
   private open(w: LinkWriter, m: Message, ids: readonly number[], props: Buffer): void {
-    this.seal();
     const exLen = utf8Length(m.exchange);
     const rkLen = utf8Length(m.routingKey);
-    const headLen = FRAME_HEAD + 1 + 4 * ids.length + 2 + exLen + 2 + rkLen + 4 + props.length;
-    const at = w.reserve(headLen);
+    const at = this.begin(w, PUBLISH_RUN, FRAME_HEAD + 1 + 4 * ids.length + 2 + exLen + 2 + rkLen + 4 + props.length);
     const b = w.slab;
-    b[at + 4] = PUBLISH_RUN;
     b[at + FRAME_HEAD] = ids.length;
     for (let i = 0; i < ids.length; i++) b.writeUInt32LE(ids[i]!, at + FRAME_HEAD + 1 + 4 * i);
     let p = putString(b, at + FRAME_HEAD + 1 + 4 * ids.length, m.exchange, exLen);
     p = putString(b, p, m.routingKey, rkLen);
     b.writeUInt32LE(props.length, p);
     putBytes(b, p + 4, props);
-    this.slab = b;
-    this.at = at;
-    this.length = headLen - 4;
     this.ids.length = 0;
     for (let i = 0; i < ids.length; i++) this.ids.push(ids[i]!);
     this.exchange = m.exchange;

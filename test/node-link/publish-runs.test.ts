@@ -3,8 +3,9 @@
 // over a real loopback socket, every message arrives whole and in order — runs cut by a change of
 // head, by a large body (a PUBLISH), by another frame written between two messages, by the run's
 // byte limit and by the writer's slab boundaries. Then two real brokers: A's AMQP publishers
-// through a real link to queues B leads, each body checked byte for byte, in order per queue; a
-// connecting node that does not offer the feature gets no runs.
+// through a real link to queues B leads, each body checked byte for byte, in order per queue, and
+// consumed on A (their DELIVER_OWNs in runs: own-runs.ts); a connecting node that offers neither
+// feature gets no runs.
 import assert from "node:assert/strict";
 import { socketPair } from "./socket-pair.js";
 import { describe, it } from "node:test";
@@ -165,7 +166,11 @@ describe("PUBLISH_RUN between two brokers", () => {
     connB.on("error", () => {});
     try {
       await roundTrip(connA, connB, "runs-1", 2000);
+      const ownBefore = link.deliveredOwn;
       await roundTrip(connA, connA, "runs-1", 1000);
+      // Consumed on A: B delivers A's own messages back by position, a run's in runs (own-runs.ts).
+      assert.ok(link.deliveredOwn - ownBefore > 500, `A's consumer got its own messages by position (${link.deliveredOwn - ownBefore})`);
+      assert.ok(session.own.opened > 0 && session.own.opened < (link.deliveredOwn - ownBefore) / 2, `DELIVER_OWNs went in runs (${session.own.opened} runs)`);
       // Four in five bodies are small; a confirm window of 250 gives many per turn.
       assert.ok(session.publishedInRuns > 1000, `small messages went in runs (${session.publishedInRuns} of 3,000)`);
       assert.ok(session.publishedInRuns <= 2400, "5 KB bodies never do");
@@ -177,7 +182,7 @@ describe("PUBLISH_RUN between two brokers", () => {
     }
   });
 
-  it("a connecting node that does not offer it sends every message as PUBLISH", async () => {
+  it("a connecting node that does not offer them gets no runs either way", async () => {
     const link = await linkAToB(fx, fx.secret, undefined, FEATURE_DELIVER_OWN | FEATURE_INFO_MANY);
     queueOnB(fx, link, "runs-old");
     const session = await sessionOf(2);
@@ -186,6 +191,8 @@ describe("PUBLISH_RUN between two brokers", () => {
     try {
       await roundTrip(connA, connA, "runs-old", 1000);
       assert.equal(session.publishedInRuns, 0);
+      assert.ok(link.deliveredOwn > 0, "DELIVER_OWN still used");
+      assert.equal(session.own.opened, 0, "no DELIVER_OWN_RUN to a node that did not offer it");
     } finally {
       await connA.close().catch(() => {});
       link.close();
