@@ -33,7 +33,7 @@ const PER_MESSAGE = 12;
  * How the connecting node writes a forwarded message: in a run when the leader reads runs and the
  * message is small, else as PUBLISH (u8 queue count | u32 queue ids | the message: link-frames.ts).
  *
- The open run is an OpenFrame (open-frame.ts): sealed before the writer's turn is written
+ * The open run is an OpenFrame (open-frame.ts): sealed before the writer's turn is written
  * (LeaderLink's beforeFlush), ended by anything else written to the link in between.
  */
 export class PublishRuns extends OpenFrame {
