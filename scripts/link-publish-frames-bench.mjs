@@ -9,6 +9,7 @@
 //   node scripts/link-publish-frames-bench.mjs [messages=200000] [size=16] [batch=24] [rounds=5]
 // Needs `npm run build` first.
 import { Buffer } from "node:buffer";
+import { setImmediate } from "node:timers";
 
 const [messages = 200000, size = 16, batch = 24, rounds = 5] = process.argv.slice(2).map(Number);
 const { createMessage } = await import("../dist/src/broker/index.js");
