@@ -11,7 +11,10 @@
 // printed against local as `crossedRatio` (LINK_BENCH_MODES=local,forwarded,crossed). A publisher
 // and a consumer on two different non-leading nodes (three nodes) pay what `forwarded` with
 // LINK_BENCH_FEATURES=0 shows: A then does both non-leading nodes' work. Each row also gives
-// msgPerWriteA/B, messages per write system call of each broker (/proc/<pid>/io).
+// msgPerWriteA/B, messages per write system call of each broker (/proc/<pid>/io), and sysUsA/B, each
+// broker's kernel time per message (stime: the socket reads and writes), and msgPerWakeA/B, messages per
+// voluntary context switch (an event-loop wake-up). LINK_BENCH_LINK=unix puts the link on a Unix
+// socket, as `coney --workers` does between its processes (default: TCP on loopback, as between machines).
 // LINK_BENCH_FEATURES=0 makes A offer no link features (as a node from before the features byte:
 // every delivery carries its message, no DELIVER_OWN), to measure that path alone.
 // Needs `npm run build` first. Ports 0 everywhere; the children print theirs.
@@ -41,11 +44,13 @@ async function node(role) {
   if (role === "leader") {
     running.broker.declareQueue({ permissions: running.broker.checkerFor("guest"), owner: null }, "/", spec, false);
     const server = listenForNodeLinks(running.broker, { secret, node: "bench@b" });
-    await new Promise((r) => server.listen(0, "127.0.0.1", r));
-    process.send({ amqp: running.amqpPort, link: server.address().port });
+    // LINK_BENCH_LINK=unix: the link on a Unix socket, as between `coney --workers` processes (worker-queues.ts).
+    const path = process.env.LINK_BENCH_LINK === "unix" ? join(mkdtempSync(join(tmpdir(), "link-bench-sock-")), "b.sock") : null;
+    await new Promise((r) => (path === null ? server.listen(0, "127.0.0.1", r) : server.listen(path, r)));
+    process.send({ amqp: running.amqpPort, link: path ?? server.address().port });
   } else {
     const { link } = await told;
-    const socket = connect(link, "127.0.0.1");
+    const socket = typeof link === "string" ? connect(link) : connect(link, "127.0.0.1");
     await new Promise((r) => socket.once("connect", r));
     const features = process.env.LINK_BENCH_FEATURES === undefined ? {} : { features: Number(process.env.LINK_BENCH_FEATURES) };
     running.broker.leadQueueElsewhere("/", spec, await connectNodeLink(socket, { secret, node: "bench@a", ...features }));
@@ -65,6 +70,10 @@ const cpuTicks = (pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return Number(f[11]) + Number(f[12]);
 };
+/** Context switches so far (/proc/<pid>/status, voluntary: the process slept in epoll and was woken): event-loop wake-ups. */
+const wakeUps = (pid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]);
+/** Kernel time of a process so far (/proc/<pid>/stat stime): the share of its CPU spent in system calls (socket reads and writes). */
+const sysTicks = (pid) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[12]);
 
 async function drive(pubPort, subPort) {
   const body = Buffer.alloc(size, 7);
@@ -109,13 +118,17 @@ async function main() {
     for (const mode of (process.env.LINK_BENCH_MODES ?? "local,forwarded").split(",")) {
       const [a0, b0, t0] = [cpuTicks(a.child.pid), cpuTicks(b.child.pid), Date.now()];
       const [aw0, bw0] = [writeCalls(a.child.pid), writeCalls(b.child.pid)];
+      const [as0, bs0] = [sysTicks(a.child.pid), sysTicks(b.child.pid)];
+      const [ac0, bc0] = [wakeUps(a.child.pid), wakeUps(b.child.pid)];
       // local: both clients on B; forwarded: both on A; crossed: publisher on B, consumer on A.
       const pubPort = mode === "forwarded" ? aInfo.amqp : bInfo.amqp;
       await drive(pubPort, mode === "local" ? bInfo.amqp : aInfo.amqp);
       const [a1, b1, t1] = [cpuTicks(a.child.pid), cpuTicks(b.child.pid), Date.now()];
       const [aw1, bw1] = [writeCalls(a.child.pid), writeCalls(b.child.pid)];
+      const [as1, bs1] = [sysTicks(a.child.pid), sysTicks(b.child.pid)];
+      const [ac1, bc1] = [wakeUps(a.child.pid), wakeUps(b.child.pid)];
       const cpuUs = (((a1 - a0) + (b1 - b0)) / HZ) * 1e6;
-      rows.push({ run: r + 1, mode, msgPerS: Math.round(messages / ((t1 - t0) / 1000)), cpuPerMsgUs: +(cpuUs / messages).toFixed(2), aShare: +((a1 - a0) / Math.max(1, a1 - a0 + b1 - b0)).toFixed(2), msgPerWriteA: +(messages / Math.max(1, aw1 - aw0)).toFixed(1), msgPerWriteB: +(messages / Math.max(1, bw1 - bw0)).toFixed(1) });
+      rows.push({ run: r + 1, mode, msgPerS: Math.round(messages / ((t1 - t0) / 1000)), cpuPerMsgUs: +(cpuUs / messages).toFixed(2), aShare: +((a1 - a0) / Math.max(1, a1 - a0 + b1 - b0)).toFixed(2), msgPerWriteA: +(messages / Math.max(1, aw1 - aw0)).toFixed(1), msgPerWriteB: +(messages / Math.max(1, bw1 - bw0)).toFixed(1), sysUsA: +(((as1 - as0) / HZ) * 1e6 / messages).toFixed(2), sysUsB: +(((bs1 - bs0) / HZ) * 1e6 / messages).toFixed(2), msgPerWakeA: +(messages / Math.max(1, ac1 - ac0)).toFixed(1), msgPerWakeB: +(messages / Math.max(1, bc1 - bc0)).toFixed(1) });
       console.log(JSON.stringify(rows.at(-1)));
     }
   }

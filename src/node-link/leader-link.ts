@@ -20,7 +20,9 @@ import { infoManyFrame, replyFailure, replyGot, replyId, replyInfo, replyInfoMan
 import { LinkWriter } from "./link-writer.js";
 import { StoredWaits } from "./stored-waits.js";
 import { KeptForwards } from "./kept-forwards.js";
-import { FEATURE_DELIVER_OWN, FEATURE_INFO_MANY } from "./link-handshake.js";
+import { FEATURE_DELIVER_OWN, FEATURE_INFO_MANY, FEATURE_PUBLISH_RUN } from "./link-handshake.js";
+import { PublishRuns } from "./publish-runs.js";
+import { readOwn } from "./own-runs.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { replyValues, streamQueryFrame } from "./stream-query-frames.js";
 import { nodeQueryFrame, replyJsonValue } from "./node-query-frames.js";
@@ -51,6 +53,7 @@ export class LeaderLink implements QueueLeaderPort {
   readonly creditBytes: number;
   private alive = true;
   private readonly writer: LinkWriter;
+  private readonly publishes: PublishRuns;
   private readonly properties = new F.PropertiesCache();
   private readonly waits = new StoredWaits();
   /** What was forwarded and not yet STORED, when the leader may deliver it back by position (DELIVER_OWN). */
@@ -87,9 +90,11 @@ export class LeaderLink implements QueueLeaderPort {
     this.creditBytes = terms.creditBytes;
     this.kept = ((terms.features ?? 0) & FEATURE_DELIVER_OWN) !== 0 ? new KeptForwards() : null;
     this.infoInOne = ((terms.features ?? 0) & FEATURE_INFO_MANY) !== 0;
+    this.publishes = new PublishRuns(((terms.features ?? 0) & FEATURE_PUBLISH_RUN) !== 0);
     this.writer = new LinkWriter(socket, () => {
       this.emitSettles();
       this.emitPending();
+      this.publishes.seal();
     });
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f));
@@ -137,21 +142,16 @@ export class LeaderLink implements QueueLeaderPort {
     this.waits.wait(waiter, token, first, last);
   }
 
-  /** Writes the pending message's PUBLISH frame: u8 queue count | u32 queue ids | the message. */
+  /** Writes the pending message (as PUBLISH, or in a PUBLISH_RUN: publish-runs.ts). */
   private emitPending(): void {
     const m = this.pendingMessage;
     if (m === null) return;
     const ids = this.pendingIds;
-    const w = this.writer;
-    const at = F.putMessageHead(w, F.PUBLISH, 1 + 4 * ids.length, m);
-    const b = w.slab;
-    b[at] = ids.length;
-    for (let i = 0; i < ids.length; i++) b.writeUInt32LE(ids[i]!, at + 1 + 4 * i);
     this.pendingMessage = null;
+    this.publishes.write(this.writer, m, ids);
     const entries = ids.length;
     ids.length = 0;
     const lease = m.lease;
-    w.writeBody(m.body, lease);
     // The body is copied or held by the writer now: each queue's entry hold ends (QueueLeaderPort.forward).
     if (lease !== null) for (let i = 0; i < entries; i++) lease.release();
   }
@@ -322,7 +322,8 @@ export class LeaderLink implements QueueLeaderPort {
         return sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), F.readMessage(f, at + 17, this.properties, this.slabs));
       }
       case F.DELIVER_OWN:
-        return this.deliverOwn(f);
+      case F.DELIVER_OWN_RUN:
+        return readOwn(f, this.deliverOwn);
       case F.CANCELLED: {
         const id = f.readUInt32LE(at);
         const sink = this.sinks.get(id);
@@ -343,21 +344,18 @@ export class LeaderLink implements QueueLeaderPort {
     }
   }
 
-  /** DELIVER_OWN: DELIVER's fields, then the position of the message this node forwarded (kept-forwards.ts). */
-  private deliverOwn(f: Buffer): void {
-    const at = F.FRAME_HEAD;
-    const id = f.readUInt32LE(at);
-    const entryId = f.readDoubleLE(at + 4);
+  /** A DELIVER_OWN (alone or in a run: own-runs.ts): a delivery of the message this node forwarded at `position` (kept-forwards.ts). */
+  private readonly deliverOwn = (id: number, entryId: number, redelivered: boolean, deliveryCount: number, position: number): void => {
     const sink = this.sinks.get(id);
     if (sink === undefined) return this.settle(id, entryId, SETTLE_REQUEUE);
-    const message = this.kept?.at(f.readDoubleLE(at + 17));
+    const message = this.kept?.at(position);
     // The leader breaks the protocol (never offered, or a position already STORED): the link cannot be trusted further.
     if (message === undefined) return void this.socket.destroy(new Error("DELIVER_OWN names no message this node keeps"));
     // The frame's hold, as a DELIVER read from a slab starts with one: the sink hands it to the entry or pins it.
     message.lease?.hold();
     this.deliveredOwn++;
-    sink.delivered(entryId, f[at + 12] === 1, f.readUInt32LE(at + 13), message);
-  }
+    sink.delivered(entryId, redelivered, deliveryCount, message);
+  };
 
   private lostError(): BrokerError {
     return new BrokerError("notFound", `the link to node '${this.node}' is down`);

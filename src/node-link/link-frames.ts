@@ -53,6 +53,10 @@ export const REPLY = 31;
  * 90–99 are the forwarded path's.
  */
 export const DELIVER_OWN = 90;
+/** Connecting node → leading node: small messages sharing their head in one frame (publish-runs.ts; issue 42, sixth pass). */
+export const PUBLISH_RUN = 94;
+/** Leading node → connecting node: DELIVER_OWNs of consecutive positions to one consumer in one frame (own-runs.ts; issue 42, sixth pass). */
+export const DELIVER_OWN_RUN = 95;
 
 export const RPC_GET_ACK = 1;
 export const RPC_GET_NO_ACK = 2;
@@ -102,7 +106,7 @@ export function readString(buf: Buffer, at: number): [string, number] {
 const SHORT = 64;
 
 /** The UTF-8 length of `s`: its length when it is ASCII (a non-ASCII character always takes more bytes than characters). */
-function utf8Length(s: string): number {
+export function utf8Length(s: string): number {
   const n = s.length;
   if (n > SHORT) return Buffer.byteLength(s);
   for (let i = 0; i < n; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s);
@@ -110,7 +114,7 @@ function utf8Length(s: string): number {
 }
 
 /** Writes `s` (`len` bytes, from utf8Length) with its u16 length at `at`; returns the position after it. */
-function putString(b: Buffer, at: number, s: string, len: number): number {
+export function putString(b: Buffer, at: number, s: string, len: number): number {
   b[at] = len & 0xff;
   b[at + 1] = len >>> 8;
   if (len === s.length && len <= SHORT) for (let i = 0; i < len; i++) b[at + 2 + i] = s.charCodeAt(i);
@@ -119,7 +123,7 @@ function putString(b: Buffer, at: number, s: string, len: number): number {
 }
 
 /** Copies `src` into `b` at `at` (a short property list in JavaScript, a longer one by memcpy). */
-function putBytes(b: Buffer, at: number, src: Buffer): void {
+export function putBytes(b: Buffer, at: number, src: Buffer): void {
   const n = src.length;
   if (n > SHORT) src.copy(b, at);
   else for (let i = 0; i < n; i++) b[at + i] = src[i]!;
@@ -178,7 +182,7 @@ export function pushMessageFrame(out: Buffer[], head: Buffer, body: Body): void 
 }
 
 /** A u16-length string at `at` (`n` bytes after its length); short ones from the codec's memo (a publisher repeats its exchange and routing key). */
-function readLinkString(f: Buffer, at: number, n: number): string {
+export function readLinkString(f: Buffer, at: number, n: number): string {
   return n <= MEMO_MAX ? memoUtf8(f, at, n) : f.toString("utf8", at, at + n);
 }
 
@@ -212,24 +216,28 @@ export function readMessage(f: Buffer, at: number, cache: PropertiesCache, slabs
   const publishedAt = f.readDoubleLE(p2);
   const propsLen = f.readUInt32LE(p2 + 8);
   const properties = cache.read(f, p2 + 12, propsLen);
-  const start = p2 + 12 + propsLen;
+  return bodyMessage(f, p2 + 12 + propsLen, f.length, exchange, routingKey, properties, cache.raw, publishedAt, slabs);
+}
+
+/** A message whose body is `f`'s bytes from `start` to `end`, kept as readMessage says (copied when small, else leased from `slabs`). */
+export function bodyMessage(f: Buffer, start: number, end: number, exchange: string, routingKey: string, properties: MessageProperties, raw: Buffer, publishedAt: number, slabs: SlabPool | null): Message {
   if (slabs !== null) {
     // Not asked whether `f` lies in a slab (a call into C++ for its ArrayBuffer, per message): a
     // small body is copied either way, and a lease on a body of a joined frame holds nothing.
-    if (f.length - start < LEASED_BODY_MIN) return createMessage(exchange, routingKey, properties, cache.raw, copyOf(f, start), publishedAt);
-    const body = f.subarray(start);
+    if (end - start < LEASED_BODY_MIN) return createMessage(exchange, routingKey, properties, raw, copyOf(f, start, end), publishedAt);
+    const body = f.subarray(start, end);
     const lease = slabs.lease();
     lease.add(body);
-    return createMessage(exchange, routingKey, properties, cache.raw, body, publishedAt, lease);
+    return createMessage(exchange, routingKey, properties, raw, body, publishedAt, lease);
   }
-  return createMessage(exchange, routingKey, properties, cache.raw, f.subarray(start), publishedAt);
+  return createMessage(exchange, routingKey, properties, raw, f.subarray(start, end), publishedAt);
 }
 
-/** The bytes of `f` from `start` on, copied (a small body out of a read slab). */
-function copyOf(f: Buffer, start: number): Buffer {
-  const n = f.length - start;
+/** The bytes of `f` from `start` to `end`, copied (a small body out of a read slab). */
+function copyOf(f: Buffer, start: number, end: number): Buffer {
+  const n = end - start;
   const out = Buffer.allocUnsafe(n);
-  if (n > SHORT) f.copy(out, 0, start);
+  if (n > SHORT) f.copy(out, 0, start, end);
   else for (let i = 0; i < n; i++) out[i] = f[start + i]!;
   return out;
 }

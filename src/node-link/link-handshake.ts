@@ -22,8 +22,12 @@ import { CHALLENGE, FRAME_HEAD, HELLO, PROOF, READY, frame, readString, writeStr
 export const FEATURE_DELIVER_OWN = 1;
 /** Feature bit: the leader answers RPC_INFO_MANY (link-rpc.ts); without it each queue's counts are one INFO. */
 export const FEATURE_INFO_MANY = 2;
+/** Feature bit: the leader reads PUBLISH_RUN (publish-runs.ts); without it every forwarded message is a PUBLISH. */
+export const FEATURE_PUBLISH_RUN = 4;
+/** Feature bit: in HELLO, the connecting node reads DELIVER_OWN_RUN (own-runs.ts); in READY, the leader sends it. */
+export const FEATURE_OWN_RUN = 8;
 /** The features this version offers. */
-export const OUR_FEATURES = FEATURE_DELIVER_OWN | FEATURE_INFO_MANY;
+export const OUR_FEATURES = FEATURE_DELIVER_OWN | FEATURE_INFO_MANY | FEATURE_PUBLISH_RUN | FEATURE_OWN_RUN;
 
 /** A trailing features byte at `at` of `f`, or none (0) from a node that does not send it. */
 const featuresAt = (f: Buffer, at: number): number => (at < f.length ? f[at]! : 0);

@@ -20,6 +20,8 @@ import { readInfoManyIds, replyEmpty, replyError, replyGotHead, replyId, replyNu
 import { LinkWriter } from "./link-writer.js";
 import { ServedConsumer, type ServingLink } from "./served-consumer.js";
 import { StoredReports } from "./stored-reports.js";
+import { readPublishRun } from "./publish-runs.js";
+import { OwnRuns } from "./own-runs.js";
 import { readStreamQuery } from "./stream-query-frames.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { readNodeQuery, replyJson, type NodeQueryAnswerer } from "./node-query-frames.js";
@@ -50,6 +52,10 @@ export class LinkSession implements ServingLink {
   /** The message of the PUBLISH being handled (when deliversOwn), and its link position. */
   private arriving: Message | null = null;
   private arrivingAt = 0;
+  /** How DELIVER_OWNs are written: in runs when the peer offered FEATURE_OWN_RUN (set with `deliversOwn`). */
+  own = new OwnRuns(false);
+  /** Messages that came in PUBLISH_RUN frames (publish-runs.ts). */
+  publishedInRuns = 0;
 
   constructor(
     private readonly broker: Broker,
@@ -61,7 +67,7 @@ export class LinkSession implements ServingLink {
     private readonly slabs: SlabPool | null = null,
     private readonly answerQuery: NodeQueryAnswerer | null = null,
   ) {
-    this.writer = new LinkWriter(socket);
+    this.writer = new LinkWriter(socket, () => this.own.seal());
     this.reports = new StoredReports((f) => this.writer.write(f), (w: SyncWaiter, t: number) => broker.whenStored(w, t));
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f), () => this.reports.closeRun());
@@ -95,17 +101,7 @@ export class LinkSession implements ServingLink {
    * still keeps it: this position's STORED is written after this frame, on the same FIFO link.
    */
   private writeDeliverOwn(consumerId: number, entryId: number, e: QueueEntry): void {
-    const w = this.writer;
-    const at = w.reserve(F.FRAME_HEAD + 25);
-    const b = w.slab;
-    b.writeUInt32LE(1 + 25, at);
-    b[at + 4] = F.DELIVER_OWN;
-    const p = at + F.FRAME_HEAD;
-    b.writeUInt32LE(consumerId, p);
-    b.writeDoubleLE(entryId, p + 4);
-    b[p + 12] = e.redelivered ? 1 : 0;
-    b.writeUInt32LE(e.deliveryCount, p + 13);
-    b.writeDoubleLE(this.arrivingAt, p + 17);
+    this.own.write(this.writer, consumerId, entryId, e.redelivered, e.deliveryCount, this.arrivingAt);
   }
 
   cancelledByQueue(consumerId: number, reason: string): void {
@@ -118,7 +114,12 @@ export class LinkSession implements ServingLink {
     const at = F.FRAME_HEAD;
     switch (f[4]) {
       case F.PUBLISH:
-        return this.publish(f);
+        return this.publish(F.readMessage(f, F.FRAME_HEAD + 1 + 4 * f[F.FRAME_HEAD]!, this.properties, this.slabs), f);
+      case F.PUBLISH_RUN:
+        return readPublishRun(f, this.properties, this.slabs, (m) => {
+          this.publishedInRuns++;
+          this.publish(m, f);
+        });
       case F.QUEUE: {
         const [vhost, p] = F.readString(f, at + 4);
         const [name, p2] = F.readString(f, p);
@@ -190,10 +191,10 @@ export class LinkSession implements ServingLink {
     return ref.queue;
   }
 
-  private publish(f: Buffer): void {
+  /** A forwarded message (PUBLISH or one of a PUBLISH_RUN's), to the queues of the frame's u8 count | u32 ids. */
+  private publish(message: Message, f: Buffer): void {
     const at = F.FRAME_HEAD;
     const n = f[at]!;
-    const message = F.readMessage(f, at + 1 + 4 * n, this.properties, this.slabs);
     const journal = this.broker.journal;
     const before = journal === null ? 0 : journal.appends;
     const forwards = this.broker.forwards;

@@ -35,6 +35,8 @@ export class LinkWriter {
   private start = 0;
   private end = 0;
   private scheduled = false;
+  /** Grows with every byte reserved or part written: a frame left open (publish-runs.ts) sees whether anything followed it. */
+  mark = 0;
   private readonly parts: Buffer[] = [];
   /** Leases of the bodies this turn references (held until its write is done). */
   private leases: BodyLease[] = NO_LEASES;
@@ -80,6 +82,7 @@ export class LinkWriter {
     }
     const at = this.end;
     this.end = at + n;
+    this.mark += n;
     return at;
   }
 
@@ -134,6 +137,7 @@ export class LinkWriter {
     this.schedule();
     this.endRun();
     this.parts.push(buf);
+    this.mark += buf.length;
   }
 
   /** The slab's bytes reserved since the last run become a part (a view, no copy). */

@@ -12,7 +12,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { Broker } from "../broker/index.js";
 import { MAX_UNAUTHENTICATED_FRAME } from "../auth/shared-secret-proof.js";
 import { FrameSplitter, readFrames } from "./frame-splitter.js";
-import { FEATURE_DELIVER_OWN, OUR_FEATURES, answer, challenge, helloFrame, readReady, readyFrame } from "./link-handshake.js";
+import { OwnRuns } from "./own-runs.js";
+import { FEATURE_DELIVER_OWN, FEATURE_OWN_RUN, OUR_FEATURES, answer, challenge, helloFrame, readReady, readyFrame } from "./link-handshake.js";
 import { LeaderLink } from "./leader-link.js";
 import { LinkSession } from "./link-session.js";
 import { linkSlabPool, readLinkIntoSlabs, startPooling, type LinkReads } from "./link-reads.js";
@@ -96,6 +97,7 @@ export function acceptNodeLink(broker: Broker, socket: Socket, opts: NodeLinkOpt
     h.socket.write(readyFrame(opts.creditMessages ?? DEFAULT_CREDIT_MESSAGES, opts.creditBytes ?? DEFAULT_CREDIT_BYTES, opts.node, features));
     const session = new LinkSession(broker, h.socket, peer, h.splitter, startPooling(h.reads, opts.slabs ?? linkSlabPool()), opts.answerQuery ?? null);
     session.deliversOwn = (features & FEATURE_DELIVER_OWN) !== 0;
+    session.own = new OwnRuns((features & FEATURE_OWN_RUN) !== 0);
     done(session);
   });
 }

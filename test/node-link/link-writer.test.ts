@@ -4,8 +4,7 @@
 // boundaries, with small bodies copied and large or multi-part ones referenced, ASCII and
 // non-ASCII strings, long and short ones.
 import assert from "node:assert/strict";
-import { once } from "node:events";
-import { connect, createServer, type Socket } from "node:net";
+import { socketPair } from "./socket-pair.js";
 import { describe, it } from "node:test";
 import { createMessage, type Message } from "../../src/broker/index.js";
 import { FrameSplitter, readFrames } from "../../src/node-link/frame-splitter.js";
@@ -13,25 +12,6 @@ import { FRAME_HEAD, PUBLISH, PropertiesCache, putMessageHead, readMessage } fro
 import { LinkWriter } from "../../src/node-link/link-writer.js";
 import type { Body } from "../../src/broker/values/message-body.js";
 import { withTimeout } from "../helpers/wait.js";
-
-async function socketPair(): Promise<{ out: Socket; inn: Socket; close(): void }> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const accepted = once(server, "connection");
-  const out = connect((server.address() as { port: number }).port, "127.0.0.1");
-  const [inn] = (await accepted) as [Socket];
-  await once(out, "connect").catch(() => {});
-  return {
-    out,
-    inn,
-    close: () => {
-      out.destroy();
-      inn.destroy();
-      server.close();
-    },
-  };
-}
 
 const bodyText = (b: Body): string => (Buffer.isBuffer(b) ? b : Buffer.concat(b as Buffer[])).toString("latin1");
 
