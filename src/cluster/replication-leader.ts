@@ -19,8 +19,7 @@ import type { StoreReplica } from "../store/store-replica.js";
 import { FollowerLink } from "./follower-link.js";
 import { acceptFollower } from "./leader-handshake.js";
 import { FrameType, f64, nameHead, u32 } from "./replication-frames.js";
-import { streamSnapshot, takeSnapshot } from "./snapshot-stream.js";
-import { keptBytes, type CatchUpCount, type HeldFile } from "./copy-manifest.js";
+import { FollowerCatchUp } from "./follower-catch-up.js";
 import { SegmentDigests } from "./segment-digests.js";
 import { StreamDigests } from "./stream-digests.js";
 import { StreamCommits } from "./stream-commits.js";
@@ -67,9 +66,8 @@ export class ReplicationLeader implements StoreReplica {
   private lastBatch = 0;
   /** When the interval tick last ran: a late one means this event loop stalled (see tick). */
   private lastTick = performance.now();
-  /** A batch's bytes are being written locally: the files are not at a batch boundary. */
-  private localPending = false;
-  private snapshotWaiting: FollowerLink[] = [];
+  /** Connected followers on their way to live: their snapshots start at batch boundaries. */
+  private readonly catchUp: FollowerCatchUp;
   /**
    * Batches whose confirms wait for followers, oldest first. The store does not wait for one
    * batch's replication before writing the next (pipelining), so several may wait at once; they
@@ -92,6 +90,7 @@ export class ReplicationLeader implements StoreReplica {
   ) {
     this.digests = new SegmentDigests(join(dataDir, "messages"));
     this.streamDigests = new StreamDigests(dataDir);
+    this.catchUp = new FollowerCatchUp(dataDir, commits, { lastBatch: () => this.lastBatch, fenced: () => this.fenced, drop: (l, why) => this.drop(l, why) }, logger);
     this.timer = setInterval(() => this.tick(true), TICK_MS);
     this.timer.unref();
   }
@@ -112,7 +111,7 @@ export class ReplicationLeader implements StoreReplica {
       this.links.set(name, link);
       return {
         frame: (type, payload) => {
-          if (type === FrameType.Manifest && link.state === "waiting") this.syncFrom(link, payload);
+          if (type === FrameType.Manifest && link.state === "waiting") this.catchUp.manifest(link, payload);
           else if (type === FrameType.Ack) this.acked(link, payload.readDoubleLE(0));
         },
         closed: () => {
@@ -168,7 +167,7 @@ export class ReplicationLeader implements StoreReplica {
     }
     this.lastBatch = batch;
     this.clock.sent(batch, performance.now());
-    this.localPending = true;
+    this.catchUp.batchStarted();
     if (this.links.size === 0) return;
     const b = Buffer.allocUnsafe(9);
     b.writeDoubleLE(batch, 0);
@@ -177,16 +176,12 @@ export class ReplicationLeader implements StoreReplica {
   }
 
   batchWritten(): void {
-    this.localPending = false;
     // The batch's fsync covered every sealed segment's last bytes: their digests are safe to keep.
     if (this.sealing !== null) this.digests.save(this.sealing);
     if (this.sealingStreams !== null) this.streamDigests.save(this.sealingStreams);
     this.sealing = null;
     this.sealingStreams = null;
-    if (this.snapshotWaiting.length === 0) return;
-    const waiting = this.snapshotWaiting;
-    this.snapshotWaiting = [];
-    for (const l of waiting) if (!l.closed) this.startSnapshot(l);
+    this.catchUp.batchWritten();
   }
 
   segmentDeleted(segment: number): void {
@@ -268,53 +263,6 @@ export class ReplicationLeader implements StoreReplica {
       this.pending = q.slice(this.pendingHead);
       this.pendingHead = 0;
     }
-  }
-
-  /**
-   * A follower said what it holds: the bytes it may keep are worked out (hashing, off the event
-   * loop), then its snapshot starts at the next batch boundary. Live frames meanwhile are not for
-   * it: the snapshot, taken after, contains them.
-   */
-  private syncFrom(link: FollowerLink, manifest: Buffer): void {
-    let held: HeldFile[];
-    try {
-      held = JSON.parse(manifest.toString("utf8")) as HeldFile[];
-      if (!Array.isArray(held)) throw new Error("not a list");
-    } catch (err) {
-      return this.drop(link, `bad manifest: ${(err as Error).message}`);
-    }
-    this.logger.info("cluster: follower connected; syncing", { follower: link.name, filesHeld: held.length });
-    const count: CatchUpCount = { hashedBytes: 0, trustedSegments: 0 };
-    const started = performance.now();
-    keptBytes(this.dataDir, held, count).then(
-      (kept) => {
-        this.logger.info("cluster: catch-up compared", { follower: link.name, hashedBytes: count.hashedBytes, trustedSealedSegments: count.trustedSegments, ms: Math.round(performance.now() - started) });
-        if (link.closed || this.fenced) return;
-        link.kept = kept;
-        if (this.localPending) this.snapshotWaiting.push(link);
-        else this.startSnapshot(link);
-      },
-      (err: unknown) => this.drop(link, `could not compare copies: ${(err as Error).message}`),
-    );
-  }
-
-  private startSnapshot(link: FollowerLink): void {
-    const files = takeSnapshot(this.dataDir);
-    link.state = "snapshot";
-    link.snapBatch = this.lastBatch;
-    streamSnapshot(link, files, link.snapBatch).then(
-      ({ sent, kept }) => {
-        this.logger.info("cluster: snapshot sent", { follower: link.name, files: files.length, sentBytes: sent, keptBytes: kept });
-        if (link.closed) return;
-        link.goLive();
-        // The snapshot holds every committed chunk: the follower may serve them from now on.
-        for (const [dir, next] of this.commits.entries()) link.send(FrameType.StreamCommit, nameHead(dir, f64(next)));
-      },
-      (err: unknown) => {
-        this.logger.warn("cluster: snapshot stream failed", { follower: link.name, err: (err as Error).message });
-        this.drop(link, "snapshot failed");
-      },
-    );
   }
 
   private acked(link: FollowerLink, batch: number): void {
