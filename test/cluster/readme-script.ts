@@ -32,7 +32,8 @@ export function readmeScript(heading: string): string {
  */
 const ATTEMPTS = 3;
 const SCRIPT_MS = 40_000;
-const PORT_TAKEN = /EADDRINUSE|address already in use/;
+// Node's own error text, and the broker's (src/listeners/bind-failure.ts: "the address is already in use").
+const PORT_TAKEN = /EADDRINUSE|address already in use|address is already in use/;
 
 /**
  * True when `output` says one of the script's own ports was taken. Another program holding a
