@@ -21,6 +21,13 @@ export class FollowerLink {
   snapBatch = -1;
   /** Confirms wait for this follower's acknowledgement (a superset of the in-sync set). */
   required = false;
+  /**
+   * It kept a confirm waiting past the ack bound and confirms stopped waiting for it (follower-pace.ts),
+   * until it is required again: for the machine rule (spread-machines.ts) its machine is not live
+   * meanwhile, as if its connection had closed, so a stalled machine does not hold every confirm
+   * until its connection is given up.
+   */
+  demoted = false;
   /** Once acknowledged (while required), the follower holds every confirmed message: it may be listed in sync. */
   joinTarget = Infinity;
   /** When its acknowledgements last moved on (performance.now()): a silent one is disconnected (follower-pace.ts). */

@@ -20,6 +20,7 @@ import { FollowerLink } from "./follower-link.js";
 import { acceptFollower } from "./leader-handshake.js";
 import { FrameType, f64, nameHead, u32 } from "./replication-frames.js";
 import { FollowerCatchUp } from "./follower-catch-up.js";
+import type { LinkedFollower } from "./spread-machines.js";
 import { SegmentDigests } from "./segment-digests.js";
 import { StreamDigests } from "./stream-digests.js";
 import { StreamCommits } from "./stream-commits.js";
@@ -37,7 +38,7 @@ export interface LeaderHooks {
    * Whether the in-sync followers are placed well enough to confirm, given the followers connected
    * now (a spread cluster's machine rule, spread-machines.ts). Absent: any placement is.
    */
-  placed?(inSync: ReadonlySet<string>, connected: ReadonlyMap<string, unknown>): boolean;
+  placed?(inSync: ReadonlySet<string>, connected: ReadonlyMap<string, LinkedFollower>): boolean;
   /** The lease is certainly alive in etcd: confirms may go out. */
   leaseValid(): boolean;
   /** The lease has certainly expired in etcd: this node no longer leads. */
@@ -274,6 +275,7 @@ export class ReplicationLeader implements StoreReplica {
     if (!link.required && link.state === "live" && mayRequire(link.acked, link.snapBatch, this.lastBatch, this.clock.ageOf(link.acked, now), this.hooks.ackTimeoutMs, this.inSync.size < this.hooks.minInSync())) {
       // From now on confirms wait for it; once it has everything sent so far it may be listed in sync.
       link.required = true;
+      link.demoted = false;
       link.joinTarget = this.lastBatch;
     }
     this.evaluate();
@@ -314,6 +316,7 @@ export class ReplicationLeader implements StoreReplica {
   private demote(link: FollowerLink, waitedMs: number): void {
     this.logger.warn("cluster: follower too slow to acknowledge; confirms no longer wait for it", { follower: link.name, waitedMs: Math.round(waitedMs), ackTimeoutMs: this.hooks.ackTimeoutMs });
     link.required = false;
+    link.demoted = true;
     link.joinTarget = Infinity;
   }
 

@@ -7,7 +7,8 @@
  *   carry their host: `coney-w1@db1` is on `db1`); a name without `@` is a machine of its own;
  * - a store's writer confirms only while its in-sync followers (those etcd lists, so one of them can
  *   adopt the store) span `wanted` machines other than its own, or every other machine that is
- *   live — one with a node connected to the writer's replication listener — when fewer are;
+ *   live — one with a node connected to the writer's replication listener and not demoted for
+ *   keeping confirms waiting (follower-pace.ts) — when fewer are;
  * - so with no other machine live it falls back to copies on its own machine (its other workers),
  *   and `/api/queues` says so (`replica_placement`).
  * Pure functions: the replication leader asks them once per batch it would confirm.
@@ -49,19 +50,25 @@ export function defaultMinInSync(knownNodes: number, wanted: number): number {
   return wanted === 0 ? Math.floor(Math.max(knownNodes, 1) / 2) : wanted;
 }
 
+/** What the rule reads of a connected follower: a demoted one (silent past the ack bound) does not make its machine live. */
+export interface LinkedFollower {
+  readonly demoted: boolean;
+}
+
 /**
  * Whether a writer on `writerMachine` may confirm with `inSync` listed in sync, while the followers
  * in `connected` are linked to it: the in-sync followers span at least `wanted` other machines, or
- * every other machine that has a connected follower when fewer do. It runs per confirmed batch
+ * every other machine that has a connected follower not demoted when fewer do. It runs per confirmed batch
  * (never per message), over a handful of names.
  */
-export function copiesPlaced(writerMachine: string, wanted: number, inSync: ReadonlySet<string>, connected: ReadonlyMap<string, unknown>): boolean {
+export function copiesPlaced(writerMachine: string, wanted: number, inSync: ReadonlySet<string>, connected: ReadonlyMap<string, LinkedFollower>): boolean {
   if (wanted === 0) return true;
   let live = 0;
   let held = 0;
   // Distinct machines counted without a set: the lists are a handful of nodes.
   const seen: string[] = [];
-  for (const name of connected.keys()) {
+  for (const [name, link] of connected) {
+    if (link.demoted) continue;
     const m = machineOf(name);
     if (m === writerMachine || seen.includes(m)) continue;
     seen.push(m);

@@ -12,6 +12,7 @@ import { withTimeout, type EtcdSession } from "./etcd-session.js";
 import { ReplicationLeader } from "./replication-leader.js";
 import type { ReplicationTransport } from "./replication-transport.js";
 import type { SpreadKeys, StoreInSync, StoreOwner } from "./spread-keys.js";
+import type { LinkedFollower } from "./spread-machines.js";
 
 export interface WriterContext {
   readonly me: string;
@@ -26,7 +27,7 @@ export interface WriterContext {
   readonly ackTimeoutMs: number;
   minInSync(): number;
   /** The machine rule (spread-machines.ts) for a writer in this process. */
-  placed(inSync: ReadonlySet<string>, connected: ReadonlyMap<string, unknown>): boolean;
+  placed(inSync: ReadonlySet<string>, connected: ReadonlyMap<string, LinkedFollower>): boolean;
 }
 
 export class StoreWriter {

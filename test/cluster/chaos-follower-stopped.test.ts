@@ -71,7 +71,7 @@ describe("chaos: a follower stopped (SIGSTOP) under load", { timeout: 110_000 },
       const failoverMs = Date.now() - killedAt;
       const counts = { duplicates: 0 };
       const seen = await drainQueue(cluster, QUEUE, publisher.confirmed, 30_000, counts);
-      const f = chaosFigures(t, "13 follower SIGSTOP (replicated, 3 nodes)", publisher.confirmed, seen, counts.duplicates, failoverMs, { longestGapMs: gapMs, stoppedMs, rejoinedAfterMs: rejoinedMs });
+      const f = chaosFigures(t, "15 follower SIGSTOP (replicated, 3 nodes)", publisher.confirmed, seen, counts.duplicates, failoverMs, { longestGapMs: gapMs, stoppedMs, rejoinedAfterMs: rejoinedMs });
       assert.equal(f.lost, 0, "no confirmed message lost");
       assert.ok(stoppedMs >= STOP_MS, `the follower was stopped ${stoppedMs} ms`);
       assert.ok(gapMs < 1000, `the leader confirmed with no gap over 1 s while a follower was stopped (longest ${gapMs} ms)`);

@@ -140,7 +140,7 @@ describe("chaos: a spread cluster node stopped (SIGSTOP) under load", { timeout:
     const drain = await connect(victim);
     await eventually(() => consumeAll(drain, queues, tally, 500).then(() => true, () => false), 30_000, "consuming every queue through the once-stopped node");
     await eventually(() => tally.missing(expected) === 0, 60_000, "every confirmed message consumed").catch(() => undefined);
-    const f = chaosFigures(t, "12 spread node SIGSTOP (3 nodes, 4 queues on the others)", expected, new Set(tally.counts.keys()), tally.duplicates, null, {
+    const f = chaosFigures(t, "14 spread node SIGSTOP (3 nodes, 4 queues on the others)", expected, new Set(tally.counts.keys()), tally.duplicates, null, {
       longestGapMs: gapMs,
       longestGapPerQueueMs: perQueueGapMs,
       stoppedMs,

@@ -308,7 +308,7 @@ export class TestCluster {
 }
 
 /** Whether every thread of `pid` is stopped (Linux: state T, or t when traced, in /proc/<pid>/task/<tid>/stat). */
-function everyThreadStopped(pid: number): boolean {
+export function everyThreadStopped(pid: number): boolean {
   return readdirSync(`/proc/${pid}/task`).every((tid) => {
     try {
       const state = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]?.[0];

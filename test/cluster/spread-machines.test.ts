@@ -13,7 +13,7 @@ import { ReplicationLeader } from "../../src/cluster/replication-leader.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { eventually } from "../helpers/wait.js";
 
-const linked = (...names: string[]): Map<string, unknown> => new Map(names.map((n) => [n, null]));
+const linked = (...names: string[]): Map<string, { demoted: boolean }> => new Map(names.map((n) => [n, { demoted: false }]));
 
 describe("spread cluster: copies on other machines", () => {
   it("takes a node's machine from the host part of its name; a name without one is a machine of its own", () => {
@@ -55,6 +55,11 @@ describe("spread cluster: copies on other machines", () => {
     assert.equal(copiesPlaced("m1", 2, inSync("x@m2", "x2@m2"), linked("x@m2", "x2@m2", "y@m3")), false, "two copies on one other machine count once");
     assert.equal(copiesPlaced("m1", 2, inSync("x@m2", "y@m3"), linked("x@m2", "y@m3", "z@m4")), true);
     assert.equal(copiesPlaced("m1", 2, inSync("x@m2"), linked("x@m2")), true, "only one other machine live");
+    // A machine whose every connected node was demoted (silent past the ack bound) is not live: as if disconnected.
+    const stalled = new Map([["a-w1@ma", { demoted: false }], ["b-w0@mb", { demoted: true }], ["b-w1@mb", { demoted: true }]]);
+    assert.equal(copiesPlaced("ma", 1, inSync("a-w1@ma"), stalled), true, "mb stalled: its own machine's copies");
+    stalled.set("b-w1@mb", { demoted: false });
+    assert.equal(copiesPlaced("ma", 1, inSync("a-w1@ma"), stalled), false, "one node of mb answering again: mb is live");
   });
 
   it("says where a store's in-sync copies are", () => {

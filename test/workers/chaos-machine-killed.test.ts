@@ -12,8 +12,8 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { chaosFigures } from "../cluster/chaos-report.js";
-import { Publisher, Tally, consumeAll, longestGap } from "../cluster/chaos-load.js";
-import { Machines, machineOfNode } from "./machines-fixture.js";
+import { consumeAll, longestGap } from "../cluster/chaos-load.js";
+import { Machines, loadOnB, machineOfNode } from "./machines-fixture.js";
 
 const WINDOW = 4;
 /** Confirms the publisher must see on machine b's queues in each phase (before, after). */
@@ -28,23 +28,8 @@ describe("chaos: a machine of workers as spread nodes killed -9 under load", { t
   it("the other machine's queues never stop confirming, the dead machine's serve again from copies on the other machine, no confirmed message lost", async (t) => {
     await Promise.all([machines.allRunning("a"), machines.allRunning("b")]);
     for (const m of ["a", "b"] as const) assert.equal(machines.of(m).lines.find((l) => l.msg === "Coney started")?.["machine"], `m${m}`, `machine ${m}'s start line names its machine`);
-    const homes = await machines.declare("b", [0, 1, 2, 3].map((i) => `mk-${i}`));
-    const all = [...homes.keys()];
-    const onA = all.filter((q) => machineOfNode(homes.get(q)!) === "a");
-    const onB = all.filter((q) => machineOfNode(homes.get(q)!) === "b");
-    assert.ok(onA.length > 0 && onB.length > 0, `queues on both machines: ${all.map((q) => `${q}=${homes.get(q)}`).join(", ")}`);
-
-    const tally = new Tally();
-    await consumeAll(await machines.connect("b"), all, tally);
-    const pub = new Publisher("b", await machines.connect("b"), WINDOW);
-    await pub.start(all);
-    const confirmsAfter = (queues: readonly string[], at: number): number => queues.reduce((s, q) => s + pub.confirmsAfter(q, at), 0);
-    await eventually(() => all.every((q) => pub.confirmTimes.get(q)!.length >= 20), 30_000, "every queue confirming");
     // Under load, each store's in-sync copies include one on the other machine.
-    await eventually(async () => {
-      const list = await machines.queues("b");
-      return all.every((q) => list.find((x) => x.name === q)?.replica_placement === "other-machines");
-    }, 20_000, "every queue's copies on the other machine too");
+    const { all, onA, onB, tally, pub, confirmsAfter } = await loadOnB(machines, "mk", WINDOW);
     const before = await machines.queues("b");
     for (const q of all) {
       const row = before.find((x) => x.name === q)!;

@@ -2,16 +2,17 @@
  * Two "machines" for the chaos cases of workers as spread nodes (docs/CLUSTERING.md, "Copies on
  * other machines"): two `coney --workers 2 --cluster-mode spread` process trees on loopback, named
  * `a@ma` and `b@mb` (so their workers are `a-w0@ma`, `a-w1@ma`, `b-w0@mb`, `b-w1@mb`: two machine
- * names), on one real etcd, with balanced placement. A machine can be killed -9 whole (primary and
+ * names), on one real etcd, with balanced placement. A machine can be stalled (SIGSTOP), killed -9 whole (primary and
  * workers) or stopped with SIGTERM and started again on its data dir.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChannelModel } from "amqplib";
-import { TestCluster } from "../cluster/cluster-fixture.js";
+import { TestCluster, everyThreadStopped } from "../cluster/cluster-fixture.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { alive, startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { Publisher, Tally, consumeAll } from "../cluster/chaos-load.js";
 import { connectSurviving } from "./workers-clients.js";
 import { freshGet } from "./worker-landing.js";
 
@@ -66,6 +67,22 @@ export class Machines {
     for (const pid of pids) process.kill(pid, "SIGKILL");
     await eventually(() => pids.every((pid) => !alive(pid)), 10_000, `machine ${m}'s processes to die`);
     await this.of(m).exited;
+  }
+
+  /**
+   * SIGSTOP to machine `m`'s whole process tree (alive, its sockets open and silent, as behind a cut
+   * network); resolves once every thread of it is stopped. Returns its pids for `resumeMachine`.
+   */
+  async stallMachine(m: MachineName): Promise<number[]> {
+    const pids = this.pids(m);
+    for (const pid of pids) process.kill(pid, "SIGSTOP");
+    await eventually(() => pids.every((pid) => everyThreadStopped(pid)), 10_000, `machine ${m}'s processes stopped`);
+    return pids;
+  }
+
+  /** SIGCONT to the processes `stallMachine` stopped. */
+  resumeMachine(pids: readonly number[]): void {
+    for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGCONT");
   }
 
   /** SIGTERM to machine `m`'s primary; resolves once its tree has exited. */
@@ -123,4 +140,46 @@ export class Machines {
     await Promise.all([...this.running.values()].map((p) => p.close()));
     await this.etcd.close();
   }
+}
+
+/** A confirmed load on machine b over queues homed on both machines (loadOnB). */
+export interface MachineLoad {
+  readonly homes: Map<string, string>;
+  readonly all: string[];
+  /** The queues homed on machine a, and on machine b. */
+  readonly onA: string[];
+  readonly onB: string[];
+  readonly tally: Tally;
+  readonly pub: Publisher;
+  /** Confirms of `queues` after `at` (Date.now()). */
+  confirmsAfter(queues: readonly string[], at: number): number;
+}
+
+/**
+ * Four durable queues `<prefix>-0..3` declared through machine b (balanced: one per worker, so on
+ * both machines), a consumer of every queue and a publisher with `window` confirms in flight per
+ * queue on machine b; resolves once every queue confirms and every store's copies are on the other
+ * machine too (`replica_placement`: the machine rule).
+ */
+export async function loadOnB(machines: Machines, prefix: string, window: number): Promise<MachineLoad> {
+  await Promise.all([machines.allRunning("a"), machines.allRunning("b")]);
+  const homes = await machines.declare("b", [0, 1, 2, 3].map((i) => `${prefix}-${i}`));
+  const all = [...homes.keys()];
+  const onA = all.filter((q) => machineOfNode(homes.get(q)!) === "a");
+  const onB = all.filter((q) => machineOfNode(homes.get(q)!) === "b");
+  if (onA.length === 0 || onB.length === 0) throw new Error(`queues not on both machines: ${all.map((q) => `${q}=${homes.get(q)}`).join(", ")}`);
+  const tally = new Tally();
+  await consumeAll(await machines.connect("b"), all, tally);
+  const pub = new Publisher("b", await machines.connect("b"), window);
+  await pub.start(all);
+  await eventually(() => all.every((q) => pub.confirmTimes.get(q)!.length >= 20), 30_000, "every queue confirming");
+  await eventually(() => copiesOnOtherMachines(machines, all), 20_000, "every queue's copies on the other machine too");
+  const confirmsAfter = (queues: readonly string[], at: number): number => queues.reduce((n, q) => n + pub.confirmsAfter(q, at), 0);
+  return { homes, all, onA, onB, tally, pub, confirmsAfter };
+}
+
+/** Every queue of `all`, as machine b lists it, has an in-sync copy on a machine other than its home's. */
+export async function copiesOnOtherMachines(machines: Machines, all: readonly string[]): Promise<boolean> {
+  const list = await machines.queues("b");
+  return all.every((q) => list.find((x) => x.name === q)?.replica_placement === "other-machines");
 }
