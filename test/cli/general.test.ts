@@ -27,7 +27,7 @@ const ISSUE_COMMANDS = [
   "list_vhosts", "add_vhost", "delete_vhost", "list_queues", "list_exchanges", "list_bindings", "list_connections", "list_mqtt_connections",
   "list_stream_connections", "list_stream_publishers", "list_stream_consumers",
   "list_channels", "list_consumers", "close_connection", "purge_queue", "delete_queue", "set_policy", "clear_policy",
-  "list_policies", "export_definitions", "import_definitions", "status", "await_startup", "forget_cluster_node", "help", "list_audit",
+  "list_policies", "export_definitions", "import_definitions", "status", "cluster_status", "await_startup", "forget_cluster_node", "help", "list_audit",
   // issue 26: shovels
   "list_shovels", "shovel_status", "delete_shovel", "restart_shovel",
   // issue 26: federation

@@ -1,6 +1,6 @@
 /**
  * Node-level commands: status (rabbitmqctl's sections, filled from /api/overview and
- * /api/nodes), await_startup (waits until the management API answers) and forget_cluster_node.
+ * /api/nodes), cluster_status (cluster-status.ts), await_startup (waits until the management API answers) and forget_cluster_node.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CommandSpec } from "../command-spec.js";
@@ -8,22 +8,12 @@ import { CliError, EXIT } from "../exit-codes.js";
 import type { Item } from "../list-columns.js";
 import type { ManagementApi } from "../management-api.js";
 import { ManagementClient } from "../management-client.js";
+import { purposeOf } from "./listener-purpose.js";
+import { CLUSTER_STATUS } from "./cluster-status.js";
 
 const path = ManagementClient.path;
 const GB = 1024 ** 3;
 const gb = (bytes: unknown): string => `${(Number(bytes) / GB).toFixed(4)} gb`;
-// rabbitmqctl's labels (its listeners' protocol_label) for the protocols Coney listens on.
-const PURPOSE: Record<string, string> = {
-  amqp: "AMQP 0-9-1",
-  http: "HTTP API",
-  https: "HTTP API over TLS (HTTPS)",
-  mqtt: "MQTT",
-  stomp: "STOMP",
-  "http/web-mqtt": "MQTT over WebSocket",
-  "http/web-stomp": "STOMP over WebSocket",
-  "http/prometheus": "Prometheus exporter API over HTTP",
-  "https/prometheus": "Prometheus exporter API over TLS (HTTPS)",
-};
 
 /**
  * rabbitmqctl status is one node's: its own listeners and its own connections (the totals' queue
@@ -63,7 +53,7 @@ function statusText(overview: Item, node: Item, vhosts: number, connections: num
       ? ["(none)"]
       : listeners.map((l) => {
           const protocol = String(l["protocol"]);
-          return `Interface: ${String(l["ip_address"])}, port: ${String(l["port"])}, protocol: ${protocol}, purpose: ${PURPOSE[protocol] ?? protocol}`;
+          return `Interface: ${String(l["ip_address"])}, port: ${String(l["port"])}, protocol: ${protocol}, purpose: ${purposeOf(protocol)}`;
         })),
   ].join("\n");
 }
@@ -141,4 +131,4 @@ const forgetClusterNode: CommandSpec = {
   },
 };
 
-export const NODE_COMMANDS: readonly CommandSpec[] = [status, awaitStartup, forgetClusterNode];
+export const NODE_COMMANDS: readonly CommandSpec[] = [status, CLUSTER_STATUS, awaitStartup, forgetClusterNode];

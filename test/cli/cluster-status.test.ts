@@ -1,0 +1,88 @@
+// coneyctl cluster_status, as rabbitmqctl cluster_status: the real coneyctl against a real broker,
+// one node and `coney --workers 2` (every node listed, running, with its own listeners labelled by
+// node), in text and as JSON, checked against what /api/nodes and /api/overview say.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { startTestBroker, type TestBroker } from "../helpers/broker.js";
+import { eventually } from "../helpers/wait.js";
+import { startWorkers, type WorkersProcess } from "../workers/workers-harness.js";
+import { pinnedApis } from "../workers/pinned-workers.js";
+import { ctl, run } from "./run-coneyctl.js";
+
+const auth = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
+const getJson = async <T>(base: string, path: string): Promise<T> => (await (await fetch(`${base}${path}`, { headers: auth })).json()) as T;
+
+/** The lines of one section of the text output (between its title and the next blank line after its body). */
+function section(stdout: string, title: string): string[] {
+  const lines = stdout.split("\n");
+  const at = lines.indexOf(title);
+  assert.ok(at >= 0, `section ${title} in:\n${stdout}`);
+  const body: string[] = [];
+  for (let i = at + 2; i < lines.length && lines[i] !== ""; i++) body.push(lines[i]!);
+  return body;
+}
+
+describe("coneyctl cluster_status", () => {
+  describe("one node", () => {
+    let broker: TestBroker;
+    before(async () => {
+      broker = await startTestBroker();
+    });
+    after(() => broker.close());
+
+    it("prints rabbitmqctl's sections: the node as disk and running node, its version, listeners with their purpose, the feature flags", async () => {
+      const r = await ctl(broker, ["cluster_status"]);
+      assert.equal(r.code, 0, r.stderr);
+      const overview = await getJson<{ node: string; cluster_name: string; listeners: Array<{ protocol: string; ip_address: string }> }>(broker.httpUrl, "/api/overview");
+      const amqpIp = overview.listeners.find((l) => l.protocol === "amqp")!.ip_address;
+      assert.match(r.stdout, new RegExp(`^Cluster status of node ${overview.node.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} \\.\\.\\.$`, "m"));
+      assert.deepEqual(section(r.stdout, "Basics"), [`Cluster name: ${overview.cluster_name}`]);
+      assert.deepEqual(section(r.stdout, "Disk Nodes"), [overview.node]);
+      assert.deepEqual(section(r.stdout, "Running Nodes"), [overview.node]);
+      assert.match(section(r.stdout, "Versions")[0]!, new RegExp(`^${overview.node.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: Coney \\d+\\.\\d+\\.\\d+ on Node\\.js \\d+\\.\\d+`));
+      assert.deepEqual(section(r.stdout, "Maintenance status"), [`Node: ${overview.node}, status: not under maintenance`]);
+      assert.deepEqual(section(r.stdout, "Alarms"), ["(none)"]);
+      assert.deepEqual(section(r.stdout, "Network Partitions"), ["(none)"]);
+      assert.ok(section(r.stdout, "Listeners").includes(`Node: ${overview.node}, interface: ${amqpIp}, port: ${broker.amqpPort}, protocol: amqp, purpose: AMQP 0-9-1`), r.stdout);
+      assert.ok(section(r.stdout, "Feature flags").includes("Flag: quorum_queue, state: enabled"), r.stdout);
+    });
+
+    it("--formatter json: the same as one object", async () => {
+      const r = await ctl(broker, ["cluster_status", "--formatter", "json"]);
+      assert.equal(r.code, 0, r.stderr);
+      const s = JSON.parse(r.stdout) as { disk_nodes: string[]; running_nodes: string[]; listeners: Record<string, Array<{ port: number; protocol: string }>>; feature_flags: Array<{ name: string }> };
+      const nodes = await getJson<Array<{ name: string }>>(broker.httpUrl, "/api/nodes");
+      assert.deepEqual(s.disk_nodes, nodes.map((n) => n.name));
+      assert.deepEqual(s.running_nodes, nodes.map((n) => n.name));
+      assert.ok(s.listeners[nodes[0]!.name]!.some((l) => l.protocol === "amqp" && l.port === broker.amqpPort));
+      assert.ok(s.feature_flags.some((f) => f.name === "stream_queue"));
+    });
+  });
+
+  describe("coney --workers 2", () => {
+    let p: WorkersProcess;
+    before(async () => {
+      p = await startWorkers(["--in-memory"]);
+      // Both workers answer the API (each then lists the other's listeners).
+      for (const a of await pinnedApis(p.httpPort)) a.close();
+    });
+    after(() => p.close());
+
+    it("lists both workers as running nodes, each one's listeners under its own name, from either worker", async () => {
+      const seen = new Set<string>();
+      await eventually(async () => {
+        const r = await run(["--port", String(p.httpPort), "cluster_status", "--formatter", "json"]);
+        assert.equal(r.code, 0, r.stderr);
+        const s = JSON.parse(r.stdout) as { running_nodes: string[]; listeners: Record<string, Array<{ protocol: string }>>; versions: Record<string, unknown> };
+        if (s.running_nodes.length !== 2) return false;
+        for (const n of s.running_nodes) assert.ok(s.listeners[n]?.some((l) => l.protocol === "http/prometheus"), `${n}'s own listeners: ${JSON.stringify(s.listeners)}`);
+        // The answering node's version at least (another node's record may not carry one: left out, not guessed).
+        assert.ok(Object.keys(s.versions).some((n) => s.running_nodes.includes(n)), `a version: ${JSON.stringify(s.versions)}`);
+        const text = await run(["--port", String(p.httpPort), "cluster_status"]);
+        const asked = /^Cluster status of node (.+) \.\.\.$/m.exec(text.stdout)?.[1];
+        if (asked !== undefined) seen.add(asked);
+        return seen.size === 2;
+      }, 30_000, "both workers asked and listing both");
+    });
+  });
+});
