@@ -1,11 +1,7 @@
 /**
  * The leader's replication (docs/CLUSTERING.md, "Replication" and "The confirm rule"). It is the
  * message store's StoreReplica: every byte the store writes is sent to each follower in the same
- * order, and a batch's confirms are released only when
- *   - this node's etcd lease is certainly still valid,
- *   - every follower listed in sync, and every follower confirms wait for, acknowledged it,
- *   - at least min-in-sync-replicas followers are listed in sync,
- *   - and (a spread cluster's stores) they are on other machines while any other is live.
+ * order, and a batch's confirms are released only under the confirm rule (canConfirm, below).
  * Invariant: every follower in `inSync` (as written in etcd) holds every confirmed message.
  * So a follower is added to etcd only after confirms have waited for it and it caught up, and
  * removed from etcd before any confirm goes out without it. A follower that keeps a confirm
@@ -240,21 +236,28 @@ export class ReplicationLeader implements StoreReplica {
     this.links.clear();
   }
 
+  /**
+   * The confirm rule, asked once per batch (never per message): docs/CLUSTERING.md "The confirm
+   * rule" and "Falling behind", with the machine rule of src/cluster/spread-machines.ts ("Copies on
+   * other machines"). A batch is confirmed when the lease is certainly valid, at least min-in-sync
+   * followers are listed in sync and placed as the machine rule wants, and every follower confirms
+   * wait for — the *required* ones — acknowledged it. Every follower etcd lists, or is being told
+   * to list (a write in flight, or one that failed and may have landed), must be among the
+   * required: one gone or demoted holds confirms until etcd no longer lists it, which keeps the
+   * invariant in this module's header.
+   */
   private canConfirm(batch: number): boolean {
-    if (!this.hooks.leaseValid()) return false;
-    if (this.inSync.size < this.hooks.minInSync()) return false;
+    if (!this.hooks.leaseValid() || this.inSync.size < this.hooks.minInSync()) return false;
     if (this.hooks.placed !== undefined && !this.hooks.placed(this.inSync, this.links)) return false;
-    for (const name of this.inSync) if (!this.holds(name, batch)) return false;
-    // A follower demoted while etcd is being told to list it is in etcd's set once the write lands.
-    for (const name of this.listing) if (!this.holds(name, batch)) return false;
+    if (!this.allRequired(this.inSync) || !this.allRequired(this.listing)) return false;
     for (const l of this.links.values()) if (l.required && l.acked < batch) return false;
     return true;
   }
 
-  /** Follower `name` is required and acknowledged `batch`: it holds it, and confirms wait for it. */
-  private holds(name: string, batch: number): boolean {
-    const l = this.links.get(name);
-    return l !== undefined && l.required && l.acked >= batch;
+  /** Every follower named is connected and required (confirms wait for its acknowledgement). */
+  private allRequired(names: Iterable<string>): boolean {
+    for (const name of names) if (this.links.get(name)?.required !== true) return false;
+    return true;
   }
 
   private evaluate(): void {
