@@ -5,19 +5,18 @@
 // a consume of a queue declared over HTTP, a publish through an import's objects, a STOMP receipt,
 // an MQTT SUBACK, an AMQP 1.0 attach that declares its queue. Each step runs a
 // few times, so a relay that merely tends to be fast enough would be caught.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
+import type { ConfirmChannel } from "amqplib";
 import { withTimeout } from "../helpers/wait.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { StompWire } from "../helpers/stomp-wire.js";
 import { connectMqtt, type TestMqttClient } from "../helpers/mqtt-client.js";
 import type { Connection } from "rhea";
 import { close as closeAmqp1, connect as connectAmqp1, openSender } from "../helpers/rhea-client.js";
-import { onWorker, pinnedApis, workerOfPort, type PinnedApi } from "./pinned-workers.js";
+import { onWorker, workerOfPort } from "./pinned-workers.js";
+import { amqpLocalPort, pinnedWorkersSuite } from "./pinned-workers-suite.js";
 
 const ROUNDS = 10;
-const localPort = (c: ChannelModel): number => (c.connection as unknown as { stream: { localPort: number } }).stream.localPort;
 
 /** Publishes mandatory with confirms; resolves "routed" on the ack, "returned" when basic.return came first. */
 function publishMandatory(ch: ConfirmChannel, exchange: string, key: string, body: string): Promise<"routed" | "returned"> {
@@ -40,36 +39,15 @@ function publishMandatory(ch: ConfirmChannel, exchange: string, key: string, bod
 }
 
 describe("coney --workers 2: definition changes answered once every worker knows them", () => {
-  let p: WorkersProcess;
-  let apis: PinnedApi[];
-  let url = "";
-  const open: ChannelModel[] = [];
-
-  const connect = async (u: string): Promise<ChannelModel> => {
-    const c = await amqp.connect(u);
-    c.on("error", () => {});
-    open.push(c);
-    return c;
-  };
-  const connectOn = (worker: number): Promise<ChannelModel> => onWorker(apis, worker, () => connect(url), localPort, (c) => c.close());
-
-  before(async () => {
-    p = await startWorkers();
-    url = `amqp://127.0.0.1:${p.amqpPort}`;
-    apis = await pinnedApis(p.httpPort);
-  });
-  after(async () => {
-    for (const c of open) await c.close().catch(() => {});
-    for (const a of apis ?? []) a.close();
-    await p?.close();
-  });
+  const suite = pinnedWorkersSuite();
+  const { apis, connect, connectOn } = suite;
 
   /** Two logins right after the change: the primary hands connections out in turn, so one lands on each worker; both must succeed. */
   async function loginsEverywhere(u: string): Promise<Set<number>> {
     const reached = new Set<number>();
     for (let i = 0; i < 2; i++) {
       const c = await connect(u);
-      reached.add(await workerOfPort(apis, localPort(c)));
+      reached.add(await workerOfPort(apis, amqpLocalPort(c)));
       await c.close();
     }
     return reached;
@@ -82,7 +60,7 @@ describe("coney --workers 2: definition changes answered once every worker knows
       assert.equal((await apis[0]!.request("PUT", `/api/users/${user}`, { password: "pw", tags: "" })).status, 201);
       const perm = await apis[0]!.request("PUT", `/api/permissions/%2F/${user}`, { configure: ".*", write: ".*", read: ".*" });
       assert.ok(perm.status === 201 || perm.status === 204, `permissions answered ${perm.status}`);
-      for (const w of await loginsEverywhere(`amqp://${user}:pw@127.0.0.1:${p.amqpPort}`)) reached.add(w);
+      for (const w of await loginsEverywhere(`amqp://${user}:pw@127.0.0.1:${suite.p.amqpPort}`)) reached.add(w);
     }
     assert.ok(reached.has(1), "a login landed on worker 1");
   });
@@ -92,7 +70,7 @@ describe("coney --workers 2: definition changes answered once every worker knows
     for (let i = 0; i < ROUNDS; i++) {
       const vhost = `barrier-vhost-${i}`;
       assert.equal((await apis[0]!.request("PUT", `/api/vhosts/${vhost}`)).status, 201);
-      for (const w of await loginsEverywhere(`amqp://guest:guest@127.0.0.1:${p.amqpPort}/${vhost}`)) reached.add(w);
+      for (const w of await loginsEverywhere(`amqp://guest:guest@127.0.0.1:${suite.p.amqpPort}/${vhost}`)) reached.add(w);
     }
     assert.ok(reached.has(1), "a connection landed on worker 1");
   });
@@ -205,7 +183,7 @@ describe("coney --workers 2: definition changes answered once every worker knows
   });
 
   it("AMQP 1.0: an attach that declares /queue/<q> on worker 0 means a mandatory publish from worker 1 routes to it", async () => {
-    const a = await onWorker(apis, 0, () => connectAmqp1(p.amqpPort, { hostname: "vhost:/" }), (x: Connection) => (x as unknown as { socket: { localPort: number } }).socket.localPort, (x) => closeAmqp1(x));
+    const a = await onWorker(apis, 0, () => connectAmqp1(suite.p.amqpPort, { hostname: "vhost:/" }), (x: Connection) => (x as unknown as { socket: { localPort: number } }).socket.localPort, (x) => closeAmqp1(x));
     const ch1 = await (await connectOn(1)).createConfirmChannel();
     try {
       for (let i = 0; i < ROUNDS; i++) {

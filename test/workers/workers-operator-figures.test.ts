@@ -5,13 +5,11 @@
 //   lead it was 0: the leader's counts crossed the link without the unacknowledged ones;
 // - `/api/healthchecks/node/<the other worker>` answered 503 "not reachable" for a running worker.
 // RabbitMQ 3.10 answers both the same from every node. Real process tree, real amqplib client.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { ChannelModel } from "amqplib";
 import { eventually } from "../helpers/wait.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
-import { connectSurviving } from "./workers-clients.js";
-import { pinnedApis, type PinnedApi } from "./pinned-workers.js";
+import type { PinnedApi } from "./pinned-workers.js";
+import { pinnedWorkersSuite } from "./pinned-workers-suite.js";
 
 interface QueueCounts {
   readonly node: string;
@@ -21,22 +19,11 @@ interface QueueCounts {
 }
 
 describe("coney --workers 2: the same figures and health from either worker", () => {
-  let p: WorkersProcess;
-  let apis: PinnedApi[] = [];
-  const open: ChannelModel[] = [];
-
-  before(async () => {
-    p = await startWorkers(["--in-memory"]);
-    apis = await pinnedApis(p.httpPort);
-  });
-  after(async () => {
-    await Promise.all(open.map((c) => c.close().catch(() => {})));
-    for (const a of apis) a.close();
-    await p.close();
-  });
+  const suite = pinnedWorkersSuite(["--in-memory"]);
+  const { apis } = suite;
 
   it("a queue's unacknowledged messages are counted by the worker that does not lead it", async () => {
-    const conn = await connectSurviving(p, open);
+    const conn = await suite.connect();
     const ch = await conn.createConfirmChannel();
     const queue = "figures-unacked";
     await ch.assertQueue(queue, { durable: false });

@@ -12,12 +12,11 @@
 //   broker's connections: it is the asked node's, as rabbitmqctl status is.
 // And a real Prometheus scraping both workers' ports sums to the overview's totals.
 // Real process tree, real amqplib clients, real HTTP and the real coneyctl.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type ChannelModel } from "amqplib";
 import { eventually } from "../helpers/wait.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
-import { leaderIndex, onWorker, pinnedApis, type PinnedApi } from "./pinned-workers.js";
+import { leaderIndex, type PinnedApi } from "./pinned-workers.js";
+import { pinnedWorkersSuite } from "./pinned-workers-suite.js";
 import { run } from "../cli/run-coneyctl.js";
 import { RunningPrometheus } from "../metrics/prometheus-tools.js";
 
@@ -44,47 +43,19 @@ const ledBy = (w: number, prefix: string): string => {
   for (let i = 0; ; i++) if (leaderIndex(`${prefix}-${i}`) === w) return `${prefix}-${i}`;
 };
 
-const localPortOf = (c: ChannelModel): number => (c as unknown as { connection: { stream: { localPort: number } } }).connection.stream.localPort;
-
 describe("coney --workers 2: one broker for the operator, from either worker", () => {
-  let p: WorkersProcess;
-  let apis: PinnedApi[] = [];
-  const open: ChannelModel[] = [];
-  const onW = async (w: number): Promise<ChannelModel> => {
-    const c = await onWorker(
-      apis,
-      w,
-      async () => {
-        const c = await amqp.connect(p.amqpUrl);
-        c.on("error", () => {});
-        return c;
-      },
-      localPortOf,
-      (c) => c.close(),
-    );
-    open.push(c);
-    return c;
-  };
+  const suite = pinnedWorkersSuite(["--in-memory"]);
+  const { apis } = suite;
   const get = async <T>(api: PinnedApi, path: string): Promise<T> => {
     const r = await api.request("GET", path);
     assert.equal(r.status, 200, `${path} on ${api.node}: ${r.text}`);
     return r.json as T;
   };
 
-  before(async () => {
-    p = await startWorkers(["--in-memory"]);
-    apis = await pinnedApis(p.httpPort);
-  });
-  after(async () => {
-    await Promise.all(open.map((c) => c.close().catch(() => {})));
-    for (const a of apis) a.close();
-    await p.close();
-  });
-
   it("a queue's message_stats and rates are its leader's, read through either worker (list and one queue)", async () => {
     const queue = ledBy(1, "view-rates");
     // Publishers on both workers, the consumer on the one that does not lead the queue.
-    const [c0, c1] = [await onW(0), await onW(1)];
+    const [c0, c1] = [await suite.connectOn(0), await suite.connectOn(1)];
     const ch0 = await c0.createConfirmChannel();
     await ch0.assertQueue(queue, { durable: false });
     const ch1 = await c1.createConfirmChannel();
@@ -154,7 +125,7 @@ describe("coney --workers 2: one broker for the operator, from either worker", (
 
   it("a worker that does not answer in time: the overview counts its queues from their last counts and says so", async () => {
     const queue = ledBy(1, "view-silent");
-    const ch = await (await onW(0)).createConfirmChannel();
+    const ch = await (await suite.connectOn(0)).createConfirmChannel();
     await ch.assertQueue(queue, { durable: false });
     for (let i = 0; i < 7; i++) ch.sendToQueue(queue, Buffer.from(`m${i}`));
     await ch.waitForConfirms();
@@ -163,7 +134,7 @@ describe("coney --workers 2: one broker for the operator, from either worker", (
     await eventually(async () => (await get<QueueJson[]>(w0, "/api/queues/%2F")).find((q) => q.name === queue)?.messages === 7, 10_000, "7 messages through worker 0");
     const before = await get<Overview>(w0, "/api/overview");
     assert.equal(before.counts_stale, undefined);
-    const w1pid = p.lines.filter((l) => l.msg === "worker started" && l["worker"] === "w1").pop()?.["pid"] as number;
+    const w1pid = suite.p.lines.filter((l) => l.msg === "worker started" && l["worker"] === "w1").pop()?.["pid"] as number;
     assert.equal(typeof w1pid, "number");
     // Frozen well inside the primary's heartbeat limit (3 missed beats of 1 s): asked, it does not answer.
     process.kill(w1pid, "SIGSTOP");
@@ -200,10 +171,10 @@ describe("coney --workers 2: one broker for the operator, from either worker", (
   });
 
   it("coneyctl status is the asked worker's: its own listeners, labelled once, and its own connections", async () => {
-    await onW(1);
+    await suite.connectOn(1);
     const seen = new Set<string>();
     for (let i = 0; i < 20 && seen.size < 2; i++) {
-      const r = await run(["--port", String(p.httpPort), "status"]);
+      const r = await run(["--port", String(suite.p.httpPort), "status"]);
       assert.equal(r.code, 0, r.stderr);
       const node = /^Node name: (.+)$/m.exec(r.stdout)![1]!;
       const api = apis.find((a) => a.node === node)!;
