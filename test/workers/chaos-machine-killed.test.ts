@@ -8,22 +8,19 @@
 // 1 s); machine a's queues confirm again through b (its stores adopted from b's copies) within 15 s
 // of the kill; b's stores then say they fall back to copies on their own machine; every confirmed
 // message is consumed (0 lost). Every step waits for an event, never a timer.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { chaosFigures } from "../cluster/chaos-report.js";
 import { consumeAll, longestGap } from "../cluster/chaos-load.js";
-import { Machines, loadOnB, machineOfNode } from "./machines-fixture.js";
+import { twoMachines, loadOnB, machineOfNode } from "./machines-fixture.js";
 
 const WINDOW = 4;
 /** Confirms the publisher must see on machine b's queues in each phase (before, after). */
 const PHASE_CONFIRMS = 200;
 
 describe("chaos: a machine of workers as spread nodes killed -9 under load", { timeout: 110_000 }, () => {
-  const machines = new Machines(3);
-
-  before(() => machines.start());
-  after(() => machines.close());
+  const machines = twoMachines();
 
   it("the other machine's queues never stop confirming, the dead machine's serve again from copies on the other machine, no confirmed message lost", async (t) => {
     await Promise.all([machines.allRunning("a"), machines.allRunning("b")]);

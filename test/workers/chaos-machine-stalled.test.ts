@@ -11,12 +11,12 @@
 // (5 s). Back, every store's copies are on the other machine again, a's queues confirm again, and
 // every confirmed message is consumed (0 lost). Every step waits for an event; the stall's length
 // is the fault itself.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { chaosFigures } from "../cluster/chaos-report.js";
 import { consumeAll, longestGap } from "../cluster/chaos-load.js";
-import { Machines, copiesOnOtherMachines, loadOnB } from "./machines-fixture.js";
+import { twoMachines, copiesOnOtherMachines, loadOnB } from "./machines-fixture.js";
 
 const WINDOW = 4;
 /** Confirms the publisher must see on machine b's queues in each phase (before, after). */
@@ -25,10 +25,7 @@ const PHASE_CONFIRMS = 200;
 const STALL_MS = 1500;
 
 describe("chaos: a machine of workers as spread nodes stalled under load", { timeout: 110_000 }, () => {
-  const machines = new Machines(3);
-
-  before(() => machines.start());
-  after(() => machines.close());
+  const machines = twoMachines();
 
   it("the other machine's queues never stop confirming, and every store has its copies on both machines again after", async (t) => {
     const { all, onA, onB, tally, pub, confirmsAfter } = await loadOnB(machines, "ms", WINDOW);

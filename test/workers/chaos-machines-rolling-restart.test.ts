@@ -9,22 +9,19 @@
 // confirmed message is consumed (0 lost). Printed: per restart, the longest gap between confirms
 // of the other machine's queues across it (not asserted: the machine rule makes those confirms
 // wait while the returning machine's nodes catch up, docs/CLUSTERING.md "Copies on other machines").
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { chaosFigures } from "../cluster/chaos-report.js";
 import { Publisher, Tally, consumeAll, longestGap } from "../cluster/chaos-load.js";
-import { MACHINES, Machines, machineOfNode, type MachineName } from "./machines-fixture.js";
+import { MACHINES, twoMachines, machineOfNode, type MachineName } from "./machines-fixture.js";
 
 const WINDOW = 4;
 /** Confirms every current publisher must see on every queue before the next step. */
 const STEP_CONFIRMS = 20;
 
 describe("chaos: a rolling restart of machines of workers as spread nodes under load", { timeout: 110_000 }, () => {
-  const machines = new Machines(3);
-
-  before(() => machines.start());
-  after(() => machines.close());
+  const machines = twoMachines();
 
   it("each machine stopped (SIGTERM) and restarted in turn: no confirmed message lost, every queue reachable through both afterwards", async (t) => {
     await Promise.all([machines.allRunning("a"), machines.allRunning("b")]);

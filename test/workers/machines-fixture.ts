@@ -1,10 +1,13 @@
 /**
- * Two "machines" for the chaos cases of workers as spread nodes (docs/CLUSTERING.md, "Copies on
- * other machines"): two `coney --workers 2 --cluster-mode spread` process trees on loopback, named
- * `a@ma` and `b@mb` (so their workers are `a-w0@ma`, `a-w1@ma`, `b-w0@mb`, `b-w1@mb`: two machine
- * names), on one real etcd, with balanced placement. A machine can be stalled (SIGSTOP), killed -9 whole (primary and
- * workers) or stopped with SIGTERM and started again on its data dir.
+ * Two "machines" of workers as spread-cluster nodes (docs/CLUSTERING.md, "Workers as spread-cluster
+ * nodes", "Copies on other machines"): two `coney --workers 2 --cluster-mode spread` process trees
+ * on loopback, each on its own data dir and ports, named `a@<host>` and `b@<host>` (so their
+ * workers are `a-w0@<host>` … `b-w1@<host>`), on one real etcd, with balanced placement. The one
+ * fixture of every two-machine test file: the chaos cases, where a machine can be stalled
+ * (SIGSTOP), killed -9 whole (primary and workers) or stopped with SIGTERM and started again on its
+ * data dir, and the workers-spread files.
  */
+import { after, before } from "node:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,8 +21,31 @@ import { freshGet } from "./worker-landing.js";
 
 export const MACHINES = ["a", "b"] as const;
 export type MachineName = (typeof MACHINES)[number];
-export const NODES = ["a-w0@ma", "a-w1@ma", "b-w0@mb", "b-w1@mb"];
 export const machineOfNode = (node: string): MachineName => (node.startsWith("a-") ? "a" : "b");
+
+/** How one machine is started. */
+export interface MachineSetup {
+  /** The host part of its node name: two machines with one host are one machine to the machine rule. */
+  readonly host: string;
+  /** --etcd-lease-ttl, in seconds. */
+  readonly leaseTtl: number;
+  /** Extra environment for its process tree. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** `a@ma` and `b@mb`, leases of 3 s: two machines to the machine rule (the chaos cases). */
+export const TWO_HOSTS: Readonly<Record<MachineName, MachineSetup>> = { a: { host: "ma", leaseTtl: 3 }, b: { host: "mb", leaseTtl: 3 } };
+
+/**
+ * `a@test` and `b@test` (one machine to the machine rule, so placement and adoption are the node
+ * rules alone) for the workers-spread files: machine a restarts a dead worker at once, well inside
+ * its lease (10 s, so even a loaded machine's restart is); machine b only after its lease (3 s)
+ * expired, so its store is adopted meanwhile.
+ */
+export const RESTART_OR_ADOPT: Readonly<Record<MachineName, MachineSetup>> = {
+  a: { host: "test", leaseTtl: 10 },
+  b: { host: "test", leaseTtl: 3, env: { CONEY_WORKERS_RESTART_DELAY_MS: "6000" } },
+};
 
 export interface QueueRow {
   readonly name: string;
@@ -29,13 +55,27 @@ export interface QueueRow {
   readonly replica_placement?: string;
 }
 
+/** A node as /api/nodes lists it. */
+export interface NodeRow {
+  readonly name: string;
+  readonly running: boolean;
+  readonly os_pid?: string;
+  readonly adopted_by?: string;
+}
+
 export class Machines {
   readonly etcd = new TestCluster(0);
   readonly running = new Map<MachineName, WorkersProcess>();
   readonly dataDirs = new Map<MachineName, string>(MACHINES.map((m) => [m, mkdtempSync(join(tmpdir(), `coney-machine-${m}-`))]));
   readonly open: ChannelModel[] = [];
+  /** Every worker's node name, machine a's first. */
+  readonly nodeNames: readonly string[];
+  /** Every queue declared through `declare` so far: the next declare waits until they are known with their homes. */
+  readonly declared: string[] = [];
 
-  constructor(private readonly leaseTtl = 3) {}
+  constructor(private readonly setups: Readonly<Record<MachineName, MachineSetup>> = TWO_HOSTS) {
+    this.nodeNames = MACHINES.flatMap((m) => [0, 1].map((w) => `${m}-w${w}@${setups[m].host}`));
+  }
 
   async start(): Promise<void> {
     await this.etcd.startEtcd();
@@ -44,8 +84,9 @@ export class Machines {
 
   /** Starts machine `m` on its data dir (again, after a stop). */
   async startMachine(m: MachineName): Promise<WorkersProcess> {
-    const args = ["--etcd-endpoints", this.etcd.etcdUrl, "--cluster-mode", "spread", "--cluster-name", "machines", "--advertise-address", "127.0.0.1", "--stream-advertised-host", "127.0.0.1", "--queue-leader-locator", "balanced", "--log-level", "info", "--node-name", `${m}@m${m}`, "--etcd-lease-ttl", String(this.leaseTtl)];
-    const p = await startWorkers(args, {}, this.dataDirs.get(m)!);
+    const { host, leaseTtl, env = {} } = this.setups[m];
+    const args = ["--etcd-endpoints", this.etcd.etcdUrl, "--cluster-mode", "spread", "--cluster-name", "machines", "--advertise-address", "127.0.0.1", "--stream-advertised-host", "127.0.0.1", "--queue-leader-locator", "balanced", "--log-level", "info", "--node-name", `${m}@${host}`, "--etcd-lease-ttl", String(leaseTtl)];
+    const p = await startWorkers(args, env, this.dataDirs.get(m)!);
     this.running.set(m, p);
     return p;
   }
@@ -97,12 +138,26 @@ export class Machines {
     return connectSurviving(this.of(m), this.open);
   }
 
-  /** Every node of `nodes` running in machine `m`'s /api/nodes, four answers in a row (both its workers answered). */
-  allRunning(m: MachineName, nodes: readonly string[] = NODES): Promise<void> {
+  /** /api/nodes of machine `m` on a new TCP connection: answered by either of its workers (each from its own links). */
+  async nodeRows(m: MachineName): Promise<NodeRow[]> {
+    return (await freshGet(this.of(m).httpPort, "/api/nodes")) as NodeRow[];
+  }
+
+  /** Each node's process id, as machine `m`'s /api/nodes says now. */
+  async nodePids(m: MachineName): Promise<Map<string, string>> {
+    return new Map((await this.nodeRows(m)).map((r) => [r.name, r.os_pid ?? ""]));
+  }
+
+  /**
+   * Every node of `nodes` running with a process id (not the one `unlike` names: a restarted
+   * worker's old one) in machine `m`'s /api/nodes, four answers in a row on fresh connections: the
+   * primary hands connections out round-robin, so both its workers said so.
+   */
+  allRunning(m: MachineName, { nodes = this.nodeNames, unlike = new Map() }: { nodes?: readonly string[]; unlike?: ReadonlyMap<string, string> } = {}): Promise<void> {
     return eventually(async () => {
       for (let i = 0; i < 4; i++) {
-        const rows = (await freshGet(this.of(m).httpPort, "/api/nodes").catch(() => [])) as Array<{ name: string; running: boolean }>;
-        if (!nodes.every((n) => rows.some((r) => r.name === n && r.running))) return false;
+        const rows = await this.nodeRows(m).catch(() => [] as NodeRow[]);
+        if (!nodes.every((n) => rows.some((r) => r.name === n && r.running && r.os_pid !== undefined && r.os_pid !== unlike.get(n)))) return false;
       }
       return true;
     }, 40_000, `${nodes.join(", ")} running in machine ${m}'s /api/nodes`);
@@ -114,10 +169,11 @@ export class Machines {
   }
 
   /**
-   * Declares `names` durable through machine `m`, a batch after both its workers know every queue
-   * of `known` with its home (balanced then spreads the batch over the four workers); their homes.
+   * Declares `names` durable (with `args`) through machine `m`, a batch after both its workers know
+   * every queue declared so far with its home (balanced then spreads a batch of four over the four
+   * workers); resolves with their homes once `m` lists them all.
    */
-  async declare(m: MachineName, names: readonly string[], known: readonly string[] = []): Promise<Map<string, string>> {
+  async declare(m: MachineName, names: readonly string[], args?: Record<string, unknown>): Promise<Map<string, string>> {
     const knows = async (want: readonly string[]): Promise<boolean> => {
       for (let i = 0; i < 4; i++) {
         const list = await this.queues(m);
@@ -125,10 +181,11 @@ export class Machines {
       }
       return true;
     };
-    await eventually(() => knows(known), 15_000, "every queue declared so far known with its home");
+    await eventually(() => knows(this.declared), 15_000, "every queue declared so far known with its home");
     const ch = await (await this.connect(m)).createChannel();
-    for (const q of names) await ch.assertQueue(q, { durable: true });
+    for (const q of names) await ch.assertQueue(q, { durable: true, arguments: args });
     await ch.close();
+    this.declared.push(...names);
     await eventually(() => knows(names), 15_000, "the new queues listed with their homes");
     const list = await this.queues(m);
     return new Map(names.map((q) => [q, list.find((x) => x.name === q)!.node!]));
@@ -140,6 +197,14 @@ export class Machines {
     await Promise.all([...this.running.values()].map((p) => p.close()));
     await this.etcd.close();
   }
+}
+
+/** Registers the calling describe's before/after: etcd and both machines started before its tests, closed after. */
+export function twoMachines(setups: Readonly<Record<MachineName, MachineSetup>> = TWO_HOSTS): Machines {
+  const machines = new Machines(setups);
+  before(() => machines.start());
+  after(() => machines.close());
+  return machines;
 }
 
 /** A confirmed load on machine b over queues homed on both machines (loadOnB). */
