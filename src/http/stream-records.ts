@@ -14,27 +14,19 @@ import type { RouteContext } from "./route-table.js";
 
 export type StreamRecordsKind = "stream-connections" | "stream-publishers" | "stream-consumers";
 
-function connectionDetails(c: ClientConnection, node: string): Record<string, unknown> {
+/** The fields a publisher's and a consumer's record start with: the stream it works on and the connection it belongs to. */
+function onStream(c: ClientConnection, stream: string, node: string): Item {
   const i = c.info();
-  return { name: i.name, user: i.user, node, peer_port: i.peerPort, peer_host: i.peerHost };
+  return { queue: { name: stream, vhost: c.vhost }, connection_details: { name: i.name, user: i.user, node, peer_port: i.peerPort, peer_host: i.peerHost } };
 }
 
 function publisherRecord(c: ClientConnection, p: StreamPublisherInfo, node: string): Item {
-  return {
-    queue: { name: p.stream, vhost: c.vhost },
-    connection_details: connectionDetails(c, node),
-    publisher_id: p.id,
-    reference: p.reference,
-    published: p.published,
-    confirmed: p.confirmed,
-    errored: p.errored,
-  };
+  return { ...onStream(c, p.stream, node), publisher_id: p.id, reference: p.reference, published: p.published, confirmed: p.confirmed, errored: p.errored };
 }
 
 function consumerRecord(c: ClientConnection, s: StreamConsumerInfo, node: string): Item {
   return {
-    queue: { name: s.stream, vhost: c.vhost },
-    connection_details: connectionDetails(c, node),
+    ...onStream(c, s.stream, node),
     subscription_id: s.id,
     credits: s.credits,
     consumed: s.consumed,
