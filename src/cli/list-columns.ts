@@ -25,6 +25,9 @@ export function rowsOf(items: readonly Item[], columns: readonly string[], table
 /** A column read straight from the API record's field of the same name. */
 export const field = (name: string) => (item: Item): unknown => item[name];
 
+/** A column read from a field of one of the record's objects (`nested("connection_details", "name")`). */
+export const nested = (outer: string, inner: string) => (item: Item): unknown => (item[outer] as Item | undefined)?.[inner];
+
 /** Columns that are the record's own fields, named alike. */
 export function fields(...names: string[]): Record<string, (item: Item) => unknown> {
   return Object.fromEntries(names.map((n) => [n, field(n)]));

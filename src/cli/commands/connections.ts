@@ -6,12 +6,11 @@
 import type { CommandSpec } from "../command-spec.js";
 import { CliError, EXIT } from "../exit-codes.js";
 import { listCommand } from "../list-command.js";
-import { field, fields, type ColumnTable, type Item } from "../list-columns.js";
+import { field, fields, nested, type ColumnTable, type Item } from "../list-columns.js";
 import { ManagementClient } from "../management-client.js";
 import { listInVhost } from "./lookups.js";
 
 const path = ManagementClient.path;
-const nested = (outer: string, inner: string) => (item: Item): unknown => (item[outer] as Item | undefined)?.[inner];
 
 const CONNECTION_COLUMNS: ColumnTable = {
   pid: field("name"),

@@ -22,12 +22,15 @@ export async function requireVhost(api: ManagementApi, vhost: string, exitCode: 
   if (!(await api.exists(ManagementClient.path("vhosts", vhost)))) throw noSuchVhost(vhost, exitCode);
 }
 
-/** A list_* command over /api/<resource>/<vhost>: an unknown vhost is exit 65, as rabbitmqctl. */
-export async function listInVhost(ctx: { api: ManagementApi; vhost: string }, resource: string): Promise<Item[]> {
-  const res = await ctx.api.send("GET", ManagementClient.path(resource, ctx.vhost));
+/** A list_* command's GET of `path`, a list within `ctx.vhost`: an unknown vhost is exit 65, as rabbitmqctl. */
+export async function listAt(ctx: { api: ManagementApi; vhost: string }, path: string): Promise<Item[]> {
+  const res = await ctx.api.send("GET", path);
   if (res.status === 404) throw noSuchVhost(ctx.vhost, EXIT.dataErr);
   return ctx.api.expectOk(res).body as Item[];
 }
+
+/** A list_* command over /api/<resource>/<vhost>. */
+export const listInVhost = (ctx: { api: ManagementApi; vhost: string }, resource: string): Promise<Item[]> => listAt(ctx, ManagementClient.path(resource, ctx.vhost));
 
 
 /** A list_user_* command over /api/users/<user>/<resource>: an unknown user is exit 67. */

@@ -6,20 +6,13 @@
  */
 import type { CommandSpec } from "../command-spec.js";
 import { listCommand } from "../list-command.js";
-import { field, fields, type ColumnTable, type Item } from "../list-columns.js";
-import { EXIT } from "../exit-codes.js";
+import { field, fields, nested, type ColumnTable, type Item } from "../list-columns.js";
 import type { ManagementApi } from "../management-api.js";
 import { ManagementClient } from "../management-client.js";
-import { noSuchVhost } from "./lookups.js";
+import { listAt } from "./lookups.js";
 
-/** GET /api/stream/<what>/<vhost>: an unknown vhost is exit 65, as for the other list commands. */
-async function listInVhost(ctx: { api: ManagementApi; vhost: string }, what: string): Promise<Item[]> {
-  const res = await ctx.api.send("GET", ManagementClient.path("stream", what, ctx.vhost));
-  if (res.status === 404) throw noSuchVhost(ctx.vhost, EXIT.dataErr);
-  return ctx.api.expectOk(res).body as Item[];
-}
-
-const nested = (outer: string, inner: string) => (item: Item): unknown => (item[outer] as Item | undefined)?.[inner];
+/** GET /api/stream/<what>/<vhost> (an unknown vhost is exit 65, as for the other list commands). */
+const listInVhost = (ctx: { api: ManagementApi; vhost: string }, what: string): Promise<Item[]> => listAt(ctx, ManagementClient.path("stream", what, ctx.vhost));
 const node = (item: Item): unknown => nested("connection_details", "node")(item) ?? item["node"];
 
 const CONNECTION_COLUMNS: ColumnTable = {

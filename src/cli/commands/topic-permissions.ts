@@ -3,11 +3,10 @@
  * list_user_topic_permissions, set_topic_permissions, clear_topic_permissions.
  */
 import type { CommandSpec } from "../command-spec.js";
-import { EXIT } from "../exit-codes.js";
 import { ManagementClient } from "../management-client.js";
 import { listCommand } from "../list-command.js";
-import { fields, type Item } from "../list-columns.js";
-import { explainClearRefusal, explainPermissionRefusal, listOfUser, noSuchVhost } from "./lookups.js";
+import { fields } from "../list-columns.js";
+import { explainClearRefusal, explainPermissionRefusal, listAt, listOfUser } from "./lookups.js";
 
 const path = ManagementClient.path;
 
@@ -19,11 +18,7 @@ const listTopicPermissions = listCommand({
   columns: fields("user", "exchange", "write", "read"),
   fixedColumns: true,
   banner: ({ vhost }) => `Listing topic permissions for vhost "${vhost}" ...`,
-  async fetch({ api, vhost }) {
-    const res = await api.send("GET", path("vhosts", vhost, "topic-permissions"));
-    if (res.status === 404) throw noSuchVhost(vhost, EXIT.dataErr);
-    return api.expectOk(res).body as Item[];
-  },
+  fetch: (ctx) => listAt(ctx, path("vhosts", ctx.vhost, "topic-permissions")),
 });
 
 const listUserTopicPermissions = listCommand({
