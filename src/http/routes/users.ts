@@ -1,4 +1,4 @@
-/** /api/users and /api/permissions: the spec's user and permission administration (admin only). */
+/** /api/users and /api/permissions (and a vhost's, /api/vhosts/:vhost/permissions): the spec's user and permission administration (admin only). */
 import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import { isHashingAlgorithm, type HashingAlgorithm } from "../../auth/password.js";
@@ -9,7 +9,7 @@ import { listResponse } from "../list-query.js";
 import { permissionRecord, userRecord } from "../records.js";
 import { objectBody, reqString, requireKeys } from "../request-body.js";
 import { badRequestTerm } from "../../errors/broker-error.js";
-import { created, noContent, resource, type RouteContext } from "../route-table.js";
+import { created, noContent, resource, type Request, type RouteContext } from "../route-table.js";
 
 export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
   const b = ctx.broker;
@@ -87,13 +87,16 @@ export function registerUsers(app: FastifyInstance, ctx: RouteContext): void {
       return b.users.allPermissions().map(permissionRecord);
     },
   });
-  resource(app, ctx, "/api/permissions/:vhost", {
-    GET: ({ caller, params }) => {
+  // A vhost's permissions: RabbitMQ answers the same at both paths.
+  const vhostPermissions = {
+    GET: ({ caller, params }: Request) => {
       requireAdministrator(caller);
       if (!b.vhosts.has(params["vhost"]!)) throw objectNotFound();
       return b.users.permissionsOfVhost(params["vhost"]!).map(permissionRecord);
     },
-  });
+  };
+  resource(app, ctx, "/api/permissions/:vhost", vhostPermissions);
+  resource(app, ctx, "/api/vhosts/:vhost/permissions", vhostPermissions);
   resource(app, ctx, "/api/permissions/:vhost/:user", {
     GET: ({ caller, params }) => {
       requireAdministrator(caller);

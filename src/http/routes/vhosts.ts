@@ -1,4 +1,4 @@
-/** /api/vhosts: list, one, PUT (an internal creator gets full permissions, as RabbitMQ), DELETE, permissions. */
+/** /api/vhosts: list, one, PUT (an internal creator gets full permissions, as RabbitMQ), DELETE; a vhost's permissions are in users.ts. */
 import { actorOf } from "../request-actor.js";
 import type { FastifyInstance } from "fastify";
 import { parseTags } from "../../auth/user.js";
@@ -6,7 +6,7 @@ import { checkNameLength } from "../../broker/index.js";
 import { isVisibleVhost, requireAdministrator } from "../http-auth.js";
 import { badRequest, objectNotFound } from "../http-errors.js";
 import { listResponse } from "../list-query.js";
-import { chartContext, permissionRecord, vhostRecord } from "../records.js";
+import { chartContext, vhostRecord } from "../records.js";
 import { objectBody, optBool, optString } from "../request-body.js";
 import { created, noContent, resource, type RouteContext } from "../route-table.js";
 
@@ -56,13 +56,6 @@ export function registerVhosts(app: FastifyInstance, ctx: RouteContext): void {
       if (!b.vhosts.has(req.params["vhost"]!)) throw objectNotFound();
       b.deleteVhost(req.params["vhost"]!, actorOf(req));
       return noContent();
-    },
-  });
-  resource(app, ctx, "/api/vhosts/:vhost/permissions", {
-    GET: ({ caller, params }) => {
-      requireAdministrator(caller);
-      if (!b.vhosts.has(params["vhost"]!)) throw objectNotFound();
-      return b.users.permissionsOfVhost(params["vhost"]!).map(permissionRecord);
     },
   });
 }
