@@ -1,13 +1,12 @@
 /** Exchanges: the paged list with message rates, and adding an exchange. */
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
-import { vhostAccess, vhostsWhere, whyNoneIn, whyNowhere } from "../access.js";
+import { vhostAccess } from "../access.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { ErrorBox, Notice } from "../components/error-box.js";
-import { Refused } from "../components/refused.js";
 import { argsObject, ArgsEditor, SelectField, TextField, type ArgRow } from "../components/fields.js";
-import { Section } from "../components/kv.js";
+import { AddSection } from "../components/add-section.js";
 import { ListView, type Column } from "../components/list-view.js";
 import { NamePattern, VhostField } from "../components/vhost-select.js";
 import { fmtRate, rateOf } from "../format.js";
@@ -58,17 +57,10 @@ const COLUMNS: Column<ExchangeRow>[] = [
 ];
 
 export function ExchangesPage() {
-  const { access, vhost } = useApp();
   const [reloadKey, setReloadKey] = useState(0);
-  // With a virtual host chosen above, only that one counts: a page refused there offers no form.
-  const where = access ? vhostsWhere(access, "configure").filter((v) => !vhost || v === vhost) : null;
   return html`<h1>Exchanges</h1>
     <${ListView} id="exchanges" noun="exchanges" path=${(v: string) => (v ? apiPath`/exchanges/${v}` : "/exchanges")} columns=${COLUMNS} rowKey=${(x: ExchangeRow) => `${x.vhost}\u0000${x.name}`} reloadKey=${reloadKey} />
-    ${access && where
-      ? where.length
-        ? html`<${Section} title="Add a new exchange" open=${false}><${AddExchange} where=${where} added=${() => setReloadKey((k) => k + 1)} /><//>`
-        : html`<${Refused} why=${vhost ? whyNoneIn(access, vhost, "configure", "Adding an exchange") : whyNowhere(access, "configure", "Adding an exchange")} />`
-      : null}`;
+    <${AddSection} title="Add a new exchange" action="Adding an exchange" form=${(where: readonly string[]) => html`<${AddExchange} where=${where} added=${() => setReloadKey((k) => k + 1)} />`} />`;
 }
 
 function AddExchange({ where, added }: { where: readonly string[]; added: () => void }) {

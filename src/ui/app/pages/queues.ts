@@ -4,13 +4,12 @@
  */
 import { useState } from "preact/hooks";
 import { apiPath } from "../api.js";
-import { vhostAccess, vhostsWhere, whyNoneIn, whyNowhere } from "../access.js";
+import { vhostAccess } from "../access.js";
 import { useApp } from "../app-context.js";
 import { useAction } from "../components/action.js";
 import { ErrorBox, Notice } from "../components/error-box.js";
-import { Refused } from "../components/refused.js";
 import { ArgsEditor, argsObject, SelectField, TextField, type ArgRow } from "../components/fields.js";
-import { Section } from "../components/kv.js";
+import { AddSection } from "../components/add-section.js";
 import { ListView, type Column } from "../components/list-view.js";
 import { useManyNodes, withNodeColumn } from "../components/node-column.js";
 import { NamePattern, VhostField } from "../components/vhost-select.js";
@@ -56,19 +55,11 @@ const COLUMNS: Column<QueueRow>[] = [
 ];
 
 export function QueuesPage() {
-  const { access, vhost } = useApp();
   const columns = withNodeColumn(COLUMNS, useManyNodes(), "vhost");
   const [reloadKey, setReloadKey] = useState(0);
-  // Offered only where a queue could be declared: a vhost whose configure pattern allows a name.
-  // With a virtual host chosen above, only that one counts: a page refused there offers no form.
-  const where = access ? vhostsWhere(access, "configure").filter((v) => !vhost || v === vhost) : null;
   return html`<h1>Queues</h1>
     <${ListView} id="queues" noun="queues" trimColumns=${true} path=${(v: string) => (v ? apiPath`/queues/${v}` : "/queues")} columns=${columns} rowKey=${(q: QueueRow) => `${q.vhost}\u0000${q.name}`} reloadKey=${reloadKey} />
-    ${access && where
-      ? where.length
-        ? html`<${Section} title="Add a new queue" open=${false}><${AddQueue} where=${where} added=${() => setReloadKey((k) => k + 1)} /><//>`
-        : html`<${Refused} why=${vhost ? whyNoneIn(access, vhost, "configure", "Adding a queue") : whyNowhere(access, "configure", "Adding a queue")} />`
-      : null}`;
+    <${AddSection} title="Add a new queue" action="Adding a queue" form=${(where: readonly string[]) => html`<${AddQueue} where=${where} added=${() => setReloadKey((k) => k + 1)} />`} />`;
 }
 
 function AddQueue({ where, added }: { where: readonly string[]; added: () => void }) {
