@@ -5,7 +5,8 @@
 // the leader splitting and decoding those bytes into Messages (FrameSplitter, readMessage /
 // readPublishRun), without the queue. Batches of `batch` messages per event-loop turn, as a
 // forwarding node's turn carries; rounds alternate the two ways. CPU time (process.cpuUsage) per
-// message: on a loaded machine a single round is noisy, the medians less so.
+// message: on a loaded machine a single round is noisy, the medians less so. The leader reads the
+// written bytes in reads of LINK_BENCH_READ bytes (64 KiB), so a frame that spans two reads is joined as on a socket.
 //   node scripts/link-publish-frames-bench.mjs [messages=200000] [size=16] [batch=24] [rounds=5]
 // Needs `npm run build` first.
 import { Buffer } from "node:buffer";
@@ -18,14 +19,28 @@ const { PublishRuns, readPublishRun } = await import("../dist/src/node-link/publ
 const { FrameSplitter } = await import("../dist/src/node-link/frame-splitter.js");
 const F = await import("../dist/src/node-link/link-frames.js");
 
-/** A socket that keeps what is written (the decode half reads it back). */
+/**
+ * A socket that keeps what is written (the decode half reads it back): a turn's corked pieces are
+ * joined into one chunk, as the kernel copies a writev into the socket (the copy counts as the
+ * writer's, as a socket write's kernel copy would).
+ */
 function sink() {
   const chunks = [];
+  let corked = null;
   return {
     chunks,
-    socket: { destroyed: false, writableNeedDrain: false, cork() {}, uncork() {}, write(b, cb) { chunks.push(Buffer.from(b)); cb?.(); return true; } },
+    socket: {
+      destroyed: false,
+      writableNeedDrain: false,
+      cork() { corked = []; },
+      uncork() { chunks.push(Buffer.concat(corked)); corked = null; },
+      write(b, cb) { if (corked !== null) corked.push(b); else chunks.push(Buffer.from(b)); cb?.(); return true; },
+    },
   };
 }
+
+/** The leader's socket reads: LINK_BENCH_READ bytes each (default 64 KiB), cut from the written bytes whatever the turns. */
+const READ = Number(process.env.LINK_BENCH_READ ?? 65536);
 
 const props = { contentType: "application/octet-stream" };
 const body = Buffer.alloc(size, 7);
@@ -54,8 +69,11 @@ function decode(chunks) {
     if (f[4] === F.PUBLISH_RUN) readPublishRun(f, cache, null, each);
     else if (F.readMessage(f, F.FRAME_HEAD + 1 + 4 * f[F.FRAME_HEAD], cache, null)) n++;
   };
+  const all = Buffer.concat(chunks);
+  const reads = [];
+  for (let at = 0; at < all.length; at += READ) reads.push(all.subarray(at, at + READ));
   const t0 = process.cpuUsage();
-  for (const c of chunks) splitter.push(c, onFrame);
+  for (const c of reads) splitter.push(c, onFrame);
   const t = process.cpuUsage(t0);
   if (n !== messages) throw new Error(`decoded ${n} of ${messages}`);
   return (t.user + t.system) / messages;

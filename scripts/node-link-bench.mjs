@@ -15,6 +15,9 @@
 // broker's kernel time per message (stime: the socket reads and writes), and msgPerWakeA/B, messages per
 // voluntary context switch (an event-loop wake-up). LINK_BENCH_LINK=unix puts the link on a Unix
 // socket, as `coney --workers` does between its processes (default: TCP on loopback, as between machines).
+// LINK_BENCH_WARMUP=n first moves n messages in each mode, unmeasured: without it a run's figure includes
+// the JIT's warm-up of whichever broker first does that work (A's whole path lands in `forwarded`), which
+// at 4 KiB and 50,000 messages is most of the figure (seventh pass, docs/PERFORMANCE.md).
 // LINK_BENCH_FEATURES=0 makes A offer no link features (as a node from before the features byte:
 // every delivery carries its message, no DELIVER_OWN), to measure that path alone.
 // Needs `npm run build` first. Ports 0 everywhere; the children print theirs.
@@ -24,6 +27,7 @@ import { readFileSync } from "node:fs";
 import { AMQPClient } from "@cloudamqp/amqp-client";
 
 const [messages = 200000, size = 16, runs = 3] = process.argv.slice(2).map(Number);
+const defaultMessages = messages;
 const HZ = 100;
 const self = new URL(import.meta.url).pathname;
 
@@ -75,7 +79,7 @@ const wakeUps = (pid) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(readFile
 /** Kernel time of a process so far (/proc/<pid>/stat stime): the share of its CPU spent in system calls (socket reads and writes). */
 const sysTicks = (pid) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[12]);
 
-async function drive(pubPort, subPort) {
+async function drive(pubPort, subPort, messages = defaultMessages) {
   const body = Buffer.alloc(size, 7);
   const pubConn = await new AMQPClient(`amqp://guest:guest@127.0.0.1:${pubPort}`).connect();
   const subConn = await new AMQPClient(`amqp://guest:guest@127.0.0.1:${subPort}`).connect();
@@ -114,6 +118,10 @@ async function main() {
   const aInfo = await a.info;
   if (process.env.LINK_BENCH_DEBUG) console.error("front up", aInfo);
   const rows = [];
+  const warmup = Number(process.env.LINK_BENCH_WARMUP ?? 0);
+  for (const mode of warmup > 0 ? (process.env.LINK_BENCH_MODES ?? "local,forwarded").split(",") : []) {
+    await drive(mode === "forwarded" ? aInfo.amqp : bInfo.amqp, mode === "local" ? bInfo.amqp : aInfo.amqp, warmup);
+  }
   for (let r = 0; r < runs; r++) {
     for (const mode of (process.env.LINK_BENCH_MODES ?? "local,forwarded").split(",")) {
       const [a0, b0, t0] = [cpuTicks(a.child.pid), cpuTicks(b.child.pid), Date.now()];

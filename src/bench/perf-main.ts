@@ -267,6 +267,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("-c, --confirm <n>", "publisher confirms, at most n unconfirmed per producer", int(1), 100)
     .option("-q, --prefetch <n>", "consumer prefetch", int(1), 1000)
     .option("-z, --duration <seconds>", "seconds per run", int(1), 5)
+    .option("--pair-only", "only the local-against-forwarded pair (no aggregate run)")
     .option("--cluster <n>", "a spread cluster (--cluster-mode spread) of n nodes on a local etcd, started here (spread-cluster-bench.ts)", int(2))
     .option("--node-uris <list>", "a running spread cluster: each node's AMQP URI, comma-separated")
     .option("--node-https <list>", "with --node-uris: each node's management API with credentials, same order")
@@ -274,7 +275,7 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("--etcd-lease-ttl <seconds>", "--cluster: the nodes' etcd lease", int(1), 5)
     .option("--cluster-tls", "--cluster: the nodes' links and replication over TLS (a throw-away certificate made with openssl)")
     .action(async (v: Record<string, unknown>) => {
-      const o = { uri: v["uri"] as string, http: v["http"] as string, queues: v["queues"] as number, size: v["size"] as number, confirm: v["confirm"] as number, prefetch: v["prefetch"] as number, durationSeconds: v["duration"] as number };
+      const o = { uri: v["uri"] as string, http: v["http"] as string, queues: v["queues"] as number, size: v["size"] as number, confirm: v["confirm"] as number, prefetch: v["prefetch"] as number, durationSeconds: v["duration"] as number, pairOnly: v["pairOnly"] === true };
       const print = (line: string): boolean => process.stdout.write(`${line}\n`);
       const list = (x: unknown): string[] => (typeof x === "string" ? x.split(",").map((s) => s.trim()).filter((s) => s !== "") : []);
       if (v["cluster"] !== undefined || v["nodeUris"] !== undefined) {

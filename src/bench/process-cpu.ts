@@ -15,3 +15,9 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
+
+/** Voluntary context switches of the process so far (/proc/<pid>/status): how often it slept in epoll and was woken, its event loop's wake-ups. */
+export function wakeUps(pid: number): number {
+  const m = /voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m === null ? 0 : Number(m[1]);
+}

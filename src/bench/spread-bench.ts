@@ -17,7 +17,7 @@ import http from "node:http";
 import { AMQPClient, type AMQPBaseClient } from "@cloudamqp/amqp-client";
 import { DEFAULT_PERF_OPTIONS, queueName, type PerfOptions } from "./perf-options.js";
 import { runPerf } from "./perf-run.js";
-import { cpuSeconds } from "./process-cpu.js";
+import { cpuSeconds, wakeUps } from "./process-cpu.js";
 
 export interface SpreadBenchOptions {
   readonly uri: string;
@@ -28,6 +28,8 @@ export interface SpreadBenchOptions {
   readonly confirm: number;
   readonly prefetch: number;
   readonly durationSeconds: number;
+  /** Only the local-against-forwarded pair (no aggregate run first). */
+  readonly pairOnly?: boolean;
 }
 
 export interface NodeProcess {
@@ -57,13 +59,26 @@ export async function nodeProcesses(http: string): Promise<NodeProcess[]> {
   });
 }
 
+/**
+ * A client connection with Nagle's algorithm off, as most AMQP clients set theirs (amqplib, the Java
+ * client): this client leaves it on, and the pair's one-batch-at-a-time traffic then waits out the
+ * broker's delayed ACK (about 40 ms per batch of 100, against RabbitMQ too), so its figures measured
+ * idle turns rather than the broker's work per message (docs/PERFORMANCE.md, "Forwarded cost, seventh pass").
+ */
+export async function connectNoDelay(uri: string): Promise<AMQPBaseClient> {
+  const client = new AMQPClient(uri);
+  const conn = await client.connect();
+  client.socket?.setNoDelay(true);
+  return conn;
+}
+
 const cpuOf = (nodes: readonly NodeProcess[]): number[] => nodes.map((n) => cpuSeconds(n.pid));
 const µsPer = (seconds: number, messages: number): string => (messages > 0 ? `${((seconds * 1e6) / messages).toFixed(2)} µs` : "n/a");
 
 export async function runSpreadBench(o: SpreadBenchOptions, print: (line: string) => void): Promise<void> {
   const nodes = await nodeProcesses(o.http);
   print(`nodes: ${nodes.map((n) => `${n.name} (pid ${n.pid})`).join(", ")}`);
-  await aggregateRun(o, nodes, {}, print);
+  if (o.pairOnly !== true) await aggregateRun(o, nodes, {}, print);
   await localAgainstForwarded(o, nodes, print);
 }
 
@@ -113,7 +128,7 @@ async function nodeOfConnection(http: string, name: string): Promise<string | un
 }
 
 /** One publisher and one consumer on connection `conn` for the run's duration; broker CPU per message. */
-async function pairRun(o: SpreadBenchOptions, nodes: readonly NodeProcess[], conn: AMQPBaseClient, queue: string): Promise<{ messages: number; cpu: number }> {
+async function pairRun(o: SpreadBenchOptions, nodes: readonly NodeProcess[], conn: AMQPBaseClient, queue: string): Promise<{ messages: number; cpu: number; wakes: number }> {
   const pub = await conn.channel();
   const sub = await conn.channel();
   await sub.prefetch(Math.max(1, o.prefetch));
@@ -126,6 +141,7 @@ async function pairRun(o: SpreadBenchOptions, nodes: readonly NodeProcess[], con
   const body = Buffer.alloc(Math.max(8, o.size));
   const window = Math.max(1, o.confirm);
   const before = cpuOf(nodes);
+  const wakesBefore = nodes.reduce((a, n) => a + wakeUps(n.pid), 0);
   const until = Date.now() + o.durationSeconds * 1000;
   const inflight: Promise<unknown>[] = [];
   while (Date.now() < until) {
@@ -134,9 +150,10 @@ async function pairRun(o: SpreadBenchOptions, nodes: readonly NodeProcess[], con
   }
   await Promise.all(inflight);
   const used = cpuOf(nodes).reduce((a, c, i) => a + c - before[i]!, 0);
+  const wakes = nodes.reduce((a, n) => a + wakeUps(n.pid), 0) - wakesBefore;
   await pub.close();
   await sub.close();
-  return { messages: consumed, cpu: used };
+  return { messages: consumed, cpu: used, wakes };
 }
 
 async function localAgainstForwarded(o: SpreadBenchOptions, nodes: readonly NodeProcess[], print: (line: string) => void): Promise<void> {
@@ -155,7 +172,7 @@ async function localAgainstForwarded(o: SpreadBenchOptions, nodes: readonly Node
   let remote: AMQPBaseClient | null = null;
   for (let i = 0; i < 32 && (local === null || remote === null); i++) {
     const name = `spread-probe-${process.pid}-${i}`;
-    const c = await new AMQPClient(`${o.uri}${o.uri.includes("?") ? "&" : "?"}name=${name}`).connect();
+    const c = await connectNoDelay(`${o.uri}${o.uri.includes("?") ? "&" : "?"}name=${name}`);
     probes.push(c);
     const node = await nodeOfConnection(o.http, name);
     if (node === leader && local === null) local = c;
@@ -175,9 +192,11 @@ async function localAgainstForwarded(o: SpreadBenchOptions, nodes: readonly Node
 export async function pairTable(o: SpreadBenchOptions, nodes: readonly NodeProcess[], local: AMQPBaseClient, remote: AMQPBaseClient, queue: string, print: (line: string) => void): Promise<void> {
   const l = await pairRun(o, nodes, local, queue);
   const r = await pairRun(o, nodes, remote, queue);
-  print(`| one publisher + consumer, ${o.size} B | messages | broker CPU / msg (all nodes) |`);
-  print("|---|---|---|");
-  print(`| on the leading node | ${l.messages} | ${µsPer(l.cpu, l.messages)} |`);
-  print(`| on another node (forwarded) | ${r.messages} | ${µsPer(r.cpu, r.messages)} |`);
+  // Wake-ups: the nodes' event-loop wake-ups (voluntary context switches) per message: a latency-bound pair pays turns, not work.
+  const perWake = (x: { messages: number; wakes: number }): string => (x.wakes > 0 ? (x.messages / x.wakes).toFixed(1) : "n/a");
+  print(`| one publisher + consumer, ${o.size} B | messages | broker CPU / msg (all nodes) | msg per wake-up (all nodes) |`);
+  print("|---|---|---|---|");
+  print(`| on the leading node | ${l.messages} | ${µsPer(l.cpu, l.messages)} | ${perWake(l)} |`);
+  print(`| on another node (forwarded) | ${r.messages} | ${µsPer(r.cpu, r.messages)} | ${perWake(r)} |`);
   if (l.messages > 0 && r.messages > 0) print(`forwarded / local: ${(r.cpu / r.messages / (l.cpu / l.messages)).toFixed(2)}×`);
 }

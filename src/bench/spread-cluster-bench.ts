@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { AMQPClient } from "@cloudamqp/amqp-client";
 import { LocalCluster } from "./local-cluster.js";
 import { throwawayClusterTls } from "./throwaway-cluster-cert.js";
-import { aggregateRun, nodeProcesses, pairTable, type NodeProcess, type SpreadBenchOptions } from "./spread-bench.js";
+import { aggregateRun, connectNoDelay, nodeProcesses, pairTable, type NodeProcess, type SpreadBenchOptions } from "./spread-bench.js";
 
 export interface SpreadClusterBenchOptions extends Omit<SpreadBenchOptions, "uri" | "http"> {
   /** Nodes to start on a local etcd (ignored with `attach`). */
@@ -95,8 +95,8 @@ async function measure(o: SpreadClusterBenchOptions, addresses: readonly NodeAdd
   const setup = await new AMQPClient(uris[0]!).connect();
   const ch = await setup.channel();
   await ch.queueDeclare(queue, { durable: false });
-  const local = await new AMQPClient(uris[0]!).connect();
-  const remote = await new AMQPClient(uris[1]!).connect();
+  const local = await connectNoDelay(uris[0]!);
+  const remote = await connectNoDelay(uris[1]!);
   try {
     await pairTable(base, nodes, local, remote, queue, print);
   } finally {

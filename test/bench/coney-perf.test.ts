@@ -104,6 +104,18 @@ describe("coney-perf", () => {
     }
   });
 
+  it("spread --pair-only: no aggregate run, only the local-against-forwarded pair", async () => {
+    const broker = await startTestBroker();
+    try {
+      const http = `http://guest:guest@127.0.0.1:${broker.httpPort}`;
+      const { stdout } = await runPerfCli(["spread", "--uri", broker.amqpUrl, "--http", http, "--pair-only", "-z", "1"]);
+      assert.doesNotMatch(stdout, /^\| aggregate/m);
+      assert.match(stdout, /^local against forwarded: n\/a \(the broker has one node\)$/m);
+    } finally {
+      await broker.close();
+    }
+  });
+
   it("reports the median rate and CPU of a cell's runs and the highest RSS", () => {
     const cell = (rate: number, cpu: number, rss: number) => ({ consumedPerSecond: rate, cpuMicrosPerMessage: cpu, peakRss: rss });
     assert.deepEqual(medianCell([cell(10, 5, 100), cell(30, 1, 300), cell(20, 9, 200)]), cell(20, 5, 300));
