@@ -248,6 +248,9 @@ export function processFigures(broker: Broker, alarms: ResourceAlarms, gauges: C
     proc_total: total,
     run_queue: runQueue(),
     processors: availableParallelism(),
+    // Its own version (Coney's, Node.js's), so another node's /api/nodes and `coneyctl
+    // cluster_status` name what this process runs, as each RabbitMQ node reports its own.
+    applications: applications(),
   };
 }
 
