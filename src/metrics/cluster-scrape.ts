@@ -20,7 +20,7 @@
 import { Exposition, labelPair } from "./exposition.js";
 import { parseExposition, type ParsedFamily } from "./exposition-parse.js";
 import { sumExpositions, type NodeExposition } from "./cluster-sum.js";
-import { writeIdentity, type NodeIdentity } from "./node-families.js";
+import { writeIdentityInfo, type NodeIdentity } from "./node-families.js";
 import type { ClusterFigures, PeerEndpoint } from "./peer-metrics.js";
 
 interface Held {
@@ -73,7 +73,7 @@ export class ClusterScrape {
     }
     const out = new Exposition();
     sumExpositions(inputs, out);
-    writeIdentity(out, this.self, endpoint === "aggregated" ? "cluster" : "cluster-per-object");
+    writeIdentityInfo(out, this.self, endpoint === "aggregated" ? "cluster" : "cluster-per-object");
     const stale = others.filter((n) => !fresh.has(n));
     out.family("coney_cluster_nodes", "gauge", "Nodes of the broker in this aggregate: reporting (answered this scrape) and stale (known, did not answer in time)");
     out.sample("coney_cluster_nodes", labelPair("state", "reporting"), 1 + fresh.size);

@@ -30,7 +30,12 @@ export interface NodeIdentity {
   readonly cluster: string;
 }
 
-export function writeIdentity(out: Exposition, who: NodeIdentity, endpoint: EndpointName | ClusterEndpointName): void {
+export function writeIdentity(out: Exposition, who: NodeIdentity, endpoint: EndpointName): void {
+  writeBuildInfo(out);
+  writeIdentityInfo(out, who, endpoint);
+}
+
+function writeBuildInfo(out: Exposition): void {
   out.family("rabbitmq_build_info", "untyped", "RabbitMQ & Erlang/OTP version info");
   out.sample(
     "rabbitmq_build_info",
@@ -45,6 +50,10 @@ export function writeIdentity(out: Exposition, who: NodeIdentity, endpoint: Endp
     ].join(","),
     1,
   );
+}
+
+/** rabbitmq_identity_info alone: the aggregate (cluster-scrape.ts) has every node's build_info from their own expositions. */
+export function writeIdentityInfo(out: Exposition, who: NodeIdentity, endpoint: EndpointName | ClusterEndpointName): void {
   const { node, cluster } = who;
   out.family("rabbitmq_identity_info", "untyped", "RabbitMQ node & cluster identity info");
   out.sample(

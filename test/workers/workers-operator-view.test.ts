@@ -14,10 +14,10 @@
 // Real process tree, real amqplib clients, real HTTP and the real coneyctl.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import amqp, { type ChannelModel } from "amqplib";
+import type { ChannelModel } from "amqplib";
 import { eventually } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
-import { leaderIndex, onWorker, pinnedApis, type PinnedApi } from "./pinned-workers.js";
+import { amqpOnWorker, leaderIndex, pinnedApis, type PinnedApi } from "./pinned-workers.js";
 import { run } from "../cli/run-coneyctl.js";
 import { RunningPrometheus } from "../metrics/prometheus-tools.js";
 
@@ -44,24 +44,12 @@ const ledBy = (w: number, prefix: string): string => {
   for (let i = 0; ; i++) if (leaderIndex(`${prefix}-${i}`) === w) return `${prefix}-${i}`;
 };
 
-const localPortOf = (c: ChannelModel): number => (c as unknown as { connection: { stream: { localPort: number } } }).connection.stream.localPort;
-
 describe("coney --workers 2: one broker for the operator, from either worker", () => {
   let p: WorkersProcess;
   let apis: PinnedApi[] = [];
   const open: ChannelModel[] = [];
   const onW = async (w: number): Promise<ChannelModel> => {
-    const c = await onWorker(
-      apis,
-      w,
-      async () => {
-        const c = await amqp.connect(p.amqpUrl);
-        c.on("error", () => {});
-        return c;
-      },
-      localPortOf,
-      (c) => c.close(),
-    );
+    const c = await amqpOnWorker(apis, w, p.amqpUrl);
     open.push(c);
     return c;
   };
