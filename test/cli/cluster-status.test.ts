@@ -1,6 +1,7 @@
 // coneyctl cluster_status, as rabbitmqctl cluster_status: the real coneyctl against a real broker,
 // one node and `coney --workers 2` (every node listed, running, with its own listeners labelled by
-// node), in text and as JSON, checked against what /api/nodes and /api/overview say.
+// node, each with its own version), in text and as JSON, checked against what /api/nodes and /api/overview say;
+// a replicated cluster's follower's version from its registration (test/cluster/cluster-status-versions.test.ts).
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
@@ -73,11 +74,15 @@ describe("coneyctl cluster_status", () => {
       await eventually(async () => {
         const r = await run(["--port", String(p.httpPort), "cluster_status", "--formatter", "json"]);
         assert.equal(r.code, 0, r.stderr);
-        const s = JSON.parse(r.stdout) as { running_nodes: string[]; listeners: Record<string, Array<{ protocol: string }>>; versions: Record<string, unknown> };
+        const s = JSON.parse(r.stdout) as { running_nodes: string[]; listeners: Record<string, Array<{ protocol: string }>>; versions: Record<string, { coney_version: string; node_version: string }> };
         if (s.running_nodes.length !== 2) return false;
         for (const n of s.running_nodes) assert.ok(s.listeners[n]?.some((l) => l.protocol === "http/prometheus"), `${n}'s own listeners: ${JSON.stringify(s.listeners)}`);
-        // The answering node's version at least (another node's record may not carry one: left out, not guessed).
-        assert.ok(Object.keys(s.versions).some((n) => s.running_nodes.includes(n)), `a version: ${JSON.stringify(s.versions)}`);
+        // Every worker's own version (each answers its record with its applications), as rabbitmqctl lists every node's.
+        assert.deepEqual(Object.keys(s.versions).sort(), [...s.running_nodes].sort(), `every node's version: ${JSON.stringify(s.versions)}`);
+        for (const v of Object.values(s.versions)) {
+          assert.match(v.coney_version, /^\d+\.\d+\.\d+/);
+          assert.equal(v.node_version, process.versions.node);
+        }
         const text = await run(["--port", String(p.httpPort), "cluster_status"]);
         const asked = /^Cluster status of node (.+) \.\.\.$/m.exec(text.stdout)?.[1];
         if (asked !== undefined) seen.add(asked);
