@@ -56,7 +56,14 @@ interface Summed {
   readonly name: string;
   readonly type: MetricType;
   readonly help: string;
-  readonly series: Map<string, { name: string; labels: string; value: number }>;
+  /** Series as written (with the node label for a per-node family) -> value. */
+  readonly series: Map<string, number>;
+}
+
+/** `series` with `rabbitmq_node="…"` as its first label. */
+function withNode(series: string, nodeLabel: string): string {
+  const brace = series.indexOf("{");
+  return brace < 0 ? `${series}{${nodeLabel}}` : `${series.slice(0, brace + 1)}${nodeLabel},${series.slice(brace + 1)}`;
 }
 
 /** Every family of `nodes` (the answering node first: its order is the output's), combined by the rules above. */
@@ -74,18 +81,18 @@ export function sumExpositions(nodes: readonly NodeExposition[], out: Exposition
         into = { name: f.name, type: f.type, help: f.help, series: new Map() };
         families.set(f.name, into);
       }
+      const once = f.name === BUILD;
       for (const s of f.samples) {
-        const labels = perNode ? (s.labels === "" ? nodeLabel : `${nodeLabel},${s.labels}`) : s.labels;
-        const key = `${s.name}\u0000${labels}`;
-        const had = into.series.get(key);
-        if (had === undefined) into.series.set(key, { name: s.name, labels, value: s.value });
-        else if (f.name !== BUILD) had.value += s.value;
+        const series = perNode ? withNode(s.series, nodeLabel) : s.series;
+        const had = into.series.get(series);
+        if (had === undefined) into.series.set(series, s.value);
+        else if (!once) into.series.set(series, had + s.value);
       }
     }
   }
   for (const f of families.values()) {
     out.family(f.name, f.type, f.help);
-    for (const s of f.series.values()) out.sample(s.name, s.labels, s.value);
+    for (const [series, value] of f.series) out.seriesSample(series, value);
   }
   return out;
 }

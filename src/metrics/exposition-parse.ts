@@ -11,10 +11,11 @@
 import type { MetricType } from "./exposition.js";
 
 export interface ParsedSample {
-  /** The sample's own name (a histogram's `_bucket`, `_sum`, `_count` included). */
-  readonly name: string;
-  /** `a="x",b="y"` as written (escapes kept), "" for none. */
-  readonly labels: string;
+  /**
+   * The series as written: the sample's own name (a histogram's `_bucket`, `_sum`, `_count`
+   * included) and its label block, `name{a="x",b="y"}` (escapes kept), or `name` alone.
+   */
+  readonly series: string;
   readonly value: number;
 }
 
@@ -26,6 +27,8 @@ export interface ParsedFamily {
 }
 
 const TYPES: ReadonlySet<string> = new Set(["counter", "gauge", "untyped", "histogram"]);
+/** A histogram's sample names after its family's. */
+const SUFFIXES: ReadonlySet<string> = new Set(["_bucket", "_sum", "_count"]);
 
 export function parseExposition(text: string): ParsedFamily[] {
   const families: ParsedFamily[] = [];
@@ -52,29 +55,24 @@ export function parseExposition(text: string): ParsedFamily[] {
     }
     if (line.startsWith("#")) continue;
     if (current === null) throw new Error(`a sample before any family: ${line}`);
-    current.samples.push(parseSample(line));
+    current.samples.push(parseSample(line, current.name));
   }
   return families;
 }
 
-function parseSample(line: string): ParsedSample {
-  const brace = line.indexOf("{");
-  const space = line.indexOf(" ");
-  if (brace < 0 || (space >= 0 && space < brace)) {
-    if (space < 0) throw new Error(`unreadable sample: ${line}`);
-    return { name: line.slice(0, space), labels: "", value: parseValue(line.slice(space + 1), line) };
-  }
-  // The closing brace is the first one outside a quoted value (a value may hold braces, spaces and escaped quotes).
-  let i = brace + 1;
-  let quoted = false;
-  for (; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (quoted && c === 0x5c /* \ */) i++;
-    else if (c === 0x22 /* " */) quoted = !quoted;
-    else if (!quoted && c === 0x7d /* } */) break;
-  }
-  if (i >= line.length || line[i + 1] !== " ") throw new Error(`unreadable sample: ${line}`);
-  return { name: line.slice(0, brace), labels: line.slice(brace + 1, i), value: parseValue(line.slice(i + 2), line) };
+/**
+ * The value follows the line's last space (exposition.ts writes no timestamps; a label value may
+ * hold spaces, all before it). The series is kept as written, not split into labels: the sum keys
+ * on it (cluster-sum.ts), which keeps reading back a per-object scrape cheap.
+ */
+function parseSample(line: string, family: string): ParsedSample {
+  const space = line.lastIndexOf(" ");
+  const series = space > 0 ? line.slice(0, space) : "";
+  const brace = series.indexOf("{");
+  const name = brace < 0 ? series : series.slice(0, brace);
+  const ofFamily = name === family || (name.startsWith(family) && SUFFIXES.has(name.slice(family.length)));
+  if (!ofFamily || (brace >= 0 && !series.endsWith("}"))) throw new Error(`unreadable sample: ${line}`);
+  return { series, value: parseValue(line.slice(space + 1), line) };
 }
 
 function parseValue(text: string, line: string): number {

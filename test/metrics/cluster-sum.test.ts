@@ -62,18 +62,20 @@ describe("reading back an exposition", () => {
       ["rabbitmq_identity_info", "untyped"],
     ]);
     const q = families[1]!.samples;
-    assert.deepEqual(q.map((s) => [s.labels, s.value]), [
-      ['vhost="/",queue="q-a"', 3],
-      ['vhost="/",queue="odd} \\"name\\" x"', 4],
+    assert.deepEqual(q.map((s) => [s.series, s.value]), [
+      ['rabbitmq_queue_messages{vhost="/",queue="q-a"}', 3],
+      ['rabbitmq_queue_messages{vhost="/",queue="odd} \\"name\\" x"}', 4],
     ]);
     assert.equal(families[3]!.help, "Total number of messages received from publishers");
-    assert.deepEqual(families[4]!.samples.map((s) => s.name), ["rabbitmq_message_size_bytes_bucket", "rabbitmq_message_size_bytes_bucket"]);
+    assert.deepEqual(families[4]!.samples.map((s) => s.series), ['rabbitmq_message_size_bytes_bucket{protocol="amqp091",le="100.0"}', 'rabbitmq_message_size_bytes_bucket{protocol="amqp091",le="+Inf"}']);
   });
 
   it("refuses a line it cannot read rather than summing half a node", () => {
     assert.throws(() => parseExposition("# TYPE x gauge\nx{a=\"1\" 3\n"), /unreadable/);
     assert.throws(() => parseExposition("# TYPE x gauge\nx notanumber\n"), /unreadable/);
     assert.throws(() => parseExposition("x 1\n"), /before any family/);
+    assert.throws(() => parseExposition("# TYPE x gauge\ny 1\n"), /unreadable/, "a sample of another family");
+    assert.throws(() => parseExposition("# TYPE x gauge\nx{a=\"1\"}\n"), /unreadable/, "no value");
   });
 });
 
