@@ -7,6 +7,8 @@
 // - a real Prometheus scraping only worker 0's /metrics/cluster reads the whole broker;
 // - worker 1 frozen (SIGSTOP): worker 0's aggregate answers within its bound, names worker 1
 //   stale, keeps its counters and leaves out its gauges; fresh again after SIGCONT;
+// - worker 1 stopped for good (SIGSTOP, then killed by the primary's heartbeat check, its restart
+//   held back): the real Prometheus reads it as stale from worker 0's aggregate, with its counters;
 // - promtool accepts both aggregate bodies.
 // Real process tree, real amqplib clients, real HTTP, real Prometheus and promtool.
 import { after, before, describe, it } from "node:test";
@@ -69,7 +71,8 @@ describe("coney --workers 2: Prometheus aggregate of the whole broker from one w
   const queues = [ledBy(0, "agg"), ledBy(1, "agg")];
 
   before(async () => {
-    p = await startWorkers(["--in-memory"]);
+    // A dead worker's restart held back, so the last case can watch it stale for as long as it needs.
+    p = await startWorkers(["--in-memory"], { CONEY_WORKERS_RESTART_DELAY_MS: "60000" });
     apis = await pinnedApis(p.httpPort);
     const onW = async (w: number): Promise<ChannelModel> => {
       const c = await amqpOnWorker(apis, w, p.amqpUrl);
@@ -202,5 +205,25 @@ describe("coney --workers 2: Prometheus aggregate of the whole broker from one w
     assert.equal(promtool.status, 0, `promtool: ${promtool.stdout}${promtool.stderr}`);
     // Thawed: it reports again.
     await eventually(async () => seriesOf(await scrape(ports[0]!, "/metrics/cluster")).get("coney_cluster_nodes{state=stale}") === 0, 10_000, "worker 1 reporting after the thaw");
+  });
+
+  it("worker 1 stopped for good: a real Prometheus scraping worker 0's aggregate reads it as stale, its counters kept", async () => {
+    const w1 = apis[1]!.node;
+    const w1pid = p.lines.filter((l) => l.msg === "worker started" && l["worker"] === "w1").pop()?.["pid"] as number;
+    const prometheus = new RunningPrometheus();
+    try {
+      // 3 s scrapes: the timeout (= the interval) above the aggregate's 1 s wait for a silent node.
+      await prometheus.start([`127.0.0.1:${ports[0]}`], "/metrics/cluster", 3);
+      await prometheus.untilValue('coney_cluster_nodes{state="reporting"}', "2");
+      // Stopped, and after 3 missed heartbeats killed by the primary (restart held back 60 s).
+      process.kill(w1pid, "SIGSTOP");
+      await prometheus.untilValue('coney_cluster_nodes{state="stale"}', "1");
+      await prometheus.untilValue(`coney_cluster_node_reporting{rabbitmq_node="${w1}"}`, "0");
+      await prometheus.until("up", "worker 0's aggregate still scraped", (r) => r.length === 1 && r[0]!.value[1] === "1");
+      // What worker 1 counted stays in the sum: 19 received, of which 4 on worker 1.
+      await prometheus.untilValue('rabbitmq_global_messages_received_total{protocol="amqp091"}', "19");
+    } finally {
+      await prometheus.close();
+    }
   });
 });
