@@ -40,6 +40,12 @@ describe("Prometheus scraping a cluster", { timeout: 100_000 }, () => {
     for (const name of ["rabbitmq_queues{}", "rabbitmq_queue_messages_ready{}", "rabbitmq_connections{}", "rabbitmq_global_messages_received_total{amqp091}"]) assert.equal(whole.get(name), own.get(name), name);
     assert.equal(whole.get("coney_cluster_nodes{reporting}"), 1);
     assert.equal(whole.get("coney_cluster_nodes{stale}"), 0);
+    // A follower holds no broker figures: its aggregate is its node-only body, as its /metrics.
+    const follower = cluster.nodes.find((n) => n.name !== leader.name)!;
+    const res = await fetch(`http://127.0.0.1:${follower.metricsPort!}/metrics/cluster`);
+    assert.equal(res.status, 200);
+    const followerSeries = new Set(parseExposition(await res.text()).flatMap((f) => f.samples.map((x) => x.name)));
+    assert.ok(followerSeries.has("coney_cluster_leader") && !followerSeries.has("rabbitmq_queues"), [...followerSeries].join(" "));
     const r = await run(["--port", String(leader.httpPort), "cluster_status", "--formatter", "json"]);
     assert.equal(r.code, 0, r.stderr);
     const s = JSON.parse(r.stdout) as { disk_nodes: string[]; versions: Record<string, { coney_version: string; node_version: string }> };
