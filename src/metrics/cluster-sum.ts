@@ -20,8 +20,7 @@
  * out — its present state is unknown, and another node may already report its queues — so a
  * gauge sum is the answering nodes' figures, as a sum over per-node scrapes would be.
  */
-import { Exposition, type MetricType } from "./exposition.js";
-import { labelPair } from "./exposition.js";
+import { Exposition, labelPair, type MetricType } from "./exposition.js";
 import type { ParsedFamily } from "./exposition-parse.js";
 
 /** Families with one series per node. */

@@ -1,8 +1,9 @@
 /**
  * The Prometheus listener (RabbitMQ's port 15692): GET /metrics, /metrics/per-object and
  * /metrics/detailed, and Coney's aggregate of every node, /metrics/cluster and
- * /metrics/cluster/per-object (cluster-scrape.ts), over HTTPS when the management API uses TLS. A plain node:http server: three
- * read-only paths need no framework, and a scrape should cost only the reading of figures.
+ * /metrics/cluster/per-object (cluster-scrape.ts), over HTTPS when the management API uses TLS.
+ * A plain node:http server: a few read-only paths need no framework, and a scrape should cost
+ * only the reading of figures.
  *
  * Responses are gzip-compressed when the scraper accepts it (Prometheus always does), off the
  * event loop in libuv's thread pool.
