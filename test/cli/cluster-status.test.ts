@@ -9,6 +9,8 @@ import { eventually } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "../workers/workers-harness.js";
 import { pinnedApis } from "../workers/pinned-workers.js";
 import { ctl, run } from "./run-coneyctl.js";
+import { clusterStatus } from "../../src/cli/commands/cluster-status.js";
+import type { Item } from "../../src/cli/list-columns.js";
 
 const auth = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
 const getJson = async <T>(base: string, path: string): Promise<T> => (await (await fetch(`${base}${path}`, { headers: auth })).json()) as T;
@@ -88,6 +90,32 @@ describe("coneyctl cluster_status", () => {
         if (asked !== undefined) seen.add(asked);
         return seen.size === 2;
       }, 30_000, "both workers asked and listing both");
+    });
+
+    it("a worker that does not answer in time is listed with the version it said it runs when it came to serve", async () => {
+      const apis = await pinnedApis(p.httpPort);
+      try {
+        const w1 = apis[1]!.node;
+        const pid = p.lines.filter((l) => l.msg === "worker started" && l["worker"] === "w1").pop()?.["pid"] as number;
+        // Frozen well inside the primary's heartbeat limit (3 missed beats of 1 s): asked, it does not answer.
+        process.kill(pid, "SIGSTOP");
+        let nodes: Item[];
+        try {
+          nodes = (await apis[0]!.request("GET", "/api/nodes")).json as Item[];
+        } finally {
+          process.kill(pid, "SIGCONT");
+        }
+        const silent = nodes.find((n) => n["name"] === w1)!;
+        assert.equal(silent["running"], false, "not answered in time");
+        assert.equal(silent["os_pid"], undefined, "none of its process figures");
+        // What `coneyctl cluster_status` makes of that answer (its own function, on the real records).
+        const overview = (await apis[0]!.request("GET", "/api/overview")).json as Item;
+        const s = clusterStatus(overview, nodes, []);
+        assert.deepEqual(Object.keys(s.versions).sort(), apis.map((a) => a.node).sort(), JSON.stringify(s.versions));
+        assert.equal(s.versions[w1]!.node_version, process.versions.node);
+      } finally {
+        for (const a of apis) a.close();
+      }
     });
   });
 });

@@ -4,8 +4,8 @@
  * and the feature flags — from /api/overview, /api/nodes and /api/feature-flags. Under `coney
  * --workers N` and in a spread cluster every node is listed with its own listeners and the version
  * it answered with; a replicated cluster's followers, and a spread node that does not answer, by
- * the version they registered in etcd. A worker that does not answer in time has no version in its
- * record: left out rather than guessed.
+ * the version they registered in etcd; a worker that does not answer, by the version it told the
+ * primary when it came to serve. A node that told none is left out rather than guessed.
  */
 import type { CommandSpec } from "../command-spec.js";
 import type { Item } from "../list-columns.js";
