@@ -24,6 +24,7 @@ import { createFederation } from "./federation/federation-startup.js";
 import { Shovels } from "./shovel/shovels.js";
 import type { ClientIdPeers } from "./mqtt/client-id-peers.js";
 import type { PeerNodes } from "./http/peer-nodes.js";
+import { PeerMetrics } from "./metrics/peer-metrics.js";
 import type { RetainedStore } from "./mqtt/retained-store.js";
 
 export interface RunningBroker {
@@ -210,13 +211,16 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
   const stompWanted = config.stompPort !== null || config.webStompPort !== null || (tls !== null && config.stompsPort !== null);
   const stompListeners = !stompWanted ? [] : (await import("./stomp/stomp-startup.js")).stompSide({ broker, config, loginThrottle, tokens, logger, tls: tls ? { options: tlsServerOptions(tls), certFile: tls.cert } : null, certificates });
   for (const spec of stompListeners) await side.add(spec);
+  // The aggregate scrape (/metrics/cluster) asks the other nodes over the API's seam; this node answers its query beside the API's (metrics/peer-metrics.ts).
+  const peerMetrics = peers?.records ? new PeerMetrics(peers.records, config.nodeName, async () => (await peers.list()).map((p) => p.name)) : null;
+  const apiPeers = peers && peerMetrics ? { ...peers, records: peerMetrics } : peers;
   const httpPort = config.httpPort;
   if (httpPort !== null) {
     const httpTls = config.httpTls ? tls : null;
     await side.add({
       protocol: httpTls ? "https" : "http",
       port: httpPort,
-      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit, shovels, federation: { records: () => federation.records(config.nodeName), restart: (vhost, id) => federation.restart(vhost, id) }, ...(peers ? { peers } : {}) }, logger),
+      open: async () => (await import("./http/http-server.js")).listenHttp(broker, { port: httpPort, bind: config.bind, config, cluster: clusterView ?? null, tokens, alarms, loginThrottle, tls: httpTls, certificates, listeners, audit: persistence.audit, shovels, federation: { records: () => federation.records(config.nodeName), restart: (vhost, id) => federation.restart(vhost, id) }, ...(apiPeers ? { peers: apiPeers } : {}) }, logger),
       opened: (l) => logger.info("management API listener started", { port: l.port, bind }),
     });
   }
@@ -232,6 +236,7 @@ export async function startBroker(options: StartOptions = {}): Promise<RunningBr
           { broker, alarms, dataDir: diskDir, node: config.nodeName, cluster: config.clusterName, listeners, federationLinks: () => federation.figures(), shovels: () => shovels.list(), ...(clusterView ? { clusterRole: () => ({ leader: true, inSync: true }) } : {}) },
           { port: prometheusPort, bind: config.bind, tls: metricsTls },
           logger,
+          peerMetrics,
         ),
       opened: (l) => logger.info("Prometheus metrics listener started", { port: l.port, bind, tls: metricsTls !== null }),
     });

@@ -1,4 +1,14 @@
 import type { ForwardedCertificate } from "../auth/forwarded-certificate.js";
+import { VERSION } from "./product.js";
+
+/** What a node runs, as it registered it: Coney's version and Node.js's (`coneyctl cluster_status`'s Versions). */
+export interface NodeVersion {
+  readonly coney: string;
+  readonly node: string;
+}
+
+/** This process's. */
+export const ownVersion = (): NodeVersion => ({ coney: VERSION, node: process.versions.node });
 
 /** What the management API shows and does of a cluster (/api/nodes, forgetting a node): every known node and its role. */
 export interface ClusterMember {
@@ -8,6 +18,8 @@ export interface ClusterMember {
   readonly inSync: boolean;
   /** Where stream clients reach this node (its advertised stream host and port); null: no stream port. */
   readonly stream: { readonly host: string; readonly port: number; readonly tlsPort: number | null } | null;
+  /** What it runs, as it registered (absent: registered by a node of an earlier version). */
+  readonly version?: NodeVersion;
 }
 
 /** Why a node was not forgotten, or that it was. */

@@ -10,7 +10,7 @@ export { type BrokerStats, MESSAGE_SIZE_BOUNDS, type ProtocolCounters } from "./
 export { Broker, PUBLISH_REFUSED, PUBLISH_ROUTED, PUBLISH_STORED, PUBLISH_UNROUTED } from "./broker.js";
 export { canonicalJson } from "./canonical-json.js";
 export { type ClientContext, clientContext } from "./client-context.js";
-export { type ClusterMember, type ClusterView, type ForgetOutcome } from "./cluster-view.js";
+export { type ClusterMember, type ClusterView, type ForgetOutcome, type NodeVersion, ownVersion } from "./cluster-view.js";
 export { emptyChannelCounters, type ChannelCounters, type ChannelInfo, type ClientConnection, type ConnectionInfo, type ConsumerInfo, type StreamConsumerInfo, type StreamPublisherInfo, type TlsSessionInfo } from "./connection-registry.js";
 export { type DeathReason } from "./dead-letter.js";
 export { bindingDefinition, exchangeDefinition, queueDefinition } from "./definition-records.js";

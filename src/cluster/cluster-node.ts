@@ -17,7 +17,7 @@ import { followerResponder, quorumCriticalReason } from "./local-health.js";
 import { forgetNode } from "./forget-node.js";
 import { clusterMembers, EMPTY_STATE, parseClusterState, tlsStreamPortAt, type ClusterState, type InSyncValue, type MemberInfo } from "./cluster-state.js";
 import { vouchedCertificate, type ForwardedCertificate } from "../auth/forwarded-certificate.js";
-import type { ClusterMember, ClusterView, ForgetOutcome } from "../broker/index.js";
+import { ownVersion, type ClusterMember, type ClusterView, type ForgetOutcome } from "../broker/index.js";
 import { ClusterKeys, EtcdSession, withTimeout } from "./etcd-session.js";
 import { ReplicationFollower, copyIncomplete } from "./replication-follower.js";
 import { ReplicationLeader } from "./replication-leader.js";
@@ -154,7 +154,7 @@ export class ClusterNode implements ClusterView {
   }
 
   private async register(): Promise<void> {
-    const info: MemberInfo = { name: this.me, host: this.config.advertiseAddress, ports: this.front.ports, clusterPort: this.clusterPort, stream: this.streamEndpoint() };
+    const info: MemberInfo = { name: this.me, host: this.config.advertiseAddress, ports: this.front.ports, clusterPort: this.clusterPort, stream: this.streamEndpoint(), version: ownVersion() };
     await withTimeout(this.session.client.put(this.keys.member(this.me)).value(JSON.stringify(info)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register");
   }
 

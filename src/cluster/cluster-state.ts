@@ -3,7 +3,7 @@
  * (docs/CLUSTERING.md, "Keys in etcd"), the values it writes there, and the members and stream
  * endpoints it tells of from that view.
  */
-import type { ClusterMember } from "../broker/index.js";
+import { ownVersion, type ClusterMember, type NodeVersion } from "../broker/index.js";
 import type { ClientPorts } from "./client-ports.js";
 import type { ClusterKeys } from "./etcd-session.js";
 
@@ -14,6 +14,8 @@ export interface MemberInfo {
   readonly clusterPort: number;
   /** Its stream port: `port` as bound (a follower's front connects there), `advertised` as clients are told (Metadata). */
   readonly stream?: { readonly port: number; readonly advertised: { readonly host: string; readonly port: number; readonly tlsPort: number | null } };
+  /** What it runs (cluster_status's Versions for a follower, whose record is otherwise short). */
+  readonly version?: NodeVersion;
 }
 
 export interface InSyncValue {
@@ -71,7 +73,11 @@ export function clusterMembers(view: ClusterState, me: string, ownStream: Member
   const names = new Set<string>([...view.known, ...view.members.keys(), me]);
   const inSync = new Set(view.inSync?.nodes ?? []);
   const stream = (name: string): ClusterMember["stream"] => (name === me ? ownStream?.advertised : view.members.get(name)?.stream?.advertised) ?? null;
-  return [...names].sort().map((name) => ({ name, running: name === me || view.members.has(name), leader: view.leader === name, inSync: inSync.has(name), stream: stream(name) }));
+  const version = (name: string): NodeVersion | undefined => (name === me ? ownVersion() : view.members.get(name)?.version);
+  return [...names].sort().map((name) => {
+    const v = version(name);
+    return { name, running: name === me || view.members.has(name), leader: view.leader === name, inSync: inSync.has(name), stream: stream(name), ...(v ? { version: v } : {}) };
+  });
 }
 
 /** The TLS stream port of the node advertised at `host`:`port` (Metadata for a follower's TLS clients); null: none known. */

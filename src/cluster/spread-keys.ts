@@ -4,6 +4,7 @@
  * the node in revision order. A vhost or queue name may hold any character, so both are
  * URI-encoded in a queue's key.
  */
+import type { NodeVersion } from "../broker/index.js";
 import type { EtcdSession } from "./etcd-session.js";
 import type { Logger } from "../logging/logger.js";
 
@@ -20,6 +21,8 @@ export interface SpreadMember {
   readonly stream?: StreamAddress | null;
   /** Registered by an adopter for a dead node's store (docs/CLUSTERING.md, "Stage 2"): the adopter's name. */
   readonly adoptedBy?: string;
+  /** What it runs (cluster_status's Versions while it does not answer). */
+  readonly version?: NodeVersion;
 }
 
 /** A stream listener as clients are told of it (the advertised host, the bound or advertised port). */

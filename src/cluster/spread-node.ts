@@ -17,7 +17,7 @@ import type { Server, Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
-import { topologySnapshot, type Broker } from "../broker/index.js";
+import { ownVersion, topologySnapshot, type Broker } from "../broker/index.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import type { LeaderLink } from "../node-link/node-link.js";
 import { RepliesOverLinks } from "../node-link/owned-elsewhere.js";
@@ -31,7 +31,7 @@ import { SpreadPeers } from "./spread-peers.js";
 import { SpreadStreamPorts, storeCopies, streamAddress } from "./spread-stream-ports.js";
 import { replicationTransport, type ReplicationTransport } from "./replication-transport.js";
 import { connectSpreadLink, listenForSpreadLinks } from "./spread-links.js";
-import { processFigures } from "../http/node-record.js";
+import { processFigures, versionApplications } from "../http/node-record.js";
 
 const TICK_MS = 500;
 /** The `defs` leader writes a snapshot at most this often, and only after a change. */
@@ -269,7 +269,7 @@ export class SpreadNode implements SpreadWatch {
       const m = this.members.get(name);
       const running = this.isRunning(name);
       const asked = figures.get(name);
-      const record = { ...asked?.record, cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running && !asked ? { os_pid: String(m.pid) } : {}), ...(m?.adoptedBy === undefined ? {} : { adopted_by: m.adoptedBy }) };
+      const record = { ...(m?.version && !asked ? { applications: versionApplications(m.version) } : {}), ...asked?.record, cluster_mode: "spread", queues_homed: this.placement?.homedBy(name) ?? 0, defs_leader: this.defsLeader === name, ...(m && running && !asked ? { os_pid: String(m.pid) } : {}), ...(m?.adoptedBy === undefined ? {} : { adopted_by: m.adoptedBy }) };
       // Not answered in time: its registered ports, at the address it advertises.
       const registered = !m ? [] : [{ protocol: "amqp", port: m.amqpPort, ip: m.host }, ...(m.httpPort === null ? [] : [{ protocol: "http", port: m.httpPort, ip: m.host }])];
       const listeners = name === this.me || !running ? [] : (asked?.listeners ?? registered);
@@ -313,7 +313,7 @@ export class SpreadNode implements SpreadWatch {
   private async register(): Promise<void> {
     // A worker's streams are served on its own port (the shared one lands on any worker).
     const stream = this.ownStreamPort === null ? streamAddress(this.config, this.running?.streamPort ?? null, true) : streamAddress(this.config, this.running?.streamPort == null ? null : this.ownStreamPort, false);
-    const info: SpreadMember = { name: this.me, pid: process.pid, host: this.config.advertiseAddress, linkPort: this.linkPort, amqpPort: this.amqpPort, httpPort: this.httpPort, stream };
+    const info: SpreadMember = { name: this.me, pid: process.pid, host: this.config.advertiseAddress, linkPort: this.linkPort, amqpPort: this.amqpPort, httpPort: this.httpPort, stream, version: ownVersion() };
     await withTimeout(this.session.client.put(this.keys.member(this.me)).value(JSON.stringify(info)).lease(this.session.leaseId).exec(), this.session.callTimeout, "register");
   }
 

@@ -78,5 +78,8 @@ export function answerPeer(ctx: RouteContext, q: PeerQuery): unknown {
       return localQueueFigures(ctx, q.vhosts, q.name, q.chart ? chartContext(ctx, q.chart) : ctx);
     case "close":
       return closeLocal(ctx, q, q.reason);
+    case "metrics":
+      // Answered before it reaches the API, by the node's metrics side (src/metrics/peer-metrics.ts).
+      throw new Error(`${ctx.node}: its Prometheus figures are not served`);
   }
 }

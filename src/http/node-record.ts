@@ -12,7 +12,7 @@ import { getHeapSpaceStatistics } from "node:v8";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SASL_MECHANISMS } from "../auth/sasl-mechanisms.js";
-import { EXCHANGE_TYPES, type Broker, type ResourceAlarms } from "../broker/index.js";
+import { EXCHANGE_TYPES, type Broker, type NodeVersion, type ResourceAlarms } from "../broker/index.js";
 import type { ConeyConfig } from "../config/config.js";
 import { enabledPlugins } from "./node-plugins.js";
 import { NODE_KEY, type Counters } from "./rate-sampler.js";
@@ -75,6 +75,14 @@ function readPackage(file: string): PackageJson | null {
   } catch {
     return null;
   }
+}
+
+/** A node's `applications` as far as its registered version tells (another node that did not answer): what cluster_status reads. */
+export function versionApplications(v: NodeVersion): NodeFacts["applications"] {
+  return [
+    { name: "coney", description: "", version: v.coney },
+    { name: "node", description: "Node.js JavaScript runtime", version: v.node },
+  ];
 }
 
 export function nodeFacts(config: ConeyConfig): NodeFacts {
@@ -248,6 +256,9 @@ export function processFigures(broker: Broker, alarms: ResourceAlarms, gauges: C
     proc_total: total,
     run_queue: runQueue(),
     processors: availableParallelism(),
+    // Its own version (Coney's, Node.js's), so another node's /api/nodes and `coneyctl
+    // cluster_status` name what this process runs, as each RabbitMQ node reports its own.
+    applications: applications(),
   };
 }
 

@@ -22,6 +22,8 @@ export type PeerQuery =
   | { readonly kind: "exchange-stats"; readonly vhosts: readonly string[]; readonly chart?: ChartQuery }
   /** The rates of the queues of these vhosts (only `name`, when given) that worker leads (leader-queue-figures.ts). */
   | { readonly kind: "queue-figures"; readonly vhosts: readonly string[]; readonly name?: string; readonly chart?: ChartQuery }
+  /** This node's own Prometheus exposition (its /metrics or /metrics/per-object body), for another node's aggregate (src/metrics/cluster-scrape.ts). */
+  | { readonly kind: "metrics"; readonly endpoint: "aggregated" | "per-object" }
   /** Close a connection by name, or every connection of a user: the answer is how many were closed. */
   | { readonly kind: "close"; readonly name?: string; readonly user?: string; readonly reason: string };
 

@@ -67,6 +67,11 @@ export class Exposition {
     this.add(name + block + formatValue(value) + "\n");
   }
 
+  /** A series read back as written (`name{…}` or `name`: exposition-parse.ts) and its value. */
+  seriesSample(series: string, value: number): void {
+    this.add(series + " " + formatValue(value) + "\n");
+  }
+
   /** The response body. */
   text(): string {
     if (this.lines.length > 0) this.blocks.push(this.lines.join(""));

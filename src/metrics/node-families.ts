@@ -13,6 +13,9 @@ import type { ScrapeState } from "./scrape-state.js";
 /** Which endpoint is answering: RabbitMQ 3.13+ labels rabbitmq_identity_info with it, and the Overview dashboard filters on it. */
 export type EndpointName = "aggregated" | "per-object" | "detailed";
 
+/** The aggregate's endpoints (cluster-scrape.ts): Coney's own, labelled so on rabbitmq_identity_info. */
+export type ClusterEndpointName = "cluster" | "cluster-per-object";
+
 /**
  * RabbitMQ's cluster id is random and kept in its schema database; Coney derives a stable one
  * from the cluster name, so it survives restarts and changes only with the name.
@@ -28,6 +31,11 @@ export interface NodeIdentity {
 }
 
 export function writeIdentity(out: Exposition, who: NodeIdentity, endpoint: EndpointName): void {
+  writeBuildInfo(out);
+  writeIdentityInfo(out, who, endpoint);
+}
+
+function writeBuildInfo(out: Exposition): void {
   out.family("rabbitmq_build_info", "untyped", "RabbitMQ & Erlang/OTP version info");
   out.sample(
     "rabbitmq_build_info",
@@ -42,6 +50,10 @@ export function writeIdentity(out: Exposition, who: NodeIdentity, endpoint: Endp
     ].join(","),
     1,
   );
+}
+
+/** rabbitmq_identity_info alone: the aggregate (cluster-scrape.ts) has every node's build_info from their own expositions. */
+export function writeIdentityInfo(out: Exposition, who: NodeIdentity, endpoint: EndpointName | ClusterEndpointName): void {
   const { node, cluster } = who;
   out.family("rabbitmq_identity_info", "untyped", "RabbitMQ node & cluster identity info");
   out.sample(
@@ -96,7 +108,11 @@ export class RuntimeMonitor {
     this.delay.disable();
   }
 
-  write(out: Exposition): void {
+  /**
+   * `reset` false: the delay window is read and kept (the aggregate's reading of a node, so the
+   * node's own /metrics scraper still sees the delay since its previous scrape).
+   */
+  write(out: Exposition, reset = true): void {
     const d = this.delay;
     const seconds = (ns: number): number => (Number.isFinite(ns) ? ns / 1e9 : 0);
     const gauge = (name: string, help: string, value: number): void => {
@@ -106,7 +122,7 @@ export class RuntimeMonitor {
     gauge("coney_event_loop_delay_mean_seconds", "Mean event-loop delay since the previous scrape", seconds(d.count > 0 ? d.mean : 0));
     gauge("coney_event_loop_delay_p99_seconds", "99th percentile event-loop delay since the previous scrape", seconds(d.count > 0 ? d.percentile(99) : 0));
     gauge("coney_event_loop_delay_max_seconds", "Longest event-loop delay since the previous scrape", seconds(d.count > 0 ? d.max : 0));
-    d.reset();
+    if (reset) d.reset();
     const heap = getHeapStatistics();
     const mem = process.memoryUsage();
     gauge("coney_heap_used_bytes", "V8 heap in use", heap.used_heap_size);

@@ -22,15 +22,16 @@ const PREFIX = "rabbitmq_";
 const DETAILED_PREFIX = "rabbitmq_detailed_";
 const CLUSTER_PREFIX = "rabbitmq_cluster_";
 
-export function renderAggregated(s: ScrapeState, runtime: RuntimeMonitor): string {
-  return renderAll(s, runtime, false);
+/** `resetRuntime` false: the event-loop delay window is kept (the aggregate's reading, cluster-scrape.ts). */
+export function renderAggregated(s: ScrapeState, runtime: RuntimeMonitor, resetRuntime = true): string {
+  return renderAll(s, runtime, false, resetRuntime);
 }
 
-export function renderPerObject(s: ScrapeState, runtime: RuntimeMonitor): string {
-  return renderAll(s, runtime, true);
+export function renderPerObject(s: ScrapeState, runtime: RuntimeMonitor, resetRuntime = true): string {
+  return renderAll(s, runtime, true, resetRuntime);
 }
 
-function renderAll(s: ScrapeState, runtime: RuntimeMonitor, perObject: boolean): string {
+function renderAll(s: ScrapeState, runtime: RuntimeMonitor, perObject: boolean, resetRuntime: boolean): string {
   const out = new Exposition();
   // As in RabbitMQ, whose per-object registry leaves out the process and alarm collectors.
   if (!perObject) {
@@ -50,7 +51,7 @@ function renderAll(s: ScrapeState, runtime: RuntimeMonitor, perObject: boolean):
   writeGlobal(out, s);
   writeDeadLettered(out, s);
   writeMessageSizes(out, s);
-  runtime.write(out);
+  runtime.write(out, resetRuntime);
   return out.text();
 }
 

@@ -27,6 +27,8 @@ import { migrateLegacyWorkerStores } from "./legacy-worker-stores.js";
 import { IpcHub } from "./ipc-hub.js";
 import { isEnvelope } from "./ipc-endpoint.js";
 import type { PeerNode } from "../http/peer-nodes.js";
+import { versionApplications } from "../http/node-record.js";
+import type { NodeVersion } from "../broker/index.js";
 import { workerPorts, type WorkerPorts } from "./worker-ports.js";
 import { loadTable, workerName } from "./workers-file.js";
 import type { SpreadWorkerStart, WorkerFigures, WorkerStart } from "./worker-start.js";
@@ -66,6 +68,8 @@ interface Slot {
   lastBeat: number;
   startedAt: number;
   restarts: number;
+  /** What it runs, as it said when it came to serve (`coneyctl cluster_status` while it does not answer). */
+  version: NodeVersion | null;
   delayMs: number;
   restartTimer: NodeJS.Timeout | null;
   /** Resolved when this worker's process exits. */
@@ -103,13 +107,13 @@ export class Primary {
     const linksDir = o.config.inMemory ? mkdtempSync(join(tmpdir(), "coney-links-")) : join(o.config.dataDir, "links");
     this.links = { dir: linksDir, secret: randomBytes(32).toString("hex"), nodeNames: Array.from({ length: o.config.workers }, (_, i) => `${o.config.nodeName}/${workerName(i)}`) };
     this.slots = Array.from({ length: o.config.workers }, (_, index) => ({
-      index, name: workerName(index), worker: null, state: "down", lastBeat: 0, startedAt: 0, restarts: 0,
+      index, name: workerName(index), worker: null, state: "down", lastBeat: 0, startedAt: 0, restarts: 0, version: null,
       delayMs: o.restartDelayMs?.first ?? 100, restartTimer: null, exited: Promise.resolve(), killed: false,
     }));
     const e = this.hub.endpoint;
     e.handle("start", (_body, from) => this.startOf(from));
     e.handle("heartbeat", () => undefined);
-    e.handle("ready", (_body, from) => this.readied(from));
+    e.handle("ready", (body, from) => this.readied(from, body));
     e.handle("nodes", (_body, from) => this.nodes(from));
     e.handle("rebalance", (body) => this.rebalance((body as { queuesPerGroup?: number[] } | null)?.queuesPerGroup ?? null));
   }
@@ -292,10 +296,11 @@ export class Primary {
     };
   }
 
-  private readied(from: string): void {
+  private readied(from: string, version: unknown): void {
     const slot = this.slotOf(from);
     if (slot === undefined || slot.state !== "starting") return;
     slot.state = "running";
+    slot.version = isNodeVersion(version) ? version : null;
     this.o.logger.info("worker serving", { worker: slot.name, pid: slot.worker?.process.pid ?? null, restarts: slot.restarts });
     this.keeper?.workerReady(slot.index);
     if (!this.started && this.slots.every((s) => s.state === "running")) {
@@ -318,14 +323,20 @@ export class Primary {
       const extra = { worker_index: slot.index, worker_state: slot.state, worker_restarts: slot.restarts, queue_groups: groupsOf(table, slot.index).map(groupName) };
       const name = `${this.o.config.nodeName}/${slot.name}`;
       if (slot.name === from) return { name, running: true, record: extra, listeners: [] };
-      if (slot.state !== "running") return { name, running: false, record: extra, listeners: [] };
+      // A worker that does not answer is named with the version it said it runs when it came to serve.
+      const known = slot.version === null ? {} : { applications: versionApplications(slot.version) };
+      if (slot.state !== "running") return { name, running: false, record: { ...known, ...extra }, listeners: [] };
       try {
         const figures = (await this.hub.endpoint.request(slot.name, "figures", null, this.o.figuresMs ?? 1000)) as WorkerFigures;
         return { name, running: true, record: { ...figures.record, ...extra }, listeners: figures.listeners };
       } catch {
         // No answer in time: as RabbitMQ shows a node it cannot reach.
-        return { name, running: false, record: extra, listeners: [] };
+        return { name, running: false, record: { ...known, ...extra }, listeners: [] };
       }
     }));
   }
+}
+
+function isNodeVersion(v: unknown): v is NodeVersion {
+  return typeof v === "object" && v !== null && typeof (v as NodeVersion).coney === "string" && typeof (v as NodeVersion).node === "string";
 }

@@ -10,6 +10,7 @@
  * Its IPC endpoint, start, heartbeat and stop (no worker outlives its primary) are worker-process.ts's.
  */
 import type { SpreadWorkerStart } from "./worker-start.js";
+import { ownVersion } from "../broker/index.js";
 import { PRIMARY } from "./ipc-endpoint.js";
 import { runWorkerProcess } from "./worker-process.js";
 
@@ -29,5 +30,5 @@ runWorkerProcess<SpreadWorkerStart>(async (w) => {
   await node.start();
   if (w.stopping) return;
   logger.info("worker serving as a spread-cluster node", { node: config.nodeName, data_dir: config.dataDir, pid: process.pid });
-  endpoint.send(PRIMARY, "ready");
+  endpoint.send(PRIMARY, "ready", ownVersion());
 });

@@ -21,7 +21,7 @@ import { WorkerRecords } from "./worker-records.js";
 import { WorkerClientIds } from "./worker-client-ids.js";
 import { TopologyRelay } from "./topology-relay.js";
 import { RetainedRelay } from "./retained-relay.js";
-import type { Broker } from "../broker/index.js";
+import { ownVersion, type Broker } from "../broker/index.js";
 import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 import { workerName } from "./workers-file.js";
 
@@ -100,5 +100,5 @@ runWorkerProcess<WorkerStart>(async (w) => {
   logger.info("worker following the others' definitions", { copied_from_a_peer: joined });
   const retained = running.retainedMessages === null ? null : new RetainedRelay(running.retainedMessages, endpoint, otherWorkers);
   if (retained !== null) logger.info("worker following the others' MQTT retained messages", { copied_from_a_peer: await retained.join() });
-  endpoint.send(PRIMARY, "ready");
+  endpoint.send(PRIMARY, "ready", ownVersion());
 });

@@ -1,6 +1,7 @@
 // coneyctl cluster_status, as rabbitmqctl cluster_status: the real coneyctl against a real broker,
 // one node and `coney --workers 2` (every node listed, running, with its own listeners labelled by
-// node), in text and as JSON, checked against what /api/nodes and /api/overview say.
+// node, each with its own version), in text and as JSON, checked against what /api/nodes and /api/overview say;
+// a replicated cluster's follower's version from its registration (test/cluster/cluster-status-versions.test.ts).
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { startTestBroker, type TestBroker } from "../helpers/broker.js";
@@ -8,6 +9,8 @@ import { eventually } from "../helpers/wait.js";
 import { startWorkers, type WorkersProcess } from "../workers/workers-harness.js";
 import { pinnedApis } from "../workers/pinned-workers.js";
 import { ctl, run } from "./run-coneyctl.js";
+import { clusterStatus } from "../../src/cli/commands/cluster-status.js";
+import type { Item } from "../../src/cli/list-columns.js";
 
 const auth = { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}` };
 const getJson = async <T>(base: string, path: string): Promise<T> => (await (await fetch(`${base}${path}`, { headers: auth })).json()) as T;
@@ -73,16 +76,46 @@ describe("coneyctl cluster_status", () => {
       await eventually(async () => {
         const r = await run(["--port", String(p.httpPort), "cluster_status", "--formatter", "json"]);
         assert.equal(r.code, 0, r.stderr);
-        const s = JSON.parse(r.stdout) as { running_nodes: string[]; listeners: Record<string, Array<{ protocol: string }>>; versions: Record<string, unknown> };
+        const s = JSON.parse(r.stdout) as { running_nodes: string[]; listeners: Record<string, Array<{ protocol: string }>>; versions: Record<string, { coney_version: string; node_version: string }> };
         if (s.running_nodes.length !== 2) return false;
         for (const n of s.running_nodes) assert.ok(s.listeners[n]?.some((l) => l.protocol === "http/prometheus"), `${n}'s own listeners: ${JSON.stringify(s.listeners)}`);
-        // The answering node's version at least (another node's record may not carry one: left out, not guessed).
-        assert.ok(Object.keys(s.versions).some((n) => s.running_nodes.includes(n)), `a version: ${JSON.stringify(s.versions)}`);
+        // Every worker's own version (each answers its record with its applications), as rabbitmqctl lists every node's.
+        assert.deepEqual(Object.keys(s.versions).sort(), [...s.running_nodes].sort(), `every node's version: ${JSON.stringify(s.versions)}`);
+        for (const v of Object.values(s.versions)) {
+          assert.match(v.coney_version, /^\d+\.\d+\.\d+/);
+          assert.equal(v.node_version, process.versions.node);
+        }
         const text = await run(["--port", String(p.httpPort), "cluster_status"]);
         const asked = /^Cluster status of node (.+) \.\.\.$/m.exec(text.stdout)?.[1];
         if (asked !== undefined) seen.add(asked);
         return seen.size === 2;
       }, 30_000, "both workers asked and listing both");
+    });
+
+    it("a worker that does not answer in time is listed with the version it said it runs when it came to serve", async () => {
+      const apis = await pinnedApis(p.httpPort);
+      try {
+        const w1 = apis[1]!.node;
+        const pid = p.lines.filter((l) => l.msg === "worker started" && l["worker"] === "w1").pop()?.["pid"] as number;
+        // Frozen well inside the primary's heartbeat limit (3 missed beats of 1 s): asked, it does not answer.
+        process.kill(pid, "SIGSTOP");
+        let nodes: Item[];
+        try {
+          nodes = (await apis[0]!.request("GET", "/api/nodes")).json as Item[];
+        } finally {
+          process.kill(pid, "SIGCONT");
+        }
+        const silent = nodes.find((n) => n["name"] === w1)!;
+        assert.equal(silent["running"], false, "not answered in time");
+        assert.equal(silent["os_pid"], undefined, "none of its process figures");
+        // What `coneyctl cluster_status` makes of that answer (its own function, on the real records).
+        const overview = (await apis[0]!.request("GET", "/api/overview")).json as Item;
+        const s = clusterStatus(overview, nodes, []);
+        assert.deepEqual(Object.keys(s.versions).sort(), apis.map((a) => a.node).sort(), JSON.stringify(s.versions));
+        assert.equal(s.versions[w1]!.node_version, process.versions.node);
+      } finally {
+        for (const a of apis) a.close();
+      }
     });
   });
 });

@@ -1,12 +1,15 @@
 // Prometheus on a cluster: every node answers its own Prometheus port, so a real Prometheus
 // scraping all three finds each one up; exactly one reports coney_cluster_leader 1 and the broker's
 // figures (counted once: followers have none); when the leader is killed, the new leader's port
-// serves them.
+// serves them. The leader's aggregate (/metrics/cluster) is its own figures (it is the whole broker),
+// and `coneyctl cluster_status` through it names every node's version, the followers' as registered.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { TestCluster } from "./cluster-fixture.js";
 import { RunningPrometheus, type Series } from "../metrics/prometheus-tools.js";
+import { parseExposition } from "../metrics/exposition-parser.js";
+import { run } from "../cli/run-coneyctl.js";
 
 const byInstance = (r: Series): Map<string, string> => new Map(r.map((s) => [s.metric["instance"]!, s.value[1]]));
 
@@ -23,6 +26,31 @@ describe("Prometheus scraping a cluster", { timeout: 100_000 }, () => {
     if (!passed) console.error(cluster.logs());
     await prometheus.close();
     await cluster.close();
+  });
+
+  it("the leader's /metrics/cluster has its /metrics figures; cluster_status through it lists every node's version", async () => {
+    const leader = await cluster.waitForLeader();
+    const figures = async (path: string): Promise<Map<string, number>> => {
+      const out = new Map<string, number>();
+      for (const f of parseExposition(await (await fetch(`http://127.0.0.1:${leader.metricsPort!}${path}`)).text())) for (const x of f.samples) out.set(`${x.name}{${Object.values(x.labels).join(",")}}`, x.value);
+      return out;
+    };
+    const own = await figures("/metrics");
+    const whole = await figures("/metrics/cluster");
+    for (const name of ["rabbitmq_queues{}", "rabbitmq_queue_messages_ready{}", "rabbitmq_connections{}", "rabbitmq_global_messages_received_total{amqp091}"]) assert.equal(whole.get(name), own.get(name), name);
+    assert.equal(whole.get("coney_cluster_nodes{reporting}"), 1);
+    assert.equal(whole.get("coney_cluster_nodes{stale}"), 0);
+    // A follower holds no broker figures: its aggregate is its node-only body, as its /metrics.
+    const follower = cluster.nodes.find((n) => n.name !== leader.name)!;
+    const res = await fetch(`http://127.0.0.1:${follower.metricsPort!}/metrics/cluster`);
+    assert.equal(res.status, 200);
+    const followerSeries = new Set(parseExposition(await res.text()).flatMap((f) => f.samples.map((x) => x.name)));
+    assert.ok(followerSeries.has("coney_cluster_leader") && !followerSeries.has("rabbitmq_queues"), [...followerSeries].join(" "));
+    const r = await run(["--port", String(leader.httpPort), "cluster_status", "--formatter", "json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout) as { disk_nodes: string[]; versions: Record<string, { coney_version: string; node_version: string }> };
+    assert.deepEqual(Object.keys(s.versions).sort(), cluster.nodes.map((n) => n.name).sort(), r.stdout);
+    for (const v of Object.values(s.versions)) assert.equal(v.node_version, process.versions.node);
   });
 
   it("finds every node up, one leader with the broker's figures, and the figures on the next leader after a kill", async () => {

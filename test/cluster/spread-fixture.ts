@@ -192,6 +192,8 @@ export interface SpreadClusterOptions {
    * dials 127.0.0.1 (node 0 only).
    */
   readonly ownAddresses?: boolean;
+  /** Every node serves Prometheus on a port of its own, `metricsPort` (false: none listens). */
+  readonly metrics?: boolean;
 }
 
 export interface SpreadCluster {
@@ -259,7 +261,8 @@ export function spreadCluster(options: SpreadClusterOptions = {}): SpreadCluster
     for (let i = 0; i < size; i++) {
       const more = protocols ? { mqttPort: await freePort(), stompPort: await freePort() } : {};
       const own = options.ownAddresses === true ? { host: `127.0.0.${i + 1}`, extraArgs: ["--bind", `127.0.0.${i + 1}`, "--advertise-address", `127.0.0.${i + 1}`] } : {};
-      cluster.nodes.push({ name: `node${i}@test`, amqpPort: await freePort(), httpPort: await freePort(), ...more, ...own, dataDir: join(cluster.dir, `node${i}`), proc: null, log: "" });
+      const metrics = options.metrics === true ? { metricsPort: await freePort() } : {};
+      cluster.nodes.push({ name: `node${i}@test`, amqpPort: await freePort(), httpPort: await freePort(), ...more, ...metrics, ...own, dataDir: join(cluster.dir, `node${i}`), proc: null, log: "" });
     }
     for (let i = 0; i < size; i++) start(i);
     await Promise.all(cluster.nodes.map((n) => serving(n, size - 1)));

@@ -3,12 +3,14 @@
 // paging, sorting and per-user visibility, one connection found and closed on another node,
 // /api/overview's totals summed (each queue counted once, by its home), and another node's
 // process figures and bound listeners in /api/nodes; an MQTT client id claimed through one node
-// takes the session over from another. Three real nodes on a real etcd; amqplib, mqtt.js.
+// takes the session over from another; Prometheus's aggregate, /metrics/cluster, on any node is the
+// sum of every node's own /metrics. Three real nodes on a real etcd; amqplib, mqtt.js.
 import { describe } from "node:test";
 import assert from "node:assert/strict";
 import type { ChannelModel } from "amqplib";
 import { spreadCluster } from "./spread-fixture.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
+import { parseExposition } from "../metrics/exposition-parser.js";
 
 interface ConnRecord {
   name: string;
@@ -25,7 +27,7 @@ interface Page<T> {
 }
 
 describe("a spread cluster: one broker's lists from any node", () => {
-  const sc = spreadCluster();
+  const sc = spreadCluster({ metrics: true });
   const conns: ChannelModel[] = [];
   const mine = (list: ConnRecord[]): ConnRecord[] => list.filter((c) => c.client_properties.connection_name?.startsWith("lists-"));
 
@@ -101,6 +103,27 @@ describe("a spread cluster: one broker's lists from any node", () => {
       const totals = ((await sc.api(via, "GET", "/api/overview")).json as { object_totals: Record<string, number> }).object_totals;
       assert.deepEqual({ connections: totals["connections"], channels: totals["channels"], queues: totals["queues"], consumers: totals["consumers"] }, { connections, channels, queues, consumers }, `node${via}'s overview`);
     }
+  });
+
+  sc.it("/metrics/cluster on any node is the sum of every node's own /metrics, each queue once (by its home)", async () => {
+    const scrape = async (i: number, path: string): Promise<Map<string, number>> => {
+      const text = await (await fetch(`http://127.0.0.1:${sc.node(i).metricsPort!}${path}`)).text();
+      const out = new Map<string, number>();
+      for (const f of parseExposition(text)) for (const s of f.samples) out.set(`${s.name}{${Object.values(s.labels).join(",")}}`, s.value);
+      return out;
+    };
+    const families = ["rabbitmq_queues{}", "rabbitmq_connections{}", "rabbitmq_channels{}", "rabbitmq_consumers{}", "rabbitmq_queue_messages{}", "rabbitmq_global_messages_received_total{amqp091}"];
+    await eventually(async () => {
+      const own = await Promise.all([0, 1, 2].map((i) => scrape(i, "/metrics")));
+      const whole = await Promise.all([0, 1, 2].map((i) => scrape(i, "/metrics/cluster")));
+      for (const [via, w] of whole.entries()) {
+        if (w.get("coney_cluster_nodes{reporting}") !== 3) return false;
+        for (const f of families) if (w.get(f) !== own.reduce((sum, o) => sum + o.get(f)!, 0)) return false;
+        assert.deepEqual([0, 1, 2].map((i) => w.get(`coney_cluster_node_reporting{${sc.node(i).name}}`)), [1, 1, 1], `node${via}'s aggregate names every node`);
+      }
+      const totals = ((await sc.api(0, "GET", "/api/overview")).json as { object_totals: Record<string, number> }).object_totals;
+      return whole.every((w) => w.get("rabbitmq_queues{}") === totals["queues"] && w.get("rabbitmq_connections{}") === totals["connections"]);
+    }, 15_000, "every node's aggregate equal to the sum of the nodes' own scrapes and to the overview");
   });
 
   sc.it("/api/nodes on any node shows every other node's own process figures and bound listeners", async () => {

@@ -11,7 +11,9 @@ import { get as httpsGet } from "node:https";
 import { gunzipSync } from "node:zlib";
 import { ConfigError, loadConfig } from "../../src/config/load-config.js";
 import { makeTestCa } from "../helpers/test-ca.js";
-import { startMetricsBroker } from "./metrics-fixture.js";
+import amqp from "amqplib";
+import { startMetricsBroker, valueOf } from "./metrics-fixture.js";
+import { samplesOf } from "./exposition-parser.js";
 import { startTestBroker } from "../helpers/broker.js";
 import { eventually } from "../helpers/wait.js";
 
@@ -55,6 +57,38 @@ describe("Prometheus listener", () => {
       assert.equal(post.status, 405);
       assert.equal(post.headers.get("allow"), "GET, HEAD");
     } finally {
+      await b.close();
+    }
+  });
+
+  it("/metrics/cluster on a single node: /metrics's figures (per-node families labelled with the node), itself reporting, gzip and HEAD alike", async () => {
+    const b = await startMetricsBroker();
+    const conn = await amqp.connect(b.amqpUrl);
+    try {
+      const ch = await conn.createConfirmChannel();
+      await ch.assertQueue("single-agg", { durable: false });
+      for (let i = 0; i < 3; i++) ch.sendToQueue("single-agg", Buffer.from(`m${i}`));
+      await ch.waitForConfirms();
+      const own = await b.scrape("/metrics");
+      const whole = await b.scrape("/metrics/cluster");
+      for (const name of ["rabbitmq_queues", "rabbitmq_queue_messages", "rabbitmq_connections", "rabbitmq_channels", "rabbitmq_channel_messages_published_total"]) {
+        assert.equal(valueOf(whole, name), valueOf(own, name), name);
+      }
+      assert.equal(valueOf(whole, "rabbitmq_global_messages_received_total", { protocol: "amqp091" }), 3);
+      const node = samplesOf(own, "rabbitmq_identity_info")[0]!.labels["rabbitmq_node"]!;
+      assert.equal(typeof valueOf(whole, "process_start_time_seconds", { rabbitmq_node: node }), "number");
+      assert.equal(valueOf(whole, "coney_cluster_nodes", { state: "reporting" }), 1);
+      assert.equal(valueOf(whole, "coney_cluster_nodes", { state: "stale" }), 0);
+      assert.equal(valueOf(whole, "rabbitmq_identity_info", { rabbitmq_node: node, rabbitmq_endpoint: "cluster" }), 1);
+      const perObject = await b.scrape("/metrics/cluster/per-object");
+      assert.equal(valueOf(perObject, "rabbitmq_queue_messages", { queue: "single-agg" }), 3);
+      const raw = await fetchRaw(`${b.metricsUrl}/metrics/cluster`, { "accept-encoding": "gzip" });
+      assert.equal(raw.encoding, "gzip");
+      assert.match(gunzipSync(raw.body).toString(), /^coney_cluster_nodes\{state="reporting"\} 1$/m);
+      assert.equal((await fetch(`${b.metricsUrl}/metrics/cluster/`, { method: "HEAD" })).status, 200);
+      assert.equal((await fetch(`${b.metricsUrl}/metrics/cluster`, { method: "POST" })).status, 405);
+    } finally {
+      await conn.close();
       await b.close();
     }
   });

@@ -48,12 +48,17 @@ export class RunningPrometheus {
   private url = "";
   log = "";
 
-  async start(targets: readonly string[]): Promise<void> {
+  /**
+   * `metricsPath`: the scraped path (Prometheus's default /metrics; the aggregate's /metrics/cluster).
+   * `intervalS`: the scrape interval, which is also the scrape timeout (an aggregate waits up to its
+   * 1 s bound for a silent node).
+   */
+  async start(targets: readonly string[], metricsPath = "/metrics", intervalS = 1): Promise<void> {
     const binary = requireProgram("prometheus");
     const list = targets.map((t) => `"${t}"`).join(", ");
     writeFileSync(
       join(this.dir, "prometheus.yml"),
-      ["global:", "  scrape_interval: 1s", "  evaluation_interval: 1s", "scrape_configs:", "  - job_name: coney", "    static_configs:", `      - targets: [${list}]`, ""].join("\n"),
+      ["global:", `  scrape_interval: ${intervalS}s`, "  evaluation_interval: 1s", "scrape_configs:", "  - job_name: coney", `    metrics_path: "${metricsPath}"`, "    static_configs:", `      - targets: [${list}]`, ""].join("\n"),
     );
     const port = await freePort();
     this.url = `http://127.0.0.1:${port}`;

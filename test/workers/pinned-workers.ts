@@ -7,6 +7,7 @@
  * the test needs it.
  */
 import http from "node:http";
+import amqp, { type ChannelModel } from "amqplib";
 import { eventually } from "../helpers/wait.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 
@@ -87,4 +88,19 @@ export async function onWorker<C>(apis: readonly PinnedApi[], want: number, open
     await close(c);
   }
   throw new Error(`no client landed on worker ${want} in 20 tries`);
+}
+
+/** An amqplib connection (its errors swallowed: the broker side may be frozen or die) that landed on worker `want`. */
+export async function amqpOnWorker(apis: readonly PinnedApi[], want: number, url: string): Promise<ChannelModel> {
+  return onWorker(
+    apis,
+    want,
+    async () => {
+      const c = await amqp.connect(url);
+      c.on("error", () => {});
+      return c;
+    },
+    (c) => (c as unknown as { connection: { stream: { localPort: number } } }).connection.stream.localPort,
+    (c) => c.close(),
+  );
 }

@@ -2,9 +2,10 @@
  * cluster_status (rabbitmqctl cluster_status): the whole broker's nodes as any node sees them —
  * name, disk and running nodes, versions, maintenance, alarms, partitions, every node's listeners
  * and the feature flags — from /api/overview, /api/nodes and /api/feature-flags. Under `coney
- * --workers N` and in a spread cluster every node is listed with its own listeners; in a replicated
- * cluster the followers' records are short, so what they do not report (their version) is left out
- * rather than guessed.
+ * --workers N` and in a spread cluster every node is listed with its own listeners and the version
+ * it answered with; a replicated cluster's followers, and a spread node that does not answer, by
+ * the version they registered in etcd; a worker that does not answer, by the version it told the
+ * primary when it came to serve. A node that told none is left out rather than guessed.
  */
 import type { CommandSpec } from "../command-spec.js";
 import type { Item } from "../list-columns.js";

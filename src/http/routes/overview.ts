@@ -11,12 +11,14 @@ import { chartContext } from "../records.js";
 import { DEFAULT_RETENTION } from "../sample-history.js";
 import { wholeOverview } from "../whole-records.js";
 import type { PeerNode } from "../peer-nodes.js";
-import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, contextsOf, type NodeFacts } from "../node-record.js";
+import { exchangeTypes, memoryBreakdown, nodeFacts, nodeRecord, webContexts, contextsOf, versionApplications, type NodeFacts } from "../node-record.js";
 
 /** A cluster member: this node's full record, or what is known of another one (docs/CLUSTERING.md). */
 function clusterNodeRecord(ctx: RouteContext, facts: NodeFacts, m: ClusterMember): Record<string, unknown> {
   const role = { running: m.running, cluster_leader: m.leader, in_sync: m.inSync };
-  return m.name === ctx.node ? { ...nodeRecord(ctx, facts), ...role } : { name: m.name, type: "disc", being_drained: false, partitions: [], ...role };
+  // Another node's version as it registered it (a follower runs no API figures this node could ask).
+  const version = m.version ? { applications: versionApplications(m.version) } : {};
+  return m.name === ctx.node ? { ...nodeRecord(ctx, facts), ...role } : { name: m.name, type: "disc", being_drained: false, partitions: [], ...version, ...role };
 }
 
 /** A worker of `coney --workers N`: this one's full record, or what the other one answered (its own process's figures). */
