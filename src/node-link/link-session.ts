@@ -25,6 +25,7 @@ import { OwnRuns } from "./own-runs.js";
 import { readStreamQuery } from "./stream-query-frames.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { readNodeQuery, replyJson, type NodeQueryAnswerer } from "./node-query-frames.js";
+import { ServedStreamReads } from "./served-stream-reads.js";
 
 interface QueueRef {
   readonly vhost: string;
@@ -56,6 +57,8 @@ export class LinkSession implements ServingLink {
   own = new OwnRuns(false);
   /** Messages that came in PUBLISH_RUN frames (publish-runs.ts). */
   publishedInRuns = 0;
+  /** Native stream subscriptions of the peer's clients, read from the logs this node leads (frames 70–72). */
+  private readonly streamReads: ServedStreamReads;
 
   constructor(
     private readonly broker: Broker,
@@ -69,10 +72,12 @@ export class LinkSession implements ServingLink {
   ) {
     this.writer = new LinkWriter(socket, () => this.own.seal());
     this.reports = new StoredReports((f) => this.writer.write(f), (w: SyncWaiter, t: number) => broker.whenStored(w, t));
+    this.streamReads = new ServedStreamReads(this.writer, (id) => this.queue(id));
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f), () => this.reports.closeRun());
     socket.on("drain", () => {
       for (const c of this.consumers.values()) c.queue.dispatch();
+      this.streamReads.drained();
     });
     socket.on("close", () => this.end());
     socket.on("error", () => this.end());
@@ -164,7 +169,7 @@ export class LinkSession implements ServingLink {
       case F.NODE_QUERY:
         return this.nodeQuery(f);
       default:
-        this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
+        if (!this.streamReads.onFrame(f)) this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
     }
   }
 
@@ -346,6 +351,7 @@ export class LinkSession implements ServingLink {
   private end(): void {
     if (this.closed) return;
     this.closed = true;
+    this.streamReads.end();
     for (const c of this.consumers.values()) c.end();
     this.consumers.clear();
     for (const { queue, entry } of this.gets.values()) if (!queue.isDeleted) queue.requeue([entry]);
