@@ -31,6 +31,7 @@ import { workerPorts, type WorkerPorts } from "./worker-ports.js";
 import { loadTable, workerName } from "./workers-file.js";
 import type { SpreadWorkerStart, WorkerFigures, WorkerStart } from "./worker-start.js";
 import { spreadWorkerConfig, workersAsSpreadNodes } from "./spread-workers.js";
+import { workerNodeName } from "./worker-node-name.js";
 import type { WorkerLinks } from "./worker-queues.js";
 
 /** Queue groups in a new data directory (the design's `queue_groups` default); a saved table keeps its own count. */
@@ -101,7 +102,7 @@ export class Primary {
     this.spread = workersAsSpreadNodes(o.config);
     // The links between workers: a fresh secret per primary (a worker of an older one cannot join).
     const linksDir = o.config.inMemory ? mkdtempSync(join(tmpdir(), "coney-links-")) : join(o.config.dataDir, "links");
-    this.links = { dir: linksDir, secret: randomBytes(32).toString("hex"), nodeNames: Array.from({ length: o.config.workers }, (_, i) => `${o.config.nodeName}/${workerName(i)}`) };
+    this.links = { dir: linksDir, secret: randomBytes(32).toString("hex"), nodeNames: Array.from({ length: o.config.workers }, (_, i) => workerNodeName(o.config.nodeName, i)) };
     this.slots = Array.from({ length: o.config.workers }, (_, index) => ({
       index, name: workerName(index), worker: null, state: "down", lastBeat: 0, startedAt: 0, restarts: 0,
       delayMs: o.restartDelayMs?.first ?? 100, restartTimer: null, exited: Promise.resolve(), killed: false,
@@ -283,7 +284,7 @@ export class Primary {
         ...config,
         ...this.ports.shared,
         prometheusPort: this.ports.prometheus[slot.index] ?? null,
-        nodeName: `${config.nodeName}/${slot.name}`,
+        nodeName: workerNodeName(config.nodeName, slot.index),
         // Each worker keeps its definitions, audit trail and own store apart; the queue groups'
         // stores (`<data>/groups/`) are opened by whichever worker leads each group (worker-group-stores.ts).
         dataDir: join(config.dataDir, "nodes", slot.name),
@@ -316,7 +317,7 @@ export class Primary {
     const table = this.keeper!.current;
     return Promise.all(this.slots.map(async (slot): Promise<PeerNode> => {
       const extra = { worker_index: slot.index, worker_state: slot.state, worker_restarts: slot.restarts, queue_groups: groupsOf(table, slot.index).map(groupName) };
-      const name = `${this.o.config.nodeName}/${slot.name}`;
+      const name = workerNodeName(this.o.config.nodeName, slot.index);
       if (slot.name === from) return { name, running: true, record: extra, listeners: [] };
       if (slot.state !== "running") return { name, running: false, record: extra, listeners: [] };
       try {

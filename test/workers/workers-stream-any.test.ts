@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { connect, type Client } from "rabbitmq-stream-js-client";
 import { eventually, withTimeout } from "../helpers/wait.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
 import { RawStreamClient, type RawFrame } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { CMD, OFFSET_TYPE, RC } from "../../src/stream/protocol.js";
@@ -182,7 +182,7 @@ describe("a native stream subscription on the worker that does not lead the stre
     assert.equal((await subscribe(c, 1, s, (w) => w.u16(OFFSET_TYPE.first), 10)).code, RC.ok);
     await delivers(c, 3);
     const nodes = (await p.api("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>;
-    const w1 = nodes.find((n) => /w1(@|$)/.test(n.name.split("@")[0]!) || /\/w1$/.test(n.name));
+    const w1 = nodes.find((n) => workerOf(n.name) === "w1");
     process.kill(Number(w1!.os_pid), "SIGKILL");
     const update = await c.next(CMD.metadataUpdate, 20_000);
     assert.equal(update.body.u16(), RC.streamNotAvailable);

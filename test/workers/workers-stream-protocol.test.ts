@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, Offset, type Client } from "rabbitmq-stream-js-client";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
 import { freshGet } from "./worker-landing.js";
 import { RawStreamClient } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
@@ -69,7 +69,7 @@ describe("the native stream protocol across the workers of coney --workers 2", (
       for (let i = 0; i < 4; i++) {
         const r = (await freshGet(p.httpPort, `/api/queues/%2F/${s}`)) as { node?: string; type?: string; arguments?: Record<string, unknown> };
         assert.equal(r.type, "stream");
-        assert.match(r.node ?? "", new RegExp(`/w${leader}$`));
+        assert.equal(workerOf(r.node ?? ""), `w${leader}`);
         assert.equal(r.arguments?.["x-max-length-bytes"], 20_000_000);
         assert.equal(r.arguments?.["x-max-age"], "7D");
         assert.equal(r.arguments?.["x-stream-max-segment-size-bytes"], 2_000_000);
@@ -166,7 +166,7 @@ describe("the native stream protocol across the workers of coney --workers 2", (
     await c.declareConsumer({ stream: s, offset: Offset.first(), connectionClosedListener: () => closed() }, (m) => seen.push(m.content.toString()));
     await withTimeout(seen.done, 10_000, "30 before the kill");
     const nodes = (await p.api("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>;
-    process.kill(Number(nodes.find((n) => /\/w1$/.test(n.name))!.os_pid), "SIGKILL");
+    process.kill(Number(nodes.find((n) => workerOf(n.name) === "w1")!.os_pid), "SIGKILL");
     await withTimeout(wasClosed, 10_000, "the consumer's connection closed with its worker");
     // Once the leader serves again, a new client reads all 30 from it.
     let back: string[] = [];
