@@ -2,7 +2,7 @@
 // issue 42): served from the leader's log over the node link, as RabbitMQ serves it on any node
 // with a member. A raw client on the non-leading worker's own port (no Metadata to follow):
 // every offset specification, chunks in order with the log's own offsets, messages published on
-// either worker, credit bounding what arrives, Unsubscribe, StoreOffset/QueryOffset there, and the
+// either worker, credit bounding what arrives, Unsubscribe, chunk filters, StoreOffset/QueryOffset there, and the
 // leader killed -9 → MetadataUpdate stream_not_available, then a new Subscribe reads it all again.
 // Real process tree, real clients (raw stream socket, rabbitmq-stream-js-client, amqplib).
 import { after, before, describe, it } from "node:test";
@@ -158,6 +158,26 @@ describe("a native stream subscription on the worker that does not lead the stre
     await barrier(c, s);
     assert.deepEqual(c.take(CMD.deliver), [], "nothing after the unsubscribe");
     await eventually(async () => ((await p.api("GET", `/api/queues/%2F/${s}`)).json as { consumers?: number }).consumers === 0, 10_000, "the leader's read cancelled");
+  });
+
+  it("filter.N: only the chunks that may hold the value, filtered on the leader", async () => {
+    const s = ledBy(0, "any-filter");
+    const c = await raw(1);
+    assert.equal((await c.request((corr) => new FrameWriter(CMD.create).u32(corr).str(s).map([]).frame(), CMD.create)).code, RC.ok);
+    const js = await jsClient();
+    const publisher = await js.declarePublisher({ stream: s }, (m) => m.applicationProperties?.["region"] as string | undefined);
+    let confirmed = 0;
+    publisher.on("publish_confirm", (_err, ids) => (confirmed += ids.length));
+    for (const [i, region] of ["A", "B", "A", "B"].entries()) {
+      await publisher.send(Buffer.from(`${region}${i}`), { applicationProperties: { region } });
+      await publisher.flush();
+      await eventually(() => confirmed === i + 1, 10_000, `the confirm of chunk ${i}`);
+    }
+    assert.equal((await subscribe(c, 1, s, (w) => w.u16(OFFSET_TYPE.first), 10, [["filter.1", "A"]])).code, RC.ok);
+    const got = await delivers(c, 2);
+    await barrier(c, s);
+    assert.deepEqual(c.take(CMD.deliver), [], "no chunk of B");
+    assert.deepEqual(got.map((d) => d.first), [0, 2]);
   });
 
   it("StoreOffset and QueryOffset on the non-leading worker", async () => {
