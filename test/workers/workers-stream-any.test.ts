@@ -2,7 +2,7 @@
 // issue 42): served from the leader's log over the node link, as RabbitMQ serves it on any node
 // with a member. A raw client on the non-leading worker's own port (no Metadata to follow):
 // every offset specification, chunks in order with the log's own offsets, messages published on
-// either worker, credit bounding what arrives, Unsubscribe, chunk filters, StoreOffset/QueryOffset there, and the
+// either worker, credit bounding what arrives, Unsubscribe, chunk filters, retention under a slow reader, StoreOffset/QueryOffset there, and the
 // leader killed -9 → MetadataUpdate stream_not_available, then a new Subscribe reads it all again.
 // Real process tree, real clients (raw stream socket, rabbitmq-stream-js-client, amqplib).
 import { after, before, describe, it } from "node:test";
@@ -178,6 +178,28 @@ describe("a native stream subscription on the worker that does not lead the stre
     await barrier(c, s);
     assert.deepEqual(c.take(CMD.deliver), [], "no chunk of B");
     assert.deepEqual(got.map((d) => d.first), [0, 2]);
+  });
+
+  it("retention deleting the segments a slow subscription is reading: it reads on, in order, to the end", async () => {
+    const s = ledBy(0, "any-retention");
+    const c = await raw(1);
+    const create = await c.request((corr) => new FrameWriter(CMD.create).u32(corr).str(s).map([["max-length-bytes", "4000"], ["stream-max-segment-size-bytes", "1000"]]).frame(), CMD.create);
+    assert.equal(create.code, RC.ok);
+    const body = (i: number): string => `r${i}:`.padEnd(300, ".");
+    await publishChunks(s, Array.from({ length: 6 }, (_, i) => body(i)));
+    assert.equal((await subscribe(c, 1, s, (w) => w.u16(OFFSET_TYPE.first), 1)).code, RC.ok);
+    const [head] = await delivers(c, 1);
+    // Far more than the retention keeps: the segments after the subscription's place are deleted on the leader.
+    await publishChunks(s, Array.from({ length: 30 }, (_, i) => body(6 + i)));
+    const stats = await c.request((corr) => new FrameWriter(CMD.streamStats).u32(corr).str(s).frame(), CMD.streamStats);
+    const figures = new Map<string, number>();
+    for (let n = stats.frame.body.i32(); n > 0; n--) figures.set(stats.frame.body.str() ?? "", stats.frame.body.i64());
+    assert.ok(figures.get("first_chunk_id")! > head!.first + 1, "retention removed the chunks after the subscription's place");
+    c.send(new FrameWriter(CMD.credit).u8(1).u16(100).frame());
+    const got = [head!];
+    while (got.at(-1)!.first + got.at(-1)!.count < 36) got.push(chunkOf(await c.next(CMD.deliver, 10_000)));
+    for (let i = 1; i < got.length; i++) assert.ok(got[i]!.first >= got[i - 1]!.first + got[i - 1]!.count, `in order: ${JSON.stringify(got)}`);
+    assert.equal(got.at(-1)!.first + got.at(-1)!.count, 36, "read to the end");
   });
 
   it("StoreOffset and QueryOffset on the non-leading worker", async () => {
