@@ -4,7 +4,7 @@
  * (docs/CLUSTERING.md, "The link protocol"). It forwards publishes (one frame per message, with
  * every queue id of that node it was routed to: one body per node), keeps the confirms waiting for
  * STORED (stored-waits.ts), registers consumers and hands their deliveries to them, settles by
- * entry id, and runs the round trips (link-rpc.ts).
+ * entry id, runs the round trips (link-rpc.ts) and native stream reads (stream-reads.ts).
  *
  * A lost link is final for this object: `up` turns false, waiting confirms become nacks, its
  * consumers are cancelled (consumer_cancel_notify) and pending round trips fail; a new link is a

@@ -3,12 +3,13 @@
  * node leads to the connecting node (docs/CLUSTERING.md, "The link protocol"). PUBLISH frames are
  * enqueued with the same `Queue.enqueue` a local channel calls, and answered STORED/REFUSED
  * (stored-reports.ts); CONSUME registers a ServedConsumer; SETTLE, CANCEL and the round trips
- * (GET, PURGE, DELETE, INFO) call the queue. The connecting node checked its user's permissions
+ * (GET, PURGE, DELETE, INFO) call the queue; native stream reads (70–72) are served-stream-reads.ts.
+ * The connecting node checked its user's permissions
  * before anything reached the link (the link itself proved the cluster's secret), so this end acts
  * as the broker itself.
  *
- * When the socket closes every served consumer ends: what it held goes back to its queue,
- * redelivered; held basic.get entries too.
+ * When the socket closes every served consumer and stream read ends: what a consumer held goes
+ * back to its queue, redelivered; held basic.get entries too.
  */
 import type { Socket } from "node:net";
 import { answerStreamQuery, StreamQueue, applyMirroredChange, type Broker, type Message, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
