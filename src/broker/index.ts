@@ -33,6 +33,7 @@ export { filterValueOf, filterWants, type ChunkCursor, type EncodedMessageDecode
 export { StreamQueue, type StreamStart, type StreamWatcher } from "./streams/stream-queue.js";
 export { RemoteStreamQueue } from "./streams/remote-stream-queue.js";
 export { type StreamFigures, type StreamQuery } from "./streams/stream-queries.js";
+export type { StreamChunkSink, StreamReadEnd, StreamReadHandle, StreamReadTerms } from "./streams/stream-read-port.js";
 export { answerStreamQuery } from "./streams/stream-query-answers.js";
 export { checkNameLength, generateConsumerTag } from "./names.js";
 export { checkConsumerArguments } from "./queue/queue-type-rules.js";

@@ -4,14 +4,14 @@
  * (docs/CLUSTERING.md, "The link protocol"). It forwards publishes (one frame per message, with
  * every queue id of that node it was routed to: one body per node), keeps the confirms waiting for
  * STORED (stored-waits.ts), registers consumers and hands their deliveries to them, settles by
- * entry id, and runs the round trips (link-rpc.ts).
+ * entry id, runs the round trips (link-rpc.ts) and native stream reads (stream-reads.ts).
  *
  * A lost link is final for this object: `up` turns false, waiting confirms become nacks, its
  * consumers are cancelled (consumer_cancel_notify) and pending round trips fail; a new link is a
  * new LeaderLink, given to Broker.leadQueueElsewhere again.
  */
 import type { Socket } from "node:net";
-import type { Message, StreamQuery, QueueLeaderPort, RemoteConsumeTerms, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SettleOp, SyncWaiter } from "../broker/index.js";
+import type { Message, StreamQuery, StreamChunkSink, StreamReadHandle, StreamReadTerms, QueueLeaderPort, RemoteConsumeTerms, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SettleOp, SyncWaiter } from "../broker/index.js";
 import { SETTLE_REQUEUE, type QueueSpec } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
@@ -20,7 +20,8 @@ import { infoManyFrame, replyFailure, replyGot, replyId, replyInfo, replyInfoMan
 import { LinkWriter } from "./link-writer.js";
 import { StoredWaits } from "./stored-waits.js";
 import { KeptForwards } from "./kept-forwards.js";
-import { FEATURE_DELIVER_OWN, FEATURE_INFO_MANY, FEATURE_PUBLISH_RUN } from "./link-handshake.js";
+import { FEATURE_DELIVER_OWN, FEATURE_INFO_MANY, FEATURE_PUBLISH_RUN, FEATURE_STREAM_READ } from "./link-handshake.js";
+import { StreamReads } from "./stream-reads.js";
 import { PublishRuns } from "./publish-runs.js";
 import { readOwn } from "./own-runs.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
@@ -37,10 +38,6 @@ export interface LinkTerms {
 }
 
 type Queue = QueueSpec & { readonly vhost: string };
-
-/** A queue's definitions record (definition-records.ts's shape), built from what the port is given. */
-const recordOf = (q: Queue): string =>
-  JSON.stringify({ name: q.name, vhost: q.vhost, type: q.arguments["x-queue-type"] ?? "classic", durable: q.durable, auto_delete: q.autoDelete, arguments: q.arguments });
 
 interface PendingRpc {
   resolve(f: Buffer): void;
@@ -60,6 +57,7 @@ export class LeaderLink implements QueueLeaderPort {
   private readonly kept: KeptForwards | null;
   /** The leader answers many queues' counts in one reply (FEATURE_INFO_MANY). */
   private readonly infoInOne: boolean;
+  private readonly reads: StreamReads | null; // native stream subscriptions from the leader's logs, when it serves them (FEATURE_STREAM_READ)
   /** Deliveries that came as DELIVER_OWN (a message of this node, not carried back). */
   deliveredOwn = 0;
   private readonly queueIds = new Map<string, number>();
@@ -91,6 +89,7 @@ export class LeaderLink implements QueueLeaderPort {
     this.kept = ((terms.features ?? 0) & FEATURE_DELIVER_OWN) !== 0 ? new KeptForwards() : null;
     this.infoInOne = ((terms.features ?? 0) & FEATURE_INFO_MANY) !== 0;
     this.publishes = new PublishRuns(((terms.features ?? 0) & FEATURE_PUBLISH_RUN) !== 0);
+    this.reads = ((terms.features ?? 0) & FEATURE_STREAM_READ) !== 0 ? new StreamReads((f) => this.writer.write(f), (q) => this.queueId(q), slabs) : null;
     this.writer = new LinkWriter(socket, () => {
       this.emitSettles();
       this.emitPending();
@@ -175,7 +174,7 @@ export class LeaderLink implements QueueLeaderPort {
       this.queueIds.set(key, id);
       this.emitPending();
       // No record for an exclusive queue: it lives only with its connection, and one gone meanwhile must not come back as an ordinary queue.
-      const { buf } = F.frameWithStrings(F.QUEUE, 4, declares && q.exclusiveOwner === null ? [q.vhost, q.name, recordOf(q)] : [q.vhost, q.name]);
+      const { buf } = F.frameWithStrings(F.QUEUE, 4, declares && q.exclusiveOwner === null ? [q.vhost, q.name, F.queueRecord(q)] : [q.vhost, q.name]);
       buf.writeUInt32LE(id, F.FRAME_HEAD);
       this.writer.write(buf);
     }
@@ -190,9 +189,7 @@ export class LeaderLink implements QueueLeaderPort {
    */
   forwardReply(message: Message): void {
     this.emitPending();
-    const pieces: Buffer[] = [];
-    F.pushMessageFrame(pieces, F.messageFrameHead(F.DIRECT_REPLY, 0, message), message.body);
-    this.writer.writeAll(pieces);
+    this.writer.writeAll(F.messageFramePieces(F.DIRECT_REPLY, message));
   }
 
   // ---------------------------------------------------------------- consume
@@ -279,6 +276,10 @@ export class LeaderLink implements QueueLeaderPort {
     return this.roundTrip(queue, (id, qid) => streamQueryFrame(id, qid, query)).then(replyValues);
   }
 
+  readStream(queue: Queue, terms: StreamReadTerms, sink: StreamChunkSink): StreamReadHandle | null {
+    return this.alive ? (this.reads?.subscribe(queue, terms, sink) ?? null) : null;
+  }
+
   /** A question to the node at the other end about itself (node-query-frames.ts): its answer, parsed; rejects with its error or when the link is lost. */
   nodeQuery(query: unknown): Promise<unknown> {
     if (!this.alive) return Promise.reject(this.lostError());
@@ -340,7 +341,7 @@ export class LeaderLink implements QueueLeaderPort {
         return failure === null ? rpc.resolve(Buffer.from(f)) : rpc.reject(failure);
       }
       default:
-        this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
+        if (this.reads?.onFrame(f) !== true) this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
     }
   }
 
@@ -372,6 +373,7 @@ export class LeaderLink implements QueueLeaderPort {
     this.settleIds.length = 0;
     this.kept?.dropAll();
     this.waits.lose();
+    this.reads?.lose();
     const sinks = [...this.sinks.values()];
     this.sinks.clear();
     for (const s of sinks) s.cancelledByLeader(`the link to node '${this.node}' was lost`);

@@ -8,7 +8,7 @@
  * Heads are built here, in place in the link writer's slab on the hot paths (putMessageHead); the
  * writer copies a small body after its head and references a large one (link-writer.ts).
  */
-import { createMessage, type Message } from "../broker/index.js";
+import { createMessage, type Message, type QueueSpec } from "../broker/index.js";
 import type { Body } from "../broker/values/message-body.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { FieldTable } from "../broker/values/field-value.js";
@@ -179,6 +179,18 @@ export function pushMessageFrame(out: Buffer[], head: Buffer, body: Body): void 
   } else {
     for (const piece of body) out.push(piece);
   }
+}
+
+/** A whole message frame with no fixed fields (DIRECT_REPLY), as the pieces to write. */
+export function messageFramePieces(type: number, m: Message): Buffer[] {
+  const pieces: Buffer[] = [];
+  pushMessageFrame(pieces, messageFrameHead(type, 0, m), m.body);
+  return pieces;
+}
+
+/** A queue's definitions record (definition-records.ts's shape), as QUEUE carries it, built from what the port is given. */
+export function queueRecord(q: QueueSpec & { readonly vhost: string }): string {
+  return JSON.stringify({ name: q.name, vhost: q.vhost, type: q.arguments["x-queue-type"] ?? "classic", durable: q.durable, auto_delete: q.autoDelete, arguments: q.arguments });
 }
 
 /** A u16-length string at `at` (`n` bytes after its length); short ones from the codec's memo (a publisher repeats its exchange and routing key). */

@@ -26,8 +26,10 @@ export const FEATURE_INFO_MANY = 2;
 export const FEATURE_PUBLISH_RUN = 4;
 /** Feature bit: in HELLO, the connecting node reads DELIVER_OWN_RUN (own-runs.ts); in READY, the leader sends it. */
 export const FEATURE_OWN_RUN = 8;
+/** Feature bit: the leader serves native stream subscriptions from its log (stream-read-frames.ts); without it a Subscribe there answers stream_not_available. */
+export const FEATURE_STREAM_READ = 16;
 /** The features this version offers. */
-export const OUR_FEATURES = FEATURE_DELIVER_OWN | FEATURE_INFO_MANY | FEATURE_PUBLISH_RUN | FEATURE_OWN_RUN;
+export const OUR_FEATURES = FEATURE_DELIVER_OWN | FEATURE_INFO_MANY | FEATURE_PUBLISH_RUN | FEATURE_OWN_RUN | FEATURE_STREAM_READ;
 
 /** A trailing features byte at `at` of `f`, or none (0) from a node that does not send it. */
 const featuresAt = (f: Buffer, at: number): number => (at < f.length ? f[at]! : 0);

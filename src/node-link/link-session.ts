@@ -3,12 +3,13 @@
  * node leads to the connecting node (docs/CLUSTERING.md, "The link protocol"). PUBLISH frames are
  * enqueued with the same `Queue.enqueue` a local channel calls, and answered STORED/REFUSED
  * (stored-reports.ts); CONSUME registers a ServedConsumer; SETTLE, CANCEL and the round trips
- * (GET, PURGE, DELETE, INFO) call the queue. The connecting node checked its user's permissions
+ * (GET, PURGE, DELETE, INFO) call the queue; native stream reads (70–72) are served-stream-reads.ts.
+ * The connecting node checked its user's permissions
  * before anything reached the link (the link itself proved the cluster's secret), so this end acts
  * as the broker itself.
  *
- * When the socket closes every served consumer ends: what it held goes back to its queue,
- * redelivered; held basic.get entries too.
+ * When the socket closes every served consumer and stream read ends: what a consumer held goes
+ * back to its queue, redelivered; held basic.get entries too.
  */
 import type { Socket } from "node:net";
 import { answerStreamQuery, StreamQueue, applyMirroredChange, type Broker, type Message, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
@@ -25,6 +26,7 @@ import { OwnRuns } from "./own-runs.js";
 import { readStreamQuery } from "./stream-query-frames.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { readNodeQuery, replyJson, type NodeQueryAnswerer } from "./node-query-frames.js";
+import { ServedStreamReads } from "./served-stream-reads.js";
 
 interface QueueRef {
   readonly vhost: string;
@@ -56,6 +58,8 @@ export class LinkSession implements ServingLink {
   own = new OwnRuns(false);
   /** Messages that came in PUBLISH_RUN frames (publish-runs.ts). */
   publishedInRuns = 0;
+  /** Native stream subscriptions of the peer's clients, read from the logs this node leads (frames 70–72). */
+  private readonly streamReads: ServedStreamReads;
 
   constructor(
     private readonly broker: Broker,
@@ -69,10 +73,12 @@ export class LinkSession implements ServingLink {
   ) {
     this.writer = new LinkWriter(socket, () => this.own.seal());
     this.reports = new StoredReports((f) => this.writer.write(f), (w: SyncWaiter, t: number) => broker.whenStored(w, t));
+    this.streamReads = new ServedStreamReads(this.writer, (id) => this.queue(id));
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f), () => this.reports.closeRun());
     socket.on("drain", () => {
       for (const c of this.consumers.values()) c.queue.dispatch();
+      this.streamReads.drained();
     });
     socket.on("close", () => this.end());
     socket.on("error", () => this.end());
@@ -164,7 +170,7 @@ export class LinkSession implements ServingLink {
       case F.NODE_QUERY:
         return this.nodeQuery(f);
       default:
-        this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
+        if (!this.streamReads.onFrame(f)) this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
     }
   }
 
@@ -346,6 +352,7 @@ export class LinkSession implements ServingLink {
   private end(): void {
     if (this.closed) return;
     this.closed = true;
+    this.streamReads.end();
     for (const c of this.consumers.values()) c.end();
     this.consumers.clear();
     for (const { queue, entry } of this.gets.values()) if (!queue.isDeleted) queue.requeue([entry]);

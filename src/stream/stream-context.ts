@@ -26,12 +26,15 @@ export interface PublisherState {
 export interface SubscriptionState {
   readonly id: number;
   readonly stream: string;
-  readonly queue: StreamQueue;
+  /** Null for a stream another node leads (read over the link: stream-remote-subscriptions.ts). */
+  readonly queue: StreamQueue | null;
   readonly properties: ReadonlyMap<string, string>;
   credit: number;
   consumed: number;
   /** The next offset the subscription is at (the client filters the first chunk below its start). */
   offset: number;
+  /** For a stream another node leads: its committed offset as the leader's last chunk told it. */
+  remoteCommitted?: number;
   /** False while another member of its single-active-consumer group is active. */
   active: boolean;
   /** Sends what credit and the committed chunks allow. */

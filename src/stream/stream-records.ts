@@ -61,7 +61,7 @@ export function publisherInfo(p: PublisherState): StreamPublisherInfo {
 }
 
 export function consumerInfo(s: SubscriptionState): StreamConsumerInfo {
-  const committed = s.queue.stream.committedOffset;
+  const committed = s.queue?.stream.committedOffset ?? s.remoteCommitted ?? s.offset;
   return {
     id: s.id,
     stream: s.stream,

@@ -5,12 +5,14 @@
  * committed chunks, the bytes the segment file holds, sent without copying), Unsubscribe.
  * A subscription stops sending while the socket's buffer is full and resumes at `drain`. With
  * `single-active-consumer` (and a `name`) it joins its group (stream-sac.ts) and sends only while
- * active, from the offset the client answers ConsumerUpdate with.
+ * active, from the offset the client answers ConsumerUpdate with. A stream led by another worker
+ * is read from its leader's log (stream-remote-subscriptions.ts).
  */
 import type { StreamStart } from "../broker/index.js";
 import { CMD, OFFSET_TYPE, RC, RESPONSE } from "./protocol.js";
 import type { StreamContext, SubscriptionState } from "./stream-context.js";
-import { streamFor } from "./stream-lookup.js";
+import { remoteStream, streamFor } from "./stream-lookup.js";
+import { remoteSubscribe } from "./stream-remote-subscriptions.js";
 import { chunksOf } from "./stream-message.js";
 import type { SacMember } from "./stream-sac.js";
 import { partitionsOf } from "./stream-super.js";
@@ -53,6 +55,8 @@ export function subscribe(c: StreamContext, body: FrameCursor): void {
   const properties = body.remaining > 0 ? body.map() : new Map<string, string>();
   if (c.subscriptions.has(id)) return reply(c, corr, RC.subscriptionIdAlreadyExists);
   const found = streamFor(c, name, "read");
+  // Led by another worker or node: read from its log over the link, when it serves such reads.
+  if (found === RC.streamNotAvailable && remoteSubscribe(c, corr, id, remoteStream(c, name)!, start, initialCredit, properties)) return;
   if (typeof found === "number") return reply(c, corr, found);
   const q = found;
   const sac = properties.get("single-active-consumer") === "true";

@@ -33,6 +33,7 @@ import { workerPorts, type WorkerPorts } from "./worker-ports.js";
 import { loadTable, workerName } from "./workers-file.js";
 import type { SpreadWorkerStart, WorkerFigures, WorkerStart } from "./worker-start.js";
 import { spreadWorkerConfig, workersAsSpreadNodes } from "./spread-workers.js";
+import { workerNodeName } from "./worker-node-name.js";
 import type { WorkerLinks } from "./worker-queues.js";
 
 /** Queue groups in a new data directory (the design's `queue_groups` default); a saved table keeps its own count. */
@@ -105,7 +106,7 @@ export class Primary {
     this.spread = workersAsSpreadNodes(o.config);
     // The links between workers: a fresh secret per primary (a worker of an older one cannot join).
     const linksDir = o.config.inMemory ? mkdtempSync(join(tmpdir(), "coney-links-")) : join(o.config.dataDir, "links");
-    this.links = { dir: linksDir, secret: randomBytes(32).toString("hex"), nodeNames: Array.from({ length: o.config.workers }, (_, i) => `${o.config.nodeName}/${workerName(i)}`) };
+    this.links = { dir: linksDir, secret: randomBytes(32).toString("hex"), nodeNames: Array.from({ length: o.config.workers }, (_, i) => workerNodeName(o.config.nodeName, i)) };
     this.slots = Array.from({ length: o.config.workers }, (_, index) => ({
       index, name: workerName(index), worker: null, state: "down", lastBeat: 0, startedAt: 0, restarts: 0, version: null,
       delayMs: o.restartDelayMs?.first ?? 100, restartTimer: null, exited: Promise.resolve(), killed: false,
@@ -287,7 +288,7 @@ export class Primary {
         ...config,
         ...this.ports.shared,
         prometheusPort: this.ports.prometheus[slot.index] ?? null,
-        nodeName: `${config.nodeName}/${slot.name}`,
+        nodeName: workerNodeName(config.nodeName, slot.index),
         // Each worker keeps its definitions, audit trail and own store apart; the queue groups'
         // stores (`<data>/groups/`) are opened by whichever worker leads each group (worker-group-stores.ts).
         dataDir: join(config.dataDir, "nodes", slot.name),
@@ -321,7 +322,7 @@ export class Primary {
     const table = this.keeper!.current;
     return Promise.all(this.slots.map(async (slot): Promise<PeerNode> => {
       const extra = { worker_index: slot.index, worker_state: slot.state, worker_restarts: slot.restarts, queue_groups: groupsOf(table, slot.index).map(groupName) };
-      const name = `${this.o.config.nodeName}/${slot.name}`;
+      const name = workerNodeName(this.o.config.nodeName, slot.index);
       if (slot.name === from) return { name, running: true, record: extra, listeners: [] };
       // A worker that does not answer is named with the version it said it runs when it came to serve.
       const known = slot.version === null ? {} : { applications: versionApplications(slot.version) };

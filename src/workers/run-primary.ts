@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { Primary } from "./primary.js";
-import { spreadWorkerName, workersAsSpreadNodes } from "./spread-workers.js";
+import { workersAsSpreadNodes } from "./spread-workers.js";
+import { workerNodeName } from "./worker-node-name.js";
 import { machineOf } from "../cluster/spread-machines.js";
 
 /** Why `config` cannot run as workers, or null. */
@@ -65,5 +66,5 @@ export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<v
   const { shared, prometheus, stream } = primary.sharedPorts;
   // The machine rule (docs/CLUSTERING.md, "Copies on other machines") reads a node's machine from the `@host` of its name.
   if (spread && !config.nodeName.includes("@")) logger.warn("the node name has no @host: each worker counts as a machine of its own, so a confirm may wait only for copies on this machine; name it <name>@<host>", { node_name: config.nodeName });
-  logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, mqtt_port: shared.mqttPort, prometheus_ports: prometheus, stream_port: shared.streamPort, stream_worker_ports: stream, workers: config.workers, ...(spread ? { cluster: config.clusterName, cluster_mode: "spread", nodes: Array.from({ length: config.workers }, (_, i) => spreadWorkerName(config.nodeName, i)), machine: machineOf(spreadWorkerName(config.nodeName, 0)) } : {}), primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
+  logger.info("Coney started", { amqp_port: shared.amqpPort, http_port: shared.httpPort, mqtt_port: shared.mqttPort, prometheus_ports: prometheus, stream_port: shared.streamPort, stream_worker_ports: stream, workers: config.workers, ...(spread ? { cluster: config.clusterName, cluster_mode: "spread", nodes: Array.from({ length: config.workers }, (_, i) => workerNodeName(config.nodeName, i)), machine: machineOf(workerNodeName(config.nodeName, 0)) } : {}), primary_pid: process.pid, data_dir: config.inMemory ? null : config.dataDir });
 }

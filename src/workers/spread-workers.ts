@@ -8,22 +8,11 @@
 import { join } from "node:path";
 import type { ConeyConfig } from "../config/config.js";
 import { workerName } from "./workers-file.js";
+import { workerNodeName } from "./worker-node-name.js";
 
 /** Whether `config` makes the workers spread-cluster nodes (the only cluster mode workers run in). */
 export function workersAsSpreadNodes(config: ConeyConfig): boolean {
   return config.etcdEndpoints.length > 0 && config.clusterMode === "spread";
-}
-
-/**
- * Worker `index`'s node name: `-w<i>` added before the `@host` of the configured name
- * (`coney@db1` → `coney-w0@db1`, `coney-w1@db1`), at the end of a name without one. The name is its
- * identity in etcd (its member key, its store's keys), so a restarted worker is the same node; two
- * machines need different configured names, as two spread nodes always do.
- */
-export function spreadWorkerName(nodeName: string, index: number): string {
-  const at = nodeName.indexOf("@");
-  const suffix = `-${workerName(index)}`;
-  return at < 0 ? `${nodeName}${suffix}` : `${nodeName.slice(0, at)}${suffix}${nodeName.slice(at)}`;
 }
 
 /** The link port of worker `index`: `--cluster-port` + index, or 0 (each worker binds an ephemeral port of its own). */
@@ -40,7 +29,7 @@ export function spreadWorkerLinkPort(clusterPort: number, index: number, workers
  */
 export function spreadWorkerConfig(config: ConeyConfig, index: number, workers: number): Pick<ConeyConfig, "nodeName" | "dataDir" | "clusterPort"> {
   return {
-    nodeName: spreadWorkerName(config.nodeName, index),
+    nodeName: workerNodeName(config.nodeName, index),
     dataDir: join(config.dataDir, "spread", workerName(index)),
     clusterPort: spreadWorkerLinkPort(config.clusterPort, index, workers),
   };

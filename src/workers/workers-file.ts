@@ -11,7 +11,7 @@ import { groupName, type GroupTable } from "./group-table.js";
 
 export const WORKERS_FILE = "workers.json";
 
-/** A worker's name in the table and the logs (`w0`, `w1`, …); its node name is `<node-name>/w<i>`. */
+/** A worker's name in the table and the logs (`w0`, `w1`, …); its node name is `<name>-w<i>@<host>` (worker-node-name.ts). */
 export const workerName = (i: number): string => `w${i}`;
 
 interface SavedGroup {

@@ -22,17 +22,17 @@ describe("direct reply-to keys", () => {
 
   it("on one of several nodes: the key names this node, and a reply naming another node is forwarded", () => {
     const forwarded: Array<[string, string]> = [];
-    const forwarder: ReplyForwarder = { forward: (tag, m) => (forwarded.push([tag, m.routingKey]), tag === replyNodeTag("n@h/w1")) };
+    const forwarder: ReplyForwarder = { forward: (tag, m) => (forwarded.push([tag, m.routingKey]), tag === replyNodeTag("n-w1@h")) };
     const r = new DirectReplyRegistry();
-    r.reachOthers("n@h/w0", forwarder);
+    r.reachOthers("n-w0@h", forwarder);
     const got: Message[] = [];
     const key = r.register({ deliverReply: (m) => got.push(m) });
-    assert.ok(key.startsWith(`${replyNodeTag("n@h/w0")}.`), key);
+    assert.ok(key.startsWith(`${replyNodeTag("n-w0@h")}.`), key);
     assert.equal(r.deliver(DirectReplyRegistry.address(key), reply("local")), true);
     assert.equal(got.length, 1, "this node's own requester is served here");
-    const other = `amq.rabbitmq.reply-to.${replyNodeTag("n@h/w1")}.abc`;
+    const other = `amq.rabbitmq.reply-to.${replyNodeTag("n-w1@h")}.abc`;
     assert.equal(r.deliver(other, reply(other)), true);
-    assert.deepEqual(forwarded, [[replyNodeTag("n@h/w1"), other]]);
+    assert.deepEqual(forwarded, [[replyNodeTag("n-w1@h"), other]]);
     assert.equal(r.deliver("amq.rabbitmq.reply-to.bm9ib2R5.abc", reply("x")), false, "a node the forwarder does not reach");
     assert.equal(r.deliver("amq.rabbitmq.reply-to.nodotkey", reply("x")), false, "a key naming no node");
     assert.equal(got.length, 1);

@@ -48,7 +48,7 @@ function send(agent: http.Agent, port: number, method: string, path: string, bod
   });
 }
 
-/** One pinned API per worker, by node name (`…/w0`, `…/w1`), sorted so index i is worker i. */
+/** One pinned API per worker, by node name (`…-w0@host`, `…-w1@host`), sorted so index i is worker i. */
 export async function pinnedApis(httpPort: number, workers = 2): Promise<PinnedApi[]> {
   const found = new Map<string, PinnedApi>();
   for (let i = 0; i < 40 && found.size < workers; i++) {

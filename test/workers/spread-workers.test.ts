@@ -3,14 +3,15 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load-config.js";
-import { spreadWorkerConfig, spreadWorkerLinkPort, spreadWorkerName, workersAsSpreadNodes } from "../../src/workers/spread-workers.js";
+import { spreadWorkerConfig, spreadWorkerLinkPort, workersAsSpreadNodes } from "../../src/workers/spread-workers.js";
+import { workerNodeName } from "../../src/workers/worker-node-name.js";
 import { refusal } from "../../src/workers/run-primary.js";
 
 describe("workers as spread-cluster nodes: each worker's settings", () => {
   it("names each worker after the configured node, before its @host", () => {
-    assert.equal(spreadWorkerName("coney@db1", 0), "coney-w0@db1");
-    assert.equal(spreadWorkerName("coney@db1", 3), "coney-w3@db1");
-    assert.equal(spreadWorkerName("edge", 1), "edge-w1");
+    assert.equal(workerNodeName("coney@db1", 0), "coney-w0@db1");
+    assert.equal(workerNodeName("coney@db1", 3), "coney-w3@db1");
+    assert.equal(workerNodeName("edge", 1), "edge-w1");
   });
 
   it("spreads --cluster-port over the workers (port + i), keeps 0 ephemeral, and refuses one past 65535", () => {

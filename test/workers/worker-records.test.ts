@@ -50,7 +50,7 @@ describe("MQTT client-id claims across workers", () => {
     const { workers } = layout(3);
     const ids = workers.map((w) => new WorkerClientIds(w));
     const heard: string[] = [];
-    const claim: ClientIdClaim = { vhost: "/", clientId: "c", at: 1, node: "n/w0" };
+    const claim: ClientIdClaim = { vhost: "/", clientId: "c", at: 1, node: "n-w0" };
     const both = new Promise<void>((resolve) => {
       ids.forEach((x, i) => x.onClaimed((c) => {
         assert.deepEqual(c, claim);
@@ -64,9 +64,9 @@ describe("MQTT client-id claims across workers", () => {
   });
 
   it("orders two claims strictly: the later, or at the same time the greater node name", () => {
-    const a: ClientIdClaim = { vhost: "/", clientId: "c", at: 10, node: "n/w0" };
+    const a: ClientIdClaim = { vhost: "/", clientId: "c", at: 10, node: "n-w0" };
     const b: ClientIdClaim = { ...a, at: 11 };
-    const c: ClientIdClaim = { ...a, node: "n/w1" };
+    const c: ClientIdClaim = { ...a, node: "n-w1" };
     assert.equal(supersedes(b, a), true);
     assert.equal(supersedes(a, b), false);
     assert.equal(supersedes(c, a), true);

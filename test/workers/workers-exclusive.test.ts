@@ -43,7 +43,7 @@ const confirmed = (ch: ConfirmChannel, exchange: string, key: string, body: stri
 describe("coney --workers 2: exclusive queues and direct reply-to across workers", () => {
   let p: WorkersProcess;
   const open: ChannelModel[] = [];
-  /** Connections by the worker they landed on ("…/w0", "…/w1"). */
+  /** Connections by the worker they landed on ("…-w0@host", "…-w1@host"). */
   const onWorker = new Map<string, ChannelModel[]>();
 
   /** A new connection, and the worker it landed on (a worker lists its own connections). */

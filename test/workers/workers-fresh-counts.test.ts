@@ -45,7 +45,7 @@ describe("/api/queues through a worker that does not lead the queue: fresh count
   before(async () => {
     p = await startWorkers();
     [w0, w1] = (await pinnedApis(p.httpPort)) as [PinnedApi, PinnedApi];
-    assert.match(w0.node, /w0$/);
+    assert.match(w0.node, /^coney-w0@/);
     conn = await amqp.connect(p.amqpUrl);
     conn.on("error", () => {});
     ch = await conn.createConfirmChannel();

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { ChannelModel, ConsumeMessage } from "amqplib";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { connectSurviving, queueNodes as nodesOfQueues } from "./workers-clients.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
 import { run } from "../cli/run-coneyctl.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 
@@ -92,7 +92,7 @@ describe("coney --workers 3: a dead worker's queue groups move to live workers, 
     const counts = new Map<string, number>();
     for (const q of QUEUES) counts.set(nodes.get(q)!, (counts.get(nodes.get(q)!) ?? 0) + 1);
     victim = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0];
-    victimSlot = victim.slice(victim.lastIndexOf("/") + 1);
+    victimSlot = workerOf(victim);
     const theirs = QUEUES.filter((q) => nodes.get(q) === victim);
     await publish(QUEUES, (q) => Array.from({ length: 50 }, (_, k) => `${q}:before-${k}`));
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { ChannelModel, ConsumeMessage } from "amqplib";
 import { eventually, withTimeout } from "../helpers/wait.js";
 import { connectSurviving, queueNodes as nodesOfQueues } from "./workers-clients.js";
-import { startWorkers, type LogLine, type WorkersProcess } from "./workers-harness.js";
+import { startWorkers, workerOf, type LogLine, type WorkersProcess } from "./workers-harness.js";
 import { run } from "../cli/run-coneyctl.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 
@@ -151,7 +151,7 @@ describe("coney --workers 2: a planned group move carries messages held only in 
   it("the automatic move-back to a killed worker's restart carries them too", async () => {
     const table = ((await p.api("GET", "/api/nodes")).json as NodeRow[]).sort((a, b) => (a.name < b.name ? -1 : 1));
     const victim = table.find((n) => (n.queue_groups?.length ?? 0) > 0)!;
-    const slot = victim.name.slice(victim.name.lastIndexOf("/") + 1);
+    const slot = workerOf(victim.name);
     const from = p.lines.length;
     process.kill(Number(victim.os_pid), "SIGKILL");
     // The survivor serves every group; then the queues are filled there (a non-durable queue may have gone with its worker: declared again).

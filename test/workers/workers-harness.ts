@@ -116,3 +116,10 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** The worker (`w<i>`) a worker's node name names (`coney-w1@host` → `w1`; workers are named as spread workers are: worker-node-name.ts). */
+export function workerOf(node: string): string {
+  const m = /-(w\d+)(@|$)/.exec(node);
+  if (m === null) throw new Error(`${node} is no worker's node name`);
+  return m[1]!;
+}

@@ -28,7 +28,7 @@ const QUEUES = ["sq-a", "sq-b", "sq-c", "sq-d", "sq-e", "sq-f", "sq-g", "sq-h"];
 describe("coney --workers 2 spreads queues over the workers", () => {
   let p: WorkersProcess;
   const open: ChannelModel[] = [];
-  /** Connections by the worker they landed on ("…/w0", "…/w1"). */
+  /** Connections by the worker they landed on ("…-w0@host", "…-w1@host"). */
   const onWorker = new Map<string, ChannelModel[]>();
 
   before(async () => {

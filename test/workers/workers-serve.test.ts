@@ -1,13 +1,14 @@
 // `coney --workers 2` (preview): both workers serve on the shared ports, every listener shared but
 // Prometheus (one per worker), /api/nodes on any worker lists both with their own process figures,
 // and a dead worker (kill -9, or silent past 3 heartbeats) is restarted with its groups reassigned.
+import { hostname } from "node:os";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import amqp from "amqplib";
 import { makeTestCa } from "../helpers/test-ca.js";
 import { eventually, withTimeout } from "../helpers/wait.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
 
 interface NodeRecord {
   name: string;
@@ -66,7 +67,8 @@ describe("coney --workers 2", () => {
 
   it("lists both workers in /api/nodes with their own pid and figures, and AMQP connections land on both", async () => {
     const list = await nodes();
-    assert.deepEqual(list.map((n) => n.name.replace(/^.*\//, "")), ["w0", "w1"]);
+    assert.deepEqual(list.map((n) => workerOf(n.name)), ["w0", "w1"]);
+    assert.ok(list.every((n) => n.name.endsWith(`@${hostname()}`)), "the real host after the @ (name-w<i>@host)");
     const forked = p.lines.filter((l) => l.msg === "worker started").map((l) => String(l["pid"]));
     assert.deepEqual(list.map((n) => n.os_pid).sort(), forked.sort(), "the pids the primary forked");
     assert.ok(!forked.includes(String(p.child.pid)), "the primary runs no broker");
@@ -87,7 +89,7 @@ describe("coney --workers 2", () => {
     const one = await p.api("GET", `/api/nodes/${encodeURIComponent(list[1]!.name)}`);
     assert.equal(one.status, 200);
     assert.equal(one.json.os_pid, list[1]!.os_pid);
-    assert.equal((await p.api("GET", `/api/nodes/${encodeURIComponent("coney@nowhere/w9")}`)).status, 404);
+    assert.equal((await p.api("GET", `/api/nodes/${encodeURIComponent("coney-w9@nowhere")}`)).status, 404);
   });
 
   it("lists every worker's listeners in /api/overview, as RabbitMQ lists every node's", async () => {
@@ -106,7 +108,7 @@ describe("coney --workers 2", () => {
 
   it("restarts a worker killed -9, reassigns its groups under new epochs in workers.json, and rebalances when it is back", async () => {
     const before = p.workersJson();
-    const w1 = (await nodes()).find((n) => n.name.endsWith("/w1"))!;
+    const w1 = (await nodes()).find((n) => workerOf(n.name) === "w1")!;
     const lost = before.groups.filter((g) => g.worker === "w1").map((g) => g.group);
     const from = p.lines.length;
     process.kill(Number(w1.os_pid), "SIGKILL");
@@ -123,13 +125,13 @@ describe("coney --workers 2", () => {
     }
     assert.deepEqual(["w0", "w1"].map((w) => now.groups.filter((g) => g.worker === w).length), [8, 8]);
     await eventually(async () => {
-      const back = (await nodes()).find((n) => n.name.endsWith("/w1"))!;
+      const back = (await nodes()).find((n) => workerOf(n.name) === "w1")!;
       return back.running && back.os_pid !== w1.os_pid;
     }, 30_000, "/api/nodes showing w1 back with a new pid");
   });
 
   it("kills a worker that stops answering heartbeats (3 × 1 s), then restarts it", async () => {
-    const w0 = (await nodes()).find((n) => n.name.endsWith("/w0"))!;
+    const w0 = (await nodes()).find((n) => workerOf(n.name) === "w0")!;
     const from = p.lines.length;
     process.kill(Number(w0.os_pid), "SIGSTOP");
     const missed = await p.logLine((l) => l.msg === "worker missed its heartbeats; killing it" && l["worker"] === "w0", "the primary noticing w0's silence", 30_000, from);
@@ -140,6 +142,6 @@ describe("coney --workers 2", () => {
     await p.logLine((l) => l.msg === "worker serving" && l["worker"] === "w0", "w0 back", 60_000, from);
     const list = await nodes();
     assert.ok(list.every((n) => n.running));
-    assert.notEqual(list.find((n) => n.name.endsWith("/w0"))!.os_pid, w0.os_pid);
+    assert.notEqual(list.find((n) => workerOf(n.name) === "w0")!.os_pid, w0.os_pid);
   });
 });

@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, Offset, type Client } from "rabbitmq-stream-js-client";
 import { eventually, withTimeout } from "../helpers/wait.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
 import { freshGet } from "./worker-landing.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 import { silentStreamLog } from "../stream/killed-stream-client.js";
@@ -61,7 +61,7 @@ describe("rabbitmq_stream_management's lists from either worker of coney --worke
     for (const list of await fourAnswers("/api/stream/consumers/%2F")) {
       assert.deepEqual(list.map((r) => r.properties?.identifier).sort(), want);
       // Each names the worker its connection lives in: the stream's leader.
-      assert.deepEqual(list.map((r) => [r.queue?.name, r.connection_details?.node.replace(/^.*\//, "")]).sort(), [[streams[0], "w0"], [streams[1], "w1"]]);
+      assert.deepEqual(list.map((r) => [r.queue?.name, workerOf(r.connection_details?.node ?? "")]).sort(), [[streams[0], "w0"], [streams[1], "w1"]]);
     }
     for (const list of await fourAnswers("/api/stream/consumers")) assert.equal(list.length, 2);
   });
@@ -72,7 +72,7 @@ describe("rabbitmq_stream_management's lists from either worker of coney --worke
     // The locator connection (either worker), and a publisher and a consumer connection the client opened on each leader's own port.
     for (const list of await fourAnswers("/api/stream/connections/%2F")) {
       assert.equal(list.length, 5, JSON.stringify(list.map((r) => r.node)));
-      assert.deepEqual(new Set(list.map((r) => r.node?.replace(/^.*\//, ""))), new Set(["w0", "w1"]));
+      assert.deepEqual(new Set(list.map((r) => workerOf(r.node ?? ""))), new Set(["w0", "w1"]));
     }
   });
 });

@@ -4,14 +4,15 @@
 // the leading worker's own stream port, as a RabbitMQ client follows it to the leader's node:
 // publishing ids and confirms, every offset specification, credit. A client behind the shared
 // port only (an address resolver) reaches the leader too. On the non-leading worker a publisher
-// or subscription on the stream is stream_not_available, as RabbitMQ answers on a node without a
-// member. A leader killed -9 closes its clients; after its restart every confirmed message is there.
+// (or a single-active-consumer subscription) on the stream is stream_not_available, as RabbitMQ
+// answers on a node without a member; a plain subscription there is served (workers-stream-any.test.ts).
+// A leader killed -9 closes its clients; after its restart every confirmed message is there.
 // Real process tree, real clients.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect, Offset, type Client } from "rabbitmq-stream-js-client";
 import { collector, eventually, withTimeout } from "../helpers/wait.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
 import { freshGet } from "./worker-landing.js";
 import { RawStreamClient } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
@@ -68,7 +69,7 @@ describe("the native stream protocol across the workers of coney --workers 2", (
       for (let i = 0; i < 4; i++) {
         const r = (await freshGet(p.httpPort, `/api/queues/%2F/${s}`)) as { node?: string; type?: string; arguments?: Record<string, unknown> };
         assert.equal(r.type, "stream");
-        assert.match(r.node ?? "", new RegExp(`/w${leader}$`));
+        assert.equal(workerOf(r.node ?? ""), `w${leader}`);
         assert.equal(r.arguments?.["x-max-length-bytes"], 20_000_000);
         assert.equal(r.arguments?.["x-max-age"], "7D");
         assert.equal(r.arguments?.["x-stream-max-segment-size-bytes"], 2_000_000);
@@ -115,7 +116,7 @@ describe("the native stream protocol across the workers of coney --workers 2", (
     });
   }
 
-  it("a publisher or subscription on the non-leading worker's connection is stream_not_available; delete from there deletes it on its leader", async () => {
+  it("a publisher or single-active-consumer subscription on the non-leading worker's connection is stream_not_available; delete from there deletes it on its leader", async () => {
     const s = ledBy(0, "native-refused");
     const c = await clientOn(1);
     await c.createStream({ stream: s });
@@ -123,8 +124,9 @@ describe("the native stream protocol across the workers of coney --workers 2", (
     const direct = await RawStreamClient.login(own[1]!);
     const publish = await direct.request((corr) => new FrameWriter(CMD.declarePublisher).u32(corr).u8(1).str("").str(s).frame(), CMD.declarePublisher);
     assert.equal(publish.code, RC.streamNotAvailable, "declare_publisher on the non-leading worker");
-    const subscribe = await direct.request((corr) => new FrameWriter(CMD.subscribe).u32(corr).u8(1).str(s).u16(OFFSET_TYPE.first).u16(10).map([]).frame(), CMD.subscribe);
-    assert.equal(subscribe.code, RC.streamNotAvailable, "subscribe on the non-leading worker");
+    // A subscription there is served from the leader's log (workers-stream-any.test.ts); a single-active-consumer one is not.
+    const subscribe = await direct.request((corr) => new FrameWriter(CMD.subscribe).u32(corr).u8(1).str(s).u16(OFFSET_TYPE.first).u16(10).map([["single-active-consumer", "true"], ["name", "g"]]).frame(), CMD.subscribe);
+    assert.equal(subscribe.code, RC.streamNotAvailable, "a single-active-consumer subscribe on the non-leading worker");
     direct.close();
     await c.deleteStream({ stream: s });
     for (let i = 0; i < 2; i++) {
@@ -164,7 +166,7 @@ describe("the native stream protocol across the workers of coney --workers 2", (
     await c.declareConsumer({ stream: s, offset: Offset.first(), connectionClosedListener: () => closed() }, (m) => seen.push(m.content.toString()));
     await withTimeout(seen.done, 10_000, "30 before the kill");
     const nodes = (await p.api("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>;
-    process.kill(Number(nodes.find((n) => /\/w1$/.test(n.name))!.os_pid), "SIGKILL");
+    process.kill(Number(nodes.find((n) => workerOf(n.name) === "w1")!.os_pid), "SIGKILL");
     await withTimeout(wasClosed, 10_000, "the consumer's connection closed with its worker");
     // Once the leader serves again, a new client reads all 30 from it.
     let back: string[] = [];

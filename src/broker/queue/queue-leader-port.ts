@@ -12,6 +12,7 @@ import type { SyncWaiter } from "./queue-journal.js";
 import type { QueueSpec } from "./queue-spec.js";
 import type { FieldTable } from "../values/field-value.js";
 import type { StreamQuery } from "../streams/stream-queries.js";
+import type { StreamChunkSink, StreamReadHandle, StreamReadTerms } from "../streams/stream-read-port.js";
 
 /** A consumer on this node of a queue led elsewhere, as the port sees it. */
 export interface RemoteConsumerSink {
@@ -93,6 +94,11 @@ export interface QueueLeaderPort {
   get(queue: QueueSpec & { readonly vhost: string }, noAck: boolean): Promise<RemoteGot | null>;
   /** A stream's query on the leader (stream-queries.ts): the numbers it answers. */
   streamQuery(queue: QueueSpec & { readonly vhost: string }, query: StreamQuery): Promise<readonly number[]>;
+  /**
+   * A native subscription read from the leader's log (stream-read-port.ts); null when the leader
+   * does not serve such reads (a node of an earlier version) or the link is down.
+   */
+  readStream?(queue: QueueSpec & { readonly vhost: string }, terms: StreamReadTerms, sink: StreamChunkSink): StreamReadHandle | null;
 }
 
 /** What a remote basic.get returns; `consumerId` settles it (0 for no-ack). */

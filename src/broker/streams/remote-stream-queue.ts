@@ -18,6 +18,7 @@ import type { FieldTable } from "../values/field-value.js";
 import { admitStreamConsumer, unsupportedOnStream } from "./stream-rules.js";
 import { figuresOf, type StreamFigures, type StreamQuery } from "./stream-queries.js";
 import { INFO_MAX_AGE_MS } from "../queue/remote-queue.js";
+import type { StreamChunkSink, StreamReadHandle, StreamReadTerms } from "./stream-read-port.js";
 
 /** The consume arguments a stream's leader reads (stream-arguments.ts). */
 const STREAM_CONSUME_KEYS = ["x-stream-offset", "x-stream-filter", "x-stream-match-unfiltered"] as const;
@@ -30,6 +31,11 @@ export class RemoteStreamQueue extends RemoteQueue {
   /** A native-protocol query answered by the leader's log (stream-queries.ts). */
   query(q: StreamQuery): Promise<readonly number[]> {
     return this.leader.streamQuery(this, q);
+  }
+
+  /** A native subscription served from the leader's log; null when the leader serves none (stream-read-port.ts). */
+  readNative(terms: StreamReadTerms, sink: StreamChunkSink): StreamReadHandle | null {
+    return this.leader.up ? (this.leader.readStream?.(this, terms, sink) ?? null) : null;
   }
 
   /**
