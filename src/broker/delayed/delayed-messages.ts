@@ -71,6 +71,10 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
     return this;
   }
 
+  get heldIn(): Queue {
+    return this.queue;
+  }
+
   /** Held now: in the heap, plus any the queue has not handed over yet (paged in on the next dispatch). */
   get count(): number {
     return this.heap.size + this.queue.messageCount;
