@@ -253,9 +253,15 @@ describe("coney --workers 2 on a single node's data dir takes it over", () => {
     await withTimeout(conn.close(), 2000, "close").catch(() => {});
     await stopKeeping(p);
     const bin = join(import.meta.dirname, "..", "..", "..", "bin", "coney.js");
-    const r = spawnSync(process.execPath, [bin, "--amqp-port", "0", "--http-port", "0", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off", "--data-dir", dataDir], { encoding: "utf8", timeout: 30_000 });
+    const args = ["--amqp-port", "0", "--http-port", "0", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off", "--data-dir", dataDir];
+    const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 30_000 });
     assert.equal(r.status, 78, r.stderr);
     assert.match(r.stderr + r.stdout, /was written by coney --workers N/);
     assert.ok(!existsSync(join(dataDir, "definitions.json")), "nothing written");
+    // Workers as spread-cluster nodes keep their data elsewhere (spread/): refused, before any worker or etcd is reached.
+    const spread = spawnSync(process.execPath, [bin, "--workers", "2", "--cluster-mode", "spread", "--etcd-endpoints", "http://127.0.0.1:9", ...args], { encoding: "utf8", timeout: 30_000 });
+    assert.notEqual(spread.status, 0);
+    assert.match(spread.stderr, /holds the data of coney --workers N \(not as spread-cluster nodes\)/);
+    assert.ok(!existsSync(join(dataDir, "spread")), "nothing written");
   });
 });
