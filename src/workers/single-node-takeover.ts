@@ -98,6 +98,7 @@ export function beginTakeover(dataDir: string, hasTable: boolean, groups: number
 
 /** Takes the single node's data over (see above); its state "moving" is in the marker already. */
 export async function takeOverSingleNode(dataDir: string, workers: number, groups: number, logger: Logger): Promise<SingleNodeTakeover> {
+  logger.info("taking over a single node's data for the workers (before any worker starts)", { data_dir: dataDir, workers, queue_groups: groups });
   const definitions = readDefinitions(dataDir);
   if (definitions === null) throw new Error(`${join(dataDir, DEFINITIONS_FILE)}: missing while ${MARKER} says the takeover is under way`);
   const w0 = join(dataDir, "nodes", workerName(0));

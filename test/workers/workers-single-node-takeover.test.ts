@@ -168,6 +168,10 @@ describe("coney --workers 2 on a single node's data dir takes it over", () => {
       assert.equal(limits[0]?.value["max-connections"], 50, `${node}: the vhost limit`);
       agent.destroy();
     }
+    for (const w of ["w0", "w1"]) {
+      const saved = JSON.parse(readFileSync(join(dataDir, "nodes", w, "definitions.json"), "utf8")) as { vhosts: Array<{ name: string }>; queues: Array<{ name: string }> };
+      assert.ok(saved.vhosts.some((v) => v.name === VH) && saved.queues.some((q) => q.name === STREAM), `${w}'s own definitions file`);
+    }
     // The user logs in with its password and works within its permissions.
     const u = await amqp.connect(`amqp://${USER}:tk-pass@127.0.0.1:${p.amqpPort}/${VH}`);
     u.on("error", () => {});
