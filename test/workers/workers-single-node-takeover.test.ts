@@ -28,6 +28,8 @@ const PER_QUEUE = 20;
 const STREAM = "tk-stream";
 const STREAM_ENTRIES = 30;
 const STORED_OFFSET = 17n;
+/** The delayed message's x-delay: it falls due while no broker runs. */
+const DELAY_MS = 2000;
 /** Where the delayed exchange routes its message when due. */
 const DELAYED_TO = "tk-delayed-to";
 /** Queue name → the worker its group (of the default 16) is given to at the first start. */
@@ -56,7 +58,7 @@ function props(q: string, k: number): Options.Publish {
 const body = (q: string, k: number): Buffer => Buffer.from(`${q}:${k}:${"x".repeat(k * 7)}`);
 
 /** The single node: definitions of every kind, messages in six queues (some unacked at stop), a stream with a stored offset, a held delayed message. */
-async function fillSingleNode(dataDir: string): Promise<void> {
+async function fillSingleNode(dataDir: string): Promise<number> {
   const single = await startTestBroker({ dataDir, streamPort: 0 });
   const api = async (method: string, path: string, b?: unknown): Promise<void> => {
     const r = await fetch(`${single.httpUrl}${path}`, { method, headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}`, "content-type": "application/json" }, ...(b === undefined ? {} : { body: JSON.stringify(b) }) });
@@ -83,8 +85,6 @@ async function fillSingleNode(dataDir: string): Promise<void> {
   await ch.assertQueue(STREAM, { durable: true, arguments: { "x-queue-type": "stream" } });
   for (const q of QUEUES) for (let k = 0; k < PER_QUEUE; k++) ch.publish("tk-x", `tk.${q}.m`, body(q, k), props(q, k));
   for (let k = 0; k < STREAM_ENTRIES; k++) ch.sendToQueue(STREAM, Buffer.from(`s:${k}`), { persistent: true });
-  // Released 4 s after it was published: after the takeover, by worker w0 (which holds it).
-  ch.publish("tk-delayed", "later", Buffer.from("delayed"), { persistent: true, headers: { "x-delay": 4000 } });
   await ch.waitForConfirms();
   // Three messages delivered and never acknowledged: the broker stops with them unacked.
   const holder = await c.createChannel();
@@ -97,8 +97,13 @@ async function fillSingleNode(dataDir: string): Promise<void> {
   await consumer.storeOffset(STORED_OFFSET);
   for (let i = 0; i < 100 && (await sc.queryOffset({ reference: "tk-ref", stream: STREAM }).catch(() => -1n)) !== STORED_OFFSET; i++) await new Promise((r) => setTimeout(r, 50));
   await sc.close();
+  // Last, so the single node stops before it is due: held, then taken over by worker w0, which finds it already due.
+  const due = Date.now() + DELAY_MS;
+  ch.publish("tk-delayed", "later", Buffer.from("delayed"), { persistent: true, headers: { "x-delay": DELAY_MS } });
+  await ch.waitForConfirms();
   await single.close();
   await c.close().catch(() => {});
+  return due;
 }
 
 /** Stops the primary (SIGTERM: it stops its workers and exits), keeping the data dir. */
@@ -126,7 +131,10 @@ describe("coney --workers 2 on a single node's data dir takes it over", () => {
   let conn: ChannelModel;
 
   before(async () => {
-    await fillSingleNode(dataDir);
+    const due = await fillSingleNode(dataDir);
+    // The workers start once the delayed message is due: recovered already due, it must still be
+    // released (a worker released it before its queues were in place, and lost it).
+    while (Date.now() <= due) await new Promise((r) => setTimeout(r, due + 1 - Date.now()));
     p = await startWorkers([], {}, dataDir);
     conn = await amqp.connect(`${p.amqpUrl}/${VH}`);
     conn.on("error", () => {});
@@ -205,7 +213,7 @@ describe("coney --workers 2 on a single node's data dir takes it over", () => {
 
   it("the delayed message is still released, by the worker that took it", async () => {
     const ch = await conn.createChannel();
-    // Routed when due, 4 s after its publish (whether before or after this consume starts).
+    // Due before the workers started: released once worker w0 serves (before or after this consume starts).
     const got = await withTimeout(new Promise<string>((resolve) => void ch.consume(DELAYED_TO, (m) => m && resolve(m.content.toString()), { noAck: true })), 20_000, "the delayed message").catch(async (err: Error) => {
       const q = (await p.api("GET", `/api/queues/${VH}/${DELAYED_TO}`)).json as Record<string, unknown>;
       throw new Error(`${err.message}; the queue: ${JSON.stringify({ messages: q["messages"], node: q["node"], consumers: q["consumers"] })}`);
