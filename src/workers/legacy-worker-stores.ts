@@ -111,7 +111,7 @@ export function openGroups(dataDir: string, groups: number, definitions: readonl
   const nodeStore = nodeStoreDir === undefined ? null : new MessageStore({ dir: nodeStoreDir, logger, compactEveryMs: 0 });
   const broker = new Broker({ journal: new GroupedJournal(stores, nodeStore) });
   broker.placeQueuesWith({ leaderOf: () => null, portOf: () => null, groupOf: (vhost, name) => queueGroupOf(vhost, name, groups) });
-  for (const d of definitions) importDefinitions(broker, d);
+  for (const d of definitions) importDefinitions(broker, withoutParameters(d));
   haltDelayed(broker);
   for (const s of stores) recoverMessages(s);
   if (nodeStore !== null) {
@@ -119,6 +119,16 @@ export function openGroups(dataDir: string, groups: number, definitions: readonl
     stores.push(nodeStore);
   }
   return { broker, stores };
+}
+
+/**
+ * The definitions a throwaway broker needs to hold messages: all but the runtime parameters, whose
+ * components (shovels, federation) a bare Broker does not have (its import would fail with
+ * "component … not found"); they carry no messages, and the workers get them with the rest.
+ */
+function withoutParameters(d: Definitions): Definitions {
+  const { parameters: _p, ...rest } = d;
+  return rest;
 }
 
 /** Every delayed exchange's holder stopped: a throwaway broker must neither take its held messages as deliveries nor route them when due. */
@@ -135,7 +145,7 @@ export async function drainInto(dir: string, target: Broker, logger: Logger, del
   const store = new MessageStore({ dir: join(dir, MESSAGES_DIR), logger, compactEveryMs: 0 });
   const old = new Broker({ journal: store });
   const defs = readDefinitions(dir);
-  if (defs !== null) importDefinitions(old, defs);
+  if (defs !== null) importDefinitions(old, withoutParameters(defs));
   haltDelayed(old);
   recoverMessages(store);
   const report = { moved: 0, delayed: 0 };

@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp, { type ChannelModel, type Options } from "amqplib";
+import mqtt from "mqtt";
 import { connect, Offset } from "rabbitmq-stream-js-client";
 import { startTestBroker } from "../helpers/broker.js";
 import { withTimeout } from "../helpers/wait.js";
@@ -59,7 +60,7 @@ const body = (q: string, k: number): Buffer => Buffer.from(`${q}:${k}:${"x".repe
 
 /** The single node: definitions of every kind, messages in six queues (some unacked at stop), a stream with a stored offset, a held delayed message. */
 async function fillSingleNode(dataDir: string): Promise<number> {
-  const single = await startTestBroker({ dataDir, streamPort: 0 });
+  const single = await startTestBroker({ dataDir, streamPort: 0, mqttPort: 0 });
   const api = async (method: string, path: string, b?: unknown): Promise<void> => {
     const r = await fetch(`${single.httpUrl}${path}`, { method, headers: { authorization: `Basic ${Buffer.from("guest:guest").toString("base64")}`, "content-type": "application/json" }, ...(b === undefined ? {} : { body: JSON.stringify(b) }) });
     assert.ok(r.ok, `${method} ${path}: ${r.status} ${await r.text()}`);
@@ -71,6 +72,13 @@ async function fillSingleNode(dataDir: string): Promise<number> {
   await api("PUT", `/api/topic-permissions/${VH}/${USER}`, { exchange: "tk-x", write: "^tk\\.", read: ".*" });
   await api("PUT", `/api/policies/${VH}/tk-policy`, { pattern: "^tk-q", definition: { "max-length": 1000 }, "apply-to": "queues", priority: 1 });
   await api("PUT", `/api/vhost-limits/${VH}/max-connections`, { value: 50 });
+  await api("PUT", `/api/operator-policies/${VH}/tk-op`, { pattern: "^tk-q", definition: { "max-length": 5000 }, "apply-to": "queues", priority: 1 });
+  await api("PUT", `/api/parameters/federation-upstream/${VH}/tk-upstream`, { value: { uri: "amqp://127.0.0.1:1" } });
+  await api("PUT", "/api/global-parameters/tk-global", { value: { owner: "tk" } });
+  // A retained MQTT message: the workers keep the retained set per worker, so each gets the single node's.
+  const m = await mqtt.connectAsync(`mqtt://127.0.0.1:${single.mqttPort}`, { clientId: "tk-mqtt", username: "guest", password: "guest", reconnectPeriod: 0 });
+  await m.publishAsync("tk/retained", "kept", { retain: true, qos: 1 });
+  await m.endAsync();
   const c = await amqp.connect(single.urlFor("guest", "guest", VH));
   c.on("error", () => {});
   const ch = await c.createConfirmChannel();
@@ -168,6 +176,10 @@ describe("coney --workers 2 on a single node's data dir takes it over", () => {
       assert.ok(defs["permissions"]!.some((x) => x["user"] === USER && x["vhost"] === VH && x["configure"] === "^tk-"), `${node}: the permissions`);
       assert.ok(defs["topic_permissions"]!.some((x) => x["user"] === USER && x["exchange"] === "tk-x" && x["write"] === "^tk\\."), `${node}: the topic permissions`);
       assert.ok(defs["policies"]!.some((x) => x["name"] === "tk-policy" && x["vhost"] === VH), `${node}: the policy`);
+      const opPolicies = (await request(p.httpPort, "GET", `/api/operator-policies/${VH}`, undefined, agent)).json as Array<{ name: string }>;
+      assert.ok(opPolicies.some((x) => x.name === "tk-op"), `${node}: the operator policy`);
+      assert.ok(defs["parameters"]!.some((x) => x["component"] === "federation-upstream" && x["name"] === "tk-upstream"), `${node}: the federation upstream`);
+      assert.ok(defs["global_parameters"]!.some((x) => x["name"] === "tk-global"), `${node}: the global parameter`);
       assert.ok(names("exchanges").includes("tk-x") && names("exchanges").includes("tk-delayed"), `${node}: the exchanges`);
       for (const q of [...QUEUES, STREAM]) assert.ok(names("queues").includes(q), `${node}: queue ${q}`);
       const bindings = defs["bindings"]!.filter((b) => b["vhost"] === VH && b["source"] === "tk-x");
@@ -186,6 +198,16 @@ describe("coney --workers 2 on a single node's data dir takes it over", () => {
     const ch = await u.createChannel();
     await ch.checkQueue(QUEUES[0]!);
     await u.close();
+  });
+
+  it("the retained MQTT message is there, whichever worker the subscriber lands on", async () => {
+    const started = p.lines.find((l) => l.msg === "Coney started")!;
+    for (const w of ["w0", "w1"]) assert.match(readFileSync(join(dataDir, "nodes", w, "mqtt-retained.json"), "utf8"), /tk\/retained/, `${w}'s retained file`);
+    const m = await mqtt.connectAsync(`mqtt://127.0.0.1:${started["mqtt_port"] as number}`, { clientId: "tk-sub", username: "guest", password: "guest", reconnectPeriod: 0 });
+    const got = new Promise<string>((resolve) => m.on("message", (_t, payload) => resolve(payload.toString())));
+    await m.subscribeAsync("tk/#", { qos: 1 });
+    assert.equal(await withTimeout(got, 10_000, "the retained message"), "kept");
+    await m.endAsync();
   });
 
   it("the queues lead on both workers, placed by the name hash", async () => {
