@@ -22,14 +22,15 @@ const logger = createLogger("silent");
 const GROUPS = 4;
 const QUEUES = ["p-a", "p-b", "p-c"];
 
-/** A single node's data dir: three queues of ten persistent messages, a stream of five entries. */
+/** A single node's data dir: three queues (one quorum) of ten persistent messages, a stream of five entries. */
 async function singleNode(queueGroups?: number): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), "coney-takeover-pieces-"));
   const b = await startTestBroker({ dataDir, ...(queueGroups === undefined ? {} : { queueGroups }) });
   const c = await amqp.connect(b.amqpUrl);
   const ch = await c.createConfirmChannel();
   for (const q of QUEUES) {
-    await ch.assertQueue(q, { durable: true });
+    // One of them a quorum queue: its messages are in the same single store, and move the same way.
+    await ch.assertQueue(q, { durable: true, ...(q === "p-c" ? { arguments: { "x-queue-type": "quorum" } } : {}) });
     for (let k = 0; k < 10; k++) ch.sendToQueue(q, Buffer.from(`${q}:${k}`), { persistent: true });
   }
   await ch.assertQueue("p-stream", { durable: true, arguments: { "x-queue-type": "stream" } });
