@@ -35,9 +35,9 @@ import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { MESSAGES_DIR, QueueGroupsMismatch, recordQueueGroups, storedQueueGroups } from "../store/queue-groups-file.js";
 import { STREAMS_DIR } from "../store/stream/stream-files.js";
 import { drainInto, moveStreams, openGroups, readDefinitions } from "./legacy-worker-stores.js";
-import { WORKERS_FILE, workerName } from "./workers-file.js";
+import { TAKEOVER_FILE, WORKERS_FILE, workerName } from "./workers-file.js";
 
-const MARKER = "single-node-takeover.json";
+const MARKER = TAKEOVER_FILE;
 const ASIDE = "single-node-migrated";
 /** A single node's files the workers keep per worker (mqtt-node.ts's saved files): copied to each. */
 const PER_WORKER_FILES = ["mqtt-retained.json", "mqtt-qos2-state.json"];

@@ -69,6 +69,7 @@ describe("a single node's data taken over by the workers, piece by piece", () =>
       // The first start: the marker, the groups, the streams renamed, then the process dies.
       assert.equal(beginTakeover(dataDir, false, GROUPS, 2), true);
       assert.equal(JSON.parse(readFileSync(join(dataDir, "single-node-takeover.json"), "utf8")).state, "moving");
+      assert.throws(() => refuseSingleNodeOverWorkers(dataDir), /single-node-takeover\.json/, "a single node is refused once the takeover began");
       assert.equal(moveStreams(dataDir, dataDir, GROUPS, readDefinitions(dataDir)), 1);
       // The next start resumes it (the marker says "moving"; the data dir's groups are recorded).
       assert.equal(beginTakeover(dataDir, false, GROUPS, 2), true);
