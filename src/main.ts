@@ -5,6 +5,7 @@ import { startBroker } from "./start-broker.js";
 import { QueueGroupsMismatch } from "./store/queue-groups-file.js";
 import type { Logger } from "./logging/logger.js";
 import { bindFailureText } from "./listeners/bind-failure.js";
+import { refuseSingleNodeOverWorkers } from "./workers/workers-file.js";
 
 export async function main(argv: string[]): Promise<void> {
   let loaded: LoadedConfig;
@@ -62,7 +63,11 @@ export async function main(argv: string[]): Promise<void> {
     running = node;
     logger.info("Coney started", { node: config.nodeName, cluster: config.clusterName, amqp_port: node.clientPorts.amqp, http_port: node.clientPorts.http ?? null, data_dir: config.dataDir });
   } else {
-    const broker = await startBroker({ ...config, logger }).catch((err: unknown) => refuseStart(err, logger, config));
+    // A workers data dir holds nothing a single node would find (workers/single-node-takeover.ts).
+    const broker = await Promise.resolve()
+      .then(() => config.inMemory || refuseSingleNodeOverWorkers(config.dataDir))
+      .then(() => startBroker({ ...config, logger }))
+      .catch((err: unknown) => refuseStart(err, logger, config));
     running = broker;
     logger.info("Coney started", { amqp_port: broker.amqpPort, http_port: broker.httpPort, prometheus_port: broker.prometheusPort, data_dir: config.inMemory ? null : config.dataDir });
     if (config.inMemory) logger.warn("in memory: definitions and messages are not stored and last only as long as this process (--in-memory)");

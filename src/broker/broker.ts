@@ -184,6 +184,15 @@ export class Broker extends BrokerAdministration {
     for (const v of this.vhosts.values()) for (const x of v.exchanges.values()) x.delayed?.halt();
   }
 
+  /** Delayed-message exchanges hold their releases (pause) until told to go on (resume): see MessageHold.pause. */
+  pauseDelayedReleases(): void {
+    for (const v of this.vhosts.values()) for (const x of v.exchanges.values()) x.delayed?.pause();
+  }
+
+  resumeDelayedReleases(): void {
+    for (const v of this.vhosts.values()) for (const x of v.exchanges.values()) x.delayed?.resume();
+  }
+
   /** Calls `waiter.synced(token)` once every message stored so far is on disk (see PUBLISH_STORED). */
   whenStored(waiter: SyncWaiter, token: number): void {
     if (this.forwards.pending) this.forwards.wait(waiter, token, this.journal);

@@ -44,11 +44,14 @@ export function resolveQueueGroups(dataDir: string, asked: number | null): numbe
     return stored;
   }
   const groups = asked ?? 1;
-  if (groups > 1) {
-    mkdirSync(join(dataDir, GROUPS_DIR), { recursive: true });
-    writeFileAtomicSync(join(dataDir, GROUPS_DIR, MARKER), JSON.stringify({ queue_groups: groups }));
-  }
+  if (groups > 1) recordQueueGroups(dataDir, groups);
   return groups;
+}
+
+/** Records G (> 1) for `dataDir`, before any group store is opened; also how a single node's data dir taken over by the workers gets its groups (src/workers/single-node-takeover.ts). */
+export function recordQueueGroups(dataDir: string, groups: number): void {
+  mkdirSync(join(dataDir, GROUPS_DIR), { recursive: true });
+  writeFileAtomicSync(join(dataDir, GROUPS_DIR, MARKER), JSON.stringify({ queue_groups: groups }));
 }
 
 /** What the data dir holds: its recorded G; 1 for data in today's layout; null for a new data dir. */

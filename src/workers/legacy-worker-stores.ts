@@ -49,7 +49,7 @@ export async function migrateLegacyWorkerStores(dataDir: string, workers: number
     for (const dir of legacy) report.streams += moveStreams(dir, dataDir, groups, readDefinitions(dir));
     const target = openGroups(dataDir, groups, definitions, logger);
     try {
-      for (const dir of legacy) report.messages += await drainInto(dir, target.broker, logger);
+      for (const dir of legacy) report.messages += (await drainInto(dir, target.broker, logger)).moved;
     } finally {
       await Promise.all(target.stores.map((s) => s.close()));
     }
@@ -74,12 +74,12 @@ function dirBytes(dir: string): number {
   return n;
 }
 
-function readDefinitions(dir: string): Definitions | null {
+export function readDefinitions(dir: string): Definitions | null {
   return existsSync(dir) ? new DefinitionsFile(dir, () => ({}) as Definitions).read() : null;
 }
 
 /** Each stream of the worker's definitions whose directory is in its old store: renamed into its group's. */
-function moveStreams(dir: string, dataDir: string, groups: number, defs: Definitions | null): number {
+export function moveStreams(dir: string, dataDir: string, groups: number, defs: Definitions | null): number {
   let moved = 0;
   for (const q of (defs?.queues ?? []) as Array<{ vhost: string; name: string; arguments?: Record<string, unknown> }>) {
     if (q.arguments?.["x-queue-type"] !== "stream") continue;
@@ -101,39 +101,76 @@ function moveStreams(dir: string, dataDir: string, groups: number, defs: Definit
   return moved;
 }
 
-/** A broker over every group's store (recovered), placing queues by the name hash as the workers do. */
-function openGroups(dataDir: string, groups: number, definitions: readonly Definitions[], logger: Logger): { broker: Broker; stores: MessageStore[] } {
+/**
+ * A broker over every group's store (recovered), placing queues by the name hash as the workers do;
+ * with `nodeStoreDir`, what belongs to no group (the delayed exchanges' held messages) goes to that
+ * worker's own store, as in a worker (worker-group-stores.ts). Every store is in `stores` (to close).
+ */
+export function openGroups(dataDir: string, groups: number, definitions: readonly Definitions[], logger: Logger, nodeStoreDir?: string): { broker: Broker; stores: MessageStore[] } {
   const stores = Array.from({ length: groups }, (_, g) => new MessageStore({ dir: groupMessagesDir(dataDir, groups, g), logger, compactEveryMs: 0 }));
-  const broker = new Broker({ journal: new GroupedJournal(stores) });
+  const nodeStore = nodeStoreDir === undefined ? null : new MessageStore({ dir: nodeStoreDir, logger, compactEveryMs: 0 });
+  const broker = new Broker({ journal: new GroupedJournal(stores, nodeStore) });
   broker.placeQueuesWith({ leaderOf: () => null, portOf: () => null, groupOf: (vhost, name) => queueGroupOf(vhost, name, groups) });
-  for (const d of definitions) importDefinitions(broker, d);
+  for (const d of definitions) importDefinitions(broker, withoutParameters(d));
+  haltDelayed(broker);
   for (const s of stores) recoverMessages(s);
+  if (nodeStore !== null) {
+    recoverMessages(nodeStore);
+    stores.push(nodeStore);
+  }
   return { broker, stores };
 }
 
-/** The worker's old store read into a broker of its own, every ready message appended to `target`'s queue of that name, then acknowledged here. */
-async function drainInto(dir: string, target: Broker, logger: Logger): Promise<number> {
+/**
+ * The definitions a throwaway broker needs to hold messages: all but the runtime parameters, whose
+ * components (shovels, federation) a bare Broker does not have (its import would fail with
+ * "component … not found"); they carry no messages, and the workers get them with the rest.
+ */
+function withoutParameters(d: Definitions): Definitions {
+  const { parameters: _p, ...rest } = d;
+  return rest;
+}
+
+/** Every delayed exchange's holder stopped: a throwaway broker must neither take its held messages as deliveries nor route them when due. */
+function haltDelayed(broker: Broker): void {
+  for (const v of broker.vhosts.values()) for (const x of v.exchanges.values()) x.delayed?.halt();
+}
+
+/**
+ * The old store of `dir` (its definitions beside it) read into a broker of its own, every ready
+ * message appended to `target`'s queue of that name, then acknowledged here. With `delayed`, the
+ * delayed exchanges' held messages too (into `target`'s exchange of that name); `moved` counts them apart.
+ */
+export async function drainInto(dir: string, target: Broker, logger: Logger, delayed = false): Promise<{ moved: number; delayed: number }> {
   const store = new MessageStore({ dir: join(dir, MESSAGES_DIR), logger, compactEveryMs: 0 });
   const old = new Broker({ journal: store });
   const defs = readDefinitions(dir);
-  if (defs !== null) importDefinitions(old, defs);
+  if (defs !== null) importDefinitions(old, withoutParameters(defs));
+  haltDelayed(old);
   recoverMessages(store);
-  let moved = 0;
+  const report = { moved: 0, delayed: 0 };
   const taken: Array<{ queue: Queue; entry: QueueEntry }> = [];
+  const take = (q: Queue, to: Queue, counted: "moved" | "delayed"): void => {
+    for (let e = q.get(false); e !== null; e = q.get(false)) {
+      // A queue at its length limit refusing it (reject-publish) keeps it in the old store: it is then lost as a refused publish would be.
+      if (to.enqueue(e.message)) report[counted]++;
+      taken.push({ queue: q, entry: e });
+    }
+  };
   for (const v of old.vhosts.values()) {
     for (const q of v.queues.values()) {
       if (q.type === "stream" || q.exclusiveOwner !== null) continue;
       const to = target.vhosts.get(v.name)?.queues.get(q.name);
-      if (to === undefined) continue;
-      for (let e = q.get(false); e !== null; e = q.get(false)) {
-        // A queue at its length limit refusing it (reject-publish) keeps it in the old store: it is then lost as a refused publish would be.
-        if (to.enqueue(e.message)) moved++;
-        taken.push({ queue: q, entry: e });
-      }
+      if (to !== undefined) take(q, to, "moved");
+    }
+    if (!delayed) continue;
+    for (const x of v.exchanges.values()) {
+      const to = target.vhosts.get(v.name)?.exchanges.get(x.name)?.delayed;
+      if (x.delayed !== null && to) take(x.delayed.heldIn, to.heldIn, "delayed");
     }
   }
   await new Promise<void>((resolve, reject) => target.journal!.whenSynced({ synced: (_t, ok) => (ok ? resolve() : reject(new Error("the groups' stores could not be written"))) }, 0));
   for (const { queue, entry } of taken) queue.settle(entry);
   await store.close();
-  return moved;
+  return report;
 }

@@ -22,7 +22,8 @@ import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { GroupKeeper } from "./group-keeper.js";
 import { groupName, groupsOf, initialTable, restartedTable, type GroupTable } from "./group-table.js";
-import { QueueGroupsMismatch, resolveQueueGroups, storedQueueGroups } from "../store/queue-groups-file.js";
+import { resolveQueueGroups, storedQueueGroups } from "../store/queue-groups-file.js";
+import { beginTakeover, refuseSpreadOverOtherData, takeOverSingleNode } from "./single-node-takeover.js";
 import { migrateLegacyWorkerStores } from "./legacy-worker-stores.js";
 import { IpcHub } from "./ipc-hub.js";
 import { isEnvelope } from "./ipc-endpoint.js";
@@ -130,6 +131,7 @@ export class Primary {
     this.ports = await workerPorts(config, this.slots.length);
     if (this.stopping !== null) return; // stopped (a signal) while the ports were picked: fork nothing
     if (!this.spread) await this.keepGroups();
+    else if (!config.inMemory) refuseSpreadOverOtherData(config.dataDir);
     cluster.setupPrimary({ exec: this.o.workerEntry, args: [] });
     for (const slot of this.slots) this.fork(slot);
     this.beatTimer = setInterval(() => this.checkBeats(), this.heartbeatMs);
@@ -147,22 +149,18 @@ export class Primary {
     const dataDir = config.inMemory ? null : config.dataDir;
     const saved = dataDir === null ? null : loadTable(dataDir);
     const all = this.slots.map((s) => s.index);
-    // A single node's data dir (no workers table, G = 1) is refused with what to do instead: the
-    // workers' definitions and stores are per worker and group, so its queues would not be found.
-    if (dataDir !== null && saved === null && this.o.queueGroups === undefined && storedQueueGroups(dataDir) === 1) {
-      throw new QueueGroupsMismatch(
-        `the data dir ${dataDir} was written by a single node (not by --workers): the workers keep definitions and messages per worker and queue group, ` +
-          "so they cannot take over a single node's data. Start the workers with a new --data-dir; to bring the single node's definitions along, " +
-          "export them (GET /api/definitions on the single node) and import them into the workers (POST /api/definitions).",
-      );
-    }
-    const initial = saved === null ? initialTable(this.o.queueGroups ?? DEFAULT_QUEUE_GROUPS, all) : restartedTable(saved, all);
+    // No table yet: the groups the data dir recorded (a start that stopped before its table was saved), else the setting or the default.
+    const recorded = dataDir === null ? null : storedQueueGroups(dataDir);
+    const initial = saved === null ? initialTable(this.o.queueGroups ?? (recorded !== null && recorded > 1 ? recorded : DEFAULT_QUEUE_GROUPS), all) : restartedTable(saved, all);
     // The groups' stores are under `<data>/groups/`, whose marker fixes G as for `--queue-groups`
     // (another G than the data's is refused there with both numbers).
     if (dataDir !== null) {
+      // A single node's data dir is taken over (single-node-takeover.ts): its groups recorded first.
+      const takeover = beginTakeover(dataDir, saved !== null, initial.groups.length, this.slots.length);
       resolveQueueGroups(dataDir, initial.groups.length);
       // Before any worker runs: the old per-worker stores' messages into their groups' (legacy-worker-stores.ts).
       await migrateLegacyWorkerStores(dataDir, this.slots.length, initial.groups.length, this.o.logger);
+      if (takeover) await takeOverSingleNode(dataDir, this.slots.length, initial.groups.length, this.o.logger);
     }
     this.keeper = new GroupKeeper({ initial, dataDir, endpoint: this.hub.endpoint, ackMs: this.o.tableAckMs ?? 5000, workers: this.slots.length, logger: this.o.logger, live: () => this.live(), kill: (w) => this.kill(this.slots[w]!) });
   }

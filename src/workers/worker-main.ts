@@ -69,6 +69,11 @@ runWorkerProcess<WorkerStart>(async (w) => {
       queues.start();
     },
     afterRestore: async (broker: Broker) => {
+      // Recovered delayed messages already due (a restart, a single node's data taken over) are
+      // released only once this worker's groups are open and its links up: released earlier,
+      // one would be routed to a queue not in place yet and lost. Called before the first await,
+      // so no release timer (a macrotask) has run since the recovery.
+      broker.pauseDelayedReleases();
       relay = new TopologyRelay(broker, endpoint, {
         peers: otherWorkers,
         onApplyError: (err, change) => log.warn("a definitions change from another worker did not apply here", { err, kind: change.kind, op: change.op }),
@@ -81,6 +86,7 @@ runWorkerProcess<WorkerStart>(async (w) => {
       // Serving the links after: a peer's publish to a queue of a group led here finds it local.
       await (queues as WorkerQueues | null)?.serve();
       await (queues as WorkerQueues | null)?.linksUp(LINKS_UP_WAIT_MS);
+      broker.resumeDelayedReleases();
     },
     close: async () => {
       relay?.flush();

@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../store/atomic-file.js";
+import { QueueGroupsMismatch } from "../store/queue-groups-file.js";
 import { groupName, type GroupTable } from "./group-table.js";
 
 export const WORKERS_FILE = "workers.json";
@@ -64,4 +65,20 @@ export function loadTable(dataDir: string): GroupTable | null {
     return { worker: Number(w[1]), epoch: s.epoch };
   });
   return { version: saved.version!, groups };
+}
+
+/** The marker of a single node's data taken over by the workers (single-node-takeover.ts): "moving", then "done". */
+export const TAKEOVER_FILE = "single-node-takeover.json";
+
+/**
+ * A single node started on a workers data dir (or one whose takeover by the workers began) would
+ * see none of its definitions or messages: refused, with what to do.
+ */
+export function refuseSingleNodeOverWorkers(dataDir: string): void {
+  const file = [WORKERS_FILE, TAKEOVER_FILE].find((f) => existsSync(join(dataDir, f)));
+  if (file === undefined) return;
+  throw new QueueGroupsMismatch(
+    `the data dir ${dataDir} was written by coney --workers N (${file}): its definitions and messages are kept per worker and queue group, and a single node would find none of them. ` +
+      "Start it with --workers again; to run a single node, start it on a new --data-dir and import the workers' definitions (GET /api/definitions, then POST /api/definitions).",
+  );
 }

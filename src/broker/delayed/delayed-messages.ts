@@ -57,6 +57,8 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
   /** The due time the timer is armed for; Infinity when none. */
   private armedFor = Infinity;
   private disposed = false;
+  /** Releases wait (pause/resume); what is due meanwhile is released on resume. */
+  private paused = false;
 
   constructor(
     private readonly queue: Queue,
@@ -69,6 +71,10 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
 
   get owner(): object {
     return this;
+  }
+
+  get heldIn(): Queue {
+    return this.queue;
   }
 
   /** Held now: in the heap, plus any the queue has not handed over yet (paged in on the next dispatch). */
@@ -113,6 +119,15 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
     this.timer = null;
   }
 
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    if (!this.disposed && this.heap.size > 0) this.arm(this.heap.nextDue);
+  }
+
   private arm(due: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.armedFor = due;
@@ -125,7 +140,8 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
   private fire(): void {
     this.timer = null;
     this.armedFor = Infinity;
-    if (this.disposed) return;
+    // Paused: nothing released, no timer; resume() re-arms for the earliest.
+    if (this.disposed || this.paused) return;
     const now = this.release.now();
     let released = 0;
     for (let e = this.heap.popDue(now); e !== undefined; e = this.heap.popDue(now)) {

@@ -37,6 +37,11 @@ export interface MessageHold {
   dispose(): void;
   /** The broker stops: no more releases, and the store keeps what is held. */
   halt(): void;
+  /** Releases wait (a worker of `coney --workers N` until its queues are served: released earlier, a message would reach a queue not yet in place) until `resume`. */
+  pause(): void;
+  resume(): void;
+  /** The internal queue the held messages are stored in (read once halted: a data dir's takeover by the workers, src/workers/single-node-takeover.ts). */
+  readonly heldIn: Queue;
 }
 
 export abstract class Exchange implements ExchangeSpec {
