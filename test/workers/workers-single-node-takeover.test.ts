@@ -212,7 +212,7 @@ describe("coney --workers 2 on a single node's data dir takes it over", () => {
 
   it("the queues lead on both workers, placed by the name hash", async () => {
     const list = (await p.api("GET", `/api/queues/${VH}?columns=name,node`)).json as Array<{ name: string; node: string }>;
-    for (const q of QUEUES) assert.match(list.find((x) => x.name === q)!.node, new RegExp(`/w${workerOf(q)}$`), `${q} on w${workerOf(q)}`);
+    for (const q of QUEUES) assert.match(list.find((x) => x.name === q)!.node, new RegExp(`-w${workerOf(q)}@`), `${q} on w${workerOf(q)}`);
   });
 
   it("every message is there once, in order, body and properties as published (the unacked ones too)", async () => {
