@@ -56,6 +56,7 @@ export { MAX_QUEUE_GROUPS, groupLabel } from "./queue/queue-groups.js";
 export { type QueueLeaderPort, type RemoteConsumeTerms, type RemoteConsumerSink, type RemoteGot, type RemoteQueueInfo, type SettleOp, SETTLE_ACK, SETTLE_DISCARD, SETTLE_REQUEUE } from "./queue/queue-leader-port.js";
 export { definitionsAnswered, definitionsFollowed } from "./operations/definitions-followed.js";
 export { declareRefusal } from "./operations/declare-refusal.js";
+export { storeMovedIn } from "./operations/stored-move.js";
 export { claimWon, holdUntilClaimed, releaseToWinner, takeClaimHold } from "./operations/claim-holds.js";
 export { awaitFreshCounts, COUNTS_WAIT_MS, staleCountsAt } from "./queue/remote-counts.js";
 export { countsFromLeader, deleteQueueAsync, deleteQueueOnLeader, getAsync, getFromLeader, type LeaderGet, purgeQueueAsync, purgeQueueOnLeader } from "./operations/remote-queue-operations.js";

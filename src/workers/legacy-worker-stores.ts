@@ -12,22 +12,22 @@
  * - the old store is recovered into a throwaway broker with that worker's definitions, the group
  *   stores into another with every worker's definitions; each queue's ready messages (persistent,
  *   in order) are appended to its queue in its group's store, and only once those are fsynced are
- *   they acknowledged in the old store (so a crash in between duplicates, never loses; a message
- *   moved this way arrives without its redelivered flag);
+ *   they acknowledged in the old store (store-drain.ts: queue by queue, in batches; a crash in
+ *   between duplicates, never loses; a message delivered before keeps its redelivered flag);
  * - a marker, `<data>/nodes/w<i>/groups-migrated`, is written (atomically) last; a worker dir with
  *   the marker is never migrated again, and new worker dirs get it at once.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Broker, importDefinitions, queueGroupOf, type Definitions, type Queue, type QueueEntry } from "../broker/index.js";
+import { Broker, importDefinitions, queueGroupOf, type Definitions } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import { writeFileAtomicSync } from "../store/atomic-file.js";
-import { DefinitionsFile } from "../store/definitions-file.js";
 import { GroupedJournal } from "../store/grouped-journal.js";
 import { MessageStore } from "../store/message-store.js";
 import { groupMessagesDir, MESSAGES_DIR } from "../store/queue-groups-file.js";
 import { recoverMessages } from "../store/store-recovery.js";
 import { STREAMS_DIR, streamDirId } from "../store/stream/stream-files.js";
+import { drainInto, haltDelayed, readDefinitions, withoutParameters } from "./store-drain.js";
 import { workerName } from "./workers-file.js";
 
 const MARKER = "groups-migrated";
@@ -74,10 +74,6 @@ function dirBytes(dir: string): number {
   return n;
 }
 
-export function readDefinitions(dir: string): Definitions | null {
-  return existsSync(dir) ? new DefinitionsFile(dir, () => ({}) as Definitions).read() : null;
-}
-
 /** Each stream of the worker's definitions whose directory is in its old store: renamed into its group's. */
 export function moveStreams(dir: string, dataDir: string, groups: number, defs: Definitions | null): number {
   let moved = 0;
@@ -119,58 +115,4 @@ export function openGroups(dataDir: string, groups: number, definitions: readonl
     stores.push(nodeStore);
   }
   return { broker, stores };
-}
-
-/**
- * The definitions a throwaway broker needs to hold messages: all but the runtime parameters, whose
- * components (shovels, federation) a bare Broker does not have (its import would fail with
- * "component … not found"); they carry no messages, and the workers get them with the rest.
- */
-function withoutParameters(d: Definitions): Definitions {
-  const { parameters: _p, ...rest } = d;
-  return rest;
-}
-
-/** Every delayed exchange's holder stopped: a throwaway broker must neither take its held messages as deliveries nor route them when due. */
-function haltDelayed(broker: Broker): void {
-  for (const v of broker.vhosts.values()) for (const x of v.exchanges.values()) x.delayed?.halt();
-}
-
-/**
- * The old store of `dir` (its definitions beside it) read into a broker of its own, every ready
- * message appended to `target`'s queue of that name, then acknowledged here. With `delayed`, the
- * delayed exchanges' held messages too (into `target`'s exchange of that name); `moved` counts them apart.
- */
-export async function drainInto(dir: string, target: Broker, logger: Logger, delayed = false): Promise<{ moved: number; delayed: number }> {
-  const store = new MessageStore({ dir: join(dir, MESSAGES_DIR), logger, compactEveryMs: 0 });
-  const old = new Broker({ journal: store });
-  const defs = readDefinitions(dir);
-  if (defs !== null) importDefinitions(old, withoutParameters(defs));
-  haltDelayed(old);
-  recoverMessages(store);
-  const report = { moved: 0, delayed: 0 };
-  const taken: Array<{ queue: Queue; entry: QueueEntry }> = [];
-  const take = (q: Queue, to: Queue, counted: "moved" | "delayed"): void => {
-    for (let e = q.get(false); e !== null; e = q.get(false)) {
-      // A queue at its length limit refusing it (reject-publish) keeps it in the old store: it is then lost as a refused publish would be.
-      if (to.enqueue(e.message)) report[counted]++;
-      taken.push({ queue: q, entry: e });
-    }
-  };
-  for (const v of old.vhosts.values()) {
-    for (const q of v.queues.values()) {
-      if (q.type === "stream" || q.exclusiveOwner !== null) continue;
-      const to = target.vhosts.get(v.name)?.queues.get(q.name);
-      if (to !== undefined) take(q, to, "moved");
-    }
-    if (!delayed) continue;
-    for (const x of v.exchanges.values()) {
-      const to = target.vhosts.get(v.name)?.exchanges.get(x.name)?.delayed;
-      if (x.delayed !== null && to) take(x.delayed.heldIn, to.heldIn, "delayed");
-    }
-  }
-  await new Promise<void>((resolve, reject) => target.journal!.whenSynced({ synced: (_t, ok) => (ok ? resolve() : reject(new Error("the groups' stores could not be written"))) }, 0));
-  for (const { queue, entry } of taken) queue.settle(entry);
-  await store.close();
-  return report;
 }

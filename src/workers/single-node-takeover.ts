@@ -13,8 +13,10 @@
  * - each durable queue's ready persistent messages (unacked ones are ready after a restart) are
  *   appended, in order, to the queue in its group's store, and the delayed exchanges' held
  *   messages to worker w0's own store (they belong to no group; w0 then releases them when due);
- *   only once those are fsynced are they acknowledged in the old store (legacy-worker-stores.ts's
- *   drainInto). A moved message arrives without its redelivered flag;
+ *   only once those are fsynced are they acknowledged in the old store (store-drain.ts: queue by
+ *   queue, in batches, so memory holds one batch). A message delivered before the single node's
+ *   stop (unacknowledged then) keeps its delivered mark and arrives redelivered, as after the
+ *   single node's own restart;
  * - the audit trail is renamed to worker w0's (`nodes/w0/audit`); the MQTT retained messages and
  *   QoS 2 states are copied to every worker (a client may land on any).
  *
@@ -34,7 +36,8 @@ import { writeFileAtomicSync } from "../store/atomic-file.js";
 import { DEFINITIONS_FILE } from "../store/definitions-file.js";
 import { MESSAGES_DIR, QueueGroupsMismatch, recordQueueGroups, storedQueueGroups } from "../store/queue-groups-file.js";
 import { STREAMS_DIR } from "../store/stream/stream-files.js";
-import { drainInto, moveStreams, openGroups, readDefinitions } from "./legacy-worker-stores.js";
+import { moveStreams, openGroups } from "./legacy-worker-stores.js";
+import { drainInto, readDefinitions } from "./store-drain.js";
 import { TAKEOVER_FILE, WORKERS_FILE, workerName } from "./workers-file.js";
 
 const MARKER = TAKEOVER_FILE;

@@ -14,7 +14,8 @@ import { startTestBroker } from "../helpers/broker.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 import { QueueGroupsMismatch } from "../../src/store/queue-groups-file.js";
-import { drainInto, moveStreams, openGroups, readDefinitions } from "../../src/workers/legacy-worker-stores.js";
+import { moveStreams, openGroups } from "../../src/workers/legacy-worker-stores.js";
+import { drainInto, readDefinitions } from "../../src/workers/store-drain.js";
 import { beginTakeover, refuseSpreadOverOtherData, takeOverSingleNode } from "../../src/workers/single-node-takeover.js";
 import { refuseSingleNodeOverWorkers } from "../../src/workers/workers-file.js";
 

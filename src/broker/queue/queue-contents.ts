@@ -165,6 +165,21 @@ export abstract class QueueContents extends DeclaredQueue implements PageSink {
     return entries.length;
   }
 
+  /**
+   * A stored message moved in from another store (a data dir taken over, src/workers/store-drain.ts):
+   * written to this queue's log only, with its delivered mark when it had one there, so the next
+   * start recovers it as a restart would (redelivered). Never on a message path; the queue's
+   * memory is not touched (the record waits in the store's write buffer for its fsync). False
+   * when the queue has no log (not durable, or exclusive).
+   */
+  storeMovedIn(message: Message, redelivered: boolean): boolean {
+    if (this.log === null) return false;
+    const e: QueueEntry = { message, seq: 0, redelivered, deliveryCount: 0, returns: 0, expiresAt: 0, storeRef: 0 };
+    this.log.append(e);
+    if (redelivered) this.log.delivered(e);
+    return true;
+  }
+
   /** The one place an entry enters the queue; `expiresAt` 0 = never. */
   protected arrive(message: Message, expiresAt: number): void {
     const e: QueueEntry = { message, seq: this.nextSeq++, redelivered: false, deliveryCount: 0, returns: 0, expiresAt, storeRef: 0 };
