@@ -5,7 +5,7 @@ import { startBroker } from "./start-broker.js";
 import { QueueGroupsMismatch } from "./store/queue-groups-file.js";
 import type { Logger } from "./logging/logger.js";
 import { bindFailureText } from "./listeners/bind-failure.js";
-import { refuseSingleNodeOverWorkers } from "./workers/workers-file.js";
+import { takeBackFromWorkers } from "./workers/workers-to-single-node.js";
 
 export async function main(argv: string[]): Promise<void> {
   let loaded: LoadedConfig;
@@ -63,9 +63,9 @@ export async function main(argv: string[]): Promise<void> {
     running = node;
     logger.info("Coney started", { node: config.nodeName, cluster: config.clusterName, amqp_port: node.clientPorts.amqp, http_port: node.clientPorts.http ?? null, data_dir: config.dataDir });
   } else {
-    // A workers data dir holds nothing a single node would find (workers/single-node-takeover.ts).
+    // A workers data dir is taken back into a single node's layout first (workers/workers-to-single-node.ts).
     const broker = await Promise.resolve()
-      .then(() => config.inMemory || refuseSingleNodeOverWorkers(config.dataDir))
+      .then(() => (config.inMemory ? null : takeBackFromWorkers(config.dataDir, config.queueGroups, logger)))
       .then(() => startBroker({ ...config, logger }))
       .catch((err: unknown) => refuseStart(err, logger, config));
     running = broker;

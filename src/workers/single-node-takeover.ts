@@ -38,7 +38,7 @@ import { MESSAGES_DIR, QueueGroupsMismatch, recordQueueGroups, storedQueueGroups
 import { STREAMS_DIR } from "../store/stream/stream-files.js";
 import { moveStreams, openGroups } from "./legacy-worker-stores.js";
 import { drainInto, readDefinitions } from "./store-drain.js";
-import { TAKEOVER_FILE, WORKERS_FILE, workerName } from "./workers-file.js";
+import { REVERSE_FILE, TAKEOVER_FILE, WORKERS_FILE, workerName } from "./workers-file.js";
 
 const MARKER = TAKEOVER_FILE;
 const ASIDE = "single-node-migrated";
@@ -77,6 +77,11 @@ function readMarker(dataDir: string): Marker | null {
  * else is at its top). A takeover found done has its leftovers removed here.
  */
 export function beginTakeover(dataDir: string, hasTable: boolean, groups: number, workers: number): boolean {
+  // Taken back by a single node and not finished (workers-to-single-node.ts): the groups are half drained.
+  const reverse = join(dataDir, REVERSE_FILE);
+  if (existsSync(reverse) && (JSON.parse(readFileSync(reverse, "utf8")) as Marker).state !== "done") {
+    throw new QueueGroupsMismatch(`the data dir ${dataDir} is being taken back by a single node (${REVERSE_FILE} says it is not finished): start coney without --workers once to finish it, then with --workers.`);
+  }
   const marker = readMarker(dataDir);
   if (marker?.state === "done") {
     putAside(dataDir);
@@ -96,6 +101,8 @@ export function beginTakeover(dataDir: string, hasTable: boolean, groups: number
   }
   writeFileAtomicSync(join(dataDir, MARKER), JSON.stringify({ state: "moving", queue_groups: groups, workers, started_at: new Date().toISOString() }));
   recordQueueGroups(dataDir, groups);
+  // A single node that once took workers' data back: its record is this takeover's now.
+  rmSync(reverse, { force: true });
   return true;
 }
 
@@ -170,6 +177,6 @@ export function refuseSpreadOverOtherData(dataDir: string): void {
 
 /** Names in the data dir the takeover leaves where they are (not a single node's file), for the operator's information. */
 function untouchedEntries(dataDir: string): string[] {
-  const known = new Set([MARKER, ASIDE, DEFINITIONS_FILE, MESSAGES_DIR, STREAMS_DIR, AUDIT_DIR, WORKERS_FILE, "nodes", "groups", "links", "spread", ...PER_WORKER_FILES]);
+  const known = new Set([MARKER, ASIDE, REVERSE_FILE, "workers-migrated", DEFINITIONS_FILE, MESSAGES_DIR, STREAMS_DIR, AUDIT_DIR, WORKERS_FILE, "nodes", "groups", "links", "spread", ...PER_WORKER_FILES]);
   return readdirSync(dataDir).filter((f) => !known.has(f));
 }

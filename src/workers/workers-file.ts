@@ -7,7 +7,6 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../store/atomic-file.js";
-import { QueueGroupsMismatch } from "../store/queue-groups-file.js";
 import { groupName, type GroupTable } from "./group-table.js";
 
 export const WORKERS_FILE = "workers.json";
@@ -70,15 +69,5 @@ export function loadTable(dataDir: string): GroupTable | null {
 /** The marker of a single node's data taken over by the workers (single-node-takeover.ts): "moving", then "done". */
 export const TAKEOVER_FILE = "single-node-takeover.json";
 
-/**
- * A single node started on a workers data dir (or one whose takeover by the workers began) would
- * see none of its definitions or messages: refused, with what to do.
- */
-export function refuseSingleNodeOverWorkers(dataDir: string): void {
-  const file = [WORKERS_FILE, TAKEOVER_FILE].find((f) => existsSync(join(dataDir, f)));
-  if (file === undefined) return;
-  throw new QueueGroupsMismatch(
-    `the data dir ${dataDir} was written by coney --workers N (${file}): its definitions and messages are kept per worker and queue group, and a single node would find none of them. ` +
-      "Start it with --workers again; to run a single node, start it on a new --data-dir and import the workers' definitions (GET /api/definitions, then POST /api/definitions).",
-  );
-}
+/** The marker of a workers data dir taken back by a single node (workers-to-single-node.ts): "moving", then "done". */
+export const REVERSE_FILE = "workers-to-single-node.json";

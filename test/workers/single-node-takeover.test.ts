@@ -17,7 +17,7 @@ import { QueueGroupsMismatch } from "../../src/store/queue-groups-file.js";
 import { moveStreams, openGroups } from "../../src/workers/legacy-worker-stores.js";
 import { drainInto, readDefinitions } from "../../src/workers/store-drain.js";
 import { beginTakeover, refuseSpreadOverOtherData, takeOverSingleNode } from "../../src/workers/single-node-takeover.js";
-import { refuseSingleNodeOverWorkers } from "../../src/workers/workers-file.js";
+import { takeBackFromWorkers } from "../../src/workers/workers-to-single-node.js";
 
 const logger = createLogger("silent");
 const GROUPS = 4;
@@ -70,7 +70,7 @@ describe("a single node's data taken over by the workers, piece by piece", () =>
       // The first start: the marker, the groups, the streams renamed, then the process dies.
       assert.equal(beginTakeover(dataDir, false, GROUPS, 2), true);
       assert.equal(JSON.parse(readFileSync(join(dataDir, "single-node-takeover.json"), "utf8")).state, "moving");
-      assert.throws(() => refuseSingleNodeOverWorkers(dataDir), /single-node-takeover\.json/, "a single node is refused once the takeover began");
+      await assert.rejects(takeBackFromWorkers(dataDir, null, logger), /single-node-takeover\.json\) and is not finished/, "a single node is refused once the takeover began");
       assert.equal(moveStreams(dataDir, dataDir, GROUPS, readDefinitions(dataDir)), 1);
       // The next start resumes it (the marker says "moving"; the data dir's groups are recorded).
       assert.equal(beginTakeover(dataDir, false, GROUPS, 2), true);
@@ -135,10 +135,11 @@ describe("a single node's data taken over by the workers, piece by piece", () =>
       assert.throws(() => beginTakeover(plain, false, 1, 2), (e: Error) => e instanceof QueueGroupsMismatch && /queue_groups = 1 was asked/.test(e.message));
       assert.ok(!existsSync(join(plain, "single-node-takeover.json")));
       assert.throws(() => refuseSpreadOverOtherData(plain), /workers as spread-cluster nodes keep theirs under/);
-      refuseSingleNodeOverWorkers(plain);
+      assert.equal(await takeBackFromWorkers(plain, null, logger), null, "a single node's own data: nothing to take back");
       writeFileSync(join(plain, "workers.json"), "{}");
-      assert.throws(() => refuseSingleNodeOverWorkers(plain), /was written by coney --workers N/);
       assert.throws(() => refuseSpreadOverOtherData(plain), /coney --workers N \(not as spread-cluster nodes\)/);
+      await assert.rejects(takeBackFromWorkers(plain, 4, logger), /queue_groups = 4 was asked/);
+      assert.ok(!existsSync(join(plain, "workers-to-single-node.json")), "a refusal writes nothing");
       const empty = mkdtempSync(join(tmpdir(), "coney-takeover-empty-"));
       refuseSpreadOverOtherData(empty);
       assert.equal(beginTakeover(empty, false, GROUPS, 2), false, "a new data dir: nothing to take over");

@@ -284,16 +284,17 @@ describe("coney --workers 2 on a single node's data dir takes it over", () => {
     await ch.close();
   });
 
-  it("a single node on the workers' data dir is refused with what to do", async () => {
+  it("a single node asked for other queue groups on the workers' data dir is refused with what to do", async () => {
     const { spawnSync } = await import("node:child_process");
     await withTimeout(conn.close(), 2000, "close").catch(() => {});
     await stopKeeping(p);
     const bin = join(import.meta.dirname, "..", "..", "..", "bin", "coney.js");
     const args = ["--amqp-port", "0", "--http-port", "0", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off", "--data-dir", dataDir];
-    const r = spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", timeout: 30_000 });
+    // Without the setting it would take the data back (workers-to-single-node.test.ts); with another G it cannot.
+    const r = spawnSync(process.execPath, [bin, ...args, "--queue-groups", "4"], { encoding: "utf8", timeout: 30_000 });
     assert.equal(r.status, 78, r.stderr);
-    assert.match(r.stderr + r.stdout, /was written by coney --workers N/);
-    assert.ok(!existsSync(join(dataDir, "definitions.json")), "nothing written");
+    assert.match(r.stderr + r.stdout, /queue_groups = 4 was asked: a single node takes the workers' data back into its default layout/);
+    assert.ok(!existsSync(join(dataDir, "definitions.json")) && !existsSync(join(dataDir, "workers-to-single-node.json")), "nothing written");
     // Workers as spread-cluster nodes keep their data elsewhere (spread/): refused, before any worker or etcd is reached.
     const spread = spawnSync(process.execPath, [bin, "--workers", "2", "--cluster-mode", "spread", "--etcd-endpoints", "http://127.0.0.1:9", ...args], { encoding: "utf8", timeout: 30_000 });
     assert.notEqual(spread.status, 0);
