@@ -25,6 +25,7 @@ import { groupName, groupsOf, initialTable, restartedTable, type GroupTable } fr
 import { resolveQueueGroups, storedQueueGroups } from "../store/queue-groups-file.js";
 import { beginTakeover, refuseSpreadOverOtherData, takeOverSingleNode } from "./single-node-takeover.js";
 import { migrateLegacyWorkerStores } from "./legacy-worker-stores.js";
+import { fitWorkerDirs } from "./worker-count-change.js";
 import { IpcHub } from "./ipc-hub.js";
 import { isEnvelope } from "./ipc-endpoint.js";
 import type { PeerNode } from "../http/peer-nodes.js";
@@ -161,6 +162,8 @@ export class Primary {
       // Before any worker runs: the old per-worker stores' messages into their groups' (legacy-worker-stores.ts).
       await migrateLegacyWorkerStores(dataDir, this.slots.length, initial.groups.length, this.o.logger);
       if (takeover) await takeOverSingleNode(dataDir, this.slots.length, initial.groups.length, this.o.logger);
+      // Another number of workers than last time: the new workers' dirs get the definitions, the retired ones' delayed messages go to w0 (worker-count-change.ts).
+      else await fitWorkerDirs(dataDir, this.slots.length, this.o.logger);
     }
     this.keeper = new GroupKeeper({ initial, dataDir, endpoint: this.hub.endpoint, ackMs: this.o.tableAckMs ?? 5000, workers: this.slots.length, logger: this.o.logger, live: () => this.live(), kill: (w) => this.kill(this.slots[w]!) });
   }
