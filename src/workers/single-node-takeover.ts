@@ -34,19 +34,28 @@ import type { Logger } from "../logging/logger.js";
 import { AUDIT_DIR } from "../audit/audit-log.js";
 import { writeFileAtomicSync } from "../store/atomic-file.js";
 import { DEFINITIONS_FILE } from "../store/definitions-file.js";
-import { MESSAGES_DIR, QueueGroupsMismatch, recordQueueGroups, storedQueueGroups } from "../store/queue-groups-file.js";
+import { GROUPS_DIR, groupMessagesDir, MESSAGES_DIR, QueueGroupsMismatch, recordQueueGroups, storedQueueGroups } from "../store/queue-groups-file.js";
+import { Broker, importDefinitions, type Definitions } from "../broker/index.js";
+import { GroupedJournal } from "../store/grouped-journal.js";
+import { MessageStore } from "../store/message-store.js";
+import { recoverMessages } from "../store/store-recovery.js";
 import { STREAMS_DIR } from "../store/stream/stream-files.js";
 import { moveStreams, openGroups } from "./legacy-worker-stores.js";
-import { drainInto, readDefinitions } from "./store-drain.js";
+import { drainBroker, drainInto, haltDelayed, readDefinitions, withoutParameters } from "./store-drain.js";
 import { REVERSE_FILE, TAKEOVER_FILE, WORKERS_FILE, workerName } from "./workers-file.js";
 
 const MARKER = TAKEOVER_FILE;
 const ASIDE = "single-node-migrated";
+/** Where a single node's own queue groups wait while they are drained (setGroupedAside). */
+const GROUPED_ASIDE = "single-node-groups";
 /** A single node's files the workers keep per worker (mqtt-node.ts's saved files): copied to each. */
 const PER_WORKER_FILES = ["mqtt-retained.json", "mqtt-qos2-state.json"];
 
 interface Marker {
   readonly state: "moving" | "done";
+  readonly queue_groups: number;
+  /** The single node's own queue_groups (absent in a marker written before it could be above 1). */
+  readonly single_node_groups?: number;
   readonly [field: string]: unknown;
 }
 
@@ -87,23 +96,52 @@ export function beginTakeover(dataDir: string, hasTable: boolean, groups: number
     putAside(dataDir);
     return false;
   }
-  if (marker?.state === "moving") return true;
-  if (hasTable || !existsSync(join(dataDir, DEFINITIONS_FILE))) return false;
-  const stored = storedQueueGroups(dataDir);
-  if (stored !== 1) {
-    throw new QueueGroupsMismatch(
-      `the data dir ${dataDir} was written by a single node with queue_groups = ${stored}: the workers take over only a single node's default layout (one message store). ` +
-        "Start the single node again, export its definitions (GET /api/definitions) and move its messages with a shovel into workers on a new --data-dir.",
-    );
+  if (marker?.state === "moving") {
+    setGroupedAside(dataDir, marker);
+    return true;
   }
+  if (hasTable || !existsSync(join(dataDir, DEFINITIONS_FILE))) return false;
+  const stored = storedQueueGroups(dataDir) ?? 1;
   if (groups === 1) {
     throw new QueueGroupsMismatch(`queue_groups = 1 was asked for workers over the single node's data dir ${dataDir}: the workers spread queues over groups. Remove the setting (the default is used).`);
   }
-  writeFileAtomicSync(join(dataDir, MARKER), JSON.stringify({ state: "moving", queue_groups: groups, workers, started_at: new Date().toISOString() }));
-  recordQueueGroups(dataDir, groups);
+  const begun: Marker = { state: "moving", queue_groups: groups, single_node_groups: stored, workers, started_at: new Date().toISOString() };
+  writeFileAtomicSync(join(dataDir, MARKER), JSON.stringify(begun));
+  setGroupedAside(dataDir, begun);
   // A single node that once took workers' data back: its record is this takeover's now.
   rmSync(reverse, { force: true });
   return true;
+}
+
+/** The groups of a single node that ran with queue_groups above 1, as it left them: set aside before the workers' groups are recorded. */
+const grouped = (dataDir: string): string => join(dataDir, GROUPED_ASIDE);
+
+/**
+ * A single node with queue_groups G0 > 1 keeps its stores where the workers keep theirs
+ * (`groups/g<k>`), but placed by load, not by hash: its `groups/` is renamed aside first (one step),
+ * then the workers' groups are recorded; each step is skipped when done (a start cut short redoes it).
+ */
+function setGroupedAside(dataDir: string, marker: Marker): void {
+  if ((marker.single_node_groups ?? 1) > 1 && !existsSync(join(grouped(dataDir), GROUPS_DIR))) {
+    mkdirSync(grouped(dataDir), { recursive: true });
+    renameSync(join(dataDir, GROUPS_DIR), join(grouped(dataDir), GROUPS_DIR));
+  }
+  recordQueueGroups(dataDir, marker.queue_groups);
+}
+
+/** The single node's stores drained into `target` (its one store, or each of its G0 group stores, queues placed by their recorded group). */
+async function drainSingleNode(dataDir: string, g0: number, definitions: Definitions, target: Broker, logger: Logger): Promise<{ moved: number; delayed: number }> {
+  if (g0 === 1) return drainInto(dataDir, target, logger, true);
+  const stores = Array.from({ length: g0 }, (_, g) => new MessageStore({ dir: groupMessagesDir(grouped(dataDir), g0, g), logger, compactEveryMs: 0 }));
+  const source = new Broker({ journal: new GroupedJournal(stores) });
+  importDefinitions(source, withoutParameters(definitions));
+  haltDelayed(source);
+  for (const st of stores) recoverMessages(st);
+  try {
+    return await drainBroker(source, target, true);
+  } finally {
+    await Promise.all(stores.map((st) => st.close()));
+  }
 }
 
 /** Takes the single node's data over (see above); its state "moving" is in the marker already. */
@@ -118,11 +156,14 @@ export async function takeOverSingleNode(dataDir: string, workers: number, group
     copyAtomic(join(dataDir, DEFINITIONS_FILE), join(dir, DEFINITIONS_FILE));
     for (const f of PER_WORKER_FILES) if (existsSync(join(dataDir, f))) copyAtomic(join(dataDir, f), join(dir, f));
   }
-  const streams = moveStreams(dataDir, dataDir, groups, definitions);
+  const g0 = readMarker(dataDir)?.single_node_groups ?? 1;
+  let streams = 0;
+  if (g0 === 1) streams = moveStreams(dataDir, dataDir, groups, definitions);
+  else for (let g = 0; g < g0; g++) streams += moveStreams(join(groupMessagesDir(grouped(dataDir), g0, g), ".."), dataDir, groups, definitions);
   const target = openGroups(dataDir, groups, [definitions], logger, join(w0, MESSAGES_DIR));
   let drained: { moved: number; delayed: number };
   try {
-    drained = await drainInto(dataDir, target.broker, logger, true);
+    drained = await drainSingleNode(dataDir, g0, definitions, target.broker, logger);
   } finally {
     await Promise.all(target.stores.map((s) => s.close()));
   }
@@ -151,6 +192,7 @@ export async function takeOverSingleNode(dataDir: string, workers: number, group
 function putAside(dataDir: string): void {
   rmSync(join(dataDir, MESSAGES_DIR), { recursive: true, force: true });
   rmSync(join(dataDir, STREAMS_DIR), { recursive: true, force: true });
+  rmSync(grouped(dataDir), { recursive: true, force: true });
   const files = [DEFINITIONS_FILE, ...PER_WORKER_FILES].filter((f) => existsSync(join(dataDir, f)));
   if (files.length === 0) return;
   mkdirSync(join(dataDir, ASIDE), { recursive: true });
@@ -177,6 +219,6 @@ export function refuseSpreadOverOtherData(dataDir: string): void {
 
 /** Names in the data dir the takeover leaves where they are (not a single node's file), for the operator's information. */
 function untouchedEntries(dataDir: string): string[] {
-  const known = new Set([MARKER, ASIDE, REVERSE_FILE, "workers-migrated", DEFINITIONS_FILE, MESSAGES_DIR, STREAMS_DIR, AUDIT_DIR, WORKERS_FILE, "nodes", "groups", "links", "spread", ...PER_WORKER_FILES]);
+  const known = new Set([MARKER, ASIDE, GROUPED_ASIDE, REVERSE_FILE, "workers-migrated", DEFINITIONS_FILE, MESSAGES_DIR, STREAMS_DIR, AUDIT_DIR, WORKERS_FILE, "nodes", "groups", "links", "spread", ...PER_WORKER_FILES]);
   return readdirSync(dataDir).filter((f) => !known.has(f));
 }

@@ -125,13 +125,29 @@ describe("a single node's data taken over by the workers, piece by piece", () =>
     }
   });
 
+  it("a single node that ran with queue_groups = 2 is taken over: its groups (placed by load) drained into the workers' (by hash)", async () => {
+    const dataDir = await singleNode(2);
+    try {
+      assert.equal(beginTakeover(dataDir, false, GROUPS, 2), true);
+      assert.ok(existsSync(join(dataDir, "single-node-groups", "groups", "queue_groups.json")), "the single node's groups set aside");
+      // Cut short after the setting aside: the next start goes on from there.
+      assert.equal(beginTakeover(dataDir, false, GROUPS, 2), true);
+      const report = await takeOverSingleNode(dataDir, 2, GROUPS, logger);
+      assert.equal(report.messages, 30);
+      assert.equal(report.streams, 1);
+      const streamGroup = queueGroupOf("/", "p-stream", GROUPS);
+      assert.deepEqual(readdirSync(join(dataDir, "groups", `g${streamGroup}`, "streams")).length, 1, "the stream is in its hash group's directory");
+      assert.deepEqual(await groupContents(dataDir), expected);
+      assert.ok(!existsSync(join(dataDir, "single-node-groups")), "the drained groups removed once done");
+      assert.equal(JSON.parse(readFileSync(join(dataDir, "groups", "queue_groups.json"), "utf8")).queue_groups, GROUPS);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses what it cannot take over before writing anything", async () => {
-    const grouped = await singleNode(2);
     const plain = await singleNode();
     try {
-      const before = readdirSync(grouped).sort();
-      assert.throws(() => beginTakeover(grouped, false, GROUPS, 2), (e: Error) => e instanceof QueueGroupsMismatch && /single node with queue_groups = 2/.test(e.message));
-      assert.deepEqual(readdirSync(grouped).sort(), before);
       assert.throws(() => beginTakeover(plain, false, 1, 2), (e: Error) => e instanceof QueueGroupsMismatch && /queue_groups = 1 was asked/.test(e.message));
       assert.ok(!existsSync(join(plain, "single-node-takeover.json")));
       assert.throws(() => refuseSpreadOverOtherData(plain), /workers as spread-cluster nodes keep theirs under/);
@@ -145,7 +161,6 @@ describe("a single node's data taken over by the workers, piece by piece", () =>
       assert.equal(beginTakeover(empty, false, GROUPS, 2), false, "a new data dir: nothing to take over");
       rmSync(empty, { recursive: true, force: true });
     } finally {
-      rmSync(grouped, { recursive: true, force: true });
       rmSync(plain, { recursive: true, force: true });
     }
   });
