@@ -20,6 +20,9 @@
  * - the audit trail is renamed to worker w0's (`nodes/w0/audit`); the MQTT retained messages and
  *   QoS 2 states are copied to every worker (a client may land on any).
  *
+ * A single node that ran with queue_groups above 1 has its `groups/` renamed aside first (its queues
+ * are placed by load, the workers place by hash) and each of its stores drained the same way.
+ *
  * Crash safety: `single-node-takeover.json` is written (atomically) with state "moving" before the
  * first change, and "done" after the last. While it says "moving", every start redoes every step:
  * copies and renames are idempotent, and only messages appended to a group but not yet acknowledged
