@@ -1,12 +1,10 @@
-// `coney --workers M` on the data dir of `coney --workers N`, M ≠ N
-// (src/workers/worker-count-change.ts). Fewer workers: the delayed messages a retired worker held
-// in its own store are released by the workers that remain (before, they stayed in a store no
-// worker opened), and the retired dir is moved aside. More workers: a new worker knows every
-// queue (before, a client landing on it found none), including one declared while fewer ran.
-// Real `node bin/coney.js --workers 3` / `--workers 2` processes and amqplib.
+// `coney --workers 2` on the data dir of `coney --workers 3` (src/workers/worker-count-change.ts):
+// the delayed messages the retired worker held in its own store are released by the workers that
+// remain (before, they stayed in a store no worker opened), and the retired dir is moved aside.
+// The other way: workers-count-up.test.ts. Real `node bin/coney.js` process trees and amqplib.
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import amqp from "amqplib";
@@ -14,7 +12,13 @@ import { withTimeout } from "../helpers/wait.js";
 import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
 import { nodeOfConnection } from "./worker-landing.js";
 
-const DELAY_MS = 9000;
+/**
+ * Due well after the second start has served: a delayed message falling due during a workers'
+ * start while its target queue's group is still opening on another worker was seen lost (with
+ * 4 s here, 3 → 2), a window this test does not cover (docs/CLUSTERING.md, "Changing the number
+ * of workers").
+ */
+const DELAY_MS = 15_000;
 const QUEUES = ["cc-q0", "cc-q1", "cc-q2", "cc-q3"];
 
 async function stopKeeping(p: WorkersProcess): Promise<void> {
@@ -37,11 +41,11 @@ async function connectionsPerWorker(p: WorkersProcess, workers: number): Promise
   return found;
 }
 
-describe("coney --workers M on the data dir of --workers N", () => {
+describe("coney --workers 2 on the data dir of --workers 3", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "coney-workers-count-"));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("3 → 2: a retired worker's delayed messages are released; 2 → 3: the new worker knows every queue", async () => {
+  it("3 → 2: a retired worker's delayed messages are released by the workers that remain", async () => {
     let p = await startWorkers(["--workers", "3"], {}, dataDir);
     let due = 0;
     try {
@@ -72,7 +76,6 @@ describe("coney --workers M on the data dir of --workers N", () => {
       const c = await amqp.connect(p.amqpUrl);
       c.on("error", () => {});
       const ch = await c.createChannel();
-      await ch.assertQueue("cc-late", { durable: true }); // declared while two workers run
       const got: string[] = [];
       const all = new Promise<void>((resolve) => void ch.consume("cc-to", (m) => {
         if (m !== null && got.push(m.content.toString()) === 3) resolve();
@@ -86,19 +89,6 @@ describe("coney --workers M on the data dir of --workers N", () => {
     } finally {
       await stopKeeping(p);
     }
-
-    p = await startWorkers(["--workers", "3"], {}, dataDir);
-    try {
-      const line = await p.logLine((l) => l.msg === "the workers' own dirs fit the number of workers", "the fitting line");
-      assert.deepEqual(line["new_workers"], ["w2"]);
-      assert.ok(readdirSync(join(dataDir, "nodes")).includes("w2"));
-      for (const [w, c] of await connectionsPerWorker(p, 3)) {
-        const ch = await c.createChannel();
-        for (const q of [...QUEUES, "cc-late", "cc-to"]) await ch.checkQueue(q).catch((err: Error) => assert.fail(`${w}: ${q}: ${err.message}`));
-        await c.close();
-      }
-    } finally {
-      await p.close();
-    }
   });
+
 });
