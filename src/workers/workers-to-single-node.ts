@@ -19,7 +19,7 @@
  * after the last; while it says "moving", every start redoes every step (idempotent; only a batch
  * appended but not yet acknowledged in its old store can be moved twice: a duplicate, never a
  * loss). Once "done", the drained group stores are removed and what is left of the workers
- * (`nodes/`, `workers.json`, the takeover marker) is moved aside into `workers-migrated/`, so
+ * (`nodes/`, `nodes-retired/`, `workers.json`, the takeover marker) is moved aside into `workers-migrated/`, so
  * `--workers N` later takes this single node over again (a fresh takeover).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
@@ -186,7 +186,7 @@ function putAside(dataDir: string, groups: number): void {
   if (groups > 1) rmSync(join(dataDir, GROUPS_DIR), { recursive: true, force: true });
   for (const dir of workerDirs(dataDir)) rmSync(join(dir, MESSAGES_DIR), { recursive: true, force: true });
   rmSync(join(dataDir, "links"), { recursive: true, force: true });
-  const left = ["nodes", WORKERS_FILE, TAKEOVER_FILE].filter((f) => existsSync(join(dataDir, f)));
+  const left = ["nodes", "nodes-retired", WORKERS_FILE, TAKEOVER_FILE].filter((f) => existsSync(join(dataDir, f)));
   if (left.length === 0) return;
   mkdirSync(join(dataDir, ASIDE), { recursive: true });
   for (const f of left) {
