@@ -42,6 +42,7 @@ import { ParameterComponents } from "./parameter-components.js";
 import type { AppliedPolicy } from "./policies.js";
 import type { Queue } from "./queue/queue-type.js";
 import type { QueueJournal } from "./queue/queue-journal.js";
+import { ForwardedPublishes } from "./queue/forwarded-publishes.js";
 import { VHOST_LIMITS } from "./runtime-parameters.js";
 import type { PolicyRecord, VHost, VHostMetadata } from "./vhost.js";
 
@@ -76,6 +77,8 @@ export abstract class BrokerAdministration implements BrokerState {
   mirror: TopologyMirror | null = null;
   /** Publishers wait on it for confirms and tx.commit of stored messages; null = nothing stored. */
   readonly journal: QueueJournal | null;
+  /** Confirms of messages forwarded to queues led elsewhere: Broker.publish returns STORED, whenStored waits for them. */
+  readonly forwards = new ForwardedPublishes();
   /** What queues ask of the broker (operations/queue-host.ts); placement is set on it by Broker.placeQueuesWith. */
   protected readonly queueHost: BrokerQueueHost;
 

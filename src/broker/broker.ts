@@ -20,7 +20,6 @@ import * as bindingOps from "./operations/binding-operations.js";
 import * as exchangeOps from "./operations/exchange-operations.js";
 import * as queueOps from "./operations/queue-operations.js";
 import type { Queue } from "./queue/queue-type.js";
-import { ForwardedPublishes } from "./queue/forwarded-publishes.js";
 import * as remoteOps from "./operations/remote-queue-operations.js";
 import type { SyncWaiter } from "./queue/queue-journal.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
@@ -43,9 +42,6 @@ export const PUBLISH_REFUSED = 2;
 export const PUBLISH_STORED = 3;
 
 export class Broker extends BrokerAdministration {
-  /** Confirms of messages forwarded to queues led elsewhere: publish() returns STORED, whenStored waits for them. */
-  readonly forwards = new ForwardedPublishes();
-
   // ---------------------------------------------------------------- exchanges and bindings (operations/exchange-operations.ts, binding-operations.ts)
 
   /** exchange.declare / PUT /api/exchanges. Returns true when the exchange was created. */

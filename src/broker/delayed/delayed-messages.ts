@@ -7,8 +7,11 @@
  * the store gives the queue its messages back, and the due times follow from their stored
  * publish times. This object is the queue's only consumer: it takes every entry as an unacked
  * delivery, keeps them in a heap by due time (due-heap.ts) with one timer armed for the earliest,
- * routes each through the exchange when due, and only then acks it (so a crash between the two
- * can route a message twice, never lose it).
+ * routes each through the exchange when due, and acks it only once every queue it reached holds
+ * it (so a crash between the two can route a message twice, never lose it). A queue led by another
+ * node that cannot take it (its leader down or moving: a workers start, a failover) makes the
+ * release wait and try again, RETRY_MS later, at most RETRY_LIMIT times; a local queue's refusal
+ * (its length limit) drops it, as the plugin's own publish does.
  */
 import type { MessageHold } from "../exchange/exchange.js";
 import type { Message } from "../message.js";
@@ -23,12 +26,22 @@ import { DueHeap } from "./due-heap.js";
 const MAX_TIMER_MS = 2_147_483_647;
 /** Messages released per event-loop turn when many are due at once. */
 const RELEASE_BATCH = 1000;
+/** A release a queue led elsewhere could not take is tried again this much later… */
+const RETRY_MS = 1000;
+/** …this many times (a minute), then dropped as an unroutable one: a leader that long gone lost the queue. */
+const RETRY_LIMIT = 60;
 
 /** What the holder asks of the broker. */
 export interface DelayedRelease {
-  /** Routes a due message from the exchange now, as a publish would (alternate exchange included). */
-  route(message: Message): void;
+  /**
+   * Routes a due message from the exchange now, as a publish would (alternate exchange included),
+   * then calls `done(true)` once every queue it reached holds it (at once when none is led
+   * elsewhere), or `done(false)` when a queue led elsewhere could not take it (try again).
+   */
+  route(message: Message, done: (ok: boolean) => void): void;
   now(): number;
+  /** How long before a refused release is tried again (RETRY_MS; tests shorten it). */
+  readonly retryMs?: number;
 }
 
 /**
@@ -59,6 +72,8 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
   private disposed = false;
   /** Releases wait (pause/resume); what is due meanwhile is released on resume. */
   private paused = false;
+  /** Entries whose release was refused, with how many times (empty unless a leader elsewhere was down). */
+  private readonly retries = new Map<QueueEntry, number>();
 
   constructor(
     private readonly queue: Queue,
@@ -147,11 +162,26 @@ export class DelayedMessages implements MessageHold, QueueConsumer<Queue> {
     for (let e = this.heap.popDue(now); e !== undefined; e = this.heap.popDue(now)) {
       // As the plugin: the routed message carries x-delay negated, so consumers (and a delayed
       // exchange further on) can tell it has already waited.
-      this.release.route(withHeader(e.message, "x-delay", -delayOf(e.message.properties.headers)));
-      this.queue.settle(e);
+      this.release.route(withHeader(e.message, "x-delay", -delayOf(e.message.properties.headers)), (ok) => this.routed(e, ok));
       // Many messages due at once are released a batch per turn, so clients are served between batches.
       if (++released === RELEASE_BATCH) break;
     }
     if (this.heap.size > 0) this.arm(released === RELEASE_BATCH ? now : this.heap.nextDue);
+  }
+
+  /** A release's outcome: acked once held where it went; refused by a queue led elsewhere, tried again. */
+  private routed(e: QueueEntry, ok: boolean): void {
+    // Halted: left unacked in the store for the next start; disposed: the queue went with the exchange.
+    if (this.disposed) return;
+    const tries = this.retries.get(e) ?? 0;
+    if (ok || tries >= RETRY_LIMIT) {
+      if (tries > 0) this.retries.delete(e);
+      this.queue.settle(e);
+      return;
+    }
+    this.retries.set(e, tries + 1);
+    const due = this.release.now() + (this.release.retryMs ?? RETRY_MS);
+    this.heap.push(due, e);
+    if (due < this.armedFor) this.arm(due);
   }
 }

@@ -18,6 +18,7 @@ import type { TopologyMirror } from "../topology-mirror.js";
 import type { DomainEvents } from "../events/domain-events.js";
 import type { ParameterComponents } from "../parameter-components.js";
 import type { VHost } from "../vhost.js";
+import type { ForwardedPublishes } from "../queue/forwarded-publishes.js";
 
 export interface BrokerState {
   readonly vhosts: Map<string, VHost>;
@@ -29,6 +30,8 @@ export interface BrokerState {
   /** Global runtime parameters (cluster_name, cluster_tags, …): name → JSON value. */
   readonly globalParameters: Map<string, unknown>;
   readonly now: () => number;
+  /** Confirms of messages forwarded to queues led elsewhere (queue/forwarded-publishes.ts). */
+  readonly forwards: ForwardedPublishes;
   /** Where durable changes are reported. Read at each change: startup replaces the sink after restoring. */
   readonly definitions: DefinitionsSink;
   /** Where every topology change is told for other nodes to follow (topology-mirror.ts); null on a single node. */
