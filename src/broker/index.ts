@@ -35,6 +35,8 @@ export { RemoteStreamQueue } from "./streams/remote-stream-queue.js";
 export { type StreamFigures, type StreamQuery } from "./streams/stream-queries.js";
 export type { StreamChunkSink, StreamReadEnd, StreamReadHandle, StreamReadTerms } from "./streams/stream-read-port.js";
 export { answerStreamQuery } from "./streams/stream-query-answers.js";
+export { appendNative, NO_SEQUENCE, type NativeAppended, type NativeBatch, type NativeEntry, type NativeRefusal } from "./streams/native-appends.js";
+export type { ForwardedBatchEnd, ForwardedRefusal, NativePublishSink, StreamPublisherHandle } from "./streams/stream-publish-port.js";
 export { checkNameLength, generateConsumerTag } from "./names.js";
 export { checkConsumerArguments } from "./queue/queue-type-rules.js";
 export { type ParameterComponent, ParameterComponents, validationFailed } from "./parameter-components.js";
