@@ -82,7 +82,8 @@ export function readPublish(f: Buffer, slabs: SlabPool | null): { batchId: numbe
   const batchId = f.readUInt32LE(FRAME_HEAD);
   const queueId = f.readUInt32LE(FRAME_HEAD + 4);
   const count = f.readUInt32LE(FRAME_HEAD + 8);
-  let [reference, at] = readString(f, FRAME_HEAD + 12);
+  const [reference, afterReference] = readString(f, FRAME_HEAD + 12);
+  let at = afterReference;
   const ids = new Array<number>(count);
   const entries = new Array<NativeEntry>(count);
   let filters: (string | null)[] | null = null;

@@ -9,21 +9,9 @@
  * Used by a local publisher (src/stream/stream-publishers.ts) and by the leader serving a publisher
  * on another node (src/node-link/served-stream-publishes.ts): one rule in one place.
  */
-import type { EncodedMessageDecoder, EncodedSubBatch } from "./stream-log.js";
+import type { EncodedMessageDecoder } from "./stream-log.js";
 import type { StreamQueue } from "./stream-queue.js";
-
-/** One entry of a Publish: a message's bytes, a sub-entry batch, or null (an empty entry). */
-export type NativeEntry = Buffer | EncodedSubBatch | null;
-
-/** Why a message was not appended: it was empty (`empty`), the stream could not take it (`unavailable`). */
-export type NativeRefusal = "empty" | "unavailable";
-
-export interface NativeBatch {
-  readonly ids: readonly number[];
-  readonly entries: readonly NativeEntry[];
-  /** Publish v2's filter values; null while no entry of the batch has one. */
-  readonly filters: readonly (string | null)[] | null;
-}
+import type { NativeBatch, NativeRefusal } from "./stream-publish-port.js";
 
 export interface NativeAppended {
   readonly accepted: number[];

@@ -10,7 +10,20 @@
  * messages may or may not be on the leader: the client is told stream_not_available and, as with
  * RabbitMQ when a stream's leader goes down, they are never confirmed).
  */
-import type { NativeBatch, NativeRefusal } from "./native-appends.js";
+import type { EncodedSubBatch } from "./stream-log.js";
+
+/** One entry of a Publish: a message's bytes, a sub-entry batch, or null (an empty entry). */
+export type NativeEntry = Buffer | EncodedSubBatch | null;
+
+/** Why a message was not appended: it was empty (`empty`), the stream could not take it (`unavailable`). */
+export type NativeRefusal = "empty" | "unavailable";
+
+export interface NativeBatch {
+  readonly ids: readonly number[];
+  readonly entries: readonly NativeEntry[];
+  /** Publish v2's filter values; null while no entry of the batch has one. */
+  readonly filters: readonly (string | null)[] | null;
+}
 
 /** Why the leader refused one message: as an append's (native-appends.ts), or `notStored` (its sync failed). */
 export type ForwardedRefusal = NativeRefusal | "notStored";
