@@ -21,6 +21,7 @@ import * as exchangeOps from "./operations/exchange-operations.js";
 import * as queueOps from "./operations/queue-operations.js";
 import type { Queue } from "./queue/queue-type.js";
 import { ForwardedPublishes } from "./queue/forwarded-publishes.js";
+import { SingleActiveGroups } from "./streams/single-active-groups.js";
 import * as remoteOps from "./operations/remote-queue-operations.js";
 import type { SyncWaiter } from "./queue/queue-journal.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
@@ -45,6 +46,8 @@ export const PUBLISH_STORED = 3;
 export class Broker extends BrokerAdministration {
   /** Confirms of messages forwarded to queues led elsewhere: publish() returns STORED, whenStored waits for them. */
   readonly forwards = new ForwardedPublishes();
+  /** Single-active-consumer groups of the streams this node leads (single-active-groups.ts). */
+  readonly streamGroups = new SingleActiveGroups();
 
   // ---------------------------------------------------------------- exchanges and bindings (operations/exchange-operations.ts, binding-operations.ts)
 

@@ -76,7 +76,7 @@ export class LinkSession implements ServingLink {
   ) {
     this.writer = new LinkWriter(socket, () => this.own.seal());
     this.reports = new StoredReports((f) => this.writer.write(f), (w: SyncWaiter, t: number) => broker.whenStored(w, t));
-    this.streamReads = new ServedStreamReads(this.writer, (id) => this.queue(id));
+    this.streamReads = new ServedStreamReads(this.writer, (id) => this.queue(id), broker.streamGroups);
     this.streamPublishes = new ServedStreamPublishes(this.writer, broker, (id) => this.queue(id), slabs, () => this.closed);
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f), () => this.reports.closeRun());

@@ -1,7 +1,8 @@
 /**
  * The connecting node's native-stream ends of one link (issue 42): reads of the leader's logs
  * (stream-reads.ts, FEATURE_STREAM_READ) and publishers' batches to them (stream-publishes.ts,
- * FEATURE_STREAM_PUBLISH), each present only when both ends offered its feature bit: to a node of
+ * FEATURE_STREAM_PUBLISH, which also names a leader running single-active-consumer groups for
+ * reads), each present only when both ends offered its feature bit: to a node of
  * an earlier version a Subscribe or DeclarePublisher there keeps its answer stream_not_available.
  */
 import type { QueueSpec, StreamChunkSink, StreamPublisherHandle, StreamReadHandle, StreamReadTerms } from "../broker/index.js";
@@ -18,7 +19,7 @@ export class StreamLinkEnds {
   private readonly publishes: StreamPublishes | null;
 
   constructor(features: number, writer: LinkWriter, queueId: (q: Queue) => number, slabs: SlabPool | null, up: () => boolean) {
-    this.reads = (features & FEATURE_STREAM_READ) !== 0 ? new StreamReads((f) => writer.write(f), queueId, slabs) : null;
+    this.reads = (features & FEATURE_STREAM_READ) !== 0 ? new StreamReads((f) => writer.write(f), queueId, slabs, (features & FEATURE_STREAM_PUBLISH) !== 0) : null;
     this.publishes = (features & FEATURE_STREAM_PUBLISH) !== 0 ? new StreamPublishes(writer, queueId, up) : null;
   }
 

@@ -5,7 +5,8 @@
 // with and without a reference, Publish v1 and v2 (filter values), PublishConfirm/PublishError with
 // the client's ids, deduplication after a reconnect, QueryPublisherSequence on either worker,
 // DeletePublisher, order across many frames read from either worker (raw reads, amqplib and
-// rabbitmq-stream-js-client), and the leader killed -9 → MetadataUpdate stream_not_available.
+// rabbitmq-stream-js-client), the leader killed -9 → MetadataUpdate stream_not_available, and a
+// single-active-consumer group with members on both workers, decided on the leader.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
@@ -14,7 +15,7 @@ import { eventually, withTimeout } from "../helpers/wait.js";
 import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
 import { RawStreamClient, type RawFrame } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
-import { CMD, OFFSET_TYPE, RC } from "../../src/stream/protocol.js";
+import { CMD, OFFSET_TYPE, RC, RESPONSE } from "../../src/stream/protocol.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 import { endKilledClient, silentStreamLog } from "../stream/killed-stream-client.js";
 
@@ -179,6 +180,59 @@ describe("a native stream publisher on the worker that does not lead the stream"
     assert.equal(await sequenceOf(c, s, "ordered"), total - 1);
   });
 
+  it("a single-active-consumer group with members on both workers: one active at a time, ConsumerUpdate to the right client", async () => {
+    const s = ledBy(0, "sac-any");
+    const leader = await raw(0);
+    const other = await raw(1);
+    await create(leader, s);
+    assert.equal(await declare(leader, 1, s), RC.ok);
+    leader.send(publishFrame(1, [[0, "s0"], [1, "s1"], [2, "s2"]]));
+    await confirms(leader, 3);
+    const sacSubscribe = (c: RawStreamClient, sub: number, props: [string, string][] = [["single-active-consumer", "true"], ["name", "g"]]) =>
+      c.request((corr) => new FrameWriter(CMD.subscribe).u32(corr).u8(sub).str(s).u16(OFFSET_TYPE.first).u16(100).map(props).frame(), CMD.subscribe);
+    /** Waits for a ConsumerUpdate on `c` and answers it (from `offset` when activated). */
+    const answerUpdate = async (c: RawStreamClient, offset: number): Promise<{ sub: number; active: boolean }> => {
+      const f = await c.next(CMD.consumerUpdate, 10_000);
+      const corr = f.body.u32();
+      const sub = f.body.u8();
+      const active = f.body.u8() === 1;
+      c.send(new FrameWriter(CMD.consumerUpdate | RESPONSE).u32(corr).u16(RC.ok).u16(OFFSET_TYPE.offset).u64(offset).frame());
+      return { sub, active };
+    };
+
+    assert.equal((await sacSubscribe(other, 5, [["single-active-consumer", "true"]])).code, RC.preconditionFailed, "no name");
+    // The first member is on the non-leading worker: it is made active on the leader and starts where it answers.
+    assert.equal((await sacSubscribe(other, 1)).code, RC.ok, "a single-active-consumer Subscribe on the non-leading worker");
+    assert.deepEqual(await answerUpdate(other, 1), { sub: 1, active: true });
+    const first = chunkOf(await other.next(CMD.deliver, 10_000));
+    assert.ok(first.first <= 1 && first.first + first.count > 1, "from the offset its ConsumerUpdate answer gave");
+    // A second member on the leader's worker waits: the group is the leader's one group.
+    assert.equal((await sacSubscribe(leader, 2)).code, RC.ok);
+    leader.send(publishFrame(1, [[3, "s3"]]));
+    await confirms(leader, 1);
+    const next = chunkOf(await other.next(CMD.deliver, 10_000));
+    assert.equal(next.first, 3, "the active member gets the new chunk");
+    assert.equal(await sequenceOf(leader, s, "none"), 0);
+    assert.deepEqual(leader.take(CMD.deliver), [], "the waiting member on the leader got nothing");
+    assert.deepEqual(leader.take(CMD.consumerUpdate), [], "nor a turn");
+    // The active one leaves: the leader's member is activated.
+    assert.equal((await other.request((corr) => new FrameWriter(CMD.unsubscribe).u32(corr).u8(1).frame(), CMD.unsubscribe)).code, RC.ok);
+    assert.deepEqual(await answerUpdate(leader, 3), { sub: 2, active: true });
+    assert.equal(chunkOf(await leader.next(CMD.deliver, 10_000)).first, 3);
+    // And back: a member on the non-leading worker waits until the leader's leaves.
+    assert.equal((await sacSubscribe(other, 3)).code, RC.ok);
+    assert.equal(await sequenceOf(other, s, "none"), 0);
+    assert.deepEqual(other.take(CMD.consumerUpdate), [], "no turn while the leader's member is active");
+    assert.equal((await leader.request((corr) => new FrameWriter(CMD.unsubscribe).u32(corr).u8(2).frame(), CMD.unsubscribe)).code, RC.ok);
+    assert.deepEqual(await answerUpdate(other, 0), { sub: 3, active: true });
+    const got: number[] = [];
+    while (got.length < 4) {
+      const d = chunkOf(await other.next(CMD.deliver, 10_000));
+      for (let i = 0; i < d.count; i++) got.push(d.first + i);
+    }
+    assert.deepEqual(got, [0, 1, 2, 3]);
+  });
+
   it("the leader killed -9: the publisher on the other worker is told stream_not_available and is gone", async () => {
     const s = ledBy(1, "pub-kill");
     const c = await raw(0);
@@ -202,4 +256,5 @@ describe("a native stream publisher on the worker that does not lead the stream"
     assert.deepEqual(await confirms(c, 2), [0, 1]);
     assert.deepEqual(await amqpBodies(s, 2), ["k0", "k1"], "the repeat of 0 is not written again");
   });
+
 });
