@@ -149,6 +149,14 @@ describe("a native stream publisher on the worker that does not lead the stream"
     assert.deepEqual(await confirms(c, 4), [3, 4, 5, 6], "duplicates are confirmed too");
     assert.equal(await sequenceOf(c, s, "ref-a"), 6);
     assert.deepEqual(await amqpBodies(s, 8), ["a0", "a1", "a2", "a3", "a4", "n0", "a5", "a6"], "each message once, in order");
+    // A sub-entry batch (two messages, uncompressed) under one publishing id: confirmed once, each message kept.
+    const records = Buffer.concat(["b0", "b1"].map((b) => Buffer.concat([Buffer.alloc(4), amqp10(b)])).map((r) => (r.writeUInt32BE(r.length - 4, 0), r)));
+    const sub = new FrameWriter(CMD.publish, 1, 128).u8(7).i32(1).u64(7).u8(0x80).u16(2).u32(records.length).u32(records.length);
+    const subFrame = Buffer.concat([sub.frame(), records]);
+    subFrame.writeUInt32BE(subFrame.length - 4, 0);
+    c.send(subFrame);
+    assert.deepEqual(await confirms(c, 1), [7], "a sub-entry batch forwarded");
+    assert.deepEqual((await amqpBodies(s, 10)).slice(8), ["b0", "b1"]);
 
     // DeletePublisher there; a Publish for it then is refused with the client's ids.
     assert.equal((await c.request((corr) => new FrameWriter(CMD.deletePublisher).u32(corr).u8(7).frame(), CMD.deletePublisher)).code, RC.ok);
