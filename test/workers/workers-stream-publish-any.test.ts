@@ -241,6 +241,35 @@ describe("a native stream publisher on the worker that does not lead the stream"
     assert.deepEqual(got, [0, 1, 2, 3]);
   });
 
+  it("a super stream partition's group across the workers: member (index mod size) active, the remote one told it lost its turn", async () => {
+    // A super stream whose partition 1 worker 0 leads; its group's members are subscribed on worker 1 first, then on worker 0.
+    let ss = "";
+    for (let i = 0; ss === ""; i++) if (queueGroupOf("/", `sac-ss-${i}-1`, 2) === 0) ss = `sac-ss-${i}`;
+    const js = await connect({ hostname: "127.0.0.1", port: sharedPort, username: "guest", password: "guest", vhost: "/", heartbeat: 0 }, silentStreamLog);
+    clients.push(js);
+    await js.createSuperStream({ streamName: ss });
+    const partition = `${ss}-1`;
+    const other = await raw(1);
+    const leader = await raw(0);
+    const props: [string, string][] = [["single-active-consumer", "true"], ["name", "ssg"], ["super-stream", ss]];
+    const sacSubscribe = (c: RawStreamClient, sub: number) =>
+      c.request((corr) => new FrameWriter(CMD.subscribe).u32(corr).u8(sub).str(partition).u16(OFFSET_TYPE.first).u16(10).map(props).frame(), CMD.subscribe);
+    const update = async (c: RawStreamClient): Promise<boolean> => {
+      const f = await c.next(CMD.consumerUpdate, 10_000);
+      const corr = f.body.u32();
+      f.body.u8();
+      const active = f.body.u8() === 1;
+      c.send(new FrameWriter(CMD.consumerUpdate | RESPONSE).u32(corr).u16(RC.ok).u16(OFFSET_TYPE.next).frame());
+      return active;
+    };
+    assert.equal((await sacSubscribe(other, 1)).code, RC.ok);
+    assert.equal(await update(other), true, "alone in the group: active");
+    // Partition 1 of a group of two activates member 1: the one on the leader; the remote one is told first.
+    assert.equal((await sacSubscribe(leader, 1)).code, RC.ok);
+    assert.equal(await update(other), false, "the remote member loses its turn");
+    assert.equal(await update(leader), true, "then the leader's member is active");
+  });
+
   it("the leader killed -9: the publisher on the other worker is told stream_not_available and is gone", async () => {
     const s = ledBy(1, "pub-kill");
     const c = await raw(0);
