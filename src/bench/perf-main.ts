@@ -182,8 +182,9 @@ export async function perfMain(argv: string[]): Promise<void> {
     .option("--batch <n>", "messages per Publish frame", int(1), 100)
     .option("--inflight <n>", "unconfirmed messages at most", int(1), 10_000)
     .option("-z, --duration <seconds>", "run time of each phase", int(1), 5)
+    .option("--stream-name <name>", "the stream to create, use and delete (default: a fresh name); under --workers it picks the leading worker")
     .action(async (v: Record<string, unknown>) => {
-      const o = { url: v["url"] as string, size: v["size"] as number, batch: v["batch"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number };
+      const o = { url: v["url"] as string, size: v["size"] as number, batch: v["batch"] as number, inflight: v["inflight"] as number, durationSeconds: v["duration"] as number, streamName: v["streamName"] as string | undefined };
       process.stdout.write(`${formatStreamResult(o, await runStreamBench(o))}\n`);
     });
   program

@@ -45,6 +45,8 @@ export interface StreamBenchOptions {
   readonly batch: number;
   readonly inflight: number;
   readonly durationSeconds: number;
+  /** The stream's name (default: a fresh one per run). */
+  readonly streamName?: string;
 }
 
 export interface StreamBenchResult {
@@ -130,7 +132,7 @@ async function consumePhase(o: StreamBenchOptions, stream: string, total: number
 }
 
 export async function runStreamBench(o: StreamBenchOptions): Promise<StreamBenchResult> {
-  const stream = `coney-perf-stream-${process.pid}-${Date.now()}`;
+  const stream = o.streamName ?? `coney-perf-stream-${process.pid}-${Date.now()}`;
   const pub = await publishPhase(o, stream);
   const consumed = await consumePhase(o, stream, pub.sent);
   return { confirmedPerSecond: pub.perSecond, liveConsumedPerSecond: pub.livePerSecond, consumedPerSecond: consumed, stored: pub.sent };

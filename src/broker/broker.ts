@@ -20,6 +20,7 @@ import * as bindingOps from "./operations/binding-operations.js";
 import * as exchangeOps from "./operations/exchange-operations.js";
 import * as queueOps from "./operations/queue-operations.js";
 import type { Queue } from "./queue/queue-type.js";
+import { SingleActiveGroups } from "./streams/single-active-groups.js";
 import * as remoteOps from "./operations/remote-queue-operations.js";
 import type { SyncWaiter } from "./queue/queue-journal.js";
 import type { QueueSpec } from "./queue/queue-spec.js";
@@ -42,6 +43,9 @@ export const PUBLISH_REFUSED = 2;
 export const PUBLISH_STORED = 3;
 
 export class Broker extends BrokerAdministration {
+  /** Single-active-consumer groups of the streams this node leads (single-active-groups.ts). */
+  readonly streamGroups = new SingleActiveGroups();
+
   // ---------------------------------------------------------------- exchanges and bindings (operations/exchange-operations.ts, binding-operations.ts)
 
   /** exchange.declare / PUT /api/exchanges. Returns true when the exchange was created. */

@@ -33,8 +33,11 @@ export { filterValueOf, filterWants, type ChunkCursor, type EncodedMessageDecode
 export { StreamQueue, type StreamStart, type StreamWatcher } from "./streams/stream-queue.js";
 export { RemoteStreamQueue } from "./streams/remote-stream-queue.js";
 export { type StreamFigures, type StreamQuery } from "./streams/stream-queries.js";
-export type { StreamChunkSink, StreamReadEnd, StreamReadHandle, StreamReadTerms } from "./streams/stream-read-port.js";
+export { PARTITION_INDEX_PROPERTY, type StreamChunkSink, type StreamReadEnd, type StreamReadHandle, type StreamReadTerms } from "./streams/stream-read-port.js";
 export { answerStreamQuery } from "./streams/stream-query-answers.js";
+export { SingleActiveGroups, type SacMember } from "./streams/single-active-groups.js";
+export { appendNative, NO_SEQUENCE, type NativeAppended } from "./streams/native-appends.js";
+export type { ForwardedBatchEnd, ForwardedRefusal, NativeBatch, NativeEntry, NativePublishSink, NativeRefusal, StreamPublisherHandle } from "./streams/stream-publish-port.js";
 export { checkNameLength, generateConsumerTag } from "./names.js";
 export { checkConsumerArguments } from "./queue/queue-type-rules.js";
 export { type ParameterComponent, ParameterComponents, validationFailed } from "./parameter-components.js";

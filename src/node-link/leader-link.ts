@@ -4,14 +4,14 @@
  * (docs/CLUSTERING.md, "The link protocol"). It forwards publishes (one frame per message, with
  * every queue id of that node it was routed to: one body per node), keeps the confirms waiting for
  * STORED (stored-waits.ts), registers consumers and hands their deliveries to them, settles by
- * entry id, runs the round trips (link-rpc.ts) and native stream reads (stream-reads.ts).
+ * entry id, runs the round trips (link-rpc.ts) and native stream reads and publishers (stream-link-ends.ts).
  *
  * A lost link is final for this object: `up` turns false, waiting confirms become nacks, its
  * consumers are cancelled (consumer_cancel_notify) and pending round trips fail; a new link is a
  * new LeaderLink, given to Broker.leadQueueElsewhere again.
  */
 import type { Socket } from "node:net";
-import type { Message, StreamQuery, StreamChunkSink, StreamReadHandle, StreamReadTerms, QueueLeaderPort, RemoteConsumeTerms, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SettleOp, SyncWaiter } from "../broker/index.js";
+import type { Message, StreamQuery, StreamChunkSink, StreamPublisherHandle, StreamReadHandle, StreamReadTerms, QueueLeaderPort, RemoteConsumeTerms, RemoteConsumerSink, RemoteGot, RemoteQueueInfo, SettleOp, SyncWaiter } from "../broker/index.js";
 import { SETTLE_REQUEUE, type QueueSpec } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
@@ -20,8 +20,8 @@ import { infoManyFrame, replyFailure, replyGot, replyId, replyInfo, replyInfoMan
 import { LinkWriter } from "./link-writer.js";
 import { StoredWaits } from "./stored-waits.js";
 import { KeptForwards } from "./kept-forwards.js";
-import { FEATURE_DELIVER_OWN, FEATURE_INFO_MANY, FEATURE_PUBLISH_RUN, FEATURE_STREAM_READ } from "./link-handshake.js";
-import { StreamReads } from "./stream-reads.js";
+import { FEATURE_DELIVER_OWN, FEATURE_INFO_MANY, FEATURE_PUBLISH_RUN } from "./link-handshake.js";
+import { StreamLinkEnds } from "./stream-link-ends.js";
 import { PublishRuns } from "./publish-runs.js";
 import { readOwn } from "./own-runs.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
@@ -57,7 +57,7 @@ export class LeaderLink implements QueueLeaderPort {
   private readonly kept: KeptForwards | null;
   /** The leader answers many queues' counts in one reply (FEATURE_INFO_MANY). */
   private readonly infoInOne: boolean;
-  private readonly reads: StreamReads | null; // native stream subscriptions from the leader's logs, when it serves them (FEATURE_STREAM_READ)
+  private readonly streams: StreamLinkEnds; // native stream reads and publishers, as far as the leader serves them
   /** Deliveries that came as DELIVER_OWN (a message of this node, not carried back). */
   deliveredOwn = 0;
   private readonly queueIds = new Map<string, number>();
@@ -89,12 +89,12 @@ export class LeaderLink implements QueueLeaderPort {
     this.kept = ((terms.features ?? 0) & FEATURE_DELIVER_OWN) !== 0 ? new KeptForwards() : null;
     this.infoInOne = ((terms.features ?? 0) & FEATURE_INFO_MANY) !== 0;
     this.publishes = new PublishRuns(((terms.features ?? 0) & FEATURE_PUBLISH_RUN) !== 0);
-    this.reads = ((terms.features ?? 0) & FEATURE_STREAM_READ) !== 0 ? new StreamReads((f) => this.writer.write(f), (q) => this.queueId(q), slabs) : null;
     this.writer = new LinkWriter(socket, () => {
       this.emitSettles();
       this.emitPending();
       this.publishes.seal();
     });
+    this.streams = new StreamLinkEnds(terms.features ?? 0, this.writer, (q) => this.queueId(q), slabs, () => this.alive);
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f));
     socket.on("close", () => this.lose());
@@ -198,20 +198,7 @@ export class LeaderLink implements QueueLeaderPort {
     const id = ++this.nextConsumer;
     this.sinks.set(id, sink);
     this.emitPending();
-    // CONSUME_ARGS: CONSUME's fields, then u32 length | the arguments (link-frames.ts encodeArguments), then the tag.
-    const args = terms.arguments === null ? null : F.encodeArguments(terms.arguments);
-    const fixed = args === null ? 17 : 21 + args.length;
-    const { buf } = F.frameWithStrings(args === null ? F.CONSUME : F.CONSUME_ARGS, fixed, [terms.tag]);
-    if (args !== null) {
-      buf.writeUInt32LE(args.length, F.FRAME_HEAD + 17);
-      args.copy(buf, F.FRAME_HEAD + 21);
-    }
-    buf.writeUInt32LE(id, F.FRAME_HEAD);
-    buf.writeUInt32LE(qid, F.FRAME_HEAD + 4);
-    buf.writeUInt32LE(terms.window, F.FRAME_HEAD + 8);
-    buf[F.FRAME_HEAD + 12] = terms.exclusive ? 1 : 0;
-    buf.writeInt32LE(terms.priority, F.FRAME_HEAD + 13);
-    this.writer.write(buf);
+    this.writer.write(F.consumeFrame(id, qid, terms));
     return id;
   }
 
@@ -277,7 +264,10 @@ export class LeaderLink implements QueueLeaderPort {
   }
 
   readStream(queue: Queue, terms: StreamReadTerms, sink: StreamChunkSink): StreamReadHandle | null {
-    return this.alive ? (this.reads?.subscribe(queue, terms, sink) ?? null) : null;
+    return this.alive ? this.streams.read(queue, terms, sink) : null;
+  }
+  streamPublisher(queue: Queue, reference: string): StreamPublisherHandle | null {
+    return this.alive ? this.streams.publisher(queue, reference) : null;
   }
 
   /** A question to the node at the other end about itself (node-query-frames.ts): its answer, parsed; rejects with its error or when the link is lost. */
@@ -341,7 +331,7 @@ export class LeaderLink implements QueueLeaderPort {
         return failure === null ? rpc.resolve(Buffer.from(f)) : rpc.reject(failure);
       }
       default:
-        if (this.reads?.onFrame(f) !== true) this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
+        if (!this.streams.onFrame(f)) this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
     }
   }
 
@@ -373,7 +363,7 @@ export class LeaderLink implements QueueLeaderPort {
     this.settleIds.length = 0;
     this.kept?.dropAll();
     this.waits.lose();
-    this.reads?.lose();
+    this.streams.lose();
     const sinks = [...this.sinks.values()];
     this.sinks.clear();
     for (const s of sinks) s.cancelledByLeader(`the link to node '${this.node}' was lost`);

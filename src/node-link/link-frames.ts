@@ -8,7 +8,7 @@
  * Heads are built here, in place in the link writer's slab on the hot paths (putMessageHead); the
  * writer copies a small body after its head and references a large one (link-writer.ts).
  */
-import { createMessage, type Message, type QueueSpec } from "../broker/index.js";
+import { createMessage, type Message, type QueueSpec, type RemoteConsumeTerms } from "../broker/index.js";
 import type { Body } from "../broker/values/message-body.js";
 import type { MessageProperties } from "../broker/values/message-properties.js";
 import type { FieldTable } from "../broker/values/field-value.js";
@@ -282,4 +282,21 @@ export class PropertiesCache {
     for (let i = 0; i < n; i++) if (raw[i] !== f[at + i]) return false;
     return true;
   }
+}
+
+/** CONSUME, or CONSUME_ARGS when the consume has arguments: CONSUME's fields, then u32 length | the arguments (encodeArguments), then the tag. */
+export function consumeFrame(consumerId: number, queueId: number, terms: RemoteConsumeTerms): Buffer {
+  const args = terms.arguments === null ? null : encodeArguments(terms.arguments);
+  const fixed = args === null ? 17 : 21 + args.length;
+  const { buf } = frameWithStrings(args === null ? CONSUME : CONSUME_ARGS, fixed, [terms.tag]);
+  if (args !== null) {
+    buf.writeUInt32LE(args.length, FRAME_HEAD + 17);
+    args.copy(buf, FRAME_HEAD + 21);
+  }
+  buf.writeUInt32LE(consumerId, FRAME_HEAD);
+  buf.writeUInt32LE(queueId, FRAME_HEAD + 4);
+  buf.writeUInt32LE(terms.window, FRAME_HEAD + 8);
+  buf[FRAME_HEAD + 12] = terms.exclusive ? 1 : 0;
+  buf.writeInt32LE(terms.priority, FRAME_HEAD + 13);
+  return buf;
 }

@@ -28,8 +28,10 @@ export const FEATURE_PUBLISH_RUN = 4;
 export const FEATURE_OWN_RUN = 8;
 /** Feature bit: the leader serves native stream subscriptions from its log (stream-read-frames.ts); without it a Subscribe there answers stream_not_available. */
 export const FEATURE_STREAM_READ = 16;
+/** Feature bit: the leader appends native stream publishers' batches (stream-publish-frames.ts); without it a DeclarePublisher there answers stream_not_available. */
+export const FEATURE_STREAM_PUBLISH = 32;
 /** The features this version offers. */
-export const OUR_FEATURES = FEATURE_DELIVER_OWN | FEATURE_INFO_MANY | FEATURE_PUBLISH_RUN | FEATURE_OWN_RUN | FEATURE_STREAM_READ;
+export const OUR_FEATURES = FEATURE_DELIVER_OWN | FEATURE_INFO_MANY | FEATURE_PUBLISH_RUN | FEATURE_OWN_RUN | FEATURE_STREAM_READ | FEATURE_STREAM_PUBLISH;
 
 /** A trailing features byte at `at` of `f`, or none (0) from a node that does not send it. */
 const featuresAt = (f: Buffer, at: number): number => (at < f.length ? f[at]! : 0);

@@ -3,7 +3,8 @@
  * node leads to the connecting node (docs/CLUSTERING.md, "The link protocol"). PUBLISH frames are
  * enqueued with the same `Queue.enqueue` a local channel calls, and answered STORED/REFUSED
  * (stored-reports.ts); CONSUME registers a ServedConsumer; SETTLE, CANCEL and the round trips
- * (GET, PURGE, DELETE, INFO) call the queue; native stream reads (70–72) are served-stream-reads.ts.
+ * (GET, PURGE, DELETE, INFO) call the queue; native stream reads (70–72) are served-stream-reads.ts,
+ * native stream publishers' batches (76) served-stream-publishes.ts.
  * The connecting node checked its user's permissions
  * before anything reached the link (the link itself proved the cluster's secret), so this end acts
  * as the broker itself.
@@ -27,6 +28,7 @@ import { readStreamQuery } from "./stream-query-frames.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { readNodeQuery, replyJson, type NodeQueryAnswerer } from "./node-query-frames.js";
 import { ServedStreamReads } from "./served-stream-reads.js";
+import { ServedStreamPublishes } from "./served-stream-publishes.js";
 
 interface QueueRef {
   readonly vhost: string;
@@ -60,6 +62,7 @@ export class LinkSession implements ServingLink {
   publishedInRuns = 0;
   /** Native stream subscriptions of the peer's clients, read from the logs this node leads (frames 70–72). */
   private readonly streamReads: ServedStreamReads;
+  private readonly streamPublishes: ServedStreamPublishes;
 
   constructor(
     private readonly broker: Broker,
@@ -73,7 +76,8 @@ export class LinkSession implements ServingLink {
   ) {
     this.writer = new LinkWriter(socket, () => this.own.seal());
     this.reports = new StoredReports((f) => this.writer.write(f), (w: SyncWaiter, t: number) => broker.whenStored(w, t));
-    this.streamReads = new ServedStreamReads(this.writer, (id) => this.queue(id));
+    this.streamReads = new ServedStreamReads(this.writer, (id) => this.queue(id), broker.streamGroups);
+    this.streamPublishes = new ServedStreamPublishes(this.writer, broker, (id) => this.queue(id), slabs, () => this.closed);
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f), () => this.reports.closeRun());
     socket.on("drain", () => {
@@ -170,7 +174,7 @@ export class LinkSession implements ServingLink {
       case F.NODE_QUERY:
         return this.nodeQuery(f);
       default:
-        if (!this.streamReads.onFrame(f)) this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
+        if (!this.streamReads.onFrame(f) && !this.streamPublishes.onFrame(f)) this.socket.destroy(new Error(`unexpected link frame type ${f[4]}`));
     }
   }
 

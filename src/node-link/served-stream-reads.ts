@@ -10,32 +10,69 @@
  * The stream deleted, or moved to another node (its group moved), ends the read: READ_ENDED, and
  * the subscribing node tells its client stream_not_available as RabbitMQ does.
  *
+ * A single-active-consumer read (`single-active-consumer=true` with a `name`) joins the stream's
+ * group here, beside the leader's own subscriptions (Broker.streamGroups): it writes nothing until
+ * the group makes it active; each turn goes to the subscribing node as READ_UPDATE, whose client
+ * answers ConsumerUpdate, and comes back as READ_UPDATED with the offset it starts from.
+ *
  * Invariant: chunks written ≤ credit granted (the subscribing node buffers no more than its client asked for).
  */
-import { StreamQueue, type ChunkCursor, type Queue, type StreamReadEnd, type StreamReadTerms, type StreamWatcher } from "../broker/index.js";
+import { PARTITION_INDEX_PROPERTY, StreamQueue, type ChunkCursor, type Queue, type SacMember, type SingleActiveGroups, type StreamReadEnd, type StreamReadTerms, type StreamWatcher } from "../broker/index.js";
 import type { BodyLease } from "../broker/values/body-lease.js";
 import { ChunkMatcher, filterFromProperties } from "../store/stream/chunk-filter.js";
 import { chunkForClient, filterOf } from "../store/stream/chunk-format.js";
 import { FRAME_HEAD } from "./link-frames.js";
 import type { LinkWriter } from "./link-writer.js";
-import { CHUNK_FIXED, READ_CANCEL, READ_CHUNK, READ_CREDIT, READ_STARTED, READ_SUBSCRIBE, endedFrame, idFrame, readSubscribe } from "./stream-read-frames.js";
+import { CHUNK_FIXED, READ_CANCEL, READ_CHUNK, READ_CREDIT, READ_STARTED, READ_SUBSCRIBE, READ_UPDATED, endedFrame, idFrame, readSubscribe, updateFrame, updatedStart } from "./stream-read-frames.js";
 
 /** A chunk's release as a body lease: the writer holds it until the socket wrote the turn, then releases once. */
 function chunkLease(release: () => void): BodyLease {
   return { hold: () => undefined, handOver: () => undefined, pin: () => undefined, release };
 }
 
-class ServedRead implements StreamWatcher {
+class ServedRead implements StreamWatcher, SacMember {
   private stopped = false;
+  /** False while another member of its single-active-consumer group is active. */
+  private active: boolean;
+  /** The group's wait for this read's answer to its turn (READ_UPDATED). */
+  private answered: (() => void) | null = null;
+  private turn = false;
 
   constructor(
     private readonly reads: ServedStreamReads,
     readonly id: number,
     readonly queue: StreamQueue,
-    private readonly cursor: ChunkCursor,
+    private cursor: ChunkCursor,
     private readonly matcher: ChunkMatcher | null,
     public credit: number,
-  ) {}
+    /** Its group's key, when it is a single-active-consumer read. */
+    readonly groupKey: string | null,
+  ) {
+    this.active = groupKey === null;
+  }
+
+  /** Its group's turn (SacMember): the subscribing node asks its client. */
+  update(active: boolean, answered: () => void): void {
+    if (!active) this.active = false;
+    this.answered?.();
+    this.answered = answered;
+    this.turn = active;
+    this.reads.writer.write(updateFrame(this.id, active));
+  }
+
+  /** The client's answer to its turn (READ_UPDATED): activated from its offset, or where the read stands. */
+  updated(f: Buffer): void {
+    const answered = this.answered;
+    this.answered = null;
+    if (this.turn && !this.stopped) {
+      const start = updatedStart(f);
+      const cursor = start === null ? null : this.queue.stream.chunkCursor(this.queue.startOffset(start));
+      if (cursor !== null) this.cursor = cursor;
+      this.active = true;
+      this.pump();
+    }
+    answered?.();
+  }
 
   committed(): void {
     this.pump();
@@ -49,7 +86,7 @@ class ServedRead implements StreamWatcher {
   pump(): void {
     const w = this.reads.writer;
     const log = this.queue.stream;
-    while (!this.stopped && this.credit > 0 && !w.backedUp) {
+    while (!this.stopped && this.active && this.credit > 0 && !w.backedUp) {
       const chunk = this.cursor.next();
       if (chunk === null) return;
       if (this.matcher !== null && !this.matcher.matches(filterOf(chunk.bytes))) {
@@ -79,6 +116,10 @@ class ServedRead implements StreamWatcher {
   end(why: StreamReadEnd | null): void {
     if (this.stopped) return;
     this.stopped = true;
+    if (this.groupKey !== null) this.reads.groups.leave(this.groupKey, this);
+    const answered = this.answered;
+    this.answered = null;
+    answered?.();
     this.queue.unwatch(this);
     this.queue.nativeConsumerChanged(-1);
     this.reads.forget(this.id);
@@ -93,9 +134,11 @@ export class ServedStreamReads {
     readonly writer: LinkWriter,
     /** The queue behind a link id, as the session knows it. */
     private readonly queueOf: (id: number) => Queue | null,
+    /** This node's single-active-consumer groups (its own subscriptions' too). */
+    readonly groups: SingleActiveGroups,
   ) {}
 
-  /** A frame of 70–72; false for another type. */
+  /** A frame of 70–72 or 79; false for another type. */
   onFrame(f: Buffer): boolean {
     const type = f[4];
     if (type === READ_SUBSCRIBE) this.subscribe(f);
@@ -106,6 +149,7 @@ export class ServedStreamReads {
         r.pump();
       }
     } else if (type === READ_CANCEL) this.reads.get(f.readUInt32LE(FRAME_HEAD))?.end(null);
+    else if (type === READ_UPDATED) this.reads.get(f.readUInt32LE(FRAME_HEAD))?.updated(f);
     else return false;
     return true;
   }
@@ -117,14 +161,18 @@ export class ServedStreamReads {
     // Led elsewhere now (its group moved), or a log kept in memory (no chunks to hand on): not available here.
     const cursor = terms === null || q.leadsElsewhere ? null : q.stream.chunkCursor(q.startOffset(terms.start));
     if (cursor === null) return this.writer.write(endedFrame(readId, "unavailable"));
-    const filter = filterFromProperties((terms as StreamReadTerms).properties);
-    const r = new ServedRead(this, readId, q, cursor, filter === null ? null : new ChunkMatcher(filter), (terms as StreamReadTerms).credit);
+    const properties = (terms as StreamReadTerms).properties;
+    const filter = filterFromProperties(properties);
+    // A single-active-consumer read (the subscribing node checked it has a name), in its group as the leader's own subscriptions are (stream-subscriptions.ts).
+    const groupKey = properties.get("single-active-consumer") === "true" ? `${q.vhost}\u0000${q.name}\u0000${properties.get("name") ?? ""}` : null;
+    const r = new ServedRead(this, readId, q, cursor, filter === null ? null : new ChunkMatcher(filter), (terms as StreamReadTerms).credit, groupKey);
     this.reads.get(readId)?.end(null);
     this.reads.set(readId, r);
     q.watch(r);
     q.nativeConsumerChanged(1);
     this.writer.write(idFrame(READ_STARTED, readId));
-    r.pump();
+    if (groupKey !== null) this.groups.join(groupKey, r, Number(properties.get(PARTITION_INDEX_PROPERTY) ?? -1));
+    else r.pump();
   }
 
   forget(id: number): void {

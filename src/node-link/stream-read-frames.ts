@@ -10,6 +10,9 @@
  *     READ_STARTED     73  u32 read id
  *     READ_CHUNK       74  u32 read id | f64 first offset | u32 messages | f64 committed chunk | f64 committed offset | the chunk as a client receives it
  *     READ_ENDED       75  u32 read id | u8 why (1 the stream is gone, 2 not led there)
+ *     READ_UPDATE      78  u32 read id | u8 active (a single-active-consumer read's turn; only to a node that offered FEATURE_STREAM_PUBLISH)
+ *   connecting node → leader
+ *     READ_UPDATED     79  u32 read id | u8 start kind (0 none) | f64 start value (the client's ConsumerUpdate answer)
  * Start kinds: 1 first, 2 last, 3 next, 4 offset (the value), 5 timestamp (the value, in ms).
  */
 import type { StreamReadEnd, StreamReadTerms, StreamStart } from "../broker/index.js";
@@ -21,6 +24,8 @@ export const READ_CANCEL = 72;
 export const READ_STARTED = 73;
 export const READ_CHUNK = 74;
 export const READ_ENDED = 75;
+export const READ_UPDATE = 78;
+export const READ_UPDATED = 79;
 
 /** READ_CHUNK's fixed fields after the frame head. */
 export const CHUNK_FIXED = 32;
@@ -76,4 +81,27 @@ export function endedFrame(readId: number, why: StreamReadEnd): Buffer {
 
 export function endOf(f: Buffer): StreamReadEnd {
   return f[FRAME_HEAD + 4] === 1 ? "notFound" : "unavailable";
+}
+
+export function updateFrame(readId: number, active: boolean): Buffer {
+  const f = frame(READ_UPDATE, 5);
+  f.writeUInt32LE(readId, FRAME_HEAD);
+  f[FRAME_HEAD + 4] = active ? 1 : 0;
+  return f;
+}
+
+export function updatedFrame(readId: number, start: StreamStart | null): Buffer {
+  const f = frame(READ_UPDATED, 13);
+  f.writeUInt32LE(readId, FRAME_HEAD);
+  f[FRAME_HEAD + 4] = start === null ? 0 : KINDS.indexOf(start.kind) + 1;
+  f.writeDoubleLE(start === null ? 0 : start.kind === "offset" ? start.offset : start.kind === "timestamp" ? start.ms : 0, FRAME_HEAD + 5);
+  return f;
+}
+
+/** A READ_UPDATED's start (null: none, or a kind this node does not know). */
+export function updatedStart(f: Buffer): StreamStart | null {
+  const kind = KINDS[f[FRAME_HEAD + 4]! - 1];
+  const value = f.readDoubleLE(FRAME_HEAD + 5);
+  if (kind === undefined) return null;
+  return kind === "offset" ? { kind, offset: value } : kind === "timestamp" ? { kind, ms: value } : { kind };
 }

@@ -8,7 +8,7 @@
 import type { QueueSpec, StreamChunkSink, StreamReadHandle, StreamReadTerms } from "../broker/index.js";
 import type { SlabPool } from "../listeners/slab-pool.js";
 import { FRAME_HEAD } from "./link-frames.js";
-import { CHUNK_FIXED, READ_CANCEL, READ_CHUNK, READ_CREDIT, READ_ENDED, READ_STARTED, endOf, idFrame, subscribeFrame } from "./stream-read-frames.js";
+import { CHUNK_FIXED, READ_CANCEL, READ_CHUNK, READ_CREDIT, READ_ENDED, READ_STARTED, READ_UPDATE, endOf, idFrame, subscribeFrame, updatedFrame } from "./stream-read-frames.js";
 
 type Queue = QueueSpec & { readonly vhost: string };
 
@@ -24,9 +24,13 @@ export class StreamReads {
     /** The queue's id on the link (told to the leader on first use). */
     private readonly queueId: (q: Queue) => number,
     private readonly slabs: SlabPool | null,
+    /** The leader runs single-active-consumer groups for reads (FEATURE_STREAM_PUBLISH: READ_UPDATE). */
+    private readonly groupsOnLeader: boolean,
   ) {}
 
-  subscribe(queue: Queue, terms: StreamReadTerms, sink: StreamChunkSink): StreamReadHandle {
+  /** Null for a single-active-consumer read when the leader runs no groups for reads. */
+  subscribe(queue: Queue, terms: StreamReadTerms, sink: StreamChunkSink): StreamReadHandle | null {
+    if (!this.groupsOnLeader && terms.properties.get("single-active-consumer") === "true") return null;
     const id = ++this.next;
     const qid = this.queueId(queue);
     this.sinks.set(id, sink);
@@ -41,14 +45,19 @@ export class StreamReads {
     };
   }
 
-  /** A frame of 73–75; false for another type. */
+  /** A frame of 73–75 or 78; false for another type. */
   onFrame(f: Buffer): boolean {
     const type = f[4];
-    if (type !== READ_STARTED && type !== READ_CHUNK && type !== READ_ENDED) return false;
+    if (type !== READ_STARTED && type !== READ_CHUNK && type !== READ_ENDED && type !== READ_UPDATE) return false;
     const id = f.readUInt32LE(FRAME_HEAD);
     const sink = this.sinks.get(id);
-    if (sink === undefined) return true;
+    // A read cancelled meanwhile: its turn is answered at once (the leader's group must not wait).
+    if (sink === undefined) {
+      if (type === READ_UPDATE) this.write(updatedFrame(id, null));
+      return true;
+    }
     if (type === READ_STARTED) sink.started();
+    else if (type === READ_UPDATE) sink.update(f[FRAME_HEAD + 4] === 1, (start) => this.write(updatedFrame(id, start)));
     else if (type === READ_ENDED) {
       this.sinks.delete(id);
       sink.ended(endOf(f));

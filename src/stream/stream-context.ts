@@ -3,7 +3,7 @@
  * sees of its connection: the node, who logged in, how to send, its publishers and
  * subscriptions. StreamConnection implements it; the handlers import only this.
  */
-import type { ClientContext, StreamQueue, VHost } from "../broker/index.js";
+import type { ClientContext, StreamPublisherHandle, StreamQueue, VHost } from "../broker/index.js";
 import type { PermissionChecker } from "../auth/permission-check.js";
 import type { StreamNode } from "./stream-node.js";
 import type { FrameCursor } from "./wire.js";
@@ -13,7 +13,10 @@ export interface PublisherState {
   /** "" when the publisher has no reference (no deduplication). */
   readonly reference: string;
   readonly stream: string;
-  readonly queue: StreamQueue;
+  /** Null for a stream another node leads (its leader appends: stream-remote-publishers.ts). */
+  readonly queue: StreamQueue | null;
+  /** The way to the leader of a stream another node leads; null for a local one. */
+  readonly remote: StreamPublisherHandle | null;
   /** Highest publishing id accepted (deduplication needs a reference); -1 before the reference's first, so id 0 is kept. */
   sequence: number;
   published: number;

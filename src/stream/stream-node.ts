@@ -5,10 +5,9 @@
  */
 import type { LoginThrottle } from "../auth/login-throttle.js";
 import type { TokenVerifier } from "../auth/oauth/token-verifier.js";
-import type { Broker, ClusterView, ProtocolCounters } from "../broker/index.js";
+import type { Broker, ClusterView, ProtocolCounters, SingleActiveGroups } from "../broker/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { CertLoginFrom } from "../tls/cert-login-name.js";
-import { SingleActiveGroups } from "./stream-sac.js";
 import type { StreamWorkerPorts } from "./stream-worker-ports.js";
 
 export interface StreamSettings {
@@ -37,8 +36,10 @@ export class StreamNode {
   readonly connections = new Set<{ shutdown(): void }>();
   /** RabbitMQ's global counters for protocol "stream" (rabbitmq_global_*), shown at 0 from the start. */
   readonly counters: ProtocolCounters;
-  /** Single-active-consumer groups of the node's streams. */
-  readonly sac = new SingleActiveGroups();
+  /** Single-active-consumer groups of the node's streams: the broker's (remote members join them too). */
+  get sac(): SingleActiveGroups {
+    return this.broker.streamGroups;
+  }
   /** Responses other than OK, by code (RabbitMQ's stream protocol error counters). */
   readonly errors = new Map<number, number>();
 

@@ -11,18 +11,18 @@
  * the stream's tracking (durably, written with the messages); a message whose id is not above it
  * is not written again but confirmed.
  */
-import type { EncodedSubBatch } from "../broker/index.js";
+import { appendNative, NO_SEQUENCE, type EncodedSubBatch, type NativeEntry } from "../broker/index.js";
 import { subBatchRecords } from "../store/stream/sub-batch.js";
 import { CMD, RC } from "./protocol.js";
 import type { PublisherState, StreamContext } from "./stream-context.js";
-import { streamFor } from "./stream-lookup.js";
+import { remoteStream, streamFor } from "./stream-lookup.js";
 import { readableRemote, remotePublisherSequence } from "./stream-remote-queries.js";
 import { decodeNative } from "./stream-message.js";
-import { FrameWriter, response, type FrameCursor } from "./wire.js";
+import { response, type FrameCursor } from "./wire.js";
+import { confirm, publishError } from "./stream-publish-replies.js";
+import { publishRemote, remoteDeclarePublisher } from "./stream-remote-publishers.js";
 
 const MAX_REFERENCE = 256;
-/** A reference's sequence before its first message: publishing ids start at 0, which is new (osiris keeps no entry until a writer's first write). */
-const NO_SEQUENCE = -1;
 
 function reply(c: StreamContext, key: number, corr: number, code: number): void {
   if (code !== RC.ok) c.node.countError(code);
@@ -39,12 +39,14 @@ export function declarePublisher(c: StreamContext, body: FrameCursor): void {
   if (reference.length > MAX_REFERENCE) return reply(c, CMD.declarePublisher, corr, RC.preconditionFailed);
   if (c.publishers.has(id)) return reply(c, CMD.declarePublisher, corr, RC.preconditionFailed);
   if (reference !== "") for (const p of c.publishers.values()) if (p.reference === reference && p.stream === name) return reply(c, CMD.declarePublisher, corr, RC.preconditionFailed);
+  if (q === RC.streamNotAvailable && remoteDeclarePublisher(c, id, reference, remoteStream(c, name)!)) return reply(c, CMD.declarePublisher, corr, RC.ok);
   if (typeof q === "number") return reply(c, CMD.declarePublisher, corr, q);
   const p: PublisherState = {
     id,
     reference,
     stream: q.name,
     queue: q,
+    remote: null,
     sequence: reference === "" ? NO_SEQUENCE : (q.stream.publisherSequence(reference) ?? NO_SEQUENCE),
     published: 0,
     confirmed: 0,
@@ -90,7 +92,7 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
   const publisherId = body.u8();
   const n = body.count(12);
   const ids: number[] = new Array<number>(n);
-  const messages: (Buffer | EncodedSubBatch | null)[] = new Array<Buffer | EncodedSubBatch | null>(n);
+  const entries: NativeEntry[] = new Array<NativeEntry>(n);
   /** Publish v2's filter values; null while no message of the frame has one (chunk-filter.ts). */
   let filters: (string | null)[] | null = null;
   for (let i = 0; i < n; i++) {
@@ -99,41 +101,21 @@ export function publish(c: StreamContext, version: number, body: FrameCursor): v
       const f = body.str();
       if (f !== null && f !== "") (filters ??= new Array<string | null>(n).fill(null))[i] = f;
     }
-    messages[i] = body.peekU8() & 0x80 ? subBatchOf(body) : body.bytes();
+    entries[i] = body.peekU8() & 0x80 ? subBatchOf(body) : body.bytes();
   }
   c.node.received(n);
   const p = c.publishers.get(publisherId);
   if (p === undefined) return publishError(c, publisherId, ids.map((id) => [id, RC.publisherDoesNotExist]));
+  const batch = { ids, entries, filters };
   const q = p.queue;
+  // A stream another worker leads: the leader appends and deduplicates (stream-remote-publishers.ts).
+  if (q === null) return publishRemote(c, p, batch);
   const journal = c.node.broker.journal;
   const before = journal?.appends ?? 0;
-  const duplicates: number[] = [];
-  const refused: [number, number][] = [];
-  const accepted: number[] = [];
-  const dedup = p.reference !== "";
-  // Another connection may publish under the same reference: the stream's sequence is the truth.
-  if (dedup) p.sequence = Math.max(p.sequence, q.stream.publisherSequence(p.reference) ?? NO_SEQUENCE);
-  for (let i = 0; i < n; i++) {
-    const id = ids[i]!;
-    const m = messages[i]!;
-    if (dedup && id <= p.sequence) {
-      duplicates.push(id);
-      continue;
-    }
-    if (m === null || (!Buffer.isBuffer(m) && m.records === 0)) {
-      refused.push([id, RC.preconditionFailed]);
-      continue;
-    }
-    if ((Buffer.isBuffer(m) ? q.appendEncoded(m, decodeNative, filters === null ? null : filters[i]!) : q.appendSubBatch(m, decodeNative)) < 0) {
-      refused.push([id, RC.streamNotAvailable]);
-      continue;
-    }
-    if (dedup) p.sequence = id;
-    accepted.push(id);
-  }
+  const { accepted, duplicates, refused, sequence } = appendNative(q, p.reference, p.sequence, batch, decodeNative);
+  p.sequence = sequence;
   p.published += accepted.length;
-  if (dedup && accepted.length > 0) q.stream.setPublisherSequence(p.reference, p.sequence);
-  if (refused.length > 0) publishError(c, publisherId, refused);
+  if (refused.length > 0) publishError(c, publisherId, refused.map(([id, why]) => [id, why === "empty" ? RC.preconditionFailed : RC.streamNotAvailable]));
   if (duplicates.length > 0) confirm(c, p, duplicates);
   if (accepted.length === 0) return;
   if (journal === null || journal.appends === before) return confirm(c, p, accepted);
@@ -157,23 +139,4 @@ function subBatchOf(body: FrameCursor): EncodedSubBatch {
   const uncompressedBytes = body.u32();
   const data = body.slice(body.u32());
   return { compression, records, uncompressedBytes, data, expand: () => subBatchRecords(compression, records, data) };
-}
-
-function confirm(c: StreamContext, p: PublisherState, ids: readonly number[]): void {
-  if (c.closed) return;
-  p.confirmed += ids.length;
-  c.node.confirmed(ids.length);
-  const w = new FrameWriter(CMD.publishConfirm, 1, 9 + ids.length * 8).u8(p.id).i32(ids.length);
-  for (const id of ids) w.u64(id);
-  c.send(w.frame());
-}
-
-function publishError(c: StreamContext, publisherId: number, errors: readonly (readonly [number, number])[]): void {
-  const p = c.publishers.get(publisherId);
-  if (p) p.errored += errors.length;
-  for (const [, code] of errors) c.node.countError(code);
-  if (c.closed) return;
-  const w = new FrameWriter(CMD.publishError, 1, 9 + errors.length * 10).u8(publisherId).i32(errors.length);
-  for (const [id, code] of errors) w.u64(id).u16(code);
-  c.send(w.frame());
 }

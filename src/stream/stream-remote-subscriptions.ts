@@ -10,17 +10,37 @@
  * stream deleted, its leader gone or moved) is told as RabbitMQ tells it: MetadataUpdate
  * stream_not_available, after which clients subscribe again.
  *
- * A single-active-consumer subscription is not served here (its group lives on the node of its
- * connections): it keeps the answer stream_not_available, and Metadata names the leader.
+ * A single-active-consumer subscription joins its group on the leader (one place decides it,
+ * beside the leader's own members: single-active-groups.ts); it is sent nothing until the leader
+ * makes it active, and each turn is asked of the client with ConsumerUpdate, its answer (the offset
+ * to start from) going back to the leader. A leader of an earlier version runs no groups for reads:
+ * such a Subscribe then keeps the answer stream_not_available, and Metadata names the leader.
  */
-import type { RemoteStreamQueue, StreamStart } from "../broker/index.js";
+import { PARTITION_INDEX_PROPERTY, type RemoteStreamQueue, type StreamStart } from "../broker/index.js";
 import { CMD, RC } from "./protocol.js";
 import type { StreamContext, SubscriptionState } from "./stream-context.js";
+import { partitionsOf } from "./stream-super.js";
+import { offsetSpec } from "./offset-spec.js";
 import { FrameWriter, response } from "./wire.js";
 
 /** Subscribes `id` to remote stream `q`; false when its leader serves no such reads (the caller answers as before). */
 export function remoteSubscribe(c: StreamContext, corr: number, id: number, q: RemoteStreamQueue, start: StreamStart, initialCredit: number, properties: ReadonlyMap<string, string>): boolean {
-  if (properties.get("single-active-consumer") === "true") return false;
+  /** What the leader reads: the client's properties (and a partition's index for a group). */
+  let terms = properties;
+
+  const sac = properties.get("single-active-consumer") === "true";
+  if (sac) {
+    const groupName = properties.get("name") ?? "";
+    if (groupName === "") {
+      c.node.countError(RC.preconditionFailed);
+      c.send(response(CMD.subscribe, corr, RC.preconditionFailed).frame());
+      return true;
+    }
+    // A super stream partition's group activates member (index mod size): the index goes with the read.
+    const superStream = properties.get("super-stream");
+    const index = superStream === undefined ? -1 : (partitionsOf(c, superStream)?.indexOf(q.name) ?? -1);
+    terms = new Map(properties).set(PARTITION_INDEX_PROPERTY, String(index));
+  }
   /** False until the turn after the Subscribe response (as a local subscription: stream-subscriptions.ts). */
   let started = false;
   /** Chunks that came before then (at most the initial credit). */
@@ -36,7 +56,7 @@ export function remoteSubscribe(c: StreamContext, corr: number, id: number, q: R
     consumed: 0,
     offset: 0,
     remoteCommitted: 0,
-    active: true,
+    active: !sac,
     // Credit the client gave since the leader last heard: passed on.
     wake: () => {
       const more = s.credit - leaderCredit;
@@ -66,7 +86,7 @@ export function remoteSubscribe(c: StreamContext, corr: number, id: number, q: R
     c.send([frame, bytes], done);
   };
   const handle = q.readNative(
-    { start, credit: initialCredit, properties },
+    { start, credit: initialCredit, properties: terms },
     {
       started: () => {
         if (c.subscriptions.get(id) !== s) return;
@@ -86,6 +106,15 @@ export function remoteSubscribe(c: StreamContext, corr: number, id: number, q: R
         s.remoteCommitted = committedOffset;
         if (started) deliver(first, count, committedChunk, bytes, done);
         else early.push(() => deliver(first, count, committedChunk, bytes, done));
+      },
+      // Its group's turn, decided on the leader: the client is asked, its answer goes back.
+      update: (active, answer) => {
+        if (!active) s.active = false;
+        if (c.subscriptions.get(id) !== s) return answer(null);
+        c.consumerUpdate(id, active, (reply) => {
+          if (active && c.subscriptions.get(id) === s) s.active = true;
+          answer(active && reply !== null && reply.u16() === RC.ok && reply.remaining >= 2 ? offsetSpec(reply) : null);
+        });
       },
       ended: (why) => {
         for (const send of early.splice(0)) send();

@@ -8,13 +8,13 @@
  * active, from the offset the client answers ConsumerUpdate with. A stream led by another worker
  * is read from its leader's log (stream-remote-subscriptions.ts).
  */
-import type { StreamStart } from "../broker/index.js";
-import { CMD, OFFSET_TYPE, RC, RESPONSE } from "./protocol.js";
+import type { SacMember } from "../broker/index.js";
+import { CMD, RC, RESPONSE } from "./protocol.js";
+import { offsetSpec } from "./offset-spec.js";
 import type { StreamContext, SubscriptionState } from "./stream-context.js";
 import { remoteStream, streamFor } from "./stream-lookup.js";
 import { remoteSubscribe } from "./stream-remote-subscriptions.js";
 import { chunksOf } from "./stream-message.js";
-import type { SacMember } from "./stream-sac.js";
 import { partitionsOf } from "./stream-super.js";
 import { FrameWriter, MalformedFrame, response, type FrameCursor } from "./wire.js";
 import { chunkForClient, filterOf } from "../store/stream/chunk-format.js";
@@ -23,26 +23,6 @@ import { ChunkMatcher, filterFromProperties } from "../store/stream/chunk-filter
 function reply(c: StreamContext, corr: number, code: number): void {
   if (code !== RC.ok) c.node.countError(code);
   c.send(response(CMD.subscribe, corr, code).frame());
-}
-
-function offsetSpec(body: FrameCursor): StreamStart | null {
-  const type = body.u16();
-  switch (type) {
-    case 0:
-      return null;
-    case OFFSET_TYPE.first:
-      return { kind: "first" };
-    case OFFSET_TYPE.last:
-      return { kind: "last" };
-    case OFFSET_TYPE.next:
-      return { kind: "next" };
-    case OFFSET_TYPE.offset:
-      return { kind: "offset", offset: body.u64() };
-    case OFFSET_TYPE.timestamp:
-      return { kind: "timestamp", ms: body.i64() };
-    default:
-      return null;
-  }
 }
 
 export function subscribe(c: StreamContext, body: FrameCursor): void {

@@ -45,7 +45,7 @@ describe("the link's stream read frames", () => {
     const pair = await socketPair();
     try {
       const queue = { vhost: "/", name: "s", durable: true, autoDelete: false, exclusiveOwner: null, arguments: { "x-queue-type": "stream" } };
-      const sink = { started: () => assert.fail("no read"), chunk: () => assert.fail("no read"), ended: () => assert.fail("no read") };
+      const sink = { started: () => assert.fail("no read"), chunk: () => assert.fail("no read"), ended: () => assert.fail("no read"), update: () => assert.fail("no read") };
       const older = new LeaderLink(pair.out, { node: "older", creditMessages: 100, creditBytes: 1e6, features: OUR_FEATURES & ~FEATURE_STREAM_READ }, new FrameSplitter(1 << 20));
       assert.equal(older.readStream(queue as never, { start: { kind: "first" }, credit: 1, properties: new Map() }, sink), null);
       const ours = new LeaderLink(pair.inn, { node: "ours", creditMessages: 100, creditBytes: 1e6, features: OUR_FEATURES }, new FrameSplitter(1 << 20));

@@ -116,17 +116,17 @@ describe("the native stream protocol across the workers of coney --workers 2", (
     });
   }
 
-  it("a publisher or single-active-consumer subscription on the non-leading worker's connection is stream_not_available; delete from there deletes it on its leader", async () => {
+  it("a publisher and a single-active-consumer subscription on the non-leading worker's connection are served; delete from there deletes it on its leader", async () => {
     const s = ledBy(0, "native-refused");
     const c = await clientOn(1);
     await c.createStream({ stream: s });
-    // The non-leading worker's own port, with no metadata to follow: RabbitMQ's answer of a node without a member.
+    // The non-leading worker's own port, with no metadata to follow.
     const direct = await RawStreamClient.login(own[1]!);
     const publish = await direct.request((corr) => new FrameWriter(CMD.declarePublisher).u32(corr).u8(1).str("").str(s).frame(), CMD.declarePublisher);
-    assert.equal(publish.code, RC.streamNotAvailable, "declare_publisher on the non-leading worker");
-    // A subscription there is served from the leader's log (workers-stream-any.test.ts); a single-active-consumer one is not.
+    assert.equal(publish.code, RC.ok, "declare_publisher on the non-leading worker goes to the leader (workers-stream-publish-any.test.ts)");
+    // A subscription there is served from the leader's log (workers-stream-any.test.ts), a single-active-consumer one in the leader's group (workers-stream-publish-any.test.ts).
     const subscribe = await direct.request((corr) => new FrameWriter(CMD.subscribe).u32(corr).u8(1).str(s).u16(OFFSET_TYPE.first).u16(10).map([["single-active-consumer", "true"], ["name", "g"]]).frame(), CMD.subscribe);
-    assert.equal(subscribe.code, RC.streamNotAvailable, "a single-active-consumer subscribe on the non-leading worker");
+    assert.equal(subscribe.code, RC.ok, "a single-active-consumer subscribe on the non-leading worker");
     direct.close();
     await c.deleteStream({ stream: s });
     for (let i = 0; i < 2; i++) {

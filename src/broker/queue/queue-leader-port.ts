@@ -13,6 +13,7 @@ import type { QueueSpec } from "./queue-spec.js";
 import type { FieldTable } from "../values/field-value.js";
 import type { StreamQuery } from "../streams/stream-queries.js";
 import type { StreamChunkSink, StreamReadHandle, StreamReadTerms } from "../streams/stream-read-port.js";
+import type { StreamPublisherHandle } from "../streams/stream-publish-port.js";
 
 /** A consumer on this node of a queue led elsewhere, as the port sees it. */
 export interface RemoteConsumerSink {
@@ -99,6 +100,11 @@ export interface QueueLeaderPort {
    * does not serve such reads (a node of an earlier version) or the link is down.
    */
   readStream?(queue: QueueSpec & { readonly vhost: string }, terms: StreamReadTerms, sink: StreamChunkSink): StreamReadHandle | null;
+  /**
+   * A native publisher whose batches the leader appends (stream-publish-port.ts), `reference` ""
+   * for none; null when the leader takes no such batches (a node of an earlier version) or the link is down.
+   */
+  streamPublisher?(queue: QueueSpec & { readonly vhost: string }, reference: string): StreamPublisherHandle | null;
 }
 
 /** What a remote basic.get returns; `consumerId` settles it (0 for no-ack). */

@@ -19,6 +19,7 @@ import { admitStreamConsumer, unsupportedOnStream } from "./stream-rules.js";
 import { figuresOf, type StreamFigures, type StreamQuery } from "./stream-queries.js";
 import { INFO_MAX_AGE_MS } from "../queue/remote-queue.js";
 import type { StreamChunkSink, StreamReadHandle, StreamReadTerms } from "./stream-read-port.js";
+import type { StreamPublisherHandle } from "./stream-publish-port.js";
 
 /** The consume arguments a stream's leader reads (stream-arguments.ts). */
 const STREAM_CONSUME_KEYS = ["x-stream-offset", "x-stream-filter", "x-stream-match-unfiltered"] as const;
@@ -27,6 +28,25 @@ export class RemoteStreamQueue extends RemoteQueue {
   private lastFigures: StreamFigures | null = null;
   private figuresAt = 0;
   private figuresAsk: Promise<void> | null = null;
+  /** Told once when the stream goes from this node's view: deleted, or its leader's link lost (native publishers: stream-remote-publishers.ts). */
+  private readonly goneListeners = new Set<() => void>();
+
+  constructor(...args: ConstructorParameters<typeof RemoteQueue>) {
+    super(...args);
+    this.leader.onLost(() => this.gone());
+  }
+
+  /** Calls `fn` once when the stream is deleted or its leader lost; returns how to stop listening. */
+  whenGone(fn: () => void): () => void {
+    this.goneListeners.add(fn);
+    return () => void this.goneListeners.delete(fn);
+  }
+
+  private gone(): void {
+    const listeners = [...this.goneListeners];
+    this.goneListeners.clear();
+    for (const fn of listeners) fn();
+  }
 
   /** A native-protocol query answered by the leader's log (stream-queries.ts). */
   query(q: StreamQuery): Promise<readonly number[]> {
@@ -36,6 +56,11 @@ export class RemoteStreamQueue extends RemoteQueue {
   /** A native subscription served from the leader's log; null when the leader serves none (stream-read-port.ts). */
   readNative(terms: StreamReadTerms, sink: StreamChunkSink): StreamReadHandle | null {
     return this.leader.up ? (this.leader.readStream?.(this, terms, sink) ?? null) : null;
+  }
+
+  /** A native publisher appending on the leader (stream-publish-port.ts); null when the leader takes none. */
+  publisher(reference: string): StreamPublisherHandle | null {
+    return this.leader.up ? (this.leader.streamPublisher?.(this, reference) ?? null) : null;
   }
 
   /**
@@ -100,6 +125,7 @@ export class RemoteStreamQueue extends RemoteQueue {
   /** RabbitMQ 3.10's delete-ok for a stream counts no messages. */
   override markDeleted(): number {
     super.markDeleted();
+    this.gone();
     return 0;
   }
 }

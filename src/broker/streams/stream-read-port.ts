@@ -18,6 +18,9 @@ export interface StreamReadTerms {
   readonly properties: ReadonlyMap<string, string>;
 }
 
+/** The property a single-active-consumer read of a super stream partition carries to the leader: the partition's index (the subscribing node resolves the super stream). */
+export const PARTITION_INDEX_PROPERTY = "\u0000partition-index";
+
 /** Why a read ended: the stream is gone (`notFound`) or its leader is not there any more (`unavailable`). */
 export type StreamReadEnd = "notFound" | "unavailable";
 
@@ -32,6 +35,13 @@ export interface StreamChunkSink {
   chunk(firstOffset: number, count: number, committedChunk: number, committedOffset: number, bytes: Buffer, done: () => void): void;
   /** No more chunks (before `started`: the read was refused). Called at most once. */
   ended(why: StreamReadEnd): void;
+  /**
+   * A single-active-consumer read (`single-active-consumer=true` with a `name`: its group lives on
+   * the leader, single-active-groups.ts) became active or not: the client is asked (ConsumerUpdate)
+   * and `answer` gets the offset it starts from when activated (null: where the read stands), or
+   * null when it is deactivated, once it replied.
+   */
+  update(active: boolean, answer: (start: StreamStart | null) => void): void;
 }
 
 /** A read the subscribing node holds: more credit, or the end of it. */

@@ -6,6 +6,10 @@
  * group size) active, so a super stream's partitions spread over its consumers. A member is told
  * with ConsumerUpdate; a member losing its turn answers first (so it can store its offset), then
  * the next is activated and answers with the offset it starts from.
+ *
+ * One registry per broker (Broker.streamGroups), so a group's state is decided in one place, the
+ * node leading the stream: its local subscriptions and those of other workers' clients read over
+ * the node link (src/node-link/served-stream-reads.ts) are members of the same group.
  */
 
 export interface SacMember {
