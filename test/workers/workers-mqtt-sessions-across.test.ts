@@ -1,4 +1,10 @@
-// `coney --workers 2`: an MQTT SUBSCRIBE on one worker whose session queue (or shared
+// `coney --workers 2`: MQTT sessions that cross workers, as paho.mqtt.testing's suites made them.
+// 1. A client id still connected on one worker with a clean session (its exclusive queues there)
+//    CONNECTs again through the other worker with a clean start: the old connection is taken over
+//    (MQTT 5: DISCONNECT 0x8E) and the new one accepted. Before, the new worker tried to delete
+//    the old session's queues before the takeover and was refused (exclusive), answering CONNACK
+//    0x88 Server unavailable (paho 5.0 test_unsubscribe, test_subscribe_identifiers).
+// 2. An MQTT SUBSCRIBE on one worker whose session queue (or shared
 // subscription queue) is new and led by the other worker. The subscribing worker declares the
 // queue (its leader creates it once it applies the declare) and consumes it over the link; a
 // consume that reached the leader before the declare was refused "queue not found on its leader"
@@ -17,7 +23,7 @@ import { leaderIndex, onWorker, pinnedApis, type PinnedApi } from "./pinned-work
 
 const ROUNDS = 8;
 
-describe("coney --workers 2: MQTT SUBSCRIBE to a new queue the other worker leads", () => {
+describe("coney --workers 2: MQTT sessions across workers", () => {
   let p: WorkersProcess;
   let apis: PinnedApi[];
   let mqttPort = 0;
@@ -48,6 +54,28 @@ describe("coney --workers 2: MQTT SUBSCRIBE to a new queue the other worker lead
     const q = (await apis[1]!.request("GET", `/api/queues/%2F/${encodeURIComponent(queue)}`)).json as { node: string };
     return apis.findIndex((a) => a.node === q.node);
   }
+
+  it("a CONNECT with a clean start through the other worker takes over the id's live clean session there", async () => {
+    for (const version of [5, 4] as const) {
+      const id = `takeover-${version}`;
+      const old = await on(1, id, true, version);
+      await old.client.subscribeAsync(`takeover/${version}`, { qos: 1 });
+      const disconnected = new Promise<number | undefined>((resolve) => {
+        old.client.on("disconnect", (p) => resolve(p.reasonCode));
+        old.client.on("close", () => resolve(undefined));
+      });
+      const fresh = await on(0, id, true, version);
+      assert.equal(fresh.connack?.reasonCode ?? fresh.connack?.returnCode, 0, `MQTT ${version}: CONNACK accepted`);
+      assert.equal(fresh.connack?.sessionPresent, false);
+      const reason = await withTimeout(disconnected, 10_000, "the old connection's end");
+      if (version === 5) assert.equal(reason, 0x8e, "MQTT 5: the old connection hears Session taken over");
+      // The new session works: its subscription gets what is published.
+      await fresh.client.subscribeAsync(`takeover/${version}`, { qos: 1 });
+      await fresh.client.publishAsync(`takeover/${version}`, "after", { qos: 1 });
+      assert.equal((await fresh.waitFor(1, 10_000))[0]!.payload.toString(), "after");
+      await end(fresh);
+    }
+  });
 
   it("a persistent session's QoS 1 and QoS 2 queues: granted, consumed, delivered, the connection kept", async () => {
     const publisher = await on(1, "remote-sub-pub", true);
