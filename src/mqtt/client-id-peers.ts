@@ -21,6 +21,13 @@ export interface ClientIdPeers {
   claimed(claim: ClientIdClaim): void;
   /** Another node's connection claimed a client id. */
   onClaimed(handler: (claim: ClientIdClaim) => void): void;
+  /**
+   * As `claimed`, answered: resolves once every other node closed its holder of the id that
+   * claimed it earlier (its exclusive queues deleted there), or did not answer in time. A CONNECT
+   * waits for it before it looks at the queues the old session left, as on one node, where the
+   * takeover comes first. Absent: the transport cannot answer.
+   */
+  takeOver?(claim: ClientIdClaim): Promise<void>;
 }
 
 /** Whether `later` supersedes `earlier` (a strict order: equal times go to the greater node name). */

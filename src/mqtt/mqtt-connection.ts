@@ -144,7 +144,7 @@ export class MqttConnection extends MqttConnectionState implements ClientConnect
       return this.refuseConnect(asked.reasonCode, asked.why);
     }
     const { terms } = asked;
-    const outcome = afterRemoteLeftovers(this.node.broker, logInMqtt(this.node, p, this.peer, terms.clientId), terms.clientId, terms.cleanStart, this, `${this.peer.peerHost}:${this.peer.peerPort}`);
+    const outcome = afterRemoteLeftovers(this.node, logInMqtt(this.node, p, this.peer, terms.clientId), terms.clientId, terms.cleanStart, this, `${this.peer.peerHost}:${this.peer.peerPort}`);
     if (!(outcome instanceof Promise)) return this.loggedIn(p, terms, outcome);
     this.holdUntil(outcome.catch((err: unknown): LoginOutcome => ({ ok: false, reasonCode: RC.unspecifiedError, why: err instanceof Error ? err.message : String(err) })), (o) => this.loggedIn(p, terms, o));
   }

@@ -103,6 +103,13 @@ export class MqttNode {
     this.peers?.claimed(claim);
   }
 
+  /** Closes, on every other worker, a holder of the client id (see ClientIdPeers.takeOver); null when none can hold it. */
+  takeOverElsewhere(vhost: string, clientId: string): Promise<void> | null {
+    const takeOver = this.peers?.takeOver;
+    if (takeOver === undefined) return null;
+    return takeOver.call(this.peers, { vhost, clientId, at: Date.now(), node: this.broker.connections.node });
+  }
+
   /** Another worker's connection claimed a client id: a holder of it here that claimed it earlier is taken over. */
   private claimedElsewhere(claim: ClientIdClaim): void {
     const key = `${claim.vhost}\u0000${claim.clientId}`;

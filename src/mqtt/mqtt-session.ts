@@ -26,6 +26,7 @@ import { amqpToMqtt, bindingKeyMatches, mqttToAmqp } from "./mqtt-topic.js";
 import { SharedSubscriptions } from "./shared-subscriptions.js";
 import { sharedFilter } from "./subscribe-checks.js";
 import { requestedSubscription, sameOptions, storedSubscription, type Subscription } from "./subscription-options.js";
+import { admitsDollarTopic, identifiersFor, matchedHigher } from "./subscriptions-matching.js";
 
 /** The session queues, one per subscription QoS. */
 export const QOS_LEVELS: readonly QoS[] = [0, 1, 2];
@@ -34,9 +35,6 @@ export const QOS_LEVELS: readonly QoS[] = [0, 1, 2];
 export function sessionQueueName(clientId: string, qos: QoS): string {
   return `mqtt-subscription-${clientId}qos${qos}`;
 }
-const HASH = 0x23;
-const STAR = 0x2a;
-const DOLLAR = 0x24;
 
 /** What the session needs of its connection. */
 export interface SessionLink extends DeliveryLink {
@@ -142,32 +140,46 @@ export class MqttSession implements RetainFlagRule {
    * Handling asks for. On a node others follow (`--workers`, a spread cluster) SUBACK waits until
    * every node applied the new bindings (definitionsFollowed, as 0-9-1's bind-ok), so a message
    * published on any node once the client heard SUBACK reaches it; the promise resolves once sent.
+   * Consuming starts then too, just before SUBACK: a queue this node declared for another worker
+   * to lead exists there only once that worker applied the declare (a consume sent over the link
+   * before it is refused "not found", and the session closed: paho's redelivery test under
+   * `--workers 2`). On a single node it all happens in this turn, as before.
    */
   subscribe(p: ISubscribePacket): Promise<void> | null {
     const granted: number[] = [];
+    const starts: Array<{ readonly index: number; readonly start: () => void }> = [];
+    const later: Array<() => void> = [];
     const retainedFor: Array<[string, QoS]> = [];
     const id = this.link.v5 ? p.properties?.subscriptionIdentifier ?? 0 : 0;
     for (const s of p.subscriptions) {
       const shared = sharedFilter(s.topic);
       try {
         if (shared !== null && shared !== "invalid") {
-          granted.push(this.shared.subscribe(s, shared, id).qos);
+          granted.push(this.shared.subscribe(s, shared, id, later).qos);
+          for (const start of later.splice(0)) starts.push({ index: granted.length - 1, start });
           continue;
         }
         const wanted = requestedSubscription(s, this.link.v5, mqttToAmqp(s.topic), id);
         const existing = this.subscriptions.get(s.topic);
         if (existing === undefined || !sameOptions(existing, wanted)) this.replaceSubscription(s.topic, wanted, existing);
         granted.push(wanted.qos);
+        starts.push({ index: granted.length - 1, start: () => this.consume(wanted.qos) });
         if (wanted.retainHandling === 0 || (wanted.retainHandling === 1 && existing === undefined)) retainedFor.push([s.topic, wanted.qos]);
       } catch (err) {
-        this.node.log.warn("MQTT subscription refused", { clientId: this.link.clientId, topic: s.topic, reason: err instanceof Error ? err.message : String(err) });
-        granted.push(this.link.v5 && err instanceof BrokerError && err.kind === "accessRefused" ? RC.notAuthorized : RC.unspecifiedError);
+        granted.push(this.refused(s.topic, err));
       }
     }
     this.recount();
     const answer = (): void => {
       // The connection may have closed while the other nodes were asked.
       if (!this.link.isOpen) return;
+      for (const { index, start } of starts) {
+        try {
+          start();
+        } catch (err) {
+          granted[index] = this.refused(p.subscriptions[index]!.topic, err);
+        }
+      }
       this.link.send({ cmd: "suback", messageId: p.messageId!, granted });
       const now = Date.now();
       for (const [filter, qos] of retainedFor) this.deliveries.sendRetained(this.node.retained.matching(this.vhost.name, filter, now), qos, now);
@@ -178,8 +190,14 @@ export class MqttSession implements RetainFlagRule {
     return null;
   }
 
+  /** A subscription refused: logged, and the SUBACK code that says so. */
+  private refused(filter: string, err: unknown): number {
+    this.node.log.warn("MQTT subscription refused", { clientId: this.link.clientId, topic: filter, reason: err instanceof Error ? err.message : String(err) });
+    return this.link.v5 && err instanceof BrokerError && err.kind === "accessRefused" ? RC.notAuthorized : RC.unspecifiedError;
+  }
+
   /**
-   * Binds `filter` with the wanted options; an existing subscription of the filter with other
+   * Binds `filter` with the wanted options (consuming is the caller's, see `subscribe`); an existing subscription of the filter with other
    * options (another QoS, so another queue, or other MQTT 5 options, so other binding arguments)
    * is unbound once the new binding is in place (MQTT-3.8.4-3).
    */
@@ -192,7 +210,6 @@ export class MqttSession implements RetainFlagRule {
       this.forget(filter);
     }
     this.remember(filter, wanted);
-    this.consume(wanted.qos);
   }
 
   /** UNSUBSCRIBE: unbinds each filter; MQTT 5 tells which ones existed. */
@@ -309,37 +326,17 @@ export class MqttSession implements RetainFlagRule {
 
   /** See RetainFlagRule.matchedHigher. */
   matchedHigher(qos: QoS, routingKey: string): boolean {
-    const dollar = routingKey.charCodeAt(0) === DOLLAR;
-    for (const sub of this.subscriptions.values()) {
-      if (sub.qos <= qos) continue;
-      // A `$` topic does not come through a filter starting with a wildcard [MQTT-4.7.2-1].
-      const first = sub.key.charCodeAt(0);
-      if (dollar && (first === HASH || first === STAR)) continue;
-      if (bindingKeyMatches(sub.key, routingKey)) return true;
-    }
-    return false;
+    return matchedHigher(this.subscriptions.values(), qos, routingKey);
   }
 
   /** See RetainFlagRule.identifiersFor. */
   identifiersFor(qos: QoS, routingKey: string): number[] | null {
-    let ids: number[] | null = null;
-    const dollar = routingKey.charCodeAt(0) === DOLLAR;
-    for (const sub of this.subscriptions.values()) {
-      if (sub.id === 0 || sub.qos !== qos) continue;
-      const first = sub.key.charCodeAt(0);
-      if (dollar && (first === HASH || first === STAR)) continue;
-      if (bindingKeyMatches(sub.key, routingKey)) (ids ??= []).push(sub.id);
-    }
-    return ids;
+    return identifiersFor(this.subscriptions.values(), qos, routingKey);
   }
 
   /** See RetainFlagRule.admitsDollarTopic. */
   admitsDollarTopic(qos: QoS, routingKey: string): boolean {
-    for (const sub of this.subscriptions.values()) {
-      const first = sub.key.charCodeAt(0);
-      if (sub.qos === qos && first !== HASH && first !== STAR && bindingKeyMatches(sub.key, routingKey)) return true;
-    }
-    return false;
+    return admitsDollarTopic(this.subscriptions.values(), qos, routingKey);
   }
 
   /**

@@ -93,8 +93,12 @@ export class SharedSubscriptions {
     for (const m of this.memberships.values()) this.consume(m);
   }
 
-  /** SUBSCRIBE to `$share/<group>/<filter>`: joins the group (or changes this member's options). Throws when refused. */
-  subscribe(s: ISubscription, shared: SharedFilter, id: number): Subscription {
+  /**
+   * SUBSCRIBE to `$share/<group>/<filter>`: joins the group (or changes this member's options).
+   * Throws when refused. Consuming is left to `starts` (MqttSession.subscribe runs it once the
+   * other nodes hold the queue).
+   */
+  subscribe(s: ISubscription, shared: SharedFilter, id: number, starts: Array<() => void>): Subscription {
     const queue = sharedQueueName(shared);
     const extra: FieldTable = { [MEMBER_ARG]: this.link.clientId };
     const wanted = requestedSubscription(s, this.link.v5, mqttToAmqp(shared.filter), id, extra);
@@ -111,7 +115,7 @@ export class SharedSubscriptions {
     }
     const m = { queue, sub: wanted };
     this.memberships.set(s.topic, m);
-    this.consume(m);
+    starts.push(() => this.consume(m));
     return wanted;
   }
 

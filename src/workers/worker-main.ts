@@ -97,7 +97,7 @@ runWorkerProcess<WorkerStart>(async (w) => {
   const ownStream = start.streamPorts[index] ?? null;
   const streamPortOf = new Map(start.links.nodeNames.map((name, i) => [name, start.streamPorts[i] ?? null]));
   const streamWorkers = ownStream === null ? {} : { streamWorkers: { own: ownStream, portOf: (node: string) => streamPortOf.get(node) ?? null } };
-  running = await startBroker({ ...config, logger, peers, nodeHooks, clientIdPeers: new WorkerClientIds(endpoint), ...streamWorkers, ...(groupStores ? { groupStores } : {}) });
+  running = await startBroker({ ...config, logger, peers, nodeHooks, clientIdPeers: new WorkerClientIds(endpoint, otherWorkers), ...streamWorkers, ...(groupStores ? { groupStores } : {}) });
   w.closeWith(running);
   if (w.stopping) {
     await running.close();

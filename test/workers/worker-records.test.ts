@@ -48,7 +48,7 @@ describe("records gathered from the other workers", () => {
 describe("MQTT client-id claims across workers", () => {
   it("reaches every other worker, not the claiming one", async () => {
     const { workers } = layout(3);
-    const ids = workers.map((w) => new WorkerClientIds(w));
+    const ids = workers.map((w) => new WorkerClientIds(w, workers.filter((o) => o !== w).map((o) => o.self)));
     const heard: string[] = [];
     const claim: ClientIdClaim = { vhost: "/", clientId: "c", at: 1, node: "n-w0" };
     const both = new Promise<void>((resolve) => {
@@ -61,6 +61,16 @@ describe("MQTT client-id claims across workers", () => {
     ids[0]!.claimed(claim);
     await both;
     assert.deepEqual(heard.sort(), ["w1", "w2"]);
+  });
+
+  it("takeOver resolves once every other worker ran its handler, and not before", async () => {
+    const { workers } = layout(3);
+    const ids = workers.map((w) => new WorkerClientIds(w, workers.filter((o) => o !== w).map((o) => o.self)));
+    const handled: string[] = [];
+    ids.forEach((x, i) => x.onClaimed(() => void handled.push(`w${i}`)));
+    const claim: ClientIdClaim = { vhost: "/", clientId: "c", at: 1, node: "n-w2" };
+    await ids[2]!.takeOver(claim);
+    assert.deepEqual(handled.sort(), ["w0", "w1"]);
   });
 
   it("orders two claims strictly: the later, or at the same time the greater node name", () => {
