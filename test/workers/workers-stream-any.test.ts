@@ -5,46 +5,21 @@
 // either worker, credit bounding what arrives, Unsubscribe, chunk filters, retention under a slow reader, StoreOffset/QueryOffset there, and the
 // leader killed -9 → MetadataUpdate stream_not_available, then a new Subscribe reads it all again.
 // Real process tree, real clients (raw stream socket, rabbitmq-stream-js-client, amqplib).
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
-import { connect, type Client } from "rabbitmq-stream-js-client";
-import { eventually, withTimeout } from "../helpers/wait.js";
-import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
-import { RawStreamClient, type RawFrame } from "../stream/raw-stream-client.js";
+import { eventually } from "../helpers/wait.js";
+import { workerOf } from "./workers-harness.js";
+import { chunkOf, ledBy, streamWorkersSuite } from "./stream-workers-suite.js";
+import type { RawStreamClient } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
 import { CMD, OFFSET_TYPE, RC } from "../../src/stream/protocol.js";
-import { queueGroupOf } from "../../src/broker/index.js";
-import { endKilledClient, silentStreamLog } from "../stream/killed-stream-client.js";
 
-function ledBy(w: number, prefix: string): string {
-  for (let i = 0; ; i++) if (queueGroupOf("/", `${prefix}-${i}`, 2) === w) return `${prefix}-${i}`;
-}
 
-/** A Deliver v1's chunk: its first offset and message count (the chunk header after the subscription id). */
-function chunkOf(f: RawFrame): { sub: number; first: number; count: number } {
-  const b = f.raw.subarray(4);
-  return { sub: b[0]!, count: b.readUInt32BE(1 + 4), first: Number(b.readBigUInt64BE(1 + 24)) };
-}
 
 describe("a native stream subscription on the worker that does not lead the stream", () => {
-  let p: WorkersProcess;
-  let sharedPort = 0;
-  let own: number[] = [];
-  const clients: Client[] = [];
-  const raws: RawStreamClient[] = [];
-
-  const raw = async (w: number): Promise<RawStreamClient> => {
-    const c = await RawStreamClient.login(own[w]!);
-    raws.push(c);
-    return c;
-  };
-  /** A js client whose publisher follows Metadata to the leader. */
-  const jsClient = async (): Promise<Client> => {
-    const c = await connect({ hostname: "127.0.0.1", port: sharedPort, username: "guest", password: "guest", vhost: "/", heartbeat: 0 }, silentStreamLog);
-    clients.push(c);
-    return c;
-  };
+  const suite = streamWorkersSuite();
+  const { raw, jsClient } = suite;
   /** Publishes `bodies` natively (on the leader), one chunk each (each waits for its confirm). */
   const publishChunks = async (s: string, bodies: string[]): Promise<void> => {
     const c = await jsClient();
@@ -70,27 +45,13 @@ describe("a native stream subscription on the worker that does not lead the stre
     return out;
   };
 
-  before(async () => {
-    p = await startWorkers(["--stream-advertised-host", "127.0.0.1"]);
-    const started = p.lines.find((l) => l.msg === "Coney started")!;
-    sharedPort = started["stream_port"] as number;
-    own = started["stream_worker_ports"] as number[];
-    assert.equal(own.length, 2);
-  });
-  after(async () => {
-    for (const r of raws) r.close();
-    await Promise.all(clients.map((c) => withTimeout(c.close(), 2000, "a stream client's close").catch(() => {})));
-    for (const c of clients) endKilledClient(c);
-    await p.close();
-  });
-
   it("reads from first, an offset, next and a timestamp, in order with the log's offsets, published on either worker", async () => {
     const s = ledBy(0, "any-read");
     const c = await raw(1);
     assert.equal((await c.request((corr) => new FrameWriter(CMD.create).u32(corr).str(s).map([]).frame(), CMD.create)).code, RC.ok);
     await publishChunks(s, ["a0", "a1", "a2"]);
     // Three more over AMQP 0-9-1, on whichever worker the shared port hands the connection to (and one on each worker's own port below).
-    const conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${p.amqpPort}`);
+    const conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${suite.p.amqpPort}`);
     conn.on("error", () => undefined);
     const ch = await conn.createConfirmChannel();
     for (const body of ["b3", "b4", "b5"]) {
@@ -148,7 +109,7 @@ describe("a native stream subscription on the worker that does not lead the stre
     assert.deepEqual(c.take(CMD.deliver), [], "no chunk beyond the 7 credits given");
     assert.deepEqual(four.map((d) => d.first), [3, 4, 5, 6]);
     await eventually(async () => {
-      const q = (await p.api("GET", `/api/queues/%2F/${s}`)).json as { consumers?: number };
+      const q = (await suite.p.api("GET", `/api/queues/%2F/${s}`)).json as { consumers?: number };
       return q.consumers === 1;
     }, 10_000, "the subscription counted as the stream's consumer");
     assert.equal((await c.request((corr) => new FrameWriter(CMD.unsubscribe).u32(corr).u8(7).frame(), CMD.unsubscribe)).code, RC.ok);
@@ -157,7 +118,7 @@ describe("a native stream subscription on the worker that does not lead the stre
     assert.equal(refused.body.u16(), RC.subscriptionIdDoesNotExist, "credit for the ended subscription");
     await barrier(c, s);
     assert.deepEqual(c.take(CMD.deliver), [], "nothing after the unsubscribe");
-    await eventually(async () => ((await p.api("GET", `/api/queues/%2F/${s}`)).json as { consumers?: number }).consumers === 0, 10_000, "the leader's read cancelled");
+    await eventually(async () => ((await suite.p.api("GET", `/api/queues/%2F/${s}`)).json as { consumers?: number }).consumers === 0, 10_000, "the leader's read cancelled");
   });
 
   it("filter.N: only the chunks that may hold the value, filtered on the leader", async () => {
@@ -223,7 +184,7 @@ describe("a native stream subscription on the worker that does not lead the stre
     await publishChunks(s, ["k0", "k1", "k2"]);
     assert.equal((await subscribe(c, 1, s, (w) => w.u16(OFFSET_TYPE.first), 10)).code, RC.ok);
     await delivers(c, 3);
-    const nodes = (await p.api("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>;
+    const nodes = (await suite.p.api("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>;
     const w1 = nodes.find((n) => workerOf(n.name) === "w1");
     process.kill(Number(w1!.os_pid), "SIGKILL");
     const update = await c.next(CMD.metadataUpdate, 20_000);

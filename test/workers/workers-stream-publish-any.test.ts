@@ -7,21 +7,18 @@
 // DeletePublisher, order across many frames read from either worker (raw reads, amqplib and
 // rabbitmq-stream-js-client), the leader killed -9 → MetadataUpdate stream_not_available, and a
 // single-active-consumer group with members on both workers, decided on the leader.
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
-import { connect, Offset, type Client } from "rabbitmq-stream-js-client";
-import { eventually, withTimeout } from "../helpers/wait.js";
-import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
-import { RawStreamClient, type RawFrame } from "../stream/raw-stream-client.js";
+import { Offset } from "rabbitmq-stream-js-client";
+import { eventually } from "../helpers/wait.js";
+import { workerOf } from "./workers-harness.js";
+import { chunkOf, ledBy, streamWorkersSuite } from "./stream-workers-suite.js";
+import type { RawFrame, RawStreamClient } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
-import { CMD, OFFSET_TYPE, RC, RESPONSE } from "../../src/stream/protocol.js";
 import { queueGroupOf } from "../../src/broker/index.js";
-import { endKilledClient, silentStreamLog } from "../stream/killed-stream-client.js";
+import { CMD, OFFSET_TYPE, RC, RESPONSE } from "../../src/stream/protocol.js";
 
-function ledBy(w: number, prefix: string): string {
-  for (let i = 0; ; i++) if (queueGroupOf("/", `${prefix}-${i}`, 2) === w) return `${prefix}-${i}`;
-}
 
 /** An AMQP 1.0 message with one data section holding `body`. */
 function amqp10(body: string): Buffer {
@@ -53,24 +50,10 @@ function idsOf(f: RawFrame): { publisher: number; ids: number[]; codes: number[]
   return { publisher, ids, codes };
 }
 
-/** A Deliver v1's chunk: its first offset and message count. */
-function chunkOf(f: RawFrame): { first: number; count: number } {
-  const b = f.raw.subarray(4);
-  return { count: b.readUInt32BE(1 + 4), first: Number(b.readBigUInt64BE(1 + 24)) };
-}
 
 describe("a native stream publisher on the worker that does not lead the stream", () => {
-  let p: WorkersProcess;
-  let sharedPort = 0;
-  let own: number[] = [];
-  const clients: Client[] = [];
-  const raws: RawStreamClient[] = [];
-
-  const raw = async (w: number): Promise<RawStreamClient> => {
-    const c = await RawStreamClient.login(own[w]!);
-    raws.push(c);
-    return c;
-  };
+  const suite = streamWorkersSuite();
+  const { raw, jsClient } = suite;
   const create = async (c: RawStreamClient, s: string): Promise<void> => {
     assert.equal((await c.request((corr) => new FrameWriter(CMD.create).u32(corr).str(s).map([]).frame(), CMD.create)).code, RC.ok);
   };
@@ -100,7 +83,7 @@ describe("a native stream publisher on the worker that does not lead the stream"
   };
   /** The bodies an AMQP 0-9-1 stream consumer reads from the first, until `n`. */
   const amqpBodies = async (s: string, n: number): Promise<string[]> => {
-    const conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${p.amqpPort}`);
+    const conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${suite.p.amqpPort}`);
     conn.on("error", () => undefined);
     const ch = await conn.createChannel();
     await ch.prefetch(1000);
@@ -110,20 +93,6 @@ describe("a native stream publisher on the worker that does not lead the stream"
     await conn.close();
     return bodies;
   };
-
-  before(async () => {
-    p = await startWorkers(["--stream-advertised-host", "127.0.0.1"]);
-    const started = p.lines.find((l) => l.msg === "Coney started")!;
-    sharedPort = started["stream_port"] as number;
-    own = started["stream_worker_ports"] as number[];
-    assert.equal(own.length, 2);
-  });
-  after(async () => {
-    for (const r of raws) r.close();
-    await Promise.all(clients.map((c) => withTimeout(c.close(), 2000, "a stream client's close").catch(() => {})));
-    for (const c of clients) endKilledClient(c);
-    await p.close();
-  });
 
   it("confirms v1 and v2 publishes with the client's ids; dedups after a reconnect; QueryPublisherSequence answers the leader's figure", async () => {
     const s = ledBy(0, "pub-any");
@@ -179,8 +148,7 @@ describe("a native stream publisher on the worker that does not lead the stream"
     assert.deepEqual(await readOffsets(await raw(0), 1, s, total), expected, "read on the worker that published (not the leader)");
     assert.deepEqual(await readOffsets(await raw(1), 1, s, total), expected, "read on the leader");
     // rabbitmq-stream-js-client on the shared port (it follows Metadata): the bodies, in order.
-    const js = await connect({ hostname: "127.0.0.1", port: sharedPort, username: "guest", password: "guest", vhost: "/", heartbeat: 0 }, silentStreamLog);
-    clients.push(js);
+    const js = await jsClient();
     const bodies: string[] = [];
     await js.declareConsumer({ stream: s, offset: Offset.first() }, (m) => void bodies.push(m.content.toString()));
     await eventually(() => bodies.length >= total, 15_000, "the js client's reads");
@@ -245,8 +213,7 @@ describe("a native stream publisher on the worker that does not lead the stream"
     // A super stream whose partition 1 worker 0 leads; its group's members are subscribed on worker 1 first, then on worker 0.
     let ss = "";
     for (let i = 0; ss === ""; i++) if (queueGroupOf("/", `sac-ss-${i}-1`, 2) === 0) ss = `sac-ss-${i}`;
-    const js = await connect({ hostname: "127.0.0.1", port: sharedPort, username: "guest", password: "guest", vhost: "/", heartbeat: 0 }, silentStreamLog);
-    clients.push(js);
+    const js = await jsClient();
     await js.createSuperStream({ streamName: ss });
     const partition = `${ss}-1`;
     const other = await raw(1);
@@ -277,7 +244,7 @@ describe("a native stream publisher on the worker that does not lead the stream"
     assert.equal(await declare(c, 1, s, "k"), RC.ok);
     c.send(publishFrame(1, [[0, "k0"]]));
     assert.deepEqual(await confirms(c, 1), [0]);
-    const nodes = (await p.api("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>;
+    const nodes = (await suite.p.api("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>;
     const w1 = nodes.find((n) => workerOf(n.name) === "w1");
     process.kill(Number(w1!.os_pid), "SIGKILL");
     const update = await c.next(CMD.metadataUpdate, 20_000);
