@@ -9,7 +9,8 @@ import { after, before } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type Client } from "rabbitmq-stream-js-client";
 import { withTimeout } from "../helpers/wait.js";
-import { startWorkers, type WorkersProcess } from "./workers-harness.js";
+import { startWorkers, workerOf, type WorkersProcess } from "./workers-harness.js";
+import { CMD, RC } from "../../src/stream/protocol.js";
 import { RawStreamClient, type RawFrame } from "../stream/raw-stream-client.js";
 import { queueGroupOf } from "../../src/broker/index.js";
 import { endKilledClient, silentStreamLog } from "../stream/killed-stream-client.js";
@@ -34,6 +35,8 @@ export interface StreamWorkersSuite {
   raw(w: number): Promise<RawStreamClient>;
   /** A rabbitmq-stream-js-client on the shared port (its publishers follow Metadata to the leader). */
   jsClient(): Promise<Client>;
+  /** Kills worker `w` (-9) and waits for `c` to be told MetadataUpdate stream_not_available for stream `s`. */
+  killLeaderOf(c: RawStreamClient, w: number, s: string): Promise<void>;
 }
 
 /** Registers the suite's hooks in the calling describe. */
@@ -76,6 +79,14 @@ export function streamWorkersSuite(): StreamWorkersSuite {
       const c = await connect({ hostname: "127.0.0.1", port: sharedPort, username: "guest", password: "guest", vhost: "/", heartbeat: 0 }, silentStreamLog);
       clients.push(c);
       return c;
+    },
+    async killLeaderOf(c, w, s) {
+      const nodes = (await started().api("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>;
+      const leader = nodes.find((n) => workerOf(n.name) === `w${w}`);
+      process.kill(Number(leader!.os_pid), "SIGKILL");
+      const update = await c.next(CMD.metadataUpdate, 20_000);
+      assert.equal(update.body.u16(), RC.streamNotAvailable);
+      assert.equal(update.body.str(), s);
     },
   };
 }

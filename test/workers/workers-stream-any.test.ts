@@ -9,7 +9,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import amqp from "amqplib";
 import { eventually } from "../helpers/wait.js";
-import { workerOf } from "./workers-harness.js";
 import { chunkOf, ledBy, streamWorkersSuite } from "./stream-workers-suite.js";
 import type { RawStreamClient } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
@@ -184,12 +183,7 @@ describe("a native stream subscription on the worker that does not lead the stre
     await publishChunks(s, ["k0", "k1", "k2"]);
     assert.equal((await subscribe(c, 1, s, (w) => w.u16(OFFSET_TYPE.first), 10)).code, RC.ok);
     await delivers(c, 3);
-    const nodes = (await suite.p.api("GET", "/api/nodes")).json as Array<{ name: string; os_pid: string }>;
-    const w1 = nodes.find((n) => workerOf(n.name) === "w1");
-    process.kill(Number(w1!.os_pid), "SIGKILL");
-    const update = await c.next(CMD.metadataUpdate, 20_000);
-    assert.equal(update.body.u16(), RC.streamNotAvailable);
-    assert.equal(update.body.str(), s);
+    await suite.killLeaderOf(c, 1, s);
     // The client subscribes again (as clients do on that update) once the leader is back: all three.
     let sub = 10;
     await eventually(async () => {

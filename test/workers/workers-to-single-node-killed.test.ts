@@ -13,13 +13,14 @@ import { spawn } from "node:child_process";
 import amqp from "amqplib";
 import { withTimeout } from "../helpers/wait.js";
 import { startWorkers, WorkersProcess } from "./workers-harness.js";
+import { assertMovedAtMostTwice, movedBody } from "./moved-messages.js";
 
 const BIN = join(import.meta.dirname, "..", "..", "..", "bin", "coney.js");
 const OFF = ["--amqp-port", "0", "--http-port", "0", "--prometheus-port", "off", "--mqtt-port", "off", "--web-mqtt-port", "off", "--stomp-port", "off", "--web-stomp-port", "off", "--stream-port", "off", "--bind", "127.0.0.1"];
 
 const QUEUES = ["kb-0", "kb-1", "kb-2", "kb-3"];
 const PER_QUEUE = 4000;
-const body = (q: string, k: number): string => `${q}:${k}`;
+const body = movedBody;
 
 function spawnSingle(dataDir: string): WorkersProcess {
   const child = spawn(process.execPath, [BIN, ...OFF, "--data-dir", dataDir, "--log-format", "json"], { stdio: ["ignore", "ignore", "pipe"] });
@@ -70,20 +71,7 @@ describe("coney killed -9 while it takes a workers data dir back", () => {
     const conn = await amqp.connect(`amqp://guest:guest@127.0.0.1:${p.amqpPort}`);
     conn.on("error", () => {});
     const got = await conn.createChannel();
-    let twice = 0;
-    for (const q of QUEUES) {
-      const seen = new Map<string, number>();
-      const order: number[] = [];
-      for (let m = await got.get(q, { noAck: true }); m !== false; m = await got.get(q, { noAck: true })) {
-        const b = m.content.toString();
-        seen.set(b, (seen.get(b) ?? 0) + 1);
-        if (seen.get(b) === 1) order.push(Number(b.slice(q.length + 1)));
-      }
-      for (let k = 0; k < PER_QUEUE; k++) assert.ok((seen.get(body(q, k)) ?? 0) >= 1, `${q}: message ${k} is there`);
-      assert.ok([...seen.values()].every((n) => n <= 2), `${q}: no message more than twice`);
-      twice += [...seen.values()].filter((n) => n === 2).length;
-      assert.deepEqual(order, Array.from({ length: PER_QUEUE }, (_, k) => k), `${q}: in order`);
-    }
+    const twice = await assertMovedAtMostTwice(got, QUEUES, PER_QUEUE);
     t.diagnostic(`messages moved twice: ${twice}`);
     await conn.close();
   });
