@@ -25,6 +25,7 @@ function setup(answers: [boolean, boolean]) {
   for (const w of [0, 1]) {
     const e = new IpcEndpoint(`w${w}`, (env) => setImmediate(() => hub.route(env)));
     hub.attach(`w${w}`, (env) => setImmediate(() => e.receive(env)));
+    hub.heard(`w${w}`); // listening from the start, as a real worker once it spoke
     e.handle("table", (table) => {
       seen.push({ w, table: table as GroupTable });
       return answers[w] ? { version: (table as GroupTable).version } : new Promise(() => {});

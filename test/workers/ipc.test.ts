@@ -12,6 +12,9 @@ function layout(): { hub: IpcHub; w0: IpcEndpoint; w1: IpcEndpoint } {
   const w1 = new IpcEndpoint("w1", (e) => setImmediate(() => hub.route(e)));
   hub.attach("w0", (e: Envelope) => setImmediate(() => w0.receive(e)));
   hub.attach("w1", (e: Envelope) => setImmediate(() => w1.receive(e)));
+  // Both listen from the start (a real worker's first envelope says so: heard()).
+  hub.heard("w0");
+  hub.heard("w1");
   return { hub, w0, w1 };
 }
 
@@ -56,6 +59,42 @@ describe("IPC between the primary and workers", () => {
     const pending = hub.endpoint.request("w1", "slow", null, 10_000);
     hub.detach("w1");
     await assert.rejects(pending, /w1 is not running/, "a worker's exit fails the primary's requests to it at once");
+  });
+
+  it("holds what comes for a worker until it has spoken (Node drops a message a process does not listen for yet), then delivers it in order", async () => {
+    const hub = new IpcHub();
+    const w0 = new IpcEndpoint("w0", (e) => setImmediate(() => hub.route(e)));
+    hub.attach("w0", (e: Envelope) => setImmediate(() => w0.receive(e)));
+    let w1: IpcEndpoint | null = null;
+    const early: Envelope[] = [];
+    // w1 is still loading its code: what reaches it now would be lost.
+    hub.attach("w1", (e: Envelope) => setImmediate(() => (w1 === null ? early.push(e) : w1.receive(e))));
+    hub.heard("w0");
+    const seen: number[] = [];
+    const answered = w0.request("w1", "snapshot", null, 2000);
+    w0.send("w1", "note", 1);
+    w0.broadcast("note", 2);
+    await new Promise((r) => setTimeout(r, 20));
+    w1 = new IpcEndpoint("w1", (e) => setImmediate(() => hub.route(e)));
+    w1.handle("snapshot", () => "the snapshot");
+    w1.handle("note", (n) => void seen.push(n as number));
+    w1.send(PRIMARY, "start");
+    assert.equal(await answered, "the snapshot");
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(seen, [1, 2]);
+    assert.deepEqual(early, [], "nothing was handed to it before it spoke");
+  });
+
+  it("a worker that exits before it spoke fails the requests that waited for it", async () => {
+    const hub = new IpcHub();
+    const w0 = new IpcEndpoint("w0", (e) => setImmediate(() => hub.route(e)));
+    hub.attach("w0", (e: Envelope) => setImmediate(() => w0.receive(e)));
+    hub.attach("w1", () => assert.fail("w1 never spoke"));
+    hub.heard("w0");
+    const pending = w0.request("w1", "snapshot", null, 10_000);
+    await new Promise((r) => setTimeout(r, 10));
+    hub.detach("w1");
+    await assert.rejects(pending, /w1 is not running/);
   });
 
   it("a closed endpoint fails what waits and sends nothing more", async () => {

@@ -34,6 +34,7 @@ describe("workers follow each other's topology over IPC", () => {
     await prepare?.(broker);
     const endpoint = new IpcEndpoint(name, (e) => hop(e, (x) => hub.route(x)));
     hub.attach(name, (e) => hop(e, (x) => endpoint.receive(x)));
+    hub.heard(name); // listening from the start, as a real worker once it spoke
     const failures: unknown[] = [];
     const relay = new TopologyRelay(broker.broker, endpoint, { peers: names.filter((n) => n !== name), onApplyError: (err) => failures.push(err) });
     const w = { name, broker, relay, failures };

@@ -15,6 +15,7 @@ function layout(n: number): { hub: IpcHub; workers: IpcEndpoint[] } {
   const workers = Array.from({ length: n }, (_, i) => {
     const w = new IpcEndpoint(`w${i}`, (e) => setImmediate(() => hub.route(e)));
     hub.attach(`w${i}`, (e: Envelope) => setImmediate(() => w.receive(e)));
+    hub.heard(`w${i}`); // listening from the start, as a real worker once it spoke
     return w;
   });
   return { hub, workers };
