@@ -31,7 +31,8 @@ import { isEnvelope } from "./ipc-endpoint.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import { versionApplications } from "../http/node-record.js";
 import type { NodeVersion } from "../broker/index.js";
-import { workerPorts, type WorkerPorts } from "./worker-ports.js";
+import { workerPorts, type SharedPortKey, type WorkerPorts } from "./worker-ports.js";
+import { PickedPortTaken } from "./port-picks.js";
 import { loadTable, workerName } from "./workers-file.js";
 import type { SpreadWorkerStart, WorkerFigures, WorkerStart } from "./worker-start.js";
 import { spreadWorkerConfig, workersAsSpreadNodes } from "./spread-workers.js";
@@ -59,6 +60,8 @@ export interface PrimaryOptions {
   readonly figuresMs?: number;
   /** How long a worker may take to stop before it is killed. */
   readonly stopTimeoutMs?: number;
+  /** Replaces the pick of these port-0 shared ports (CONEY_WORKERS_FIRST_PICK, run-primary.ts). */
+  readonly forcedPorts?: Partial<Record<SharedPortKey, number>>;
 }
 
 type SlotState = "starting" | "running" | "stopping" | "down";
@@ -100,6 +103,8 @@ export class Primary {
   });
   /** Every worker has served once: from then on a dead worker is restarted, before that the start fails. */
   private started = false;
+  /** A worker found a picked port taken (before serving): the start fails with this, to be run again on fresh picks. */
+  private takenPort: PickedPortTaken | null = null;
   /** Each worker a spread-cluster node (spread-workers.ts): no group table here. */
   private readonly spread: boolean;
 
@@ -118,6 +123,10 @@ export class Primary {
     e.handle("heartbeat", () => undefined);
     e.handle("ready", (body, from) => this.readied(from, body));
     e.handle("nodes", (_body, from) => this.nodes(from));
+    e.handle("port-taken", (body) => {
+      const { port, protocol } = body as { port: number; protocol: string };
+      this.takenPort ??= new PickedPortTaken(port, protocol);
+    });
     e.handle("rebalance", (body) => this.rebalance((body as { queuesPerGroup?: number[] } | null)?.queuesPerGroup ?? null));
   }
 
@@ -129,7 +138,7 @@ export class Primary {
   /** Forks every worker; resolves once each one is serving. */
   async start(): Promise<void> {
     const { config } = this.o;
-    this.ports = await workerPorts(config, this.slots.length);
+    this.ports = await workerPorts(config, this.slots.length, this.o.forcedPorts);
     if (this.stopping !== null) return; // stopped (a signal) while the ports were picked: fork nothing
     if (!this.spread) await this.keepGroups();
     else if (!config.inMemory) refuseSpreadOverOtherData(config.dataDir);
@@ -231,6 +240,10 @@ export class Primary {
     if (!this.started) {
       // A worker that cannot start (its AMQP port taken, its files unreadable) fails the whole
       // start, as a single broker's would: restarting it in a loop would only hide the reason.
+      if (this.takenPort !== null) {
+        this.startFailed(this.takenPort);
+        return;
+      }
       this.o.logger.error("worker exited before serving", { worker: slot.name, code, signal });
       this.startFailed(new Error(`worker ${slot.name} exited before serving (code ${code}, signal ${signal}); its log lines above say why`));
       return;
@@ -275,7 +288,7 @@ export class Primary {
     const { config } = this.o;
     if (this.spread) {
       const own = { ...this.ports.shared, prometheusPort: this.ports.prometheus[slot.index] ?? null, workers: 1 };
-      return { index: slot.index, heartbeatMs: this.heartbeatMs, ownStreamPort: this.ports.stream[slot.index] ?? null, config: { ...config, ...own, ...spreadWorkerConfig(config, slot.index, this.slots.length) } };
+      return { index: slot.index, heartbeatMs: this.heartbeatMs, ownStreamPort: this.ports.stream[slot.index] ?? null, pickedPorts: this.ports.picked, config: { ...config, ...own, ...spreadWorkerConfig(config, slot.index, this.slots.length) } };
     }
     return {
       index: slot.index,
@@ -285,6 +298,7 @@ export class Primary {
       streamPorts: this.ports.stream,
       table: this.keeper!.current,
       groupsDataDir: config.inMemory ? null : config.dataDir,
+      pickedPorts: this.ports.picked,
       config: {
         ...config,
         ...this.ports.shared,

@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { Primary } from "./primary.js";
+import { PickedPortTaken } from "./port-picks.js";
+import { SHARED_PORTS, type SharedPortKey } from "./worker-ports.js";
 import { workersAsSpreadNodes } from "./spread-workers.js";
 import { workerNodeName } from "./worker-node-name.js";
 import { machineOf } from "../cluster/spread-machines.js";
@@ -33,6 +35,27 @@ function restartDelayFromEnv(): { restartDelayMs?: { first: number; max: number 
   return { restartDelayMs: { first, max: Math.max(first, 10_000) } };
 }
 
+/**
+ * `CONEY_WORKERS_FIRST_PICK` (`amqpPort=P,mqttPort=Q`): the first start's picks of these port-0
+ * shared ports are replaced, so a test can hand the workers a port another process holds and watch
+ * the start picked again (port-picks.ts). Later starts pick freely.
+ */
+function firstPickFromEnv(): Partial<Record<SharedPortKey, number>> {
+  const raw = process.env["CONEY_WORKERS_FIRST_PICK"];
+  if (raw === undefined || raw === "") return {};
+  const forced: Partial<Record<SharedPortKey, number>> = {};
+  for (const pair of raw.split(",")) {
+    const [key, value] = pair.split("=");
+    const port = Number(value);
+    if (!(SHARED_PORTS as readonly string[]).includes(key ?? "") || !Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`CONEY_WORKERS_FIRST_PICK: '${pair}' is not <shared port setting>=<port>`);
+    forced[key as SharedPortKey] = port;
+  }
+  return forced;
+}
+
+/** How many times a start is run again on fresh picks when a picked port was taken meanwhile. */
+const PICK_ATTEMPTS = 5;
+
 export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<void> {
   const why = refusal(config);
   if (why !== null) {
@@ -41,7 +64,15 @@ export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<v
   }
   const spread = workersAsSpreadNodes(config);
   const entry = spread ? "./spread-worker-main.js" : "./worker-main.js";
-  const primary = new Primary({ config, logger, workerEntry: fileURLToPath(new URL(entry, import.meta.url)), ...restartDelayFromEnv(), ...(config.queueGroups !== null ? { queueGroups: config.queueGroups } : {}) });
+  let forcedPorts: Partial<Record<SharedPortKey, number>>;
+  try {
+    forcedPorts = firstPickFromEnv();
+  } catch (err) {
+    process.stderr.write(`coney: ${(err as Error).message}\n`);
+    process.exit(64);
+  }
+  const primaryFor = (attempt: number): Primary => new Primary({ config, logger, workerEntry: fileURLToPath(new URL(entry, import.meta.url)), ...restartDelayFromEnv(), ...(config.queueGroups !== null ? { queueGroups: config.queueGroups } : {}), ...(attempt === 1 ? { forcedPorts } : {}) });
+  let primary = primaryFor(1);
   const stop = (signal: string): void => {
     logger.info("stopping", { signal });
     primary.stop().then(
@@ -55,13 +86,23 @@ export async function runPrimary(config: ConeyConfig, logger: Logger): Promise<v
       },
     );
   };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
-  try {
-    await primary.start();
-  } catch (err) {
-    process.stderr.write(`coney: ${(err as Error).message}\n`);
-    process.exit(1);
+  let stopAsked = false;
+  process.on("SIGTERM", () => ((stopAsked = true), stop("SIGTERM")));
+  process.on("SIGINT", () => ((stopAsked = true), stop("SIGINT")));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await primary.start();
+      break;
+    } catch (err) {
+      // A picked port another process took between the pick and the bind: all again on fresh picks (a signal meanwhile: its stop exits).
+      if (err instanceof PickedPortTaken && attempt < PICK_ATTEMPTS && !stopAsked) {
+        logger.warn("a port picked for port 0 was taken before the workers bound it; starting again on fresh picks", { port: err.port, protocol: err.protocol, attempt });
+        primary = primaryFor(attempt + 1);
+        continue;
+      }
+      process.stderr.write(`coney: ${(err as Error).message}\n`);
+      process.exit(1);
+    }
   }
   const { shared, prometheus, stream } = primary.sharedPorts;
   // The machine rule (docs/CLUSTERING.md, "Copies on other machines") reads a node's machine from the `@host` of its name.

@@ -24,6 +24,7 @@ import { RetainedRelay } from "./retained-relay.js";
 import { ownVersion, type Broker } from "../broker/index.js";
 import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 import { workerName } from "./workers-file.js";
+import { downPickedListener } from "./port-picks.js";
 
 /** How long a rebalance may take (each move waits at most the revoke's 5 s acknowledgement, or the old leader's kill). */
 const REBALANCE_LIMIT_MS = 120_000;
@@ -103,6 +104,9 @@ runWorkerProcess<WorkerStart>(async (w) => {
     await running.close();
     return;
   }
+  // A side listener would retry a picked port another process took for ever: the start fails instead, and the primary picks again.
+  const taken = downPickedListener(running.listeners(), start.pickedPorts);
+  if (taken !== null) throw taken;
   logger.info("worker following the others' definitions", { copied_from_a_peer: joined });
   const retained = running.retainedMessages === null ? null : new RetainedRelay(running.retainedMessages, endpoint, otherWorkers);
   if (retained !== null) logger.info("worker following the others' MQTT retained messages", { copied_from_a_peer: await retained.join() });

@@ -11,35 +11,17 @@
  * Port 0 cannot be left to the workers: node:cluster keys a shared handle by address and port, so
  * every `listen(0)` of one worker would ask for the same handle (one port for AMQP and HTTP). The
  * primary picks the free ports itself, once, and every worker (and its restarts) gets the same.
- * Between the pick and the workers' bind another process could take a port; the worker's
- * listener then fails as for any port in use (the AMQP one stops the worker, side ones retry).
+ * Between the pick and the workers' bind another process could take a port: port-picks.ts says
+ * how that is kept rare (picks below the ephemeral range) and harmless (picked again).
  */
-import { createServer, type AddressInfo } from "node:net";
 import type { ConeyConfig } from "../config/config.js";
+import { freePorts } from "./port-picks.js";
 
 /** The listeners every worker shares. */
 export const SHARED_PORTS = ["amqpPort", "amqpsPort", "httpPort", "mqttPort", "mqttsPort", "webMqttPort", "webMqttsPort", "streamPort", "streamTlsPort", "stompPort", "stompsPort", "webStompPort"] as const;
 
-type SharedPortKey = (typeof SHARED_PORTS)[number];
+export type SharedPortKey = (typeof SHARED_PORTS)[number];
 export type SharedPorts = Pick<ConeyConfig, SharedPortKey>;
-
-/** `count` distinct free TCP ports on `bind`, held together while picked so none repeats. */
-export async function freePorts(count: number, bind: string): Promise<number[]> {
-  const servers = Array.from({ length: count }, () => createServer());
-  try {
-    return await Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<number>((resolve, reject) => {
-            s.once("error", reject);
-            s.listen(0, bind === "" ? undefined : bind, () => resolve((s.address() as AddressInfo).port));
-          }),
-      ),
-    );
-  } finally {
-    await Promise.all(servers.map((s) => new Promise((r) => (s.listening ? s.close(r) : r(undefined)))));
-  }
-}
 
 export interface WorkerPorts {
   readonly shared: SharedPorts;
@@ -47,14 +29,20 @@ export interface WorkerPorts {
   readonly prometheus: Array<number | null>;
   /** Indexed by worker: each one's own stream port, null when the stream listener is off. */
   readonly stream: Array<number | null>;
+  /** Every port picked here (none the user set): one a worker finds taken is picked again. */
+  readonly picked: readonly number[];
 }
 
-/** Every 0 replaced by a picked port; the Prometheus port spread per worker. */
-export async function workerPorts(config: ConeyConfig, workers: number): Promise<WorkerPorts> {
+/**
+ * Every 0 replaced by a picked port; the Prometheus port spread per worker. `forced` replaces the
+ * pick of a shared port (a test's way to hand the workers a port another process holds).
+ */
+export async function workerPorts(config: ConeyConfig, workers: number, forced: Partial<Record<SharedPortKey, number>> = {}): Promise<WorkerPorts> {
   const zeros = SHARED_PORTS.filter((k) => config[k] === 0);
   const promZero = config.prometheusPort === 0;
   const streamZero = config.streamPort === 0;
   const picked = await freePorts(zeros.length + (promZero ? workers : 0) + (streamZero ? workers : 0), config.bind);
+  zeros.forEach((k, i) => (picked[i] = forced[k] ?? picked[i]!));
   const shared = Object.fromEntries(SHARED_PORTS.map((k) => [k, config[k]])) as SharedPorts;
   zeros.forEach((k, i) => ((shared as Record<SharedPortKey, number | null>)[k] = picked[i]!));
   const base = config.prometheusPort;
@@ -64,5 +52,5 @@ export async function workerPorts(config: ConeyConfig, workers: number): Promise
   const streamAt = zeros.length + (promZero ? workers : 0);
   const stream = Array.from({ length: workers }, (_, i) => (streamBase === null ? null : streamZero ? picked[streamAt + i]! : streamBase + 1 + i));
   if (stream.some((p) => p !== null && p > 65535)) throw new Error(`--stream-port ${streamBase}: worker ${workers - 1} would listen past port 65535 (each worker i has its own stream port, the port + 1 + i)`);
-  return { shared, prometheus, stream };
+  return { shared, prometheus, stream, picked };
 }

@@ -6,13 +6,15 @@
  * It stops on the primary's `stop`, on SIGTERM, and when its IPC channel closes (the primary is
  * gone, even killed -9: no worker outlives it, so none writes a store the primary hands to
  * another). SIGINT is left to the primary: a Ctrl-C reaches the whole process group. A start that
- * fails prints one line (a port it cannot bind: listeners/bind-failure.ts) and exits 1.
+ * fails prints one line (a port it cannot bind: listeners/bind-failure.ts) and exits 1; one whose
+ * port, picked by the primary for port 0, was taken meanwhile tells the primary first (port-picks.ts).
  */
 import type { ConeyConfig } from "../config/config.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { bindFailureText } from "../listeners/bind-failure.js";
 import { IpcEndpoint, isEnvelope, PRIMARY } from "./ipc-endpoint.js";
 import { workerName } from "./workers-file.js";
+import { asTakenPickedPort } from "./port-picks.js";
 
 /** A stop that hangs (an etcd call, a store that does not close) must not keep a worker without its primary alive. */
 const STOP_LIMIT_MS = 15_000;
@@ -30,7 +32,7 @@ export interface StartedWorker<S> {
 }
 
 /** Runs this process as worker CONEY_WORKER_INDEX: `body` opens what it runs and sends `ready`. */
-export function runWorkerProcess<S extends { readonly config: ConeyConfig; readonly heartbeatMs: number }>(body: (w: StartedWorker<S>) => Promise<void>): void {
+export function runWorkerProcess<S extends { readonly config: ConeyConfig; readonly heartbeatMs: number; readonly pickedPorts: readonly number[] }>(body: (w: StartedWorker<S>) => Promise<void>): void {
   const index = Number(process.env["CONEY_WORKER_INDEX"]);
   const endpoint = new IpcEndpoint(workerName(index), (e) => {
     if (process.connected) process.send!(e);
@@ -42,6 +44,7 @@ export function runWorkerProcess<S extends { readonly config: ConeyConfig; reado
   let logger: Logger | null = null;
   let stopping = false;
   let config: ConeyConfig | null = null;
+  let picked: readonly number[] = [];
   const stop = (why: string): void => {
     if (stopping) return;
     stopping = true;
@@ -66,6 +69,7 @@ export function runWorkerProcess<S extends { readonly config: ConeyConfig; reado
   const run = async (): Promise<void> => {
     const start = (await endpoint.request(PRIMARY, "start", null, 30_000)) as S;
     config = start.config;
+    picked = start.pickedPorts;
     const log = createLogger(config.logLevel, undefined, { node: config.nodeName }, { format: config.logFormat });
     logger = log;
     setInterval(() => endpoint.send(PRIMARY, "heartbeat"), start.heartbeatMs);
@@ -82,7 +86,14 @@ export function runWorkerProcess<S extends { readonly config: ConeyConfig; reado
       },
     });
   };
-  run().catch((err: unknown) => {
+  run().catch(async (err: unknown) => {
+    // A port the primary picked, taken meanwhile by another process: told, so the primary picks again (port-picks.ts).
+    const taken = asTakenPickedPort(err, picked);
+    if (taken !== null) {
+      logger?.warn("a port picked for port 0 is taken; the primary picks again", { port: taken.port, protocol: taken.protocol });
+      await endpoint.request(PRIMARY, "port-taken", { port: taken.port, protocol: taken.protocol }, 5000).catch(() => undefined);
+      process.exit(1);
+    }
     const bind = config === null ? null : bindFailureText(err, config);
     process.stderr.write(`coney worker: ${bind ?? (err instanceof Error && err.stack ? err.stack : String(err))}\n`);
     process.exit(1);

@@ -19,6 +19,8 @@ export interface WorkerStart {
   readonly table: GroupTable;
   /** The whole broker's data dir, where the groups' stores are (`groups/g<i>/`); null: nothing is stored (`--in-memory`). */
   readonly groupsDataDir: string | null;
+  /** The ports the primary picked for port 0: one found taken is told (`port-taken`), not retried (port-picks.ts). */
+  readonly pickedPorts: readonly number[];
 }
 
 /** A worker's answer to `figures` (another worker's /api/nodes or /api/overview asked): read in its own process. */
@@ -32,4 +34,6 @@ export interface SpreadWorkerStart {
   readonly config: ConeyConfig;
   /** Its own stream port (null: no stream listener), which its member record names for Metadata. */
   readonly ownStreamPort: number | null;
+  /** As WorkerStart's. */
+  readonly pickedPorts: readonly number[];
 }

@@ -23,6 +23,8 @@ export interface LogLine {
 
 export class WorkersProcess {
   readonly lines: LogLine[] = [];
+  /** What it wrote on stderr that is no log line (`coney: …` before an exit). */
+  readonly said: string[] = [];
   private readonly waiters: Array<{ match: (l: LogLine) => boolean; resolve: (l: LogLine) => void }> = [];
   readonly exited: Promise<{ code: number | null; signal: string | null }>;
   readonly api: Api;
@@ -41,7 +43,10 @@ export class WorkersProcess {
       const whole = partial.split("\n");
       partial = whole.pop()!;
       for (const text of whole) {
-        if (!text.startsWith("{")) continue;
+        if (!text.startsWith("{")) {
+          if (text !== "") this.said.push(text);
+          continue;
+        }
         const line = JSON.parse(text) as LogLine;
         this.lines.push(line);
         for (const w of [...this.waiters]) {
@@ -97,11 +102,13 @@ export async function startWorkers(extra: string[] = [], env: NodeJS.ProcessEnv 
   const reap = (): void => void child.kill("SIGKILL");
   process.once("exit", reap);
   child.once("exit", () => process.off("exit", reap));
-  // A start that never ends (seen a few times on a loaded machine) says what the process tree last logged.
-  const started = await p.logLine((l) => l.msg === "Coney started", "the primary's start line", 60_000).catch((err: Error) => {
+  // A start that never ends, or exits first, says what the process tree last logged (and said, exiting).
+  const exitedFirst = p.exited.then(({ code, signal }) => Promise.reject(new Error(`exited before its start line (exit ${code ?? signal})`)));
+  const started = await Promise.race([p.logLine((l) => l.msg === "Coney started", "the primary's start line", 60_000), exitedFirst]).catch((err: Error) => {
     const last = p.lines.slice(-15).map((l) => `${String(l["level"])} ${l.msg} ${typeof l["node"] === "string" ? l["node"] : ""}`);
-    throw new Error(`${err.message}; exit ${p.child.exitCode ?? p.child.signalCode ?? "none yet"}; its last lines:\n${last.join("\n")}`);
+    throw new Error(`${err.message}; exit ${p.child.exitCode ?? p.child.signalCode ?? "none yet"}; its last lines:\n${[...last, ...p.said].join("\n")}`);
   });
+  exitedFirst.catch(() => undefined);
   p.amqpPort = started["amqp_port"] as number;
   p.httpPort = started["http_port"] as number;
   return p;

@@ -37,8 +37,13 @@ describe("coney --workers 2: every surface reaches a queue led by the other work
     p = await startWorkers();
     apis = await pinnedApis(p.httpPort);
     const listeners = ((await apis[0]!.request("GET", "/api/overview")).json as { listeners: Array<{ protocol: string; port: number }> }).listeners;
-    mqttPort = listeners.find((l) => l.protocol === "mqtt")!.port;
-    stompPort = listeners.find((l) => l.protocol === "stomp")!.port;
+    const portOf = (protocol: string): number => {
+      const found = listeners.find((l) => l.protocol === protocol);
+      if (found === undefined) throw new Error(`no ${protocol} listener in ${JSON.stringify(listeners)}; the process tree's last lines:\n${p.lines.slice(-30).map((l) => JSON.stringify(l)).join("\n")}`);
+      return found.port;
+    };
+    mqttPort = portOf("mqtt");
+    stompPort = portOf("stomp");
     amqpConn = await amqp.connect(p.amqpUrl);
     // The last test kills worker 1: when this connection landed there, amqplib emits 'error' for
     // the unexpected close, and without a listener that throw skips its own clean-up, leaving its
