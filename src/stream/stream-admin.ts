@@ -8,7 +8,7 @@ import type { FieldTable } from "../broker/values/field-value.js";
 import { CMD, RC, RESPONSE, SERVER_VERSIONS } from "./protocol.js";
 import type { StreamContext } from "./stream-context.js";
 import { codeOf, remoteStream, streamFor } from "./stream-lookup.js";
-import { definitionsAnswered, deleteQueueOnLeader } from "../broker/index.js";
+import { definitionsAnswered, definitionsFollowed, deleteQueueOnLeader } from "../broker/index.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { workerMetadata } from "./stream-worker-metadata.js";
 import { readableRemote, remoteQueryOffset, remoteStoreOffset, remoteStreamStats } from "./stream-remote-queries.js";
@@ -82,29 +82,22 @@ export function remove(c: StreamContext, body: FrameCursor): void {
   const corr = body.u32();
   const name = body.str();
   const remote = remoteStream(c, name);
-  if (remote !== null) return removeOnLeader(c, corr, remote.name);
-  const q = streamFor(c, name, "configure");
+  const q = remote ?? streamFor(c, name, "configure");
   if (typeof q === "number") return reply(c, CMD.delete, corr, q);
+  const broker = c.node.broker;
+  let deleting: Promise<number>;
   try {
-    c.node.broker.deleteQueue(c.ctx, c.openVhost.name, q.name, { ifUnused: false, ifEmpty: false });
+    // A stream another node leads is deleted on its leader (the permission checked here), then forgotten here.
+    deleting = deleteQueueOnLeader(broker, c.ctx, c.openVhost.name, q.name, { ifUnused: false, ifEmpty: false }) ?? Promise.resolve(broker.deleteQueue(c.ctx, c.openVhost.name, q.name, { ifUnused: false, ifEmpty: false }));
   } catch (err) {
     return reply(c, CMD.delete, corr, codeOf(err));
   }
-  reply(c, CMD.delete, corr, RC.ok);
-}
-
-/** Delete of a stream another worker leads: deleted on its leader (the permission checked here), then forgotten here. */
-function removeOnLeader(c: StreamContext, corr: number, name: string): void {
-  try {
-    const deleting = deleteQueueOnLeader(c.node.broker, c.ctx, c.openVhost.name, name, { ifUnused: false, ifEmpty: false });
-    if (deleting === null) return reply(c, CMD.delete, corr, RC.streamDoesNotExist);
-    deleting.then(
-      () => reply(c, CMD.delete, corr, RC.ok),
-      (err: unknown) => reply(c, CMD.delete, corr, codeOf(err)),
-    );
-  } catch (err) {
-    reply(c, CMD.delete, corr, codeOf(err));
-  }
+  // As Create: answered once every other node followed, so the client's next Create or Metadata,
+  // on whichever node it lands, no longer finds the stream (RabbitMQ answers after its transaction).
+  deleting.then(() => definitionsFollowed(broker)).then(
+    () => reply(c, CMD.delete, corr, RC.ok),
+    (err: unknown) => reply(c, CMD.delete, corr, codeOf(err)),
+  );
 }
 
 export function metadata(c: StreamContext, body: FrameCursor, advertised: { host: string; port: number; tls: boolean }): void {

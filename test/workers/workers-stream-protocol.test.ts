@@ -135,6 +135,26 @@ describe("the native stream protocol across the workers of coney --workers 2", (
     }
   });
 
+  it("Delete is answered once the other worker forgot the stream: a Create there right after is no stream_already_exists", async () => {
+    const s = ledBy(0, "native-recreated");
+    const onLeader = await RawStreamClient.login(own[0]!);
+    const onOther = await RawStreamClient.login(own[1]!);
+    const create = (c: RawStreamClient): Promise<{ code: number }> => c.request((corr) => new FrameWriter(CMD.create).u32(corr).str(s).map([]).frame(), CMD.create);
+    const remove = (c: RawStreamClient): Promise<{ code: number }> => c.request((corr) => new FrameWriter(CMD.delete).u32(corr).str(s).frame(), CMD.delete);
+    try {
+      // Both ways: deleted where it leads (the other worker follows), and from the other worker (deleted on its leader).
+      for (let round = 0; round < 10; round++) {
+        assert.equal((await create(onLeader)).code, RC.ok, `round ${round}: created on its leader`);
+        assert.equal((await remove(onLeader)).code, RC.ok, `round ${round}: deleted on its leader`);
+        assert.equal((await create(onOther)).code, RC.ok, `round ${round}: created again through the other worker, right after the delete's answer`);
+        assert.equal((await remove(onOther)).code, RC.ok, `round ${round}: deleted through the other worker`);
+      }
+    } finally {
+      onLeader.close();
+      onOther.close();
+    }
+  });
+
   it("a client that reaches the broker only through the shared port (address resolver) lands on the leader", async () => {
     const s = ledBy(1, "native-resolver");
     const c = await client(sharedPort, { addressResolver: { enabled: true, endpoint: { host: "127.0.0.1", port: sharedPort } } });
