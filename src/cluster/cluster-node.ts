@@ -96,8 +96,8 @@ export class ClusterNode implements ClusterView {
   }
 
   async start(): Promise<void> {
-    await this.session.grant();
-    this.secret = await clusterSecret(this.session, this.keys);
+    await this.session.atStart("lease grant", () => this.session.grant());
+    this.secret = await this.session.atStart("cluster secret", () => clusterSecret(this.session, this.keys));
     this.replServer = this.transport.server((s) => (this.replication ? this.replication.accept(s) : s.destroy()));
     this.replServer.on("tlsClientError", (err: Error) => this.logger.warn("cluster: replication TLS handshake failed", { err: err.message }));
     await new Promise<void>((resolve, reject) => {
@@ -108,8 +108,8 @@ export class ClusterNode implements ClusterView {
     this.clusterPort = typeof a === "object" && a ? a.port : this.config.clusterPort;
     await this.front.start();
     await this.streamFront?.listen();
-    await withTimeout(this.session.client.put(this.keys.known(this.me)).value(JSON.stringify({ name: this.me })).exec(), this.session.callTimeout, "register");
-    await this.register();
+    await this.session.atStart("register", () => withTimeout(this.session.client.put(this.keys.known(this.me)).value(JSON.stringify({ name: this.me })).exec(), this.session.callTimeout, "register"));
+    await this.session.atStart("register as a member", () => this.register());
     if (this.streamFront) this.streamFront.registered = true;
     this.logger.info("cluster: node started", { node: this.me, cluster: this.config.clusterName, ports: this.front.ports, clusterPort: this.clusterPort, clusterTls: this.transport.tls, prometheusPort: this.front.metricsPort });
     this.schedule(0);

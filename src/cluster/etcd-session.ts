@@ -38,6 +38,10 @@ export class ClusterKeys {
   }
 }
 
+/** How many times a start step against etcd is tried (atStart), and the first pause between tries (growing to 2 s). */
+const START_ATTEMPTS = 10;
+const START_RETRY_MS = 250;
+
 /** Renewal must arrive this long before the lease could expire in etcd (clock-rate slack, scheduling). */
 const MARGIN_MS = 1000;
 
@@ -95,6 +99,25 @@ export class EtcdSession {
   private accepted(sent: number, ttlSeconds: number): void {
     // Answers may come out of order after a stall: a later send never shortens what is known.
     this.expiresAt = Math.max(this.expiresAt, sent + ttlSeconds * 1000);
+  }
+
+  /**
+   * A step of this node's start against etcd, run again while etcd is slow or out of reach: one call
+   * past its timeout (etcd's fsync on a busy disk can take most of a second) must not stop the node,
+   * as RabbitMQ's peer discovery retries (`cluster_formation.discovery_retry_limit`). Each failure
+   * is logged; after `attempts` the last one is thrown. Only for steps that may run twice (a grant
+   * abandons the previous lease; the secret and registrations are idempotent writes).
+   */
+  async atStart<T>(what: string, step: () => Promise<T>, attempts = START_ATTEMPTS): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await step();
+      } catch (err) {
+        if (attempt >= attempts || this.closed) throw err;
+        this.logger.warn("cluster: an etcd step of the start failed; trying again", { step: what, attempt, err: (err as Error).message });
+        await new Promise((r) => setTimeout(r, Math.min(START_RETRY_MS * attempt, 2000)));
+      }
+    }
   }
 
   /** Grants a fresh lease (the previous one, if any, is abandoned) and starts renewing it. */

@@ -109,8 +109,8 @@ export class SpreadNode implements SpreadWatch {
   }
 
   async start(): Promise<void> {
-    await this.session.grant();
-    this.secret = await clusterSecret(this.session, ClusterKeys.of(this.config.clusterName));
+    await this.session.atStart("lease grant", () => this.session.grant());
+    this.secret = await this.session.atStart("cluster secret", () => clusterSecret(this.session, ClusterKeys.of(this.config.clusterName)));
     this.stores = new SpreadStores(this.config, this.transport, this.session, this.keys, this.secret, this.logger, (why) => void this.fence(why), this.streamPorts);
     this.booting = this.boot();
     await this.booting;

@@ -127,23 +127,35 @@ export class Tally {
 }
 
 /**
- * A channel on `conn` consuming every queue of `queues` with acks into `tally`. A consumer
+ * Channels on `conn` consuming every queue of `queues` with acks into `tally`. A consumer
  * cancelled (its queue's leader lost) stops quietly; an ack on a channel gone with its connection
  * is dropped (the leader requeues the message for another consumer).
  */
-export async function consumeAll(conn: ChannelModel, queues: readonly string[], tally: Tally, prefetch = 100): Promise<void> {
-  const ch = await conn.createChannel();
-  ch.on("error", () => {});
-  await ch.prefetch(prefetch);
+export async function consumeAll(conn: ChannelModel, queues: readonly string[], tally: Tally, prefetch = 100, homeMovedMs = 20_000): Promise<void> {
+  // A channel per queue: right after a failover the node this connection landed on may still name
+  // the dead home of a queue another node adopted (404 "home node … is down or inaccessible"),
+  // which closes the channel; that queue's consume is tried again until this node learnt its new home.
   for (const q of queues) {
-    await ch.consume(q, (m) => {
-      if (m === null) return;
-      tally.record(m);
+    const deadline = Date.now() + homeMovedMs;
+    for (;;) {
+      const ch = await conn.createChannel();
+      ch.on("error", () => {});
+      await ch.prefetch(prefetch);
       try {
-        ch.ack(m);
-      } catch {
-        // The channel is gone.
+        await ch.consume(q, (m) => {
+          if (m === null) return;
+          tally.record(m);
+          try {
+            ch.ack(m);
+          } catch {
+            // The channel is gone.
+          }
+        });
+        break;
+      } catch (err) {
+        if (!/is down or inaccessible/.test((err as Error).message) || Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 200));
       }
-    });
+    }
   }
 }
