@@ -17,7 +17,7 @@ import type { Server, Socket } from "node:net";
 import { startBroker, type RunningBroker } from "../start-broker.js";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
-import { ownVersion, topologySnapshot, type Broker } from "../broker/index.js";
+import { definitionsFollowed, ownVersion, topologySnapshot, type Broker } from "../broker/index.js";
 import type { PeerNode } from "../http/peer-nodes.js";
 import type { LeaderLink } from "../node-link/node-link.js";
 import { RepliesOverLinks } from "../node-link/owned-elsewhere.js";
@@ -97,6 +97,10 @@ export class SpreadNode implements SpreadWatch {
         return r === null ? null : { record: processFigures(r.broker, r.alarms), listeners: r.listeners().filter((l) => l.up).map((l) => ({ protocol: l.protocol, port: l.port, ip: config.bind || "::" })) };
       },
       applied: (revision) => this.defs?.applied(revision) ?? Promise.resolve(),
+      followed: async () => {
+        const broker = this.running?.broker;
+        if (broker !== undefined) await definitionsFollowed(broker);
+      },
     });
   }
 

@@ -13,7 +13,10 @@
  * process record and bound listeners), `{topic: "applied", revision}` (answered once the node
  * applied the definitions log up to that etcd revision: the barrier, spread-definitions.ts),
  * `{topic: "mqtt-claim", claim}` (an MQTT CONNECT claimed a client id on the asking node: this
- * node closes its own earlier holder, src/mqtt/client-id-peers.ts; sent once per CONNECT).
+ * node closes its own earlier holder, src/mqtt/client-id-peers.ts; sent once per CONNECT), and
+ * `{topic: "mqtt-take-over", claim}` (the same, asked before the CONNECT opens its session:
+ * answered once the holder is closed and every node applied what its close changed, its
+ * exclusive queues gone, as the workers' IPC request is).
  */
 import type { PeerQuery, PeerRecords } from "../http/peer-records.js";
 import type { PeerListener } from "../http/peer-nodes.js";
@@ -35,14 +38,20 @@ export type SpreadQuery =
   | { readonly topic: "records"; readonly query: PeerQuery }
   | { readonly topic: "figures" }
   | { readonly topic: "applied"; readonly revision: number }
-  | { readonly topic: "mqtt-claim"; readonly claim: ClientIdClaim };
+  | { readonly topic: "mqtt-claim"; readonly claim: ClientIdClaim }
+  | { readonly topic: "mqtt-take-over"; readonly claim: ClientIdClaim };
 
 export interface SpreadAnswers {
   /** This node's figures (its broker running), or null while it starts. */
   figures(): NodeFigures | null;
   /** Resolves once this node applied the definitions log up to `revision`. */
   applied(revision: number): Promise<void>;
+  /** Resolves once every other node applied the definition changes this node made so far. */
+  followed(): Promise<void>;
 }
+
+/** How long a CONNECT waits for a node to close an earlier holder of its client id (the workers' bound). */
+const TAKE_OVER_TIMEOUT_MS = 5_000;
 
 export class SpreadPeers implements PeerRecords, ClientIdPeers {
   private answer: ((q: PeerQuery) => unknown) | null = null;
@@ -75,6 +84,12 @@ export class SpreadPeers implements PeerRecords, ClientIdPeers {
     this.claimHandler = handler;
   }
 
+  takeOver(claim: ClientIdClaim): Promise<void> {
+    // A node that is down, not linked or silent is not waited for: its connections are not reachable through it either.
+    const asked = [...this.links().values()].map((link) => this.ask(link, { topic: "mqtt-take-over", claim }, TAKE_OVER_TIMEOUT_MS));
+    return Promise.allSettled(asked).then(() => undefined);
+  }
+
   /** Every linked node's figures, by node name (a node that did not answer in time is absent). */
   async figures(): Promise<Map<string, NodeFigures>> {
     const links = [...this.links()];
@@ -105,6 +120,10 @@ export class SpreadPeers implements PeerRecords, ClientIdPeers {
       case "mqtt-claim":
         this.claimHandler?.(q.claim);
         return null;
+      case "mqtt-take-over":
+        this.claimHandler?.(q.claim);
+        // The close's changes (its exclusive queues deleted) come from its socket's close, a turn later.
+        return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.answers.followed()).then(() => null);
       default:
         throw new Error(`${this.me}: unknown node query from ${peer}`);
     }

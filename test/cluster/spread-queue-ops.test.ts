@@ -1,7 +1,8 @@
 // A spread cluster (`--cluster-mode spread`): get, purge and delete of a queue homed on another
 // node from every surface of the node a client is connected to — the management API (get,
 // purge, delete with if-empty / if-unused, the same statuses and texts as for a local queue),
-// coneyctl, MQTT (a clean start deletes a session queue homed elsewhere), STOMP (a durable
+// coneyctl, MQTT (a clean start deletes a session queue homed elsewhere; a CONNECT takes over its
+// client id connected through another node), STOMP (a durable
 // UNSUBSCRIBE deletes its queue on its home before the receipt) and AMQP 1.0's /management node.
 // Three real nodes on a real etcd; amqplib, mqtt.js, a raw STOMP client and rhea.
 import { describe } from "node:test";
@@ -12,7 +13,7 @@ import { connectMqtt, type TestMqttClient } from "../helpers/mqtt-client.js";
 import { StompWire } from "../helpers/stomp-wire.js";
 import { close as closeAmqp1, connect as connectAmqp1 } from "../helpers/rhea-client.js";
 import { openManagement } from "../helpers/amqp1-management.js";
-import { eventually } from "../helpers/wait.js";
+import { eventually, withTimeout } from "../helpers/wait.js";
 
 describe("a spread cluster: get, purge and delete of another node's queue from every surface", () => {
   const sc = spreadCluster();
@@ -105,6 +106,31 @@ describe("a spread cluster: get, purge and delete of another node's queue from e
     await sc.seenEverywhere(queue, 404);
     await end(clean);
     await end(pub);
+  });
+
+  sc.it("MQTT: a CONNECT through one node takes over the client id connected through another, whose clean session it then replaces", async () => {
+    const url = (i: number): string => `mqtt://127.0.0.1:${sc.node(i).mqttPort}`;
+    const end = (c: TestMqttClient): Promise<unknown> => c.client.endAsync(true);
+    for (const [from, to] of [[1, 0], [0, 2]] as const) {
+      const clientId = `spread-takeover-${from}-${to}`;
+      const old = await connectMqtt(url(from), { clientId, clean: true });
+      sc.onClose(() => end(old));
+      await old.client.subscribeAsync(`spread/takeover/${from}`, { qos: 1 });
+      const closed = new Promise<void>((resolve) => old.client.once("close", () => resolve()));
+      // MQTT 3.1.1 §3.1.4-2: the server disconnects the existing client, wherever it is connected.
+      const fresh = await connectMqtt(url(to), { clientId, clean: true });
+      sc.onClose(() => end(fresh));
+      assert.equal(fresh.connack?.returnCode, 0, `the CONNECT through node${to} is accepted`);
+      assert.equal(fresh.connack?.sessionPresent, false);
+      await withTimeout(closed, 5000, `the old connection on node${from} closed by the takeover`);
+      await fresh.client.subscribeAsync(`spread/takeover/${from}`, { qos: 1 });
+      const pub = await connectMqtt(url(2), { clientId: `${clientId}-pub` });
+      sc.onClose(() => end(pub));
+      await pub.client.publishAsync(`spread/takeover/${from}`, "after", { qos: 1 });
+      assert.deepEqual((await fresh.waitFor(1, 10_000)).map((m) => m.payload.toString()), ["after"]);
+      await end(pub);
+      await end(fresh);
+    }
   });
 
   sc.it("STOMP: UNSUBSCRIBE durable:true through one node deletes the subscription's queue on its home before the receipt", async () => {
