@@ -35,6 +35,7 @@ export abstract class StreamConnectionState {
   readonly links: StreamLinks = new StreamLinks(this);
   readonly publishers = new Map<number, PublisherState>();
   readonly subscriptions = new Map<number, SubscriptionState>();
+  readonly goneTold = new Set<string>();
   deliverVersion = 1;
   frameMax = 0;
   heartbeat = 0;

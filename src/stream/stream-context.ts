@@ -80,4 +80,6 @@ export interface StreamContext {
   /** Called once when a full socket buffer has drained. */
   whenWritable(fn: () => void): void;
   readonly closed: boolean;
+  /** The streams the client was told are gone and has not used since (stream-gone.ts). */
+  readonly goneTold: Set<string>;
 }

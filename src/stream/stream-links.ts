@@ -2,12 +2,11 @@
  * A connection's ties to the streams its publishers and subscriptions use: one StreamWatcher per
  * stream, which wakes the stream's subscriptions when chunks commit and, when the stream is
  * deleted, drops its publishers and subscriptions and tells the client once with MetadataUpdate
- * (STREAM_NOT_AVAILABLE), as RabbitMQ does.
+ * (STREAM_NOT_AVAILABLE), as RabbitMQ does (stream-gone.ts).
  */
 import type { StreamQueue, StreamWatcher } from "../broker/index.js";
-import { CMD, RC } from "./protocol.js";
 import type { StreamContext } from "./stream-context.js";
-import { FrameWriter } from "./wire.js";
+import { tellStreamGone, usingStream } from "./stream-gone.js";
 
 interface Link extends StreamWatcher {
   users: number;
@@ -37,6 +36,7 @@ export class StreamLinks {
     }
     link.users++;
     if (wake) link.wakers.add(wake);
+    usingStream(this.c, q.name);
   }
 
   detach(q: StreamQueue, wake: (() => void) | null): void {
@@ -56,6 +56,6 @@ export class StreamLinks {
       this.c.node.counters.publishers--;
     }
     for (const s of [...this.c.subscriptions.values()]) if (s.queue === q) s.stop();
-    if (!this.c.closed) this.c.send(new FrameWriter(CMD.metadataUpdate, 1, 64).u16(RC.streamNotAvailable).str(q.name).frame());
+    tellStreamGone(this.c, q.name);
   }
 }

@@ -14,10 +14,10 @@
  * reconnecting is deduplicated there).
  */
 import { NO_SEQUENCE, type ForwardedRefusal, type NativeBatch, type RemoteStreamQueue } from "../broker/index.js";
-import { CMD, RC } from "./protocol.js";
+import { RC } from "./protocol.js";
 import type { PublisherState, StreamContext } from "./stream-context.js";
 import { confirm, publishError } from "./stream-publish-replies.js";
-import { FrameWriter } from "./wire.js";
+import { tellStreamGone, usingStream } from "./stream-gone.js";
 
 /** Declares publisher `id` on remote stream `q`; false when its leader takes no forwarded publishes (the caller answers as before). */
 export function remoteDeclarePublisher(c: StreamContext, id: number, reference: string, q: RemoteStreamQueue): boolean {
@@ -37,6 +37,7 @@ export function remoteDeclarePublisher(c: StreamContext, id: number, reference: 
   };
   c.publishers.set(id, p);
   c.node.counters.publishers++;
+  usingStream(c, q.name);
   return true;
 }
 
@@ -75,5 +76,5 @@ function streamGone(c: StreamContext, name: string): void {
   }
   if (dropped === 0) return;
   c.node.counters.publishers -= dropped;
-  if (!c.closed) c.send(new FrameWriter(CMD.metadataUpdate, 1, 64).u16(RC.streamNotAvailable).str(name).frame());
+  tellStreamGone(c, name);
 }

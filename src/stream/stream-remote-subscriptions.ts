@@ -21,6 +21,7 @@ import { CMD, RC } from "./protocol.js";
 import type { StreamContext, SubscriptionState } from "./stream-context.js";
 import { partitionsOf } from "./stream-super.js";
 import { offsetSpec } from "./offset-spec.js";
+import { tellStreamGone, usingStream } from "./stream-gone.js";
 import { FrameWriter, response } from "./wire.js";
 
 /** Subscribes `id` to remote stream `q`; false when its leader serves no such reads (the caller answers as before). */
@@ -128,12 +129,13 @@ export function remoteSubscribe(c: StreamContext, corr: number, id: number, q: R
         }
         if (!wasOurs) return;
         c.node.counters.consumers--;
-        if (!c.closed) c.send(new FrameWriter(CMD.metadataUpdate, 1, 64).u16(RC.streamNotAvailable).str(q.name).frame());
+        tellStreamGone(c, q.name);
       },
     },
   );
   if (handle === null) return false;
   c.subscriptions.set(id, s);
+  usingStream(c, q.name);
   return true;
 }
 

@@ -236,6 +236,41 @@ describe("a native stream publisher on the worker that does not lead the stream"
     assert.equal(await update(leader), true, "then the leader's member is active");
   });
 
+  it("a connection with a publisher and two subscriptions on a stream the other worker leads is told of its deletion once, and again once it uses the stream anew", async () => {
+    const s = ledBy(1, "told-once");
+    const c = await raw(0);
+    const owner = await raw(1);
+    const subscribe = (sub: number): Promise<{ code: number }> => c.request((corr) => new FrameWriter(CMD.subscribe).u32(corr).u8(sub).str(s).u16(OFFSET_TYPE.first).u16(10).map([]).frame(), CMD.subscribe);
+    const remove = (): Promise<{ code: number }> => owner.request((corr) => new FrameWriter(CMD.delete).u32(corr).str(s).frame(), CMD.delete);
+    await create(owner, s);
+    assert.equal(await declare(c, 1, s), RC.ok);
+    assert.equal((await subscribe(1)).code, RC.ok);
+    assert.equal((await subscribe(2)).code, RC.ok);
+    assert.equal((await remove()).code, RC.ok);
+    const update = await c.next(CMD.metadataUpdate, 10_000);
+    assert.deepEqual([update.body.u16(), update.body.str()], [RC.streamNotAvailable, s]);
+    // Each path that hears of the loss (the deletion applied here, each read's end on the leader)
+    // has run once the connection holds none of them: what they sent came before these answers.
+    // Credit is the probe that changes nothing: a live subscription takes it silently, an ended one
+    // answers subscription_id_does_not_exist.
+    const ended = new Set<number>();
+    await eventually(async () => {
+      for (const sub of [1, 2]) if (!ended.has(sub)) c.send(new FrameWriter(CMD.credit).u8(sub).u16(1).frame());
+      const answer = await c.next(CMD.credit | RESPONSE, 200).catch(() => null);
+      if (answer !== null && answer.body.u16() === RC.subscriptionIdDoesNotExist) ended.add(answer.body.u8());
+      return ended.size === 2;
+    }, 10_000, "both subscriptions ended");
+    c.send(publishFrame(1, [[0, "late"]]));
+    assert.deepEqual(idsOf(await c.next(CMD.publishError)).codes, [RC.publisherDoesNotExist], "the publisher is gone");
+    assert.deepEqual(c.take(CMD.metadataUpdate), [], "told once, as RabbitMQ tells a connection once per stream");
+    // Used anew, the stream's next loss is told again.
+    await create(owner, s);
+    assert.equal((await subscribe(3)).code, RC.ok);
+    assert.equal((await remove()).code, RC.ok);
+    const again = await c.next(CMD.metadataUpdate, 10_000);
+    assert.deepEqual([again.body.u16(), again.body.str()], [RC.streamNotAvailable, s]);
+  });
+
   it("the leader killed -9: the publisher on the other worker is told stream_not_available and is gone", async () => {
     const s = ledBy(1, "pub-kill");
     const c = await raw(0);
