@@ -13,7 +13,7 @@
  * back to its queue, redelivered; held basic.get entries too.
  */
 import type { Socket } from "node:net";
-import { answerStreamQuery, StreamQueue, applyMirroredChange, type Broker, type Message, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
+import { answerStreamQuery, definitionsFollowed, StreamQueue, applyMirroredChange, type Broker, type Message, type MirroredRecord, type Queue, type QueueEntry, type SyncWaiter } from "../broker/index.js";
 import { PermissionChecker } from "../auth/permission-check.js";
 import { BrokerError } from "../errors/broker-error.js";
 import { type FrameSplitter, readFrames } from "./frame-splitter.js";
@@ -76,7 +76,7 @@ export class LinkSession implements ServingLink {
   ) {
     this.writer = new LinkWriter(socket, () => this.own.seal());
     this.reports = new StoredReports((f) => this.writer.write(f), (w: SyncWaiter, t: number) => broker.whenStored(w, t));
-    this.streamReads = new ServedStreamReads(this.writer, (id) => this.queue(id), broker.streamGroups);
+    this.streamReads = new ServedStreamReads(this.writer, (id) => this.queue(id), broker.streamGroups, () => definitionsFollowed(broker));
     this.streamPublishes = new ServedStreamPublishes(this.writer, broker, (id) => this.queue(id), slabs, () => this.closed);
     splitter.maxFrame = 0xffff_ffff;
     readFrames(socket, splitter, (f) => this.onFrame(f), () => this.reports.closeRun());

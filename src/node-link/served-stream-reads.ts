@@ -8,7 +8,11 @@
  * filter.N is skipped, as for a local subscription (stream-subscriptions.ts).
  *
  * The stream deleted, or moved to another node (its group moved), ends the read: READ_ENDED, and
- * the subscribing node tells its client stream_not_available as RabbitMQ does.
+ * the subscribing node tells its client stream_not_available as RabbitMQ does. A deletion's
+ * READ_ENDED goes once every node applied it (`followed`): a client told the stream is gone asks
+ * Metadata next (rabbitmq-stream-js-client does, before it unsubscribes), on whichever node its
+ * locator is, and must hear stream_does_not_exist there, as RabbitMQ tells it after its
+ * coordinator deleted the stream everywhere.
  *
  * A single-active-consumer read (`single-active-consumer=true` with a `name`) joins the stream's
  * group here, beside the leader's own subscriptions (Broker.streamGroups): it writes nothing until
@@ -79,7 +83,8 @@ class ServedRead implements StreamWatcher, SacMember {
   }
 
   deleted(): void {
-    this.end("unavailable");
+    this.end(null);
+    this.reads.endAfterFollowed(this.id, "unavailable");
   }
 
   /** Writes chunks while there is credit, something committed and room in the link's socket. */
@@ -136,7 +141,25 @@ export class ServedStreamReads {
     private readonly queueOf: (id: number) => Queue | null,
     /** This node's single-active-consumer groups (its own subscriptions' too). */
     readonly groups: SingleActiveGroups,
+    /** Resolves once every other node applied this node's definition changes so far; null when none follows. */
+    private readonly followed: () => Promise<void> | null = () => null,
   ) {}
+
+  /** The link closed: nothing more is written. */
+  private closed = false;
+
+  /** READ_ENDED for `readId` once the change being made now (a deletion) is applied everywhere. */
+  endAfterFollowed(readId: number, why: StreamReadEnd): void {
+    // A turn later: the deletion that called this enters the mirror's outbox after its watchers ran.
+    setImmediate(() => {
+      const write = (): void => {
+        if (!this.closed) this.writer.write(endedFrame(readId, why));
+      };
+      const followed = this.followed();
+      if (followed === null) write();
+      else followed.then(write, write);
+    });
+  }
 
   /** A frame of 70–72 or 79; false for another type. */
   onFrame(f: Buffer): boolean {
@@ -186,6 +209,7 @@ export class ServedStreamReads {
 
   /** The link closed: every read stops (nobody to tell). */
   end(): void {
+    this.closed = true;
     for (const r of [...this.reads.values()]) r.end(null);
   }
 }

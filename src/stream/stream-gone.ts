@@ -16,11 +16,19 @@ export interface GoneTeller {
   send(frame: Buffer): boolean;
 }
 
-/** Sends MetadataUpdate stream_not_available for `name` unless the connection was told already. */
-export function tellStreamGone(c: GoneTeller, name: string): void {
+/**
+ * Sends MetadataUpdate stream_not_available for `name` unless the connection was told already;
+ * after `after` settles when given (a deletion: once every node applied it, so the client's next
+ * Metadata, on any node, no longer finds the stream).
+ */
+export function tellStreamGone(c: GoneTeller, name: string, after: Promise<void> | null = null): void {
   if (c.closed || c.goneTold.has(name)) return;
   c.goneTold.add(name);
-  c.send(new FrameWriter(CMD.metadataUpdate, 1, 64).u16(RC.streamNotAvailable).str(name).frame());
+  const send = (): void => {
+    if (!c.closed) c.send(new FrameWriter(CMD.metadataUpdate, 1, 64).u16(RC.streamNotAvailable).str(name).frame());
+  };
+  if (after === null) send();
+  else after.then(send, send);
 }
 
 /** The connection uses `name` again (a publisher declared or a subscription made on it): its next loss is told. */

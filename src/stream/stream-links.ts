@@ -4,7 +4,7 @@
  * deleted, drops its publishers and subscriptions and tells the client once with MetadataUpdate
  * (STREAM_NOT_AVAILABLE), as RabbitMQ does (stream-gone.ts).
  */
-import type { StreamQueue, StreamWatcher } from "../broker/index.js";
+import { definitionsFollowed, type StreamQueue, type StreamWatcher } from "../broker/index.js";
 import type { StreamContext } from "./stream-context.js";
 import { tellStreamGone, usingStream } from "./stream-gone.js";
 
@@ -56,6 +56,8 @@ export class StreamLinks {
       this.c.node.counters.publishers--;
     }
     for (const s of [...this.c.subscriptions.values()]) if (s.queue === q) s.stop();
-    tellStreamGone(this.c, q.name);
+    // Told once every other node applied the deletion (a turn later: it enters the mirror after its watchers ran).
+    const broker = this.c.node.broker;
+    tellStreamGone(this.c, q.name, broker.mirror === null ? null : new Promise<void>((resolve) => setImmediate(resolve)).then(() => definitionsFollowed(broker) ?? undefined));
   }
 }

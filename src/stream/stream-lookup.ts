@@ -16,7 +16,7 @@ export function streamFor(c: StreamContext, name: string | null, kind: Permissio
   const q = c.openVhost.queues.get(name);
   // Led by another worker: its log is there, so is every command on it (Metadata names that worker's
   // port), as RabbitMQ answers a node holding no member of the stream (stream-worker-ports.ts).
-  if (q instanceof RemoteStreamQueue && !q.isDeleted) return RC.streamNotAvailable;
+  if (q instanceof RemoteStreamQueue && !q.isDeleted && !q.deletingOnLeader) return RC.streamNotAvailable;
   if (!(q instanceof StreamQueue) || q.isDeleted) return RC.streamDoesNotExist;
   return q;
 }
@@ -24,7 +24,8 @@ export function streamFor(c: StreamContext, name: string | null, kind: Permissio
 /** A stream another worker leads, by name (permission not checked); null for a local or unknown one. */
 export function remoteStream(c: StreamContext, name: string | null): RemoteStreamQueue | null {
   const q = name === null ? undefined : c.openVhost.queues.get(name);
-  return q instanceof RemoteStreamQueue && !q.isDeleted ? q : null;
+  // One whose deletion this node asked for is gone for its clients already (RemoteQueue.deletingOnLeader).
+  return q instanceof RemoteStreamQueue && !q.isDeleted && !q.deletingOnLeader ? q : null;
 }
 
 /** A domain error as a response code. */

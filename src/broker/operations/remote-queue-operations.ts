@@ -63,7 +63,13 @@ export function deleteQueueOnLeader(b: BrokerState, ctx: ClientContext, vhostNam
       await remote.freshInfo();
       checkDeleteFlags(remote, opts);
     }
-    const count = await remote.deleteOnLeader();
+    remote.deletingOnLeader = true;
+    let count: number;
+    try {
+      count = await remote.deleteOnLeader();
+    } finally {
+      remote.deletingOnLeader = false;
+    }
     removeQueue(b, v, remote, actorOf(ctx));
     return count;
   })();

@@ -49,6 +49,12 @@ export class RemoteQueue extends DeclaredQueue implements Queue, RemoteConsumerQ
   readonly pagedOutCount = 0;
   readonly pagedOutBytes = 0;
   readonly headTimestamp: number | null = null;
+  /**
+   * This node asked its leader to delete it and waits for the answer (remote-queue-operations.ts):
+   * the stream protocol's Metadata here already says it does not exist, as the leader may tell its
+   * own clients of the deletion before the answer is back (stream-lookup.ts).
+   */
+  deletingOnLeader = false;
   private readonly consumers = new Map<number, RemoteConsumerState>();
   private readonly byConsumer = new Map<QueueConsumer<Queue>, RemoteConsumerState>();
   private info: RemoteQueueInfo = { messages: 0, consumers: 0, unacked: 0 };
