@@ -45,7 +45,7 @@ import { recoverMessages } from "../store/store-recovery.js";
 import { STREAMS_DIR } from "../store/stream/stream-files.js";
 import { moveStreams, openGroups } from "./legacy-worker-stores.js";
 import { drainBroker, drainInto, haltDelayed, readDefinitions, withoutParameters } from "./store-drain.js";
-import { REVERSE_FILE, TAKEOVER_FILE, WORKERS_FILE, workerName } from "./workers-file.js";
+import { readJsonFile, REVERSE_FILE, TAKEOVER_FILE, WORKERS_FILE, workerName } from "./workers-file.js";
 
 const MARKER = TAKEOVER_FILE;
 const ASIDE = "single-node-migrated";
@@ -77,10 +77,7 @@ export interface SingleNodeTakeover {
   readonly left_in_place: readonly string[];
 }
 
-function readMarker(dataDir: string): Marker | null {
-  const file = join(dataDir, MARKER);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Marker) : null;
-}
+const readMarker = (dataDir: string): Marker | null => readJsonFile<Marker>(join(dataDir, MARKER));
 
 /**
  * Whether the primary must take a single node's data over (run `takeOverSingleNode` once the
@@ -90,8 +87,8 @@ function readMarker(dataDir: string): Marker | null {
  */
 export function beginTakeover(dataDir: string, hasTable: boolean, groups: number, workers: number): boolean {
   // Taken back by a single node and not finished (workers-to-single-node.ts): the groups are half drained.
-  const reverse = join(dataDir, REVERSE_FILE);
-  if (existsSync(reverse) && (JSON.parse(readFileSync(reverse, "utf8")) as Marker).state !== "done") {
+  const reverse = readJsonFile<Marker>(join(dataDir, REVERSE_FILE));
+  if (reverse !== null && reverse.state !== "done") {
     throw new QueueGroupsMismatch(`the data dir ${dataDir} is being taken back by a single node (${REVERSE_FILE} says it is not finished): start coney without --workers once to finish it, then with --workers.`);
   }
   const marker = readMarker(dataDir);
@@ -112,7 +109,7 @@ export function beginTakeover(dataDir: string, hasTable: boolean, groups: number
   writeFileAtomicSync(join(dataDir, MARKER), JSON.stringify(begun));
   setGroupedAside(dataDir, begun);
   // A single node that once took workers' data back: its record is this takeover's now.
-  rmSync(reverse, { force: true });
+  rmSync(join(dataDir, REVERSE_FILE), { force: true });
   return true;
 }
 

@@ -71,3 +71,8 @@ export const TAKEOVER_FILE = "single-node-takeover.json";
 
 /** The marker of a workers data dir taken back by a single node (workers-to-single-node.ts): "moving", then "done". */
 export const REVERSE_FILE = "workers-to-single-node.json";
+
+/** A marker or other small JSON file of the data dir, parsed; null when absent. */
+export function readJsonFile<T>(file: string): T | null {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : null;
+}

@@ -36,7 +36,7 @@ import { STREAMS_DIR } from "../store/stream/stream-files.js";
 import { openGroups } from "./legacy-worker-stores.js";
 import { drainBroker, drainInto, haltDelayed, readDefinitions, withoutParameters } from "./store-drain.js";
 import { mergeWorkerDefinitions } from "./worker-definitions-merge.js";
-import { loadTable, REVERSE_FILE, TAKEOVER_FILE, WORKERS_FILE } from "./workers-file.js";
+import { loadTable, readJsonFile, REVERSE_FILE, TAKEOVER_FILE, WORKERS_FILE } from "./workers-file.js";
 
 const ASIDE = "workers-migrated";
 const RETAINED = "mqtt-retained.json";
@@ -60,8 +60,6 @@ export interface WorkersTakenBack {
   readonly qos2_sessions: number;
 }
 
-const readJson = <T>(file: string): T | null => (existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as T) : null);
-
 /** The worker dirs (`nodes/w<i>`), in worker order. */
 function workerDirs(dataDir: string): string[] {
   const nodes = join(dataDir, "nodes");
@@ -74,7 +72,7 @@ function workerDirs(dataDir: string): string[] {
  * null when there is nothing to take back. Refuses (QueueGroupsMismatch, nothing written) what it cannot do.
  */
 export async function takeBackFromWorkers(dataDir: string, askedGroups: number | null, logger: Logger): Promise<WorkersTakenBack | null> {
-  let marker = readJson<Marker>(join(dataDir, REVERSE_FILE));
+  let marker = readJsonFile<Marker>(join(dataDir, REVERSE_FILE));
   if (marker?.state === "done") {
     putAside(dataDir, marker.queue_groups);
     return null;
@@ -85,7 +83,7 @@ export async function takeBackFromWorkers(dataDir: string, askedGroups: number |
       if (existsSync(join(dataDir, TAKEOVER_FILE))) refuse(dataDir, `a takeover by coney --workers N began there (${TAKEOVER_FILE}) and is not finished: start it with --workers once to finish it, then without`);
       return null;
     }
-    const forward = readJson<{ state: string }>(join(dataDir, TAKEOVER_FILE));
+    const forward = readJsonFile<{ state: string }>(join(dataDir, TAKEOVER_FILE));
     if (forward !== null && forward.state !== "done") refuse(dataDir, `a takeover by coney --workers N is not finished there (${TAKEOVER_FILE}): start it with --workers once to finish it, then without`);
     if (askedGroups !== null && askedGroups !== 1) refuse(dataDir, `queue_groups = ${askedGroups} was asked: a single node takes the workers' data back into its default layout (one message store) only. Remove the setting`);
     const table = loadTable(dataDir)!;
@@ -175,7 +173,7 @@ function moveGroupStreams(dataDir: string, groups: number): number {
 function joinQos2(dirs: readonly string[]): Record<string, unknown> | null {
   let joined: Record<string, unknown> | null = null;
   for (const dir of dirs) {
-    const file = readJson<{ sessions?: Record<string, unknown> }>(join(dir, QOS2));
+    const file = readJsonFile<{ sessions?: Record<string, unknown> }>(join(dir, QOS2));
     if (file !== null) joined = Object.assign(joined ?? {}, file.sessions ?? {});
   }
   return joined;
