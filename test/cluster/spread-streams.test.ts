@@ -16,7 +16,7 @@ import { collector, eventually, withTimeout } from "../helpers/wait.js";
 import { bodyOf, close as closeAmqp1, connect as connectAmqp1, data, openSender, receive, rhea, sendAll } from "../helpers/rhea-client.js";
 import { RawStreamClient } from "../stream/raw-stream-client.js";
 import { FrameWriter } from "../../src/stream/wire.js";
-import { CMD, OFFSET_TYPE, RC } from "../../src/stream/protocol.js";
+import { CMD, OFFSET_TYPE, RC, RESPONSE } from "../../src/stream/protocol.js";
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
@@ -163,5 +163,42 @@ describe("a spread cluster: replicated streams reached from every node, over eve
     assert.equal(deliver[0], 1);
     assert.equal(deliver.readBigUInt64BE(1 + 24), 0n);
     assert.ok(deliver.readUInt32BE(1 + 4) > 0);
+  });
+
+  sc.it("a single-active-consumer group with members on two nodes that do not home the stream: one active at a time, the turn passed on", async () => {
+    const s = "sps-sac";
+    const ch = await (await sc.connect(0)).createConfirmChannel();
+    await ch.assertQueue(s, { durable: true, arguments: { "x-queue-type": "stream" } });
+    for (const b of ["a0", "a1", "a2"]) ch.sendToQueue(s, Buffer.from(b), { persistent: true });
+    await ch.waitForConfirms();
+    await ch.close();
+    await sc.seenEverywhere(s, 200);
+    const [one, two] = await Promise.all([1, 2].map(async (i) => RawStreamClient.login(await sc.streamPort(i))));
+    sc.onClose(() => one!.close());
+    sc.onClose(() => two!.close());
+    const sacSubscribe = (c: RawStreamClient, sub: number) =>
+      c.request((corr) => new FrameWriter(CMD.subscribe).u32(corr).u8(sub).str(s).u16(OFFSET_TYPE.first).u16(100).map([["single-active-consumer", "true"], ["name", "g"]]).frame(), CMD.subscribe);
+    /** Waits for a ConsumerUpdate on `c` and answers it: start from the first offset. */
+    const answerUpdate = async (c: RawStreamClient): Promise<{ sub: number; active: boolean }> => {
+      const f = await c.next(CMD.consumerUpdate, 10_000);
+      const corr = f.body.u32();
+      const sub = f.body.u8();
+      const active = f.body.u8() === 1;
+      c.send(new FrameWriter(CMD.consumerUpdate | RESPONSE).u32(corr).u16(RC.ok).u16(OFFSET_TYPE.first).frame());
+      return { sub, active };
+    };
+    const firstOffset = async (c: RawStreamClient): Promise<number> => Number((await c.next(CMD.deliver, 10_000)).raw.subarray(4).readBigUInt64BE(1 + 24));
+    assert.equal((await sacSubscribe(one!, 1)).code, RC.ok, "a single-active-consumer Subscribe on node1");
+    assert.deepEqual(await answerUpdate(one!), { sub: 1, active: true });
+    assert.equal(await firstOffset(one!), 0);
+    // The second member, on node2, waits: the group is the home's one group.
+    assert.equal((await sacSubscribe(two!, 2)).code, RC.ok, "a single-active-consumer Subscribe on node2");
+    assert.deepEqual(two!.take(CMD.consumerUpdate), [], "no turn for node2's member while node1's is active");
+    assert.deepEqual(two!.take(CMD.deliver), [], "nor a chunk");
+    const unsubscribed = await one!.request((corr) => new FrameWriter(CMD.unsubscribe).u32(corr).u8(1).frame(), CMD.unsubscribe);
+    assert.equal(unsubscribed.code, RC.ok);
+    // node1's member left: node2's is activated, from where its answer says.
+    assert.deepEqual(await answerUpdate(two!), { sub: 2, active: true });
+    assert.equal(await firstOffset(two!), 0);
   });
 });
