@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { etcdAnswersAs, uniqueEtcdName } from "./etcd-identity.js";
+import { CLUSTER_PICKS_FROM } from "../listeners/port-picks.js";
 
 export const CONEY_BIN = fileURLToPath(new URL("../../../bin/coney.js", import.meta.url));
 
@@ -19,7 +20,8 @@ export const CONEY_BIN = fileURLToPath(new URL("../../../bin/coney.js", import.m
 const handedOut = new Set<number>();
 
 /** The lowest port of picks: above the well-known and registered ports a machine is likely to serve. */
-const PICK_FROM = 20_000;
+/** The workers' own picks stay below this (src/listeners/port-picks.ts): the two never pick one port. */
+const PICK_FROM = CLUSTER_PICKS_FROM;
 
 /** The kernel's ephemeral range (Linux); null where it cannot be read. */
 function ephemeralRange(): [number, number] | null {

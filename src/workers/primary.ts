@@ -32,7 +32,7 @@ import type { PeerNode } from "../http/peer-nodes.js";
 import { versionApplications } from "../http/node-record.js";
 import type { NodeVersion } from "../broker/index.js";
 import { workerPorts, type SharedPortKey, type WorkerPorts } from "./worker-ports.js";
-import { PickedPortTaken } from "./port-picks.js";
+import { PickedPortTaken } from "../listeners/port-picks.js";
 import { loadTable, workerName } from "./workers-file.js";
 import type { SpreadWorkerStart, WorkerFigures, WorkerStart } from "./worker-start.js";
 import { spreadWorkerConfig, workersAsSpreadNodes } from "./spread-workers.js";

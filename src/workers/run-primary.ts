@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { ConeyConfig } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
 import { Primary } from "./primary.js";
-import { PickedPortTaken } from "./port-picks.js";
+import { PickedPortTaken } from "../listeners/port-picks.js";
 import { SHARED_PORTS, type SharedPortKey } from "./worker-ports.js";
 import { workersAsSpreadNodes } from "./spread-workers.js";
 import { workerNodeName } from "./worker-node-name.js";
@@ -38,7 +38,7 @@ function restartDelayFromEnv(): { restartDelayMs?: { first: number; max: number 
 /**
  * `CONEY_WORKERS_FIRST_PICK` (`amqpPort=P,mqttPort=Q`): the first start's picks of these port-0
  * shared ports are replaced, so a test can hand the workers a port another process holds and watch
- * the start picked again (port-picks.ts). Later starts pick freely.
+ * the start picked again (src/listeners/port-picks.ts). Later starts pick freely.
  */
 function firstPickFromEnv(): Partial<Record<SharedPortKey, number>> {
   const raw = process.env["CONEY_WORKERS_FIRST_PICK"];

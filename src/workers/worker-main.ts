@@ -24,7 +24,7 @@ import { RetainedRelay } from "./retained-relay.js";
 import { ownVersion, type Broker } from "../broker/index.js";
 import type { WorkerFigures, WorkerStart } from "./worker-start.js";
 import { workerName } from "./workers-file.js";
-import { downPickedListener } from "./port-picks.js";
+import { downPickedListener } from "../listeners/port-picks.js";
 
 /** How long a rebalance may take (each move waits at most the revoke's 5 s acknowledgement, or the old leader's kill). */
 const REBALANCE_LIMIT_MS = 120_000;

@@ -11,11 +11,11 @@
  * Port 0 cannot be left to the workers: node:cluster keys a shared handle by address and port, so
  * every `listen(0)` of one worker would ask for the same handle (one port for AMQP and HTTP). The
  * primary picks the free ports itself, once, and every worker (and its restarts) gets the same.
- * Between the pick and the workers' bind another process could take a port: port-picks.ts says
+ * Between the pick and the workers' bind another process could take a port: src/listeners/port-picks.ts says
  * how that is kept rare (picks below the ephemeral range) and harmless (picked again).
  */
 import type { ConeyConfig } from "../config/config.js";
-import { freePorts } from "./port-picks.js";
+import { freePorts } from "../listeners/port-picks.js";
 
 /** The listeners every worker shares. */
 export const SHARED_PORTS = ["amqpPort", "amqpsPort", "httpPort", "mqttPort", "mqttsPort", "webMqttPort", "webMqttsPort", "streamPort", "streamTlsPort", "stompPort", "stompsPort", "webStompPort"] as const;

@@ -7,14 +7,14 @@
  * gone, even killed -9: no worker outlives it, so none writes a store the primary hands to
  * another). SIGINT is left to the primary: a Ctrl-C reaches the whole process group. A start that
  * fails prints one line (a port it cannot bind: listeners/bind-failure.ts) and exits 1; one whose
- * port, picked by the primary for port 0, was taken meanwhile tells the primary first (port-picks.ts).
+ * port, picked by the primary for port 0, was taken meanwhile tells the primary first (src/listeners/port-picks.ts).
  */
 import type { ConeyConfig } from "../config/config.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { bindFailureText } from "../listeners/bind-failure.js";
 import { IpcEndpoint, isEnvelope, PRIMARY } from "./ipc-endpoint.js";
 import { workerName } from "./workers-file.js";
-import { asTakenPickedPort } from "./port-picks.js";
+import { asTakenPickedPort } from "../listeners/port-picks.js";
 
 /** A stop that hangs (an etcd call, a store that does not close) must not keep a worker without its primary alive. */
 const STOP_LIMIT_MS = 15_000;
@@ -87,7 +87,7 @@ export function runWorkerProcess<S extends { readonly config: ConeyConfig; reado
     });
   };
   run().catch(async (err: unknown) => {
-    // A port the primary picked, taken meanwhile by another process: told, so the primary picks again (port-picks.ts).
+    // A port the primary picked, taken meanwhile by another process: told, so the primary picks again (src/listeners/port-picks.ts).
     const taken = asTakenPickedPort(err, picked);
     if (taken !== null) {
       logger?.warn("a port picked for port 0 is taken; the primary picks again", { port: taken.port, protocol: taken.protocol });

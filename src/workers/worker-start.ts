@@ -19,7 +19,7 @@ export interface WorkerStart {
   readonly table: GroupTable;
   /** The whole broker's data dir, where the groups' stores are (`groups/g<i>/`); null: nothing is stored (`--in-memory`). */
   readonly groupsDataDir: string | null;
-  /** The ports the primary picked for port 0: one found taken is told (`port-taken`), not retried (port-picks.ts). */
+  /** The ports the primary picked for port 0: one found taken is told (`port-taken`), not retried (src/listeners/port-picks.ts). */
   readonly pickedPorts: readonly number[];
 }
 

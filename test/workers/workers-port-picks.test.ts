@@ -1,5 +1,5 @@
 // `coney --workers 2` with port 0: a port the primary picked, taken by another process before the
-// workers bound it, makes the start run again on fresh picks (src/workers/port-picks.ts); a port
+// workers bound it, makes the start run again on fresh picks (src/listeners/port-picks.ts); a port
 // the user set is never changed. The taken port is handed over with CONEY_WORKERS_FIRST_PICK
 // while this test holds it, so the race is played every time, not waited for.
 import { after, describe, it } from "node:test";
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import amqp from "amqplib";
 import { startWorkers, type WorkersProcess } from "./workers-harness.js";
 import { connectMqtt } from "../helpers/mqtt-client.js";
-import { asTakenPickedPort, belowRange, downPickedListener, ephemeralRange, freePorts, PickedPortTaken } from "../../src/workers/port-picks.js";
+import { asTakenPickedPort, belowRange, downPickedListener, ephemeralRange, freePorts, PickedPortTaken } from "../../src/listeners/port-picks.js";
 
 /** A port held by this process on 127.0.0.1 until closed. */
 async function holdPort(): Promise<{ port: number; server: Server }> {
@@ -72,8 +72,8 @@ describe("port picks (pure parts)", () => {
     }
   });
 
-  it("picks below the range, never a privileged port, and none when too little lies below", () => {
-    assert.deepEqual(belowRange({ low: 32768 }), { from: 16384, to: 32767 });
+  it("picks below the range and below the local cluster's picks, never a privileged port, and none when too little lies below", () => {
+    assert.deepEqual(belowRange({ low: 32768 }), { from: 10000, to: 19999 }, "the local cluster picks from 20000 up");
     assert.deepEqual(belowRange({ low: 10000 }), { from: 1024, to: 9999 });
     assert.equal(belowRange({ low: 1500 }), null);
     assert.equal(belowRange(null), null);

@@ -8,8 +8,10 @@
  * - **Below the ephemeral range.** On Linux every `listen(0)` and every outgoing connection takes
  *   its port from `ip_local_port_range` (32768–60999 by default): picks from there collide with
  *   other brokers' and clients' ports, seen as a failed start on a busy machine. Ports are
- *   therefore picked at random from the 16,384 below that range (each one bound and held while
- *   picking, so none is in use then); elsewhere the kernel's `listen(0)` picks.
+ *   therefore picked at random from up to 10,000 below that range and below 20,000 (each one bound
+ *   and held while picking, so none is in use then); elsewhere the kernel's `listen(0)` picks.
+ *   From 20,000 up the local cluster's nodes pick theirs (src/bench/local-cluster.ts, the tests'
+ *   clusters), and bind them seconds later: the two kinds of pick must never meet.
  * - **Picked again when taken.** A worker that finds a picked port taken says so (`port-taken`)
  *   and exits; the primary stops the others and starts again on fresh picks (run-primary.ts).
  *   Ports the user set are never changed: a taken one fails the start with its setting named.
@@ -20,7 +22,9 @@ import { createServer, type AddressInfo, type Server } from "node:net";
 /** Attempts at one below-range port before the kernel's own pick is taken instead. */
 const TRIES_PER_PORT = 50;
 /** How many ports below the ephemeral range are candidates. */
-const BELOW_RANGE = 16_384;
+const BELOW_RANGE = 10_000;
+/** Where the local cluster's picks begin (local-cluster.ts freePort): the workers' stay below. */
+export const CLUSTER_PICKS_FROM = 20_000;
 /** The lowest candidate: never a privileged port. */
 const LOWEST = 1024;
 
@@ -41,11 +45,12 @@ export function ephemeralRange(path = "/proc/sys/net/ipv4/ip_local_port_range"):
   }
 }
 
-/** The candidates below the ephemeral range, or null when too few lie there. */
+/** The candidates below the ephemeral range and below the local cluster's picks, or null when too few lie there. */
 export function belowRange(range: { low: number } | null): { from: number; to: number } | null {
   if (range === null) return null;
-  const from = Math.max(LOWEST, range.low - BELOW_RANGE);
-  return range.low - from >= 1024 ? { from, to: range.low - 1 } : null;
+  const to = Math.min(range.low, CLUSTER_PICKS_FROM) - 1;
+  const from = Math.max(LOWEST, to + 1 - BELOW_RANGE);
+  return to - from + 1 >= 1024 ? { from, to } : null;
 }
 
 function hold(server: Server, port: number, bind: string): Promise<number | null> {
