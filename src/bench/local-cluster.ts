@@ -5,13 +5,13 @@
  * same processes with more control (kills, pauses, restarts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { etcdAnswersAs, uniqueEtcdName } from "./etcd-identity.js";
-import { CLUSTER_PICKS_FROM } from "../listeners/port-picks.js";
+import { CLUSTER_PICKS_FROM, ephemeralRange } from "../listeners/port-picks.js";
 
 export const CONEY_BIN = fileURLToPath(new URL("../../../bin/coney.js", import.meta.url));
 
@@ -19,18 +19,16 @@ export const CONEY_BIN = fileURLToPath(new URL("../../../bin/coney.js", import.m
  *  processes of one cluster (say etcd and a node's --prometheus-port) must not be given the same. */
 const handedOut = new Set<number>();
 
-/** The lowest port of picks: above the well-known and registered ports a machine is likely to serve. */
-/** The workers' own picks stay below this (src/listeners/port-picks.ts): the two never pick one port. */
+/**
+ * The lowest port of picks: above the well-known and registered ports a machine is likely to
+ * serve, and above the workers' own picks (src/listeners/port-picks.ts): the two never pick one port.
+ */
 const PICK_FROM = CLUSTER_PICKS_FROM;
 
-/** The kernel's ephemeral range (Linux); null where it cannot be read. */
-function ephemeralRange(): [number, number] | null {
-  try {
-    const [lo, hi] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
-    return lo !== undefined && hi !== undefined && lo > PICK_FROM + 1000 ? [lo, hi] : null;
-  } catch {
-    return null;
-  }
+/** The kernel's ephemeral range's low end, when there is room to pick below it; null otherwise. */
+function pickBelow(): number | null {
+  const range = ephemeralRange();
+  return range !== null && range.low > PICK_FROM + 1000 ? range.low : null;
 }
 
 /** Resolves with the port bound on loopback (0: the kernel's pick), or null if it is taken. */
@@ -53,9 +51,9 @@ function tryBind(port: number): Promise<number | null> {
  * (cluster-node.ts). Below the range only another explicit pick can take it.
  */
 export async function freePort(): Promise<number> {
-  const range = ephemeralRange();
+  const low = pickBelow();
   for (;;) {
-    const port = range === null ? await tryBind(0) : await tryBind(PICK_FROM + Math.floor(Math.random() * (range[0] - PICK_FROM)));
+    const port = low === null ? await tryBind(0) : await tryBind(PICK_FROM + Math.floor(Math.random() * (low - PICK_FROM)));
     if (port !== null && !handedOut.has(port)) {
       handedOut.add(port);
       return port;
